@@ -1,0 +1,5 @@
+import sys
+
+from schemac.cli import main
+
+sys.exit(main())
