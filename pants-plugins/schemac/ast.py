@@ -1,0 +1,223 @@
+"""Typed syntax trees for schema files (``*.esdl``) and query files (``*.edgeql``).
+
+Plain frozen dataclasses with a :class:`~schemac.diagnostics.Span` on every node, produced by
+:mod:`schemac.parser` and consumed by :mod:`schemac.model` (schema) and :mod:`schemac.queries`.
+Names are kept as written; resolution (modules, types, enum members) happens later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple, Union
+
+from schemac.diagnostics import Span
+
+# ---------------------------------------------------------------------------------------------
+# Expressions (shared by schema defaults/filters and queries)
+
+
+@dataclass(frozen=True)
+class Path:
+    """``.name`` (or ``.a.b`` for later link traversal): a property of the subject type."""
+
+    steps: Tuple[str, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A literal. ``kind`` is one of ``str``, ``int``, ``float``, ``bool``; ``value`` is the
+    Python value (``str`` already unescaped)."""
+
+    kind: str
+    value: object
+    span: Span
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A type as written: ``str``, ``default::Job``, ``array<str>``. ``args`` holds the element
+    types of a parameterised type; ``optional`` is set by ``<optional T>`` in parameter casts."""
+
+    name: str
+    args: Tuple["TypeRef", ...]
+    span: Span
+    optional: bool = False
+
+    def __str__(self) -> str:  # as the user would write it
+        inner = f"<{', '.join(str(a) for a in self.args)}>" if self.args else ""
+        return ("optional " if self.optional else "") + self.name + inner
+
+
+@dataclass(frozen=True)
+class EnumRef:
+    """``Enum.Member`` (``enum`` may be module-qualified)."""
+
+    enum: str
+    member: str
+    span: Span
+    member_span: Span
+
+
+@dataclass(frozen=True)
+class Param:
+    """A query parameter ``$name``, optionally with an explicit type ``$name<type>``."""
+
+    name: str
+    type: Optional[TypeRef]
+    span: Span
+
+
+@dataclass(frozen=True)
+class FuncCall:
+    """A function call, e.g. ``now()``, ``datetime_current()``."""
+
+    name: str
+    args: Tuple["Expr", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class BinOp:
+    """A binary operator; ``op`` is the source spelling (``=``, ``!=``, ``and``, ``++``...)."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class UnaryOp:
+    """``not x`` or ``-x``."""
+
+    op: str
+    operand: "Expr"
+    span: Span
+
+
+Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp]
+
+# ---------------------------------------------------------------------------------------------
+# Schema declarations
+
+
+@dataclass(frozen=True)
+class EnumDecl:
+    """``enum Name { A, B }``. ``members`` keep source order (it is the CHECK order)."""
+
+    name: str
+    members: Tuple[Tuple[str, Span], ...]
+    module: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ExclusiveDecl:
+    """``constraint exclusive`` on a property (``on`` is that property) or on a type with
+    ``on (.a, .b)`` and an optional ``filter`` predicate (partial uniqueness)."""
+
+    on: Tuple[Path, ...]
+    filter: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class PropertyDecl:
+    """``[required] name: Type [{ default := expr; constraint exclusive; }]``."""
+
+    name: str
+    type: TypeRef
+    required: bool
+    default: Optional[Expr]
+    exclusive: Optional[ExclusiveDecl]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class UnsupportedDecl:
+    """A declaration the grammar accepts but the compiler does not lower yet; reported as a
+    diagnostic naming ``feature``."""
+
+    feature: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class TypeDecl:
+    """``type Name { ... }`` in ``module``."""
+
+    name: str
+    module: str
+    properties: Tuple[PropertyDecl, ...]
+    constraints: Tuple[ExclusiveDecl, ...]
+    unsupported: Tuple[UnsupportedDecl, ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class SchemaFile:
+    """All declarations of one schema file, flattened out of their ``module`` blocks."""
+
+    path: str
+    enums: Tuple[EnumDecl, ...]
+    types: Tuple[TypeDecl, ...]
+    modules: Tuple[Tuple[str, Span], ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Queries
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """``name := expr`` inside an insert or update shape."""
+
+    name: str
+    value: Expr
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class UnlessConflict:
+    """``unless conflict [on (.a, .b)]``; ``on`` is empty for the bare form."""
+
+    on: Tuple[Path, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class InsertQuery:
+    """``insert Type { p := expr, ... } [unless conflict on (...)]``."""
+
+    type_name: str
+    type_span: Span
+    assignments: Tuple[Assignment, ...]
+    unless_conflict: Optional[UnlessConflict]
+    span: Span
+
+
+@dataclass(frozen=True)
+class UpdateQuery:
+    """``update Type [filter expr] set { p := expr, ... }``."""
+
+    type_name: str
+    type_span: Span
+    filter: Optional[Expr]
+    assignments: Tuple[Assignment, ...]
+    span: Span
+
+
+Query = Union[InsertQuery, UpdateQuery]
+
+
+@dataclass(frozen=True)
+class QueryFile:
+    """One named query file; ``name`` is the file's stem (``enqueue_job``)."""
+
+    path: str
+    name: str
+    query: Query

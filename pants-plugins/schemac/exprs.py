@@ -1,0 +1,335 @@
+"""Type checking and SQL lowering of expressions (defaults, constraint filters, query filters
+and assigned values).
+
+:func:`lower` returns the SQL text and the :class:`~schemac.model.ValueType` of an expression,
+or ``None`` after reporting a diagnostic, so one pass finds every error. Values from the user
+(parameters) are always bound as ``$n``; only schema constants (enum members, literals written
+in the schema or query text) are spelled into SQL.
+
+Operator mapping (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``<`` ``<=`` ``>``
+``>=`` as in SQL; ``!=`` -> ``<>``; ``?=`` -> ``IS NOT DISTINCT FROM``; ``?!=`` ->
+``IS DISTINCT FROM``; ``++`` -> ``||``; ``??`` -> ``COALESCE``; ``like``/``ilike`` as in SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from schemac import ast
+from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.model import Column, ObjectType, Schema, ValueType
+from schemac.sqlnames import quote_ident, sql_string
+from schemac.types import SCALARS, lookup_scalar
+
+BOOL = ValueType(scalar=SCALARS["bool"])
+STR = ValueType(scalar=SCALARS["str"])
+INT64 = ValueType(scalar=SCALARS["int64"])
+FLOAT64 = ValueType(scalar=SCALARS["float64"])
+DATETIME = ValueType(scalar=SCALARS["datetime"])
+
+#: Functions callable in expressions: name -> (SQL spelling, result type). Gel's
+#: ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
+#: ``datetime_of_transaction()`` are the transaction start (``now()``), as in Postgres.
+FUNCTIONS = {
+    "now": ("now()", DATETIME),
+    "datetime_current": ("clock_timestamp()", DATETIME),
+    "datetime_of_statement": ("statement_timestamp()", DATETIME),
+    "datetime_of_transaction": ("now()", DATETIME),
+    "std::datetime_current": ("clock_timestamp()", DATETIME),
+}
+
+_CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
+        "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
+_ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
+
+
+@dataclass
+class ParamSpec:
+    """A query parameter: bound as ``$index`` (1-based, order of first use). ``optional``
+    parameters accept NULL (TS ``?: T | null``, Go pointer)."""
+
+    name: str
+    index: int
+    type: ValueType
+    optional: bool
+    span: Span
+
+
+@dataclass
+class ParamTable:
+    """Parameters of one query, in order of first use."""
+
+    params: Dict[str, ParamSpec] = field(default_factory=dict)
+
+    def ordered(self) -> List[ParamSpec]:
+        return sorted(self.params.values(), key=lambda p: p.index)
+
+
+@dataclass
+class ExprContext:
+    """What an expression can see: the subject type (for ``.prop`` paths), the schema, the
+    module names resolve in, and the parameter table (``None`` where parameters are not
+    allowed, e.g. in schema defaults and constraint filters)."""
+
+    schema: Schema
+    subject: Optional[ObjectType]
+    module: str
+    reporter: Reporter
+    params: Optional[ParamTable] = None
+    where: str = "expression"
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An expression in SQL. ``atomic`` is true when ``sql`` needs no parentheses as an
+    operand; ``nullable`` when it may be NULL."""
+
+    sql: str
+    type: ValueType
+    nullable: bool = False
+    atomic: bool = True
+    column: Optional[Column] = None
+    is_param: bool = False
+
+
+def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """The value type named by ``ref`` (a scalar or an enum), or ``None`` after reporting."""
+    if ref.args:
+        ctx.reporter.error("E0206", f"parameterised type '{ref}' is not supported yet", ref.span)
+        return None
+    scalar = lookup_scalar(ref.name)
+    if scalar is not None:
+        return ValueType(scalar=scalar)
+    enum = ctx.schema.find_enum(ref.name, ctx.module)
+    if enum is not None:
+        return ValueType(enum=enum)
+    candidates = list(SCALARS) + [e.name for e in ctx.schema.all_enums()]
+    if ctx.schema.find_type(ref.name, ctx.module) is not None:
+        ctx.reporter.error("E0201", f"'{ref.name}' is an object type, not a scalar or enum", ref.span,
+                           "links to object types are not supported yet; use a uuid property")
+    else:
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span, did_you_mean(ref.name, candidates))
+    return None
+
+
+def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
+          allow_optional_param: bool = False) -> Optional[Lowered]:
+    """Type-check ``expr`` and lower it to SQL.
+
+    ``expected`` types untyped parameters (``$name``) and enum members; ``allow_optional_param``
+    lets an untyped parameter be optional (it is assigned to an optional property). Returns
+    ``None`` after reporting diagnostics to ``ctx.reporter``."""
+    if isinstance(expr, ast.Literal):
+        return _literal(expr, ctx, expected)
+    if isinstance(expr, ast.EnumRef):
+        return _enum_ref(expr, ctx)
+    if isinstance(expr, ast.Path):
+        return _path(expr, ctx)
+    if isinstance(expr, ast.Param):
+        return _param(expr, ctx, expected, allow_optional_param)
+    if isinstance(expr, ast.FuncCall):
+        return _func(expr, ctx)
+    if isinstance(expr, ast.UnaryOp):
+        return _unary(expr, ctx)
+    if isinstance(expr, ast.BinOp):
+        return _binop(expr, ctx)
+    raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
+
+
+def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[Lowered]:
+    if expr.kind == "str":
+        if "\0" in expr.value:  # type: ignore[operator]
+            ctx.reporter.error("E0102", "string literals cannot contain NUL characters", expr.span)
+            return None
+        return Lowered(sql_string(expr.value), STR)  # type: ignore[arg-type]
+    if expr.kind == "bool":
+        return Lowered("true" if expr.value else "false", BOOL)
+    if expr.kind == "int":
+        typ = expected if expected is not None and expected.family == "num" else INT64
+        return Lowered(str(expr.value), typ)
+    if expr.kind == "float":
+        typ = expected if expected is not None and expected.family == "num" else FLOAT64
+        return Lowered(repr(expr.value), typ)
+    raise AssertionError(expr.kind)  # pragma: no cover
+
+
+def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[Lowered]:
+    enum = ctx.schema.find_enum(expr.enum, ctx.module)
+    if enum is None:
+        cands = [e.name for e in ctx.schema.all_enums()]
+        if ctx.schema.find_type(expr.enum, ctx.module) is not None:
+            msg = f"'{expr.enum}.{expr.member}' looks like a link traversal, which is not supported yet"
+            ctx.reporter.error("E0206", msg, expr.span)
+        else:
+            ctx.reporter.error("E0201", f"unknown enum '{expr.enum}'", expr.span, did_you_mean(expr.enum, cands))
+        return None
+    if expr.member not in enum.members:
+        ctx.reporter.error("E0203", f"enum '{enum.name}' has no member '{expr.member}'", expr.member_span,
+                           did_you_mean(expr.member, enum.members))
+        return None
+    return Lowered(sql_string(expr.member), ValueType(enum=enum))
+
+
+def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
+    if ctx.subject is None:
+        ctx.reporter.error("E0202", f"'.{'.'.join(expr.steps)}' has no subject here", expr.span)
+        return None
+    if len(expr.steps) > 1:
+        ctx.reporter.error("E0206", "link traversal ('.a.b') is not supported yet", expr.span)
+        return None
+    name = expr.steps[0]
+    col = ctx.subject.column(name)
+    if col is None:
+        code = "E0302" if ctx.params is not None else "E0202"
+        ctx.reporter.error(code, f"type '{ctx.subject.name}' has no property '{name}'", expr.span,
+                           did_you_mean(name, [c.name for c in ctx.subject.columns]))
+        return None
+    return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
+
+
+def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
+           allow_optional: bool) -> Optional[Lowered]:
+    if ctx.params is None:
+        ctx.reporter.error("E0206", f"parameters are not allowed in {ctx.where}", expr.span)
+        return None
+    declared: Optional[ValueType] = None
+    optional = False
+    if expr.type is not None:
+        declared = resolve_type_ref(expr.type, ctx)
+        if declared is None:
+            return None
+        optional = expr.type.optional
+    typ = declared or expected
+    if typ is None:
+        ctx.reporter.error("E0303", f"cannot infer the type of parameter ${expr.name}", expr.span,
+                           f"give it a type: ${expr.name}<str> (or another scalar/enum type)")
+        return None
+    if declared is None:
+        optional = allow_optional
+    existing = ctx.params.params.get(expr.name)
+    if existing is None:
+        existing = ParamSpec(expr.name, len(ctx.params.params) + 1, typ, optional, expr.span)
+        ctx.params.params[expr.name] = existing
+    else:
+        if existing.type != typ:
+            ctx.reporter.error("E0307", f"parameter ${expr.name} is used as {existing.type.name} and as {typ.name}",
+                               expr.span, "use two parameters, or give both uses the same type")
+            return None
+        # A parameter is optional only if every use accepts NULL.
+        existing.optional = existing.optional and optional
+    return Lowered(f"${existing.index}", typ, nullable=existing.optional, is_param=True)
+
+
+def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+    fn = FUNCTIONS.get(expr.name)
+    if fn is None:
+        ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
+                           did_you_mean(expr.name, [f for f in FUNCTIONS if "::" not in f]))
+        return None
+    if expr.args:
+        ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
+        return None
+    sql, typ = fn
+    return Lowered(sql, typ)
+
+
+def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[Lowered]:
+    if expr.op == "not":
+        inner = lower(expr.operand, ctx, BOOL)
+        if inner is None:
+            return None
+        if inner.type.family != "bool":
+            ctx.reporter.error("E0304", f"'not' needs a bool operand, got {inner.type.name}", expr.operand.span)
+            return None
+        return Lowered(f"NOT {_operand(inner)}", BOOL, inner.nullable, atomic=False)
+    inner = lower(expr.operand, ctx, None)
+    if inner is None:
+        return None
+    if inner.type.family != "num":
+        ctx.reporter.error("E0304", f"unary '-' needs a number, got {inner.type.name}", expr.operand.span)
+        return None
+    return Lowered(f"-{_operand(inner)}", inner.type, inner.nullable, atomic=False)
+
+
+def _operand(x: Lowered, other: Optional[Lowered] = None) -> str:
+    """``x`` as an operand: parenthesised unless atomic; a parameter gets a ``::type`` cast
+    unless the other operand is a column (then Postgres types it from the column)."""
+    if x.is_param and (other is None or other.column is None):
+        return param_sql(x)
+    return x.sql if x.atomic else f"({x.sql})"
+
+
+def _pair(expr: ast.BinOp, ctx: ExprContext):
+    """Lower both operands; an untyped parameter takes its type from the other side."""
+    def untyped_param(e):
+        return isinstance(e, ast.Param) and e.type is None
+
+    if untyped_param(expr.left) and not untyped_param(expr.right):
+        right = lower(expr.right, ctx)
+        left = lower(expr.left, ctx, right.type if right else None)
+    else:
+        left = lower(expr.left, ctx)
+        right = lower(expr.right, ctx, left.type if left else None)
+    return left, right
+
+
+def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
+    op = expr.op
+    if op in ("and", "or"):
+        left, right = lower(expr.left, ctx, BOOL), lower(expr.right, ctx, BOOL)
+        if left is None or right is None:
+            return None
+        for side, e in ((left, expr.left), (right, expr.right)):
+            if side.type.family != "bool":
+                ctx.reporter.error("E0304", f"'{op}' needs bool operands, got {side.type.name}", e.span)
+                return None
+        return Lowered(f"{_operand(left)} {op.upper()} {_operand(right)}", BOOL,
+                       left.nullable or right.nullable, atomic=False)
+    left, right = _pair(expr, ctx)
+    if left is None or right is None:
+        return None
+    nullable = left.nullable or right.nullable
+    if op in _CMP:
+        if left.type.family != right.type.family:
+            ctx.reporter.error("E0304", f"cannot compare {left.type.name} with {right.type.name} using '{op}'",
+                               expr.span, _cast_hint(left.type, right.type))
+            return None
+        if op in ("like", "ilike") and left.type.family != "str":
+            ctx.reporter.error("E0304", f"'{op}' needs str operands, got {left.type.name}", expr.span)
+            return None
+        if op in ("?=", "?!="):
+            nullable = False
+        return Lowered(f"{_operand(left, right)} {_CMP[op]} {_operand(right, left)}", BOOL, nullable, atomic=False)
+    if op == "++":
+        if left.type.family != "str" or right.type.family != "str":
+            ctx.reporter.error("E0304", f"'++' needs str operands, got {left.type.name} and {right.type.name}",
+                               expr.span)
+            return None
+        return Lowered(f"{_operand(left)} || {_operand(right)}", STR, nullable, atomic=False)
+    if op == "??":
+        if left.type.family != right.type.family:
+            ctx.reporter.error("E0304", f"'??' operands differ: {left.type.name} and {right.type.name}", expr.span)
+            return None
+        return Lowered(f"COALESCE({_operand(left)}, {_operand(right)})", left.type, left.nullable and right.nullable)
+    if op in _ARITH:
+        if left.type.family != "num" or right.type.family != "num":
+            ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",
+                               expr.span)
+            return None
+        return Lowered(f"{_operand(left)} {_ARITH[op]} {_operand(right)}", left.type, nullable, atomic=False)
+    raise AssertionError(op)  # pragma: no cover
+
+
+def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:
+    if a.enum is not None and b.family == "str":
+        return f"compare with an enum member instead, e.g. {a.enum.name}.{a.enum.members[0]}"
+    if b.enum is not None and a.family == "str":
+        return f"compare with an enum member instead, e.g. {b.enum.name}.{b.enum.members[0]}"
+    return None
+
+
+def param_sql(lowered: Lowered) -> str:
+    """SQL for a value that Postgres cannot type from context: parameters get an explicit
+    ``::type`` cast."""
+    return f"{lowered.sql}::{lowered.type.pg}" if lowered.is_param else lowered.sql

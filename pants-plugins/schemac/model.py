@@ -1,0 +1,149 @@
+"""The resolved schema: the plain data model every back end (SQL, TypeScript, Go) reads.
+
+Built from parsed files by :func:`schemac.resolve.build_schema`. Everything here is already
+checked and lowered: tables and columns carry their Postgres names, defaults and predicates
+their SQL text, so renderers only format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from schemac.diagnostics import Span
+from schemac.types import Scalar
+
+
+@dataclass(frozen=True)
+class EnumType:
+    """An enum, stored as ``text`` with a CHECK of its members (never a Postgres enum type,
+    whose values cannot be removed or reordered). ``members`` keep declaration order."""
+
+    name: str
+    module: str
+    members: Tuple[str, ...]
+    span: Span
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}::{self.name}"
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """The type of a column, parameter or expression: exactly one of ``scalar`` / ``enum``."""
+
+    scalar: Optional[Scalar] = None
+    enum: Optional[EnumType] = None
+
+    @property
+    def name(self) -> str:
+        return self.enum.name if self.enum else self.scalar.name  # type: ignore[union-attr]
+
+    @property
+    def family(self) -> str:
+        """Values of equal family compare and assign without a cast."""
+        return f"enum:{self.enum.qualname}" if self.enum else self.scalar.sql_family  # type: ignore[union-attr]
+
+    @property
+    def pg(self) -> str:
+        """Postgres column type (``text`` for enums)."""
+        return "text" if self.enum else self.scalar.pg  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column. ``required`` means NOT NULL; ``default_sql`` is the SQL default expression
+    (``'Pending'``, ``now()``, ``gen_random_uuid()``) or ``None``."""
+
+    name: str
+    type: ValueType
+    required: bool
+    default_sql: Optional[str]
+    span: Span
+    is_id: bool = False
+
+    @property
+    def has_default(self) -> bool:
+        return self.default_sql is not None
+
+
+@dataclass(frozen=True)
+class CheckConstraint:
+    """A named CHECK constraint, e.g. ``ck_job_status_enum``; ``expression_sql`` is the check
+    expression without the surrounding ``CHECK (...)``."""
+
+    name: str
+    expression_sql: str
+
+
+@dataclass(frozen=True)
+class ExclusiveConstraint:
+    """An exclusive constraint over ``columns`` (declaration order).
+
+    Without a predicate it lowers to a table ``UNIQUE`` constraint; with one
+    (``filter .status = QueueStatus.Pending``) to a partial unique index whose predicate is
+    ``predicate_sql`` (``status = 'Pending'``). A row is constrained only when the predicate is
+    *true*: rows where it is NULL or false are exempt, as for any Postgres partial index
+    (https://www.postgresql.org/docs/15/indexes-partial.html)."""
+
+    name: str
+    columns: Tuple[str, ...]
+    predicate_sql: Optional[str]
+    span: Span
+
+    @property
+    def partial(self) -> bool:
+        return self.predicate_sql is not None
+
+
+@dataclass
+class ObjectType:
+    """A concrete object type and its table. ``columns`` start with the implicit ``id``."""
+
+    name: str
+    module: str
+    table: str
+    columns: List[Column]
+    exclusives: List[ExclusiveConstraint]
+    checks: List[CheckConstraint]
+    span: Span
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}::{self.name}"
+
+    def column(self, name: str) -> Optional[Column]:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        return None
+
+
+@dataclass
+class Schema:
+    """All enums and object types of one library, keyed by qualified name (``default::Job``),
+    in declaration order."""
+
+    enums: Dict[str, EnumType] = field(default_factory=dict)
+    types: Dict[str, ObjectType] = field(default_factory=dict)
+    modules: Tuple[str, ...] = ("default",)
+
+    def find(self, name: str, module: str, table: Dict) -> Optional[object]:
+        """Resolve ``name`` (``Job`` or ``mod::Job``) from ``module``: qualified names are
+        looked up as written, bare names in ``module`` and then in ``default``."""
+        if "::" in name:
+            return table.get(name)
+        return table.get(f"{module}::{name}") or table.get(f"default::{name}")
+
+    def find_type(self, name: str, module: str = "default") -> Optional[ObjectType]:
+        return self.find(name, module, self.types)  # type: ignore[return-value]
+
+    def find_enum(self, name: str, module: str = "default") -> Optional[EnumType]:
+        return self.find(name, module, self.enums)  # type: ignore[return-value]
+
+    def all_enums(self) -> List[EnumType]:
+        return list(self.enums.values())
+
+    def all_types(self) -> List[ObjectType]:
+        return list(self.types.values())

@@ -1,0 +1,450 @@
+"""Parse schema and query files into the typed AST of :mod:`schemac.ast`.
+
+The grammar (``grammar.lark``) is compiled once per process by lark's LALR(1) parser with the
+contextual lexer (lark docs: https://lark-parser.readthedocs.io/en/stable/parsers.html).
+Syntax errors become :class:`~schemac.diagnostics.CompileError` with the offending token's
+position, what the grammar expected there, and a hint; lark's exceptions never escape.
+"""
+
+from __future__ import annotations
+
+import functools
+import pkgutil
+import re
+from typing import Dict, List, Optional, Tuple
+
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from schemac import ast
+from schemac.diagnostics import CompileError, Diagnostic, Span
+
+
+@functools.lru_cache(maxsize=None)
+def _lark() -> Lark:
+    data = pkgutil.get_data("schemac", "grammar.lark")
+    assert data is not None
+    return Lark(
+        data.decode("utf-8"),
+        parser="lalr",
+        lexer="contextual",
+        start=["schema", "query_file", "type_start"],
+        propagate_positions=True,
+        maybe_placeholders=False,
+    )
+
+
+# Human names for terminals in "expected ..." messages.
+_TERMINAL_NAMES: Dict[str, str] = {
+    "NAME": "a name",
+    "STRING": "a string literal",
+    "INT": "an integer",
+    "FLOAT": "a number",
+    "PARAM": "a parameter ($name)",
+    "TYPED_PARAM": "a parameter ($name<type>)",
+    "CMP_OP": "a comparison operator",
+    "REQUIRED": "'required'",
+    "OPTIONAL": "'optional'",
+    "TRUE": "'true'",
+    "FALSE": "'false'",
+    "$END": "end of input",
+}
+
+
+def _describe_expected(parser: Lark, expected) -> List[str]:
+    names = set()
+    by_name = {t.name: t for t in parser.terminals}
+    for term in expected:
+        if term in _TERMINAL_NAMES:
+            names.add(_TERMINAL_NAMES[term])
+            continue
+        t = by_name.get(term)
+        if t is not None and t.pattern.type == "str":
+            names.add(f"'{t.pattern.value}'")
+        else:
+            names.add(term.lower())
+    return sorted(names)
+
+
+def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> CompileError:
+    parser = _lark()
+    hint: Optional[str] = None
+    if isinstance(err, UnexpectedToken) and err.token.type == "$END":
+        line, col = _end_position(text)
+        expected = _describe_expected(parser, err.expected)
+        msg = f"unexpected end of {what}; expected {_join(expected)}"
+        return CompileError([Diagnostic("E0101", msg, Span.point(path, line, col), _hint_for(expected))])
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        expected = _describe_expected(parser, err.expected)
+        shown = tok.value if len(tok.value) <= 30 else tok.value[:27] + "..."
+        msg = f"unexpected {shown!r}; expected {_join(expected)}"
+        hint = _hint_for(expected)
+        span = Span(path, tok.line, tok.column, tok.end_line or tok.line, tok.end_column or tok.column + 1)
+        return CompileError([Diagnostic("E0100", msg, span, hint)])
+    if isinstance(err, UnexpectedCharacters):
+        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        allowed = _describe_expected(parser, err.allowed or ())
+        msg = f"unexpected character {ch!r}"
+        if allowed:
+            msg += f"; expected {_join(allowed)}"
+        if ch in "'\"":
+            hint = "string literals must be closed on the same line"
+        else:
+            hint = _hint_for(allowed)
+        return CompileError([Diagnostic("E0100", msg, Span.point(path, err.line, err.column), hint)])
+    if isinstance(err, UnexpectedEOF):
+        line, col = _end_position(text)
+        expected = _describe_expected(parser, err.expected)
+        return CompileError([Diagnostic("E0101", f"unexpected end of {what}", Span.point(path, line, col))])
+    return CompileError([Diagnostic("E0100", str(err).splitlines()[0], Span.point(path, 1, 1))])
+
+
+def _hint_for(expected: List[str]) -> Optional[str]:
+    if "';'" in expected:
+        return "declarations and statements end with ';'"
+    if "'}'" in expected:
+        return "is a '}' missing?"
+    return None
+
+
+def _join(items: List[str]) -> str:
+    if len(items) > 8:
+        items = items[:8] + ["..."]
+    return " or ".join(items) if len(items) <= 2 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def _end_position(text: str) -> Tuple[int, int]:
+    lines = text.split("\n")
+    # Point just after the last non-blank character.
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].strip():
+            return i + 1, len(lines[i].rstrip()) + 1
+    return 1, 1
+
+
+class _Builder(Transformer):
+    """Turns lark parse trees into :mod:`schemac.ast` nodes."""
+
+    def __init__(self, path: str):
+        super().__init__()
+        self.file = path
+        self.module_stack: List[str] = []
+
+    # -- helpers
+    def _span(self, meta) -> Span:
+        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+
+    def _tspan(self, tok: Token) -> Span:
+        return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
+
+    # -- types and names
+    def qualname(self, children):
+        name = "::".join(str(c) for c in children)
+        first, last = children[0], children[-1]
+        return (name, Span(self.file, first.line, first.column, last.end_line, last.end_column))
+
+    @v_args(meta=True)
+    def type_ref(self, meta, children):
+        (name, _span), *args = children
+        return ast.TypeRef(name, tuple(args), self._span(meta))
+
+    @v_args(meta=True)
+    def type_start(self, meta, children):
+        optional = len(children) == 2
+        ref = children[-1]
+        return ast.TypeRef(ref.name, ref.args, ref.span, optional=optional)
+
+    # -- expressions
+    @v_args(meta=True)
+    def path(self, meta, children):
+        return ast.Path(tuple(str(c) for c in children), self._span(meta))
+
+    @v_args(meta=True)
+    def param(self, meta, children):
+        tok = children[0]
+        span = self._span(meta)
+        if tok.type == "PARAM":
+            return ast.Param(tok.value[1:], None, span)
+        name, _, type_text = tok.value[1:].partition("<")
+        type_text = type_text[:-1]
+        # Parse the type part with its own start symbol, then shift positions into the file.
+        offset = tok.column + len(name) + 2  # column of the first character after '<'
+        try:
+            tree = _lark().parse(type_text, start="type_start")
+        except UnexpectedInput as e:
+            col = offset + (e.column - 1 if getattr(e, "column", None) and e.column > 0 else 0)
+            raise CompileError(
+                [
+                    Diagnostic(
+                        "E0100",
+                        f"invalid parameter type {type_text!r}",
+                        Span.point(self.file, tok.line, col),
+                        "write a parameter type as $name<type>, e.g. $id<uuid> or $note<optional str>",
+                    )
+                ]
+            )
+        ref = _Builder(self.file).transform(tree)
+        type_span = Span(self.file, tok.line, offset, tok.line, offset + len(type_text))
+        return ast.Param(name, ast.TypeRef(ref.name, ref.args, type_span, ref.optional), span)
+
+    @v_args(meta=True)
+    def string_lit(self, meta, children):
+        raw = children[0].value
+        return ast.Literal("str", _unescape(raw[1:-1]), self._span(meta))
+
+    @v_args(meta=True)
+    def int_lit(self, meta, children):
+        return ast.Literal("int", int(children[0].value), self._span(meta))
+
+    @v_args(meta=True)
+    def float_lit(self, meta, children):
+        return ast.Literal("float", float(children[0].value), self._span(meta))
+
+    @v_args(meta=True)
+    def true_lit(self, meta, children):
+        return ast.Literal("bool", True, self._span(meta))
+
+    @v_args(meta=True)
+    def false_lit(self, meta, children):
+        return ast.Literal("bool", False, self._span(meta))
+
+    @v_args(meta=True)
+    def enum_ref(self, meta, children):
+        (enum, _), member = children
+        return ast.EnumRef(enum, str(member), self._span(meta), self._tspan(member))
+
+    @v_args(meta=True)
+    def func_call(self, meta, children):
+        (name, _), *args = children
+        return ast.FuncCall(name, tuple(args), self._span(meta))
+
+    @v_args(meta=True)
+    def cmp_op(self, meta, children):
+        left, op, right = children
+        return ast.BinOp(str(op), left, right, self._span(meta))
+
+    def _bin(op):  # noqa: N805 - factory for the operator rules below
+        @v_args(meta=True)
+        def build(self, meta, children):
+            left, right = children
+            return ast.BinOp(op, left, right, self._span(meta))
+
+        return build
+
+    or_op = _bin("or")
+    and_op = _bin("and")
+    add_op = _bin("+")
+    sub_op = _bin("-")
+    concat_op = _bin("++")
+    coalesce_op = _bin("??")
+    mul_op = _bin("*")
+    div_op = _bin("/")
+    mod_op = _bin("%")
+    del _bin
+
+    @v_args(meta=True)
+    def not_op(self, meta, children):
+        return ast.UnaryOp("not", children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def neg_op(self, meta, children):
+        return ast.UnaryOp("-", children[0], self._span(meta))
+
+    # -- schema
+    @v_args(meta=True)
+    def enum_member(self, meta, children):
+        tok = children[0]
+        value = _unescape(tok.value[1:-1]) if tok.type == "STRING" else tok.value
+        return (value, self._tspan(tok))
+
+    @v_args(meta=True)
+    def enum_decl(self, meta, children):
+        name, *members = children
+        return ("enum", name, tuple(members), self._span(meta))
+
+    @v_args(meta=True)
+    def prop_default(self, meta, children):
+        return ("default", children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def prop_constraint(self, meta, children):
+        return ("constraint", children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def property_decl(self, meta, children):
+        required = bool(children) and isinstance(children[0], Token) and children[0].type == "REQUIRED"
+        if required:
+            children = children[1:]
+        name_tok, type_ref, *members = children
+        return ("property", name_tok, type_ref, required, members, self._span(meta))
+
+    def on_paths(self, children):
+        return tuple(children)
+
+    def on_clause(self, children):
+        return ("on", children[0])
+
+    def filter_clause(self, children):
+        return ("filter", children[0])
+
+    @v_args(meta=True)
+    def type_constraint(self, meta, children):
+        name_tok, *clauses = children
+        return ("type_constraint", name_tok, dict(clauses), self._span(meta))
+
+    @v_args(meta=True)
+    def type_decl(self, meta, children):
+        name_tok, *members = children
+        return ("type", name_tok, members, self._span(meta))
+
+    @v_args(meta=True)
+    def module_block(self, meta, children):
+        (name, span), *items = children
+        return ("module", name, span, items)
+
+    # -- queries
+    @v_args(meta=True)
+    def assignment(self, meta, children):
+        name_tok, value = children
+        return ast.Assignment(str(name_tok), value, self._span(meta), self._tspan(name_tok))
+
+    def assignments(self, children):
+        return tuple(children)
+
+    @v_args(meta=True)
+    def unless_conflict(self, meta, children):
+        on = children[0][1] if children else ()
+        return ast.UnlessConflict(on, self._span(meta))
+
+    @v_args(meta=True)
+    def insert_q(self, meta, children):
+        (name, name_span), assigns, *rest = children
+        return ast.InsertQuery(name, name_span, assigns, rest[0] if rest else None, self._span(meta))
+
+    @v_args(meta=True)
+    def update_q(self, meta, children):
+        (name, name_span), *rest = children
+        filt = None
+        if len(rest) == 2:
+            filt = rest[0][1]
+        return ast.UpdateQuery(name, name_span, filt, rest[-1], self._span(meta))
+
+    def query_file(self, children):
+        return list(children)
+
+    def schema(self, children):
+        return list(children)
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
+
+
+def _unescape(s: str) -> str:
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), s)
+
+
+def _parse(path: str, text: str, start: str, what: str):
+    try:
+        tree = _lark().parse(text, start=start)
+    except UnexpectedInput as e:
+        raise _syntax_error(path, text, e, what) from None
+    try:
+        return _Builder(path).transform(tree)
+    except VisitError as e:
+        if isinstance(e.orig_exc, CompileError):
+            raise e.orig_exc from None
+        raise
+
+
+def parse_schema(path: str, text: str) -> ast.SchemaFile:
+    """Parse one schema file.
+
+    ``path`` is used only in spans. Returns a :class:`~schemac.ast.SchemaFile` with module
+    blocks flattened (declarations outside any ``module`` block belong to ``default``).
+    Raises :class:`~schemac.diagnostics.CompileError` on syntax errors."""
+    items = _parse(path, text, "schema", "schema file")
+    enums: List[ast.EnumDecl] = []
+    types: List[ast.TypeDecl] = []
+    modules: List[Tuple[str, Span]] = []
+
+    def walk(items, module: str) -> None:
+        for item in items:
+            kind = item[0]
+            if kind == "module":
+                _, name, span, inner = item
+                modules.append((name, span))
+                walk(inner, name)
+            elif kind == "enum":
+                _, name_tok, members, span = item
+                enums.append(ast.EnumDecl(str(name_tok), members, module, span))
+            elif kind == "type":
+                types.append(_type_decl(path, item, module))
+
+    walk(items, "default")
+    return ast.SchemaFile(path, tuple(enums), tuple(types), tuple(modules))
+
+
+def _type_decl(path: str, item, module: str) -> ast.TypeDecl:
+    _, name_tok, members, span = item
+    props: List[ast.PropertyDecl] = []
+    constraints: List[ast.ExclusiveDecl] = []
+    unsupported: List[ast.UnsupportedDecl] = []
+    for m in members:
+        if m[0] == "property":
+            _, pname_tok, type_ref, required, pmembers, pspan = m
+            pname_span = Span(path, pname_tok.line, pname_tok.column, pname_tok.end_line, pname_tok.end_column)
+            default = None
+            exclusive = None
+            for pm in pmembers:
+                if pm[0] == "default":
+                    default = pm[1]
+                elif pm[0] == "constraint":
+                    cname = str(pm[1])
+                    if cname == "exclusive":
+                        exclusive = ast.ExclusiveDecl((ast.Path((str(pname_tok),), pname_span),), None, pm[2])
+                    else:
+                        unsupported.append(ast.UnsupportedDecl(f"constraint {cname}", pm[2]))
+            props.append(ast.PropertyDecl(str(pname_tok), type_ref, required, default, exclusive, pspan, pname_span))
+        elif m[0] == "type_constraint":
+            _, cname_tok, clauses, cspan = m
+            if str(cname_tok) != "exclusive":
+                unsupported.append(ast.UnsupportedDecl(f"constraint {cname_tok}", cspan))
+                continue
+            on = clauses.get("on")
+            if not on:
+                # `constraint exclusive;` at type level needs `on (...)`.
+                raise CompileError(
+                    [
+                        Diagnostic(
+                            "E0205",
+                            "a type-level 'constraint exclusive' needs 'on (.prop, ...)'",
+                            cspan,
+                            "write e.g. constraint exclusive on (.name, .actor);",
+                        )
+                    ]
+                )
+            constraints.append(ast.ExclusiveDecl(on, clauses.get("filter"), cspan))
+    name_span = Span(path, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column)
+    return ast.TypeDecl(str(name_tok), module, tuple(props), tuple(constraints), tuple(unsupported), span, name_span)
+
+
+def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
+    """Parse one query file holding exactly one query named ``name`` (the file stem).
+
+    Raises :class:`~schemac.diagnostics.CompileError` on syntax errors or when the file holds
+    zero or several queries."""
+    queries = _parse(path, text, "query_file", "query file")
+    if len(queries) != 1:
+        second = queries[1]
+        raise CompileError(
+            [
+                Diagnostic(
+                    "E0300",
+                    f"a query file holds exactly one query; found {len(queries)}",
+                    second.span,
+                    "move each query into its own file; the file name names the query",
+                )
+            ]
+        )
+    return ast.QueryFile(path, name, queries[0])

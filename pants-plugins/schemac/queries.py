@@ -1,0 +1,231 @@
+"""Query checking and lowering: one named query -> a :class:`QueryPlan` (parameterised SQL,
+typed parameters, typed result, cardinality), the plain data model the TS and Go renderers read.
+
+Rules:
+
+* every user value is a bound parameter ``$n`` (never spliced into SQL);
+* ``insert`` returns ``{ id }`` (Gel's default shape); ``unless conflict on (.a, .b)`` becomes
+  ``ON CONFLICT ("a", "b") [WHERE <predicate>] DO NOTHING``. For a *partial* exclusive
+  constraint the index predicate is repeated, because Postgres only infers a partial unique
+  index as the arbiter when the conflict target's WHERE implies the index predicate
+  (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT);
+* ``update`` returns ``{ id }`` of every updated row;
+* cardinality: insert -> ``one`` (``at_most_one`` with ``unless conflict``); update ->
+  ``at_most_one`` when its filter pins ``.id`` or every column of a full (non-partial)
+  exclusive constraint with ``=``, else ``many``. A partial exclusive never makes a query
+  single (a row outside its predicate may share the key).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+from schemac import ast
+from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, lower
+from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
+from schemac.sqlnames import qi
+
+ONE = "one"
+AT_MOST_ONE = "at_most_one"
+MANY = "many"
+
+_QUERY_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+
+
+@dataclass(frozen=True)
+class ResultField:
+    """One field of a query result row: name, type, and whether it may be NULL."""
+
+    name: str
+    type: ValueType
+    optional: bool
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A checked, lowered query.
+
+    ``name``: snake_case query name (file stem). ``sql``: the statement with ``$1..$n``.
+    ``params``: in ``$n`` order. ``result``: fields of one result row. ``cardinality``:
+    ``one`` | ``at_most_one`` | ``many``. ``exclusives``: constraints the statement can
+    violate (for typed errors)."""
+
+    name: str
+    path: str
+    kind: str
+    subject: ObjectType
+    sql: str
+    params: Tuple[ParamSpec, ...]
+    result: Tuple[ResultField, ...]
+    cardinality: str
+    exclusives: Tuple[ExclusiveConstraint, ...]
+
+
+def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
+    """Check and lower one query file. Returns ``None`` after reporting diagnostics."""
+    q = qf.query
+    if not _QUERY_NAME.match(qf.name):
+        reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case name", Span.point(qf.path, 1, 1),
+                       "name query files like enqueue_job.edgeql (lower case, digits, underscores)")
+        return None
+    subject = schema.find_type(q.type_name)
+    if subject is None:
+        reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
+                       did_you_mean(q.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
+        return None
+    params = ParamTable()
+    ctx = ExprContext(schema, subject, "default", reporter, params=params, where="a query")
+    before = len(reporter.diagnostics)
+    if isinstance(q, ast.InsertQuery):
+        plan = _insert(qf, q, subject, ctx)
+    else:
+        plan = _update(qf, q, subject, ctx)
+    if len(reporter.diagnostics) != before:
+        return None
+    return plan
+
+
+def _assignments(assigns, subject: ObjectType, ctx: ExprContext) -> List[Tuple[str, str]]:
+    out: List[Tuple[str, str]] = []
+    seen: Set[str] = set()
+    for a in assigns:
+        col = subject.column(a.name)
+        if col is None:
+            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
+                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id]))
+            continue
+        if col.is_id:
+            ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
+            continue
+        if a.name in seen:
+            ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
+            continue
+        seen.add(a.name)
+        low = lower(a.value, ctx, col.type, allow_optional_param=not col.required)
+        if low is None:
+            continue
+        if low.type.family != col.type.family:
+            ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
+                               a.value.span)
+            continue
+        if col.required and low.nullable:
+            ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,
+                               "make the parameter required (drop 'optional') or the property optional")
+            continue
+        out.append((col.name, low.sql))
+    return out
+
+
+def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    values = _assignments(q.assignments, subject, ctx)
+    given = {a.name for a in q.assignments}
+    missing = [c.name for c in subject.columns if c.required and not c.has_default and c.name not in given]
+    if missing:
+        ctx.reporter.error("E0305", f"insert of '{subject.name}' is missing required "
+                           f"propert{'y' if len(missing) == 1 else 'ies'} {', '.join(repr(m) for m in missing)}",
+                           q.type_span, f"add e.g. {missing[0]} := ${missing[0]}")
+    conflict_sql = ""
+    cardinality = ONE
+    if q.unless_conflict is not None:
+        cardinality = AT_MOST_ONE
+        conflict_sql = _on_conflict(q.unless_conflict, subject, ctx)
+    if ctx.reporter.has_errors:
+        return None
+    if values:
+        cols = ", ".join(qi(c) for c, _ in values)
+        vals = ", ".join(v for _, v in values)
+        sql = f"INSERT INTO {qi(subject.table)} ({cols})\nVALUES ({vals})"
+    else:
+        sql = f"INSERT INTO {qi(subject.table)} DEFAULT VALUES"
+    sql += conflict_sql + '\nRETURNING "id"'
+    return _plan(qf, "insert", subject, sql, ctx, cardinality)
+
+
+def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext) -> str:
+    if not uc.on:
+        return "\nON CONFLICT DO NOTHING"
+    names: List[str] = []
+    for p in uc.on:
+        low = lower(p, ctx)
+        if low is not None and low.column is not None:
+            names.append(low.column.name)
+    if len(names) != len(uc.on):
+        return ""
+    for ex in subject.exclusives:
+        if set(ex.columns) == set(names) and len(ex.columns) == len(names):
+            target = ", ".join(qi(c) for c in ex.columns)
+            where = f" WHERE ({ex.predicate_sql})" if ex.partial else ""
+            return f"\nON CONFLICT ({target}){where} DO NOTHING"
+    cands = [f"on ({', '.join('.' + c for c in ex.columns)})" for ex in subject.exclusives]
+    hint = ("exclusive constraints of '%s': %s" % (subject.name, "; ".join(cands))) if cands else \
+        f"'{subject.name}' declares no exclusive constraint; add one, or drop 'on (...)'"
+    ctx.reporter.error("E0306", f"no exclusive constraint of '{subject.name}' is on ({', '.join('.' + n for n in names)})",
+                       uc.span, hint)
+    return ""
+
+
+def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    where = ""
+    cardinality = MANY
+    if q.filter is not None:
+        low = lower(q.filter, ctx, BOOL)
+        if low is not None:
+            if low.type.family != "bool":
+                ctx.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", q.filter.span)
+            else:
+                where = f"\nWHERE {low.sql}"
+                if _pins_one_row(q.filter, subject):
+                    cardinality = AT_MOST_ONE
+    sets = _assignments(q.assignments, subject, ctx)
+    if not q.assignments:
+        ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
+    if ctx.reporter.has_errors:
+        return None
+    set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
+    sql = f"UPDATE {qi(subject.table)}\nSET {set_sql}{where}\nRETURNING \"id\""
+    return _plan(qf, "update", subject, sql, ctx, cardinality)
+
+
+def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
+    """True when ``filt`` is a conjunction containing ``.col = <value not reading columns>``
+    for ``id`` or for every column of a full exclusive constraint."""
+    pinned: Set[str] = set()
+
+    def conjuncts(e: ast.Expr):
+        if isinstance(e, ast.BinOp) and e.op == "and":
+            yield from conjuncts(e.left)
+            yield from conjuncts(e.right)
+        else:
+            yield e
+
+    def reads_columns(e: ast.Expr) -> bool:
+        if isinstance(e, ast.Path):
+            return True
+        if isinstance(e, ast.BinOp):
+            return reads_columns(e.left) or reads_columns(e.right)
+        if isinstance(e, ast.UnaryOp):
+            return reads_columns(e.operand)
+        if isinstance(e, ast.FuncCall):
+            return any(reads_columns(a) for a in e.args)
+        return False
+
+    for c in conjuncts(filt):
+        if isinstance(c, ast.BinOp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.Path) and len(a.steps) == 1 and not reads_columns(b):
+                    pinned.add(a.steps[0])
+    if "id" in pinned:
+        return True
+    return any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _plan(qf: ast.QueryFile, kind: str, subject: ObjectType, sql: str, ctx: ExprContext,
+          cardinality: str) -> QueryPlan:
+    id_col = subject.column("id")
+    assert id_col is not None
+    result = (ResultField("id", id_col.type, False),)
+    return QueryPlan(qf.name, qf.path, kind, subject, sql, tuple(ctx.params.ordered()), result,  # type: ignore[union-attr]
+                     cardinality, tuple(subject.exclusives))
