@@ -1,0 +1,335 @@
+"""Code generation rules: run the schemac compiler once per `schema_library`, expose its outputs.
+
+One internal rule (`compile_schema_library`) runs `python -m schemac compile ...` as a hermetic,
+cacheable `Process` in a virtualenv built from the pinned `[schemac].requirements`, with the
+compiler's own source files in the process inputs. Its output (`sql/`, `ts/`, `go/`) is re-rooted
+under the target's directory. Three thin `GenerateSourcesRequest` rules each take a `DigestSubset`
+of it; the engine memoizes the shared rule, so the compiler runs once per target however many of
+the three outputs are asked for.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+from dataclasses import dataclass
+from typing import Iterator, Optional, Tuple
+
+from pants.backend.python.target_types import EntryPoint
+from pants.backend.python.util_rules import pex
+from pants.backend.python.util_rules.interpreter_constraints import InterpreterConstraints
+from pants.backend.python.util_rules.pex import PexRequest, VenvPex, VenvPexProcess
+from pants.backend.python.util_rules.pex_requirements import PexRequirements
+from pants.engine.addresses import Address
+from pants.engine.fs import (
+    AddPrefix,
+    CreateDigest,
+    Digest,
+    DigestSubset,
+    Directory,
+    FileContent,
+    MergeDigests,
+    PathGlobs,
+    RemovePrefix,
+    Snapshot,
+)
+from pants.engine.process import FallibleProcessResult
+from pants.engine.rules import Get, MultiGet, collect_rules, rule
+from pants.engine.target import GeneratedSources, GenerateSourcesRequest, Target
+from pants.engine.unions import UnionRule
+from pants.util.logging import LogLevel
+from pants.util.strutil import softwrap
+
+from schemac_pants.subsystem import SchemacSubsystem
+from schemac_pants.target_types import (
+    TS_MODULE_KINDS,
+    SchemaGoImportPathField,
+    SchemaGoPackageField,
+    SchemaGoSourceField,
+    SchemaLibrarySourcesField,
+    SchemaSqlSourceField,
+    SchemaTsModuleField,
+    SchemaTypeScriptSourceField,
+    library_name,
+)
+
+# The Python package that implements the compiler (pants-plugins/schemac/). It has no Pants
+# imports: the plugin only reads its files and ships them into the sandbox.
+COMPILER_PACKAGE = "schemac"
+# Sandbox-relative directories. The user's sources keep their buildroot-relative paths, so the
+# compiler's diagnostics name the files the user knows.
+COMPILER_DIR = "__schemac_compiler"
+OUTPUT_DIR = "__schemac_out"
+# The compiler writes these subtrees of --out; each becomes one generated source type.
+OUTPUT_KINDS = ("sql", "ts", "go")
+
+
+class SchemacCompileError(Exception):
+    """The compiler rejected a schema library: the message is the compiler's own diagnostics."""
+
+
+# -----------------------------------------------------------------------------------------------
+# The compiler's own source files
+# -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SchemacCompilerSources:
+    """The files of the `schemac` package, laid out under `COMPILER_DIR/schemac/`."""
+
+    digest: Digest
+
+
+def _is_shipped(name: str) -> bool:
+    # Everything the compiler may read at run time (.py modules, templates/, grammar files, ...),
+    # but not bytecode caches or editor leftovers, which would only churn the cache key.
+    return not (
+        name == "__pycache__"
+        or name.startswith(".")
+        or name.endswith((".pyc", ".pyo", "~", ".swp", ".orig", ".rej"))
+    )
+
+
+def _walk(node, prefix: str) -> Iterator[Tuple[str, bytes]]:
+    for child in node.iterdir():
+        if not _is_shipped(child.name):
+            continue
+        path = f"{prefix}/{child.name}"
+        if child.is_dir():
+            yield from _walk(child, path)
+        elif child.is_file():
+            yield path, child.read_bytes()
+
+
+def read_compiler_files() -> Tuple[FileContent, ...]:
+    """Read every file of the `schemac` package (found via importlib, wherever it is installed).
+
+    The cache key of the compile process then depends on the compiler's contents, not on where
+    this repository is checked out.
+    """
+    root = importlib.resources.files(COMPILER_PACKAGE)
+    files = sorted(_walk(root, COMPILER_PACKAGE))
+    if not any(path == f"{COMPILER_PACKAGE}/__main__.py" for path, _ in files):
+        raise SchemacCompileError(
+            f"The `{COMPILER_PACKAGE}` package found at {root} has no __main__.py: it is not the "
+            "schemac compiler. Check `[GLOBAL].pythonpath` in pants.toml."
+        )
+    return tuple(
+        FileContent(os.path.join(COMPILER_DIR, path), content, is_executable=False)
+        for path, content in files
+    )
+
+
+@rule(desc="Reading the schemac compiler sources", level=LogLevel.DEBUG)
+async def schemac_compiler_sources() -> SchemacCompilerSources:
+    digest = await Get(Digest, CreateDigest(read_compiler_files()))
+    return SchemacCompilerSources(digest)
+
+
+# -----------------------------------------------------------------------------------------------
+# The compiler's virtualenv (third-party requirements only; cached independently of the compiler)
+# -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SchemacVenvPexRequest:
+    """Request for the virtualenv PEX that runs the compiler."""
+
+
+@rule(desc="Building the schemac compiler environment", level=LogLevel.DEBUG)
+async def schemac_venv_pex(_: SchemacVenvPexRequest, schemac: SchemacSubsystem) -> VenvPex:
+    return await Get(
+        VenvPex,
+        PexRequest(
+            output_filename="schemac.pex",
+            internal_only=True,
+            requirements=PexRequirements(
+                schemac.requirements,
+                description_of_origin="the option `[schemac].requirements`",
+            ),
+            interpreter_constraints=InterpreterConstraints(schemac.interpreter_constraints),
+            # `python -m schemac`: the package itself comes in through PEX_EXTRA_SYS_PATH.
+            main=EntryPoint(COMPILER_PACKAGE),
+            description="Building the schemac compiler environment",
+        ),
+    )
+
+
+# -----------------------------------------------------------------------------------------------
+# The one compile per target
+# -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompileSchemaLibraryRequest:
+    """Compile one `schema_library`: its resolved sources plus the options the compiler takes."""
+
+    address: Address
+    sources: Snapshot
+    go_package: str
+    go_import_path: Optional[str]
+    ts_module: Optional[str]
+
+    @classmethod
+    def from_target(cls, target: Target, sources: Snapshot) -> "CompileSchemaLibraryRequest":
+        return cls(
+            address=target.address,
+            sources=sources,
+            go_package=target[SchemaGoPackageField].value,
+            go_import_path=target[SchemaGoImportPathField].value,
+            ts_module=target[SchemaTsModuleField].value,
+        )
+
+
+@dataclass(frozen=True)
+class CompiledSchemaLibrary:
+    """All outputs of one compile, at `<target dir>/{sql,ts,go}/...`."""
+
+    digest: Digest
+
+
+def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str) -> Tuple[str, ...]:
+    """The compiler's command line after `python -m schemac` (the fixed CLI contract)."""
+    argv = [
+        "compile",
+        "--library",
+        library_name(request.address),
+        "--out",
+        OUTPUT_DIR,
+        "--go-package",
+        request.go_package,
+    ]
+    if request.go_import_path:
+        argv.extend(["--go-import-path", request.go_import_path])
+    argv.extend(["--ts-module", ts_module])
+    argv.extend(sorted(request.sources.files))
+    return tuple(argv)
+
+
+@rule(desc="Compiling a schema library", level=LogLevel.DEBUG)
+async def compile_schema_library(
+    request: CompileSchemaLibraryRequest, schemac: SchemacSubsystem
+) -> CompiledSchemaLibrary:
+    ts_module = request.ts_module or schemac.ts_module
+    if ts_module not in TS_MODULE_KINDS:
+        raise SchemacCompileError(
+            f"[schemac].ts_module must be one of {', '.join(TS_MODULE_KINDS)}, "
+            f"but was {ts_module!r}."
+        )
+    if not request.sources.files:
+        raise SchemacCompileError(
+            f"The schema_library {request.address} has no source files: its `sources` field "
+            "matched no `.esdl`/`.edgeql` file."
+        )
+
+    venv_pex, compiler, output_dir = await MultiGet(
+        Get(VenvPex, SchemacVenvPexRequest()),
+        Get(SchemacCompilerSources),
+        Get(Digest, CreateDigest([Directory(OUTPUT_DIR)])),
+    )
+    input_digest = await Get(
+        Digest, MergeDigests([request.sources.digest, compiler.digest, output_dir])
+    )
+    result = await Get(
+        FallibleProcessResult,
+        VenvPexProcess(
+            venv_pex,
+            argv=compile_argv(request, ts_module),
+            input_digest=input_digest,
+            extra_env={
+                "PEX_EXTRA_SYS_PATH": COMPILER_DIR,
+                # Hermetic output even if the compiler were to iterate over a set of strings.
+                "PYTHONHASHSEED": "0",
+                "PYTHONUTF8": "1",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            },
+            output_directories=(OUTPUT_DIR,),
+            description=f"Compiling schema library {request.address}",
+            level=LogLevel.DEBUG,
+        ),
+    )
+    if result.exit_code != 0:
+        diagnostics = result.stderr.decode("utf-8", "replace").rstrip()
+        stdout = result.stdout.decode("utf-8", "replace").rstrip()
+        if stdout:
+            diagnostics = f"{stdout}\n{diagnostics}" if diagnostics else stdout
+        raise SchemacCompileError(
+            f"schemac failed to compile {request.address} (exit code {result.exit_code}):\n\n"
+            f"{diagnostics or '(the compiler printed nothing)'}"
+        )
+
+    rerooted = await Get(Digest, RemovePrefix(result.output_digest, OUTPUT_DIR))
+    if request.address.spec_path:
+        rerooted = await Get(Digest, AddPrefix(rerooted, request.address.spec_path))
+    return CompiledSchemaLibrary(rerooted)
+
+
+async def _generated_subset(request: GenerateSourcesRequest, kind: str) -> GeneratedSources:
+    """The `kind/` subtree of the target's (memoized, shared) compile output."""
+    compiled = await Get(
+        CompiledSchemaLibrary,
+        CompileSchemaLibraryRequest,
+        CompileSchemaLibraryRequest.from_target(request.protocol_target, request.protocol_sources),
+    )
+    subset = await Get(
+        Snapshot,
+        DigestSubset(
+            compiled.digest,
+            PathGlobs([os.path.join(request.protocol_target.address.spec_path, kind, "**")]),
+        ),
+    )
+    return GeneratedSources(subset)
+
+
+# -----------------------------------------------------------------------------------------------
+# The three generators (SQL, TypeScript, Go)
+# -----------------------------------------------------------------------------------------------
+
+
+class GenerateSqlFromSchemaRequest(GenerateSourcesRequest):
+    """Generate SQL migrations (`<dir>/sql/`) from a `schema_library`."""
+
+    input = SchemaLibrarySourcesField
+    output = SchemaSqlSourceField
+
+
+class GenerateTypeScriptFromSchemaRequest(GenerateSourcesRequest):
+    """Generate the TypeScript client (`<dir>/ts/`) from a `schema_library`."""
+
+    input = SchemaLibrarySourcesField
+    output = SchemaTypeScriptSourceField
+
+
+class GenerateGoFromSchemaRequest(GenerateSourcesRequest):
+    """Generate the Go package (`<dir>/go/`) from a `schema_library`."""
+
+    input = SchemaLibrarySourcesField
+    output = SchemaGoSourceField
+
+
+@rule(desc="Generate SQL from a schema library", level=LogLevel.DEBUG)
+async def generate_sql_from_schema(request: GenerateSqlFromSchemaRequest) -> GeneratedSources:
+    return await _generated_subset(request, "sql")
+
+
+@rule(desc="Generate TypeScript from a schema library", level=LogLevel.DEBUG)
+async def generate_typescript_from_schema(
+    request: GenerateTypeScriptFromSchemaRequest,
+) -> GeneratedSources:
+    return await _generated_subset(request, "ts")
+
+
+@rule(desc="Generate Go from a schema library", level=LogLevel.DEBUG)
+async def generate_go_from_schema(request: GenerateGoFromSchemaRequest) -> GeneratedSources:
+    return await _generated_subset(request, "go")
+
+
+def rules():
+    return [
+        *collect_rules(),
+        # The PEX machinery, for when the Python backend itself is not enabled.
+        *pex.rules(),
+        UnionRule(GenerateSourcesRequest, GenerateSqlFromSchemaRequest),
+        UnionRule(GenerateSourcesRequest, GenerateTypeScriptFromSchemaRequest),
+        UnionRule(GenerateSourcesRequest, GenerateGoFromSchemaRequest),
+    ]

@@ -1,0 +1,70 @@
+"""The `[schemac]` subsystem: how Pants runs the schemac compiler."""
+
+from __future__ import annotations
+
+from pants.engine.rules import collect_rules
+from pants.option.option_types import StrListOption, StrOption
+from pants.option.subsystem import Subsystem
+from pants.util.strutil import help_text
+
+from schemac_pants.target_types import TS_MODULE_KINDS
+
+# Exact pins of the compiler's whole runtime closure (jinja2's only dependency is MarkupSafe), so
+# that the resolve, and with it every cache key, is the same on every machine. All three install
+# on CPython 3.9 (as wheels) and match the test venv (tests/requirements.txt).
+DEFAULT_REQUIREMENTS = ("lark==1.3.1", "jinja2==3.1.6", "MarkupSafe==3.0.4")
+DEFAULT_INTERPRETER_CONSTRAINTS = ("CPython==3.9.*",)
+
+
+class SchemacSubsystem(Subsystem):
+    """Options of the schemac schema compiler as run by Pants."""
+
+    options_scope = "schemac"
+    help = help_text(
+        """
+        The schemac schema compiler: compiles `schema_library` targets into SQL migrations,
+        TypeScript and Go. Pants runs it as a cached, sandboxed process in a virtualenv built from
+        `requirements`, with the compiler's own source files (the `schemac` package next to this
+        plugin) added to the process inputs.
+        """
+    )
+
+    requirements = StrListOption(
+        default=list(DEFAULT_REQUIREMENTS),
+        help=help_text(
+            """
+            The compiler's third-party runtime requirements, as exact pins (`name==version`)
+            of the whole closure, so that every machine resolves the same distributions and
+            gets the same cache keys. Change them only together with the compiler; a new
+            version needs network access to the package index (through `[GLOBAL].ca_certs_path`
+            if a TLS proxy is in the way) once, then it is cached.
+            """
+        ),
+        advanced=True,
+    )
+    interpreter_constraints = StrListOption(
+        default=list(DEFAULT_INTERPRETER_CONSTRAINTS),
+        help=help_text(
+            """
+            The Python interpreter the compiler runs on, as interpreter constraints
+            (e.g. `CPython==3.9.*`). Pants searches `[python-bootstrap].search_path` for a
+            matching interpreter. Widen this only if the pinned `requirements` install on the
+            other versions too.
+            """
+        ),
+        advanced=True,
+    )
+    ts_module = StrOption(
+        default="esm",
+        help=help_text(
+            f"""
+            The default module system of generated TypeScript: one of
+            {', '.join(TS_MODULE_KINDS)}. A `schema_library` target's `ts_module` field
+            overrides it for that target.
+            """
+        ),
+    )
+
+
+def rules():
+    return [*collect_rules(), *SchemacSubsystem.rules()]
