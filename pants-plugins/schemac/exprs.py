@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from schemac import ast
+from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.model import Column, ObjectType, Schema, ValueType
 from schemac.sqlnames import quote_ident, sql_string
-from schemac.types import SCALARS, lookup_scalar
+from schemac.scalars import SCALARS, lookup_scalar
 
 BOOL = ValueType(scalar=SCALARS["bool"])
 STR = ValueType(scalar=SCALARS["str"])

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from schemac.diagnostics import Span
-from schemac.types import Scalar
+from schemac.scalars import Scalar
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,7 @@ class ExclusiveConstraint:
     columns: Tuple[str, ...]
     predicate_sql: Optional[str]
     span: Span
+    predicate_columns: Tuple[str, ...] = ()
 
     @property
     def partial(self) -> bool:

@@ -1,4 +1,4 @@
-"""Parse schema and query files into the typed AST of :mod:`schemac.ast`.
+"""Parse schema and query files into the typed AST of :mod:`schemac.syntax`.
 
 The grammar (``grammar.lark``) is compiled once per process by lark's LALR(1) parser with the
 contextual lexer (lark docs: https://lark-parser.readthedocs.io/en/stable/parsers.html).
@@ -16,7 +16,7 @@ from typing import Dict, List, Optional, Tuple
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from schemac import ast
+from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Span
 
 
@@ -124,7 +124,7 @@ def _end_position(text: str) -> Tuple[int, int]:
 
 
 class _Builder(Transformer):
-    """Turns lark parse trees into :mod:`schemac.ast` nodes."""
+    """Turns lark parse trees into :mod:`schemac.syntax` nodes."""
 
     def __init__(self, path: str):
         super().__init__()
@@ -360,7 +360,7 @@ def _parse(path: str, text: str, start: str, what: str):
 def parse_schema(path: str, text: str) -> ast.SchemaFile:
     """Parse one schema file.
 
-    ``path`` is used only in spans. Returns a :class:`~schemac.ast.SchemaFile` with module
+    ``path`` is used only in spans. Returns a :class:`~schemac.syntax.SchemaFile` with module
     blocks flattened (declarations outside any ``module`` block belong to ``default``).
     Raises :class:`~schemac.diagnostics.CompileError` on syntax errors."""
     items = _parse(path, text, "schema", "schema file")
@@ -447,4 +447,15 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
                 )
             ]
         )
-    return ast.QueryFile(path, name, queries[0])
+    return ast.QueryFile(path, name, queries[0], leading_comment(text))
+
+
+def leading_comment(text: str) -> str:
+    """The ``#`` comment lines at the top of a file, without the ``#``: the query's doc text."""
+    lines: List[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith("#"):
+            break
+        lines.append(stripped[1:].strip())
+    return "\n".join(lines).strip()

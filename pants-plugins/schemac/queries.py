@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
-from schemac import ast
+from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, lower
+from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, lower
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi
 
@@ -50,8 +50,9 @@ class QueryPlan:
 
     ``name``: snake_case query name (file stem). ``sql``: the statement with ``$1..$n``.
     ``params``: in ``$n`` order. ``result``: fields of one result row. ``cardinality``:
-    ``one`` | ``at_most_one`` | ``many``. ``exclusives``: constraints the statement can
-    violate (for typed errors)."""
+    ``one`` | ``at_most_one`` | ``many``. ``exclusives``: the exclusive constraints the statement can
+    violate (an insert: all of its type's; an update: those whose columns or predicate it
+    writes), for typed errors."""
 
     name: str
     path: str
@@ -62,6 +63,7 @@ class QueryPlan:
     result: Tuple[ResultField, ...]
     cardinality: str
     exclusives: Tuple[ExclusiveConstraint, ...]
+    doc: str = ""
 
 
 def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
@@ -88,7 +90,11 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     return plan
 
 
-def _assignments(assigns, subject: ObjectType, ctx: ExprContext) -> List[Tuple[str, str]]:
+def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -> List[Tuple[str, str]]:
+    """Check ``p := value`` assignments; ``[(column, value SQL)]``.
+
+    In an insert, a parameter assigned to a property with a default is optional: when it is
+    NULL (omitted) the default applies (``COALESCE($n, <default>)``)."""
     out: List[Tuple[str, str]] = []
     seen: Set[str] = set()
     for a in assigns:
@@ -104,12 +110,16 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext) -> List[Tuple[s
             ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
             continue
         seen.add(a.name)
-        low = lower(a.value, ctx, col.type, allow_optional_param=not col.required)
+        use_default = insert and col.has_default and isinstance(a.value, ast.Param)
+        low = lower(a.value, ctx, col.type, allow_optional_param=use_default or not col.required)
         if low is None:
             continue
         if low.type.family != col.type.family:
             ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
                                a.value.span)
+            continue
+        if use_default and low.nullable:
+            out.append((col.name, f"COALESCE({low.sql}, {col.default_sql})"))
             continue
         if col.required and low.nullable:
             ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,
@@ -120,7 +130,7 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext) -> List[Tuple[s
 
 
 def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
-    values = _assignments(q.assignments, subject, ctx)
+    values = _assignments(q.assignments, subject, ctx, insert=True)
     given = {a.name for a in q.assignments}
     missing = [c.name for c in subject.columns if c.required and not c.has_default and c.name not in given]
     if missing:
@@ -141,7 +151,7 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
     else:
         sql = f"INSERT INTO {qi(subject.table)} DEFAULT VALUES"
     sql += conflict_sql + '\nRETURNING "id"'
-    return _plan(qf, "insert", subject, sql, ctx, cardinality)
+    return _plan(qf, "insert", subject, sql, ctx, cardinality, tuple(subject.exclusives))
 
 
 def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext) -> str:
@@ -179,14 +189,16 @@ def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: Exp
                 where = f"\nWHERE {low.sql}"
                 if _pins_one_row(q.filter, subject):
                     cardinality = AT_MOST_ONE
-    sets = _assignments(q.assignments, subject, ctx)
+    sets = _assignments(q.assignments, subject, ctx, insert=False)
     if not q.assignments:
         ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
     if ctx.reporter.has_errors:
         return None
     set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
     sql = f"UPDATE {qi(subject.table)}\nSET {set_sql}{where}\nRETURNING \"id\""
-    return _plan(qf, "update", subject, sql, ctx, cardinality)
+    written = {c for c, _ in sets}
+    touched = tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns)))
+    return _plan(qf, "update", subject, sql, ctx, cardinality, touched)
 
 
 def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
@@ -223,9 +235,9 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
 
 
 def _plan(qf: ast.QueryFile, kind: str, subject: ObjectType, sql: str, ctx: ExprContext,
-          cardinality: str) -> QueryPlan:
+          cardinality: str, exclusives: Tuple[ExclusiveConstraint, ...]) -> QueryPlan:
     id_col = subject.column("id")
     assert id_col is not None
     result = (ResultField("id", id_col.type, False),)
     return QueryPlan(qf.name, qf.path, kind, subject, sql, tuple(ctx.params.ordered()), result,  # type: ignore[union-attr]
-                     cardinality, tuple(subject.exclusives))
+                     cardinality, exclusives, qf.doc)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence, Set, Tuple
 
-from schemac import ast
+from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span
 from schemac.exprs import BOOL, ExprContext, lower, resolve_type_ref
 from schemac.model import CheckConstraint, Column, EnumType, ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.sqlnames import object_name, quote_ident, snake_case, sql_string
-from schemac.types import SCALARS
+from schemac.scalars import SCALARS
 
 ID_COLUMN_DEFAULT = "gen_random_uuid()"
 
@@ -166,7 +166,22 @@ def _constraints(schema: Schema, t: ast.TypeDecl, obj: ObjectType, reporter: Rep
             else:
                 predicate = low.sql
         if ok:
-            obj.exclusives.append(ExclusiveConstraint(object_name("uq", obj.table, cols), tuple(cols), predicate, ex.span))
+            pred_cols = tuple(sorted(_paths_in(ex.filter))) if ex.filter is not None else ()
+            obj.exclusives.append(ExclusiveConstraint(object_name("uq", obj.table, cols), tuple(cols), predicate,
+                                                      ex.span, pred_cols))
+
+
+def _paths_in(expr: ast.Expr) -> Set[str]:
+    """Names of the properties an expression reads."""
+    if isinstance(expr, ast.Path):
+        return {expr.steps[0]}
+    if isinstance(expr, ast.BinOp):
+        return _paths_in(expr.left) | _paths_in(expr.right)
+    if isinstance(expr, ast.UnaryOp):
+        return _paths_in(expr.operand)
+    if isinstance(expr, ast.FuncCall):
+        return set().union(*(_paths_in(a) for a in expr.args)) if expr.args else set()
+    return set()
 
 
 def _check_name_collisions(schema: Schema, reporter: Reporter) -> None:

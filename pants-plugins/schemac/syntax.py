@@ -221,3 +221,4 @@ class QueryFile:
     path: str
     name: str
     query: Query
+    doc: str = ""

@@ -1,0 +1,65 @@
+"""Identifier spelling for generated code: Go exported names with initialisms, TypeScript
+camelCase, and quoting of object keys that are not identifiers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+#: Go initialisms written in all caps (golint's list, https://go.dev/wiki/CodeReviewComments#initialisms).
+GO_INITIALISMS = frozenset(
+    """acl api ascii cpu css dns eof guid html http https id ip json lhs qps ram rhs rpc sla smtp
+    sql ssh tcp tls ttl udp ui uid uri url utf8 uuid vm xml xmpp xsrf xss""".split()
+)
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_TS_IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
+
+
+def words(name: str):
+    """Split ``enqueue_job``, ``QueueStatus``, ``userID`` into lower-case words."""
+    return [w.lower() for w in _WORD.findall(name)]
+
+
+def go_name(name: str) -> str:
+    """Exported Go name: ``claim_job`` -> ``ClaimJob``, ``id`` -> ``ID``, ``user_url`` ->
+    ``UserURL``. A name starting with a digit gets an ``X`` prefix."""
+    out = "".join(w.upper() if w in GO_INITIALISMS else w.capitalize() for w in words(name)) or "X"
+    return "X" + out if out[0].isdigit() else out
+
+
+def ts_camel(name: str) -> str:
+    """TypeScript function name: ``enqueue_job`` -> ``enqueueJob``."""
+    ws = words(name)
+    return (ws[0] + "".join(w.capitalize() for w in ws[1:])) if ws else "x"
+
+
+def ts_pascal(name: str) -> str:
+    """TypeScript type name: ``enqueue_job`` -> ``EnqueueJob``, ``uq_job_name`` -> ``UqJobName``."""
+    return "".join(w.capitalize() for w in words(name)) or "X"
+
+
+def ts_key(name: str) -> str:
+    """An object key: bare when it is an identifier, else a JSON string literal."""
+    return name if _TS_IDENT.match(name) else json.dumps(name)
+
+
+def js_string(value: str) -> str:
+    """A double-quoted JS/TS string literal (JSON escaping is valid JS)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def go_string(value: str) -> str:
+    """A Go interpreted string literal (JSON escaping minus ``\\/`` is valid Go for BMP text)."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def go_raw(value: str) -> str:
+    """A Go raw string literal; falls back to an interpreted literal when ``value`` has a backquote."""
+    return f"`{value}`" if "`" not in value else go_string(value)
+
+
+def ts_template(value: str) -> str:
+    """A TS template literal holding ``value`` verbatim (escapes backquote, backslash, ``${``)."""
+    escaped = value.replace("\\", "\\\\").replace("`", "\\`").replace("${", "\\${")
+    return f"`{escaped}`"
