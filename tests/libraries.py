@@ -1,0 +1,50 @@
+"""The repository's schema libraries as tests see them: compiled by the compiler core exactly
+as the Pants adapter compiles them (same source globs, buildroot-relative paths, options), and
+the committed ``generated/`` tree they must match."""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import Dict, List
+
+from schemac.compiler import Options, compile_library
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = REPO_ROOT / "schemas"
+GENERATED = REPO_ROOT / "generated"
+
+#: The default `sources` of a `schema_library` (schemac_pants.target_types).
+SOURCE_GLOBS = ("*.esdl", "*.edgeql", "queries/*.edgeql")
+
+
+def library_dirs() -> List[Path]:
+    """Every directory under ``schemas/`` with a BUILD file declaring a schema_library."""
+    return sorted(p.parent for p in SCHEMAS.glob("**/BUILD") if "schema_library(" in p.read_text())
+
+
+def library_sources(lib_dir: Path) -> Dict[str, str]:
+    """``{buildroot-relative path: text}`` of a library's sources."""
+    out: Dict[str, str] = {}
+    for pattern in SOURCE_GLOBS:
+        for f in glob.glob(str(lib_dir / pattern)):
+            rel = os.path.relpath(f, REPO_ROOT).replace(os.sep, "/")
+            out[rel] = Path(f).read_text(encoding="utf-8")
+    return dict(sorted(out.items()))
+
+
+def compile_repo_library(lib_dir: Path) -> Dict[str, str]:
+    """``{path under generated/: text}``, e.g. ``jobs/sql/000001_init.up.sql``."""
+    rel_dir = os.path.relpath(lib_dir, SCHEMAS).replace(os.sep, "/")
+    outputs = compile_library(library_sources(lib_dir), Options(library=lib_dir.name))
+    return {f"{rel_dir}/{k}": v for k, v in outputs.items()}
+
+
+def generated_files() -> Dict[str, str]:
+    """The committed ``generated/`` tree: ``{relative path: text}`` (README excluded)."""
+    out: Dict[str, str] = {}
+    for p in sorted(GENERATED.rglob("*")):
+        if p.is_file() and p.name != "README.md":
+            out[p.relative_to(GENERATED).as_posix()] = p.read_text(encoding="utf-8")
+    return out
