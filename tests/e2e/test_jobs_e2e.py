@@ -28,9 +28,11 @@ def plans():
 
 
 def to_psycopg(sql: str) -> str:
-    """``$n`` placeholders -> psycopg's ``%s`` (the plans bind parameters in ``$n`` order)."""
+    """``$n`` placeholders -> psycopg's ``%s``; only for SQL whose ``$n`` appear in order."""
     import re
 
+    found = [int(n) for n in re.findall(r"\$(\d+)", sql)]
+    assert found == sorted(found), "parameters out of order"
     return re.sub(r"\$\d+", "%s", sql)
 
 

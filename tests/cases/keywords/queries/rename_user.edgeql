@@ -1,0 +1,1 @@
+update User filter .select = $old set { select := $new<str> };
