@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from libraries import GENERATED, SCHEMAS, compile_repo_library, library_sources
+from libraries import GENERATED, SCHEMAS, library_sources
 from schemac.compiler import Options, check_library
 
 HERE = Path(__file__).parent
@@ -160,14 +160,3 @@ def test_go_runner_end_to_end(pg, go_run, tmp_path):
     assert "--- PASS: TestJobs" in result.test.stdout
     assert "--- PASS: TestJobs" in result.steps["go121-test"].stdout
 
-
-def test_generated_tree_is_fresh():
-    """generated/ equals a fresh compile of every library (refresh: tests/refresh-generated)."""
-    from libraries import generated_files, library_dirs
-
-    expected = {}
-    for d in library_dirs():
-        expected.update(compile_repo_library(d))
-    actual = generated_files()
-    stale = sorted(k for k in set(expected) | set(actual) if expected.get(k) != actual.get(k))
-    assert not stale, f"generated/ is stale ({', '.join(stale)}): run tests/refresh-generated"

@@ -1,0 +1,330 @@
+"""The schemac Pants plugin under Pants' RuleRunner: the real compile Process, in-process.
+
+The `schema_library` target is compiled through the real engine rules: the pinned requirements are
+resolved into a VenvPex (pex CLI from ./pants's .tools/), the compiler's files are shipped into the
+sandbox and `python -m schemac compile ...` runs as a Process. Some tests swap in a tiny fake
+compiler (monkeypatching `read_compiler_files`) to observe the CLI contract and the error path
+independently of the real compiler's progress.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, Tuple, Type
+
+import pytest
+import toml
+from pants.backend.codegen import export_codegen_goal
+from pants.backend.codegen.export_codegen_goal import ExportCodegen
+from pants.core.util_rules import distdir
+from pants.engine.addresses import Address
+from pants.engine.fs import Digest, DigestContents, FileContent
+from pants.engine.internals.scheduler import ExecutionError
+from pants.engine.target import (
+    HydratedSources,
+    HydrateSourcesRequest,
+    InvalidFieldException,
+    SourcesField,
+)
+from pants.testutil.rule_runner import QueryRule, RuleRunner
+
+from schemac_pants import register
+from schemac_pants import rules as schemac_rules
+from schemac_pants.rules import (
+    COMPILER_DIR,
+    OUTPUT_DIR,
+    CompileSchemaLibraryRequest,
+    SchemacCompileError,
+    compile_argv,
+    read_compiler_files,
+)
+from schemac_pants.target_types import (
+    SchemaGoPackageField,
+    SchemaGoSourceField,
+    SchemaLibrarySourcesField,
+    SchemaSqlSourceField,
+    SchemaTypeScriptSourceField,
+    default_go_package,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+OUTPUT_TYPES: Dict[str, Type[SourcesField]] = {
+    "sql": SchemaSqlSourceField,
+    "ts": SchemaTypeScriptSourceField,
+    "go": SchemaGoSourceField,
+}
+# The repo's own jobs library (schema + named queries), relative to schemas/jobs/.
+JOBS_FILES = tuple(
+    sorted(
+        str(p.relative_to(REPO_ROOT / "schemas/jobs"))
+        for pattern in ("*.esdl", "*.edgeql", "queries/*.edgeql")
+        for p in (REPO_ROOT / "schemas/jobs").glob(pattern)
+    )
+)
+
+
+ENV_INHERIT = {"PATH", "PYENV_ROOT", "HOME"}
+
+
+def _clean_env() -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PANTS_")}
+    for k in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"):
+        env.pop(k, None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def pex_cli_options() -> Tuple[str, ...]:
+    """Options that point Pants at the pex CLI that ./pants builds (and pins) in .tools/."""
+    # Sets up the Pants venv and .tools/ if needed (a no-op taking milliseconds otherwise).
+    subprocess.run(
+        [str(REPO_ROOT / "pants")],
+        env={**_clean_env(), "SCHEMAC_PANTS_SETUP_ONLY": "1"},
+        cwd=REPO_ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=900,
+    )
+    cfg = toml.load(REPO_ROOT / "pants.toml")
+    pex_cli = cfg["pex-cli"]
+    return (
+        f"--pex-cli-version={pex_cli['version']}",
+        f"--pex-cli-url-template=file://{REPO_ROOT}/.tools/pex-{{version}}.pex",
+        f"--pex-cli-known-versions={json.dumps(pex_cli['known_versions'])}",
+    )
+
+
+@pytest.fixture
+def rule_runner(pex_cli_options: Tuple[str, ...]) -> RuleRunner:
+    rr = RuleRunner(
+        rules=[
+            *register.rules(),
+            *export_codegen_goal.rules(),
+            *distdir.rules(),
+            QueryRule(HydratedSources, [HydrateSourcesRequest]),
+            QueryRule(DigestContents, [Digest]),
+        ],
+        target_types=register.target_types(),
+        ca_certs_path=CA_BUNDLE if os.path.exists(CA_BUNDLE) else None,
+    )
+    rr.set_options(list(pex_cli_options), env_inherit=ENV_INHERIT)
+    return rr
+
+
+def _write_jobs_library(rr: RuleRunner, build: str = "schema_library()\n") -> None:
+    files = {f"schemas/jobs/{f}": (REPO_ROOT / "schemas/jobs" / f).read_bytes() for f in JOBS_FILES}
+    rr.write_files({**files, "schemas/jobs/BUILD": build})
+
+
+def _generate(rr: RuleRunner, address: Address, kind: str) -> Dict[str, bytes]:
+    tgt = rr.get_target(address)
+    hydrated = rr.request(
+        HydratedSources,
+        [
+            HydrateSourcesRequest(
+                tgt[SchemaLibrarySourcesField],
+                for_sources_types=(OUTPUT_TYPES[kind],),
+                enable_codegen=True,
+            )
+        ],
+    )
+    contents = rr.request(DigestContents, [hydrated.snapshot.digest])
+    return {fc.path: fc.content for fc in contents}
+
+
+def _run_compiler_directly(rr: RuleRunner, tmp_path: Path, files) -> Dict[str, bytes]:
+    """Run `python -m schemac compile` by hand, as the CLI contract says, for comparison."""
+    out = tmp_path / "direct"
+    env = {**_clean_env(), "PYTHONPATH": str(REPO_ROOT / "pants-plugins"), "PYTHONHASHSEED": "0"}
+    argv = ["compile", "--library", "jobs", "--out", str(out), "--go-package", "jobs",
+            "--ts-module", "esm", *sorted(files)]
+    proc = subprocess.run([sys.executable, "-m", "schemac", *argv], cwd=rr.build_root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return {
+        f"schemas/jobs/{p.relative_to(out)}": p.read_bytes() for p in out.rglob("*") if p.is_file()
+    }
+
+
+@pytest.mark.slow
+def test_schema_library_generates_sql_ts_go(
+    rule_runner: RuleRunner, pex_cli_options: Tuple[str, ...], tmp_path: Path
+) -> None:
+    _write_jobs_library(rule_runner)
+    address = Address("schemas/jobs")
+    generated = {kind: _generate(rule_runner, address, kind) for kind in OUTPUT_TYPES}
+
+    for kind, files in generated.items():
+        assert files, f"no {kind} output"
+        assert all(p.startswith(f"schemas/jobs/{kind}/") for p in files), sorted(files)
+    assert any(p.endswith(".up.sql") for p in generated["sql"])
+    assert any(p.endswith(".ts") for p in generated["ts"])
+    assert any(p.endswith(".go") for p in generated["go"])
+
+    # Byte for byte what the compiler writes when run by hand, re-rooted under the target's dir.
+    merged = {p: c for files in generated.values() for p, c in files.items()}
+    direct = _run_compiler_directly(
+        rule_runner, tmp_path, [f"schemas/jobs/{f}" for f in JOBS_FILES]
+    )
+    assert merged == direct
+
+    # And the export-codegen goal writes the same files under dist/codegen/.
+    result = rule_runner.run_goal_rule(
+        ExportCodegen, global_args=pex_cli_options, args=["::"], env_inherit=ENV_INHERIT
+    )
+    assert result.exit_code == 0
+    dist = Path(rule_runner.build_root, "dist", "codegen")
+    exported = {str(p.relative_to(dist)): p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    assert exported == merged
+
+
+# -----------------------------------------------------------------------------------------------
+# A fake compiler, to observe the plugin's side of the contract
+
+
+def _fake_compiler(main_py: str):
+    files = [
+        FileContent(f"{COMPILER_DIR}/schemac/__init__.py", b""),
+        FileContent(f"{COMPILER_DIR}/schemac/__main__.py", textwrap.dedent(main_py).encode()),
+    ]
+    return lambda: tuple(files)
+
+
+RECORDING_COMPILER = """
+    import json, os, sys
+    args = sys.argv[1:]
+    out = args[args.index("--out") + 1]
+    record = {{"argv": args, "cwd_files": sorted(
+        os.path.join(d, f) for d, _, fs in os.walk(".") for f in fs if "__schemac" not in d),
+        "hashseed": os.environ.get("PYTHONHASHSEED")}}
+    with open({counter!r}, "a") as f:
+        f.write("run\\n")
+    for kind, name in (("sql", "000001_x.up.sql"), ("ts", "index.ts"), ("go", "db.go")):
+        os.makedirs(os.path.join(out, kind), exist_ok=True)
+        with open(os.path.join(out, kind, name), "w") as f:
+            json.dump(record, f, sort_keys=True)
+"""
+
+
+@pytest.mark.slow
+def test_cli_contract_and_one_run_per_target(
+    rule_runner: RuleRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    counter = tmp_path / "runs.txt"  # unique per test run, so never a process-cache hit
+    monkeypatch.setattr(
+        schemac_rules, "read_compiler_files", _fake_compiler(RECORDING_COMPILER.format(counter=str(counter)))
+    )
+    _write_jobs_library(
+        rule_runner,
+        'schema_library(go_package="jobsdb", go_import_path="example.com/app/jobs", '
+        'ts_module="commonjs")\n',
+    )
+    address = Address("schemas/jobs")
+    outputs = {kind: _generate(rule_runner, address, kind) for kind in OUTPUT_TYPES}
+
+    assert counter.read_text() == "run\n", "the compiler must run once for all three outputs"
+    assert sorted(outputs["sql"]) == ["schemas/jobs/sql/000001_x.up.sql"]
+    assert sorted(outputs["ts"]) == ["schemas/jobs/ts/index.ts"]
+    assert sorted(outputs["go"]) == ["schemas/jobs/go/db.go"]
+    record = json.loads(outputs["go"]["schemas/jobs/go/db.go"])
+    sources = sorted(f"schemas/jobs/{f}" for f in JOBS_FILES)
+    assert record["argv"] == [
+        "compile", "--library", "jobs", "--out", OUTPUT_DIR, "--go-package", "jobsdb",
+        "--go-import-path", "example.com/app/jobs", "--ts-module", "commonjs", *sources,
+    ]
+    # The sandbox holds the sources at their buildroot-relative paths, and nothing else of theirs.
+    assert [p for p in record["cwd_files"] if p.startswith("./schemas")] == [f"./{s}" for s in sources]
+    assert record["hashseed"] == "0"
+
+
+@pytest.mark.slow
+def test_compiler_error_is_a_clean_diagnostic(
+    rule_runner: RuleRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    diagnostics = (
+        "schemas/jobs/schema.esdl:4:6: error: unknown type 'Jbo'\n"
+        "  type Jbo {\n"
+        "       ^\n"
+    )
+    monkeypatch.setattr(
+        schemac_rules,
+        "read_compiler_files",
+        _fake_compiler(f"import sys\nsys.stderr.write({diagnostics!r})\nsys.exit(1)\n"),
+    )
+    _write_jobs_library(rule_runner)
+    with pytest.raises(ExecutionError) as exc_info:
+        _generate(rule_runner, Address("schemas/jobs"), "sql")
+    (wrapped,) = exc_info.value.wrapped_exceptions
+    assert isinstance(wrapped, SchemacCompileError)
+    message = str(wrapped)
+    assert diagnostics.rstrip() in message
+    assert "schemas/jobs:jobs" in message
+    assert "Traceback" not in message
+
+
+# -----------------------------------------------------------------------------------------------
+# Fast unit tests
+
+
+def test_compile_argv_defaults_and_sorting() -> None:
+    from pants.engine.fs import Snapshot
+
+    snapshot = Snapshot.create_for_testing(
+        ["lib/queries/b.edgeql", "lib/a.esdl", "lib/queries/a.edgeql"], []
+    )
+    request = CompileSchemaLibraryRequest(
+        address=Address("lib"), sources=snapshot, go_package="lib", go_import_path=None,
+        ts_module=None,
+    )
+    assert compile_argv(request, "esm") == (
+        "compile", "--library", "lib", "--out", OUTPUT_DIR, "--go-package", "lib",
+        "--ts-module", "esm", "lib/a.esdl", "lib/queries/a.edgeql", "lib/queries/b.edgeql",
+    )
+
+
+@pytest.mark.parametrize(
+    "spec_path, expected",
+    [
+        ("schemas/jobs", "jobs"),
+        ("schemas/Job-Queue", "jobqueue"),
+        ("schemas/2fa", "db2fa"),
+        ("schemas/type", "dbtype"),
+        ("schemas/go_db", "go_db"),
+    ],
+)
+def test_default_go_package(spec_path: str, expected: str) -> None:
+    assert default_go_package(Address(spec_path)) == expected
+    assert SchemaGoPackageField.compute_value(None, Address(spec_path)) == expected
+
+
+@pytest.mark.parametrize("bad", ["my-pkg", "1db", "func", ""])
+def test_invalid_go_package_is_rejected(bad: str) -> None:
+    with pytest.raises(InvalidFieldException):
+        SchemaGoPackageField.compute_value(bad, Address("schemas/jobs"))
+
+
+def test_read_compiler_files_ships_the_whole_package() -> None:
+    shipped = {fc.path: fc.content for fc in read_compiler_files()}
+    pkg = REPO_ROOT / "pants-plugins" / "schemac"
+    expected = {
+        f"{COMPILER_DIR}/schemac/{p.relative_to(pkg)}": p.read_bytes()
+        for p in pkg.rglob("*")
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and not p.name.startswith(".")
+        and p.suffix not in (".pyc", ".pyo")
+        and not p.name.endswith(("~", ".swp", ".orig", ".rej"))
+    }
+    assert shipped == expected
+    assert f"{COMPILER_DIR}/schemac/__main__.py" in shipped
+    templates = pkg / "templates"
+    if templates.is_dir():
+        assert any(p.startswith(f"{COMPILER_DIR}/schemac/templates/") for p in shipped)
+    # Content-addressed and path-free: nothing of the checkout's location leaks in.
+    assert all(str(REPO_ROOT) not in p for p in shipped)
