@@ -53,7 +53,6 @@ from schemac_pants.target_types import (
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 OUTPUT_TYPES: Dict[str, Type[SourcesField]] = {
     "sql": SchemaSqlSourceField,
     "ts": SchemaTypeScriptSourceField,
@@ -80,8 +79,9 @@ def _clean_env() -> Dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def pex_cli_options() -> Tuple[str, ...]:
-    """Options that point Pants at the pex CLI that ./pants builds (and pins) in .tools/."""
+def pants_options() -> Tuple[str, ...]:
+    """Options as in pants.toml: the pex CLI that ./pants builds (and pins) in .tools/, the CA
+    bundle for resolving the compiler's requirements."""
     # Sets up the Pants venv and .tools/ if needed (a no-op taking milliseconds otherwise).
     subprocess.run(
         [str(REPO_ROOT / "pants")],
@@ -93,7 +93,9 @@ def pex_cli_options() -> Tuple[str, ...]:
     )
     cfg = toml.load(REPO_ROOT / "pants.toml")
     pex_cli = cfg["pex-cli"]
+    ca_certs = cfg["GLOBAL"].get("ca_certs_path")
     return (
+        *([f"--ca-certs-path={ca_certs}"] if ca_certs and os.path.exists(ca_certs) else []),
         f"--pex-cli-version={pex_cli['version']}",
         f"--pex-cli-url-template=file://{REPO_ROOT}/.tools/pex-{{version}}.pex",
         f"--pex-cli-known-versions={json.dumps(pex_cli['known_versions'])}",
@@ -101,7 +103,7 @@ def pex_cli_options() -> Tuple[str, ...]:
 
 
 @pytest.fixture
-def rule_runner(pex_cli_options: Tuple[str, ...]) -> RuleRunner:
+def rule_runner(pants_options: Tuple[str, ...]) -> RuleRunner:
     rr = RuleRunner(
         rules=[
             *register.rules(),
@@ -111,9 +113,8 @@ def rule_runner(pex_cli_options: Tuple[str, ...]) -> RuleRunner:
             QueryRule(DigestContents, [Digest]),
         ],
         target_types=register.target_types(),
-        ca_certs_path=CA_BUNDLE if os.path.exists(CA_BUNDLE) else None,
     )
-    rr.set_options(list(pex_cli_options), env_inherit=ENV_INHERIT)
+    rr.set_options(list(pants_options), env_inherit=ENV_INHERIT)
     return rr
 
 
@@ -154,7 +155,7 @@ def _run_compiler_directly(rr: RuleRunner, tmp_path: Path, files) -> Dict[str, b
 
 @pytest.mark.slow
 def test_schema_library_generates_sql_ts_go(
-    rule_runner: RuleRunner, pex_cli_options: Tuple[str, ...], tmp_path: Path
+    rule_runner: RuleRunner, pants_options: Tuple[str, ...], tmp_path: Path
 ) -> None:
     _write_jobs_library(rule_runner)
     address = Address("schemas/jobs")
@@ -176,7 +177,7 @@ def test_schema_library_generates_sql_ts_go(
 
     # And the export-codegen goal writes the same files under dist/codegen/.
     result = rule_runner.run_goal_rule(
-        ExportCodegen, global_args=pex_cli_options, args=["::"], env_inherit=ENV_INHERIT
+        ExportCodegen, global_args=pants_options, args=["::"], env_inherit=ENV_INHERIT
     )
     assert result.exit_code == 0
     dist = Path(rule_runner.build_root, "dist", "codegen")
