@@ -1,0 +1,471 @@
+#!/usr/bin/env python3
+"""Compile-speed benchmark of schemac (a script, not a test).
+
+It generates a synthetic library of N object types (about 15 properties each: every scalar
+type, enums, defaults, required properties, a property-level exclusive constraint, a full
+two-property exclusive constraint and a partial one with a filter) plus 2 queries per type (an
+insert with ``unless conflict on (...)`` and an update filtered by ``.id``), writes it to a
+temporary directory and compiles it with the CLI as a cold process (``python -m schemac
+compile``), for N = 100, 1,000 and 5,000 by default. It prints, side by side: files, lines of
+input, wall time, lines/s, peak RSS of the compiler process and the time ratio to the smallest N
+(next to the ratio of N, to show linearity).
+
+Then it compiles the N=1,000 library in-process and reports where the time goes: wall-clock
+phases (grammar build, lark parse = lexing + LALR + tree building, AST transform, resolve,
+query planning, rendering SQL/TS/Go) measured without a profiler, and the top functions under
+cProfile (file:function, by own time and by cumulative time).
+
+Target (the issue): the 1,000-type library (~15 properties each, 2,000 queries) compiles in
+under 2 s on one core.
+
+Run it from the repository root with the test venv (it needs lark and jinja2 in-process for the
+profile)::
+
+    .venv-test/bin/python tests/bench/compile_speed.py
+    .venv-test/bin/python tests/bench/compile_speed.py --sizes 100,1000 --repeat 3 --profile-size 1000
+    .venv-test/bin/python tests/bench/compile_speed.py --pythonpath /some/checkout/pants-plugins
+
+``tests/bench/test_bench_smoke.py`` runs the generator and the in-process phase timer for N=5 so
+this script cannot rot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PYTHONPATH = REPO_ROOT / "pants-plugins"
+TARGET_SECONDS = 2.0
+TARGET_TYPES = 1000
+
+# ---------------------------------------------------------------------------------------------
+# The synthetic library
+
+#: Property stems and their types (``ENUM`` = one of the library's enums). Every type gets
+#: ``code`` and ``name`` plus 13 more drawn from the rest, so ~15 properties in all.
+STEMS: Tuple[Tuple[str, str], ...] = (
+    ("code", "str"), ("name", "str"), ("title", "str"), ("note", "str"), ("email", "str"),
+    ("count", "int32"), ("level", "int16"), ("total", "int64"), ("big", "bigint"), ("amount", "decimal"),
+    ("score", "float64"), ("ratio", "float32"), ("active", "bool"), ("payload", "json"), ("data", "json"),
+    ("ref", "uuid"), ("created_at", "datetime"), ("updated_at", "datetime"), ("status", "ENUM"),
+    ("blob", "bytes"),
+)
+TYPE_STEMS = ("Account", "Order", "Invoice", "Shipment", "Customer", "Product", "Ticket", "Event")
+DEFAULTS = {"count": "0", "level": "1", "active": "true", "created_at": "datetime_current()", "updated_at": "now()",
+            "score": "0.5"}
+MEMBER_POOL = ("Pending", "Active", "Running", "Blocked", "Done", "Failed", "'on hold'", "Archived")
+
+
+@dataclass
+class _Type:
+    name: str
+    props: List[Tuple[str, str, bool, Optional[str]]]  # name, type, required, default
+
+
+def generate_library(n_types: int, seed: int = 0) -> Dict[str, str]:
+    """``{relative path: text}``: ``schema.esdl`` and ``queries/<name>.edgeql`` (2 per type)."""
+    rnd = random.Random(seed)
+    n_enums = max(1, n_types // 10)
+    enums: Dict[str, List[str]] = {}
+    for j in range(n_enums):
+        members = list(MEMBER_POOL)
+        rnd.shuffle(members)
+        members = members[: rnd.randint(3, 6)]
+        if "'on hold'" == members[0]:  # the first member is used as a default: keep it a NAME
+            members[0], members[-1] = members[-1], members[0]
+        enums[f"Status{j}"] = members
+
+    types: List[_Type] = []
+    for i in range(n_types):
+        name = f"{TYPE_STEMS[i % len(TYPE_STEMS)]}{i}"
+        rest = list(STEMS[2:])
+        rnd.shuffle(rest)
+        chosen = [("code", "str"), ("name", "str")] + rest[:13]
+        props = []
+        for pname, ptype in chosen:
+            if ptype == "ENUM":
+                ptype = f"Status{rnd.randrange(n_enums)}"
+            default = DEFAULTS.get(pname)
+            if pname == "status":
+                default = f"{ptype}.{enums[ptype][0]}"
+            required = pname in ("code", "name") or (default is None and rnd.random() < 0.3)
+            props.append((pname, ptype, required, default))
+        types.append(_Type(name, props))
+
+    out: Dict[str, str] = {}
+    lines = ["# Synthetic library for tests/bench/compile_speed.py.", ""]
+    for en, members in enums.items():
+        lines.append(f"enum {en} {{ {', '.join(members)} }}")
+    lines.append("")
+    for t in types:
+        pnames = {p[0] for p in t.props}
+        lines.append(f"type {t.name} {{")
+        for pname, ptype, required, default in t.props:
+            body = []
+            if default is not None:
+                body.append(f"default := {default}")
+            if pname == "code":
+                body.append("constraint exclusive")
+            head = ("required " if required else "") + f"{pname}: {ptype}"
+            lines.append(f"  {head}" + (f" {{ {'; '.join(body)} }};" if body else ";"))
+        lines.append("  constraint exclusive on (.name, .code);")
+        partial = _partial_filter(t, pnames, enums)
+        if partial:
+            lines.append(f"  constraint exclusive on (.name) filter {partial};")
+        lines.append("}")
+        lines.append("")
+    out["schema.esdl"] = "\n".join(lines)
+
+    for k, t in enumerate(types):
+        snake = _snake(t.name)
+        required = [p for p in t.props if p[2] and p[3] is None]
+        optional = [p for p in t.props if not (p[2] and p[3] is None)][:3]
+        assigns = []
+        for pname, ptype, _, _ in required + optional:
+            assigns.append(f"{pname} := ${pname}" if k % 3 else f"{pname} := ${pname}<{ptype}>")
+        conflict = ["(.code)", "(.name, .code)", "(.code, .name)"][k % 3]
+        out[f"queries/insert_{snake}.edgeql"] = (
+            f"# Insert one {t.name}; skipped when the key exists.\n"
+            f"insert {t.name} {{ {', '.join(assigns)} }}\nunless conflict on {conflict};\n")
+        sets = ["title := $title" if ("title", "str") in [(p[0], p[1]) for p in t.props] else "name := $new_name"]
+        if any(p[0] == "count" for p in t.props):
+            sets.append("count := .count + 1")
+        if any(p[0] == "updated_at" for p in t.props):
+            sets.append("updated_at := now()")
+        out[f"queries/update_{snake}.edgeql"] = (
+            f"update {t.name}\n  filter .id = $id\n  set {{ {', '.join(sets)} }};\n")
+    return out
+
+
+def _partial_filter(t: _Type, pnames, enums) -> Optional[str]:
+    props = {p[0]: p for p in t.props}
+    if "status" in props:
+        enum = props["status"][1]
+        cond = f".status = {enum}.{enums[enum][0]}"
+        return cond + (" and .active" if "active" in pnames else "")
+    if "active" in pnames:
+        return ".active"
+    if "count" in pnames:
+        return ".count > 0"
+    return None
+
+
+def _snake(name: str) -> str:
+    """``Account17`` -> ``account17`` (query file names are snake_case)."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def write_library(sources: Dict[str, str], directory: Path) -> List[str]:
+    """Write ``sources`` under ``directory``; the relative paths, schema files first."""
+    for rel, text in sources.items():
+        p = directory / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return sorted(sources, key=lambda r: (not r.endswith(".esdl"), r))
+
+
+def count_lines(sources: Dict[str, str]) -> int:
+    return sum(text.count("\n") + (0 if text.endswith("\n") else 1) for text in sources.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Cold-process runs
+
+
+@dataclass
+class Run:
+    n: int
+    files: int
+    lines: int
+    seconds: float
+    peak_rss_mb: float
+
+
+def default_python() -> str:
+    venv = REPO_ROOT / ".venv-test" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def run_cli(python: str, pythonpath: Path, workdir: Path, files: Sequence[str], out: Path) -> Tuple[float, float]:
+    """Compile in a fresh process; ``(wall seconds, peak RSS in MB)`` of that process alone."""
+    env = dict(os.environ, PYTHONPATH=str(pythonpath), PYTHONDONTWRITEBYTECODE="1")
+    argv = [python, "-m", "schemac", "compile", "--library", "bench", "--out", str(out), *files]
+    with tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)  # the rusage of this child alone
+        seconds = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"compile failed (exit {proc.returncode}):\n{err.read().decode(errors='replace')[:4000]}")
+    rss_kb = usage.ru_maxrss / (1024 if sys.platform == "darwin" else 1)  # macOS reports bytes
+    return seconds, rss_kb / 1024
+
+
+def measure(n: int, python: str, pythonpath: Path, repeat: int, keep: bool) -> Run:
+    sources = generate_library(n)
+    tmp = Path(tempfile.mkdtemp(prefix=f"schemac-bench-{n}-"))
+    try:
+        files = write_library(sources, tmp / "lib")
+        best = None
+        for _ in range(repeat):
+            out = tmp / "out"
+            shutil.rmtree(out, ignore_errors=True)
+            s, rss = run_cli(python, pythonpath, tmp / "lib", files, out)
+            if best is None or s < best[0]:
+                best = (s, rss)
+        assert best is not None
+        return Run(n, len(files), count_lines(sources), best[0], best[1])
+    finally:
+        if keep:
+            print(f"(kept {tmp})", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def startup_seconds(python: str, pythonpath: Path) -> float:
+    """A cold process that only imports the compiler (the constant part of every run)."""
+    env = dict(os.environ, PYTHONPATH=str(pythonpath), PYTHONDONTWRITEBYTECODE="1")
+    t0 = time.perf_counter()
+    subprocess.run([python, "-c", "import schemac.cli, schemac.compiler, schemac.gogen, schemac.tsgen, schemac.sqlgen"],
+                   env=env, check=True)
+    return time.perf_counter() - t0
+
+
+def print_table(runs: List[Run]) -> None:
+    base = runs[0]
+    print(f"{'N types':>8} {'files':>6} {'lines':>8} {'seconds':>8} {'lines/s':>9} {'peak MB':>8} "
+          f"{'N ratio':>8} {'t ratio':>8} {'ms/type':>8}")
+    for r in runs:
+        print(f"{r.n:>8,} {r.files:>6,} {r.lines:>8,} {r.seconds:>8.2f} {r.lines / r.seconds:>9,.0f} "
+              f"{r.peak_rss_mb:>8.0f} {r.n / base.n:>8.1f} {r.seconds / base.seconds:>8.1f} "
+              f"{1000 * r.seconds / r.n:>8.2f}")
+
+
+# ---------------------------------------------------------------------------------------------
+# In-process phases (no profiler) and cProfile
+
+#: Phases, outermost first: (label, [(module, attribute), ...]). The first attribute found is
+#: timed (only its outermost calls; nested calls are part of them). Attributes that do not
+#: exist in the compiler under test are skipped, so the script survives refactorings.
+PHASES: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
+    ("grammar build (Lark(...))", (("lark", "Lark.__init__"),)),
+    ("parse: lark (lex + LALR + tree)", (("lark", "Lark.parse"),)),
+    ("parse: whole front end", (("schemac.parser", "parse_schema"), ("schemac.parser", "parse_query"))),
+    ("resolve schema", (("schemac.resolve", "build_schema"),)),
+    ("plan queries", (("schemac.queries", "plan_query"),)),
+    ("render SQL", (("schemac.sqlgen", "render_migrations"),)),
+    ("render TypeScript", (("schemac.tsgen", "render_typescript"),)),
+    ("render Go", (("schemac.gogen", "render_go"),)),
+)
+
+
+class _Timer:
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.calls = 0
+        self.depth = 0
+
+    def wrap(self, fn: Callable) -> Callable:
+        def timed(*args, **kwargs):
+            if self.depth:
+                return fn(*args, **kwargs)
+            self.depth += 1
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - t0
+                self.calls += 1
+                self.depth -= 1
+
+        timed.__wrapped__ = fn  # type: ignore[attr-defined]
+        return timed
+
+
+def _resolve(module: str, attr: str):
+    import importlib
+
+    try:
+        obj = importlib.import_module(module)
+    except ImportError:
+        return None, None, None
+    owner, name = obj, attr
+    if "." in attr:
+        cls, name = attr.split(".", 1)
+        owner = getattr(obj, cls, None)
+        if owner is None:
+            return None, None, None
+    fn = owner.__dict__.get(name) if isinstance(owner, type) else getattr(owner, name, None)
+    return (owner, name, fn) if fn is not None else (None, None, None)
+
+
+@contextmanager
+def phase_timers() -> Iterator[Dict[str, _Timer]]:
+    """Wrap each phase's function (and every ``from x import f`` alias of it in ``schemac.*``)
+    with a wall-clock timer while the block runs."""
+    timers: Dict[str, _Timer] = {}
+    undo: List[Tuple[object, str, object]] = []
+    for label, candidates in PHASES:
+        timer = _Timer()
+        for module, attr in candidates:
+            owner, name, fn = _resolve(module, attr)
+            if owner is None:
+                continue
+            timers[label] = timer
+            wrapped = timer.wrap(fn)
+            undo.append((owner, name, fn))
+            setattr(owner, name, wrapped)
+            if not isinstance(owner, type):
+                for mod_name, mod in list(sys.modules.items()):
+                    if mod_name.startswith("schemac") and mod is not owner:
+                        for k, v in list(vars(mod).items()):
+                            if v is fn:
+                                undo.append((mod, k, fn))
+                                setattr(mod, k, wrapped)
+    try:
+        yield timers
+    finally:
+        for owner, name, fn in reversed(undo):
+            setattr(owner, name, fn)
+
+
+def _import_compiler(pythonpath: Path):
+    if str(pythonpath) not in sys.path:
+        sys.path.insert(0, str(pythonpath))
+    from schemac.compiler import Options, compile_library  # noqa: F401 - also loads the back ends
+    import schemac.gogen, schemac.sqlgen, schemac.tsgen  # noqa: F401,E401
+
+    return Options, compile_library
+
+
+def fresh_grammar() -> None:
+    """Forget the cached grammar so the timed run builds it, like a cold process does."""
+    import schemac.parser as p
+
+    for v in vars(p).values():
+        clear = getattr(v, "cache_clear", None)
+        if callable(clear):
+            clear()
+
+
+def time_phases(sources: Dict[str, str], pythonpath: Path = DEFAULT_PYTHONPATH) -> Tuple[float, List[Tuple[str, float, int]]]:
+    """Compile ``sources`` in-process; ``(total seconds, [(phase, seconds, calls)])``."""
+    Options, compile_library = _import_compiler(pythonpath)
+    fresh_grammar()
+    with phase_timers() as timers:
+        t0 = time.perf_counter()
+        compile_library(sources, Options(library="bench"))
+        total = time.perf_counter() - t0
+    return total, [(label, t.seconds, t.calls) for label, t in timers.items()]
+
+
+def print_phases(total: float, phases: List[Tuple[str, float, int]]) -> None:
+    d = {label: (s, c) for label, s, c in phases}
+    rows: List[Tuple[str, float, int]] = []
+    grammar = d.get("grammar build (Lark(...))", (0.0, 0))
+    lark_parse = d.get("parse: lark (lex + LALR + tree)", (0.0, 0))
+    front = d.get("parse: whole front end", (0.0, 0))
+    rows.append(("grammar build", grammar[0], grammar[1]))
+    rows.append(("lark parse (lex + LALR + tree)", lark_parse[0], lark_parse[1]))
+    rows.append(("AST transform (front end - lark)", max(0.0, front[0] - lark_parse[0] - grammar[0]), front[1]))
+    for label in ("resolve schema", "plan queries", "render SQL", "render TypeScript", "render Go"):
+        s, c = d.get(label, (0.0, 0))
+        rows.append((label, s, c))
+    accounted = front[0] + sum(d.get(lbl, (0.0, 0))[0] for lbl in
+                               ("resolve schema", "plan queries", "render SQL", "render TypeScript", "render Go"))
+    rows.append(("other (compile_library glue)", max(0.0, total - accounted), 0))
+    print(f"{'phase':<36} {'seconds':>8} {'share':>6} {'calls':>6}")
+    for label, s, c in rows:
+        print(f"{label:<36} {s:>8.3f} {100 * s / total:>5.1f}% {c:>6}")
+    print(f"{'total (compile_library)':<36} {total:>8.3f}")
+
+
+def profile(sources: Dict[str, str], pythonpath: Path, top: int = 25) -> str:
+    """cProfile of one in-process compile: the top functions by own time and the schemac
+    functions by cumulative time."""
+    Options, compile_library = _import_compiler(pythonpath)
+    fresh_grammar()
+    prof = cProfile.Profile()
+    prof.enable()
+    compile_library(sources, Options(library="bench"))
+    prof.disable()
+    buf = io.StringIO()
+    stats = pstats.Stats(prof, stream=buf)
+    buf.write(f"--- top {top} functions by own time (tottime) ---\n")
+    stats.sort_stats("tottime").print_stats(top)
+    buf.write(f"--- top {top} schemac functions by cumulative time ---\n")
+    stats.sort_stats("cumulative").print_stats(r"[/\\]schemac[/\\]", top)
+    return _trim_pstats(buf.getvalue(), [str(pythonpath) + os.sep, os.path.dirname(os.__file__) + os.sep])
+
+
+def _trim_pstats(text: str, prefixes: Sequence[str]) -> str:
+    keep = []
+    for line in text.splitlines():
+        if line.strip().startswith(("Ordered by", "List reduced")) or not line.strip():
+            continue
+        for prefix in prefixes:
+            line = line.replace(prefix, "")
+        keep.append(re.sub(r"\S*[/\\]site-packages[/\\]", "", line))
+    return "\n".join(keep)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="100,1000,5000", help="comma-separated numbers of types (default: %(default)s)")
+    ap.add_argument("--repeat", type=int, default=1, help="cold runs per size; the fastest is shown (default: 1)")
+    ap.add_argument("--profile-size", type=int, default=1000, help="N for the in-process profile; 0 skips it")
+    ap.add_argument("--python", default=default_python(), help="interpreter for the cold runs (default: .venv-test)")
+    ap.add_argument("--pythonpath", type=Path, default=DEFAULT_PYTHONPATH,
+                    help="directory holding the schemac package (default: pants-plugins/)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated libraries")
+    args = ap.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    args.pythonpath = args.pythonpath.resolve()
+
+    import platform
+
+    print(f"schemac compile speed: {args.python} ({platform.python_implementation()} "
+          f"{subprocess.run([args.python, '-c', 'import platform; print(platform.python_version())'], capture_output=True, text=True).stdout.strip()}), "
+          f"schemac from {args.pythonpath}, {os.cpu_count()} CPUs, cold process per run, best of {args.repeat}")
+    print(f"interpreter start + imports only: {startup_seconds(args.python, args.pythonpath):.2f} s")
+    runs = [measure(n, args.python, args.pythonpath, args.repeat, args.keep) for n in sizes]
+    print()
+    print_table(runs)
+    for r in runs:
+        if r.n == TARGET_TYPES:
+            verdict = "met" if r.seconds < TARGET_SECONDS else "NOT met"
+            print(f"\ntarget: {TARGET_TYPES:,} types in < {TARGET_SECONDS:.0f} s on one core: {verdict} ({r.seconds:.2f} s)")
+
+    if args.profile_size:
+        sources = generate_library(args.profile_size)
+        print(f"\nwhere the time goes, N={args.profile_size:,} in-process ({count_lines(sources):,} lines, "
+              f"{len(sources):,} files; wall clock, no profiler):")
+        total, phases = time_phases(sources, args.pythonpath)
+        print_phases(total, phases)
+        print(f"\ncProfile of the same compile (profiler overhead inflates call-heavy code):")
+        print(profile(sources, args.pythonpath))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
