@@ -12,7 +12,7 @@ import sys
 from typing import Dict, List, Optional
 
 from schemac.compiler import TS_MODULE_FORMATS, Options, compile_library
-from schemac.diagnostics import CompileError
+from schemac.diagnostics import CompileError, Diagnostic
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -60,11 +60,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
     options = Options(library=args.library, go_package=args.go_package, ts_module=args.ts_module)
+    warnings: List[Diagnostic] = []
     try:
-        outputs = compile_library(sources, options)
+        outputs = compile_library(sources, options, warnings)
     except CompileError as e:
         print(e.render(sources), file=sys.stderr)
         return 1
+    for w in warnings:
+        print(w.render(sources), file=sys.stderr)
     for rel, text in outputs.items():
         path = os.path.join(args.out, *rel.split("/"))
         os.makedirs(os.path.dirname(path), exist_ok=True)

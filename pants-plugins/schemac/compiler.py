@@ -97,13 +97,17 @@ def check_library(sources: Mapping[str, str], options: Options) -> Library:
     return Library(options, schema, plans, [d for d in reporter.diagnostics if d.severity != "error"])
 
 
-def compile_library(sources: Mapping[str, str], options: Options) -> Dict[str, str]:
+def compile_library(sources: Mapping[str, str], options: Options,
+                    warnings: Optional[List[Diagnostic]] = None) -> Dict[str, str]:
     """Compile a library: ``{relative output path: text}`` for ``sql/``, ``ts/`` and ``go/``.
 
-    Raises :class:`CompileError` (with every diagnostic) on bad input."""
+    Warnings are appended to ``warnings`` when given. Raises :class:`CompileError` (with every
+    diagnostic) on bad input."""
     from schemac import gogen, sqlgen, tsgen
 
     lib = check_library(sources, options)
+    if warnings is not None:
+        warnings.extend(lib.warnings)
     out: Dict[str, str] = {}
     for name, text in sqlgen.render_migrations(options.library, lib.schema).items():
         out[f"sql/{name}"] = text

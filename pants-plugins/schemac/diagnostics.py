@@ -44,6 +44,13 @@ CODES: Dict[str, str] = {
     "E0307": "conflicting parameter types",
     "E0308": "invalid query name",
     "E0309": "property assigned twice",
+    "E0210": "inheritance cycle",
+    "E0211": "overloaded member that is not inherited",
+    "E0212": "link to an abstract type without exactly one concrete subtype",
+    "E0310": "assignment to a readonly property",
+    "W0001": "ignored declaration (e.g. 'using future')",
+    "W0002": "inherited exclusive constraint enforced per table",
+    "W0003": "required multi link not enforced by the database",
 }
 
 
@@ -129,10 +136,16 @@ class Reporter:
 
     def error(self, code: str, message: str, span: Optional[Span], hint: Optional[str] = None) -> None:
         assert code in CODES, code
-        self.diagnostics.append(Diagnostic(code, message, span, hint))
+        self._add(Diagnostic(code, message, span, hint))
 
     def warning(self, code: str, message: str, span: Optional[Span], hint: Optional[str] = None) -> None:
-        self.diagnostics.append(Diagnostic(code, message, span, hint, severity="warning"))
+        assert code in CODES, code
+        self._add(Diagnostic(code, message, span, hint, severity="warning"))
+
+    def _add(self, d: Diagnostic) -> None:
+        # A member inherited by several types is checked once per type: report it once.
+        if d not in self.diagnostics:
+            self.diagnostics.append(d)
 
     @property
     def has_errors(self) -> bool:

@@ -78,6 +78,8 @@ class ExprContext:
     reporter: Reporter
     params: Optional[ParamTable] = None
     where: str = "expression"
+    #: The column ``__subject__`` stands for (in a property's constraint).
+    subject_column: Optional[Column] = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,17 @@ class Lowered:
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     """The value type named by ``ref`` (a scalar or an enum), or ``None`` after reporting."""
+    if ref.name in ("array", "std::array"):
+        if len(ref.args) != 1:
+            ctx.reporter.error("E0201", "array takes exactly one element type: array<T>", ref.span)
+            return None
+        elem = resolve_type_ref(ref.args[0], ctx)
+        if elem is None:
+            return None
+        if elem.element is not None:
+            ctx.reporter.error("E0206", "arrays of arrays are not supported", ref.span)
+            return None
+        return ValueType(element=elem)
     if ref.args:
         ctx.reporter.error("E0206", f"parameterised type '{ref}' is not supported yet", ref.span)
         return None
@@ -104,7 +117,10 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     enum = ctx.schema.find_enum(ref.name, ctx.module)
     if enum is not None:
         return ValueType(enum=enum)
-    candidates = list(SCALARS) + [e.name for e in ctx.schema.all_enums()]
+    custom = ctx.schema.find(ref.name, ctx.module, ctx.schema.scalars)
+    if custom is not None:
+        return custom.base  # type: ignore[attr-defined]
+    candidates = list(SCALARS) + [e.name for e in ctx.schema.all_enums()] + [c.name for c in ctx.schema.scalars.values()]
     if ctx.schema.find_type(ref.name, ctx.module) is not None:
         ctx.reporter.error("E0201", f"'{ref.name}' is an object type, not a scalar or enum", ref.span,
                            "links to object types are not supported yet; use a uuid property")
@@ -133,7 +149,21 @@ def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None
     if isinstance(expr, ast.UnaryOp):
         return _unary(expr, ctx)
     if isinstance(expr, ast.BinOp):
+        if expr.op in ("in", "not in"):
+            return _in(expr, ctx)
         return _binop(expr, ctx)
+    if isinstance(expr, ast.Cast):
+        return _cast(expr, ctx, allow_optional_param)
+    if isinstance(expr, ast.SetLit):
+        ctx.reporter.error("E0304", "a set literal {...} can only follow 'in'", expr.span)
+        return None
+    if isinstance(expr, ast.Tuple_):
+        ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))'", expr.span)
+        return None
+    if isinstance(expr, ast.SubSelect):
+        ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
+                           expr.span, "write e.g. author := (select User filter .id = $author_id)")
+        return None
     raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
 
 
@@ -172,18 +202,36 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[Lowered]:
 
 
 def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
+    if expr.steps == ("__subject__",):
+        col = ctx.subject_column
+        if col is None:
+            ctx.reporter.error("E0202", "__subject__ is only valid in a property's constraint", expr.span)
+            return None
+        return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
     if ctx.subject is None:
         ctx.reporter.error("E0202", f"'.{'.'.join(expr.steps)}' has no subject here", expr.span)
         return None
-    if len(expr.steps) > 1:
-        ctx.reporter.error("E0206", "link traversal ('.a.b') is not supported yet", expr.span)
-        return None
     name = expr.steps[0]
+    link = ctx.subject.links.get(name)
+    if link is not None:
+        if expr.steps[1:] in ((), ("id",)) and link.column is not None:
+            # A single link stands for its target's id (its FK column).
+            col = ctx.subject.column(link.column)
+            assert col is not None
+            return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
+        ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': only '.{name}' or '.{name}.id' of a single link "
+                           "can be used here",
+                           expr.span, f"compare the link's id: .{name}.id = $id")
+        return None
+    if len(expr.steps) > 1:
+        ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
+        return None
     col = ctx.subject.column(name)
     if col is None:
         code = "E0302" if ctx.params is not None else "E0202"
         ctx.reporter.error(code, f"type '{ctx.subject.name}' has no property '{name}'", expr.span,
-                           did_you_mean(name, [c.name for c in ctx.subject.columns]))
+                           did_you_mean(name, [c.name for c in ctx.subject.columns if c.link is None]
+                                        + list(ctx.subject.links)))
         return None
     return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
 
@@ -221,11 +269,53 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
     return Lowered(f"${existing.index}", typ, nullable=existing.optional, is_param=True)
 
 
+#: Functions with arguments: name -> (arity, SQL template, argument family, result type).
+#: ``{0}`` is the first argument's SQL. ``len`` works on str and arrays.
+FUNCTIONS_WITH_ARGS = {
+    "str_lower": (1, "lower({0})", "str", STR),
+    "str_upper": (1, "upper({0})", "str", STR),
+    "str_trim": (1, "btrim({0})", "str", STR),
+    "re_test": (2, "{1} ~ {0}", "str", BOOL),
+}
+
+
 def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+    name = expr.name[5:] if expr.name.startswith("std::") else expr.name
+    if name == "len":
+        if len(expr.args) != 1:
+            ctx.reporter.error("E0304", "len() takes one argument", expr.span)
+            return None
+        arg = lower(expr.args[0], ctx)
+        if arg is None:
+            return None
+        if arg.type.element is not None:
+            return Lowered(f"cardinality({_operand(arg)})", INT64, arg.nullable)
+        if arg.type.family not in ("str", "bytes"):
+            ctx.reporter.error("E0304", f"len() needs a str, bytes or array, got {arg.type.name}", expr.args[0].span)
+            return None
+        fn_sql = "char_length" if arg.type.family == "str" else "octet_length"
+        return Lowered(f"{fn_sql}({arg.sql})", INT64, arg.nullable)
+    if name in FUNCTIONS_WITH_ARGS:
+        arity, template, family, result = FUNCTIONS_WITH_ARGS[name]
+        if len(expr.args) != arity:
+            ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
+            return None
+        args = []
+        for a in expr.args:
+            low = lower(a, ctx, STR)
+            if low is None:
+                return None
+            if low.type.family != family:
+                ctx.reporter.error("E0304", f"{name}() needs {family} arguments, got {low.type.name}", a.span)
+                return None
+            args.append(low)
+        return Lowered(template.format(*(_operand(a) for a in args)), result, any(a.nullable for a in args),
+                       atomic=result is not BOOL)
     fn = FUNCTIONS.get(expr.name)
     if fn is None:
+        known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len"]
         ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
-                           did_you_mean(expr.name, [f for f in FUNCTIONS if "::" not in f]))
+                           did_you_mean(expr.name, known))
         return None
     if expr.args:
         ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
@@ -235,6 +325,11 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
 
 
 def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[Lowered]:
+    if expr.op == "exists":
+        inner = lower(expr.operand, ctx, None)
+        if inner is None:
+            return None
+        return Lowered(f"{_operand(inner)} IS NOT NULL", BOOL, False, atomic=False)
     if expr.op == "not":
         inner = lower(expr.operand, ctx, BOOL)
         if inner is None:
@@ -321,11 +416,58 @@ def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
     raise AssertionError(op)  # pragma: no cover
 
 
+def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
+    """``x in {a, b}`` -> ``x IN (a, b)``; ``x in $arr`` (an array parameter) -> ``x = ANY($n)``."""
+    left = lower(expr.left, ctx)
+    if left is None:
+        return None
+    negate = expr.op == "not in"
+    if isinstance(expr.right, ast.SetLit):
+        if not expr.right.items:
+            return Lowered("true" if negate else "false", BOOL)
+        items = []
+        for item in expr.right.items:
+            low = lower(item, ctx, left.type)
+            if low is None:
+                return None
+            if low.type.family != left.type.family:
+                ctx.reporter.error("E0304", f"'{expr.op}' compares {left.type.name} with {low.type.name}", item.span)
+                return None
+            items.append(_operand(low, left))
+        op = "NOT IN" if negate else "IN"
+        return Lowered(f"{_operand(left)} {op} ({', '.join(items)})", BOOL, left.nullable, atomic=False)
+    right = lower(expr.right, ctx, ValueType(element=left.type))
+    if right is None:
+        return None
+    if right.type.element is None or right.type.element.family != left.type.family:
+        ctx.reporter.error("E0304", f"the right side of '{expr.op}' must be a set {{...}} or an array of "
+                           f"{left.type.name}, got {right.type.name}", expr.right.span)
+        return None
+    sql = f"{_operand(left)} <> ALL ({_operand(right)})" if negate else f"{_operand(left)} = ANY ({_operand(right)})"
+    return Lowered(sql, BOOL, left.nullable, atomic=False)
+
+
+def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[Lowered]:
+    """``<T>$p`` types a parameter (Gel's spelling of ``$p<T>``); ``<T>expr`` is a cast."""
+    if isinstance(expr.operand, ast.Param):
+        if expr.operand.type is not None:
+            ctx.reporter.error("E0304", "a parameter is typed twice", expr.span, "write either <T>$p or $p<T>")
+            return None
+        return lower(ast.Param(expr.operand.name, expr.type, expr.span), ctx, None, allow_optional)
+    target = resolve_type_ref(expr.type, ctx)
+    inner = lower(expr.operand, ctx, None)
+    if target is None or inner is None:
+        return None
+    return Lowered(f"CAST({inner.sql} AS {target.pg})", target, inner.nullable)
+
+
 def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:
     if a.enum is not None and b.family == "str":
         return f"compare with an enum member instead, e.g. {a.enum.name}.{a.enum.members[0]}"
     if b.enum is not None and a.family == "str":
         return f"compare with an enum member instead, e.g. {b.enum.name}.{b.enum.members[0]}"
+    if a.family != b.family:
+        return f"cast one side, e.g. <{a.name}>..."
     return None
 
 

@@ -44,6 +44,8 @@ def wrap(text: str, width: int = 96) -> List[str]:
 
 
 def _go_type(t: ValueType, optional: bool, imports: Set[str]) -> str:
+    if t.element is not None:
+        return "[]" + _go_type(t.element, False, imports)  # a nil slice is NULL
     if t.enum is not None:
         return ("*" if optional else "") + t.enum.name
     s = t.scalar

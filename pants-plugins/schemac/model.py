@@ -31,24 +31,48 @@ class EnumType:
 
 @dataclass(frozen=True)
 class ValueType:
-    """The type of a column, parameter or expression: exactly one of ``scalar`` / ``enum``."""
+    """The type of a column, parameter or expression: exactly one of ``scalar`` / ``enum`` /
+    ``element`` (an ``array<element>``)."""
 
     scalar: Optional[Scalar] = None
     enum: Optional[EnumType] = None
+    element: Optional["ValueType"] = None
 
     @property
     def name(self) -> str:
+        if self.element is not None:
+            return f"array<{self.element.name}>"
         return self.enum.name if self.enum else self.scalar.name  # type: ignore[union-attr]
 
     @property
     def family(self) -> str:
         """Values of equal family compare and assign without a cast."""
+        if self.element is not None:
+            return f"array:{self.element.family}"
         return f"enum:{self.enum.qualname}" if self.enum else self.scalar.sql_family  # type: ignore[union-attr]
 
     @property
     def pg(self) -> str:
-        """Postgres column type (``text`` for enums)."""
+        """Postgres column type (``text`` for enums, ``T[]`` for arrays)."""
+        if self.element is not None:
+            return f"{self.element.pg}[]"
         return "text" if self.enum else self.scalar.pg  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class CustomScalar:
+    """``scalar type Slug extending str { constraint ... }``: columns of this type get the base
+    type and a CHECK per constraint (``constraints`` are syntax nodes, lowered per column)."""
+
+    name: str
+    module: str
+    base: ValueType
+    constraints: Tuple[object, ...]
+    span: Span
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}::{self.name}"
 
 
 @dataclass(frozen=True)
@@ -62,6 +86,10 @@ class Column:
     default_sql: Optional[str]
     span: Span
     is_id: bool = False
+    readonly: bool = False
+    comment: Optional[str] = None
+    #: For the FK column of a single link: the link's name (the column is ``<link>_id``).
+    link: Optional[str] = None
 
     @property
     def has_default(self) -> bool:
@@ -98,6 +126,43 @@ class ExclusiveConstraint:
         return self.predicate_sql is not None
 
 
+@dataclass(frozen=True)
+class ForeignKey:
+    """``CONSTRAINT name FOREIGN KEY (column) REFERENCES target_table (id) ON DELETE ...``;
+    ``on_delete_sql`` e.g. ``RESTRICT``, ``CASCADE``, ``SET NULL``, ``NO ACTION DEFERRABLE
+    INITIALLY DEFERRED``."""
+
+    name: str
+    column: str
+    target_table: str
+    on_delete_sql: str
+
+
+@dataclass(frozen=True)
+class Index:
+    """A non-unique index: ``CREATE INDEX name ON table USING method (keys) [WHERE predicate]``.
+    ``keys_sql`` are column names or expressions, already spelled for SQL."""
+
+    name: str
+    keys_sql: Tuple[str, ...]
+    method: str
+    predicate_sql: Optional[str]
+    span: Optional[Span]
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link of an object type. A single link is stored in the FK column ``column``; a multi
+    link in the join table ``join_table``."""
+
+    name: str
+    target: "ObjectType"
+    multi: bool
+    required: bool
+    column: Optional[str]
+    join_table: Optional[str]
+
+
 @dataclass
 class ObjectType:
     """A concrete object type and its table. ``columns`` start with the implicit ``id``."""
@@ -109,6 +174,13 @@ class ObjectType:
     exclusives: List[ExclusiveConstraint]
     checks: List[CheckConstraint]
     span: Span
+    foreign_keys: List[ForeignKey] = field(default_factory=list)
+    indexes: List[Index] = field(default_factory=list)
+    links: Dict[str, Link] = field(default_factory=dict)
+    comment: Optional[str] = None
+    primary_key: Tuple[str, ...] = ("id",)
+    #: Set for the join table of a multi link: (source type qualname, link name).
+    join_of: Optional[Tuple[str, str]] = None
 
     @property
     def qualname(self) -> str:
@@ -129,6 +201,13 @@ class Schema:
     enums: Dict[str, EnumType] = field(default_factory=dict)
     types: Dict[str, ObjectType] = field(default_factory=dict)
     modules: Tuple[str, ...] = ("default",)
+    #: Join tables of multi links, in declaration order (not addressable by queries).
+    join_tables: List[ObjectType] = field(default_factory=list)
+    scalars: Dict[str, CustomScalar] = field(default_factory=dict)
+
+    def all_tables(self) -> List[ObjectType]:
+        """Every table: object types, then join tables."""
+        return list(self.types.values()) + list(self.join_tables)
 
     def find(self, name: str, module: str, table: Dict) -> Optional[object]:
         """Resolve ``name`` (``Job`` or ``mod::Job``) from ``module``: qualified names are

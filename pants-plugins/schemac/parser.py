@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Span
+from schemac.prescan import blank_unsupported
 
 
 @functools.lru_cache(maxsize=None)
@@ -38,6 +39,7 @@ def _lark() -> Lark:
 _TERMINAL_NAMES: Dict[str, str] = {
     "NAME": "a name",
     "STRING": "a string literal",
+    "RAW_STRING": "a raw string literal",
     "INT": "an integer",
     "FLOAT": "a number",
     "PARAM": "a parameter ($name)",
@@ -194,6 +196,10 @@ class _Builder(Transformer):
         return ast.Literal("str", _unescape(raw[1:-1]), self._span(meta))
 
     @v_args(meta=True)
+    def raw_string_lit(self, meta, children):
+        return ast.Literal("str", children[0].value[2:-1], self._span(meta))
+
+    @v_args(meta=True)
     def int_lit(self, meta, children):
         return ast.Literal("int", int(children[0].value), self._span(meta))
 
@@ -244,6 +250,43 @@ class _Builder(Transformer):
     del _bin
 
     @v_args(meta=True)
+    def in_op(self, meta, children):
+        left, right = children
+        return ast.BinOp("in", left, right, self._span(meta))
+
+    @v_args(meta=True)
+    def not_in_op(self, meta, children):
+        left, right = children
+        return ast.BinOp("not in", left, right, self._span(meta))
+
+    @v_args(meta=True)
+    def exists_op(self, meta, children):
+        return ast.UnaryOp("exists", children[0], self._span(meta))
+
+    @v_args(meta=True)
+    def tuple(self, meta, children):
+        return ast.Tuple_(tuple(children), self._span(meta))
+
+    @v_args(meta=True)
+    def set_lit(self, meta, children):
+        return ast.SetLit(tuple(children), self._span(meta))
+
+    @v_args(meta=True)
+    def cast(self, meta, children):
+        optional = isinstance(children[0], Token) and children[0].type == "OPTIONAL"
+        ref, operand = children[-2], children[-1]
+        return ast.Cast(ast.TypeRef(ref.name, ref.args, ref.span, optional), operand, self._span(meta))
+
+    @v_args(meta=True)
+    def subject_ref(self, meta, children):
+        return ast.Path(("__subject__",), self._span(meta))
+
+    @v_args(meta=True)
+    def subselect(self, meta, children):
+        (name, name_span), (_, filt) = children
+        return ast.SubSelect(name, name_span, filt, self._span(meta))
+
+    @v_args(meta=True)
     def not_op(self, meta, children):
         return ast.UnaryOp("not", children[0], self._span(meta))
 
@@ -264,39 +307,133 @@ class _Builder(Transformer):
         return ("enum", name, tuple(members), self._span(meta))
 
     @v_args(meta=True)
+    def enum_base(self, meta, children):
+        return ("enum_base", tuple(children), self._span(meta))
+
+    @v_args(meta=True)
+    def scalar_decl(self, meta, children):
+        abstract = _take_token(children, "ABSTRACT")
+        name_tok, *rest = children
+        bases = [c for c in rest if isinstance(c, (ast.TypeRef, tuple)) and not _is_member(c)]
+        members = [c for c in rest if _is_member(c)]
+        return ("scalar", name_tok, bases, members, abstract, self._span(meta))
+
+    @v_args(meta=True)
     def prop_default(self, meta, children):
         return ("default", children[0], self._span(meta))
 
     @v_args(meta=True)
-    def prop_constraint(self, meta, children):
-        return ("constraint", children[0], self._span(meta))
+    def readonly_decl(self, meta, children):
+        return ("readonly", children[0].type == "TRUE", self._span(meta))
 
     @v_args(meta=True)
-    def property_decl(self, meta, children):
-        required = bool(children) and isinstance(children[0], Token) and children[0].type == "REQUIRED"
-        if required:
-            children = children[1:]
-        name_tok, type_ref, *members = children
-        return ("property", name_tok, type_ref, required, members, self._span(meta))
+    def annotation_decl(self, meta, children):
+        (name, _), text = children
+        return ("annotation", (name, _unescape(text.value[1:-1])), self._span(meta))
 
-    def on_paths(self, children):
-        return tuple(children)
+    def restrict(self, _):
+        return "restrict"
+
+    def delete_source(self, _):
+        return "delete source"
+
+    def allow(self, _):
+        return "allow"
+
+    def deferred_restrict(self, _):
+        return "deferred restrict"
+
+    @v_args(meta=True)
+    def on_target_delete(self, meta, children):
+        return ("on_target_delete", children[0], self._span(meta))
+
+    def constraint_args(self, children):
+        return ("args", tuple(children))
 
     def on_clause(self, children):
-        return ("on", children[0])
+        return ("on", tuple(children))
+
+    def except_clause(self, children):
+        return ("except", children[0])
 
     def filter_clause(self, children):
         return ("filter", children[0])
 
     @v_args(meta=True)
-    def type_constraint(self, meta, children):
-        name_tok, *clauses = children
-        return ("type_constraint", name_tok, dict(clauses), self._span(meta))
+    def constraint_decl(self, meta, children):
+        (name, name_span), *clauses = children
+        c = dict(clauses)
+        on = c.get("on", ())
+        if len(on) == 1 and isinstance(on[0], ast.Tuple_):  # Gel's on ((.a, .b))
+            on = on[0].items
+        decl = ast.ConstraintDecl(name, c.get("args", ()), on, c.get("except"), c.get("filter"),
+                                  self._span(meta), name_span)
+        return ("constraint", decl, decl.span)
+
+    @v_args(meta=True)
+    def index_decl(self, meta, children):
+        kind = None
+        if children and isinstance(children[0], tuple) and len(children[0]) == 2 and isinstance(children[0][1], Span):
+            kind = children[0][0]
+            children = children[1:]
+        clauses = dict(c for c in children if c[0] in ("on", "except", "filter"))
+        annotations = tuple(c[1] for c in children if c[0] == "annotation")
+        on = clauses.get("on", ())
+        if len(on) == 1 and isinstance(on[0], ast.Tuple_):
+            on = on[0].items
+        decl = ast.IndexDecl(kind, on, clauses.get("except"), clauses.get("filter"), annotations, self._span(meta))
+        return ("index", decl, decl.span)
+
+    def _pointer(self, meta, children):
+        leading: List[Token] = []
+        while children and isinstance(children[0], Token):
+            leading.append(children.pop(0))
+        name_tok = leading[-1]
+        quals = {t.type for t in leading[:-1]}
+        kind = next((t.value for t in leading[:-1] if t.type in ("PROPERTY", "LINK")), None)
+        type_ref = children.pop(0) if children and isinstance(children[0], ast.TypeRef) else None
+        required = True if "REQUIRED" in quals else (False if "OPTIONAL" in quals else None)
+        default = None
+        readonly = None
+        on_delete = None
+        constraints: List[ast.ConstraintDecl] = []
+        annotations: List[Tuple[str, str]] = []
+        link_props: List[ast.PointerDecl] = []
+        for m in children:
+            if isinstance(m, ast.PointerDecl):
+                link_props.append(m)
+            elif m[0] == "default":
+                default = m[1]
+            elif m[0] == "readonly":
+                readonly = m[1]
+            elif m[0] == "annotation":
+                annotations.append(m[1])
+            elif m[0] == "on_target_delete":
+                on_delete = m[1]
+            elif m[0] == "constraint":
+                constraints.append(m[1])
+        return ast.PointerDecl(
+            name_tok.value, kind, type_ref, required, "MULTI" in quals, "OVERLOADED" in quals, default,
+            tuple(constraints), readonly, tuple(annotations), on_delete, tuple(link_props),
+            self._span(meta), self._tspan(name_tok),
+        )
+
+    @v_args(meta=True)
+    def pointer_decl(self, meta, children):
+        return self._pointer(meta, list(children))
+
+    @v_args(meta=True)
+    def link_prop_decl(self, meta, children):
+        return self._pointer(meta, list(children))
+
+    def extending(self, children):
+        return ("extending", tuple(children))
 
     @v_args(meta=True)
     def type_decl(self, meta, children):
+        abstract = _take_token(children, "ABSTRACT")
         name_tok, *members = children
-        return ("type", name_tok, members, self._span(meta))
+        return ("type", name_tok, abstract, members, self._span(meta))
 
     @v_args(meta=True)
     def module_block(self, meta, children):
@@ -360,11 +497,18 @@ def _parse(path: str, text: str, start: str, what: str):
 def parse_schema(path: str, text: str) -> ast.SchemaFile:
     """Parse one schema file.
 
-    ``path`` is used only in spans. Returns a :class:`~schemac.syntax.SchemaFile` with module
-    blocks flattened (declarations outside any ``module`` block belong to ``default``).
-    Raises :class:`~schemac.diagnostics.CompileError` on syntax errors."""
-    items = _parse(path, text, "schema", "schema file")
+    ``path`` is used only in spans. Unsupported declarations are blanked out first by
+    :mod:`schemac.prescan` and come back as diagnostics in ``SchemaFile.diagnostics``. Returns
+    a :class:`~schemac.syntax.SchemaFile` with module blocks flattened (declarations outside
+    any ``module`` block belong to ``default``). Raises
+    :class:`~schemac.diagnostics.CompileError` on syntax errors."""
+    scanned, prescan_diags = blank_unsupported(path, text)
+    try:
+        items = _parse(path, scanned, "schema", "schema file")
+    except CompileError as e:
+        raise CompileError(list(prescan_diags) + list(e.diagnostics)) from None
     enums: List[ast.EnumDecl] = []
+    scalars: List[ast.ScalarDecl] = []
     types: List[ast.TypeDecl] = []
     modules: List[Tuple[str, Span]] = []
 
@@ -378,55 +522,69 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
             elif kind == "enum":
                 _, name_tok, members, span = item
                 enums.append(ast.EnumDecl(str(name_tok), members, module, span))
+            elif kind == "scalar":
+                _scalar_decl(path, item, module, enums, scalars)
             elif kind == "type":
                 types.append(_type_decl(path, item, module))
 
     walk(items, "default")
-    return ast.SchemaFile(path, tuple(enums), tuple(types), tuple(modules))
+    return ast.SchemaFile(path, tuple(enums), tuple(scalars), tuple(types), tuple(modules), tuple(prescan_diags))
+
+
+def _tok_span(path: str, tok: Token) -> Span:
+    return Span(path, tok.line, tok.column, tok.end_line, tok.end_column)
+
+
+def _take_token(children: list, type_: str) -> bool:
+    """Remove a leading token of ``type_`` from ``children``; whether it was there."""
+    if children and isinstance(children[0], Token) and children[0].type == type_:
+        children.pop(0)
+        return True
+    return False
+
+
+def _is_member(c) -> bool:
+    return isinstance(c, tuple) and len(c) == 3 and c[0] in ("constraint", "annotation")
+
+
+def _scalar_decl(path: str, item, module: str, enums: List[ast.EnumDecl], scalars: List[ast.ScalarDecl]) -> None:
+    _, name_tok, bases, members, abstract, span = item
+    name_span = _tok_span(path, name_tok)
+    enum_bases = [b for b in bases if isinstance(b, tuple) and b[0] == "enum_base"]
+    if enum_bases:
+        # `scalar type S extending enum<A, B>` is an enum.
+        if len(bases) > 1:
+            raise CompileError([Diagnostic("E0205", "an enum scalar cannot extend anything else", span)])
+        enums.append(ast.EnumDecl(str(name_tok), enum_bases[0][1], module, span))
+        return
+    if len(bases) != 1:
+        raise CompileError([Diagnostic("E0206", "a scalar type extending several types is not supported", span,
+                                       "extend exactly one scalar type, e.g. extending str")])
+    constraints = tuple(m[1] for m in members if m[0] == "constraint")
+    annotations = tuple(m[1] for m in members if m[0] == "annotation")
+    scalars.append(ast.ScalarDecl(str(name_tok), module, bases[0], constraints, annotations, abstract, span, name_span))
 
 
 def _type_decl(path: str, item, module: str) -> ast.TypeDecl:
-    _, name_tok, members, span = item
-    props: List[ast.PropertyDecl] = []
-    constraints: List[ast.ExclusiveDecl] = []
-    unsupported: List[ast.UnsupportedDecl] = []
+    _, name_tok, abstract, members, span = item
+    extends: Tuple[Tuple[str, Span], ...] = ()
+    pointers: List[ast.PointerDecl] = []
+    constraints: List[ast.ConstraintDecl] = []
+    indexes: List[ast.IndexDecl] = []
+    annotations: List[Tuple[str, str]] = []
     for m in members:
-        if m[0] == "property":
-            _, pname_tok, type_ref, required, pmembers, pspan = m
-            pname_span = Span(path, pname_tok.line, pname_tok.column, pname_tok.end_line, pname_tok.end_column)
-            default = None
-            exclusive = None
-            for pm in pmembers:
-                if pm[0] == "default":
-                    default = pm[1]
-                elif pm[0] == "constraint":
-                    cname = str(pm[1])
-                    if cname == "exclusive":
-                        exclusive = ast.ExclusiveDecl((ast.Path((str(pname_tok),), pname_span),), None, pm[2])
-                    else:
-                        unsupported.append(ast.UnsupportedDecl(f"constraint {cname}", pm[2]))
-            props.append(ast.PropertyDecl(str(pname_tok), type_ref, required, default, exclusive, pspan, pname_span))
-        elif m[0] == "type_constraint":
-            _, cname_tok, clauses, cspan = m
-            if str(cname_tok) != "exclusive":
-                unsupported.append(ast.UnsupportedDecl(f"constraint {cname_tok}", cspan))
-                continue
-            on = clauses.get("on")
-            if not on:
-                # `constraint exclusive;` at type level needs `on (...)`.
-                raise CompileError(
-                    [
-                        Diagnostic(
-                            "E0205",
-                            "a type-level 'constraint exclusive' needs 'on (.prop, ...)'",
-                            cspan,
-                            "write e.g. constraint exclusive on (.name, .actor);",
-                        )
-                    ]
-                )
-            constraints.append(ast.ExclusiveDecl(on, clauses.get("filter"), cspan))
-    name_span = Span(path, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column)
-    return ast.TypeDecl(str(name_tok), module, tuple(props), tuple(constraints), tuple(unsupported), span, name_span)
+        if isinstance(m, ast.PointerDecl):
+            pointers.append(m)
+        elif m[0] == "extending":
+            extends = m[1]
+        elif m[0] == "constraint":
+            constraints.append(m[1])
+        elif m[0] == "index":
+            indexes.append(m[1])
+        elif m[0] == "annotation":
+            annotations.append(m[1])
+    return ast.TypeDecl(str(name_tok), module, abstract, extends, tuple(pointers), tuple(constraints),
+                        tuple(indexes), tuple(annotations), span, _tok_span(path, name_tok))
 
 
 def parse_query(path: str, text: str, name: str) -> ast.QueryFile:

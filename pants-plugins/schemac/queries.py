@@ -98,19 +98,30 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
     out: List[Tuple[str, str]] = []
     seen: Set[str] = set()
     for a in assigns:
-        col = subject.column(a.name)
-        if col is None:
-            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
-                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id]))
-            continue
-        if col.is_id:
-            ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
-            continue
         if a.name in seen:
             ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
             continue
         seen.add(a.name)
-        use_default = insert and col.has_default and isinstance(a.value, ast.Param)
+        link = subject.links.get(a.name)
+        if link is not None:
+            assigned = _link_value(a, link, subject, ctx, insert)
+            if assigned is not None:
+                out.append(assigned)
+            continue
+        col = subject.column(a.name)
+        if col is None or col.link is not None:
+            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
+                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None]
+                                            + list(subject.links)))
+            continue
+        if col.is_id:
+            ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
+            continue
+        if col.readonly and not insert:
+            ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span,
+                               "readonly properties are set once, by insert")
+            continue
+        use_default = insert and col.has_default and isinstance(a.value, (ast.Param, ast.Cast))
         low = lower(a.value, ctx, col.type, allow_optional_param=use_default or not col.required)
         if low is None:
             continue
@@ -118,7 +129,7 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
                                a.value.span)
             continue
-        if use_default and low.nullable:
+        if use_default and low.nullable and low.is_param:
             out.append((col.name, f"COALESCE({low.sql}, {col.default_sql})"))
             continue
         if col.required and low.nullable:
@@ -129,14 +140,55 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
     return out
 
 
+def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
+                insert: bool) -> Optional[Tuple[str, str]]:
+    """``author := (select User filter .id = <value>)`` -> ``("author_id", <value SQL>)``."""
+    if link.multi:
+        ctx.reporter.error("E0206", f"assigning the multi link '{a.name}' is not supported yet", a.name_span)
+        return None
+    col = subject.column(link.column)
+    assert col is not None
+    if col.readonly and not insert:
+        ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span)
+        return None
+    value = a.value
+    target_id = None
+    if isinstance(value, ast.SubSelect):
+        if value.type_name.split("::")[-1] != link.target.name:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {value.type_name}",
+                               value.type_span)
+            return None
+        f = value.filter
+        if isinstance(f, ast.BinOp) and f.op == "=":
+            for side, other in ((f.left, f.right), (f.right, f.left)):
+                if isinstance(side, ast.Path) and side.steps == ("id",):
+                    target_id = other
+    if target_id is None:
+        ctx.reporter.error("E0304", f"the value of link '{a.name}' must be (select {link.target.name} filter .id = ...)",
+                           value.span, f"write {a.name} := (select {link.target.name} filter .id = ${a.name}_id)")
+        return None
+    low = lower(target_id, ctx, col.type, allow_optional_param=not col.required)
+    if low is None:
+        return None
+    if low.type.family != "uuid":
+        ctx.reporter.error("E0304", f"an id is a uuid, not {low.type.name}", target_id.span)
+        return None
+    if col.required and low.nullable:
+        ctx.reporter.error("E0304", f"link '{a.name}' is required, but the value may be empty", target_id.span)
+        return None
+    return col.name, low.sql
+
+
 def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
     values = _assignments(q.assignments, subject, ctx, insert=True)
     given = {a.name for a in q.assignments}
-    missing = [c.name for c in subject.columns if c.required and not c.has_default and c.name not in given]
+    missing = [c.link or c.name for c in subject.columns
+               if c.required and not c.has_default and (c.link or c.name) not in given]
     if missing:
         ctx.reporter.error("E0305", f"insert of '{subject.name}' is missing required "
                            f"propert{'y' if len(missing) == 1 else 'ies'} {', '.join(repr(m) for m in missing)}",
-                           q.type_span, f"add e.g. {missing[0]} := ${missing[0]}")
+                           q.type_span, f"add e.g. {missing[0]} := ${missing[0]}" if missing[0] not in subject.links
+                           else f"add e.g. {missing[0]} := (select ... filter .id = ${missing[0]}_id)")
     conflict_sql = ""
     cardinality = ONE
     if q.unless_conflict is not None:

@@ -1,32 +1,84 @@
 """Schema semantic analysis: parsed files -> checked :class:`~schemac.model.Schema`.
 
-Checks (each reported with its location, all in one run): duplicate enums/types/properties/
-enum members, unknown types (with "did you mean"), an explicit ``id`` property (``id`` is
-implicit), defaults whose type does not match the property, ``exclusive on`` naming missing
-properties, filters that are not boolean, and object names that collide after snake_casing.
+Checks (each reported with its location, all in one run): duplicate definitions, unknown types
+and modules (with "did you mean"), inheritance cycles, redefinitions without ``overloaded``,
+defaults whose type does not match, constraints naming missing properties or taking arguments of
+the wrong type, links to abstract types without one concrete target, and object names that
+collide after snake_casing.
 
-Lowering rules (see README "Language tour"):
+Lowering rules (README "Language tour" and ``docs/language.md``):
 
 * table = snake_case type name (types outside module ``default`` are prefixed with the
-  snake_cased module name: ``billing::Invoice`` -> ``billing_invoice``);
+  snake_cased module name: ``billing::Invoice`` -> ``billing_invoice``); abstract types get no
+  table, their members are copied into every concrete descendant;
 * implicit ``id uuid PRIMARY KEY DEFAULT gen_random_uuid()``;
 * enums -> ``text`` + ``CHECK (col IN (...))`` named ``ck_<table>_<col>_enum``;
-* exclusive constraints -> ``UNIQUE`` (full) or a partial unique index (with ``filter``), named
-  ``uq_<table>_<col>[_<col>...]``.
+* single link ``author`` -> column ``author_id uuid`` + FK ``fk_<table>_author_id`` + index
+  ``ix_<table>_author_id``; multi link -> join table ``<table>_<link>(source_id, target_id, link
+  properties...)``; multi property / ``array<T>`` -> ``T[]`` column;
+* exclusive constraints -> ``UNIQUE`` (full) or a partial unique index (``filter``/``except``),
+  named ``uq_<table>_<col>[_<col>...]``; value constraints -> ``CHECK`` named
+  ``ck_<table>_<col>_<constraint>``; indexes -> ``ix_<table>_<cols>``;
+* annotations -> ``COMMENT ON TABLE/COLUMN``.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Set, Tuple
+import hashlib
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac import syntax as ast
-from schemac.diagnostics import Reporter, Span
-from schemac.exprs import BOOL, ExprContext, lower, resolve_type_ref
-from schemac.model import CheckConstraint, Column, EnumType, ExclusiveConstraint, ObjectType, Schema, ValueType
-from schemac.sqlnames import object_name, quote_ident, snake_case, sql_string
+from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.exprs import BOOL, ExprContext, Lowered, lower, resolve_type_ref
+from schemac.model import (
+    CheckConstraint,
+    Column,
+    CustomScalar,
+    EnumType,
+    ExclusiveConstraint,
+    ForeignKey,
+    Index,
+    Link,
+    ObjectType,
+    Schema,
+    ValueType,
+)
 from schemac.scalars import SCALARS
+from schemac.sqlnames import object_name, qi, quote_ident, snake_case, sql_string
 
 ID_COLUMN_DEFAULT = "gen_random_uuid()"
+UUID = ValueType(scalar=SCALARS["uuid"])
+
+#: ``on target delete`` -> SQL for a single link's FK (Gel's default is ``restrict``).
+SINGLE_LINK_ON_DELETE = {
+    "restrict": "RESTRICT",
+    "delete source": "CASCADE",
+    "allow": "SET NULL",
+    "deferred restrict": "NO ACTION DEFERRABLE INITIALLY DEFERRED",
+}
+#: ``on target delete`` -> SQL for the target FK of a multi link's join table: ``allow``
+#: removes the link row; ``delete source`` would have to delete the source object, which a FK
+#: cannot express, so it is refused.
+MULTI_LINK_ON_DELETE = {
+    "restrict": "RESTRICT",
+    "allow": "CASCADE",
+    "deferred restrict": "NO ACTION DEFERRABLE INITIALLY DEFERRED",
+}
+#: Index kinds with a Postgres access method.
+INDEX_METHODS = {"pg::btree": "btree", "pg::hash": "hash", "pg::gin": "gin", "pg::gist": "gist",
+                 "pg::brin": "brin", "pg::spgist": "spgist"}
+#: Value constraints -> (arity, argument kind, CHECK template over ``{c}`` and ``{0}``...).
+VALUE_CONSTRAINTS = {
+    "max_len_value": (1, "int", "char_length({c}) <= {0}"),
+    "min_len_value": (1, "int", "char_length({c}) >= {0}"),
+    "min_value": (1, "same", "{c} >= {0}"),
+    "max_value": (1, "same", "{c} <= {0}"),
+    "min_ex_value": (1, "same", "{c} > {0}"),
+    "max_ex_value": (1, "same", "{c} < {0}"),
+    "regexp": (1, "str", "{c} ~ {0}"),
+    "one_of": (-1, "same", "{c} IN ({args})"),
+}
 
 
 def table_name(module: str, type_name: str) -> str:
@@ -35,169 +87,650 @@ def table_name(module: str, type_name: str) -> str:
     return base if module == "default" else f"{snake_case(module)}_{base}"
 
 
-def build_schema(files: Sequence[ast.SchemaFile], reporter: Reporter) -> Schema:
-    """Resolve and check all schema files of a library into one :class:`Schema`.
+@dataclass
+class _Pointer:
+    """A pointer as seen by one concrete type: its declaration merged with overloads."""
 
-    Problems are reported to ``reporter``; the returned schema holds everything that resolved
-    (callers should ``reporter.check()`` before using it for output)."""
-    schema = Schema()
-    modules: Set[str] = {"default"}
-    for f in files:
-        modules.update(name for name, _ in f.modules)
-    schema.modules = tuple(sorted(modules))
-
-    # Pass 1: names of enums and types (so declaration order does not matter).
-    seen: Dict[str, Span] = {}
-    for f in files:
-        for e in f.enums:
-            _declare(reporter, seen, f"{e.module}::{e.name}", e.span, "enum")
-            members: List[str] = []
-            member_seen: Dict[str, Span] = {}
-            for m, mspan in e.members:
-                if m in member_seen:
-                    reporter.error("E0200", f"enum '{e.name}' lists '{m}' twice", mspan)
-                    continue
-                if m == "":
-                    reporter.error("E0102", "enum members cannot be empty", mspan)
-                    continue
-                member_seen[m] = mspan
-                members.append(m)
-            schema.enums[f"{e.module}::{e.name}"] = EnumType(e.name, e.module, tuple(members), e.span)
-        for t in f.types:
-            _declare(reporter, seen, f"{t.module}::{t.name}", t.name_span, "type")
-
-    # Pass 2: properties (types resolve now that all names are known).
-    decls: List[Tuple[ast.TypeDecl, ObjectType]] = []
-    for f in files:
-        for t in f.types:
-            obj = _object_type(schema, t, reporter)
-            key = f"{t.module}::{t.name}"
-            if key not in schema.types:
-                schema.types[key] = obj
-                decls.append((t, obj))
-
-    # Pass 3: defaults and constraints (need all columns of the subject).
-    for t, obj in decls:
-        _constraints(schema, t, obj, reporter)
-
-    _check_name_collisions(schema, reporter)
-    return schema
+    decl: ast.PointerDecl
+    module: str  # module of the declaring type (names in the declaration resolve there)
+    owner: str  # qualname of the declaring type
+    type: Optional[ast.TypeRef]
+    required: bool
+    default: Optional[ast.Expr]
+    default_module: str
+    readonly: bool
+    constraints: List[Tuple[ast.ConstraintDecl, str]] = field(default_factory=list)
+    annotations: List[Tuple[str, str]] = field(default_factory=list)
 
 
-def _declare(reporter: Reporter, seen: Dict[str, Span], key: str, span: Span, what: str) -> None:
-    if key in seen:
-        first = seen[key]
-        reporter.error("E0200", f"{what} '{key.split('::')[-1]}' is already defined at {first.file}:{first.line}:{first.col}",
-                       span)
-    else:
+class _Resolver:
+    def __init__(self, files: Sequence[ast.SchemaFile], reporter: Reporter):
+        self.files = files
+        self.reporter = reporter
+        self.schema = Schema()
+        self.decls: Dict[str, ast.TypeDecl] = {}
+        self.mro: Dict[str, List[str]] = {}
+
+    # ---------------------------------------------------------------- names
+    def declare_names(self) -> None:
+        modules: Set[str] = {"default"}
+        for f in self.files:
+            modules.update(name for name, _ in f.modules)
+            for d in f.diagnostics:
+                self.reporter.diagnostics.append(d)  # type: ignore[arg-type]
+        self.schema.modules = tuple(sorted(modules))
+        seen: Dict[str, Span] = {}
+        for f in self.files:
+            for e in f.enums:
+                key = f"{e.module}::{e.name}"
+                if self._declare(seen, key, e.span, "enum"):
+                    self.schema.enums[key] = EnumType(e.name, e.module, self._enum_members(e), e.span)
+            for sc in f.scalars:
+                self._declare(seen, f"{sc.module}::{sc.name}", sc.name_span, "scalar type")
+            for t in f.types:
+                key = f"{t.module}::{t.name}"
+                if self._declare(seen, key, t.name_span, "type"):
+                    self.decls[key] = t
+        # Custom scalars (after enums, so a scalar may extend an enum-like base later).
+        for f in self.files:
+            for sc in f.scalars:
+                self._custom_scalar(sc)
+
+    def _declare(self, seen: Dict[str, Span], key: str, span: Span, what: str) -> bool:
+        if key in seen:
+            first = seen[key]
+            self.reporter.error("E0200", f"{what} '{key.split('::')[-1]}' is already defined at "
+                                f"{first.file}:{first.line}:{first.col}", span)
+            return False
         seen[key] = span
+        return True
 
-
-def _object_type(schema: Schema, t: ast.TypeDecl, reporter: Reporter) -> ObjectType:
-    ctx = ExprContext(schema, None, t.module, reporter, where="a schema")
-    table = table_name(t.module, t.name)
-    columns: List[Column] = [Column("id", ValueType(scalar=SCALARS["uuid"]), True, ID_COLUMN_DEFAULT, t.name_span, is_id=True)]
-    checks: List[CheckConstraint] = []
-    names: Dict[str, Span] = {}
-    for u in t.unsupported:
-        reporter.error("E0206", f"{u.feature} is not supported yet", u.span,
-                       "supported now: constraint exclusive (on a property, or on (.a, .b) with an optional filter)")
-    for p in t.properties:
-        if p.name == "id":
-            reporter.error("E0200", "'id' is implicit on every type and cannot be declared", p.name_span,
-                           "remove this property; every object gets 'id: uuid' with a generated default")
-            continue
-        if p.name in names:
-            reporter.error("E0200", f"property '{p.name}' is already defined on '{t.name}'", p.name_span)
-            continue
-        names[p.name] = p.name_span
-        vtype = resolve_type_ref(p.type, ctx)
-        if vtype is None:
-            continue
-        columns.append(Column(p.name, vtype, p.required, None, p.span))
-        if vtype.enum is not None:
-            members = ", ".join(sql_string(m) for m in vtype.enum.members)
-            checks.append(CheckConstraint(object_name("ck", table, [p.name, "enum"]),
-                                          f"{quote_ident(p.name)} IN ({members})"))
-    return ObjectType(t.name, t.module, table, columns, [], checks, t.span)
-
-
-def _constraints(schema: Schema, t: ast.TypeDecl, obj: ObjectType, reporter: Reporter) -> None:
-    ctx = ExprContext(schema, obj, t.module, reporter, where="a schema")
-    # Defaults.
-    for i, col in enumerate(obj.columns):
-        decl = next((p for p in t.properties if p.name == col.name), None)
-        if decl is None or decl.default is None:
-            continue
-        low = lower(decl.default, ctx, col.type)
-        if low is None:
-            continue
-        if low.column is not None:
-            reporter.error("E0204", "a default cannot refer to other properties", decl.default.span)
-            continue
-        if low.type.family != col.type.family:
-            reporter.error("E0204", f"default of '{col.name}' is {low.type.name}, but the property is {col.type.name}",
-                           decl.default.span)
-            continue
-        obj.columns[i] = Column(col.name, col.type, col.required, low.sql, col.span)
-    # Exclusive constraints: property-level first (declaration order), then type-level.
-    exclusives: List[ast.ExclusiveDecl] = [p.exclusive for p in t.properties if p.exclusive is not None]
-    exclusives.extend(t.constraints)
-    for ex in exclusives:
-        cols: List[str] = []
-        ok = True
-        for path in ex.on:
-            low = lower(path, ctx)
-            if low is None or low.column is None:
-                ok = False
-                continue
-            if low.column.name in cols:
-                reporter.error("E0205", f"'{low.column.name}' appears twice in the exclusive constraint", path.span)
-                ok = False
-            cols.append(low.column.name)
-        predicate = None
-        if ex.filter is not None:
-            low = lower(ex.filter, ctx, BOOL)
-            if low is None:
-                ok = False
-            elif low.type.family != "bool":
-                reporter.error("E0205", f"a constraint filter must be bool, got {low.type.name}", ex.filter.span)
-                ok = False
+    def _enum_members(self, e: ast.EnumDecl) -> Tuple[str, ...]:
+        members: List[str] = []
+        for m, mspan in e.members:
+            if m in members:
+                self.reporter.error("E0200", f"enum '{e.name}' lists '{m}' twice", mspan)
+            elif m == "":
+                self.reporter.error("E0102", "enum members cannot be empty", mspan)
             else:
-                predicate = low.sql
-        if ok:
-            pred_cols = tuple(sorted(_paths_in(ex.filter))) if ex.filter is not None else ()
-            obj.exclusives.append(ExclusiveConstraint(object_name("uq", obj.table, cols), tuple(cols), predicate,
-                                                      ex.span, pred_cols))
+                members.append(m)
+        return tuple(members)
+
+    def _custom_scalar(self, sc: ast.ScalarDecl) -> None:
+        ctx = ExprContext(self.schema, None, sc.module, self.reporter, where="a scalar type")
+        if sc.abstract:
+            self.reporter.error("E0206", "abstract scalar types are not supported", sc.span)
+            return
+        if sc.base.name in ("sequence", "std::sequence"):
+            self.reporter.error("E0206", "sequences are not supported yet", sc.base.span,
+                                "use int64 with a default, or a uuid id")
+            return
+        base = resolve_type_ref(sc.base, ctx)
+        if base is None:
+            return
+        self.schema.scalars[f"{sc.module}::{sc.name}"] = CustomScalar(sc.name, sc.module, base, sc.constraints, sc.span)
+
+    # ---------------------------------------------------------------- inheritance
+    def linearize(self) -> None:
+        """Method resolution order of every type: bases depth-first, left to right, each once,
+        then the type itself. Reports unknown bases and cycles."""
+        state: Dict[str, str] = {}
+
+        def visit(key: str, chain: List[str]) -> List[str]:
+            if key in self.mro:
+                return self.mro[key]
+            if state.get(key) == "active":
+                cycle = " -> ".join(k.split("::")[-1] for k in chain[chain.index(key):] + [key])
+                t = self.decls[key]
+                self.reporter.error("E0210", f"inheritance cycle: {cycle}", t.name_span,
+                                    "a type cannot extend itself, directly or through its bases")
+                return []
+            state[key] = "active"
+            t = self.decls[key]
+            order: List[str] = []
+            for base_name, base_span in t.extends:
+                base_key = self._type_key(base_name, t.module)
+                if base_key is None:
+                    self.reporter.error("E0201", f"unknown base type '{base_name}'", base_span,
+                                        did_you_mean(base_name.split("::")[-1], [d.name for d in self.decls.values()]))
+                    continue
+                for k in visit(base_key, chain + [key]):
+                    if k not in order:
+                        order.append(k)
+            order.append(key)
+            state[key] = "done"
+            self.mro[key] = order
+            return order
+
+        for key in self.decls:
+            visit(key, [])
+
+    def _type_key(self, name: str, module: str) -> Optional[str]:
+        if "::" in name:
+            return name if name in self.decls else None
+        for key in (f"{module}::{name}", f"default::{name}"):
+            if key in self.decls:
+                return key
+        return None
+
+    def pointers_of(self, key: str) -> Dict[str, _Pointer]:
+        """The effective pointers of a type: inherited ones in MRO order, then its own;
+        ``overloaded`` refines an inherited pointer."""
+        out: Dict[str, _Pointer] = {}
+        for k in self.mro.get(key, [key]):
+            t = self.decls[k]
+            for p in t.pointers:
+                if p.name == "id":
+                    if k == key:
+                        self.reporter.error("E0200", "'id' is implicit on every type and cannot be declared",
+                                            p.name_span, "remove this property; every object gets 'id: uuid' "
+                                            "with a generated default")
+                    continue
+                existing = out.get(p.name)
+                if existing is None:
+                    if p.overloaded:
+                        if k == key:
+                            self.reporter.error("E0211", f"'{p.name}' is marked overloaded but no base of "
+                                                f"'{t.name}' defines it", p.name_span, "remove 'overloaded'")
+                        continue
+                    if p.type is None:
+                        if k == key:
+                            self.reporter.error("E0201", f"'{p.name}' has no type", p.name_span,
+                                                f"write {p.name}: <type>")
+                        continue
+                    out[p.name] = _Pointer(p, t.module, k, p.type, bool(p.required), p.default, t.module,
+                                           bool(p.readonly), [(c, t.module) for c in p.constraints],
+                                           list(p.annotations))
+                    continue
+                if existing.owner == k:
+                    if k == key:
+                        self.reporter.error("E0200", f"property '{p.name}' is already defined on '{t.name}'",
+                                            p.name_span)
+                    continue
+                if not p.overloaded:
+                    if existing.decl is p:
+                        continue  # the same declaration reached twice (diamond)
+                    same = p.type is not None and existing.type is not None and str(p.type) == str(existing.type)
+                    if k == key or not same:
+                        where = existing.owner.split("::")[-1]
+                        self.reporter.error("E0200", f"'{p.name}' is already defined in base type '{where}'",
+                                            p.name_span, "mark it 'overloaded' to refine the inherited definition")
+                    continue
+                # overloaded: refine the inherited pointer
+                if p.type is not None and existing.type is not None and str(p.type) != str(existing.type):
+                    self.reporter.error("E0204", f"overloaded '{p.name}' changes its type from {existing.type} "
+                                        f"to {p.type}", p.type.span, "an overload may only refine defaults, "
+                                        "constraints, readonly, required and annotations")
+                    continue
+                refined = _Pointer(existing.decl, existing.module, k, existing.type,
+                                   existing.required if p.required is None else p.required,
+                                   p.default if p.default is not None else existing.default,
+                                   t.module if p.default is not None else existing.default_module,
+                                   existing.readonly if p.readonly is None else p.readonly,
+                                   existing.constraints + [(c, t.module) for c in p.constraints],
+                                   existing.annotations + list(p.annotations))
+                refined.owner = existing.owner
+                out[p.name] = refined
+        return out
+
+    # ---------------------------------------------------------------- types
+    def build(self) -> Schema:
+        self.declare_names()
+        self.linearize()
+        concrete = [k for k, t in self.decls.items() if not t.abstract]
+        # Pass 1: tables and scalar columns of every concrete type (links need all tables).
+        pointers: Dict[str, Dict[str, _Pointer]] = {}
+        for key in concrete:
+            t = self.decls[key]
+            obj = ObjectType(t.name, t.module, table_name(t.module, t.name),
+                             [Column("id", UUID, True, ID_COLUMN_DEFAULT, t.name_span, is_id=True)], [], [], t.span,
+                             comment=_comment(t.annotations))
+            self.schema.types[key] = obj
+            pointers[key] = self.pointers_of(key)
+        # Pass 2: columns and links.
+        for key in concrete:
+            for ptr in pointers[key].values():
+                self._pointer(self.schema.types[key], ptr)
+        # Pass 3: defaults, constraints, indexes (they may read any column).
+        for key in concrete:
+            self._members(key, self.schema.types[key], pointers[key])
+        # Abstract types get no table, but their members are checked (once, even without a
+        # concrete descendant): on a scratch table whose join tables are dropped again.
+        for key, t in self.decls.items():
+            if t.abstract:
+                scratch = ObjectType(t.name, t.module, table_name(t.module, t.name),
+                                     [Column("id", UUID, True, ID_COLUMN_DEFAULT, t.name_span, is_id=True)], [], [],
+                                     t.span)
+                ptrs = self.pointers_of(key)
+                joins = len(self.schema.join_tables)
+                for ptr in ptrs.values():
+                    self._pointer(scratch, ptr)
+                self._members(key, scratch, ptrs)
+                del self.schema.join_tables[joins:]
+        self._warn_shared_exclusives()
+        self._check_name_collisions()
+        return self.schema
+
+    def _warn_shared_exclusives(self) -> None:
+        """An exclusive constraint declared on an abstract type is enforced per concrete table
+        (like Gel's ``delegated constraint``), not across the whole hierarchy."""
+        for key, t in self.decls.items():
+            if not t.abstract:
+                continue
+            subs = [k for k, order in self.mro.items() if key in order and not self.decls[k].abstract]
+            if len(subs) < 2:
+                continue
+            declared = [c.span for c in t.constraints if c.name == "exclusive"]
+            declared += [c.span for p in t.pointers for c in p.constraints if c.name == "exclusive"]
+            for span in declared:
+                names = ", ".join(k.split("::")[-1] for k in subs)
+                self.reporter.warning("W0002", f"exclusive constraint of abstract type '{t.name}' is enforced "
+                                      f"per table ({names}), not across them", span)
+
+    def _resolve_pointer_type(self, ptr: _Pointer):
+        """(kind, value) where kind is 'value' (a ValueType + custom scalar or None) or 'link'."""
+        ref = ptr.type
+        assert ref is not None
+        ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
+        key = self._type_key(ref.name, ptr.module) if not ref.args else None
+        if key is not None:
+            return "link", key
+        custom = self.schema.find(ref.name, ptr.module, self.schema.scalars) if not ref.args else None
+        vtype = resolve_type_ref(ref, ctx)
+        if vtype is None:
+            return None
+        return "value", (vtype, custom)
+
+    def _pointer(self, obj: ObjectType, ptr: _Pointer) -> None:
+        decl = ptr.decl
+        resolved = self._resolve_pointer_type(ptr)
+        if resolved is None:
+            return
+        kind, value = resolved
+        if kind == "link":
+            self._link(obj, ptr, value)
+            return
+        if decl.kind == "link":
+            self.reporter.error("E0201", f"link '{decl.name}' must point to an object type, not {ptr.type}",
+                                ptr.type.span if ptr.type else decl.name_span)  # type: ignore[union-attr]
+            return
+        if decl.link_props:
+            self.reporter.error("E0205", "only links can have link properties", decl.link_props[0].span)
+        if decl.on_target_delete:
+            self.reporter.error("E0205", "'on target delete' only applies to links", decl.name_span)
+        vtype, custom = value
+        default_sql = None
+        required = ptr.required
+        if decl.multi:
+            if vtype.element is not None:
+                self.reporter.error("E0206", "a multi property of arrays is not supported", decl.name_span)
+                return
+            vtype = ValueType(element=vtype)
+            default_sql = "'{}'"
+            required = True  # an empty set is stored as an empty array
+        col = Column(decl.name, vtype, required, default_sql, decl.span, readonly=ptr.readonly,
+                     comment=_comment(ptr.annotations))
+        obj.columns.append(col)
+        if decl.multi and ptr.required:
+            obj.checks.append(CheckConstraint(object_name("ck", obj.table, [decl.name, "required"]),
+                                              f"cardinality({quote_ident(decl.name)}) > 0"))
+        if vtype.enum is not None or (vtype.element is not None and vtype.element.enum is not None):
+            enum = vtype.enum or vtype.element.enum  # type: ignore[union-attr]
+            members = ", ".join(sql_string(m) for m in enum.members)
+            if vtype.element is None:
+                expr = f"{quote_ident(decl.name)} IN ({members})"
+            else:
+                expr = f"{quote_ident(decl.name)} <@ ARRAY[{members}]::text[]"
+            obj.checks.append(CheckConstraint(object_name("ck", obj.table, [decl.name, "enum"]), expr))
+        if custom is not None:
+            for c in custom.constraints:  # type: ignore[attr-defined]
+                self._value_constraint(obj, col, c, custom.module)  # type: ignore[attr-defined]
+
+    def _link(self, obj: ObjectType, ptr: _Pointer, target_key: str) -> None:
+        decl = ptr.decl
+        target_decl = self.decls[target_key]
+        if target_decl.abstract:
+            subs = [k for k, order in self.mro.items() if target_key in order and not self.decls[k].abstract]
+            if len(subs) != 1:
+                if not subs:
+                    msg = f"link '{decl.name}' points to abstract type '{target_decl.name}', which has no concrete subtype"
+                    hint = f"link to a concrete type, or add a type extending {target_decl.name}"
+                else:
+                    names = ", ".join(k.split("::")[-1] for k in subs)
+                    msg = (f"link '{decl.name}' points to abstract type '{target_decl.name}' with several concrete "
+                           f"subtypes ({names}); polymorphic links are not supported")
+                    hint = "link to one concrete type"
+                self.reporter.error("E0212", msg, ptr.type.span if ptr.type else decl.name_span, hint)  # type: ignore[union-attr]
+                return
+            target_key = subs[0]
+        target = self.schema.types[target_key]
+        action = ptr.decl.on_target_delete or "restrict"
+        if decl.multi:
+            self._multi_link(obj, ptr, target, action)
+            return
+        if decl.link_props:
+            self.reporter.error("E0206", "link properties on single links are not supported yet",
+                                decl.link_props[0].span, "make the link 'multi', or move the property to the type")
+        if action == "allow" and ptr.required:
+            self.reporter.error("E0205", "'on target delete allow' would leave a required link empty",
+                                decl.name_span, "use 'restrict' or 'delete source', or make the link optional")
+            return
+        column = f"{decl.name}_id"
+        if obj.column(column) is not None:
+            self.reporter.error("E0207", f"link '{decl.name}' needs column '{column}', which a property already uses",
+                                decl.name_span)
+            return
+        obj.columns.append(Column(column, UUID, ptr.required, None, decl.span, readonly=ptr.readonly,
+                                  comment=_comment(ptr.annotations), link=decl.name))
+        obj.foreign_keys.append(ForeignKey(object_name("fk", obj.table, [column]), column, target.table,
+                                           SINGLE_LINK_ON_DELETE[action]))
+        obj.indexes.append(Index(object_name("ix", obj.table, [column]), (qi(column),), "btree", None, None))
+        obj.links[decl.name] = Link(decl.name, target, False, ptr.required, column, None)
+
+    def _multi_link(self, obj: ObjectType, ptr: _Pointer, target: ObjectType, action: str) -> None:
+        decl = ptr.decl
+        if action not in MULTI_LINK_ON_DELETE:
+            self.reporter.error("E0206", f"'on target delete {action}' on a multi link is not supported",
+                                decl.name_span, "use 'restrict' or 'allow' (allow removes the link)")
+            return
+        if ptr.required:
+            self.reporter.warning("W0003", f"required multi link '{decl.name}': 'at least one' is not enforced "
+                                  "by the database", decl.name_span)
+        table = f"{obj.table}_{snake_case(decl.name)}"
+        cols = [Column("source_id", UUID, True, None, decl.span), Column("target_id", UUID, True, None, decl.span)]
+        join = ObjectType(f"{obj.name}.{decl.name}", obj.module, table, cols, [], [], decl.span,
+                          comment=_comment(ptr.annotations), primary_key=("source_id", "target_id"),
+                          join_of=(obj.qualname, decl.name))
+        ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
+        for lp in decl.link_props:
+            if lp.type is None:
+                continue
+            if lp.name in ("source_id", "target_id", "source", "target"):
+                self.reporter.error("E0200", f"link property '{lp.name}' clashes with the join table's own columns",
+                                    lp.name_span)
+                continue
+            vtype = resolve_type_ref(lp.type, ctx)
+            if vtype is None:
+                continue
+            default_sql = None
+            if lp.default is not None:
+                low = lower(lp.default, ExprContext(self.schema, None, ptr.module, self.reporter), vtype)
+                if low is not None and low.type.family == vtype.family:
+                    default_sql = low.sql
+            lcol = Column(lp.name, vtype, bool(lp.required), default_sql, lp.span, comment=_comment(lp.annotations))
+            join.columns.append(lcol)
+            for c in lp.constraints:
+                self._value_constraint(join, lcol, c, ptr.module)
+        join.foreign_keys.append(ForeignKey(object_name("fk", table, ["source_id"]), "source_id", obj.table, "CASCADE"))
+        join.foreign_keys.append(ForeignKey(object_name("fk", table, ["target_id"]), "target_id", target.table,
+                                            MULTI_LINK_ON_DELETE[action]))
+        join.indexes.append(Index(object_name("ix", table, ["target_id"]), (qi("target_id"),), "btree", None, None))
+        self.schema.join_tables.append(join)
+        obj.links[decl.name] = Link(decl.name, target, True, ptr.required, None, table)
+
+    # ---------------------------------------------------------------- members
+    def _members(self, key: str, obj: ObjectType, pointers: Dict[str, _Pointer]) -> None:
+        # Defaults and pointer-level constraints.
+        for ptr in pointers.values():
+            decl = ptr.decl
+            col = obj.column(decl.name) or (obj.column(f"{decl.name}_id") if decl.name in obj.links else None)
+            if col is None:
+                continue
+            if ptr.default is not None:
+                self._default(obj, col, ptr)
+            for c, module in ptr.constraints:
+                self._value_constraint(obj, col, c, module)
+        # Type-level constraints and indexes, inherited ones first.
+        for k in self.mro.get(key, [key]):
+            t = self.decls[k]
+            for c in t.constraints:
+                self._type_constraint(obj, c, t.module)
+            for ix in t.indexes:
+                self._index(obj, ix, t.module)
+
+    def _default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
+        ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, where="a default")
+        default = ptr.default
+        assert default is not None
+        if col.link is not None:
+            self.reporter.error("E0206", "defaults on links are not supported", default.span)
+            return
+        low = lower(default, ctx, col.type)
+        if low is None:
+            return
+        if low.column is not None:
+            self.reporter.error("E0204", "a default cannot refer to other properties", default.span)
+            return
+        if low.type.family != col.type.family:
+            self.reporter.error("E0204", f"default of '{col.name}' is {low.type.name}, but the property is "
+                                f"{col.type.name}", default.span)
+            return
+        i = obj.columns.index(col)
+        obj.columns[i] = Column(col.name, col.type, col.required, low.sql, col.span, col.is_id, col.readonly,
+                                col.comment, col.link)
+
+    def _value_constraint(self, obj: ObjectType, col: Column, c: ast.ConstraintDecl, module: str) -> None:
+        """A constraint declared on a property (or inherited from its custom scalar)."""
+        ctx = ExprContext(self.schema, obj, module, self.reporter, where="a constraint", subject_column=col)
+        if c.name == "exclusive":
+            if c.args or c.on:
+                self.reporter.error("E0205", "a property's 'constraint exclusive' takes no arguments or 'on'",
+                                    c.span, "use a type-level constraint exclusive on (...)")
+                return
+            self._exclusive(obj, [col.name], c, ctx)
+            return
+        if c.name == "expression":
+            if len(c.on) != 1:
+                self.reporter.error("E0205", "constraint expression needs 'on (<bool expression>)'", c.span)
+                return
+            self._check(obj, [col.name, "expression"], c.on[0], ctx, c)
+            return
+        spec = VALUE_CONSTRAINTS.get(c.name)
+        if spec is None:
+            self.reporter.error("E0206", f"constraint '{c.name}' is not supported", c.name_span,
+                                did_you_mean(c.name, list(VALUE_CONSTRAINTS) + ["exclusive", "expression"]))
+            return
+        arity, arg_kind, template = spec
+        if (arity >= 0 and len(c.args) != arity) or (arity < 0 and not c.args):
+            self.reporter.error("E0205", f"constraint {c.name} takes {arity if arity >= 0 else 'one or more'} "
+                                f"argument{'s' if arity != 1 else ''}", c.span)
+            return
+        if col.type.element is not None or col.link is not None:
+            self.reporter.error("E0205", f"constraint {c.name} applies to scalar properties only", c.span)
+            return
+        expected = {"int": ValueType(scalar=SCALARS["int64"]), "str": ValueType(scalar=SCALARS["str"]),
+                    "same": col.type}[arg_kind]
+        args_sql: List[str] = []
+        for a in c.args:
+            low = lower(a, ctx, expected)
+            if low is None:
+                return
+            if low.column is not None or low.is_param:
+                self.reporter.error("E0205", f"arguments of {c.name} must be constants", a.span)
+                return
+            if low.type.family != expected.family:
+                self.reporter.error("E0205", f"{c.name} needs a {expected.name} argument, got {low.type.name}", a.span)
+                return
+            args_sql.append(low.sql)
+        if arg_kind == "int" and col.type.family != "str":
+            self.reporter.error("E0205", f"{c.name} applies to str properties, not {col.type.name}", c.span)
+            return
+        if c.name == "regexp" and col.type.family != "str":
+            self.reporter.error("E0205", f"regexp applies to str properties, not {col.type.name}", c.span)
+            return
+        if c.name.endswith("value") and arg_kind == "same" and col.type.family not in ("num", "datetime", "str"):
+            self.reporter.error("E0205", f"{c.name} needs an ordered type, not {col.type.name}", c.span)
+            return
+        sql = template.format(*args_sql, c=quote_ident(col.name), args=", ".join(args_sql))
+        self._add_check(obj, object_name("ck", obj.table, [col.name, c.name]), sql, c.span)
+
+    def _type_constraint(self, obj: ObjectType, c: ast.ConstraintDecl, module: str) -> None:
+        ctx = ExprContext(self.schema, obj, module, self.reporter, where="a constraint")
+        if c.name == "exclusive":
+            if c.args:
+                self.reporter.error("E0205", "constraint exclusive takes no arguments", c.span)
+                return
+            if not c.on:
+                self.reporter.error("E0205", "a type-level 'constraint exclusive' needs 'on (.prop, ...)'", c.span,
+                                    "write e.g. constraint exclusive on (.name, .actor);")
+                return
+            cols: List[str] = []
+            for path in c.on:
+                low = lower(path, ctx)
+                if low is None:
+                    return
+                if low.column is None or not isinstance(path, ast.Path):
+                    self.reporter.error("E0205", "exclusive constraints are on properties (.a, .b); expressions are "
+                                        "not supported", path.span)
+                    return
+                if low.column.name in cols:
+                    self.reporter.error("E0205", f"'{low.column.name}' appears twice in the exclusive constraint",
+                                        path.span)
+                    return
+                cols.append(low.column.name)
+            self._exclusive(obj, cols, c, ctx)
+            return
+        if c.name == "expression":
+            if len(c.on) != 1:
+                self.reporter.error("E0205", "constraint expression needs 'on (<bool expression>)'", c.span)
+                return
+            names = sorted(_paths_in(c.on[0])) or ["expression"]
+            self._check(obj, names + ["check"], c.on[0], ctx, c)
+            return
+        self.reporter.error("E0205", f"constraint '{c.name}' on a type needs to be on a property "
+                            f"(only exclusive and expression are type-level)", c.name_span)
+
+    def _partial_predicate(self, c, ctx: ExprContext) -> Tuple[bool, Optional[str], Tuple[str, ...]]:
+        """(ok, predicate SQL, columns read) for ``filter P`` / ``except Q``.
+
+        ``filter P`` constrains rows where P is true; ``except Q`` (Gel) exempts rows where Q is
+        true, so it constrains rows where ``(Q) IS NOT TRUE`` -- including rows where Q is NULL."""
+        if c.filter is not None and c.except_ is not None:
+            self.reporter.error("E0205", "use either 'filter' or 'except', not both", c.span)
+            return False, None, ()
+        expr = c.filter if c.filter is not None else c.except_
+        if expr is None:
+            return True, None, ()
+        low = lower(expr, ctx, BOOL)
+        if low is None:
+            return False, None, ()
+        if low.type.family != "bool":
+            self.reporter.error("E0205", f"a constraint filter must be bool, got {low.type.name}", expr.span)
+            return False, None, ()
+        sql = low.sql if c.filter is not None else f"({low.sql}) IS NOT TRUE"
+        return True, sql, tuple(sorted(_paths_in(expr)))
+
+    def _exclusive(self, obj: ObjectType, cols: List[str], c, ctx: ExprContext) -> None:
+        ok, predicate, pred_cols = self._partial_predicate(c, ctx)
+        if not ok:
+            return
+        name = object_name("uq", obj.table, cols)
+        if any(ex.name == name for ex in obj.exclusives):
+            self.reporter.error("E0207", f"two exclusive constraints are both named '{name}'", c.span,
+                                "remove the duplicate constraint")
+            return
+        obj.exclusives.append(ExclusiveConstraint(name, tuple(cols), predicate, c.span, pred_cols))
+
+    def _check(self, obj: ObjectType, name_parts: List[str], expr: ast.Expr, ctx: ExprContext, c) -> None:
+        low = lower(expr, ctx, BOOL)
+        if low is None:
+            return
+        if low.type.family != "bool":
+            self.reporter.error("E0205", f"constraint expression must be bool, got {low.type.name}", expr.span)
+            return
+        self._add_check(obj, object_name("ck", obj.table, name_parts), low.sql, c.span)
+
+    def _add_check(self, obj: ObjectType, name: str, sql: str, span: Span) -> None:
+        if any(ck.name == name for ck in obj.checks):
+            self.reporter.error("E0207", f"two constraints are both named '{name}'", span,
+                                "remove the duplicate constraint")
+            return
+        obj.checks.append(CheckConstraint(name, sql))
+
+    def _index(self, obj: ObjectType, ix: ast.IndexDecl, module: str) -> None:
+        ctx = ExprContext(self.schema, obj, module, self.reporter, where="an index")
+        method = "btree"
+        if ix.kind is not None:
+            method = INDEX_METHODS.get(ix.kind, "")
+            if not method:
+                self.reporter.error("E0206", f"index kind '{ix.kind}' is not supported", ix.span,
+                                    did_you_mean(ix.kind, INDEX_METHODS))
+                return
+        keys: List[str] = []
+        parts: List[str] = []
+        simple = True
+        for e in ix.on:
+            low = lower(e, ctx)
+            if low is None:
+                return
+            if low.column is not None and isinstance(e, ast.Path):
+                keys.append(qi(low.column.name))
+                parts.append(low.column.name)
+            else:
+                keys.append(f"({low.sql})")
+                parts.extend(sorted(_paths_in(e)))
+                simple = False
+        ok, predicate, _ = self._partial_predicate(ix, ctx)
+        if not ok:
+            return
+        if not simple or predicate is not None or method != "btree":
+            digest = hashlib.sha256("|".join([method, *keys, predicate or ""]).encode()).hexdigest()[:8]
+            parts = parts + [digest]
+        name = object_name("ix", obj.table, parts)
+        if any(i.name == name for i in obj.indexes):
+            self.reporter.error("E0200", f"duplicate index on ({', '.join(keys)})", ix.span)
+            return
+        obj.indexes.append(Index(name, tuple(keys), method, predicate, ix.span))
+
+    # ---------------------------------------------------------------- names
+    def _check_name_collisions(self) -> None:
+        """Tables and relation-level names (indexes, unique constraints) share one namespace
+        per Postgres schema."""
+        seen: Dict[str, str] = {}
+        for obj in self.schema.all_tables():
+            if obj.table in seen:
+                self.reporter.error("E0207", f"'{obj.name}' and '{seen[obj.table]}' both map to table '{obj.table}'",
+                                    obj.span, "rename one of them")
+            else:
+                seen[obj.table] = obj.name
+        for obj in self.schema.all_tables():
+            for name, span in [(ex.name, ex.span) for ex in obj.exclusives] + [(i.name, i.span) for i in obj.indexes]:
+                if name in seen:
+                    self.reporter.error("E0207", f"the name '{name}' is used twice after snake_casing", span,
+                                        "rename one of the types or properties")
+                else:
+                    seen[name] = obj.name
+
+
+def _comment(annotations) -> Optional[str]:
+    """``COMMENT ON`` text of annotations: one annotation's text, or ``name: text`` lines."""
+    annotations = list(annotations)
+    if not annotations:
+        return None
+    if len(annotations) == 1:
+        return annotations[0][1]
+    return "\n".join(f"{name.split('::')[-1]}: {text}" for name, text in annotations)
 
 
 def _paths_in(expr: ast.Expr) -> Set[str]:
     """Names of the properties an expression reads."""
     if isinstance(expr, ast.Path):
-        return {expr.steps[0]}
+        return {expr.steps[0]} if expr.steps != ("__subject__",) else set()
     if isinstance(expr, ast.BinOp):
         return _paths_in(expr.left) | _paths_in(expr.right)
     if isinstance(expr, ast.UnaryOp):
         return _paths_in(expr.operand)
-    if isinstance(expr, ast.FuncCall):
-        return set().union(*(_paths_in(a) for a in expr.args)) if expr.args else set()
+    if isinstance(expr, ast.Cast):
+        return _paths_in(expr.operand)
+    if isinstance(expr, (ast.FuncCall, ast.SetLit, ast.Tuple_)):
+        items = expr.args if isinstance(expr, ast.FuncCall) else expr.items
+        return set().union(*(_paths_in(a) for a in items)) if items else set()
     return set()
 
 
-def _check_name_collisions(schema: Schema, reporter: Reporter) -> None:
-    """Tables, and constraint/index names (which share one namespace per Postgres schema)."""
-    tables: Dict[str, ObjectType] = {}
-    for obj in schema.all_types():
-        other = tables.get(obj.table)
-        if other is not None:
-            reporter.error("E0207", f"'{obj.qualname}' and '{other.qualname}' both map to table '{obj.table}'",
-                           obj.span, "rename one of the types")
-        else:
-            tables[obj.table] = obj
-    names: Dict[str, Span] = {}
-    for obj in schema.all_types():
-        for ex in obj.exclusives:
-            if ex.name in names:
-                reporter.error("E0207", f"two exclusive constraints are both named '{ex.name}'", ex.span,
-                               "remove the duplicate constraint")
-            names[ex.name] = ex.span
+def build_schema(files: Sequence[ast.SchemaFile], reporter: Reporter) -> Schema:
+    """Resolve and check all schema files of a library into one :class:`Schema`.
+
+    Problems are reported to ``reporter``; the returned schema holds everything that resolved
+    (callers should ``reporter.check()`` before using it for output)."""
+    return _Resolver(files, reporter).build()

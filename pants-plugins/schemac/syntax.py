@@ -96,7 +96,42 @@ class UnaryOp:
     span: Span
 
 
-Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp]
+@dataclass(frozen=True)
+class Tuple_:
+    """``(a, b)``: only meaningful as the target of ``on ((.a, .b))``."""
+
+    items: Tuple["Expr", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class SetLit:
+    """``{a, b}``: the right-hand side of ``in``."""
+
+    items: Tuple["Expr", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Cast:
+    """``<type>expr`` (Gel's spelling of a typed parameter: ``<uuid>$id``)."""
+
+    type: TypeRef
+    operand: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class SubSelect:
+    """``(select Type filter expr)``: in an assignment, the object a link points to."""
+
+    type_name: str
+    type_span: Span
+    filter: "Expr"
+    span: Span
+
+
+Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect]
 
 # ---------------------------------------------------------------------------------------------
 # Schema declarations
@@ -113,24 +148,66 @@ class EnumDecl:
 
 
 @dataclass(frozen=True)
-class ExclusiveDecl:
-    """``constraint exclusive`` on a property (``on`` is that property) or on a type with
-    ``on (.a, .b)`` and an optional ``filter`` predicate (partial uniqueness)."""
+class ConstraintDecl:
+    """``constraint name[(args)] [on (exprs)] [except expr] [filter expr]``.
 
-    on: Tuple[Path, ...]
+    On a pointer, ``on`` is empty and the subject is the pointer itself. ``except_`` (Gel) and
+    ``filter`` (ours) are opposite senses of a partial constraint."""
+
+    name: str
+    args: Tuple[Expr, ...]
+    on: Tuple[Expr, ...]
+    except_: Optional[Expr]
     filter: Optional[Expr]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class IndexDecl:
+    """``index [kind] on (exprs) [except expr] [filter expr]``; ``kind`` e.g. ``pg::gin``."""
+
+    kind: Optional[str]
+    on: Tuple[Expr, ...]
+    except_: Optional[Expr]
+    filter: Optional[Expr]
+    annotations: Tuple[Tuple[str, str], ...]
     span: Span
 
 
 @dataclass(frozen=True)
-class PropertyDecl:
-    """``[required] name: Type [{ default := expr; constraint exclusive; }]``."""
+class PointerDecl:
+    """A property or link. ``kind`` is ``property``/``link`` as written, or ``None`` for our
+    ``name: Type`` spelling (a link when the type is an object type). ``type`` is ``None`` only
+    for an ``overloaded`` pointer that keeps its inherited type. ``required`` is ``None`` when
+    neither ``required`` nor ``optional`` was written."""
 
     name: str
-    type: TypeRef
-    required: bool
+    kind: Optional[str]
+    type: Optional[TypeRef]
+    required: Optional[bool]
+    multi: bool
+    overloaded: bool
     default: Optional[Expr]
-    exclusive: Optional[ExclusiveDecl]
+    constraints: Tuple[ConstraintDecl, ...]
+    readonly: Optional[bool]
+    annotations: Tuple[Tuple[str, str], ...]
+    on_target_delete: Optional[str]
+    link_props: Tuple["PointerDecl", ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class ScalarDecl:
+    """``scalar type Name extending base { constraints }`` (a custom scalar)."""
+
+    name: str
+    module: str
+    base: TypeRef
+    constraints: Tuple[ConstraintDecl, ...]
+    annotations: Tuple[Tuple[str, str], ...]
+    abstract: bool
     span: Span
     name_span: Span
 
@@ -146,25 +223,31 @@ class UnsupportedDecl:
 
 @dataclass(frozen=True)
 class TypeDecl:
-    """``type Name { ... }`` in ``module``."""
+    """``[abstract] type Name [extending A, B] { ... }`` in ``module``."""
 
     name: str
     module: str
-    properties: Tuple[PropertyDecl, ...]
-    constraints: Tuple[ExclusiveDecl, ...]
-    unsupported: Tuple[UnsupportedDecl, ...]
+    abstract: bool
+    extends: Tuple[Tuple[str, Span], ...]
+    pointers: Tuple[PointerDecl, ...]
+    constraints: Tuple[ConstraintDecl, ...]
+    indexes: Tuple[IndexDecl, ...]
+    annotations: Tuple[Tuple[str, str], ...]
     span: Span
     name_span: Span
 
 
 @dataclass(frozen=True)
 class SchemaFile:
-    """All declarations of one schema file, flattened out of their ``module`` blocks."""
+    """All declarations of one schema file, flattened out of their ``module`` blocks.
+    ``diagnostics`` holds what the pre-scan reported (unsupported features, warnings)."""
 
     path: str
     enums: Tuple[EnumDecl, ...]
+    scalars: Tuple[ScalarDecl, ...]
     types: Tuple[TypeDecl, ...]
     modules: Tuple[Tuple[str, Span], ...]
+    diagnostics: Tuple[object, ...] = ()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -23,6 +23,10 @@ from schemac.render import render
 
 
 def _ts_type(t: ValueType, param: bool, used: Set[str]) -> str:
+    if t.element is not None:
+        inner = _ts_type(t.element, param, used)
+        inner = f"({inner})" if " " in inner else inner
+        return f"readonly {inner}[]" if param else f"{inner}[]"
     if t.enum is not None:
         used.add(t.enum.name)
         return t.enum.name

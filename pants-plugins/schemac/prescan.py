@@ -1,0 +1,303 @@
+"""Pre-scan of schema text for declarations the compiler parses but does not lower.
+
+Gel schemas carry features we do not lower yet (access policies, triggers, rewrites, globals,
+functions, aliases, computed properties and backlinks, extensions, abstract constraint or
+annotation definitions). Their bodies use syntax far beyond our grammar (``.<author[is Post]``,
+``using (...)``), so instead of growing the grammar to accept and discard them, this scanner
+finds each such statement by its leading words, balances brackets and strings to its end, and
+blanks it out (characters become spaces; newlines stay, so every later position is unchanged).
+Each blanked statement is reported as a diagnostic naming the feature and its span: an error,
+or a warning where ignoring it is harmless (``using future ...``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from schemac.diagnostics import Diagnostic, Span
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
+
+#: Statement heads refused in module (top-level) context: leading words -> feature name.
+MODULE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
+    (("using", "extension"), "extensions ('using extension')"),
+    (("using", "future"), "'using future'"),
+    (("global",), "globals"),
+    (("required", "global"), "globals"),
+    (("optional", "global"), "globals"),
+    (("multi", "global"), "globals"),
+    (("single", "global"), "globals"),
+    (("function",), "functions"),
+    (("alias",), "aliases"),
+    (("abstract", "constraint"), "abstract constraint definitions"),
+    (("abstract", "annotation"), "abstract annotation definitions"),
+    (("abstract", "inheritable", "annotation"), "abstract annotation definitions"),
+    (("abstract", "link"), "abstract link definitions"),
+    (("abstract", "property"), "abstract property definitions"),
+    (("abstract", "index"), "abstract index definitions"),
+    (("permission",), "permissions"),
+    (("extension",), "extensions"),
+    (("operator",), "operators"),
+    (("cast",), "casts"),
+)
+
+#: Statement heads refused inside a type body.
+TYPE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
+    (("access", "policy"), "access policies"),
+    (("trigger",), "triggers"),
+    (("deferred", "index"), "deferred indexes"),
+    (("delegated", "constraint"), "delegated constraints"),
+)
+
+#: Statement heads refused inside a property or link body.
+POINTER_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
+    (("rewrite",), "rewrites"),
+    (("on", "source", "delete"), "'on source delete'"),
+)
+
+_POINTER_QUALIFIERS = {"overloaded", "required", "optional", "multi", "single", "property", "link"}
+
+#: Features that are harmless to ignore: reported as warnings.
+WARN_ONLY = {"'using future'"}
+
+
+@dataclass
+class _Frame:
+    kind: str  # "module", "type", "pointer", "other"
+
+
+class _Scanner:
+    def __init__(self, path: str, text: str):
+        self.path = path
+        self.text = text
+        self.chars = list(text)
+        self.n = len(text)
+        self.diagnostics: List[Diagnostic] = []
+
+    # -- lexical helpers
+    def skip_trivia(self, i: int) -> int:
+        t = self.text
+        while i < self.n:
+            c = t[i]
+            if c.isspace():
+                i += 1
+            elif c == "#":
+                j = t.find("\n", i)
+                i = self.n if j < 0 else j + 1
+            else:
+                break
+        return i
+
+    def skip_string(self, i: int) -> int:
+        """``i`` at a quote; returns the index after the closing quote (or end of line/file)."""
+        t = self.text
+        q = t[i]
+        i += 1
+        while i < self.n:
+            c = t[i]
+            if c == "\\":
+                i += 2
+                continue
+            if c == q:
+                return i + 1
+            if c == "\n":
+                return i
+            i += 1
+        return i
+
+    def words_at(self, i: int, count: int) -> List[str]:
+        out: List[str] = []
+        while len(out) < count:
+            i = self.skip_trivia(i)
+            m = _WORD.match(self.text, i)
+            if not m:
+                break
+            out.append(m.group(0))
+            i = m.end()
+        return out
+
+    def statement_end(self, i: int) -> Optional[int]:
+        """From a statement start, the index after its terminating ``;`` (or after a closing
+        ``}`` of a block at depth 0, plus an optional ``;``). ``None`` if the text ends first or
+        an unbalanced closer is met."""
+        t = self.text
+        depth = 0
+        while i < self.n:
+            c = t[i]
+            if c == "#":
+                j = t.find("\n", i)
+                i = self.n if j < 0 else j + 1
+                continue
+            if c in "'\"":
+                i = self.skip_string(i)
+                continue
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                if depth == 0:
+                    return None
+                depth -= 1
+                if depth == 0 and c == "}":
+                    j = self.skip_trivia(i + 1)
+                    if j < self.n and t[j] == ";":
+                        return j + 1
+                    return i + 1
+            elif c == ";" and depth == 0:
+                return i + 1
+            i += 1
+        return None
+
+    def blank(self, start: int, end: int) -> None:
+        for k in range(start, end):
+            if self.chars[k] != "\n":
+                self.chars[k] = " "
+
+    def position(self, i: int) -> Tuple[int, int]:
+        line = self.text.count("\n", 0, i) + 1
+        col = i - (self.text.rfind("\n", 0, i) + 1) + 1
+        return line, col
+
+    def report(self, feature: str, start: int, end: int) -> None:
+        line, col = self.position(start)
+        # The span covers the statement's first line.
+        eol = self.text.find("\n", start)
+        last = (end if eol < 0 or eol > end else eol) - 1
+        while last > start and self.text[last].isspace():
+            last -= 1
+        width = max(1, last - start + 1)
+        span = Span(self.path, line, col, line, col + width)
+        if feature in WARN_ONLY:
+            self.diagnostics.append(Diagnostic("W0001", f"{feature} is ignored", span, severity="warning"))
+        else:
+            self.diagnostics.append(Diagnostic(
+                "E0206", f"{feature} are not supported yet" if not feature.startswith("'") else f"{feature} is not supported yet",
+                span, "remove it, or keep it in a schema that is not compiled by schemac"))
+
+    # -- structure
+    def classify_block(self, head: List[str], frame: _Frame) -> str:
+        if not head:
+            return "other"
+        if head[0] == "module":
+            return "module"
+        if frame.kind == "module" and "type" in head[:3] and "scalar" not in head[:3]:
+            return "type"
+        if frame.kind == "type":
+            return "pointer"
+        if frame.kind == "pointer":
+            return "pointer"
+        return "other"
+
+    def match_head(self, frame: _Frame, i: int) -> Optional[str]:
+        words = self.words_at(i, 4)
+        table = {"module": MODULE_HEADS, "type": TYPE_HEADS, "pointer": POINTER_HEADS}.get(frame.kind, ())
+        for head, feature in table:
+            if tuple(words[: len(head)]) == head:
+                return feature
+        if frame.kind in ("type", "pointer") and self.is_computed(i):
+            return "computed properties and links"
+        return None
+
+    def is_computed(self, i: int) -> bool:
+        """``[qualifiers] name := ...`` (a computed pointer), not ``default := ...`` etc."""
+        j = i
+        words = 0
+        while True:
+            j = self.skip_trivia(j)
+            m = _WORD.match(self.text, j)
+            if not m:
+                break
+            w = m.group(0)
+            j = m.end()
+            words += 1
+            if w not in _POINTER_QUALIFIERS:
+                break
+        if words == 0:
+            return False
+        j = self.skip_trivia(j)
+        if not self.text.startswith(":=", j):
+            return False
+        # `default := ...`, `readonly := ...`, `annotation x := ...` are ordinary members.
+        first = self.words_at(i, 1)
+        return bool(first) and first[0] not in ("default", "readonly", "annotation", "using")
+
+    def run(self) -> str:
+        stack: List[_Frame] = [_Frame("module")]
+        i = 0
+        at_start = True
+        head_start = 0
+        while i < self.n:
+            i = self.skip_trivia(i)
+            if i >= self.n:
+                break
+            c = self.text[i]
+            if at_start:
+                feature = self.match_head(stack[-1], i)
+                if feature is not None:
+                    end = self.statement_end(i)
+                    if end is not None:
+                        self.report(feature, i, end)
+                        self.blank(i, end)
+                        i = end
+                        continue
+                head_start = i
+                at_start = False
+            if c in "'\"":
+                i = self.skip_string(i)
+                continue
+            if c == "{":
+                head = self.words_at(head_start, 4)
+                stack.append(_Frame(self.classify_block(head, stack[-1])))
+                at_start = True
+                i += 1
+                continue
+            if c == "}":
+                if len(stack) > 1:
+                    stack.pop()
+                at_start = True
+                i += 1
+                continue
+            if c == ";":
+                at_start = True
+                i += 1
+                continue
+            if c in "([":
+                # Skip a bracketed run wholesale (defaults, filters, arguments).
+                end = self._skip_brackets(i)
+                i = end
+                continue
+            i += 1
+        return "".join(self.chars)
+
+    def _skip_brackets(self, i: int) -> int:
+        t = self.text
+        depth = 0
+        while i < self.n:
+            c = t[i]
+            if c in "'\"":
+                i = self.skip_string(i)
+                continue
+            if c == "#":
+                j = t.find("\n", i)
+                i = self.n if j < 0 else j + 1
+                continue
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+                if depth <= 0:
+                    return i + 1
+            elif c == ";":
+                # Unbalanced: let the parser report it.
+                return i
+            i += 1
+        return i
+
+
+def blank_unsupported(path: str, text: str) -> Tuple[str, List[Diagnostic]]:
+    """Blank out unsupported declarations; returns the new text (same length and line
+    structure) and one diagnostic per blanked declaration."""
+    scanner = _Scanner(path, text)
+    out = scanner.run()
+    return out, scanner.diagnostics
