@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import posixpath
 import re
+import sys
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional
+
+from lark.exceptions import VisitError
 
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Reporter, Span
@@ -52,9 +55,32 @@ class Library:
     warnings: List[Diagnostic]
 
 
+#: Python stack depth allowed while compiling: expressions are parsed and lowered recursively,
+#: so a filter of a few thousand chained operators needs more than CPython's default of 1000.
+RECURSION_LIMIT = 8000
+
+
 def check_library(sources: Mapping[str, str], options: Options) -> Library:
     """Parse and check ``sources`` (``{path: text}``; paths as they should appear in
-    diagnostics). Raises :class:`CompileError` with every diagnostic found."""
+    diagnostics). Raises :class:`CompileError` with every diagnostic found; an expression
+    nested too deeply to compile is reported as ``E0103``."""
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        return _check_library(sources, options)
+    except RecursionError:
+        raise CompileError([Diagnostic("E0103", "an expression is nested too deeply to compile", None,
+                                       "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")])
+    except VisitError as e:
+        if isinstance(e.orig_exc, RecursionError):
+            raise CompileError([Diagnostic("E0103", "an expression is nested too deeply to compile", None,
+                                           "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")])
+        raise
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+def _check_library(sources: Mapping[str, str], options: Options) -> Library:
     reporter = Reporter()
     if options.ts_module not in TS_MODULE_FORMATS:
         reporter.error("E0206", f"unknown TypeScript module format {options.ts_module!r}", None,

@@ -25,6 +25,7 @@ CODES: Dict[str, str] = {
     "E0100": "syntax error: unexpected token or character",
     "E0101": "syntax error: unexpected end of input",
     "E0102": "invalid literal",
+    "E0103": "expression nested too deeply",
     "E0200": "duplicate definition",
     "E0201": "unknown type",
     "E0202": "unknown property",
@@ -95,9 +96,12 @@ class Diagnostic:
             out = [f"{s.file}:{s.line}:{s.col}: {head}"]
             text = sources.get(s.file)
             if text is not None:
-                lines = text.splitlines()
+                # Lines are counted by "\n" only, as the lexer counts them (a lone "\r" or a
+                # form feed does not start a new line).
+                lines = text.split("\n")
                 if 1 <= s.line <= len(lines):
-                    src = lines[s.line - 1].expandtabs(1)
+                    src = lines[s.line - 1].rstrip("\r").expandtabs(1)
+                    src = "".join(c if c.isprintable() else " " for c in src)
                     end = s.end_col if s.end_line == s.line else len(src) + 1
                     width = max(1, min(end, len(src) + 1) - s.col)
                     out.append("    " + src)

@@ -130,7 +130,7 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                                a.value.span)
             continue
         if use_default and low.nullable and low.is_param:
-            out.append((col.name, f"COALESCE({low.sql}, {col.default_sql})"))
+            out.append((col.name, f"COALESCE({low.sql}::{col.type.pg}, {col.default_sql})"))
             continue
         if col.required and low.nullable:
             ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,

@@ -152,6 +152,8 @@ class _Resolver:
                 self.reporter.error("E0200", f"enum '{e.name}' lists '{m}' twice", mspan)
             elif m == "":
                 self.reporter.error("E0102", "enum members cannot be empty", mspan)
+            elif "\0" in m:
+                self.reporter.error("E0102", "enum members cannot contain NUL characters", mspan)
             else:
                 members.append(m)
         return tuple(members)

@@ -45,7 +45,7 @@ def _table_view(t: ObjectType) -> Dict[str, object]:
     ]
     indexes = [
         {"name_q": qi(ix.name), "using": "" if ix.method == "btree" else f" USING {ix.method}",
-         "keys": ", ".join(ix.keys_sql), "predicate": ix.predicate_sql}
+         "key_list": ", ".join(ix.keys_sql), "predicate": ix.predicate_sql}
         for ix in t.indexes
     ]
     fks = [{"name_q": qi(fk.name), "column_q": qi(fk.column), "target_q": qi(fk.target_table),

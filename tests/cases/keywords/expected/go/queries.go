@@ -11,7 +11,7 @@ import (
 
 // addUserSQL is the SQL of query add_user (cases/keywords/queries/add_user.edgeql).
 const addUserSQL = `INSERT INTO "user" ("select", "order")
-VALUES ($1, COALESCE($2, 0))
+VALUES ($1, COALESCE($2::integer, 0))
 RETURNING "id"`
 
 // AddUserParams are the parameters of AddUser. Optional: Order (nil stores NULL, or the property's

@@ -21,7 +21,7 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 
 /** SQL of query `add_user` (cases/keywords/queries/add_user.edgeql). */
 export const addUserSql = `INSERT INTO "user" ("select", "order")
-VALUES ($1, COALESCE($2, 0))
+VALUES ($1, COALESCE($2::integer, 0))
 RETURNING "id"`;
 
 /** Parameters of {@link addUser}. */

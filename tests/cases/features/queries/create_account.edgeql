@@ -1,0 +1,1 @@
+insert Account { email := $email, name := $name, age := $age, nicknames := $nicknames, tags := $tags };

@@ -1,0 +1,1 @@
+insert billing::Invoice { number := $number, account := (select default::Account filter .id = $account_id) };
