@@ -1,0 +1,174 @@
+"""Semantic checks of the schema language: each refusal is a located diagnostic with a stable
+code, and several are reported in one run."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemac.compiler import Options, check_library, compile_library
+from schemac.diagnostics import CompileError
+
+
+def diagnose(schema: str, **queries: str):
+    sources = {"s.esdl": schema, **{f"q/{k}.edgeql": v for k, v in queries.items()}}
+    with pytest.raises(CompileError) as exc:
+        check_library(sources, Options(library="t"))
+    return exc.value, exc.value.render(sources)
+
+
+def codes(err):
+    return [d.code for d in err.diagnostics if d.severity == "error"]
+
+
+def test_inheritance_cycle():
+    err, text = diagnose("abstract type A extending B { a: str; }\nabstract type B extending A { b: str; }\n"
+                         "type C extending A {}\n")
+    assert "E0210" in codes(err)
+    assert "inheritance cycle: A -> B -> A" in text or "inheritance cycle: B -> A -> B" in text
+
+
+def test_unknown_base_and_unknown_module():
+    err, text = diagnose("type A extending Bsae { a: str; }\nabstract type Base {}\ntype C { x: nomod::T; }\n")
+    assert "s.esdl:1:18: error[E0201]: unknown base type 'Bsae'" in text
+    assert "did you mean 'Base'?" in text
+    assert "unknown type 'nomod::T'" in text
+
+
+def test_overloaded_rules():
+    err, text = diagnose(
+        "abstract type Base { required name: str; }\n"
+        "type A extending Base { name: str; }\n"                       # redefinition without overloaded
+        "type B extending Base { overloaded name: int32; }\n"          # overload changes the type
+        "type C { overloaded title: str; }\n"                          # nothing to overload
+    )
+    assert "s.esdl:2:25: error[E0200]: 'name' is already defined in base type 'Base'" in text
+    assert "mark it 'overloaded'" in text
+    assert "overloaded 'name' changes its type from str to int32" in text
+    assert "error[E0211]: 'title' is marked overloaded but no base of 'C' defines it" in text
+
+
+def test_diamond_inheritance_is_fine_and_overload_refines():
+    out = compile_library({"s.esdl": (
+        "abstract type Base { required name: str; }\n"
+        "abstract type L extending Base { l: str; }\nabstract type R extending Base { r: str; }\n"
+        "type D extending L, R { overloaded name: str { default := 'x'; constraint max_len_value(5) }; }\n")},
+        Options("t"))
+    up = out["sql/000001_init.up.sql"]
+    assert up.count('"name" text NOT NULL DEFAULT \'x\'') == 1
+    assert '"l" text' in up and '"r" text' in up
+    assert 'CONSTRAINT "ck_d_name_max_len_value" CHECK (char_length(name) <= 5)' in up
+
+
+def test_link_to_abstract_type():
+    err, text = diagnose("abstract type Animal { name: str; }\ntype Zoo { star: Animal; }\n")
+    assert "error[E0212]: link 'star' points to abstract type 'Animal', which has no concrete subtype" in text
+    err, text = diagnose("abstract type Animal { name: str; }\ntype Cat extending Animal {}\n"
+                         "type Dog extending Animal {}\ntype Zoo { star: Animal; }\n")
+    assert "with several concrete subtypes (Cat, Dog); polymorphic links are not supported" in text
+    # exactly one concrete subtype: the link targets it
+    out = compile_library({"s.esdl": "abstract type Animal { name: str; }\ntype Cat extending Animal {}\n"
+                                     "type Zoo { star: Animal; }\n"}, Options("t"))
+    assert 'REFERENCES "cat" ("id")' in out["sql/000001_init.up.sql"]
+
+
+def test_link_rules():
+    err, text = diagnose("type U { a: str; }\n"
+                         "type P { required owner: U { on target delete allow }; "
+                         "multi tags: U { on target delete delete source }; "
+                         "link name -> str; }\n")
+    assert "'on target delete allow' would leave a required link empty" in text
+    assert "'on target delete delete source' on a multi link is not supported" in text
+    assert "link 'name' must point to an object type, not str" in text
+
+
+def test_exclusive_and_value_constraint_rules():
+    err, text = diagnose(
+        "type T {\n  a: str { constraint min_value('x'); constraint max_len_value('5'); };\n"
+        "  n: int32 { constraint regexp('x'); };\n"
+        "  constraint exclusive on (.a, .missing);\n"
+        "  constraint exclusive on (.a) filter .n;\n"
+        "  constraint exclusive on (.a) except (.n < 0) filter .n > 1;\n"
+        "  constraint max_value(3);\n}\n")
+    msgs = text
+    assert "max_len_value needs a int64 argument, got str" in msgs
+    assert "regexp applies to str properties, not int32" in msgs
+    assert "type 'T' has no property 'missing'" in msgs
+    assert "a constraint filter must be bool, got int32" in msgs
+    assert "use either 'filter' or 'except', not both" in msgs
+    assert "constraint 'max_value' on a type needs to be on a property" in msgs
+    assert len(codes(err)) >= 6
+
+
+def test_readonly_property_cannot_be_updated():
+    schema = "type K { required token: str { readonly := true }; note: str; }\n"
+    err, text = diagnose(schema, rotate="update K filter .id = <uuid>$id set { token := $t };")
+    assert "q/rotate.edgeql:1:39: error[E0310]: 'token' is readonly and cannot be updated" in text
+    # insert may set it
+    check_library({"s.esdl": schema, "q/mk.edgeql": "insert K { token := $t };"}, Options("t"))
+
+
+def test_link_values_in_queries():
+    schema = "type U { name: str; }\ntype P { required owner: U; multi fans: U; }\n"
+    err, text = diagnose(schema, a="insert P { owner := $owner };",
+                         b="insert P { owner := (select P filter .id = $x) };",
+                         c="insert P { owner := (select U filter .id = $o), fans := (select U filter .id = $f) };")
+    assert "the value of link 'owner' must be (select U filter .id = ...)" in text
+    assert "'owner' links to U, not P" in text
+    assert "assigning the multi link 'fans' is not supported yet" in text
+
+
+def test_unsupported_gel_features_are_named_and_located():
+    schema = ("module default {\n"
+              "  global current_user: uuid;\n"
+              "  type U {\n    name: str;\n"
+              "    access policy self allow all using (.id = global current_user);\n"
+              "    trigger log after insert for each do (insert Log { x := __new__.name });\n"
+              "    multi link posts := .<author[is Post];\n"
+              "    name_upper := str_upper(.name);\n"
+              "  }\n"
+              "  alias UA := U { n := .name };\n"
+              "  function f(x: int64) -> int64 using (x + 1);\n"
+              "  abstract constraint positive extending max_value { errmessage := 'x' };\n"
+              "}\n")
+    err, text = diagnose(schema)
+    lines = {d.span.line: d.message for d in err.diagnostics}
+    assert lines == {
+        2: "globals are not supported yet",
+        5: "access policies are not supported yet",
+        6: "triggers are not supported yet",
+        7: "computed properties and links are not supported yet",
+        8: "computed properties and links are not supported yet",
+        10: "aliases are not supported yet",
+        11: "functions are not supported yet",
+        12: "abstract constraint definitions are not supported yet",
+    }
+    assert set(codes(err)) == {"E0206"}
+
+
+def test_using_future_is_a_warning_only():
+    warnings = []
+    compile_library({"s.esdl": "using future simple_scoping;\ntype T { a: str; }\n"}, Options("t"), warnings)
+    assert [(w.code, w.severity, w.span.line) for w in warnings] == [("W0001", "warning", 1)]
+
+
+def test_exclusive_on_abstract_type_warns_it_is_per_table():
+    warnings = []
+    compile_library({"s.esdl": "abstract type Named { required name: str { constraint exclusive; }; }\n"
+                               "type A extending Named {}\ntype B extending Named {}\n"}, Options("t"), warnings)
+    assert [w.code for w in warnings] == ["W0002"]
+    assert "enforced per table (A, B)" in warnings[0].message
+
+
+def test_name_collisions_after_snake_casing():
+    err, text = diagnose("type UserAccount { a: str; }\ntype User_account { b: str; }\n")
+    assert "E0207" in codes(err) and "both map to table 'user_account'" in text
+    err, text = diagnose("type T { a_b: str; a: str; b: str; constraint exclusive on (.a_b); "
+                         "link a -> T; a_id: str; }\n")
+    assert "E0200" in codes(err) or "E0207" in codes(err)
+
+
+def test_enum_member_checks():
+    err, text = diagnose("scalar type S extending enum<A, 'A', ''>;\ntype T { s: S { default := S.B }; }\n")
+    assert "enum 'S' lists 'A' twice" in text
+    assert "enum members cannot be empty" in text
+    assert "enum 'S' has no member 'B'" in text
