@@ -23,6 +23,8 @@ from schemac.prescan import blank_unsupported
 
 @functools.lru_cache(maxsize=None)
 def _lark() -> Lark:
+    """The parser. The AST builder runs inside the LALR parser (lark's ``transformer=``), so no
+    intermediate parse tree is built; :data:`_BUILDER`'s ``file`` is set before each parse."""
     data = pkgutil.get_data("schemac", "grammar.lark")
     assert data is not None
     return Lark(
@@ -30,8 +32,9 @@ def _lark() -> Lark:
         parser="lalr",
         lexer="contextual",
         start=["schema", "query_file", "type_start"],
-        propagate_positions=True,
+        keep_all_tokens=True,
         maybe_placeholders=False,
+        transformer=_BUILDER,
     )
 
 
@@ -125,8 +128,67 @@ def _end_position(text: str) -> Tuple[int, int]:
     return 1, 1
 
 
+#: Named terminals whose tokens rule methods receive; every other token (keywords, punctuation)
+#: only contributes to the node's span.
+KEPT_TERMINALS = frozenset(
+    """NAME STRING RAW_STRING INT FLOAT PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
+    SINGLE OVERLOADED ABSTRACT PROPERTY LINK""".split()
+)
+
+
+class _Meta:
+    """Start and end position of a node (1-based lines and columns, end exclusive)."""
+
+    __slots__ = ("line", "column", "end_line", "end_column")
+
+    def __init__(self, line: int, column: int, end_line: int, end_column: int):
+        self.line, self.column, self.end_line, self.end_column = line, column, end_line, end_column
+
+
+def _bounds(c):
+    """(line, column, end_line, end_column) of a child: a token, a node with a span, a Span,
+    or a tuple/list of those; ``None`` when it has no position."""
+    if isinstance(c, Token):
+        return (c.line, c.column, c.end_line, c.end_column)
+    span = c if isinstance(c, Span) else getattr(c, "span", None)
+    if isinstance(span, Span):
+        return (span.line, span.col, span.end_line, span.end_col)
+    if isinstance(c, (tuple, list)):
+        first = last = None
+        for item in c:
+            b = _bounds(item)
+            if b is not None:
+                if first is None:
+                    first = b
+                last = b
+        if first is not None:
+            return (first[0], first[1], last[2], last[3])  # type: ignore[index]
+    return None
+
+
+def _kept_and_meta(children):
+    """``(meta, kept children)`` for a rule method (see :class:`_Builder`)."""
+    first = last = None
+    kept = []
+    for c in children:
+        b = _bounds(c)
+        if b is not None:
+            if first is None:
+                first = b
+            last = b
+        if not isinstance(c, Token) or c.type in KEPT_TERMINALS:
+            kept.append(c)
+    meta = _Meta(first[0], first[1], last[2], last[3]) if first is not None else _Meta(1, 1, 1, 2)  # type: ignore[index]
+    return meta, kept
+
+
+@v_args(wrapper=lambda f, _data, children, _meta: f(*_kept_and_meta(children)))
 class _Builder(Transformer):
-    """Turns lark parse trees into :mod:`schemac.syntax` nodes."""
+    """Builds :mod:`schemac.syntax` nodes as the LALR parser reduces each rule.
+
+    The parser keeps every token (``keep_all_tokens``) so that each node's span covers its
+    keywords and brackets too; the class-wide wrapper computes that span (a :class:`_Meta`) and
+    drops the punctuation and keyword tokens before a rule method sees its children."""
 
     def __init__(self, path: str):
         super().__init__()
@@ -141,28 +203,24 @@ class _Builder(Transformer):
         return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
 
     # -- types and names
-    def qualname(self, children):
+    def qualname(self, meta, children):
         name = "::".join(str(c) for c in children)
         first, last = children[0], children[-1]
         return (name, Span(self.file, first.line, first.column, last.end_line, last.end_column))
 
-    @v_args(meta=True)
     def type_ref(self, meta, children):
         (name, _span), *args = children
         return ast.TypeRef(name, tuple(args), self._span(meta))
 
-    @v_args(meta=True)
     def type_start(self, meta, children):
         optional = len(children) == 2
         ref = children[-1]
         return ast.TypeRef(ref.name, ref.args, ref.span, optional=optional)
 
     # -- expressions
-    @v_args(meta=True)
     def path(self, meta, children):
         return ast.Path(tuple(str(c) for c in children), self._span(meta))
 
-    @v_args(meta=True)
     def param(self, meta, children):
         tok = children[0]
         span = self._span(meta)
@@ -173,7 +231,7 @@ class _Builder(Transformer):
         # Parse the type part with its own start symbol, then shift positions into the file.
         offset = tok.column + len(name) + 2  # column of the first character after '<'
         try:
-            tree = _lark().parse(type_text, start="type_start")
+            ref = _lark().parse(type_text, start="type_start")
         except UnexpectedInput as e:
             col = offset + (e.column - 1 if getattr(e, "column", None) and e.column > 0 else 0)
             raise CompileError(
@@ -186,52 +244,41 @@ class _Builder(Transformer):
                     )
                 ]
             )
-        ref = _Builder(self.file).transform(tree)
         type_span = Span(self.file, tok.line, offset, tok.line, offset + len(type_text))
         return ast.Param(name, ast.TypeRef(ref.name, ref.args, type_span, ref.optional), span)
 
-    @v_args(meta=True)
     def string_lit(self, meta, children):
         raw = children[0].value
         return ast.Literal("str", _unescape(raw[1:-1]), self._span(meta))
 
-    @v_args(meta=True)
     def raw_string_lit(self, meta, children):
         return ast.Literal("str", children[0].value[2:-1], self._span(meta))
 
-    @v_args(meta=True)
     def int_lit(self, meta, children):
         return ast.Literal("int", int(children[0].value), self._span(meta))
 
-    @v_args(meta=True)
     def float_lit(self, meta, children):
         return ast.Literal("float", float(children[0].value), self._span(meta))
 
-    @v_args(meta=True)
     def true_lit(self, meta, children):
         return ast.Literal("bool", True, self._span(meta))
 
-    @v_args(meta=True)
     def false_lit(self, meta, children):
         return ast.Literal("bool", False, self._span(meta))
 
-    @v_args(meta=True)
     def enum_ref(self, meta, children):
         (enum, _), member = children
         return ast.EnumRef(enum, str(member), self._span(meta), self._tspan(member))
 
-    @v_args(meta=True)
     def func_call(self, meta, children):
         (name, _), *args = children
         return ast.FuncCall(name, tuple(args), self._span(meta))
 
-    @v_args(meta=True)
     def cmp_op(self, meta, children):
         left, op, right = children
         return ast.BinOp(str(op), left, right, self._span(meta))
 
     def _bin(op):  # noqa: N805 - factory for the operator rules below
-        @v_args(meta=True)
         def build(self, meta, children):
             left, right = children
             return ast.BinOp(op, left, right, self._span(meta))
@@ -249,68 +296,57 @@ class _Builder(Transformer):
     mod_op = _bin("%")
     del _bin
 
-    @v_args(meta=True)
     def in_op(self, meta, children):
         left, right = children
         return ast.BinOp("in", left, right, self._span(meta))
 
-    @v_args(meta=True)
     def not_in_op(self, meta, children):
         left, right = children
         return ast.BinOp("not in", left, right, self._span(meta))
 
-    @v_args(meta=True)
     def exists_op(self, meta, children):
         return ast.UnaryOp("exists", children[0], self._span(meta))
 
-    @v_args(meta=True)
     def tuple(self, meta, children):
         return ast.Tuple_(tuple(children), self._span(meta))
 
-    @v_args(meta=True)
     def set_lit(self, meta, children):
         return ast.SetLit(tuple(children), self._span(meta))
 
-    @v_args(meta=True)
     def cast(self, meta, children):
         optional = isinstance(children[0], Token) and children[0].type == "OPTIONAL"
         ref, operand = children[-2], children[-1]
         return ast.Cast(ast.TypeRef(ref.name, ref.args, ref.span, optional), operand, self._span(meta))
 
-    @v_args(meta=True)
+    def paren(self, meta, children):
+        return children[0]
+
     def subject_ref(self, meta, children):
         return ast.Path(("__subject__",), self._span(meta))
 
-    @v_args(meta=True)
     def subselect(self, meta, children):
         (name, name_span), (_, filt) = children
         return ast.SubSelect(name, name_span, filt, self._span(meta))
 
-    @v_args(meta=True)
     def not_op(self, meta, children):
         return ast.UnaryOp("not", children[0], self._span(meta))
 
-    @v_args(meta=True)
     def neg_op(self, meta, children):
         return ast.UnaryOp("-", children[0], self._span(meta))
 
     # -- schema
-    @v_args(meta=True)
     def enum_member(self, meta, children):
         tok = children[0]
         value = _unescape(tok.value[1:-1]) if tok.type == "STRING" else tok.value
         return (value, self._tspan(tok))
 
-    @v_args(meta=True)
     def enum_decl(self, meta, children):
         name, *members = children
         return ("enum", name, tuple(members), self._span(meta))
 
-    @v_args(meta=True)
     def enum_base(self, meta, children):
         return ("enum_base", tuple(children), self._span(meta))
 
-    @v_args(meta=True)
     def scalar_decl(self, meta, children):
         abstract = _take_token(children, "ABSTRACT")
         name_tok, *rest = children
@@ -318,48 +354,43 @@ class _Builder(Transformer):
         members = [c for c in rest if _is_member(c)]
         return ("scalar", name_tok, bases, members, abstract, self._span(meta))
 
-    @v_args(meta=True)
     def prop_default(self, meta, children):
         return ("default", children[0], self._span(meta))
 
-    @v_args(meta=True)
     def readonly_decl(self, meta, children):
         return ("readonly", children[0].type == "TRUE", self._span(meta))
 
-    @v_args(meta=True)
     def annotation_decl(self, meta, children):
         (name, _), text = children
         return ("annotation", (name, _unescape(text.value[1:-1])), self._span(meta))
 
-    def restrict(self, _):
+    def restrict(self, meta, _):
         return "restrict"
 
-    def delete_source(self, _):
+    def delete_source(self, meta, _):
         return "delete source"
 
-    def allow(self, _):
+    def allow(self, meta, _):
         return "allow"
 
-    def deferred_restrict(self, _):
+    def deferred_restrict(self, meta, _):
         return "deferred restrict"
 
-    @v_args(meta=True)
     def on_target_delete(self, meta, children):
         return ("on_target_delete", children[0], self._span(meta))
 
-    def constraint_args(self, children):
+    def constraint_args(self, meta, children):
         return ("args", tuple(children))
 
-    def on_clause(self, children):
+    def on_clause(self, meta, children):
         return ("on", tuple(children))
 
-    def except_clause(self, children):
+    def except_clause(self, meta, children):
         return ("except", children[0])
 
-    def filter_clause(self, children):
+    def filter_clause(self, meta, children):
         return ("filter", children[0])
 
-    @v_args(meta=True)
     def constraint_decl(self, meta, children):
         (name, name_span), *clauses = children
         c = dict(clauses)
@@ -370,7 +401,6 @@ class _Builder(Transformer):
                                   self._span(meta), name_span)
         return ("constraint", decl, decl.span)
 
-    @v_args(meta=True)
     def index_decl(self, meta, children):
         kind = None
         if children and isinstance(children[0], tuple) and len(children[0]) == 2 and isinstance(children[0][1], Span):
@@ -418,48 +448,40 @@ class _Builder(Transformer):
             self._span(meta), self._tspan(name_tok),
         )
 
-    @v_args(meta=True)
     def pointer_decl(self, meta, children):
         return self._pointer(meta, list(children))
 
-    @v_args(meta=True)
     def link_prop_decl(self, meta, children):
         return self._pointer(meta, list(children))
 
-    def extending(self, children):
+    def extending(self, meta, children):
         return ("extending", tuple(children))
 
-    @v_args(meta=True)
     def type_decl(self, meta, children):
         abstract = _take_token(children, "ABSTRACT")
         name_tok, *members = children
         return ("type", name_tok, abstract, members, self._span(meta))
 
-    @v_args(meta=True)
     def module_block(self, meta, children):
         (name, span), *items = children
         return ("module", name, span, items)
 
     # -- queries
-    @v_args(meta=True)
     def assignment(self, meta, children):
         name_tok, value = children
         return ast.Assignment(str(name_tok), value, self._span(meta), self._tspan(name_tok))
 
-    def assignments(self, children):
+    def assignments(self, meta, children):
         return tuple(children)
 
-    @v_args(meta=True)
     def unless_conflict(self, meta, children):
         on = children[0][1] if children else ()
         return ast.UnlessConflict(on, self._span(meta))
 
-    @v_args(meta=True)
     def insert_q(self, meta, children):
         (name, name_span), assigns, *rest = children
         return ast.InsertQuery(name, name_span, assigns, rest[0] if rest else None, self._span(meta))
 
-    @v_args(meta=True)
     def update_q(self, meta, children):
         (name, name_span), *rest = children
         filt = None
@@ -467,10 +489,10 @@ class _Builder(Transformer):
             filt = rest[0][1]
         return ast.UpdateQuery(name, name_span, filt, rest[-1], self._span(meta))
 
-    def query_file(self, children):
+    def query_file(self, meta, children):
         return list(children)
 
-    def schema(self, children):
+    def schema(self, meta, children):
         return list(children)
 
 
@@ -481,13 +503,17 @@ def _unescape(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), s)
 
 
+#: The one AST builder, called by the parser as it reduces (see :func:`_lark`).
+_BUILDER = _Builder("")
+
+
 def _parse(path: str, text: str, start: str, what: str):
+    parser = _lark()
+    _BUILDER.file = path
     try:
-        tree = _lark().parse(text, start=start)
+        return parser.parse(text, start=start)
     except UnexpectedInput as e:
         raise _syntax_error(path, text, e, what) from None
-    try:
-        return _Builder(path).transform(tree)
     except VisitError as e:
         if isinstance(e.orig_exc, CompileError):
             raise e.orig_exc from None

@@ -18,6 +18,9 @@ from typing import List, Optional, Tuple
 
 from schemac.diagnostics import Diagnostic, Span
 
+#: Characters the statement scanner must stop at: brackets, terminators, quotes, comments and
+#: whitespace (which may precede a new statement's first word).
+_INTERESTING = re.compile(r"""[{}();\['"#\s]""")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 
 #: Statement heads refused in module (top-level) context: leading words -> feature name.
@@ -73,6 +76,7 @@ class _Scanner:
         self.path = path
         self.text = text
         self.chars = list(text)
+        self.blanked = False
         self.n = len(text)
         self.diagnostics: List[Diagnostic] = []
 
@@ -150,6 +154,7 @@ class _Scanner:
         return None
 
     def blank(self, start: int, end: int) -> None:
+        self.blanked = True
         for k in range(start, end):
             if self.chars[k] != "\n":
                 self.chars[k] = " "
@@ -267,8 +272,10 @@ class _Scanner:
                 end = self._skip_brackets(i)
                 i = end
                 continue
-            i += 1
-        return "".join(self.chars)
+            # Jump over the rest of a word or operator to the next character of interest.
+            m = _INTERESTING.search(self.text, i + 1)
+            i = m.start() if m else self.n
+        return "".join(self.chars) if self.blanked else self.text
 
     def _skip_brackets(self, i: int) -> int:
         t = self.text
