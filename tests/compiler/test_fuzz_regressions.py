@@ -1,7 +1,7 @@
 """Minimal reproducers of the crashes and diagnostic defects found by ``test_fuzz.py``, as plain
-tests. Each is ``xfail(strict=True)`` until the compiler core is fixed: when a fix lands the
-test passes, strict xfail turns that into a failure, and the marker (and the bug's entry in
-``fuzz_support.KNOWN_BUGS``, which the fuzz tests tolerate meanwhile) must be removed.
+tests. An open bug is ``xfail(strict=True)``: when a fix lands the test passes, strict xfail
+turns that into a failure, and the marker (and the bug's entry in ``fuzz_support.KNOWN_BUGS``,
+which the fuzz tests tolerate meanwhile) must be removed. Fixed bugs stay here as plain tests.
 
 The oracle is the fuzz tests' own (:func:`fuzz_support.check_sources`): compile, or raise a
 ``CompileError`` whose diagnostics render and point inside the file.
@@ -10,46 +10,54 @@ The oracle is the fuzz tests' own (:func:`fuzz_support.check_sources`): compile,
 from __future__ import annotations
 
 import pytest
-from lark.exceptions import VisitError
 
 from fuzz_support import KNOWN_BUGS, DiagnosticDefect, check_sources
 
 SCHEMA = "type T {\n  required a: str;\n  b: int64;\n}\n"
 
 
-def test_every_known_bug_has_a_regression_test():
-    names = {n for n in globals() if n.startswith("test_")}
-    assert {b.regression_test for b in KNOWN_BUGS} <= names
+def test_every_known_bug_has_an_xfail_regression_test():
+    for bug in KNOWN_BUGS:
+        test = globals().get(bug.regression_test)
+        assert test is not None, bug
+        assert any(m.name == "xfail" for m in getattr(test, "pytestmark", [])), bug
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="a quoted enum member holding NUL (\"a\\0\") reaches sqlnames.sql_string unchecked "
-                          "(resolve._object_type builds the CHECK constraint) and raises ValueError; string "
-                          "literals get E0102 in exprs._literal, enum members do not")
+# -- fixed (found on 475a088's compiler, fixed in 5b9494c)
+
+
 def test_nul_in_quoted_enum_member():
-    check_sources({"s.esdl": 'enum E { "a\\0" }\ntype T { e: E; }\n'})
+    # Was: ValueError from sqlnames.sql_string via resolve._object_type (enum CHECK constraint).
+    assert check_sources({"s.esdl": 'enum E { "a\\0" }\ntype T { e: E; }\n'}) == "error"
 
 
-@pytest.mark.xfail(strict=True, raises=(RecursionError, VisitError),
-                   reason="expressions are built and lowered recursively (lark Transformer in parser._parse, "
-                          "then exprs.lower): a filter of ~330 '+' terms or ~490 'or'/'and' terms exceeds "
-                          "Python's recursion limit and escapes as lark VisitError/RecursionError")
 def test_long_operator_chain():
+    # Was: RecursionError/lark VisitError from ~330 '+' or ~490 'or' terms (recursive lark
+    # Transformer in parser._parse, then exprs.lower).
     filt = " or ".join(f".a = 'v{i}'" for i in range(500))
-    check_sources({"s.esdl": SCHEMA, "q/q.edgeql": f"update T filter {filt} set {{ b := 1 }};"})
+    assert check_sources({"s.esdl": SCHEMA, "q/q.edgeql": f"update T filter {filt} set {{ b := 1 }};"}) == "ok"
 
 
-@pytest.mark.xfail(strict=True, raises=DiagnosticDefect,
-                   reason="TYPED_PARAM may span lines ($p<\\n ... >); parser._Builder.param puts the span of an "
-                          "error inside the type on the '$p' line with the column counted within the type "
-                          "text, past the end of that line")
 def test_typed_parameter_spanning_lines():
-    check_sources({"s.esdl": SCHEMA, "q/q.edgeql": "update T filter .b = $p<\n\n        1> set { b := 1 };\n"})
+    # Was: parser._Builder.param put the span of an error inside a multi-line `$p<...>` on the
+    # `$p` line with the column counted inside the type text, past the end of that line.
+    sources = {"s.esdl": SCHEMA, "q/q.edgeql": "update T filter .b = $p<\n\n        1> set { b := 1 };\n"}
+    assert check_sources(sources) == "error"
+
+
+def test_carriage_return_line_breaks():
+    # Was: lark counts lines by "\n", Diagnostic.render split with str.splitlines() (which also
+    # breaks at a lone "\r", "\f", U+2028, ...): the excerpt showed another line than the span's.
+    assert check_sources({"s.esdl": "type T {\r  a: strr;\r}\n"}) == "error"
+    assert check_sources({"s.esdl": "type T {\u2028  a: str;\n  b: strr;\n}\n"}) == "error"
+
+
+# -- open
 
 
 @pytest.mark.xfail(strict=True, raises=DiagnosticDefect,
-                   reason="lark counts lines by '\\n' only, Diagnostic.render splits with str.splitlines(), which "
-                          "also breaks at a lone '\\r', '\\f', '\\v', '\\x1c'-'\\x1e', '\\x85', U+2028/9: the "
-                          "excerpt shows another line than the one the span points at")
-def test_carriage_return_line_breaks():
-    check_sources({"s.esdl": "type T {\r  a: strr;\r}\n"})
+                   reason="compiler.check_library turns a RecursionError into E0103 with span=None: the "
+                          "diagnostic names no file or line (and the run's other diagnostics are dropped)")
+def test_too_deeply_nested_expression_is_located():
+    filt = " + ".join(["1"] * 5000)
+    check_sources({"s.esdl": SCHEMA, "q/q.edgeql": f"update T filter .b = {filt} set {{ b := 1 }};"})
