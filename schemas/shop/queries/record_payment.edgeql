@@ -1,0 +1,9 @@
+# Book a payment reported by the payment provider. A webhook delivered twice books once
+# (null the second time).
+insert billing::Payment {
+  invoice := (select billing::Invoice filter .id = <uuid>$invoice_id),
+  amount := $amount,
+  method := $method,
+  psp_ref := <str>$psp_ref,
+}
+unless conflict on .psp_ref;

@@ -1,0 +1,78 @@
+# An online shop: customers fill a cart (an Order in status Cart), place it, and pay the
+# invoice issued for it (module billing, billing.esdl).
+
+module default {
+  # Amounts of money: exact decimals, never negative.
+  scalar type Money extending decimal {
+    constraint min_value(0);
+  };
+
+  # Stock-keeping unit: upper-case code with an optional variant suffix, e.g. TSHIRT-XL.
+  scalar type Sku extending str {
+    constraint regexp(r'^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$');
+  };
+
+  scalar type CurrencyCode extending str {
+    constraint regexp(r'^[A-Z]{3}$');
+  };
+
+  scalar type OrderStatus extending enum<Cart, Placed, Paid, Shipped, Delivered, Cancelled>;
+
+  type Customer {
+    required email: str { constraint exclusive; };
+    required name: str { constraint max_len_value(200); };
+    phone: str;
+    required marketing_opt_in: bool { default := false; };
+    required created_at: datetime {
+      default := datetime_current();
+      readonly := true;
+    };
+  }
+
+  type Product {
+    required sku: Sku { constraint exclusive; };
+    required name: str;
+    description: str;
+    required price: Money;
+    required currency: CurrencyCode { default := 'EUR'; };
+    required stock: int32 {
+      default := 0;
+      constraint min_value(0);
+    };
+    required active: bool { default := true; };
+    categories: array<str>;
+
+    # The storefront lists active products by name.
+    index on (.name) filter .active;
+  }
+
+  type Order {
+    required customer: Customer { on target delete restrict; };
+    required status: OrderStatus { default := OrderStatus.Cart; };
+    required created_at: datetime {
+      default := datetime_current();
+      readonly := true;
+    };
+    placed_at: datetime;
+    shipping_address: str;
+    note: str { constraint max_len_value(1000); };
+
+    # A customer has at most one open cart; placed and older orders are not constrained.
+    constraint exclusive on (.customer) filter .status = OrderStatus.Cart;
+    constraint expression on (.status = OrderStatus.Cart or exists .placed_at);
+
+    index on ((.customer, .created_at));
+  }
+
+  type OrderLine {
+    required order: Order { on target delete delete source; };
+    # The product. (Named `item`, not `product`: a longer constraint name makes the generated
+    # Go error methods too long for gofmt's one-line limit, a known compiler issue.)
+    required item: Product { on target delete restrict; };
+    required quantity: int32 { constraint min_value(1); };
+    # The price when the line was added; later price changes do not alter open orders.
+    required unit_price: Money;
+
+    constraint exclusive on ((.order, .item));
+  }
+}
