@@ -77,8 +77,14 @@ class _Type:
     props: List[Tuple[str, str, bool, Optional[str]]]  # name, type, required, default
 
 
-def generate_library(n_types: int, seed: int = 0) -> Dict[str, str]:
-    """``{relative path: text}``: ``schema.esdl`` and ``queries/<name>.edgeql`` (2 per type)."""
+def generate_library(n_types: int, seed: int = 0, features: bool = False) -> Dict[str, str]:
+    """``{relative path: text}``: ``schema.esdl`` and ``queries/<name>.edgeql`` (2 per type).
+
+    ``features`` also uses the later language features: every type extends an abstract
+    ``Timestamped`` (``created_at``/``updated_at``), ``code`` has a custom scalar type with a
+    value constraint, ``name`` a value constraint and an index, and every type but the first
+    has an optional link ``owner`` to the previous type (set by half of the inserts with a
+    ``(select T filter .id = <uuid>$owner_id)``). Properties stay ~15 per type."""
     rnd = random.Random(seed)
     n_enums = max(1, n_types // 10)
     enums: Dict[str, List[str]] = {}
@@ -93,9 +99,9 @@ def generate_library(n_types: int, seed: int = 0) -> Dict[str, str]:
     types: List[_Type] = []
     for i in range(n_types):
         name = f"{TYPE_STEMS[i % len(TYPE_STEMS)]}{i}"
-        rest = list(STEMS[2:])
+        rest = [st for st in STEMS[2:] if not (features and st[0] in ("created_at", "updated_at"))]
         rnd.shuffle(rest)
-        chosen = [("code", "str"), ("name", "str")] + rest[:13]
+        chosen = [("code", "Code" if features else "str"), ("name", "str")] + rest[:11 if features else 13]
         props = []
         for pname, ptype in chosen:
             if ptype == "ENUM":
@@ -112,17 +118,27 @@ def generate_library(n_types: int, seed: int = 0) -> Dict[str, str]:
     for en, members in enums.items():
         lines.append(f"enum {en} {{ {', '.join(members)} }}")
     lines.append("")
-    for t in types:
+    if features:
+        lines += ["scalar type Code extending str { constraint max_len_value(32); };", "",
+                  "abstract type Timestamped {",
+                  "  required created_at: datetime { default := datetime_current(); readonly := true; };",
+                  "  updated_at: datetime;", "}", ""]
+    for i, t in enumerate(types):
         pnames = {p[0] for p in t.props}
-        lines.append(f"type {t.name} {{")
+        lines.append(f"type {t.name} extending Timestamped {{" if features else f"type {t.name} {{")
         for pname, ptype, required, default in t.props:
             body = []
             if default is not None:
                 body.append(f"default := {default}")
             if pname == "code":
                 body.append("constraint exclusive")
+            if features and pname == "name":
+                body.append("constraint max_len_value(200)")
             head = ("required " if required else "") + f"{pname}: {ptype}"
             lines.append(f"  {head}" + (f" {{ {'; '.join(body)} }};" if body else ";"))
+        if features and i:
+            lines.append(f"  owner: {types[i - 1].name} {{ on target delete allow; }};")
+            lines.append("  index on (.name);")
         lines.append("  constraint exclusive on (.name, .code);")
         partial = _partial_filter(t, pnames, enums)
         if partial:
@@ -138,6 +154,8 @@ def generate_library(n_types: int, seed: int = 0) -> Dict[str, str]:
         assigns = []
         for pname, ptype, _, _ in required + optional:
             assigns.append(f"{pname} := ${pname}" if k % 3 else f"{pname} := ${pname}<{ptype}>")
+        if features and k and k % 2 == 0:
+            assigns.append(f"owner := (select {types[k - 1].name} filter .id = <uuid>$owner_id)")
         conflict = ["(.code)", "(.name, .code)", "(.code, .name)"][k % 3]
         out[f"queries/insert_{snake}.edgeql"] = (
             f"# Insert one {t.name}; skipped when the key exists.\n"
@@ -145,7 +163,7 @@ def generate_library(n_types: int, seed: int = 0) -> Dict[str, str]:
         sets = ["title := $title" if ("title", "str") in [(p[0], p[1]) for p in t.props] else "name := $new_name"]
         if any(p[0] == "count" for p in t.props):
             sets.append("count := .count + 1")
-        if any(p[0] == "updated_at" for p in t.props):
+        if features or any(p[0] == "updated_at" for p in t.props):
             sets.append("updated_at := now()")
         out[f"queries/update_{snake}.edgeql"] = (
             f"update {t.name}\n  filter .id = $id\n  set {{ {', '.join(sets)} }};\n")
@@ -218,8 +236,8 @@ def run_cli(python: str, pythonpath: Path, workdir: Path, files: Sequence[str], 
     return seconds, rss_kb / 1024
 
 
-def measure(n: int, python: str, pythonpath: Path, repeat: int, keep: bool) -> Run:
-    sources = generate_library(n)
+def measure(n: int, python: str, pythonpath: Path, repeat: int, keep: bool, features: bool = False) -> Run:
+    sources = generate_library(n, features=features)
     tmp = Path(tempfile.mkdtemp(prefix=f"schemac-bench-{n}-"))
     try:
         files = write_library(sources, tmp / "lib")
@@ -261,15 +279,19 @@ def print_table(runs: List[Run]) -> None:
 # ---------------------------------------------------------------------------------------------
 # In-process phases (no profiler) and cProfile
 
-#: Phases, outermost first: (label, [(module, attribute), ...]). The first attribute found is
-#: timed (only its outermost calls; nested calls are part of them). Attributes that do not
-#: exist in the compiler under test are skipped, so the script survives refactorings.
+#: Phases: (label, [(module, attribute), ...]). Each phase is timed *exclusively*: while a
+#: nested phase runs (e.g. jinja compiling a template inside "render Go"), the outer phase's
+#: clock stops, so the phases and "other" add up to the total whatever calls what. Attributes
+#: missing from the compiler under test are skipped, so the script survives refactorings.
 PHASES: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
     ("grammar build (Lark(...))", (("lark", "Lark.__init__"),)),
-    ("parse: lark (lex + LALR + tree)", (("lark", "Lark.parse"),)),
-    ("parse: whole front end", (("schemac.parser", "parse_schema"), ("schemac.parser", "parse_query"))),
+    ("pre-scan (prescan.blank_unsupported)", (("schemac.prescan", "blank_unsupported"),)),
+    ("lark parse (lex + LALR + AST callbacks)", (("lark", "Lark.parse"),)),
+    ("separate AST transform pass", (("lark.visitors", "Transformer.transform"),)),
+    ("front end: rest (parse_schema/query)", (("schemac.parser", "parse_schema"), ("schemac.parser", "parse_query"))),
     ("resolve schema", (("schemac.resolve", "build_schema"),)),
     ("plan queries", (("schemac.queries", "plan_query"),)),
+    ("jinja2 template compile", (("jinja2", "Environment.compile"),)),
     ("render SQL", (("schemac.sqlgen", "render_migrations"),)),
     ("render TypeScript", (("schemac.tsgen", "render_typescript"),)),
     ("render Go", (("schemac.gogen", "render_go"),)),
@@ -277,23 +299,31 @@ PHASES: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
 
 
 class _Timer:
+    """Exclusive wall-clock time of one phase (see :data:`PHASES`)."""
+
+    stack: List[List] = []  # [timer, start of its current slice]
+
     def __init__(self) -> None:
         self.seconds = 0.0
         self.calls = 0
-        self.depth = 0
 
     def wrap(self, fn: Callable) -> Callable:
         def timed(*args, **kwargs):
-            if self.depth:
-                return fn(*args, **kwargs)
-            self.depth += 1
-            t0 = time.perf_counter()
+            stack = _Timer.stack
+            if any(entry[0] is self for entry in stack):
+                return fn(*args, **kwargs)  # a nested call of the same phase
+            now = time.perf_counter()
+            if stack:
+                stack[-1][0].seconds += now - stack[-1][1]
+            stack.append([self, now])
             try:
                 return fn(*args, **kwargs)
             finally:
-                self.seconds += time.perf_counter() - t0
+                now = time.perf_counter()
+                self.seconds += now - stack.pop()[1]
                 self.calls += 1
-                self.depth -= 1
+                if stack:
+                    stack[-1][1] = now
 
         timed.__wrapped__ = fn  # type: ignore[attr-defined]
         return timed
@@ -355,20 +385,21 @@ def _import_compiler(pythonpath: Path):
     return Options, compile_library
 
 
-def fresh_grammar() -> None:
-    """Forget the cached grammar so the timed run builds it, like a cold process does."""
-    import schemac.parser as p
-
-    for v in vars(p).values():
-        clear = getattr(v, "cache_clear", None)
-        if callable(clear):
-            clear()
+def fresh_caches() -> None:
+    """Forget schemac's per-process caches (the grammar, the jinja2 environment and its
+    compiled templates, ...) so an in-process run pays for them like a cold process does."""
+    for name, mod in list(sys.modules.items()):
+        if name == "schemac" or name.startswith("schemac."):
+            for v in list(vars(mod).values()):
+                clear = getattr(v, "cache_clear", None)
+                if callable(clear) and hasattr(v, "cache_info"):
+                    clear()
 
 
 def time_phases(sources: Dict[str, str], pythonpath: Path = DEFAULT_PYTHONPATH) -> Tuple[float, List[Tuple[str, float, int]]]:
     """Compile ``sources`` in-process; ``(total seconds, [(phase, seconds, calls)])``."""
     Options, compile_library = _import_compiler(pythonpath)
-    fresh_grammar()
+    fresh_caches()
     with phase_timers() as timers:
         t0 = time.perf_counter()
         compile_library(sources, Options(library="bench"))
@@ -377,31 +408,20 @@ def time_phases(sources: Dict[str, str], pythonpath: Path = DEFAULT_PYTHONPATH) 
 
 
 def print_phases(total: float, phases: List[Tuple[str, float, int]]) -> None:
-    d = {label: (s, c) for label, s, c in phases}
-    rows: List[Tuple[str, float, int]] = []
-    grammar = d.get("grammar build (Lark(...))", (0.0, 0))
-    lark_parse = d.get("parse: lark (lex + LALR + tree)", (0.0, 0))
-    front = d.get("parse: whole front end", (0.0, 0))
-    rows.append(("grammar build", grammar[0], grammar[1]))
-    rows.append(("lark parse (lex + LALR + tree)", lark_parse[0], lark_parse[1]))
-    rows.append(("AST transform (front end - lark)", max(0.0, front[0] - lark_parse[0] - grammar[0]), front[1]))
-    for label in ("resolve schema", "plan queries", "render SQL", "render TypeScript", "render Go"):
-        s, c = d.get(label, (0.0, 0))
-        rows.append((label, s, c))
-    accounted = front[0] + sum(d.get(lbl, (0.0, 0))[0] for lbl in
-                               ("resolve schema", "plan queries", "render SQL", "render TypeScript", "render Go"))
-    rows.append(("other (compile_library glue)", max(0.0, total - accounted), 0))
-    print(f"{'phase':<36} {'seconds':>8} {'share':>6} {'calls':>6}")
-    for label, s, c in rows:
-        print(f"{label:<36} {s:>8.3f} {100 * s / total:>5.1f}% {c:>6}")
-    print(f"{'total (compile_library)':<36} {total:>8.3f}")
+    print(f"{'phase (exclusive time)':<42} {'seconds':>8} {'share':>6} {'calls':>6}")
+    for label, seconds, calls in phases:
+        if calls or seconds:
+            print(f"{label:<42} {seconds:>8.3f} {100 * seconds / total:>5.1f}% {calls:>6}")
+    other = total - sum(s for _, s, _ in phases)
+    print(f"{'other (compile_library glue)':<42} {other:>8.3f} {100 * other / total:>5.1f}%")
+    print(f"{'total (compile_library)':<42} {total:>8.3f}")
 
 
 def profile(sources: Dict[str, str], pythonpath: Path, top: int = 25) -> str:
     """cProfile of one in-process compile: the top functions by own time and the schemac
     functions by cumulative time."""
     Options, compile_library = _import_compiler(pythonpath)
-    fresh_grammar()
+    fresh_caches()
     prof = cProfile.Profile()
     prof.enable()
     compile_library(sources, Options(library="bench"))
@@ -437,6 +457,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--python", default=default_python(), help="interpreter for the cold runs (default: .venv-test)")
     ap.add_argument("--pythonpath", type=Path, default=DEFAULT_PYTHONPATH,
                     help="directory holding the schemac package (default: pants-plugins/)")
+    ap.add_argument("--features", action="store_true",
+                    help="also use inheritance, links, custom scalars, value constraints and indexes "
+                         "(default: the issue's workload: scalars, enums, defaults, exclusive constraints)")
     ap.add_argument("--keep", action="store_true", help="keep the generated libraries")
     args = ap.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -448,7 +471,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"{subprocess.run([args.python, '-c', 'import platform; print(platform.python_version())'], capture_output=True, text=True).stdout.strip()}), "
           f"schemac from {args.pythonpath}, {os.cpu_count()} CPUs, cold process per run, best of {args.repeat}")
     print(f"interpreter start + imports only: {startup_seconds(args.python, args.pythonpath):.2f} s")
-    runs = [measure(n, args.python, args.pythonpath, args.repeat, args.keep) for n in sizes]
+    runs = [measure(n, args.python, args.pythonpath, args.repeat, args.keep, args.features) for n in sizes]
     print()
     print_table(runs)
     for r in runs:
@@ -457,7 +480,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             print(f"\ntarget: {TARGET_TYPES:,} types in < {TARGET_SECONDS:.0f} s on one core: {verdict} ({r.seconds:.2f} s)")
 
     if args.profile_size:
-        sources = generate_library(args.profile_size)
+        sources = generate_library(args.profile_size, features=args.features)
         print(f"\nwhere the time goes, N={args.profile_size:,} in-process ({count_lines(sources):,} lines, "
               f"{len(sources):,} files; wall clock, no profiler):")
         total, phases = time_phases(sources, args.pythonpath)

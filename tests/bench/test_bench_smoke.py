@@ -23,6 +23,13 @@ def test_generator_is_deterministic():
     assert generate_library(3) == generate_library(3)
 
 
+def test_generated_library_with_later_features_compiles():
+    sources = generate_library(5, features=True)
+    assert "extending Timestamped" in sources["schema.esdl"]
+    out = compile_library(sources, Options(library="bench"))
+    assert 'CREATE TABLE "order1" (' in out["sql/000001_init.up.sql"]
+
+
 def test_phase_timer_runs():
     total, phases = time_phases(generate_library(5))
     labels = [label for label, _, _ in phases]
