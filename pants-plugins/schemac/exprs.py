@@ -80,6 +80,8 @@ class ExprContext:
     where: str = "expression"
     #: The column ``__subject__`` stands for (in a property's constraint).
     subject_column: Optional[Column] = None
+    #: Current nesting depth of :func:`lower` (see :data:`MAX_EXPRESSION_DEPTH`).
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -129,13 +131,32 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     return None
 
 
+#: Deepest operator nesting :func:`lower` accepts (a filter of this many chained operators is
+#: already far beyond what anyone writes by hand; deeper ones would exhaust Python's stack).
+MAX_EXPRESSION_DEPTH = 1500
+
+
 def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
           allow_optional_param: bool = False) -> Optional[Lowered]:
     """Type-check ``expr`` and lower it to SQL.
 
     ``expected`` types untyped parameters (``$name``) and enum members; ``allow_optional_param``
     lets an untyped parameter be optional (it is assigned to an optional property). Returns
-    ``None`` after reporting diagnostics to ``ctx.reporter``."""
+    ``None`` after reporting diagnostics to ``ctx.reporter``; an expression nested deeper than
+    :data:`MAX_EXPRESSION_DEPTH` is reported as ``E0103`` at its location."""
+    if ctx.depth >= MAX_EXPRESSION_DEPTH:
+        ctx.reporter.error("E0103", f"expression nested more than {MAX_EXPRESSION_DEPTH} levels deep", expr.span,
+                           "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")
+        return None
+    ctx.depth += 1
+    try:
+        return _lower(expr, ctx, expected, allow_optional_param)
+    finally:
+        ctx.depth -= 1
+
+
+def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
+           allow_optional_param: bool) -> Optional[Lowered]:
     if isinstance(expr, ast.Literal):
         return _literal(expr, ctx, expected)
     if isinstance(expr, ast.EnumRef):
@@ -180,7 +201,7 @@ def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType])
         return Lowered(str(expr.value), typ)
     if expr.kind == "float":
         typ = expected if expected is not None and expected.family == "num" else FLOAT64
-        return Lowered(repr(expr.value), typ)
+        return Lowered(str(expr.value), typ)
     raise AssertionError(expr.kind)  # pragma: no cover
 
 
@@ -455,8 +476,22 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[Lo
             return None
         return lower(ast.Param(expr.operand.name, expr.type, expr.span), ctx, None, allow_optional)
     target = resolve_type_ref(expr.type, ctx)
+    if target is None:
+        return None
+    if target.enum is not None and isinstance(expr.operand, ast.Literal) and expr.operand.kind == "str":
+        # <Enum>'member': Gel's way to name a member, also one that is not an identifier.
+        member = str(expr.operand.value)
+        if member not in target.enum.members:
+            ctx.reporter.error("E0203", f"enum '{target.enum.name}' has no member {member!r}", expr.operand.span,
+                               did_you_mean(member, target.enum.members))
+            return None
+        return Lowered(sql_string(member), target)
     inner = lower(expr.operand, ctx, None)
-    if target is None or inner is None:
+    if inner is None:
+        return None
+    if target.enum is not None and inner.type.enum != target.enum:
+        ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
+                           expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
         return None
     return Lowered(f"CAST({inner.sql} AS {target.pg})", target, inner.nullable)
 

@@ -47,7 +47,7 @@ def _go_type(t: ValueType, optional: bool, imports: Set[str]) -> str:
     if t.element is not None:
         return "[]" + _go_type(t.element, False, imports)  # a nil slice is NULL
     if t.enum is not None:
-        return ("*" if optional else "") + t.enum.name
+        return ("*" if optional else "") + t.enum.code_name
     s = t.scalar
     assert s is not None
     if s.go_import:
@@ -113,10 +113,10 @@ def render_go(lib: Library) -> Dict[str, str]:
     library, package = lib.options.library, lib.options.go_package_name
     enums = []
     for e in lib.schema.all_enums():
-        consts = [e.name + go_name(m) for m in e.members]
+        consts = [e.code_name + go_name(m) for m in e.members]
         enums.append({
-            "name": e.name, "qualname": e.qualname, "consts": consts,
-            "const_lines": align([(c, e.name, "= " + go_string(m)) for c, m in zip(consts, e.members)]),
+            "name": e.code_name, "qualname": e.qualname, "consts": consts,
+            "const_lines": align([(c, e.code_name, "= " + go_string(m)) for c, m in zip(consts, e.members)]),
         })
     exclusives = []
     for t in lib.schema.all_types():

@@ -7,6 +7,7 @@ their SQL text, so renderers only format.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
@@ -27,6 +28,15 @@ class EnumType:
     @property
     def qualname(self) -> str:
         return f"{self.module}::{self.name}"
+
+    @property
+    def code_name(self) -> str:
+        """Its name in generated TS and Go: the name, prefixed with the PascalCased module
+        outside module ``default`` (``billing::Status`` -> ``BillingStatus``)."""
+        if self.module == "default":
+            return self.name
+        prefix = "".join(part[:1].upper() + part[1:] for part in re.split(r"[_:]+", self.module) if part)
+        return prefix + self.name
 
 
 @dataclass(frozen=True)

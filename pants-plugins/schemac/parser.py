@@ -258,7 +258,8 @@ class _Builder(Transformer):
         return ast.Literal("int", int(children[0].value), self._span(meta))
 
     def float_lit(self, meta, children):
-        return ast.Literal("float", float(children[0].value), self._span(meta))
+        # Kept as written: a decimal literal must not lose digits through a binary float.
+        return ast.Literal("float", children[0].value, self._span(meta))
 
     def true_lit(self, meta, children):
         return ast.Literal("bool", True, self._span(meta))
@@ -476,6 +477,8 @@ class _Builder(Transformer):
 
     def unless_conflict(self, meta, children):
         on = children[0][1] if children else ()
+        if len(on) == 1 and isinstance(on[0], ast.Tuple_):  # Gel's on ((.a, .b))
+            on = on[0].items
         return ast.UnlessConflict(on, self._span(meta))
 
     def insert_q(self, meta, children):

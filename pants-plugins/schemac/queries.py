@@ -191,9 +191,12 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
                            else f"add e.g. {missing[0]} := (select ... filter .id = ${missing[0]}_id)")
     conflict_sql = ""
     cardinality = ONE
+    raisable = tuple(subject.exclusives)
     if q.unless_conflict is not None:
         cardinality = AT_MOST_ONE
-        conflict_sql = _on_conflict(q.unless_conflict, subject, ctx)
+        conflict_sql, arbiter = _on_conflict(q.unless_conflict, subject, ctx)
+        # The absorbed conflict is not an error; a bare `unless conflict` absorbs them all.
+        raisable = tuple(ex for ex in raisable if arbiter is not None and ex is not arbiter)
     if ctx.reporter.has_errors:
         return None
     if values:
@@ -203,30 +206,35 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
     else:
         sql = f"INSERT INTO {qi(subject.table)} DEFAULT VALUES"
     sql += conflict_sql + '\nRETURNING "id"'
-    return _plan(qf, "insert", subject, sql, ctx, cardinality, tuple(subject.exclusives))
+    return _plan(qf, "insert", subject, sql, ctx, cardinality, raisable)
 
 
-def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext) -> str:
+def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
+                 ctx: ExprContext) -> Tuple[str, Optional[ExclusiveConstraint]]:
+    """The ``ON CONFLICT`` clause and the arbiter constraint (``None`` for a bare ``unless
+    conflict``, which absorbs a conflict on any constraint)."""
     if not uc.on:
-        return "\nON CONFLICT DO NOTHING"
+        return "\nON CONFLICT DO NOTHING", None
     names: List[str] = []
     for p in uc.on:
         low = lower(p, ctx)
         if low is not None and low.column is not None:
             names.append(low.column.name)
+        elif low is not None:
+            ctx.reporter.error("E0306", "'unless conflict on' names properties (.a, .b)", p.span)
     if len(names) != len(uc.on):
-        return ""
+        return "", None
     for ex in subject.exclusives:
         if set(ex.columns) == set(names) and len(ex.columns) == len(names):
             target = ", ".join(qi(c) for c in ex.columns)
             where = f" WHERE ({ex.predicate_sql})" if ex.partial else ""
-            return f"\nON CONFLICT ({target}){where} DO NOTHING"
+            return f"\nON CONFLICT ({target}){where} DO NOTHING", ex
     cands = [f"on ({', '.join('.' + c for c in ex.columns)})" for ex in subject.exclusives]
     hint = ("exclusive constraints of '%s': %s" % (subject.name, "; ".join(cands))) if cands else \
         f"'{subject.name}' declares no exclusive constraint; add one, or drop 'on (...)'"
     ctx.reporter.error("E0306", f"no exclusive constraint of '{subject.name}' is on ({', '.join('.' + n for n in names)})",
                        uc.span, hint)
-    return ""
+    return "", None
 
 
 def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
@@ -276,11 +284,20 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
             return any(reads_columns(a) for a in e.args)
         return False
 
+    def column_of(path: ast.Path) -> Optional[str]:
+        """The column a path reads: a property, or a single link (``.org`` / ``.org.id``)."""
+        link = subject.links.get(path.steps[0])
+        if link is not None and link.column is not None and path.steps[1:] in ((), ("id",)):
+            return link.column
+        return path.steps[0] if len(path.steps) == 1 else None
+
     for c in conjuncts(filt):
         if isinstance(c, ast.BinOp) and c.op == "=":
             for a, b in ((c.left, c.right), (c.right, c.left)):
-                if isinstance(a, ast.Path) and len(a.steps) == 1 and not reads_columns(b):
-                    pinned.add(a.steps[0])
+                if isinstance(a, ast.Path) and not reads_columns(b):
+                    col = column_of(a)
+                    if col is not None:
+                        pinned.add(col)
     if "id" in pinned:
         return True
     return any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)

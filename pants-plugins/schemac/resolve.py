@@ -687,7 +687,15 @@ class _Resolver:
     # ---------------------------------------------------------------- names
     def _check_name_collisions(self) -> None:
         """Tables and relation-level names (indexes, unique constraints) share one namespace
-        per Postgres schema."""
+        per Postgres schema; enums share one namespace in generated code."""
+        code_names: Dict[str, EnumType] = {}
+        for e in self.schema.all_enums():
+            other = code_names.get(e.code_name)
+            if other is not None:
+                self.reporter.error("E0207", f"enums '{e.qualname}' and '{other.qualname}' would both be named "
+                                    f"'{e.code_name}' in generated code", e.span, "rename one of them")
+            else:
+                code_names[e.code_name] = e
         seen: Dict[str, str] = {}
         for obj in self.schema.all_tables():
             if obj.table in seen:

@@ -27,7 +27,8 @@ class Path:
 @dataclass(frozen=True)
 class Literal:
     """A literal. ``kind`` is one of ``str``, ``int``, ``float``, ``bool``; ``value`` is the
-    Python value (``str`` already unescaped)."""
+    Python value (``str`` already unescaped), except for ``float``, whose value is the source
+    text (``12.50``), so decimal literals keep every digit."""
 
     kind: str
     value: object

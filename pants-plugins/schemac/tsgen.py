@@ -28,8 +28,8 @@ def _ts_type(t: ValueType, param: bool, used: Set[str]) -> str:
         inner = f"({inner})" if " " in inner else inner
         return f"readonly {inner}[]" if param else f"{inner}[]"
     if t.enum is not None:
-        used.add(t.enum.name)
-        return t.enum.name
+        used.add(t.enum.code_name)
+        return t.enum.code_name
     name = t.scalar.ts_param if param else t.scalar.ts  # type: ignore[union-attr]
     for model_type in ("JsonValue", "JsonDocument"):
         if model_type in name:
@@ -93,7 +93,7 @@ def render_typescript(lib: Library) -> Dict[str, str]:
     enums = []
     for e in lib.schema.all_enums():
         enums.append({
-            "name": e.name, "qualname": e.qualname,
+            "name": e.code_name, "qualname": e.qualname,
             "members": [(ts_key(m), js_string(m)) for m in e.members],
             "members_doc": ", ".join(f"`{m}`" for m in e.members),
         })

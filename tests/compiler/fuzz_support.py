@@ -157,11 +157,6 @@ def check_sources(sources: Mapping[str, str]) -> str:
 # Known bugs
 
 
-def _unlocated_nesting_error(exc, sources) -> bool:
-    return isinstance(exc, DiagnosticDefect) and exc.kind == "no span" and exc.diagnostic is not None \
-        and exc.diagnostic.code == "E0103"
-
-
 @dataclass(frozen=True)
 class KnownBug:
     id: str
@@ -169,9 +164,7 @@ class KnownBug:
     matches: Callable[[BaseException, Mapping[str, str]], bool]
 
 
-KNOWN_BUGS: Tuple[KnownBug, ...] = (
-    KnownBug("E0103-without-span", "test_too_deeply_nested_expression_is_located", _unlocated_nesting_error),
-)
+KNOWN_BUGS: Tuple[KnownBug, ...] = ()
 
 
 def known_bug(exc: BaseException, sources: Mapping[str, str]) -> Optional[KnownBug]:

@@ -1,9 +1,8 @@
 """Minimal reproducers of compiler defects found while writing the product libraries
-(schemas/blog, schemas/shop, schemas/saas). Each is ``xfail(strict=True)`` until the compiler
-core is fixed: when a fix lands the test passes, strict xfail turns that into a failure, and the
-marker must be removed (and the libraries' workaround, where there is one, can go).
+(schemas/blog, schemas/shop, schemas/saas). They were ``xfail(strict=True)``
+until the compiler core was fixed; they stay as regression tests.
 
-Each test states what a user would reasonably expect; the ``reason`` says what happens today.
+Each test states what a user would reasonably expect.
 """
 
 from __future__ import annotations
@@ -31,10 +30,6 @@ def plans(sources):
     return {q.name: q for q in check_library(sources, Options(library="t")).queries}
 
 
-@pytest.mark.xfail(strict=True, raises=CompileError,
-                   reason="queries._on_conflict does not unwrap Gel's tuple form: 'unless conflict on ((.a, .b))' "
-                          "(the spelling of the schema's 'constraint exclusive on ((.a, .b))') is refused with "
-                          "E0206 'tuples are only supported in on ((.a, .b))'. Workaround: on (.a, .b)")
 def test_unless_conflict_on_a_parenthesised_tuple():
     q = plans({"s.esdl": ORG,
                "q/add.edgeql": "insert Member { org := (select Org filter .id = <uuid>$org_id), email := <str>$email }\n"
@@ -42,10 +37,6 @@ def test_unless_conflict_on_a_parenthesised_tuple():
     assert 'ON CONFLICT ("org_id", "email") DO NOTHING' in q.sql
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="queries._pins_one_row compares the filtered names (.org) with the constraint's column "
-                          "names (org_id): an exclusive constraint over a link never makes an update single, so "
-                          "a filter on every property of (org, email) still returns many rows")
 def test_filter_on_an_exclusive_constraint_over_a_link_is_single():
     q = plans({"s.esdl": ORG,
                "q/rename.edgeql": "update Member filter .org = <uuid>$org_id and .email = <str>$email\n"
@@ -53,11 +44,6 @@ def test_filter_on_an_exclusive_constraint_over_a_link_is_single():
     assert q.cardinality == "at_most_one"
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="queries._insert lists every exclusive of the type as raisable, including the arbiter "
-                          "that 'unless conflict on' absorbs, so the TS doc says '@throws UqUserEmailError' and "
-                          "the Go doc 'A duplicate is reported as *UqUserEmailError' for a conflict that returns "
-                          "null / nil, nil")
 def test_the_arbiter_of_unless_conflict_is_not_listed_as_raisable():
     schema = "type User { required email: str { constraint exclusive; }; required handle: str { constraint exclusive; }; }"
     qs = plans({"s.esdl": schema,
@@ -67,10 +53,6 @@ def test_the_arbiter_of_unless_conflict_is_not_listed_as_raisable():
     assert list(qs["any"].exclusives) == []
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="exprs._cast lowers <Enum>'text' to CAST('text' AS text) without checking the member: "
-                          "a typo compiles and only fails at run time (CHECK violation, or a filter that never "
-                          "matches). <Enum>'member' is Gel's only way to name a quoted member like 'projects:read'")
 def test_cast_of_a_string_literal_to_an_enum_checks_the_member():
     schema = "scalar type Scope extending enum<'projects:read', 'billing'>;\ntype Key { scopes: array<Scope>; s: Scope; }"
     with pytest.raises(CompileError) as exc:
@@ -79,20 +61,12 @@ def test_cast_of_a_string_literal_to_an_enum_checks_the_member():
     assert [d.code for d in exc.value.diagnostics] == ["E0203"]
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="exprs._literal keeps a FLOAT literal as a Python float and prints repr(): a decimal "
-                          "default or constraint argument with more than 17 significant digits is silently "
-                          "rounded (12345678901234567890.123456789 -> 1.2345678901234567e+19)")
 def test_decimal_literals_keep_their_digits():
     out = compile_library({"s.esdl": "type Account { balance: decimal { default := 12345678901234567890.123456789; }; }"},
                           Options(library="t"))
     assert "DEFAULT 12345678901234567890.123456789" in out["sql/000001_init.up.sql"]
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="enum names are not qualified by module in the TS and Go back ends: default::Status and "
-                          "billing::Status both become 'Status', so models.ts declares 'export const Status' twice "
-                          "(tsc error) and models.go 'type Status' twice (build error); no E0207 is reported")
 def test_enums_of_the_same_name_in_two_modules():
     sources = {"s.esdl": "module default { enum Status { Open, Closed } type Ticket { status: Status; } }\n"
                          "module billing { enum Status { Draft, Paid } type Invoice { status: Status; } }\n"}
@@ -105,11 +79,6 @@ def test_enums_of_the_same_name_in_two_modules():
     assert out["go/models.go"].count("type Status string") <= 1
 
 
-@pytest.mark.xfail(strict=True,
-                   reason="errors.go.j2 writes the Constraint() and Is() methods on one line; gofmt keeps a "
-                          "one-line function only while header + body fit in 100 columns, so an error type name "
-                          "longer than about 30 characters (e.g. UqBillingPaymentExternalRefError) is not "
-                          "gofmt-clean. Workaround in schemas/shop: shorter property names (psp_ref, item)")
 def test_go_errors_are_gofmt_clean_for_long_constraint_names(tmp_path):
     gofmt = shutil.which("gofmt") or (str(Path(shutil.which("go")).with_name("gofmt")) if shutil.which("go") else None)
     if not gofmt or not Path(gofmt).exists():

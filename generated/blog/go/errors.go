@@ -20,7 +20,9 @@ type UqUserEmailError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_user_email".
-func (e *UqUserEmailError) Constraint() string { return "uq_user_email" }
+func (e *UqUserEmailError) Constraint() string {
+	return "uq_user_email"
+}
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
@@ -28,10 +30,14 @@ func (e *UqUserEmailError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqUserEmailError) Unwrap() error { return e.Err }
+func (e *UqUserEmailError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqUserEmailError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqUserEmailError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqUserHandleError is returned when a statement would store a second User with the same (handle):
 // unique index uq_user_handle. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
@@ -41,7 +47,9 @@ type UqUserHandleError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_user_handle".
-func (e *UqUserHandleError) Constraint() string { return "uq_user_handle" }
+func (e *UqUserHandleError) Constraint() string {
+	return "uq_user_handle"
+}
 
 // Error implements error.
 func (e *UqUserHandleError) Error() string {
@@ -49,10 +57,14 @@ func (e *UqUserHandleError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqUserHandleError) Unwrap() error { return e.Err }
+func (e *UqUserHandleError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqUserHandleError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqUserHandleError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqTagSlugError is returned when a statement would store a second Tag with the same (slug):
 // unique index uq_tag_slug. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
@@ -62,7 +74,9 @@ type UqTagSlugError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_tag_slug".
-func (e *UqTagSlugError) Constraint() string { return "uq_tag_slug" }
+func (e *UqTagSlugError) Constraint() string {
+	return "uq_tag_slug"
+}
 
 // Error implements error.
 func (e *UqTagSlugError) Error() string {
@@ -70,10 +84,14 @@ func (e *UqTagSlugError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqTagSlugError) Unwrap() error { return e.Err }
+func (e *UqTagSlugError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqTagSlugError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqTagSlugError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqPostAuthorIDSlugError is returned when a statement would store a second Post with the same
 // (author_id, slug): unique index uq_post_author_id_slug. Match it with errors.As; errors.Is(err,
@@ -83,7 +101,9 @@ type UqPostAuthorIDSlugError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_post_author_id_slug".
-func (e *UqPostAuthorIDSlugError) Constraint() string { return "uq_post_author_id_slug" }
+func (e *UqPostAuthorIDSlugError) Constraint() string {
+	return "uq_post_author_id_slug"
+}
 
 // Error implements error.
 func (e *UqPostAuthorIDSlugError) Error() string {
@@ -91,10 +111,14 @@ func (e *UqPostAuthorIDSlugError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqPostAuthorIDSlugError) Unwrap() error { return e.Err }
+func (e *UqPostAuthorIDSlugError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqPostAuthorIDSlugError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqPostAuthorIDSlugError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.

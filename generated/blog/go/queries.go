@@ -146,8 +146,6 @@ type CreateDraftRow struct {
 // skipped (null).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqPostAuthorIDSlugError.
 func (q *Queries) CreateDraft(ctx context.Context, arg CreateDraftParams) (*CreateDraftRow, error) {
 	row := q.db.QueryRow(ctx, createDraftSQL, arg.Title, arg.Slug, arg.AuthorID, arg.Body, arg.Excerpt, arg.ReadingMinutes)
 	var i CreateDraftRow
@@ -182,8 +180,6 @@ type CreateTagRow struct {
 // Create a tag; null when its slug is taken.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqTagSlugError.
 func (q *Queries) CreateTag(ctx context.Context, arg CreateTagParams) (*CreateTagRow, error) {
 	row := q.db.QueryRow(ctx, createTagSQL, arg.Name, arg.Slug)
 	var i CreateTagRow
@@ -342,7 +338,7 @@ type RegisterUserRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
-// A duplicate is reported as *UqUserEmailError, *UqUserHandleError.
+// A duplicate is reported as *UqUserHandleError.
 func (q *Queries) RegisterUser(ctx context.Context, arg RegisterUserParams) (*RegisterUserRow, error) {
 	row := q.db.QueryRow(ctx, registerUserSQL, arg.Email, arg.Handle, arg.DisplayName, arg.Bio)
 	var i RegisterUserRow

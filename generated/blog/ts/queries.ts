@@ -143,7 +143,6 @@ export interface CreateDraftResult {
  *
  * Source: schemas/blog/queries/create_draft.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqPostAuthorIdSlugError} on a duplicate for `uq_post_author_id_slug`.
  */
 export async function createDraft(db: Queryable, args: CreateDraftArgs): Promise<CreateDraftResult | null> {
   const rows = await run(db, createDraftSql, [
@@ -179,7 +178,6 @@ export interface CreateTagResult {
  *
  * Source: schemas/blog/queries/create_tag.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqTagSlugError} on a duplicate for `uq_tag_slug`.
  */
 export async function createTag(db: Queryable, args: CreateTagArgs): Promise<CreateTagResult | null> {
   const rows = await run(db, createTagSql, [
@@ -317,7 +315,6 @@ export interface RegisterUserResult {
  *
  * Source: schemas/blog/queries/register_user.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqUserEmailError} on a duplicate for `uq_user_email`.
  * @throws {@link UqUserHandleError} on a duplicate for `uq_user_handle`.
  */
 export async function registerUser(db: Queryable, args: RegisterUserArgs): Promise<RegisterUserResult | null> {

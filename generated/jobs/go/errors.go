@@ -20,7 +20,9 @@ type UqJobNameActorError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_job_name_actor".
-func (e *UqJobNameActorError) Constraint() string { return "uq_job_name_actor" }
+func (e *UqJobNameActorError) Constraint() string {
+	return "uq_job_name_actor"
+}
 
 // Error implements error.
 func (e *UqJobNameActorError) Error() string {
@@ -28,10 +30,14 @@ func (e *UqJobNameActorError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqJobNameActorError) Unwrap() error { return e.Err }
+func (e *UqJobNameActorError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqJobNameActorError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqJobNameActorError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.

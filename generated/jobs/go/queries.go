@@ -70,8 +70,6 @@ type EnqueueJobRow struct {
 // Enqueue a job; a no-op (returns no id) when a Pending twin exists.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqJobNameActorError.
 func (q *Queries) EnqueueJob(ctx context.Context, arg EnqueueJobParams) (*EnqueueJobRow, error) {
 	row := q.db.QueryRow(ctx, enqueueJobSQL, arg.Name, arg.Actor, arg.Payload)
 	var i EnqueueJobRow

@@ -74,7 +74,6 @@ export interface EnqueueJobResult {
  *
  * Source: schemas/jobs/queries/enqueue_job.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqJobNameActorError} on a duplicate for `uq_job_name_actor`.
  */
 export async function enqueueJob(db: Queryable, args: EnqueueJobArgs): Promise<EnqueueJobResult | null> {
   const rows = await run(db, enqueueJobSql, [

@@ -20,7 +20,9 @@ type UqOrganizationSlugError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_organization_slug".
-func (e *UqOrganizationSlugError) Constraint() string { return "uq_organization_slug" }
+func (e *UqOrganizationSlugError) Constraint() string {
+	return "uq_organization_slug"
+}
 
 // Error implements error.
 func (e *UqOrganizationSlugError) Error() string {
@@ -28,10 +30,14 @@ func (e *UqOrganizationSlugError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqOrganizationSlugError) Unwrap() error { return e.Err }
+func (e *UqOrganizationSlugError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqOrganizationSlugError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqOrganizationSlugError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqUserEmailError is returned when a statement would store a second User with the same (email):
 // unique index uq_user_email. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
@@ -41,7 +47,9 @@ type UqUserEmailError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_user_email".
-func (e *UqUserEmailError) Constraint() string { return "uq_user_email" }
+func (e *UqUserEmailError) Constraint() string {
+	return "uq_user_email"
+}
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
@@ -49,10 +57,14 @@ func (e *UqUserEmailError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqUserEmailError) Unwrap() error { return e.Err }
+func (e *UqUserEmailError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqUserEmailError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqUserEmailError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqMembershipOrgIDUserIDError is returned when a statement would store a second Membership with
 // the same (org_id, user_id): unique index uq_membership_org_id_user_id. Match it with errors.As;
@@ -62,7 +74,9 @@ type UqMembershipOrgIDUserIDError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_membership_org_id_user_id".
-func (e *UqMembershipOrgIDUserIDError) Constraint() string { return "uq_membership_org_id_user_id" }
+func (e *UqMembershipOrgIDUserIDError) Constraint() string {
+	return "uq_membership_org_id_user_id"
+}
 
 // Error implements error.
 func (e *UqMembershipOrgIDUserIDError) Error() string {
@@ -70,10 +84,14 @@ func (e *UqMembershipOrgIDUserIDError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqMembershipOrgIDUserIDError) Unwrap() error { return e.Err }
+func (e *UqMembershipOrgIDUserIDError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqMembershipOrgIDUserIDError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqMembershipOrgIDUserIDError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqProjectOrgIDSlugError is returned when a statement would store a second Project with the same
 // (org_id, slug): unique index uq_project_org_id_slug. Match it with errors.As; errors.Is(err,
@@ -83,7 +101,9 @@ type UqProjectOrgIDSlugError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_project_org_id_slug".
-func (e *UqProjectOrgIDSlugError) Constraint() string { return "uq_project_org_id_slug" }
+func (e *UqProjectOrgIDSlugError) Constraint() string {
+	return "uq_project_org_id_slug"
+}
 
 // Error implements error.
 func (e *UqProjectOrgIDSlugError) Error() string {
@@ -91,10 +111,14 @@ func (e *UqProjectOrgIDSlugError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqProjectOrgIDSlugError) Unwrap() error { return e.Err }
+func (e *UqProjectOrgIDSlugError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqProjectOrgIDSlugError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqProjectOrgIDSlugError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqProjectOrgIDNameError is returned when a statement would store a second Project with the same
 // (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE: unique index
@@ -105,7 +129,9 @@ type UqProjectOrgIDNameError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_project_org_id_name".
-func (e *UqProjectOrgIDNameError) Constraint() string { return "uq_project_org_id_name" }
+func (e *UqProjectOrgIDNameError) Constraint() string {
+	return "uq_project_org_id_name"
+}
 
 // Error implements error.
 func (e *UqProjectOrgIDNameError) Error() string {
@@ -113,10 +139,14 @@ func (e *UqProjectOrgIDNameError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqProjectOrgIDNameError) Unwrap() error { return e.Err }
+func (e *UqProjectOrgIDNameError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqProjectOrgIDNameError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqProjectOrgIDNameError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqAPIKeyPrefixError is returned when a statement would store a second ApiKey with the same
 // (prefix): unique index uq_api_key_prefix. Match it with errors.As; errors.Is(err,
@@ -126,7 +156,9 @@ type UqAPIKeyPrefixError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_api_key_prefix".
-func (e *UqAPIKeyPrefixError) Constraint() string { return "uq_api_key_prefix" }
+func (e *UqAPIKeyPrefixError) Constraint() string {
+	return "uq_api_key_prefix"
+}
 
 // Error implements error.
 func (e *UqAPIKeyPrefixError) Error() string {
@@ -134,10 +166,14 @@ func (e *UqAPIKeyPrefixError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqAPIKeyPrefixError) Unwrap() error { return e.Err }
+func (e *UqAPIKeyPrefixError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqAPIKeyPrefixError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqAPIKeyPrefixError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.

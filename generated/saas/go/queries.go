@@ -35,8 +35,6 @@ type AddMemberRow struct {
 // Add a user to an organization. Null when they are a member already.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqMembershipOrgIDUserIDError.
 func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (*AddMemberRow, error) {
 	row := q.db.QueryRow(ctx, addMemberSQL, arg.OrgID, arg.UserID, arg.Role, arg.InvitedByID)
 	var i AddMemberRow
@@ -71,25 +69,19 @@ type ArchiveProjectRow struct {
 //
 // Archive a live project by slug; frees its name for a new project.
 //
+// It returns nil, nil when no row matched.
+//
 // A duplicate is reported as *UqProjectOrgIDNameError.
-func (q *Queries) ArchiveProject(ctx context.Context, arg ArchiveProjectParams) ([]ArchiveProjectRow, error) {
-	rows, err := q.db.Query(ctx, archiveProjectSQL, arg.OrgID, arg.Slug)
-	if err != nil {
-		return nil, translateError(err)
-	}
-	defer rows.Close()
-	var items []ArchiveProjectRow
-	for rows.Next() {
-		var i ArchiveProjectRow
-		if err := rows.Scan(&i.ID); err != nil {
-			return nil, translateError(err)
+func (q *Queries) ArchiveProject(ctx context.Context, arg ArchiveProjectParams) (*ArchiveProjectRow, error) {
+	row := q.db.QueryRow(ctx, archiveProjectSQL, arg.OrgID, arg.Slug)
+	var i ArchiveProjectRow
+	if err := row.Scan(&i.ID); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
 		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, translateError(err)
 	}
-	return items, nil
+	return &i, nil
 }
 
 // changeMemberRoleSQL is the SQL of query change_member_role (schemas/saas/queries/change_member_role.edgeql).
@@ -114,24 +106,18 @@ type ChangeMemberRoleRow struct {
 // ChangeMemberRole runs query change_member_role (schemas/saas/queries/change_member_role.edgeql).
 //
 // Promote or demote a member (at most one row: (org, user) is exclusive).
-func (q *Queries) ChangeMemberRole(ctx context.Context, arg ChangeMemberRoleParams) ([]ChangeMemberRoleRow, error) {
-	rows, err := q.db.Query(ctx, changeMemberRoleSQL, arg.OrgID, arg.UserID, arg.Role)
-	if err != nil {
-		return nil, translateError(err)
-	}
-	defer rows.Close()
-	var items []ChangeMemberRoleRow
-	for rows.Next() {
-		var i ChangeMemberRoleRow
-		if err := rows.Scan(&i.ID); err != nil {
-			return nil, translateError(err)
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) ChangeMemberRole(ctx context.Context, arg ChangeMemberRoleParams) (*ChangeMemberRoleRow, error) {
+	row := q.db.QueryRow(ctx, changeMemberRoleSQL, arg.OrgID, arg.UserID, arg.Role)
+	var i ChangeMemberRoleRow
+	if err := row.Scan(&i.ID); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
 		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, translateError(err)
 	}
-	return items, nil
+	return &i, nil
 }
 
 // changePlanSQL is the SQL of query change_plan (schemas/saas/queries/change_plan.edgeql).
@@ -234,8 +220,6 @@ type CreateOrganizationRow struct {
 // Create a tenant; null when the slug is taken.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqOrganizationSlugError.
 func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (*CreateOrganizationRow, error) {
 	row := q.db.QueryRow(ctx, createOrganizationSQL, arg.Name, arg.Slug, arg.Plan, arg.SeatLimit)
 	var i CreateOrganizationRow
@@ -276,7 +260,7 @@ type CreateProjectRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
-// A duplicate is reported as *UqProjectOrgIDSlugError, *UqProjectOrgIDNameError.
+// A duplicate is reported as *UqProjectOrgIDNameError.
 func (q *Queries) CreateProject(ctx context.Context, arg CreateProjectParams) (*CreateProjectRow, error) {
 	row := q.db.QueryRow(ctx, createProjectSQL, arg.OrgID, arg.Name, arg.Slug, arg.Description, arg.Labels)
 	var i CreateProjectRow
@@ -381,8 +365,6 @@ type SignUpUserRow struct {
 // Create a user; null when the e-mail address is known.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqUserEmailError.
 func (q *Queries) SignUpUser(ctx context.Context, arg SignUpUserParams) (*SignUpUserRow, error) {
 	row := q.db.QueryRow(ctx, signUpUserSQL, arg.Email, arg.Name)
 	var i SignUpUserRow

@@ -44,9 +44,9 @@ export interface Runner {
     /** Runs `add_member` (schemas/saas/queries/add_member.edgeql). */
     addMember(args: AddMemberArgs): Promise<AddMemberResult | null>;
     /** Runs `archive_project` (schemas/saas/queries/archive_project.edgeql). */
-    archiveProject(args: ArchiveProjectArgs): Promise<ArchiveProjectResult[]>;
+    archiveProject(args: ArchiveProjectArgs): Promise<ArchiveProjectResult | null>;
     /** Runs `change_member_role` (schemas/saas/queries/change_member_role.edgeql). */
-    changeMemberRole(args: ChangeMemberRoleArgs): Promise<ChangeMemberRoleResult[]>;
+    changeMemberRole(args: ChangeMemberRoleArgs): Promise<ChangeMemberRoleResult | null>;
     /** Runs `change_plan` (schemas/saas/queries/change_plan.edgeql). */
     changePlan(args: ChangePlanArgs): Promise<ChangePlanResult | null>;
     /** Runs `create_api_key` (schemas/saas/queries/create_api_key.edgeql). */

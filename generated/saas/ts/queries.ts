@@ -44,7 +44,6 @@ export interface AddMemberResult {
  *
  * Source: schemas/saas/queries/add_member.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqMembershipOrgIdUserIdError} on a duplicate for `uq_membership_org_id_user_id`.
  */
 export async function addMember(db: Queryable, args: AddMemberArgs): Promise<AddMemberResult | null> {
   const rows = await run(db, addMemberSql, [
@@ -78,14 +77,15 @@ export interface ArchiveProjectResult {
  * Archive a live project by slug; frees its name for a new project.
  *
  * Source: schemas/saas/queries/archive_project.edgeql.
+ * Resolves to `null` when no row matched.
  * @throws {@link UqProjectOrgIdNameError} on a duplicate for `uq_project_org_id_name`.
  */
-export async function archiveProject(db: Queryable, args: ArchiveProjectArgs): Promise<ArchiveProjectResult[]> {
+export async function archiveProject(db: Queryable, args: ArchiveProjectArgs): Promise<ArchiveProjectResult | null> {
   const rows = await run(db, archiveProjectSql, [
     args.org_id,
     args.slug,
   ]);
-  return rows as ArchiveProjectResult[];
+  return (rows[0] as ArchiveProjectResult | undefined) ?? null;
 }
 
 /** SQL of query `change_member_role` (schemas/saas/queries/change_member_role.edgeql). */
@@ -111,14 +111,15 @@ export interface ChangeMemberRoleResult {
  * Promote or demote a member (at most one row: (org, user) is exclusive).
  *
  * Source: schemas/saas/queries/change_member_role.edgeql.
+ * Resolves to `null` when no row matched.
  */
-export async function changeMemberRole(db: Queryable, args: ChangeMemberRoleArgs): Promise<ChangeMemberRoleResult[]> {
+export async function changeMemberRole(db: Queryable, args: ChangeMemberRoleArgs): Promise<ChangeMemberRoleResult | null> {
   const rows = await run(db, changeMemberRoleSql, [
     args.org_id,
     args.user_id,
     args.role,
   ]);
-  return rows as ChangeMemberRoleResult[];
+  return (rows[0] as ChangeMemberRoleResult | undefined) ?? null;
 }
 
 /** SQL of query `change_plan` (schemas/saas/queries/change_plan.edgeql). */
@@ -224,7 +225,6 @@ export interface CreateOrganizationResult {
  *
  * Source: schemas/saas/queries/create_organization.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqOrganizationSlugError} on a duplicate for `uq_organization_slug`.
  */
 export async function createOrganization(db: Queryable, args: CreateOrganizationArgs): Promise<CreateOrganizationResult | null> {
   const rows = await run(db, createOrganizationSql, [
@@ -262,7 +262,6 @@ export interface CreateProjectResult {
  *
  * Source: schemas/saas/queries/create_project.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqProjectOrgIdSlugError} on a duplicate for `uq_project_org_id_slug`.
  * @throws {@link UqProjectOrgIdNameError} on a duplicate for `uq_project_org_id_name`.
  */
 export async function createProject(db: Queryable, args: CreateProjectArgs): Promise<CreateProjectResult | null> {
@@ -361,7 +360,6 @@ export interface SignUpUserResult {
  *
  * Source: schemas/saas/queries/sign_up_user.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqUserEmailError} on a duplicate for `uq_user_email`.
  */
 export async function signUpUser(db: Queryable, args: SignUpUserArgs): Promise<SignUpUserResult | null> {
   const rows = await run(db, signUpUserSql, [

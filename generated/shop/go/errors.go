@@ -20,7 +20,9 @@ type UqBillingInvoiceNumberError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_billing_invoice_number".
-func (e *UqBillingInvoiceNumberError) Constraint() string { return "uq_billing_invoice_number" }
+func (e *UqBillingInvoiceNumberError) Constraint() string {
+	return "uq_billing_invoice_number"
+}
 
 // Error implements error.
 func (e *UqBillingInvoiceNumberError) Error() string {
@@ -28,10 +30,14 @@ func (e *UqBillingInvoiceNumberError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqBillingInvoiceNumberError) Unwrap() error { return e.Err }
+func (e *UqBillingInvoiceNumberError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqBillingInvoiceNumberError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqBillingInvoiceNumberError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqBillingInvoiceOrderIDError is returned when a statement would store a second Invoice with the
 // same (order_id) among rows where (status = 'Void') IS NOT TRUE: unique index
@@ -42,7 +48,9 @@ type UqBillingInvoiceOrderIDError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_billing_invoice_order_id".
-func (e *UqBillingInvoiceOrderIDError) Constraint() string { return "uq_billing_invoice_order_id" }
+func (e *UqBillingInvoiceOrderIDError) Constraint() string {
+	return "uq_billing_invoice_order_id"
+}
 
 // Error implements error.
 func (e *UqBillingInvoiceOrderIDError) Error() string {
@@ -50,10 +58,14 @@ func (e *UqBillingInvoiceOrderIDError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqBillingInvoiceOrderIDError) Unwrap() error { return e.Err }
+func (e *UqBillingInvoiceOrderIDError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqBillingInvoiceOrderIDError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqBillingInvoiceOrderIDError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqBillingPaymentPspRefError is returned when a statement would store a second Payment with the
 // same (psp_ref): unique index uq_billing_payment_psp_ref. Match it with errors.As; errors.Is(err,
@@ -63,7 +75,9 @@ type UqBillingPaymentPspRefError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_billing_payment_psp_ref".
-func (e *UqBillingPaymentPspRefError) Constraint() string { return "uq_billing_payment_psp_ref" }
+func (e *UqBillingPaymentPspRefError) Constraint() string {
+	return "uq_billing_payment_psp_ref"
+}
 
 // Error implements error.
 func (e *UqBillingPaymentPspRefError) Error() string {
@@ -71,10 +85,14 @@ func (e *UqBillingPaymentPspRefError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqBillingPaymentPspRefError) Unwrap() error { return e.Err }
+func (e *UqBillingPaymentPspRefError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqBillingPaymentPspRefError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqBillingPaymentPspRefError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqCustomerEmailError is returned when a statement would store a second Customer with the same
 // (email): unique index uq_customer_email. Match it with errors.As; errors.Is(err,
@@ -84,7 +102,9 @@ type UqCustomerEmailError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_customer_email".
-func (e *UqCustomerEmailError) Constraint() string { return "uq_customer_email" }
+func (e *UqCustomerEmailError) Constraint() string {
+	return "uq_customer_email"
+}
 
 // Error implements error.
 func (e *UqCustomerEmailError) Error() string {
@@ -92,10 +112,14 @@ func (e *UqCustomerEmailError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqCustomerEmailError) Unwrap() error { return e.Err }
+func (e *UqCustomerEmailError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqCustomerEmailError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqCustomerEmailError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqProductSkuError is returned when a statement would store a second Product with the same (sku):
 // unique index uq_product_sku. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
@@ -105,7 +129,9 @@ type UqProductSkuError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_product_sku".
-func (e *UqProductSkuError) Constraint() string { return "uq_product_sku" }
+func (e *UqProductSkuError) Constraint() string {
+	return "uq_product_sku"
+}
 
 // Error implements error.
 func (e *UqProductSkuError) Error() string {
@@ -113,10 +139,14 @@ func (e *UqProductSkuError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqProductSkuError) Unwrap() error { return e.Err }
+func (e *UqProductSkuError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqProductSkuError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqProductSkuError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqOrderCustomerIDError is returned when a statement would store a second Order with the same
 // (customer_id) among rows where status = 'Cart': unique index uq_order_customer_id. Match it with
@@ -126,7 +156,9 @@ type UqOrderCustomerIDError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_order_customer_id".
-func (e *UqOrderCustomerIDError) Constraint() string { return "uq_order_customer_id" }
+func (e *UqOrderCustomerIDError) Constraint() string {
+	return "uq_order_customer_id"
+}
 
 // Error implements error.
 func (e *UqOrderCustomerIDError) Error() string {
@@ -134,10 +166,14 @@ func (e *UqOrderCustomerIDError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqOrderCustomerIDError) Unwrap() error { return e.Err }
+func (e *UqOrderCustomerIDError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqOrderCustomerIDError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqOrderCustomerIDError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqOrderLineOrderIDItemIDError is returned when a statement would store a second OrderLine with
 // the same (order_id, item_id): unique index uq_order_line_order_id_item_id. Match it with
@@ -147,7 +183,9 @@ type UqOrderLineOrderIDItemIDError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_order_line_order_id_item_id".
-func (e *UqOrderLineOrderIDItemIDError) Constraint() string { return "uq_order_line_order_id_item_id" }
+func (e *UqOrderLineOrderIDItemIDError) Constraint() string {
+	return "uq_order_line_order_id_item_id"
+}
 
 // Error implements error.
 func (e *UqOrderLineOrderIDItemIDError) Error() string {
@@ -155,10 +193,14 @@ func (e *UqOrderLineOrderIDItemIDError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqOrderLineOrderIDItemIDError) Unwrap() error { return e.Err }
+func (e *UqOrderLineOrderIDItemIDError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqOrderLineOrderIDItemIDError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqOrderLineOrderIDItemIDError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.

@@ -2,59 +2,59 @@
 
 package shop
 
-// InvoiceStatus is enum billing::InvoiceStatus, stored as text.
-type InvoiceStatus string
+// BillingInvoiceStatus is enum billing::InvoiceStatus, stored as text.
+type BillingInvoiceStatus string
 
-// Members of InvoiceStatus, in declaration order.
+// Members of BillingInvoiceStatus, in declaration order.
 const (
-	InvoiceStatusDraft  InvoiceStatus = "Draft"
-	InvoiceStatusIssued InvoiceStatus = "Issued"
-	InvoiceStatusPaid   InvoiceStatus = "Paid"
-	InvoiceStatusVoid   InvoiceStatus = "Void"
+	BillingInvoiceStatusDraft  BillingInvoiceStatus = "Draft"
+	BillingInvoiceStatusIssued BillingInvoiceStatus = "Issued"
+	BillingInvoiceStatusPaid   BillingInvoiceStatus = "Paid"
+	BillingInvoiceStatusVoid   BillingInvoiceStatus = "Void"
 )
 
-// AllInvoiceStatusValues returns every member of InvoiceStatus in declaration order.
-func AllInvoiceStatusValues() []InvoiceStatus {
-	return []InvoiceStatus{
-		InvoiceStatusDraft,
-		InvoiceStatusIssued,
-		InvoiceStatusPaid,
-		InvoiceStatusVoid,
+// AllBillingInvoiceStatusValues returns every member of BillingInvoiceStatus in declaration order.
+func AllBillingInvoiceStatusValues() []BillingInvoiceStatus {
+	return []BillingInvoiceStatus{
+		BillingInvoiceStatusDraft,
+		BillingInvoiceStatusIssued,
+		BillingInvoiceStatusPaid,
+		BillingInvoiceStatusVoid,
 	}
 }
 
-// Valid reports whether e is a member of InvoiceStatus.
-func (e InvoiceStatus) Valid() bool {
+// Valid reports whether e is a member of BillingInvoiceStatus.
+func (e BillingInvoiceStatus) Valid() bool {
 	switch e {
-	case InvoiceStatusDraft, InvoiceStatusIssued, InvoiceStatusPaid, InvoiceStatusVoid:
+	case BillingInvoiceStatusDraft, BillingInvoiceStatusIssued, BillingInvoiceStatusPaid, BillingInvoiceStatusVoid:
 		return true
 	}
 	return false
 }
 
-// PaymentMethod is enum billing::PaymentMethod, stored as text.
-type PaymentMethod string
+// BillingPaymentMethod is enum billing::PaymentMethod, stored as text.
+type BillingPaymentMethod string
 
-// Members of PaymentMethod, in declaration order.
+// Members of BillingPaymentMethod, in declaration order.
 const (
-	PaymentMethodCard         PaymentMethod = "Card"
-	PaymentMethodBankTransfer PaymentMethod = "BankTransfer"
-	PaymentMethodVoucher      PaymentMethod = "Voucher"
+	BillingPaymentMethodCard         BillingPaymentMethod = "Card"
+	BillingPaymentMethodBankTransfer BillingPaymentMethod = "BankTransfer"
+	BillingPaymentMethodVoucher      BillingPaymentMethod = "Voucher"
 )
 
-// AllPaymentMethodValues returns every member of PaymentMethod in declaration order.
-func AllPaymentMethodValues() []PaymentMethod {
-	return []PaymentMethod{
-		PaymentMethodCard,
-		PaymentMethodBankTransfer,
-		PaymentMethodVoucher,
+// AllBillingPaymentMethodValues returns every member of BillingPaymentMethod in declaration order.
+func AllBillingPaymentMethodValues() []BillingPaymentMethod {
+	return []BillingPaymentMethod{
+		BillingPaymentMethodCard,
+		BillingPaymentMethodBankTransfer,
+		BillingPaymentMethodVoucher,
 	}
 }
 
-// Valid reports whether e is a member of PaymentMethod.
-func (e PaymentMethod) Valid() bool {
+// Valid reports whether e is a member of BillingPaymentMethod.
+func (e BillingPaymentMethod) Valid() bool {
 	switch e {
-	case PaymentMethodCard, PaymentMethodBankTransfer, PaymentMethodVoucher:
+	case BillingPaymentMethodCard, BillingPaymentMethodBankTransfer, BillingPaymentMethodVoucher:
 		return true
 	}
 	return false

@@ -34,8 +34,6 @@ type AddLineRow struct {
 // Put a product into an order at its current price; null when the product is already in it.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqOrderLineOrderIDItemIDError.
 func (q *Queries) AddLine(ctx context.Context, arg AddLineParams) (*AddLineRow, error) {
 	row := q.db.QueryRow(ctx, addLineSQL, arg.OrderID, arg.ProductID, arg.Quantity, arg.UnitPrice)
 	var i AddLineRow
@@ -76,8 +74,6 @@ type AddProductRow struct {
 // Add a product to the catalogue; null when the SKU exists.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqProductSkuError.
 func (q *Queries) AddProduct(ctx context.Context, arg AddProductParams) (*AddProductRow, error) {
 	row := q.db.QueryRow(ctx, addProductSQL, arg.Sku, arg.Name, arg.Description, arg.Price, arg.Currency, arg.Stock, arg.Categories)
 	var i AddProductRow
@@ -117,7 +113,7 @@ type IssueInvoiceRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
-// A duplicate is reported as *UqBillingInvoiceNumberError, *UqBillingInvoiceOrderIDError.
+// A duplicate is reported as *UqBillingInvoiceNumberError.
 func (q *Queries) IssueInvoice(ctx context.Context, arg IssueInvoiceParams) (*IssueInvoiceRow, error) {
 	row := q.db.QueryRow(ctx, issueInvoiceSQL, arg.Number, arg.OrderID, arg.CustomerID, arg.Total, arg.DueAt)
 	var i IssueInvoiceRow
@@ -152,8 +148,6 @@ type OpenCartRow struct {
 // exclusive constraint on Order, status = Cart, is the arbiter).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqOrderCustomerIDError.
 func (q *Queries) OpenCart(ctx context.Context, arg OpenCartParams) (*OpenCartRow, error) {
 	row := q.db.QueryRow(ctx, openCartSQL, arg.CustomerID)
 	var i OpenCartRow
@@ -217,7 +211,7 @@ RETURNING "id"`
 type RecordPaymentParams struct {
 	InvoiceID string
 	Amount    string
-	Method    PaymentMethod
+	Method    BillingPaymentMethod
 	PspRef    string
 }
 
@@ -232,8 +226,6 @@ type RecordPaymentRow struct {
 // (null the second time).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqBillingPaymentPspRefError.
 func (q *Queries) RecordPayment(ctx context.Context, arg RecordPaymentParams) (*RecordPaymentRow, error) {
 	row := q.db.QueryRow(ctx, recordPaymentSQL, arg.InvoiceID, arg.Amount, arg.Method, arg.PspRef)
 	var i RecordPaymentRow
@@ -271,8 +263,6 @@ type RegisterCustomerRow struct {
 // Create a customer account; null when the e-mail address is already registered.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqCustomerEmailError.
 func (q *Queries) RegisterCustomer(ctx context.Context, arg RegisterCustomerParams) (*RegisterCustomerRow, error) {
 	row := q.db.QueryRow(ctx, registerCustomerSQL, arg.Email, arg.Name, arg.Phone, arg.MarketingOptIn)
 	var i RegisterCustomerRow

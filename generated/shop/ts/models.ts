@@ -11,25 +11,25 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 export type JsonDocument = string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
 
 /** Enum `billing::InvoiceStatus`, stored as text. Members, in declaration order: `Draft`, `Issued`, `Paid`, `Void`. */
-export const InvoiceStatus = {
+export const BillingInvoiceStatus = {
   Draft: "Draft",
   Issued: "Issued",
   Paid: "Paid",
   Void: "Void",
 } as const;
 
-/** One of the members of {@link InvoiceStatus}. */
-export type InvoiceStatus = (typeof InvoiceStatus)[keyof typeof InvoiceStatus];
+/** One of the members of {@link BillingInvoiceStatus}. */
+export type BillingInvoiceStatus = (typeof BillingInvoiceStatus)[keyof typeof BillingInvoiceStatus];
 
 /** Enum `billing::PaymentMethod`, stored as text. Members, in declaration order: `Card`, `BankTransfer`, `Voucher`. */
-export const PaymentMethod = {
+export const BillingPaymentMethod = {
   Card: "Card",
   BankTransfer: "BankTransfer",
   Voucher: "Voucher",
 } as const;
 
-/** One of the members of {@link PaymentMethod}. */
-export type PaymentMethod = (typeof PaymentMethod)[keyof typeof PaymentMethod];
+/** One of the members of {@link BillingPaymentMethod}. */
+export type BillingPaymentMethod = (typeof BillingPaymentMethod)[keyof typeof BillingPaymentMethod];
 
 /** Enum `default::OrderStatus`, stored as text. Members, in declaration order: `Cart`, `Placed`, `Paid`, `Shipped`, `Delivered`, `Cancelled`. */
 export const OrderStatus = {

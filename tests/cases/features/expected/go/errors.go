@@ -20,7 +20,9 @@ type UqAccountEmailError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_account_email".
-func (e *UqAccountEmailError) Constraint() string { return "uq_account_email" }
+func (e *UqAccountEmailError) Constraint() string {
+	return "uq_account_email"
+}
 
 // Error implements error.
 func (e *UqAccountEmailError) Error() string {
@@ -28,10 +30,14 @@ func (e *UqAccountEmailError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqAccountEmailError) Unwrap() error { return e.Err }
+func (e *UqAccountEmailError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqAccountEmailError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqAccountEmailError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqPostAuthorIDSlugError is returned when a statement would store a second Post with the same
 // (author_id, slug): unique index uq_post_author_id_slug. Match it with errors.As; errors.Is(err,
@@ -41,7 +47,9 @@ type UqPostAuthorIDSlugError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_post_author_id_slug".
-func (e *UqPostAuthorIDSlugError) Constraint() string { return "uq_post_author_id_slug" }
+func (e *UqPostAuthorIDSlugError) Constraint() string {
+	return "uq_post_author_id_slug"
+}
 
 // Error implements error.
 func (e *UqPostAuthorIDSlugError) Error() string {
@@ -49,10 +57,14 @@ func (e *UqPostAuthorIDSlugError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqPostAuthorIDSlugError) Unwrap() error { return e.Err }
+func (e *UqPostAuthorIDSlugError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqPostAuthorIDSlugError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqPostAuthorIDSlugError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqPostTitleError is returned when a statement would store a second Post with the same (title)
 // among rows where (visibility = 'Private') IS NOT TRUE: unique index uq_post_title. Match it with
@@ -62,7 +74,9 @@ type UqPostTitleError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_post_title".
-func (e *UqPostTitleError) Constraint() string { return "uq_post_title" }
+func (e *UqPostTitleError) Constraint() string {
+	return "uq_post_title"
+}
 
 // Error implements error.
 func (e *UqPostTitleError) Error() string {
@@ -70,10 +84,14 @@ func (e *UqPostTitleError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqPostTitleError) Unwrap() error { return e.Err }
+func (e *UqPostTitleError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqPostTitleError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqPostTitleError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqTagNameError is returned when a statement would store a second Tag with the same (name):
 // unique index uq_tag_name. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
@@ -83,7 +101,9 @@ type UqTagNameError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_tag_name".
-func (e *UqTagNameError) Constraint() string { return "uq_tag_name" }
+func (e *UqTagNameError) Constraint() string {
+	return "uq_tag_name"
+}
 
 // Error implements error.
 func (e *UqTagNameError) Error() string {
@@ -91,10 +111,14 @@ func (e *UqTagNameError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqTagNameError) Unwrap() error { return e.Err }
+func (e *UqTagNameError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqTagNameError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqTagNameError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqBillingInvoiceNumberError is returned when a statement would store a second Invoice with the
 // same (number): unique index uq_billing_invoice_number. Match it with errors.As; errors.Is(err,
@@ -104,7 +128,9 @@ type UqBillingInvoiceNumberError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_billing_invoice_number".
-func (e *UqBillingInvoiceNumberError) Constraint() string { return "uq_billing_invoice_number" }
+func (e *UqBillingInvoiceNumberError) Constraint() string {
+	return "uq_billing_invoice_number"
+}
 
 // Error implements error.
 func (e *UqBillingInvoiceNumberError) Error() string {
@@ -112,10 +138,14 @@ func (e *UqBillingInvoiceNumberError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqBillingInvoiceNumberError) Unwrap() error { return e.Err }
+func (e *UqBillingInvoiceNumberError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqBillingInvoiceNumberError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqBillingInvoiceNumberError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.

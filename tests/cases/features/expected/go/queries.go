@@ -95,7 +95,7 @@ type CreatePostRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
-// A duplicate is reported as *UqPostAuthorIDSlugError, *UqPostTitleError.
+// A duplicate is reported as *UqPostTitleError.
 func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (*CreatePostRow, error) {
 	row := q.db.QueryRow(ctx, createPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.Visibility)
 	var i CreatePostRow

@@ -118,7 +118,6 @@ export interface CreatePostResult {
  *
  * Source: cases/features/queries/create_post.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqPostAuthorIdSlugError} on a duplicate for `uq_post_author_id_slug`.
  * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
  */
 export async function createPost(db: Queryable, args: CreatePostArgs): Promise<CreatePostResult | null> {

@@ -20,7 +20,9 @@ type UqUserSelectError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_user_select".
-func (e *UqUserSelectError) Constraint() string { return "uq_user_select" }
+func (e *UqUserSelectError) Constraint() string {
+	return "uq_user_select"
+}
 
 // Error implements error.
 func (e *UqUserSelectError) Error() string {
@@ -28,10 +30,14 @@ func (e *UqUserSelectError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqUserSelectError) Unwrap() error { return e.Err }
+func (e *UqUserSelectError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqUserSelectError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqUserSelectError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // UqOrderUserTableError is returned when a statement would store a second Order with the same
 // (user, table) among rows where ("group" > 0) AND (note <> 'draft'): unique index
@@ -42,7 +48,9 @@ type UqOrderUserTableError struct {
 }
 
 // Constraint returns the name of the violated constraint, "uq_order_user_table".
-func (e *UqOrderUserTableError) Constraint() string { return "uq_order_user_table" }
+func (e *UqOrderUserTableError) Constraint() string {
+	return "uq_order_user_table"
+}
 
 // Error implements error.
 func (e *UqOrderUserTableError) Error() string {
@@ -50,10 +58,14 @@ func (e *UqOrderUserTableError) Error() string {
 }
 
 // Unwrap returns the driver error.
-func (e *UqOrderUserTableError) Unwrap() error { return e.Err }
+func (e *UqOrderUserTableError) Unwrap() error {
+	return e.Err
+}
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqOrderUserTableError) Is(target error) bool { return target == ErrExclusiveViolation }
+func (e *UqOrderUserTableError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
 
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.

@@ -141,8 +141,6 @@ type UpsertOrderRow struct {
 // UpsertOrder runs query upsert_order (cases/keywords/queries/upsert_order.edgeql).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
-//
-// A duplicate is reported as *UqOrderUserTableError.
 func (q *Queries) UpsertOrder(ctx context.Context, arg UpsertOrderParams) (*UpsertOrderRow, error) {
 	row := q.db.QueryRow(ctx, upsertOrderSQL, arg.User, arg.Table, arg.Group, arg.Note)
 	var i UpsertOrderRow

@@ -145,7 +145,6 @@ export interface UpsertOrderResult {
  *
  * Source: cases/keywords/queries/upsert_order.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
- * @throws {@link UqOrderUserTableError} on a duplicate for `uq_order_user_table`.
  */
 export async function upsertOrder(db: Queryable, args: UpsertOrderArgs): Promise<UpsertOrderResult | null> {
   const rows = await run(db, upsertOrderSql, [
