@@ -329,3 +329,37 @@ def test_read_compiler_files_ships_the_whole_package() -> None:
         assert any(p.startswith(f"{COMPILER_DIR}/schemac/templates/") for p in shipped)
     # Content-addressed and path-free: nothing of the checkout's location leaks in.
     assert all(str(REPO_ROOT) not in p for p in shipped)
+
+
+# Bad input through the real compiler: the goal fails with the user's buildroot-relative path,
+# line and column, the source line and a caret, and no traceback.
+BAD_INPUTS = {
+    "syntax": ("schemas/bad/schema.esdl", "type Job {\n  required name: str\n  actor: str;\n}\n",
+               "schemas/bad/schema.esdl:3:3: error[E0100]: unexpected 'actor'"),
+    "unknown_type": ("schemas/bad/schema.esdl", "type Job {\n  required name: strr;\n}\n",
+                     "schemas/bad/schema.esdl:2:18: error[E0201]: unknown type 'strr'"),
+    "unknown_property": ("schemas/bad/queries/q.edgeql", "insert Job { name := $name, colour := 'red' };\n",
+                         "schemas/bad/queries/q.edgeql:1:29: error[E0302]: type 'Job' has no property 'colour'"),
+    "uninferable_param": ("schemas/bad/queries/q.edgeql", "update Job filter $a = $b set { name := 'x' };\n",
+                          "schemas/bad/queries/q.edgeql:1:19: error[E0303]: cannot infer the type of parameter $a"),
+}
+
+
+@pytest.mark.slow
+def test_real_compiler_errors_point_at_the_users_files(rule_runner: RuleRunner) -> None:
+    good_schema = "type Job {\n  required name: str;\n}\n"
+    for case, (path, text, expected) in BAD_INPUTS.items():
+        files = {"schemas/bad/BUILD": "schema_library()\n", "schemas/bad/schema.esdl": good_schema}
+        files[path] = text
+        rule_runner.write_files(files)
+        with pytest.raises(ExecutionError) as exc_info:
+            _generate(rule_runner, Address("schemas/bad"), "sql")
+        (wrapped,) = exc_info.value.wrapped_exceptions
+        message = str(wrapped)
+        assert isinstance(wrapped, SchemacCompileError), case
+        assert expected in message, (case, message)
+        assert "\n    " in message and "^" in message, (case, message)  # the source line and a caret
+        assert "Traceback" not in message and "/tmp" not in message, (case, message)
+        for f in files:
+            if f != "schemas/bad/BUILD":
+                (Path(rule_runner.build_root) / f).unlink()
