@@ -28,8 +28,7 @@ module billing {
     required amount: default::Money;
     required method: PaymentMethod;
     required received_at: datetime { default := datetime_current(); };
-    # The payment service provider's id of the charge: a webhook delivered twice must not book
-    # twice.
-    psp_ref: str { constraint exclusive; };
+    # The payment provider's id of the charge: a webhook delivered twice must not book twice.
+    external_ref: str { constraint exclusive; };
   }
 }

@@ -66,13 +66,11 @@ module default {
 
   type OrderLine {
     required order: Order { on target delete delete source; };
-    # The product. (Named `item`, not `product`: a longer constraint name makes the generated
-    # Go error methods too long for gofmt's one-line limit, a known compiler issue.)
-    required item: Product { on target delete restrict; };
+    required product: Product { on target delete restrict; };
     required quantity: int32 { constraint min_value(1); };
     # The price when the line was added; later price changes do not alter open orders.
     required unit_price: Money;
 
-    constraint exclusive on ((.order, .item));
+    constraint exclusive on ((.order, .product));
   }
 }

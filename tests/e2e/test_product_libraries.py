@@ -216,8 +216,8 @@ def test_shop_queries_and_constraints(pg):
     assert s.run("add_line", order_id=cart, product_id=tee, quantity=5, unit_price=Decimal("19.90")) == []
     assert s.refused(CHECK, "add_line", order_id=cart, product_id=mug, quantity=0,
                      unit_price=Decimal("7.50")) == "ck_order_line_quantity_min_value"
-    assert s.refused(UNIQUE, "INSERT INTO order_line (order_id, item_id, quantity, unit_price) "
-                     "VALUES (%s, %s, 1, 1)", (cart, tee)) == "uq_order_line_order_id_item_id"
+    assert s.refused(UNIQUE, "INSERT INTO order_line (order_id, product_id, quantity, unit_price) "
+                     "VALUES (%s, %s, 1, 1)", (cart, tee)) == "uq_order_line_order_id_product_id"
 
     # Stock: reserving more than there is matches no row (no error); stock never goes negative.
     assert s.run("reserve_stock", product_id=tee, quantity=4) == []
@@ -266,15 +266,15 @@ def test_shop_queries_and_constraints(pg):
     assert s.refused(NOT_NULL, "UPDATE billing_invoice SET status = NULL WHERE id = %s", (inv,)) is None
 
     # Payments: a webhook delivered twice books once; amounts are non-negative decimals.
-    pay = s.one("record_payment", invoice_id=inv2, amount=Decimal("39.80"), method="Card", psp_ref="ch_123")
+    pay = s.one("record_payment", invoice_id=inv2, amount=Decimal("39.80"), method="Card", external_ref="ch_123")
     assert s.run("record_payment", invoice_id=inv2, amount=Decimal("39.80"), method="Card",
-                 psp_ref="ch_123") == []
+                 external_ref="ch_123") == []
     assert s.refused(CHECK, "record_payment", invoice_id=inv2, amount=Decimal("1"), method="Cash",
-                     psp_ref="ch_124") == "ck_billing_payment_method_enum"
+                     external_ref="ch_124") == "ck_billing_payment_method_enum"
     assert s.pg.execute("SELECT amount FROM billing_payment WHERE id = %s", (pay,)) == [(Decimal("39.80"),)]
 
     # on target delete: restrict keeps referenced rows; delete source removes an order's lines.
-    assert s.refused(FOREIGN_KEY, "DELETE FROM product WHERE id = %s", (tee,)) == "fk_order_line_item_id"
+    assert s.refused(FOREIGN_KEY, "DELETE FROM product WHERE id = %s", (tee,)) == "fk_order_line_product_id"
     assert s.refused(FOREIGN_KEY, "DELETE FROM customer WHERE id = %s", (alice,)) in (
         "fk_order_customer_id", "fk_billing_invoice_customer_id")
     assert s.refused(FOREIGN_KEY, "DELETE FROM billing_invoice WHERE id = %s", (inv2,)) == "fk_billing_payment_invoice_id"

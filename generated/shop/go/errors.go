@@ -67,30 +67,30 @@ func (e *UqBillingInvoiceOrderIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqBillingPaymentPspRefError is returned when a statement would store a second Payment with the
-// same (psp_ref): unique index uq_billing_payment_psp_ref. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
-type UqBillingPaymentPspRefError struct {
+// UqBillingPaymentExternalRefError is returned when a statement would store a second Payment with
+// the same (external_ref): unique index uq_billing_payment_external_ref. Match it with errors.As;
+// errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+type UqBillingPaymentExternalRefError struct {
 	Err *pgconn.PgError
 }
 
-// Constraint returns the name of the violated constraint, "uq_billing_payment_psp_ref".
-func (e *UqBillingPaymentPspRefError) Constraint() string {
-	return "uq_billing_payment_psp_ref"
+// Constraint returns the name of the violated constraint, "uq_billing_payment_external_ref".
+func (e *UqBillingPaymentExternalRefError) Constraint() string {
+	return "uq_billing_payment_external_ref"
 }
 
 // Error implements error.
-func (e *UqBillingPaymentPspRefError) Error() string {
-	return "billing_payment: duplicate (psp_ref) violates uq_billing_payment_psp_ref" + ": " + e.Err.Message
+func (e *UqBillingPaymentExternalRefError) Error() string {
+	return "billing_payment: duplicate (external_ref) violates uq_billing_payment_external_ref" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
-func (e *UqBillingPaymentPspRefError) Unwrap() error {
+func (e *UqBillingPaymentExternalRefError) Unwrap() error {
 	return e.Err
 }
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqBillingPaymentPspRefError) Is(target error) bool {
+func (e *UqBillingPaymentExternalRefError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
@@ -175,30 +175,30 @@ func (e *UqOrderCustomerIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqOrderLineOrderIDItemIDError is returned when a statement would store a second OrderLine with
-// the same (order_id, item_id): unique index uq_order_line_order_id_item_id. Match it with
-// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
-type UqOrderLineOrderIDItemIDError struct {
+// UqOrderLineOrderIDProductIDError is returned when a statement would store a second OrderLine
+// with the same (order_id, product_id): unique index uq_order_line_order_id_product_id. Match it
+// with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+type UqOrderLineOrderIDProductIDError struct {
 	Err *pgconn.PgError
 }
 
-// Constraint returns the name of the violated constraint, "uq_order_line_order_id_item_id".
-func (e *UqOrderLineOrderIDItemIDError) Constraint() string {
-	return "uq_order_line_order_id_item_id"
+// Constraint returns the name of the violated constraint, "uq_order_line_order_id_product_id".
+func (e *UqOrderLineOrderIDProductIDError) Constraint() string {
+	return "uq_order_line_order_id_product_id"
 }
 
 // Error implements error.
-func (e *UqOrderLineOrderIDItemIDError) Error() string {
-	return "order_line: duplicate (order_id, item_id) violates uq_order_line_order_id_item_id" + ": " + e.Err.Message
+func (e *UqOrderLineOrderIDProductIDError) Error() string {
+	return "order_line: duplicate (order_id, product_id) violates uq_order_line_order_id_product_id" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
-func (e *UqOrderLineOrderIDItemIDError) Unwrap() error {
+func (e *UqOrderLineOrderIDProductIDError) Unwrap() error {
 	return e.Err
 }
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqOrderLineOrderIDItemIDError) Is(target error) bool {
+func (e *UqOrderLineOrderIDProductIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
@@ -215,16 +215,16 @@ func translateError(err error) error {
 			return &UqBillingInvoiceNumberError{Err: pgErr}
 		case "uq_billing_invoice_order_id":
 			return &UqBillingInvoiceOrderIDError{Err: pgErr}
-		case "uq_billing_payment_psp_ref":
-			return &UqBillingPaymentPspRefError{Err: pgErr}
+		case "uq_billing_payment_external_ref":
+			return &UqBillingPaymentExternalRefError{Err: pgErr}
 		case "uq_customer_email":
 			return &UqCustomerEmailError{Err: pgErr}
 		case "uq_product_sku":
 			return &UqProductSkuError{Err: pgErr}
 		case "uq_order_customer_id":
 			return &UqOrderCustomerIDError{Err: pgErr}
-		case "uq_order_line_order_id_item_id":
-			return &UqOrderLineOrderIDItemIDError{Err: pgErr}
+		case "uq_order_line_order_id_product_id":
+			return &UqOrderLineOrderIDProductIDError{Err: pgErr}
 		}
 	}
 	return err

@@ -11,9 +11,9 @@ import (
 )
 
 // addLineSQL is the SQL of query add_line (schemas/shop/queries/add_line.edgeql).
-const addLineSQL = `INSERT INTO "order_line" ("order_id", "item_id", "quantity", "unit_price")
+const addLineSQL = `INSERT INTO "order_line" ("order_id", "product_id", "quantity", "unit_price")
 VALUES ($1, $2, $3, $4)
-ON CONFLICT ("order_id", "item_id") DO NOTHING
+ON CONFLICT ("order_id", "product_id") DO NOTHING
 RETURNING "id"`
 
 // AddLineParams are the parameters of AddLine.
@@ -202,17 +202,17 @@ func (q *Queries) PlaceOrder(ctx context.Context, arg PlaceOrderParams) (*PlaceO
 }
 
 // recordPaymentSQL is the SQL of query record_payment (schemas/shop/queries/record_payment.edgeql).
-const recordPaymentSQL = `INSERT INTO "billing_payment" ("invoice_id", "amount", "method", "psp_ref")
+const recordPaymentSQL = `INSERT INTO "billing_payment" ("invoice_id", "amount", "method", "external_ref")
 VALUES ($1, $2, $3, $4)
-ON CONFLICT ("psp_ref") DO NOTHING
+ON CONFLICT ("external_ref") DO NOTHING
 RETURNING "id"`
 
 // RecordPaymentParams are the parameters of RecordPayment.
 type RecordPaymentParams struct {
-	InvoiceID string
-	Amount    string
-	Method    BillingPaymentMethod
-	PspRef    string
+	InvoiceID   string
+	Amount      string
+	Method      BillingPaymentMethod
+	ExternalRef string
 }
 
 // RecordPaymentRow is one row returned by RecordPayment.
@@ -227,7 +227,7 @@ type RecordPaymentRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) RecordPayment(ctx context.Context, arg RecordPaymentParams) (*RecordPaymentRow, error) {
-	row := q.db.QueryRow(ctx, recordPaymentSQL, arg.InvoiceID, arg.Amount, arg.Method, arg.PspRef)
+	row := q.db.QueryRow(ctx, recordPaymentSQL, arg.InvoiceID, arg.Amount, arg.Method, arg.ExternalRef)
 	var i RecordPaymentRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

@@ -25,10 +25,10 @@ CREATE TABLE "billing_payment" (
     "amount" numeric NOT NULL,
     "method" text NOT NULL,
     "received_at" timestamptz NOT NULL DEFAULT clock_timestamp(),
-    "psp_ref" text,
+    "external_ref" text,
     CONSTRAINT "ck_billing_payment_amount_min_value" CHECK (amount >= 0),
     CONSTRAINT "ck_billing_payment_method_enum" CHECK (method IN ('Card', 'BankTransfer', 'Voucher')),
-    CONSTRAINT "uq_billing_payment_psp_ref" UNIQUE ("psp_ref")
+    CONSTRAINT "uq_billing_payment_external_ref" UNIQUE ("external_ref")
 );
 
 CREATE TABLE "customer" (
@@ -75,12 +75,12 @@ CREATE TABLE "order" (
 CREATE TABLE "order_line" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "order_id" uuid NOT NULL,
-    "item_id" uuid NOT NULL,
+    "product_id" uuid NOT NULL,
     "quantity" integer NOT NULL,
     "unit_price" numeric NOT NULL,
     CONSTRAINT "ck_order_line_unit_price_min_value" CHECK (unit_price >= 0),
     CONSTRAINT "ck_order_line_quantity_min_value" CHECK (quantity >= 1),
-    CONSTRAINT "uq_order_line_order_id_item_id" UNIQUE ("order_id", "item_id")
+    CONSTRAINT "uq_order_line_order_id_product_id" UNIQUE ("order_id", "product_id")
 );
 
 ALTER TABLE "billing_invoice"
@@ -104,7 +104,7 @@ ALTER TABLE "order_line"
   REFERENCES "order" ("id") ON DELETE CASCADE;
 
 ALTER TABLE "order_line"
-  ADD CONSTRAINT "fk_order_line_item_id" FOREIGN KEY ("item_id")
+  ADD CONSTRAINT "fk_order_line_product_id" FOREIGN KEY ("product_id")
   REFERENCES "product" ("id") ON DELETE RESTRICT;
 
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_billing_invoice_order_id"
@@ -137,5 +137,5 @@ CREATE INDEX "ix_order_customer_id_created_at"
 CREATE INDEX "ix_order_line_order_id"
   ON "order_line" ("order_id");
 
-CREATE INDEX "ix_order_line_item_id"
-  ON "order_line" ("item_id");
+CREATE INDEX "ix_order_line_product_id"
+  ON "order_line" ("product_id");

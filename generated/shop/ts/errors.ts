@@ -49,13 +49,13 @@ export class UqBillingInvoiceOrderIdError extends ExclusiveViolationError {
   }
 }
 
-/** Raised when a statement would store a second `Payment` with the same (psp_ref): unique index `uq_billing_payment_psp_ref`. */
-export class UqBillingPaymentPspRefError extends ExclusiveViolationError {
+/** Raised when a statement would store a second `Payment` with the same (external_ref): unique index `uq_billing_payment_external_ref`. */
+export class UqBillingPaymentExternalRefError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
-  static readonly constraintName = "uq_billing_payment_psp_ref";
+  static readonly constraintName = "uq_billing_payment_external_ref";
 
   constructor(cause: unknown) {
-    super("Payment: duplicate (psp_ref) violates exclusive constraint uq_billing_payment_psp_ref", "uq_billing_payment_psp_ref", "billing_payment", ["psp_ref"], cause);
+    super("Payment: duplicate (external_ref) violates exclusive constraint uq_billing_payment_external_ref", "uq_billing_payment_external_ref", "billing_payment", ["external_ref"], cause);
   }
 }
 
@@ -89,13 +89,13 @@ export class UqOrderCustomerIdError extends ExclusiveViolationError {
   }
 }
 
-/** Raised when a statement would store a second `OrderLine` with the same (order_id, item_id): unique index `uq_order_line_order_id_item_id`. */
-export class UqOrderLineOrderIdItemIdError extends ExclusiveViolationError {
+/** Raised when a statement would store a second `OrderLine` with the same (order_id, product_id): unique index `uq_order_line_order_id_product_id`. */
+export class UqOrderLineOrderIdProductIdError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
-  static readonly constraintName = "uq_order_line_order_id_item_id";
+  static readonly constraintName = "uq_order_line_order_id_product_id";
 
   constructor(cause: unknown) {
-    super("OrderLine: duplicate (order_id, item_id) violates exclusive constraint uq_order_line_order_id_item_id", "uq_order_line_order_id_item_id", "order_line", ["order_id", "item_id"], cause);
+    super("OrderLine: duplicate (order_id, product_id) violates exclusive constraint uq_order_line_order_id_product_id", "uq_order_line_order_id_product_id", "order_line", ["order_id", "product_id"], cause);
   }
 }
 
@@ -114,16 +114,16 @@ export function translateError(err: unknown): unknown {
         return new UqBillingInvoiceNumberError(err);
       case "uq_billing_invoice_order_id":
         return new UqBillingInvoiceOrderIdError(err);
-      case "uq_billing_payment_psp_ref":
-        return new UqBillingPaymentPspRefError(err);
+      case "uq_billing_payment_external_ref":
+        return new UqBillingPaymentExternalRefError(err);
       case "uq_customer_email":
         return new UqCustomerEmailError(err);
       case "uq_product_sku":
         return new UqProductSkuError(err);
       case "uq_order_customer_id":
         return new UqOrderCustomerIdError(err);
-      case "uq_order_line_order_id_item_id":
-        return new UqOrderLineOrderIdItemIdError(err);
+      case "uq_order_line_order_id_product_id":
+        return new UqOrderLineOrderIdProductIdError(err);
     }
   }
   return err;

@@ -21,9 +21,9 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 }
 
 /** SQL of query `add_line` (schemas/shop/queries/add_line.edgeql). */
-export const addLineSql = `INSERT INTO "order_line" ("order_id", "item_id", "quantity", "unit_price")
+export const addLineSql = `INSERT INTO "order_line" ("order_id", "product_id", "quantity", "unit_price")
 VALUES ($1, $2, $3, $4)
-ON CONFLICT ("order_id", "item_id") DO NOTHING
+ON CONFLICT ("order_id", "product_id") DO NOTHING
 RETURNING "id"`;
 
 /** Parameters of {@link addLine}. */
@@ -203,9 +203,9 @@ export async function placeOrder(db: Queryable, args: PlaceOrderArgs): Promise<P
 }
 
 /** SQL of query `record_payment` (schemas/shop/queries/record_payment.edgeql). */
-export const recordPaymentSql = `INSERT INTO "billing_payment" ("invoice_id", "amount", "method", "psp_ref")
+export const recordPaymentSql = `INSERT INTO "billing_payment" ("invoice_id", "amount", "method", "external_ref")
 VALUES ($1, $2, $3, $4)
-ON CONFLICT ("psp_ref") DO NOTHING
+ON CONFLICT ("external_ref") DO NOTHING
 RETURNING "id"`;
 
 /** Parameters of {@link recordPayment}. */
@@ -213,7 +213,7 @@ export interface RecordPaymentArgs {
   readonly invoice_id: string;
   readonly amount: string;
   readonly method: BillingPaymentMethod;
-  readonly psp_ref: string;
+  readonly external_ref: string;
 }
 
 /** One row returned by {@link recordPayment}. */
@@ -233,7 +233,7 @@ export async function recordPayment(db: Queryable, args: RecordPaymentArgs): Pro
     args.invoice_id,
     args.amount,
     args.method,
-    args.psp_ref,
+    args.external_ref,
   ]);
   return (rows[0] as RecordPaymentResult | undefined) ?? null;
 }

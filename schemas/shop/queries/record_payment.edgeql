@@ -4,6 +4,6 @@ insert billing::Payment {
   invoice := (select billing::Invoice filter .id = <uuid>$invoice_id),
   amount := $amount,
   method := $method,
-  psp_ref := <str>$psp_ref,
+  external_ref := <str>$external_ref,
 }
-unless conflict on .psp_ref;
+unless conflict on .external_ref;

@@ -83,10 +83,10 @@ try {
   assert.ok(err instanceof shop.UqBillingInvoiceNumberError, `typed error, got ${String(err)}`);
 }
 const pay = await s.query.recordPayment({ invoice_id: inv.id, amount: "39.80", method: shop.BillingPaymentMethod.Card,
-  psp_ref: "ch_1" });
+  external_ref: "ch_1" });
 assert.ok(pay !== null);
 assert.equal(await s.query.recordPayment({ invoice_id: inv.id, amount: "39.80", method: "Card",
-  psp_ref: "ch_1" }), null);
+  external_ref: "ch_1" }), null);
 out["shop"] = true;
 
 // saas: bytes from a Uint8Array, an array of quoted enum members, an optional Date, an optional link.

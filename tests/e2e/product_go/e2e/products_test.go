@@ -124,7 +124,7 @@ func TestShop(t *testing.T) {
 	if inv == nil {
 		t.Fatal("issue_invoice returned nil")
 	}
-	pay := must(q.RecordPayment(ctx, shop.RecordPaymentParams{InvoiceID: inv.ID, Amount: "39.80", Method: shop.BillingPaymentMethodCard, PspRef: "ch_1"}))
+	pay := must(q.RecordPayment(ctx, shop.RecordPaymentParams{InvoiceID: inv.ID, Amount: "39.80", Method: shop.BillingPaymentMethodCard, ExternalRef: "ch_1"}))
 	if pay == nil || !shop.BillingPaymentMethodBankTransfer.Valid() || shop.BillingPaymentMethod("Cash").Valid() {
 		t.Fatal("record_payment / PaymentMethod.Valid")
 	}
