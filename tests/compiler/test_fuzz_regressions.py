@@ -56,3 +56,38 @@ def test_too_deeply_nested_expression_is_located():
     # Was: compiler.check_library turned a RecursionError into E0103 without a span.
     filt = " + ".join(["1"] * 5000)
     assert check_sources({"s.esdl": SCHEMA, "q/q.edgeql": f"update T filter .b = {filt} set {{ b := 1 }};"}) == "error"
+
+
+_SMALL_STACK_THREAD = """
+import sys, threading
+from schemac.compiler import Options, compile_library
+from schemac.diagnostics import CompileError
+schema = "type T {\\n  required a: str;\\n  b: int64;\\n}\\n"
+query = "update T filter " + " or ".join(".a = 'v%d'" % i for i in range(800)) + " set { b := 1 };"
+def run():
+    try:
+        compile_library({"s.esdl": schema, "q/q.edgeql": query}, Options(library="t"))
+        print("ok")
+    except CompileError as e:
+        print("error", e.diagnostics[0].code)
+threading.stack_size(512 * 1024)  # macOS' default for threads; musl's is 128 KiB
+t = threading.Thread(target=run)
+t.start()
+t.join()
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="compiler.check_library raises the recursion limit to 8000 for deep "
+                                       "expressions; in a thread with a 512 KiB stack an 800-term 'or' chain then "
+                                       "overflows the C stack and the interpreter dies with SIGSEGV instead of "
+                                       "reporting E0103 (the old limit of 1000 gave a RecursionError)")
+def test_deep_expression_in_a_thread_with_a_small_stack():
+    import subprocess
+    import sys
+
+    from fuzz_support import REPO_ROOT
+
+    proc = subprocess.run([sys.executable, "-c", _SMALL_STACK_THREAD], capture_output=True, text=True,
+                          env={"PYTHONPATH": str(REPO_ROOT / "pants-plugins")}, timeout=120)
+    assert proc.returncode == 0, f"exit status {proc.returncode}: {proc.stderr[-2000:]}"
+    assert proc.stdout.split()[0] in ("ok", "error")
