@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fuzz_support import KNOWN_BUGS, DiagnosticDefect, check_sources
+from fuzz_support import KNOWN_BUGS, OutputDefect, check_sources
 
 SCHEMA = "type T {\n  required a: str;\n  b: int64;\n}\n"
 
@@ -56,6 +56,32 @@ def test_too_deeply_nested_expression_is_located():
     # Was: compiler.check_library turned a RecursionError into E0103 without a span.
     filt = " + ".join(["1"] * 5000)
     assert check_sources({"s.esdl": SCHEMA, "q/q.edgeql": f"update T filter .b = {filt} set {{ b := 1 }};"}) == "error"
+
+
+# -- open
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError,
+                   reason="an annotation (title/description) holding NUL ('a\\0') reaches sqlnames.sql_string "
+                          "from sqlgen._comments (COMMENT ON ...) unchecked and raises ValueError; string "
+                          "literals elsewhere get E0102")
+def test_nul_in_annotation():
+    check_sources({"s.esdl": "type T {\n  annotation description := 'a\\0';\n  a: str;\n}\n"})
+
+
+@pytest.mark.xfail(strict=True, raises=OutputDefect,
+                   reason="a query's leading '#' comment is copied verbatim into a TypeScript /** ... */ doc "
+                          "block (tsgen): a '*/' in it closes the comment early and the rest of the line "
+                          "becomes code, so queries.ts does not compile")
+def test_query_doc_comment_with_star_slash():
+    check_sources({"s.esdl": SCHEMA, "q/q.edgeql": "# Matches a/*/b paths.\nupdate T set { b := 1 };\n"})
+
+
+@pytest.mark.xfail(strict=True, raises=OutputDefect,
+                   reason="a NUL character in a query's leading '#' comment is copied into the Go and "
+                          "TypeScript doc comments; Go rejects NUL in source text")
+def test_nul_in_query_doc_comment():
+    check_sources({"s.esdl": SCHEMA, "q/q.edgeql": "# a \x00 b\nupdate T set { b := 1 };\n"})
 
 
 _SMALL_STACK_THREAD = """
