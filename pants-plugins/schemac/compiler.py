@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import posixpath
 import re
-import sys
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional
 
@@ -56,17 +55,11 @@ class Library:
     warnings: List[Diagnostic]
 
 
-#: Python stack depth allowed while compiling: expressions are parsed and lowered recursively,
-#: so a filter of a few thousand chained operators needs more than CPython's default of 1000.
-RECURSION_LIMIT = 8000
-
-
 def check_library(sources: Mapping[str, str], options: Options) -> Library:
     """Parse and check ``sources`` (``{path: text}``; paths as they should appear in
-    diagnostics). Raises :class:`CompileError` with every diagnostic found; an expression
-    nested too deeply to compile is reported as ``E0103``."""
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    diagnostics). Raises :class:`CompileError` with every diagnostic found. Expressions too deep
+    to compile are reported as ``E0103`` at their location by :func:`schemac.exprs.lower`; a
+    ``RecursionError`` anywhere else is still turned into an (unlocated) ``E0103``."""
     # The front end allocates millions of small objects that all live until the end of the
     # compile; the cyclic garbage collector would only rescan them again and again.
     gc_was_enabled = gc.isenabled()
@@ -82,7 +75,6 @@ def check_library(sources: Mapping[str, str], options: Options) -> Library:
                                            "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")])
         raise
     finally:
-        sys.setrecursionlimit(old_limit)
         if gc_was_enabled:
             gc.enable()
 

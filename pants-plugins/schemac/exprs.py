@@ -131,9 +131,10 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     return None
 
 
-#: Deepest operator nesting :func:`lower` accepts (a filter of this many chained operators is
-#: already far beyond what anyone writes by hand; deeper ones would exhaust Python's stack).
-MAX_EXPRESSION_DEPTH = 1500
+#: Deepest nesting :func:`lower` accepts (parentheses, unary operators, right operands; chains
+#: of a left-associative operator do not nest, see :func:`_binop`). Deeper input is reported as
+#: E0103 instead of exhausting Python's stack.
+MAX_EXPRESSION_DEPTH = 150
 
 
 def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
@@ -390,10 +391,32 @@ def _pair(expr: ast.BinOp, ctx: ExprContext):
     return left, right
 
 
+#: Left-associative operators: chains of them are lowered iteratively (see :func:`_binop`).
+_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "++", "??"})
+
+
 def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
+    """Lower a binary operator. A left-associative chain (``a or b or c ...``, ``a + b + ...``)
+    is a left-deep tree; it is walked down its left spine with a loop, not with recursion, so
+    chains of any length compile without deep Python stacks."""
+    spine = [expr]
+    while isinstance(spine[-1].left, ast.BinOp) and spine[-1].left.op in _CHAINED:
+        spine.append(spine[-1].left)
+    low = _binop_step(spine.pop(), ctx, None)
+    for node in reversed(spine):
+        if low is None:
+            return None
+        low = _binop_step(node, ctx, low)
+    return low
+
+
+def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[Lowered]) -> Optional[Lowered]:
+    """One operator; ``left`` is its already lowered left operand, or ``None``."""
     op = expr.op
     if op in ("and", "or"):
-        left, right = lower(expr.left, ctx, BOOL), lower(expr.right, ctx, BOOL)
+        if left is None:
+            left = lower(expr.left, ctx, BOOL)
+        right = lower(expr.right, ctx, BOOL)
         if left is None or right is None:
             return None
         for side, e in ((left, expr.left), (right, expr.right)):
@@ -402,7 +425,10 @@ def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
                 return None
         return Lowered(f"{_operand(left)} {op.upper()} {_operand(right)}", BOOL,
                        left.nullable or right.nullable, atomic=False)
-    left, right = _pair(expr, ctx)
+    if left is None:
+        left, right = _pair(expr, ctx)
+    else:
+        right = lower(expr.right, ctx, left.type)
     if left is None or right is None:
         return None
     nullable = left.nullable or right.nullable

@@ -363,7 +363,10 @@ class _Builder(Transformer):
 
     def annotation_decl(self, meta, children):
         (name, _), text = children
-        return ("annotation", (name, _unescape(text.value[1:-1])), self._span(meta))
+        value = _unescape(text.value[1:-1])
+        if "\0" in value:
+            raise CompileError([Diagnostic("E0102", "annotations cannot contain NUL characters", self._tspan(text))])
+        return ("annotation", (name, value), self._span(meta))
 
     def restrict(self, meta, _):
         return "restrict"
@@ -640,9 +643,10 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
 def leading_comment(text: str) -> str:
     """The ``#`` comment lines at the top of a file, without the ``#``: the query's doc text."""
     lines: List[str] = []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         stripped = line.strip()
         if not stripped.startswith("#"):
             break
-        lines.append(stripped[1:].strip())
+        # Doc text lands in TS and Go comments: no control characters there.
+        lines.append("".join(c if c.isprintable() else " " for c in stripped[1:]).strip())
     return "\n".join(lines).strip()

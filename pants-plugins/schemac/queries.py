@@ -266,23 +266,8 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
     for ``id`` or for every column of a full exclusive constraint."""
     pinned: Set[str] = set()
 
-    def conjuncts(e: ast.Expr):
-        if isinstance(e, ast.BinOp) and e.op == "and":
-            yield from conjuncts(e.left)
-            yield from conjuncts(e.right)
-        else:
-            yield e
-
     def reads_columns(e: ast.Expr) -> bool:
-        if isinstance(e, ast.Path):
-            return True
-        if isinstance(e, ast.BinOp):
-            return reads_columns(e.left) or reads_columns(e.right)
-        if isinstance(e, ast.UnaryOp):
-            return reads_columns(e.operand)
-        if isinstance(e, ast.FuncCall):
-            return any(reads_columns(a) for a in e.args)
-        return False
+        return any(isinstance(n, ast.Path) for n in ast.iter_nodes(e))
 
     def column_of(path: ast.Path) -> Optional[str]:
         """The column a path reads: a property, or a single link (``.org`` / ``.org.id``)."""
@@ -291,7 +276,7 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
             return link.column
         return path.steps[0] if len(path.steps) == 1 else None
 
-    for c in conjuncts(filt):
+    for c in ast.conjuncts(filt):
         if isinstance(c, ast.BinOp) and c.op == "=":
             for a, b in ((c.left, c.right), (c.right, c.left)):
                 if isinstance(a, ast.Path) and not reads_columns(b):

@@ -724,18 +724,8 @@ def _comment(annotations) -> Optional[str]:
 
 def _paths_in(expr: ast.Expr) -> Set[str]:
     """Names of the properties an expression reads."""
-    if isinstance(expr, ast.Path):
-        return {expr.steps[0]} if expr.steps != ("__subject__",) else set()
-    if isinstance(expr, ast.BinOp):
-        return _paths_in(expr.left) | _paths_in(expr.right)
-    if isinstance(expr, ast.UnaryOp):
-        return _paths_in(expr.operand)
-    if isinstance(expr, ast.Cast):
-        return _paths_in(expr.operand)
-    if isinstance(expr, (ast.FuncCall, ast.SetLit, ast.Tuple_)):
-        items = expr.args if isinstance(expr, ast.FuncCall) else expr.items
-        return set().union(*(_paths_in(a) for a in items)) if items else set()
-    return set()
+    return {n.steps[0] for n in ast.iter_nodes(expr)
+            if isinstance(n, ast.Path) and n.steps != ("__subject__",)}
 
 
 def build_schema(files: Sequence[ast.SchemaFile], reporter: Reporter) -> Schema:

@@ -134,6 +134,37 @@ class SubSelect:
 
 Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect]
 
+
+def iter_nodes(expr: "Expr"):
+    """Every node of an expression tree, the root first (iteratively: trees may be deep)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, BinOp):
+            stack.extend((node.right, node.left))
+        elif isinstance(node, (UnaryOp, Cast)):
+            stack.append(node.operand)
+        elif isinstance(node, FuncCall):
+            stack.extend(reversed(node.args))
+        elif isinstance(node, (Tuple_, SetLit)):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, SubSelect):
+            stack.append(node.filter)
+
+
+def conjuncts(expr: "Expr"):
+    """The operands of a chain of ``and`` (``a and b and c`` -> a, b, c), left to right."""
+    out = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, BinOp) and node.op == "and":
+            stack.extend((node.right, node.left))
+        else:
+            out.append(node)
+    return out
+
 # ---------------------------------------------------------------------------------------------
 # Schema declarations
 

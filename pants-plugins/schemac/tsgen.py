@@ -45,7 +45,8 @@ def _param_value(p) -> str:
 
 
 def _doc_lines(q: QueryPlan) -> List[str]:
-    lines = q.doc.splitlines() if q.doc else [f"Runs query `{q.name}`."]
+    # "*/" in the user's text would end the /** ... */ block early.
+    lines = q.doc.replace("*/", "*\\/").split("\n") if q.doc else [f"Runs query `{q.name}`."]
     lines = lines + ["", f"Source: {q.path}."]
     if q.cardinality == AT_MOST_ONE:
         if q.kind == "insert":

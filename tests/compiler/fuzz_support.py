@@ -197,23 +197,7 @@ class KnownBug:
     matches: Callable[[BaseException, Mapping[str, str]], bool]
 
 
-def _nul_in_annotation(exc, sources) -> bool:
-    if not (isinstance(exc, ValueError) and "NUL" in str(exc)):
-        return False
-    frames = traceback.extract_tb(exc.__traceback__)
-    return any(f.name == "_comments" and f.filename.replace("\\", "/").endswith("/schemac/sqlgen.py") for f in frames)
-
-
-def _output_defect(kind: str) -> Callable[[BaseException, Mapping[str, str]], bool]:
-    return lambda exc, sources: isinstance(exc, OutputDefect) and exc.kind == kind
-
-
-KNOWN_BUGS: Tuple[KnownBug, ...] = (
-    KnownBug("NUL-in-annotation", "test_nul_in_annotation", _nul_in_annotation),
-    KnownBug("doc-comment-star-slash", "test_query_doc_comment_with_star_slash",
-             _output_defect("doc comment closed early")),
-    KnownBug("NUL-in-doc-comment", "test_nul_in_query_doc_comment", _output_defect("NUL in output")),
-)
+KNOWN_BUGS: Tuple[KnownBug, ...] = ()
 
 
 def known_bug(exc: BaseException, sources: Mapping[str, str]) -> Optional[KnownBug]:
