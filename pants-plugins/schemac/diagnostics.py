@@ -52,6 +52,7 @@ CODES: Dict[str, str] = {
     "W0001": "ignored declaration (e.g. 'using future')",
     "W0002": "inherited exclusive constraint enforced per table",
     "W0003": "required multi link not enforced by the database",
+    "W0004": "annotations of a scalar type are not stored",
 }
 
 

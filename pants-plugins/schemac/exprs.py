@@ -122,6 +122,11 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     custom = ctx.schema.find(ref.name, ctx.module, ctx.schema.scalars)
     if custom is not None:
         return custom.base  # type: ignore[attr-defined]
+    module = ref.name.rsplit("::", 1)[0] if "::" in ref.name else None
+    if module is not None and module != "std" and module not in ctx.schema.modules:
+        ctx.reporter.error("E0208", f"unknown module '{module}'", ref.span,
+                           did_you_mean(module, [m for m in ctx.schema.modules]))
+        return None
     candidates = list(SCALARS) + [e.name for e in ctx.schema.all_enums()] + [c.name for c in ctx.schema.scalars.values()]
     if ctx.schema.find_type(ref.name, ctx.module) is not None:
         ctx.reporter.error("E0201", f"'{ref.name}' is an object type, not a scalar or enum", ref.span,

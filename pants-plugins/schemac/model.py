@@ -157,7 +157,9 @@ class Index:
     keys_sql: Tuple[str, ...]
     method: str
     predicate_sql: Optional[str]
+    #: ``None`` for the index a single link's FK column gets automatically.
     span: Optional[Span]
+    comment: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -624,7 +624,23 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
 
     Raises :class:`~schemac.diagnostics.CompileError` on syntax errors or when the file holds
     zero or several queries."""
-    queries = _parse(path, text, "query_file", "query file")
+    m = _FIRST_WORD.match(text)
+    if m and m.group(1) in UNSUPPORTED_QUERY_FORMS:
+        line, col = _position(text, m.start(1))
+        raise CompileError([Diagnostic(
+            "E0206", f"{UNSUPPORTED_QUERY_FORMS[m.group(1)]} are not supported yet",
+            Span.point(path, line, col, len(m.group(1))), "supported queries: insert and update")])
+    try:
+        queries = _parse(path, text, "query_file", "query file")
+    except CompileError as e:
+        d = e.diagnostics[0]
+        m = re.search(r"\belse\b", text)
+        if d.code == "E0100" and d.message.startswith("unexpected 'else'") and m:
+            line, col = _position(text, m.start())
+            raise CompileError([Diagnostic("E0206", "upserts ('unless conflict ... else (...)') are not supported yet",
+                                           Span.point(path, line, col, 4),
+                                           "drop the else branch: the insert then returns nothing on a conflict")])
+        raise
     if len(queries) != 1:
         second = queries[1]
         raise CompileError(
@@ -638,6 +654,18 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
             ]
         )
     return ast.QueryFile(path, name, queries[0], leading_comment(text))
+
+
+#: Query forms the grammar does not have yet, by their first word.
+UNSUPPORTED_QUERY_FORMS = {"select": "select queries", "delete": "delete queries", "with": "'with' blocks",
+                           "for": "'for' loops (bulk queries)", "group": "group queries"}
+_FIRST_WORD = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)")
+
+
+def _position(text: str, index: int) -> Tuple[int, int]:
+    """1-based (line, column) of ``text[index]``."""
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
 
 
 def leading_comment(text: str) -> str:

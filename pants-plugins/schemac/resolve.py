@@ -170,6 +170,10 @@ class _Resolver:
         base = resolve_type_ref(sc.base, ctx)
         if base is None:
             return
+        if sc.annotations:
+            self.reporter.warning("W0004", f"annotations of scalar type '{sc.name}' are not stored (Postgres has "
+                                  "no place for them: the columns are plain base-type columns)", sc.span,
+                                  "annotate the properties that use it instead")
         self.schema.scalars[f"{sc.module}::{sc.name}"] = CustomScalar(sc.name, sc.module, base, sc.constraints, sc.span)
 
     # ---------------------------------------------------------------- inheritance
@@ -627,10 +631,16 @@ class _Resolver:
         if not ok:
             return
         name = object_name("uq", obj.table, cols)
-        if any(ex.name == name for ex in obj.exclusives):
-            self.reporter.error("E0207", f"two exclusive constraints are both named '{name}'", c.span,
+        same_name = [ex for ex in obj.exclusives if ex.name == name]
+        if any(ex.predicate_sql == predicate for ex in same_name):
+            self.reporter.error("E0200", f"duplicate exclusive constraint on ({', '.join(cols)})", c.span,
                                 "remove the duplicate constraint")
             return
+        if same_name:
+            # Several partial constraints on the same columns: the later ones are told apart by
+            # a digest of their predicate (the first keeps the plain name).
+            digest = hashlib.sha256((predicate or "").encode()).hexdigest()[:8]
+            name = object_name("uq", obj.table, cols + [digest])
         obj.exclusives.append(ExclusiveConstraint(name, tuple(cols), predicate, c.span, pred_cols))
 
     def _check(self, obj: ObjectType, name_parts: List[str], expr: ast.Expr, ctx: ExprContext, c) -> None:
@@ -679,10 +689,13 @@ class _Resolver:
             digest = hashlib.sha256("|".join([method, *keys, predicate or ""]).encode()).hexdigest()[:8]
             parts = parts + [digest]
         name = object_name("ix", obj.table, parts)
-        if any(i.name == name for i in obj.indexes):
+        existing = next((i for i in obj.indexes if i.name == name), None)
+        if existing is not None:
+            if existing.span is None:
+                return  # the index a single link gets anyway (`index on (.author)` adds nothing)
             self.reporter.error("E0200", f"duplicate index on ({', '.join(keys)})", ix.span)
             return
-        obj.indexes.append(Index(name, tuple(keys), method, predicate, ix.span))
+        obj.indexes.append(Index(name, tuple(keys), method, predicate, ix.span, _comment(ix.annotations)))
 
     # ---------------------------------------------------------------- names
     def _check_name_collisions(self) -> None:

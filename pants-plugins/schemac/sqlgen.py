@@ -62,6 +62,9 @@ def _comments(schema: Schema) -> List[str]:
         for c in t.columns:
             if c.comment is not None:
                 out.append(f"COMMENT ON COLUMN {qi(t.table)}.{qi(c.name)} IS {sql_string(c.comment)};")
+        for ix in t.indexes:
+            if ix.comment is not None:
+                out.append(f"COMMENT ON INDEX {qi(ix.name)} IS {sql_string(ix.comment)};")
     return out
 
 

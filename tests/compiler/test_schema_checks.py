@@ -31,7 +31,7 @@ def test_unknown_base_and_unknown_module():
     err, text = diagnose("type A extending Bsae { a: str; }\nabstract type Base {}\ntype C { x: nomod::T; }\n")
     assert "s.esdl:1:18: error[E0201]: unknown base type 'Bsae'" in text
     assert "did you mean 'Base'?" in text
-    assert "unknown type 'nomod::T'" in text
+    assert "error[E0208]: unknown module 'nomod'" in text
 
 
 def test_overloaded_rules():
@@ -172,3 +172,15 @@ def test_enum_member_checks():
     assert "enum 'S' lists 'A' twice" in text
     assert "enum members cannot be empty" in text
     assert "enum 'S' has no member 'B'" in text
+
+
+@pytest.mark.parametrize("query,expected", [
+    ("# doc\nselect K { token };", "q/q.edgeql:2:1: error[E0206]: select queries are not supported yet"),
+    ("delete K filter .token = $t;", "q/q.edgeql:1:1: error[E0206]: delete queries are not supported yet"),
+    ("for x in {1} union (insert K { token := 'a' });", "error[E0206]: 'for' loops (bulk queries) are not supported"),
+    ("insert K { token := $t } unless conflict on .token else (update K set { note := 'x' });",
+     "q/q.edgeql:1:52: error[E0206]: upserts ('unless conflict ... else (...)') are not supported yet"),
+])
+def test_query_forms_not_supported_yet_are_named(query, expected):
+    err, text = diagnose("type K { required token: str { constraint exclusive; }; note: str; }\n", q=query)
+    assert expected in text
