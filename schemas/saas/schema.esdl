@@ -3,8 +3,8 @@
 # unique per organization. Written mostly in Gel's spelling.
 
 module default {
+  # Lower-case letters, digits and inner hyphens; 3 to 40 characters.
   scalar type Slug extending str {
-    annotation description := 'Lower-case letters, digits and inner hyphens; 3 to 40 characters.';
     constraint regexp(r'^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$');
   };
 
