@@ -168,17 +168,9 @@ def _bounds(c):
 
 def _kept_and_meta(children):
     """``(meta, kept children)`` for a rule method (see :class:`_Builder`)."""
-    first = last = None
-    kept = []
-    for c in children:
-        b = _bounds(c)
-        if b is not None:
-            if first is None:
-                first = b
-            last = b
-        if not isinstance(c, Token) or c.type in KEPT_TERMINALS:
-            kept.append(c)
-    meta = _Meta(first[0], first[1], last[2], last[3]) if first is not None else _Meta(1, 1, 1, 2)  # type: ignore[index]
+    b = _bounds(children)
+    meta = _Meta(*b) if b is not None else _Meta(1, 1, 1, 2)
+    kept = [c for c in children if not isinstance(c, Token) or c.type in KEPT_TERMINALS]
     return meta, kept
 
 
