@@ -145,31 +145,41 @@ class _Meta:
         self.line, self.column, self.end_line, self.end_column = line, column, end_line, end_column
 
 
-def _bounds(c):
-    """(line, column, end_line, end_column) of a child: a token, a node with a span, a Span,
-    or a tuple/list of those; ``None`` when it has no position."""
+def _start(c):
+    """(line, column) where a child starts: a token, a node with a span, a Span, or the first
+    positioned item of a tuple/list; ``None`` when it has no position."""
     if isinstance(c, Token):
-        return (c.line, c.column, c.end_line, c.end_column)
+        return c.line, c.column
     span = c if isinstance(c, Span) else getattr(c, "span", None)
     if isinstance(span, Span):
-        return (span.line, span.col, span.end_line, span.end_col)
+        return span.line, span.col
     if isinstance(c, (tuple, list)):
-        first = last = None
         for item in c:
-            b = _bounds(item)
+            b = _start(item)
             if b is not None:
-                if first is None:
-                    first = b
-                last = b
-        if first is not None:
-            return (first[0], first[1], last[2], last[3])  # type: ignore[index]
+                return b
+    return None
+
+
+def _end(c):
+    """(line, column) just after a child ends; see :func:`_start`."""
+    if isinstance(c, Token):
+        return c.end_line, c.end_column
+    span = c if isinstance(c, Span) else getattr(c, "span", None)
+    if isinstance(span, Span):
+        return span.end_line, span.end_col
+    if isinstance(c, (tuple, list)):
+        for item in reversed(c):
+            b = _end(item)
+            if b is not None:
+                return b
     return None
 
 
 def _kept_and_meta(children):
     """``(meta, kept children)`` for a rule method (see :class:`_Builder`)."""
-    b = _bounds(children)
-    meta = _Meta(*b) if b is not None else _Meta(1, 1, 1, 2)
+    start, end = _start(children), _end(children)
+    meta = _Meta(*start, *end) if start is not None and end is not None else _Meta(1, 1, 1, 2)
     kept = [c for c in children if not isinstance(c, Token) or c.type in KEPT_TERMINALS]
     return meta, kept
 
