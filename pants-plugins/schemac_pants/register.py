@@ -9,6 +9,7 @@ backends so that this one keeps working without them.
 
 from schemac_pants import rules as schemac_rules
 from schemac_pants import subsystem as schemac_subsystem
+from schemac_pants import tailor as schemac_tailor
 from schemac_pants import target_types as schemac_target_types
 
 
@@ -21,4 +22,5 @@ def rules():
         *schemac_target_types.rules(),
         *schemac_subsystem.rules(),
         *schemac_rules.rules(),
+        *schemac_tailor.rules(),
     ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pants.engine.rules import collect_rules
-from pants.option.option_types import StrListOption, StrOption
+from pants.option.option_types import BoolOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.strutil import help_text
 
@@ -63,6 +63,18 @@ class SchemacSubsystem(Subsystem):
             overrides it for that target.
             """
         ),
+    )
+
+    tailor = BoolOption(
+        default=True,
+        help=help_text(
+            """
+            If true, `pants tailor` adds a `schema_library` target to each directory that has
+            schema files (`*.esdl`) not yet owned by a target; its query files (`*.edgeql`,
+            also under `queries/`) are then owned by that target too.
+            """
+        ),
+        advanced=True,
     )
 
 

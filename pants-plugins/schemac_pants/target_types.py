@@ -71,6 +71,9 @@ class SchemaLibrarySourcesField(MultipleSourcesField):
         that, and prefix a glob with `!` to leave files out, e.g.
         `sources=["*.esdl", "queries/*.edgeql", "!queries/draft_*.edgeql"]`.
         Each query file becomes one generated function named after the file.
+
+        Default: `("*.esdl", "*.edgeql", "queries/*.edgeql")`.
+        Example: `sources=["schema.esdl", "queries/*.edgeql"]`.
         """
     )
 
@@ -82,6 +85,8 @@ class SchemaLibraryDependenciesField(Dependencies):
         """
         Addresses of other targets this library depends on. Nothing is inferred: the compiler
         only reads this target's own `sources`.
+
+        Default: none. Example: `dependencies=["//schemas/common"]`.
         """
     )
 
@@ -99,6 +104,8 @@ class SchemaGoPackageField(StringField):
         prefixed with `db` if the result would be empty, start with a digit or be a Go keyword.
         Set it explicitly when that derivation does not give the name you want; it must be a
         valid Go identifier that is not a keyword.
+
+        Example: `go_package="jobsdb"`.
         """
     )
 
@@ -121,12 +128,12 @@ class SchemaGoImportPathField(StringField):
     alias = "go_import_path"
     help = help_text(
         """
-        The full import path of the generated Go package, e.g.
-        `example.com/app/schemas/jobs/go`, passed to the compiler as `--go-import-path`
-        (it may use it in generated comments and cross-package references).
+        The full import path of the generated Go package, passed to the compiler as
+        `--go-import-path` (it may use it in generated comments and cross-package references).
 
         Default: unset, and the compiler is not given one. Set it when Go code elsewhere in the
         repository imports the generated package.
+        Example: `go_import_path="example.com/app/schemas/jobs/go"`.
         """
     )
 
@@ -154,6 +161,7 @@ class SchemaTsModuleField(StringField):
 
         Default: unset, meaning the `[schemac].ts_module` option (`esm` unless changed in
         pants.toml). Set it per target when one consumer needs the other kind.
+        Example: `ts_module="commonjs"`.
         """
     )
 
