@@ -132,7 +132,7 @@ def _end_position(text: str) -> Tuple[int, int]:
 #: only contributes to the node's span.
 KEPT_TERMINALS = frozenset(
     """NAME STRING RAW_STRING INT FLOAT PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
-    SINGLE OVERLOADED ABSTRACT PROPERTY LINK""".split()
+    SINGLE OVERLOADED ABSTRACT PROPERTY LINK ORDER_DIR ORDER_EMPTY""".split()
 )
 
 
@@ -497,6 +497,39 @@ class _Builder(Transformer):
             filt = rest[0][1]
         return ast.UpdateQuery(name, name_span, filt, rest[-1], self._span(meta))
 
+    def shape_elem(self, meta, children):
+        name, *sub = children
+        return ast.ShapeElement(str(name), sub[0] if sub else None, self._span(meta))
+
+    def shape(self, meta, children):
+        return tuple(children)
+
+    def order_item(self, meta, children):
+        expr, *words = children
+        descending = any(w.type == "ORDER_DIR" and w.value == "desc" for w in words)
+        empty = next((w.value for w in words if w.type == "ORDER_EMPTY"), None)
+        return ast.OrderItem(expr, descending, empty, self._span(meta))
+
+    def order_clause(self, meta, children):
+        return ("order", tuple(children))
+
+    def offset_clause(self, meta, children):
+        return ("offset", children[0])
+
+    def limit_clause(self, meta, children):
+        return ("limit", children[0])
+
+    def select_q(self, meta, children):
+        (name, name_span), *rest = children
+        shape = rest.pop(0) if rest and isinstance(rest[0], tuple) and (not rest[0] or isinstance(rest[0][0], ast.ShapeElement)) else None
+        c = dict(rest)
+        return ast.SelectQuery(name, name_span, shape, c.get("filter"), c.get("order", ()), c.get("offset"),
+                               c.get("limit"), self._span(meta))
+
+    def delete_q(self, meta, children):
+        (name, name_span), *rest = children
+        return ast.DeleteQuery(name, name_span, rest[0][1] if rest else None, self._span(meta))
+
     def query_file(self, meta, children):
         return list(children)
 
@@ -631,7 +664,7 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
         line, col = _position(text, m.start(1))
         raise CompileError([Diagnostic(
             "E0206", f"{UNSUPPORTED_QUERY_FORMS[m.group(1)]} are not supported yet",
-            Span.point(path, line, col, len(m.group(1))), "supported queries: insert and update")])
+            Span.point(path, line, col, len(m.group(1))), "supported queries: select, insert, update, delete")])
     try:
         queries = _parse(path, text, "query_file", "query file")
     except CompileError as e:
@@ -659,8 +692,7 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
 
 
 #: Query forms the grammar does not have yet, by their first word.
-UNSUPPORTED_QUERY_FORMS = {"select": "select queries", "delete": "delete queries", "with": "'with' blocks",
-                           "for": "'for' loops (bulk queries)", "group": "group queries"}
+UNSUPPORTED_QUERY_FORMS = {"with": "'with' blocks", "for": "'for' loops (bulk queries)", "group": "group queries"}
 _FIRST_WORD = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)")
 
 

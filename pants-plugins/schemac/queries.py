@@ -9,10 +9,12 @@ Rules:
   constraint the index predicate is repeated, because Postgres only infers a partial unique
   index as the arbiter when the conflict target's WHERE implies the index predicate
   (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT);
-* ``update`` returns ``{ id }`` of every updated row;
-* cardinality: insert -> ``one`` (``at_most_one`` with ``unless conflict``); update ->
-  ``at_most_one`` when its filter pins ``.id`` or every column of a full (non-partial)
-  exclusive constraint with ``=``, else ``many``. A partial exclusive never makes a query
+* ``update`` and ``delete`` return ``{ id }`` of every row they touch;
+* ``select Type { a, b, link: { id } }`` returns the shape's columns (a single link's id as
+  ``link_id``); ``order by`` sorts empty values first ascending and last descending, as Gel;
+* cardinality: insert -> ``one`` (``at_most_one`` with ``unless conflict``); select, update and
+  delete -> ``at_most_one`` when the filter pins ``.id`` or every column of a full
+  (non-partial) exclusive constraint with ``=`` (or, for select, ``limit 1``), else ``many``. A partial exclusive never makes a query
   single (a row outside its predicate may share the key).
 """
 
@@ -26,6 +28,7 @@ from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, lower
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
+from schemac.scalars import SCALARS
 from schemac.sqlnames import qi
 
 ONE = "one"
@@ -83,8 +86,12 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     before = len(reporter.diagnostics)
     if isinstance(q, ast.InsertQuery):
         plan = _insert(qf, q, subject, ctx)
-    else:
+    elif isinstance(q, ast.UpdateQuery):
         plan = _update(qf, q, subject, ctx)
+    elif isinstance(q, ast.SelectQuery):
+        plan = _select(qf, q, subject, ctx)
+    else:
+        plan = _delete(qf, q, subject, ctx)
     if len(reporter.diagnostics) != before:
         return None
     return plan
@@ -238,17 +245,7 @@ def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
 
 
 def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
-    where = ""
-    cardinality = MANY
-    if q.filter is not None:
-        low = lower(q.filter, ctx, BOOL)
-        if low is not None:
-            if low.type.family != "bool":
-                ctx.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", q.filter.span)
-            else:
-                where = f"\nWHERE {low.sql}"
-                if _pins_one_row(q.filter, subject):
-                    cardinality = AT_MOST_ONE
+    where, cardinality = _where(q.filter, subject, ctx)
     sets = _assignments(q.assignments, subject, ctx, insert=False)
     if not q.assignments:
         ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
@@ -288,10 +285,101 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
     return any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 
+def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> Tuple[str, str]:
+    """``("\nWHERE ...", cardinality)`` of a filter (``many`` unless it pins one row)."""
+    if filt is None:
+        return "", MANY
+    low = lower(filt, ctx, BOOL)
+    if low is None:
+        return "", MANY
+    if low.type.family != "bool":
+        ctx.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", filt.span)
+        return "", MANY
+    return f"\nWHERE {low.sql}", AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
+
+
+def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    """``SELECT <shape columns> FROM t [WHERE] [ORDER BY] [OFFSET] [LIMIT]``.
+
+    Ordering follows Gel: empty values sort first ascending and last descending unless
+    ``empty first|last`` says otherwise (Postgres' default is the opposite, so NULLS FIRST/LAST
+    is always spelled out)."""
+    fields: List[ResultField] = []
+    columns: List[str] = []
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
+    seen: Set[str] = set()
+    for el in shape:
+        if el.name in seen:
+            ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+            continue
+        seen.add(el.name)
+        if el.shape is not None or el.name in subject.links:
+            link = subject.links.get(el.name)
+            if link is not None and link.column is not None and el.shape is not None \
+                    and [e.name for e in el.shape] == ["id"]:
+                col = subject.column(link.column)
+                assert col is not None
+                columns.append(f"{qi(col.name)} AS {qi(el.name + '_id')}")
+                fields.append(ResultField(el.name + "_id", col.type, not col.required))
+                continue
+            ctx.reporter.error("E0206", f"nested shapes ('{el.name}: {{ ... }}') are not supported yet", el.span,
+                               f"select the link's id: {el.name}: {{ id }}" if link is not None and not link.multi
+                               else "select the linked objects with a query of their own")
+            continue
+        col = subject.column(el.name)
+        if col is None or col.link is not None:
+            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
+                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
+                                            + list(subject.links)))
+            continue
+        columns.append(qi(col.name))
+        fields.append(ResultField(col.name, col.type, not col.required))
+    where, cardinality = _where(q.filter, subject, ctx)
+    order_sql: List[str] = []
+    for item in q.order:
+        low = lower(item.expr, ctx)
+        if low is None:
+            continue
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            continue
+        empty = item.empty or ("last" if item.descending else "first")
+        order_sql.append(f"{low.sql}{' DESC' if item.descending else ' ASC'} NULLS {empty.upper()}")
+    tail = ""
+    if order_sql:
+        tail += "\nORDER BY " + ", ".join(order_sql)
+    for word, expr in (("OFFSET", q.offset), ("LIMIT", q.limit)):
+        if expr is None:
+            continue
+        low = lower(expr, ctx, ValueType(scalar=SCALARS["int64"]))
+        if low is None:
+            continue
+        if low.type.family != "num" or low.column is not None:
+            ctx.reporter.error("E0304", f"{word.lower()} needs an integer value, got {low.type.name}", expr.span)
+            continue
+        tail += f"\n{word} {low.sql}"
+        if word == "LIMIT" and isinstance(expr, ast.Literal) and expr.value == 1:
+            cardinality = AT_MOST_ONE
+    if ctx.reporter.has_errors:
+        return None
+    sql = f"SELECT {', '.join(columns)}\nFROM {qi(subject.table)}{where}{tail}"
+    return _plan(qf, "select", subject, sql, ctx, cardinality, (), tuple(fields))
+
+
+def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    where, cardinality = _where(q.filter, subject, ctx)
+    if ctx.reporter.has_errors:
+        return None
+    sql = f"DELETE FROM {qi(subject.table)}{where}\nRETURNING \"id\""
+    return _plan(qf, "delete", subject, sql, ctx, cardinality, ())
+
+
 def _plan(qf: ast.QueryFile, kind: str, subject: ObjectType, sql: str, ctx: ExprContext,
-          cardinality: str, exclusives: Tuple[ExclusiveConstraint, ...]) -> QueryPlan:
-    id_col = subject.column("id")
-    assert id_col is not None
-    result = (ResultField("id", id_col.type, False),)
+          cardinality: str, exclusives: Tuple[ExclusiveConstraint, ...],
+          result: Optional[Tuple[ResultField, ...]] = None) -> QueryPlan:
+    if result is None:
+        id_col = subject.column("id")
+        assert id_col is not None
+        result = (ResultField("id", id_col.type, False),)
     return QueryPlan(qf.name, qf.path, kind, subject, sql, tuple(ctx.params.ordered()), result,  # type: ignore[union-attr]
                      cardinality, exclusives, qf.doc)

@@ -43,7 +43,7 @@ SCALARS: Dict[str, Scalar] = {
         Scalar("bool", "boolean", "boolean", "boolean", "bool", "*bool", "", "bool"),
         Scalar("int16", "smallint", "number", "number", "int16", "*int16", "", "num"),
         Scalar("int32", "integer", "number", "number", "int32", "*int32", "", "num"),
-        Scalar("int64", "bigint", "string", "string | bigint", "int64", "*int64", "", "num"),
+        Scalar("int64", "bigint", "string", "number | string | bigint", "int64", "*int64", "", "num"),
         Scalar("float32", "real", "number", "number", "float32", "*float32", "", "num"),
         Scalar("float64", "double precision", "number", "number", "float64", "*float64", "", "num"),
         Scalar("bigint", "numeric", "string", "string | bigint", "string", "*string", "", "num"),

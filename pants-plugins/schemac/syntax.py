@@ -326,7 +326,52 @@ class UpdateQuery:
     span: Span
 
 
-Query = Union[InsertQuery, UpdateQuery]
+@dataclass(frozen=True)
+class ShapeElement:
+    """``name`` or ``link: { ... }`` in a select shape (nested shapes are refused for now)."""
+
+    name: str
+    shape: Optional[Tuple["ShapeElement", ...]]
+    span: Span
+
+
+@dataclass(frozen=True)
+class OrderItem:
+    """``expr [asc|desc] [empty first|last]``; ``empty`` is ``None`` for Gel's default (empty
+    values sort as the smallest)."""
+
+    expr: Expr
+    descending: bool
+    empty: Optional[str]
+    span: Span
+
+
+@dataclass(frozen=True)
+class SelectQuery:
+    """``select Type [{ shape }] [filter expr] [order by ...] [offset n] [limit n]``; no
+    shape selects ``{ id }``."""
+
+    type_name: str
+    type_span: Span
+    shape: Optional[Tuple[ShapeElement, ...]]
+    filter: Optional[Expr]
+    order: Tuple[OrderItem, ...]
+    offset: Optional[Expr]
+    limit: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class DeleteQuery:
+    """``delete Type [filter expr]``: returns the deleted objects' ``{ id }``."""
+
+    type_name: str
+    type_span: Span
+    filter: Optional[Expr]
+    span: Span
+
+
+Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery]
 
 
 @dataclass(frozen=True)

@@ -175,8 +175,8 @@ def test_enum_member_checks():
 
 
 @pytest.mark.parametrize("query,expected", [
-    ("# doc\nselect K { token };", "q/q.edgeql:2:1: error[E0206]: select queries are not supported yet"),
-    ("delete K filter .token = $t;", "q/q.edgeql:1:1: error[E0206]: delete queries are not supported yet"),
+    ("# doc\nwith t := 1 select K;", "q/q.edgeql:2:1: error[E0206]: 'with' blocks are not supported yet"),
+    ("select K { token, fans: { token } };", "error[E0206]: nested shapes ('fans: { ... }') are not supported yet"),
     ("for x in {1} union (insert K { token := 'a' });", "error[E0206]: 'for' loops (bulk queries) are not supported"),
     ("insert K { token := $t } unless conflict on .token else (update K set { note := 'x' });",
      "q/q.edgeql:1:52: error[E0206]: upserts ('unless conflict ... else (...)') are not supported yet"),
@@ -184,3 +184,26 @@ def test_enum_member_checks():
 def test_query_forms_not_supported_yet_are_named(query, expected):
     err, text = diagnose("type K { required token: str { constraint exclusive; }; note: str; }\n", q=query)
     assert expected in text
+
+
+def test_select_and_delete_shapes_and_cardinality():
+    schema = ("type U { name: str; }\n"
+              "type K { required token: str { constraint exclusive; }; note: str; owner: U; n: int32; }\n")
+    lib = check_library({"s.esdl": schema,
+                         "q/one.edgeql": "select K { token, owner: { id } } filter .token = $t;",
+                         "q/first.edgeql": "select K order by .n desc empty first limit 1;",
+                         "q/many.edgeql": "select K { note } filter .n > $min order by .note then .n desc;",
+                         "q/gone.edgeql": "delete K filter .id = <uuid>$id;"}, Options("t"))
+    plans = {q.name: q for q in lib.queries}
+    assert [(f.name, f.optional) for f in plans["one"].result] == [("token", False), ("owner_id", True)]
+    assert plans["one"].cardinality == "at_most_one"
+    assert plans["first"].cardinality == "at_most_one" and [f.name for f in plans["first"].result] == ["id"]
+    assert "ORDER BY n DESC NULLS FIRST" in plans["first"].sql
+    assert plans["many"].cardinality == "many"
+    assert "ORDER BY note ASC NULLS FIRST, n DESC NULLS LAST" in plans["many"].sql
+    assert plans["gone"].sql == 'DELETE FROM "k"\nWHERE id = $1\nRETURNING "id"'
+    assert plans["gone"].cardinality == "at_most_one"
+    err, text = diagnose(schema, a="select K { nope };", b="select K limit .n;", c="select K order by .owner.name;")
+    assert "type 'K' has no property 'nope'" in text
+    assert "limit needs an integer value" in text
+    assert "only '.owner' or '.owner.id' of a single link can be used here" in text

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -112,4 +113,124 @@ func (q *Queries) EnqueueJobStrict(ctx context.Context, arg EnqueueJobStrictPara
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// getJobSQL is the SQL of query get_job (schemas/jobs/queries/get_job.edgeql).
+const getJobSQL = `SELECT "id", "name", "actor", "status", "claimed_at", "processed_at"
+FROM "job"
+WHERE id = $1`
+
+// GetJobParams are the parameters of GetJob.
+type GetJobParams struct {
+	ID string
+}
+
+// GetJobRow is one row returned by GetJob.
+type GetJobRow struct {
+	ID          string
+	Name        string
+	Actor       string
+	Status      *QueueStatus
+	ClaimedAt   *time.Time
+	ProcessedAt *time.Time
+}
+
+// GetJob runs query get_job (schemas/jobs/queries/get_job.edgeql).
+//
+// One job by id, or nothing.
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) GetJob(ctx context.Context, arg GetJobParams) (*GetJobRow, error) {
+	row := q.db.QueryRow(ctx, getJobSQL, arg.ID)
+	var i GetJobRow
+	if err := row.Scan(&i.ID, &i.Name, &i.Actor, &i.Status, &i.ClaimedAt, &i.ProcessedAt); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
+// listPendingJobsSQL is the SQL of query list_pending_jobs (schemas/jobs/queries/list_pending_jobs.edgeql).
+const listPendingJobsSQL = `SELECT "id", "name", "actor", "payload", "status"
+FROM "job"
+WHERE (status = 'Pending') AND (actor = $1)
+ORDER BY name ASC NULLS FIRST
+LIMIT $2`
+
+// ListPendingJobsParams are the parameters of ListPendingJobs.
+type ListPendingJobsParams struct {
+	Actor string
+	Max   int64
+}
+
+// ListPendingJobsRow is one row returned by ListPendingJobs.
+type ListPendingJobsRow struct {
+	ID      string
+	Name    string
+	Actor   string
+	Payload json.RawMessage
+	Status  *QueueStatus
+}
+
+// ListPendingJobs runs query list_pending_jobs (schemas/jobs/queries/list_pending_jobs.edgeql).
+//
+// The Pending jobs of an actor, by name, for a worker to pick from.
+func (q *Queries) ListPendingJobs(ctx context.Context, arg ListPendingJobsParams) ([]ListPendingJobsRow, error) {
+	rows, err := q.db.Query(ctx, listPendingJobsSQL, arg.Actor, arg.Max)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []ListPendingJobsRow
+	for rows.Next() {
+		var i ListPendingJobsRow
+		if err := rows.Scan(&i.ID, &i.Name, &i.Actor, &i.Payload, &i.Status); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// purgeJobsSQL is the SQL of query purge_jobs (schemas/jobs/queries/purge_jobs.edgeql).
+const purgeJobsSQL = `DELETE FROM "job"
+WHERE (status IN ('Processed', 'Failed')) AND (processed_at < $1)
+RETURNING "id"`
+
+// PurgeJobsParams are the parameters of PurgeJobs.
+type PurgeJobsParams struct {
+	Before time.Time
+}
+
+// PurgeJobsRow is one row returned by PurgeJobs.
+type PurgeJobsRow struct {
+	ID string
+}
+
+// PurgeJobs runs query purge_jobs (schemas/jobs/queries/purge_jobs.edgeql).
+//
+// Delete finished (Processed or Failed) jobs processed before a cut-off.
+func (q *Queries) PurgeJobs(ctx context.Context, arg PurgeJobsParams) ([]PurgeJobsRow, error) {
+	rows, err := q.db.Query(ctx, purgeJobsSQL, arg.Before)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PurgeJobsRow
+	for rows.Next() {
+		var i PurgeJobsRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }

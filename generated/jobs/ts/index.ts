@@ -11,6 +11,15 @@ import {
   type EnqueueJobStrictArgs,
   type EnqueueJobStrictResult,
   enqueueJobStrict,
+  type GetJobArgs,
+  type GetJobResult,
+  getJob,
+  type ListPendingJobsArgs,
+  type ListPendingJobsResult,
+  listPendingJobs,
+  type PurgeJobsArgs,
+  type PurgeJobsResult,
+  purgeJobs,
 } from "./queries.js";
 
 export * from "./errors.js";
@@ -26,6 +35,12 @@ export interface Runner {
     enqueueJob(args: EnqueueJobArgs): Promise<EnqueueJobResult | null>;
     /** Runs `enqueue_job_strict` (schemas/jobs/queries/enqueue_job_strict.edgeql). */
     enqueueJobStrict(args: EnqueueJobStrictArgs): Promise<EnqueueJobStrictResult>;
+    /** Runs `get_job` (schemas/jobs/queries/get_job.edgeql). */
+    getJob(args: GetJobArgs): Promise<GetJobResult | null>;
+    /** Runs `list_pending_jobs` (schemas/jobs/queries/list_pending_jobs.edgeql). */
+    listPendingJobs(args: ListPendingJobsArgs): Promise<ListPendingJobsResult[]>;
+    /** Runs `purge_jobs` (schemas/jobs/queries/purge_jobs.edgeql). */
+    purgeJobs(args: PurgeJobsArgs): Promise<PurgeJobsResult[]>;
   };
 }
 
@@ -39,6 +54,9 @@ export function createRunner(db: Queryable): Runner {
       claimJob: (args) => claimJob(db, args),
       enqueueJob: (args) => enqueueJob(db, args),
       enqueueJobStrict: (args) => enqueueJobStrict(db, args),
+      getJob: (args) => getJob(db, args),
+      listPendingJobs: (args) => listPendingJobs(db, args),
+      purgeJobs: (args) => purgeJobs(db, args),
     },
   };
 }

@@ -123,5 +123,27 @@ assert.deepEqual(await createRunner(fake).query.claimJob({ id: "x" }), { id: "fa
 assert.deepEqual(seen, [["x"]]);
 out["queryableDoubles"] = true;
 
+// 7. select and delete: typed rows, cardinality, Gel's ordering.
+await pool.query("TRUNCATE job");
+const a = await runner.query.enqueueJobStrict({ name: "b-job", actor: "w", payload: { n: 1 } });
+await runner.query.enqueueJobStrict({ name: "a-job", actor: "w" });
+await runner.query.enqueueJobStrict({ name: "c-job", actor: "other" });
+const pending = await runner.query.listPendingJobs({ actor: "w", max: 10 });
+assert.deepEqual(pending.map((j) => j.name), ["a-job", "b-job"]);
+assert.deepEqual(pending[1], { id: a.id, name: "b-job", actor: "w", payload: { n: 1 }, status: QueueStatus.Pending });
+assert.equal(pending[0]?.payload, null);
+assert.equal((await runner.query.listPendingJobs({ actor: "w", max: 1 })).length, 1);
+const one = await runner.query.getJob({ id: a.id });
+assert.ok(one !== null && one.claimed_at === null && one.status === "Pending");
+assert.equal(await runner.query.getJob({ id: "00000000-0000-0000-0000-000000000000" }), null);
+await runner.query.claimJob({ id: a.id });
+await pool.query("UPDATE job SET status = 'Processed', processed_at = now() - interval '2 days' WHERE id = $1", [a.id]);
+const claimedRow = await runner.query.getJob({ id: a.id });
+assert.ok(claimedRow?.claimed_at instanceof Date && claimedRow.processed_at instanceof Date);
+const purged = await runner.query.purgeJobs({ before: new Date(Date.now() - 86_400_000) });
+assert.deepEqual(purged, [{ id: a.id }]);
+assert.deepEqual(await runner.query.purgeJobs({ before: new Date() }), []);
+out["selectAndDelete"] = true;
+
 await pool.end();
 console.log(JSON.stringify(out));

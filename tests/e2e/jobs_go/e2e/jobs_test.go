@@ -124,4 +124,39 @@ func TestJobs(t *testing.T) {
 		t.Fatalf("rolled back rows = %d", n)
 	}
 	var _ gen.DBTX = (pgx.Tx)(nil)
+
+	// select and delete: typed rows, cardinality, Gel's ordering.
+	if _, err := pool.Exec(ctx, "TRUNCATE job"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := runner.Query.EnqueueJobStrict(ctx, gen.EnqueueJobStrictParams{Name: "b-job", Actor: "w", Payload: json.RawMessage(`{"n": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []gen.EnqueueJobStrictParams{{Name: "a-job", Actor: "w"}, {Name: "c-job", Actor: "other"}} {
+		if _, err := runner.Query.EnqueueJobStrict(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pending, err := runner.Query.ListPendingJobs(ctx, gen.ListPendingJobsParams{Actor: "w", Max: 10})
+	if err != nil || len(pending) != 2 || pending[0].Name != "a-job" || pending[1].ID != b.ID {
+		t.Fatalf("list_pending_jobs: %+v, %v", pending, err)
+	}
+	if pending[0].Payload != nil || string(pending[1].Payload) != `{"n": 1}` || *pending[1].Status != gen.QueueStatusPending {
+		t.Fatalf("list_pending_jobs rows: %+v", pending)
+	}
+	job, err := runner.Query.GetJob(ctx, gen.GetJobParams{ID: b.ID})
+	if err != nil || job == nil || job.ClaimedAt != nil || job.Name != "b-job" {
+		t.Fatalf("get_job: %+v, %v", job, err)
+	}
+	if missing, err := runner.Query.GetJob(ctx, gen.GetJobParams{ID: "00000000-0000-0000-0000-000000000000"}); err != nil || missing != nil {
+		t.Fatalf("get_job of a missing id: %+v, %v", missing, err)
+	}
+	if _, err := pool.Exec(ctx, "UPDATE job SET status = 'Processed', processed_at = now() - interval '2 days' WHERE id = $1", b.ID); err != nil {
+		t.Fatal(err)
+	}
+	purged, err := runner.Query.PurgeJobs(ctx, gen.PurgeJobsParams{Before: time.Now().Add(-24 * time.Hour)})
+	if err != nil || len(purged) != 1 || purged[0].ID != b.ID {
+		t.Fatalf("purge_jobs: %+v, %v", purged, err)
+	}
 }

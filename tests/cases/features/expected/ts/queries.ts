@@ -67,7 +67,7 @@ RETURNING "id"`;
 
 /** Parameters of {@link createInvoice}. */
 export interface CreateInvoiceArgs {
-  readonly number: string | bigint;
+  readonly number: number | string | bigint;
   readonly account_id: string;
 }
 

@@ -63,8 +63,8 @@ RETURNING "id"`;
 /** Parameters of {@link regroup}. */
 export interface RegroupArgs {
   readonly user: string;
-  readonly min_group: string | bigint;
-  readonly group?: string | bigint | null;
+  readonly min_group: number | string | bigint;
+  readonly group?: number | string | bigint | null;
   readonly why: string;
 }
 
@@ -131,7 +131,7 @@ RETURNING "id"`;
 export interface UpsertOrderArgs {
   readonly user: string;
   readonly table: string;
-  readonly group?: string | bigint | null;
+  readonly group?: number | string | bigint | null;
   readonly note?: string | null;
 }
 
