@@ -29,11 +29,10 @@ from __future__ import annotations
 
 import os
 import re
-import traceback
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st

@@ -9,9 +9,7 @@ The oracle is the fuzz tests' own (:func:`fuzz_support.check_sources`): compile,
 
 from __future__ import annotations
 
-import pytest
-
-from fuzz_support import KNOWN_BUGS, OutputDefect, check_sources
+from fuzz_support import KNOWN_BUGS, check_sources
 
 SCHEMA = "type T {\n  required a: str;\n  b: int64;\n}\n"
 
