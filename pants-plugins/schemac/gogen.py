@@ -18,6 +18,7 @@ import textwrap
 from typing import Dict, List, Sequence, Set, Tuple
 
 from schemac.compiler import Library
+from schemac.constraint_errors import constraint_errors
 from schemac.model import ValueType
 from schemac.names import go_name, go_raw, go_string
 from schemac.queries import AT_MOST_ONE, MANY, QueryPlan
@@ -118,26 +119,24 @@ def render_go(lib: Library) -> Dict[str, str]:
             "name": e.code_name, "qualname": e.qualname, "consts": consts,
             "const_lines": align([(c, e.code_name, "= " + go_string(m)) for c, m in zip(consts, e.members)]),
         })
-    exclusives = []
-    for t in lib.schema.all_types():
-        for ex in t.exclusives:
-            exclusives.append({
-                "type_name": go_name(ex.name) + "Error", "type": t.name, "name": ex.name,
-                "name_go": go_string(ex.name), "columns_doc": ", ".join(ex.columns),
-                "doc": wrap(f"{go_name(ex.name)}Error is returned when a statement would store a second {t.name} "
-                            f"with the same ({', '.join(ex.columns)})"
-                            + (f" among rows where {ex.predicate_sql}" if ex.partial else "")
-                            + f": unique index {ex.name}. Match it with errors.As; errors.Is(err, "
-                            "ErrExclusiveViolation) also holds. Err is the driver error."),
-                "message_go": go_string(f"{t.table}: duplicate ({', '.join(ex.columns)}) violates {ex.name}"),
-            })
+    errors = []
+    for e in constraint_errors(lib.schema):
+        type_name = go_name(e.constraint) + "Error"
+        errors.append({
+            "type_name": type_name, "family": e.family, "name_go": go_string(e.constraint),
+            "sqlstate_go": go_string(e.sqlstate),
+            "message_go": go_string(f"{e.type_name}: {e.description} ({e.constraint})"),
+            "doc": wrap(f"{type_name} is returned when {e.type_name}: {e.description} (constraint "
+                        f"{e.constraint}). Match it with errors.As; errors.Is(err, Err{e.family}) also holds. "
+                        "Err is the driver error."),
+        })
     imports: Set[str] = {"context"}
     queries = [_query_view(q, imports) for q in lib.queries]
     first = queries[0]["method"] if queries else "Name"
     ctx = {"library": library, "package": package}
     return {
         "db.go": render("db.go.j2", first_query=first, **ctx),
-        "errors.go": render("errors.go.j2", exclusives=exclusives, **ctx),
+        "errors.go": render("errors.go.j2", errors=errors, **ctx),
         "models.go": render("models.go.j2", enums=enums, **ctx),
         "queries.go": render("queries.go.j2", queries=queries, imports=_group_imports(imports), **ctx),
     }

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Dict, List, Set
 
 from schemac.compiler import Library
+from schemac.constraint_errors import constraint_errors
 from schemac.model import ValueType
 from schemac.names import js_string, ts_camel, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
@@ -98,24 +99,20 @@ def render_typescript(lib: Library) -> Dict[str, str]:
             "members": [(ts_key(m), js_string(m)) for m in e.members],
             "members_doc": ", ".join(f"`{m}`" for m in e.members),
         })
-    exclusives = []
-    for t in lib.schema.all_types():
-        for ex in t.exclusives:
-            cols = ", ".join(ex.columns)
-            where = " among rows where `" + ex.predicate_sql + "`" if ex.partial else ""
-            exclusives.append({
-                "class_name": f"{ts_pascal(ex.name)}Error",
-                "name_js": js_string(ex.name), "table_js": js_string(t.table),
-                "columns_js": ", ".join(js_string(c) for c in ex.columns),
-                "message_js": js_string(f"{t.name}: duplicate ({cols}){where.replace('`', '')} "
-                                        f"violates exclusive constraint {ex.name}"),
-                "doc": f"Raised when a statement would store a second `{t.name}` with the same ({cols})"
-                       f"{where}: unique index `{ex.name}`.",
-            })
+    errors = []
+    for e in constraint_errors(lib.schema):
+        errors.append({
+            "kind": e.kind, "family": e.family, "constraint": e.constraint,
+            "class_name": f"{ts_pascal(e.constraint)}Error", "name_js": js_string(e.constraint),
+            "table_js": js_string(e.table), "sqlstate_js": js_string(e.sqlstate),
+            "columns_js": ", ".join(js_string(c) for c in e.columns),
+            "message_js": js_string(f"{e.type_name}: {e.description} ({e.constraint})"),
+            "description_doc": e.description.replace("*/", "*\\/"), "type_doc": e.type_name,
+        })
     used: Set[str] = set()
     queries = [_query_view(q, used) for q in lib.queries]
     return {
-        "errors.ts": render("errors.ts.j2", library=library, exclusives=exclusives),
+        "errors.ts": render("errors.ts.j2", library=library, errors=errors),
         "index.ts": render("index.ts.j2", library=library, queries=queries, **imports),
         "models.ts": render("models.ts.j2", library=library, enums=enums),
         "queries.ts": render("queries.ts.j2", library=library, queries=queries,

@@ -8,13 +8,43 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrExclusiveViolation matches (with errors.Is) every error returned for a duplicate that an
-// exclusive constraint of the schema refused (SQLSTATE 23505).
-var ErrExclusiveViolation = errors.New("exclusive constraint violated")
+// Sentinels for each family of constraint errors: errors.Is(err, ErrExclusiveViolation) holds
+// for every typed error of that family.
+var (
+	// ErrExclusiveViolation: a duplicate refused by an exclusive constraint (SQLSTATE 23505).
+	ErrExclusiveViolation = errors.New("exclusive constraint violated")
+	// ErrCheckViolation: a value refused by an enum, value or expression constraint (23514).
+	ErrCheckViolation = errors.New("check constraint violated")
+	// ErrForeignKeyViolation: a link to a missing object, or the deletion of a linked one (23503).
+	ErrForeignKeyViolation = errors.New("foreign key constraint violated")
+	// ErrNotNullViolation: a required property or link left empty (23502).
+	ErrNotNullViolation = errors.New("required value missing")
+)
 
-// UqUserEmailError is returned when a statement would store a second User with the same (email):
-// unique index uq_user_email. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// NotNullViolationError is returned when a statement leaves a required column empty.
+type NotNullViolationError struct {
+	Table  string
+	Column string
+	Err    *pgconn.PgError
+}
+
+// Error implements error.
+func (e *NotNullViolationError) Error() string {
+	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *NotNullViolationError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrNotNullViolation.
+func (e *NotNullViolationError) Is(target error) bool {
+	return target == ErrNotNullViolation
+}
+
+// UqUserEmailError is returned when User: duplicate (email) (constraint uq_user_email). Match it
+// with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqUserEmailError struct {
 	Err *pgconn.PgError
 }
@@ -26,7 +56,7 @@ func (e *UqUserEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
-	return "user: duplicate (email) violates uq_user_email" + ": " + e.Err.Message
+	return "User: duplicate (email) (uq_user_email)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -39,9 +69,8 @@ func (e *UqUserEmailError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqUserHandleError is returned when a statement would store a second User with the same (handle):
-// unique index uq_user_handle. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// UqUserHandleError is returned when User: duplicate (handle) (constraint uq_user_handle). Match
+// it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqUserHandleError struct {
 	Err *pgconn.PgError
 }
@@ -53,7 +82,7 @@ func (e *UqUserHandleError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserHandleError) Error() string {
-	return "user: duplicate (handle) violates uq_user_handle" + ": " + e.Err.Message
+	return "User: duplicate (handle) (uq_user_handle)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -66,9 +95,170 @@ func (e *UqUserHandleError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqTagSlugError is returned when a statement would store a second Tag with the same (slug):
-// unique index uq_tag_slug. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// CkUserHandleMinLenValueError is returned when User: CHECK (char_length(handle) >= 1) failed
+// (constraint ck_user_handle_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkUserHandleMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_handle_min_len_value".
+func (e *CkUserHandleMinLenValueError) Constraint() string {
+	return "ck_user_handle_min_len_value"
+}
+
+// Error implements error.
+func (e *CkUserHandleMinLenValueError) Error() string {
+	return "User: CHECK (char_length(handle) >= 1) failed (ck_user_handle_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserHandleMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserHandleMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkUserHandleMaxLenValueError is returned when User: CHECK (char_length(handle) <= 80) failed
+// (constraint ck_user_handle_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkUserHandleMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_handle_max_len_value".
+func (e *CkUserHandleMaxLenValueError) Constraint() string {
+	return "ck_user_handle_max_len_value"
+}
+
+// Error implements error.
+func (e *CkUserHandleMaxLenValueError) Error() string {
+	return "User: CHECK (char_length(handle) <= 80) failed (ck_user_handle_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserHandleMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserHandleMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkUserHandleRegexpError is returned when User: CHECK (handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$')
+// failed (constraint ck_user_handle_regexp). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkUserHandleRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_handle_regexp".
+func (e *CkUserHandleRegexpError) Constraint() string {
+	return "ck_user_handle_regexp"
+}
+
+// Error implements error.
+func (e *CkUserHandleRegexpError) Error() string {
+	return "User: CHECK (handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_user_handle_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserHandleRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserHandleRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkUserEmailMaxLenValueError is returned when User: CHECK (char_length(email) <= 320) failed
+// (constraint ck_user_email_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkUserEmailMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_email_max_len_value".
+func (e *CkUserEmailMaxLenValueError) Constraint() string {
+	return "ck_user_email_max_len_value"
+}
+
+// Error implements error.
+func (e *CkUserEmailMaxLenValueError) Error() string {
+	return "User: CHECK (char_length(email) <= 320) failed (ck_user_email_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserEmailMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserEmailMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkUserDisplayNameMinLenValueError is returned when User: CHECK (char_length(display_name) >= 1)
+// failed (constraint ck_user_display_name_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkUserDisplayNameMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_display_name_min_len_value".
+func (e *CkUserDisplayNameMinLenValueError) Constraint() string {
+	return "ck_user_display_name_min_len_value"
+}
+
+// Error implements error.
+func (e *CkUserDisplayNameMinLenValueError) Error() string {
+	return "User: CHECK (char_length(display_name) >= 1) failed (ck_user_display_name_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserDisplayNameMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserDisplayNameMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkUserDisplayNameMaxLenValueError is returned when User: CHECK (char_length(display_name) <=
+// 100) failed (constraint ck_user_display_name_max_len_value). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkUserDisplayNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_display_name_max_len_value".
+func (e *CkUserDisplayNameMaxLenValueError) Constraint() string {
+	return "ck_user_display_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkUserDisplayNameMaxLenValueError) Error() string {
+	return "User: CHECK (char_length(display_name) <= 100) failed (ck_user_display_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserDisplayNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserDisplayNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqTagSlugError is returned when Tag: duplicate (slug) (constraint uq_tag_slug). Match it with
+// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqTagSlugError struct {
 	Err *pgconn.PgError
 }
@@ -80,7 +270,7 @@ func (e *UqTagSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqTagSlugError) Error() string {
-	return "tag: duplicate (slug) violates uq_tag_slug" + ": " + e.Err.Message
+	return "Tag: duplicate (slug) (uq_tag_slug)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -93,9 +283,117 @@ func (e *UqTagSlugError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqPostAuthorIDSlugError is returned when a statement would store a second Post with the same
-// (author_id, slug): unique index uq_post_author_id_slug. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// CkTagSlugMinLenValueError is returned when Tag: CHECK (char_length(slug) >= 1) failed
+// (constraint ck_tag_slug_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkTagSlugMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tag_slug_min_len_value".
+func (e *CkTagSlugMinLenValueError) Constraint() string {
+	return "ck_tag_slug_min_len_value"
+}
+
+// Error implements error.
+func (e *CkTagSlugMinLenValueError) Error() string {
+	return "Tag: CHECK (char_length(slug) >= 1) failed (ck_tag_slug_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkTagSlugMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTagSlugMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkTagSlugMaxLenValueError is returned when Tag: CHECK (char_length(slug) <= 80) failed
+// (constraint ck_tag_slug_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkTagSlugMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tag_slug_max_len_value".
+func (e *CkTagSlugMaxLenValueError) Constraint() string {
+	return "ck_tag_slug_max_len_value"
+}
+
+// Error implements error.
+func (e *CkTagSlugMaxLenValueError) Error() string {
+	return "Tag: CHECK (char_length(slug) <= 80) failed (ck_tag_slug_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkTagSlugMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTagSlugMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkTagSlugRegexpError is returned when Tag: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed
+// (constraint ck_tag_slug_regexp). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkTagSlugRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tag_slug_regexp".
+func (e *CkTagSlugRegexpError) Constraint() string {
+	return "ck_tag_slug_regexp"
+}
+
+// Error implements error.
+func (e *CkTagSlugRegexpError) Error() string {
+	return "Tag: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_tag_slug_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkTagSlugRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTagSlugRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkTagNameMaxLenValueError is returned when Tag: CHECK (char_length(name) <= 50) failed
+// (constraint ck_tag_name_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkTagNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tag_name_max_len_value".
+func (e *CkTagNameMaxLenValueError) Constraint() string {
+	return "ck_tag_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkTagNameMaxLenValueError) Error() string {
+	return "Tag: CHECK (char_length(name) <= 50) failed (ck_tag_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkTagNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTagNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqPostAuthorIDSlugError is returned when Post: duplicate (author_id, slug) (constraint
+// uq_post_author_id_slug). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
 type UqPostAuthorIDSlugError struct {
 	Err *pgconn.PgError
 }
@@ -107,7 +405,7 @@ func (e *UqPostAuthorIDSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqPostAuthorIDSlugError) Error() string {
-	return "post: duplicate (author_id, slug) violates uq_post_author_id_slug" + ": " + e.Err.Message
+	return "Post: duplicate (author_id, slug) (uq_post_author_id_slug)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -120,6 +418,465 @@ func (e *UqPostAuthorIDSlugError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// CkPostSlugMinLenValueError is returned when Post: CHECK (char_length(slug) >= 1) failed
+// (constraint ck_post_slug_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostSlugMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_slug_min_len_value".
+func (e *CkPostSlugMinLenValueError) Constraint() string {
+	return "ck_post_slug_min_len_value"
+}
+
+// Error implements error.
+func (e *CkPostSlugMinLenValueError) Error() string {
+	return "Post: CHECK (char_length(slug) >= 1) failed (ck_post_slug_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostSlugMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostSlugMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostSlugMaxLenValueError is returned when Post: CHECK (char_length(slug) <= 80) failed
+// (constraint ck_post_slug_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostSlugMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_slug_max_len_value".
+func (e *CkPostSlugMaxLenValueError) Constraint() string {
+	return "ck_post_slug_max_len_value"
+}
+
+// Error implements error.
+func (e *CkPostSlugMaxLenValueError) Error() string {
+	return "Post: CHECK (char_length(slug) <= 80) failed (ck_post_slug_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostSlugMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostSlugMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostSlugRegexpError is returned when Post: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed
+// (constraint ck_post_slug_regexp). Match it with errors.As; errors.Is(err, ErrCheckViolation)
+// also holds. Err is the driver error.
+type CkPostSlugRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_slug_regexp".
+func (e *CkPostSlugRegexpError) Constraint() string {
+	return "ck_post_slug_regexp"
+}
+
+// Error implements error.
+func (e *CkPostSlugRegexpError) Error() string {
+	return "Post: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_post_slug_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostSlugRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostSlugRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostStatusEnumError is returned when Post: CHECK (status IN ('Draft', 'Scheduled',
+// 'Published', 'Archived')) failed (constraint ck_post_status_enum). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkPostStatusEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_status_enum".
+func (e *CkPostStatusEnumError) Constraint() string {
+	return "ck_post_status_enum"
+}
+
+// Error implements error.
+func (e *CkPostStatusEnumError) Error() string {
+	return "Post: CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Archived')) failed (ck_post_status_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostStatusEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostStatusEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostTitleMinLenValueError is returned when Post: CHECK (char_length(title) >= 1) failed
+// (constraint ck_post_title_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostTitleMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_title_min_len_value".
+func (e *CkPostTitleMinLenValueError) Constraint() string {
+	return "ck_post_title_min_len_value"
+}
+
+// Error implements error.
+func (e *CkPostTitleMinLenValueError) Error() string {
+	return "Post: CHECK (char_length(title) >= 1) failed (ck_post_title_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostTitleMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostTitleMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostTitleMaxLenValueError is returned when Post: CHECK (char_length(title) <= 200) failed
+// (constraint ck_post_title_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostTitleMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_title_max_len_value".
+func (e *CkPostTitleMaxLenValueError) Constraint() string {
+	return "ck_post_title_max_len_value"
+}
+
+// Error implements error.
+func (e *CkPostTitleMaxLenValueError) Error() string {
+	return "Post: CHECK (char_length(title) <= 200) failed (ck_post_title_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostTitleMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostTitleMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostExcerptMaxLenValueError is returned when Post: CHECK (char_length(excerpt) <= 500) failed
+// (constraint ck_post_excerpt_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostExcerptMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_excerpt_max_len_value".
+func (e *CkPostExcerptMaxLenValueError) Constraint() string {
+	return "ck_post_excerpt_max_len_value"
+}
+
+// Error implements error.
+func (e *CkPostExcerptMaxLenValueError) Error() string {
+	return "Post: CHECK (char_length(excerpt) <= 500) failed (ck_post_excerpt_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostExcerptMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostExcerptMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostReadingMinutesMinValueError is returned when Post: CHECK (reading_minutes >= 0) failed
+// (constraint ck_post_reading_minutes_min_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostReadingMinutesMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_reading_minutes_min_value".
+func (e *CkPostReadingMinutesMinValueError) Constraint() string {
+	return "ck_post_reading_minutes_min_value"
+}
+
+// Error implements error.
+func (e *CkPostReadingMinutesMinValueError) Error() string {
+	return "Post: CHECK (reading_minutes >= 0) failed (ck_post_reading_minutes_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostReadingMinutesMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostReadingMinutesMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostPublishedAtStatusCheckError is returned when Post: CHECK ((status <> 'Published') OR
+// (published_at IS NOT NULL)) failed (constraint ck_post_published_at_status_check). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkPostPublishedAtStatusCheckError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_published_at_status_check".
+func (e *CkPostPublishedAtStatusCheckError) Constraint() string {
+	return "ck_post_published_at_status_check"
+}
+
+// Error implements error.
+func (e *CkPostPublishedAtStatusCheckError) Error() string {
+	return "Post: CHECK ((status <> 'Published') OR (published_at IS NOT NULL)) failed (ck_post_published_at_status_check)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostPublishedAtStatusCheckError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostPublishedAtStatusCheckError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkPostAuthorIDError is returned when Post: author_id refers to no user row, or a referenced row
+// is being deleted (ON DELETE CASCADE) (constraint fk_post_author_id). Match it with errors.As;
+// errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostAuthorIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_author_id".
+func (e *FkPostAuthorIDError) Constraint() string {
+	return "fk_post_author_id"
+}
+
+// Error implements error.
+func (e *FkPostAuthorIDError) Error() string {
+	return "Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostAuthorIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostAuthorIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// CkCommentBodyMinLenValueError is returned when Comment: CHECK (char_length(body) >= 1) failed
+// (constraint ck_comment_body_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkCommentBodyMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_comment_body_min_len_value".
+func (e *CkCommentBodyMinLenValueError) Constraint() string {
+	return "ck_comment_body_min_len_value"
+}
+
+// Error implements error.
+func (e *CkCommentBodyMinLenValueError) Error() string {
+	return "Comment: CHECK (char_length(body) >= 1) failed (ck_comment_body_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkCommentBodyMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkCommentBodyMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkCommentBodyMaxLenValueError is returned when Comment: CHECK (char_length(body) <= 10000)
+// failed (constraint ck_comment_body_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkCommentBodyMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_comment_body_max_len_value".
+func (e *CkCommentBodyMaxLenValueError) Constraint() string {
+	return "ck_comment_body_max_len_value"
+}
+
+// Error implements error.
+func (e *CkCommentBodyMaxLenValueError) Error() string {
+	return "Comment: CHECK (char_length(body) <= 10000) failed (ck_comment_body_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkCommentBodyMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkCommentBodyMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkCommentPostIDError is returned when Comment: post_id refers to no post row, or a referenced
+// row is being deleted (ON DELETE CASCADE) (constraint fk_comment_post_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkCommentPostIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_comment_post_id".
+func (e *FkCommentPostIDError) Constraint() string {
+	return "fk_comment_post_id"
+}
+
+// Error implements error.
+func (e *FkCommentPostIDError) Error() string {
+	return "Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_comment_post_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkCommentPostIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkCommentPostIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkCommentAuthorIDError is returned when Comment: author_id refers to no user row, or a
+// referenced row is being deleted (ON DELETE SET NULL) (constraint fk_comment_author_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkCommentAuthorIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_comment_author_id".
+func (e *FkCommentAuthorIDError) Constraint() string {
+	return "fk_comment_author_id"
+}
+
+// Error implements error.
+func (e *FkCommentAuthorIDError) Error() string {
+	return "Comment: author_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_comment_author_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkCommentAuthorIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkCommentAuthorIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// CkPostTagsPositionMinValueError is returned when Post.tags: CHECK ("position" >= 0) failed
+// (constraint ck_post_tags_position_min_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostTagsPositionMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_tags_position_min_value".
+func (e *CkPostTagsPositionMinValueError) Constraint() string {
+	return "ck_post_tags_position_min_value"
+}
+
+// Error implements error.
+func (e *CkPostTagsPositionMinValueError) Error() string {
+	return "Post.tags: CHECK (\"position\" >= 0) failed (ck_post_tags_position_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostTagsPositionMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostTagsPositionMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkPostTagsSourceIDError is returned when Post.tags: source_id refers to no post row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_post_tags_source_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostTagsSourceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_tags_source_id".
+func (e *FkPostTagsSourceIDError) Constraint() string {
+	return "fk_post_tags_source_id"
+}
+
+// Error implements error.
+func (e *FkPostTagsSourceIDError) Error() string {
+	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostTagsSourceIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostTagsSourceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkPostTagsTargetIDError is returned when Post.tags: target_id refers to no tag row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_post_tags_target_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostTagsTargetIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_tags_target_id".
+func (e *FkPostTagsTargetIDError) Constraint() string {
+	return "fk_post_tags_target_id"
+}
+
+// Error implements error.
+func (e *FkPostTagsTargetIDError) Error() string {
+	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostTagsTargetIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostTagsTargetIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.
 func translateError(err error) error {
@@ -127,17 +884,72 @@ func translateError(err error) error {
 	if !errors.As(err, &pgErr) {
 		return err
 	}
-	if pgErr.Code == "23505" {
-		switch pgErr.ConstraintName {
-		case "uq_user_email":
-			return &UqUserEmailError{Err: pgErr}
-		case "uq_user_handle":
-			return &UqUserHandleError{Err: pgErr}
-		case "uq_tag_slug":
-			return &UqTagSlugError{Err: pgErr}
-		case "uq_post_author_id_slug":
-			return &UqPostAuthorIDSlugError{Err: pgErr}
-		}
+	if pgErr.Code == "23502" {
+		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	switch {
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_user_email":
+		return &UqUserEmailError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_user_handle":
+		return &UqUserHandleError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_handle_min_len_value":
+		return &CkUserHandleMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_handle_max_len_value":
+		return &CkUserHandleMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_handle_regexp":
+		return &CkUserHandleRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_email_max_len_value":
+		return &CkUserEmailMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_display_name_min_len_value":
+		return &CkUserDisplayNameMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_display_name_max_len_value":
+		return &CkUserDisplayNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_tag_slug":
+		return &UqTagSlugError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tag_slug_min_len_value":
+		return &CkTagSlugMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tag_slug_max_len_value":
+		return &CkTagSlugMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tag_slug_regexp":
+		return &CkTagSlugRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tag_name_max_len_value":
+		return &CkTagNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_post_author_id_slug":
+		return &UqPostAuthorIDSlugError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_slug_min_len_value":
+		return &CkPostSlugMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_slug_max_len_value":
+		return &CkPostSlugMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_slug_regexp":
+		return &CkPostSlugRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_status_enum":
+		return &CkPostStatusEnumError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_title_min_len_value":
+		return &CkPostTitleMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_title_max_len_value":
+		return &CkPostTitleMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_excerpt_max_len_value":
+		return &CkPostExcerptMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_reading_minutes_min_value":
+		return &CkPostReadingMinutesMinValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_published_at_status_check":
+		return &CkPostPublishedAtStatusCheckError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_author_id":
+		return &FkPostAuthorIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_comment_body_min_len_value":
+		return &CkCommentBodyMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_comment_body_max_len_value":
+		return &CkCommentBodyMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_comment_post_id":
+		return &FkCommentPostIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_comment_author_id":
+		return &FkCommentAuthorIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_tags_position_min_value":
+		return &CkPostTagsPositionMinValueError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_tags_source_id":
+		return &FkPostTagsSourceIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_tags_target_id":
+		return &FkPostTagsTargetIDError{Err: pgErr}
 	}
 	return err
 }

@@ -4,7 +4,7 @@
 export class ConstraintViolationError extends Error {
   /** SQLSTATE of the driver error, e.g. `"23505"` for a unique violation. */
   readonly sqlstate: string;
-  /** Name of the violated constraint or index, e.g. `"uq_job_name_actor"`. */
+  /** Name of the violated constraint or index (`"not_null"` for a NOT NULL violation). */
   readonly constraint: string;
   /** Table the constraint belongs to. */
   readonly table: string;
@@ -29,66 +29,426 @@ export class ExclusiveViolationError extends ConstraintViolationError {
   }
 }
 
-/** Raised when a statement would store a second `User` with the same (email): unique index `uq_user_email`. */
+/** A check violation (SQLSTATE 23514): an enum, value or expression constraint. */
+export class CheckViolationError extends ConstraintViolationError {
+  constructor(message: string, constraint: string, table: string, cause: unknown) {
+    super(message, "23514", constraint, table, cause);
+  }
+}
+
+/** A foreign key violation (SQLSTATE 23503) of a link. */
+export class ForeignKeyViolationError extends ConstraintViolationError {
+  /** The link's column. */
+  readonly columns: readonly string[];
+
+  constructor(message: string, constraint: string, table: string, columns: readonly string[], cause: unknown) {
+    super(message, "23503", constraint, table, cause);
+    this.columns = columns;
+  }
+}
+
+/** A NOT NULL violation (SQLSTATE 23502): a required property or link left empty. */
+export class NotNullViolationError extends ConstraintViolationError {
+  /** The column left empty. */
+  readonly column: string;
+
+  constructor(table: string, column: string, cause: unknown) {
+    super(`${table}.${column} is required`, "23502", "not_null", table, cause);
+    this.column = column;
+  }
+}
+
+/** User: duplicate (email) (constraint `uq_user_email`). */
 export class UqUserEmailError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_user_email";
 
   constructor(cause: unknown) {
-    super("User: duplicate (email) violates exclusive constraint uq_user_email", "uq_user_email", "user", ["email"], cause);
+    super("User: duplicate (email) (uq_user_email)", "uq_user_email", "user", ["email"], cause);
   }
 }
 
-/** Raised when a statement would store a second `User` with the same (handle): unique index `uq_user_handle`. */
+/** User: duplicate (handle) (constraint `uq_user_handle`). */
 export class UqUserHandleError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_user_handle";
 
   constructor(cause: unknown) {
-    super("User: duplicate (handle) violates exclusive constraint uq_user_handle", "uq_user_handle", "user", ["handle"], cause);
+    super("User: duplicate (handle) (uq_user_handle)", "uq_user_handle", "user", ["handle"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Tag` with the same (slug): unique index `uq_tag_slug`. */
+/** User: CHECK (char_length(handle) >= 1) failed (constraint `ck_user_handle_min_len_value`). */
+export class CkUserHandleMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_handle_min_len_value";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (char_length(handle) >= 1) failed (ck_user_handle_min_len_value)", "ck_user_handle_min_len_value", "user", cause);
+  }
+}
+
+/** User: CHECK (char_length(handle) <= 80) failed (constraint `ck_user_handle_max_len_value`). */
+export class CkUserHandleMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_handle_max_len_value";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (char_length(handle) <= 80) failed (ck_user_handle_max_len_value)", "ck_user_handle_max_len_value", "user", cause);
+  }
+}
+
+/** User: CHECK (handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (constraint `ck_user_handle_regexp`). */
+export class CkUserHandleRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_handle_regexp";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_user_handle_regexp)", "ck_user_handle_regexp", "user", cause);
+  }
+}
+
+/** User: CHECK (char_length(email) <= 320) failed (constraint `ck_user_email_max_len_value`). */
+export class CkUserEmailMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_email_max_len_value";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (char_length(email) <= 320) failed (ck_user_email_max_len_value)", "ck_user_email_max_len_value", "user", cause);
+  }
+}
+
+/** User: CHECK (char_length(display_name) >= 1) failed (constraint `ck_user_display_name_min_len_value`). */
+export class CkUserDisplayNameMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_display_name_min_len_value";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (char_length(display_name) >= 1) failed (ck_user_display_name_min_len_value)", "ck_user_display_name_min_len_value", "user", cause);
+  }
+}
+
+/** User: CHECK (char_length(display_name) <= 100) failed (constraint `ck_user_display_name_max_len_value`). */
+export class CkUserDisplayNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_display_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (char_length(display_name) <= 100) failed (ck_user_display_name_max_len_value)", "ck_user_display_name_max_len_value", "user", cause);
+  }
+}
+
+/** Tag: duplicate (slug) (constraint `uq_tag_slug`). */
 export class UqTagSlugError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_tag_slug";
 
   constructor(cause: unknown) {
-    super("Tag: duplicate (slug) violates exclusive constraint uq_tag_slug", "uq_tag_slug", "tag", ["slug"], cause);
+    super("Tag: duplicate (slug) (uq_tag_slug)", "uq_tag_slug", "tag", ["slug"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Post` with the same (author_id, slug): unique index `uq_post_author_id_slug`. */
+/** Tag: CHECK (char_length(slug) >= 1) failed (constraint `ck_tag_slug_min_len_value`). */
+export class CkTagSlugMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tag_slug_min_len_value";
+
+  constructor(cause: unknown) {
+    super("Tag: CHECK (char_length(slug) >= 1) failed (ck_tag_slug_min_len_value)", "ck_tag_slug_min_len_value", "tag", cause);
+  }
+}
+
+/** Tag: CHECK (char_length(slug) <= 80) failed (constraint `ck_tag_slug_max_len_value`). */
+export class CkTagSlugMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tag_slug_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Tag: CHECK (char_length(slug) <= 80) failed (ck_tag_slug_max_len_value)", "ck_tag_slug_max_len_value", "tag", cause);
+  }
+}
+
+/** Tag: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (constraint `ck_tag_slug_regexp`). */
+export class CkTagSlugRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tag_slug_regexp";
+
+  constructor(cause: unknown) {
+    super("Tag: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_tag_slug_regexp)", "ck_tag_slug_regexp", "tag", cause);
+  }
+}
+
+/** Tag: CHECK (char_length(name) <= 50) failed (constraint `ck_tag_name_max_len_value`). */
+export class CkTagNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tag_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Tag: CHECK (char_length(name) <= 50) failed (ck_tag_name_max_len_value)", "ck_tag_name_max_len_value", "tag", cause);
+  }
+}
+
+/** Post: duplicate (author_id, slug) (constraint `uq_post_author_id_slug`). */
 export class UqPostAuthorIdSlugError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_post_author_id_slug";
 
   constructor(cause: unknown) {
-    super("Post: duplicate (author_id, slug) violates exclusive constraint uq_post_author_id_slug", "uq_post_author_id_slug", "post", ["author_id", "slug"], cause);
+    super("Post: duplicate (author_id, slug) (uq_post_author_id_slug)", "uq_post_author_id_slug", "post", ["author_id", "slug"], cause);
+  }
+}
+
+/** Post: CHECK (char_length(slug) >= 1) failed (constraint `ck_post_slug_min_len_value`). */
+export class CkPostSlugMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_slug_min_len_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (char_length(slug) >= 1) failed (ck_post_slug_min_len_value)", "ck_post_slug_min_len_value", "post", cause);
+  }
+}
+
+/** Post: CHECK (char_length(slug) <= 80) failed (constraint `ck_post_slug_max_len_value`). */
+export class CkPostSlugMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_slug_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (char_length(slug) <= 80) failed (ck_post_slug_max_len_value)", "ck_post_slug_max_len_value", "post", cause);
+  }
+}
+
+/** Post: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (constraint `ck_post_slug_regexp`). */
+export class CkPostSlugRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_slug_regexp";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_post_slug_regexp)", "ck_post_slug_regexp", "post", cause);
+  }
+}
+
+/** Post: CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Archived')) failed (constraint `ck_post_status_enum`). */
+export class CkPostStatusEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_status_enum";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Archived')) failed (ck_post_status_enum)", "ck_post_status_enum", "post", cause);
+  }
+}
+
+/** Post: CHECK (char_length(title) >= 1) failed (constraint `ck_post_title_min_len_value`). */
+export class CkPostTitleMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_title_min_len_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (char_length(title) >= 1) failed (ck_post_title_min_len_value)", "ck_post_title_min_len_value", "post", cause);
+  }
+}
+
+/** Post: CHECK (char_length(title) <= 200) failed (constraint `ck_post_title_max_len_value`). */
+export class CkPostTitleMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_title_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (char_length(title) <= 200) failed (ck_post_title_max_len_value)", "ck_post_title_max_len_value", "post", cause);
+  }
+}
+
+/** Post: CHECK (char_length(excerpt) <= 500) failed (constraint `ck_post_excerpt_max_len_value`). */
+export class CkPostExcerptMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_excerpt_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (char_length(excerpt) <= 500) failed (ck_post_excerpt_max_len_value)", "ck_post_excerpt_max_len_value", "post", cause);
+  }
+}
+
+/** Post: CHECK (reading_minutes >= 0) failed (constraint `ck_post_reading_minutes_min_value`). */
+export class CkPostReadingMinutesMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_reading_minutes_min_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (reading_minutes >= 0) failed (ck_post_reading_minutes_min_value)", "ck_post_reading_minutes_min_value", "post", cause);
+  }
+}
+
+/** Post: CHECK ((status <> 'Published') OR (published_at IS NOT NULL)) failed (constraint `ck_post_published_at_status_check`). */
+export class CkPostPublishedAtStatusCheckError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_published_at_status_check";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK ((status <> 'Published') OR (published_at IS NOT NULL)) failed (ck_post_published_at_status_check)", "ck_post_published_at_status_check", "post", cause);
+  }
+}
+
+/** Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_author_id`). */
+export class FkPostAuthorIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_author_id";
+
+  constructor(cause: unknown) {
+    super("Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)", "fk_post_author_id", "post", ["author_id"], cause);
+  }
+}
+
+/** Comment: CHECK (char_length(body) >= 1) failed (constraint `ck_comment_body_min_len_value`). */
+export class CkCommentBodyMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_comment_body_min_len_value";
+
+  constructor(cause: unknown) {
+    super("Comment: CHECK (char_length(body) >= 1) failed (ck_comment_body_min_len_value)", "ck_comment_body_min_len_value", "comment", cause);
+  }
+}
+
+/** Comment: CHECK (char_length(body) <= 10000) failed (constraint `ck_comment_body_max_len_value`). */
+export class CkCommentBodyMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_comment_body_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Comment: CHECK (char_length(body) <= 10000) failed (ck_comment_body_max_len_value)", "ck_comment_body_max_len_value", "comment", cause);
+  }
+}
+
+/** Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_comment_post_id`). */
+export class FkCommentPostIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_comment_post_id";
+
+  constructor(cause: unknown) {
+    super("Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_comment_post_id)", "fk_comment_post_id", "comment", ["post_id"], cause);
+  }
+}
+
+/** Comment: author_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (constraint `fk_comment_author_id`). */
+export class FkCommentAuthorIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_comment_author_id";
+
+  constructor(cause: unknown) {
+    super("Comment: author_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_comment_author_id)", "fk_comment_author_id", "comment", ["author_id"], cause);
+  }
+}
+
+/** Post.tags: CHECK ("position" >= 0) failed (constraint `ck_post_tags_position_min_value`). */
+export class CkPostTagsPositionMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_tags_position_min_value";
+
+  constructor(cause: unknown) {
+    super("Post.tags: CHECK (\"position\" >= 0) failed (ck_post_tags_position_min_value)", "ck_post_tags_position_min_value", "post_tags", cause);
+  }
+}
+
+/** Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_tags_source_id`). */
+export class FkPostTagsSourceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_tags_source_id";
+
+  constructor(cause: unknown) {
+    super("Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)", "fk_post_tags_source_id", "post_tags", ["source_id"], cause);
+  }
+}
+
+/** Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_tags_target_id`). */
+export class FkPostTagsTargetIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_tags_target_id";
+
+  constructor(cause: unknown) {
+    super("Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)", "fk_post_tags_target_id", "post_tags", ["target_id"], cause);
   }
 }
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
- * (node-postgres' `DatabaseError` carries `code` and `constraint`), else `err` unchanged.
+ * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
+ * `err` unchanged.
  */
 export function translateError(err: unknown): unknown {
   if (typeof err !== "object" || err === null) {
     return err;
   }
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === "23505") {
-    switch (constraint) {
-      case "uq_user_email":
-        return new UqUserEmailError(err);
-      case "uq_user_handle":
-        return new UqUserHandleError(err);
-      case "uq_tag_slug":
-        return new UqTagSlugError(err);
-      case "uq_post_author_id_slug":
-        return new UqPostAuthorIdSlugError(err);
-    }
+  const { code, constraint, table, column } = err as {
+    code?: unknown;
+    constraint?: unknown;
+    table?: unknown;
+    column?: unknown;
+  };
+  if (code === "23502" && typeof table === "string" && typeof column === "string") {
+    return new NotNullViolationError(table, column, err);
+  }
+  switch (constraint) {
+    case "uq_user_email":
+      return code === "23505" ? new UqUserEmailError(err) : err;
+    case "uq_user_handle":
+      return code === "23505" ? new UqUserHandleError(err) : err;
+    case "ck_user_handle_min_len_value":
+      return code === "23514" ? new CkUserHandleMinLenValueError(err) : err;
+    case "ck_user_handle_max_len_value":
+      return code === "23514" ? new CkUserHandleMaxLenValueError(err) : err;
+    case "ck_user_handle_regexp":
+      return code === "23514" ? new CkUserHandleRegexpError(err) : err;
+    case "ck_user_email_max_len_value":
+      return code === "23514" ? new CkUserEmailMaxLenValueError(err) : err;
+    case "ck_user_display_name_min_len_value":
+      return code === "23514" ? new CkUserDisplayNameMinLenValueError(err) : err;
+    case "ck_user_display_name_max_len_value":
+      return code === "23514" ? new CkUserDisplayNameMaxLenValueError(err) : err;
+    case "uq_tag_slug":
+      return code === "23505" ? new UqTagSlugError(err) : err;
+    case "ck_tag_slug_min_len_value":
+      return code === "23514" ? new CkTagSlugMinLenValueError(err) : err;
+    case "ck_tag_slug_max_len_value":
+      return code === "23514" ? new CkTagSlugMaxLenValueError(err) : err;
+    case "ck_tag_slug_regexp":
+      return code === "23514" ? new CkTagSlugRegexpError(err) : err;
+    case "ck_tag_name_max_len_value":
+      return code === "23514" ? new CkTagNameMaxLenValueError(err) : err;
+    case "uq_post_author_id_slug":
+      return code === "23505" ? new UqPostAuthorIdSlugError(err) : err;
+    case "ck_post_slug_min_len_value":
+      return code === "23514" ? new CkPostSlugMinLenValueError(err) : err;
+    case "ck_post_slug_max_len_value":
+      return code === "23514" ? new CkPostSlugMaxLenValueError(err) : err;
+    case "ck_post_slug_regexp":
+      return code === "23514" ? new CkPostSlugRegexpError(err) : err;
+    case "ck_post_status_enum":
+      return code === "23514" ? new CkPostStatusEnumError(err) : err;
+    case "ck_post_title_min_len_value":
+      return code === "23514" ? new CkPostTitleMinLenValueError(err) : err;
+    case "ck_post_title_max_len_value":
+      return code === "23514" ? new CkPostTitleMaxLenValueError(err) : err;
+    case "ck_post_excerpt_max_len_value":
+      return code === "23514" ? new CkPostExcerptMaxLenValueError(err) : err;
+    case "ck_post_reading_minutes_min_value":
+      return code === "23514" ? new CkPostReadingMinutesMinValueError(err) : err;
+    case "ck_post_published_at_status_check":
+      return code === "23514" ? new CkPostPublishedAtStatusCheckError(err) : err;
+    case "fk_post_author_id":
+      return code === "23503" ? new FkPostAuthorIdError(err) : err;
+    case "ck_comment_body_min_len_value":
+      return code === "23514" ? new CkCommentBodyMinLenValueError(err) : err;
+    case "ck_comment_body_max_len_value":
+      return code === "23514" ? new CkCommentBodyMaxLenValueError(err) : err;
+    case "fk_comment_post_id":
+      return code === "23503" ? new FkCommentPostIdError(err) : err;
+    case "fk_comment_author_id":
+      return code === "23503" ? new FkCommentAuthorIdError(err) : err;
+    case "ck_post_tags_position_min_value":
+      return code === "23514" ? new CkPostTagsPositionMinValueError(err) : err;
+    case "fk_post_tags_source_id":
+      return code === "23503" ? new FkPostTagsSourceIdError(err) : err;
+    case "fk_post_tags_target_id":
+      return code === "23503" ? new FkPostTagsTargetIdError(err) : err;
   }
   return err;
 }

@@ -8,13 +8,44 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrExclusiveViolation matches (with errors.Is) every error returned for a duplicate that an
-// exclusive constraint of the schema refused (SQLSTATE 23505).
-var ErrExclusiveViolation = errors.New("exclusive constraint violated")
+// Sentinels for each family of constraint errors: errors.Is(err, ErrExclusiveViolation) holds
+// for every typed error of that family.
+var (
+	// ErrExclusiveViolation: a duplicate refused by an exclusive constraint (SQLSTATE 23505).
+	ErrExclusiveViolation = errors.New("exclusive constraint violated")
+	// ErrCheckViolation: a value refused by an enum, value or expression constraint (23514).
+	ErrCheckViolation = errors.New("check constraint violated")
+	// ErrForeignKeyViolation: a link to a missing object, or the deletion of a linked one (23503).
+	ErrForeignKeyViolation = errors.New("foreign key constraint violated")
+	// ErrNotNullViolation: a required property or link left empty (23502).
+	ErrNotNullViolation = errors.New("required value missing")
+)
 
-// UqJobNameActorError is returned when a statement would store a second Job with the same (name,
-// actor) among rows where status = 'Pending': unique index uq_job_name_actor. Match it with
-// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+// NotNullViolationError is returned when a statement leaves a required column empty.
+type NotNullViolationError struct {
+	Table  string
+	Column string
+	Err    *pgconn.PgError
+}
+
+// Error implements error.
+func (e *NotNullViolationError) Error() string {
+	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *NotNullViolationError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrNotNullViolation.
+func (e *NotNullViolationError) Is(target error) bool {
+	return target == ErrNotNullViolation
+}
+
+// UqJobNameActorError is returned when Job: duplicate (name, actor) among rows where status =
+// 'Pending' (constraint uq_job_name_actor). Match it with errors.As; errors.Is(err,
+// ErrExclusiveViolation) also holds. Err is the driver error.
 type UqJobNameActorError struct {
 	Err *pgconn.PgError
 }
@@ -26,7 +57,7 @@ func (e *UqJobNameActorError) Constraint() string {
 
 // Error implements error.
 func (e *UqJobNameActorError) Error() string {
-	return "job: duplicate (name, actor) violates uq_job_name_actor" + ": " + e.Err.Message
+	return "Job: duplicate (name, actor) among rows where status = 'Pending' (uq_job_name_actor)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -39,6 +70,33 @@ func (e *UqJobNameActorError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// CkJobStatusEnumError is returned when Job: CHECK (status IN ('Pending', 'Running', 'Failed',
+// 'Processed')) failed (constraint ck_job_status_enum). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkJobStatusEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_job_status_enum".
+func (e *CkJobStatusEnumError) Constraint() string {
+	return "ck_job_status_enum"
+}
+
+// Error implements error.
+func (e *CkJobStatusEnumError) Error() string {
+	return "Job: CHECK (status IN ('Pending', 'Running', 'Failed', 'Processed')) failed (ck_job_status_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkJobStatusEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkJobStatusEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.
 func translateError(err error) error {
@@ -46,11 +104,14 @@ func translateError(err error) error {
 	if !errors.As(err, &pgErr) {
 		return err
 	}
-	if pgErr.Code == "23505" {
-		switch pgErr.ConstraintName {
-		case "uq_job_name_actor":
-			return &UqJobNameActorError{Err: pgErr}
-		}
+	if pgErr.Code == "23502" {
+		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	switch {
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_job_name_actor":
+		return &UqJobNameActorError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_job_status_enum":
+		return &CkJobStatusEnumError{Err: pgErr}
 	}
 	return err
 }

@@ -4,7 +4,7 @@
 export class ConstraintViolationError extends Error {
   /** SQLSTATE of the driver error, e.g. `"23505"` for a unique violation. */
   readonly sqlstate: string;
-  /** Name of the violated constraint or index, e.g. `"uq_job_name_actor"`. */
+  /** Name of the violated constraint or index (`"not_null"` for a NOT NULL violation). */
   readonly constraint: string;
   /** Table the constraint belongs to. */
   readonly table: string;
@@ -29,30 +29,78 @@ export class ExclusiveViolationError extends ConstraintViolationError {
   }
 }
 
-/** Raised when a statement would store a second `Job` with the same (name, actor) among rows where `status = 'Pending'`: unique index `uq_job_name_actor`. */
+/** A check violation (SQLSTATE 23514): an enum, value or expression constraint. */
+export class CheckViolationError extends ConstraintViolationError {
+  constructor(message: string, constraint: string, table: string, cause: unknown) {
+    super(message, "23514", constraint, table, cause);
+  }
+}
+
+/** A foreign key violation (SQLSTATE 23503) of a link. */
+export class ForeignKeyViolationError extends ConstraintViolationError {
+  /** The link's column. */
+  readonly columns: readonly string[];
+
+  constructor(message: string, constraint: string, table: string, columns: readonly string[], cause: unknown) {
+    super(message, "23503", constraint, table, cause);
+    this.columns = columns;
+  }
+}
+
+/** A NOT NULL violation (SQLSTATE 23502): a required property or link left empty. */
+export class NotNullViolationError extends ConstraintViolationError {
+  /** The column left empty. */
+  readonly column: string;
+
+  constructor(table: string, column: string, cause: unknown) {
+    super(`${table}.${column} is required`, "23502", "not_null", table, cause);
+    this.column = column;
+  }
+}
+
+/** Job: duplicate (name, actor) among rows where status = 'Pending' (constraint `uq_job_name_actor`). */
 export class UqJobNameActorError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_job_name_actor";
 
   constructor(cause: unknown) {
-    super("Job: duplicate (name, actor) among rows where status = 'Pending' violates exclusive constraint uq_job_name_actor", "uq_job_name_actor", "job", ["name", "actor"], cause);
+    super("Job: duplicate (name, actor) among rows where status = 'Pending' (uq_job_name_actor)", "uq_job_name_actor", "job", ["name", "actor"], cause);
+  }
+}
+
+/** Job: CHECK (status IN ('Pending', 'Running', 'Failed', 'Processed')) failed (constraint `ck_job_status_enum`). */
+export class CkJobStatusEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_job_status_enum";
+
+  constructor(cause: unknown) {
+    super("Job: CHECK (status IN ('Pending', 'Running', 'Failed', 'Processed')) failed (ck_job_status_enum)", "ck_job_status_enum", "job", cause);
   }
 }
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
- * (node-postgres' `DatabaseError` carries `code` and `constraint`), else `err` unchanged.
+ * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
+ * `err` unchanged.
  */
 export function translateError(err: unknown): unknown {
   if (typeof err !== "object" || err === null) {
     return err;
   }
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === "23505") {
-    switch (constraint) {
-      case "uq_job_name_actor":
-        return new UqJobNameActorError(err);
-    }
+  const { code, constraint, table, column } = err as {
+    code?: unknown;
+    constraint?: unknown;
+    table?: unknown;
+    column?: unknown;
+  };
+  if (code === "23502" && typeof table === "string" && typeof column === "string") {
+    return new NotNullViolationError(table, column, err);
+  }
+  switch (constraint) {
+    case "uq_job_name_actor":
+      return code === "23505" ? new UqJobNameActorError(err) : err;
+    case "ck_job_status_enum":
+      return code === "23514" ? new CkJobStatusEnumError(err) : err;
   }
   return err;
 }

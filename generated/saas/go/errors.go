@@ -8,13 +8,44 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrExclusiveViolation matches (with errors.Is) every error returned for a duplicate that an
-// exclusive constraint of the schema refused (SQLSTATE 23505).
-var ErrExclusiveViolation = errors.New("exclusive constraint violated")
+// Sentinels for each family of constraint errors: errors.Is(err, ErrExclusiveViolation) holds
+// for every typed error of that family.
+var (
+	// ErrExclusiveViolation: a duplicate refused by an exclusive constraint (SQLSTATE 23505).
+	ErrExclusiveViolation = errors.New("exclusive constraint violated")
+	// ErrCheckViolation: a value refused by an enum, value or expression constraint (23514).
+	ErrCheckViolation = errors.New("check constraint violated")
+	// ErrForeignKeyViolation: a link to a missing object, or the deletion of a linked one (23503).
+	ErrForeignKeyViolation = errors.New("foreign key constraint violated")
+	// ErrNotNullViolation: a required property or link left empty (23502).
+	ErrNotNullViolation = errors.New("required value missing")
+)
 
-// UqOrganizationSlugError is returned when a statement would store a second Organization with the
-// same (slug): unique index uq_organization_slug. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// NotNullViolationError is returned when a statement leaves a required column empty.
+type NotNullViolationError struct {
+	Table  string
+	Column string
+	Err    *pgconn.PgError
+}
+
+// Error implements error.
+func (e *NotNullViolationError) Error() string {
+	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *NotNullViolationError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrNotNullViolation.
+func (e *NotNullViolationError) Is(target error) bool {
+	return target == ErrNotNullViolation
+}
+
+// UqOrganizationSlugError is returned when Organization: duplicate (slug) (constraint
+// uq_organization_slug). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
 type UqOrganizationSlugError struct {
 	Err *pgconn.PgError
 }
@@ -26,7 +57,7 @@ func (e *UqOrganizationSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrganizationSlugError) Error() string {
-	return "organization: duplicate (slug) violates uq_organization_slug" + ": " + e.Err.Message
+	return "Organization: duplicate (slug) (uq_organization_slug)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -39,9 +70,116 @@ func (e *UqOrganizationSlugError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqUserEmailError is returned when a statement would store a second User with the same (email):
-// unique index uq_user_email. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// CkOrganizationSlugRegexpError is returned when Organization: CHECK (slug ~
+// '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (constraint ck_organization_slug_regexp). Match it
+// with errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkOrganizationSlugRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_organization_slug_regexp".
+func (e *CkOrganizationSlugRegexpError) Constraint() string {
+	return "ck_organization_slug_regexp"
+}
+
+// Error implements error.
+func (e *CkOrganizationSlugRegexpError) Error() string {
+	return "Organization: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_organization_slug_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrganizationSlugRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrganizationSlugRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkOrganizationPlanEnumError is returned when Organization: CHECK (plan IN ('Free', 'Team',
+// 'Enterprise')) failed (constraint ck_organization_plan_enum). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkOrganizationPlanEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_organization_plan_enum".
+func (e *CkOrganizationPlanEnumError) Constraint() string {
+	return "ck_organization_plan_enum"
+}
+
+// Error implements error.
+func (e *CkOrganizationPlanEnumError) Error() string {
+	return "Organization: CHECK (plan IN ('Free', 'Team', 'Enterprise')) failed (ck_organization_plan_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrganizationPlanEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrganizationPlanEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkOrganizationNameMaxLenValueError is returned when Organization: CHECK (char_length(name) <=
+// 120) failed (constraint ck_organization_name_max_len_value). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkOrganizationNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_organization_name_max_len_value".
+func (e *CkOrganizationNameMaxLenValueError) Constraint() string {
+	return "ck_organization_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkOrganizationNameMaxLenValueError) Error() string {
+	return "Organization: CHECK (char_length(name) <= 120) failed (ck_organization_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrganizationNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrganizationNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkOrganizationSeatLimitMinValueError is returned when Organization: CHECK (seat_limit >= 1)
+// failed (constraint ck_organization_seat_limit_min_value). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkOrganizationSeatLimitMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_organization_seat_limit_min_value".
+func (e *CkOrganizationSeatLimitMinValueError) Constraint() string {
+	return "ck_organization_seat_limit_min_value"
+}
+
+// Error implements error.
+func (e *CkOrganizationSeatLimitMinValueError) Error() string {
+	return "Organization: CHECK (seat_limit >= 1) failed (ck_organization_seat_limit_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrganizationSeatLimitMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrganizationSeatLimitMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqUserEmailError is returned when User: duplicate (email) (constraint uq_user_email). Match it
+// with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqUserEmailError struct {
 	Err *pgconn.PgError
 }
@@ -53,7 +191,7 @@ func (e *UqUserEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
-	return "user: duplicate (email) violates uq_user_email" + ": " + e.Err.Message
+	return "User: duplicate (email) (uq_user_email)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -66,9 +204,9 @@ func (e *UqUserEmailError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqMembershipOrgIDUserIDError is returned when a statement would store a second Membership with
-// the same (org_id, user_id): unique index uq_membership_org_id_user_id. Match it with errors.As;
-// errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+// UqMembershipOrgIDUserIDError is returned when Membership: duplicate (org_id, user_id)
+// (constraint uq_membership_org_id_user_id). Match it with errors.As; errors.Is(err,
+// ErrExclusiveViolation) also holds. Err is the driver error.
 type UqMembershipOrgIDUserIDError struct {
 	Err *pgconn.PgError
 }
@@ -80,7 +218,7 @@ func (e *UqMembershipOrgIDUserIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqMembershipOrgIDUserIDError) Error() string {
-	return "membership: duplicate (org_id, user_id) violates uq_membership_org_id_user_id" + ": " + e.Err.Message
+	return "Membership: duplicate (org_id, user_id) (uq_membership_org_id_user_id)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -93,9 +231,118 @@ func (e *UqMembershipOrgIDUserIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqProjectOrgIDSlugError is returned when a statement would store a second Project with the same
-// (org_id, slug): unique index uq_project_org_id_slug. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// CkMembershipRoleEnumError is returned when Membership: CHECK (role IN ('Owner', 'Admin',
+// 'Member', 'Viewer')) failed (constraint ck_membership_role_enum). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkMembershipRoleEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_membership_role_enum".
+func (e *CkMembershipRoleEnumError) Constraint() string {
+	return "ck_membership_role_enum"
+}
+
+// Error implements error.
+func (e *CkMembershipRoleEnumError) Error() string {
+	return "Membership: CHECK (role IN ('Owner', 'Admin', 'Member', 'Viewer')) failed (ck_membership_role_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkMembershipRoleEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkMembershipRoleEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkMembershipOrgIDError is returned when Membership: org_id refers to no organization row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_membership_org_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkMembershipOrgIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_membership_org_id".
+func (e *FkMembershipOrgIDError) Constraint() string {
+	return "fk_membership_org_id"
+}
+
+// Error implements error.
+func (e *FkMembershipOrgIDError) Error() string {
+	return "Membership: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_org_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkMembershipOrgIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkMembershipOrgIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkMembershipUserIDError is returned when Membership: user_id refers to no user row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_membership_user_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkMembershipUserIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_membership_user_id".
+func (e *FkMembershipUserIDError) Constraint() string {
+	return "fk_membership_user_id"
+}
+
+// Error implements error.
+func (e *FkMembershipUserIDError) Error() string {
+	return "Membership: user_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_user_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkMembershipUserIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkMembershipUserIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkMembershipInvitedByIDError is returned when Membership: invited_by_id refers to no user row,
+// or a referenced row is being deleted (ON DELETE SET NULL) (constraint
+// fk_membership_invited_by_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkMembershipInvitedByIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_membership_invited_by_id".
+func (e *FkMembershipInvitedByIDError) Constraint() string {
+	return "fk_membership_invited_by_id"
+}
+
+// Error implements error.
+func (e *FkMembershipInvitedByIDError) Error() string {
+	return "Membership: invited_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_membership_invited_by_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkMembershipInvitedByIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkMembershipInvitedByIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqProjectOrgIDSlugError is returned when Project: duplicate (org_id, slug) (constraint
+// uq_project_org_id_slug). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
 type UqProjectOrgIDSlugError struct {
 	Err *pgconn.PgError
 }
@@ -107,7 +354,7 @@ func (e *UqProjectOrgIDSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqProjectOrgIDSlugError) Error() string {
-	return "project: duplicate (org_id, slug) violates uq_project_org_id_slug" + ": " + e.Err.Message
+	return "Project: duplicate (org_id, slug) (uq_project_org_id_slug)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -120,10 +367,9 @@ func (e *UqProjectOrgIDSlugError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqProjectOrgIDNameError is returned when a statement would store a second Project with the same
-// (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE: unique index
-// uq_project_org_id_name. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// UqProjectOrgIDNameError is returned when Project: duplicate (org_id, name) among rows where
+// (archived_at IS NOT NULL) IS NOT TRUE (constraint uq_project_org_id_name). Match it with
+// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqProjectOrgIDNameError struct {
 	Err *pgconn.PgError
 }
@@ -135,7 +381,7 @@ func (e *UqProjectOrgIDNameError) Constraint() string {
 
 // Error implements error.
 func (e *UqProjectOrgIDNameError) Error() string {
-	return "project: duplicate (org_id, name) violates uq_project_org_id_name" + ": " + e.Err.Message
+	return "Project: duplicate (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE (uq_project_org_id_name)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -148,9 +394,90 @@ func (e *UqProjectOrgIDNameError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqAPIKeyPrefixError is returned when a statement would store a second ApiKey with the same
-// (prefix): unique index uq_api_key_prefix. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// CkProjectSlugRegexpError is returned when Project: CHECK (slug ~
+// '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (constraint ck_project_slug_regexp). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkProjectSlugRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_project_slug_regexp".
+func (e *CkProjectSlugRegexpError) Constraint() string {
+	return "ck_project_slug_regexp"
+}
+
+// Error implements error.
+func (e *CkProjectSlugRegexpError) Error() string {
+	return "Project: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_project_slug_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkProjectSlugRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkProjectSlugRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkProjectNameMaxLenValueError is returned when Project: CHECK (char_length(name) <= 120) failed
+// (constraint ck_project_name_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkProjectNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_project_name_max_len_value".
+func (e *CkProjectNameMaxLenValueError) Constraint() string {
+	return "ck_project_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkProjectNameMaxLenValueError) Error() string {
+	return "Project: CHECK (char_length(name) <= 120) failed (ck_project_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkProjectNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkProjectNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkProjectOrgIDError is returned when Project: org_id refers to no organization row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_project_org_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkProjectOrgIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_project_org_id".
+func (e *FkProjectOrgIDError) Constraint() string {
+	return "fk_project_org_id"
+}
+
+// Error implements error.
+func (e *FkProjectOrgIDError) Error() string {
+	return "Project: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_project_org_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkProjectOrgIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkProjectOrgIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqAPIKeyPrefixError is returned when ApiKey: duplicate (prefix) (constraint uq_api_key_prefix).
+// Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver
+// error.
 type UqAPIKeyPrefixError struct {
 	Err *pgconn.PgError
 }
@@ -162,7 +489,7 @@ func (e *UqAPIKeyPrefixError) Constraint() string {
 
 // Error implements error.
 func (e *UqAPIKeyPrefixError) Error() string {
-	return "api_key: duplicate (prefix) violates uq_api_key_prefix" + ": " + e.Err.Message
+	return "ApiKey: duplicate (prefix) (uq_api_key_prefix)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -175,6 +502,89 @@ func (e *UqAPIKeyPrefixError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// CkAPIKeyScopesEnumError is returned when ApiKey: CHECK (scopes <@ ARRAY['projects:read',
+// 'projects:write', 'members:read', 'members:write', 'billing']::text[]) failed (constraint
+// ck_api_key_scopes_enum). Match it with errors.As; errors.Is(err, ErrCheckViolation) also holds.
+// Err is the driver error.
+type CkAPIKeyScopesEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_api_key_scopes_enum".
+func (e *CkAPIKeyScopesEnumError) Constraint() string {
+	return "ck_api_key_scopes_enum"
+}
+
+// Error implements error.
+func (e *CkAPIKeyScopesEnumError) Error() string {
+	return "ApiKey: CHECK (scopes <@ ARRAY['projects:read', 'projects:write', 'members:read', 'members:write', 'billing']::text[]) failed (ck_api_key_scopes_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAPIKeyScopesEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAPIKeyScopesEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkAPIKeyOrgIDError is returned when ApiKey: org_id refers to no organization row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_api_key_org_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkAPIKeyOrgIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_api_key_org_id".
+func (e *FkAPIKeyOrgIDError) Constraint() string {
+	return "fk_api_key_org_id"
+}
+
+// Error implements error.
+func (e *FkAPIKeyOrgIDError) Error() string {
+	return "ApiKey: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_api_key_org_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkAPIKeyOrgIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkAPIKeyOrgIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkAPIKeyCreatedByIDError is returned when ApiKey: created_by_id refers to no user row, or a
+// referenced row is being deleted (ON DELETE SET NULL) (constraint fk_api_key_created_by_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkAPIKeyCreatedByIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_api_key_created_by_id".
+func (e *FkAPIKeyCreatedByIDError) Constraint() string {
+	return "fk_api_key_created_by_id"
+}
+
+// Error implements error.
+func (e *FkAPIKeyCreatedByIDError) Error() string {
+	return "ApiKey: created_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_api_key_created_by_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkAPIKeyCreatedByIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkAPIKeyCreatedByIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.
 func translateError(err error) error {
@@ -182,21 +592,50 @@ func translateError(err error) error {
 	if !errors.As(err, &pgErr) {
 		return err
 	}
-	if pgErr.Code == "23505" {
-		switch pgErr.ConstraintName {
-		case "uq_organization_slug":
-			return &UqOrganizationSlugError{Err: pgErr}
-		case "uq_user_email":
-			return &UqUserEmailError{Err: pgErr}
-		case "uq_membership_org_id_user_id":
-			return &UqMembershipOrgIDUserIDError{Err: pgErr}
-		case "uq_project_org_id_slug":
-			return &UqProjectOrgIDSlugError{Err: pgErr}
-		case "uq_project_org_id_name":
-			return &UqProjectOrgIDNameError{Err: pgErr}
-		case "uq_api_key_prefix":
-			return &UqAPIKeyPrefixError{Err: pgErr}
-		}
+	if pgErr.Code == "23502" {
+		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	switch {
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_organization_slug":
+		return &UqOrganizationSlugError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_organization_slug_regexp":
+		return &CkOrganizationSlugRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_organization_plan_enum":
+		return &CkOrganizationPlanEnumError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_organization_name_max_len_value":
+		return &CkOrganizationNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_organization_seat_limit_min_value":
+		return &CkOrganizationSeatLimitMinValueError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_user_email":
+		return &UqUserEmailError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_membership_org_id_user_id":
+		return &UqMembershipOrgIDUserIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_membership_role_enum":
+		return &CkMembershipRoleEnumError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_membership_org_id":
+		return &FkMembershipOrgIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_membership_user_id":
+		return &FkMembershipUserIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_membership_invited_by_id":
+		return &FkMembershipInvitedByIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_project_org_id_slug":
+		return &UqProjectOrgIDSlugError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_project_org_id_name":
+		return &UqProjectOrgIDNameError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_project_slug_regexp":
+		return &CkProjectSlugRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_project_name_max_len_value":
+		return &CkProjectNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_project_org_id":
+		return &FkProjectOrgIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_api_key_prefix":
+		return &UqAPIKeyPrefixError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_api_key_scopes_enum":
+		return &CkAPIKeyScopesEnumError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_api_key_org_id":
+		return &FkAPIKeyOrgIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_api_key_created_by_id":
+		return &FkAPIKeyCreatedByIDError{Err: pgErr}
 	}
 	return err
 }

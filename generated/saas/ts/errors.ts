@@ -4,7 +4,7 @@
 export class ConstraintViolationError extends Error {
   /** SQLSTATE of the driver error, e.g. `"23505"` for a unique violation. */
   readonly sqlstate: string;
-  /** Name of the violated constraint or index, e.g. `"uq_job_name_actor"`. */
+  /** Name of the violated constraint or index (`"not_null"` for a NOT NULL violation). */
   readonly constraint: string;
   /** Table the constraint belongs to. */
   readonly table: string;
@@ -29,90 +29,294 @@ export class ExclusiveViolationError extends ConstraintViolationError {
   }
 }
 
-/** Raised when a statement would store a second `Organization` with the same (slug): unique index `uq_organization_slug`. */
+/** A check violation (SQLSTATE 23514): an enum, value or expression constraint. */
+export class CheckViolationError extends ConstraintViolationError {
+  constructor(message: string, constraint: string, table: string, cause: unknown) {
+    super(message, "23514", constraint, table, cause);
+  }
+}
+
+/** A foreign key violation (SQLSTATE 23503) of a link. */
+export class ForeignKeyViolationError extends ConstraintViolationError {
+  /** The link's column. */
+  readonly columns: readonly string[];
+
+  constructor(message: string, constraint: string, table: string, columns: readonly string[], cause: unknown) {
+    super(message, "23503", constraint, table, cause);
+    this.columns = columns;
+  }
+}
+
+/** A NOT NULL violation (SQLSTATE 23502): a required property or link left empty. */
+export class NotNullViolationError extends ConstraintViolationError {
+  /** The column left empty. */
+  readonly column: string;
+
+  constructor(table: string, column: string, cause: unknown) {
+    super(`${table}.${column} is required`, "23502", "not_null", table, cause);
+    this.column = column;
+  }
+}
+
+/** Organization: duplicate (slug) (constraint `uq_organization_slug`). */
 export class UqOrganizationSlugError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_organization_slug";
 
   constructor(cause: unknown) {
-    super("Organization: duplicate (slug) violates exclusive constraint uq_organization_slug", "uq_organization_slug", "organization", ["slug"], cause);
+    super("Organization: duplicate (slug) (uq_organization_slug)", "uq_organization_slug", "organization", ["slug"], cause);
   }
 }
 
-/** Raised when a statement would store a second `User` with the same (email): unique index `uq_user_email`. */
+/** Organization: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (constraint `ck_organization_slug_regexp`). */
+export class CkOrganizationSlugRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_organization_slug_regexp";
+
+  constructor(cause: unknown) {
+    super("Organization: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_organization_slug_regexp)", "ck_organization_slug_regexp", "organization", cause);
+  }
+}
+
+/** Organization: CHECK (plan IN ('Free', 'Team', 'Enterprise')) failed (constraint `ck_organization_plan_enum`). */
+export class CkOrganizationPlanEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_organization_plan_enum";
+
+  constructor(cause: unknown) {
+    super("Organization: CHECK (plan IN ('Free', 'Team', 'Enterprise')) failed (ck_organization_plan_enum)", "ck_organization_plan_enum", "organization", cause);
+  }
+}
+
+/** Organization: CHECK (char_length(name) <= 120) failed (constraint `ck_organization_name_max_len_value`). */
+export class CkOrganizationNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_organization_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Organization: CHECK (char_length(name) <= 120) failed (ck_organization_name_max_len_value)", "ck_organization_name_max_len_value", "organization", cause);
+  }
+}
+
+/** Organization: CHECK (seat_limit >= 1) failed (constraint `ck_organization_seat_limit_min_value`). */
+export class CkOrganizationSeatLimitMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_organization_seat_limit_min_value";
+
+  constructor(cause: unknown) {
+    super("Organization: CHECK (seat_limit >= 1) failed (ck_organization_seat_limit_min_value)", "ck_organization_seat_limit_min_value", "organization", cause);
+  }
+}
+
+/** User: duplicate (email) (constraint `uq_user_email`). */
 export class UqUserEmailError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_user_email";
 
   constructor(cause: unknown) {
-    super("User: duplicate (email) violates exclusive constraint uq_user_email", "uq_user_email", "user", ["email"], cause);
+    super("User: duplicate (email) (uq_user_email)", "uq_user_email", "user", ["email"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Membership` with the same (org_id, user_id): unique index `uq_membership_org_id_user_id`. */
+/** Membership: duplicate (org_id, user_id) (constraint `uq_membership_org_id_user_id`). */
 export class UqMembershipOrgIdUserIdError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_membership_org_id_user_id";
 
   constructor(cause: unknown) {
-    super("Membership: duplicate (org_id, user_id) violates exclusive constraint uq_membership_org_id_user_id", "uq_membership_org_id_user_id", "membership", ["org_id", "user_id"], cause);
+    super("Membership: duplicate (org_id, user_id) (uq_membership_org_id_user_id)", "uq_membership_org_id_user_id", "membership", ["org_id", "user_id"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Project` with the same (org_id, slug): unique index `uq_project_org_id_slug`. */
+/** Membership: CHECK (role IN ('Owner', 'Admin', 'Member', 'Viewer')) failed (constraint `ck_membership_role_enum`). */
+export class CkMembershipRoleEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_membership_role_enum";
+
+  constructor(cause: unknown) {
+    super("Membership: CHECK (role IN ('Owner', 'Admin', 'Member', 'Viewer')) failed (ck_membership_role_enum)", "ck_membership_role_enum", "membership", cause);
+  }
+}
+
+/** Membership: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_membership_org_id`). */
+export class FkMembershipOrgIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_membership_org_id";
+
+  constructor(cause: unknown) {
+    super("Membership: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_org_id)", "fk_membership_org_id", "membership", ["org_id"], cause);
+  }
+}
+
+/** Membership: user_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_membership_user_id`). */
+export class FkMembershipUserIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_membership_user_id";
+
+  constructor(cause: unknown) {
+    super("Membership: user_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_user_id)", "fk_membership_user_id", "membership", ["user_id"], cause);
+  }
+}
+
+/** Membership: invited_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (constraint `fk_membership_invited_by_id`). */
+export class FkMembershipInvitedByIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_membership_invited_by_id";
+
+  constructor(cause: unknown) {
+    super("Membership: invited_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_membership_invited_by_id)", "fk_membership_invited_by_id", "membership", ["invited_by_id"], cause);
+  }
+}
+
+/** Project: duplicate (org_id, slug) (constraint `uq_project_org_id_slug`). */
 export class UqProjectOrgIdSlugError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_project_org_id_slug";
 
   constructor(cause: unknown) {
-    super("Project: duplicate (org_id, slug) violates exclusive constraint uq_project_org_id_slug", "uq_project_org_id_slug", "project", ["org_id", "slug"], cause);
+    super("Project: duplicate (org_id, slug) (uq_project_org_id_slug)", "uq_project_org_id_slug", "project", ["org_id", "slug"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Project` with the same (org_id, name) among rows where `(archived_at IS NOT NULL) IS NOT TRUE`: unique index `uq_project_org_id_name`. */
+/** Project: duplicate (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE (constraint `uq_project_org_id_name`). */
 export class UqProjectOrgIdNameError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_project_org_id_name";
 
   constructor(cause: unknown) {
-    super("Project: duplicate (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE violates exclusive constraint uq_project_org_id_name", "uq_project_org_id_name", "project", ["org_id", "name"], cause);
+    super("Project: duplicate (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE (uq_project_org_id_name)", "uq_project_org_id_name", "project", ["org_id", "name"], cause);
   }
 }
 
-/** Raised when a statement would store a second `ApiKey` with the same (prefix): unique index `uq_api_key_prefix`. */
+/** Project: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (constraint `ck_project_slug_regexp`). */
+export class CkProjectSlugRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_project_slug_regexp";
+
+  constructor(cause: unknown) {
+    super("Project: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_project_slug_regexp)", "ck_project_slug_regexp", "project", cause);
+  }
+}
+
+/** Project: CHECK (char_length(name) <= 120) failed (constraint `ck_project_name_max_len_value`). */
+export class CkProjectNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_project_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Project: CHECK (char_length(name) <= 120) failed (ck_project_name_max_len_value)", "ck_project_name_max_len_value", "project", cause);
+  }
+}
+
+/** Project: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_project_org_id`). */
+export class FkProjectOrgIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_project_org_id";
+
+  constructor(cause: unknown) {
+    super("Project: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_project_org_id)", "fk_project_org_id", "project", ["org_id"], cause);
+  }
+}
+
+/** ApiKey: duplicate (prefix) (constraint `uq_api_key_prefix`). */
 export class UqApiKeyPrefixError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_api_key_prefix";
 
   constructor(cause: unknown) {
-    super("ApiKey: duplicate (prefix) violates exclusive constraint uq_api_key_prefix", "uq_api_key_prefix", "api_key", ["prefix"], cause);
+    super("ApiKey: duplicate (prefix) (uq_api_key_prefix)", "uq_api_key_prefix", "api_key", ["prefix"], cause);
+  }
+}
+
+/** ApiKey: CHECK (scopes <@ ARRAY['projects:read', 'projects:write', 'members:read', 'members:write', 'billing']::text[]) failed (constraint `ck_api_key_scopes_enum`). */
+export class CkApiKeyScopesEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_api_key_scopes_enum";
+
+  constructor(cause: unknown) {
+    super("ApiKey: CHECK (scopes <@ ARRAY['projects:read', 'projects:write', 'members:read', 'members:write', 'billing']::text[]) failed (ck_api_key_scopes_enum)", "ck_api_key_scopes_enum", "api_key", cause);
+  }
+}
+
+/** ApiKey: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_api_key_org_id`). */
+export class FkApiKeyOrgIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_api_key_org_id";
+
+  constructor(cause: unknown) {
+    super("ApiKey: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_api_key_org_id)", "fk_api_key_org_id", "api_key", ["org_id"], cause);
+  }
+}
+
+/** ApiKey: created_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (constraint `fk_api_key_created_by_id`). */
+export class FkApiKeyCreatedByIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_api_key_created_by_id";
+
+  constructor(cause: unknown) {
+    super("ApiKey: created_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_api_key_created_by_id)", "fk_api_key_created_by_id", "api_key", ["created_by_id"], cause);
   }
 }
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
- * (node-postgres' `DatabaseError` carries `code` and `constraint`), else `err` unchanged.
+ * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
+ * `err` unchanged.
  */
 export function translateError(err: unknown): unknown {
   if (typeof err !== "object" || err === null) {
     return err;
   }
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === "23505") {
-    switch (constraint) {
-      case "uq_organization_slug":
-        return new UqOrganizationSlugError(err);
-      case "uq_user_email":
-        return new UqUserEmailError(err);
-      case "uq_membership_org_id_user_id":
-        return new UqMembershipOrgIdUserIdError(err);
-      case "uq_project_org_id_slug":
-        return new UqProjectOrgIdSlugError(err);
-      case "uq_project_org_id_name":
-        return new UqProjectOrgIdNameError(err);
-      case "uq_api_key_prefix":
-        return new UqApiKeyPrefixError(err);
-    }
+  const { code, constraint, table, column } = err as {
+    code?: unknown;
+    constraint?: unknown;
+    table?: unknown;
+    column?: unknown;
+  };
+  if (code === "23502" && typeof table === "string" && typeof column === "string") {
+    return new NotNullViolationError(table, column, err);
+  }
+  switch (constraint) {
+    case "uq_organization_slug":
+      return code === "23505" ? new UqOrganizationSlugError(err) : err;
+    case "ck_organization_slug_regexp":
+      return code === "23514" ? new CkOrganizationSlugRegexpError(err) : err;
+    case "ck_organization_plan_enum":
+      return code === "23514" ? new CkOrganizationPlanEnumError(err) : err;
+    case "ck_organization_name_max_len_value":
+      return code === "23514" ? new CkOrganizationNameMaxLenValueError(err) : err;
+    case "ck_organization_seat_limit_min_value":
+      return code === "23514" ? new CkOrganizationSeatLimitMinValueError(err) : err;
+    case "uq_user_email":
+      return code === "23505" ? new UqUserEmailError(err) : err;
+    case "uq_membership_org_id_user_id":
+      return code === "23505" ? new UqMembershipOrgIdUserIdError(err) : err;
+    case "ck_membership_role_enum":
+      return code === "23514" ? new CkMembershipRoleEnumError(err) : err;
+    case "fk_membership_org_id":
+      return code === "23503" ? new FkMembershipOrgIdError(err) : err;
+    case "fk_membership_user_id":
+      return code === "23503" ? new FkMembershipUserIdError(err) : err;
+    case "fk_membership_invited_by_id":
+      return code === "23503" ? new FkMembershipInvitedByIdError(err) : err;
+    case "uq_project_org_id_slug":
+      return code === "23505" ? new UqProjectOrgIdSlugError(err) : err;
+    case "uq_project_org_id_name":
+      return code === "23505" ? new UqProjectOrgIdNameError(err) : err;
+    case "ck_project_slug_regexp":
+      return code === "23514" ? new CkProjectSlugRegexpError(err) : err;
+    case "ck_project_name_max_len_value":
+      return code === "23514" ? new CkProjectNameMaxLenValueError(err) : err;
+    case "fk_project_org_id":
+      return code === "23503" ? new FkProjectOrgIdError(err) : err;
+    case "uq_api_key_prefix":
+      return code === "23505" ? new UqApiKeyPrefixError(err) : err;
+    case "ck_api_key_scopes_enum":
+      return code === "23514" ? new CkApiKeyScopesEnumError(err) : err;
+    case "fk_api_key_org_id":
+      return code === "23503" ? new FkApiKeyOrgIdError(err) : err;
+    case "fk_api_key_created_by_id":
+      return code === "23503" ? new FkApiKeyCreatedByIdError(err) : err;
   }
   return err;
 }

@@ -8,13 +8,44 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrExclusiveViolation matches (with errors.Is) every error returned for a duplicate that an
-// exclusive constraint of the schema refused (SQLSTATE 23505).
-var ErrExclusiveViolation = errors.New("exclusive constraint violated")
+// Sentinels for each family of constraint errors: errors.Is(err, ErrExclusiveViolation) holds
+// for every typed error of that family.
+var (
+	// ErrExclusiveViolation: a duplicate refused by an exclusive constraint (SQLSTATE 23505).
+	ErrExclusiveViolation = errors.New("exclusive constraint violated")
+	// ErrCheckViolation: a value refused by an enum, value or expression constraint (23514).
+	ErrCheckViolation = errors.New("check constraint violated")
+	// ErrForeignKeyViolation: a link to a missing object, or the deletion of a linked one (23503).
+	ErrForeignKeyViolation = errors.New("foreign key constraint violated")
+	// ErrNotNullViolation: a required property or link left empty (23502).
+	ErrNotNullViolation = errors.New("required value missing")
+)
 
-// UqBillingInvoiceNumberError is returned when a statement would store a second Invoice with the
-// same (number): unique index uq_billing_invoice_number. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// NotNullViolationError is returned when a statement leaves a required column empty.
+type NotNullViolationError struct {
+	Table  string
+	Column string
+	Err    *pgconn.PgError
+}
+
+// Error implements error.
+func (e *NotNullViolationError) Error() string {
+	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *NotNullViolationError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrNotNullViolation.
+func (e *NotNullViolationError) Is(target error) bool {
+	return target == ErrNotNullViolation
+}
+
+// UqBillingInvoiceNumberError is returned when Invoice: duplicate (number) (constraint
+// uq_billing_invoice_number). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
 type UqBillingInvoiceNumberError struct {
 	Err *pgconn.PgError
 }
@@ -26,7 +57,7 @@ func (e *UqBillingInvoiceNumberError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingInvoiceNumberError) Error() string {
-	return "billing_invoice: duplicate (number) violates uq_billing_invoice_number" + ": " + e.Err.Message
+	return "Invoice: duplicate (number) (uq_billing_invoice_number)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -39,10 +70,9 @@ func (e *UqBillingInvoiceNumberError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqBillingInvoiceOrderIDError is returned when a statement would store a second Invoice with the
-// same (order_id) among rows where (status = 'Void') IS NOT TRUE: unique index
-// uq_billing_invoice_order_id. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// UqBillingInvoiceOrderIDError is returned when Invoice: duplicate (order_id) among rows where
+// (status = 'Void') IS NOT TRUE (constraint uq_billing_invoice_order_id). Match it with errors.As;
+// errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqBillingInvoiceOrderIDError struct {
 	Err *pgconn.PgError
 }
@@ -54,7 +84,7 @@ func (e *UqBillingInvoiceOrderIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingInvoiceOrderIDError) Error() string {
-	return "billing_invoice: duplicate (order_id) violates uq_billing_invoice_order_id" + ": " + e.Err.Message
+	return "Invoice: duplicate (order_id) among rows where (status = 'Void') IS NOT TRUE (uq_billing_invoice_order_id)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -67,9 +97,200 @@ func (e *UqBillingInvoiceOrderIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqBillingPaymentExternalRefError is returned when a statement would store a second Payment with
-// the same (external_ref): unique index uq_billing_payment_external_ref. Match it with errors.As;
-// errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+// CkBillingInvoiceTotalMinValueError is returned when Invoice: CHECK (total >= 0) failed
+// (constraint ck_billing_invoice_total_min_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingInvoiceTotalMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_invoice_total_min_value".
+func (e *CkBillingInvoiceTotalMinValueError) Constraint() string {
+	return "ck_billing_invoice_total_min_value"
+}
+
+// Error implements error.
+func (e *CkBillingInvoiceTotalMinValueError) Error() string {
+	return "Invoice: CHECK (total >= 0) failed (ck_billing_invoice_total_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingInvoiceTotalMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingInvoiceTotalMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkBillingInvoiceCurrencyRegexpError is returned when Invoice: CHECK (currency ~ '^[A-Z]{3}$')
+// failed (constraint ck_billing_invoice_currency_regexp). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingInvoiceCurrencyRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_invoice_currency_regexp".
+func (e *CkBillingInvoiceCurrencyRegexpError) Constraint() string {
+	return "ck_billing_invoice_currency_regexp"
+}
+
+// Error implements error.
+func (e *CkBillingInvoiceCurrencyRegexpError) Error() string {
+	return "Invoice: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_billing_invoice_currency_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingInvoiceCurrencyRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingInvoiceCurrencyRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkBillingInvoiceStatusEnumError is returned when Invoice: CHECK (status IN ('Draft', 'Issued',
+// 'Paid', 'Void')) failed (constraint ck_billing_invoice_status_enum). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingInvoiceStatusEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_invoice_status_enum".
+func (e *CkBillingInvoiceStatusEnumError) Constraint() string {
+	return "ck_billing_invoice_status_enum"
+}
+
+// Error implements error.
+func (e *CkBillingInvoiceStatusEnumError) Error() string {
+	return "Invoice: CHECK (status IN ('Draft', 'Issued', 'Paid', 'Void')) failed (ck_billing_invoice_status_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingInvoiceStatusEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingInvoiceStatusEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkBillingInvoiceNumberRegexpError is returned when Invoice: CHECK (number ~
+// '^INV-[0-9]{4}-[0-9]{6}$') failed (constraint ck_billing_invoice_number_regexp). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingInvoiceNumberRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_invoice_number_regexp".
+func (e *CkBillingInvoiceNumberRegexpError) Constraint() string {
+	return "ck_billing_invoice_number_regexp"
+}
+
+// Error implements error.
+func (e *CkBillingInvoiceNumberRegexpError) Error() string {
+	return "Invoice: CHECK (number ~ '^INV-[0-9]{4}-[0-9]{6}$') failed (ck_billing_invoice_number_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingInvoiceNumberRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingInvoiceNumberRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkBillingInvoiceDueAtIssuedAtCheckError is returned when Invoice: CHECK (due_at >= issued_at)
+// failed (constraint ck_billing_invoice_due_at_issued_at_check). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingInvoiceDueAtIssuedAtCheckError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_invoice_due_at_issued_at_check".
+func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Constraint() string {
+	return "ck_billing_invoice_due_at_issued_at_check"
+}
+
+// Error implements error.
+func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Error() string {
+	return "Invoice: CHECK (due_at >= issued_at) failed (ck_billing_invoice_due_at_issued_at_check)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkBillingInvoiceOrderIDError is returned when Invoice: order_id refers to no order row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_billing_invoice_order_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkBillingInvoiceOrderIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_billing_invoice_order_id".
+func (e *FkBillingInvoiceOrderIDError) Constraint() string {
+	return "fk_billing_invoice_order_id"
+}
+
+// Error implements error.
+func (e *FkBillingInvoiceOrderIDError) Error() string {
+	return "Invoice: order_id refers to no order row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_order_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkBillingInvoiceOrderIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkBillingInvoiceOrderIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkBillingInvoiceCustomerIDError is returned when Invoice: customer_id refers to no customer row,
+// or a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_billing_invoice_customer_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkBillingInvoiceCustomerIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_billing_invoice_customer_id".
+func (e *FkBillingInvoiceCustomerIDError) Constraint() string {
+	return "fk_billing_invoice_customer_id"
+}
+
+// Error implements error.
+func (e *FkBillingInvoiceCustomerIDError) Error() string {
+	return "Invoice: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_customer_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkBillingInvoiceCustomerIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkBillingInvoiceCustomerIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqBillingPaymentExternalRefError is returned when Payment: duplicate (external_ref) (constraint
+// uq_billing_payment_external_ref). Match it with errors.As; errors.Is(err, ErrExclusiveViolation)
+// also holds. Err is the driver error.
 type UqBillingPaymentExternalRefError struct {
 	Err *pgconn.PgError
 }
@@ -81,7 +302,7 @@ func (e *UqBillingPaymentExternalRefError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingPaymentExternalRefError) Error() string {
-	return "billing_payment: duplicate (external_ref) violates uq_billing_payment_external_ref" + ": " + e.Err.Message
+	return "Payment: duplicate (external_ref) (uq_billing_payment_external_ref)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -94,9 +315,91 @@ func (e *UqBillingPaymentExternalRefError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqCustomerEmailError is returned when a statement would store a second Customer with the same
-// (email): unique index uq_customer_email. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// CkBillingPaymentAmountMinValueError is returned when Payment: CHECK (amount >= 0) failed
+// (constraint ck_billing_payment_amount_min_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingPaymentAmountMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_payment_amount_min_value".
+func (e *CkBillingPaymentAmountMinValueError) Constraint() string {
+	return "ck_billing_payment_amount_min_value"
+}
+
+// Error implements error.
+func (e *CkBillingPaymentAmountMinValueError) Error() string {
+	return "Payment: CHECK (amount >= 0) failed (ck_billing_payment_amount_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingPaymentAmountMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingPaymentAmountMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkBillingPaymentMethodEnumError is returned when Payment: CHECK (method IN ('Card',
+// 'BankTransfer', 'Voucher')) failed (constraint ck_billing_payment_method_enum). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkBillingPaymentMethodEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_billing_payment_method_enum".
+func (e *CkBillingPaymentMethodEnumError) Constraint() string {
+	return "ck_billing_payment_method_enum"
+}
+
+// Error implements error.
+func (e *CkBillingPaymentMethodEnumError) Error() string {
+	return "Payment: CHECK (method IN ('Card', 'BankTransfer', 'Voucher')) failed (ck_billing_payment_method_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkBillingPaymentMethodEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkBillingPaymentMethodEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkBillingPaymentInvoiceIDError is returned when Payment: invoice_id refers to no billing_invoice
+// row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_billing_payment_invoice_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkBillingPaymentInvoiceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_billing_payment_invoice_id".
+func (e *FkBillingPaymentInvoiceIDError) Constraint() string {
+	return "fk_billing_payment_invoice_id"
+}
+
+// Error implements error.
+func (e *FkBillingPaymentInvoiceIDError) Error() string {
+	return "Payment: invoice_id refers to no billing_invoice row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_payment_invoice_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkBillingPaymentInvoiceIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkBillingPaymentInvoiceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqCustomerEmailError is returned when Customer: duplicate (email) (constraint
+// uq_customer_email). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds.
+// Err is the driver error.
 type UqCustomerEmailError struct {
 	Err *pgconn.PgError
 }
@@ -108,7 +411,7 @@ func (e *UqCustomerEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqCustomerEmailError) Error() string {
-	return "customer: duplicate (email) violates uq_customer_email" + ": " + e.Err.Message
+	return "Customer: duplicate (email) (uq_customer_email)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -121,9 +424,35 @@ func (e *UqCustomerEmailError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqProductSkuError is returned when a statement would store a second Product with the same (sku):
-// unique index uq_product_sku. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// CkCustomerNameMaxLenValueError is returned when Customer: CHECK (char_length(name) <= 200)
+// failed (constraint ck_customer_name_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkCustomerNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_customer_name_max_len_value".
+func (e *CkCustomerNameMaxLenValueError) Constraint() string {
+	return "ck_customer_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkCustomerNameMaxLenValueError) Error() string {
+	return "Customer: CHECK (char_length(name) <= 200) failed (ck_customer_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkCustomerNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkCustomerNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqProductSkuError is returned when Product: duplicate (sku) (constraint uq_product_sku). Match
+// it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqProductSkuError struct {
 	Err *pgconn.PgError
 }
@@ -135,7 +464,7 @@ func (e *UqProductSkuError) Constraint() string {
 
 // Error implements error.
 func (e *UqProductSkuError) Error() string {
-	return "product: duplicate (sku) violates uq_product_sku" + ": " + e.Err.Message
+	return "Product: duplicate (sku) (uq_product_sku)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -148,9 +477,117 @@ func (e *UqProductSkuError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqOrderCustomerIDError is returned when a statement would store a second Order with the same
-// (customer_id) among rows where status = 'Cart': unique index uq_order_customer_id. Match it with
-// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+// CkProductSkuRegexpError is returned when Product: CHECK (sku ~
+// '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (constraint ck_product_sku_regexp). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkProductSkuRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_product_sku_regexp".
+func (e *CkProductSkuRegexpError) Constraint() string {
+	return "ck_product_sku_regexp"
+}
+
+// Error implements error.
+func (e *CkProductSkuRegexpError) Error() string {
+	return "Product: CHECK (sku ~ '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (ck_product_sku_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkProductSkuRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkProductSkuRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkProductPriceMinValueError is returned when Product: CHECK (price >= 0) failed (constraint
+// ck_product_price_min_value). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkProductPriceMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_product_price_min_value".
+func (e *CkProductPriceMinValueError) Constraint() string {
+	return "ck_product_price_min_value"
+}
+
+// Error implements error.
+func (e *CkProductPriceMinValueError) Error() string {
+	return "Product: CHECK (price >= 0) failed (ck_product_price_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkProductPriceMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkProductPriceMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkProductCurrencyRegexpError is returned when Product: CHECK (currency ~ '^[A-Z]{3}$') failed
+// (constraint ck_product_currency_regexp). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkProductCurrencyRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_product_currency_regexp".
+func (e *CkProductCurrencyRegexpError) Constraint() string {
+	return "ck_product_currency_regexp"
+}
+
+// Error implements error.
+func (e *CkProductCurrencyRegexpError) Error() string {
+	return "Product: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_product_currency_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkProductCurrencyRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkProductCurrencyRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkProductStockMinValueError is returned when Product: CHECK (stock >= 0) failed (constraint
+// ck_product_stock_min_value). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkProductStockMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_product_stock_min_value".
+func (e *CkProductStockMinValueError) Constraint() string {
+	return "ck_product_stock_min_value"
+}
+
+// Error implements error.
+func (e *CkProductStockMinValueError) Error() string {
+	return "Product: CHECK (stock >= 0) failed (ck_product_stock_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkProductStockMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkProductStockMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqOrderCustomerIDError is returned when Order: duplicate (customer_id) among rows where status =
+// 'Cart' (constraint uq_order_customer_id). Match it with errors.As; errors.Is(err,
+// ErrExclusiveViolation) also holds. Err is the driver error.
 type UqOrderCustomerIDError struct {
 	Err *pgconn.PgError
 }
@@ -162,7 +599,7 @@ func (e *UqOrderCustomerIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrderCustomerIDError) Error() string {
-	return "order: duplicate (customer_id) violates uq_order_customer_id" + ": " + e.Err.Message
+	return "Order: duplicate (customer_id) among rows where status = 'Cart' (uq_order_customer_id)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -175,9 +612,117 @@ func (e *UqOrderCustomerIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqOrderLineOrderIDProductIDError is returned when a statement would store a second OrderLine
-// with the same (order_id, product_id): unique index uq_order_line_order_id_product_id. Match it
-// with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+// CkOrderStatusEnumError is returned when Order: CHECK (status IN ('Cart', 'Placed', 'Paid',
+// 'Shipped', 'Delivered', 'Cancelled')) failed (constraint ck_order_status_enum). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkOrderStatusEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_order_status_enum".
+func (e *CkOrderStatusEnumError) Constraint() string {
+	return "ck_order_status_enum"
+}
+
+// Error implements error.
+func (e *CkOrderStatusEnumError) Error() string {
+	return "Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (ck_order_status_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrderStatusEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrderStatusEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkOrderNoteMaxLenValueError is returned when Order: CHECK (char_length(note) <= 1000) failed
+// (constraint ck_order_note_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkOrderNoteMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_order_note_max_len_value".
+func (e *CkOrderNoteMaxLenValueError) Constraint() string {
+	return "ck_order_note_max_len_value"
+}
+
+// Error implements error.
+func (e *CkOrderNoteMaxLenValueError) Error() string {
+	return "Order: CHECK (char_length(note) <= 1000) failed (ck_order_note_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrderNoteMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrderNoteMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkOrderPlacedAtStatusCheckError is returned when Order: CHECK ((status = 'Cart') OR (placed_at
+// IS NOT NULL)) failed (constraint ck_order_placed_at_status_check). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkOrderPlacedAtStatusCheckError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_order_placed_at_status_check".
+func (e *CkOrderPlacedAtStatusCheckError) Constraint() string {
+	return "ck_order_placed_at_status_check"
+}
+
+// Error implements error.
+func (e *CkOrderPlacedAtStatusCheckError) Error() string {
+	return "Order: CHECK ((status = 'Cart') OR (placed_at IS NOT NULL)) failed (ck_order_placed_at_status_check)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrderPlacedAtStatusCheckError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrderPlacedAtStatusCheckError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkOrderCustomerIDError is returned when Order: customer_id refers to no customer row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_order_customer_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkOrderCustomerIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_order_customer_id".
+func (e *FkOrderCustomerIDError) Constraint() string {
+	return "fk_order_customer_id"
+}
+
+// Error implements error.
+func (e *FkOrderCustomerIDError) Error() string {
+	return "Order: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_customer_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkOrderCustomerIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkOrderCustomerIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqOrderLineOrderIDProductIDError is returned when OrderLine: duplicate (order_id, product_id)
+// (constraint uq_order_line_order_id_product_id). Match it with errors.As; errors.Is(err,
+// ErrExclusiveViolation) also holds. Err is the driver error.
 type UqOrderLineOrderIDProductIDError struct {
 	Err *pgconn.PgError
 }
@@ -189,7 +734,7 @@ func (e *UqOrderLineOrderIDProductIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrderLineOrderIDProductIDError) Error() string {
-	return "order_line: duplicate (order_id, product_id) violates uq_order_line_order_id_product_id" + ": " + e.Err.Message
+	return "OrderLine: duplicate (order_id, product_id) (uq_order_line_order_id_product_id)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -202,6 +747,115 @@ func (e *UqOrderLineOrderIDProductIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// CkOrderLineUnitPriceMinValueError is returned when OrderLine: CHECK (unit_price >= 0) failed
+// (constraint ck_order_line_unit_price_min_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkOrderLineUnitPriceMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_order_line_unit_price_min_value".
+func (e *CkOrderLineUnitPriceMinValueError) Constraint() string {
+	return "ck_order_line_unit_price_min_value"
+}
+
+// Error implements error.
+func (e *CkOrderLineUnitPriceMinValueError) Error() string {
+	return "OrderLine: CHECK (unit_price >= 0) failed (ck_order_line_unit_price_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrderLineUnitPriceMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrderLineUnitPriceMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkOrderLineQuantityMinValueError is returned when OrderLine: CHECK (quantity >= 1) failed
+// (constraint ck_order_line_quantity_min_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkOrderLineQuantityMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_order_line_quantity_min_value".
+func (e *CkOrderLineQuantityMinValueError) Constraint() string {
+	return "ck_order_line_quantity_min_value"
+}
+
+// Error implements error.
+func (e *CkOrderLineQuantityMinValueError) Error() string {
+	return "OrderLine: CHECK (quantity >= 1) failed (ck_order_line_quantity_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkOrderLineQuantityMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkOrderLineQuantityMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkOrderLineOrderIDError is returned when OrderLine: order_id refers to no order row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_order_line_order_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkOrderLineOrderIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_order_line_order_id".
+func (e *FkOrderLineOrderIDError) Constraint() string {
+	return "fk_order_line_order_id"
+}
+
+// Error implements error.
+func (e *FkOrderLineOrderIDError) Error() string {
+	return "OrderLine: order_id refers to no order row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_order_line_order_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkOrderLineOrderIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkOrderLineOrderIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkOrderLineProductIDError is returned when OrderLine: product_id refers to no product row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_order_line_product_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkOrderLineProductIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_order_line_product_id".
+func (e *FkOrderLineProductIDError) Constraint() string {
+	return "fk_order_line_product_id"
+}
+
+// Error implements error.
+func (e *FkOrderLineProductIDError) Error() string {
+	return "OrderLine: product_id refers to no product row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_line_product_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkOrderLineProductIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkOrderLineProductIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.
 func translateError(err error) error {
@@ -209,23 +863,70 @@ func translateError(err error) error {
 	if !errors.As(err, &pgErr) {
 		return err
 	}
-	if pgErr.Code == "23505" {
-		switch pgErr.ConstraintName {
-		case "uq_billing_invoice_number":
-			return &UqBillingInvoiceNumberError{Err: pgErr}
-		case "uq_billing_invoice_order_id":
-			return &UqBillingInvoiceOrderIDError{Err: pgErr}
-		case "uq_billing_payment_external_ref":
-			return &UqBillingPaymentExternalRefError{Err: pgErr}
-		case "uq_customer_email":
-			return &UqCustomerEmailError{Err: pgErr}
-		case "uq_product_sku":
-			return &UqProductSkuError{Err: pgErr}
-		case "uq_order_customer_id":
-			return &UqOrderCustomerIDError{Err: pgErr}
-		case "uq_order_line_order_id_product_id":
-			return &UqOrderLineOrderIDProductIDError{Err: pgErr}
-		}
+	if pgErr.Code == "23502" {
+		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	switch {
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_billing_invoice_number":
+		return &UqBillingInvoiceNumberError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_billing_invoice_order_id":
+		return &UqBillingInvoiceOrderIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_invoice_total_min_value":
+		return &CkBillingInvoiceTotalMinValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_invoice_currency_regexp":
+		return &CkBillingInvoiceCurrencyRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_invoice_status_enum":
+		return &CkBillingInvoiceStatusEnumError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_invoice_number_regexp":
+		return &CkBillingInvoiceNumberRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_invoice_due_at_issued_at_check":
+		return &CkBillingInvoiceDueAtIssuedAtCheckError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_billing_invoice_order_id":
+		return &FkBillingInvoiceOrderIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_billing_invoice_customer_id":
+		return &FkBillingInvoiceCustomerIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_billing_payment_external_ref":
+		return &UqBillingPaymentExternalRefError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_payment_amount_min_value":
+		return &CkBillingPaymentAmountMinValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_billing_payment_method_enum":
+		return &CkBillingPaymentMethodEnumError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_billing_payment_invoice_id":
+		return &FkBillingPaymentInvoiceIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_customer_email":
+		return &UqCustomerEmailError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_customer_name_max_len_value":
+		return &CkCustomerNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_product_sku":
+		return &UqProductSkuError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_sku_regexp":
+		return &CkProductSkuRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_price_min_value":
+		return &CkProductPriceMinValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_currency_regexp":
+		return &CkProductCurrencyRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_stock_min_value":
+		return &CkProductStockMinValueError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_order_customer_id":
+		return &UqOrderCustomerIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_status_enum":
+		return &CkOrderStatusEnumError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_note_max_len_value":
+		return &CkOrderNoteMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_placed_at_status_check":
+		return &CkOrderPlacedAtStatusCheckError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_customer_id":
+		return &FkOrderCustomerIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_order_line_order_id_product_id":
+		return &UqOrderLineOrderIDProductIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_line_unit_price_min_value":
+		return &CkOrderLineUnitPriceMinValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_line_quantity_min_value":
+		return &CkOrderLineQuantityMinValueError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_line_order_id":
+		return &FkOrderLineOrderIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_line_product_id":
+		return &FkOrderLineProductIDError{Err: pgErr}
 	}
 	return err
 }

@@ -4,7 +4,7 @@
 export class ConstraintViolationError extends Error {
   /** SQLSTATE of the driver error, e.g. `"23505"` for a unique violation. */
   readonly sqlstate: string;
-  /** Name of the violated constraint or index, e.g. `"uq_job_name_actor"`. */
+  /** Name of the violated constraint or index (`"not_null"` for a NOT NULL violation). */
   readonly constraint: string;
   /** Table the constraint belongs to. */
   readonly table: string;
@@ -29,102 +29,414 @@ export class ExclusiveViolationError extends ConstraintViolationError {
   }
 }
 
-/** Raised when a statement would store a second `Invoice` with the same (number): unique index `uq_billing_invoice_number`. */
+/** A check violation (SQLSTATE 23514): an enum, value or expression constraint. */
+export class CheckViolationError extends ConstraintViolationError {
+  constructor(message: string, constraint: string, table: string, cause: unknown) {
+    super(message, "23514", constraint, table, cause);
+  }
+}
+
+/** A foreign key violation (SQLSTATE 23503) of a link. */
+export class ForeignKeyViolationError extends ConstraintViolationError {
+  /** The link's column. */
+  readonly columns: readonly string[];
+
+  constructor(message: string, constraint: string, table: string, columns: readonly string[], cause: unknown) {
+    super(message, "23503", constraint, table, cause);
+    this.columns = columns;
+  }
+}
+
+/** A NOT NULL violation (SQLSTATE 23502): a required property or link left empty. */
+export class NotNullViolationError extends ConstraintViolationError {
+  /** The column left empty. */
+  readonly column: string;
+
+  constructor(table: string, column: string, cause: unknown) {
+    super(`${table}.${column} is required`, "23502", "not_null", table, cause);
+    this.column = column;
+  }
+}
+
+/** Invoice: duplicate (number) (constraint `uq_billing_invoice_number`). */
 export class UqBillingInvoiceNumberError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_billing_invoice_number";
 
   constructor(cause: unknown) {
-    super("Invoice: duplicate (number) violates exclusive constraint uq_billing_invoice_number", "uq_billing_invoice_number", "billing_invoice", ["number"], cause);
+    super("Invoice: duplicate (number) (uq_billing_invoice_number)", "uq_billing_invoice_number", "billing_invoice", ["number"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Invoice` with the same (order_id) among rows where `(status = 'Void') IS NOT TRUE`: unique index `uq_billing_invoice_order_id`. */
+/** Invoice: duplicate (order_id) among rows where (status = 'Void') IS NOT TRUE (constraint `uq_billing_invoice_order_id`). */
 export class UqBillingInvoiceOrderIdError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_billing_invoice_order_id";
 
   constructor(cause: unknown) {
-    super("Invoice: duplicate (order_id) among rows where (status = 'Void') IS NOT TRUE violates exclusive constraint uq_billing_invoice_order_id", "uq_billing_invoice_order_id", "billing_invoice", ["order_id"], cause);
+    super("Invoice: duplicate (order_id) among rows where (status = 'Void') IS NOT TRUE (uq_billing_invoice_order_id)", "uq_billing_invoice_order_id", "billing_invoice", ["order_id"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Payment` with the same (external_ref): unique index `uq_billing_payment_external_ref`. */
+/** Invoice: CHECK (total >= 0) failed (constraint `ck_billing_invoice_total_min_value`). */
+export class CkBillingInvoiceTotalMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_invoice_total_min_value";
+
+  constructor(cause: unknown) {
+    super("Invoice: CHECK (total >= 0) failed (ck_billing_invoice_total_min_value)", "ck_billing_invoice_total_min_value", "billing_invoice", cause);
+  }
+}
+
+/** Invoice: CHECK (currency ~ '^[A-Z]{3}$') failed (constraint `ck_billing_invoice_currency_regexp`). */
+export class CkBillingInvoiceCurrencyRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_invoice_currency_regexp";
+
+  constructor(cause: unknown) {
+    super("Invoice: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_billing_invoice_currency_regexp)", "ck_billing_invoice_currency_regexp", "billing_invoice", cause);
+  }
+}
+
+/** Invoice: CHECK (status IN ('Draft', 'Issued', 'Paid', 'Void')) failed (constraint `ck_billing_invoice_status_enum`). */
+export class CkBillingInvoiceStatusEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_invoice_status_enum";
+
+  constructor(cause: unknown) {
+    super("Invoice: CHECK (status IN ('Draft', 'Issued', 'Paid', 'Void')) failed (ck_billing_invoice_status_enum)", "ck_billing_invoice_status_enum", "billing_invoice", cause);
+  }
+}
+
+/** Invoice: CHECK (number ~ '^INV-[0-9]{4}-[0-9]{6}$') failed (constraint `ck_billing_invoice_number_regexp`). */
+export class CkBillingInvoiceNumberRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_invoice_number_regexp";
+
+  constructor(cause: unknown) {
+    super("Invoice: CHECK (number ~ '^INV-[0-9]{4}-[0-9]{6}$') failed (ck_billing_invoice_number_regexp)", "ck_billing_invoice_number_regexp", "billing_invoice", cause);
+  }
+}
+
+/** Invoice: CHECK (due_at >= issued_at) failed (constraint `ck_billing_invoice_due_at_issued_at_check`). */
+export class CkBillingInvoiceDueAtIssuedAtCheckError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_invoice_due_at_issued_at_check";
+
+  constructor(cause: unknown) {
+    super("Invoice: CHECK (due_at >= issued_at) failed (ck_billing_invoice_due_at_issued_at_check)", "ck_billing_invoice_due_at_issued_at_check", "billing_invoice", cause);
+  }
+}
+
+/** Invoice: order_id refers to no order row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_billing_invoice_order_id`). */
+export class FkBillingInvoiceOrderIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_billing_invoice_order_id";
+
+  constructor(cause: unknown) {
+    super("Invoice: order_id refers to no order row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_order_id)", "fk_billing_invoice_order_id", "billing_invoice", ["order_id"], cause);
+  }
+}
+
+/** Invoice: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_billing_invoice_customer_id`). */
+export class FkBillingInvoiceCustomerIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_billing_invoice_customer_id";
+
+  constructor(cause: unknown) {
+    super("Invoice: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_customer_id)", "fk_billing_invoice_customer_id", "billing_invoice", ["customer_id"], cause);
+  }
+}
+
+/** Payment: duplicate (external_ref) (constraint `uq_billing_payment_external_ref`). */
 export class UqBillingPaymentExternalRefError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_billing_payment_external_ref";
 
   constructor(cause: unknown) {
-    super("Payment: duplicate (external_ref) violates exclusive constraint uq_billing_payment_external_ref", "uq_billing_payment_external_ref", "billing_payment", ["external_ref"], cause);
+    super("Payment: duplicate (external_ref) (uq_billing_payment_external_ref)", "uq_billing_payment_external_ref", "billing_payment", ["external_ref"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Customer` with the same (email): unique index `uq_customer_email`. */
+/** Payment: CHECK (amount >= 0) failed (constraint `ck_billing_payment_amount_min_value`). */
+export class CkBillingPaymentAmountMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_payment_amount_min_value";
+
+  constructor(cause: unknown) {
+    super("Payment: CHECK (amount >= 0) failed (ck_billing_payment_amount_min_value)", "ck_billing_payment_amount_min_value", "billing_payment", cause);
+  }
+}
+
+/** Payment: CHECK (method IN ('Card', 'BankTransfer', 'Voucher')) failed (constraint `ck_billing_payment_method_enum`). */
+export class CkBillingPaymentMethodEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_billing_payment_method_enum";
+
+  constructor(cause: unknown) {
+    super("Payment: CHECK (method IN ('Card', 'BankTransfer', 'Voucher')) failed (ck_billing_payment_method_enum)", "ck_billing_payment_method_enum", "billing_payment", cause);
+  }
+}
+
+/** Payment: invoice_id refers to no billing_invoice row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_billing_payment_invoice_id`). */
+export class FkBillingPaymentInvoiceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_billing_payment_invoice_id";
+
+  constructor(cause: unknown) {
+    super("Payment: invoice_id refers to no billing_invoice row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_payment_invoice_id)", "fk_billing_payment_invoice_id", "billing_payment", ["invoice_id"], cause);
+  }
+}
+
+/** Customer: duplicate (email) (constraint `uq_customer_email`). */
 export class UqCustomerEmailError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_customer_email";
 
   constructor(cause: unknown) {
-    super("Customer: duplicate (email) violates exclusive constraint uq_customer_email", "uq_customer_email", "customer", ["email"], cause);
+    super("Customer: duplicate (email) (uq_customer_email)", "uq_customer_email", "customer", ["email"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Product` with the same (sku): unique index `uq_product_sku`. */
+/** Customer: CHECK (char_length(name) <= 200) failed (constraint `ck_customer_name_max_len_value`). */
+export class CkCustomerNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_customer_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Customer: CHECK (char_length(name) <= 200) failed (ck_customer_name_max_len_value)", "ck_customer_name_max_len_value", "customer", cause);
+  }
+}
+
+/** Product: duplicate (sku) (constraint `uq_product_sku`). */
 export class UqProductSkuError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_product_sku";
 
   constructor(cause: unknown) {
-    super("Product: duplicate (sku) violates exclusive constraint uq_product_sku", "uq_product_sku", "product", ["sku"], cause);
+    super("Product: duplicate (sku) (uq_product_sku)", "uq_product_sku", "product", ["sku"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Order` with the same (customer_id) among rows where `status = 'Cart'`: unique index `uq_order_customer_id`. */
+/** Product: CHECK (sku ~ '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (constraint `ck_product_sku_regexp`). */
+export class CkProductSkuRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_product_sku_regexp";
+
+  constructor(cause: unknown) {
+    super("Product: CHECK (sku ~ '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (ck_product_sku_regexp)", "ck_product_sku_regexp", "product", cause);
+  }
+}
+
+/** Product: CHECK (price >= 0) failed (constraint `ck_product_price_min_value`). */
+export class CkProductPriceMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_product_price_min_value";
+
+  constructor(cause: unknown) {
+    super("Product: CHECK (price >= 0) failed (ck_product_price_min_value)", "ck_product_price_min_value", "product", cause);
+  }
+}
+
+/** Product: CHECK (currency ~ '^[A-Z]{3}$') failed (constraint `ck_product_currency_regexp`). */
+export class CkProductCurrencyRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_product_currency_regexp";
+
+  constructor(cause: unknown) {
+    super("Product: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_product_currency_regexp)", "ck_product_currency_regexp", "product", cause);
+  }
+}
+
+/** Product: CHECK (stock >= 0) failed (constraint `ck_product_stock_min_value`). */
+export class CkProductStockMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_product_stock_min_value";
+
+  constructor(cause: unknown) {
+    super("Product: CHECK (stock >= 0) failed (ck_product_stock_min_value)", "ck_product_stock_min_value", "product", cause);
+  }
+}
+
+/** Order: duplicate (customer_id) among rows where status = 'Cart' (constraint `uq_order_customer_id`). */
 export class UqOrderCustomerIdError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_order_customer_id";
 
   constructor(cause: unknown) {
-    super("Order: duplicate (customer_id) among rows where status = 'Cart' violates exclusive constraint uq_order_customer_id", "uq_order_customer_id", "order", ["customer_id"], cause);
+    super("Order: duplicate (customer_id) among rows where status = 'Cart' (uq_order_customer_id)", "uq_order_customer_id", "order", ["customer_id"], cause);
   }
 }
 
-/** Raised when a statement would store a second `OrderLine` with the same (order_id, product_id): unique index `uq_order_line_order_id_product_id`. */
+/** Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (constraint `ck_order_status_enum`). */
+export class CkOrderStatusEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_order_status_enum";
+
+  constructor(cause: unknown) {
+    super("Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (ck_order_status_enum)", "ck_order_status_enum", "order", cause);
+  }
+}
+
+/** Order: CHECK (char_length(note) <= 1000) failed (constraint `ck_order_note_max_len_value`). */
+export class CkOrderNoteMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_order_note_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Order: CHECK (char_length(note) <= 1000) failed (ck_order_note_max_len_value)", "ck_order_note_max_len_value", "order", cause);
+  }
+}
+
+/** Order: CHECK ((status = 'Cart') OR (placed_at IS NOT NULL)) failed (constraint `ck_order_placed_at_status_check`). */
+export class CkOrderPlacedAtStatusCheckError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_order_placed_at_status_check";
+
+  constructor(cause: unknown) {
+    super("Order: CHECK ((status = 'Cart') OR (placed_at IS NOT NULL)) failed (ck_order_placed_at_status_check)", "ck_order_placed_at_status_check", "order", cause);
+  }
+}
+
+/** Order: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_order_customer_id`). */
+export class FkOrderCustomerIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_order_customer_id";
+
+  constructor(cause: unknown) {
+    super("Order: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_customer_id)", "fk_order_customer_id", "order", ["customer_id"], cause);
+  }
+}
+
+/** OrderLine: duplicate (order_id, product_id) (constraint `uq_order_line_order_id_product_id`). */
 export class UqOrderLineOrderIdProductIdError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_order_line_order_id_product_id";
 
   constructor(cause: unknown) {
-    super("OrderLine: duplicate (order_id, product_id) violates exclusive constraint uq_order_line_order_id_product_id", "uq_order_line_order_id_product_id", "order_line", ["order_id", "product_id"], cause);
+    super("OrderLine: duplicate (order_id, product_id) (uq_order_line_order_id_product_id)", "uq_order_line_order_id_product_id", "order_line", ["order_id", "product_id"], cause);
+  }
+}
+
+/** OrderLine: CHECK (unit_price >= 0) failed (constraint `ck_order_line_unit_price_min_value`). */
+export class CkOrderLineUnitPriceMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_order_line_unit_price_min_value";
+
+  constructor(cause: unknown) {
+    super("OrderLine: CHECK (unit_price >= 0) failed (ck_order_line_unit_price_min_value)", "ck_order_line_unit_price_min_value", "order_line", cause);
+  }
+}
+
+/** OrderLine: CHECK (quantity >= 1) failed (constraint `ck_order_line_quantity_min_value`). */
+export class CkOrderLineQuantityMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_order_line_quantity_min_value";
+
+  constructor(cause: unknown) {
+    super("OrderLine: CHECK (quantity >= 1) failed (ck_order_line_quantity_min_value)", "ck_order_line_quantity_min_value", "order_line", cause);
+  }
+}
+
+/** OrderLine: order_id refers to no order row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_order_line_order_id`). */
+export class FkOrderLineOrderIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_order_line_order_id";
+
+  constructor(cause: unknown) {
+    super("OrderLine: order_id refers to no order row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_order_line_order_id)", "fk_order_line_order_id", "order_line", ["order_id"], cause);
+  }
+}
+
+/** OrderLine: product_id refers to no product row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_order_line_product_id`). */
+export class FkOrderLineProductIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_order_line_product_id";
+
+  constructor(cause: unknown) {
+    super("OrderLine: product_id refers to no product row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_line_product_id)", "fk_order_line_product_id", "order_line", ["product_id"], cause);
   }
 }
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
- * (node-postgres' `DatabaseError` carries `code` and `constraint`), else `err` unchanged.
+ * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
+ * `err` unchanged.
  */
 export function translateError(err: unknown): unknown {
   if (typeof err !== "object" || err === null) {
     return err;
   }
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === "23505") {
-    switch (constraint) {
-      case "uq_billing_invoice_number":
-        return new UqBillingInvoiceNumberError(err);
-      case "uq_billing_invoice_order_id":
-        return new UqBillingInvoiceOrderIdError(err);
-      case "uq_billing_payment_external_ref":
-        return new UqBillingPaymentExternalRefError(err);
-      case "uq_customer_email":
-        return new UqCustomerEmailError(err);
-      case "uq_product_sku":
-        return new UqProductSkuError(err);
-      case "uq_order_customer_id":
-        return new UqOrderCustomerIdError(err);
-      case "uq_order_line_order_id_product_id":
-        return new UqOrderLineOrderIdProductIdError(err);
-    }
+  const { code, constraint, table, column } = err as {
+    code?: unknown;
+    constraint?: unknown;
+    table?: unknown;
+    column?: unknown;
+  };
+  if (code === "23502" && typeof table === "string" && typeof column === "string") {
+    return new NotNullViolationError(table, column, err);
+  }
+  switch (constraint) {
+    case "uq_billing_invoice_number":
+      return code === "23505" ? new UqBillingInvoiceNumberError(err) : err;
+    case "uq_billing_invoice_order_id":
+      return code === "23505" ? new UqBillingInvoiceOrderIdError(err) : err;
+    case "ck_billing_invoice_total_min_value":
+      return code === "23514" ? new CkBillingInvoiceTotalMinValueError(err) : err;
+    case "ck_billing_invoice_currency_regexp":
+      return code === "23514" ? new CkBillingInvoiceCurrencyRegexpError(err) : err;
+    case "ck_billing_invoice_status_enum":
+      return code === "23514" ? new CkBillingInvoiceStatusEnumError(err) : err;
+    case "ck_billing_invoice_number_regexp":
+      return code === "23514" ? new CkBillingInvoiceNumberRegexpError(err) : err;
+    case "ck_billing_invoice_due_at_issued_at_check":
+      return code === "23514" ? new CkBillingInvoiceDueAtIssuedAtCheckError(err) : err;
+    case "fk_billing_invoice_order_id":
+      return code === "23503" ? new FkBillingInvoiceOrderIdError(err) : err;
+    case "fk_billing_invoice_customer_id":
+      return code === "23503" ? new FkBillingInvoiceCustomerIdError(err) : err;
+    case "uq_billing_payment_external_ref":
+      return code === "23505" ? new UqBillingPaymentExternalRefError(err) : err;
+    case "ck_billing_payment_amount_min_value":
+      return code === "23514" ? new CkBillingPaymentAmountMinValueError(err) : err;
+    case "ck_billing_payment_method_enum":
+      return code === "23514" ? new CkBillingPaymentMethodEnumError(err) : err;
+    case "fk_billing_payment_invoice_id":
+      return code === "23503" ? new FkBillingPaymentInvoiceIdError(err) : err;
+    case "uq_customer_email":
+      return code === "23505" ? new UqCustomerEmailError(err) : err;
+    case "ck_customer_name_max_len_value":
+      return code === "23514" ? new CkCustomerNameMaxLenValueError(err) : err;
+    case "uq_product_sku":
+      return code === "23505" ? new UqProductSkuError(err) : err;
+    case "ck_product_sku_regexp":
+      return code === "23514" ? new CkProductSkuRegexpError(err) : err;
+    case "ck_product_price_min_value":
+      return code === "23514" ? new CkProductPriceMinValueError(err) : err;
+    case "ck_product_currency_regexp":
+      return code === "23514" ? new CkProductCurrencyRegexpError(err) : err;
+    case "ck_product_stock_min_value":
+      return code === "23514" ? new CkProductStockMinValueError(err) : err;
+    case "uq_order_customer_id":
+      return code === "23505" ? new UqOrderCustomerIdError(err) : err;
+    case "ck_order_status_enum":
+      return code === "23514" ? new CkOrderStatusEnumError(err) : err;
+    case "ck_order_note_max_len_value":
+      return code === "23514" ? new CkOrderNoteMaxLenValueError(err) : err;
+    case "ck_order_placed_at_status_check":
+      return code === "23514" ? new CkOrderPlacedAtStatusCheckError(err) : err;
+    case "fk_order_customer_id":
+      return code === "23503" ? new FkOrderCustomerIdError(err) : err;
+    case "uq_order_line_order_id_product_id":
+      return code === "23505" ? new UqOrderLineOrderIdProductIdError(err) : err;
+    case "ck_order_line_unit_price_min_value":
+      return code === "23514" ? new CkOrderLineUnitPriceMinValueError(err) : err;
+    case "ck_order_line_quantity_min_value":
+      return code === "23514" ? new CkOrderLineQuantityMinValueError(err) : err;
+    case "fk_order_line_order_id":
+      return code === "23503" ? new FkOrderLineOrderIdError(err) : err;
+    case "fk_order_line_product_id":
+      return code === "23503" ? new FkOrderLineProductIdError(err) : err;
   }
   return err;
 }

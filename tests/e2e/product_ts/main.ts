@@ -114,6 +114,28 @@ try {
   assert.ok(err instanceof saas.ExclusiveViolationError);
   assert.deepEqual(err.columns, ["org_id", "name"]);
 }
+// Every named constraint has its own error class: CHECK (23514) and FK (23503) too.
+await assert.rejects(t.query.createProject({ org_id: acme.id, name: "Bad", slug: "Not A Slug", labels: [] }), (err) => {
+  assert.ok(err instanceof saas.CkProjectSlugRegexpError, `typed error, got ${String(err)}`);
+  assert.ok(err instanceof saas.CheckViolationError && err.sqlstate === "23514");
+  return true;
+});
+await assert.rejects(
+  t.query.createProject({ org_id: "00000000-0000-0000-0000-000000000000", name: "X", slug: "xyz", labels: [] }),
+  (err) => {
+    assert.ok(err instanceof saas.FkProjectOrgIdError, `typed error, got ${String(err)}`);
+    assert.ok(err instanceof saas.ForeignKeyViolationError && err.sqlstate === "23503");
+    assert.deepEqual(err.columns, ["org_id"]);
+    return true;
+  },
+);
+await assert.rejects(t.query.createProject({ org_id: acme.id, name: null as unknown as string, slug: "nn", labels: [] }),
+  (err) => {
+    assert.ok(err instanceof saas.NotNullViolationError, `typed error, got ${String(err)}`);
+    assert.equal(err.column, "name");
+    assert.equal(err.table, "project");
+    return true;
+  });
 assert.deepEqual(await t.query.revokeApiKey({ prefix: "sk_live_1" }), { id: key.id });
 assert.equal(await t.query.revokeApiKey({ prefix: "sk_live_1" }), null);
 out["saas"] = true;

@@ -164,6 +164,17 @@ func TestSaas(t *testing.T) {
 	if !errors.As(err, &nameErr) {
 		t.Fatalf("want *UqProjectOrgIDNameError, got %v", err)
 	}
+	// Every named constraint has its own error type: CHECK (23514) and FK (23503) too.
+	_, err = q.CreateProject(ctx, saas.CreateProjectParams{OrgID: acme.ID, Name: "Bad", Slug: "Not A Slug", Labels: []string{}})
+	var slugErr *saas.CkProjectSlugRegexpError
+	if !errors.As(err, &slugErr) || !errors.Is(err, saas.ErrCheckViolation) {
+		t.Fatalf("want *CkProjectSlugRegexpError, got %v", err)
+	}
+	_, err = q.CreateProject(ctx, saas.CreateProjectParams{OrgID: "00000000-0000-0000-0000-000000000000", Name: "X", Slug: "xyz", Labels: []string{}})
+	var orgErr *saas.FkProjectOrgIDError
+	if !errors.As(err, &orgErr) || !errors.Is(err, saas.ErrForeignKeyViolation) || orgErr.Constraint() != "fk_project_org_id" {
+		t.Fatalf("want *FkProjectOrgIDError, got %v", err)
+	}
 	if revoked := must(q.RevokeAPIKey(ctx, saas.RevokeAPIKeyParams{Prefix: "sk_live_1"})); revoked == nil || revoked.ID != key.ID {
 		t.Fatalf("revoke: %v", revoked)
 	}

@@ -8,13 +8,44 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrExclusiveViolation matches (with errors.Is) every error returned for a duplicate that an
-// exclusive constraint of the schema refused (SQLSTATE 23505).
-var ErrExclusiveViolation = errors.New("exclusive constraint violated")
+// Sentinels for each family of constraint errors: errors.Is(err, ErrExclusiveViolation) holds
+// for every typed error of that family.
+var (
+	// ErrExclusiveViolation: a duplicate refused by an exclusive constraint (SQLSTATE 23505).
+	ErrExclusiveViolation = errors.New("exclusive constraint violated")
+	// ErrCheckViolation: a value refused by an enum, value or expression constraint (23514).
+	ErrCheckViolation = errors.New("check constraint violated")
+	// ErrForeignKeyViolation: a link to a missing object, or the deletion of a linked one (23503).
+	ErrForeignKeyViolation = errors.New("foreign key constraint violated")
+	// ErrNotNullViolation: a required property or link left empty (23502).
+	ErrNotNullViolation = errors.New("required value missing")
+)
 
-// UqAccountEmailError is returned when a statement would store a second Account with the same
-// (email): unique index uq_account_email. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// NotNullViolationError is returned when a statement leaves a required column empty.
+type NotNullViolationError struct {
+	Table  string
+	Column string
+	Err    *pgconn.PgError
+}
+
+// Error implements error.
+func (e *NotNullViolationError) Error() string {
+	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *NotNullViolationError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrNotNullViolation.
+func (e *NotNullViolationError) Is(target error) bool {
+	return target == ErrNotNullViolation
+}
+
+// UqAccountEmailError is returned when Account: duplicate (email) (constraint uq_account_email).
+// Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver
+// error.
 type UqAccountEmailError struct {
 	Err *pgconn.PgError
 }
@@ -26,7 +57,7 @@ func (e *UqAccountEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqAccountEmailError) Error() string {
-	return "account: duplicate (email) violates uq_account_email" + ": " + e.Err.Message
+	return "Account: duplicate (email) (uq_account_email)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -39,9 +70,171 @@ func (e *UqAccountEmailError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqPostAuthorIDSlugError is returned when a statement would store a second Post with the same
-// (author_id, slug): unique index uq_post_author_id_slug. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// CkAccountRoleEnumError is returned when Account: CHECK (role IN ('Reader', 'Writer', 'Admin'))
+// failed (constraint ck_account_role_enum). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkAccountRoleEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_account_role_enum".
+func (e *CkAccountRoleEnumError) Constraint() string {
+	return "ck_account_role_enum"
+}
+
+// Error implements error.
+func (e *CkAccountRoleEnumError) Error() string {
+	return "Account: CHECK (role IN ('Reader', 'Writer', 'Admin')) failed (ck_account_role_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAccountRoleEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAccountRoleEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkAccountNameMinLenValueError is returned when Account: CHECK (char_length(name) >= 1) failed
+// (constraint ck_account_name_min_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkAccountNameMinLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_account_name_min_len_value".
+func (e *CkAccountNameMinLenValueError) Constraint() string {
+	return "ck_account_name_min_len_value"
+}
+
+// Error implements error.
+func (e *CkAccountNameMinLenValueError) Error() string {
+	return "Account: CHECK (char_length(name) >= 1) failed (ck_account_name_min_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAccountNameMinLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAccountNameMinLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkAccountNameMaxLenValueError is returned when Account: CHECK (char_length(name) <= 200) failed
+// (constraint ck_account_name_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkAccountNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_account_name_max_len_value".
+func (e *CkAccountNameMaxLenValueError) Constraint() string {
+	return "ck_account_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkAccountNameMaxLenValueError) Error() string {
+	return "Account: CHECK (char_length(name) <= 200) failed (ck_account_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAccountNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAccountNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkAccountAgeMinValueError is returned when Account: CHECK (age >= 13) failed (constraint
+// ck_account_age_min_value). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkAccountAgeMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_account_age_min_value".
+func (e *CkAccountAgeMinValueError) Constraint() string {
+	return "ck_account_age_min_value"
+}
+
+// Error implements error.
+func (e *CkAccountAgeMinValueError) Error() string {
+	return "Account: CHECK (age >= 13) failed (ck_account_age_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAccountAgeMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAccountAgeMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkAccountAgeMaxExValueError is returned when Account: CHECK (age < 150) failed (constraint
+// ck_account_age_max_ex_value). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkAccountAgeMaxExValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_account_age_max_ex_value".
+func (e *CkAccountAgeMaxExValueError) Constraint() string {
+	return "ck_account_age_max_ex_value"
+}
+
+// Error implements error.
+func (e *CkAccountAgeMaxExValueError) Error() string {
+	return "Account: CHECK (age < 150) failed (ck_account_age_max_ex_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAccountAgeMaxExValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAccountAgeMaxExValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkAccountScoreExpressionError is returned when Account: CHECK (score >= 0.0) failed (constraint
+// ck_account_score_expression). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkAccountScoreExpressionError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_account_score_expression".
+func (e *CkAccountScoreExpressionError) Constraint() string {
+	return "ck_account_score_expression"
+}
+
+// Error implements error.
+func (e *CkAccountScoreExpressionError) Error() string {
+	return "Account: CHECK (score >= 0.0) failed (ck_account_score_expression)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkAccountScoreExpressionError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAccountScoreExpressionError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqPostAuthorIDSlugError is returned when Post: duplicate (author_id, slug) (constraint
+// uq_post_author_id_slug). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
 type UqPostAuthorIDSlugError struct {
 	Err *pgconn.PgError
 }
@@ -53,7 +246,7 @@ func (e *UqPostAuthorIDSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqPostAuthorIDSlugError) Error() string {
-	return "post: duplicate (author_id, slug) violates uq_post_author_id_slug" + ": " + e.Err.Message
+	return "Post: duplicate (author_id, slug) (uq_post_author_id_slug)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -66,9 +259,9 @@ func (e *UqPostAuthorIDSlugError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqPostTitleError is returned when a statement would store a second Post with the same (title)
-// among rows where (visibility = 'Private') IS NOT TRUE: unique index uq_post_title. Match it with
-// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+// UqPostTitleError is returned when Post: duplicate (title) among rows where (visibility =
+// 'Private') IS NOT TRUE (constraint uq_post_title). Match it with errors.As; errors.Is(err,
+// ErrExclusiveViolation) also holds. Err is the driver error.
 type UqPostTitleError struct {
 	Err *pgconn.PgError
 }
@@ -80,7 +273,7 @@ func (e *UqPostTitleError) Constraint() string {
 
 // Error implements error.
 func (e *UqPostTitleError) Error() string {
-	return "post: duplicate (title) violates uq_post_title" + ": " + e.Err.Message
+	return "Post: duplicate (title) among rows where (visibility = 'Private') IS NOT TRUE (uq_post_title)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -93,9 +286,197 @@ func (e *UqPostTitleError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqTagNameError is returned when a statement would store a second Tag with the same (name):
-// unique index uq_tag_name. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// CkPostSlugMaxLenValueError is returned when Post: CHECK (char_length(slug) <= 40) failed
+// (constraint ck_post_slug_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostSlugMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_slug_max_len_value".
+func (e *CkPostSlugMaxLenValueError) Constraint() string {
+	return "ck_post_slug_max_len_value"
+}
+
+// Error implements error.
+func (e *CkPostSlugMaxLenValueError) Error() string {
+	return "Post: CHECK (char_length(slug) <= 40) failed (ck_post_slug_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostSlugMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostSlugMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostSlugRegexpError is returned when Post: CHECK (slug ~ '^[a-z0-9-]+$') failed (constraint
+// ck_post_slug_regexp). Match it with errors.As; errors.Is(err, ErrCheckViolation) also holds. Err
+// is the driver error.
+type CkPostSlugRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_slug_regexp".
+func (e *CkPostSlugRegexpError) Constraint() string {
+	return "ck_post_slug_regexp"
+}
+
+// Error implements error.
+func (e *CkPostSlugRegexpError) Error() string {
+	return "Post: CHECK (slug ~ '^[a-z0-9-]+$') failed (ck_post_slug_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostSlugRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostSlugRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostVisibilityEnumError is returned when Post: CHECK (visibility IN ('Public', 'Members only',
+// 'Private')) failed (constraint ck_post_visibility_enum). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostVisibilityEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_visibility_enum".
+func (e *CkPostVisibilityEnumError) Constraint() string {
+	return "ck_post_visibility_enum"
+}
+
+// Error implements error.
+func (e *CkPostVisibilityEnumError) Error() string {
+	return "Post: CHECK (visibility IN ('Public', 'Members only', 'Private')) failed (ck_post_visibility_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostVisibilityEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostVisibilityEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostKindOneOfError is returned when Post: CHECK (kind IN ('note', 'article')) failed
+// (constraint ck_post_kind_one_of). Match it with errors.As; errors.Is(err, ErrCheckViolation)
+// also holds. Err is the driver error.
+type CkPostKindOneOfError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_kind_one_of".
+func (e *CkPostKindOneOfError) Constraint() string {
+	return "ck_post_kind_one_of"
+}
+
+// Error implements error.
+func (e *CkPostKindOneOfError) Error() string {
+	return "Post: CHECK (kind IN ('note', 'article')) failed (ck_post_kind_one_of)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostKindOneOfError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostKindOneOfError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkPostCreatedAtUpdatedAtCheckError is returned when Post: CHECK (updated_at >= created_at)
+// failed (constraint ck_post_created_at_updated_at_check). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkPostCreatedAtUpdatedAtCheckError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_created_at_updated_at_check".
+func (e *CkPostCreatedAtUpdatedAtCheckError) Constraint() string {
+	return "ck_post_created_at_updated_at_check"
+}
+
+// Error implements error.
+func (e *CkPostCreatedAtUpdatedAtCheckError) Error() string {
+	return "Post: CHECK (updated_at >= created_at) failed (ck_post_created_at_updated_at_check)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostCreatedAtUpdatedAtCheckError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostCreatedAtUpdatedAtCheckError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkPostAuthorIDError is returned when Post: author_id refers to no account row, or a referenced
+// row is being deleted (ON DELETE CASCADE) (constraint fk_post_author_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostAuthorIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_author_id".
+func (e *FkPostAuthorIDError) Constraint() string {
+	return "fk_post_author_id"
+}
+
+// Error implements error.
+func (e *FkPostAuthorIDError) Error() string {
+	return "Post: author_id refers to no account row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostAuthorIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostAuthorIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkPostEditorIDError is returned when Post: editor_id refers to no account row, or a referenced
+// row is being deleted (ON DELETE SET NULL) (constraint fk_post_editor_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostEditorIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_editor_id".
+func (e *FkPostEditorIDError) Constraint() string {
+	return "fk_post_editor_id"
+}
+
+// Error implements error.
+func (e *FkPostEditorIDError) Error() string {
+	return "Post: editor_id refers to no account row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_post_editor_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostEditorIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostEditorIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqTagNameError is returned when Tag: duplicate (name) (constraint uq_tag_name). Match it with
+// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqTagNameError struct {
 	Err *pgconn.PgError
 }
@@ -107,7 +488,7 @@ func (e *UqTagNameError) Constraint() string {
 
 // Error implements error.
 func (e *UqTagNameError) Error() string {
-	return "tag: duplicate (name) violates uq_tag_name" + ": " + e.Err.Message
+	return "Tag: duplicate (name) (uq_tag_name)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -120,9 +501,63 @@ func (e *UqTagNameError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqBillingInvoiceNumberError is returned when a statement would store a second Invoice with the
-// same (number): unique index uq_billing_invoice_number. Match it with errors.As; errors.Is(err,
-// ErrExclusiveViolation) also holds. Err is the driver error.
+// CkTagNameMaxLenValueError is returned when Tag: CHECK (char_length(name) <= 40) failed
+// (constraint ck_tag_name_max_len_value). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkTagNameMaxLenValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tag_name_max_len_value".
+func (e *CkTagNameMaxLenValueError) Constraint() string {
+	return "ck_tag_name_max_len_value"
+}
+
+// Error implements error.
+func (e *CkTagNameMaxLenValueError) Error() string {
+	return "Tag: CHECK (char_length(name) <= 40) failed (ck_tag_name_max_len_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkTagNameMaxLenValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTagNameMaxLenValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// CkTagNameRegexpError is returned when Tag: CHECK (name ~ '^[a-z0-9-]+$') failed (constraint
+// ck_tag_name_regexp). Match it with errors.As; errors.Is(err, ErrCheckViolation) also holds. Err
+// is the driver error.
+type CkTagNameRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tag_name_regexp".
+func (e *CkTagNameRegexpError) Constraint() string {
+	return "ck_tag_name_regexp"
+}
+
+// Error implements error.
+func (e *CkTagNameRegexpError) Error() string {
+	return "Tag: CHECK (name ~ '^[a-z0-9-]+$') failed (ck_tag_name_regexp)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkTagNameRegexpError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTagNameRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqBillingInvoiceNumberError is returned when Invoice: duplicate (number) (constraint
+// uq_billing_invoice_number). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
 type UqBillingInvoiceNumberError struct {
 	Err *pgconn.PgError
 }
@@ -134,7 +569,7 @@ func (e *UqBillingInvoiceNumberError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingInvoiceNumberError) Error() string {
-	return "billing_invoice: duplicate (number) violates uq_billing_invoice_number" + ": " + e.Err.Message
+	return "Invoice: duplicate (number) (uq_billing_invoice_number)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -147,6 +582,115 @@ func (e *UqBillingInvoiceNumberError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// FkBillingInvoiceAccountIDError is returned when Invoice: account_id refers to no account row, or
+// a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_billing_invoice_account_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkBillingInvoiceAccountIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_billing_invoice_account_id".
+func (e *FkBillingInvoiceAccountIDError) Constraint() string {
+	return "fk_billing_invoice_account_id"
+}
+
+// Error implements error.
+func (e *FkBillingInvoiceAccountIDError) Error() string {
+	return "Invoice: account_id refers to no account row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_account_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkBillingInvoiceAccountIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkBillingInvoiceAccountIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// CkPostTagsWeightMinValueError is returned when Post.tags: CHECK (weight >= 0) failed (constraint
+// ck_post_tags_weight_min_value). Match it with errors.As; errors.Is(err, ErrCheckViolation) also
+// holds. Err is the driver error.
+type CkPostTagsWeightMinValueError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_post_tags_weight_min_value".
+func (e *CkPostTagsWeightMinValueError) Constraint() string {
+	return "ck_post_tags_weight_min_value"
+}
+
+// Error implements error.
+func (e *CkPostTagsWeightMinValueError) Error() string {
+	return "Post.tags: CHECK (weight >= 0) failed (ck_post_tags_weight_min_value)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkPostTagsWeightMinValueError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkPostTagsWeightMinValueError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkPostTagsSourceIDError is returned when Post.tags: source_id refers to no post row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_post_tags_source_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostTagsSourceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_tags_source_id".
+func (e *FkPostTagsSourceIDError) Constraint() string {
+	return "fk_post_tags_source_id"
+}
+
+// Error implements error.
+func (e *FkPostTagsSourceIDError) Error() string {
+	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostTagsSourceIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostTagsSourceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkPostTagsTargetIDError is returned when Post.tags: target_id refers to no tag row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_post_tags_target_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostTagsTargetIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_tags_target_id".
+func (e *FkPostTagsTargetIDError) Constraint() string {
+	return "fk_post_tags_target_id"
+}
+
+// Error implements error.
+func (e *FkPostTagsTargetIDError) Error() string {
+	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *FkPostTagsTargetIDError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostTagsTargetIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // translateError returns the typed error for a driver error that names a constraint of this
 // schema, else err unchanged.
 func translateError(err error) error {
@@ -154,19 +698,58 @@ func translateError(err error) error {
 	if !errors.As(err, &pgErr) {
 		return err
 	}
-	if pgErr.Code == "23505" {
-		switch pgErr.ConstraintName {
-		case "uq_account_email":
-			return &UqAccountEmailError{Err: pgErr}
-		case "uq_post_author_id_slug":
-			return &UqPostAuthorIDSlugError{Err: pgErr}
-		case "uq_post_title":
-			return &UqPostTitleError{Err: pgErr}
-		case "uq_tag_name":
-			return &UqTagNameError{Err: pgErr}
-		case "uq_billing_invoice_number":
-			return &UqBillingInvoiceNumberError{Err: pgErr}
-		}
+	if pgErr.Code == "23502" {
+		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	switch {
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_account_email":
+		return &UqAccountEmailError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_account_role_enum":
+		return &CkAccountRoleEnumError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_account_name_min_len_value":
+		return &CkAccountNameMinLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_account_name_max_len_value":
+		return &CkAccountNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_account_age_min_value":
+		return &CkAccountAgeMinValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_account_age_max_ex_value":
+		return &CkAccountAgeMaxExValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_account_score_expression":
+		return &CkAccountScoreExpressionError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_post_author_id_slug":
+		return &UqPostAuthorIDSlugError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_post_title":
+		return &UqPostTitleError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_slug_max_len_value":
+		return &CkPostSlugMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_slug_regexp":
+		return &CkPostSlugRegexpError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_visibility_enum":
+		return &CkPostVisibilityEnumError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_kind_one_of":
+		return &CkPostKindOneOfError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_created_at_updated_at_check":
+		return &CkPostCreatedAtUpdatedAtCheckError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_author_id":
+		return &FkPostAuthorIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_editor_id":
+		return &FkPostEditorIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_tag_name":
+		return &UqTagNameError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tag_name_max_len_value":
+		return &CkTagNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tag_name_regexp":
+		return &CkTagNameRegexpError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_billing_invoice_number":
+		return &UqBillingInvoiceNumberError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_billing_invoice_account_id":
+		return &FkBillingInvoiceAccountIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_post_tags_weight_min_value":
+		return &CkPostTagsWeightMinValueError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_tags_source_id":
+		return &FkPostTagsSourceIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_tags_target_id":
+		return &FkPostTagsTargetIDError{Err: pgErr}
 	}
 	return err
 }

@@ -4,7 +4,7 @@
 export class ConstraintViolationError extends Error {
   /** SQLSTATE of the driver error, e.g. `"23505"` for a unique violation. */
   readonly sqlstate: string;
-  /** Name of the violated constraint or index, e.g. `"uq_job_name_actor"`. */
+  /** Name of the violated constraint or index (`"not_null"` for a NOT NULL violation). */
   readonly constraint: string;
   /** Table the constraint belongs to. */
   readonly table: string;
@@ -29,78 +29,342 @@ export class ExclusiveViolationError extends ConstraintViolationError {
   }
 }
 
-/** Raised when a statement would store a second `Account` with the same (email): unique index `uq_account_email`. */
+/** A check violation (SQLSTATE 23514): an enum, value or expression constraint. */
+export class CheckViolationError extends ConstraintViolationError {
+  constructor(message: string, constraint: string, table: string, cause: unknown) {
+    super(message, "23514", constraint, table, cause);
+  }
+}
+
+/** A foreign key violation (SQLSTATE 23503) of a link. */
+export class ForeignKeyViolationError extends ConstraintViolationError {
+  /** The link's column. */
+  readonly columns: readonly string[];
+
+  constructor(message: string, constraint: string, table: string, columns: readonly string[], cause: unknown) {
+    super(message, "23503", constraint, table, cause);
+    this.columns = columns;
+  }
+}
+
+/** A NOT NULL violation (SQLSTATE 23502): a required property or link left empty. */
+export class NotNullViolationError extends ConstraintViolationError {
+  /** The column left empty. */
+  readonly column: string;
+
+  constructor(table: string, column: string, cause: unknown) {
+    super(`${table}.${column} is required`, "23502", "not_null", table, cause);
+    this.column = column;
+  }
+}
+
+/** Account: duplicate (email) (constraint `uq_account_email`). */
 export class UqAccountEmailError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_account_email";
 
   constructor(cause: unknown) {
-    super("Account: duplicate (email) violates exclusive constraint uq_account_email", "uq_account_email", "account", ["email"], cause);
+    super("Account: duplicate (email) (uq_account_email)", "uq_account_email", "account", ["email"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Post` with the same (author_id, slug): unique index `uq_post_author_id_slug`. */
+/** Account: CHECK (role IN ('Reader', 'Writer', 'Admin')) failed (constraint `ck_account_role_enum`). */
+export class CkAccountRoleEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_account_role_enum";
+
+  constructor(cause: unknown) {
+    super("Account: CHECK (role IN ('Reader', 'Writer', 'Admin')) failed (ck_account_role_enum)", "ck_account_role_enum", "account", cause);
+  }
+}
+
+/** Account: CHECK (char_length(name) >= 1) failed (constraint `ck_account_name_min_len_value`). */
+export class CkAccountNameMinLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_account_name_min_len_value";
+
+  constructor(cause: unknown) {
+    super("Account: CHECK (char_length(name) >= 1) failed (ck_account_name_min_len_value)", "ck_account_name_min_len_value", "account", cause);
+  }
+}
+
+/** Account: CHECK (char_length(name) <= 200) failed (constraint `ck_account_name_max_len_value`). */
+export class CkAccountNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_account_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Account: CHECK (char_length(name) <= 200) failed (ck_account_name_max_len_value)", "ck_account_name_max_len_value", "account", cause);
+  }
+}
+
+/** Account: CHECK (age >= 13) failed (constraint `ck_account_age_min_value`). */
+export class CkAccountAgeMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_account_age_min_value";
+
+  constructor(cause: unknown) {
+    super("Account: CHECK (age >= 13) failed (ck_account_age_min_value)", "ck_account_age_min_value", "account", cause);
+  }
+}
+
+/** Account: CHECK (age < 150) failed (constraint `ck_account_age_max_ex_value`). */
+export class CkAccountAgeMaxExValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_account_age_max_ex_value";
+
+  constructor(cause: unknown) {
+    super("Account: CHECK (age < 150) failed (ck_account_age_max_ex_value)", "ck_account_age_max_ex_value", "account", cause);
+  }
+}
+
+/** Account: CHECK (score >= 0.0) failed (constraint `ck_account_score_expression`). */
+export class CkAccountScoreExpressionError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_account_score_expression";
+
+  constructor(cause: unknown) {
+    super("Account: CHECK (score >= 0.0) failed (ck_account_score_expression)", "ck_account_score_expression", "account", cause);
+  }
+}
+
+/** Post: duplicate (author_id, slug) (constraint `uq_post_author_id_slug`). */
 export class UqPostAuthorIdSlugError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_post_author_id_slug";
 
   constructor(cause: unknown) {
-    super("Post: duplicate (author_id, slug) violates exclusive constraint uq_post_author_id_slug", "uq_post_author_id_slug", "post", ["author_id", "slug"], cause);
+    super("Post: duplicate (author_id, slug) (uq_post_author_id_slug)", "uq_post_author_id_slug", "post", ["author_id", "slug"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Post` with the same (title) among rows where `(visibility = 'Private') IS NOT TRUE`: unique index `uq_post_title`. */
+/** Post: duplicate (title) among rows where (visibility = 'Private') IS NOT TRUE (constraint `uq_post_title`). */
 export class UqPostTitleError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_post_title";
 
   constructor(cause: unknown) {
-    super("Post: duplicate (title) among rows where (visibility = 'Private') IS NOT TRUE violates exclusive constraint uq_post_title", "uq_post_title", "post", ["title"], cause);
+    super("Post: duplicate (title) among rows where (visibility = 'Private') IS NOT TRUE (uq_post_title)", "uq_post_title", "post", ["title"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Tag` with the same (name): unique index `uq_tag_name`. */
+/** Post: CHECK (char_length(slug) <= 40) failed (constraint `ck_post_slug_max_len_value`). */
+export class CkPostSlugMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_slug_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (char_length(slug) <= 40) failed (ck_post_slug_max_len_value)", "ck_post_slug_max_len_value", "post", cause);
+  }
+}
+
+/** Post: CHECK (slug ~ '^[a-z0-9-]+$') failed (constraint `ck_post_slug_regexp`). */
+export class CkPostSlugRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_slug_regexp";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (slug ~ '^[a-z0-9-]+$') failed (ck_post_slug_regexp)", "ck_post_slug_regexp", "post", cause);
+  }
+}
+
+/** Post: CHECK (visibility IN ('Public', 'Members only', 'Private')) failed (constraint `ck_post_visibility_enum`). */
+export class CkPostVisibilityEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_visibility_enum";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (visibility IN ('Public', 'Members only', 'Private')) failed (ck_post_visibility_enum)", "ck_post_visibility_enum", "post", cause);
+  }
+}
+
+/** Post: CHECK (kind IN ('note', 'article')) failed (constraint `ck_post_kind_one_of`). */
+export class CkPostKindOneOfError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_kind_one_of";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (kind IN ('note', 'article')) failed (ck_post_kind_one_of)", "ck_post_kind_one_of", "post", cause);
+  }
+}
+
+/** Post: CHECK (updated_at >= created_at) failed (constraint `ck_post_created_at_updated_at_check`). */
+export class CkPostCreatedAtUpdatedAtCheckError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_created_at_updated_at_check";
+
+  constructor(cause: unknown) {
+    super("Post: CHECK (updated_at >= created_at) failed (ck_post_created_at_updated_at_check)", "ck_post_created_at_updated_at_check", "post", cause);
+  }
+}
+
+/** Post: author_id refers to no account row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_author_id`). */
+export class FkPostAuthorIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_author_id";
+
+  constructor(cause: unknown) {
+    super("Post: author_id refers to no account row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)", "fk_post_author_id", "post", ["author_id"], cause);
+  }
+}
+
+/** Post: editor_id refers to no account row, or a referenced row is being deleted (ON DELETE SET NULL) (constraint `fk_post_editor_id`). */
+export class FkPostEditorIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_editor_id";
+
+  constructor(cause: unknown) {
+    super("Post: editor_id refers to no account row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_post_editor_id)", "fk_post_editor_id", "post", ["editor_id"], cause);
+  }
+}
+
+/** Tag: duplicate (name) (constraint `uq_tag_name`). */
 export class UqTagNameError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_tag_name";
 
   constructor(cause: unknown) {
-    super("Tag: duplicate (name) violates exclusive constraint uq_tag_name", "uq_tag_name", "tag", ["name"], cause);
+    super("Tag: duplicate (name) (uq_tag_name)", "uq_tag_name", "tag", ["name"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Invoice` with the same (number): unique index `uq_billing_invoice_number`. */
+/** Tag: CHECK (char_length(name) <= 40) failed (constraint `ck_tag_name_max_len_value`). */
+export class CkTagNameMaxLenValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tag_name_max_len_value";
+
+  constructor(cause: unknown) {
+    super("Tag: CHECK (char_length(name) <= 40) failed (ck_tag_name_max_len_value)", "ck_tag_name_max_len_value", "tag", cause);
+  }
+}
+
+/** Tag: CHECK (name ~ '^[a-z0-9-]+$') failed (constraint `ck_tag_name_regexp`). */
+export class CkTagNameRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tag_name_regexp";
+
+  constructor(cause: unknown) {
+    super("Tag: CHECK (name ~ '^[a-z0-9-]+$') failed (ck_tag_name_regexp)", "ck_tag_name_regexp", "tag", cause);
+  }
+}
+
+/** Invoice: duplicate (number) (constraint `uq_billing_invoice_number`). */
 export class UqBillingInvoiceNumberError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_billing_invoice_number";
 
   constructor(cause: unknown) {
-    super("Invoice: duplicate (number) violates exclusive constraint uq_billing_invoice_number", "uq_billing_invoice_number", "billing_invoice", ["number"], cause);
+    super("Invoice: duplicate (number) (uq_billing_invoice_number)", "uq_billing_invoice_number", "billing_invoice", ["number"], cause);
+  }
+}
+
+/** Invoice: account_id refers to no account row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_billing_invoice_account_id`). */
+export class FkBillingInvoiceAccountIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_billing_invoice_account_id";
+
+  constructor(cause: unknown) {
+    super("Invoice: account_id refers to no account row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_account_id)", "fk_billing_invoice_account_id", "billing_invoice", ["account_id"], cause);
+  }
+}
+
+/** Post.tags: CHECK (weight >= 0) failed (constraint `ck_post_tags_weight_min_value`). */
+export class CkPostTagsWeightMinValueError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_post_tags_weight_min_value";
+
+  constructor(cause: unknown) {
+    super("Post.tags: CHECK (weight >= 0) failed (ck_post_tags_weight_min_value)", "ck_post_tags_weight_min_value", "post_tags", cause);
+  }
+}
+
+/** Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_tags_source_id`). */
+export class FkPostTagsSourceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_tags_source_id";
+
+  constructor(cause: unknown) {
+    super("Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)", "fk_post_tags_source_id", "post_tags", ["source_id"], cause);
+  }
+}
+
+/** Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_tags_target_id`). */
+export class FkPostTagsTargetIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_tags_target_id";
+
+  constructor(cause: unknown) {
+    super("Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)", "fk_post_tags_target_id", "post_tags", ["target_id"], cause);
   }
 }
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
- * (node-postgres' `DatabaseError` carries `code` and `constraint`), else `err` unchanged.
+ * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
+ * `err` unchanged.
  */
 export function translateError(err: unknown): unknown {
   if (typeof err !== "object" || err === null) {
     return err;
   }
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === "23505") {
-    switch (constraint) {
-      case "uq_account_email":
-        return new UqAccountEmailError(err);
-      case "uq_post_author_id_slug":
-        return new UqPostAuthorIdSlugError(err);
-      case "uq_post_title":
-        return new UqPostTitleError(err);
-      case "uq_tag_name":
-        return new UqTagNameError(err);
-      case "uq_billing_invoice_number":
-        return new UqBillingInvoiceNumberError(err);
-    }
+  const { code, constraint, table, column } = err as {
+    code?: unknown;
+    constraint?: unknown;
+    table?: unknown;
+    column?: unknown;
+  };
+  if (code === "23502" && typeof table === "string" && typeof column === "string") {
+    return new NotNullViolationError(table, column, err);
+  }
+  switch (constraint) {
+    case "uq_account_email":
+      return code === "23505" ? new UqAccountEmailError(err) : err;
+    case "ck_account_role_enum":
+      return code === "23514" ? new CkAccountRoleEnumError(err) : err;
+    case "ck_account_name_min_len_value":
+      return code === "23514" ? new CkAccountNameMinLenValueError(err) : err;
+    case "ck_account_name_max_len_value":
+      return code === "23514" ? new CkAccountNameMaxLenValueError(err) : err;
+    case "ck_account_age_min_value":
+      return code === "23514" ? new CkAccountAgeMinValueError(err) : err;
+    case "ck_account_age_max_ex_value":
+      return code === "23514" ? new CkAccountAgeMaxExValueError(err) : err;
+    case "ck_account_score_expression":
+      return code === "23514" ? new CkAccountScoreExpressionError(err) : err;
+    case "uq_post_author_id_slug":
+      return code === "23505" ? new UqPostAuthorIdSlugError(err) : err;
+    case "uq_post_title":
+      return code === "23505" ? new UqPostTitleError(err) : err;
+    case "ck_post_slug_max_len_value":
+      return code === "23514" ? new CkPostSlugMaxLenValueError(err) : err;
+    case "ck_post_slug_regexp":
+      return code === "23514" ? new CkPostSlugRegexpError(err) : err;
+    case "ck_post_visibility_enum":
+      return code === "23514" ? new CkPostVisibilityEnumError(err) : err;
+    case "ck_post_kind_one_of":
+      return code === "23514" ? new CkPostKindOneOfError(err) : err;
+    case "ck_post_created_at_updated_at_check":
+      return code === "23514" ? new CkPostCreatedAtUpdatedAtCheckError(err) : err;
+    case "fk_post_author_id":
+      return code === "23503" ? new FkPostAuthorIdError(err) : err;
+    case "fk_post_editor_id":
+      return code === "23503" ? new FkPostEditorIdError(err) : err;
+    case "uq_tag_name":
+      return code === "23505" ? new UqTagNameError(err) : err;
+    case "ck_tag_name_max_len_value":
+      return code === "23514" ? new CkTagNameMaxLenValueError(err) : err;
+    case "ck_tag_name_regexp":
+      return code === "23514" ? new CkTagNameRegexpError(err) : err;
+    case "uq_billing_invoice_number":
+      return code === "23505" ? new UqBillingInvoiceNumberError(err) : err;
+    case "fk_billing_invoice_account_id":
+      return code === "23503" ? new FkBillingInvoiceAccountIdError(err) : err;
+    case "ck_post_tags_weight_min_value":
+      return code === "23514" ? new CkPostTagsWeightMinValueError(err) : err;
+    case "fk_post_tags_source_id":
+      return code === "23503" ? new FkPostTagsSourceIdError(err) : err;
+    case "fk_post_tags_target_id":
+      return code === "23503" ? new FkPostTagsTargetIdError(err) : err;
   }
   return err;
 }

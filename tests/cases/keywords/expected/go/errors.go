@@ -8,13 +8,43 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrExclusiveViolation matches (with errors.Is) every error returned for a duplicate that an
-// exclusive constraint of the schema refused (SQLSTATE 23505).
-var ErrExclusiveViolation = errors.New("exclusive constraint violated")
+// Sentinels for each family of constraint errors: errors.Is(err, ErrExclusiveViolation) holds
+// for every typed error of that family.
+var (
+	// ErrExclusiveViolation: a duplicate refused by an exclusive constraint (SQLSTATE 23505).
+	ErrExclusiveViolation = errors.New("exclusive constraint violated")
+	// ErrCheckViolation: a value refused by an enum, value or expression constraint (23514).
+	ErrCheckViolation = errors.New("check constraint violated")
+	// ErrForeignKeyViolation: a link to a missing object, or the deletion of a linked one (23503).
+	ErrForeignKeyViolation = errors.New("foreign key constraint violated")
+	// ErrNotNullViolation: a required property or link left empty (23502).
+	ErrNotNullViolation = errors.New("required value missing")
+)
 
-// UqUserSelectError is returned when a statement would store a second User with the same (select):
-// unique index uq_user_select. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
-// holds. Err is the driver error.
+// NotNullViolationError is returned when a statement leaves a required column empty.
+type NotNullViolationError struct {
+	Table  string
+	Column string
+	Err    *pgconn.PgError
+}
+
+// Error implements error.
+func (e *NotNullViolationError) Error() string {
+	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *NotNullViolationError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrNotNullViolation.
+func (e *NotNullViolationError) Is(target error) bool {
+	return target == ErrNotNullViolation
+}
+
+// UqUserSelectError is returned when User: duplicate (select) (constraint uq_user_select). Match
+// it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqUserSelectError struct {
 	Err *pgconn.PgError
 }
@@ -26,7 +56,7 @@ func (e *UqUserSelectError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserSelectError) Error() string {
-	return "user: duplicate (select) violates uq_user_select" + ": " + e.Err.Message
+	return "User: duplicate (select) (uq_user_select)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -39,10 +69,36 @@ func (e *UqUserSelectError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// UqOrderUserTableError is returned when a statement would store a second Order with the same
-// (user, table) among rows where ("group" > 0) AND (note <> 'draft'): unique index
-// uq_order_user_table. Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds.
-// Err is the driver error.
+// CkUserKindEnumError is returned when User: CHECK (kind IN ('select', 'user', 'in progress'))
+// failed (constraint ck_user_kind_enum). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkUserKindEnumError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_user_kind_enum".
+func (e *CkUserKindEnumError) Constraint() string {
+	return "ck_user_kind_enum"
+}
+
+// Error implements error.
+func (e *CkUserKindEnumError) Error() string {
+	return "User: CHECK (kind IN ('select', 'user', 'in progress')) failed (ck_user_kind_enum)" + ": " + e.Err.Message
+}
+
+// Unwrap returns the driver error.
+func (e *CkUserKindEnumError) Unwrap() error {
+	return e.Err
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkUserKindEnumError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// UqOrderUserTableError is returned when Order: duplicate (user, table) among rows where ("group"
+// > 0) AND (note <> 'draft') (constraint uq_order_user_table). Match it with errors.As;
+// errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqOrderUserTableError struct {
 	Err *pgconn.PgError
 }
@@ -54,7 +110,7 @@ func (e *UqOrderUserTableError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrderUserTableError) Error() string {
-	return "order: duplicate (user, table) violates uq_order_user_table" + ": " + e.Err.Message
+	return "Order: duplicate (user, table) among rows where (\"group\" > 0) AND (note <> 'draft') (uq_order_user_table)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
@@ -74,13 +130,16 @@ func translateError(err error) error {
 	if !errors.As(err, &pgErr) {
 		return err
 	}
-	if pgErr.Code == "23505" {
-		switch pgErr.ConstraintName {
-		case "uq_user_select":
-			return &UqUserSelectError{Err: pgErr}
-		case "uq_order_user_table":
-			return &UqOrderUserTableError{Err: pgErr}
-		}
+	if pgErr.Code == "23502" {
+		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	switch {
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_user_select":
+		return &UqUserSelectError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_user_kind_enum":
+		return &CkUserKindEnumError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_order_user_table":
+		return &UqOrderUserTableError{Err: pgErr}
 	}
 	return err
 }

@@ -4,7 +4,7 @@
 export class ConstraintViolationError extends Error {
   /** SQLSTATE of the driver error, e.g. `"23505"` for a unique violation. */
   readonly sqlstate: string;
-  /** Name of the violated constraint or index, e.g. `"uq_job_name_actor"`. */
+  /** Name of the violated constraint or index (`"not_null"` for a NOT NULL violation). */
   readonly constraint: string;
   /** Table the constraint belongs to. */
   readonly table: string;
@@ -29,42 +29,90 @@ export class ExclusiveViolationError extends ConstraintViolationError {
   }
 }
 
-/** Raised when a statement would store a second `User` with the same (select): unique index `uq_user_select`. */
+/** A check violation (SQLSTATE 23514): an enum, value or expression constraint. */
+export class CheckViolationError extends ConstraintViolationError {
+  constructor(message: string, constraint: string, table: string, cause: unknown) {
+    super(message, "23514", constraint, table, cause);
+  }
+}
+
+/** A foreign key violation (SQLSTATE 23503) of a link. */
+export class ForeignKeyViolationError extends ConstraintViolationError {
+  /** The link's column. */
+  readonly columns: readonly string[];
+
+  constructor(message: string, constraint: string, table: string, columns: readonly string[], cause: unknown) {
+    super(message, "23503", constraint, table, cause);
+    this.columns = columns;
+  }
+}
+
+/** A NOT NULL violation (SQLSTATE 23502): a required property or link left empty. */
+export class NotNullViolationError extends ConstraintViolationError {
+  /** The column left empty. */
+  readonly column: string;
+
+  constructor(table: string, column: string, cause: unknown) {
+    super(`${table}.${column} is required`, "23502", "not_null", table, cause);
+    this.column = column;
+  }
+}
+
+/** User: duplicate (select) (constraint `uq_user_select`). */
 export class UqUserSelectError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_user_select";
 
   constructor(cause: unknown) {
-    super("User: duplicate (select) violates exclusive constraint uq_user_select", "uq_user_select", "user", ["select"], cause);
+    super("User: duplicate (select) (uq_user_select)", "uq_user_select", "user", ["select"], cause);
   }
 }
 
-/** Raised when a statement would store a second `Order` with the same (user, table) among rows where `("group" > 0) AND (note <> 'draft')`: unique index `uq_order_user_table`. */
+/** User: CHECK (kind IN ('select', 'user', 'in progress')) failed (constraint `ck_user_kind_enum`). */
+export class CkUserKindEnumError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_user_kind_enum";
+
+  constructor(cause: unknown) {
+    super("User: CHECK (kind IN ('select', 'user', 'in progress')) failed (ck_user_kind_enum)", "ck_user_kind_enum", "user", cause);
+  }
+}
+
+/** Order: duplicate (user, table) among rows where ("group" > 0) AND (note <> 'draft') (constraint `uq_order_user_table`). */
 export class UqOrderUserTableError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "uq_order_user_table";
 
   constructor(cause: unknown) {
-    super("Order: duplicate (user, table) among rows where (\"group\" > 0) AND (note <> 'draft') violates exclusive constraint uq_order_user_table", "uq_order_user_table", "order", ["user", "table"], cause);
+    super("Order: duplicate (user, table) among rows where (\"group\" > 0) AND (note <> 'draft') (uq_order_user_table)", "uq_order_user_table", "order", ["user", "table"], cause);
   }
 }
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
- * (node-postgres' `DatabaseError` carries `code` and `constraint`), else `err` unchanged.
+ * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
+ * `err` unchanged.
  */
 export function translateError(err: unknown): unknown {
   if (typeof err !== "object" || err === null) {
     return err;
   }
-  const { code, constraint } = err as { code?: unknown; constraint?: unknown };
-  if (code === "23505") {
-    switch (constraint) {
-      case "uq_user_select":
-        return new UqUserSelectError(err);
-      case "uq_order_user_table":
-        return new UqOrderUserTableError(err);
-    }
+  const { code, constraint, table, column } = err as {
+    code?: unknown;
+    constraint?: unknown;
+    table?: unknown;
+    column?: unknown;
+  };
+  if (code === "23502" && typeof table === "string" && typeof column === "string") {
+    return new NotNullViolationError(table, column, err);
+  }
+  switch (constraint) {
+    case "uq_user_select":
+      return code === "23505" ? new UqUserSelectError(err) : err;
+    case "ck_user_kind_enum":
+      return code === "23514" ? new CkUserKindEnumError(err) : err;
+    case "uq_order_user_table":
+      return code === "23505" ? new UqOrderUserTableError(err) : err;
   }
   return err;
 }
