@@ -130,7 +130,8 @@ def test_typescript_runner_end_to_end(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out == {"twinAbsorbed": True, "strictError": "UqJobNameActorError", "reenqueuedWhileRunning": True,
-                   "jsonRoundTrip": True, "queryableDoubles": True, "selectAndDelete": True}
+                   "jsonRoundTrip": True, "queryableDoubles": True, "selectAndDelete": True,
+                   "transactions": True, "concurrency": True}
 
 
 @pytest.mark.slow

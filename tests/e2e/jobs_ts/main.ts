@@ -13,7 +13,7 @@ import {
   UqJobNameActorError,
 } from "./gen/index.js";
 
-const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"], max: 32 });
 const runner = createRunner(pool);
 
 async function pendingCount(name: string, actor: string): Promise<number> {
@@ -144,6 +144,44 @@ const purged = await runner.query.purgeJobs({ before: new Date(Date.now() - 86_4
 assert.deepEqual(purged, [{ id: a.id }]);
 assert.deepEqual(await runner.query.purgeJobs({ before: new Date() }), []);
 out["selectAndDelete"] = true;
+
+// 8. transactions: commit, and rollback on error (the typed error comes out unchanged).
+await pool.query("TRUNCATE job");
+const committed = await runner.transaction(async (tx) => {
+  const j = await tx.query.enqueueJobStrict({ name: "tx1", actor: "t" });
+  await tx.query.claimJob({ id: j.id });
+  return j.id;
+});
+assert.equal((await runner.query.getJob({ id: committed }))?.status, QueueStatus.Running);
+await assert.rejects(
+  runner.transaction(async (tx) => {
+    await tx.query.enqueueJobStrict({ name: "tx2", actor: "t" });
+    await tx.query.enqueueJobStrict({ name: "tx2", actor: "t" });
+  }),
+  UqJobNameActorError,
+);
+assert.equal(await pendingCount("tx2", "t"), 0, "the first insert was rolled back too");
+const onClient = await pool.connect();
+try {
+  await createRunner(onClient).transaction(async (tx) => tx.query.enqueueJobStrict({ name: "tx3", actor: "t" }));
+} finally {
+  onClient.release();
+}
+assert.equal(await pendingCount("tx3", "t"), 1, "a transaction on a PoolClient commits on that connection");
+out["transactions"] = true;
+
+// 9. concurrency: 32 concurrent enqueues of one key leave exactly one Pending row.
+await pool.query("TRUNCATE job");
+const racing = await Promise.all(Array.from({ length: 32 }, () => runner.query.enqueueJob({ name: "race", actor: "r" })));
+assert.equal(racing.filter((r) => r !== null).length, 1, "one insert wins, 31 are absorbed");
+assert.equal(await pendingCount("race", "r"), 1);
+const strictRace = await Promise.allSettled(
+  Array.from({ length: 32 }, () => runner.query.enqueueJobStrict({ name: "race2", actor: "r" })),
+);
+assert.equal(strictRace.filter((r) => r.status === "fulfilled").length, 1);
+assert.ok(strictRace.every((r) => r.status === "fulfilled" || r.reason instanceof UqJobNameActorError));
+assert.equal(await pendingCount("race2", "r"), 1);
+out["concurrency"] = true;
 
 await pool.end();
 console.log(JSON.stringify(out));

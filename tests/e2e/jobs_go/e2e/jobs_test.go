@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,7 +31,12 @@ func pendingCount(t *testing.T, db *pgxpool.Pool, name, actor string) int {
 
 func TestJobs(t *testing.T) {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 32
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,5 +164,64 @@ func TestJobs(t *testing.T) {
 	purged, err := runner.Query.PurgeJobs(ctx, gen.PurgeJobsParams{Before: time.Now().Add(-24 * time.Hour)})
 	if err != nil || len(purged) != 1 || purged[0].ID != b.ID {
 		t.Fatalf("purge_jobs: %+v, %v", purged, err)
+	}
+
+	// Concurrency: 32 concurrent enqueues of one key leave exactly one Pending row.
+	if _, err := pool.Exec(ctx, "TRUNCATE job"); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		row *gen.EnqueueJobRow
+		err error
+	}
+	results := make(chan outcome, 32)
+	var wg sync.WaitGroup
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			row, err := runner.Query.EnqueueJob(ctx, gen.EnqueueJobParams{Name: "race", Actor: "r"})
+			results <- outcome{row, err}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	won := 0
+	for r := range results {
+		if r.err != nil {
+			t.Fatalf("concurrent enqueue: %v", r.err)
+		}
+		if r.row != nil {
+			won++
+		}
+	}
+	if won != 1 || pendingCount(t, pool, "race", "r") != 1 {
+		t.Fatalf("concurrent enqueue: %d inserted", won)
+	}
+	strictErrs := make(chan error, 32)
+	for i := 0; i < 32; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := runner.Query.EnqueueJobStrict(ctx, gen.EnqueueJobStrictParams{Name: "race2", Actor: "r"})
+			strictErrs <- err
+		}()
+	}
+	wg.Wait()
+	close(strictErrs)
+	ok, dups := 0, 0
+	for err := range strictErrs {
+		var dup *gen.UqJobNameActorError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &dup):
+			dups++
+		default:
+			t.Fatalf("concurrent strict enqueue: %v", err)
+		}
+	}
+	if ok != 1 || dups != 31 {
+		t.Fatalf("concurrent strict enqueue: %d ok, %d typed duplicates", ok, dups)
 	}
 }

@@ -37,6 +37,44 @@ export interface Runner {
     /** Runs `retitle_post` (cases/features/queries/retitle_post.edgeql). */
     retitlePost(args: RetitlePostArgs): Promise<RetitlePostResult | null>;
   };
+
+  /**
+   * Runs `fn` in one transaction and resolves to its result: `BEGIN`, then `COMMIT` when `fn`
+   * resolves, or `ROLLBACK` and the same rejection when it throws. With a `Pool` the transaction
+   * runs on one client checked out for it (and released after); with a `Client`/`PoolClient` it
+   * runs on that connection. Transactions do not nest.
+   */
+  transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T>;
+}
+
+/** A node-postgres `Pool`: hands out clients for transactions. */
+interface PoolLike extends Queryable {
+  readonly totalCount: number;
+  connect(): Promise<Queryable & { release(err?: Error | boolean): void }>;
+}
+
+function isPool(db: Queryable): db is PoolLike {
+  const candidate = db as Partial<PoolLike>;
+  return typeof candidate.connect === "function" && typeof candidate.totalCount === "number";
+}
+
+/**
+ * BEGIN, `fn`, COMMIT; on a rejection ROLLBACK and rethrow. Resolves `broken` to true when the
+ * ROLLBACK itself failed (the connection is then in an unknown state).
+ */
+async function inTransaction<T>(db: Queryable, fn: (tx: Runner) => Promise<T>, state: { broken: boolean }): Promise<T> {
+  await db.query("BEGIN");
+  let result: T;
+  try {
+    result = await fn(createRunner(db));
+  } catch (err) {
+    await db.query("ROLLBACK").catch(() => {
+      state.broken = true;
+    });
+    throw err;
+  }
+  await db.query("COMMIT");
+  return result;
 }
 
 /**
@@ -51,6 +89,19 @@ export function createRunner(db: Queryable): Runner {
       createPost: (args) => createPost(db, args),
       hidePosts: (args) => hidePosts(db, args),
       retitlePost: (args) => retitlePost(db, args),
+    },
+    async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
+      const state = { broken: false };
+      if (!isPool(db)) {
+        return inTransaction(db, fn, state);
+      }
+      const client = await db.connect();
+      try {
+        return await inTransaction(client, fn, state);
+      } finally {
+        // A client whose ROLLBACK failed is destroyed rather than returned to the pool.
+        client.release(state.broken);
+      }
     },
   };
 }
