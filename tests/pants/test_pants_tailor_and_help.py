@@ -158,8 +158,9 @@ def _clean_env() -> Dict[str, str]:
     return env
 
 
-# The fields schemac defines (the others, `description` and `tags`, are Pants' own).
-OWN_FIELDS = ("dependencies", "go_import_path", "go_package", "sources", "ts_module")
+# The fields schemac defines (the others, `description` and `tags`, are Pants' own);
+# `go_mod_address` comes with the schemac_pants.go backend.
+OWN_FIELDS = ("dependencies", "go_import_path", "go_mod_address", "go_package", "sources", "ts_module")
 
 
 @pytest.mark.slow
