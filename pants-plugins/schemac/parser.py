@@ -481,10 +481,19 @@ class _Builder(Transformer):
         return tuple(children)
 
     def unless_conflict(self, meta, children):
-        on = children[0][1] if children else ()
+        on = next((c[1] for c in children if isinstance(c, tuple) and c[0] == "on"), ())
         if len(on) == 1 and isinstance(on[0], ast.Tuple_):  # Gel's on ((.a, .b))
             on = on[0].items
-        return ast.UnlessConflict(on, self._span(meta))
+        else_ = next((c for c in children if isinstance(c, ast.ConflictElse)), None)
+        return ast.UnlessConflict(on, self._span(meta), else_)
+
+    def else_update(self, meta, children):
+        (name, name_span), assigns = children
+        return ast.ConflictElse("update", name, name_span, assigns, self._span(meta))
+
+    def else_select(self, meta, children):
+        (name, name_span), = children
+        return ast.ConflictElse("select", name, name_span, (), self._span(meta))
 
     def insert_q(self, meta, children):
         (name, name_span), assigns, *rest = children
@@ -665,17 +674,7 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
         raise CompileError([Diagnostic(
             "E0206", f"{UNSUPPORTED_QUERY_FORMS[m.group(1)]} are not supported yet",
             Span.point(path, line, col, len(m.group(1))), "supported queries: select, insert, update, delete")])
-    try:
-        queries = _parse(path, text, "query_file", "query file")
-    except CompileError as e:
-        d = e.diagnostics[0]
-        m = re.search(r"\belse\b", text)
-        if d.code == "E0100" and d.message.startswith("unexpected 'else'") and m:
-            line, col = _position(text, m.start())
-            raise CompileError([Diagnostic("E0206", "upserts ('unless conflict ... else (...)') are not supported yet",
-                                           Span.point(path, line, col, 4),
-                                           "drop the else branch: the insert then returns nothing on a conflict")])
-        raise
+    queries = _parse(path, text, "query_file", "query file")
     if len(queries) != 1:
         second = queries[1]
         raise CompileError(

@@ -204,6 +204,10 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
         conflict_sql, arbiter = _on_conflict(q.unless_conflict, subject, ctx)
         # The absorbed conflict is not an error; a bare `unless conflict` absorbs them all.
         raisable = tuple(ex for ex in raisable if arbiter is not None and ex is not arbiter)
+        if q.unless_conflict.else_ is not None and conflict_sql:
+            conflict_sql, touched = _conflict_else(q.unless_conflict, subject, ctx, conflict_sql)
+            cardinality = ONE  # the new row, or the existing one
+            raisable = tuple(dict.fromkeys(raisable + touched))
     if ctx.reporter.has_errors:
         return None
     if values:
@@ -214,6 +218,36 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
         sql = f"INSERT INTO {qi(subject.table)} DEFAULT VALUES"
     sql += conflict_sql + '\nRETURNING "id"'
     return _plan(qf, "insert", subject, sql, ctx, cardinality, raisable)
+
+
+def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext,
+                   conflict_sql: str) -> Tuple[str, Tuple[ExclusiveConstraint, ...]]:
+    """``else (update T set {...})`` -> ``DO UPDATE SET ...``; ``else (select T)`` -> a no-op
+    ``DO UPDATE`` that makes ``RETURNING`` yield the existing row (``DO NOTHING`` returns no
+    row). Values may read the existing row (``.attempts + 1``); parameters are the insert's.
+    Returns the clause and the exclusive constraints the update part can still violate."""
+    el = uc.else_
+    assert el is not None
+    if el.type_name.split("::")[-1] != subject.name:
+        ctx.reporter.error("E0304", f"the else branch must {el.kind} '{subject.name}', not '{el.type_name}'",
+                           el.type_span)
+        return conflict_sql, ()
+    if not uc.on:
+        ctx.reporter.error("E0306", "an upsert needs 'unless conflict on (...)' to name its arbiter", uc.span,
+                           "write e.g. unless conflict on (.email) else (update ...)")
+        return conflict_sql, ()
+    head = conflict_sql[: -len(" DO NOTHING")]
+    if el.kind == "select":
+        # Writes the existing row's own id back: the row is unchanged, but locked and returned.
+        return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\"", ()
+    sets = _assignments(el.assignments, subject, ctx, insert=False)
+    if not el.assignments:
+        ctx.reporter.error("E0304", "the else update needs at least one assignment", el.span)
+        return conflict_sql, ()
+    set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
+    written = {c for c, _ in sets}
+    touched = tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns)))
+    return f"{head} DO UPDATE\nSET {set_sql}", touched
 
 
 def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,

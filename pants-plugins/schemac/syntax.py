@@ -297,11 +297,24 @@ class Assignment:
 
 
 @dataclass(frozen=True)
+class ConflictElse:
+    """``else (update Type set { ... })`` or ``else (select Type)`` after ``unless conflict``:
+    an upsert. ``assignments`` is empty for ``select``."""
+
+    kind: str  # "update" | "select"
+    type_name: str
+    type_span: Span
+    assignments: Tuple["Assignment", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
 class UnlessConflict:
-    """``unless conflict [on (.a, .b)]``; ``on`` is empty for the bare form."""
+    """``unless conflict [on (.a, .b)] [else (...)]``; ``on`` is empty for the bare form."""
 
     on: Tuple[Path, ...]
     span: Span
+    else_: Optional[ConflictElse] = None
 
 
 @dataclass(frozen=True)

@@ -178,8 +178,9 @@ def test_enum_member_checks():
     ("# doc\nwith t := 1 select K;", "q/q.edgeql:2:1: error[E0206]: 'with' blocks are not supported yet"),
     ("select K { token, fans: { token } };", "error[E0206]: nested shapes ('fans: { ... }') are not supported yet"),
     ("for x in {1} union (insert K { token := 'a' });", "error[E0206]: 'for' loops (bulk queries) are not supported"),
-    ("insert K { token := $t } unless conflict on .token else (update K set { note := 'x' });",
-     "q/q.edgeql:1:52: error[E0206]: upserts ('unless conflict ... else (...)') are not supported yet"),
+    ("group K by .note;", "q/q.edgeql:1:1: error[E0206]: group queries are not supported yet"),
+    ("insert K { token := $t } unless conflict else (select K);",
+     "error[E0306]: an upsert needs 'unless conflict on (...)' to name its arbiter"),
 ])
 def test_query_forms_not_supported_yet_are_named(query, expected):
     err, text = diagnose("type K { required token: str { constraint exclusive; }; note: str; }\n", q=query)

@@ -27,6 +27,13 @@ def plans():
     return {q.name: q for q in lib.queries}
 
 
+def run_plan(pg, plan, *args):
+    """Run a plan with psycopg: ``$n`` -> ``%(pn)s`` (a parameter may appear several times)."""
+    import re
+
+    return pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql), {f"p{i + 1}": a for i, a in enumerate(args)})
+
+
 def to_psycopg(sql: str) -> str:
     """``$n`` placeholders -> psycopg's ``%s``; only for SQL whose ``$n`` appear in order."""
     import re
@@ -111,6 +118,20 @@ def test_compiled_queries_absorb_twin_and_claim_frees_the_key(pg):
     (second,) = pg.execute(to_psycopg(enqueue.sql), ("email", "u1", None))  # key free while running
     assert second != first
     assert pg.execute(to_psycopg(claim.sql), ("00000000-0000-0000-0000-000000000000",)) == []
+
+
+def test_upsert_refreshes_the_pending_twin_through_the_partial_arbiter(pg):
+    migrate_up(pg)
+    upsert = plans()["upsert_job"]
+    assert upsert.cardinality == "one"
+    assert "ON CONFLICT (\"name\", \"actor\") WHERE (status = 'Pending') DO UPDATE" in upsert.sql
+    (first,) = run_plan(pg, upsert, "email", "u1", '{"v": 1}')
+    (again,) = run_plan(pg, upsert, "email", "u1", '{"v": 2}')
+    assert again == first  # the same row, its payload refreshed
+    assert pg.execute("SELECT payload FROM job") == [({"v": 2},)]
+    pg.execute("UPDATE job SET status = 'Running' WHERE id = %s", first)
+    (third,) = run_plan(pg, upsert, "email", "u1", '{"v": 3}')
+    assert third != first  # a Running twin is outside the partial index: a new row
 
 
 def test_down_migration_reverses_up(pg):

@@ -234,3 +234,35 @@ func (q *Queries) PurgeJobs(ctx context.Context, arg PurgeJobsParams) ([]PurgeJo
 	}
 	return items, nil
 }
+
+// upsertJobSQL is the SQL of query upsert_job (schemas/jobs/queries/upsert_job.edgeql).
+const upsertJobSQL = `INSERT INTO "job" ("name", "actor", "payload")
+VALUES ($1, $2, $3)
+ON CONFLICT ("name", "actor") WHERE (status = 'Pending') DO UPDATE
+SET "payload" = $3
+RETURNING "id"`
+
+// UpsertJobParams are the parameters of UpsertJob. Optional: Payload (nil stores NULL, or the
+// property's default in an insert).
+type UpsertJobParams struct {
+	Name    string
+	Actor   string
+	Payload json.RawMessage
+}
+
+// UpsertJobRow is one row returned by UpsertJob.
+type UpsertJobRow struct {
+	ID string
+}
+
+// UpsertJob runs query upsert_job (schemas/jobs/queries/upsert_job.edgeql).
+//
+// Enqueue a job, or refresh the payload of its Pending twin: always returns the job's id.
+func (q *Queries) UpsertJob(ctx context.Context, arg UpsertJobParams) (UpsertJobRow, error) {
+	row := q.db.QueryRow(ctx, upsertJobSQL, arg.Name, arg.Actor, arg.Payload)
+	var i UpsertJobRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}

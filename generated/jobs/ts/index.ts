@@ -20,6 +20,9 @@ import {
   type PurgeJobsArgs,
   type PurgeJobsResult,
   purgeJobs,
+  type UpsertJobArgs,
+  type UpsertJobResult,
+  upsertJob,
 } from "./queries.js";
 
 export * from "./errors.js";
@@ -41,6 +44,8 @@ export interface Runner {
     listPendingJobs(args: ListPendingJobsArgs): Promise<ListPendingJobsResult[]>;
     /** Runs `purge_jobs` (schemas/jobs/queries/purge_jobs.edgeql). */
     purgeJobs(args: PurgeJobsArgs): Promise<PurgeJobsResult[]>;
+    /** Runs `upsert_job` (schemas/jobs/queries/upsert_job.edgeql). */
+    upsertJob(args: UpsertJobArgs): Promise<UpsertJobResult>;
   };
 
   /**
@@ -95,6 +100,7 @@ export function createRunner(db: Queryable): Runner {
       getJob: (args) => getJob(db, args),
       listPendingJobs: (args) => listPendingJobs(db, args),
       purgeJobs: (args) => purgeJobs(db, args),
+      upsertJob: (args) => upsertJob(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };

@@ -214,3 +214,40 @@ export async function purgeJobs(db: Queryable, args: PurgeJobsArgs): Promise<Pur
   ]);
   return rows as PurgeJobsResult[];
 }
+
+/** SQL of query `upsert_job` (schemas/jobs/queries/upsert_job.edgeql). */
+export const upsertJobSql = `INSERT INTO "job" ("name", "actor", "payload")
+VALUES ($1, $2, $3)
+ON CONFLICT ("name", "actor") WHERE (status = 'Pending') DO UPDATE
+SET "payload" = $3
+RETURNING "id"`;
+
+/** Parameters of {@link upsertJob}. */
+export interface UpsertJobArgs {
+  readonly name: string;
+  readonly actor: string;
+  readonly payload?: JsonDocument | null;
+}
+
+/** One row returned by {@link upsertJob}. */
+export interface UpsertJobResult {
+  id: string;
+}
+
+/**
+ * Enqueue a job, or refresh the payload of its Pending twin: always returns the job's id.
+ *
+ * Source: schemas/jobs/queries/upsert_job.edgeql.
+ */
+export async function upsertJob(db: Queryable, args: UpsertJobArgs): Promise<UpsertJobResult> {
+  const rows = await run(db, upsertJobSql, [
+    args.name,
+    args.actor,
+    args.payload == null ? null : JSON.stringify(args.payload),
+  ]);
+  const row = rows[0] as UpsertJobResult | undefined;
+  if (row === undefined) {
+    throw new Error("upsert_job: the statement returned no row");
+  }
+  return row;
+}

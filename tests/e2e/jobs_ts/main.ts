@@ -145,6 +145,12 @@ assert.deepEqual(purged, [{ id: a.id }]);
 assert.deepEqual(await runner.query.purgeJobs({ before: new Date() }), []);
 out["selectAndDelete"] = true;
 
+// 7b. upsert: the Pending twin's payload is refreshed, and the same id comes back.
+const up1 = await runner.query.upsertJob({ name: "up", actor: "w", payload: { v: 1 } });
+const up2 = await runner.query.upsertJob({ name: "up", actor: "w", payload: { v: 2 } });
+assert.equal(up2.id, up1.id);
+assert.deepEqual((await pool.query("SELECT payload FROM job WHERE id = $1", [up1.id])).rows[0], { payload: { v: 2 } });
+
 // 8. transactions: commit, and rollback on error (the typed error comes out unchanged).
 await pool.query("TRUNCATE job");
 const committed = await runner.transaction(async (tx) => {

@@ -166,6 +166,16 @@ func TestJobs(t *testing.T) {
 		t.Fatalf("purge_jobs: %+v, %v", purged, err)
 	}
 
+	// Upsert: the Pending twin's payload is refreshed, and the same id comes back.
+	up1, err := runner.Query.UpsertJob(ctx, gen.UpsertJobParams{Name: "up", Actor: "w", Payload: json.RawMessage(`{"v": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up2, err := runner.Query.UpsertJob(ctx, gen.UpsertJobParams{Name: "up", Actor: "w", Payload: json.RawMessage(`{"v": 2}`)})
+	if err != nil || up2.ID != up1.ID {
+		t.Fatalf("upsert_job: %+v, %v", up2, err)
+	}
+
 	// Concurrency: 32 concurrent enqueues of one key leave exactly one Pending row.
 	if _, err := pool.Exec(ctx, "TRUNCATE job"); err != nil {
 		t.Fatal(err)
