@@ -56,6 +56,26 @@ def _go_type(t: ValueType, optional: bool, imports: Set[str]) -> str:
     return s.go_nullable if optional else s.go
 
 
+def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, object]]) -> str:
+    """A result field's Go type. A nested shape becomes a struct type ``<Owner><Field>`` with
+    JSON tags (appended to ``structs``, innermost first); 64-bit numbers travel as JSON strings
+    (``,string``), bytes as base64, timestamps as RFC 3339."""
+    if f.shape is None:
+        return _go_type(f.type, f.optional, imports)
+    name = owner + go_name(f.name)
+    lines = []
+    for n in f.shape:
+        go_type = _go_field_type(n, name, imports, structs)
+        tag = n.name
+        if n.type is not None and n.type.scalar is not None and n.type.scalar.name == "int64":
+            tag += ",string"
+        lines.append((go_name(n.name), go_type, f"`json:{go_string(tag)}`"))
+    structs.append({"name": name, "lines": align(lines), "doc": f"{name} is the {f.name} shape of {owner}."})
+    if f.multi:
+        return f"[]{name}"
+    return f"*{name}" if f.optional else name
+
+
 def _doc_lines(q: QueryPlan, method: str) -> List[str]:
     doc = q.doc.splitlines() if q.doc else []
     lines = wrap(f"{method} runs query {q.name} ({q.path}).")
@@ -80,7 +100,8 @@ def _query_view(q: QueryPlan, imports: Set[str]) -> Dict[str, object]:
         params.append((field, _go_type(p.type, p.optional, imports)))
         if p.optional:
             optional_fields.append(field)
-    rows = [(go_name(f.name), _go_type(f.type, f.optional, imports)) for f in q.result]
+    structs: List[Dict[str, object]] = []
+    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs)) for f in q.result]
     if q.cardinality == MANY:
         ret = f"[]{method}Row"
     elif q.cardinality == AT_MOST_ONE:
@@ -98,7 +119,7 @@ def _query_view(q: QueryPlan, imports: Set[str]) -> Dict[str, object]:
         "sql_literal": go_raw(q.sql), "params_type": f"{method}Params", "row_type": f"{method}Row",
         "param_lines": align(params), "row_lines": align(rows), "return_type": ret, "args": args,
         "scan": ", ".join(f"&i.{go_name(f.name)}" for f in q.result), "cardinality": q.cardinality,
-        "doc_lines": _doc_lines(q, method), "params_doc": wrap(" ".join(params_doc)),
+        "doc_lines": _doc_lines(q, method), "params_doc": wrap(" ".join(params_doc)), "structs": structs,
     }
 
 

@@ -29,7 +29,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, lower
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.scalars import SCALARS
-from schemac.sqlnames import qi
+from schemac.sqlnames import qi, sql_string
 
 ONE = "one"
 AT_MOST_ONE = "at_most_one"
@@ -40,11 +40,18 @@ _QUERY_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
 @dataclass(frozen=True)
 class ResultField:
-    """One field of a query result row: name, type, and whether it may be NULL."""
+    """One field of a query result row: name, type, and whether it may be NULL.
+
+    A nested shape (``author: { name }``) has ``type`` ``None`` and its fields in ``shape``;
+    ``multi`` marks a list of them (a multi link). Values inside a nested shape travel as JSON
+    (see :data:`JSON_SPELLING`): ``in_json`` is set on those fields."""
 
     name: str
-    type: ValueType
+    type: Optional[ValueType]
     optional: bool
+    shape: Optional[Tuple["ResultField", ...]] = None
+    multi: bool = False
+    in_json: bool = False
 
 
 @dataclass(frozen=True)
@@ -338,36 +345,10 @@ def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: Exp
     Ordering follows Gel: empty values sort first ascending and last descending unless
     ``empty first|last`` says otherwise (Postgres' default is the opposite, so NULLS FIRST/LAST
     is always spelled out)."""
-    fields: List[ResultField] = []
-    columns: List[str] = []
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
-    seen: Set[str] = set()
-    for el in shape:
-        if el.name in seen:
-            ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
-            continue
-        seen.add(el.name)
-        if el.shape is not None or el.name in subject.links:
-            link = subject.links.get(el.name)
-            if link is not None and link.column is not None and el.shape is not None \
-                    and [e.name for e in el.shape] == ["id"]:
-                col = subject.column(link.column)
-                assert col is not None
-                columns.append(f"{qi(col.name)} AS {qi(el.name + '_id')}")
-                fields.append(ResultField(el.name + "_id", col.type, not col.required))
-                continue
-            ctx.reporter.error("E0206", f"nested shapes ('{el.name}: {{ ... }}') are not supported yet", el.span,
-                               f"select the link's id: {el.name}: {{ id }}" if link is not None and not link.multi
-                               else "select the linked objects with a query of their own")
-            continue
-        col = subject.column(el.name)
-        if col is None or col.link is not None:
-            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
-                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
-                                            + list(subject.links)))
-            continue
-        columns.append(qi(col.name))
-        fields.append(ResultField(col.name, col.type, not col.required))
+    picked = _shape(shape, subject, qi(subject.table), ctx, depth=0)
+    columns = [f"{sql} AS {qi(f.name)}" if sql != qi(f.name) else sql for sql, f in picked]
+    fields = [f for _, f in picked]
     where, cardinality = _where(q.filter, subject, ctx)
     order_sql: List[str] = []
     for item in q.order:
@@ -396,8 +377,79 @@ def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: Exp
             cardinality = AT_MOST_ONE
     if ctx.reporter.has_errors:
         return None
-    sql = f"SELECT {', '.join(columns)}\nFROM {qi(subject.table)}{where}{tail}"
+    sep = ",\n       " if any(f.shape is not None for f in fields) else ", "
+    sql = f"SELECT {sep.join(columns)}\nFROM {qi(subject.table)}{where}{tail}"
     return _plan(qf, "select", subject, sql, ctx, cardinality, (), tuple(fields))
+
+
+#: How a scalar is spelled inside a nested shape's JSON: 64-bit and arbitrary-precision numbers
+#: as strings (no float rounding in JS), bytes as base64 (what Go's encoding/json expects);
+#: everything else as ``json_build_object`` writes it (timestamps as ISO 8601 strings).
+JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})::text",
+                 "bytes": "encode({}, 'base64')"}
+
+#: Deepest nesting of shapes.
+MAX_SHAPE_DEPTH = 4
+
+
+def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int) -> List[Tuple[str, ResultField]]:
+    """``[(SQL, field)]`` for a shape over ``subject`` (rows named ``alias``). A single link with
+    a sub-shape is a correlated sub-select building one JSON object; a multi link one building a
+    JSON array (``json_agg``, ordered by the target's id). A top-level ``link: { id }`` is just the
+    FK column. All of it stays one SQL statement."""
+    out: List[Tuple[str, ResultField]] = []
+    seen: Set[str] = set()
+    for el in shape:
+        if el.name in seen:
+            ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+            continue
+        seen.add(el.name)
+        link = subject.links.get(el.name)
+        if link is not None:
+            if el.shape is None:
+                ctx.reporter.error("E0304", f"'{el.name}' is a link: give it a shape", el.span,
+                                   f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
+                continue
+            if depth == 0 and not link.multi and [e.name for e in el.shape] == ["id"]:
+                col = subject.column(link.column)  # type: ignore[arg-type]
+                assert col is not None
+                out.append((qi(col.name), ResultField(el.name + "_id", col.type, not col.required)))
+                continue
+            if depth + 1 > MAX_SHAPE_DEPTH:
+                ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
+                                   el.span)
+                continue
+            inner_alias = qi(f"_s{depth + 1}")
+            inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1)
+            obj = "json_build_object(" + ", ".join(
+                f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            nested = tuple(f for _, f in inner)
+            target = qi(link.target.table)
+            if link.multi:
+                join = qi(f"_j{depth + 1}")
+                sql = (f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) "
+                       f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "  # type: ignore[arg-type]
+                       f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\")")
+                out.append((sql, ResultField(el.name, None, False, nested, True, depth > 0)))
+            else:
+                sql = (f"(SELECT {obj} FROM {target} AS {inner_alias} "
+                       f"WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)})")  # type: ignore[arg-type]
+                out.append((sql, ResultField(el.name, None, not link.required, nested, False, depth > 0)))
+            continue
+        if el.shape is not None:
+            ctx.reporter.error("E0304", f"'{el.name}' is not a link: it takes no shape", el.span)
+            continue
+        col = subject.column(el.name)
+        if col is None or col.link is not None:
+            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
+                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
+                                            + list(subject.links)))
+            continue
+        sql = f"{alias}.{qi(col.name)}" if depth > 0 else qi(col.name)
+        if depth > 0 and col.type.scalar is not None and col.type.scalar.name in JSON_SPELLING:
+            sql = JSON_SPELLING[col.type.scalar.name].format(sql)
+        out.append((sql, ResultField(col.name, col.type, not col.required, in_json=depth > 0)))
+    return out
 
 
 def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:

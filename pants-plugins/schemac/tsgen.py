@@ -38,6 +38,30 @@ def _ts_type(t: ValueType, param: bool, used: Set[str]) -> str:
     return name
 
 
+def _ts_json_type(t: ValueType, used: Set[str]) -> str:
+    """The TS type of a value inside a nested shape's JSON (see ``queries.JSON_SPELLING``):
+    timestamps are ISO 8601 strings, bytes base64 strings, 64-bit numbers strings."""
+    if t.element is not None:
+        inner = _ts_json_type(t.element, used)
+        return f"({inner})[]" if " " in inner else f"{inner}[]"
+    if t.scalar is not None and t.scalar.name in ("datetime", "bytes"):
+        return "string"
+    return _ts_type(t, False, used)
+
+
+def _ts_field_type(f, used: Set[str]) -> str:
+    """A result field's TS type: a scalar, or an inline object type for a nested shape."""
+    if f.shape is not None:
+        inner = "; ".join(f"{ts_key(n.name)}: {_ts_field_type(n, used)}" for n in f.shape)
+        obj = f"{{ {inner} }}"
+        if f.multi:
+            return f"Array<{obj}>"
+        return f"{obj} | null" if f.optional else obj
+    assert f.type is not None
+    t = _ts_json_type(f.type, used) if f.in_json else _ts_type(f.type, False, used)
+    return f"{t} | null" if f.optional else t
+
+
 def _param_value(p) -> str:
     ref = f"args.{p.name}" if ts_key(p.name) == p.name else f"args[{js_string(p.name)}]"
     if p.type.scalar is not None and p.type.scalar.name == "json":
@@ -75,10 +99,7 @@ def _query_view(q: QueryPlan, used: Set[str]) -> Dict[str, object]:
         ts_type = _ts_type(p.type, True, used)
         params.append({"key": ts_key(p.name), "optional": p.optional,
                        "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p)})
-    result = []
-    for f in q.result:
-        ts_type = _ts_type(f.type, False, used)
-        result.append({"key": ts_key(f.name), "ts_type": f"{ts_type} | null" if f.optional else ts_type})
+    result = [{"key": ts_key(f.name), "ts_type": _ts_field_type(f, used)} for f in q.result]
     return {
         "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
         "args_type": f"{base}Args", "result_type": result_type, "return_type": ret, "params": params,

@@ -156,3 +156,23 @@ def test_queries_over_links(db):
         ("anonymous", ["nick"], ["t1", "t2"])]
     (inv,) = run(db, q["create_invoice"], 7, acc)[0]
     assert db.execute("SELECT account_id FROM billing_invoice WHERE id = %s", (inv,)) == [(acc,)]
+
+
+def test_nested_shapes_in_one_statement(db):
+    q = plans()["post_page"]
+    a = account(db, "n@x", name="Ann", age=30)
+    t1 = db.execute("INSERT INTO tag (name) VALUES ('go') RETURNING id")[0][0]
+    t2 = db.execute("INSERT INTO tag (name) VALUES ('sql') RETURNING id")[0][0]
+    (p1,) = run(db, q_create := plans()["create_post"], "B post", "b-post", a, None)[0]
+    (p2,) = run(db, q_create, "A post", "a-post", a, None)[0]
+    db.execute("INSERT INTO post_tags (source_id, target_id) VALUES (%s, %s), (%s, %s)", (p1, t2, p1, t1))
+    rows = run(db, q, a, 10)
+    assert [r[1] for r in rows] == ["A post", "B post"]
+    (_, _, _, author, editor_id, tags) = rows[1]
+    assert author["name"] == "Ann" and author["email"] == "n@x" and author["age"] == 30
+    assert isinstance(author["created_at"], str)  # JSON: an ISO 8601 timestamp
+    assert editor_id is None
+    assert sorted(t["name"] for t in tags) == ["go", "sql"]
+    assert rows[0][5] == []  # no tags: an empty list, not NULL
+    plan = db.execute("EXPLAIN " + re.sub(r"\$(\d+)", lambda m: "%s", q.sql), (a, 10))
+    assert plan  # one statement: the nested shapes are sub-selects of the same query

@@ -5,6 +5,7 @@ package features
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -137,6 +138,70 @@ func (q *Queries) HidePosts(ctx context.Context, arg HidePostsParams) ([]HidePos
 	for rows.Next() {
 		var i HidePostsRow
 		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// postPageSQL is the SQL of query post_page (cases/features/queries/post_page.edgeql).
+const postPageSQL = `SELECT "id",
+       "title",
+       "created_at",
+       (SELECT json_build_object('name', "_s1"."name", 'email', "_s1"."email", 'age', "_s1"."age", 'created_at', "_s1"."created_at") FROM "account" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
+       "editor_id",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "post_tags" AS "_j1" JOIN "tag" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "post"."id") AS "tags"
+FROM "post"
+WHERE author_id = $1
+ORDER BY title ASC NULLS FIRST
+LIMIT $2`
+
+// PostPageParams are the parameters of PostPage.
+type PostPageParams struct {
+	AuthorID string
+	Take     int64
+}
+
+// PostPageAuthor is the author shape of PostPage.
+type PostPageAuthor struct {
+	Name      string    `json:"name"`
+	Email     string    `json:"email"`
+	Age       *int16    `json:"age"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// PostPageTags is the tags shape of PostPage.
+type PostPageTags struct {
+	Name string `json:"name"`
+}
+
+// PostPageRow is one row returned by PostPage.
+type PostPageRow struct {
+	ID        string
+	Title     string
+	CreatedAt time.Time
+	Author    PostPageAuthor
+	EditorID  *string
+	Tags      []PostPageTags
+}
+
+// PostPage runs query post_page (cases/features/queries/post_page.edgeql).
+//
+// A page of an author's posts with nested author and tags: one statement.
+func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) ([]PostPageRow, error) {
+	rows, err := q.db.Query(ctx, postPageSQL, arg.AuthorID, arg.Take)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PostPageRow
+	for rows.Next() {
+		var i PostPageRow
+		if err := rows.Scan(&i.ID, &i.Title, &i.CreatedAt, &i.Author, &i.EditorID, &i.Tags); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

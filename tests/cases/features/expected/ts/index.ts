@@ -14,6 +14,9 @@ import {
   type HidePostsArgs,
   type HidePostsResult,
   hidePosts,
+  type PostPageArgs,
+  type PostPageResult,
+  postPage,
   type RetitlePostArgs,
   type RetitlePostResult,
   retitlePost,
@@ -34,6 +37,8 @@ export interface Runner {
     createPost(args: CreatePostArgs): Promise<CreatePostResult | null>;
     /** Runs `hide_posts` (cases/features/queries/hide_posts.edgeql). */
     hidePosts(args: HidePostsArgs): Promise<HidePostsResult[]>;
+    /** Runs `post_page` (cases/features/queries/post_page.edgeql). */
+    postPage(args: PostPageArgs): Promise<PostPageResult[]>;
     /** Runs `retitle_post` (cases/features/queries/retitle_post.edgeql). */
     retitlePost(args: RetitlePostArgs): Promise<RetitlePostResult | null>;
   };
@@ -88,6 +93,7 @@ export function createRunner(db: Queryable): Runner {
       createInvoice: (args) => createInvoice(db, args),
       createPost: (args) => createPost(db, args),
       hidePosts: (args) => hidePosts(db, args),
+      postPage: (args) => postPage(db, args),
       retitlePost: (args) => retitlePost(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {

@@ -159,6 +159,47 @@ export async function hidePosts(db: Queryable, args: HidePostsArgs): Promise<Hid
   return rows as HidePostsResult[];
 }
 
+/** SQL of query `post_page` (cases/features/queries/post_page.edgeql). */
+export const postPageSql = `SELECT "id",
+       "title",
+       "created_at",
+       (SELECT json_build_object('name', "_s1"."name", 'email', "_s1"."email", 'age', "_s1"."age", 'created_at', "_s1"."created_at") FROM "account" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
+       "editor_id",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "post_tags" AS "_j1" JOIN "tag" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "post"."id") AS "tags"
+FROM "post"
+WHERE author_id = $1
+ORDER BY title ASC NULLS FIRST
+LIMIT $2`;
+
+/** Parameters of {@link postPage}. */
+export interface PostPageArgs {
+  readonly author_id: string;
+  readonly take: number | string | bigint;
+}
+
+/** One row returned by {@link postPage}. */
+export interface PostPageResult {
+  id: string;
+  title: string;
+  created_at: Date;
+  author: { name: string; email: string; age: number | null; created_at: string };
+  editor_id: string | null;
+  tags: Array<{ name: string }>;
+}
+
+/**
+ * A page of an author's posts with nested author and tags: one statement.
+ *
+ * Source: cases/features/queries/post_page.edgeql.
+ */
+export async function postPage(db: Queryable, args: PostPageArgs): Promise<PostPageResult[]> {
+  const rows = await run(db, postPageSql, [
+    args.author_id,
+    args.take,
+  ]);
+  return rows as PostPageResult[];
+}
+
 /** SQL of query `retitle_post` (cases/features/queries/retitle_post.edgeql). */
 export const retitlePostSql = `UPDATE "post"
 SET "title" = $3,
