@@ -81,6 +81,69 @@ func (q *Queries) ArchiveAuthorPosts(ctx context.Context, arg ArchiveAuthorPosts
 	return items, nil
 }
 
+// authorFeedSQL is the SQL of query author_feed (schemas/blog/queries/author_feed.edgeql).
+const authorFeedSQL = `SELECT "id",
+       "title",
+       "status",
+       "published_at",
+       (SELECT json_build_object('handle', "_s1"."handle", 'display_name', "_s1"."display_name") FROM "user" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
+       (SELECT coalesce(json_agg(json_build_object('slug', "_s1"."slug", 'name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "post_tags" AS "_j1" JOIN "tag" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "post"."id") AS "tags"
+FROM "post"
+WHERE author_id = $1
+ORDER BY published_at DESC NULLS LAST, title ASC NULLS FIRST
+LIMIT $2`
+
+// AuthorFeedParams are the parameters of AuthorFeed.
+type AuthorFeedParams struct {
+	AuthorID string
+	Take     int64
+}
+
+// AuthorFeedAuthor is the author shape of AuthorFeed.
+type AuthorFeedAuthor struct {
+	Handle      string `json:"handle"`
+	DisplayName string `json:"display_name"`
+}
+
+// AuthorFeedTags is the tags shape of AuthorFeed.
+type AuthorFeedTags struct {
+	Slug string `json:"slug"`
+	Name string `json:"name"`
+}
+
+// AuthorFeedRow is one row returned by AuthorFeed.
+type AuthorFeedRow struct {
+	ID          string
+	Title       string
+	Status      PublicationStatus
+	PublishedAt *time.Time
+	Author      AuthorFeedAuthor
+	Tags        []AuthorFeedTags
+}
+
+// AuthorFeed runs query author_feed (schemas/blog/queries/author_feed.edgeql).
+//
+// An author's posts, newest first, with the author and the tags nested: one statement.
+func (q *Queries) AuthorFeed(ctx context.Context, arg AuthorFeedParams) ([]AuthorFeedRow, error) {
+	rows, err := q.db.Query(ctx, authorFeedSQL, arg.AuthorID, arg.Take)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []AuthorFeedRow
+	for rows.Next() {
+		var i AuthorFeedRow
+		if err := rows.Scan(&i.ID, &i.Title, &i.Status, &i.PublishedAt, &i.Author, &i.Tags); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // changeHandleSQL is the SQL of query change_handle (schemas/blog/queries/change_handle.edgeql).
 const changeHandleSQL = `UPDATE "user"
 SET "handle" = $2,

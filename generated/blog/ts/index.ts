@@ -8,6 +8,9 @@ import {
   type ArchiveAuthorPostsArgs,
   type ArchiveAuthorPostsResult,
   archiveAuthorPosts,
+  type AuthorFeedArgs,
+  type AuthorFeedResult,
+  authorFeed,
   type ChangeHandleArgs,
   type ChangeHandleResult,
   changeHandle,
@@ -45,6 +48,8 @@ export interface Runner {
     addComment(args: AddCommentArgs): Promise<AddCommentResult>;
     /** Runs `archive_author_posts` (schemas/blog/queries/archive_author_posts.edgeql). */
     archiveAuthorPosts(args: ArchiveAuthorPostsArgs): Promise<ArchiveAuthorPostsResult[]>;
+    /** Runs `author_feed` (schemas/blog/queries/author_feed.edgeql). */
+    authorFeed(args: AuthorFeedArgs): Promise<AuthorFeedResult[]>;
     /** Runs `change_handle` (schemas/blog/queries/change_handle.edgeql). */
     changeHandle(args: ChangeHandleArgs): Promise<ChangeHandleResult | null>;
     /** Runs `create_draft` (schemas/blog/queries/create_draft.edgeql). */
@@ -111,6 +116,7 @@ export function createRunner(db: Queryable): Runner {
     query: {
       addComment: (args) => addComment(db, args),
       archiveAuthorPosts: (args) => archiveAuthorPosts(db, args),
+      authorFeed: (args) => authorFeed(db, args),
       changeHandle: (args) => changeHandle(db, args),
       createDraft: (args) => createDraft(db, args),
       createTag: (args) => createTag(db, args),

@@ -52,6 +52,11 @@ try {
   assert.ok(err instanceof blog.UqUserHandleError, `typed error, got ${String(err)}`);
   assert.equal(err.constraint, "uq_user_handle");
 }
+const feed = await b.query.authorFeed({ author_id: ada.id, take: 10 });
+assert.equal(feed.length, 1);
+assert.deepEqual(feed[0]?.author, { handle: "ada", display_name: "Ada" });
+assert.deepEqual(feed[0]?.tags, []);
+assert.equal(feed[0]?.published_at?.toISOString(), when.toISOString());
 const comment = await b.query.addComment({ post_id: post.id, body: "Anonymous" });
 assert.match(comment.id, /^[0-9a-f-]{36}$/);
 out["blog"] = true;

@@ -87,6 +87,10 @@ func TestBlog(t *testing.T) {
 	if status != blog.PublicationStatusScheduled || !published.Equal(when) {
 		t.Fatalf("got %v %v", status, published)
 	}
+	feed := must(q.AuthorFeed(ctx, blog.AuthorFeedParams{AuthorID: ada.ID, Take: 10}))
+	if len(feed) != 1 || feed[0].Author.Handle != "ada" || feed[0].Author.DisplayName != "Ada" || len(feed[0].Tags) != 0 {
+		t.Fatalf("author_feed: %+v", feed)
+	}
 	if got := must(q.ArchiveAuthorPosts(ctx, blog.ArchiveAuthorPostsParams{AuthorID: ada.ID})); len(got) != 1 {
 		t.Fatalf("archive_author_posts: %v", got)
 	}
