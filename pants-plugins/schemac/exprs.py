@@ -82,6 +82,8 @@ class ExprContext:
     subject_column: Optional[Column] = None
     #: Current nesting depth of :func:`lower` (see :data:`MAX_EXPRESSION_DEPTH`).
     depth: int = 0
+    #: Variables in scope (a ``for`` loop's element): name -> its SQL and type.
+    variables: Dict[str, "Lowered"] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,13 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Tuple_):
         ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))'", expr.span)
         return None
+    if isinstance(expr, ast.VarRef):
+        var = ctx.variables.get(expr.name)
+        if var is None:
+            ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
+                               did_you_mean(expr.name, list(ctx.variables)) or
+                               "properties are written with a leading dot: .name")
+        return var
     if isinstance(expr, ast.SubSelect):
         ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")

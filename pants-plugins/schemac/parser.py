@@ -324,6 +324,13 @@ class _Builder(Transformer):
     def paren(self, meta, children):
         return children[0]
 
+    def var_ref(self, meta, children):
+        return ast.VarRef(str(children[0]), self._span(meta))
+
+    def for_q(self, meta, children):
+        name, source, body = children
+        return ast.ForQuery(str(name), self._tspan(name), source, body, self._span(meta))
+
     def subject_ref(self, meta, children):
         return ast.Path(("__subject__",), self._span(meta))
 
@@ -691,7 +698,7 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
 
 
 #: Query forms the grammar does not have yet, by their first word.
-UNSUPPORTED_QUERY_FORMS = {"with": "'with' blocks", "for": "'for' loops (bulk queries)", "group": "group queries"}
+UNSUPPORTED_QUERY_FORMS = {"with": "'with' blocks", "group": "group queries"}
 _FIRST_WORD = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)")
 
 

@@ -26,7 +26,7 @@ from typing import List, Optional, Set, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, lower
+from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, lower
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.scalars import SCALARS
 from schemac.sqlnames import qi, sql_string
@@ -97,6 +97,8 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
         plan = _update(qf, q, subject, ctx)
     elif isinstance(q, ast.SelectQuery):
         plan = _select(qf, q, subject, ctx)
+    elif isinstance(q, ast.ForQuery):
+        plan = _for(qf, q, subject, ctx)
     else:
         plan = _delete(qf, q, subject, ctx)
     if len(reporter.diagnostics) != before:
@@ -193,7 +195,35 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     return col.name, low.sql
 
 
-def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    """``for x in array_unpack(<array<T>>$xs) union (insert ...)`` -> one
+    ``INSERT ... SELECT ... FROM unnest($n::T[]) AS "_batch"(x)``: one round trip for any
+    number of rows. Duplicates within one batch: ``unless conflict`` (``DO NOTHING``) keeps the
+    first and skips the rest; an upsert (``DO UPDATE``) cannot touch a row twice and the whole
+    statement fails with SQLSTATE 21000, inserting nothing."""
+    src = q.source
+    if not (isinstance(src, ast.FuncCall) and src.name in ("array_unpack", "std::array_unpack") and len(src.args) == 1):
+        ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param) only", src.span,
+                           "write e.g. for name in array_unpack(<array<str>>$names) union (insert ...)")
+        return None
+    arr = lower(src.args[0], ctx, None)
+    if arr is None:
+        return None
+    if arr.type.element is None or not arr.is_param:
+        ctx.reporter.error("E0304", f"array_unpack needs an array parameter, got {arr.type.name}", src.args[0].span,
+                           "give it a type: <array<str>>$names")
+        return None
+    batch = f'unnest({arr.sql}::{arr.type.pg}) AS "_batch"({qi(q.var)})'
+    ctx.variables[q.var] = Lowered(f'"_batch".{qi(q.var)}', arr.type.element)
+    plan = _insert(qf, q.body, subject, ctx, batch=batch)
+    if plan is None:
+        return None
+    return QueryPlan(plan.name, plan.path, "insert", subject, plan.sql, plan.params, plan.result, MANY,
+                     plan.exclusives, plan.doc)
+
+
+def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
+            batch: Optional[str] = None) -> Optional[QueryPlan]:
     values = _assignments(q.assignments, subject, ctx, insert=True)
     given = {a.name for a in q.assignments}
     missing = [c.link or c.name for c in subject.columns
@@ -217,7 +247,11 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
             raisable = tuple(dict.fromkeys(raisable + touched))
     if ctx.reporter.has_errors:
         return None
-    if values:
+    if values and batch is not None:
+        cols = ", ".join(qi(c) for c, _ in values)
+        vals = ", ".join(v for _, v in values)
+        sql = f"INSERT INTO {qi(subject.table)} ({cols})\nSELECT {vals}\nFROM {batch}"
+    elif values:
         cols = ", ".join(qi(c) for c, _ in values)
         vals = ", ".join(v for _, v in values)
         sql = f"INSERT INTO {qi(subject.table)} ({cols})\nVALUES ({vals})"

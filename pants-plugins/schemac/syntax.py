@@ -98,6 +98,14 @@ class UnaryOp:
 
 
 @dataclass(frozen=True)
+class VarRef:
+    """A bare name: the variable of an enclosing ``for`` loop."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
 class Tuple_:
     """``(a, b)``: only meaningful as the target of ``on ((.a, .b))``."""
 
@@ -132,7 +140,7 @@ class SubSelect:
     span: Span
 
 
-Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect]
+Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef]
 
 
 def iter_nodes(expr: "Expr"):
@@ -384,7 +392,27 @@ class DeleteQuery:
     span: Span
 
 
-Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery]
+@dataclass(frozen=True)
+class ForQuery:
+    """``for x in array_unpack(<array<T>>$xs) union (insert ...)``: a bulk insert, one row per
+    array element, in one statement."""
+
+    var: str
+    var_span: Span
+    source: Expr
+    body: InsertQuery
+    span: Span
+
+    @property
+    def type_name(self) -> str:
+        return self.body.type_name
+
+    @property
+    def type_span(self) -> Span:
+        return self.body.type_span
+
+
+Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery]
 
 
 @dataclass(frozen=True)

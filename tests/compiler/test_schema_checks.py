@@ -177,7 +177,9 @@ def test_enum_member_checks():
 @pytest.mark.parametrize("query,expected", [
     ("# doc\nwith t := 1 select K;", "q/q.edgeql:2:1: error[E0206]: 'with' blocks are not supported yet"),
     ("select K { token, note: { token } };", "error[E0304]: 'note' is not a link: it takes no shape"),
-    ("for x in {1} union (insert K { token := 'a' });", "error[E0206]: 'for' loops (bulk queries) are not supported"),
+    ("for x in {1} union (insert K { token := 'a' });",
+     "error[E0206]: a for loop iterates over array_unpack(<array<T>>$param) only"),
+    ("for x in array_unpack(<array<str>>$xs) union (insert K { token := y });", "error[E0302]: unknown name 'y'"),
     ("group K by .note;", "q/q.edgeql:1:1: error[E0206]: group queries are not supported yet"),
     ("insert K { token := $t } unless conflict else (select K);",
      "error[E0306]: an upsert needs 'unless conflict on (...)' to name its arbiter"),

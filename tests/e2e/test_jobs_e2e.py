@@ -134,6 +134,33 @@ def test_upsert_refreshes_the_pending_twin_through_the_partial_arbiter(pg):
     assert third != first  # a Running twin is outside the partial index: a new row
 
 
+def test_bulk_enqueue_is_one_statement_and_skips_duplicates(pg):
+    migrate_up(pg)
+    bulk = plans()["enqueue_jobs"]
+    assert bulk.cardinality == "many" and "unnest($1::text[])" in bulk.sql
+    names = [f"job-{i}" for i in range(1000)]
+    rows = run_plan(pg, bulk, names + ["job-1", "job-2"], "w")  # two repeats inside the batch
+    assert len(rows) == 1000
+    assert pg.execute("SELECT count(*) FROM job WHERE status = 'Pending'") == [(1000,)]
+    assert run_plan(pg, bulk, ["job-5", "new"], "w") == [pg.execute("SELECT id FROM job WHERE name = 'new'")[0]]
+
+
+def test_bulk_upsert_with_a_repeated_key_fails_whole(pg):
+    """Postgres cannot update one row twice in one statement (SQLSTATE 21000): a bulk upsert
+    whose batch repeats a key fails as a whole and inserts nothing."""
+    migrate_up(pg)
+    body = ("for name in array_unpack(<array<str>>$names) union (insert Job { name := name, actor := 'w' } "
+            "unless conflict on (.name, .actor) else (update Job set { payload := <json>'{}' }))")
+    lib = check_library({**library_sources(SCHEMAS / "jobs"), "schemas/jobs/queries/bulk_upsert.edgeql": body},
+                        Options(library="jobs"))
+    plan = next(q for q in lib.queries if q.name == "bulk_upsert")
+    assert len(run_plan(pg, plan, ["a", "b"])) == 2
+    with pytest.raises(psycopg.errors.CardinalityViolation) as exc:
+        run_plan(pg, plan, ["c", "c"])
+    assert exc.value.sqlstate == "21000"
+    assert pg.execute("SELECT name FROM job ORDER BY name") == [("a",), ("b",)]
+
+
 def test_down_migration_reverses_up(pg):
     before = pg.execute("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace")
     migrate_up(pg)
@@ -152,7 +179,7 @@ def test_typescript_runner_end_to_end(pg, tsc_run, tmp_path):
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out == {"twinAbsorbed": True, "strictError": "UqJobNameActorError", "reenqueuedWhileRunning": True,
                    "jsonRoundTrip": True, "queryableDoubles": True, "selectAndDelete": True,
-                   "transactions": True, "concurrency": True}
+                   "transactions": True, "concurrency": True, "bulk": True}
 
 
 @pytest.mark.slow

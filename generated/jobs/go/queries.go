@@ -115,6 +115,48 @@ func (q *Queries) EnqueueJobStrict(ctx context.Context, arg EnqueueJobStrictPara
 	return i, nil
 }
 
+// enqueueJobsSQL is the SQL of query enqueue_jobs (schemas/jobs/queries/enqueue_jobs.edgeql).
+const enqueueJobsSQL = `INSERT INTO "job" ("name", "actor")
+SELECT "_batch"."name", $2
+FROM unnest($1::text[]) AS "_batch"("name")
+ON CONFLICT ("name", "actor") WHERE (status = 'Pending') DO NOTHING
+RETURNING "id"`
+
+// EnqueueJobsParams are the parameters of EnqueueJobs.
+type EnqueueJobsParams struct {
+	Names []string
+	Actor string
+}
+
+// EnqueueJobsRow is one row returned by EnqueueJobs.
+type EnqueueJobsRow struct {
+	ID string
+}
+
+// EnqueueJobs runs query enqueue_jobs (schemas/jobs/queries/enqueue_jobs.edgeql).
+//
+// Enqueue many jobs of one actor in one round trip; names with a Pending twin (or repeated in
+// the batch) are skipped.
+func (q *Queries) EnqueueJobs(ctx context.Context, arg EnqueueJobsParams) ([]EnqueueJobsRow, error) {
+	rows, err := q.db.Query(ctx, enqueueJobsSQL, arg.Names, arg.Actor)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []EnqueueJobsRow
+	for rows.Next() {
+		var i EnqueueJobsRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // getJobSQL is the SQL of query get_job (schemas/jobs/queries/get_job.edgeql).
 const getJobSQL = `SELECT "id", "name", "actor", "status", "claimed_at", "processed_at"
 FROM "job"

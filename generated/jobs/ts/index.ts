@@ -11,6 +11,9 @@ import {
   type EnqueueJobStrictArgs,
   type EnqueueJobStrictResult,
   enqueueJobStrict,
+  type EnqueueJobsArgs,
+  type EnqueueJobsResult,
+  enqueueJobs,
   type GetJobArgs,
   type GetJobResult,
   getJob,
@@ -38,6 +41,8 @@ export interface Runner {
     enqueueJob(args: EnqueueJobArgs): Promise<EnqueueJobResult | null>;
     /** Runs `enqueue_job_strict` (schemas/jobs/queries/enqueue_job_strict.edgeql). */
     enqueueJobStrict(args: EnqueueJobStrictArgs): Promise<EnqueueJobStrictResult>;
+    /** Runs `enqueue_jobs` (schemas/jobs/queries/enqueue_jobs.edgeql). */
+    enqueueJobs(args: EnqueueJobsArgs): Promise<EnqueueJobsResult[]>;
     /** Runs `get_job` (schemas/jobs/queries/get_job.edgeql). */
     getJob(args: GetJobArgs): Promise<GetJobResult | null>;
     /** Runs `list_pending_jobs` (schemas/jobs/queries/list_pending_jobs.edgeql). */
@@ -97,6 +102,7 @@ export function createRunner(db: Queryable): Runner {
       claimJob: (args) => claimJob(db, args),
       enqueueJob: (args) => enqueueJob(db, args),
       enqueueJobStrict: (args) => enqueueJobStrict(db, args),
+      enqueueJobs: (args) => enqueueJobs(db, args),
       getJob: (args) => getJob(db, args),
       listPendingJobs: (args) => listPendingJobs(db, args),
       purgeJobs: (args) => purgeJobs(db, args),

@@ -120,6 +120,38 @@ export async function enqueueJobStrict(db: Queryable, args: EnqueueJobStrictArgs
   return row;
 }
 
+/** SQL of query `enqueue_jobs` (schemas/jobs/queries/enqueue_jobs.edgeql). */
+export const enqueueJobsSql = `INSERT INTO "job" ("name", "actor")
+SELECT "_batch"."name", $2
+FROM unnest($1::text[]) AS "_batch"("name")
+ON CONFLICT ("name", "actor") WHERE (status = 'Pending') DO NOTHING
+RETURNING "id"`;
+
+/** Parameters of {@link enqueueJobs}. */
+export interface EnqueueJobsArgs {
+  readonly names: readonly string[];
+  readonly actor: string;
+}
+
+/** One row returned by {@link enqueueJobs}. */
+export interface EnqueueJobsResult {
+  id: string;
+}
+
+/**
+ * Enqueue many jobs of one actor in one round trip; names with a Pending twin (or repeated in
+ * the batch) are skipped.
+ *
+ * Source: schemas/jobs/queries/enqueue_jobs.edgeql.
+ */
+export async function enqueueJobs(db: Queryable, args: EnqueueJobsArgs): Promise<EnqueueJobsResult[]> {
+  const rows = await run(db, enqueueJobsSql, [
+    args.names,
+    args.actor,
+  ]);
+  return rows as EnqueueJobsResult[];
+}
+
 /** SQL of query `get_job` (schemas/jobs/queries/get_job.edgeql). */
 export const getJobSql = `SELECT "id", "name", "actor", "status", "claimed_at", "processed_at"
 FROM "job"

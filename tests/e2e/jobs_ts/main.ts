@@ -176,6 +176,21 @@ try {
 assert.equal(await pendingCount("tx3", "t"), 1, "a transaction on a PoolClient commits on that connection");
 out["transactions"] = true;
 
+// 8b. bulk: 1,000 jobs in one round trip; repeats inside the batch are skipped.
+await pool.query("TRUNCATE job");
+let roundTrips = 0;
+const counting: Queryable = {
+  query(text: string, values?: unknown[]) {
+    roundTrips += 1;
+    return pool.query(text, values);
+  },
+};
+const names = Array.from({ length: 1000 }, (_, i) => `bulk-${i}`);
+const inserted = await createRunner(counting).query.enqueueJobs({ names: [...names, "bulk-1"], actor: "b" });
+assert.equal(inserted.length, 1000);
+assert.equal(roundTrips, 1);
+out["bulk"] = true;
+
 // 9. concurrency: 32 concurrent enqueues of one key leave exactly one Pending row.
 await pool.query("TRUNCATE job");
 const racing = await Promise.all(Array.from({ length: 32 }, () => runner.query.enqueueJob({ name: "race", actor: "r" })));

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -174,6 +175,16 @@ func TestJobs(t *testing.T) {
 	up2, err := runner.Query.UpsertJob(ctx, gen.UpsertJobParams{Name: "up", Actor: "w", Payload: json.RawMessage(`{"v": 2}`)})
 	if err != nil || up2.ID != up1.ID {
 		t.Fatalf("upsert_job: %+v, %v", up2, err)
+	}
+
+	// Bulk: 1,000 jobs in one statement; a repeat inside the batch is skipped.
+	names := make([]string, 0, 1001)
+	for i := 0; i < 1000; i++ {
+		names = append(names, "bulk-"+strconv.Itoa(i))
+	}
+	bulk, err := runner.Query.EnqueueJobs(ctx, gen.EnqueueJobsParams{Names: append(names, "bulk-1"), Actor: "b"})
+	if err != nil || len(bulk) != 1000 {
+		t.Fatalf("enqueue_jobs: %d rows, %v", len(bulk), err)
 	}
 
 	// Concurrency: 32 concurrent enqueues of one key leave exactly one Pending row.
