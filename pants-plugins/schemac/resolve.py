@@ -30,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.exprs import BOOL, ExprContext, Lowered, lower, resolve_type_ref
+from schemac.exprs import BOOL, ExprContext, lower, resolve_type_ref
 from schemac.model import (
     CheckConstraint,
     Column,

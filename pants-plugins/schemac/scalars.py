@@ -55,13 +55,8 @@ SCALARS: Dict[str, Scalar] = {
     ]
 }
 
-#: Gel spellings accepted for the same scalars (``std::str`` etc. are resolved by stripping
-#: the ``std::`` prefix first).
-ALIASES: Dict[str, str] = {}
-
-
 def lookup_scalar(name: str):
     """The :class:`Scalar` named ``name`` (``str`` or ``std::str``), or ``None``."""
     if name.startswith("std::"):
         name = name[len("std::"):]
-    return SCALARS.get(ALIASES.get(name, name))
+    return SCALARS.get(name)
