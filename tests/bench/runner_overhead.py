@@ -320,9 +320,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--pairs", type=int, default=10000, help="enqueue+claim pairs per measurement")
     ap.add_argument("--posts", type=int, default=100, help="posts of the benchmarked author (the feed's size)")
     ap.add_argument("--feed-repeat", type=int, default=200, help="author_feed calls per measurement")
-    ap.add_argument("--rounds", type=int, default=3, help="measurements per implementation (best is shown)")
+    ap.add_argument("--rounds", type=int, default=5, help="measurements per implementation (best is shown)")
     ap.add_argument("--warmup", type=int, default=-1, help="warm-up pairs (default min(500, --pairs))")
-    ap.add_argument("--tags", type=int, default=50, help="tags in the blog")
+    ap.add_argument("--tags", type=int, default=10000,
+                    help="tags in the blog (with few, the planner joins the tags by a seq scan per post)")
     ap.add_argument("--tags-per-post", type=int, default=3)
     ap.add_argument("--background-authors", type=int, default=1000,
                     help="other authors, so that the planner prefers the indexes")
