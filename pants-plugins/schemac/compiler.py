@@ -8,6 +8,7 @@ sorted inputs, no timestamps, no absolute paths.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import posixpath
 import re
@@ -60,10 +61,25 @@ def check_library(sources: Mapping[str, str], options: Options) -> Library:
     diagnostics). Raises :class:`CompileError` with every diagnostic found. Expressions too deep
     to compile are reported as ``E0103`` at their location by :func:`schemac.exprs.lower`; a
     ``RecursionError`` anywhere else is still turned into an (unlocated) ``E0103``."""
-    # The front end allocates millions of small objects that all live until the end of the
-    # compile; the cyclic garbage collector would only rescan them again and again.
-    gc_was_enabled = gc.isenabled()
+    with _no_cyclic_gc():
+        return _checked(sources, options)
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc():
+    """The front end allocates millions of small objects that all live until the end of the
+    compile; the cyclic garbage collector would only rescan them again and again. (Reference
+    counting still frees everything that is dropped.)"""
+    was_enabled = gc.isenabled()
     gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _checked(sources: Mapping[str, str], options: Options) -> Library:
     try:
         return _check_library(sources, options)
     except RecursionError:
@@ -74,9 +90,6 @@ def check_library(sources: Mapping[str, str], options: Options) -> Library:
             raise CompileError([Diagnostic("E0103", "an expression is nested too deeply to compile", None,
                                            "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")])
         raise
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _check_library(sources: Mapping[str, str], options: Options) -> Library:
@@ -128,9 +141,14 @@ def compile_library(sources: Mapping[str, str], options: Options,
 
     Warnings are appended to ``warnings`` when given. Raises :class:`CompileError` (with every
     diagnostic) on bad input."""
+    with _no_cyclic_gc():
+        return _compile(sources, options, warnings)
+
+
+def _compile(sources: Mapping[str, str], options: Options, warnings: Optional[List[Diagnostic]]) -> Dict[str, str]:
     from schemac import gogen, sqlgen, tsgen
 
-    lib = check_library(sources, options)
+    lib = _checked(sources, options)
     if warnings is not None:
         warnings.extend(lib.warnings)
     out: Dict[str, str] = {}

@@ -302,9 +302,22 @@ class _Scanner:
         return i
 
 
+#: A quick test for text that may hold an unsupported declaration: a word one can start with, or
+#: a computed member (``[qualifiers] name := ...`` other than ``default``/``readonly``/
+#: ``annotation``). Text without a match is returned as is, without the statement scan.
+_MAYBE_UNSUPPORTED = re.compile(
+    r"\b(?:%s)\b|(?:^|[{;])\s*(?:(?:%s)\s+)*(?!(?:default|readonly|annotation)\b)[A-Za-z_]\w*\s*:="
+    % ("|".join(sorted({r"\s+".join(h) for h, _ in MODULE_HEADS + TYPE_HEADS + POINTER_HEADS})),
+       "|".join(sorted(_POINTER_QUALIFIERS))),
+    re.M,
+)
+
+
 def blank_unsupported(path: str, text: str) -> Tuple[str, List[Diagnostic]]:
     """Blank out unsupported declarations; returns the new text (same length and line
     structure) and one diagnostic per blanked declaration."""
+    if _MAYBE_UNSUPPORTED.search(text) is None:
+        return text, []
     scanner = _Scanner(path, text)
     out = scanner.run()
     return out, scanner.diagnostics
