@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from pathlib import Path
 from typing import Dict, List
 
@@ -48,3 +49,19 @@ def generated_files() -> Dict[str, str]:
         if p.is_file() and p.name != "README.md":
             out[p.relative_to(GENERATED).as_posix()] = p.read_text(encoding="utf-8")
     return out
+
+
+def case_plans(case: str) -> Dict[str, object]:
+    """``{query name: QueryPlan}`` of a golden case under ``tests/cases/<case>/``."""
+    from schemac.compiler import check_library
+
+    root = REPO_ROOT / "tests" / "cases" / case
+    sources = {f"cases/{case}/{f.relative_to(root).as_posix()}": f.read_text(encoding="utf-8")
+               for f in sorted(root.glob("*.esdl")) + sorted(root.glob("queries/*.edgeql"))}
+    return {q.name: q for q in check_library(sources, Options(library=case)).queries}
+
+
+def run_plan(pg, plan, *args):
+    """Run a query plan with psycopg on the ``pg`` fixture's database: ``$n`` -> ``%(pn)s`` (a
+    parameter may appear several times, in any order). Returns the rows."""
+    return pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql), {f"p{i + 1}": a for i, a in enumerate(args)})

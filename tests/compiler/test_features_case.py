@@ -12,20 +12,17 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from schemac.compiler import Options, check_library
+from libraries import case_plans, run_plan
 
 CASE = Path(__file__).resolve().parents[1] / "cases" / "features"
 UP = (CASE / "expected" / "sql" / "000001_init.up.sql").read_text
 
 
 def plans():
-    sources = {f"cases/features/{f.relative_to(CASE).as_posix()}": f.read_text()
-               for f in sorted(CASE.glob("*.esdl")) + sorted(CASE.glob("queries/*.edgeql"))}
-    return {q.name: q for q in check_library(sources, Options(library="features")).queries}
+    return case_plans('features')
 
 
-def run(pg, plan, *args):
-    return pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql), {f"p{i + 1}": a for i, a in enumerate(args)})
+run = run_plan
 
 
 @pytest.fixture

@@ -5,26 +5,21 @@ predicate reads a keyword column."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import psycopg
 import pytest
 
-from schemac.compiler import Options, check_library
+from libraries import case_plans, run_plan
 
 CASE = Path(__file__).resolve().parents[1] / "cases" / "keywords"
 
 
 def plans():
-    sources = {f"cases/keywords/{f.relative_to(CASE).as_posix()}": f.read_text()
-               for f in sorted(CASE.glob("*.esdl")) + sorted(CASE.glob("queries/*.edgeql"))}
-    return {q.name: q for q in check_library(sources, Options(library="keywords")).queries}
+    return case_plans('keywords')
 
 
-def run(pg, plan, *args):
-    """Run a plan with psycopg: ``$n`` -> ``%(pn)s`` (parameters may appear out of order)."""
-    return pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql), {f"p{i + 1}": a for i, a in enumerate(args)})
+run = run_plan
 
 
 def test_keyword_identifiers_on_postgres(pg):

@@ -11,7 +11,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from libraries import GENERATED, SCHEMAS, library_sources
+from libraries import GENERATED, SCHEMAS, library_sources, run_plan
 from schemac.compiler import Options, check_library
 
 HERE = Path(__file__).parent
@@ -25,13 +25,6 @@ def migrate_up(pg) -> None:
 def plans():
     lib = check_library(library_sources(SCHEMAS / "jobs"), Options(library="jobs"))
     return {q.name: q for q in lib.queries}
-
-
-def run_plan(pg, plan, *args):
-    """Run a plan with psycopg: ``$n`` -> ``%(pn)s`` (a parameter may appear several times)."""
-    import re
-
-    return pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql), {f"p{i + 1}": a for i, a in enumerate(args)})
 
 
 def to_psycopg(sql: str) -> str:
