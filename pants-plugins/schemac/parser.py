@@ -132,7 +132,7 @@ def _end_position(text: str) -> Tuple[int, int]:
 #: only contributes to the node's span.
 KEPT_TERMINALS = frozenset(
     """NAME STRING RAW_STRING INT FLOAT PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
-    SINGLE OVERLOADED ABSTRACT PROPERTY LINK ORDER_DIR ORDER_EMPTY""".split()
+    SINGLE OVERLOADED ABSTRACT PROPERTY LINK ORDER_DIR ORDER_EMPTY ASSIGN_OP""".split()
 )
 
 
@@ -481,8 +481,8 @@ class _Builder(Transformer):
 
     # -- queries
     def assignment(self, meta, children):
-        name_tok, value = children
-        return ast.Assignment(str(name_tok), value, self._span(meta), self._tspan(name_tok))
+        name_tok, op, value = children
+        return ast.Assignment(str(name_tok), value, self._span(meta), self._tspan(name_tok), op.value)
 
     def assignments(self, meta, children):
         return tuple(children)

@@ -137,6 +137,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span,
                                "readonly properties are set once, by insert")
             continue
+        if a.op != ":=":
+            sql = _add_or_remove(a, col, insert, ctx)
+            if sql is not None:
+                out.append((col.name, sql))
+            continue
         use_default = insert and col.has_default and isinstance(a.value, (ast.Param, ast.Cast))
         low = lower(a.value, ctx, col.type, allow_optional_param=use_default or not col.required)
         if low is None:
@@ -154,6 +159,37 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         out.append((col.name, low.sql))
     return out
+
+
+def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Optional[str]:
+    """``tags += value`` / ``tags -= value`` on a multi property (an array column) in an update.
+    ``value`` is one element or an array of them. ``+=`` appends (a multi property is a
+    multiset, as in Gel); ``-=`` removes every occurrence, keeping the order of the rest."""
+    if insert:
+        ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
+        return None
+    if col.type.element is None:
+        ctx.reporter.error("E0304", f"'{a.op}' needs a multi property or an array, but '{a.name}' is "
+                           f"{col.type.name}", a.name_span, f"write {a.name} := ...")
+        return None
+    if col.readonly:
+        ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span)
+        return None
+    elem = col.type.element
+    low = lower(a.value, ctx, elem)
+    if low is None:
+        return None
+    if low.type.family not in (elem.family, col.type.family):
+        ctx.reporter.error("E0304", f"'{a.name}' holds {elem.name}, but the value is {low.type.name}", a.value.span)
+        return None
+    is_array = low.type.family == col.type.family
+    value = f"{low.sql}::{low.type.pg}" if low.is_param else low.sql
+    target = qi(col.name)
+    if a.op == "+=":
+        return f"array_cat({target}, {value})" if is_array else f"array_append({target}, {value})"
+    keep = f"_e <> ALL ({value})" if is_array else f"_e <> {value}"
+    return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
+            f"WHERE {keep} ORDER BY _n)")
 
 
 def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,

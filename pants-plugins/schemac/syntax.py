@@ -296,12 +296,14 @@ class SchemaFile:
 
 @dataclass(frozen=True)
 class Assignment:
-    """``name := expr`` inside an insert or update shape."""
+    """``name := expr`` inside an insert or update shape; in an update also ``name += expr`` /
+    ``name -= expr`` (add to / remove from a multi property)."""
 
     name: str
     value: Expr
     span: Span
     name_span: Span
+    op: str = ":="
 
 
 @dataclass(frozen=True)

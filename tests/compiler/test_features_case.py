@@ -173,3 +173,13 @@ def test_nested_shapes_in_one_statement(db):
     assert rows[0][5] == []  # no tags: an empty list, not NULL
     plan = db.execute("EXPLAIN " + re.sub(r"\$(\d+)", lambda m: "%s", q.sql), (a, 10))
     assert plan  # one statement: the nested shapes are sub-selects of the same query
+
+
+def test_add_to_and_remove_from_multi_properties(db):
+    q = plans()["retag_account"]
+    a = account(db, "m@x")
+    db.execute("UPDATE account SET nicknames = ARRAY['a', 'b'], tags = ARRAY['x', 'y', 'x', 'z'] WHERE id = %s", (a,))
+    assert run(db, q, a, "c", ["x", "nope"]) == [(a,)]
+    assert db.execute("SELECT nicknames, tags FROM account WHERE id = %s", (a,)) == [(["a", "b", "c"], ["y", "z"])]
+    run(db, q, a, "c", [])
+    assert db.execute("SELECT nicknames, tags FROM account WHERE id = %s", (a,)) == [(["a", "b", "c", "c"], ["y", "z"])]

@@ -212,6 +212,42 @@ func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) ([]PostPageR
 	return items, nil
 }
 
+// retagAccountSQL is the SQL of query retag_account (cases/features/queries/retag_account.edgeql).
+const retagAccountSQL = `UPDATE "account"
+SET "nicknames" = array_append("nicknames", $2::text),
+    "tags" = ARRAY(SELECT _e FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n) WHERE _e <> ALL ($3::text[]) ORDER BY _n)
+WHERE id = $1
+RETURNING "id"`
+
+// RetagAccountParams are the parameters of RetagAccount.
+type RetagAccountParams struct {
+	ID   string
+	Nick string
+	Drop []string
+}
+
+// RetagAccountRow is one row returned by RetagAccount.
+type RetagAccountRow struct {
+	ID string
+}
+
+// RetagAccount runs query retag_account (cases/features/queries/retag_account.edgeql).
+//
+// Add a nickname and drop tags (multi property += / -=).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) RetagAccount(ctx context.Context, arg RetagAccountParams) (*RetagAccountRow, error) {
+	row := q.db.QueryRow(ctx, retagAccountSQL, arg.ID, arg.Nick, arg.Drop)
+	var i RetagAccountRow
+	if err := row.Scan(&i.ID); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // retitlePostSQL is the SQL of query retitle_post (cases/features/queries/retitle_post.edgeql).
 const retitlePostSQL = `UPDATE "post"
 SET "title" = $3,

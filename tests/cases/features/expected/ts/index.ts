@@ -17,6 +17,9 @@ import {
   type PostPageArgs,
   type PostPageResult,
   postPage,
+  type RetagAccountArgs,
+  type RetagAccountResult,
+  retagAccount,
   type RetitlePostArgs,
   type RetitlePostResult,
   retitlePost,
@@ -39,6 +42,8 @@ export interface Runner {
     hidePosts(args: HidePostsArgs): Promise<HidePostsResult[]>;
     /** Runs `post_page` (cases/features/queries/post_page.edgeql). */
     postPage(args: PostPageArgs): Promise<PostPageResult[]>;
+    /** Runs `retag_account` (cases/features/queries/retag_account.edgeql). */
+    retagAccount(args: RetagAccountArgs): Promise<RetagAccountResult | null>;
     /** Runs `retitle_post` (cases/features/queries/retitle_post.edgeql). */
     retitlePost(args: RetitlePostArgs): Promise<RetitlePostResult | null>;
   };
@@ -94,6 +99,7 @@ export function createRunner(db: Queryable): Runner {
       createPost: (args) => createPost(db, args),
       hidePosts: (args) => hidePosts(db, args),
       postPage: (args) => postPage(db, args),
+      retagAccount: (args) => retagAccount(db, args),
       retitlePost: (args) => retitlePost(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {

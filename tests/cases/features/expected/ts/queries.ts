@@ -200,6 +200,40 @@ export async function postPage(db: Queryable, args: PostPageArgs): Promise<PostP
   return rows as PostPageResult[];
 }
 
+/** SQL of query `retag_account` (cases/features/queries/retag_account.edgeql). */
+export const retagAccountSql = `UPDATE "account"
+SET "nicknames" = array_append("nicknames", $2::text),
+    "tags" = ARRAY(SELECT _e FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n) WHERE _e <> ALL ($3::text[]) ORDER BY _n)
+WHERE id = $1
+RETURNING "id"`;
+
+/** Parameters of {@link retagAccount}. */
+export interface RetagAccountArgs {
+  readonly id: string;
+  readonly nick: string;
+  readonly drop: readonly string[];
+}
+
+/** One row returned by {@link retagAccount}. */
+export interface RetagAccountResult {
+  id: string;
+}
+
+/**
+ * Add a nickname and drop tags (multi property += / -=).
+ *
+ * Source: cases/features/queries/retag_account.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function retagAccount(db: Queryable, args: RetagAccountArgs): Promise<RetagAccountResult | null> {
+  const rows = await run(db, retagAccountSql, [
+    args.id,
+    args.nick,
+    args.drop,
+  ]);
+  return (rows[0] as RetagAccountResult | undefined) ?? null;
+}
+
 /** SQL of query `retitle_post` (cases/features/queries/retitle_post.edgeql). */
 export const retitlePostSql = `UPDATE "post"
 SET "title" = $3,
