@@ -19,7 +19,7 @@ from typing import Dict, List, Optional
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.model import Column, ObjectType, Schema, ValueType
-from schemac.sqlnames import quote_ident, sql_string
+from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import SCALARS, lookup_scalar
 
 BOOL = ValueType(scalar=SCALARS["bool"])
@@ -305,6 +305,28 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
     return Lowered(f"${existing.index}", typ, nullable=existing.optional, is_param=True)
 
 
+def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+    """``count(.multi_link)`` -> a correlated count of its join table rows; ``count(.tags)`` of
+    a multi property or array -> ``cardinality`` (0 for an empty or NULL array)."""
+    if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
+        ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
+        return None
+    name = expr.args[0].steps[0]
+    link = ctx.subject.links.get(name) if ctx.subject is not None else None
+    if link is not None and link.multi and ctx.subject is not None:
+        table = qi(ctx.subject.table)
+        return Lowered(f'(SELECT count(*) FROM {qi(link.join_table)} AS "_c" '  # type: ignore[arg-type]
+                       f'WHERE "_c"."source_id" = {table}."id")', INT64)
+    arg = lower(expr.args[0], ctx)
+    if arg is None:
+        return None
+    if arg.type.element is None:
+        ctx.reporter.error("E0304", f"count() needs a multi property, an array or a multi link, got {arg.type.name}",
+                           expr.args[0].span)
+        return None
+    return Lowered(f"coalesce(cardinality({arg.sql}), 0)", INT64)
+
+
 #: Functions with arguments: name -> (arity, SQL template, argument family, result type).
 #: ``{0}`` is the first argument's SQL. ``len`` works on str and arrays.
 FUNCTIONS_WITH_ARGS = {
@@ -317,6 +339,8 @@ FUNCTIONS_WITH_ARGS = {
 
 def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
+    if name == "count":
+        return _count(expr, ctx)
     if name == "len":
         if len(expr.args) != 1:
             ctx.reporter.error("E0304", "len() takes one argument", expr.span)
@@ -349,7 +373,7 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
                        atomic=result is not BOOL)
     fn = FUNCTIONS.get(expr.name)
     if fn is None:
-        known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len"]
+        known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len", "count"]
         ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
                            did_you_mean(expr.name, known))
         return None

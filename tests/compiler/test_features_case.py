@@ -183,3 +183,19 @@ def test_add_to_and_remove_from_multi_properties(db):
     assert db.execute("SELECT nicknames, tags FROM account WHERE id = %s", (a,)) == [(["a", "b", "c"], ["y", "z"])]
     run(db, q, a, "c", [])
     assert db.execute("SELECT nicknames, tags FROM account WHERE id = %s", (a,)) == [(["a", "b", "c", "c"], ["y", "z"])]
+
+
+def test_count_of_a_multi_link_and_a_multi_property(db):
+    q = plans()["popular_posts"]
+    a = account(db)
+    tags = [db.execute("INSERT INTO tag (name) VALUES (%s) RETURNING id", (n,))[0][0] for n in ("a", "b", "c")]
+    posts = {}
+    for title, n in (("none", 0), ("two", 2), ("three", 3)):
+        (pid,) = run(db, plans()["create_post"], title, title, a, None)[0]
+        posts[title] = pid
+        for t in tags[:n]:
+            db.execute("INSERT INTO post_tags (source_id, target_id) VALUES (%s, %s)", (pid, t))
+    assert [r[1] for r in run(db, q, 1)] == ["three", "two"]
+    assert [r[1] for r in run(db, q, 0)] == ["three", "two", "none"]
+    lib = case_plans("features")
+    assert lib["popular_posts"].cardinality == "many"

@@ -148,6 +148,46 @@ func (q *Queries) HidePosts(ctx context.Context, arg HidePostsParams) ([]HidePos
 	return items, nil
 }
 
+// popularPostsSQL is the SQL of query popular_posts (cases/features/queries/popular_posts.edgeql).
+const popularPostsSQL = `SELECT "id", "title"
+FROM "post"
+WHERE (SELECT count(*) FROM "post_tags" AS "_c" WHERE "_c"."source_id" = "post"."id") >= $1::bigint
+ORDER BY (SELECT count(*) FROM "post_tags" AS "_c" WHERE "_c"."source_id" = "post"."id") DESC NULLS LAST, title ASC NULLS FIRST`
+
+// PopularPostsParams are the parameters of PopularPosts.
+type PopularPostsParams struct {
+	Min int64
+}
+
+// PopularPostsRow is one row returned by PopularPosts.
+type PopularPostsRow struct {
+	ID    string
+	Title string
+}
+
+// PopularPosts runs query popular_posts (cases/features/queries/popular_posts.edgeql).
+//
+// Posts with at least $min tags, most tagged first.
+func (q *Queries) PopularPosts(ctx context.Context, arg PopularPostsParams) ([]PopularPostsRow, error) {
+	rows, err := q.db.Query(ctx, popularPostsSQL, arg.Min)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PopularPostsRow
+	for rows.Next() {
+		var i PopularPostsRow
+		if err := rows.Scan(&i.ID, &i.Title); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // postPageSQL is the SQL of query post_page (cases/features/queries/post_page.edgeql).
 const postPageSQL = `SELECT "id",
        "title",

@@ -14,6 +14,9 @@ import {
   type HidePostsArgs,
   type HidePostsResult,
   hidePosts,
+  type PopularPostsArgs,
+  type PopularPostsResult,
+  popularPosts,
   type PostPageArgs,
   type PostPageResult,
   postPage,
@@ -40,6 +43,8 @@ export interface Runner {
     createPost(args: CreatePostArgs): Promise<CreatePostResult | null>;
     /** Runs `hide_posts` (cases/features/queries/hide_posts.edgeql). */
     hidePosts(args: HidePostsArgs): Promise<HidePostsResult[]>;
+    /** Runs `popular_posts` (cases/features/queries/popular_posts.edgeql). */
+    popularPosts(args: PopularPostsArgs): Promise<PopularPostsResult[]>;
     /** Runs `post_page` (cases/features/queries/post_page.edgeql). */
     postPage(args: PostPageArgs): Promise<PostPageResult[]>;
     /** Runs `retag_account` (cases/features/queries/retag_account.edgeql). */
@@ -98,6 +103,7 @@ export function createRunner(db: Queryable): Runner {
       createInvoice: (args) => createInvoice(db, args),
       createPost: (args) => createPost(db, args),
       hidePosts: (args) => hidePosts(db, args),
+      popularPosts: (args) => popularPosts(db, args),
       postPage: (args) => postPage(db, args),
       retagAccount: (args) => retagAccount(db, args),
       retitlePost: (args) => retitlePost(db, args),

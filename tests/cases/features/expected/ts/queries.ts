@@ -159,6 +159,35 @@ export async function hidePosts(db: Queryable, args: HidePostsArgs): Promise<Hid
   return rows as HidePostsResult[];
 }
 
+/** SQL of query `popular_posts` (cases/features/queries/popular_posts.edgeql). */
+export const popularPostsSql = `SELECT "id", "title"
+FROM "post"
+WHERE (SELECT count(*) FROM "post_tags" AS "_c" WHERE "_c"."source_id" = "post"."id") >= $1::bigint
+ORDER BY (SELECT count(*) FROM "post_tags" AS "_c" WHERE "_c"."source_id" = "post"."id") DESC NULLS LAST, title ASC NULLS FIRST`;
+
+/** Parameters of {@link popularPosts}. */
+export interface PopularPostsArgs {
+  readonly min: number | string | bigint;
+}
+
+/** One row returned by {@link popularPosts}. */
+export interface PopularPostsResult {
+  id: string;
+  title: string;
+}
+
+/**
+ * Posts with at least $min tags, most tagged first.
+ *
+ * Source: cases/features/queries/popular_posts.edgeql.
+ */
+export async function popularPosts(db: Queryable, args: PopularPostsArgs): Promise<PopularPostsResult[]> {
+  const rows = await run(db, popularPostsSql, [
+    args.min,
+  ]);
+  return rows as PopularPostsResult[];
+}
+
 /** SQL of query `post_page` (cases/features/queries/post_page.edgeql). */
 export const postPageSql = `SELECT "id",
        "title",
