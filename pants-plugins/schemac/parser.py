@@ -542,6 +542,10 @@ class _Builder(Transformer):
         return ast.SelectQuery(name, name_span, shape, c.get("filter"), c.get("order", ()), c.get("offset"),
                                c.get("limit"), self._span(meta))
 
+    def select_dml(self, meta, children):
+        body, *rest = children
+        return ast.SelectDml(body, rest[0] if rest else None, self._span(meta))
+
     def delete_q(self, meta, children):
         (name, name_span), *rest = children
         return ast.DeleteQuery(name, name_span, rest[0][1] if rest else None, self._span(meta))

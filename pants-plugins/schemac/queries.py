@@ -99,6 +99,8 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
         plan = _select(qf, q, subject, ctx)
     elif isinstance(q, ast.ForQuery):
         plan = _for(qf, q, subject, ctx)
+    elif isinstance(q, ast.SelectDml):
+        plan = _select_dml(qf, q, subject, ctx)
     else:
         plan = _delete(qf, q, subject, ctx)
     if len(reporter.diagnostics) != before:
@@ -520,6 +522,39 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int)
             sql = JSON_SPELLING[col.type.scalar.name].format(sql)
         out.append((sql, ResultField(col.name, col.type, not col.required, in_json=depth > 0)))
     return out
+
+
+def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    """``select (update ...) { a, b, link: { id } }``: the statement's ``RETURNING`` lists the
+    shape (properties and single-link ids; nested shapes need a second query)."""
+    body = q.body
+    inner = QueryFileLike(qf, body)
+    if isinstance(body, ast.InsertQuery):
+        plan = _insert(inner, body, subject, ctx)
+    elif isinstance(body, ast.UpdateQuery):
+        plan = _update(inner, body, subject, ctx)
+    else:
+        plan = _delete(inner, body, subject, ctx)  # type: ignore[arg-type]
+    if plan is None:
+        return None
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.span),)
+    picked = _shape(shape, subject, qi(subject.table), ctx, depth=0)
+    for el, (_, f) in zip(shape, picked):
+        if f.shape is not None:
+            ctx.reporter.error("E0206", f"nested shapes of written rows ('{el.name}: {{ ... }}') are not supported yet",
+                               el.span, f"return {el.name}: {{ id }}, or select the linked objects separately")
+    if ctx.reporter.has_errors:
+        return None
+    columns = [sql if sql == qi(f.name) else f"{sql} AS {qi(f.name)}" for sql, f in picked]
+    fields = tuple(f for _, f in picked)
+    sql = plan.sql[: -len('RETURNING "id"')] + "RETURNING " + ", ".join(columns)
+    return QueryPlan(plan.name, plan.path, plan.kind, subject, sql, plan.params, fields, plan.cardinality,
+                     plan.exclusives, plan.doc)
+
+
+def QueryFileLike(qf: ast.QueryFile, body) -> ast.QueryFile:  # noqa: N802 - a constructor
+    """``qf`` with ``body`` as its query (the statement inside ``select (...)``)."""
+    return ast.QueryFile(qf.path, qf.name, body, qf.doc)
 
 
 def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:

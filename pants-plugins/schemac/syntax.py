@@ -385,6 +385,23 @@ class SelectQuery:
 
 
 @dataclass(frozen=True)
+class SelectDml:
+    """``select (insert|update|delete ...) { shape }``: the written rows, with a flat shape."""
+
+    body: "Query"
+    shape: Optional[Tuple[ShapeElement, ...]]
+    span: Span
+
+    @property
+    def type_name(self) -> str:
+        return self.body.type_name
+
+    @property
+    def type_span(self) -> Span:
+        return self.body.type_span
+
+
+@dataclass(frozen=True)
 class DeleteQuery:
     """``delete Type [filter expr]``: returns the deleted objects' ``{ id }``."""
 
@@ -414,7 +431,7 @@ class ForQuery:
         return self.body.type_span
 
 
-Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery]
+Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery, SelectDml]
 
 
 @dataclass(frozen=True)

@@ -199,3 +199,14 @@ def test_count_of_a_multi_link_and_a_multi_property(db):
     assert [r[1] for r in run(db, q, 0)] == ["three", "two", "none"]
     lib = case_plans("features")
     assert lib["popular_posts"].cardinality == "many"
+
+
+def test_select_of_an_update_returns_its_shape(db):
+    q = plans()["make_public"]
+    assert q.cardinality == "at_most_one"
+    assert [f.name for f in q.result] == ["id", "title", "visibility", "author_id", "updated_at"]
+    a = account(db)
+    (pid,) = run(db, plans()["create_post"], "T", "t", a, "Private")[0]
+    (row,) = run(db, q, pid)
+    assert row[:4] == (pid, "T", "Public", a) and row[4] is not None
+    assert run(db, q, "00000000-0000-0000-0000-000000000000") == []

@@ -148,6 +148,46 @@ func (q *Queries) HidePosts(ctx context.Context, arg HidePostsParams) ([]HidePos
 	return items, nil
 }
 
+// makePublicSQL is the SQL of query make_public (cases/features/queries/make_public.edgeql).
+const makePublicSQL = `UPDATE "post"
+SET "visibility" = 'Public',
+    "updated_at" = now()
+WHERE id = $1
+RETURNING "id", "title", "visibility", "author_id", "updated_at"`
+
+// MakePublicParams are the parameters of MakePublic.
+type MakePublicParams struct {
+	ID string
+}
+
+// MakePublicRow is one row returned by MakePublic.
+type MakePublicRow struct {
+	ID         string
+	Title      string
+	Visibility *Visibility
+	AuthorID   string
+	UpdatedAt  *time.Time
+}
+
+// MakePublic runs query make_public (cases/features/queries/make_public.edgeql).
+//
+// Make a post public and return what was written.
+//
+// It returns nil, nil when no row matched.
+//
+// A duplicate is reported as *UqPostTitleError.
+func (q *Queries) MakePublic(ctx context.Context, arg MakePublicParams) (*MakePublicRow, error) {
+	row := q.db.QueryRow(ctx, makePublicSQL, arg.ID)
+	var i MakePublicRow
+	if err := row.Scan(&i.ID, &i.Title, &i.Visibility, &i.AuthorID, &i.UpdatedAt); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // popularPostsSQL is the SQL of query popular_posts (cases/features/queries/popular_posts.edgeql).
 const popularPostsSQL = `SELECT "id", "title"
 FROM "post"

@@ -14,6 +14,9 @@ import {
   type HidePostsArgs,
   type HidePostsResult,
   hidePosts,
+  type MakePublicArgs,
+  type MakePublicResult,
+  makePublic,
   type PopularPostsArgs,
   type PopularPostsResult,
   popularPosts,
@@ -43,6 +46,8 @@ export interface Runner {
     createPost(args: CreatePostArgs): Promise<CreatePostResult | null>;
     /** Runs `hide_posts` (cases/features/queries/hide_posts.edgeql). */
     hidePosts(args: HidePostsArgs): Promise<HidePostsResult[]>;
+    /** Runs `make_public` (cases/features/queries/make_public.edgeql). */
+    makePublic(args: MakePublicArgs): Promise<MakePublicResult | null>;
     /** Runs `popular_posts` (cases/features/queries/popular_posts.edgeql). */
     popularPosts(args: PopularPostsArgs): Promise<PopularPostsResult[]>;
     /** Runs `post_page` (cases/features/queries/post_page.edgeql). */
@@ -103,6 +108,7 @@ export function createRunner(db: Queryable): Runner {
       createInvoice: (args) => createInvoice(db, args),
       createPost: (args) => createPost(db, args),
       hidePosts: (args) => hidePosts(db, args),
+      makePublic: (args) => makePublic(db, args),
       popularPosts: (args) => popularPosts(db, args),
       postPage: (args) => postPage(db, args),
       retagAccount: (args) => retagAccount(db, args),

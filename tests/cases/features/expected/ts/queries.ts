@@ -159,6 +159,41 @@ export async function hidePosts(db: Queryable, args: HidePostsArgs): Promise<Hid
   return rows as HidePostsResult[];
 }
 
+/** SQL of query `make_public` (cases/features/queries/make_public.edgeql). */
+export const makePublicSql = `UPDATE "post"
+SET "visibility" = 'Public',
+    "updated_at" = now()
+WHERE id = $1
+RETURNING "id", "title", "visibility", "author_id", "updated_at"`;
+
+/** Parameters of {@link makePublic}. */
+export interface MakePublicArgs {
+  readonly id: string;
+}
+
+/** One row returned by {@link makePublic}. */
+export interface MakePublicResult {
+  id: string;
+  title: string;
+  visibility: Visibility | null;
+  author_id: string;
+  updated_at: Date | null;
+}
+
+/**
+ * Make a post public and return what was written.
+ *
+ * Source: cases/features/queries/make_public.edgeql.
+ * Resolves to `null` when no row matched.
+ * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
+ */
+export async function makePublic(db: Queryable, args: MakePublicArgs): Promise<MakePublicResult | null> {
+  const rows = await run(db, makePublicSql, [
+    args.id,
+  ]);
+  return (rows[0] as MakePublicResult | undefined) ?? null;
+}
+
 /** SQL of query `popular_posts` (cases/features/queries/popular_posts.edgeql). */
 export const popularPostsSql = `SELECT "id", "title"
 FROM "post"
