@@ -194,12 +194,48 @@ def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Op
             f"WHERE {keep} ORDER BY _n)")
 
 
+#: Prefix of the pseudo-column under which :func:`_assignments` hands a multi link's ids to
+#: :func:`_insert` (which writes them into the join table).
+MULTI_LINK_MARK = "@"
+
+
+def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[str]:
+    """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))`` (or ``.id in $ids``)
+    -> the SQL of the ``uuid[]`` of target ids."""
+    value = a.value
+    source = None
+    if isinstance(value, ast.SubSelect) and value.type_name.split("::")[-1] == link.target.name:
+        f = value.filter
+        if isinstance(f, ast.BinOp) and f.op == "in" and isinstance(f.left, ast.Path) and f.left.steps == ("id",):
+            source = f.right
+            if isinstance(source, ast.FuncCall) and source.name in ("array_unpack", "std::array_unpack") \
+                    and len(source.args) == 1:
+                source = source.args[0]
+    if source is None:
+        ctx.reporter.error("E0304", f"the value of multi link '{a.name}' must be (select {link.target.name} filter "
+                           f".id in array_unpack(<array<uuid>>$ids))", value.span,
+                           f"write {a.name} := (select {link.target.name} filter .id in array_unpack(<array<uuid>>${a.name}))")
+        return None
+    uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
+    low = lower(source, ctx, uuid_array)
+    if low is None:
+        return None
+    if low.type.family != uuid_array.family:
+        ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
+        return None
+    return f"{low.sql}::uuid[]" if low.is_param else low.sql
+
+
 def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
                 insert: bool) -> Optional[Tuple[str, str]]:
     """``author := (select User filter .id = <value>)`` -> ``("author_id", <value SQL>)``."""
     if link.multi:
-        ctx.reporter.error("E0206", f"assigning the multi link '{a.name}' is not supported yet", a.name_span)
-        return None
+        if not insert or a.op != ":=":
+            ctx.reporter.error("E0206", f"changing the multi link '{a.name}' in an update is not supported yet",
+                               a.name_span, "insert/delete rows of the link with their own queries")
+            return None
+        ids = _multi_link_ids(a, link, ctx)
+        return None if ids is None else (MULTI_LINK_MARK + a.name, ids)
     col = subject.column(link.column)
     assert col is not None
     if col.readonly and not insert:
@@ -285,6 +321,11 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
             raisable = tuple(dict.fromkeys(raisable + touched))
     if ctx.reporter.has_errors:
         return None
+    multi = [(c[len(MULTI_LINK_MARK):], v) for c, v in values if c.startswith(MULTI_LINK_MARK)]
+    values = [(c, v) for c, v in values if not c.startswith(MULTI_LINK_MARK)]
+    if multi and batch is not None:
+        ctx.reporter.error("E0206", "multi links in a bulk insert are not supported yet", q.span)
+        return None
     if values and batch is not None:
         cols = ", ".join(qi(c) for c, _ in values)
         vals = ", ".join(v for _, v in values)
@@ -296,6 +337,15 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
     else:
         sql = f"INSERT INTO {qi(subject.table)} DEFAULT VALUES"
     sql += conflict_sql + '\nRETURNING "id"'
+    if multi:
+        # The object and its links in one statement: the join rows are written from the
+        # inserted row (none when `unless conflict` skipped it).
+        parts = [f'WITH "_new" AS (\n{sql}\n)']
+        for i, (name, ids) in enumerate(multi, 1):
+            join = subject.links[name].join_table
+            parts.append(f'"_link{i}" AS (\nINSERT INTO {qi(join)} ("source_id", "target_id")\n'  # type: ignore[arg-type]
+                         f'SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"\n)')
+        sql = ",\n".join(parts) + '\nSELECT "id" FROM "_new"'
     return _plan(qf, "insert", subject, sql, ctx, cardinality, raisable)
 
 

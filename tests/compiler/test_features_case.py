@@ -7,6 +7,7 @@ methods, annotations as comments, and the queries over them."""
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import psycopg
@@ -210,3 +211,20 @@ def test_select_of_an_update_returns_its_shape(db):
     (row,) = run(db, q, pid)
     assert row[:4] == (pid, "T", "Public", a) and row[4] is not None
     assert run(db, q, "00000000-0000-0000-0000-000000000000") == []
+
+
+def test_insert_with_a_multi_link_is_one_atomic_statement(db):
+    q = plans()["create_tagged_post"]
+    assert q.sql.startswith('WITH "_new" AS (') and q.cardinality == "one"
+    a = account(db)
+    t1 = db.execute("INSERT INTO tag (name) VALUES ('go') RETURNING id")[0][0]
+    t2 = db.execute("INSERT INTO tag (name) VALUES ('sql') RETURNING id")[0][0]
+    (pid,) = run(db, q, "T", "t", a, [t1, t2, t1])[0]  # a repeated id links once
+    assert sorted(r[0] for r in db.execute("SELECT target_id FROM post_tags WHERE source_id = %s", (pid,))) == \
+        sorted([t1, t2])
+    with pytest.raises(psycopg.errors.ForeignKeyViolation) as exc:  # an unknown tag: nothing is written
+        run(db, q, "U", "u", a, [t1, uuid.UUID(int=0)])
+    assert exc.value.diag.constraint_name == "fk_post_tags_target_id"
+    assert db.execute("SELECT count(*) FROM post WHERE slug = 'u'") == [(0,)]
+    (empty,) = run(db, q, "V", "v", a, [])[0]
+    assert db.execute("SELECT count(*) FROM post_tags WHERE source_id = %s", (empty,)) == [(0,)]

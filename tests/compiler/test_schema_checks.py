@@ -114,7 +114,7 @@ def test_link_values_in_queries():
                          c="insert P { owner := (select U filter .id = $o), fans := (select U filter .id = $f) };")
     assert "the value of link 'owner' must be (select U filter .id = ...)" in text
     assert "'owner' links to U, not P" in text
-    assert "assigning the multi link 'fans' is not supported yet" in text
+    assert "the value of multi link 'fans' must be (select U filter .id in array_unpack(<array<uuid>>$ids))" in text
 
 
 def test_unsupported_gel_features_are_named_and_located():

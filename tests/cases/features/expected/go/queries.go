@@ -109,6 +109,46 @@ func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (*Create
 	return &i, nil
 }
 
+// createTaggedPostSQL is the SQL of query create_tagged_post (cases/features/queries/create_tagged_post.edgeql).
+const createTaggedPostSQL = `WITH "_new" AS (
+INSERT INTO "post" ("title", "slug", "author_id")
+VALUES ($1, $2, $3)
+RETURNING "id"
+),
+"_link1" AS (
+INSERT INTO "post_tags" ("source_id", "target_id")
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($4::uuid[]) AS "id") AS "_t"
+)
+SELECT "id" FROM "_new"`
+
+// CreateTaggedPostParams are the parameters of CreateTaggedPost.
+type CreateTaggedPostParams struct {
+	Title    string
+	Slug     string
+	AuthorID string
+	TagIds   []string
+}
+
+// CreateTaggedPostRow is one row returned by CreateTaggedPost.
+type CreateTaggedPostRow struct {
+	ID string
+}
+
+// CreateTaggedPost runs query create_tagged_post
+// (cases/features/queries/create_tagged_post.edgeql).
+//
+// Create a post with its tags (a multi link), in one statement.
+//
+// A duplicate is reported as *UqPostAuthorIDSlugError, *UqPostTitleError.
+func (q *Queries) CreateTaggedPost(ctx context.Context, arg CreateTaggedPostParams) (CreateTaggedPostRow, error) {
+	row := q.db.QueryRow(ctx, createTaggedPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIds)
+	var i CreateTaggedPostRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // hidePostsSQL is the SQL of query hide_posts (cases/features/queries/hide_posts.edgeql).
 const hidePostsSQL = `UPDATE "post"
 SET "visibility" = 'Private'

@@ -11,6 +11,9 @@ import {
   type CreatePostArgs,
   type CreatePostResult,
   createPost,
+  type CreateTaggedPostArgs,
+  type CreateTaggedPostResult,
+  createTaggedPost,
   type HidePostsArgs,
   type HidePostsResult,
   hidePosts,
@@ -44,6 +47,8 @@ export interface Runner {
     createInvoice(args: CreateInvoiceArgs): Promise<CreateInvoiceResult>;
     /** Runs `create_post` (cases/features/queries/create_post.edgeql). */
     createPost(args: CreatePostArgs): Promise<CreatePostResult | null>;
+    /** Runs `create_tagged_post` (cases/features/queries/create_tagged_post.edgeql). */
+    createTaggedPost(args: CreateTaggedPostArgs): Promise<CreateTaggedPostResult>;
     /** Runs `hide_posts` (cases/features/queries/hide_posts.edgeql). */
     hidePosts(args: HidePostsArgs): Promise<HidePostsResult[]>;
     /** Runs `make_public` (cases/features/queries/make_public.edgeql). */
@@ -107,6 +112,7 @@ export function createRunner(db: Queryable): Runner {
       createAccount: (args) => createAccount(db, args),
       createInvoice: (args) => createInvoice(db, args),
       createPost: (args) => createPost(db, args),
+      createTaggedPost: (args) => createTaggedPost(db, args),
       hidePosts: (args) => hidePosts(db, args),
       makePublic: (args) => makePublic(db, args),
       popularPosts: (args) => popularPosts(db, args),

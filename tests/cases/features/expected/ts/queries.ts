@@ -130,6 +130,52 @@ export async function createPost(db: Queryable, args: CreatePostArgs): Promise<C
   return (rows[0] as CreatePostResult | undefined) ?? null;
 }
 
+/** SQL of query `create_tagged_post` (cases/features/queries/create_tagged_post.edgeql). */
+export const createTaggedPostSql = `WITH "_new" AS (
+INSERT INTO "post" ("title", "slug", "author_id")
+VALUES ($1, $2, $3)
+RETURNING "id"
+),
+"_link1" AS (
+INSERT INTO "post_tags" ("source_id", "target_id")
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($4::uuid[]) AS "id") AS "_t"
+)
+SELECT "id" FROM "_new"`;
+
+/** Parameters of {@link createTaggedPost}. */
+export interface CreateTaggedPostArgs {
+  readonly title: string;
+  readonly slug: string;
+  readonly author_id: string;
+  readonly tag_ids: readonly string[];
+}
+
+/** One row returned by {@link createTaggedPost}. */
+export interface CreateTaggedPostResult {
+  id: string;
+}
+
+/**
+ * Create a post with its tags (a multi link), in one statement.
+ *
+ * Source: cases/features/queries/create_tagged_post.edgeql.
+ * @throws {@link UqPostAuthorIdSlugError} on a duplicate for `uq_post_author_id_slug`.
+ * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
+ */
+export async function createTaggedPost(db: Queryable, args: CreateTaggedPostArgs): Promise<CreateTaggedPostResult> {
+  const rows = await run(db, createTaggedPostSql, [
+    args.title,
+    args.slug,
+    args.author_id,
+    args.tag_ids,
+  ]);
+  const row = rows[0] as CreateTaggedPostResult | undefined;
+  if (row === undefined) {
+    throw new Error("create_tagged_post: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `hide_posts` (cases/features/queries/hide_posts.edgeql). */
 export const hidePostsSql = `UPDATE "post"
 SET "visibility" = 'Private'
