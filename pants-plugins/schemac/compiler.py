@@ -118,6 +118,9 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
     if not schema_files and not reporter.has_errors:
         reporter.error("E0201", "the library has no schema file", None, "add a *.esdl file")
     schema = build_schema(schema_files, reporter)
+    # Queries are checked against a schema without errors only: otherwise a typo in the schema
+    # would come back as misleading errors in every query that uses the broken declaration.
+    schema_ok = not reporter.has_errors
     names: Dict[str, str] = {}
     plans: List[QueryPlan] = []
     for qf in sorted(query_files, key=lambda q: q.name):
@@ -126,7 +129,7 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
                            Span.point(qf.path, 1, 1))
             continue
         names[qf.name] = qf.path
-        if reporter.has_errors and not schema.types:
+        if not schema_ok:
             continue
         plan = plan_query(schema, qf, reporter)
         if plan is not None:

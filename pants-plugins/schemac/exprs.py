@@ -84,6 +84,9 @@ class ExprContext:
     depth: int = 0
     #: Variables in scope (a ``for`` loop's element): name -> its SQL and type.
     variables: Dict[str, "Lowered"] = field(default_factory=dict)
+    #: When set (a quoted table name), columns are written ``"table".col``: needed where
+    #: another row is in scope too (``ON CONFLICT ... DO UPDATE`` sees ``excluded``).
+    column_prefix: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,8 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         ctx.reporter.error("E0208", f"unknown module '{module}'", ref.span,
                            did_you_mean(module, [m for m in ctx.schema.modules]))
         return None
-    candidates = list(SCALARS) + [e.name for e in ctx.schema.all_enums()] + [c.name for c in ctx.schema.scalars.values()]
+    candidates = (list(SCALARS) + [e.name for e in ctx.schema.all_enums()] + [c.name for c in ctx.schema.scalars.values()]
+                  + [t.name for t in ctx.schema.all_types()])
     if ctx.schema.find_type(ref.name, ctx.module) is not None:
         ctx.reporter.error("E0201", f"'{ref.name}' is an object type, not a scalar or enum", ref.span,
                            "links to object types are not supported yet; use a uuid property")
@@ -254,7 +258,7 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
             # A single link stands for its target's id (its FK column).
             col = ctx.subject.column(link.column)
             assert col is not None
-            return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
+            return Lowered(_column_sql(col.name, ctx), col.type, nullable=not col.required, column=col)
         ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': only '.{name}' or '.{name}.id' of a single link "
                            "can be used here",
                            expr.span, f"compare the link's id: .{name}.id = $id")
@@ -269,7 +273,11 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
                            did_you_mean(name, [c.name for c in ctx.subject.columns if c.link is None]
                                         + list(ctx.subject.links)))
         return None
-    return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
+    return Lowered(_column_sql(col.name, ctx), col.type, nullable=not col.required, column=col)
+
+
+def _column_sql(name: str, ctx: ExprContext) -> str:
+    return f"{ctx.column_prefix}.{quote_ident(name)}" if ctx.column_prefix else quote_ident(name)
 
 
 def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],

@@ -41,6 +41,8 @@ def align(rows: Sequence[Tuple[str, ...]]) -> List[str]:
 
 def wrap(text: str, width: int = 96) -> List[str]:
     """Split a doc paragraph into comment lines of at most ``width`` characters."""
+    if len(text) <= width and "\n" not in text:
+        return [text.strip()] if text.strip() else [""]
     return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False) or [""]
 
 

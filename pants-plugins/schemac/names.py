@@ -21,10 +21,18 @@ def words(name: str):
     return [w.lower() for w in _WORD.findall(name)]
 
 
+def _go_word(w: str) -> str:
+    if w in GO_INITIALISMS:
+        return w.upper()
+    if w.endswith("s") and w[:-1] in GO_INITIALISMS:  # ids -> IDs, urls -> URLs
+        return w[:-1].upper() + "s"
+    return w.capitalize()
+
+
 def go_name(name: str) -> str:
     """Exported Go name: ``claim_job`` -> ``ClaimJob``, ``id`` -> ``ID``, ``user_url`` ->
     ``UserURL``. A name starting with a digit gets an ``X`` prefix."""
-    out = "".join(w.upper() if w in GO_INITIALISMS else w.capitalize() for w in words(name)) or "X"
+    out = "".join(_go_word(w) for w in words(name)) or "X"
     return "X" + out if out[0].isdigit() else out
 
 

@@ -326,6 +326,10 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
     if multi and batch is not None:
         ctx.reporter.error("E0206", "multi links in a bulk insert are not supported yet", q.span)
         return None
+    if multi and q.unless_conflict is not None and q.unless_conflict.else_ is not None:
+        ctx.reporter.error("E0206", "setting a multi link in an upsert is not supported yet", q.unless_conflict.span,
+                           "the links would also be added to the existing object; set them in a separate query")
+        return None
     if values and batch is not None:
         cols = ", ".join(qi(c) for c, _ in values)
         vals = ", ".join(v for _, v in values)
@@ -369,7 +373,12 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
     if el.kind == "select":
         # Writes the existing row's own id back: the row is unchanged, but locked and returned.
         return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\"", ()
-    sets = _assignments(el.assignments, subject, ctx, insert=False)
+    # Inside DO UPDATE the proposed row (`excluded`) is in scope too: qualify the columns.
+    ctx.column_prefix = qi(subject.table)
+    try:
+        sets = _assignments(el.assignments, subject, ctx, insert=False)
+    finally:
+        ctx.column_prefix = None
     if not el.assignments:
         ctx.reporter.error("E0304", "the else update needs at least one assignment", el.span)
         return conflict_sql, ()

@@ -228,3 +228,20 @@ def test_insert_with_a_multi_link_is_one_atomic_statement(db):
     assert db.execute("SELECT count(*) FROM post WHERE slug = 'u'") == [(0,)]
     (empty,) = run(db, q, "V", "v", a, [])[0]
     assert db.execute("SELECT count(*) FROM post_tags WHERE source_id = %s", (empty,)) == [(0,)]
+
+
+def test_upsert_reading_the_existing_row_runs_on_postgres(db):
+    """Inside DO UPDATE, `excluded` is in scope too: the existing row's columns are qualified."""
+    from schemac.compiler import check_library
+    from schemac.compiler import Options as _Options
+
+    sources = {f"cases/features/{f.relative_to(CASE).as_posix()}": f.read_text()
+               for f in sorted(CASE.glob("*.esdl"))}
+    sources["cases/features/queries/bump.edgeql"] = (
+        "insert Account { email := $email, score := 1.0 } unless conflict on .email "
+        "else (update Account set { score := (.score ?? 0.0) + 1.0 });")
+    (plan,) = check_library(sources, _Options(library="features")).queries
+    assert '"account".score' in plan.sql
+    first = run(db, plan, "b@x")
+    assert run(db, plan, "b@x") == first
+    assert db.execute("SELECT score FROM account WHERE email = 'b@x'") == [(2.0,)]

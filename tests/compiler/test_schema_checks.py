@@ -210,3 +210,12 @@ def test_select_and_delete_shapes_and_cardinality():
     assert "type 'K' has no property 'nope'" in text
     assert "limit needs an integer value" in text
     assert "only '.owner' or '.owner.id' of a single link can be used here" in text
+
+
+def test_multi_link_in_an_upsert_is_refused_and_schema_errors_hide_query_noise():
+    schema = "type Tag { name: str; }\ntype Note { required title: str { constraint exclusive; }; multi tags: Tag; }\n"
+    err, text = diagnose(schema, q="insert Note { title := $t, tags := (select Tag filter .id in $ids) } "
+                                   "unless conflict on .title else (select Note);")
+    assert "error[E0206]: setting a multi link in an upsert is not supported yet" in text
+    err, text = diagnose("type Note { body: strng; }\n", q="select Note { body };")
+    assert [d.code for d in err.diagnostics] == ["E0201"]  # no knock-on error from the query

@@ -126,7 +126,7 @@ type CreateTaggedPostParams struct {
 	Title    string
 	Slug     string
 	AuthorID string
-	TagIds   []string
+	TagIDs   []string
 }
 
 // CreateTaggedPostRow is one row returned by CreateTaggedPost.
@@ -141,7 +141,7 @@ type CreateTaggedPostRow struct {
 //
 // A duplicate is reported as *UqPostAuthorIDSlugError, *UqPostTitleError.
 func (q *Queries) CreateTaggedPost(ctx context.Context, arg CreateTaggedPostParams) (CreateTaggedPostRow, error) {
-	row := q.db.QueryRow(ctx, createTaggedPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIds)
+	row := q.db.QueryRow(ctx, createTaggedPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIDs)
 	var i CreateTaggedPostRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
