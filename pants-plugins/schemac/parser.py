@@ -82,6 +82,9 @@ def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> Comp
     if isinstance(err, UnexpectedToken):
         tok = err.token
         expected = _describe_expected(parser, err.expected)
+        missing = _missing_semicolon(path, text, tok, expected)
+        if missing is not None:
+            return CompileError([missing])
         shown = tok.value if len(tok.value) <= 30 else tok.value[:27] + "..."
         msg = f"unexpected {shown!r}; expected {_join(expected)}"
         hint = _hint_for(expected)
@@ -103,6 +106,30 @@ def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> Comp
         expected = _describe_expected(parser, err.expected)
         return CompileError([Diagnostic("E0101", f"unexpected end of {what}", Span.point(path, line, col))])
     return CompileError([Diagnostic("E0100", str(err).splitlines()[0], Span.point(path, 1, 1))])
+
+
+def _missing_semicolon(path: str, text: str, tok: Token, expected: List[str]) -> Optional[Diagnostic]:
+    """The usual mistake behind an unexpected token at the start of a line, when ';' would have
+    been accepted: a ';' missing at the end of the previous line. Reported there."""
+    if "';'" not in expected or tok.start_pos is None:
+        return None
+    i = tok.start_pos - 1
+    while i >= 0:
+        line_start = text.rfind("\n", 0, i + 1) + 1
+        comment = text.find("#", line_start, i + 1)
+        if comment >= 0 and "'" not in text[line_start:comment] and '"' not in text[line_start:comment]:
+            i = comment - 1  # skip a trailing comment
+            continue
+        if text[i].isspace():
+            i -= 1
+            continue
+        break
+    if i < 0 or "\n" not in text[i:tok.start_pos]:
+        return None  # the unexpected token is on the same line: not a missing terminator
+    line = text.count("\n", 0, i) + 1
+    col = i - (text.rfind("\n", 0, i) + 1) + 2  # just after the last character
+    return Diagnostic("E0100", "missing ';' at the end of this line", Span.point(path, line, col),
+                      f"the next line starts with {tok.value!r}, which cannot continue this statement")
 
 
 def _hint_for(expected: List[str]) -> Optional[str]:

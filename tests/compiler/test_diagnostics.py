@@ -39,9 +39,13 @@ def test_syntax_error_points_at_the_token_with_expectation_and_hint():
     err, text = diagnose(src)
     assert [d.code for d in err.diagnostics] == ["E0100"]
     lines = text.splitlines()
-    assert lines[0].startswith("s/schema.esdl:3:3: error[E0100]: unexpected 'actor'; expected ")
-    assert "';'" in lines[0]
-    assert lines[1:3] == ["      actor: str;", "      ^^^^^"]
+    # The usual cause, a ';' missing at the end of the previous line, is reported there.
+    assert lines[0] == "s/schema.esdl:2:21: error[E0100]: missing ';' at the end of this line"
+    assert lines[1:3] == ["      required name: str", "                        ^"]
+    assert "hint: the next line starts with 'actor', which cannot continue this statement" in text
+    # On one line, the unexpected token itself is shown with what was expected.
+    err, text = diagnose({"s/schema.esdl": "type Job { required name: str actor: str; }\n"})
+    assert text.startswith("s/schema.esdl:1:31: error[E0100]: unexpected 'actor'; expected ")
     assert "hint: declarations and statements end with ';'" in text
 
 
