@@ -20,6 +20,7 @@ Rules:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import List, Optional, Set, Tuple
@@ -383,9 +384,7 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
         ctx.reporter.error("E0304", "the else update needs at least one assignment", el.span)
         return conflict_sql, ()
     set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
-    written = {c for c, _ in sets}
-    touched = tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns)))
-    return f"{head} DO UPDATE\nSET {set_sql}", touched
+    return f"{head} DO UPDATE\nSET {set_sql}", _exclusives_written(subject, sets)
 
 
 def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
@@ -425,9 +424,14 @@ def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: Exp
         return None
     set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
     sql = f"UPDATE {qi(subject.table)}\nSET {set_sql}{where}\nRETURNING \"id\""
+    return _plan(qf, "update", subject, sql, ctx, cardinality, _exclusives_written(subject, sets))
+
+
+def _exclusives_written(subject: ObjectType, sets: List[Tuple[str, str]]) -> Tuple[ExclusiveConstraint, ...]:
+    """The exclusive constraints an update of the ``sets`` columns can violate: those whose
+    columns or predicate it writes."""
     written = {c for c, _ in sets}
-    touched = tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns)))
-    return _plan(qf, "update", subject, sql, ctx, cardinality, touched)
+    return tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns)))
 
 
 def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
@@ -587,7 +591,7 @@ def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: E
     """``select (update ...) { a, b, link: { id } }``: the statement's ``RETURNING`` lists the
     shape (properties and single-link ids; nested shapes need a second query)."""
     body = q.body
-    inner = QueryFileLike(qf, body)
+    inner = dataclasses.replace(qf, query=body)
     if isinstance(body, ast.InsertQuery):
         plan = _insert(inner, body, subject, ctx)
     elif isinstance(body, ast.UpdateQuery):
@@ -609,11 +613,6 @@ def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: E
     sql = plan.sql[: -len('RETURNING "id"')] + "RETURNING " + ", ".join(columns)
     return QueryPlan(plan.name, plan.path, plan.kind, subject, sql, plan.params, fields, plan.cardinality,
                      plan.exclusives, plan.doc)
-
-
-def QueryFileLike(qf: ast.QueryFile, body) -> ast.QueryFile:  # noqa: N802 - a constructor
-    """``qf`` with ``body`` as its query (the statement inside ``select (...)``)."""
-    return ast.QueryFile(qf.path, qf.name, body, qf.doc)
 
 
 def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
