@@ -35,7 +35,39 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--go-import-path", help="Go import path of the generated package (recorded for consumers)")
     c.add_argument("--ts-module", choices=TS_MODULE_FORMATS, default="esm",
                    help="TypeScript module format: esm (relative imports end in .js) or commonjs")
-    c.add_argument("files", nargs="+", help="schema (*.esdl) and query (*.edgeql) files")
+    c.add_argument("files", nargs="+", help="schema (*.esdl) and query (*.edgeql) files, and the files of the "
+                   "library's migrations/ directory (copied to <out>/sql/ after their checksums are verified)")
+
+    m = sub.add_parser("migrate", help="versioned migrations: generate, check, apply, resolve",
+                       description="Versioned migrations of a library (its migrations/ directory).")
+    msub = m.add_subparsers(dest="migrate_command", required=True)
+    g = msub.add_parser(
+        "generate", help="write the next migration",
+        description="Diff the library's schema against migrations/snapshot.json and write the next numbered "
+        "migration (golang-migrate .up.sql/.down.sql), the new snapshot and schemac.sum into --out. Prints "
+        "the changes and lints; refuses destructive changes without a drop hint (or --allow-destructive).")
+    g.add_argument("--library", required=True, help="library name")
+    g.add_argument("--out", required=True, help="directory to write into (the library's migrations/ directory)")
+    g.add_argument("--name", help="slug of the new migration's file name (default: from the first change)")
+    g.add_argument("--allow-destructive", action="store_true",
+                   help="allow dropping tables and columns that have no drop hint in the schema")
+    g.add_argument("--online-indexes", action="store_true",
+                   help="build indexes on existing tables with CREATE INDEX CONCURRENTLY, one migration each")
+    g.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")
+    k = msub.add_parser("check", help="fail when the schema changed without a migration, or the history is broken",
+                        description="Exit 1 when the history's checksum chain is broken or the schema differs from "
+                        "migrations/snapshot.json (run `generate` then).")
+    k.add_argument("--library", required=True, help="library name")
+    k.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")
+    for name, help_ in (("apply", "apply pending migrations to a database"),
+                        ("resolve", "clear a failed migration so apply retries it")):
+        a = msub.add_parser(name, help=help_, description=help_ + " (see schemac.migrate.apply).")
+        a.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
+                       help="libpq connection string or URL (default: $DATABASE_URL)")
+        a.add_argument("--dir", required=True, help="the library's migrations/ directory")
+        a.add_argument("--table", default="schemac_migrations", help="history table (default: schemac_migrations)")
+        if name == "resolve":
+            a.add_argument("--version", type=int, required=True, help="the failed version")
     return p
 
 
@@ -54,6 +86,10 @@ def _read_sources(files: List[str]) -> Dict[str, str]:
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point; returns the exit status."""
     args = _parser().parse_args(argv)
+    if args.command == "migrate":
+        from schemac.migrate.cli import run_migrate
+
+        return run_migrate(args, _read_sources)
     try:
         sources = _read_sources(args.files)
     except OSError as e:

@@ -12,7 +12,7 @@ import contextlib
 import gc
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional
 
 from lark.exceptions import VisitError
@@ -23,6 +23,8 @@ from schemac.parser import parse_query, parse_schema
 from schemac.queries import QueryPlan, plan_query
 from schemac.resolve import build_schema
 from schemac.model import Schema
+from schemac.migrate.history import History, is_history_path
+from schemac.migrate.hints import Hints, resolve_hints
 
 SCHEMA_SUFFIXES = (".esdl",)
 QUERY_SUFFIXES = (".edgeql",)
@@ -54,6 +56,10 @@ class Library:
     schema: Schema
     queries: List[QueryPlan]
     warnings: List[Diagnostic]
+    #: The ``migration { ... }`` hints, resolved (see :mod:`schemac.migrate.hints`).
+    hints: Hints = field(default_factory=Hints)
+    #: The committed migration history among the sources, if any.
+    history: Optional[History] = None
 
 
 def check_library(sources: Mapping[str, str], options: Options) -> Library:
@@ -104,6 +110,8 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
     query_files: List[ast.QueryFile] = []
     for path in sorted(sources):
         text = sources[path]
+        if is_history_path(path):
+            continue
         try:
             if path.endswith(SCHEMA_SUFFIXES):
                 schema_files.append(parse_schema(path, text))
@@ -121,6 +129,7 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
     # Queries are checked against a schema without errors only: otherwise a typo in the schema
     # would come back as misleading errors in every query that uses the broken declaration.
     schema_ok = not reporter.has_errors
+    hints = resolve_hints(schema_files, schema, reporter) if schema_ok else Hints()
     names: Dict[str, str] = {}
     plans: List[QueryPlan] = []
     for qf in sorted(query_files, key=lambda q: q.name):
@@ -135,7 +144,8 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
         if plan is not None:
             plans.append(plan)
     reporter.check()
-    return Library(options, schema, plans, [d for d in reporter.diagnostics if d.severity != "error"])
+    return Library(options, schema, plans, [d for d in reporter.diagnostics if d.severity != "error"], hints,
+                   History.from_sources(sources))
 
 
 def compile_library(sources: Mapping[str, str], options: Options,
@@ -155,7 +165,7 @@ def _compile(sources: Mapping[str, str], options: Options, warnings: Optional[Li
     if warnings is not None:
         warnings.extend(lib.warnings)
     out: Dict[str, str] = {}
-    for name, text in sqlgen.render_migrations(options.library, lib.schema).items():
+    for name, text in sqlgen.render_sql(lib).items():
         out[f"sql/{name}"] = text
     for name, text in tsgen.render_typescript(lib).items():
         out[f"ts/{name}"] = text

@@ -502,6 +502,50 @@ class _Builder(Transformer):
         name_tok, *members = children
         return ("type", name_tok, abstract, members, self._span(meta))
 
+    # -- migration hints
+    def kind_type(self, meta, children):
+        return "type"
+
+    def kind_property(self, meta, children):
+        return "property"
+
+    def kind_link(self, meta, children):
+        return "link"
+
+    def kind_member(self, meta, children):
+        return "member"
+
+    def hint_target(self, meta, children):
+        (name, _), *item = children
+        return (name, _name_text(item[0]) if item else None, self._span(meta))
+
+    def _make_hint(self, action, kind, target, to, expr, meta):
+        name, item, span = target
+        return ("hint", action, kind, name, item, to, expr, self._span(meta))
+
+    def hint_rename(self, meta, children):
+        kind, target, to = children
+        return self._make_hint("rename", kind, target, _name_text(to), None, meta)
+
+    def hint_drop(self, meta, children):
+        kind, target = children
+        return self._make_hint("drop", kind, target, None, None, meta)
+
+    def hint_fill(self, meta, children):
+        target, expr = children
+        return self._make_hint("fill", "property", target, None, expr, meta)
+
+    def hint_cast(self, meta, children):
+        (target,) = children
+        return self._make_hint("cast", "property", target, None, None, meta)
+
+    def hint_map(self, meta, children):
+        target, to = children
+        return self._make_hint("map", "member", target, _name_text(to), None, meta)
+
+    def migration_block(self, meta, children):
+        return ("migration", list(children))
+
     def module_block(self, meta, children):
         (name, span), *items = children
         return ("module", name, span, items)
@@ -587,6 +631,13 @@ class _Builder(Transformer):
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
 
 
+def _name_text(tok) -> str:
+    """A NAME token's text, or a STRING token's unquoted value (quoted enum members)."""
+    if isinstance(tok, Token) and tok.type == "STRING":
+        return _unescape(tok.value[1:-1])
+    return str(tok)
+
+
 def _unescape(s: str) -> str:
     return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), s)
 
@@ -625,6 +676,7 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
     scalars: List[ast.ScalarDecl] = []
     types: List[ast.TypeDecl] = []
     modules: List[Tuple[str, Span]] = []
+    hints: List[ast.MigrationHint] = []
 
     def walk(items, module: str) -> None:
         for item in items:
@@ -640,9 +692,13 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
                 _scalar_decl(path, item, module, enums, scalars)
             elif kind == "type":
                 types.append(_type_decl(path, item, module))
+            elif kind == "migration":
+                for (_, action, hkind, name, it, to, expr, span) in item[1]:
+                    hints.append(ast.MigrationHint(action, hkind, name, it, to, expr, module, span))
 
     walk(items, "default")
-    return ast.SchemaFile(path, tuple(enums), tuple(scalars), tuple(types), tuple(modules), tuple(prescan_diags))
+    return ast.SchemaFile(path, tuple(enums), tuple(scalars), tuple(types), tuple(modules), tuple(prescan_diags),
+                          tuple(hints))
 
 
 def _tok_span(path: str, tok: Token) -> Span:

@@ -1,79 +1,57 @@
-"""SQL back end: the library's initial migration as golang-migrate files.
+"""SQL back end: the initial migration of a library without a migration history.
 
 ``000001_init.up.sql`` creates every table (object types in declaration order, then the join
 tables of multi links) with its CHECK and UNIQUE constraints, then adds the foreign keys (so
 declaration order and link cycles do not matter), the partial unique indexes and other
 indexes, and the ``COMMENT ON`` statements of annotations. ``000001_init.down.sql`` drops every
-table in one ``DROP TABLE`` statement (which handles foreign keys between them).
-File naming follows golang-migrate (``{version}_{title}.up.sql`` / ``.down.sql``,
-https://github.com/golang-migrate/migrate/blob/master/MIGRATIONS.md).
+table in one ``DROP TABLE`` statement (which handles foreign keys between them). It is exactly
+what the first ``generate-migrations`` writes (the diff from an empty catalog, see
+:mod:`schemac.migrate`). File naming follows golang-migrate (``{version}_{title}.up.sql`` /
+``.down.sql``, https://github.com/golang-migrate/migrate/blob/master/MIGRATIONS.md).
 """
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import TYPE_CHECKING, Dict
 
-from schemac.model import ObjectType, Schema
-from schemac.render import render
-from schemac.sqlnames import qi, sql_string
+from schemac.diagnostics import CompileError
+from schemac.migrate.catalog import SnapshotError, catalog_of
+from schemac.migrate.history import SUM_FILE, initial_files, schema_sql
+from schemac.model import Schema
 
-INITIAL_VERSION = "000001"
-INITIAL_SLUG = "init"
-
-
-def _column_sql(col) -> str:
-    parts = [qi(col.name), col.type.pg]
-    if col.is_id:
-        parts.append("PRIMARY KEY")
-    elif col.required:
-        parts.append("NOT NULL")
-    if col.default_sql is not None:
-        parts.append(f"DEFAULT {col.default_sql}")
-    return " ".join(parts)
-
-
-def _table_view(t: ObjectType) -> Dict[str, object]:
-    lines: List[str] = [_column_sql(c) for c in t.columns]
-    if t.primary_key != ("id",):
-        lines.append(f"PRIMARY KEY ({', '.join(qi(c) for c in t.primary_key)})")
-    lines += [f"CONSTRAINT {qi(ck.name)} CHECK ({ck.expression_sql})" for ck in t.checks]
-    lines += [f"CONSTRAINT {qi(ex.name)} UNIQUE ({', '.join(qi(c) for c in ex.columns)})"
-              for ex in t.exclusives if not ex.partial]
-    unique_indexes = [
-        {"name_q": qi(ex.name), "columns_q": ", ".join(qi(c) for c in ex.columns), "predicate": ex.predicate_sql}
-        for ex in t.exclusives if ex.partial
-    ]
-    indexes = [
-        {"name_q": qi(ix.name), "using": "" if ix.method == "btree" else f" USING {ix.method}",
-         "key_list": ", ".join(ix.keys_sql), "predicate": ix.predicate_sql}
-        for ix in t.indexes
-    ]
-    fks = [{"name_q": qi(fk.name), "column_q": qi(fk.column), "target_q": qi(fk.target_table),
-            "on_delete": fk.on_delete_sql} for fk in t.foreign_keys]
-    return {"table_q": qi(t.table), "lines": lines, "unique_indexes": unique_indexes, "indexes": indexes,
-            "foreign_keys": fks}
-
-
-def _comments(schema: Schema) -> List[str]:
-    out: List[str] = []
-    for t in schema.all_tables():
-        if t.comment is not None:
-            out.append(f"COMMENT ON TABLE {qi(t.table)} IS {sql_string(t.comment)};")
-        for c in t.columns:
-            if c.comment is not None:
-                out.append(f"COMMENT ON COLUMN {qi(t.table)}.{qi(c.name)} IS {sql_string(c.comment)};")
-        for ix in t.indexes:
-            if ix.comment is not None:
-                out.append(f"COMMENT ON INDEX {qi(ix.name)} IS {sql_string(ix.comment)};")
-    return out
+if TYPE_CHECKING:
+    from schemac.compiler import Library
 
 
 def render_migrations(library: str, schema: Schema) -> Dict[str, str]:
     """``{relative path: text}`` of the initial migration's up and down files."""
-    ctx = {"library": library, "version": INITIAL_VERSION, "slug": INITIAL_SLUG,
-           "tables": [_table_view(t) for t in schema.all_tables()], "comments": _comments(schema)}
-    base = f"{INITIAL_VERSION}_{INITIAL_SLUG}"
-    return {
-        f"{base}.up.sql": render("migration.up.sql.j2", **ctx),
-        f"{base}.down.sql": render("migration.down.sql.j2", **ctx),
-    }
+    return initial_files(library, catalog_of(schema))
+
+
+def render_sql(lib: "Library") -> Dict[str, str]:
+    """The ``sql/`` output of a library: its migration history as committed (every migration
+    file, ``schemac.sum``; verified first) or, for a library without one, the initial
+    migration; and ``schema.sql``, the current schema as one script. Raises
+    :class:`CompileError` (E0405) for a broken history."""
+    catalog = catalog_of(lib.schema)
+    out: Dict[str, str] = {"schema.sql": schema_sql(lib.options.library, catalog)}
+    history = lib.history
+    if history is None:
+        out.update(render_migrations(lib.options.library, lib.schema))
+        return out
+    problems = history.verify()
+    if not problems:
+        try:
+            history.catalog()
+        except SnapshotError as e:
+            from schemac.diagnostics import Diagnostic, Span
+
+            problems = [Diagnostic("E0407", str(e), Span.point(history.path("snapshot.json"), 1, 1),
+                                   "restore it from version control, or run generate-migrations")]
+    if problems:
+        raise CompileError(problems)
+    for name in history.ordered():
+        out[name] = history.migrations[name]
+    if history.sums is not None:
+        out[SUM_FILE] = history.sums
+    return out

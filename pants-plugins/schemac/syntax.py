@@ -288,6 +288,28 @@ class SchemaFile:
     types: Tuple[TypeDecl, ...]
     modules: Tuple[Tuple[str, Span], ...]
     diagnostics: Tuple[object, ...] = ()
+    hints: Tuple["MigrationHint", ...] = ()
+
+
+@dataclass(frozen=True)
+class MigrationHint:
+    """One statement of a ``migration { ... }`` block: an instruction to the migration diff
+    engine (:mod:`schemac.migrate.diff`) for what it must not guess.
+
+    ``action``: ``rename`` | ``drop`` | ``fill`` | ``cast`` | ``map``; ``kind``: ``type`` |
+    ``property`` | ``link`` | ``member`` (``fill``/``cast`` name a property or link, ``map`` a
+    member); ``type_name``: the type or enum as written (``Job``, ``billing::Invoice``);
+    ``item``: the property, link or member (``None`` for a type); ``to``: the new name
+    (``rename``) or replacement member (``map``); ``expr``: the fill expression."""
+
+    action: str
+    kind: str
+    type_name: str
+    item: Optional[str]
+    to: Optional[str]
+    expr: Optional["Expr"]
+    module: str
+    span: Span
 
 
 # ---------------------------------------------------------------------------------------------

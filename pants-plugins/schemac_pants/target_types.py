@@ -24,7 +24,7 @@ from pants.engine.target import (
 )
 from pants.util.strutil import help_text
 
-SCHEMA_FILE_EXTENSIONS = (".esdl", ".edgeql")
+SCHEMA_FILE_EXTENSIONS = (".esdl", ".edgeql", ".sql", ".json", ".sum")
 
 _GO_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Go's keywords: not usable as a package name.
@@ -59,20 +59,24 @@ def default_go_package(address: Address) -> str:
 class SchemaLibrarySourcesField(MultipleSourcesField):
     """The schema (`.esdl`) and named query (`.edgeql`) files of one `schema_library`."""
 
-    default = ("*.esdl", "*.edgeql", "queries/*.edgeql")
+    default = ("*.esdl", "*.edgeql", "queries/*.edgeql", "migrations/*.sql", "migrations/snapshot.json",
+               "migrations/schemac.sum")
     expected_file_extensions = SCHEMA_FILE_EXTENSIONS
     help = help_text(
         """
-        The schema files (`*.esdl`) and named query files (`*.edgeql`) of this library, compiled
+        The schema files (`*.esdl`), named query files (`*.edgeql`) and migration history
+        (`migrations/`: the numbered `.up.sql`/`.down.sql` files, `snapshot.json` and
+        `schemac.sum`, written by `./pants generate-migrations`) of this library, compiled
         together in one run of the schema compiler.
 
         Paths are relative to the BUILD file's directory. The default picks up `*.esdl` and
-        `*.edgeql` next to the BUILD file and `queries/*.edgeql`; list files or globs to change
+        `*.edgeql` next to the BUILD file, `queries/*.edgeql` and the `migrations/` files; list files or globs to change
         that, and prefix a glob with `!` to leave files out, e.g.
         `sources=["*.esdl", "queries/*.edgeql", "!queries/draft_*.edgeql"]`.
         Each query file becomes one generated function named after the file.
 
-        Default: `("*.esdl", "*.edgeql", "queries/*.edgeql")`.
+        Default: `("*.esdl", "*.edgeql", "queries/*.edgeql", "migrations/*.sql",
+        "migrations/snapshot.json", "migrations/schemac.sum")`.
         Example: `sources=["schema.esdl", "queries/*.edgeql"]`.
         """
     )

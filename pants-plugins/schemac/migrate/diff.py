@@ -1,0 +1,598 @@
+"""The diff engine: two catalogs (+ hints) -> the SQL statements that turn one into the other.
+
+:func:`diff` compares the catalog of the last migration (the snapshot) with the catalog of the
+current schema and returns a :class:`Plan`: ordered statements, lints (Atlas-style stable codes,
+see ``CODES`` in :mod:`schemac.diagnostics`), errors for changes refused without a hint, and a
+one-line summary per change. The down migration is ``diff(new, old, hints.inverted(),
+down=True)``.
+
+Matching follows names, never guesses: tables by the type they store (``origin``), columns by
+the property or link they store (``pointer``), both through the declared renames; constraints
+and indexes by their definition with the renames applied, so an unchanged constraint of a
+renamed table is renamed, never re-created. Statements run in this order: renames; drops of
+foreign keys, indexes, unique and check constraints; dropped columns and tables; new tables and
+columns, type and nullability changes, defaults; enum value rewrites and fills; NOT NULL; new
+checks, unique constraints, foreign keys, indexes; comments. Postgres reference:
+https://www.postgresql.org/docs/15/sql-altertable.html
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional, Set, Tuple
+
+from schemac.diagnostics import Diagnostic
+from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, UniqueDef
+from schemac.migrate.hints import Hints
+from schemac.sqlnames import qi, quote_ident, sql_string
+
+# Phases (statement order inside one migration).
+RENAME, DROP_FK, DROP_INDEX, DROP_UNIQUE, DROP_CHECK, DROP_COLUMN, DROP_TABLE = 10, 20, 21, 22, 23, 30, 31
+CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, ALTER_TYPE, DROP_NOT_NULL, SET_DEFAULT = 40, 41, 42, 43, 44, 45
+REWRITE, FILL, SET_NOT_NULL = 50, 51, 52
+ADD_CHECK, ADD_UNIQUE, ADD_FK, INDEXES, COPY_LINKS, LATE_DROP, COMMENT = 60, 61, 62, 63, 66, 80, 90
+
+#: Column type changes Postgres makes without losing values: no cast hint needed.
+WIDENING = {
+    ("smallint", "integer"), ("smallint", "bigint"), ("integer", "bigint"),
+    ("real", "double precision"), ("smallint", "numeric"), ("integer", "numeric"), ("bigint", "numeric"),
+    ("smallint[]", "integer[]"), ("smallint[]", "bigint[]"), ("integer[]", "bigint[]"),
+}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One SQL statement. ``concurrent``: ``CREATE INDEX CONCURRENTLY``, which must run outside
+    a transaction and so gets a migration file of its own; ``index``: its index (for the down
+    file of such a migration)."""
+
+    phase: int
+    seq: int
+    sql: str
+    concurrent: bool = False
+    index: Optional[str] = None
+
+
+@dataclass
+class Plan:
+    """The result of :func:`diff`: statements in execution order, lints (warnings), errors
+    (refused changes) and ``changes``, a short description of each change (``add column
+    job.priority``)."""
+
+    statements: List[Statement] = field(default_factory=list)
+    lints: List[Diagnostic] = field(default_factory=list)
+    errors: List[Diagnostic] = field(default_factory=list)
+    changes: List[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.statements
+
+    def ordered(self) -> List[Statement]:
+        return sorted(self.statements, key=lambda s: (s.phase, s.seq))
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    """``allow_destructive``: drop tables/columns without drop hints (``--allow-destructive``);
+    ``online_indexes``: build indexes on existing tables with ``CREATE INDEX CONCURRENTLY``, one
+    migration file each; ``down``: this is a down migration (undoing an up migration: drops and
+    casts are its purpose, so they are not refused)."""
+
+    allow_destructive: bool = False
+    online_indexes: bool = False
+    down: bool = False
+
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[A-Za-z_][A-Za-z0-9_$]*|\s+|.", re.S)
+
+
+def rename_identifiers(sql: str, names: Dict[str, str]) -> str:
+    """Rewrite column references in an expression (``status = 'A'`` with
+    ``{"status": "state"}`` -> ``state = 'A'``); string literals are left alone."""
+    if not names or all(k == v for k, v in names.items()):
+        return sql
+    out: List[str] = []
+    for tok in _TOKEN.findall(sql):
+        if tok.startswith('"'):
+            name = tok[1:-1].replace('""', '"')
+            out.append(quote_ident(names[name]) if name in names else tok)
+        elif tok[:1].isalpha() or tok[:1] == "_":
+            out.append(quote_ident(names[tok]) if tok in names else tok)
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
+def _is_join(origin: str) -> bool:
+    """Whether a table origin is a multi link's join table (``default::Post.tags``)."""
+    return "." in origin.rsplit("::", 1)[-1]
+
+
+# ------------------------------------------------------------------------------------ DDL text
+def column_sql(c: ColumnDef, primary: bool = False) -> str:
+    parts = [qi(c.name), c.type]
+    if primary:
+        parts.append("PRIMARY KEY")
+    elif not c.nullable:
+        parts.append("NOT NULL")
+    if c.default is not None:
+        parts.append(f"DEFAULT {c.default}")
+    return " ".join(parts)
+
+
+def create_table_sql(t: TableDef) -> str:
+    """``CREATE TABLE`` with columns, primary key, CHECK and (non-partial) UNIQUE constraints."""
+    single_pk = t.primary_key if len(t.primary_key) == 1 else ()
+    lines = [column_sql(c, primary=(c.name,) == single_pk) for c in t.columns]
+    if len(t.primary_key) > 1:
+        lines.append(f"PRIMARY KEY ({', '.join(qi(c) for c in t.primary_key)})")
+    lines += [f"CONSTRAINT {qi(ck.name)} CHECK ({ck.expression})" for ck in t.checks]
+    lines += [f"CONSTRAINT {qi(u.name)} UNIQUE ({', '.join(qi(c) for c in u.columns)})"
+              for u in t.uniques if u.predicate is None]
+    body = ",\n".join(f"    {line}" for line in lines)
+    return f"CREATE TABLE {qi(t.name)} (\n{body}\n);"
+
+
+def fk_sql(table: str, fk) -> str:
+    return (f"ALTER TABLE {qi(table)}\n  ADD CONSTRAINT {qi(fk.name)} FOREIGN KEY ({qi(fk.column)})\n"
+            f"  REFERENCES {qi(fk.target)} (\"id\") ON DELETE {fk.on_delete};")
+
+
+def unique_index_sql(table: str, u: UniqueDef, concurrently: bool = False) -> str:
+    conc = " CONCURRENTLY" if concurrently else ""
+    return (f"CREATE UNIQUE INDEX{conc} IF NOT EXISTS {qi(u.name)}\n  ON {qi(table)} "
+            f"({', '.join(qi(c) for c in u.columns)})\n  WHERE ({u.predicate});")
+
+
+def index_sql(table: str, ix: IndexDef, concurrently: bool = False) -> str:
+    using = "" if ix.method == "btree" else f" USING {ix.method}"
+    head = "CREATE INDEX CONCURRENTLY IF NOT EXISTS" if concurrently else "CREATE INDEX"
+    where = f"\n  WHERE ({ix.predicate})" if ix.predicate else ""
+    return f"{head} {qi(ix.name)}\n  ON {qi(table)}{using} ({', '.join(ix.keys)}){where};"
+
+
+def _comment_sql(kind: str, target: str, text: Optional[str]) -> str:
+    return f"COMMENT ON {kind} {target} IS {sql_string(text) if text is not None else 'NULL'};"
+
+
+def _guard(condition_sql: str, message: str, hint: str, errcode: str) -> str:
+    """A ``DO`` block that stops the migration (and so rolls it back) with a clear message."""
+    msg, hnt = sql_string(message), sql_string(hint)
+    return (f"DO $schemac$ BEGIN\n  IF {condition_sql} THEN\n"
+            f"    RAISE EXCEPTION {msg.replace('%', '%%')}\n      USING ERRCODE = '{errcode}', HINT = {hnt.replace('%', '%%')};\n"
+            f"  END IF;\nEND $schemac$;")
+
+
+# ------------------------------------------------------------------------------------ the diff
+class _Differ:
+    def __init__(self, old: Catalog, new: Catalog, hints: Hints, options: DiffOptions):
+        self.old, self.new, self.hints, self.opt = old, new, hints, options
+        self.plan = Plan()
+        self.seq = 0
+
+    # -- output helpers
+    def emit(self, phase: int, sql: str, concurrent: bool = False, index: Optional[str] = None) -> None:
+        self.seq += 1
+        self.plan.statements.append(Statement(phase, self.seq, sql, concurrent, index))
+
+    def lint(self, code: str, message: str, hint: Optional[str] = None) -> None:
+        if not self.opt.down:
+            self.plan.lints.append(Diagnostic(code, message, None, hint, severity="warning"))
+
+    def error(self, code: str, message: str, hint: Optional[str] = None) -> None:
+        self.plan.errors.append(Diagnostic(code, message, None, hint))
+
+    def change(self, text: str) -> None:
+        self.plan.changes.append(text)
+
+    # -- name mapping
+    def new_origin(self, origin: str) -> str:
+        if _is_join(origin):
+            typ, ptr = origin.rsplit(".", 1)
+            typ = self.hints.type_renames.get(typ, typ)
+            return f"{typ}.{self.hints.pointer_renames.get((typ, ptr), ptr)}"
+        return self.hints.type_renames.get(origin, origin)
+
+    @staticmethod
+    def _short(origin: str) -> str:
+        return origin[len("default::"):] if origin.startswith("default::") else origin
+
+    def run(self) -> Plan:
+        old_by_origin = {self.new_origin(t.origin): t for t in self.old.tables}
+        new_by_origin = {t.origin: t for t in self.new.tables}
+        self.table_map: Dict[str, str] = {}
+        for origin, ot in old_by_origin.items():
+            nt = new_by_origin.get(origin)
+            if nt is not None:
+                self.table_map[ot.name] = nt.name
+        self.existing: Set[str] = set()
+        pairs: List[Tuple[TableDef, TableDef]] = []
+        created: List[TableDef] = []
+        for nt in self.new.tables:
+            ot = old_by_origin.get(nt.origin)
+            if ot is None:
+                created.append(nt)
+            else:
+                pairs.append((ot, nt))
+                self.existing.add(nt.name)
+        dropped = [ot for origin, ot in old_by_origin.items() if origin not in new_by_origin]
+        self.conversions: Dict[Tuple[str, str], str] = {}
+        self._link_conversions(pairs, created, dropped)
+        for ot, nt in pairs:
+            self.table(ot, nt)
+        self.drop_tables(dropped)
+        for nt in created:
+            self.create_table(nt)
+        return self.plan
+
+    # -- whole tables
+    def create_table(self, t: TableDef) -> None:
+        self.change(f"create table {t.name}")
+        self.emit(CREATE_TABLE, create_table_sql(t))
+        for fk in t.foreign_keys:
+            self.emit(ADD_FK, fk_sql(t.name, fk))
+        for u in t.uniques:
+            if u.predicate is not None:
+                self.emit(INDEXES, unique_index_sql(t.name, u))
+        for ix in t.indexes:
+            self.emit(INDEXES, index_sql(t.name, ix))
+        if t.comment is not None:
+            self.emit(COMMENT, _comment_sql("TABLE", qi(t.name), t.comment))
+        for c in t.columns:
+            if c.comment is not None:
+                self.emit(COMMENT, _comment_sql("COLUMN", f"{qi(t.name)}.{qi(c.name)}", c.comment))
+        for ix in t.indexes:
+            if ix.comment is not None:
+                self.emit(COMMENT, _comment_sql("INDEX", qi(ix.name), ix.comment))
+
+    def drop_tables(self, dropped: List[TableDef]) -> None:
+        names = []
+        for t in dropped:
+            if t.name in self.converted_join_tables:
+                continue
+            typ = t.origin
+            join = _is_join(typ)
+            allowed = (self.opt.down or self.opt.allow_destructive or typ in self.hints.dropped_types
+                       or (join and tuple(typ.rsplit(".", 1)) in self.hints.dropped_pointers)
+                       or (join and typ.rsplit(".", 1)[0] in self.hints.dropped_types))
+            kind = "link" if join else "type"
+            if not allowed:
+                self.error("E0402", f"{kind} {self._short(typ)} was removed: dropping table {t.name!r} deletes its rows",
+                           f"if that is intended, add `drop {kind} {self._short(typ)};` to a `migration {{ }}` block "
+                           "of the schema (or pass --allow-destructive); if it was renamed, add "
+                           f"`rename {kind} ...`")
+                continue
+            self.lint("DS102", f"table {t.name!r} is dropped with its rows")
+            self.change(f"drop table {t.name}")
+            names.append(t.name)
+        if names:
+            self.emit(DROP_TABLE, f"DROP TABLE {', '.join(qi(n) for n in reversed(names))};")
+
+    # -- single <-> multi links
+    def _link_conversions(self, pairs, created, dropped) -> None:
+        """A single link that became multi (column -> join table) or the reverse: the data is
+        copied, never dropped."""
+        self.converted_join_tables: Set[str] = set()
+        self.converted_columns: Set[Tuple[str, str]] = set()
+        self.filled_from_join: Set[Tuple[str, str]] = set()
+        by_new = {nt.name: (ot, nt) for ot, nt in pairs}
+        for jt in created:  # single -> multi
+            if not _is_join(jt.origin):
+                continue
+            typ, ptr = jt.origin.rsplit(".", 1)
+            src = next((nt for _, nt in pairs if nt.origin == typ), None)
+            if src is None:
+                continue
+            ot = by_new[src.name][0]
+            old_col = next((c for c in ot.columns if self._new_pointer(nt_origin=typ, old_pointer=c.pointer) == ptr
+                            and c.name.endswith("_id") and src.column(c.name) is None
+                            and not any(x.pointer == ptr for x in src.columns)), None)
+            if old_col is None:
+                continue
+            self.converted_columns.add((src.name, old_col.name))
+            self.change(f"single link {self._short(typ)}.{ptr} becomes multi (rows copied to {jt.name})")
+            self.emit(COPY_LINKS, f"INSERT INTO {qi(jt.name)} (\"source_id\", \"target_id\")\n"
+                                  f"  SELECT \"id\", {qi(old_col.name)} FROM {qi(src.name)} WHERE {qi(old_col.name)} IS NOT NULL;")
+            self.emit(LATE_DROP, f"ALTER TABLE {qi(src.name)} DROP COLUMN {qi(old_col.name)};")
+        for jt in dropped:  # multi -> single
+            origin = self.new_origin(jt.origin)
+            if not _is_join(origin):
+                continue
+            typ, ptr = origin.rsplit(".", 1)
+            src = next((nt for _, nt in pairs if nt.origin == typ), None)
+            col = next((c for c in src.columns if c.pointer == ptr), None) if src else None
+            if src is None or col is None:
+                continue
+            self.converted_join_tables.add(jt.name)
+            self.filled_from_join.add((src.name, col.name))
+            self.change(f"multi link {self._short(typ)}.{ptr} becomes single (rows copied from {jt.name})")
+            self.emit(REWRITE, _guard(
+                f"EXISTS (SELECT 1 FROM {qi(jt.name)} GROUP BY \"source_id\" HAVING count(*) > 1)",
+                f"schemac: {self._short(typ)}.{ptr} becomes a single link, but some objects link to several",
+                f"remove the extra rows of {jt.name} first", "23505"))
+            self.emit(FILL, f"UPDATE {qi(src.name)} SET {qi(col.name)} = j.\"target_id\"\n"
+                            f"  FROM {qi(jt.name)} j WHERE j.\"source_id\" = {qi(src.name)}.\"id\";")
+            self.emit(LATE_DROP, f"DROP TABLE {qi(jt.name)};")
+
+    def _new_pointer(self, nt_origin: str, old_pointer: Optional[str]) -> Optional[str]:
+        if old_pointer is None:
+            return None
+        return self.hints.pointer_renames.get((nt_origin, old_pointer), old_pointer)
+
+    # -- one table present before and after
+    def table(self, ot: TableDef, nt: TableDef) -> None:
+        tq = qi(nt.name)
+        if ot.name != nt.name:
+            self.emit(RENAME, f"ALTER TABLE {qi(ot.name)} RENAME TO {tq};")
+            self.lint("BC101", f"table {ot.name!r} is renamed to {nt.name!r}")
+            self.change(f"rename table {ot.name} to {nt.name}")
+        if tuple(ot.primary_key) != tuple(nt.primary_key) and not self.opt.down:
+            self.error("E0404", f"the primary key of {nt.name!r} changes", "declare a new type and copy the data")
+        origin = nt.origin
+        old_cols = {self._new_pointer(origin, c.pointer) or c.name: c for c in ot.columns}
+        colmap: Dict[str, str] = {}
+        pairs: List[Tuple[ColumnDef, ColumnDef]] = []
+        for c in nt.columns:
+            oc = old_cols.get(c.pointer or c.name)
+            if oc is not None and (nt.name, c.name) not in self.converted_columns:
+                colmap[oc.name] = c.name
+                pairs.append((oc, c))
+        self.colmap = colmap
+        matched_old = {oc.name for oc, _ in pairs}
+        for oc, c in pairs:
+            if oc.name != c.name:
+                self.emit(RENAME, f"ALTER TABLE {tq} RENAME COLUMN {qi(oc.name)} TO {qi(c.name)};")
+                self.lint("BC102", f"column {nt.name}.{oc.name} is renamed to {c.name!r}")
+                self.change(f"rename column {nt.name}.{oc.name} to {c.name}")
+        for oc in ot.columns:
+            if oc.name in matched_old or (nt.name, oc.name) in self.converted_columns:
+                continue
+            ptr = oc.pointer or oc.name
+            allowed = (self.opt.down or self.opt.allow_destructive or (origin, ptr) in self.hints.dropped_pointers)
+            if not allowed:
+                self.error("E0402", f"{self._short(origin)}.{ptr} was removed: dropping column {nt.name}.{oc.name} "
+                           "deletes its values",
+                           f"if that is intended, add `drop property {self._short(origin)}.{ptr};` to a "
+                           "`migration { }` block of the schema (or pass --allow-destructive); if it was renamed, add "
+                           f"`rename property {self._short(origin)}.{ptr} to <new name>;`")
+                continue
+            self.lint("DS103", f"column {nt.name}.{oc.name} is dropped with its values")
+            self.change(f"drop column {nt.name}.{oc.name}")
+            self.emit(DROP_COLUMN, f"ALTER TABLE {tq} DROP COLUMN {qi(oc.name)};")
+        for c in nt.columns:
+            if c.name not in colmap.values():
+                self.add_column(nt, c)
+        for oc, c in pairs:
+            self.alter_column(nt, oc, c)
+        self.constraints(ot, nt)
+        if ot.comment != nt.comment:
+            self.emit(COMMENT, _comment_sql("TABLE", tq, nt.comment))
+        for oc, c in pairs:
+            if oc.comment != c.comment:
+                self.emit(COMMENT, _comment_sql("COLUMN", f"{tq}.{qi(c.name)}", c.comment))
+
+    def _type_name(self, nt: TableDef) -> str:
+        return self._short(nt.origin)
+
+    def add_column(self, nt: TableDef, c: ColumnDef) -> None:
+        tq = qi(nt.name)
+        self.change(f"add column {nt.name}.{c.name}")
+        fill = self.hints.fills.get((nt.origin, c.pointer or c.name))
+        if (nt.name, c.name) in self.filled_from_join:  # multi -> single: filled from the join table
+            self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True))};")
+            if not c.nullable:
+                self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET NOT NULL;")
+            return
+        if c.nullable or c.default is not None:
+            self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(c)};")
+            return
+        self.lint("MF103", f"required column {nt.name}.{c.name} is added without a default",
+                  None if fill else f"existing rows need a value: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
+        self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True))};")
+        if fill is not None:
+            self.emit(FILL, f"UPDATE {tq} SET {qi(c.name)} = {fill};")
+        else:
+            self.emit(FILL, _guard(
+                f"EXISTS (SELECT 1 FROM {tq})",
+                f"schemac: {nt.name}.{c.name} is a new required column, and {nt.name} has rows",
+                f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
+                "and generate the migration again, or give the property a default", "23502"))
+        self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET NOT NULL;")
+
+    def alter_column(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:
+        tq, cq = qi(nt.name), qi(c.name)
+        type_changes = oc.type != c.type
+        if type_changes:
+            hinted = (nt.origin, c.pointer) in self.hints.casts
+            if not (hinted or self.opt.down or (oc.type, c.type) in WIDENING):
+                self.error("E0403", f"column {nt.name}.{c.name} changes type from {oc.type} to {c.type}",
+                           f"if existing values should be converted with a Postgres cast, add "
+                           f"`cast {self._type_name(nt)}.{c.pointer};` to a `migration {{ }}` block of the schema")
+                return
+            if oc.default is not None:
+                self.emit(DROP_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {cq} DROP DEFAULT;")
+            self.emit(ALTER_TYPE, f"ALTER TABLE {tq} ALTER COLUMN {cq} TYPE {c.type} USING {cq}::{c.type};")
+            if (oc.type, c.type) not in WIDENING:
+                self.lint("MF105", f"column {nt.name}.{c.name} is cast from {oc.type} to {c.type}")
+            self.lint("LK102", f"changing the type of {nt.name}.{c.name} rewrites {nt.name}")
+            self.change(f"change type of {nt.name}.{c.name} to {c.type}")
+        if oc.default != c.default or (type_changes and oc.default is not None):
+            if c.default is None:
+                if not type_changes:
+                    self.emit(DROP_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {cq} DROP DEFAULT;")
+            else:
+                self.emit(SET_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET DEFAULT {c.default};")
+            self.change(f"change default of {nt.name}.{c.name}")
+        if oc.nullable and not c.nullable:
+            self.change(f"make {nt.name}.{c.name} required")
+            fill = self.hints.fills.get((nt.origin, c.pointer or c.name))
+            self.lint("MF104", f"column {nt.name}.{c.name} becomes required",
+                      None if fill else f"rows where it is empty stop the migration: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
+            if fill is not None and not self.opt.down:
+                self.emit(FILL, f"UPDATE {tq} SET {cq} = {fill} WHERE {cq} IS NULL;")
+            else:
+                self.emit(FILL, _guard(
+                    f"EXISTS (SELECT 1 FROM {tq} WHERE {cq} IS NULL)",
+                    f"schemac: {nt.name}.{c.name} becomes required, but some rows have no value",
+                    f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
+                    "and generate the migration again", "23502"))
+            self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")
+        elif not oc.nullable and c.nullable:
+            self.change(f"make {nt.name}.{c.name} optional")
+            self.emit(DROP_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} DROP NOT NULL;")
+        if c.enum is not None:
+            self.enum_values(nt, oc, c)
+
+    def enum_values(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:
+        """Rewrite renamed/mapped members; stop on rows that use a removed one."""
+        enum = c.enum
+        old_members = self.old.enums.get(oc.enum or "", ())
+        new_members = self.new.enums.get(enum or "", ())
+        renames = {**self.hints.member_maps.get(enum, {}), **self.hints.member_renames.get(enum, {})}
+        tq, cq = qi(nt.name), qi(c.name)
+        for old, new in renames.items():
+            if old in old_members and new in new_members:
+                if c.array:
+                    self.emit(REWRITE, f"UPDATE {tq} SET {cq} = array_replace({cq}, {sql_string(old)}, {sql_string(new)})"
+                                       f" WHERE {sql_string(old)} = ANY({cq});")
+                else:
+                    self.emit(REWRITE, f"UPDATE {tq} SET {cq} = {sql_string(new)} WHERE {cq} = {sql_string(old)};")
+                self.change(f"rewrite {nt.name}.{c.name} {old} -> {new}")
+        removed = [m for m in old_members if m not in new_members and m not in renames]
+        for m in removed:
+            self.lint("DS104", f"enum member {m!r} is removed; rows of {nt.name} that use it stop the migration",
+                      f"to move them to another member add `map member {enum.split('::')[-1]}.{m} to <member>;`")
+            cond = f"{sql_string(m)} = ANY({cq})" if c.array else f"{cq} = {sql_string(m)}"
+            self.emit(REWRITE, _guard(
+                f"EXISTS (SELECT 1 FROM {tq} WHERE {cond})",
+                f"schemac: enum member {m} was removed, but rows of {nt.name}.{c.name} still use it",
+                f"add `map member {enum.split('::')[-1]}.{m} to <member>;` to the schema's migration block", "23514"))
+
+    # -- constraints and indexes of a kept table
+    def constraints(self, ot: TableDef, nt: TableDef) -> None:
+        tq = qi(nt.name)
+        cm = self.colmap
+        mapped = lambda sql: rename_identifiers(sql, cm) if sql is not None else None  # noqa: E731
+
+        def match(old_items, new_items, key_old, key_new, drop, add, rename_sql, label):
+            used: Set[int] = set()
+            for n in new_items:
+                hit = None
+                for i, o in enumerate(old_items):
+                    if i not in used and key_old(o) == key_new(n) and (o.name == n.name or hit is None):
+                        hit = i
+                        if o.name == n.name:
+                            break
+                if hit is None:
+                    add(n)
+                else:
+                    used.add(hit)
+                    o = old_items[hit]
+                    if o.name != n.name:
+                        self.emit(RENAME, rename_sql(o.name, n.name))
+                        self.change(f"rename {label} {o.name} to {n.name}")
+            for i, o in enumerate(old_items):
+                if i not in used:
+                    drop(o)
+
+        # CHECK constraints
+        def add_check(ck):
+            self.emit(ADD_CHECK, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(ck.name)} CHECK ({ck.expression});")
+            self.lint("MF106", f"check {ck.name!r} is added to {nt.name}: existing rows are validated")
+            self.change(f"add check {ck.name}")
+
+        def drop_constraint(phase):
+            def f(x):
+                self.emit(phase, f"ALTER TABLE {tq} DROP CONSTRAINT {qi(x.name)};")
+                self.change(f"drop constraint {x.name}")
+            return f
+
+        match(list(ot.checks), list(nt.checks), lambda o: mapped(o.expression), lambda n: n.expression,
+              drop_constraint(DROP_CHECK), add_check,
+              lambda a, b: f"ALTER TABLE {tq} RENAME CONSTRAINT {qi(a)} TO {qi(b)};", "constraint")
+
+        # UNIQUE constraints and partial unique indexes
+        def ukey_old(u):
+            return (tuple(cm.get(c, c) for c in u.columns), mapped(u.predicate))
+
+        def ukey_new(u):
+            return (tuple(u.columns), u.predicate)
+
+        def add_unique(u):
+            self.change(f"add exclusive {u.name}")
+            self.lint("MF101", f"unique {u.name!r} is added to {nt.name}: it fails if rows are duplicates")
+            if u.predicate is None:
+                self.emit(ADD_UNIQUE, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(u.name)} UNIQUE "
+                                      f"({', '.join(qi(c) for c in u.columns)});")
+            else:
+                self._index(nt, u.name, lambda conc: unique_index_sql(nt.name, u, conc))
+
+        def drop_unique(u):
+            self.change(f"drop exclusive {u.name}")
+            if u.predicate is None:
+                self.emit(DROP_UNIQUE, f"ALTER TABLE {tq} DROP CONSTRAINT {qi(u.name)};")
+            else:
+                self.emit(DROP_INDEX, f"DROP INDEX {qi(u.name)};")
+
+        old_u = {True: [u for u in ot.uniques if u.predicate is not None],
+                 False: [u for u in ot.uniques if u.predicate is None]}
+        new_u = {True: [u for u in nt.uniques if u.predicate is not None],
+                 False: [u for u in nt.uniques if u.predicate is None]}
+        match(old_u[False], new_u[False], ukey_old, ukey_new, drop_unique, add_unique,
+              lambda a, b: f"ALTER TABLE {tq} RENAME CONSTRAINT {qi(a)} TO {qi(b)};", "constraint")
+        match(old_u[True], new_u[True], ukey_old, ukey_new, drop_unique, add_unique,
+              lambda a, b: f"ALTER INDEX {qi(a)} RENAME TO {qi(b)};", "index")
+
+        # Foreign keys
+        def fkey_old(f):
+            return (cm.get(f.column, f.column), self.table_map.get(f.target, f.target), f.on_delete)
+
+        def fkey_new(f):
+            return (f.column, f.target, f.on_delete)
+
+        def add_fk(f):
+            self.emit(ADD_FK, fk_sql(nt.name, f))
+            self.lint("MF106", f"foreign key {f.name!r} is added to {nt.name}: existing rows are validated")
+            self.change(f"add foreign key {f.name}")
+
+        match(list(ot.foreign_keys), list(nt.foreign_keys), fkey_old, fkey_new, drop_constraint(DROP_FK), add_fk,
+              lambda a, b: f"ALTER TABLE {tq} RENAME CONSTRAINT {qi(a)} TO {qi(b)};", "constraint")
+
+        # Plain indexes
+        def ikey_old(i):
+            return (tuple(rename_identifiers(k, cm) for k in i.keys), i.method, mapped(i.predicate))
+
+        def ikey_new(i):
+            return (tuple(i.keys), i.method, i.predicate)
+
+        def add_index(i):
+            self.change(f"add index {i.name}")
+            self._index(nt, i.name, lambda conc: index_sql(nt.name, i, conc))
+
+        def drop_index(i):
+            self.change(f"drop index {i.name}")
+            self.emit(DROP_INDEX, f"DROP INDEX {qi(i.name)};")
+
+        match(list(ot.indexes), list(nt.indexes), ikey_old, ikey_new, drop_index, add_index,
+              lambda a, b: f"ALTER INDEX {qi(a)} RENAME TO {qi(b)};", "index")
+        old_comments = {i.name: i.comment for i in ot.indexes}
+        for i in nt.indexes:
+            if i.name in old_comments and old_comments[i.name] != i.comment:
+                self.emit(COMMENT, _comment_sql("INDEX", qi(i.name), i.comment))
+
+    def _index(self, nt: TableDef, name: str, sql) -> None:
+        if self.opt.online_indexes and not self.opt.down:
+            self.emit(INDEXES, sql(True), concurrent=True, index=name)
+        else:
+            self.lint("LK101", f"index {name!r} is built on {nt.name} without CONCURRENTLY: writes wait until it is built",
+                      "set online_indexes on the library to build indexes concurrently, in migrations of their own")
+            self.emit(INDEXES, sql(False))
+
+
+def diff(old: Catalog, new: Catalog, hints: Optional[Hints] = None, options: DiffOptions = DiffOptions()) -> Plan:
+    """Plan the statements that turn ``old`` into ``new``. Never raises for a refused change:
+    refused changes are ``Plan.errors`` (E0402 destructive without a drop hint, E0403 type
+    change without a cast hint, E0404 not possible safely); lints are ``Plan.lints``."""
+    return _Differ(old, new, hints or Hints(), options).run()

@@ -1,0 +1,288 @@
+"""A library's committed migration history (``<library>/migrations/``) and how it grows.
+
+The directory holds golang-migrate files (``000002_add_priority.up.sql`` /
+``.down.sql``, https://github.com/golang-migrate/migrate/blob/master/MIGRATIONS.md), the
+snapshot of the schema after the latest migration (``snapshot.json``, see
+:mod:`schemac.migrate.catalog`) and ``schemac.sum``: one line per file, in version order, whose
+hash covers that file *and every line above it* (a chain, like ``atlas.sum``), so editing,
+inserting, removing or reordering a file is detected.
+
+A migration whose statements cannot run in a transaction (``CREATE INDEX CONCURRENTLY``) is a
+file of its own whose first lines include :data:`NO_TRANSACTION_MARKER`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from schemac.diagnostics import Diagnostic, Span
+from schemac.migrate.catalog import Catalog, SnapshotError, dump_snapshot, load_snapshot
+from schemac.migrate.diff import DiffOptions, Plan, diff
+from schemac.migrate.hints import Hints
+from schemac.render import render
+
+MIGRATIONS_DIR = "migrations"
+SNAPSHOT_FILE = "snapshot.json"
+SUM_FILE = "schemac.sum"
+MIGRATION_FILE = re.compile(r"^(\d+)_([A-Za-z0-9_]+)\.(up|down)\.sql$")
+NO_TRANSACTION_MARKER = "-- schemac:no-transaction"
+VERSION_WIDTH = 6
+_SUM_HEADER = (
+    "# schemac migration checksums. Each line's hash covers its file and every line above it, so an\n"
+    "# edited, inserted, removed or reordered file breaks the chain. Written by generate-migrations;\n"
+    "# do not edit.\n"
+)
+
+
+def is_history_path(path: str) -> bool:
+    """Whether ``path`` is a file of a migration history (a file directly in a ``migrations/``
+    directory: migrations, snapshot, checksums)."""
+    parent = posixpath.basename(posixpath.dirname(path))
+    name = posixpath.basename(path)
+    return parent == MIGRATIONS_DIR and (bool(MIGRATION_FILE.match(name)) or name in (SNAPSHOT_FILE, SUM_FILE))
+
+
+@dataclass
+class History:
+    """The files of one history directory, by file name. ``directory``: its path as given
+    (used in diagnostics)."""
+
+    directory: str
+    migrations: Dict[str, str] = field(default_factory=dict)
+    snapshot: Optional[str] = None
+    sums: Optional[str] = None
+
+    @classmethod
+    def from_sources(cls, sources: Mapping[str, str]) -> Optional["History"]:
+        """The history among a library's source files, or ``None`` when it has none."""
+        files = {p: t for p, t in sources.items() if is_history_path(p)}
+        if not files:
+            return None
+        directory = posixpath.dirname(sorted(files)[0])
+        h = cls(directory)
+        for path, text in files.items():
+            name = posixpath.basename(path)
+            if name == SNAPSHOT_FILE:
+                h.snapshot = text
+            elif name == SUM_FILE:
+                h.sums = text
+            else:
+                h.migrations[name] = text
+        return h
+
+    def path(self, name: str) -> str:
+        return posixpath.join(self.directory, name) if self.directory else name
+
+    def ordered(self) -> List[str]:
+        """Migration file names in version order (down before up within a version)."""
+        return sorted(self.migrations, key=_version_key)
+
+    @property
+    def last_version(self) -> int:
+        return max((int(MIGRATION_FILE.match(n).group(1)) for n in self.migrations), default=0)  # type: ignore[union-attr]
+
+    def catalog(self) -> Catalog:
+        """The catalog after the latest migration (empty for an empty history). Raises
+        :class:`SnapshotError`."""
+        if self.snapshot is None:
+            if self.migrations:
+                raise SnapshotError(f"{SNAPSHOT_FILE} is missing")
+            return Catalog()
+        return load_snapshot(self.snapshot)
+
+    def verify(self) -> List[Diagnostic]:
+        """Check the chain in ``schemac.sum`` against the files: E0405 for each problem."""
+        problems: List[Diagnostic] = []
+        sum_path = self.path(SUM_FILE)
+        if self.sums is None:
+            if self.migrations or self.snapshot is not None:
+                problems.append(Diagnostic("E0405", f"{SUM_FILE} is missing from {self.directory or '.'}",
+                                           None, "restore it from version control"))
+            return problems
+        recorded = _parse_sums(self.sums)
+        expected = _chain(self._chain_items())
+        names_r = [n for n, _, _ in recorded]
+        names_e = [n for n, _ in expected]
+        for name in names_e:
+            if name not in names_r:
+                problems.append(Diagnostic("E0405", f"{name} is not recorded in {SUM_FILE}",
+                                           Span.point(self.path(name), 1, 1),
+                                           "migrations are added by generate-migrations, not by hand"))
+        for name, line, _ in recorded:
+            if name not in names_e:
+                problems.append(Diagnostic("E0405", f"{name} is recorded in {SUM_FILE} but missing",
+                                           Span.point(sum_path, line, 1), "restore it from version control"))
+        if problems:
+            return problems
+        if names_r != names_e:
+            problems.append(Diagnostic("E0405", f"the files recorded in {SUM_FILE} are out of order",
+                                       Span.point(sum_path, recorded[0][1], 1), "restore it from version control"))
+            return problems
+        for (name, line, got), (_, want) in zip(recorded, expected):
+            if got != want:
+                problems.append(Diagnostic(
+                    "E0405", f"{name} was changed after it was generated (its checksum no longer matches)",
+                    Span.point(self.path(name), 1, 1),
+                    "applied migrations are immutable: restore the file, and put new changes in a new migration "
+                    "(generate-migrations)"))
+                break
+        return problems
+
+    def _chain_items(self) -> List[Tuple[str, str]]:
+        items = [(n, self.migrations[n]) for n in self.ordered()]
+        if self.snapshot is not None:
+            items.append((SNAPSHOT_FILE, self.snapshot))
+        return items
+
+
+def _version_key(name: str):
+    m = MIGRATION_FILE.match(name)
+    assert m is not None
+    return (int(m.group(1)), m.group(2), m.group(3))
+
+
+def _chain(items: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
+    out: List[Tuple[str, str]] = []
+    prev = b""
+    for name, text in items:
+        h = hashlib.sha256()
+        h.update(prev)
+        h.update(name.encode("utf-8") + b"\0")
+        h.update(hashlib.sha256(text.encode("utf-8")).digest())
+        prev = h.digest()
+        out.append((name, "h1:" + base64.b64encode(prev).decode("ascii")))
+    return out
+
+
+def _parse_sums(text: str) -> List[Tuple[str, int, str]]:
+    out = []
+    for i, line in enumerate(text.split("\n"), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split()
+        out.append((parts[0], i, parts[1] if len(parts) > 1 else ""))
+    return out
+
+
+def sum_file(items: List[Tuple[str, str]]) -> str:
+    """The text of ``schemac.sum`` for ``(file name, text)`` items in chain order."""
+    return _SUM_HEADER + "".join(f"{name} {h}\n" for name, h in _chain(items))
+
+
+def checksum(text: str) -> str:
+    """The checksum the apply runner records per migration file (sha256, hex)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# ------------------------------------------------------------------------------- generating
+def slug_of(changes: List[str]) -> str:
+    """A file-name slug from the change list: ``add column job.priority`` ->
+    ``add_column_job_priority``; several changes -> the first one + ``_and_more``."""
+    if not changes:
+        return "migration"
+    first = re.sub(r"[^a-z0-9]+", "_", changes[0].lower()).strip("_")[:48].rstrip("_")
+    return first + ("_and_more" if len(changes) > 1 else "")
+
+
+def render_file(library: str, base: str, direction: str, description: str, statements: List[str],
+                notes: List[str] = (), no_transaction: bool = False) -> str:  # type: ignore[assignment]
+    """One migration file: the generated-code header, notes as comments, the statements."""
+    return render("migration.sql.j2", library=library, base=base, direction=direction, description=description,
+                  notes=list(notes), statements=statements, no_transaction=no_transaction)
+
+
+@dataclass
+class Generated:
+    """What :func:`next_migration` produced: ``files`` (``{file name: text}`` to write into the
+    history directory, including the new snapshot and ``schemac.sum``), the up plan (its lints
+    and changes) and the new version numbers."""
+
+    files: Dict[str, str]
+    plan: Plan
+    versions: List[str]
+
+
+def next_migration(library: str, history: History, current: Catalog, hints: Hints,
+                   options: DiffOptions = DiffOptions(), name: Optional[str] = None) -> Optional[Generated]:
+    """Diff the history's snapshot against ``current`` and return the next migration files, or
+    ``None`` when nothing changed. The caller must have checked ``history.verify()``. When the
+    plan has errors, ``Generated.files`` is empty and the errors are in ``Generated.plan``.
+    Raises :class:`SnapshotError` for an unreadable snapshot."""
+    old = history.catalog()
+    up = diff(old, current, hints, options)
+    if up.empty and not up.errors:
+        if history.snapshot != dump_snapshot(current) and history.migrations:
+            # Only names the database never sees changed (e.g. an enum's members' order is
+            # kept, a type's comment...): record the new snapshot without a migration.
+            files = {SNAPSHOT_FILE: dump_snapshot(current)}
+            files[SUM_FILE] = sum_file([(n, history.migrations[n]) for n in history.ordered()]
+                                       + [(SNAPSHOT_FILE, files[SNAPSHOT_FILE])])
+            return Generated(files, up, [])
+        return None
+    if up.errors:
+        return Generated({}, up, [])
+    initial = not old.tables
+    version = history.last_version + 1
+    main = [s for s in up.ordered() if not s.concurrent]
+    online = [s for s in up.ordered() if s.concurrent]
+    # The down of the main file undoes everything but the concurrently built indexes (each of
+    # those has its own file and its own down).
+    after_main = _without_indexes(current, {s.index for s in online})
+    down = diff(after_main, old, hints.inverted(), DiffOptions(down=True))
+    slug = name or ("init" if initial else slug_of(up.changes))
+    if not re.match(r"^[A-Za-z0-9_]+$", slug):
+        slug = re.sub(r"[^A-Za-z0-9_]+", "_", slug).strip("_") or "migration"
+    files: Dict[str, str] = {}
+    versions: List[str] = []
+    base = f"{version:0{VERSION_WIDTH}d}_{slug}"
+    if main:
+        files[f"{base}.up.sql"] = render_file(
+            library, base, "up", "creates the library's tables." if initial else "the changes listed below.",
+            [s.sql for s in main], [] if initial else up.changes)
+        files[f"{base}.down.sql"] = render_file(
+            library, base, "down", "drops what the up migration created." if initial else f"reverts {base}.up.sql.",
+            [s.sql for s in down.ordered()])
+        versions.append(base)
+        version += 1
+    for s in online:
+        b = f"{version:0{VERSION_WIDTH}d}_create_index_{s.index}"
+        files[f"{b}.up.sql"] = render_file(library, b, "up", f"builds index {s.index} concurrently.", [s.sql],
+                                           no_transaction=True)
+        files[f"{b}.down.sql"] = render_file(library, b, "down", f"reverts {b}.up.sql.",
+                                             [f"DROP INDEX CONCURRENTLY IF EXISTS \"{s.index}\";"], no_transaction=True)
+        versions.append(b)
+        version += 1
+    files[SNAPSHOT_FILE] = dump_snapshot(current)
+    all_migrations = dict(history.migrations)
+    all_migrations.update({k: v for k, v in files.items() if k.endswith(".sql")})
+    items = [(n, all_migrations[n]) for n in sorted(all_migrations, key=_version_key)]
+    files[SUM_FILE] = sum_file(items + [(SNAPSHOT_FILE, files[SNAPSHOT_FILE])])
+    return Generated(files, up, versions)
+
+
+def _without_indexes(catalog: Catalog, names) -> Catalog:
+    from dataclasses import replace
+
+    tables = tuple(replace(t, indexes=tuple(i for i in t.indexes if i.name not in names),
+                           uniques=tuple(u for u in t.uniques if u.name not in names)) for t in catalog.tables)
+    return replace(catalog, tables=tables)
+
+
+def initial_files(library: str, current: Catalog) -> Dict[str, str]:
+    """``000001_init.{up,down}.sql`` for a library without a history (what
+    ``generate-migrations`` would write first)."""
+    gen = next_migration(library, History(""), current, Hints())
+    assert gen is not None and not gen.plan.errors
+    return {k: v for k, v in gen.files.items() if k.endswith(".sql")}
+
+
+def schema_sql(library: str, current: Catalog) -> str:
+    """``schema.sql``: the whole current schema as one script (for review and for tools that
+    load a schema directly; databases are evolved with the migrations)."""
+    plan = diff(Catalog(), current)
+    return render("schema.sql.j2", library=library, statements=[s.sql for s in plan.ordered()])
