@@ -247,6 +247,28 @@ def pg(request: pytest.FixtureRequest, database_url: str, _pg_admin) -> Iterable
 
 
 @pytest.fixture
+def pg_factory(request: pytest.FixtureRequest, database_url: str, _pg_admin):
+    """Call it for more fresh databases in one test (each a :class:`PgDatabase`, all dropped
+    afterwards)."""
+    from psycopg import sql
+
+    made: List[PgDatabase] = []
+
+    def make() -> PgDatabase:
+        name = _db_name(request.node.name)
+        _pg_admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        made.append(PgDatabase(name=name, url=url_with_dbname(database_url, name)))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for db in made:
+            db._close()
+            _pg_admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(db.name)))
+
+
+@pytest.fixture
 def pg_url(pg: PgDatabase) -> str:
     """``pg.url``: conninfo URL of the test's fresh database."""
     return pg.url

@@ -1,0 +1,108 @@
+"""Helpers for the migration tests: a library in a temporary directory whose schema is rewritten
+step by step, migrations generated with the compiler core and applied with the apply runner,
+and a catalog read back from Postgres for comparisons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Optional
+
+from schemac.compiler import Options, check_library
+from schemac.diagnostics import CompileError
+from schemac.migrate.apply import apply
+from schemac.migrate.catalog import catalog_of
+from schemac.migrate.diff import DiffOptions
+from schemac.migrate.history import History, next_migration
+
+
+class Lib:
+    """A library ``lib`` under ``root``: ``schema.esdl`` and ``migrations/``."""
+
+    def __init__(self, root: Path, name: str = "lib"):
+        self.name = name
+        self.dir = root / name
+        self.migrations = self.dir / "migrations"
+        self.migrations.mkdir(parents=True, exist_ok=True)
+
+    def sources(self) -> Dict[str, str]:
+        out = {f"{self.name}/schema.esdl": (self.dir / "schema.esdl").read_text()}
+        for f in sorted(self.migrations.iterdir()):
+            out[f"{self.name}/migrations/{f.name}"] = f.read_text()
+        return out
+
+    def history(self) -> History:
+        return History.from_sources(self.sources()) or History(f"{self.name}/migrations")
+
+    def generate(self, schema: str, name: Optional[str] = None, **opts):
+        """Write ``schema`` and generate the next migration; returns ``Generated`` (or None).
+        Raises CompileError for schema errors; files are written only when the plan is clean."""
+        (self.dir / "schema.esdl").write_text(schema)
+        lib = check_library(self.sources(), Options(library=self.name))
+        history = lib.history or History(f"{self.name}/migrations")
+        assert history.verify() == []
+        gen = next_migration(self.name, history, catalog_of(lib.schema), lib.hints, DiffOptions(**opts), name)
+        if gen is not None and not gen.plan.errors:
+            for fname, text in gen.files.items():
+                (self.migrations / fname).write_text(text)
+        return gen
+
+    def save(self) -> Dict[str, str]:
+        """The history's files (to :meth:`restore` them, as ``git checkout`` would)."""
+        return {f.name: f.read_text() for f in self.migrations.iterdir()}
+
+    def restore(self, saved: Dict[str, str]) -> None:
+        for f in self.migrations.iterdir():
+            f.unlink()
+        for name, text in saved.items():
+            (self.migrations / name).write_text(text)
+
+    def up_sql(self, version: int) -> str:
+        return "\n".join(f.read_text() for f in sorted(self.migrations.glob(f"{version:06d}_*.up.sql")))
+
+    def down_sql(self, version: int) -> str:
+        return "\n".join(f.read_text() for f in sorted(self.migrations.glob(f"{version:06d}_*.down.sql")))
+
+    def apply(self, url: str):
+        return apply(url, self.history())
+
+
+def codes(diags) -> List[str]:
+    return [d.code for d in diags]
+
+
+def compile_errors(fn) -> List[str]:
+    try:
+        fn()
+    except CompileError as e:
+        return [d.code for d in e.diagnostics]
+    raise AssertionError("no CompileError")
+
+
+_HISTORY_TABLES = ("schemac_migrations", "schema_migrations")
+
+
+def db_catalog(conn) -> Dict[str, object]:
+    """What Postgres says the public schema is: tables with columns (type, NOT NULL, default),
+    constraints (pg_get_constraintdef), indexes (pg_get_indexdef) and comments. History tables
+    of the runners are left out."""
+    out: Dict[str, object] = {}
+    tables = [r[0] for r in conn.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY 1").fetchall()]
+    for t in tables:
+        if t in _HISTORY_TABLES:
+            continue
+        oid = conn.execute("SELECT %s::regclass::oid", (f'"{t}"',)).fetchone()[0]
+        cols = conn.execute(
+            "SELECT a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull, "
+            "pg_get_expr(d.adbin, d.adrelid), col_description(a.attrelid, a.attnum) "
+            "FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum "
+            "WHERE a.attrelid = %s AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attname", (oid,)).fetchall()
+        cons = conn.execute("SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = %s "
+                            "ORDER BY 1", (oid,)).fetchall()
+        idx = conn.execute("SELECT indexrelid::regclass::text, pg_get_indexdef(indexrelid), "
+                           "obj_description(indexrelid, 'pg_class') FROM pg_index WHERE indrelid = %s ORDER BY 1",
+                           (oid,)).fetchall()
+        comment = conn.execute("SELECT obj_description(%s, 'pg_class')", (oid,)).fetchone()[0]
+        out[t] = {"columns": cols, "constraints": cons, "indexes": idx, "comment": comment}
+    return out
