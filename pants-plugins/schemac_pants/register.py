@@ -7,6 +7,7 @@ Consumers in other languages (Go through Pants' Go backend, TypeScript/JS) belon
 backends so that this one keeps working without them.
 """
 
+from schemac_pants import migrations as schemac_migrations
 from schemac_pants import rules as schemac_rules
 from schemac_pants import subsystem as schemac_subsystem
 from schemac_pants import tailor as schemac_tailor
@@ -23,4 +24,5 @@ def rules():
         *schemac_subsystem.rules(),
         *schemac_rules.rules(),
         *schemac_tailor.rules(),
+        *schemac_migrations.rules(),
     ]

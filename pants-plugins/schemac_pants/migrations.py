@@ -1,0 +1,208 @@
+"""Migration history in Pants: the `generate-migrations` goal and the drift check under `lint`.
+
+`./pants generate-migrations ::` runs `python -m schemac migrate generate` for every
+`schema_library` in the specs (in the same cached compiler environment as codegen) and writes the
+next numbered migration, `snapshot.json` and `schemac.sum` into each library's `migrations/`
+directory, named in the spirit of `generate-lockfiles`. `./pants lint ::` runs
+`python -m schemac migrate check` per library: it fails when the schema changed but no migration
+was generated, or when the checksum chain of the history is broken.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Tuple
+
+from pants.backend.python.util_rules.pex import VenvPex, VenvPexProcess
+from pants.core.goals.lint import LintResult, LintTargetsRequest
+from pants.core.util_rules.partitions import PartitionerType
+from pants.engine.addresses import Address
+from pants.engine.console import Console
+from pants.engine.fs import AddPrefix, CreateDigest, Digest, Directory, MergeDigests, RemovePrefix, Workspace
+from pants.engine.goal import Goal, GoalSubsystem
+from pants.engine.process import FallibleProcessResult
+from pants.engine.rules import Get, MultiGet, collect_rules, goal_rule, rule
+from pants.engine.target import FieldSet, HydratedSources, HydrateSourcesRequest, Targets
+from pants.option.option_types import BoolOption, SkipOption, StrOption
+from pants.option.subsystem import Subsystem
+from pants.util.logging import LogLevel
+from pants.util.strutil import help_text
+
+from schemac_pants.rules import COMPILER_DIR, OUTPUT_DIR, SchemacCompilerSources, SchemacVenvPexRequest
+from schemac_pants.target_types import SchemaLibrarySourcesField, library_name
+
+MIGRATIONS_DIR = "migrations"
+
+
+async def _schemac_process(argv: Tuple[str, ...], sources_digest: Digest, description: str,
+                           with_output: bool) -> FallibleProcessResult:
+    venv_pex, compiler, output_dir = await MultiGet(
+        Get(VenvPex, SchemacVenvPexRequest()),
+        Get(SchemacCompilerSources),
+        Get(Digest, CreateDigest([Directory(OUTPUT_DIR)])),
+    )
+    input_digest = await Get(Digest, MergeDigests([sources_digest, compiler.digest, output_dir]))
+    return await Get(
+        FallibleProcessResult,
+        VenvPexProcess(
+            venv_pex,
+            argv=argv,
+            input_digest=input_digest,
+            extra_env={"PEX_EXTRA_SYS_PATH": COMPILER_DIR, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1",
+                       "PYTHONDONTWRITEBYTECODE": "1"},
+            output_directories=(OUTPUT_DIR,) if with_output else (),
+            description=description,
+            level=LogLevel.DEBUG,
+        ),
+    )
+
+
+# -----------------------------------------------------------------------------------------------
+# generate-migrations
+# -----------------------------------------------------------------------------------------------
+
+
+class GenerateMigrationsSubsystem(GoalSubsystem):
+    name = "generate-migrations"
+    help = help_text(
+        """
+        Write the next migration of each `schema_library` in the specs into its `migrations/`
+        directory: `NNNNNN_<slug>.up.sql` / `.down.sql` (golang-migrate's format), the new
+        `snapshot.json` and `schemac.sum`. Libraries whose schema did not change are left alone.
+
+        Renames, fill values, casts and drops are never guessed: declare them in a
+        `migration { ... }` block of the schema (see docs/migrations.md). Destructive changes
+        without a `drop` hint are refused; `--allow-destructive` is the escape hatch.
+        """
+    )
+
+    allow_destructive = BoolOption(
+        default=False,
+        help="Allow dropping tables and columns that have no `drop` hint in the schema (their data is lost).",
+    )
+    online_indexes = BoolOption(
+        default=False,
+        help=help_text(
+            """
+            Build new indexes on existing tables with `CREATE INDEX CONCURRENTLY`, each in a
+            migration file of its own marked `-- schemac:no-transaction` (it cannot run inside a
+            transaction). Without it, index builds block writes to the table while they run.
+            """
+        ),
+    )
+    slug = StrOption(
+        default=None,
+        help="File-name slug of the new migration (e.g. `add_priority`); default: derived from the first change.",
+    )
+
+
+class GenerateMigrations(Goal):
+    subsystem_cls = GenerateMigrationsSubsystem
+    environment_behavior = Goal.EnvironmentBehavior.LOCAL_ONLY
+
+
+@dataclass(frozen=True)
+class GenerateMigrationRequest:
+    address: Address
+    sources_digest: Digest
+    files: Tuple[str, ...]
+    argv_options: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GeneratedMigration:
+    address: Address
+    digest: Digest
+    exit_code: int
+    output: str
+
+
+@rule(desc="Generating a migration", level=LogLevel.DEBUG)
+async def generate_migration(request: GenerateMigrationRequest) -> GeneratedMigration:
+    argv = ("migrate", "generate", "--library", library_name(request.address), "--out", OUTPUT_DIR,
+            *request.argv_options, *request.files)
+    result = await _schemac_process(argv, request.sources_digest,
+                                    f"Generating a migration for {request.address}", with_output=True)
+    output = (result.stdout.decode("utf-8", "replace") + result.stderr.decode("utf-8", "replace")).rstrip()
+    digest = await Get(Digest, RemovePrefix(result.output_digest, OUTPUT_DIR))
+    digest = await Get(Digest, AddPrefix(digest, os.path.join(request.address.spec_path, MIGRATIONS_DIR)))
+    return GeneratedMigration(request.address, digest, result.exit_code, output)
+
+
+@goal_rule
+async def generate_migrations(
+    console: Console, workspace: Workspace, targets: Targets, subsystem: GenerateMigrationsSubsystem
+) -> GenerateMigrations:
+    libraries = [t for t in targets if t.has_field(SchemaLibrarySourcesField)]
+    options = []
+    if subsystem.allow_destructive:
+        options.append("--allow-destructive")
+    if subsystem.online_indexes:
+        options.append("--online-indexes")
+    if subsystem.slug:
+        options.extend(["--name", subsystem.slug])
+    sources = await MultiGet(Get(HydratedSources, HydrateSourcesRequest(t[SchemaLibrarySourcesField]))
+                             for t in libraries)
+    results = await MultiGet(
+        Get(GeneratedMigration, GenerateMigrationRequest(t.address, s.snapshot.digest, tuple(sorted(s.snapshot.files)),
+                                                         tuple(options)))
+        for t, s in zip(libraries, sources)
+    )
+    failed = 0
+    for r in results:
+        if r.exit_code == 0:
+            workspace.write_digest(r.digest)
+            console.print_stdout(r.output)
+        else:
+            failed += 1
+            console.print_stderr(f"{r.address}: no migration written\n{r.output}")
+    if not libraries:
+        console.print_stderr("No schema_library targets in the given specs.")
+    return GenerateMigrations(exit_code=1 if failed else 0)
+
+
+# -----------------------------------------------------------------------------------------------
+# The drift check (lint)
+# -----------------------------------------------------------------------------------------------
+
+
+class SchemacMigrationsCheck(Subsystem):
+    options_scope = "schemac-migrations"
+    name = "schemac migrations check"
+    help = help_text(
+        """
+        The drift check run by `lint` on every `schema_library`: it fails when the schema
+        changed since the latest migration (run `generate-migrations`), when the library has no
+        migration history, or when `migrations/schemac.sum` no longer matches the files (an
+        applied migration edited, inserted, removed or reordered).
+        """
+    )
+    skip = SkipOption("lint")
+
+
+@dataclass(frozen=True)
+class SchemaMigrationsFieldSet(FieldSet):
+    required_fields = (SchemaLibrarySourcesField,)
+
+    sources: SchemaLibrarySourcesField
+
+
+class SchemacMigrationsLintRequest(LintTargetsRequest):
+    field_set_type = SchemaMigrationsFieldSet
+    tool_subsystem = SchemacMigrationsCheck
+    partitioner_type = PartitionerType.DEFAULT_ONE_PARTITION_PER_INPUT
+
+
+@rule(desc="Checking a schema library's migrations", level=LogLevel.DEBUG)
+async def check_migrations(request: SchemacMigrationsLintRequest.Batch[SchemaMigrationsFieldSet, Any]) -> LintResult:
+    field_set = request.elements[0]
+    sources = await Get(HydratedSources, HydrateSourcesRequest(field_set.sources))
+    argv = ("migrate", "check", "--library", library_name(field_set.address), *sorted(sources.snapshot.files))
+    result = await _schemac_process(argv, sources.snapshot.digest,
+                                    f"Checking the migrations of {field_set.address}", with_output=False)
+    return LintResult.create(request, result)
+
+
+def rules():
+    return [*collect_rules(), *SchemacMigrationsLintRequest.rules()]
