@@ -1,11 +1,14 @@
-"""Migration history in Pants: the `generate-migrations` goal and the drift check under `lint`.
+"""Migration history in Pants: `generate-migrations`, the drift check under `lint`, and `run`.
 
 `./pants generate-migrations ::` runs `python -m schemac migrate generate` for every
 `schema_library` in the specs (in the same cached compiler environment as codegen) and writes the
 next numbered migration, `snapshot.json` and `schemac.sum` into each library's `migrations/`
 directory, named in the spirit of `generate-lockfiles`. `./pants lint ::` runs
 `python -m schemac migrate check` per library: it fails when the schema changed but no migration
-was generated, or when the checksum chain of the history is broken.
+was generated, or when the checksum chain of the history is broken. `./pants run schemas/jobs`
+applies the library's migrations to `$DATABASE_URL` with the apply runner
+(`python -m schemac migrate apply`; arguments after `--` are passed on, e.g.
+`-- --database-url postgresql://...`).
 """
 
 from __future__ import annotations
@@ -14,7 +17,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Tuple
 
-from pants.backend.python.util_rules.pex import VenvPex, VenvPexProcess
+from pants.backend.python.target_types import EntryPoint
+from pants.backend.python.util_rules.interpreter_constraints import InterpreterConstraints
+from pants.backend.python.util_rules.pex import Pex, PexRequest, VenvPex, VenvPexProcess
+from pants.backend.python.util_rules.pex_environment import PythonExecutable
+from pants.backend.python.util_rules.pex_requirements import PexRequirements
+from pants.core.goals.run import RunFieldSet, RunInSandboxBehavior, RunRequest
 from pants.core.goals.lint import LintResult, LintTargetsRequest
 from pants.core.util_rules.partitions import PartitionerType
 from pants.engine.addresses import Address
@@ -23,16 +31,37 @@ from pants.engine.fs import AddPrefix, CreateDigest, Digest, Directory, MergeDig
 from pants.engine.goal import Goal, GoalSubsystem
 from pants.engine.process import FallibleProcessResult
 from pants.engine.rules import Get, MultiGet, collect_rules, goal_rule, rule
-from pants.engine.target import FieldSet, HydratedSources, HydrateSourcesRequest, Targets
-from pants.option.option_types import BoolOption, SkipOption, StrOption
+from pants.engine.target import BoolField, FieldSet, HydratedSources, HydrateSourcesRequest, Targets
+from pants.option.option_types import BoolOption, SkipOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.logging import LogLevel
 from pants.util.strutil import help_text
 
 from schemac_pants.rules import COMPILER_DIR, OUTPUT_DIR, SchemacCompilerSources, SchemacVenvPexRequest
-from schemac_pants.target_types import SchemaLibrarySourcesField, library_name
+from schemac_pants.subsystem import SchemacSubsystem
+from schemac_pants.target_types import SchemaLibrarySourcesField, SchemaLibraryTarget, library_name
 
 MIGRATIONS_DIR = "migrations"
+# psycopg 3.1 is the line that installs beside Pants 2.17's typing-extensions pin (as in the test
+# venv); the binary package carries libpq.
+DEFAULT_APPLY_REQUIREMENTS = ("psycopg==3.1.20", "psycopg-binary==3.1.20", "typing-extensions==4.3.0")
+
+
+class SchemaOnlineIndexesField(BoolField):
+    """Opt a library into online index builds in its generated migrations."""
+
+    alias = "online_indexes"
+    default = False
+    help = help_text(
+        """
+        If true, `generate-migrations` builds new indexes on existing tables of this library
+        with `CREATE INDEX CONCURRENTLY`, each in a migration file of its own marked
+        `-- schemac:no-transaction` (such a statement cannot run inside a transaction; the apply
+        runner and golang-migrate run it alone). Writes to the table go on while it builds.
+        Default: false (indexes are built inside the migration's transaction, blocking writes to
+        the table meanwhile; lint LK101 says so). Example: `online_indexes=True`.
+        """
+    )
 
 
 async def _schemac_process(argv: Tuple[str, ...], sources_digest: Digest, description: str,
@@ -87,7 +116,8 @@ class GenerateMigrationsSubsystem(GoalSubsystem):
             """
             Build new indexes on existing tables with `CREATE INDEX CONCURRENTLY`, each in a
             migration file of its own marked `-- schemac:no-transaction` (it cannot run inside a
-            transaction). Without it, index builds block writes to the table while they run.
+            transaction), for every library in this run; a `schema_library` opts in for good with
+            `online_indexes=True`. Without it, index builds block writes to the table while they run.
             """
         ),
     )
@@ -138,15 +168,14 @@ async def generate_migrations(
     options = []
     if subsystem.allow_destructive:
         options.append("--allow-destructive")
-    if subsystem.online_indexes:
-        options.append("--online-indexes")
     if subsystem.slug:
         options.extend(["--name", subsystem.slug])
     sources = await MultiGet(Get(HydratedSources, HydrateSourcesRequest(t[SchemaLibrarySourcesField]))
                              for t in libraries)
     results = await MultiGet(
-        Get(GeneratedMigration, GenerateMigrationRequest(t.address, s.snapshot.digest, tuple(sorted(s.snapshot.files)),
-                                                         tuple(options)))
+        Get(GeneratedMigration, GenerateMigrationRequest(
+            t.address, s.snapshot.digest, tuple(sorted(s.snapshot.files)),
+            (*options, *(["--online-indexes"] if subsystem.online_indexes or t[SchemaOnlineIndexesField].value else []))))
         for t, s in zip(libraries, sources)
     )
     failed = 0
@@ -175,10 +204,21 @@ class SchemacMigrationsCheck(Subsystem):
         The drift check run by `lint` on every `schema_library`: it fails when the schema
         changed since the latest migration (run `generate-migrations`), when the library has no
         migration history, or when `migrations/schemac.sum` no longer matches the files (an
-        applied migration edited, inserted, removed or reordered).
+        applied migration edited, inserted, removed or reordered). Also the environment of
+        `pants run <schema_library>`, which applies the library's migrations.
         """
     )
     skip = SkipOption("lint")
+    apply_requirements = StrListOption(
+        default=list(DEFAULT_APPLY_REQUIREMENTS),
+        help=help_text(
+            """
+            Extra runtime requirements of the apply runner (`pants run <schema_library>`), added
+            to `[schemac].requirements`: psycopg 3 with its binary libpq, as exact pins.
+            """
+        ),
+        advanced=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -204,5 +244,53 @@ async def check_migrations(request: SchemacMigrationsLintRequest.Batch[SchemaMig
     return LintResult.create(request, result)
 
 
+# -----------------------------------------------------------------------------------------------
+# run: apply the migrations
+# -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ApplyMigrationsFieldSet(RunFieldSet):
+    required_fields = (SchemaLibrarySourcesField,)
+    run_in_sandbox_behavior = RunInSandboxBehavior.NOT_SUPPORTED
+
+    sources: SchemaLibrarySourcesField
+
+
+@rule(desc="Preparing to apply a schema library's migrations", level=LogLevel.DEBUG)
+async def run_apply_migrations(
+    field_set: ApplyMigrationsFieldSet, schemac: SchemacSubsystem, check: SchemacMigrationsCheck
+) -> RunRequest:
+    constraints = InterpreterConstraints(schemac.interpreter_constraints)
+    pex, compiler, sources, python = await MultiGet(
+        Get(Pex, PexRequest(
+            output_filename="schemac-migrate.pex",
+            internal_only=True,
+            requirements=PexRequirements(
+                (*schemac.requirements, *check.apply_requirements),
+                description_of_origin="the options `[schemac].requirements` and `[schemac-migrations].apply_requirements`",
+            ),
+            interpreter_constraints=constraints,
+            main=EntryPoint("schemac"),
+            description="Building the schemac migration runner",
+        )),
+        Get(SchemacCompilerSources),
+        Get(HydratedSources, HydrateSourcesRequest(field_set.sources)),
+        Get(PythonExecutable, InterpreterConstraints, constraints),
+    )
+    digest = await Get(Digest, MergeDigests([pex.digest, compiler.digest, sources.snapshot.digest]))
+    migrations = os.path.join(field_set.address.spec_path, MIGRATIONS_DIR)
+    return RunRequest(
+        digest=digest,
+        args=(python.path, "{chroot}/schemac-migrate.pex", "migrate", "apply", "--dir", f"{{chroot}}/{migrations}"),
+        extra_env={"PEX_EXTRA_SYS_PATH": f"{{chroot}}/{COMPILER_DIR}", "PYTHONUTF8": "1"},
+    )
+
+
 def rules():
-    return [*collect_rules(), *SchemacMigrationsLintRequest.rules()]
+    return [
+        *collect_rules(),
+        *SchemacMigrationsLintRequest.rules(),
+        *ApplyMigrationsFieldSet.rules(),
+        SchemaLibraryTarget.register_plugin_field(SchemaOnlineIndexesField),
+    ]

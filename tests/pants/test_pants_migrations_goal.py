@@ -98,3 +98,27 @@ def test_destructive_change_is_refused_without_hint(rule_runner: RuleRunner) -> 
     assert "E0402" in refused.stderr and "drop property Ticket.status;" in refused.stderr
     allowed = _generate(rule_runner, "--generate-migrations-allow-destructive")
     assert allowed.exit_code == 0, allowed.stderr
+
+
+@pytest.mark.slow
+def test_pants_run_applies_a_librarys_migrations(pg) -> None:
+    """`./pants run schemas/jobs:` applies the committed history (then finds nothing to do)."""
+    import os
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PANTS_") and k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env["DATABASE_URL"] = pg.url
+
+    def run():
+        return subprocess.run([str(repo / "pants"), "--no-pantsd", "run", "schemas/jobs:"], cwd=repo, env=env,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1200)
+
+    first = run()
+    assert first.returncode == 0, first.stderr
+    assert "applied 000001_init" in first.stdout
+    assert pg.execute("SELECT version, state FROM schemac_migrations") == [(1, "applied")]
+    assert pg.execute("SELECT count(*) FROM job") == [(0,)]
+    second = run()
+    assert second.returncode == 0 and "nothing to do" in second.stdout, second.stderr
