@@ -276,3 +276,54 @@ def test_online_indexes_get_a_no_transaction_migration_of_their_own(tmp_path, pg
     assert "-- schemac:no-transaction" in up and "CREATE INDEX CONCURRENTLY IF NOT EXISTS" in up
     assert "LK101" not in codes(gen.plan.lints)
     _roundtrip(lib, pg, version, before, after)
+
+
+def test_link_target_change_replaces_the_foreign_key(tmp_path, pg):
+    lib = _start(tmp_path, pg, BLOG_V1 + "type Team { required name: str; }")
+    v2 = (BLOG_V1 + "type Team { required name: str; }").replace(
+        "required author: User { on target delete delete source; };", "required author: Team { on target delete delete source; };")
+    gen, version, before, after = _step(lib, pg, v2)
+    up = lib.up_sql(version)
+    assert 'DROP CONSTRAINT "fk_post_author_id"' in up and 'REFERENCES "team" ("id")' in up
+    assert "DROP COLUMN" not in up
+    _roundtrip(lib, pg, version, before, after)
+
+
+def test_renaming_a_type_with_a_multi_link_renames_its_join_table(tmp_path, pg):
+    v1 = """
+type Tag { required name: str; }
+type Post { required title: str; multi tags: Tag { position: int16; }; }
+"""
+    lib = _start(tmp_path, pg, v1)
+    tid = pg.execute("INSERT INTO tag (name) VALUES ('x') RETURNING id")[0][0]
+    pid = pg.execute("INSERT INTO post (title) VALUES ('t') RETURNING id")[0][0]
+    pg.execute("INSERT INTO post_tags (source_id, target_id, position) VALUES (%s, %s, 1)", (pid, tid))
+    v2 = v1.replace("type Post", "type Article").replace("multi tags: Tag", "multi labels: Tag") + \
+        "migration { rename type Post to Article; rename link Article.tags to labels; }"
+    gen, version, before, after = _step(lib, pg, v2)
+    up = lib.up_sql(version)
+    assert 'ALTER TABLE "post_tags" RENAME TO "article_labels";' in up
+    assert "CREATE TABLE" not in up and "DROP TABLE" not in up
+    assert pg.execute("SELECT position FROM article_labels") == [(1,)]
+    _roundtrip(lib, pg, version, before, after)
+
+
+def test_enum_arrays_and_annotations(tmp_path, pg):
+    v1 = """
+enum Color { Red, Green }
+type Car {
+  required name: str { annotation title := 'Name'; };
+  colors: array<Color>;
+  annotation description := 'Cars';
+}
+"""
+    lib = _start(tmp_path, pg, v1, "INSERT INTO car (name, colors) VALUES ('a', ARRAY['Red', 'Green'])")
+    v2 = v1.replace("Red", "Crimson").replace("'Name'", "'Car name'").replace("'Cars'", "'All cars'") + \
+        "migration { rename member Color.Red to Crimson; }"
+    gen, version, before, after = _step(lib, pg, v2)
+    up = lib.up_sql(version)
+    assert "array_replace" in up and "COMMENT ON TABLE \"car\" IS 'All cars';" in up
+    assert pg.execute("SELECT colors FROM car") == [(["Crimson", "Green"],)]
+    assert after["car"]["comment"] == "All cars"
+    pg.execute("DELETE FROM car")
+    _roundtrip(lib, pg, version, before, after)

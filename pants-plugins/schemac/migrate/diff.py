@@ -225,6 +225,7 @@ class _Differ:
         self.drop_tables(dropped)
         for nt in created:
             self.create_table(nt)
+        self.plan.changes = _merge_replacements(self.plan.changes)
         return self.plan
 
     # -- whole tables
@@ -589,6 +590,27 @@ class _Differ:
             self.lint("LK101", f"index {name!r} is built on {nt.name} without CONCURRENTLY: writes wait until it is built",
                       "set online_indexes on the library to build indexes concurrently, in migrations of their own")
             self.emit(INDEXES, sql(False))
+
+
+def _merge_replacements(changes: List[str]) -> List[str]:
+    """``drop constraint X`` + ``add check X`` -> ``change check X`` (same for exclusives,
+    indexes and foreign keys re-created under the same name)."""
+    added = {}
+    for c in changes:
+        for kind in ("check", "exclusive", "index", "foreign key"):
+            if c.startswith(f"add {kind} "):
+                added[c[len(f"add {kind} "):]] = kind
+    out: List[str] = []
+    for c in changes:
+        name = c.split(" ", 2)[-1]
+        if c.startswith(("drop constraint ", "drop exclusive ", "drop index ")) and name in added:
+            continue
+        if c.startswith("add ") and any(c == f"add {k} {name}" for k in ("check", "exclusive", "index", "foreign key")) \
+                and any(d.split(" ", 2)[-1] == name and d.startswith("drop ") for d in changes):
+            out.append(f"change {added[name]} {name}")
+            continue
+        out.append(c)
+    return out
 
 
 def diff(old: Catalog, new: Catalog, hints: Optional[Hints] = None, options: DiffOptions = DiffOptions()) -> Plan:
