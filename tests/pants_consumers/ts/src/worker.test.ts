@@ -13,7 +13,11 @@ const BATCH_ACTOR = "pants-ts-consumer-batch";
 
 const url = process.env["DATABASE_URL"];
 // No silent skip: without a database this test fails (a skip could pass `pants test` unnoticed).
-assert.ok(url, "DATABASE_URL is not set: no database to run the job queue against");
+assert.ok(
+  url,
+  "DATABASE_URL is not set: run tests/run tests/pants/test_pants_ts_consumer.py, or set it to a " +
+    "database with the jobs migrations (generated/jobs/sql/*.up.sql) applied",
+);
 
 const client = new pg.Client({ connectionString: url });
 before(async () => {
