@@ -1,7 +1,8 @@
 """Parse schema and query files into the typed AST of :mod:`schemac.syntax`.
 
 The grammar (``grammar.lark``) is compiled once per process by lark's LALR(1) parser with the
-contextual lexer (lark docs: https://lark-parser.readthedocs.io/en/stable/parsers.html).
+contextual lexer (lark docs: https://lark-parser.readthedocs.io/en/stable/parsers.html), in a
+faster implementation of the same lexer (:class:`_FastContextualLexer`).
 Syntax errors become :class:`~schemac.diagnostics.CompileError` with the offending token's
 position, what the grammar expected there, and a hint; lark's exceptions never escape.
 """
@@ -15,6 +16,7 @@ from typing import Dict, List, Optional, Tuple
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.lexer import ContextualLexer, Lexer, UnlessCallback
 
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Span
@@ -30,12 +32,241 @@ def _lark() -> Lark:
     return Lark(
         data.decode("utf-8"),
         parser="lalr",
-        lexer="contextual",
+        lexer=_FastContextualLexer,
         start=["schema", "query_file", "type_start"],
         keep_all_tokens=True,
         maybe_placeholders=False,
         transformer=_BUILDER,
     )
+
+
+class _FastContextualLexer(Lexer):
+    """Lark's contextual lexer, with the per-token work done by one regular expression match.
+
+    Lark's :class:`~lark.lexer.ContextualLexer` lexes with a :class:`~lark.lexer.BasicLexer`
+    per parser state, holding only the terminals that state accepts (so a keyword is only a
+    keyword where the grammar expects one: a property may be named ``type``). Each of those
+    matches an alternation of its terminals (``(?P<NAME>...)|...``, lark's order) at the
+    current position, once per token *and once per run of whitespace or comment*, and pays
+    for a line counter, a :class:`~lark.lexer.Token` and a keyword callback in Python.
+
+    This lexer keeps lark's per-state terminal sets, order and keyword callbacks (it builds
+    lark's own ``ContextualLexer`` and compiles each state lexer's alternation once more):
+
+    * the pattern of a state is ``<skip>(?:<alternation without the ignored terminals>)``,
+      where ``<skip>`` is an atomic run of the ignored terminals (whitespace, comments), so
+      one match finds the next token; this is what lark does provided no other terminal can
+      start with a character an ignored terminal starts with (checked when the pattern is
+      built; a state where that is not provable is left to lark);
+    * lines and columns are counted from the newlines in the skipped text (and in the token,
+      for terminals that may hold one), as lark's ``LineCounter`` does;
+    * keyword callbacks (lark's ``UnlessCallback``: a NAME that is a keyword accepted in this
+      state becomes that keyword) are memoised per word.
+
+    Where the pattern does not match (end of input, a syntax error, or a state without a
+    fast pattern) the token comes from lark's ``ContextualLexer`` itself, positioned at the
+    same place, so errors (``UnexpectedCharacters``, ``UnexpectedToken`` with what was
+    expected) are lark's, unchanged.
+    """
+
+    __future_interface__ = 2
+
+    def __init__(self, conf) -> None:
+        self.conf = conf
+        self._contextual: Optional[ContextualLexer] = None
+        self._parse_table = None
+        #: parser state -> (match, {terminal: (memo, fullmatch)}, newline terminals) or None
+        self._scanners: Dict[int, Optional[tuple]] = {}
+        self._by_lexer: Dict[int, Optional[tuple]] = {}
+
+    def _setup(self, parser_state) -> ContextualLexer:
+        table = parser_state.parse_conf.parse_table
+        if self._contextual is None or self._parse_table is not table:
+            states = {idx: list(t.keys()) for idx, t in table.states.items()}
+            self._contextual = ContextualLexer(self.conf, states, always_accept=())
+            self._parse_table = table
+            self._scanners = {}
+            self._by_lexer = {}
+        return self._contextual
+
+    def _scanner(self, state: int) -> Optional[tuple]:
+        assert self._contextual is not None
+        basic = self._contextual.lexers[state]
+        key = id(basic)
+        if key not in self._by_lexer:
+            self._by_lexer[key] = _state_scanner(basic)
+        sc = self._scanners[state] = self._by_lexer[key]
+        return sc
+
+    def lex(self, lexer_state, parser_state):
+        contextual = self._setup(parser_state)
+        scanners = self._scanners
+        stack = parser_state.state_stack
+        text_slice = lexer_state.text
+        text, end = text_slice.text, text_slice.end
+        line_ctr = lexer_state.line_ctr
+        pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
+        last = lexer_state.last_token
+        new_token = str.__new__
+        count = text.count
+        while True:
+            state = stack[-1]
+            try:
+                sc = scanners[state]
+            except KeyError:
+                sc = self._scanner(state)
+            m = sc[0](text, pos, end) if sc is not None else None
+            if m is None:
+                # End of input, an error, or no fast pattern here: lark's lexer, from here.
+                line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos = pos, line, line_start
+                line_ctr.column = pos - line_start + 1
+                lexer_state.last_token = last
+                tok = next(contextual.lex(lexer_state, parser_state), None)
+                if tok is None:
+                    return
+                pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
+                last = tok
+                yield tok
+                continue
+            type_ = m.lastgroup
+            start = m.end(1)
+            stop = m.end()
+            if start != pos:
+                nl = count("\n", pos, start)
+                if nl:
+                    line += nl
+                    line_start = text.rfind("\n", pos, start) + 1
+            value = text[start:stop]
+            tok = new_token(Token, value)
+            tok.type = type_
+            tok.value = value
+            tok.start_pos = start
+            tok.line = line
+            tok.column = start - line_start + 1
+            if type_ in sc[2] and "\n" in value:
+                line += value.count("\n")
+                line_start = start + value.rindex("\n") + 1
+            tok.end_line = line
+            tok.end_column = stop - line_start + 1
+            tok.end_pos = stop
+            kw = sc[1].get(type_)
+            if kw is not None:
+                memo, fullmatch = kw
+                try:
+                    retyped = memo[value]
+                except KeyError:
+                    retyped = memo[value] = fullmatch(value)
+                if retyped is not None:
+                    tok.type = retyped
+            pos = stop
+            last = tok
+            yield tok
+
+
+def _state_scanner(basic) -> Optional[tuple]:
+    """The fast pattern of one of lark's state lexers (see :class:`_FastContextualLexer`), or
+    ``None`` when this lexer must be left to lark."""
+    scanner = basic.scanner  # builds lark's alternation and keyword callbacks
+    ignore = basic.ignore_types
+    if len(scanner._mres) != 1 or any(not isinstance(cb, UnlessCallback) for cb in basic.callback.values()):
+        return None
+    skipped = [t for t in scanner.terminals if t.name in ignore]
+    tokens = [t for t in scanner.terminals if t.name not in ignore]
+    if not tokens:
+        return None
+    flags = scanner.g_regex_flags
+    skip_first: set = set()
+    for t in skipped:
+        first = _first_chars(t.pattern.to_regexp(), flags)
+        if first is None:
+            return None
+        skip_first |= {ch for ch, _ in first}
+    for t in tokens:
+        first = _first_chars(t.pattern.to_regexp(), flags)
+        if first is None or any(_same_char(ch, k, ic) for ch, ic in first for k in skip_first):
+            return None
+    alternation = "|".join("(?P<%s>%s)" % (t.name, t.pattern.to_regexp()) for t in tokens)
+    skip = "|".join(t.pattern.to_regexp() for t in skipped)
+    # (?=(X*))\1 is an atomic X*: the skipped text is never given back to the alternation.
+    pattern = "(?=((?:%s)*))\\1(?:%s)" % (skip, alternation) if skip else "()(?:%s)" % alternation
+    regex = scanner.re_.compile(pattern, scanner.g_regex_flags)
+    keywords = {name: ({}, cb.scanner.fullmatch) for name, cb in basic.callback.items()}
+    return regex.match, keywords, basic.newline_types
+
+
+def _first_chars(pattern: str, flags: int = 0):
+    """The characters a match of ``pattern`` can start with, as ``{(char, ignorecase)}``, or
+    ``None`` when that is not known here (anything beyond literals, character classes of
+    literals and ranges, groups, branches and repeats, or a pattern that can match "")."""
+    try:  # Python 3.11+ (the top-level sre_* modules are deprecated there)
+        from re import _constants as c, _parser as sre_parse  # type: ignore[attr-defined]
+    except ImportError:
+        import sre_constants as c
+        import sre_parse
+
+    def seq(items, ic):
+        """(first characters, can the sequence match the empty string)"""
+        out: set = set()
+        for op, av in items:
+            f = one(op, av, ic)
+            if f is None:
+                return None
+            chars, nullable = f
+            out |= chars
+            if not nullable:
+                return out, False
+        return out, True
+
+    def one(op, av, ic):
+        if op is c.LITERAL:
+            return {(chr(av), ic)}, False
+        if op is c.IN:
+            chars = set()
+            for iop, iav in av:
+                if iop is c.LITERAL:
+                    chars.add((chr(iav), ic))
+                elif iop is c.RANGE and iav[1] - iav[0] <= 256:
+                    chars.update((chr(i), ic) for i in range(iav[0], iav[1] + 1))
+                else:  # NEGATE, CATEGORY, a wide range: not tracked
+                    return None
+            return chars, False
+        if op is c.SUBPATTERN:
+            _group, add_flags, del_flags, sub = av
+            if add_flags & c.SRE_FLAG_IGNORECASE:
+                ic = True
+            elif del_flags & c.SRE_FLAG_IGNORECASE:
+                ic = False
+            return seq(sub, ic)
+        if op is c.BRANCH:
+            chars, nullable = set(), False
+            for branch in av[1]:
+                f = seq(branch, ic)
+                if f is None:
+                    return None
+                chars |= f[0]
+                nullable = nullable or f[1]
+            return chars, nullable
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+            lo, _hi, item = av
+            f = seq(item, ic)
+            if f is None:
+                return None
+            return f[0], f[1] or lo == 0
+        return None
+
+    try:
+        parsed = sre_parse.parse(pattern, flags)
+        f = seq(parsed, bool(parsed.state.flags & c.SRE_FLAG_IGNORECASE))
+    except Exception:
+        return None
+    if f is None or f[1]:
+        return None
+    return frozenset(f[0])
+
+
+def _same_char(ch: str, k: str, ignorecase: bool) -> bool:
+    """Whether a pattern character ``ch`` matches the text character ``k``."""
+    return ch == k or (ignorecase and re.fullmatch(re.escape(ch), k, re.IGNORECASE) is not None)
 
 
 # Human names for terminals in "expected ..." messages.
