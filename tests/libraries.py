@@ -36,6 +36,19 @@ def library_sources(lib_dir: Path) -> Dict[str, str]:
     return dict(sorted(out.items()))
 
 
+#: Test-only types and queries compiled together with schemas/jobs by the runner-option tests
+#: (int64 at the top level, optional, in arrays and nested shapes; arrays, bytes, links).
+JOBS_EXTRA = REPO_ROOT / "tests" / "e2e" / "jobs_extra"
+
+
+def jobs_with_extra_sources() -> Dict[str, str]:
+    """The sources of schemas/jobs plus those of :data:`JOBS_EXTRA` (buildroot-relative)."""
+    out = library_sources(SCHEMAS / "jobs")
+    for f in sorted(JOBS_EXTRA.glob("*.esdl")) + sorted(JOBS_EXTRA.glob("queries/*.edgeql")):
+        out[os.path.relpath(f, REPO_ROOT).replace(os.sep, "/")] = f.read_text(encoding="utf-8")
+    return dict(sorted(out.items()))
+
+
 def compile_repo_library(lib_dir: Path) -> Dict[str, str]:
     """``{path under generated/: text}``, e.g. ``jobs/sql/000001_init.up.sql``."""
     rel_dir = os.path.relpath(lib_dir, SCHEMAS).replace(os.sep, "/")

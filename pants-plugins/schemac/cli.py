@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Dict, List, Optional
 
-from schemac.compiler import TS_MODULE_FORMATS, Options, compile_library
+from schemac.compiler import GO_DRIVERS, TS_INT64_MODES, TS_MODULE_FORMATS, Options, compile_library
 from schemac.diagnostics import CompileError, Diagnostic
 
 
@@ -35,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--go-import-path", help="Go import path of the generated package (recorded for consumers)")
     c.add_argument("--ts-module", choices=TS_MODULE_FORMATS, default="esm",
                    help="TypeScript module format: esm (relative imports end in .js) or commonjs")
+    c.add_argument("--ts-int64", choices=TS_INT64_MODES, default="string",
+                   help="TypeScript type of int64 values: string (as node-postgres returns int8; the default) "
+                   "or bigint (the runner converts results with BigInt())")
+    c.add_argument("--go-driver", choices=GO_DRIVERS, default="pgx",
+                   help="Go driver of the generated runner: pgx (pgx v5's own interface; the default) or "
+                   "database/sql (*sql.DB/*sql.Tx, opened with pgx's github.com/jackc/pgx/v5/stdlib driver)")
     c.add_argument("files", nargs="+", help="schema (*.esdl) and query (*.edgeql) files, and the files of the "
                    "library's migrations/ directory (copied to <out>/sql/ after their checksums are verified)")
 
@@ -95,7 +101,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as e:
         print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
-    options = Options(library=args.library, go_package=args.go_package, ts_module=args.ts_module)
+    options = Options(library=args.library, go_package=args.go_package, ts_module=args.ts_module,
+                      ts_int64=args.ts_int64, go_driver=args.go_driver)
     warnings: List[Diagnostic] = []
     try:
         outputs = compile_library(sources, options, warnings)

@@ -29,6 +29,10 @@ from schemac.migrate.hints import Hints, resolve_hints
 SCHEMA_SUFFIXES = (".esdl",)
 QUERY_SUFFIXES = (".edgeql",)
 TS_MODULE_FORMATS = ("esm", "commonjs")
+#: ``int64`` in TypeScript: ``string`` (node-postgres' own representation) or ``bigint``.
+TS_INT64_MODES = ("string", "bigint")
+#: The Go driver the generated runner is written for.
+GO_DRIVERS = ("pgx", "database/sql")
 
 _GO_IDENT = re.compile(r"^[a-z][a-z0-9]*$")
 
@@ -37,11 +41,16 @@ _GO_IDENT = re.compile(r"^[a-z][a-z0-9]*$")
 class Options:
     """Compile options. ``library``: the library name (its directory name). ``go_package``:
     Go package name (default: ``library`` lower-cased, non-alphanumerics dropped).
-    ``ts_module``: ``esm`` (relative imports end in ``.js``) or ``commonjs``."""
+    ``ts_module``: ``esm`` (relative imports end in ``.js``) or ``commonjs``. ``ts_int64``:
+    ``string`` (results as node-postgres returns ``int8``) or ``bigint`` (the runner converts
+    them with ``BigInt()``). ``go_driver``: ``pgx`` (pgx v5's native interface) or
+    ``database/sql`` (for pgx's ``stdlib`` driver)."""
 
     library: str
     go_package: Optional[str] = None
     ts_module: str = "esm"
+    ts_int64: str = "string"
+    go_driver: str = "pgx"
 
     @property
     def go_package_name(self) -> str:
@@ -103,6 +112,12 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
     if options.ts_module not in TS_MODULE_FORMATS:
         reporter.error("E0206", f"unknown TypeScript module format {options.ts_module!r}", None,
                        "use 'esm' or 'commonjs'")
+    if options.ts_int64 not in TS_INT64_MODES:
+        reporter.error("E0206", f"unknown TypeScript int64 mapping {options.ts_int64!r}", None,
+                       "use 'string' or 'bigint'")
+    if options.go_driver not in GO_DRIVERS:
+        reporter.error("E0206", f"unknown Go driver {options.go_driver!r}", None,
+                       "use 'pgx' or 'database/sql'")
     if not _GO_IDENT.match(options.go_package_name):
         reporter.error("E0308", f"Go package name {options.go_package_name!r} is not a valid package name", None,
                        "use lower-case letters and digits, e.g. 'jobsdb'")

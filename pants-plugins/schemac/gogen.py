@@ -10,12 +10,25 @@ Type mapping: :mod:`schemac.scalars`. Optional values are pointers (``*string``)
 ``json.RawMessage`` and ``[]byte``, where ``nil`` is SQL NULL. Results follow cardinality:
 ``one`` -> ``(XRow, error)``, ``at_most_one`` -> ``(*XRow, error)`` with ``nil, nil`` when no
 row (an ``unless conflict`` that skipped the insert, or no match), ``many`` -> ``([]XRow, error)``.
+
+``go_driver="database/sql"`` writes the same API for database/sql instead, opened with pgx's
+``github.com/jackc/pgx/v5/stdlib`` driver: ``DBTX`` has ``ExecContext``/``QueryContext``/
+``QueryRowContext`` (``*sql.DB``, ``*sql.Conn``, ``*sql.Tx``), ``WithTx(*sql.Tx)``, "no row" is
+``sql.ErrNoRows``, and optional values follow sqlc's database/sql convention: ``sql.NullString``
+and friends (``go_sql_nullable`` in :mod:`schemac.scalars`) and a ``NullE`` struct per enum
+(``Valid`` false is NULL), while slices, ``json.RawMessage`` and ``[]byte`` keep ``nil`` as NULL.
+Parameters go through to pgx unchanged (stdlib accepts every type pgx does, slices included).
+Columns database/sql cannot scan by itself -- arrays, ``json`` and nested shapes (JSON) -- are
+decoded with pgx's own codec for their type (``pgScan`` in db.go, over ``pgtype.Map.Scan``), so
+they behave exactly as with the pgx runner; nested shapes keep pointers for optional fields
+(they are decoded by encoding/json). Typed errors are the same: pgx's stdlib returns
+``*pgconn.PgError``.
 """
 
 from __future__ import annotations
 
 import textwrap
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac.compiler import Library
 from schemac.constraint_errors import constraint_errors
@@ -46,24 +59,44 @@ def wrap(text: str, width: int = 96) -> List[str]:
     return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
-def _go_type(t: ValueType, optional: bool, imports: Set[str]) -> str:
+#: database/sql: the pgtype OID constant of an array column, by the Postgres type of its
+#: elements (an enum's elements are ``text``).
+ARRAY_OIDS = {
+    "text": "TextArrayOID", "boolean": "BoolArrayOID", "smallint": "Int2ArrayOID", "integer": "Int4ArrayOID",
+    "bigint": "Int8ArrayOID", "real": "Float4ArrayOID", "double precision": "Float8ArrayOID",
+    "numeric": "NumericArrayOID", "jsonb": "JSONBArrayOID", "uuid": "UUIDArrayOID",
+    "timestamptz": "TimestamptzArrayOID", "bytea": "ByteaArrayOID",
+}
+
+
+def _go_type(t: ValueType, optional: bool, imports: Set[str], sql_nulls: bool = False) -> str:
+    """The Go type of a value; with ``sql_nulls`` (database/sql, outside JSON) an optional value
+    is a ``sql.Null*`` (or ``NullE`` for an enum) instead of a pointer."""
     if t.element is not None:
         return "[]" + _go_type(t.element, False, imports)  # a nil slice is NULL
     if t.enum is not None:
+        if optional and sql_nulls:
+            return "Null" + t.enum.code_name
         return ("*" if optional else "") + t.enum.code_name
     s = t.scalar
     assert s is not None
+    if optional and sql_nulls:
+        if s.go_sql_nullable_import:
+            imports.add(s.go_sql_nullable_import)
+        return s.go_sql_nullable
     if s.go_import:
         imports.add(s.go_import)
     return s.go_nullable if optional else s.go
 
 
-def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, object]]) -> str:
+def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, object]],
+                   sql_nulls: bool = False) -> str:
     """A result field's Go type. A nested shape becomes a struct type ``<Owner><Field>`` with
     JSON tags (appended to ``structs``, innermost first); 64-bit numbers travel as JSON strings
-    (``,string``), bytes as base64, timestamps as RFC 3339."""
+    (``,string``), bytes as base64, timestamps as RFC 3339. Inside a shape optional values are
+    pointers whatever the driver (encoding/json decodes them)."""
     if f.shape is None:
-        return _go_type(f.type, f.optional, imports)
+        return _go_type(f.type, f.optional, imports, sql_nulls)
     name = owner + go_name(f.name)
     lines = []
     for n in f.shape:
@@ -94,33 +127,55 @@ def _doc_lines(q: QueryPlan, method: str) -> List[str]:
     return lines
 
 
-def _query_view(q: QueryPlan, imports: Set[str]) -> Dict[str, object]:
+def _pg_scan_oid(f) -> Optional[str]:
+    """database/sql: the pgtype OID constant a result column is decoded with (``pgScan``), or
+    ``None`` for the columns database/sql scans by itself."""
+    if f.shape is not None:
+        return "JSONOID"  # json_build_object / json_agg
+    t = f.type
+    if t.element is not None:
+        return ARRAY_OIDS[t.element.pg]
+    if t.scalar is not None and t.scalar.name == "json":
+        return "JSONBOID"
+    return None
+
+
+def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> Dict[str, object]:
     method = go_name(q.name)
     params, optional_fields = [], []
     for p in q.params:
         field = go_name(p.name)
-        params.append((field, _go_type(p.type, p.optional, imports)))
+        params.append((field, _go_type(p.type, p.optional, imports, database_sql)))
         if p.optional:
             optional_fields.append(field)
     structs: List[Dict[str, object]] = []
-    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs)) for f in q.result]
+    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql)) for f in q.result]
     if q.cardinality == MANY:
         ret = f"[]{method}Row"
     elif q.cardinality == AT_MOST_ONE:
         ret = f"*{method}Row"
-        imports.update({"errors", "github.com/jackc/pgx/v5"})
+        imports.update({"errors", "database/sql" if database_sql else "github.com/jackc/pgx/v5"})
     else:
         ret = f"{method}Row"
     params_doc = [f"{method}Params are the parameters of {method}."]
     if optional_fields:
-        params_doc[0] += (f" Optional: {', '.join(optional_fields)} (nil stores NULL, or the property's default "
+        null = "the zero value" if database_sql else "nil"
+        params_doc[0] += (f" Optional: {', '.join(optional_fields)} ({null} stores NULL, or the property's default "
                           "in an insert).")
     args = "".join(f", arg.{go_name(p.name)}" for p in q.params)
+    scan = []
+    for f in q.result:
+        target = f"&i.{go_name(f.name)}"
+        oid = _pg_scan_oid(f) if database_sql else None
+        if oid is not None:
+            imports.add("github.com/jackc/pgx/v5/pgtype")
+            target = f"pgScan(pgtype.{oid}, {target})"
+        scan.append(target)
     return {
         "name": q.name, "path": q.path, "method": method, "sql_const": f"{method[0].lower()}{method[1:]}SQL",
         "sql_literal": go_raw(q.sql), "params_type": f"{method}Params", "row_type": f"{method}Row",
         "param_lines": align(params), "row_lines": align(rows), "return_type": ret, "args": args,
-        "scan": ", ".join(f"&i.{go_name(f.name)}" for f in q.result), "cardinality": q.cardinality,
+        "scan": ", ".join(scan), "cardinality": q.cardinality,
         "doc_lines": _doc_lines(q, method), "params_doc": wrap(" ".join(params_doc)), "structs": structs,
     }
 
@@ -135,12 +190,14 @@ def _group_imports(imports: Set[str]) -> List[str]:
 def render_go(lib: Library) -> Dict[str, str]:
     """``{file name: text}`` of the Go runner of ``lib``."""
     library, package = lib.options.library, lib.options.go_package_name
+    database_sql = lib.options.go_driver == "database/sql"
     enums = []
     for e in lib.schema.all_enums():
         consts = [e.code_name + go_name(m) for m in e.members]
         enums.append({
             "name": e.code_name, "qualname": e.qualname, "consts": consts,
             "const_lines": align([(c, e.code_name, "= " + go_string(m)) for c, m in zip(consts, e.members)]),
+            "null_lines": align([(e.code_name, e.code_name), ("Valid", "bool")]),
         })
     errors = []
     for e in constraint_errors(lib.schema):
@@ -154,11 +211,16 @@ def render_go(lib: Library) -> Dict[str, str]:
                         "Err is the driver error."),
         })
     imports: Set[str] = {"context"}
-    queries = [_query_view(q, imports) for q in lib.queries]
+    queries = [_query_view(q, imports, database_sql) for q in lib.queries]
     first = queries[0]["method"] if queries else "Name"
-    ctx = {"library": library, "package": package}
+    ctx = {"library": library, "package": package, "database_sql": database_sql}
+    if database_sql:
+        db_go = render("db.database_sql.go.j2", first_query=first,
+                       pg_scan="github.com/jackc/pgx/v5/pgtype" in imports, **ctx)
+    else:
+        db_go = render("db.go.j2", first_query=first, **ctx)
     return {
-        "db.go": render("db.go.j2", first_query=first, **ctx),
+        "db.go": db_go,
         "errors.go": render("errors.go.j2", errors=errors, **ctx),
         "models.go": render("models.go.j2", enums=enums, **ctx),
         "queries.go": render("queries.go.j2", queries=queries, imports=_group_imports(imports), **ctx),

@@ -10,13 +10,15 @@ position, what the grammar expected there, and a hint; lark's exceptions never e
 from __future__ import annotations
 
 import functools
+import operator
 import pkgutil
 import re
 from typing import Dict, List, Optional, Tuple
 
-from lark import Lark, Token, Transformer, v_args
+from lark import Lark, Token
+from lark.grammar import Rule
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
-from lark.lexer import ContextualLexer, Lexer, UnlessCallback
+from lark.lexer import ContextualLexer, Lexer, UnlessCallback, _create_unless
 
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Span
@@ -25,19 +27,21 @@ from schemac.prescan import blank_unsupported
 
 @functools.lru_cache(maxsize=None)
 def _lark() -> Lark:
-    """The parser. The AST builder runs inside the LALR parser (lark's ``transformer=``), so no
-    intermediate parse tree is built; :data:`_BUILDER`'s ``file`` is set before each parse."""
+    """The parser. The AST builder runs inside the LALR parser (see :func:`_install_builder`),
+    so no intermediate parse tree is built; :data:`_BUILDER`'s ``file`` is set before each
+    parse."""
     data = pkgutil.get_data("schemac", "grammar.lark")
     assert data is not None
-    return Lark(
+    parser = Lark(
         data.decode("utf-8"),
         parser="lalr",
         lexer=_FastContextualLexer,
         start=["schema", "query_file", "type_start"],
         keep_all_tokens=True,
         maybe_placeholders=False,
-        transformer=_BUILDER,
     )
+    _install_builder(parser, _BUILDER)
+    return parser
 
 
 class _FastContextualLexer(Lexer):
@@ -165,16 +169,22 @@ class _FastContextualLexer(Lexer):
 
 def _state_scanner(basic) -> Optional[tuple]:
     """The fast pattern of one of lark's state lexers (see :class:`_FastContextualLexer`), or
-    ``None`` when this lexer must be left to lark."""
-    scanner = basic.scanner  # builds lark's alternation and keyword callbacks
-    ignore = basic.ignore_types
-    if len(scanner._mres) != 1 or any(not isinstance(cb, UnlessCallback) for cb in basic.callback.values()):
+    ``None`` when this lexer must be left to lark.
+
+    The terminals and keyword callbacks are lark's (``BasicLexer._build_scanner`` does the
+    same, then compiles its own alternation: left to lark's slow path, which needs it in
+    few states)."""
+    if basic.user_callbacks:
         return None
-    skipped = [t for t in scanner.terminals if t.name in ignore]
-    tokens = [t for t in scanner.terminals if t.name not in ignore]
+    terminals, callbacks = _create_unless(basic.terminals, basic.g_regex_flags, basic.re, basic.use_bytes)
+    if not all(isinstance(cb, UnlessCallback) for cb in callbacks.values()):
+        return None
+    ignore = basic.ignore_types
+    skipped = [t for t in terminals if t.name in ignore]
+    tokens = [t for t in terminals if t.name not in ignore]
     if not tokens:
         return None
-    flags = scanner.g_regex_flags
+    flags = basic.g_regex_flags
     skip_first: set = set()
     for t in skipped:
         first = _first_chars(t.pattern.to_regexp(), flags)
@@ -189,11 +199,15 @@ def _state_scanner(basic) -> Optional[tuple]:
     skip = "|".join(t.pattern.to_regexp() for t in skipped)
     # (?=(X*))\1 is an atomic X*: the skipped text is never given back to the alternation.
     pattern = "(?=((?:%s)*))\\1(?:%s)" % (skip, alternation) if skip else "()(?:%s)" % alternation
-    regex = scanner.re_.compile(pattern, scanner.g_regex_flags)
-    keywords = {name: ({}, cb.scanner.fullmatch) for name, cb in basic.callback.items()}
+    try:
+        regex = basic.re.compile(pattern, flags)
+    except (AssertionError, basic.re.error):  # e.g. more groups than Python's re allows
+        return None
+    keywords = {name: ({}, cb.scanner.fullmatch) for name, cb in callbacks.items()}
     return regex.match, keywords, basic.newline_types
 
 
+@functools.lru_cache(maxsize=None)
 def _first_chars(pattern: str, flags: int = 0):
     """The characters a match of ``pattern`` can start with, as ``{(char, ignorecase)}``, or
     ``None`` when that is not known here (anything beyond literals, character classes of
@@ -394,18 +408,18 @@ KEPT_TERMINALS = frozenset(
 )
 
 
-class _Meta:
-    """Start and end position of a node (1-based lines and columns, end exclusive)."""
-
-    __slots__ = ("line", "column", "end_line", "end_column")
-
-    def __init__(self, line: int, column: int, end_line: int, end_column: int):
-        self.line, self.column, self.end_line, self.end_column = line, column, end_line, end_column
-
-
 def _start(c):
     """(line, column) where a child starts: a token, a node with a span, a Span, or the first
     positioned item of a tuple/list; ``None`` when it has no position."""
+    t = type(c)
+    if t is Token:
+        return c.line, c.column
+    if t is tuple or t is list:  # (a plain tuple or list has no span)
+        for item in c:
+            b = _start(item)
+            if b is not None:
+                return b
+        return None
     if isinstance(c, Token):
         return c.line, c.column
     span = c if isinstance(c, Span) else getattr(c, "span", None)
@@ -421,6 +435,15 @@ def _start(c):
 
 def _end(c):
     """(line, column) just after a child ends; see :func:`_start`."""
+    t = type(c)
+    if t is Token:
+        return c.end_line, c.end_column
+    if t is tuple or t is list:
+        for item in reversed(c):
+            b = _end(item)
+            if b is not None:
+                return b
+        return None
     if isinstance(c, Token):
         return c.end_line, c.end_column
     span = c if isinstance(c, Span) else getattr(c, "span", None)
@@ -434,39 +457,161 @@ def _end(c):
     return None
 
 
-def _kept_and_meta(children):
-    """``(meta, kept children)`` for a rule method (see :class:`_Builder`)."""
-    start, end = _start(children), _end(children)
-    meta = _Meta(*start, *end) if start is not None and end is not None else _Meta(1, 1, 1, 2)
-    kept = [c for c in children if not isinstance(c, Token) or c.type in KEPT_TERMINALS]
-    return meta, kept
+_new_object = object.__new__
 
 
-@v_args(wrapper=lambda f, _data, children, _meta: f(*_kept_and_meta(children)))
-class _Builder(Transformer):
+def _new_span(file: str, line: int, col: int, end_line: int, end_col: int) -> Span:
+    """``Span(file, line, col, end_line, end_col)``, built without the frozen dataclass's
+    ``__init__`` (five ``object.__setattr__`` calls): the parser makes one per node."""
+    span = _new_object(Span)
+    span.__dict__.update(file=file, line=line, col=col, end_line=end_line, end_col=end_col)
+    return span
+
+
+def _rule_callback(rule, builder: "_Builder"):
+    """The function the LALR parser calls when it reduces ``rule``: what lark's tree builder
+    and ``transformer=`` would do with ``keep_all_tokens=True, maybe_placeholders=False``, in
+    one function call instead of four or five, and building :mod:`schemac.syntax` nodes:
+
+    * the values of ``_rule`` children (lists, see below) are spliced into the children;
+    * a ``?rule`` (not aliased) with one child is that child;
+    * a rule with a method on ``builder`` calls ``method(meta, kept)``: ``meta`` is the span
+      from the first positioned child to the last one (so it covers keywords and brackets;
+      ``1:1-1:2`` when nothing has a position) and ``kept`` the children without the tokens
+      of keywords and punctuation (terminals not in :data:`KEPT_TERMINALS`);
+    * a ``_rule`` is the list of its children (spliced by its parent), and any other rule a
+      lark ``Tree``, as without a method in lark."""
+    name = rule.alias or rule.options.template_source or rule.origin.name
+    name = str(name)
+    inline = [i for i, sym in enumerate(rule.expansion) if not sym.is_term and sym.name.startswith("_")]
+    expand1 = bool(rule.options.expand1 and not rule.alias)
+    single = len(rule.expansion) == 1 and not inline
+    if name.startswith("_"):
+        if hasattr(builder, name) or expand1:
+            raise AssertionError(f"rule {name} clashes with the AST builder")
+        if not inline:
+            return list
+        return functools.partial(_splice, inline)
+    if expand1 and single:
+        return operator.itemgetter(0)  # a ?rule's single child
+    method = getattr(builder, name, None)
+    if method is None:
+        if inline:
+            return lambda children: _new_tree(name, _splice(inline, children))
+        return lambda children: _new_tree(name, children)
+    kept_types = KEPT_TERMINALS
+    token = Token
+    start, end = _start, _end
+    new_span = _new_span
+
+    def reduce(children):
+        if inline:
+            children = _splice(inline, children)
+        if expand1 and len(children) == 1:
+            return children[0]
+        if children:
+            first = children[0]
+            if type(first) is token:
+                line, col = first.line, first.column
+                b = (line, col)
+            else:
+                b = start(children)
+            last = children[-1]
+            if type(last) is token:
+                e = (last.end_line, last.end_column)
+            else:
+                e = end(children)
+        else:
+            b = e = None
+        if b is not None and e is not None:
+            meta = new_span(builder.file, b[0], b[1], e[0], e[1])
+        else:
+            meta = new_span(builder.file, 1, 1, 1, 2)
+        kept = [c for c in children if type(c) is not token or c.type in kept_types]
+        return method(meta, kept)
+
+    return reduce
+
+
+def _splice(inline, children):
+    """``children`` with the lists at the positions ``inline`` spliced in."""
+    out: list = []
+    j = 0
+    for i in inline:
+        out += children[j:i]
+        out += children[i]
+        j = i + 1
+    out += children[j:]
+    return out
+
+
+def _new_tree(name, children):
+    from lark import Tree
+
+    return Tree(name, children)
+
+
+def _install_builder(parser: Lark, builder: "_Builder") -> None:
+    """Make ``parser`` build the AST with ``builder`` as it reduces (see :func:`_rule_callback`),
+    replacing the callbacks lark made (a parse tree). Relies on lark 1.3's layout (the version
+    is pinned): the LALR parser reads its callbacks from the dict in ``parser_conf``."""
+    callbacks = parser.parser.parser_conf.callbacks
+    assert parser.parser.parser.parser.callbacks is callbacks, "unexpected lark layout"
+    rules = [r for r in callbacks if isinstance(r, Rule)]
+    assert len(rules) == len(callbacks), "token callbacks are not expected"
+    new = {}
+    for rule in rules:
+        fn = _rule_callback(rule, builder)
+        # Two costs of lark's LALR loop, per reduction, that need not be paid in Python code:
+        # the name of a rule's origin is a lark Token (a str subclass whose __eq__ is Python
+        # code) used as a key of the parse table, whose keys are plain str; and a Rule
+        # compares by value (its __eq__ and __hash__ are Python code) where its identity is
+        # enough (one Rule object per rule in the table and in the callbacks).
+        rule.origin.name = str(rule.origin.name)
+        rule.__class__ = _IdentityRule
+        new[rule] = fn
+    callbacks.clear()
+    callbacks.update(new)
+
+
+class _IdentityRule(Rule):
+    """A lark :class:`~lark.grammar.Rule` compared and hashed by identity, in C."""
+
+    __slots__ = ()
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+    __hash__ = object.__hash__
+
+
+#: ``$name<type>`` parameter types without type arguments, parsed once: type text -> (name,
+#: optional). (A type with arguments is parsed each time: its arguments carry positions.)
+_SIMPLE_PARAM_TYPES: Dict[str, Tuple[str, bool]] = {}
+
+
+class _Builder:
     """Builds :mod:`schemac.syntax` nodes as the LALR parser reduces each rule.
 
     The parser keeps every token (``keep_all_tokens``) so that each node's span covers its
-    keywords and brackets too; the class-wide wrapper computes that span (a :class:`_Meta`) and
-    drops the punctuation and keyword tokens before a rule method sees its children."""
+    keywords and brackets too; the parser's callbacks (:func:`_rule_callback`) compute that
+    span (``meta``, a :class:`~schemac.diagnostics.Span`) and drop the punctuation and keyword
+    tokens before a rule method sees its children."""
 
     def __init__(self, path: str):
-        super().__init__()
         self.file = path
         self.module_stack: List[str] = []
 
     # -- helpers
-    def _span(self, meta) -> Span:
-        return Span(self.file, meta.line, meta.column, meta.end_line, meta.end_column)
+    def _span(self, meta: Span) -> Span:
+        return meta
 
     def _tspan(self, tok: Token) -> Span:
-        return Span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
+        return _new_span(self.file, tok.line, tok.column, tok.end_line, tok.end_column)
 
     # -- types and names
     def qualname(self, meta, children):
-        name = "::".join(str(c) for c in children)
         first, last = children[0], children[-1]
-        return (name, Span(self.file, first.line, first.column, last.end_line, last.end_column))
+        name = str(first) if len(children) == 1 else "::".join(str(c) for c in children)
+        return (name, _new_span(self.file, first.line, first.column, last.end_line, last.end_column))
 
     def type_ref(self, meta, children):
         (name, _span), *args = children
@@ -490,6 +635,10 @@ class _Builder(Transformer):
         type_text = type_text[:-1]
         # Parse the type part with its own start symbol, then shift positions into the file.
         offset = tok.column + len(name) + 2  # column of the first character after '<'
+        type_span = Span(self.file, tok.line, offset, tok.line, offset + len(type_text))
+        known = _SIMPLE_PARAM_TYPES.get(type_text)
+        if known is not None:
+            return ast.Param(name, ast.TypeRef(known[0], (), type_span, known[1]), span)
         try:
             ref = _lark().parse(type_text, start="type_start")
         except UnexpectedInput as e:
@@ -504,7 +653,8 @@ class _Builder(Transformer):
                     )
                 ]
             )
-        type_span = Span(self.file, tok.line, offset, tok.line, offset + len(type_text))
+        if not ref.args:  # nothing positioned in it: the same text gives the same type anywhere
+            _SIMPLE_PARAM_TYPES[type_text] = (ref.name, ref.optional)
         return ast.Param(name, ast.TypeRef(ref.name, ref.args, type_span, ref.optional), span)
 
     def string_lit(self, meta, children):

@@ -9,11 +9,19 @@ object with ``query(text, values)`` works.
 Type mapping: :mod:`schemac.scalars` (``ts`` for results, ``ts_param`` for parameters). Query
 results follow cardinality: ``one`` -> ``Promise<T>``, ``at_most_one`` -> ``Promise<T | null>``,
 ``many`` -> ``Promise<T[]>``.
+
+``ts_int64="bigint"`` maps ``int64`` to ``bigint`` (:data:`schemac.scalars.TS_INT64_BIGINT`).
+node-postgres still returns ``int8`` as a string (its global type parsers are left alone), so
+each query whose result holds an ``int64`` (top level, in an array, or inside a nested shape,
+where it travels as a JSON string) gets a ``decode<Name>Row`` function that converts those values
+with ``BigInt()``; ``BigInt()`` also accepts a ``number`` or ``bigint``, so the runner stays
+correct when an application did install its own ``int8`` parser. Queries without ``int64``
+results return the rows as they come.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from schemac.compiler import Library
 from schemac.constraint_errors import constraint_errors
@@ -21,16 +29,19 @@ from schemac.model import ValueType
 from schemac.names import js_string, ts_camel, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
 from schemac.render import render
+from schemac.scalars import TS_INT64_BIGINT
 
 
-def _ts_type(t: ValueType, param: bool, used: Set[str]) -> str:
+def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) -> str:
     if t.element is not None:
-        inner = _ts_type(t.element, param, used)
+        inner = _ts_type(t.element, param, used, bigint)
         inner = f"({inner})" if " " in inner else inner
         return f"readonly {inner}[]" if param else f"{inner}[]"
     if t.enum is not None:
         used.add(t.enum.code_name)
         return t.enum.code_name
+    if bigint and t.scalar is not None and t.scalar.name == "int64":
+        return TS_INT64_BIGINT[1] if param else TS_INT64_BIGINT[0]
     name = t.scalar.ts_param if param else t.scalar.ts  # type: ignore[union-attr]
     for model_type in ("JsonValue", "JsonDocument"):
         if model_type in name:
@@ -38,28 +49,86 @@ def _ts_type(t: ValueType, param: bool, used: Set[str]) -> str:
     return name
 
 
-def _ts_json_type(t: ValueType, used: Set[str]) -> str:
+def _ts_json_type(t: ValueType, used: Set[str], bigint: bool = False) -> str:
     """The TS type of a value inside a nested shape's JSON (see ``queries.JSON_SPELLING``):
-    timestamps are ISO 8601 strings, bytes base64 strings, 64-bit numbers strings."""
+    timestamps are ISO 8601 strings, bytes base64 strings, 64-bit numbers strings (``bigint``
+    after decoding, with ``ts_int64="bigint"``)."""
     if t.element is not None:
-        inner = _ts_json_type(t.element, used)
+        inner = _ts_json_type(t.element, used, bigint)
         return f"({inner})[]" if " " in inner else f"{inner}[]"
     if t.scalar is not None and t.scalar.name in ("datetime", "bytes"):
         return "string"
-    return _ts_type(t, False, used)
+    return _ts_type(t, False, used, bigint)
 
 
-def _ts_field_type(f, used: Set[str]) -> str:
+def _ts_field_type(f, used: Set[str], bigint: bool = False) -> str:
     """A result field's TS type: a scalar, or an inline object type for a nested shape."""
     if f.shape is not None:
-        inner = "; ".join(f"{ts_key(n.name)}: {_ts_field_type(n, used)}" for n in f.shape)
+        inner = "; ".join(f"{ts_key(n.name)}: {_ts_field_type(n, used, bigint)}" for n in f.shape)
         obj = f"{{ {inner} }}"
         if f.multi:
             return f"Array<{obj}>"
         return f"{obj} | null" if f.optional else obj
     assert f.type is not None
-    t = _ts_json_type(f.type, used) if f.in_json else _ts_type(f.type, False, used)
+    t = _ts_json_type(f.type, used, bigint) if f.in_json else _ts_type(f.type, False, used, bigint)
     return f"{t} | null" if f.optional else t
+
+
+#: The helpers a ``decode<Name>Row`` function may call (emitted into queries.ts when used), in
+#: the order they are emitted.
+DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "decodeObject", "decodeList")
+
+
+def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str]) -> Optional[str]:
+    """The expression converting the raw value ``expr`` of type ``t`` for ``ts_int64="bigint"``,
+    or ``None`` when it needs no conversion."""
+    if t.element is not None:
+        if t.element.scalar is None or t.element.scalar.name != "int64":
+            return None
+        helper = "int64ArrayOrNull" if optional else "int64Array"
+    elif t.scalar is not None and t.scalar.name == "int64":
+        helper = "int64OrNull" if optional else "int64"
+    else:
+        return None
+    helpers.add(helper)
+    return f"{helper}({expr})"
+
+
+def _decode_field(f, expr: str, depth: int, helpers: Set[str]) -> Optional[str]:
+    """The expression converting result field ``f`` (raw value ``expr``), or ``None``. A nested
+    shape is rebuilt with its converted fields, one per line (``{ ...o1, n: int64(o1["n"]) }``);
+    continuation lines are indented relative to the line the expression starts on."""
+    if f.shape is None:
+        assert f.type is not None
+        return _decode_value(f.type, expr, f.optional, helpers)
+    var = f"o{depth + 1}"
+    inner_helpers: Set[str] = set()
+    fields = []
+    for n in f.shape:
+        conv = _decode_field(n, f"{var}[{js_string(n.name)}]", depth + 1, inner_helpers)
+        if conv is not None:
+            fields.append(f"{ts_key(n.name)}: {conv},".replace("\n", "\n  "))
+    if not fields:
+        return None
+    helpers.update(inner_helpers)
+    helper = "decodeList" if f.multi else "decodeObject"
+    helpers.add(helper)
+    body = "".join(f"\n  {line}" for line in [f"...{var},", *fields])
+    return f"{helper}({expr}, ({var}) => ({{{body}\n}}))"
+
+
+def _decoder(q: QueryPlan, helpers: Set[str]) -> Optional[Dict[str, object]]:
+    """The ``decode<Name>Row`` function of a query whose result holds ``int64`` values (with
+    ``ts_int64="bigint"``): the lines of its object literal; ``None`` when nothing is
+    converted."""
+    lines: List[str] = []
+    for f in q.result:
+        conv = _decode_field(f, f"row[{js_string(f.name)}]", 0, helpers)
+        if conv is not None:
+            lines.extend(f"{ts_key(f.name)}: {conv},".split("\n"))
+    if not lines:
+        return None
+    return {"fn": f"decode{ts_pascal(q.name)}Row", "lines": lines}
 
 
 def _param_value(p) -> str:
@@ -83,7 +152,8 @@ def _doc_lines(q: QueryPlan) -> List[str]:
     return lines
 
 
-def _query_view(q: QueryPlan, used: Set[str]) -> Dict[str, object]:
+def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
+                helpers: Optional[Set[str]] = None) -> Dict[str, object]:
     fn = ts_camel(q.name)
     base = ts_pascal(q.name)
     result_type = f"{base}Result"
@@ -96,15 +166,16 @@ def _query_view(q: QueryPlan, used: Set[str]) -> Dict[str, object]:
         ret = result_type
     params = []
     for p in q.params:
-        ts_type = _ts_type(p.type, True, used)
+        ts_type = _ts_type(p.type, True, used, bigint)
         params.append({"key": ts_key(p.name), "optional": p.optional,
                        "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p)})
-    result = [{"key": ts_key(f.name), "ts_type": _ts_field_type(f, used)} for f in q.result]
+    result = [{"key": ts_key(f.name), "ts_type": _ts_field_type(f, used, bigint)} for f in q.result]
+    decoder = _decoder(q, helpers if helpers is not None else set()) if bigint else None
     return {
         "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
         "args_type": f"{base}Args", "result_type": result_type, "return_type": ret, "params": params,
         "result": result, "cardinality": q.cardinality, "doc_lines": _doc_lines(q),
-        "no_row_message": js_string(f"{q.name}: the statement returned no row"),
+        "no_row_message": js_string(f"{q.name}: the statement returned no row"), "decoder": decoder,
     }
 
 
@@ -131,11 +202,14 @@ def render_typescript(lib: Library) -> Dict[str, str]:
             "description_doc": e.description.replace("*/", "*\\/"), "type_doc": e.type_name,
         })
     used: Set[str] = set()
-    queries = [_query_view(q, used) for q in lib.queries]
+    bigint = lib.options.ts_int64 == "bigint"
+    helpers: Set[str] = set()
+    queries = [_query_view(q, used, bigint, helpers) for q in lib.queries]
     return {
         "errors.ts": render("errors.ts.j2", library=library, errors=errors),
         "index.ts": render("index.ts.j2", library=library, queries=queries, **imports),
         "models.ts": render("models.ts.j2", library=library, enums=enums),
         "queries.ts": render("queries.ts.j2", library=library, queries=queries,
-                             model_imports=", ".join(sorted(used)), **imports),
+                             model_imports=", ".join(sorted(used)),
+                             decode_helpers=[h for h in DECODE_HELPERS if h in helpers], **imports),
     }

@@ -3,12 +3,16 @@ queries, ``expected/`` the exact SQL/TS/Go the compiler must produce. Each case'
 applied to a real Postgres, its TypeScript compiled with ``tsc --strict`` and its Go checked
 with gofmt and go vet.
 
+A case may hold an ``options.json`` with compile options beyond the library name (e.g.
+``{"ts_int64": "bigint", "go_driver": "database/sql"}``, see ``cases/runner_options``).
+
 Refresh the expectations after an intended change with ``SCHEMAC_UPDATE_GOLDEN=1 tests/run -k
 golden`` and review the diff like any other code change.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Dict
@@ -26,7 +30,8 @@ def case_outputs(name: str) -> Dict[str, str]:
     sources = {}
     for f in sorted(case.glob("*.esdl")) + sorted(case.glob("queries/*.edgeql")):
         sources[f"cases/{name}/{f.relative_to(case).as_posix()}"] = f.read_text()
-    return compile_library(sources, Options(library=name))
+    options = json.loads((case / "options.json").read_text()) if (case / "options.json").exists() else {}
+    return compile_library(sources, Options(library=name, **options))
 
 
 @pytest.mark.parametrize("name", CASE_NAMES)

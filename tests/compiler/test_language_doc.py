@@ -11,7 +11,9 @@ An example is a group of fenced blocks whose info string names it, ```` ```esdl 
   and every fragment must occur in the rendered diagnostics.
 
 An example without a ``text`` block must compile without errors and without warnings. Blocks
-without ``example=`` are not checked (syntax summaries).
+without ``example=`` are not checked (syntax summaries). The runner options ``ts_int64=`` and
+``go_driver=`` on any block of an example compile the whole example with them
+(```` ```go example=NAME go_driver=database/sql ````).
 """
 
 from __future__ import annotations
@@ -65,7 +67,9 @@ def test_example(name):
     blocks = EXAMPLES[name]
     sources: Dict[str, str] = {}
     expected: List[Tuple[str, str, int]] = []
+    runner_options: Dict[str, str] = {}
     for lang, attrs, body, line in blocks:
+        runner_options.update({k: v for k, v in attrs.items() if k in ("ts_int64", "go_driver")})
         if lang == "esdl":
             sources[attrs.get("file", "schema.esdl")] = body
         elif lang == "edgeql":
@@ -74,7 +78,7 @@ def test_example(name):
             expected += [(lang, frag, line) for frag in fragments(body)]
         else:
             raise AssertionError(f"docs/language.md:{line}: unknown example block language {lang!r}")
-    options = Options(library=re.sub(r"[^a-z0-9]", "", name.lower()) or "example")
+    options = Options(library=re.sub(r"[^a-z0-9]", "", name.lower()) or "example", **runner_options)
     outputs: Dict[str, str] = {}
     try:
         lib = check_library(sources, options)

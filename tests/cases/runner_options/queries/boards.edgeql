@@ -1,0 +1,2 @@
+select Board { title, lead: { name, hits, cap }, counters: { name, hits, samples } }
+order by .title;

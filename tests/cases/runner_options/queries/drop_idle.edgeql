@@ -1,0 +1,1 @@
+delete Counter filter .hits = 0 and .level ?= <optional Level>$level;

@@ -1,0 +1,2 @@
+select Counter { id, name, hits, cap, samples, labels, level, ratio, note, data, blob, seen_at }
+filter .name = $name;
