@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from schemac.compiler import GO_DRIVERS, TS_INT64_MODES, TS_MODULE_FORMATS, Options, compile_library
 from schemac.diagnostics import CompileError, Diagnostic
@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--out", required=True, help="output directory (created; existing files are overwritten)")
     c.add_argument("--go-package", help="Go package name (default: the library name, lower-cased)")
     c.add_argument("--go-import-path", help="Go import path of the generated package (recorded for consumers)")
+    c.add_argument("--extern", action="append", default=[], metavar="LIBRARY=FILE",
+                   help="a schema file of a library this one depends on (repeatable): its types are linked to as "
+                   "LIBRARY::Type, and its tables are left to that library's migrations")
     c.add_argument("--ts-module", choices=TS_MODULE_FORMATS, default="esm",
                    help="TypeScript module format: esm (relative imports end in .js) or commonjs")
     c.add_argument("--ts-int64", choices=TS_INT64_MODES, default="string",
@@ -59,11 +62,15 @@ def _parser() -> argparse.ArgumentParser:
                    help="allow dropping tables and columns that have no drop hint in the schema")
     g.add_argument("--online-indexes", action="store_true",
                    help="build indexes on existing tables with CREATE INDEX CONCURRENTLY, one migration each")
+    g.add_argument("--extern", action="append", default=[], metavar="LIBRARY=FILE",
+                   help="a schema file of a library this one depends on (as for compile)")
     g.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")
     k = msub.add_parser("check", help="fail when the schema changed without a migration, or the history is broken",
                         description="Exit 1 when the history's checksum chain is broken or the schema differs from "
                         "migrations/snapshot.json (run `generate` then).")
     k.add_argument("--library", required=True, help="library name")
+    k.add_argument("--extern", action="append", default=[], metavar="LIBRARY=FILE",
+                   help="a schema file of a library this one depends on (as for compile)")
     k.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")
     for name, help_ in (("apply", "apply pending migrations to a database"),
                         ("resolve", "clear a failed migration so apply retries it")):
@@ -89,6 +96,19 @@ def _read_sources(files: List[str]) -> Dict[str, str]:
     return sources
 
 
+def parse_externs(items: List[str]) -> Optional[List[Tuple[str, str]]]:
+    """``--extern LIBRARY=FILE`` values -> ``[(file, library)]``; ``None`` (after printing the
+    error) for a malformed one."""
+    out: List[Tuple[str, str]] = []
+    for item in items:
+        lib, sep, path = item.partition("=")
+        if not sep or not lib or not path:
+            print(f"error: --extern {item!r}: expected LIBRARY=FILE", file=sys.stderr)
+            return None
+        out.append((path, lib))
+    return out
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     """Entry point; returns the exit status."""
     args = _parser().parse_args(argv)
@@ -101,8 +121,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     except OSError as e:
         print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
         return 1
+    externs = parse_externs(args.extern)
+    if externs is None:
+        return 2
+    try:
+        sources.update(_read_sources([p for p, _ in externs]))
+    except OSError as e:
+        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 1
     options = Options(library=args.library, go_package=args.go_package, ts_module=args.ts_module,
-                      ts_int64=args.ts_int64, go_driver=args.go_driver)
+                      ts_int64=args.ts_int64, go_driver=args.go_driver, externs=tuple(externs))
     warnings: List[Diagnostic] = []
     try:
         outputs = compile_library(sources, options, warnings)

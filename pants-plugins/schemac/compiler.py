@@ -13,7 +13,7 @@ import gc
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from lark.exceptions import VisitError
 
@@ -51,6 +51,10 @@ class Options:
     ts_module: str = "esm"
     ts_int64: str = "string"
     go_driver: str = "pgx"
+    #: Schema files of the libraries this one depends on: ``(path, library name)``; ``path``
+    #: is a key of the sources. Their types are linked to as ``<library>::Type``; their tables
+    #: are not created (see :func:`schemac.resolve.build_schema`).
+    externs: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def go_package_name(self) -> str:
@@ -123,9 +127,17 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
                        "use lower-case letters and digits, e.g. 'jobsdb'")
     schema_files: List[ast.SchemaFile] = []
     query_files: List[ast.QueryFile] = []
+    extern_libs = dict(options.externs)
+    external: List[Tuple[str, ast.SchemaFile]] = []
     for path in sorted(sources):
         text = sources[path]
         if is_history_path(path):
+            continue
+        if path in extern_libs:
+            try:
+                external.append((extern_libs[path], parse_schema(path, text)))
+            except CompileError as e:
+                reporter.diagnostics.extend(e.diagnostics)
             continue
         try:
             if path.endswith(SCHEMA_SUFFIXES):
@@ -140,7 +152,7 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
             reporter.diagnostics.extend(e.diagnostics)
     if not schema_files and not reporter.has_errors:
         reporter.error("E0201", "the library has no schema file", None, "add a *.esdl file")
-    schema = build_schema(schema_files, reporter)
+    schema = build_schema(schema_files, reporter, external)
     # Queries are checked against a schema without errors only: otherwise a typo in the schema
     # would come back as misleading errors in every query that uses the broken declaration.
     schema_ok = not reporter.has_errors

@@ -138,7 +138,8 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         ctx.reporter.error("E0201", f"'{ref.name}' is an object type, not a scalar or enum", ref.span,
                            "links to object types are not supported yet; use a uuid property")
     else:
-        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span, did_you_mean(ref.name, candidates))
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
+                           did_you_mean(ref.name.rsplit("::", 1)[-1], candidates))
     return None
 
 

@@ -193,6 +193,10 @@ class ObjectType:
     primary_key: Tuple[str, ...] = ("id",)
     #: Set for the join table of a multi link: (source type qualname, link name).
     join_of: Optional[Tuple[str, str]] = None
+    #: Set for a type of another library this one depends on (``schema_library``
+    #: ``dependencies``): it can be linked to and queried, but its table belongs to (and is
+    #: created by the migrations of) that library.
+    library: Optional[str] = None
 
     @property
     def qualname(self) -> str:
@@ -203,6 +207,22 @@ class ObjectType:
             if c.name == name:
                 return c
         return None
+
+
+def name_candidates(name: str, module: str, module_library: Dict[str, str]) -> Tuple[str, ...]:
+    """Qualified names ``name`` may mean when written in ``module``, most specific first.
+
+    ``Job`` -> ``<module>::Job``, ``default::Job``; ``m::Job`` -> ``m::Job``. In a module of a
+    dependency library ``lib`` (whose modules were moved under ``lib``, see
+    :func:`schemac.resolve.extern_file`), ``default::Job`` means ``lib::Job`` and ``m::Job``
+    means ``lib::m::Job``, and a bare name falls back to ``lib``'s default module."""
+    lib = module_library.get(module)
+    if "::" in name:
+        if lib is None:
+            return (name,)
+        head, rest = name.split("::", 1)
+        return (f"{lib}::{rest}" if head == "default" else f"{lib}::{name}", name)
+    return (f"{module}::{name}", f"{lib or 'default'}::{name}")
 
 
 @dataclass
@@ -216,17 +236,27 @@ class Schema:
     #: Join tables of multi links, in declaration order (not addressable by queries).
     join_tables: List[ObjectType] = field(default_factory=list)
     scalars: Dict[str, CustomScalar] = field(default_factory=dict)
+    #: Modules of dependency libraries -> the library (``accounts::billing`` -> ``accounts``).
+    module_library: Dict[str, str] = field(default_factory=dict)
 
     def all_tables(self) -> List[ObjectType]:
-        """Every table: object types, then join tables."""
+        """Every table of this library: object types, then join tables (tables of dependency
+        libraries are left out: their own library creates them)."""
+        return [t for t in self.every_table() if t.library is None]
+
+    def every_table(self) -> List[ObjectType]:
+        """Every table this library's database has, its dependencies' included."""
         return list(self.types.values()) + list(self.join_tables)
 
     def find(self, name: str, module: str, table: Dict) -> Optional[object]:
         """Resolve ``name`` (``Job`` or ``mod::Job``) from ``module``: qualified names are
-        looked up as written, bare names in ``module`` and then in ``default``."""
-        if "::" in name:
-            return table.get(name)
-        return table.get(f"{module}::{name}") or table.get(f"default::{name}")
+        looked up as written, bare names in ``module`` and then in ``default``. Inside a
+        dependency library's module (``accounts``), names resolve in that library first."""
+        for key in name_candidates(name, module, self.module_library):
+            hit = table.get(key)
+            if hit is not None:
+                return hit
+        return None
 
     def find_type(self, name: str, module: str = "default") -> Optional[ObjectType]:
         return self.find(name, module, self.types)  # type: ignore[return-value]

@@ -24,6 +24,7 @@ Lowering rules (README "Language tour" and ``docs/language.md``):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -43,6 +44,7 @@ from schemac.model import (
     ObjectType,
     Schema,
     ValueType,
+    name_candidates,
 )
 from schemac.scalars import SCALARS
 from schemac.sqlnames import object_name, qi, quote_ident, snake_case, sql_string
@@ -104,10 +106,13 @@ class _Pointer:
 
 
 class _Resolver:
-    def __init__(self, files: Sequence[ast.SchemaFile], reporter: Reporter):
-        self.files = files
+    def __init__(self, files: Sequence[ast.SchemaFile], reporter: Reporter,
+                 external: Sequence[Tuple[str, ast.SchemaFile]] = ()):
+        self.extern_modules: Dict[str, Tuple[str, str]] = {}
+        ext_files = [extern_file(f, lib, self.extern_modules) for lib, f in external]
+        self.files = list(files) + ext_files
         self.reporter = reporter
-        self.schema = Schema()
+        self.schema = Schema(module_library={m: lib for m, (lib, _) in self.extern_modules.items()})
         self.decls: Dict[str, ast.TypeDecl] = {}
         self.mro: Dict[str, List[str]] = {}
 
@@ -212,9 +217,7 @@ class _Resolver:
             visit(key, [])
 
     def _type_key(self, name: str, module: str) -> Optional[str]:
-        if "::" in name:
-            return name if name in self.decls else None
-        for key in (f"{module}::{name}", f"default::{name}"):
+        for key in name_candidates(name, module, self.schema.module_library):
             if key in self.decls:
                 return key
         return None
@@ -288,9 +291,10 @@ class _Resolver:
         pointers: Dict[str, Dict[str, _Pointer]] = {}
         for key in concrete:
             t = self.decls[key]
-            obj = ObjectType(t.name, t.module, table_name(t.module, t.name),
+            library, table_module = self.extern_modules.get(t.module, (None, t.module))
+            obj = ObjectType(t.name, t.module, table_name(table_module, t.name),
                              [Column("id", UUID, True, ID_COLUMN_DEFAULT, t.name_span, is_id=True)], [], [], t.span,
-                             comment=_comment(t.annotations))
+                             comment=_comment(t.annotations), library=library)
             self.schema.types[key] = obj
             pointers[key] = self.pointers_of(key)
         # Pass 2: columns and links.
@@ -446,7 +450,7 @@ class _Resolver:
         cols = [Column("source_id", UUID, True, None, decl.span), Column("target_id", UUID, True, None, decl.span)]
         join = ObjectType(f"{obj.name}.{decl.name}", obj.module, table, cols, [], [], decl.span,
                           comment=_comment(ptr.annotations), primary_key=("source_id", "target_id"),
-                          join_of=(obj.qualname, decl.name))
+                          join_of=(obj.qualname, decl.name), library=obj.library)
         ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
         for lp in decl.link_props:
             if lp.type is None:
@@ -710,7 +714,7 @@ class _Resolver:
             else:
                 code_names[e.code_name] = e
         seen: Dict[str, str] = {}
-        for obj in self.schema.all_tables():
+        for obj in self.schema.every_table():
             if obj.table in seen:
                 self.reporter.error("E0207", f"'{obj.name}' and '{seen[obj.table]}' both map to table '{obj.table}'",
                                     obj.span, "rename one of them")
@@ -741,9 +745,33 @@ def _paths_in(expr: ast.Expr) -> Set[str]:
             if isinstance(n, ast.Path) and n.steps != ("__subject__",)}
 
 
-def build_schema(files: Sequence[ast.SchemaFile], reporter: Reporter) -> Schema:
+def extern_file(f: ast.SchemaFile, library: str, modules: Dict[str, Tuple[str, str]]) -> ast.SchemaFile:
+    """A schema file of dependency library ``library``, its modules moved under the library's
+    name: ``default`` becomes ``<library>`` and ``m`` becomes ``<library>::m`` (so this library
+    links to ``accounts::User``), recorded in ``modules`` as new module -> (library, original
+    module). Its migration hints belong to its own library and are dropped."""
+    def move(module: str) -> str:
+        new = library if module == "default" else f"{library}::{module}"
+        modules[new] = (library, module)
+        return new
+
+    return dataclasses.replace(
+        f,
+        enums=tuple(dataclasses.replace(e, module=move(e.module)) for e in f.enums),
+        scalars=tuple(dataclasses.replace(s, module=move(s.module)) for s in f.scalars),
+        types=tuple(dataclasses.replace(t, module=move(t.module)) for t in f.types),
+        modules=tuple((move(name), span) for name, span in f.modules) + ((move("default"), Span.point(f.path, 1, 1)),),
+        hints=(),
+    )
+
+
+def build_schema(files: Sequence[ast.SchemaFile], reporter: Reporter,
+                 external: Sequence[Tuple[str, ast.SchemaFile]] = ()) -> Schema:
     """Resolve and check all schema files of a library into one :class:`Schema`.
 
-    Problems are reported to ``reporter``; the returned schema holds everything that resolved
-    (callers should ``reporter.check()`` before using it for output)."""
-    return _Resolver(files, reporter).build()
+    ``external``: ``(library, file)`` schema files of the libraries this one depends on; their
+    types and enums resolve as ``<library>::Name`` and their tables are marked
+    ``ObjectType.library`` (not created by this library). Problems are reported to
+    ``reporter``; the returned schema holds everything that resolved (callers should
+    ``reporter.check()`` before using it for output)."""
+    return _Resolver(files, reporter, external).build()

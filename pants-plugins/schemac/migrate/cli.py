@@ -19,13 +19,18 @@ from schemac.migrate.history import History, next_migration
 
 
 def _library(args, read_sources) -> "tuple[Optional[Library], Dict[str, str]]":
+    from schemac.cli import parse_externs
+
+    externs = parse_externs(args.extern)
+    if externs is None:
+        return None, {}
     try:
-        sources = read_sources(args.files)
+        sources = read_sources([*args.files, *(p for p, _ in externs)])
     except OSError as e:
         print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
         return None, {}
     try:
-        return check_library(sources, Options(library=args.library)), sources
+        return check_library(sources, Options(library=args.library, externs=tuple(externs))), sources
     except CompileError as e:
         print(e.render(sources), file=sys.stderr)
         return None, sources
