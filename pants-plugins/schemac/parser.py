@@ -10,14 +10,19 @@ position, what the grammar expected there, and a hint; lark's exceptions never e
 from __future__ import annotations
 
 import functools
+import hashlib
+import io
 import operator
+import os
 import pkgutil
 import re
+import sys
+import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from lark import Lark, Token
-from lark.grammar import Rule
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.grammar import Rule
 from lark.lexer import ContextualLexer, Lexer, UnlessCallback, _create_unless
 
 from schemac import syntax as ast
@@ -29,19 +34,127 @@ from schemac.prescan import blank_unsupported
 def _lark() -> Lark:
     """The parser. The AST builder runs inside the LALR parser (see :func:`_install_builder`),
     so no intermediate parse tree is built; :data:`_BUILDER`'s ``file`` is set before each
-    parse."""
+    parse. The grammar analysis is cached on disk (see :func:`_load_or_build`)."""
     data = pkgutil.get_data("schemac", "grammar.lark")
     assert data is not None
-    parser = Lark(
-        data.decode("utf-8"),
+    parser = _load_or_build(data.decode("utf-8"), _cache_dir())
+    _install_builder(parser, _BUILDER)
+    return parser
+
+
+def _lark_options() -> dict:
+    return dict(
         parser="lalr",
         lexer=_FastContextualLexer,
         start=["schema", "query_file", "type_start"],
         keep_all_tokens=True,
         maybe_placeholders=False,
     )
-    _install_builder(parser, _BUILDER)
+
+
+# ---------------------------------------------------------------------------------------------
+# The parser cache: lark's analysis of the grammar (its LALR tables) takes longer than loading
+# it (``Lark.save``/``Lark.load``, lark's own format). Each process reads it from
+# ``$SCHEMAC_CACHE_DIR`` (empty: no cache), else ``$XDG_CACHE_HOME/schemac/parser``, else
+# ``~/.cache/schemac/parser``, in a file named by a hash of everything the tables depend on
+# (this format, the grammar, lark's and Python's versions, the options). It is written
+# atomically (a temporary file renamed over it) so concurrent compilers never read half a
+# file; a file that is missing, unreadable, of another format or whose checksum is wrong is
+# rebuilt; a directory that is not the user's own, or is writable by others, is not used.
+
+_CACHE_FORMAT = b"schemac-parser-cache 1"
+
+
+def _cache_dir() -> Optional[str]:
+    env = os.environ.get("SCHEMAC_CACHE_DIR")
+    if env is not None:
+        return env or None
+    base = os.environ.get("XDG_CACHE_HOME") or ""
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".cache")
+    return os.path.join(base, "schemac", "parser")
+
+
+def _cache_key(grammar: str) -> str:
+    import lark
+
+    options = sorted((k, f"{v.__module__}.{v.__qualname__}" if isinstance(v, type) else repr(v))
+                     for k, v in _lark_options().items())
+    h = hashlib.sha256()
+    for part in (_CACHE_FORMAT.decode(), grammar, lark.__version__, "%d.%d" % sys.version_info[:2], repr(options)):
+        h.update(part.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+def _trusted(path: str) -> bool:
+    """A cache directory or file we may read: ours, and nobody else may write to it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:  # Windows: no owners to compare
+        return True
+    return st.st_uid == getuid() and not st.st_mode & 0o022
+
+
+def _load_or_build(grammar: str, cache_dir: Optional[str]) -> Lark:
+    """The lark parser of ``grammar``: loaded from the cache in ``cache_dir`` (``None``: no
+    cache), else built (and then saved there, best effort)."""
+    path = os.path.join(cache_dir, f"lark-{_cache_key(grammar)}.pickle") if cache_dir else None
+    if path is not None:
+        parser = _read_cache(path)
+        if parser is not None:
+            return parser
+    parser = Lark(grammar, **_lark_options())
+    if path is not None:
+        _write_cache(parser, path)
     return parser
+
+
+def _read_cache(path: str) -> Optional[Lark]:
+    if not (_trusted(os.path.dirname(path)) and _trusted(path)):
+        return None
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    header, _, rest = blob.partition(b"\n")
+    digest, _, payload = rest.partition(b"\n")
+    if header != _CACHE_FORMAT or digest != hashlib.sha256(payload).hexdigest().encode("ascii"):
+        return None
+    try:
+        return Lark.load(io.BytesIO(payload))
+    except Exception:  # a cache from an incompatible lark: rebuild it
+        return None
+
+
+def _write_cache(parser: Lark, path: str) -> None:
+    buf = io.BytesIO()
+    parser.save(buf)
+    payload = buf.getvalue()
+    directory = os.path.dirname(path)
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not _trusted(directory):
+            return
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".lark-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(_CACHE_FORMAT + b"\n" + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:  # a read-only or full disk: no cache, same parser
+        pass
 
 
 class _FastContextualLexer(Lexer):
@@ -572,6 +685,9 @@ def _install_builder(parser: Lark, builder: "_Builder") -> None:
         new[rule] = fn
     callbacks.clear()
     callbacks.update(new)
+    table = parser.parser.parser._parse_table
+    assert all(arg in new for actions in table.states.values() for _, arg in actions.values()
+               if isinstance(arg, Rule)), "the parse table's rules are not the callbacks' rules"
 
 
 class _IdentityRule(Rule):
