@@ -42,12 +42,16 @@ from pants.util.strutil import softwrap
 
 from schemac_pants.subsystem import SchemacSubsystem
 from schemac_pants.target_types import (
+    GO_DRIVER_KINDS,
+    TS_INT64_KINDS,
     TS_MODULE_KINDS,
+    SchemaGoDriverField,
     SchemaGoImportPathField,
     SchemaGoPackageField,
     SchemaGoSourceField,
     SchemaLibrarySourcesField,
     SchemaSqlSourceField,
+    SchemaTsInt64Field,
     SchemaTsModuleField,
     SchemaTypeScriptSourceField,
     library_name,
@@ -169,6 +173,9 @@ class CompileSchemaLibraryRequest:
     go_package: str
     go_import_path: Optional[str]
     ts_module: Optional[str]
+    # Unset (None) means the `[schemac]` default, like `ts_module`.
+    ts_int64: Optional[str] = None
+    go_driver: Optional[str] = None
 
     @classmethod
     def from_target(cls, target: Target, sources: Snapshot) -> "CompileSchemaLibraryRequest":
@@ -178,6 +185,8 @@ class CompileSchemaLibraryRequest:
             go_package=target[SchemaGoPackageField].value,
             go_import_path=target[SchemaGoImportPathField].value,
             ts_module=target[SchemaTsModuleField].value,
+            ts_int64=target[SchemaTsInt64Field].value,
+            go_driver=target[SchemaGoDriverField].value,
         )
 
 
@@ -188,8 +197,11 @@ class CompiledSchemaLibrary:
     digest: Digest
 
 
-def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str) -> Tuple[str, ...]:
-    """The compiler's command line after `python -m schemac` (the fixed CLI contract)."""
+def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str, *, ts_int64: str = "string",
+                 go_driver: str = "pgx") -> Tuple[str, ...]:
+    """The compiler's command line after `python -m schemac` (the fixed CLI contract). The
+    options are the effective ones (the target's field, else the `[schemac]` default) and are
+    always passed, so that the process's cache key names every option of the compile."""
     argv = [
         "compile",
         "--library",
@@ -201,7 +213,7 @@ def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str) -> Tuple[
     ]
     if request.go_import_path:
         argv.extend(["--go-import-path", request.go_import_path])
-    argv.extend(["--ts-module", ts_module])
+    argv.extend(["--ts-module", ts_module, "--ts-int64", ts_int64, "--go-driver", go_driver])
     argv.extend(sorted(request.sources.files))
     return tuple(argv)
 
@@ -211,11 +223,17 @@ async def compile_schema_library(
     request: CompileSchemaLibraryRequest, schemac: SchemacSubsystem
 ) -> CompiledSchemaLibrary:
     ts_module = request.ts_module or schemac.ts_module
-    if ts_module not in TS_MODULE_KINDS:
-        raise SchemacCompileError(
-            f"[schemac].ts_module must be one of {', '.join(TS_MODULE_KINDS)}, "
-            f"but was {ts_module!r}."
-        )
+    ts_int64 = request.ts_int64 or schemac.ts_int64
+    go_driver = request.go_driver or schemac.go_driver
+    for option, value, choices in (
+        ("ts_module", ts_module, TS_MODULE_KINDS),
+        ("ts_int64", ts_int64, TS_INT64_KINDS),
+        ("go_driver", go_driver, GO_DRIVER_KINDS),
+    ):
+        if value not in choices:
+            raise SchemacCompileError(
+                f"[schemac].{option} must be one of {', '.join(choices)}, but was {value!r}."
+            )
     if not request.sources.files:
         raise SchemacCompileError(
             f"The schema_library {request.address} has no source files: its `sources` field "
@@ -234,7 +252,7 @@ async def compile_schema_library(
         FallibleProcessResult,
         VenvPexProcess(
             venv_pex,
-            argv=compile_argv(request, ts_module),
+            argv=compile_argv(request, ts_module, ts_int64=ts_int64, go_driver=go_driver),
             input_digest=input_digest,
             extra_env={
                 "PEX_EXTRA_SYS_PATH": COMPILER_DIR,

@@ -7,7 +7,7 @@ from pants.option.option_types import BoolOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.strutil import help_text
 
-from schemac_pants.target_types import TS_MODULE_KINDS
+from schemac_pants.target_types import GO_DRIVER_KINDS, TS_INT64_KINDS, TS_MODULE_KINDS
 
 # Exact pins of the compiler's whole runtime closure (jinja2's only dependency is MarkupSafe), so
 # that the resolve, and with it every cache key, is the same on every machine. All three install
@@ -61,6 +61,26 @@ class SchemacSubsystem(Subsystem):
             The default module system of generated TypeScript: one of
             {', '.join(TS_MODULE_KINDS)}. A `schema_library` target's `ts_module` field
             overrides it for that target.
+            """
+        ),
+    )
+    ts_int64 = StrOption(
+        default="string",
+        help=help_text(
+            f"""
+            The default TypeScript type of `int64` values: one of {', '.join(TS_INT64_KINDS)}
+            (`string` as node-postgres returns `int8`, or `bigint`, converted by the generated
+            runner). A `schema_library` target's `ts_int64` field overrides it for that target.
+            """
+        ),
+    )
+    go_driver = StrOption(
+        default="pgx",
+        help=help_text(
+            f"""
+            The default Go driver of generated runners: one of {', '.join(GO_DRIVER_KINDS)}
+            (`pgx` for pgx v5's own interface, `database/sql` for `*sql.DB` with pgx's stdlib
+            driver). A `schema_library` target's `go_driver` field overrides it for that target.
             """
         ),
     )

@@ -33,6 +33,9 @@ _GO_KEYWORDS = frozenset(
     interface map package range return select struct switch type var""".split()
 )
 TS_MODULE_KINDS = ("esm", "commonjs")
+# The compiler's --ts-int64 and --go-driver choices (schemac.compiler.TS_INT64_MODES, GO_DRIVERS).
+TS_INT64_KINDS = ("string", "bigint")
+GO_DRIVER_KINDS = ("pgx", "database/sql")
 
 
 def library_name(address: Address) -> str:
@@ -170,6 +173,45 @@ class SchemaTsModuleField(StringField):
     )
 
 
+class SchemaTsInt64Field(StringField):
+    """How the generated TypeScript represents `int64` values (`string` or `bigint`)."""
+
+    alias = "ts_int64"
+    valid_choices = TS_INT64_KINDS
+    help = help_text(
+        f"""
+        The TypeScript type of `int64` values: one of {', '.join(TS_INT64_KINDS)}.
+        `string` is what node-postgres returns for `int8` (no precision is lost; parameters
+        accept `number | string | bigint`). `bigint` makes results `bigint` (the generated
+        runner converts them with `BigInt()`, also inside nested shapes, without touching
+        node-postgres' global type parsers) and parameters `bigint | number`.
+
+        Default: unset, meaning the `[schemac].ts_int64` option (`string` unless changed in
+        pants.toml). Example: `ts_int64="bigint"`.
+        """
+    )
+
+
+class SchemaGoDriverField(StringField):
+    """The Go database driver the generated runner is written for (`pgx` or `database/sql`)."""
+
+    alias = "go_driver"
+    valid_choices = GO_DRIVER_KINDS
+    help = help_text(
+        f"""
+        The database API the generated Go runner uses: one of {', '.join(GO_DRIVER_KINDS)}.
+        `pgx`: pgx v5's own interface (`DBTX` satisfied by `*pgxpool.Pool`, `*pgx.Conn`,
+        `pgx.Tx`; optional values are pointers). `database/sql`: `*sql.DB`, `*sql.Conn` and
+        `*sql.Tx`, opened with pgx's `github.com/jackc/pgx/v5/stdlib` driver; optional values
+        are `sql.NullString` and friends (sqlc's convention), and the typed errors are the
+        same.
+
+        Default: unset, meaning the `[schemac].go_driver` option (`pgx` unless changed in
+        pants.toml). Example: `go_driver="database/sql"`.
+        """
+    )
+
+
 class SchemaLibraryTarget(Target):
     """A schema library: `.esdl` schema files plus named `.edgeql` queries, compiled as one unit."""
 
@@ -181,6 +223,8 @@ class SchemaLibraryTarget(Target):
         SchemaGoPackageField,
         SchemaGoImportPathField,
         SchemaTsModuleField,
+        SchemaTsInt64Field,
+        SchemaGoDriverField,
     )
     help = help_text(
         """

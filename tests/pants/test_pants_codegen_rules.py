@@ -44,10 +44,12 @@ from schemac_pants.rules import (
     read_compiler_files,
 )
 from schemac_pants.target_types import (
+    SchemaGoDriverField,
     SchemaGoPackageField,
     SchemaGoSourceField,
     SchemaLibrarySourcesField,
     SchemaSqlSourceField,
+    SchemaTsInt64Field,
     SchemaTypeScriptSourceField,
     default_go_package,
 )
@@ -144,7 +146,7 @@ def _run_compiler_directly(rr: RuleRunner, tmp_path: Path, files) -> Dict[str, b
     out = tmp_path / "direct"
     env = {**_clean_env(), "PYTHONPATH": str(REPO_ROOT / "pants-plugins"), "PYTHONHASHSEED": "0"}
     argv = ["compile", "--library", "jobs", "--out", str(out), "--go-package", "jobs",
-            "--ts-module", "esm", *sorted(files)]
+            "--ts-module", "esm", "--ts-int64", "string", "--go-driver", "pgx", *sorted(files)]
     proc = subprocess.run([sys.executable, "-m", "schemac", *argv], cwd=rr.build_root, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
@@ -224,7 +226,7 @@ def test_cli_contract_and_one_run_per_target(
     _write_jobs_library(
         rule_runner,
         'schema_library(go_package="jobsdb", go_import_path="example.com/app/jobs", '
-        'ts_module="commonjs")\n',
+        'ts_module="commonjs", ts_int64="bigint", go_driver="database/sql")\n',
     )
     address = Address("schemas/jobs")
     outputs = {kind: _generate(rule_runner, address, kind) for kind in OUTPUT_TYPES}
@@ -237,11 +239,53 @@ def test_cli_contract_and_one_run_per_target(
     sources = sorted(f"schemas/jobs/{f}" for f in JOBS_FILES)
     assert record["argv"] == [
         "compile", "--library", "jobs", "--out", OUTPUT_DIR, "--go-package", "jobsdb",
-        "--go-import-path", "example.com/app/jobs", "--ts-module", "commonjs", *sources,
+        "--go-import-path", "example.com/app/jobs", "--ts-module", "commonjs", "--ts-int64", "bigint",
+        "--go-driver", "database/sql", *sources,
     ]
     # The sandbox holds the sources at their buildroot-relative paths, and nothing else of theirs.
     assert [p for p in record["cwd_files"] if p.startswith("./schemas")] == [f"./{s}" for s in sources]
     assert record["hashseed"] == "0"
+
+
+@pytest.mark.slow
+def test_runner_options_default_from_the_subsystem_and_fields_override(
+    rule_runner: RuleRunner, pants_options: Tuple[str, ...], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`[schemac].ts_int64` / `go_driver` apply to targets that leave the fields unset; a field
+    overrides them for its target."""
+    counter = tmp_path / "runs.txt"
+    monkeypatch.setattr(
+        schemac_rules, "read_compiler_files", _fake_compiler(RECORDING_COMPILER.format(counter=str(counter)))
+    )
+    rule_runner.set_options(
+        [*pants_options, "--schemac-ts-int64=bigint", "--schemac-go-driver=database/sql"],
+        env_inherit=ENV_INHERIT,
+    )
+    files = {f"schemas/{lib}/{f}": (REPO_ROOT / "schemas/jobs" / f).read_bytes() for f in JOBS_FILES
+             for lib in ("a", "b")}
+    rule_runner.write_files({
+        **files,
+        "schemas/a/BUILD": "schema_library()\n",
+        "schemas/b/BUILD": 'schema_library(ts_int64="string", go_driver="pgx")\n',
+    })
+
+    def options_of(lib: str) -> Dict[str, str]:
+        argv = json.loads(_generate(rule_runner, Address(f"schemas/{lib}"), "go")[f"schemas/{lib}/go/db.go"])["argv"]
+        return {flag: argv[argv.index(flag) + 1] for flag in ("--ts-module", "--ts-int64", "--go-driver")}
+
+    assert options_of("a") == {"--ts-module": "esm", "--ts-int64": "bigint", "--go-driver": "database/sql"}
+    assert options_of("b") == {"--ts-module": "esm", "--ts-int64": "string", "--go-driver": "pgx"}
+
+
+@pytest.mark.slow
+def test_runner_options_reach_the_real_compiler(rule_runner: RuleRunner) -> None:
+    _write_jobs_library(rule_runner, 'schema_library(ts_int64="bigint", go_driver="database/sql")\n')
+    address = Address("schemas/jobs")
+    go = _generate(rule_runner, address, "go")
+    ts = _generate(rule_runner, address, "ts")
+    assert "func (r *Runner) WithTx(tx *sql.Tx) *Runner {" in go["schemas/jobs/go/db.go"].decode()
+    assert "errors.Is(err, sql.ErrNoRows)" in go["schemas/jobs/go/queries.go"].decode()
+    assert "  readonly max: bigint | number;\n" in ts["schemas/jobs/ts/queries.ts"].decode()
 
 
 @pytest.mark.slow
@@ -285,8 +329,27 @@ def test_compile_argv_defaults_and_sorting() -> None:
     )
     assert compile_argv(request, "esm") == (
         "compile", "--library", "lib", "--out", OUTPUT_DIR, "--go-package", "lib",
-        "--ts-module", "esm", "lib/a.esdl", "lib/queries/a.edgeql", "lib/queries/b.edgeql",
+        "--ts-module", "esm", "--ts-int64", "string", "--go-driver", "pgx",
+        "lib/a.esdl", "lib/queries/a.edgeql", "lib/queries/b.edgeql",
     )
+    assert compile_argv(request, "commonjs", ts_int64="bigint", go_driver="database/sql")[7:13] == (
+        "--ts-module", "commonjs", "--ts-int64", "bigint", "--go-driver", "database/sql",
+    )
+
+
+@pytest.mark.parametrize("field, good, bad", [
+    (SchemaTsInt64Field, ("string", "bigint"), "int64"),
+    (SchemaGoDriverField, ("pgx", "database/sql"), "lib/pq"),
+])
+def test_runner_option_fields_accept_only_the_compilers_choices(field, good, bad) -> None:
+    from schemac.compiler import GO_DRIVERS, TS_INT64_MODES
+
+    assert field.valid_choices == (TS_INT64_MODES if field is SchemaTsInt64Field else GO_DRIVERS)
+    for value in good:
+        assert field(value, Address("schemas/jobs")).value == value
+    assert field(None, Address("schemas/jobs")).value is None  # unset: the [schemac] default applies
+    with pytest.raises(InvalidFieldException):
+        field(bad, Address("schemas/jobs"))
 
 
 @pytest.mark.parametrize(

@@ -160,7 +160,8 @@ def _clean_env() -> Dict[str, str]:
 
 # The fields schemac defines (the others, `description` and `tags`, are Pants' own);
 # `go_mod_address` comes with the schemac_pants.go backend.
-OWN_FIELDS = ("dependencies", "go_import_path", "go_mod_address", "go_package", "sources", "ts_module")
+OWN_FIELDS = ("dependencies", "go_driver", "go_import_path", "go_mod_address", "go_package", "sources",
+              "ts_int64", "ts_module")
 
 
 @pytest.mark.slow
