@@ -49,8 +49,8 @@ CODES: Dict[str, str] = {
     "E0211": "overloaded member that is not inherited",
     "E0212": "link to an abstract type without exactly one concrete subtype",
     "E0310": "assignment to a readonly property",
-    "E0400": "migration hint names an unknown type, property, link or enum member",
-    "E0401": "migration hint contradicts the schema",
+    "E0400": "conflicting migration hints",
+    "E0401": "migration hint contradicts the last migration's schema",
     "E0402": "destructive change refused (no drop hint)",
     "E0403": "column type change refused (no cast hint)",
     "E0404": "schema change the migration engine cannot make safely",
@@ -73,6 +73,7 @@ CODES: Dict[str, str] = {
     "W0002": "inherited exclusive constraint enforced per table",
     "W0003": "required multi link not enforced by the database",
     "W0004": "annotations of a scalar type are not stored",
+    "W0005": "migration hint does not apply (already applied, or misspelled)",
 }
 
 

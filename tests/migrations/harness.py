@@ -11,7 +11,7 @@ from schemac.compiler import Options, check_library
 from schemac.diagnostics import CompileError
 from schemac.migrate.apply import apply
 from schemac.migrate.catalog import catalog_of
-from schemac.migrate.diff import DiffOptions
+from schemac.migrate.diff import DiffOptions, locations_of
 from schemac.migrate.history import History, next_migration
 
 
@@ -40,7 +40,8 @@ class Lib:
         lib = check_library(self.sources(), Options(library=self.name))
         history = lib.history or History(f"{self.name}/migrations")
         assert history.verify() == []
-        gen = next_migration(self.name, history, catalog_of(lib.schema), lib.hints, DiffOptions(**opts), name)
+        gen = next_migration(self.name, history, catalog_of(lib.schema), lib.hints, DiffOptions(**opts), name,
+                             locations_of(lib.schema))
         if gen is not None and not gen.plan.errors:
             for fname, text in gen.files.items():
                 (self.migrations / fname).write_text(text)

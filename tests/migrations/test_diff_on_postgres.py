@@ -151,6 +151,7 @@ def test_rename_type_carries_table_constraint_and_index_names(tmp_path, pg):
     assert 'RENAME CONSTRAINT "uq_user_email" TO "uq_member_email"' in up
     assert "DROP CONSTRAINT" not in up and "CREATE" not in up
     assert "member" in after and "user" not in after
+    assert ("member_pkey", "PRIMARY KEY (id)") in after["member"]["constraints"]
     assert pg.execute("SELECT count(*) FROM post JOIN member ON member.id = post.author_id") == [(1,)]
     assert "BC101" in codes(gen.plan.lints)
     _roundtrip(lib, pg, version, before, after)
@@ -164,7 +165,8 @@ def test_rename_link_renames_column_foreign_key_and_index(tmp_path, pg):
     up = lib.up_sql(version)
     assert 'RENAME COLUMN "author_id" TO "writer_id"' in up
     assert 'RENAME CONSTRAINT "fk_post_author_id" TO "fk_post_writer_id"' in up
-    assert "ADD CONSTRAINT" not in up
+    assert 'ALTER INDEX "ix_post_author_id" RENAME TO "ix_post_writer_id";' in up
+    assert "ADD CONSTRAINT" not in up and "CREATE INDEX" not in up and "DROP INDEX" not in up
     _roundtrip(lib, pg, version, before, after)
 
 
@@ -327,3 +329,23 @@ type Car {
     assert after["car"]["comment"] == "All cars"
     pg.execute("DELETE FROM car")
     _roundtrip(lib, pg, version, before, after)
+
+
+def test_new_columns_and_indexes_of_existing_tables_keep_their_annotations(tmp_path, pg):
+    lib = _start(tmp_path, pg, BLOG_V1)
+    v2 = BLOG_V1.replace("views: int32;", "views: int32;\n  subtitle: str { annotation description := 'Sub'; };") \
+        .replace("index on (.title);", "index on (.title) { annotation description := 'by title'; };")
+    gen, version, before, after = _step(lib, pg, v2)
+    assert ("subtitle", "text", False, None, "Sub") in after["post"]["columns"]
+    assert any(name == "ix_post_title" and comment == "by title" for name, _, comment in after["post"]["indexes"])
+    _roundtrip(lib, pg, version, before, after)
+
+
+def test_single_property_becomes_multi_keeping_its_value(tmp_path, pg):
+    v1 = "type Note { required title: str; label: str; }"
+    lib = _start(tmp_path, pg, v1, "INSERT INTO note (title, label) VALUES ('a', 'x'), ('b', NULL)")
+    gen, version, before, after = _step(lib, pg, v1.replace("label: str;", "multi label: str;"))
+    assert pg.execute("SELECT title, label FROM note ORDER BY 1") == [("a", ["x"]), ("b", [])]
+    _roundtrip(lib, pg, version, before, after)
+    bad = lib.generate("type Note { required title: str; label: int32; }")
+    assert [d.code for d in bad.plan.errors] == ["E0404"]

@@ -142,23 +142,52 @@ def test_drift_check_and_generate_through_the_cli(tmp_path):
     assert "no changes" in cli("generate", "--library", "lib", "--out", str(lib.migrations)).stdout
 
 
-def test_hints_are_checked_with_locations(tmp_path):
-    sources = {"lib/schema.esdl": V1 + """
+def test_hints_that_do_not_apply_warn_and_conflicting_hints_fail_with_locations(tmp_path):
+    from schemac.diagnostics import CompileError
+
+    stale = {"lib/schema.esdl": V1 + """
 migration {
   rename property Ticket.titel to name;
   rename type Ticket to Ticket;
   map member Status.Gone to Opn;
 }
 """}
-    from schemac.diagnostics import CompileError
+    lib = check_library(stale, Options(library="lib"))  # old hints never break a build
+    text = "\n".join(w.render(stale) for w in lib.warnings)
+    assert "lib/schema.esdl:10:3: warning[W0005]: migration hint does not apply: type 'Ticket' has no property" in text
+    assert "type 'Ticket' still exists" in text
+    assert "enum 'Status' has no member 'Opn'" in text and "did you mean 'Open'" in text and "^" in text
+    assert lib.hints.pointer_renames == {} and lib.hints.member_maps == {}
 
+    conflicting = {"lib/schema.esdl": V1.replace("title", "name") + """
+migration {
+  rename property Ticket.title to name;
+  drop property Ticket.title;
+  fill Ticket.name using (1);
+}
+"""}
     with pytest.raises(CompileError) as e:
-        check_library(sources, Options(library="lib"))
-    text = e.value.render(sources)
-    assert "lib/schema.esdl:10:3: error[E0400]: type 'Ticket' has no property or link 'name'" in text
-    assert "error[E0401]: type 'Ticket' still exists" in text
-    assert "enum 'Status' has no member 'Opn'" in text and "did you mean 'Open'" in text
-    assert "^" in text
+        check_library(conflicting, Options(library="lib"))
+    text = e.value.render(conflicting)
+    assert "lib/schema.esdl:11:3: error[E0400]: conflicting migration hints" in text
+    assert "error[E0304]: the fill value is int64, but Ticket.name is str" in text
+
+
+def test_misspelled_rename_warns_and_the_change_is_refused_at_the_declaration(tmp_path):
+    lib = _three_versions(tmp_path)
+    gen = lib.generate(V3.replace("title", "heading") + "migration { rename property Ticket.titel to heading; }")
+    assert [d.code for d in gen.plan.errors] == ["E0402"]
+    assert gen.plan.errors[0].span is not None and gen.plan.errors[0].span.file == "lib/schema.esdl"
+    w = [d for d in gen.plan.lints if d.code == "W0005"]
+    assert w and "no Ticket.titel" in w[0].message and w[0].span.line > 1
+
+
+def test_a_rename_onto_a_name_the_last_migration_still_has_is_refused(tmp_path):
+    lib = Lib(tmp_path)
+    lib.generate("type Old1 { b: str; }\ntype Foo { a: str; }")
+    gen = lib.generate("type Foo { b: str; }\nmigration { rename type Old1 to Foo; drop property Foo.a; }")
+    assert [d.code for d in gen.plan.errors] == ["E0401"]
+    assert not gen.files
 
 
 def _golang_migrate() -> str:

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional
 from schemac.compiler import Library, Options, check_library
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.migrate.catalog import SnapshotError, catalog_of, dump_snapshot
-from schemac.migrate.diff import DiffOptions, diff
+from schemac.migrate.diff import DiffOptions, diff, locations_of
 from schemac.migrate.history import History, next_migration
 
 
@@ -52,7 +52,8 @@ def generate(args, read_sources) -> int:
         return 1
     options = DiffOptions(allow_destructive=args.allow_destructive, online_indexes=args.online_indexes)
     try:
-        gen = next_migration(args.library, history, catalog_of(lib.schema), lib.hints, options, args.name)
+        gen = next_migration(args.library, history, catalog_of(lib.schema), lib.hints, options, args.name,
+                             locations_of(lib.schema))
     except SnapshotError as e:
         print(f"{history.path('snapshot.json')}: error[E0407]: {e}", file=sys.stderr)
         return 1

@@ -29,7 +29,7 @@ from schemac.sqlnames import qi, quote_ident, sql_string
 
 # Phases (statement order inside one migration).
 RENAME, DROP_FK, DROP_INDEX, DROP_UNIQUE, DROP_CHECK, DROP_COLUMN, DROP_TABLE = 10, 20, 21, 22, 23, 30, 31
-CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, ALTER_TYPE, DROP_NOT_NULL, SET_DEFAULT = 40, 41, 42, 43, 44, 45
+CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, DROP_NOT_NULL, ALTER_TYPE, SET_DEFAULT = 40, 41, 42, 42, 43, 45
 REWRITE, FILL, SET_NOT_NULL = 50, 51, 52
 ADD_CHECK, ADD_UNIQUE, ADD_FK, INDEXES, COPY_LINKS, LATE_DROP, COMMENT = 60, 61, 62, 63, 66, 80, 90
 
@@ -91,13 +91,14 @@ _TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[A-Za-z_][A-Za-z0-9_$]*
 def rename_identifiers(sql: str, names: Dict[str, str]) -> str:
     """Rewrite column references in an expression (``status = 'A'`` with
     ``{"status": "state"}`` -> ``state = 'A'``); string literals are left alone."""
-    if not names or all(k == v for k, v in names.items()):
+    names = {k: v for k, v in names.items() if k != v}
+    if not names:
         return sql
     out: List[str] = []
     for tok in _TOKEN.findall(sql):
-        if tok.startswith('"'):
+        if tok.startswith('"'):  # a quoted identifier stays quoted (index keys are spelled "col")
             name = tok[1:-1].replace('""', '"')
-            out.append(quote_ident(names[name]) if name in names else tok)
+            out.append(qi(names[name]) if name in names else tok)
         elif tok[:1].isalpha() or tok[:1] == "_":
             out.append(quote_ident(names[tok]) if tok in names else tok)
         else:
@@ -158,17 +159,28 @@ def _comment_sql(kind: str, target: str, text: Optional[str]) -> str:
 
 
 def _guard(condition_sql: str, message: str, hint: str, errcode: str) -> str:
-    """A ``DO`` block that stops the migration (and so rolls it back) with a clear message."""
-    msg, hnt = sql_string(message), sql_string(hint)
-    return (f"DO $schemac$ BEGIN\n  IF {condition_sql} THEN\n"
-            f"    RAISE EXCEPTION {msg.replace('%', '%%')}\n      USING ERRCODE = '{errcode}', HINT = {hnt.replace('%', '%%')};\n"
-            f"  END IF;\nEND $schemac$;")
+    """A ``DO`` block that stops the migration (and so rolls it back) with a clear message.
+    ``RAISE``'s message is a format string (``%`` doubled); its ``HINT`` is not."""
+    msg, hnt = sql_string(message.replace("%", "%%")), sql_string(hint)
+    body = (f"BEGIN\n  IF {condition_sql} THEN\n    RAISE EXCEPTION {msg}\n"
+            f"      USING ERRCODE = '{errcode}', HINT = {hnt};\n  END IF;\nEND")
+    tag = "$schemac$"
+    while tag in body:
+        tag = tag[:-1] + "_$"
+    return f"DO {tag} {body} {tag};"
+
+
+def _member_ref(enum: str, member: str) -> str:
+    """How a hint names a member: ``Status.Open``, ``Status.'100%'`` for non-identifiers."""
+    name = member if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", member) else sql_string(member)
+    return f"{enum.split('::')[-1]}.{name}"
 
 
 # ------------------------------------------------------------------------------------ the diff
 class _Differ:
-    def __init__(self, old: Catalog, new: Catalog, hints: Hints, options: DiffOptions):
+    def __init__(self, old: Catalog, new: Catalog, hints: Hints, options: DiffOptions, locations=None):
         self.old, self.new, self.hints, self.opt = old, new, hints, options
+        self.locations = locations or {}
         self.plan = Plan()
         self.seq = 0
 
@@ -181,8 +193,38 @@ class _Differ:
         if not self.opt.down:
             self.plan.lints.append(Diagnostic(code, message, None, hint, severity="warning"))
 
-    def error(self, code: str, message: str, hint: Optional[str] = None) -> None:
-        self.plan.errors.append(Diagnostic(code, message, None, hint))
+    def error(self, code: str, message: str, hint: Optional[str] = None, span=None) -> None:
+        self.plan.errors.append(Diagnostic(code, message, span, hint))
+
+    def _hint_span(self, key):
+        return self.hints.spans.get(key)
+
+    def _where(self, origin: str, pointer: Optional[str] = None):
+        """The declaration a refused change is about (the type, or its property), if known."""
+        return self.locations.get((origin, pointer)) or self.locations.get((origin, None))
+
+    def _stale_hints(self, old_by_origin: Dict[str, TableDef]) -> None:
+        """W0005 for rename hints the last migration's schema knows neither name of: a
+        misspelled old name (the change it meant is then refused with an error of its own)."""
+        if self.opt.down:
+            return
+        old_origins = {t.origin for t in self.old.tables}
+        for old, new in self.hints.type_renames.items():
+            if old not in old_origins and new not in old_origins:
+                self.plan.lints.append(Diagnostic(
+                    "W0005", f"migration hint does not apply: the last migration has no type {self._short(old)}",
+                    self._hint_span(("type", old)), "check the old name"))
+        for (typ, old), new in self.hints.pointer_renames.items():
+            ot = old_by_origin.get(typ)
+            if ot is None:
+                continue
+            pointers = {c.pointer for c in ot.columns}
+            join_links = {t.origin.rsplit(".", 1)[1] for t in self.old.tables
+                          if _is_join(t.origin) and self.new_origin(t.origin.rsplit(".", 1)[0]) == typ}
+            if old not in pointers and old not in join_links and new not in pointers and new not in join_links:
+                self.plan.lints.append(Diagnostic(
+                    "W0005", f"migration hint does not apply: the last migration has no {self._short(typ)}.{old}",
+                    self._hint_span(("pointer", typ, old)), "check the old name"))
 
     def change(self, text: str) -> None:
         self.plan.changes.append(text)
@@ -200,7 +242,18 @@ class _Differ:
         return origin[len("default::"):] if origin.startswith("default::") else origin
 
     def run(self) -> Plan:
-        old_by_origin = {self.new_origin(t.origin): t for t in self.old.tables}
+        old_by_origin: Dict[str, TableDef] = {}
+        for t in self.old.tables:
+            origin = self.new_origin(t.origin)
+            if origin in old_by_origin:
+                a, b = old_by_origin[origin], t
+                self.error("E0401", f"tables {a.name!r} and {b.name!r} of the last migration would both become "
+                           f"{self._short(origin)}", "a rename hint names a type or link whose new name the last "
+                           "migration still has; drop or rename that one first, in a migration of its own",
+                           self._hint_span(("type", t.origin)) or self._hint_span(("type", a.origin)))
+                continue
+            old_by_origin[origin] = t
+        self._stale_hints(old_by_origin)
         new_by_origin = {t.origin: t for t in self.new.tables}
         self.table_map: Dict[str, str] = {}
         for origin, ot in old_by_origin.items():
@@ -263,7 +316,7 @@ class _Differ:
                 self.error("E0402", f"{kind} {self._short(typ)} was removed: dropping table {t.name!r} deletes its rows",
                            f"if that is intended, add `drop {kind} {self._short(typ)};` to a `migration {{ }}` block "
                            "of the schema (or pass --allow-destructive); if it was renamed, add "
-                           f"`rename {kind} ...`")
+                           f"`rename {kind} ...`", self._where(typ.rsplit(".", 1)[0]) if join else None)
                 continue
             self.lint("DS102", f"table {t.name!r} is dropped with its rows")
             self.change(f"drop table {t.name}")
@@ -292,6 +345,13 @@ class _Differ:
                             and not any(x.pointer == ptr for x in src.columns)), None)
             if old_col is None:
                 continue
+            required = [c.name for c in jt.columns
+                        if c.name not in ("source_id", "target_id") and not c.nullable and c.default is None]
+            if required and not self.opt.down:
+                self.error("E0404", f"single link {self._short(typ)}.{ptr} becomes multi, but its link properties "
+                           f"{', '.join(required)} are required without a default: the copied links have no value",
+                           "give the link properties a default (or make them optional) for this migration",
+                           self._where(typ, ptr))
             self.converted_columns.add((src.name, old_col.name))
             self.change(f"single link {self._short(typ)}.{ptr} becomes multi (rows copied to {jt.name})")
             self.emit(COPY_LINKS, f"INSERT INTO {qi(jt.name)} (\"source_id\", \"target_id\")\n"
@@ -327,12 +387,25 @@ class _Differ:
         tq = qi(nt.name)
         if ot.name != nt.name:
             self.emit(RENAME, f"ALTER TABLE {qi(ot.name)} RENAME TO {tq};")
+            # Postgres named the primary key after the table (<table>_pkey): keep it so.
+            self.emit(RENAME, f"ALTER TABLE {tq} RENAME CONSTRAINT {qi(ot.name + '_pkey')} TO {qi(nt.name + '_pkey')};")
             self.lint("BC101", f"table {ot.name!r} is renamed to {nt.name!r}")
             self.change(f"rename table {ot.name} to {nt.name}")
         if tuple(ot.primary_key) != tuple(nt.primary_key) and not self.opt.down:
-            self.error("E0404", f"the primary key of {nt.name!r} changes", "declare a new type and copy the data")
+            self.error("E0404", f"the primary key of {nt.name!r} changes", "declare a new type and copy the data",
+                       self._where(nt.origin))
         origin = nt.origin
-        old_cols = {self._new_pointer(origin, c.pointer) or c.name: c for c in ot.columns}
+        old_cols: Dict[str, ColumnDef] = {}
+        for c in ot.columns:
+            key = self._new_pointer(origin, c.pointer) or c.name
+            if key in old_cols:
+                self.error("E0401", f"columns {nt.name}.{old_cols[key].name} and {nt.name}.{c.name} of the last "
+                           f"migration would both become {key!r}",
+                           "a rename hint names a property whose new name the last migration still has; drop or "
+                           "rename that one first, in a migration of its own",
+                           self._hint_span(("pointer", origin, c.pointer)))
+                return
+            old_cols[key] = c
         colmap: Dict[str, str] = {}
         pairs: List[Tuple[ColumnDef, ColumnDef]] = []
         for c in nt.columns:
@@ -357,7 +430,7 @@ class _Differ:
                            "deletes its values",
                            f"if that is intended, add `drop property {self._short(origin)}.{ptr};` to a "
                            "`migration { }` block of the schema (or pass --allow-destructive); if it was renamed, add "
-                           f"`rename property {self._short(origin)}.{ptr} to <new name>;`")
+                           f"`rename property {self._short(origin)}.{ptr} to <new name>;`", self._where(origin))
                 continue
             self.lint("DS103", f"column {nt.name}.{oc.name} is dropped with its values")
             self.change(f"drop column {nt.name}.{oc.name}")
@@ -386,6 +459,8 @@ class _Differ:
             if not c.nullable:
                 self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET NOT NULL;")
             return
+        if c.comment is not None:
+            self.emit(COMMENT, _comment_sql("COLUMN", f"{tq}.{qi(c.name)}", c.comment))
         if c.nullable or c.default is not None:
             self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(c)};")
             return
@@ -399,23 +474,36 @@ class _Differ:
                 f"EXISTS (SELECT 1 FROM {tq})",
                 f"schemac: {nt.name}.{c.name} is a new required column, and {nt.name} has rows",
                 f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
-                "and generate the migration again, or give the property a default", "23502"))
+                "(or give the property a default), then generate this migration again (see docs/migrations.md, "
+                "'When a migration fails')", "23502"))
         self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET NOT NULL;")
 
     def alter_column(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:
         tq, cq = qi(nt.name), qi(c.name)
         type_changes = oc.type != c.type
         if type_changes:
+            if oc.type.endswith("[]") and not c.type.endswith("[]") and not self.opt.down:
+                self.error("E0404", f"column {nt.name}.{c.name} changes from an array ({oc.type}) to a single value "
+                           f"({c.type}): values would be lost", "add a new property and copy what you need",
+                           self._where(nt.origin, c.pointer))
+                return
             hinted = (nt.origin, c.pointer) in self.hints.casts
-            if not (hinted or self.opt.down or (oc.type, c.type) in WIDENING):
+            if not (hinted or self.opt.down or (oc.type, c.type) in WIDENING or c.type == f"{oc.type}[]"):
                 self.error("E0403", f"column {nt.name}.{c.name} changes type from {oc.type} to {c.type}",
                            f"if existing values should be converted with a Postgres cast, add "
-                           f"`cast {self._type_name(nt)}.{c.pointer};` to a `migration {{ }}` block of the schema")
+                           f"`cast {self._type_name(nt)}.{c.pointer};` to a `migration {{ }}` block of the schema",
+                           self._where(nt.origin, c.pointer))
                 return
             if oc.default is not None:
                 self.emit(DROP_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {cq} DROP DEFAULT;")
-            self.emit(ALTER_TYPE, f"ALTER TABLE {tq} ALTER COLUMN {cq} TYPE {c.type} USING {cq}::{c.type};")
-            if (oc.type, c.type) not in WIDENING:
+            if c.type == f"{oc.type}[]":  # single -> multi / array of it: a one-element array
+                using = f"CASE WHEN {cq} IS NULL THEN '{{}}'::{c.type} ELSE ARRAY[{cq}] END"
+            elif oc.type == f"{c.type}[]":  # the down of that: the first element
+                using = f"{cq}[1]"
+            else:
+                using = f"{cq}::{c.type}"
+            self.emit(ALTER_TYPE, f"ALTER TABLE {tq} ALTER COLUMN {cq} TYPE {c.type} USING {using};")
+            if (oc.type, c.type) not in WIDENING and c.type != f"{oc.type}[]":
                 self.lint("MF105", f"column {nt.name}.{c.name} is cast from {oc.type} to {c.type}")
             self.lint("LK102", f"changing the type of {nt.name}.{c.name} rewrites {nt.name}")
             self.change(f"change type of {nt.name}.{c.name} to {c.type}")
@@ -437,8 +525,8 @@ class _Differ:
                 self.emit(FILL, _guard(
                     f"EXISTS (SELECT 1 FROM {tq} WHERE {cq} IS NULL)",
                     f"schemac: {nt.name}.{c.name} becomes required, but some rows have no value",
-                    f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
-                    "and generate the migration again", "23502"))
+                    f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block, "
+                    "then generate this migration again (see docs/migrations.md, 'When a migration fails')", "23502"))
             self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")
         elif not oc.nullable and c.nullable:
             self.change(f"make {nt.name}.{c.name} optional")
@@ -464,12 +552,13 @@ class _Differ:
         removed = [m for m in old_members if m not in new_members and m not in renames]
         for m in removed:
             self.lint("DS104", f"enum member {m!r} is removed; rows of {nt.name} that use it stop the migration",
-                      f"to move them to another member add `map member {enum.split('::')[-1]}.{m} to <member>;`")
+                      f"to move them to another member add `map member {_member_ref(enum, m)} to <member>;`")
             cond = f"{sql_string(m)} = ANY({cq})" if c.array else f"{cq} = {sql_string(m)}"
             self.emit(REWRITE, _guard(
                 f"EXISTS (SELECT 1 FROM {tq} WHERE {cond})",
                 f"schemac: enum member {m} was removed, but rows of {nt.name}.{c.name} still use it",
-                f"add `map member {enum.split('::')[-1]}.{m} to <member>;` to the schema's migration block", "23514"))
+                f"add `map member {_member_ref(enum, m)} to <member>;` to the schema's migration block, "
+                "then generate this migration again (see docs/migrations.md, 'When a migration fails')", "23514"))
 
     # -- constraints and indexes of a kept table
     def constraints(self, ot: TableDef, nt: TableDef) -> None:
@@ -571,6 +660,8 @@ class _Differ:
         def add_index(i):
             self.change(f"add index {i.name}")
             self._index(nt, i.name, lambda conc: index_sql(nt.name, i, conc))
+            if i.comment is not None:
+                self.emit(COMMENT, _comment_sql("INDEX", qi(i.name), i.comment))
 
         def drop_index(i):
             self.change(f"drop index {i.name}")
@@ -613,8 +704,22 @@ def _merge_replacements(changes: List[str]) -> List[str]:
     return out
 
 
-def diff(old: Catalog, new: Catalog, hints: Optional[Hints] = None, options: DiffOptions = DiffOptions()) -> Plan:
+def diff(old: Catalog, new: Catalog, hints: Optional[Hints] = None, options: DiffOptions = DiffOptions(),
+         locations: Optional[Dict[Tuple[str, Optional[str]], object]] = None) -> Plan:
     """Plan the statements that turn ``old`` into ``new``. Never raises for a refused change:
-    refused changes are ``Plan.errors`` (E0402 destructive without a drop hint, E0403 type
-    change without a cast hint, E0404 not possible safely); lints are ``Plan.lints``."""
-    return _Differ(old, new, hints or Hints(), options).run()
+    refused changes are ``Plan.errors`` (E0401 two old names becoming one, E0402 destructive
+    without a drop hint, E0403 type change without a cast hint, E0404 not possible safely);
+    lints are ``Plan.lints``. ``locations`` (``{(type qualname, pointer or None): Span}``, see
+    :func:`locations_of`) puts refusals at the declaration they are about."""
+    return _Differ(old, new, hints or Hints(), options, locations).run()
+
+
+def locations_of(schema) -> Dict[Tuple[str, Optional[str]], object]:
+    """``{(origin, None): type span, (origin, pointer): property span}`` of a resolved schema."""
+    out: Dict[Tuple[str, Optional[str]], object] = {}
+    for t in schema.all_tables():
+        origin = f"{t.join_of[0]}.{t.join_of[1]}" if t.join_of else t.qualname
+        out[(origin, None)] = t.span
+        for c in t.columns:
+            out[(origin, c.link or c.name)] = c.span
+    return out

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Sequence, Set, Tuple
 
 from schemac import syntax as ast
-from schemac.diagnostics import Reporter, did_you_mean
+from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.exprs import ExprContext, lower
 from schemac.model import Schema
 
@@ -47,6 +47,9 @@ class Hints:
     casts: Set[Tuple[str, str]] = field(default_factory=set)
     dropped_types: Set[str] = field(default_factory=set)
     dropped_pointers: Set[Tuple[str, str]] = field(default_factory=set)
+    #: Where each hint is: ("type", old qualname) / ("pointer", type, old name) /
+    #: ("member", enum, old member), and the same with "to" for rename targets.
+    spans: Dict[Tuple, Span] = field(default_factory=dict)
 
     def inverted(self) -> "Hints":
         """The hints of the down migration: every rename reversed; drops, casts and member
@@ -67,13 +70,28 @@ class Hints:
         return qualname
 
 
+def _stale(reporter: Reporter, message: str, span, hint=None) -> None:
+    """A hint that does not apply to the current schema: left over from an earlier migration
+    (harmless, delete it when convenient) or misspelled (then the diff will refuse the change it
+    was meant to explain). A warning, so old hints never break a build."""
+    extra = "if it was applied by an earlier migration, delete it"
+    reporter.warning("W0005", f"migration hint does not apply: {message}", span,
+                     f"{hint}; {extra}" if hint else extra)
+
+
+def _conflict(reporter: Reporter, message: str, span) -> None:
+    reporter.error("E0400", f"conflicting migration hints: {message}", span,
+                   "each old name can be renamed, mapped or dropped by one hint only")
+
+
 def _qual(name: str, module: str) -> str:
     return name if "::" in name else f"{module}::{name}"
 
 
 def resolve_hints(files: Sequence[ast.SchemaFile], schema: Schema, reporter: Reporter) -> Hints:
-    """Check every hint of ``files`` against ``schema`` (E0400 unknown names, E0401 hints that
-    contradict the schema) and resolve them. Fill expressions are lowered like a default, with
+    """Check every hint of ``files`` against ``schema`` and resolve them: a hint that does not
+    apply (unknown name, or already applied) is a W0005 warning and ignored; two hints on one
+    name are an E0400 error; a fill value of the wrong type E0304. Fill expressions are lowered like a default, with
     the row in scope (``fill Task.slug using (.title)``)."""
     hints = Hints()
     for f in files:
@@ -82,22 +100,36 @@ def resolve_hints(files: Sequence[ast.SchemaFile], schema: Schema, reporter: Rep
     return hints
 
 
+def _claim(hints: Hints, key: Tuple, h: ast.MigrationHint, reporter: Reporter) -> bool:
+    """Record that ``key`` (an old name, or a rename target) is taken by hint ``h``; report
+    E0400 and return False when another hint took it already."""
+    other = hints.spans.get(key)
+    if other is not None:
+        _conflict(reporter, f"{' '.join(str(k) for k in key[1:])} is named by two hints "
+                            f"(the other at line {other.line})", h.span)
+        return False
+    hints.spans[key] = h.span
+    return True
+
+
 def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints: Hints) -> None:
     if h.kind == "member":
         enum = schema.find_enum(h.type_name, h.module)
         if enum is None:
-            reporter.error("E0400", f"unknown enum '{h.type_name}' in a migration hint", h.span,
+            _stale(reporter, f"unknown enum '{h.type_name}' in a migration hint", h.span,
                            did_you_mean(h.type_name, [e.name for e in schema.all_enums()]))
             return
         members = set(enum.members)
         assert h.item is not None and h.to is not None
         if h.to not in members:
-            reporter.error("E0400", f"enum '{enum.name}' has no member '{h.to}'", h.span,
+            _stale(reporter, f"enum '{enum.name}' has no member '{h.to}'", h.span,
                            did_you_mean(h.to, enum.members))
             return
         if h.item in members:
-            reporter.error("E0401", f"'{h.item}' is still a member of '{enum.name}'", h.span,
+            _stale(reporter, f"'{h.item}' is still a member of '{enum.name}'", h.span,
                            f"a {h.action} hint names a member that is gone from the enum")
+            return
+        if not _claim(hints, ("member", enum.qualname, h.item), h, reporter):
             return
         table = hints.member_renames if h.action == "rename" else hints.member_maps
         table.setdefault(enum.qualname, {})[h.item] = h.to
@@ -106,25 +138,28 @@ def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints
         assert h.to is not None
         new = schema.find_type(h.to, h.module)
         if new is None:
-            reporter.error("E0400", f"unknown type '{h.to}' (a rename hint names the new type as declared now)",
+            _stale(reporter, f"unknown type '{h.to}' (a rename hint names the new type as declared now)",
                            h.span, did_you_mean(h.to, [t.name for t in schema.all_types()]))
             return
         old = _qual(h.type_name, h.module)
         if schema.find_type(h.type_name, h.module) is not None:
-            reporter.error("E0401", f"type '{h.type_name}' still exists, so it cannot have been renamed", h.span)
+            _stale(reporter, f"type '{h.type_name}' still exists, so it cannot have been renamed", h.span)
+            return
+        if not (_claim(hints, ("type", old), h, reporter) and _claim(hints, ("type-to", new.qualname), h, reporter)):
             return
         hints.type_renames[old] = new.qualname
         return
     if h.kind == "type" and h.action == "drop":
         if schema.find_type(h.type_name, h.module) is not None:
-            reporter.error("E0401", f"type '{h.type_name}' still exists; a drop hint is for a removed type", h.span)
+            _stale(reporter, f"type '{h.type_name}' still exists; a drop hint is for a removed type", h.span)
             return
-        hints.dropped_types.add(_qual(h.type_name, h.module))
+        if _claim(hints, ("type", _qual(h.type_name, h.module)), h, reporter):
+            hints.dropped_types.add(_qual(h.type_name, h.module))
         return
     # property / link hints name a type that exists now
     typ = schema.find_type(h.type_name, h.module)
     if typ is None:
-        reporter.error("E0400", f"unknown type '{h.type_name}' in a migration hint", h.span,
+        _stale(reporter, f"unknown type '{h.type_name}' in a migration hint", h.span,
                        did_you_mean(h.type_name, [t.name for t in schema.all_types()]))
         return
     assert h.item is not None
@@ -132,22 +167,25 @@ def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints
     if h.action == "rename":
         assert h.to is not None
         if h.to not in pointers:
-            reporter.error("E0400", f"type '{typ.name}' has no property or link '{h.to}'", h.span,
+            _stale(reporter, f"type '{typ.name}' has no property or link '{h.to}'", h.span,
                            did_you_mean(h.to, pointers))
             return
         if h.item in pointers:
-            reporter.error("E0401", f"'{typ.name}.{h.item}' still exists, so it cannot have been renamed", h.span)
+            _stale(reporter, f"'{typ.name}.{h.item}' still exists, so it cannot have been renamed", h.span)
             return
-        hints.pointer_renames[(typ.qualname, h.item)] = h.to
+        if _claim(hints, ("pointer", typ.qualname, h.item), h, reporter) and \
+                _claim(hints, ("pointer-to", typ.qualname, h.to), h, reporter):
+            hints.pointer_renames[(typ.qualname, h.item)] = h.to
     elif h.action == "drop":
         if h.item in pointers:
-            reporter.error("E0401", f"'{typ.name}.{h.item}' still exists; a drop hint is for a removed one", h.span)
+            _stale(reporter, f"'{typ.name}.{h.item}' still exists; a drop hint is for a removed one", h.span)
             return
-        hints.dropped_pointers.add((typ.qualname, h.item))
+        if _claim(hints, ("pointer", typ.qualname, h.item), h, reporter):
+            hints.dropped_pointers.add((typ.qualname, h.item))
     else:
         col = next((c for c in typ.columns if (c.link or c.name) == h.item), None)
         if col is None:
-            reporter.error("E0400", f"type '{typ.name}' has no property or single link '{h.item}'", h.span,
+            _stale(reporter, f"type '{typ.name}' has no property or single link '{h.item}'", h.span,
                            did_you_mean(h.item, pointers))
             return
         if h.action == "cast":
@@ -155,5 +193,9 @@ def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints
         else:
             ctx = ExprContext(schema, typ, h.module, reporter, where="fill expression")
             low = lower(h.expr, ctx, col.type)  # type: ignore[arg-type]
-            if low is not None:
+            if low is not None and low.type.family != col.type.family:
+                reporter.error("E0304", f"the fill value is {low.type.name}, but {typ.name}.{h.item} is "
+                               f"{col.type.name}", h.expr.span if h.expr is not None else h.span,
+                               f"give a {col.type.name} value, e.g. with a cast <{col.type.name}>(...)")
+            elif low is not None:
                 hints.fills[(typ.qualname, h.item)] = low.sql

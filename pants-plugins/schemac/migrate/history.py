@@ -185,7 +185,9 @@ def slug_of(changes: List[str]) -> str:
     ``add_column_job_priority``; several changes -> the first one + ``_and_more``."""
     if not changes:
         return "migration"
-    first = re.sub(r"[^a-z0-9]+", "_", changes[0].lower()).strip("_")[:48].rstrip("_")
+    first = re.sub(r"[^a-z0-9]+", "_", changes[0].lower()).strip("_")
+    if len(first) > 48:
+        first = first[:48].rsplit("_", 1)[0]
     return first + ("_and_more" if len(changes) > 1 else "")
 
 
@@ -208,13 +210,14 @@ class Generated:
 
 
 def next_migration(library: str, history: History, current: Catalog, hints: Hints,
-                   options: DiffOptions = DiffOptions(), name: Optional[str] = None) -> Optional[Generated]:
+                   options: DiffOptions = DiffOptions(), name: Optional[str] = None,
+                   locations=None) -> Optional[Generated]:
     """Diff the history's snapshot against ``current`` and return the next migration files, or
     ``None`` when nothing changed. The caller must have checked ``history.verify()``. When the
     plan has errors, ``Generated.files`` is empty and the errors are in ``Generated.plan``.
     Raises :class:`SnapshotError` for an unreadable snapshot."""
     old = history.catalog()
-    up = diff(old, current, hints, options)
+    up = diff(old, current, hints, options, locations)
     if up.empty and not up.errors:
         if history.snapshot != dump_snapshot(current) and history.migrations:
             # Only names the database never sees changed (e.g. an enum's members' order is
