@@ -37,7 +37,15 @@ from pants.option.subsystem import Subsystem
 from pants.util.logging import LogLevel
 from pants.util.strutil import help_text
 
-from schemac_pants.rules import COMPILER_DIR, OUTPUT_DIR, SchemacCompilerSources, SchemacVenvPexRequest
+from schemac_pants.rules import (
+    COMPILER_DIR,
+    OUTPUT_DIR,
+    DependencySchemas,
+    DependencySchemasRequest,
+    SchemacCompilerSources,
+    SchemacVenvPexRequest,
+    extern_argv,
+)
 from schemac_pants.subsystem import SchemacSubsystem
 from schemac_pants.target_types import SchemaLibrarySourcesField, SchemaLibraryTarget, library_name
 
@@ -150,9 +158,11 @@ class GeneratedMigration:
 
 @rule(desc="Generating a migration", level=LogLevel.DEBUG)
 async def generate_migration(request: GenerateMigrationRequest) -> GeneratedMigration:
+    deps = await Get(DependencySchemas, DependencySchemasRequest(request.address))
     argv = ("migrate", "generate", "--library", library_name(request.address), "--out", OUTPUT_DIR,
-            *request.argv_options, *request.files)
-    result = await _schemac_process(argv, request.sources_digest,
+            *request.argv_options, *extern_argv(deps.externs), *request.files)
+    sources = await Get(Digest, MergeDigests([request.sources_digest, deps.digest]))
+    result = await _schemac_process(argv, sources,
                                     f"Generating a migration for {request.address}", with_output=True)
     output = (result.stdout.decode("utf-8", "replace") + result.stderr.decode("utf-8", "replace")).rstrip()
     digest = await Get(Digest, RemovePrefix(result.output_digest, OUTPUT_DIR))
@@ -237,9 +247,12 @@ class SchemacMigrationsLintRequest(LintTargetsRequest):
 @rule(desc="Checking a schema library's migrations", level=LogLevel.DEBUG)
 async def check_migrations(request: SchemacMigrationsLintRequest.Batch[SchemaMigrationsFieldSet, Any]) -> LintResult:
     field_set = request.elements[0]
-    sources = await Get(HydratedSources, HydrateSourcesRequest(field_set.sources))
-    argv = ("migrate", "check", "--library", library_name(field_set.address), *sorted(sources.snapshot.files))
-    result = await _schemac_process(argv, sources.snapshot.digest,
+    sources, deps = await MultiGet(Get(HydratedSources, HydrateSourcesRequest(field_set.sources)),
+                                   Get(DependencySchemas, DependencySchemasRequest(field_set.address)))
+    argv = ("migrate", "check", "--library", library_name(field_set.address), *extern_argv(deps.externs),
+            *sorted(sources.snapshot.files))
+    digest = await Get(Digest, MergeDigests([sources.snapshot.digest, deps.digest]))
+    result = await _schemac_process(argv, digest,
                                     f"Checking the migrations of {field_set.address}", with_output=False)
     return LintResult.create(request, result)
 

@@ -22,6 +22,7 @@ from pants.backend.python.util_rules.pex import PexRequest, VenvPex, VenvPexProc
 from pants.backend.python.util_rules.pex_requirements import PexRequirements
 from pants.engine.addresses import Address
 from pants.engine.fs import (
+    EMPTY_DIGEST,
     AddPrefix,
     CreateDigest,
     Digest,
@@ -35,7 +36,15 @@ from pants.engine.fs import (
 )
 from pants.engine.process import FallibleProcessResult
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
-from pants.engine.target import GeneratedSources, GenerateSourcesRequest, Target
+from pants.engine.target import (
+    GeneratedSources,
+    GenerateSourcesRequest,
+    HydratedSources,
+    HydrateSourcesRequest,
+    Target,
+    TransitiveTargets,
+    TransitiveTargetsRequest,
+)
 from pants.engine.unions import UnionRule
 from pants.util.logging import LogLevel
 from pants.util.strutil import softwrap
@@ -197,7 +206,44 @@ class CompiledSchemaLibrary:
     digest: Digest
 
 
-def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str, *, ts_int64: str = "string",
+@dataclass(frozen=True)
+class DependencySchemasRequest:
+    """The schema files of the `schema_library` targets a library depends on (transitively)."""
+
+    address: Address
+
+
+@dataclass(frozen=True)
+class DependencySchemas:
+    """`digest` holds the files; `externs` pairs each path with its library's name."""
+
+    digest: Digest
+    externs: Tuple[Tuple[str, str], ...]
+
+
+@rule(desc="Finding the schema libraries a library depends on", level=LogLevel.DEBUG)
+async def dependency_schemas(request: DependencySchemasRequest) -> DependencySchemas:
+    transitive = await Get(TransitiveTargets, TransitiveTargetsRequest([request.address]))
+    libraries = [t for t in transitive.dependencies
+                 if t.has_field(SchemaLibrarySourcesField) and t.address != request.address]
+    if not libraries:
+        return DependencySchemas(EMPTY_DIGEST, ())
+    hydrated = await MultiGet(Get(HydratedSources, HydrateSourcesRequest(t[SchemaLibrarySourcesField]))
+                              for t in libraries)
+    externs = sorted((f, library_name(t.address)) for t, h in zip(libraries, hydrated)
+                     for f in h.snapshot.files if f.endswith(".esdl"))
+    digest = await Get(Digest, MergeDigests(h.snapshot.digest for h in hydrated))
+    digest = await Get(Digest, DigestSubset(digest, PathGlobs([f for f, _ in externs])))
+    return DependencySchemas(digest, tuple(externs))
+
+
+def extern_argv(externs: Tuple[Tuple[str, str], ...]) -> Tuple[str, ...]:
+    """`--extern LIBRARY=FILE` for each schema file of a dependency library."""
+    return tuple(arg for path, lib in externs for arg in ("--extern", f"{lib}={path}"))
+
+
+def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str,
+                 externs: Tuple[Tuple[str, str], ...] = (), *, ts_int64: str = "string",
                  go_driver: str = "pgx") -> Tuple[str, ...]:
     """The compiler's command line after `python -m schemac` (the fixed CLI contract). The
     options are the effective ones (the target's field, else the `[schemac]` default) and are
@@ -214,6 +260,7 @@ def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str, *, ts_int
     if request.go_import_path:
         argv.extend(["--go-import-path", request.go_import_path])
     argv.extend(["--ts-module", ts_module, "--ts-int64", ts_int64, "--go-driver", go_driver])
+    argv.extend(extern_argv(externs))
     argv.extend(sorted(request.sources.files))
     return tuple(argv)
 
@@ -240,19 +287,20 @@ async def compile_schema_library(
             "matched no `.esdl`/`.edgeql` file."
         )
 
-    venv_pex, compiler, output_dir = await MultiGet(
+    venv_pex, compiler, output_dir, deps = await MultiGet(
         Get(VenvPex, SchemacVenvPexRequest()),
         Get(SchemacCompilerSources),
         Get(Digest, CreateDigest([Directory(OUTPUT_DIR)])),
+        Get(DependencySchemas, DependencySchemasRequest(request.address)),
     )
     input_digest = await Get(
-        Digest, MergeDigests([request.sources.digest, compiler.digest, output_dir])
+        Digest, MergeDigests([request.sources.digest, compiler.digest, output_dir, deps.digest])
     )
     result = await Get(
         FallibleProcessResult,
         VenvPexProcess(
             venv_pex,
-            argv=compile_argv(request, ts_module, ts_int64=ts_int64, go_driver=go_driver),
+            argv=compile_argv(request, ts_module, deps.externs, ts_int64=ts_int64, go_driver=go_driver),
             input_digest=input_digest,
             extra_env={
                 "PEX_EXTRA_SYS_PATH": COMPILER_DIR,

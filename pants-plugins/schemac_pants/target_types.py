@@ -90,10 +90,13 @@ class SchemaLibraryDependenciesField(Dependencies):
 
     help = help_text(
         """
-        Addresses of other targets this library depends on. Nothing is inferred: the compiler
-        only reads this target's own `sources`.
+        Addresses of other targets this library depends on; nothing is inferred. A
+        dependency on another `schema_library` (directly or transitively) lets this library's
+        schema link to its types as `<library>::Type` (e.g. `required buyer: accounts::User;`):
+        the compiler also reads that library's schema files, and the foreign keys reference
+        its tables, which that library's own migrations create.
 
-        Default: none. Example: `dependencies=["//schemas/common"]`.
+        Default: none. Example: `dependencies=["//schemas/accounts"]`.
         """
     )
 
