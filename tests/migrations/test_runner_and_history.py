@@ -234,3 +234,32 @@ def test_repo_histories_apply_and_match_schema_sql(pg_factory):
         apply(a.url, History.from_sources(sources))
         b.execute((REPO / "generated" / name / "sql" / "schema.sql").read_text())
         assert db_catalog(a.conn) == db_catalog(b.conn), name
+
+
+def test_cli_generate_continues_the_history_in_out_and_apply_refuses_a_missing_dir(tmp_path, pg):
+    env = {**os.environ, "PYTHONPATH": str(REPO / "pants-plugins")}
+    lib = tmp_path / "lib"
+    (lib / "migrations").mkdir(parents=True)
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "schemac", "migrate", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True)
+
+    for schema in (V1, V2):
+        (lib / "schema.esdl").write_text(schema)
+        # Only the schema file is listed: the history already in --out is read, not overwritten.
+        r = cli("generate", "--library", "lib", "--out", "lib/migrations", "lib/schema.esdl")
+        assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in (lib / "migrations").glob("*.up.sql"))[1].startswith("000002_")
+    missing = cli("apply", "--database-url", pg.url, "--dir", "lib/migrashuns")
+    assert missing.returncode == 1 and "is not a directory" in missing.stderr
+    ok = cli("apply", "--database-url", pg.url, "--dir", "lib/migrations")
+    assert ok.returncode == 0 and "done: the database is at version 2" in ok.stdout, ok.stderr
+
+
+def test_apply_refuses_a_database_golang_migrate_manages(tmp_path, pg):
+    lib = _three_versions(tmp_path)
+    pg.execute("CREATE TABLE schema_migrations (version bigint PRIMARY KEY, dirty boolean NOT NULL)")
+    pg.execute("INSERT INTO schema_migrations VALUES (3, false)")
+    with pytest.raises(MigrationError, match="managed by golang-migrate"):
+        lib.apply(pg.url)

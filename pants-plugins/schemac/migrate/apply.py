@@ -123,6 +123,8 @@ def apply(database_url: str, history: History, table: str = DEFAULT_TABLE,
                     raise MigrationError(f"migration {m.base} was edited after it was applied (checksum differs); "
                                          "restore the file and put changes in a new migration")
             top = max(applied, default=0)
+            if not applied:
+                _refuse_other_runner(conn)
             pending = [m for m in migrations if m.version not in applied]
             late = [m for m in pending if m.version < top]
             if late:
@@ -143,6 +145,18 @@ def apply(database_url: str, history: History, table: str = DEFAULT_TABLE,
             conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(table),))
     finally:
         conn.close()
+
+
+def _refuse_other_runner(conn) -> None:
+    """A database golang-migrate manages (its ``schema_migrations`` has a version) is not ours
+    to apply to: both runners would apply every file."""
+    row = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+    if row and row[0]:
+        version = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()
+        if version and version[0] is not None:
+            raise MigrationError(
+                f"this database is managed by golang-migrate (schema_migrations is at version {version[0]}): "
+                "use one runner per database (keep using golang-migrate here, or start from an empty database)")
 
 
 def _ensure_table(conn, table: str) -> None:
@@ -173,6 +187,8 @@ def _apply_one(conn, table: str, m: _Migration, say: Callable[[str], None]) -> N
     except psycopg.Error as e:
         diag = e.diag
         where = f"SQLSTATE {e.sqlstate}: {diag.message_primary or str(e).strip()}"
+        if diag.message_detail:
+            where += f" ({diag.message_detail})"
         if diag.message_hint:
             where += f" (hint: {diag.message_hint})"
         _record(conn, table, m, "failed", where, started)

@@ -41,7 +41,24 @@ def _print_all(diags: List[Diagnostic], sources: Dict[str, str]) -> None:
         print(d.render(sources), file=sys.stderr)
 
 
+def _out_history_files(args) -> List[str]:
+    """History files already in ``--out`` that the command line did not list (so that
+    `generate --out schemas/x/migrations schemas/x/*.esdl` continues that history instead of
+    starting a new one over it)."""
+    from schemac.migrate.history import is_history_path
+
+    given = {os.path.normpath(f) for f in args.files}
+    found = []
+    for f in sorted(glob.glob(os.path.join(args.out, "*"))):
+        rel = f.replace(os.sep, "/")
+        if os.path.isfile(f) and os.path.normpath(f) not in given and \
+                is_history_path(f"{os.path.basename(os.path.dirname(os.path.abspath(f)))}/{os.path.basename(f)}"):
+            found.append(rel)
+    return found
+
+
 def generate(args, read_sources) -> int:
+    args.files = [*args.files, *_out_history_files(args)]
     lib, sources = _library(args, read_sources)
     if lib is None:
         return 1
@@ -110,13 +127,25 @@ def check(args, read_sources) -> int:
 
 
 def _history_dir(path: str) -> History:
+    """The history in directory ``path``. Raises :class:`MigrationError` when there is none
+    (a mistyped ``--dir`` must not look like "nothing to do") or a file is not UTF-8."""
+    from schemac.migrate.apply import MigrationError
+
+    if not os.path.isdir(path):
+        raise MigrationError(f"{path} is not a directory (pass the library's migrations/ directory)")
     sources = {}
     for f in sorted(glob.glob(os.path.join(path, "*"))):
         if os.path.isfile(f):
-            with open(f, encoding="utf-8") as fh:
-                sources[f.replace(os.sep, "/")] = fh.read()
+            with open(f, "rb") as fh:
+                raw = fh.read()
+            try:
+                sources[f.replace(os.sep, "/")] = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise MigrationError(f"{f}: not UTF-8 text (byte {e.start})") from None
     h = History.from_sources(sources)
-    return h or History(path)
+    if h is None or not h.migrations:
+        raise MigrationError(f"{path} holds no migrations (NNNNNN_name.up.sql files); generate them first")
+    return h
 
 
 def apply_cmd(args) -> int:
@@ -125,8 +154,8 @@ def apply_cmd(args) -> int:
     if not args.database_url:
         print("error: no database: pass --database-url or set DATABASE_URL", file=sys.stderr)
         return 2
-    history = _history_dir(args.dir)
     try:
+        history = _history_dir(args.dir)
         if args.migrate_command == "resolve":
             print(resolve(args.database_url, history, args.version, args.table))
         else:
