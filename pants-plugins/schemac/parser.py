@@ -1013,8 +1013,8 @@ class _Builder:
         return "member"
 
     def hint_target(self, meta, children):
-        (name, _), *item = children
-        return (name, _name_text(item[0]) if item else None, self._span(meta))
+        (name, _), *item = children  # Type[.pointer[.link property]]
+        return (name, ".".join(_name_text(i) for i in item) if item else None, self._span(meta))
 
     def _make_hint(self, action, kind, target, to, expr, meta):
         name, item, span = target

@@ -349,3 +349,27 @@ def test_single_property_becomes_multi_keeping_its_value(tmp_path, pg):
     _roundtrip(lib, pg, version, before, after)
     bad = lib.generate("type Note { required title: str; label: int32; }")
     assert [d.code for d in bad.plan.errors] == ["E0404"]
+
+
+def test_link_properties_are_renamed_dropped_and_filled_with_hints(tmp_path, pg):
+    v1 = """
+type Tag { required name: str; }
+type Story { required title: str; multi labels: Tag { note: str; weight: int16; }; }
+"""
+    lib = _start(tmp_path, pg, v1)
+    tid = pg.execute("INSERT INTO tag (name) VALUES ('x') RETURNING id")[0][0]
+    sid = pg.execute("INSERT INTO story (title) VALUES ('t') RETURNING id")[0][0]
+    pg.execute("INSERT INTO story_labels (source_id, target_id, note) VALUES (%s, %s, 'n')", (sid, tid))
+    v2 = v1.replace("note: str; weight: int16;", "remark: str; required rank: int16;")
+    refused = lib.generate(v2)
+    assert "drop property Story.labels.weight;" in " ".join(d.hint or "" for d in refused.plan.errors)
+    gen, version, before, after = _step(lib, pg, v2 + """
+migration {
+  rename property Story.labels.note to remark;
+  drop property Story.labels.weight;
+  fill Story.labels.rank using (<int16>1);
+}
+""")
+    assert pg.execute("SELECT remark, rank FROM story_labels") == [("n", 1)]
+    pg.execute("DELETE FROM story_labels")
+    _roundtrip(lib, pg, version, before, after)

@@ -163,39 +163,51 @@ def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints
                        did_you_mean(h.type_name, [t.name for t in schema.all_types()]))
         return
     assert h.item is not None
-    pointers = {c.link or c.name for c in typ.columns} | set(typ.links)
+    container, key, label, item = typ, typ.qualname, typ.name, h.item
+    if "." in h.item:  # a link property: Type.link.property, a column of the link's join table
+        link_name, item = h.item.split(".", 1)
+        link = typ.links.get(link_name)
+        join = next((j for j in schema.join_tables if j.join_of == (typ.qualname, link_name)), None)
+        if link is None or join is None:
+            _stale(reporter, f"type '{typ.name}' has no multi link '{link_name}'", h.span,
+                   did_you_mean(link_name, [n for n, lk in typ.links.items() if lk.multi]))
+            return
+        container, key, label = join, f"{typ.qualname}.{link_name}", f"{typ.name}.{link_name}"
+        pointers = {c.name for c in join.columns} - {"source_id", "target_id"}
+    else:
+        pointers = {c.link or c.name for c in typ.columns} | set(typ.links)
     if h.action == "rename":
         assert h.to is not None
         if h.to not in pointers:
-            _stale(reporter, f"type '{typ.name}' has no property or link '{h.to}'", h.span,
+            _stale(reporter, f"type '{label}' has no property or link '{h.to}'", h.span,
                            did_you_mean(h.to, pointers))
             return
-        if h.item in pointers:
-            _stale(reporter, f"'{typ.name}.{h.item}' still exists, so it cannot have been renamed", h.span)
+        if item in pointers:
+            _stale(reporter, f"'{label}.{item}' still exists, so it cannot have been renamed", h.span)
             return
-        if _claim(hints, ("pointer", typ.qualname, h.item), h, reporter) and \
-                _claim(hints, ("pointer-to", typ.qualname, h.to), h, reporter):
-            hints.pointer_renames[(typ.qualname, h.item)] = h.to
+        if _claim(hints, ("pointer", key, item), h, reporter) and \
+                _claim(hints, ("pointer-to", key, h.to), h, reporter):
+            hints.pointer_renames[(key, item)] = h.to
     elif h.action == "drop":
-        if h.item in pointers:
-            _stale(reporter, f"'{typ.name}.{h.item}' still exists; a drop hint is for a removed one", h.span)
+        if item in pointers:
+            _stale(reporter, f"'{label}.{item}' still exists; a drop hint is for a removed one", h.span)
             return
-        if _claim(hints, ("pointer", typ.qualname, h.item), h, reporter):
-            hints.dropped_pointers.add((typ.qualname, h.item))
+        if _claim(hints, ("pointer", key, item), h, reporter):
+            hints.dropped_pointers.add((key, item))
     else:
-        col = next((c for c in typ.columns if (c.link or c.name) == h.item), None)
+        col = next((c for c in container.columns if (c.link or c.name) == item), None)
         if col is None:
-            _stale(reporter, f"type '{typ.name}' has no property or single link '{h.item}'", h.span,
-                           did_you_mean(h.item, pointers))
+            _stale(reporter, f"type '{label}' has no property or single link '{item}'", h.span,
+                           did_you_mean(item, pointers))
             return
         if h.action == "cast":
-            hints.casts.add((typ.qualname, h.item))
+            hints.casts.add((key, item))
         else:
-            ctx = ExprContext(schema, typ, h.module, reporter, where="fill expression")
+            ctx = ExprContext(schema, container, h.module, reporter, where="fill expression")
             low = lower(h.expr, ctx, col.type)  # type: ignore[arg-type]
             if low is not None and low.type.family != col.type.family:
-                reporter.error("E0304", f"the fill value is {low.type.name}, but {typ.name}.{h.item} is "
+                reporter.error("E0304", f"the fill value is {low.type.name}, but {label}.{item} is "
                                f"{col.type.name}", h.expr.span if h.expr is not None else h.span,
                                f"give a {col.type.name} value, e.g. with a cast <{col.type.name}>(...)")
             elif low is not None:
-                hints.fills[(typ.qualname, h.item)] = low.sql
+                hints.fills[(key, item)] = low.sql
