@@ -62,6 +62,7 @@ def generate(args, read_sources) -> int:
     lib, sources = _library(args, read_sources)
     if lib is None:
         return 1
+    _print_all(lib.warnings, sources)
     history = lib.history or History(args.out)
     problems = history.verify()
     if problems:
@@ -99,6 +100,7 @@ def check(args, read_sources) -> int:
     lib, sources = _library(args, read_sources)
     if lib is None:
         return 1
+    _print_all(lib.warnings, sources)
     if lib.history is None:
         print(f"error[E0406]: library {args.library!r} has no migration history", file=sys.stderr)
         print("  = hint: run `./pants generate-migrations <target>` (or `python -m schemac migrate generate`)",
