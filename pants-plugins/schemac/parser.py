@@ -577,7 +577,12 @@ def _new_span(file: str, line: int, col: int, end_line: int, end_col: int) -> Sp
     """``Span(file, line, col, end_line, end_col)``, built without the frozen dataclass's
     ``__init__`` (five ``object.__setattr__`` calls): the parser makes one per node."""
     span = _new_object(Span)
-    span.__dict__.update(file=file, line=line, col=col, end_line=end_line, end_col=end_col)
+    d = span.__dict__
+    d["file"] = file
+    d["line"] = line
+    d["col"] = col
+    d["end_line"] = end_line
+    d["end_col"] = end_col
     return span
 
 
@@ -594,68 +599,97 @@ def _rule_callback(rule, builder: "_Builder"):
       of keywords and punctuation (terminals not in :data:`KEPT_TERMINALS`);
     * a ``_rule`` is the list of its children (spliced by its parent), and any other rule a
       lark ``Tree``, as without a method in lark."""
-    name = rule.alias or rule.options.template_source or rule.origin.name
-    name = str(name)
+    name = str(rule.alias or rule.options.template_source or rule.origin.name)
     inline = [i for i, sym in enumerate(rule.expansion) if not sym.is_term and sym.name.startswith("_")]
+    splice = _splicer(inline) if inline else None
     expand1 = bool(rule.options.expand1 and not rule.alias)
-    single = len(rule.expansion) == 1 and not inline
     if name.startswith("_"):
         if hasattr(builder, name) or expand1:
             raise AssertionError(f"rule {name} clashes with the AST builder")
-        if not inline:
-            return list
-        return functools.partial(_splice, inline)
-    if expand1 and single:
+        return splice or list
+    if expand1 and len(rule.expansion) == 1 and not inline:
         return operator.itemgetter(0)  # a ?rule's single child
     method = getattr(builder, name, None)
     if method is None:
-        if inline:
-            return lambda children: _new_tree(name, _splice(inline, children))
+        if splice is not None:
+            return lambda children: _new_tree(name, splice(children))
         return lambda children: _new_tree(name, children)
     kept_types = KEPT_TERMINALS
     token = Token
     start, end = _start, _end
     new_span = _new_span
 
+    if not _uses_meta(method):
+        def reduce_without_meta(children):
+            if splice is not None:
+                children = splice(children)
+            if expand1 and len(children) == 1:
+                return children[0]
+            return method(None, [c for c in children if type(c) is not token or c.type in kept_types])
+
+        return reduce_without_meta
+
     def reduce(children):
-        if inline:
-            children = _splice(inline, children)
+        if splice is not None:
+            children = splice(children)
         if expand1 and len(children) == 1:
             return children[0]
         if children:
             first = children[0]
-            if type(first) is token:
-                line, col = first.line, first.column
-                b = (line, col)
-            else:
-                b = start(children)
+            b = (first.line, first.column) if type(first) is token else start(children)
             last = children[-1]
-            if type(last) is token:
-                e = (last.end_line, last.end_column)
-            else:
-                e = end(children)
+            e = (last.end_line, last.end_column) if type(last) is token else end(children)
         else:
             b = e = None
         if b is not None and e is not None:
             meta = new_span(builder.file, b[0], b[1], e[0], e[1])
         else:
             meta = new_span(builder.file, 1, 1, 1, 2)
-        kept = [c for c in children if type(c) is not token or c.type in kept_types]
-        return method(meta, kept)
+        return method(meta, [c for c in children if type(c) is not token or c.type in kept_types])
 
     return reduce
 
 
-def _splice(inline, children):
-    """``children`` with the lists at the positions ``inline`` spliced in."""
-    out: list = []
-    j = 0
-    for i in inline:
-        out += children[j:i]
-        out += children[i]
-        j = i + 1
-    out += children[j:]
-    return out
+def _uses_meta(method) -> bool:
+    """Whether a rule method reads its ``meta`` argument (else it gets ``None``: its span is
+    not computed)."""
+    import dis
+
+    fn = getattr(method, "__func__", method)
+    return any(ins.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE") and ins.argval == "meta"
+               for ins in dis.get_instructions(fn))
+
+
+def _splicer(inline: List[int]):
+    """A function of a rule's children that splices in the lists (values of ``_rule``
+    children) at the positions ``inline``. A list at position 0 is extended in place (it is
+    the parser's own, used once), so a left-recursive repetition costs O(1) per item, as in
+    lark."""
+    if inline == [0]:
+        def splice_first(children):
+            out = children[0]
+            out += children[1:]
+            return out
+
+        return splice_first
+
+    def splice(children):
+        if inline[0] == 0:
+            out = children[0]
+            j = 1
+            rest = inline[1:]
+        else:
+            out = []
+            j = 0
+            rest = inline
+        for i in rest:
+            out += children[j:i]
+            out += children[i]
+            j = i + 1
+        out += children[j:]
+        return out
+
+    return splice
 
 
 def _new_tree(name, children):
