@@ -10,6 +10,7 @@ the three outputs are asked for.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.resources
 import os
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from pants.engine.fs import (
     RemovePrefix,
     Snapshot,
 )
-from pants.engine.process import FallibleProcessResult
+from pants.engine.process import FallibleProcessResult, Process
 from pants.engine.rules import Get, MultiGet, collect_rules, rule
 from pants.engine.target import (
     GeneratedSources,
@@ -296,8 +297,8 @@ async def compile_schema_library(
     input_digest = await Get(
         Digest, MergeDigests([request.sources.digest, compiler.digest, output_dir, deps.digest])
     )
-    result = await Get(
-        FallibleProcessResult,
+    process = await Get(
+        Process,
         VenvPexProcess(
             venv_pex,
             argv=compile_argv(request, ts_module, deps.externs, ts_int64=ts_int64, go_driver=go_driver),
@@ -312,6 +313,16 @@ async def compile_schema_library(
             output_directories=(OUTPUT_DIR,),
             description=f"Compiling schema library {request.address}",
             level=LogLevel.DEBUG,
+        ),
+    )
+    # With a remote cache, wait this long for its answer before also starting the compile
+    # locally (see the option's help); not part of the cache key.
+    result = await Get(
+        FallibleProcessResult,
+        Process,
+        dataclasses.replace(
+            process,
+            remote_cache_speculation_delay_millis=max(0, schemac.remote_cache_speculation_delay),
         ),
     )
     if result.exit_code != 0:

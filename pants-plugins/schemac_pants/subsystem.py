@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pants.engine.rules import collect_rules
-from pants.option.option_types import BoolOption, StrListOption, StrOption
+from pants.option.option_types import BoolOption, IntOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.strutil import help_text
 
@@ -83,6 +83,22 @@ class SchemacSubsystem(Subsystem):
             driver). A `schema_library` target's `go_driver` field overrides it for that target.
             """
         ),
+    )
+
+    remote_cache_speculation_delay = IntOption(
+        default=500,
+        help=help_text(
+            """
+            With a remote cache (`[GLOBAL].remote_cache_read`), how long in milliseconds a
+            compile waits for the remote cache's answer before Pants also starts it locally
+            (speculation: whichever finishes first wins). With Pants' default of 0 the local
+            compile starts at once, next to the lookup, and is only cancelled when the remote
+            hit arrives, so a remote hit still costs a compiler start on a busy machine. A
+            remote hit on a reachable cache answers well within the default; a miss or an
+            error starts the compile at once, without waiting. Not part of any cache key.
+            """
+        ),
+        advanced=True,
     )
 
     tailor = BoolOption(
