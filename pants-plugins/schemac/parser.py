@@ -986,13 +986,20 @@ class _Builder:
         return ("index", decl, decl.span)
 
     def _pointer(self, meta, children):
-        leading: List[Token] = []
-        while children and isinstance(children[0], Token):
-            leading.append(children.pop(0))
-        name_tok = leading[-1]
-        quals = {t.type for t in leading[:-1]}
-        kind = next((t.value for t in leading[:-1] if t.type in ("PROPERTY", "LINK")), None)
-        type_ref = children.pop(0) if children and isinstance(children[0], ast.TypeRef) else None
+        n = 0  # the leading tokens: qualifiers, then the name
+        while n < len(children) and isinstance(children[n], Token):
+            n += 1
+        name_tok = children[n - 1]
+        if n > 1:
+            quals = {t.type for t in children[:n - 1]}
+            kind = next((t.value for t in children[:n - 1] if t.type in ("PROPERTY", "LINK")), None)
+        else:
+            quals = set()
+            kind = None
+        type_ref = None
+        if n < len(children) and isinstance(children[n], ast.TypeRef):
+            type_ref = children[n]
+            n += 1
         required = True if "REQUIRED" in quals else (False if "OPTIONAL" in quals else None)
         default = None
         readonly = None
@@ -1000,7 +1007,7 @@ class _Builder:
         constraints: List[ast.ConstraintDecl] = []
         annotations: List[Tuple[str, str]] = []
         link_props: List[ast.PointerDecl] = []
-        for m in children:
+        for m in children[n:]:
             if isinstance(m, ast.PointerDecl):
                 link_props.append(m)
             elif m[0] == "default":
@@ -1020,10 +1027,10 @@ class _Builder:
         )
 
     def pointer_decl(self, meta, children):
-        return self._pointer(meta, list(children))
+        return self._pointer(meta, children)
 
     def link_prop_decl(self, meta, children):
-        return self._pointer(meta, list(children))
+        return self._pointer(meta, children)
 
     def extending(self, meta, children):
         return ("extending", tuple(children))
