@@ -192,7 +192,8 @@ class _FastContextualLexer(Lexer):
         self.conf = conf
         self._contextual: Optional[ContextualLexer] = None
         self._parse_table = None
-        #: parser state -> (match, {terminal: (memo, fullmatch)}, newline terminals) or None
+        #: parser state -> (match, {terminal: (keyword memo, keyword fullmatch, may hold a
+        #: newline)} for the terminals that need more than a Token) or None
         self._scanners: Dict[int, Optional[tuple]] = {}
         self._by_lexer: Dict[int, Optional[tuple]] = {}
 
@@ -260,21 +261,22 @@ class _FastContextualLexer(Lexer):
             tok.start_pos = start
             tok.line = line
             tok.column = start - line_start + 1
-            if type_ in sc[2] and "\n" in value:
-                line += value.count("\n")
-                line_start = start + value.rindex("\n") + 1
+            special = sc[1].get(type_)
+            if special is not None:
+                memo, fullmatch, newlines = special
+                if newlines and "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                if memo is not None:
+                    try:
+                        retyped = memo[value]
+                    except KeyError:
+                        retyped = memo[value] = fullmatch(value)
+                    if retyped is not None:
+                        tok.type = retyped
             tok.end_line = line
             tok.end_column = stop - line_start + 1
             tok.end_pos = stop
-            kw = sc[1].get(type_)
-            if kw is not None:
-                memo, fullmatch = kw
-                try:
-                    retyped = memo[value]
-                except KeyError:
-                    retyped = memo[value] = fullmatch(value)
-                if retyped is not None:
-                    tok.type = retyped
             pos = stop
             last = tok
             yield tok
@@ -316,8 +318,13 @@ def _state_scanner(basic) -> Optional[tuple]:
         regex = basic.re.compile(pattern, flags)
     except (AssertionError, basic.re.error):  # e.g. more groups than Python's re allows
         return None
-    keywords = {name: ({}, cb.scanner.fullmatch) for name, cb in callbacks.items()}
-    return regex.match, keywords, basic.newline_types
+    special = {}
+    for t in tokens:
+        cb = callbacks.get(t.name)
+        newlines = t.name in basic.newline_types
+        if cb is not None or newlines:
+            special[t.name] = ({} if cb else None, cb.scanner.fullmatch if cb else None, newlines)
+    return regex.match, special
 
 
 @functools.lru_cache(maxsize=None)
