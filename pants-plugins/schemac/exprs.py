@@ -13,6 +13,7 @@ Operator mapping (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
@@ -54,6 +55,8 @@ class ParamSpec:
     type: ValueType
     optional: bool
     span: Span
+    #: Set when NULL leaves a property unchanged (``p := $p ?? .p`` in an update): its name.
+    unchanged: Optional[str] = None
 
 
 @dataclass
@@ -87,6 +90,9 @@ class ExprContext:
     #: When set (a quoted table name), columns are written ``"table".col``: needed where
     #: another row is in scope too (``ON CONFLICT ... DO UPDATE`` sees ``excluded``).
     column_prefix: Optional[str] = None
+    #: Names bound to statements by ``with p := (insert ...)``: name -> what it is, e.g.
+    #: "an insert of 'Post'" (they are selected, ``select p { ... }``, not used as values).
+    bound_statements: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,8 @@ class Lowered:
     atomic: bool = True
     column: Optional[Column] = None
     is_param: bool = False
+    #: For a json value: SQL of its value as text, when cheaper than ``#>> '{}'`` (``x ->> 'k'``).
+    json_text: Optional[str] = None
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -194,8 +202,15 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Tuple_):
         ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))'", expr.span)
         return None
+    if isinstance(expr, ast.Index):
+        return _index(expr, ctx)
     if isinstance(expr, ast.VarRef):
         var = ctx.variables.get(expr.name)
+        if var is None and expr.name in ctx.bound_statements:
+            ctx.reporter.error("E0206", f"'{expr.name}' is {ctx.bound_statements[expr.name]}: using a bound statement "
+                               "as a value is not supported yet", expr.span,
+                               f"select its rows: select {expr.name} {{ ... }}")
+            return None
         if var is None:
             ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
                                did_you_mean(expr.name, list(ctx.variables)) or
@@ -206,6 +221,29 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")
         return None
     raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
+
+
+def _index(expr: ast.Index, ctx: ExprContext) -> Optional[Lowered]:
+    """``x['key']`` -> ``x -> 'key'`` (``x[0]``: an array element) on a json value; the
+    result is json (empty when the member is missing), cast it to read a scalar:
+    ``<str>x['key']`` -> ``x ->> 'key'``."""
+    base = lower(expr.base, ctx)
+    if base is None:
+        return None
+    if base.type.family != "json":
+        ctx.reporter.error("E0206", f"indexing a {base.type.name} value is not supported; only json values "
+                           "can be indexed", expr.span, "index a json value: <str>item['name']")
+        return None
+    key = lower(expr.key, ctx)
+    if key is None:
+        return None
+    if key.type.family not in ("str", "num") or key.type.element is not None:
+        ctx.reporter.error("E0304", f"a json index is a str or an integer, got {key.type.name}", expr.key.span)
+        return None
+    operand = _operand(base)
+    key_sql = _operand(key)
+    return Lowered(f"{operand} -> {key_sql}", base.type, True, atomic=False,
+                   json_text=f"{operand} ->> {key_sql}")
 
 
 def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[Lowered]:
@@ -431,7 +469,8 @@ def _pair(expr: ast.BinOp, ctx: ExprContext):
 
     if untyped_param(expr.left) and not untyped_param(expr.right):
         right = lower(expr.right, ctx)
-        left = lower(expr.left, ctx, right.type if right else None)
+        # `$p ?? fallback`: the parameter may be omitted, that is what '??' is for.
+        left = lower(expr.left, ctx, right.type if right else None, allow_optional_param=expr.op == "??")
     else:
         left = lower(expr.left, ctx)
         right = lower(expr.right, ctx, left.type if left else None)
@@ -562,11 +601,35 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[Lo
     inner = lower(expr.operand, ctx, None)
     if inner is None:
         return None
+    if inner.type.family == "json" and target.family != "json":
+        low = _cast_json(expr, inner, target, ctx)
+        # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
+        # property refuses when written); `<optional T>x['k']` may be empty.
+        return None if low is None else dataclasses.replace(low, nullable=expr.type.optional)
     if target.enum is not None and inner.type.enum != target.enum:
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
         return None
     return Lowered(f"CAST({inner.sql} AS {target.pg})", target, inner.nullable)
+
+
+def _cast_json(expr: ast.Cast, inner: Lowered, target: ValueType, ctx: ExprContext) -> Optional[Lowered]:
+    """``<T>json``: a json scalar read as ``T`` (its text cast to ``T``; JSON null and a missing
+    member are empty). Arrays are read with ``jsonb_array_elements_text``."""
+    text = inner.json_text or f"{_operand(inner)} #>> '{{}}'"
+    if target.element is not None:
+        elem = target.element
+        if elem.element is not None or elem.family == "json":
+            ctx.reporter.error("E0206", f"casting json to {target.name} is not supported", expr.span)
+            return None
+        value = "_e" if elem.pg == "text" else f"CAST(_e AS {elem.pg})"
+        src = inner.sql if inner.atomic else f"({inner.sql})"
+        return Lowered(f"CASE WHEN jsonb_typeof({src}) = 'array' THEN ARRAY(SELECT {value} FROM "
+                       f"jsonb_array_elements_text({src}) WITH ORDINALITY AS _j(_e, _n) ORDER BY _n) END", target, True,
+                       atomic=False)
+    if target.pg == "text":
+        return Lowered(f"({text})", target, True)
+    return Lowered(f"CAST(({text}) AS {target.pg})", target, True)
 
 
 def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:

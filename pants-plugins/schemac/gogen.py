@@ -142,11 +142,13 @@ def _pg_scan_oid(f) -> Optional[str]:
 
 def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> Dict[str, object]:
     method = go_name(q.name)
-    params, optional_fields = [], []
+    params, optional_fields, unchanged = [], [], []
     for p in q.params:
         field = go_name(p.name)
         params.append((field, _go_type(p.type, p.optional, imports, database_sql)))
-        if p.optional:
+        if p.optional and p.unchanged:
+            unchanged.append(f"{field} ({p.unchanged})")
+        elif p.optional:
             optional_fields.append(field)
     structs: List[Dict[str, object]] = []
     rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql)) for f in q.result]
@@ -162,6 +164,9 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
         null = "the zero value" if database_sql else "nil"
         params_doc[0] += (f" Optional: {', '.join(optional_fields)} ({null} stores NULL, or the property's default "
                           "in an insert).")
+    if unchanged:
+        null = "The zero value" if database_sql else "Nil"
+        params_doc[0] += f" {null} leaves the property unchanged: {', '.join(unchanged)}."
     args = "".join(f", arg.{go_name(p.name)}" for p in q.params)
     scan = []
     for f in q.result:

@@ -1166,6 +1166,23 @@ class _Builder:
         (name, name_span), *rest = children
         return ast.DeleteQuery(name, name_span, rest[0][1] if rest else None, self._span(meta))
 
+    def link_prop_elem(self, meta, children):
+        return ast.ShapeElement(str(children[0]), None, self._span(meta), link_prop=True)
+
+    def index_op(self, meta, children):
+        base, key = children
+        return ast.Index(base, key, self._span(meta))
+
+    def with_binding(self, meta, children):
+        name, value = children
+        return ast.WithBinding(str(name), self._tspan(name), value, self._span(meta))
+
+    with_dml = with_binding
+
+    def with_q(self, meta, children):
+        *bindings, body = children
+        return ast.WithQuery(tuple(bindings), body, self._span(meta))
+
     def query_file(self, meta, children):
         return list(children)
 
@@ -1330,7 +1347,7 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
 
 
 #: Query forms the grammar does not have yet, by their first word.
-UNSUPPORTED_QUERY_FORMS = {"with": "'with' blocks", "group": "group queries"}
+UNSUPPORTED_QUERY_FORMS = {"group": "group queries"}
 _FIRST_WORD = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)")
 
 

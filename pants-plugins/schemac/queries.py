@@ -23,18 +23,21 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, lower
+from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, lower, param_sql
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
+from schemac.names import go_name
 from schemac.scalars import SCALARS
 from schemac.sqlnames import qi, sql_string
 
 ONE = "one"
 AT_MOST_ONE = "at_most_one"
 MANY = "many"
+
+JSON = ValueType(scalar=SCALARS["json"])
 
 _QUERY_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
@@ -84,6 +87,10 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
         reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case name", Span.point(qf.path, 1, 1),
                        "name query files like enqueue_job.edgeql (lower case, digits, underscores)")
         return None
+    if isinstance(q, ast.WithQuery):
+        before = len(reporter.diagnostics)
+        plan = _with(qf, q, schema, reporter)
+        return plan if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
     if subject is None:
         reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
@@ -156,12 +163,33 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
         if use_default and low.nullable and low.is_param:
             out.append((col.name, f"COALESCE({low.sql}::{col.type.pg}, {col.default_sql})"))
             continue
+        if insert and col.has_default and low.nullable and isinstance(a.value, ast.Cast):
+            # `<optional T>item['k']` of a json loop: a missing member means the default.
+            out.append((col.name, f"COALESCE({low.sql}, {col.default_sql})"))
+            continue
         if col.required and low.nullable:
             ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,
                                "make the parameter required (drop 'optional') or the property optional")
             continue
+        if not insert:
+            _mark_unchanged(a.value, col.name, ctx)
         out.append((col.name, low.sql))
     return out
+
+
+def _mark_unchanged(value: ast.Expr, column: str, ctx: ExprContext) -> None:
+    """``p := $p ?? .p`` (or ``<optional T>$p ?? .p``) in an update: an omitted ``$p`` leaves
+    ``p`` unchanged; the parameter says so (its doc in the generated code)."""
+    if not (isinstance(value, ast.BinOp) and value.op == "??" and isinstance(value.right, ast.Path)
+            and value.right.steps == (column,)):
+        return
+    left = value.left
+    if isinstance(left, ast.Cast) and isinstance(left.operand, ast.Param):
+        left = left.operand
+    if isinstance(left, ast.Param) and ctx.params is not None:
+        spec = ctx.params.params.get(left.name)
+        if spec is not None and spec.optional:
+            spec.unchanged = column
 
 
 def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Optional[str]:
@@ -231,12 +259,12 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
                 insert: bool) -> Optional[Tuple[str, str]]:
     """``author := (select User filter .id = <value>)`` -> ``("author_id", <value SQL>)``."""
     if link.multi:
-        if not insert or a.op != ":=":
-            ctx.reporter.error("E0206", f"changing the multi link '{a.name}' in an update is not supported yet",
-                               a.name_span, "insert/delete rows of the link with their own queries")
+        if insert and a.op != ":=":
+            ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
             return None
         ids = _multi_link_ids(a, link, ctx)
-        return None if ids is None else (MULTI_LINK_MARK + a.name, ids)
+        # The mark, the operator and the link: `@+=tags` (see _link_changes).
+        return None if ids is None else (MULTI_LINK_MARK + a.op + a.name, ids)
     col = subject.column(link.column)
     assert col is not None
     if col.readonly and not insert:
@@ -277,8 +305,12 @@ def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprConte
     first and skips the rest; an upsert (``DO UPDATE``) cannot touch a row twice and the whole
     statement fails with SQLSTATE 21000, inserting nothing."""
     src = q.source
+    if isinstance(src, ast.FuncCall) and src.name in ("json_array_unpack", "std::json_array_unpack") \
+            and len(src.args) == 1:
+        return _for_json(qf, q, subject, ctx)
     if not (isinstance(src, ast.FuncCall) and src.name in ("array_unpack", "std::array_unpack") and len(src.args) == 1):
-        ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param) only", src.span,
+        ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param) or "
+                           "json_array_unpack(<json>$param) only", src.span,
                            "write e.g. for name in array_unpack(<array<str>>$names) union (insert ...)")
         return None
     arr = lower(src.args[0], ctx, None)
@@ -290,6 +322,11 @@ def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprConte
         return None
     batch = f'unnest({arr.sql}::{arr.type.pg}) AS "_batch"({qi(q.var)})'
     ctx.variables[q.var] = Lowered(f'"_batch".{qi(q.var)}', arr.type.element)
+    return _for_plan(qf, q, subject, ctx, batch)
+
+
+def _for_plan(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprContext,
+              batch: str) -> Optional[QueryPlan]:
     plan = _insert(qf, q.body, subject, ctx, batch=batch)
     if plan is None:
         return None
@@ -297,8 +334,114 @@ def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprConte
                      plan.exclusives, plan.doc)
 
 
+def _for_json(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    """``for x in json_array_unpack(<json>$items) union (insert ...)`` -> one
+    ``INSERT ... SELECT ... FROM jsonb_array_elements($n::jsonb) AS "_batch"(x)``; the loop
+    variable is json: its members are read with casts, ``<str>x['name']`` (``x ->> 'name'``)."""
+    src = q.source
+    arr = lower(src.args[0], ctx, JSON)  # type: ignore[attr-defined]
+    if arr is None:
+        return None
+    if arr.type.family != "json" or not arr.is_param:
+        ctx.reporter.error("E0304", f"json_array_unpack needs a json parameter, got {arr.type.name}",
+                           src.args[0].span, "give it a type: <json>$items")  # type: ignore[attr-defined]
+        return None
+    batch = f'jsonb_array_elements({arr.sql}::jsonb) AS "_batch"({qi(q.var)})'
+    ctx.variables[q.var] = Lowered(f'"_batch".{qi(q.var)}', JSON)
+    return _for_plan(qf, q, subject, ctx, batch)
+
+
+@dataclass
+class _Write:
+    """An insert, update or delete, lowered up to its result columns. ``statement(cols)`` is
+    the statement returning ``cols`` (``... RETURNING cols``; an update that only changes
+    links locks its rows instead: ``SELECT cols FROM t WHERE ... FOR UPDATE``). ``links``
+    build the statements writing multi links' join tables, given the name of the CTE that
+    holds the written rows; ``written_links`` names those links."""
+
+    kind: str
+    subject: ObjectType
+    statement: Callable[[str], str]
+    links: List[Callable[[str], str]]
+    cardinality: str
+    exclusives: Tuple[ExclusiveConstraint, ...]
+    written_links: Tuple[str, ...] = ()
+
+
+def _render_ctes(ctes: List[Tuple[str, str]], final: str) -> str:
+    """``WITH "a" AS (\n...\n),\n"b" AS (\n...\n)\n<final>`` (just ``final`` without CTEs)."""
+    if not ctes:
+        return final
+    return "WITH " + ",\n".join(f"{qi(name)} AS (\n{body}\n)" for name, body in ctes) + "\n" + final
+
+
+def _write_sql(w: _Write, columns: List[str], names: List[str]) -> str:
+    """The SQL of a write returning ``columns`` (SQL, possibly ``x AS "name"``) as ``names``.
+    With join-table writes the statement is the CTE ``"_new"`` they read, and the query
+    selects its rows: one statement, atomic."""
+    if not w.links:
+        return w.statement(", ".join(columns))
+    inner = columns if '"id"' in columns else ['"id"'] + columns
+    ctes = [("_new", w.statement(", ".join(inner)))]
+    ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(w.links, 1)]
+    return _render_ctes(ctes, f'SELECT {", ".join(qi(n) for n in names)} FROM "_new"')
+
+
+def _split_links(values: List[Tuple[str, str]]) -> Tuple[List[Tuple[str, str, str]], List[Tuple[str, str]]]:
+    """``([(operator, link, ids SQL)], [(column, value SQL)])`` of checked assignments."""
+    links = []
+    for c, v in values:
+        if c.startswith(MULTI_LINK_MARK):
+            rest = c[len(MULTI_LINK_MARK):]
+            links.append((rest[:2], rest[2:], v))
+    return links, [(c, v) for c, v in values if not c.startswith(MULTI_LINK_MARK)]
+
+
+def _link_insert(join: str, ids: str, on_conflict: bool) -> Callable[[str], str]:
+    def build(rows: str) -> str:
+        sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id")\n'
+               f'SELECT {rows}."id", "_t"."id" FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
+        return sql + ('\nON CONFLICT ("source_id", "target_id") DO NOTHING' if on_conflict else "")
+    return build
+
+
+def _link_delete(join: str, ids: Optional[str], keep: bool) -> Callable[[str], str]:
+    """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
+    def build(rows: str) -> str:
+        which = f' AND "_l"."target_id" <> ALL ({ids})' if keep else f' AND "_l"."target_id" = ANY ({ids})'
+        return f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id"{which}'
+    return build
+
+
+def _link_changes(links: List[Tuple[str, str, str]], subject: ObjectType) -> List[Callable[[str], str]]:
+    """The join-table writes of ``tags += / -= / := (select Tag filter .id in ...)`` in an
+    update: ``+=`` inserts the missing links (``ON CONFLICT DO NOTHING``: a link is a set),
+    ``-=`` deletes the given ones, ``:=`` deletes every other link and inserts the missing
+    ones (links that stay keep their link properties)."""
+    out: List[Callable[[str], str]] = []
+    for op, name, ids in links:
+        join = subject.links[name].join_table
+        assert join is not None
+        if op == "+=":
+            out.append(_link_insert(join, ids, True))
+        elif op == "-=":
+            out.append(_link_delete(join, ids, keep=False))
+        else:
+            out.append(_link_delete(join, ids, keep=True))
+            out.append(_link_insert(join, ids, True))
+    return out
+
+
 def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
             batch: Optional[str] = None) -> Optional[QueryPlan]:
+    w = _insert_write(q, subject, ctx, batch)
+    if w is None:
+        return None
+    return _plan(qf, "insert", subject, _write_sql(w, ['"id"'], ["id"]), ctx, w.cardinality, w.exclusives)
+
+
+def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
+                  batch: Optional[str] = None) -> Optional[_Write]:
     values = _assignments(q.assignments, subject, ctx, insert=True)
     given = {a.name for a in q.assignments}
     missing = [c.link or c.name for c in subject.columns
@@ -322,8 +465,8 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
             raisable = tuple(dict.fromkeys(raisable + touched))
     if ctx.reporter.has_errors:
         return None
-    multi = [(c[len(MULTI_LINK_MARK):], v) for c, v in values if c.startswith(MULTI_LINK_MARK)]
-    values = [(c, v) for c, v in values if not c.startswith(MULTI_LINK_MARK)]
+    links, values = _split_links(values)
+    multi = [(name, ids) for _, name, ids in links]
     if multi and batch is not None:
         ctx.reporter.error("E0206", "multi links in a bulk insert are not supported yet", q.span)
         return None
@@ -341,17 +484,13 @@ def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: Exp
         sql = f"INSERT INTO {qi(subject.table)} ({cols})\nVALUES ({vals})"
     else:
         sql = f"INSERT INTO {qi(subject.table)} DEFAULT VALUES"
-    sql += conflict_sql + '\nRETURNING "id"'
-    if multi:
-        # The object and its links in one statement: the join rows are written from the
-        # inserted row (none when `unless conflict` skipped it).
-        parts = [f'WITH "_new" AS (\n{sql}\n)']
-        for i, (name, ids) in enumerate(multi, 1):
-            join = subject.links[name].join_table
-            parts.append(f'"_link{i}" AS (\nINSERT INTO {qi(join)} ("source_id", "target_id")\n'  # type: ignore[arg-type]
-                         f'SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"\n)')
-        sql = ",\n".join(parts) + '\nSELECT "id" FROM "_new"'
-    return _plan(qf, "insert", subject, sql, ctx, cardinality, raisable)
+    sql += conflict_sql
+    # The object and its links in one statement: the join rows are written from the inserted
+    # row (none when `unless conflict` skipped it).
+    link_writes = [_link_insert(subject.links[name].join_table, ids, False)  # type: ignore[arg-type]
+                   for name, ids in multi]
+    return _Write("insert", subject, lambda cols: f"{sql}\nRETURNING {cols}", link_writes, cardinality, raisable,
+                  tuple(name for name, _ in multi))
 
 
 def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext,
@@ -382,6 +521,12 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
         ctx.column_prefix = None
     if not el.assignments:
         ctx.reporter.error("E0304", "the else update needs at least one assignment", el.span)
+        return conflict_sql, ()
+    links, sets = _split_links(sets)
+    if links:
+        a = next(a for a in el.assignments if a.name == links[0][1])
+        ctx.reporter.error("E0206", f"changing the multi link '{a.name}' in an upsert is not supported yet",
+                           a.name_span, "change the links in a separate update")
         return conflict_sql, ()
     set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
     return f"{head} DO UPDATE\nSET {set_sql}", _exclusives_written(subject, sets)
@@ -416,15 +561,33 @@ def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
 
 
 def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    w = _update_write(q, subject, ctx)
+    if w is None:
+        return None
+    return _plan(qf, "update", subject, _write_sql(w, ['"id"'], ["id"]), ctx, w.cardinality, w.exclusives)
+
+
+def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[_Write]:
     where, cardinality = _where(q.filter, subject, ctx)
     sets = _assignments(q.assignments, subject, ctx, insert=False)
     if not q.assignments:
         ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
     if ctx.reporter.has_errors:
         return None
-    set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
-    sql = f"UPDATE {qi(subject.table)}\nSET {set_sql}{where}\nRETURNING \"id\""
-    return _plan(qf, "update", subject, sql, ctx, cardinality, _exclusives_written(subject, sets))
+    links, sets = _split_links(sets)
+    table = qi(subject.table)
+    if sets:
+        set_sql = ",\n    ".join(f"{qi(c)} = {v}" for c, v in sets)
+        sql = f"UPDATE {table}\nSET {set_sql}{where}"
+
+        def statement(cols: str) -> str:
+            return f"{sql}\nRETURNING {cols}"
+    else:
+        # Only links change: the rows are locked, as an update would.
+        def statement(cols: str) -> str:
+            return f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"
+    return _Write("update", subject, statement, _link_changes(links, subject), cardinality,
+                  _exclusives_written(subject, sets), tuple(name for _, name, _ in links))
 
 
 def _exclusives_written(subject: ObjectType, sets: List[Tuple[str, str]]) -> Tuple[ExclusiveConstraint, ...]:
@@ -474,17 +637,30 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
     return f"\nWHERE {low.sql}", AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
 
 
-def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext,
+            source: Optional[Tuple[str, _Write]] = None) -> Optional[QueryPlan]:
     """``SELECT <shape columns> FROM t [WHERE] [ORDER BY] [OFFSET] [LIMIT]``.
 
     Ordering follows Gel: empty values sort first ascending and last descending unless
     ``empty first|last`` says otherwise (Postgres' default is the opposite, so NULLS FIRST/LAST
-    is always spelled out)."""
+    is always spelled out).
+
+    ``source``: select the rows a write returned instead (``with p := (insert ...) select p
+    {...}``): the name of the CTE holding them, and the write. The CTE is aliased as the table,
+    so the shape's sub-selects read it like the table."""
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
-    picked = _shape(shape, subject, qi(subject.table), ctx, depth=0)
+    written = source[1].written_links if source is not None else ()
+    picked = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written)
     columns = [f"{sql} AS {qi(f.name)}" if sql != qi(f.name) else sql for sql, f in picked]
     fields = [f for _, f in picked]
     where, cardinality = _where(q.filter, subject, ctx)
+    if source is not None:
+        # Fewer rows than the write returned, never more.
+        base = source[1].cardinality
+        if base == ONE:
+            cardinality = AT_MOST_ONE if q.filter is not None or q.offset is not None else ONE
+        elif base == AT_MOST_ONE:
+            cardinality = AT_MOST_ONE
     order_sql: List[str] = []
     for item in q.order:
         low = lower(item.expr, ctx)
@@ -508,12 +684,15 @@ def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: Exp
             ctx.reporter.error("E0304", f"{word.lower()} needs an integer value, got {low.type.name}", expr.span)
             continue
         tail += f"\n{word} {low.sql}"
-        if word == "LIMIT" and isinstance(expr, ast.Literal) and expr.value == 1:
+        if word == "LIMIT" and isinstance(expr, ast.Literal) and expr.value == 1 and cardinality == MANY:
             cardinality = AT_MOST_ONE
     if ctx.reporter.has_errors:
         return None
     sep = ",\n       " if any(f.shape is not None for f in fields) else ", "
-    sql = f"SELECT {sep.join(columns)}\nFROM {qi(subject.table)}{where}{tail}"
+    from_sql = qi(subject.table) if source is None else f"{qi(source[0])} AS {qi(subject.table)}"
+    sql = f"SELECT {sep.join(columns)}\nFROM {from_sql}{where}{tail}"
+    if source is not None:
+        return _plan(qf, source[1].kind, subject, sql, ctx, cardinality, source[1].exclusives, tuple(fields))
     return _plan(qf, "select", subject, sql, ctx, cardinality, (), tuple(fields))
 
 
@@ -527,18 +706,51 @@ JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})
 MAX_SHAPE_DEPTH = 4
 
 
-def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int) -> List[Tuple[str, ResultField]]:
+def _join_table(link, ctx: ExprContext) -> Optional[ObjectType]:
+    """The join table of a multi link, as a type whose columns are its link properties."""
+    return next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+
+
+def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
+           link_props: Optional[Tuple[str, ObjectType, str]] = None,
+           written: Tuple[str, ...] = ()) -> List[Tuple[str, ResultField]]:
     """``[(SQL, field)]`` for a shape over ``subject`` (rows named ``alias``). A single link with
     a sub-shape is a correlated sub-select building one JSON object; a multi link one building a
     JSON array (``json_agg``, ordered by the target's id). A top-level ``link: { id }`` is just the
-    FK column. All of it stays one SQL statement."""
+    FK column. All of it stays one SQL statement.
+
+    ``link_props``: inside a multi link's shape, (link name, join table, its alias in the
+    sub-select): ``@prop`` reads a link property from it, as the field ``@prop``. ``written``:
+    multi links the statement whose rows are selected writes; their join rows are not visible
+    to the same statement, so selecting them is refused."""
     out: List[Tuple[str, ResultField]] = []
     seen: Set[str] = set()
     for el in shape:
-        if el.name in seen:
-            ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+        key = "@" + el.name if el.link_prop else el.name
+        if key in seen or (go_name(key) in {go_name(k) for k in seen}):
+            ctx.reporter.error("E0309", f"'{key}' appears twice in the shape" if key in seen else
+                               f"'{key}' and another field of the shape have the same name in Go", el.span)
             continue
-        seen.add(el.name)
+        seen.add(key)
+        if el.link_prop:
+            if link_props is None:
+                ctx.reporter.error("E0304", f"'@{el.name}' is a link property: it can only be selected inside the "
+                                   "shape of a multi link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
+                continue
+            link_name, join_type, join_alias = link_props
+            col = join_type.column(el.name)
+            if col is None or col.name in ("source_id", "target_id"):
+                props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
+                ctx.reporter.error("E0302", f"link '{link_name}' has no property '{el.name}'", el.span,
+                                   did_you_mean(el.name, props) or
+                                   (f"its link properties: {', '.join(props)}" if props else
+                                    f"'{link_name}' declares no link properties"))
+                continue
+            sql = f"{join_alias}.{qi(col.name)}"
+            if col.type.scalar is not None and col.type.scalar.name in JSON_SPELLING:
+                sql = JSON_SPELLING[col.type.scalar.name].format(sql)
+            out.append((sql, ResultField(key, col.type, not col.required, in_json=True)))
+            continue
         link = subject.links.get(el.name)
         if link is not None:
             if el.shape is None:
@@ -554,14 +766,24 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int)
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
                                    el.span)
                 continue
+            if link.multi and el.name in written:
+                ctx.reporter.error("E0206", f"selecting the multi link '{el.name}' that the same statement writes is "
+                                   "not supported yet", el.span,
+                                   "its new links are not visible to the statement; select them in a second query")
+                continue
             inner_alias = qi(f"_s{depth + 1}")
-            inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1)
+            join = qi(f"_j{depth + 1}")
+            props = None
+            if link.multi:
+                join_type = _join_table(link, ctx)
+                if join_type is not None:
+                    props = (el.name, join_type, join)
+            inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
             obj = "json_build_object(" + ", ".join(
                 f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             nested = tuple(f for _, f in inner)
             target = qi(link.target.table)
             if link.multi:
-                join = qi(f"_j{depth + 1}")
                 sql = (f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) "
                        f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "  # type: ignore[arg-type]
                        f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\")")
@@ -589,38 +811,150 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int)
 
 def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
     """``select (update ...) { a, b, link: { id } }``: the statement's ``RETURNING`` lists the
-    shape (properties and single-link ids; nested shapes need a second query)."""
+    shape. A shape with nested links selects from the written rows instead, as
+    ``with p := (update ...) select p { ... }`` does."""
     body = q.body
-    inner = dataclasses.replace(qf, query=body)
-    if isinstance(body, ast.InsertQuery):
-        plan = _insert(inner, body, subject, ctx)
-    elif isinstance(body, ast.UpdateQuery):
-        plan = _update(inner, body, subject, ctx)
-    else:
-        plan = _delete(inner, body, subject, ctx)  # type: ignore[arg-type]
-    if plan is None:
+    w = _write_of(body, subject, ctx)
+    if w is None:
         return None
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.span),)
-    picked = _shape(shape, subject, qi(subject.table), ctx, depth=0)
-    for el, (_, f) in zip(shape, picked):
-        if f.shape is not None:
-            ctx.reporter.error("E0206", f"nested shapes of written rows ('{el.name}: {{ ... }}') are not supported yet",
-                               el.span, f"return {el.name}: {{ id }}, or select the linked objects separately")
+    picked = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links)
     if ctx.reporter.has_errors:
         return None
+    if any(f.shape is not None for _, f in picked):
+        sel = ast.SelectQuery(subject.name, q.span, shape, None, (), None, None, q.span)
+        plan = _select(qf, sel, subject, ctx, ("_new", w))
+        if plan is None:
+            return None
+        ctes = [("_new", w.statement("*"))] + [(f"_link{i}", link('"_new"')) for i, link in enumerate(w.links, 1)]
+        return dataclasses.replace(plan, sql=_render_ctes(ctes, plan.sql))
     columns = [sql if sql == qi(f.name) else f"{sql} AS {qi(f.name)}" for sql, f in picked]
     fields = tuple(f for _, f in picked)
-    sql = plan.sql[: -len('RETURNING "id"')] + "RETURNING " + ", ".join(columns)
-    return QueryPlan(plan.name, plan.path, plan.kind, subject, sql, plan.params, fields, plan.cardinality,
-                     plan.exclusives, plan.doc)
+    sql = _write_sql(w, columns, [f.name for f in fields])
+    return QueryPlan(qf.name, qf.path, w.kind, subject, sql, tuple(ctx.params.ordered()), fields,  # type: ignore[union-attr]
+                     w.cardinality, w.exclusives, qf.doc)
+
+
+def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[QueryPlan]:
+    """``with x := <expr>, p := (insert ...) <query>`` -> one statement with CTEs.
+
+    A binding to a parameter or a constant is that value, written where it is used (a
+    parameter is bound once, however often it is used); any other expression is computed once,
+    in a CTE ``"_with_x"`` read by a scalar sub-select. A binding to an insert, update or
+    delete is the CTE ``"_with_p"`` (``RETURNING *``, followed by its join-table writes):
+    Postgres runs it exactly once even when nothing reads it, and ``select p { ... }`` selects
+    its rows with any shape."""
+    params = ParamTable()
+    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query")
+    ctes: List[Tuple[str, str]] = []
+    writes: Dict[str, _Write] = {}
+    exclusives: List[ExclusiveConstraint] = []
+    seen: Set[str] = set()
+    for b in q.bindings:
+        if b.name in seen:
+            reporter.error("E0309", f"'{b.name}' is bound twice", b.name_span)
+            continue
+        seen.add(b.name)
+        value = b.value
+        if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
+            subject = schema.find_type(value.type_name)
+            if subject is None:
+                reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
+                               did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
+                continue
+            w = _write_of(value, subject, dataclasses.replace(ctx, subject=subject))
+            if w is None:
+                continue
+            name = f"_with_{b.name}"
+            writes[b.name] = w
+            exclusives.extend(w.exclusives)
+            ctes.append((name, w.statement("*")))
+            ctes += [(f"{name}_link{i}", link(qi(name))) for i, link in enumerate(w.links, 1)]
+            ctx.bound_statements[b.name] = f"{'an' if w.kind in ('insert', 'update') else 'a'} {w.kind} of " \
+                                           f"'{subject.name}'"
+            continue
+        low = lower(value, ctx)
+        if low is None:
+            continue
+        constant = isinstance(value, (ast.Literal, ast.EnumRef, ast.VarRef)) or low.is_param
+        if constant:
+            ctx.variables[b.name] = Lowered(param_sql(low) if low.is_param else low.sql, low.type, low.nullable,
+                                            low.atomic, is_param=False)
+        else:
+            name = f"_with_{b.name}"
+            ctes.append((name, f'SELECT {low.sql} AS "v"'))
+            ctx.variables[b.name] = Lowered(f'(SELECT "v" FROM {qi(name)})', low.type, low.nullable)
+    if reporter.has_errors:
+        return None
+    body = q.body
+    if isinstance(body, ast.SelectQuery) and body.type_name in writes:
+        w = writes[body.type_name]
+        plan = _select(qf, body, w.subject, dataclasses.replace(ctx, subject=w.subject),
+                       (f"_with_{body.type_name}", w))
+    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
+        reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
+                       "select a type, or a bound statement: with p := (insert ...) select p { ... }")
+        return None
+    else:
+        subject = schema.find_type(body.type_name)
+        if subject is None:
+            reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
+                           did_you_mean(body.type_name.split("::")[-1], [t.name for t in schema.all_types()]
+                                        + list(writes)))
+            return None
+        inner = dataclasses.replace(qf, query=body)
+        plan = _plan_body(inner, body, subject, dataclasses.replace(ctx, subject=subject))
+    if plan is None or reporter.has_errors:
+        return None
+    sql = plan.sql
+    if ctes:
+        head = ",\n".join(f"{qi(n)} AS (\n{text}\n)" for n, text in ctes)
+        sql = f"WITH {head},\n{sql[len('WITH '):]}" if sql.startswith("WITH ") else f"WITH {head}\n{sql}"
+    for p in plan.params:
+        if not re.search(rf"\${p.index}(?![0-9])", sql):
+            reporter.error("E0304", f"parameter ${p.name} is never used", p.span,
+                           "use the name it is bound to, or drop the binding")
+            return None
+    all_exclusives = tuple(dict.fromkeys(tuple(exclusives) + plan.exclusives))
+    return dataclasses.replace(plan, sql=sql, exclusives=all_exclusives, doc=qf.doc)
+
+
+def _plan_body(qf: ast.QueryFile, q, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    """Lower a query (not ``with``) in the scope ``ctx`` of a with block."""
+    if isinstance(q, ast.InsertQuery):
+        return _insert(qf, q, subject, ctx)
+    if isinstance(q, ast.UpdateQuery):
+        return _update(qf, q, subject, ctx)
+    if isinstance(q, ast.SelectQuery):
+        return _select(qf, q, subject, ctx)
+    if isinstance(q, ast.ForQuery):
+        return _for(qf, q, subject, ctx)
+    if isinstance(q, ast.SelectDml):
+        return _select_dml(qf, q, subject, ctx)
+    return _delete(qf, q, subject, ctx)
 
 
 def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:
+    w = _delete_write(q, subject, ctx)
+    if w is None:
+        return None
+    return _plan(qf, "delete", subject, _write_sql(w, ['"id"'], ["id"]), ctx, w.cardinality, ())
+
+
+def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[_Write]:
     where, cardinality = _where(q.filter, subject, ctx)
     if ctx.reporter.has_errors:
         return None
-    sql = f"DELETE FROM {qi(subject.table)}{where}\nRETURNING \"id\""
-    return _plan(qf, "delete", subject, sql, ctx, cardinality, ())
+    sql = f"DELETE FROM {qi(subject.table)}{where}"
+    return _Write("delete", subject, lambda cols: f"{sql}\nRETURNING {cols}", [], cardinality, ())
+
+
+def _write_of(q, subject: ObjectType, ctx: ExprContext) -> Optional[_Write]:
+    if isinstance(q, ast.InsertQuery):
+        return _insert_write(q, subject, ctx)
+    if isinstance(q, ast.UpdateQuery):
+        return _update_write(q, subject, ctx)
+    return _delete_write(q, subject, ctx)
 
 
 def _plan(qf: ast.QueryFile, kind: str, subject: ObjectType, sql: str, ctx: ExprContext,

@@ -140,7 +140,16 @@ class SubSelect:
     span: Span
 
 
-Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef]
+@dataclass(frozen=True)
+class Index:
+    """``x['key']`` (a json object's member) or ``x[0]`` (a json array's element)."""
+
+    base: "Expr"
+    key: "Expr"
+    span: Span
+
+
+Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index]
 
 
 def iter_nodes(expr: "Expr"):
@@ -159,6 +168,8 @@ def iter_nodes(expr: "Expr"):
             stack.extend(reversed(node.items))
         elif isinstance(node, SubSelect):
             stack.append(node.filter)
+        elif isinstance(node, Index):
+            stack.extend((node.key, node.base))
 
 
 def conjuncts(expr: "Expr"):
@@ -373,11 +384,13 @@ class UpdateQuery:
 
 @dataclass(frozen=True)
 class ShapeElement:
-    """``name`` or ``link: { ... }`` in a select shape (nested shapes are refused for now)."""
+    """``name`` or ``link: { ... }`` in a select shape; ``@name`` (``link_prop``) is a link
+    property, inside the shape of a multi link."""
 
     name: str
     shape: Optional[Tuple["ShapeElement", ...]]
     span: Span
+    link_prop: bool = False
 
 
 @dataclass(frozen=True)
@@ -453,7 +466,36 @@ class ForQuery:
         return self.body.type_span
 
 
-Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery, SelectDml]
+@dataclass(frozen=True)
+class WithBinding:
+    """``name := <expr>`` or ``name := (insert|update|delete ...)`` in a ``with`` block;
+    ``value`` is an expression or a query."""
+
+    name: str
+    name_span: Span
+    value: Union[Expr, "InsertQuery", "UpdateQuery", "DeleteQuery"]
+    span: Span
+
+
+@dataclass(frozen=True)
+class WithQuery:
+    """``with a := ..., b := ... <query>``: named values and bound statements, in scope in
+    later bindings and in ``body``."""
+
+    bindings: Tuple[WithBinding, ...]
+    body: "Query"
+    span: Span
+
+    @property
+    def type_name(self) -> str:
+        return self.body.type_name
+
+    @property
+    def type_span(self) -> Span:
+        return self.body.type_span
+
+
+Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery, SelectDml, WithQuery]
 
 
 @dataclass(frozen=True)

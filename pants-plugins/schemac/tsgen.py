@@ -167,8 +167,10 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
     params = []
     for p in q.params:
         ts_type = _ts_type(p.type, True, used, bigint)
+        doc = f"Omitted or `null`: `{p.unchanged}` keeps its value." if p.unchanged and p.optional else ""
         params.append({"key": ts_key(p.name), "optional": p.optional,
-                       "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p)})
+                       "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p),
+                       "doc": doc})
     result = [{"key": ts_key(f.name), "ts_type": _ts_field_type(f, used, bigint)} for f in q.result]
     decoder = _decoder(q, helpers if helpers is not None else set()) if bigint else None
     return {

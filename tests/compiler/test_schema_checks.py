@@ -175,10 +175,15 @@ def test_enum_member_checks():
 
 
 @pytest.mark.parametrize("query,expected", [
-    ("# doc\nwith t := 1 select K;", "q/q.edgeql:2:1: error[E0206]: 'with' blocks are not supported yet"),
+    ("# doc\nwith t := 1 select t;", "q/q.edgeql:2:20: error[E0206]: selecting a value ('t') is not supported yet"),
+    ("with p := (insert K { token := 'a' }) update K filter .note = p set { note := 'x' };",
+     "error[E0206]: 'p' is an insert of 'K': using a bound statement as a value is not supported yet"),
+    ("with u := (update K filter .id = <uuid>$id set { note := $n }) select u { note, @w };",
+     "error[E0304]: '@w' is a link property: it can only be selected inside the shape of a multi link"),
     ("select K { token, note: { token } };", "error[E0304]: 'note' is not a link: it takes no shape"),
     ("for x in {1} union (insert K { token := 'a' });",
-     "error[E0206]: a for loop iterates over array_unpack(<array<T>>$param) only"),
+     "error[E0206]: a for loop iterates over array_unpack(<array<T>>$param) or json_array_unpack(<json>$param) "
+     "only"),
     ("for x in array_unpack(<array<str>>$xs) union (insert K { token := y });", "error[E0302]: unknown name 'y'"),
     ("group K by .note;", "q/q.edgeql:1:1: error[E0206]: group queries are not supported yet"),
     ("insert K { token := $t } unless conflict else (select K);",

@@ -1,0 +1,11 @@
+# Bulk import from a JSON array of {title, slug, views?, labels?, author}; known slugs are skipped.
+for item in json_array_unpack(<json>$items) union (
+  insert Post {
+    title := <str>item['title'],
+    slug := <str>item['slug'],
+    views := <optional int32>item['views'],
+    labels := <optional array<str>>item['labels'],
+    author := (select Account filter .id = <uuid>item['author']),
+  }
+  unless conflict on .slug
+);
