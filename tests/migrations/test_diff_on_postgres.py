@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import Lib, codes, db_catalog
+from migration_harness import Lib, codes, db_catalog
 
 JOBS_V1 = """
 enum QueueStatus { Pending, Running, Failed, Processed }

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import Lib, compile_errors, db_catalog
+from migration_harness import Lib, compile_errors, db_catalog
 from schemac.compiler import Options, check_library
 from schemac.migrate.apply import MigrationError, apply
 from schemac.migrate.history import History
