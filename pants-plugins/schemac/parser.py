@@ -660,11 +660,20 @@ def _rule_callback(rule, builder: "_Builder"):
 def _uses_meta(method) -> bool:
     """Whether a rule method reads its ``meta`` argument (else it gets ``None``: its span is
     not computed)."""
+    code = getattr(method, "__func__", method).__code__
+    try:
+        return _USES_META[code]
+    except KeyError:
+        pass
     import dis
 
-    fn = getattr(method, "__func__", method)
-    return any(ins.opname in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE") and ins.argval == "meta"
-               for ins in dis.get_instructions(fn))
+    uses = "meta" in code.co_cellvars or any(
+        ins.opname.startswith("LOAD_") and ins.argval == "meta" for ins in dis.get_instructions(code))
+    _USES_META[code] = uses
+    return uses
+
+
+_USES_META: Dict[object, bool] = {}
 
 
 def _splicer(inline: List[int]):
