@@ -1192,6 +1192,14 @@ class _Builder:
         *bindings, body = children
         return ast.WithQuery(tuple(bindings), body, self._span(meta))
 
+    def link_prop_set(self, meta, children):
+        return ("@", str(children[0]), self._span(meta))
+
+    def subselect_link_props(self, meta, children):
+        _, name, span = next(c for c in children if isinstance(c, tuple) and c[0] == "@")
+        raise CompileError([Diagnostic("E0206", f"setting link properties ('@{name} := ...') is not supported yet",
+                                       span, "set them with a separate statement on the link's rows")])
+
     def query_file(self, meta, children):
         return list(children)
 
