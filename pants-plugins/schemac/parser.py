@@ -302,12 +302,12 @@ def _state_scanner(basic) -> Optional[tuple]:
     flags = basic.g_regex_flags
     skip_first: set = set()
     for t in skipped:
-        first = _first_chars(t.pattern.to_regexp(), flags)
+        first = _terminal_first_chars(t, flags)
         if first is None:
             return None
         skip_first |= {ch for ch, _ in first}
     for t in tokens:
-        first = _first_chars(t.pattern.to_regexp(), flags)
+        first = _terminal_first_chars(t, flags)
         if first is None or any(_same_char(ch, k, ic) for ch, ic in first for k in skip_first):
             return None
     alternation = "|".join("(?P<%s>%s)" % (t.name, t.pattern.to_regexp()) for t in tokens)
@@ -325,6 +325,13 @@ def _state_scanner(basic) -> Optional[tuple]:
         if cb is not None or newlines:
             special[t.name] = ({} if cb else None, cb.scanner.fullmatch if cb else None, newlines)
     return regex.match, special
+
+
+def _terminal_first_chars(t, flags: int):
+    """:func:`_first_chars` of a terminal; a literal string needs no regex analysis."""
+    if t.pattern.type == "str" and t.pattern.value and not flags:
+        return frozenset({(t.pattern.value[0], "i" in t.pattern.flags)})
+    return _first_chars(t.pattern.to_regexp(), flags)
 
 
 @functools.lru_cache(maxsize=None)
