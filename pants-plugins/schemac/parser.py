@@ -541,7 +541,11 @@ def _start(c):
     t = type(c)
     if t is Token:
         return c.line, c.column
-    if t is tuple or t is list:  # (a plain tuple or list has no span)
+    if t is Span:
+        return c.line, c.col
+    if t is str:  # (a plain str has no span)
+        return None
+    if t is tuple or t is list:  # (nor a plain tuple or list)
         for item in c:
             b = _start(item)
             if b is not None:
@@ -565,6 +569,10 @@ def _end(c):
     t = type(c)
     if t is Token:
         return c.end_line, c.end_column
+    if t is Span:
+        return c.end_line, c.end_col
+    if t is str:
+        return None
     if t is tuple or t is list:
         for item in reversed(c):
             b = _end(item)
@@ -650,9 +658,19 @@ def _rule_callback(rule, builder: "_Builder"):
             return children[0]
         if children:
             first = children[0]
-            b = (first.line, first.column) if type(first) is token else start(children)
+            if type(first) is token:
+                b = (first.line, first.column)
+            else:
+                b = start(first)
+                if b is None:  # (rare) no position in the first child: look further
+                    b = start(children)
             last = children[-1]
-            e = (last.end_line, last.end_column) if type(last) is token else end(children)
+            if type(last) is token:
+                e = (last.end_line, last.end_column)
+            else:
+                e = end(last)
+                if e is None:
+                    e = end(children)
         else:
             b = e = None
         if b is not None and e is not None:
