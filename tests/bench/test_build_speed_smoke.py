@@ -12,8 +12,10 @@ from build_speed import (
     Measured,
     SizeResult,
     edit_one_library,
+    load_json,
     make_repo,
     report,
+    save_json,
 )
 from test_pants_export_codegen_e2e import PantsRun
 
@@ -66,7 +68,7 @@ def _fake_run(seconds, compiles=0, hits=0, trivial=0):
     return PantsRun([], "", "\n".join(lines) + "\n", seconds)
 
 
-def test_report_renders():
+def test_report_renders(tmp_path):
     results = []
     for n, scale in ((1, 1.0), (10, 2.0)):
         r = SizeResult(n)
@@ -82,3 +84,7 @@ def test_report_renders():
     assert "(1 compile)" in text and "(10 hits, 0 local)" in text
     assert "Marginal cost per library" in text and "Where a cold compile's time goes" in text
     assert "Checks: all passed" in text
+    # --json / --from-json: the saved figures give the same report.
+    save_json(tmp_path / "bench.json", results, 0.9, 30.0)
+    again, cli, priming = load_json(tmp_path / "bench.json")
+    assert report(again, cli, priming) == text
