@@ -467,16 +467,22 @@ class _Differ:
         self.lint("MF103", f"required column {nt.name}.{c.name} is added without a default",
                   None if fill else f"existing rows need a value: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
         self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True))};")
+        self._fill_and_require(nt, c, fill, "", f"is a new required column, and {nt.name} has rows")
+
+    def _fill_and_require(self, nt: TableDef, c: ColumnDef, fill: Optional[str], where: str, problem: str) -> None:
+        """Fill the empty values of ``c`` (``where`` selects them; ``""``: every row of a new
+        column) with the ``fill`` hint's value, or stop the migration on the first such row with
+        a guard that says which hint to add; then ``SET NOT NULL``."""
+        tq, cq = qi(nt.name), qi(c.name)
         if fill is not None:
-            self.emit(FILL, f"UPDATE {tq} SET {qi(c.name)} = {fill};")
+            self.emit(FILL, f"UPDATE {tq} SET {cq} = {fill}{where};")
         else:
             self.emit(FILL, _guard(
-                f"EXISTS (SELECT 1 FROM {tq})",
-                f"schemac: {nt.name}.{c.name} is a new required column, and {nt.name} has rows",
+                f"EXISTS (SELECT 1 FROM {tq}{where})", f"schemac: {nt.name}.{c.name} {problem}",
                 f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
                 "(or give the property a default), then generate this migration again (see docs/migrations.md, "
                 "'When a migration fails')", "23502"))
-        self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET NOT NULL;")
+        self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")
 
     def alter_column(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:
         tq, cq = qi(nt.name), qi(c.name)
@@ -519,15 +525,8 @@ class _Differ:
             fill = self.hints.fills.get((nt.origin, c.pointer or c.name))
             self.lint("MF104", f"column {nt.name}.{c.name} becomes required",
                       None if fill else f"rows where it is empty stop the migration: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
-            if fill is not None and not self.opt.down:
-                self.emit(FILL, f"UPDATE {tq} SET {cq} = {fill} WHERE {cq} IS NULL;")
-            else:
-                self.emit(FILL, _guard(
-                    f"EXISTS (SELECT 1 FROM {tq} WHERE {cq} IS NULL)",
-                    f"schemac: {nt.name}.{c.name} becomes required, but some rows have no value",
-                    f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block, "
-                    "then generate this migration again (see docs/migrations.md, 'When a migration fails')", "23502"))
-            self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")
+            self._fill_and_require(nt, c, None if self.opt.down else fill, f" WHERE {cq} IS NULL",
+                                   "becomes required, but some rows have no value")
         elif not oc.nullable and c.nullable:
             self.change(f"make {nt.name}.{c.name} optional")
             self.emit(DROP_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} DROP NOT NULL;")
