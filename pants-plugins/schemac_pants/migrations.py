@@ -40,6 +40,8 @@ from pants.util.strutil import help_text
 from schemac_pants.rules import (
     COMPILER_DIR,
     OUTPUT_DIR,
+    PARSER_CACHE_DIR,
+    PARSER_CACHE_NAME,
     DependencySchemas,
     DependencySchemasRequest,
     SchemacCompilerSources,
@@ -87,7 +89,8 @@ async def _schemac_process(argv: Tuple[str, ...], sources_digest: Digest, descri
             argv=argv,
             input_digest=input_digest,
             extra_env={"PEX_EXTRA_SYS_PATH": COMPILER_DIR, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1",
-                       "PYTHONDONTWRITEBYTECODE": "1"},
+                       "PYTHONDONTWRITEBYTECODE": "1", "SCHEMAC_CACHE_DIR": PARSER_CACHE_DIR},
+            append_only_caches={PARSER_CACHE_NAME: PARSER_CACHE_DIR},
             output_directories=(OUTPUT_DIR,) if with_output else (),
             description=description,
             level=LogLevel.DEBUG,

@@ -74,6 +74,9 @@ COMPILER_PACKAGE = "schemac"
 # compiler's diagnostics name the files the user knows.
 COMPILER_DIR = "__schemac_compiler"
 OUTPUT_DIR = "__schemac_out"
+# The compiler's parser cache (see schemac/parser.py): a Pants named cache, mounted here.
+PARSER_CACHE_NAME = "schemac_parser"
+PARSER_CACHE_DIR = "__schemac_parser_cache"
 # The compiler writes these subtrees of --out; each becomes one generated source type.
 OUTPUT_KINDS = ("sql", "ts", "go")
 
@@ -309,7 +312,11 @@ async def compile_schema_library(
                 "PYTHONHASHSEED": "0",
                 "PYTHONUTF8": "1",
                 "PYTHONDONTWRITEBYTECODE": "1",
+                # The compiler's parser cache (lark's LALR tables) lives in a Pants named cache,
+                # not in the user's home: not an input, so not part of the cache key.
+                "SCHEMAC_CACHE_DIR": PARSER_CACHE_DIR,
             },
+            append_only_caches={PARSER_CACHE_NAME: PARSER_CACHE_DIR},
             output_directories=(OUTPUT_DIR,),
             description=f"Compiling schema library {request.address}",
             level=LogLevel.DEBUG,
