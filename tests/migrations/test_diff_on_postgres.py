@@ -373,3 +373,16 @@ migration {
     assert pg.execute("SELECT remark, rank FROM story_labels") == [("n", 1)]
     pg.execute("DELETE FROM story_labels")
     _roundtrip(lib, pg, version, before, after)
+
+
+def test_a_rename_hint_kept_after_its_migration_changes_nothing_later(tmp_path, pg):
+    v1 = "type Job { required n: str; }"
+    lib = _start(tmp_path, pg, v1)
+    v2 = "type Task { required n: str; }\nmigration { rename type Job to Task; rename property Task.m to n; }"
+    _step(lib, pg, v2)
+    pg.execute("INSERT INTO task (n) VALUES ('kept')")
+    gen, version, before, after = _step(lib, pg, v2.replace("required n: str;", "required n: str; note: str;"))
+    assert lib.down_sql(version).count("ALTER TABLE") == 1 and "DROP TABLE" not in lib.down_sql(version)
+    assert [d.code for d in gen.plan.lints if d.code == "W0005"] == []
+    pg.execute(lib.down_sql(version))
+    assert pg.execute("SELECT n FROM task") == [("kept",)]

@@ -57,11 +57,64 @@ class Hints:
         inv = Hints()
         inv.type_renames = {new: old for old, new in self.type_renames.items()}
         for (typ, old), new in self.pointer_renames.items():
-            old_type = inv.type_renames.get(typ, typ)
+            if "." in typ.rsplit("::", 1)[-1]:  # a link property: rename the type part
+                t, link = typ.rsplit(".", 1)
+                old_type = f"{inv.type_renames.get(t, t)}.{link}"
+            else:
+                old_type = inv.type_renames.get(typ, typ)
             inv.pointer_renames[(old_type, new)] = old
         inv.member_renames = {e: {new: old for old, new in m.items()} for e, m in self.member_renames.items()}
         inv.casts = {(self._old_type(t), p) for t, p in self.casts}
         return inv
+
+    def applicable(self, old) -> "Hints":
+        """Only the hints that apply to a diff from catalog ``old`` (the last migration's
+        snapshot): renames and maps whose old name ``old`` still has (and whose new name it
+        does not have yet). Hints applied by an earlier migration are left out, so they can
+        neither change this migration nor its down migration."""
+        out = Hints(fills=dict(self.fills), casts=set(self.casts), dropped_types=set(self.dropped_types),
+                    dropped_pointers=set(self.dropped_pointers), spans=self.spans)
+        origins = {t.origin for t in old.tables}
+        # Left out: renames already applied (old name gone, new name there). Kept: the rest,
+        # so that a rename onto a name still there is refused (E0401) and a misspelled old name
+        # is reported (W0005) by the diff.
+        out.type_renames = {o: n for o, n in self.type_renames.items() if o in origins or n not in origins}
+        reverse = {n: o for o, n in out.type_renames.items()}
+        for (typ, old_ptr), new_ptr in self.pointer_renames.items():
+            if "." in typ.rsplit("::", 1)[-1]:  # a link property: (Type.link, property)
+                t, link = typ.rsplit(".", 1)
+                origin = f"{reverse.get(t, t)}.{link}"
+                origin = next((o for o in origins if o == origin or self._link_origin(o, reverse) == typ), origin)
+            else:
+                origin = reverse.get(typ, typ)
+            table = next((t for t in old.tables if t.origin == origin), None)
+            if table is None:
+                out.pointer_renames[(typ, old_ptr)] = new_ptr
+                continue
+            pointers = {c.pointer for c in table.columns}
+            pointers |= {o.rsplit(".", 1)[1] for o in origins
+                         if "." in o.rsplit("::", 1)[-1] and o.rsplit(".", 1)[0] == origin}
+            if old_ptr in pointers or new_ptr not in pointers:
+                out.pointer_renames[(typ, old_ptr)] = new_ptr
+        for enum, renames in self.member_renames.items():
+            members = set(old.enums.get(enum, ()))
+            kept = {o: n for o, n in renames.items() if o in members or n not in members}
+            if kept:
+                out.member_renames[enum] = kept
+        for enum, maps in self.member_maps.items():
+            members = set(old.enums.get(enum, ()))
+            kept = {o: n for o, n in maps.items() if o in members}
+            if kept:
+                out.member_maps[enum] = kept
+        return out
+
+    @staticmethod
+    def _link_origin(origin: str, reverse: Dict[str, str]) -> str:
+        if "." not in origin.rsplit("::", 1)[-1]:
+            return origin
+        t, link = origin.rsplit(".", 1)
+        new = {o: n for n, o in reverse.items()}.get(t, t)
+        return f"{new}.{link}"
 
     def _old_type(self, qualname: str) -> str:
         for old, new in self.type_renames.items():

@@ -217,6 +217,7 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
     plan has errors, ``Generated.files`` is empty and the errors are in ``Generated.plan``.
     Raises :class:`SnapshotError` for an unreadable snapshot."""
     old = history.catalog()
+    hints = hints.applicable(old)  # hints of earlier migrations must not touch this one (or its down)
     up = diff(old, current, hints, options, locations)
     if up.empty and not up.errors:
         if history.snapshot != dump_snapshot(current) and history.migrations:
