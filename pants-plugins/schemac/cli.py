@@ -78,7 +78,9 @@ def _parser() -> argparse.ArgumentParser:
         a.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
                        help="libpq connection string or URL (default: $DATABASE_URL)")
         a.add_argument("--dir", required=True, help="the library's migrations/ directory")
-        a.add_argument("--table", default="schemac_migrations", help="history table (default: schemac_migrations)")
+        a.add_argument("--table", default="schemac_migrations", help="history table (default: schemac_migrations; "
+                       "it keeps the versions of every library of the database apart)")
+        a.add_argument("--library", help="whose versions these are (default: the library named in the files' header)")
         if name == "resolve":
             a.add_argument("--version", type=int, required=True, help="the failed version")
     return p

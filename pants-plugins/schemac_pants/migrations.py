@@ -298,7 +298,8 @@ async def run_apply_migrations(
     migrations = os.path.join(field_set.address.spec_path, MIGRATIONS_DIR)
     return RunRequest(
         digest=digest,
-        args=(python.path, "{chroot}/schemac-migrate.pex", "migrate", "apply", "--dir", f"{{chroot}}/{migrations}"),
+        args=(python.path, "{chroot}/schemac-migrate.pex", "migrate", "apply", "--library",
+              library_name(field_set.address), "--dir", f"{{chroot}}/{migrations}"),
         extra_env={"PEX_EXTRA_SYS_PATH": f"{{chroot}}/{COMPILER_DIR}", "PYTHONUTF8": "1"},
     )
 

@@ -386,3 +386,15 @@ def test_a_rename_hint_kept_after_its_migration_changes_nothing_later(tmp_path, 
     assert [d.code for d in gen.plan.lints if d.code == "W0005"] == []
     pg.execute(lib.down_sql(version))
     assert pg.execute("SELECT n FROM task") == [("kept",)]
+
+
+def test_multi_link_with_link_properties_becoming_single_needs_drop_hints(tmp_path, pg):
+    v1 = "type Tag { required name: str; }\ntype T { multi tags: Tag { note: str; }; }"
+    lib = _start(tmp_path, pg, v1)
+    v2 = "type Tag { required name: str; }\ntype T { tags: Tag; }"
+    refused = lib.generate(v2)
+    assert [d.code for d in refused.plan.errors] == ["E0402"]
+    assert "drop property T.tags.note;" in refused.plan.errors[0].hint
+    gen, version, before, after = _step(lib, pg, v2 + "\nmigration { drop property T.tags.note; }")
+    assert "DS103" in codes(gen.plan.lints)
+    _roundtrip(lib, pg, version, before, after)

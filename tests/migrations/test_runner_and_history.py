@@ -263,3 +263,25 @@ def test_apply_refuses_a_database_golang_migrate_manages(tmp_path, pg):
     pg.execute("INSERT INTO schema_migrations VALUES (3, false)")
     with pytest.raises(MigrationError, match="managed by golang-migrate"):
         lib.apply(pg.url)
+
+
+def test_two_libraries_share_one_database_and_history_table(tmp_path, pg):
+    from schemac.compiler import compile_library  # noqa: F401  (the dependency is compiled as an extern)
+
+    accounts = Lib(tmp_path, "accounts")
+    accounts.generate("type User { required email: str; }")
+    shop = Lib(tmp_path, "shop")
+    (shop.dir / "schema.esdl").write_text("type Order { required buyer: accounts::User; }")
+    from schemac.migrate.catalog import catalog_of
+    from schemac.migrate.history import History, next_migration
+
+    sources = {**shop.sources(), "accounts/schema.esdl": (accounts.dir / "schema.esdl").read_text()}
+    lib = check_library(sources, Options(library="shop", externs=(("accounts/schema.esdl", "accounts"),)))
+    gen = next_migration("shop", History("shop/migrations"), catalog_of(lib.schema), lib.hints)
+    for name, text in gen.files.items():
+        (shop.migrations / name).write_text(text)
+    assert apply(pg.url, accounts.history()).applied == ["000001_init"]
+    assert apply(pg.url, shop.history()).applied == ["000001_init"]
+    assert apply(pg.url, shop.history()).applied == []
+    rows = pg.execute("SELECT library, version, state FROM schemac_migrations ORDER BY 1, 2")
+    assert rows == [("accounts", 1, "applied"), ("shop", 1, "applied")]

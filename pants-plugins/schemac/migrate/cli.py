@@ -159,9 +159,9 @@ def apply_cmd(args) -> int:
     try:
         history = _history_dir(args.dir)
         if args.migrate_command == "resolve":
-            print(resolve(args.database_url, history, args.version, args.table))
+            print(resolve(args.database_url, history, args.version, args.table, library=args.library))
         else:
-            apply(args.database_url, history, args.table, log=print)
+            apply(args.database_url, history, args.table, log=print, library=args.library)
     except MigrationError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

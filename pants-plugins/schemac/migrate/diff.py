@@ -173,7 +173,8 @@ def _guard(condition_sql: str, message: str, hint: str, errcode: str) -> str:
 def _member_ref(enum: str, member: str) -> str:
     """How a hint names a member: ``Status.Open``, ``Status.'100%'`` for non-identifiers."""
     name = member if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", member) else sql_string(member)
-    return f"{enum.split('::')[-1]}.{name}"
+    qualified = enum[len("default::"):] if enum.startswith("default::") else enum
+    return f"{qualified}.{name}"
 
 
 # ------------------------------------------------------------------------------------ the diff
@@ -366,6 +367,17 @@ class _Differ:
             col = next((c for c in src.columns if c.pointer == ptr), None) if src else None
             if src is None or col is None:
                 continue
+            props = [c.name for c in jt.columns if c.name not in ("source_id", "target_id")]
+            lost = [p for p in props if (origin, p) not in self.hints.dropped_pointers]
+            if lost and not (self.opt.down or self.opt.allow_destructive):
+                self.error("E0402", f"multi link {self._short(typ)}.{ptr} becomes single: the values of its link "
+                           f"properties {', '.join(lost)} would be lost",
+                           "if that is intended, add " + " ".join(f"`drop property {self._short(origin)}.{p};`"
+                                                               for p in lost)
+                           + " to a `migration { }` block (or pass --allow-destructive)", self._where(typ, ptr))
+            elif props:
+                self.lint("DS103", f"the link properties {', '.join(props)} of {self._short(typ)}.{ptr} are dropped "
+                          "with its join table")
             self.converted_join_tables.add(jt.name)
             self.filled_from_join.add((src.name, col.name))
             self.change(f"multi link {self._short(typ)}.{ptr} becomes single (rows copied from {jt.name})")
@@ -520,7 +532,9 @@ class _Differ:
             else:
                 self.emit(SET_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET DEFAULT {c.default};")
             self.change(f"change default of {nt.name}.{c.name}")
-        if oc.nullable and not c.nullable:
+        if oc.nullable and not c.nullable and type_changes and c.type == f"{oc.type}[]":
+            self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")  # the CASE left no NULL
+        elif oc.nullable and not c.nullable:
             self.change(f"make {nt.name}.{c.name} required")
             fill = self.hints.fills.get((nt.origin, c.pointer or c.name))
             self.lint("MF104", f"column {nt.name}.{c.name} becomes required",

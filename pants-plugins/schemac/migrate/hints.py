@@ -217,6 +217,12 @@ def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints
         return
     assert h.item is not None
     container, key, label, item = typ, typ.qualname, typ.name, h.item
+    if "." in h.item and h.action == "drop":  # a link property of a link that may be gone or single now
+        link_name, item = h.item.split(".", 1)
+        key = f"{typ.qualname}.{link_name}"
+        if _claim(hints, ("pointer", key, item), h, reporter):
+            hints.dropped_pointers.add((key, item))
+        return
     if "." in h.item:  # a link property: Type.link.property, a column of the link's join table
         link_name, item = h.item.split(".", 1)
         link = typ.links.get(link_name)
@@ -261,6 +267,6 @@ def _resolve_one(h: ast.MigrationHint, schema: Schema, reporter: Reporter, hints
             if low is not None and low.type.family != col.type.family:
                 reporter.error("E0304", f"the fill value is {low.type.name}, but {label}.{item} is "
                                f"{col.type.name}", h.expr.span if h.expr is not None else h.span,
-                               f"give a {col.type.name} value, e.g. with a cast <{col.type.name}>(...)")
+                               f"give a value of type {col.type.name}, e.g. with a cast <{col.type.name}>(...)")
             elif low is not None:
                 hints.fills[(key, item)] = low.sql
