@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict
 
 from schemac.diagnostics import CompileError
-from schemac.migrate.catalog import SnapshotError, catalog_of
+from schemac.migrate.catalog import Catalog, SnapshotError, catalog_of
+from schemac.migrate.diff import diff
 from schemac.migrate.history import SUM_FILE, initial_files, schema_sql
 from schemac.model import Schema
 
@@ -34,10 +35,11 @@ def render_sql(lib: "Library") -> Dict[str, str]:
     migration; and ``schema.sql``, the current schema as one script. Raises
     :class:`CompileError` (E0405) for a broken history."""
     catalog = catalog_of(lib.schema)
-    out: Dict[str, str] = {"schema.sql": schema_sql(lib.options.library, catalog)}
+    create = diff(Catalog(), catalog)
+    out: Dict[str, str] = {"schema.sql": schema_sql(lib.options.library, catalog, create)}
     history = lib.history
     if history is None:
-        out.update(render_migrations(lib.options.library, lib.schema))
+        out.update(initial_files(lib.options.library, catalog, create))
         return out
     problems = history.verify()
     if not problems:

@@ -277,16 +277,24 @@ def _without_indexes(catalog: Catalog, names) -> Catalog:
     return replace(catalog, tables=tables)
 
 
-def initial_files(library: str, current: Catalog) -> Dict[str, str]:
-    """``000001_init.{up,down}.sql`` for a library without a history (what
-    ``generate-migrations`` would write first)."""
-    gen = next_migration(library, History(""), current, Hints())
-    assert gen is not None and not gen.plan.errors
-    return {k: v for k, v in gen.files.items() if k.endswith(".sql")}
+def initial_files(library: str, current: Catalog, up: Optional[Plan] = None) -> Dict[str, str]:
+    """``000001_init.{up,down}.sql`` for a library without a history: exactly what
+    ``generate-migrations`` writes first (without its snapshot and checksums, which the
+    compile output does not need). ``up``: the diff from an empty catalog, if already made."""
+    up = up or diff(Catalog(), current)
+    down = diff(current, Catalog(), Hints(), DiffOptions(down=True))
+    base = f"{1:0{VERSION_WIDTH}d}_init"
+    return {
+        f"{base}.up.sql": render_file(library, base, "up", "creates the library's tables.",
+                                      [s.sql for s in up.ordered()]),
+        f"{base}.down.sql": render_file(library, base, "down", "drops what the up migration created.",
+                                        [s.sql for s in down.ordered()]),
+    }
 
 
-def schema_sql(library: str, current: Catalog) -> str:
+def schema_sql(library: str, current: Catalog, up: Optional[Plan] = None) -> str:
     """``schema.sql``: the whole current schema as one script (for review and for tools that
-    load a schema directly; databases are evolved with the migrations)."""
-    plan = diff(Catalog(), current)
+    load a schema directly; databases are evolved with the migrations). ``up``: the diff from
+    an empty catalog, if already made."""
+    plan = up or diff(Catalog(), current)
     return render("schema.sql.j2", library=library, statements=[s.sql for s in plan.ordered()])
