@@ -132,6 +132,10 @@ def test_drift_check_and_generate_through_the_cli(tmp_path):
 
     ok = cli("check", "--library", "lib")
     assert ok.returncode == 0, ok.stderr
+    # Only the schema listed: the history beside it is found.
+    alone = subprocess.run([sys.executable, "-m", "schemac", "migrate", "check", "--library", "lib",
+                            str(lib.dir / "schema.esdl")], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert alone.returncode == 0 and "up to date (3 version(s))" in alone.stdout, alone.stderr
     (lib.dir / "schema.esdl").write_text(V3.replace("required title: str;", "required title: str; note: str;"))
     drift = cli("check", "--library", "lib")
     assert drift.returncode == 1 and "E0406" in drift.stderr and "add column ticket.note" in drift.stderr

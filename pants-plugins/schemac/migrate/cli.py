@@ -96,7 +96,20 @@ def generate(args, read_sources) -> int:
     return 0
 
 
+def _beside_schema_history_files(args) -> List[str]:
+    """History files in ``migrations/`` next to the listed schema files, when none were listed
+    (so `migrate check --library x schemas/x/*.esdl` finds the history as `generate` does)."""
+    from schemac.migrate.history import is_history_path
+
+    if any(is_history_path(f.replace(os.sep, "/")) for f in args.files):
+        return []
+    dirs = sorted({os.path.join(os.path.dirname(f), "migrations") for f in args.files if f.endswith(".esdl")})
+    return [f.replace(os.sep, "/") for d in dirs for f in sorted(glob.glob(os.path.join(d, "*")))
+            if os.path.isfile(f) and is_history_path(f.replace(os.sep, "/"))]
+
+
 def check(args, read_sources) -> int:
+    args.files = [*args.files, *_beside_schema_history_files(args)]
     lib, sources = _library(args, read_sources)
     if lib is None:
         return 1
