@@ -27,6 +27,7 @@ they behave exactly as with the pgx runner; nested shapes keep pointers for opti
 
 from __future__ import annotations
 
+import re
 import textwrap
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -56,7 +57,30 @@ def wrap(text: str, width: int = 96) -> List[str]:
     """Split a doc paragraph into comment lines of at most ``width`` characters."""
     if len(text) <= width and "\n" not in text:
         return [text.strip()] if text.strip() else [""]
+    if text.isascii() and not _WRAP_SLOW.search(text):
+        # Single spaces between words, no other whitespace: the same greedy fill as
+        # textwrap.wrap(break_long_words=False, break_on_hyphens=False), without its chunking.
+        words = text.split(" ")
+        lines = []
+        i, n = 0, len(words)
+        while i < n:
+            start = i
+            cur = len(words[i])
+            i += 1
+            if cur <= width:
+                while i < n:
+                    nxt = cur + 1 + len(words[i])
+                    if nxt > width:
+                        break
+                    cur = nxt
+                    i += 1
+            lines.append(" ".join(words[start:i]))
+        return lines
     return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+#: Text that ``wrap`` hands to textwrap: other whitespace than single inner spaces.
+_WRAP_SLOW = re.compile(r"[\t\n\x0b\x0c\r]|  |^ | $")
 
 
 #: database/sql: the pgtype OID constant of an array column, by the Postgres type of its

@@ -19,10 +19,27 @@ def _load(name: str) -> str:
     return data.decode("utf-8")
 
 
+#: Names a plain dict answers as attributes (``d.items``): jinja2 looks those up first.
+_DICT_ATTRS = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """jinja2's environment, with ``view.key`` on a plain dict looked up without the failed
+    attribute lookup (and its exception) that jinja2 tries first; same results."""
+
+    def getattr(self, obj, attribute):
+        if type(obj) is dict and attribute not in _DICT_ATTRS:
+            try:
+                return obj[attribute]
+            except (TypeError, LookupError):
+                return self.undefined(obj=obj, name=attribute)
+        return jinja2.Environment.getattr(self, obj, attribute)
+
+
 @functools.lru_cache(maxsize=None)
 def environment() -> jinja2.Environment:
     """The jinja2 environment used by every renderer."""
-    return jinja2.Environment(
+    return _Environment(
         loader=jinja2.FunctionLoader(_load),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
