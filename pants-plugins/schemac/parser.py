@@ -24,6 +24,9 @@ from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from lark.grammar import Rule
 from lark.lexer import ContextualLexer, Lexer, UnlessCallback, _create_unless
+from lark.parsers.lalr_analysis import Shift
+from lark.parsers.lalr_interactive_parser import InteractiveParser
+from lark.parsers.lalr_parser_state import ParserState
 
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Span
@@ -630,7 +633,7 @@ def _rule_callback(rule, builder: "_Builder"):
             raise AssertionError(f"rule {name} clashes with the AST builder")
         return splice or list
     if expand1 and len(rule.expansion) == 1 and not inline:
-        return operator.itemgetter(0)  # a ?rule's single child
+        return _FIRST  # a ?rule's single child
     method = getattr(builder, name, None)
     if method is None:
         if splice is not None:
@@ -763,6 +766,111 @@ def _install_builder(parser: Lark, builder: "_Builder") -> None:
     table = parser.parser.parser._parse_table
     assert all(arg in new for actions in table.states.values() for _, arg in actions.values()
                if isinstance(arg, Rule)), "the parse table's rules are not the callbacks' rules"
+    lalr = parser.parser.parser.parser
+    lark_parse_from_state = lalr.parse_from_state
+
+    def parse_from_state(state, last_token=None):
+        if type(state) is not ParserState or last_token is not None:
+            return lark_parse_from_state(state, last_token)
+        return _parse_from_state(lalr, state)
+
+    lalr.parse_from_state = parse_from_state
+
+
+#: The callback of a ``?rule`` reduced from one child: that child (see :func:`_rule_callback`).
+_FIRST = operator.itemgetter(0)
+
+#: id(callbacks) -> (callbacks, {rule: (size, origin name, callback, is a _FIRST rule)},
+#: {(state below, state, terminal): state after the chain of _FIRST reductions})
+_FAST_TABLES: Dict[int, tuple] = {}
+
+
+def _fast_tables(callbacks) -> tuple:
+    entry = _FAST_TABLES.get(id(callbacks))
+    if entry is None or entry[0] is not callbacks:
+        info = {rule: (len(rule.expansion), rule.origin.name, fn, fn is _FIRST and len(rule.expansion) == 1)
+                for rule, fn in callbacks.items()}
+        entry = _FAST_TABLES[id(callbacks)] = (callbacks, info, {})
+    return entry
+
+
+def _unit_chain(states, info, below, cur, t):
+    """The state a chain of ``?rule`` single-child reductions on lookahead ``t`` leaves on top
+    of ``below`` (each replaces the top state; the value stays), or ``None`` where lark's loop
+    must go on (an error)."""
+    while True:
+        try:
+            action, arg = states[cur][t]
+        except KeyError:
+            return None
+        if action is Shift or not info[arg][3]:
+            return cur
+        try:
+            _action, cur = states[below][info[arg][1]]
+        except KeyError:
+            return None
+        if _action is not Shift:
+            return None
+
+
+def _parse_from_state(lalr, state):
+    """Lark's ``_Parser.parse_from_state`` (its LALR loop, with ``ParserState.feed_token``
+    inlined), making the same shifts and reductions: a chain of ``?rule`` reductions of one
+    child (the expression precedence ladder: ``expr`` -> ``or_expr`` -> ... -> ``atom``, which
+    change only the top state) is one step, remembered per (state below, state, terminal); a
+    reduction's size, goto name and callback are looked up once per rule. The end of input,
+    and a token without an action (an error), are lark's own ``feed_token``, from the same
+    stacks, and errors get their interactive parser as in lark."""
+    try:
+        token = None
+        conf = state.parse_conf
+        states = conf.states
+        _callbacks, info, memo = _fast_tables(conf.callbacks)
+        state_stack = state.state_stack
+        value_stack = state.value_stack
+        feed_token = state.feed_token
+        for token in state.lexer.lex(state):
+            t = token.type
+            while True:
+                top = state_stack[-1]
+                try:
+                    action, arg = states[top][t]
+                except KeyError:
+                    feed_token(token)  # lark's UnexpectedToken
+                    break
+                if action is Shift:
+                    state_stack.append(arg)
+                    value_stack.append(token)
+                    break
+                size, origin, fn, unit = info[arg]
+                if unit:
+                    key = (state_stack[-2], top, t)
+                    try:
+                        new_state = memo[key]
+                    except KeyError:
+                        new_state = _unit_chain(states, info, key[0], top, t)
+                        if new_state is None:
+                            feed_token(token)
+                            break
+                        memo[key] = new_state
+                    state_stack[-1] = new_state
+                    continue
+                if size:
+                    s = value_stack[-size:]
+                    del state_stack[-size:]
+                    del value_stack[-size:]
+                else:
+                    s = []
+                value = fn(s)
+                _action, new_state = states[state_stack[-1]][origin]
+                state_stack.append(new_state)
+                value_stack.append(value)
+
+        end_token = Token.new_borrow_pos("$END", "", token) if token else Token("$END", "", 0, 1, 1)
+        return feed_token(end_token, True)
+    except UnexpectedInput as e:
+        e.interactive_parser = InteractiveParser(lalr, state, state.lexer)
+        raise e
 
 
 class _IdentityRule(Rule):
