@@ -3,6 +3,7 @@ camelCase, and quoting of object keys that are not identifiers."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -29,6 +30,7 @@ def _go_word(w: str) -> str:
     return w.capitalize()
 
 
+@functools.lru_cache(maxsize=None)  # pure, and asked again and again for the same names
 def go_name(name: str) -> str:
     """Exported Go name: ``claim_job`` -> ``ClaimJob``, ``id`` -> ``ID``, ``user_url`` ->
     ``UserURL``. A name starting with a digit gets an ``X`` prefix."""
@@ -36,12 +38,14 @@ def go_name(name: str) -> str:
     return "X" + out if out[0].isdigit() else out
 
 
+@functools.lru_cache(maxsize=None)  # pure, and asked again and again for the same names
 def ts_camel(name: str) -> str:
     """TypeScript function name: ``enqueue_job`` -> ``enqueueJob``."""
     ws = words(name)
     return (ws[0] + "".join(w.capitalize() for w in ws[1:])) if ws else "x"
 
 
+@functools.lru_cache(maxsize=None)  # pure, and asked again and again for the same names
 def ts_pascal(name: str) -> str:
     """TypeScript type name: ``enqueue_job`` -> ``EnqueueJob``, ``uq_job_name`` -> ``UqJobName``."""
     return "".join(w.capitalize() for w in words(name)) or "X"
