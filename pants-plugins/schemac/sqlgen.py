@@ -1,4 +1,5 @@
-"""SQL back end: the initial migration of a library without a migration history.
+"""SQL back end: the ``sql/`` output (the committed migration history, or the initial migration
+of a library without one, and ``schema.sql``).
 
 ``000001_init.up.sql`` creates every table (object types in declaration order, then the join
 tables of multi links) with its CHECK and UNIQUE constraints, then adds the foreign keys (so
@@ -18,15 +19,9 @@ from schemac.diagnostics import CompileError
 from schemac.migrate.catalog import Catalog, SnapshotError, catalog_of
 from schemac.migrate.diff import diff
 from schemac.migrate.history import SUM_FILE, initial_files, schema_sql
-from schemac.model import Schema
 
 if TYPE_CHECKING:
     from schemac.compiler import Library
-
-
-def render_migrations(library: str, schema: Schema) -> Dict[str, str]:
-    """``{relative path: text}`` of the initial migration's up and down files."""
-    return initial_files(library, catalog_of(schema))
 
 
 def render_sql(lib: "Library") -> Dict[str, str]:

@@ -323,7 +323,7 @@ PHASES: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
     ("resolve schema", (("schemac.resolve", "build_schema"),)),
     ("plan queries", (("schemac.queries", "plan_query"),)),
     ("jinja2 template compile", (("jinja2", "Environment.compile"),)),
-    ("render SQL", (("schemac.sqlgen", "render_migrations"),)),
+    ("render SQL", (("schemac.sqlgen", "render_sql"),)),
     ("render TypeScript", (("schemac.tsgen", "render_typescript"),)),
     ("render Go", (("schemac.gogen", "render_go"),)),
 )

@@ -99,6 +99,17 @@ class Catalog:
         return next((t for t in self.tables if t.name == name), None)
 
 
+def origin_of(t: ObjectType) -> str:
+    """What a table stores: the type's qualified name, or ``<type>.<link>`` for the join table
+    of a multi link (``default::Post.tags``)."""
+    return f"{t.join_of[0]}.{t.join_of[1]}" if t.join_of else t.qualname
+
+
+def is_join_origin(origin: str) -> bool:
+    """Whether an origin is a multi link's join table (``default::Post.tags``)."""
+    return "." in origin.rsplit("::", 1)[-1]
+
+
 def _table_def(t: ObjectType) -> TableDef:
     cols: List[ColumnDef] = []
     for c in t.columns:
@@ -110,7 +121,7 @@ def _table_def(t: ObjectType) -> TableDef:
     primary = tuple(t.primary_key)
     return TableDef(
         name=t.table,
-        origin=f"{t.join_of[0]}.{t.join_of[1]}" if t.join_of else t.qualname,
+        origin=origin_of(t),
         columns=tuple(cols),
         primary_key=primary,
         checks=tuple(CheckDef(ck.name, ck.expression_sql) for ck in t.checks),

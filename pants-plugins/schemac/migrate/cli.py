@@ -15,7 +15,7 @@ from schemac.compiler import Library, Options, check_library
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.migrate.catalog import SnapshotError, catalog_of, dump_snapshot
 from schemac.migrate.diff import DiffOptions, diff, locations_of
-from schemac.migrate.history import History, next_migration
+from schemac.migrate.history import History, is_history_path, next_migration
 
 
 def _library(args, read_sources) -> "tuple[Optional[Library], Dict[str, str]]":
@@ -41,20 +41,28 @@ def _print_all(diags: List[Diagnostic], sources: Dict[str, str]) -> None:
         print(d.render(sources), file=sys.stderr)
 
 
+def _history_files_in(directory: str) -> List[str]:
+    """The history files (migrations, snapshot, checksums) in ``directory``, spelled as
+    ``directory/name`` when that names a ``migrations/`` directory, else by absolute path, so
+    they are recognised as history whatever spelling of the directory was given (``.``)."""
+    out = []
+    for f in sorted(glob.glob(os.path.join(directory, "*"))):
+        if not os.path.isfile(f):
+            continue
+        path = f.replace(os.sep, "/")
+        if not is_history_path(path):
+            path = os.path.abspath(f).replace(os.sep, "/")
+        if is_history_path(path):
+            out.append(path)
+    return out
+
+
 def _out_history_files(args) -> List[str]:
     """History files already in ``--out`` that the command line did not list (so that
     `generate --out schemas/x/migrations schemas/x/*.esdl` continues that history instead of
     starting a new one over it)."""
-    from schemac.migrate.history import is_history_path
-
-    given = {os.path.normpath(f) for f in args.files}
-    found = []
-    for f in sorted(glob.glob(os.path.join(args.out, "*"))):
-        rel = f.replace(os.sep, "/")
-        if os.path.isfile(f) and os.path.normpath(f) not in given and \
-                is_history_path(f"{os.path.basename(os.path.dirname(os.path.abspath(f)))}/{os.path.basename(f)}"):
-            found.append(rel)
-    return found
+    given = {os.path.abspath(f) for f in args.files}
+    return [p for p in _history_files_in(args.out) if os.path.abspath(p) not in given]
 
 
 def generate(args, read_sources) -> int:
@@ -99,13 +107,10 @@ def generate(args, read_sources) -> int:
 def _beside_schema_history_files(args) -> List[str]:
     """History files in ``migrations/`` next to the listed schema files, when none were listed
     (so `migrate check --library x schemas/x/*.esdl` finds the history as `generate` does)."""
-    from schemac.migrate.history import is_history_path
-
     if any(is_history_path(f.replace(os.sep, "/")) for f in args.files):
         return []
     dirs = sorted({os.path.join(os.path.dirname(f), "migrations") for f in args.files if f.endswith(".esdl")})
-    return [f.replace(os.sep, "/") for d in dirs for f in sorted(glob.glob(os.path.join(d, "*")))
-            if os.path.isfile(f) and is_history_path(f.replace(os.sep, "/"))]
+    return [p for d in dirs for p in _history_files_in(d)]
 
 
 def check(args, read_sources) -> int:
@@ -149,14 +154,13 @@ def _history_dir(path: str) -> History:
     if not os.path.isdir(path):
         raise MigrationError(f"{path} is not a directory (pass the library's migrations/ directory)")
     sources = {}
-    for f in sorted(glob.glob(os.path.join(path, "*"))):
-        if os.path.isfile(f):
-            with open(f, "rb") as fh:
-                raw = fh.read()
-            try:
-                sources[f.replace(os.sep, "/")] = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise MigrationError(f"{f}: not UTF-8 text (byte {e.start})") from None
+    for f in _history_files_in(path):
+        with open(f, "rb") as fh:
+            raw = fh.read()
+        try:
+            sources[f] = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise MigrationError(f"{f}: not UTF-8 text (byte {e.start})") from None
     h = History.from_sources(sources)
     if h is None or not h.migrations:
         raise MigrationError(f"{path} holds no migrations (NNNNNN_name.up.sql files); generate them first")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from schemac.diagnostics import Diagnostic
-from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, UniqueDef
+from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, UniqueDef, is_join_origin, origin_of
 from schemac.migrate.hints import Hints
 from schemac.sqlnames import qi, quote_ident, sql_string
 
@@ -104,11 +104,6 @@ def rename_identifiers(sql: str, names: Dict[str, str]) -> str:
         else:
             out.append(tok)
     return "".join(out)
-
-
-def _is_join(origin: str) -> bool:
-    """Whether a table origin is a multi link's join table (``default::Post.tags``)."""
-    return "." in origin.rsplit("::", 1)[-1]
 
 
 # ------------------------------------------------------------------------------------ DDL text
@@ -221,7 +216,7 @@ class _Differ:
                 continue
             pointers = {c.pointer for c in ot.columns}
             join_links = {t.origin.rsplit(".", 1)[1] for t in self.old.tables
-                          if _is_join(t.origin) and self.new_origin(t.origin.rsplit(".", 1)[0]) == typ}
+                          if is_join_origin(t.origin) and self.new_origin(t.origin.rsplit(".", 1)[0]) == typ}
             if old not in pointers and old not in join_links and new not in pointers and new not in join_links:
                 self.plan.lints.append(Diagnostic(
                     "W0005", f"migration hint does not apply: the last migration has no {self._short(typ)}.{old}",
@@ -232,7 +227,7 @@ class _Differ:
 
     # -- name mapping
     def new_origin(self, origin: str) -> str:
-        if _is_join(origin):
+        if is_join_origin(origin):
             typ, ptr = origin.rsplit(".", 1)
             typ = self.hints.type_renames.get(typ, typ)
             return f"{typ}.{self.hints.pointer_renames.get((typ, ptr), ptr)}"
@@ -261,7 +256,6 @@ class _Differ:
             nt = new_by_origin.get(origin)
             if nt is not None:
                 self.table_map[ot.name] = nt.name
-        self.existing: Set[str] = set()
         pairs: List[Tuple[TableDef, TableDef]] = []
         created: List[TableDef] = []
         for nt in self.new.tables:
@@ -270,9 +264,7 @@ class _Differ:
                 created.append(nt)
             else:
                 pairs.append((ot, nt))
-                self.existing.add(nt.name)
         dropped = [ot for origin, ot in old_by_origin.items() if origin not in new_by_origin]
-        self.conversions: Dict[Tuple[str, str], str] = {}
         self._link_conversions(pairs, created, dropped)
         for ot, nt in pairs:
             self.table(ot, nt)
@@ -308,7 +300,7 @@ class _Differ:
             if t.name in self.converted_join_tables:
                 continue
             typ = t.origin
-            join = _is_join(typ)
+            join = is_join_origin(typ)
             allowed = (self.opt.down or self.opt.allow_destructive or typ in self.hints.dropped_types
                        or (join and tuple(typ.rsplit(".", 1)) in self.hints.dropped_pointers)
                        or (join and typ.rsplit(".", 1)[0] in self.hints.dropped_types))
@@ -334,7 +326,7 @@ class _Differ:
         self.filled_from_join: Set[Tuple[str, str]] = set()
         by_new = {nt.name: (ot, nt) for ot, nt in pairs}
         for jt in created:  # single -> multi
-            if not _is_join(jt.origin):
+            if not is_join_origin(jt.origin):
                 continue
             typ, ptr = jt.origin.rsplit(".", 1)
             src = next((nt for _, nt in pairs if nt.origin == typ), None)
@@ -360,7 +352,7 @@ class _Differ:
             self.emit(LATE_DROP, f"ALTER TABLE {qi(src.name)} DROP COLUMN {qi(old_col.name)};")
         for jt in dropped:  # multi -> single
             origin = self.new_origin(jt.origin)
-            if not _is_join(origin):
+            if not is_join_origin(origin):
                 continue
             typ, ptr = origin.rsplit(".", 1)
             src = next((nt for _, nt in pairs if nt.origin == typ), None)
@@ -731,7 +723,7 @@ def locations_of(schema) -> Dict[Tuple[str, Optional[str]], object]:
     """``{(origin, None): type span, (origin, pointer): property span}`` of a resolved schema."""
     out: Dict[Tuple[str, Optional[str]], object] = {}
     for t in schema.all_tables():
-        origin = f"{t.join_of[0]}.{t.join_of[1]}" if t.join_of else t.qualname
+        origin = origin_of(t)
         out[(origin, None)] = t.span
         for c in t.columns:
             out[(origin, c.link or c.name)] = c.span

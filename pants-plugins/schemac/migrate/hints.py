@@ -27,6 +27,7 @@ from typing import Dict, Sequence, Set, Tuple
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.exprs import ExprContext, lower
+from schemac.migrate.catalog import is_join_origin
 from schemac.model import Schema
 
 
@@ -57,7 +58,7 @@ class Hints:
         inv = Hints()
         inv.type_renames = {new: old for old, new in self.type_renames.items()}
         for (typ, old), new in self.pointer_renames.items():
-            if "." in typ.rsplit("::", 1)[-1]:  # a link property: rename the type part
+            if is_join_origin(typ):  # a link property: rename the type part
                 t, link = typ.rsplit(".", 1)
                 old_type = f"{inv.type_renames.get(t, t)}.{link}"
             else:
@@ -81,10 +82,9 @@ class Hints:
         out.type_renames = {o: n for o, n in self.type_renames.items() if o in origins or n not in origins}
         reverse = {n: o for o, n in out.type_renames.items()}
         for (typ, old_ptr), new_ptr in self.pointer_renames.items():
-            if "." in typ.rsplit("::", 1)[-1]:  # a link property: (Type.link, property)
+            if is_join_origin(typ):  # a link property: (Type.link, property)
                 t, link = typ.rsplit(".", 1)
                 origin = f"{reverse.get(t, t)}.{link}"
-                origin = next((o for o in origins if o == origin or self._link_origin(o, reverse) == typ), origin)
             else:
                 origin = reverse.get(typ, typ)
             table = next((t for t in old.tables if t.origin == origin), None)
@@ -92,8 +92,7 @@ class Hints:
                 out.pointer_renames[(typ, old_ptr)] = new_ptr
                 continue
             pointers = {c.pointer for c in table.columns}
-            pointers |= {o.rsplit(".", 1)[1] for o in origins
-                         if "." in o.rsplit("::", 1)[-1] and o.rsplit(".", 1)[0] == origin}
+            pointers |= {o.rsplit(".", 1)[1] for o in origins if is_join_origin(o) and o.rsplit(".", 1)[0] == origin}
             if old_ptr in pointers or new_ptr not in pointers:
                 out.pointer_renames[(typ, old_ptr)] = new_ptr
         for enum, renames in self.member_renames.items():
@@ -107,14 +106,6 @@ class Hints:
             if kept:
                 out.member_maps[enum] = kept
         return out
-
-    @staticmethod
-    def _link_origin(origin: str, reverse: Dict[str, str]) -> str:
-        if "." not in origin.rsplit("::", 1)[-1]:
-            return origin
-        t, link = origin.rsplit(".", 1)
-        new = {o: n for n, o in reverse.items()}.get(t, t)
-        return f"{new}.{link}"
 
     def _old_type(self, qualname: str) -> str:
         for old, new in self.type_renames.items():

@@ -198,6 +198,20 @@ def render_file(library: str, base: str, direction: str, description: str, state
                   notes=list(notes), statements=statements, no_transaction=no_transaction)
 
 
+def _up_and_down(library: str, base: str, initial: bool, up: List[str], down: List[str],
+                 changes: List[str]) -> Dict[str, str]:
+    """The ``.up.sql`` and ``.down.sql`` files of one migration (the first one says it creates
+    the tables; later ones list their changes)."""
+    return {
+        f"{base}.up.sql": render_file(library, base, "up",
+                                      "creates the library's tables." if initial else "the changes listed below.",
+                                      up, [] if initial else changes),
+        f"{base}.down.sql": render_file(library, base, "down",
+                                        "drops what the up migration created." if initial else f"reverts {base}.up.sql.",
+                                        down),
+    }
+
+
 @dataclass
 class Generated:
     """What :func:`next_migration` produced: ``files`` (``{file name: text}`` to write into the
@@ -219,11 +233,12 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
     old = history.catalog()
     hints = hints.applicable(old)  # hints of earlier migrations must not touch this one (or its down)
     up = diff(old, current, hints, options, locations)
+    snapshot = dump_snapshot(current)
     if up.empty and not up.errors:
-        if history.snapshot != dump_snapshot(current) and history.migrations:
+        if history.snapshot != snapshot and history.migrations:
             # Only names the database never sees changed (e.g. an enum's members' order is
             # kept, a type's comment...): record the new snapshot without a migration.
-            files = {SNAPSHOT_FILE: dump_snapshot(current)}
+            files = {SNAPSHOT_FILE: snapshot}
             files[SUM_FILE] = sum_file([(n, history.migrations[n]) for n in history.ordered()]
                                        + [(SNAPSHOT_FILE, files[SNAPSHOT_FILE])])
             return Generated(files, up, [])
@@ -245,12 +260,8 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
     versions: List[str] = []
     base = f"{version:0{VERSION_WIDTH}d}_{slug}"
     if main:
-        files[f"{base}.up.sql"] = render_file(
-            library, base, "up", "creates the library's tables." if initial else "the changes listed below.",
-            [s.sql for s in main], [] if initial else up.changes)
-        files[f"{base}.down.sql"] = render_file(
-            library, base, "down", "drops what the up migration created." if initial else f"reverts {base}.up.sql.",
-            [s.sql for s in down.ordered()])
+        files.update(_up_and_down(library, base, initial, [s.sql for s in main], [s.sql for s in down.ordered()],
+                                  up.changes))
         versions.append(base)
         version += 1
     for s in online:
@@ -261,7 +272,7 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
                                              [f"DROP INDEX CONCURRENTLY IF EXISTS \"{s.index}\";"], no_transaction=True)
         versions.append(b)
         version += 1
-    files[SNAPSHOT_FILE] = dump_snapshot(current)
+    files[SNAPSHOT_FILE] = snapshot
     all_migrations = dict(history.migrations)
     all_migrations.update({k: v for k, v in files.items() if k.endswith(".sql")})
     items = [(n, all_migrations[n]) for n in sorted(all_migrations, key=_version_key)]
@@ -283,13 +294,8 @@ def initial_files(library: str, current: Catalog, up: Optional[Plan] = None) -> 
     compile output does not need). ``up``: the diff from an empty catalog, if already made."""
     up = up or diff(Catalog(), current)
     down = diff(current, Catalog(), Hints(), DiffOptions(down=True))
-    base = f"{1:0{VERSION_WIDTH}d}_init"
-    return {
-        f"{base}.up.sql": render_file(library, base, "up", "creates the library's tables.",
-                                      [s.sql for s in up.ordered()]),
-        f"{base}.down.sql": render_file(library, base, "down", "drops what the up migration created.",
-                                        [s.sql for s in down.ordered()]),
-    }
+    return _up_and_down(library, f"{1:0{VERSION_WIDTH}d}_init", True, [s.sql for s in up.ordered()],
+                        [s.sql for s in down.ordered()], [])
 
 
 def schema_sql(library: str, current: Catalog, up: Optional[Plan] = None) -> str:
