@@ -40,13 +40,12 @@ from pants.util.strutil import help_text
 from schemac_pants.rules import (
     COMPILER_DIR,
     OUTPUT_DIR,
-    PARSER_CACHE_DIR,
-    PARSER_CACHE_NAME,
     DependencySchemas,
     DependencySchemasRequest,
     SchemacCompilerSources,
     SchemacVenvPexRequest,
     extern_argv,
+    schemac_process,
 )
 from schemac_pants.subsystem import SchemacSubsystem
 from schemac_pants.target_types import SchemaLibrarySourcesField, SchemaLibraryTarget, library_name
@@ -82,20 +81,8 @@ async def _schemac_process(argv: Tuple[str, ...], sources_digest: Digest, descri
         Get(Digest, CreateDigest([Directory(OUTPUT_DIR)])),
     )
     input_digest = await Get(Digest, MergeDigests([sources_digest, compiler.digest, output_dir]))
-    return await Get(
-        FallibleProcessResult,
-        VenvPexProcess(
-            venv_pex,
-            argv=argv,
-            input_digest=input_digest,
-            extra_env={"PEX_EXTRA_SYS_PATH": COMPILER_DIR, "PYTHONHASHSEED": "0", "PYTHONUTF8": "1",
-                       "PYTHONDONTWRITEBYTECODE": "1", "SCHEMAC_CACHE_DIR": PARSER_CACHE_DIR},
-            append_only_caches={PARSER_CACHE_NAME: PARSER_CACHE_DIR},
-            output_directories=(OUTPUT_DIR,) if with_output else (),
-            description=description,
-            level=LogLevel.DEBUG,
-        ),
-    )
+    return await Get(FallibleProcessResult, VenvPexProcess,
+                     schemac_process(venv_pex, argv, input_digest, description, with_output))
 
 
 # -----------------------------------------------------------------------------------------------

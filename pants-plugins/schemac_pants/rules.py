@@ -269,6 +269,32 @@ def compile_argv(request: CompileSchemaLibraryRequest, ts_module: str,
     return tuple(argv)
 
 
+def schemac_process(venv_pex: VenvPex, argv: Tuple[str, ...], input_digest: Digest, description: str,
+                    with_output: bool = True) -> VenvPexProcess:
+    """`python -m schemac <argv>` in the compiler's venv, with the compiler's files on the path
+    (the input digest must hold them, see `SchemacCompilerSources`), its parser cache in a named
+    cache, and `OUTPUT_DIR` captured when `with_output`."""
+    return VenvPexProcess(
+        venv_pex,
+        argv=argv,
+        input_digest=input_digest,
+        extra_env={
+            "PEX_EXTRA_SYS_PATH": COMPILER_DIR,
+            # Hermetic output even if the compiler were to iterate over a set of strings.
+            "PYTHONHASHSEED": "0",
+            "PYTHONUTF8": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            # The compiler's parser cache (lark's LALR tables) lives in a Pants named cache,
+            # not in the user's home: not an input, so not part of the cache key.
+            "SCHEMAC_CACHE_DIR": PARSER_CACHE_DIR,
+        },
+        append_only_caches={PARSER_CACHE_NAME: PARSER_CACHE_DIR},
+        output_directories=(OUTPUT_DIR,) if with_output else (),
+        description=description,
+        level=LogLevel.DEBUG,
+    )
+
+
 @rule(desc="Compiling a schema library", level=LogLevel.DEBUG)
 async def compile_schema_library(
     request: CompileSchemaLibraryRequest, schemac: SchemacSubsystem
@@ -302,24 +328,12 @@ async def compile_schema_library(
     )
     process = await Get(
         Process,
-        VenvPexProcess(
+        VenvPexProcess,
+        schemac_process(
             venv_pex,
-            argv=compile_argv(request, ts_module, deps.externs, ts_int64=ts_int64, go_driver=go_driver),
-            input_digest=input_digest,
-            extra_env={
-                "PEX_EXTRA_SYS_PATH": COMPILER_DIR,
-                # Hermetic output even if the compiler were to iterate over a set of strings.
-                "PYTHONHASHSEED": "0",
-                "PYTHONUTF8": "1",
-                "PYTHONDONTWRITEBYTECODE": "1",
-                # The compiler's parser cache (lark's LALR tables) lives in a Pants named cache,
-                # not in the user's home: not an input, so not part of the cache key.
-                "SCHEMAC_CACHE_DIR": PARSER_CACHE_DIR,
-            },
-            append_only_caches={PARSER_CACHE_NAME: PARSER_CACHE_DIR},
-            output_directories=(OUTPUT_DIR,),
-            description=f"Compiling schema library {request.address}",
-            level=LogLevel.DEBUG,
+            compile_argv(request, ts_module, deps.externs, ts_int64=ts_int64, go_driver=go_driver),
+            input_digest,
+            f"Compiling schema library {request.address}",
         ),
     )
     # With a remote cache, wait this long for its answer before also starting the compile
