@@ -1,5 +1,24 @@
+"""``python -m schemac``: the command line (see :mod:`schemac.cli`).
+
+The process ends with :func:`os._exit` once the command has returned and stdout/stderr are
+flushed: a compile leaves millions of small objects alive (syntax trees, the model, the
+rendered text), and a normal interpreter shutdown frees them one by one, about 0.3 s at 1,000
+types for nothing. Every file the command writes is closed before it returns, and the compiler
+registers no ``atexit`` handlers. (mypy ends its command line the same way, for the same
+reason.) ``python -X dev -m schemac`` keeps the normal shutdown, e.g. to see resource warnings.
+"""
+
+import os
 import sys
 
 from schemac.cli import main
 
-sys.exit(main())
+status = main()
+if sys.flags.dev_mode or not isinstance(status, int):
+    sys.exit(status)
+try:
+    sys.stdout.flush()
+    sys.stderr.flush()
+except (OSError, ValueError):  # e.g. a closed pipe: as a normal exit, status 120
+    os._exit(120)
+os._exit(status)
