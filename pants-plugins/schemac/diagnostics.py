@@ -19,6 +19,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence
 
+from schemac.frozen import fast_init
+
 #: Stable diagnostic codes. E01xx: syntax; E02xx: schema semantics; E03xx: queries;
 #: W0xxx: warnings.
 CODES: Dict[str, str] = {
@@ -77,6 +79,7 @@ CODES: Dict[str, str] = {
 }
 
 
+@fast_init
 @dataclass(frozen=True)
 class Span:
     """A region of a source file. ``line``/``col`` are 1-based; ``end_col`` is exclusive and

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
 from schemac.diagnostics import Span
+from schemac.frozen import fast_init_all
 
 # ---------------------------------------------------------------------------------------------
 # Expressions (shared by schema defaults/filters and queries)
@@ -506,3 +507,7 @@ class QueryFile:
     name: str
     query: Query
     doc: str = ""
+
+
+# The parser creates these in bulk: an __init__ without object.__setattr__ per field.
+fast_init_all(globals())
