@@ -616,14 +616,18 @@ def _rule_callback(rule, builder: "_Builder"):
     and ``transformer=`` would do with ``keep_all_tokens=True, maybe_placeholders=False``, in
     one function call instead of four or five, and building :mod:`schemac.syntax` nodes:
 
-    * the values of ``_rule`` children (lists, see below) are spliced into the children;
+    * the values of ``_rule`` children (:class:`_Inline` lists, see below) are spliced into
+      the children;
     * a ``?rule`` (not aliased) with one child is that child;
     * a rule with a method on ``builder`` calls ``method(meta, kept)``: ``meta`` is the span
       from the first positioned child to the last one (so it covers keywords and brackets;
       ``1:1-1:2`` when nothing has a position) and ``kept`` the children without the tokens
       of keywords and punctuation (terminals not in :data:`KEPT_TERMINALS`);
-    * a ``_rule`` is the list of its children (spliced by its parent), and any other rule a
-      lark ``Tree``, as without a method in lark."""
+    * a ``_rule`` is the :class:`_Inline` list of its children (spliced by its parent), except
+      an alternative of one symbol, which is that child itself (:data:`_FIRST`: the parser
+      then only changes its state, as for a ``?rule`` of one child; the parent's splice takes
+      a child that is not an ``_Inline`` as one item); any other rule is a lark ``Tree``, as
+      without a method in lark."""
     name = str(rule.alias or rule.options.template_source or rule.origin.name)
     inline = [i for i, sym in enumerate(rule.expansion) if not sym.is_term and sym.name.startswith("_")]
     splice = _splicer(inline) if inline else None
@@ -631,7 +635,9 @@ def _rule_callback(rule, builder: "_Builder"):
     if name.startswith("_"):
         if hasattr(builder, name) or expand1:
             raise AssertionError(f"rule {name} clashes with the AST builder")
-        return splice or list
+        if len(rule.expansion) == 1:
+            return _FIRST
+        return splice or _Inline
     if expand1 and len(rule.expansion) == 1 and not inline:
         return _FIRST  # a ?rule's single child
     method = getattr(builder, name, None)
@@ -704,31 +710,47 @@ def _uses_meta(method) -> bool:
 _USES_META: Dict[object, bool] = {}
 
 
+class _Inline(list):
+    """The value of a ``_rule`` of several symbols (or none): its children, spliced into the
+    children of the rule that uses it (see :func:`_splicer`). A distinct type, so that a
+    builder's value that happens to be a list is never spliced."""
+
+    __slots__ = ()
+
+
 def _splicer(inline: List[int]):
-    """A function of a rule's children that splices in the lists (values of ``_rule``
-    children) at the positions ``inline``. A list at position 0 is extended in place (it is
-    the parser's own, used once), so a left-recursive repetition costs O(1) per item, as in
-    lark."""
+    """A function of a rule's children that splices in the values of its ``_rule`` children at
+    the positions ``inline``: an :class:`_Inline` list is spliced, anything else (the child of
+    a ``_rule`` of one symbol) is one item. An ``_Inline`` at position 0 is extended in place
+    (it is the parser's own, used once), so a left-recursive repetition costs O(1) per item,
+    as in lark. The result is an ``_Inline``."""
+    inline_type = _Inline
     if inline == [0]:
         def splice_first(children):
             out = children[0]
-            out += children[1:]
-            return out
+            if type(out) is inline_type:
+                out += children[1:]
+                return out
+            return inline_type(children)
 
         return splice_first
 
     def splice(children):
-        if inline[0] == 0:
-            out = children[0]
+        j = 0
+        out = children[0]
+        if inline[0] == 0 and type(out) is inline_type:
             j = 1
             rest = inline[1:]
         else:
-            out = []
-            j = 0
+            out = inline_type()
             rest = inline
         for i in rest:
             out += children[j:i]
-            out += children[i]
+            item = children[i]
+            if type(item) is inline_type:
+                out += item
+            else:
+                out.append(item)
             j = i + 1
         out += children[j:]
         return out
