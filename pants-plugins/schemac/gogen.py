@@ -59,28 +59,20 @@ def wrap(text: str, width: int = 96) -> List[str]:
         return [text.strip()] if text.strip() else [""]
     if text.isascii() and not _WRAP_SLOW.search(text):
         # Single spaces between words, no other whitespace: the same greedy fill as
-        # textwrap.wrap(break_long_words=False, break_on_hyphens=False), without its chunking.
-        words = text.split(" ")
-        lines = []
-        i, n = 0, len(words)
-        while i < n:
-            start = i
-            cur = len(words[i])
-            i += 1
-            if cur <= width:
-                while i < n:
-                    nxt = cur + 1 + len(words[i])
-                    if nxt > width:
-                        break
-                    cur = nxt
-                    i += 1
-            lines.append(" ".join(words[start:i]))
-        return lines
+        # textwrap.wrap(break_long_words=False, break_on_hyphens=False), by one regular
+        # expression: a word longer than the width alone, else as many words as fit.
+        fill = _FILLS.get(width)
+        if fill is None:
+            fill = _FILLS[width] = re.compile(r"([^ ]{%d,}|.{1,%d})(?: |$)" % (width + 1, width))
+        return fill.findall(text)
     return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
 #: Text that ``wrap`` hands to textwrap: other whitespace than single inner spaces.
 _WRAP_SLOW = re.compile(r"[\t\n\x0b\x0c\r]|  |^ | $")
+
+#: ``wrap``'s line-filling expression, by width.
+_FILLS: Dict[int, "re.Pattern[str]"] = {}
 
 
 #: database/sql: the pgtype OID constant of an array column, by the Postgres type of its

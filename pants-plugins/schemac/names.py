@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from json.encoder import encode_basestring, encode_basestring_ascii
 
 #: Go initialisms written in all caps (golint's list, https://go.dev/wiki/CodeReviewComments#initialisms).
 GO_INITIALISMS = frozenset(
@@ -51,18 +52,28 @@ def ts_pascal(name: str) -> str:
     return "".join(w.capitalize() for w in words(name)) or "X"
 
 
+@functools.lru_cache(maxsize=None)  # pure; the same field names come back in every query
 def ts_key(name: str) -> str:
     """An object key: bare when it is an identifier, else a JSON string literal."""
     return name if _TS_IDENT.match(name) else json.dumps(name)
 
 
+# ``json.dumps`` of a ``str`` is one call of json's (C) string encoder, after building an
+# encoder object (a new one per call with ``ensure_ascii=False``): the encoder is called
+# directly for a ``str``, with the same result.
+
+
 def js_string(value: str) -> str:
     """A double-quoted JS/TS string literal (JSON escaping is valid JS)."""
+    if type(value) is str:
+        return encode_basestring(value)
     return json.dumps(value, ensure_ascii=False)
 
 
 def go_string(value: str) -> str:
     """A Go interpreted string literal (JSON escaping minus ``\\/`` is valid Go for BMP text)."""
+    if type(value) is str:
+        return encode_basestring_ascii(value)
     return json.dumps(value, ensure_ascii=True)
 
 
