@@ -81,7 +81,7 @@ def check_library(sources: Mapping[str, str], options: Options) -> Library:
     to compile are reported as ``E0103`` at their location by :func:`schemac.exprs.lower`; a
     ``RecursionError`` anywhere else is still turned into an (unlocated) ``E0103``."""
     with _no_cyclic_gc():
-        return _checked(sources, options)
+        return _checked(sources, options, None)
 
 
 @contextlib.contextmanager
@@ -98,9 +98,9 @@ def _no_cyclic_gc():
             gc.enable()
 
 
-def _checked(sources: Mapping[str, str], options: Options) -> Library:
+def _checked(sources: Mapping[str, str], options: Options, retain: Optional[List[object]]) -> Library:
     try:
-        return _check_library(sources, options)
+        return _check_library(sources, options, retain)
     except RecursionError:
         raise CompileError([Diagnostic("E0103", "an expression is nested too deeply to compile", None,
                                        "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")])
@@ -111,7 +111,7 @@ def _checked(sources: Mapping[str, str], options: Options) -> Library:
         raise
 
 
-def _check_library(sources: Mapping[str, str], options: Options) -> Library:
+def _check_library(sources: Mapping[str, str], options: Options, retain: Optional[List[object]]) -> Library:
     reporter = Reporter()
     if options.ts_module not in TS_MODULE_FORMATS:
         reporter.error("E0206", f"unknown TypeScript module format {options.ts_module!r}", None,
@@ -170,25 +170,34 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
         plan = plan_query(schema, qf, reporter)
         if plan is not None:
             plans.append(plan)
+    if retain is not None:
+        retain.append((schema_files, query_files, external))
     reporter.check()
     return Library(options, schema, plans, [d for d in reporter.diagnostics if d.severity != "error"], hints,
                    History.from_sources(sources))
 
 
 def compile_library(sources: Mapping[str, str], options: Options,
-                    warnings: Optional[List[Diagnostic]] = None) -> Dict[str, str]:
+                    warnings: Optional[List[Diagnostic]] = None, *,
+                    retain: Optional[List[object]] = None) -> Dict[str, str]:
     """Compile a library: ``{relative output path: text}`` for ``sql/``, ``ts/`` and ``go/``.
 
     Warnings are appended to ``warnings`` when given. Raises :class:`CompileError` (with every
-    diagnostic) on bad input."""
+    diagnostic) on bad input. ``retain``: when given, the syntax trees and the compiled
+    :class:`Library` are appended to it, so they stay alive as long as the list does (the
+    command line keeps them until the process exits rather than freeing them object by
+    object)."""
     with _no_cyclic_gc():
-        return _compile(sources, options, warnings)
+        return _compile(sources, options, warnings, retain)
 
 
-def _compile(sources: Mapping[str, str], options: Options, warnings: Optional[List[Diagnostic]]) -> Dict[str, str]:
+def _compile(sources: Mapping[str, str], options: Options, warnings: Optional[List[Diagnostic]],
+             retain: Optional[List[object]]) -> Dict[str, str]:
     from schemac import gogen, sqlgen, tsgen
 
-    lib = _checked(sources, options)
+    lib = _checked(sources, options, retain)
+    if retain is not None:
+        retain.append(lib)
     if warnings is not None:
         warnings.extend(lib.warnings)
     out: Dict[str, str] = {}

@@ -19,6 +19,7 @@ from typing import Dict, List, Optional
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.frozen import fast_init_all
 from schemac.model import Column, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import SCALARS, lookup_scalar
@@ -28,6 +29,9 @@ STR = ValueType(scalar=SCALARS["str"])
 INT64 = ValueType(scalar=SCALARS["int64"])
 FLOAT64 = ValueType(scalar=SCALARS["float64"])
 DATETIME = ValueType(scalar=SCALARS["datetime"])
+
+#: The value type of each scalar, made once (value types are immutable and compare by value).
+_SCALAR_TYPES: Dict[str, ValueType] = {}
 
 #: Functions callable in expressions: name -> (SQL spelling, result type). Gel's
 #: ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
@@ -128,7 +132,10 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         return None
     scalar = lookup_scalar(ref.name)
     if scalar is not None:
-        return ValueType(scalar=scalar)
+        vtype = _SCALAR_TYPES.get(scalar.name)
+        if vtype is None or vtype.scalar is not scalar:
+            vtype = _SCALAR_TYPES[scalar.name] = ValueType(scalar=scalar)
+        return vtype
     enum = ctx.schema.find_enum(ref.name, ctx.module)
     if enum is not None:
         return ValueType(enum=enum)
@@ -646,3 +653,7 @@ def param_sql(lowered: Lowered) -> str:
     """SQL for a value that Postgres cannot type from context: parameters get an explicit
     ``::type`` cast."""
     return f"{lowered.sql}::{lowered.type.pg}" if lowered.is_param else lowered.sql
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from schemac.diagnostics import Span
+from schemac.frozen import fast_init_all
 from schemac.scalars import Scalar
 
 
@@ -203,7 +204,29 @@ class ObjectType:
         return f"{self.module}::{self.name}"
 
     def column(self, name: str) -> Optional[Column]:
-        for c in self.columns:
+        """The first column named ``name``, or ``None``.
+
+        Answered from an index of positions by name (kept in the instance, outside the
+        dataclass fields: equality and ``repr`` do not see it), extended as columns are
+        appended and rebuilt for a new or shorter list. A hit is checked against the list and a
+        miss falls back to a scan. (The resolver only appends columns, or replaces one by a
+        column of the same name.)"""
+        cols = self.columns
+        cache = self.__dict__.get("_column_index")
+        if cache is None or cache[0] is not cols or cache[1] > len(cols):
+            cache = [cols, 0, {}]
+            self.__dict__["_column_index"] = cache
+        positions = cache[2]
+        if cache[1] < len(cols):
+            for i in range(cache[1], len(cols)):
+                positions.setdefault(cols[i].name, i)
+            cache[1] = len(cols)
+        i = positions.get(name)
+        if i is not None:
+            c = cols[i]
+            if c.name == name:
+                return c
+        for c in cols:
             if c.name == name:
                 return c
         return None
@@ -269,3 +292,7 @@ class Schema:
 
     def all_types(self) -> List[ObjectType]:
         return list(self.types.values())
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())

@@ -115,6 +115,8 @@ class _Resolver:
         self.schema = Schema(module_library={m: lib for m, (lib, _) in self.extern_modules.items()})
         self.decls: Dict[str, ast.TypeDecl] = {}
         self.mro: Dict[str, List[str]] = {}
+        self._type_keys: Dict[Tuple[str, str], Optional[str]] = {}
+        self._type_contexts: Dict[str, ExprContext] = {}
 
     # ---------------------------------------------------------------- names
     def declare_names(self) -> None:
@@ -215,12 +217,34 @@ class _Resolver:
 
         for key in self.decls:
             visit(key, [])
+        # ``visit`` refers to itself through its closure: drop it, or the cycle would keep
+        # the resolver (and with it the whole schema and syntax tree) alive until a full
+        # garbage collection.
+        del visit
+
+    def _type_context(self, module: str) -> ExprContext:
+        """The context type references of ``module`` resolve in (one per module:
+        :func:`resolve_type_ref` only reads it)."""
+        ctx = self._type_contexts.get(module)
+        if ctx is None:
+            ctx = self._type_contexts[module] = ExprContext(self.schema, None, module, self.reporter)
+        return ctx
 
     def _type_key(self, name: str, module: str) -> Optional[str]:
+        # Asked once per pointer, mostly for the same few scalar names: remembered per
+        # (name, module). ``decls`` is complete before the first call (declare_names).
+        cache_key = (name, module)
+        try:
+            return self._type_keys[cache_key]
+        except KeyError:
+            pass
+        found = None
         for key in name_candidates(name, module, self.schema.module_library):
             if key in self.decls:
-                return key
-        return None
+                found = key
+                break
+        self._type_keys[cache_key] = found
+        return found
 
     def pointers_of(self, key: str) -> Dict[str, _Pointer]:
         """The effective pointers of a type: inherited ones in MRO order, then its own;
@@ -341,12 +365,11 @@ class _Resolver:
         """(kind, value) where kind is 'value' (a ValueType + custom scalar or None) or 'link'."""
         ref = ptr.type
         assert ref is not None
-        ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
         key = self._type_key(ref.name, ptr.module) if not ref.args else None
         if key is not None:
             return "link", key
         custom = self.schema.find(ref.name, ptr.module, self.schema.scalars) if not ref.args else None
-        vtype = resolve_type_ref(ref, ctx)
+        vtype = resolve_type_ref(ref, self._type_context(ptr.module))
         if vtype is None:
             return None
         return "value", (vtype, custom)
@@ -515,7 +538,8 @@ class _Resolver:
             self.reporter.error("E0204", f"default of '{col.name}' is {low.type.name}, but the property is "
                                 f"{col.type.name}", default.span)
             return
-        i = obj.columns.index(col)
+        # The column itself (not an equal one: comparing dataclasses field by field is slow).
+        i = next(i for i, c in enumerate(obj.columns) if c is col)
         obj.columns[i] = Column(col.name, col.type, col.required, low.sql, col.span, col.is_id, col.readonly,
                                 col.comment, col.link)
 

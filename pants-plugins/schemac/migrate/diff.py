@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from schemac.diagnostics import Diagnostic
+from schemac.frozen import fast_init_all
 from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, UniqueDef, is_join_origin, origin_of
 from schemac.migrate.hints import Hints
 from schemac.sqlnames import qi, quote_ident, sql_string
@@ -728,3 +729,7 @@ def locations_of(schema) -> Dict[Tuple[str, Optional[str]], object]:
         for c in t.columns:
             out[(origin, c.link or c.name)] = c.span
     return out
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())
