@@ -187,6 +187,11 @@ class _FastContextualLexer(Lexer):
     fast pattern) the token comes from lark's ``ContextualLexer`` itself, positioned at the
     same place, so errors (``UnexpectedCharacters``, ``UnexpectedToken`` with what was
     expected) are lark's, unchanged.
+
+    The compiler's parses do not call :meth:`lex`: :func:`_parse_from_state` runs the same
+    token loop inlined into the LALR loop (no generator in between). :meth:`lex` is lark's
+    ``Lexer`` interface, for lark's own parse loop (e.g. an interactive parser after an error);
+    ``tests/compiler/test_fast_lexer.py`` checks both against lark's lexer.
     """
 
     __future_interface__ = 2
@@ -837,12 +842,18 @@ def _unit_chain(states, info, below, cur, t):
 
 def _parse_from_state(lalr, state):
     """Lark's ``_Parser.parse_from_state`` (its LALR loop, with ``ParserState.feed_token``
-    inlined), making the same shifts and reductions: a chain of ``?rule`` reductions of one
-    child (the expression precedence ladder: ``expr`` -> ``or_expr`` -> ... -> ``atom``, which
-    change only the top state) is one step, remembered per (state below, state, terminal); a
-    reduction's size, goto name and callback are looked up once per rule. The end of input,
-    and a token without an action (an error), are lark's own ``feed_token``, from the same
-    stacks, and errors get their interactive parser as in lark."""
+    inlined) fed by :class:`_FastContextualLexer`'s token loop inlined too (no generator
+    between them), making the same shifts and reductions: a chain of ``?rule`` reductions of
+    one child (the expression precedence ladder: ``expr`` -> ``or_expr`` -> ... -> ``atom``,
+    which change only the top state) is one step, remembered per (state below, state,
+    terminal); a reduction's size, goto name and callback are looked up once per rule. A token
+    the fast pattern does not give (end of input, an error, a state left to lark) comes from
+    lark's lexer, the end of input and a token without an action (an error) go to lark's own
+    ``feed_token``, from the same stacks, and errors get their interactive parser as in lark."""
+    lexer_thread = state.lexer
+    lexer = getattr(lexer_thread, "lexer", None)
+    if not isinstance(lexer, _FastContextualLexer):
+        return type(lalr).parse_from_state(lalr, state)
     try:
         token = None
         conf = state.parse_conf
@@ -851,8 +862,68 @@ def _parse_from_state(lalr, state):
         state_stack = state.state_stack
         value_stack = state.value_stack
         feed_token = state.feed_token
-        for token in state.lexer.lex(state):
-            t = token.type
+
+        contextual = lexer._setup(state)
+        scanners = lexer._scanners
+        lexer_state = lexer_thread.state
+        text_slice = lexer_state.text
+        text, end = text_slice.text, text_slice.end
+        line_ctr = lexer_state.line_ctr
+        pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
+        new_token = str.__new__
+        count = text.count
+        while True:
+            # -- the next token (see _FastContextualLexer.lex)
+            top = state_stack[-1]
+            try:
+                sc = scanners[top]
+            except KeyError:
+                sc = lexer._scanner(top)
+            m = sc[0](text, pos, end) if sc is not None else None
+            if m is None:
+                line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos = pos, line, line_start
+                line_ctr.column = pos - line_start + 1
+                lexer_state.last_token = token
+                tok = next(contextual.lex(lexer_state, state), None)
+                if tok is None:
+                    break
+                token = tok
+                pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
+                t = token.type
+            else:
+                t = m.lastgroup
+                start = m.end(1)
+                stop = m.end()
+                if start != pos:
+                    nl = count("\n", pos, start)
+                    if nl:
+                        line += nl
+                        line_start = text.rfind("\n", pos, start) + 1
+                value = text[start:stop]
+                token = new_token(Token, value)
+                token.value = value
+                token.start_pos = start
+                token.line = line
+                token.column = start - line_start + 1
+                special = sc[1].get(t)
+                if special is not None:
+                    memo_kw, fullmatch, newlines = special
+                    if newlines and "\n" in value:
+                        line += value.count("\n")
+                        line_start = start + value.rindex("\n") + 1
+                    if memo_kw is not None:
+                        try:
+                            retyped = memo_kw[value]
+                        except KeyError:
+                            retyped = memo_kw[value] = fullmatch(value)
+                        if retyped is not None:
+                            t = retyped
+                token.type = t
+                token.end_line = line
+                token.end_column = stop - line_start + 1
+                token.end_pos = stop
+                pos = stop
+            # -- feed it to the parser
             while True:
                 top = state_stack[-1]
                 try:

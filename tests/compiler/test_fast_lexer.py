@@ -153,3 +153,74 @@ def test_every_state_of_the_grammar_has_a_fast_pattern(lexers):
     missing = [s for s, basic in lexers_by_state.items()
                if lexer._scanner(s) is None and basic.scanner.allowed_types - basic.ignore_types]
     assert not missing  # (states that accept only the end of input have nothing to match)
+
+
+# ---------------------------------------------------------------------------------------------
+# The parser's own LALR loop (``schemac.parser._parse_from_state``, the fast lexer inlined into
+# it, ``_rule``s of one symbol as unit reductions) against lark's loop and lark's lexer, both
+# building the AST with the same builder: same syntax trees (spans included) and same errors.
+
+
+@pytest.fixture(scope="module")
+def ast_parsers():
+    from schemac.diagnostics import CompileError
+
+    grammar = pkgutil.get_data("schemac", "grammar.lark").decode("utf-8")
+    options = dict(P._lark_options(), lexer="contextual")
+    reference = Lark(grammar, **options)
+    ref_builder = P._Builder("")
+    P._install_builder(reference, ref_builder)
+
+    def parse_with(lark: Lark, builder, text: str, start: str):
+        builder.file = "t"
+        builder.module_stack[:] = []
+        try:
+            return ("ok", _deep(lark.parse(text, start=start)))
+        except UnexpectedInput as e:
+            d = [type(e).__name__, e.line, e.column]
+            if isinstance(e, UnexpectedToken):
+                d += [_tok(e.token), sorted(e.expected)]
+            if isinstance(e, UnexpectedCharacters):
+                d += [sorted(e.allowed or ()), e.char]
+            return ("error", d)
+        except CompileError as e:
+            return ("compile-error", [(x.code, x.message, _deep(x.span)) for x in e.diagnostics])
+
+    return (lambda text, start: parse_with(reference, ref_builder, text, start),
+            lambda text, start: parse_with(P._lark(), P._BUILDER, text, start))
+
+
+def _deep(x):
+    """A comparable form of a syntax tree: tokens with their positions, dataclasses by field."""
+    import dataclasses
+
+    if isinstance(x, Token):
+        return _tok(x)
+    if dataclasses.is_dataclass(x):
+        return (type(x).__name__,) + tuple(_deep(getattr(x, f.name)) for f in dataclasses.fields(x))
+    if isinstance(x, (list, tuple)):
+        return (type(x).__name__,) + tuple(_deep(c) for c in x)
+    if isinstance(x, Tree):
+        return ("Tree", x.data) + tuple(_deep(c) for c in x.children)
+    return repr(x)
+
+
+def _compare_ast(ast_parsers, texts: List[str]) -> int:
+    reference, ours = ast_parsers
+    parsed = 0
+    for text in texts:
+        for start in ("schema", "query_file"):
+            want = reference(text, start)
+            assert ours(text, start) == want, (start, text)
+            parsed += want[0] == "ok"
+    return parsed
+
+
+def test_parser_loop_builds_the_same_syntax_trees(ast_parsers):
+    texts = _repo_texts() + _bench_texts()
+    assert _compare_ast(ast_parsers, texts) >= len(texts) // 2
+
+
+def test_parser_loop_same_trees_and_errors_on_mutated_and_random_input(ast_parsers):
+    seeds = _repo_texts() + _bench_texts()
+    assert _compare_ast(ast_parsers, _soups(seeds, 1500, seed=5)) > 0
