@@ -2,14 +2,31 @@
 
 Templates are loaded with :mod:`pkgutil` (so they work from a wheel, a PEX or a source tree)
 and rendered with ``StrictUndefined``: a missing variable is a bug, never an empty string.
+
+Two things make rendering cheaper without changing a byte of output:
+
+* the templates are compiled by a code generator (:class:`_CodeGenerator`) that writes each run
+  of text and ``{{ ... }}`` between two tags as one ``yield`` of a ``%`` formatting (jinja2
+  yields every piece on its own, and joins them all), and looks ``view.key`` up in a plain dict
+  inline (jinja2 calls ``environment.getattr`` for every ``.``);
+* the compiled templates are kept in a jinja2 bytecode cache, in the parser's cache directory
+  (:func:`schemac.parser._cache_dir`; none when there is none, or when it is not the user's
+  own), in files named by a hash of jinja2's version and this module's source, so a changed
+  code generator never reads another one's code.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import io
+import os
 import pkgutil
+from typing import Optional
 
 import jinja2
+from jinja2 import nodes
+from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
 
 def _load(name: str) -> str:
@@ -23,9 +40,68 @@ def _load(name: str) -> str:
 _DICT_ATTRS = frozenset(dir(dict))
 
 
+class _CodeGenerator(CodeGenerator):
+    """jinja2's code generator with two shortcuts in the compiled templates (same output):
+
+    * an output run (text and ``{{ expr }}`` between two tags) is one ``yield '...%s...' %
+      (expr, ...)`` instead of one ``yield`` per piece (``%s`` is ``str()``, as jinja2's own
+      ``str(expr)``);
+    * ``name.key`` is ``name['key']`` when ``name`` is a plain dict holding ``key``, else
+      jinja2's ``environment.getattr`` as before.
+
+    Anything unusual (autoescape, a finalize function, extends, async) takes jinja2's own path.
+    """
+
+    def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
+        if (frame.buffer is not None or frame.require_output_check or frame.eval_ctx.volatile
+                or frame.eval_ctx.autoescape or self.environment.finalize or self.environment.is_async):
+            super().visit_Output(node, frame)
+            return
+        finalize = self._make_finalize()
+        consts = []  # the text of the run, expressions as None
+        args = []
+        for child in node.nodes:
+            try:  # constants are folded at compile time, as jinja2 does
+                consts.append(str(self._output_child_to_const(child, frame, finalize)))
+            except (nodes.Impossible, Exception):
+                consts.append(None)
+                args.append(child)
+        if not args:
+            self.writeline("yield " + repr("".join(consts)))
+            return
+        fmt = ["%s" if c is None else c.replace("%", "%%") for c in consts]
+        if fmt == ["%s"]:
+            self.writeline("yield str(", args[0])
+            self.visit(args[0], frame)
+            self.write(")")
+            return
+        self.writeline(f"yield {''.join(fmt)!r} % (", args[0])
+        for child in args:
+            self.visit(child, frame)
+            self.write(", ")
+        self.write(")")
+
+    @optimizeconst
+    def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        if (self.environment.is_async or node.attr in _DICT_ATTRS or not isinstance(node.node, nodes.Name)
+                or self._new_lines):
+            super().visit_Getattr(node, frame)
+            return
+        stream, self.stream = self.stream, io.StringIO()
+        try:
+            self.visit(node.node, frame)
+            obj = self.stream.getvalue()
+        finally:
+            self.stream = stream
+        key = repr(node.attr)
+        self.write(f"({obj}[{key}] if type({obj}) is dict and {key} in {obj} else environment.getattr({obj}, {key}))")
+
+
 class _Environment(jinja2.Environment):
     """jinja2's environment, with ``view.key`` on a plain dict looked up without the failed
     attribute lookup (and its exception) that jinja2 tries first; same results."""
+
+    code_generator_class = _CodeGenerator
 
     def getattr(self, obj, attribute):
         if type(obj) is dict and attribute not in _DICT_ATTRS:
@@ -34,6 +110,29 @@ class _Environment(jinja2.Environment):
             except (TypeError, LookupError):
                 return self.undefined(obj=obj, name=attribute)
         return jinja2.Environment.getattr(self, obj, attribute)
+
+
+def _bytecode_cache() -> Optional[jinja2.BytecodeCache]:
+    """A bytecode cache in the parser's cache directory, or ``None`` when there is no usable
+    one (unset, not creatable, or not the user's own / writable by others)."""
+    from schemac.parser import _cache_dir, _trusted
+
+    directory = _cache_dir()
+    if not directory:
+        return None
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError:
+        return None
+    if not _trusted(directory):
+        return None
+    h = hashlib.sha256(jinja2.__version__.encode("utf-8"))
+    try:
+        with open(__file__, "rb") as f:
+            h.update(f.read())
+    except OSError:  # no source file to hash: no cache rather than a stale one
+        return None
+    return jinja2.FileSystemBytecodeCache(directory, f"jinja2-{h.hexdigest()[:16]}-%s.cache")
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,6 +145,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        bytecode_cache=_bytecode_cache(),
     )
 
 
