@@ -650,7 +650,7 @@ def _rule_callback(rule, builder: "_Builder"):
         if splice is not None:
             return lambda children: _new_tree(name, splice(children))
         return lambda children: _new_tree(name, children)
-    kept_types = KEPT_TERMINALS
+    kept = _kept_children(rule, splice)
     token = Token
     start, end = _start, _end
     new_span = _new_span
@@ -661,7 +661,7 @@ def _rule_callback(rule, builder: "_Builder"):
                 children = splice(children)
             if expand1 and len(children) == 1:
                 return children[0]
-            return method(None, [c for c in children if type(c) is not token or c.type in kept_types])
+            return method(None, kept(children))
 
         return reduce_without_meta
 
@@ -691,9 +691,34 @@ def _rule_callback(rule, builder: "_Builder"):
             meta = new_span(builder.file, b[0], b[1], e[0], e[1])
         else:
             meta = new_span(builder.file, 1, 1, 1, 2)
-        return method(meta, [c for c in children if type(c) is not token or c.type in kept_types])
+        return method(meta, kept(children))
 
     return reduce
+
+
+def _kept_children(rule, splice):
+    """The function that drops the keyword and punctuation tokens (terminals not in
+    :data:`KEPT_TERMINALS`) from the children of ``rule``. Without spliced ``_rule`` children
+    the positions to keep are those of the rule's expansion (a shifted token's type is the
+    terminal of its position), picked by :func:`operator.itemgetter`; otherwise each child is
+    tested."""
+    kept_types = KEPT_TERMINALS
+    if splice is not None:
+        token = Token
+        return lambda children: [c for c in children if type(c) is not token or c.type in kept_types]
+    keep = [i for i, sym in enumerate(rule.expansion) if not sym.is_term or sym.name in kept_types]
+    if len(keep) == len(rule.expansion):
+        return _SAME_LIST  # (the parser's own list, used once)
+    if not keep:
+        return lambda children: []
+    pick = operator.itemgetter(*keep)
+    if len(keep) == 1:
+        return lambda children: [pick(children)]
+    return lambda children: list(pick(children))
+
+
+def _SAME_LIST(children):
+    return children
 
 
 def _uses_meta(method) -> bool:
