@@ -207,25 +207,27 @@ class ObjectType:
         """The first column named ``name``, or ``None``.
 
         Answered from an index of positions by name (kept in the instance, outside the
-        dataclass fields: equality and ``repr`` do not see it), extended as columns are
-        appended and rebuilt for a new or shorter list. A hit is checked against the list and a
-        miss falls back to a scan. (The resolver only appends columns, or replaces one by a
-        column of the same name.)"""
+        dataclass fields: equality and ``repr`` do not see it), rebuilt whenever ``columns`` is
+        another list or has another length. A hit is checked against the list; anything else
+        is answered by a scan. (The resolver only appends columns, or replaces one by a column
+        of the same name.)"""
         cols = self.columns
-        cache = self.__dict__.get("_column_index")
-        if cache is None or cache[0] is not cols or cache[1] > len(cols):
-            cache = [cols, 0, {}]
-            self.__dict__["_column_index"] = cache
-        positions = cache[2]
-        if cache[1] < len(cols):
-            for i in range(cache[1], len(cols)):
-                positions.setdefault(cols[i].name, i)
-            cache[1] = len(cols)
-        i = positions.get(name)
-        if i is not None:
-            c = cols[i]
-            if c.name == name:
-                return c
+        index = self.__dict__.get("_column_index")
+        if index is not None and index[0] is cols and index[1] == len(cols):
+            i = index[2].get(name)
+            if i is not None:
+                c = cols[i]
+                if c.name == name:
+                    return c
+        return self._column_scan(name)
+
+    def _column_scan(self, name: str) -> Optional[Column]:
+        """:meth:`column` by a scan, rebuilding its index on the way."""
+        cols = self.columns
+        positions: Dict[str, int] = {}
+        for i, c in enumerate(cols):
+            positions.setdefault(c.name, i)
+        self.__dict__["_column_index"] = (cols, len(cols), positions)
         for c in cols:
             if c.name == name:
                 return c

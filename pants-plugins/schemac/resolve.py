@@ -117,6 +117,7 @@ class _Resolver:
         self.mro: Dict[str, List[str]] = {}
         self._type_keys: Dict[Tuple[str, str], Optional[str]] = {}
         self._type_contexts: Dict[str, ExprContext] = {}
+        self._custom_scalars: Dict[Tuple[str, str], Optional[CustomScalar]] = {}
 
     # ---------------------------------------------------------------- names
     def declare_names(self) -> None:
@@ -229,6 +230,18 @@ class _Resolver:
         if ctx is None:
             ctx = self._type_contexts[module] = ExprContext(self.schema, None, module, self.reporter)
         return ctx
+
+    def _custom_scalar_of(self, name: str, module: str) -> Optional[CustomScalar]:
+        """The custom scalar ``name`` means in ``module`` (remembered per (name, module):
+        custom scalars are all declared before the first pointer is resolved)."""
+        cache_key = (name, module)
+        try:
+            return self._custom_scalars[cache_key]
+        except KeyError:
+            pass
+        found = self.schema.find(name, module, self.schema.scalars)
+        self._custom_scalars[cache_key] = found  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
 
     def _type_key(self, name: str, module: str) -> Optional[str]:
         # Asked once per pointer, mostly for the same few scalar names: remembered per
@@ -368,7 +381,7 @@ class _Resolver:
         key = self._type_key(ref.name, ptr.module) if not ref.args else None
         if key is not None:
             return "link", key
-        custom = self.schema.find(ref.name, ptr.module, self.schema.scalars) if not ref.args else None
+        custom = self._custom_scalar_of(ref.name, ptr.module) if not ref.args else None
         vtype = resolve_type_ref(ref, self._type_context(ptr.module))
         if vtype is None:
             return None

@@ -109,14 +109,15 @@ def rename_identifiers(sql: str, names: Dict[str, str]) -> str:
 
 # ------------------------------------------------------------------------------------ DDL text
 def column_sql(c: ColumnDef, primary: bool = False) -> str:
-    parts = [qi(c.name), c.type]
+    """A column's definition: ``"name" type [PRIMARY KEY | NOT NULL] [DEFAULT expr]``."""
+    sql = f"{qi(c.name)} {c.type}"
     if primary:
-        parts.append("PRIMARY KEY")
+        sql += " PRIMARY KEY"
     elif not c.nullable:
-        parts.append("NOT NULL")
+        sql += " NOT NULL"
     if c.default is not None:
-        parts.append(f"DEFAULT {c.default}")
-    return " ".join(parts)
+        sql += f" DEFAULT {c.default}"
+    return sql
 
 
 def create_table_sql(t: TableDef) -> str:
