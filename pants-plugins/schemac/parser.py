@@ -1527,6 +1527,7 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
                     hints.append(ast.MigrationHint(action, hkind, name, it, to, expr, module, span))
 
     walk(items, "default")
+    del walk  # (a recursive closure is a reference cycle: it would keep the syntax trees alive)
     return ast.SchemaFile(path, tuple(enums), tuple(scalars), tuple(types), tuple(modules), tuple(prescan_diags),
                           tuple(hints))
 
