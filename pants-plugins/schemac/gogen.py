@@ -57,7 +57,7 @@ def wrap(text: str, width: int = 96) -> List[str]:
     """Split a doc paragraph into comment lines of at most ``width`` characters."""
     if len(text) <= width and "\n" not in text:
         return [text.strip()] if text.strip() else [""]
-    if text.isascii() and not _WRAP_SLOW.search(text):
+    if text.isascii() and text.isprintable() and "  " not in text and text[0] != " " and text[-1] != " ":
         # Single spaces between words, no other whitespace: the same greedy fill as
         # textwrap.wrap(break_long_words=False, break_on_hyphens=False), by one regular
         # expression: a word longer than the width alone, else as many words as fit.
@@ -67,9 +67,6 @@ def wrap(text: str, width: int = 96) -> List[str]:
         return fill.findall(text)
     return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False) or [""]
 
-
-#: Text that ``wrap`` hands to textwrap: other whitespace than single inner spaces.
-_WRAP_SLOW = re.compile(r"[\t\n\x0b\x0c\r]|  |^ | $")
 
 #: ``wrap``'s line-filling expression, by width.
 _FILLS: Dict[int, "re.Pattern[str]"] = {}
@@ -83,6 +80,17 @@ ARRAY_OIDS = {
     "numeric": "NumericArrayOID", "jsonb": "JSONBArrayOID", "uuid": "UUIDArrayOID",
     "timestamptz": "TimestamptzArrayOID", "bytea": "ByteaArrayOID",
 }
+
+
+def _comment(lines: Sequence[str]) -> str:
+    """Doc comment lines as a block (no final newline): ``// line``, a bare ``//`` for an empty
+    line (gofmt's spelling)."""
+    return "\n".join([f"// {line}" if line else "//" for line in lines])
+
+
+def _body(lines: Sequence[str]) -> str:
+    """The lines of a struct's body, each indented by a tab and ended by a newline."""
+    return "".join([f"\t{line}\n" for line in lines])
 
 
 def _go_type(t: ValueType, optional: bool, imports: Set[str], sql_nulls: bool = False) -> str:
@@ -121,7 +129,7 @@ def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, obj
         if n.type is not None and n.type.scalar is not None and n.type.scalar.name == "int64":
             tag += ",string"
         lines.append((go_name(n.name), go_type, f"`json:{go_string(tag)}`"))
-    structs.append({"name": name, "lines": align(lines), "doc": f"{name} is the {f.name} shape of {owner}."})
+    structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is the {f.name} shape of {owner}."})
     if f.multi:
         return f"[]{name}"
     return f"*{name}" if f.optional else name
@@ -195,9 +203,10 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
     return {
         "name": q.name, "path": q.path, "method": method, "sql_const": f"{method[0].lower()}{method[1:]}SQL",
         "sql_literal": go_raw(q.sql), "params_type": f"{method}Params", "row_type": f"{method}Row",
-        "param_lines": align(params), "row_lines": align(rows), "return_type": ret, "args": args,
+        "param_body": _body(align(params)), "row_body": _body(align(rows)), "return_type": ret, "args": args,
         "scan": ", ".join(scan), "cardinality": q.cardinality,
-        "doc_lines": _doc_lines(q, method), "params_doc": wrap(" ".join(params_doc)), "structs": structs,
+        "doc": _comment(_doc_lines(q, method)), "params_doc": _comment(wrap(" ".join(params_doc))),
+        "structs": structs,
     }
 
 
@@ -227,9 +236,9 @@ def render_go(lib: Library) -> Dict[str, str]:
             "type_name": type_name, "family": e.family, "name_go": go_string(e.constraint),
             "sqlstate_go": go_string(e.sqlstate),
             "message_go": go_string(f"{e.type_name}: {e.description} ({e.constraint})"),
-            "doc": wrap(f"{type_name} is returned when {e.type_name}: {e.description} (constraint "
-                        f"{e.constraint}). Match it with errors.As; errors.Is(err, Err{e.family}) also holds. "
-                        "Err is the driver error."),
+            "doc": _comment(wrap(f"{type_name} is returned when {e.type_name}: {e.description} (constraint "
+                                 f"{e.constraint}). Match it with errors.As; errors.Is(err, Err{e.family}) also "
+                                 "holds. Err is the driver error.")),
         })
     imports: Set[str] = {"context"}
     queries = [_query_view(q, imports, database_sql) for q in lib.queries]

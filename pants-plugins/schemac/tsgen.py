@@ -176,7 +176,8 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
     return {
         "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
         "args_type": f"{base}Args", "result_type": result_type, "return_type": ret, "params": params,
-        "result": result, "cardinality": q.cardinality, "doc_lines": _doc_lines(q),
+        "result": result, "cardinality": q.cardinality,
+        "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q)]),
         "no_row_message": js_string(f"{q.name}: the statement returned no row"), "decoder": decoder,
     }
 
