@@ -44,6 +44,14 @@ def align(rows: Sequence[Tuple[str, ...]]) -> List[str]:
     cell but the last padded to its column's width plus one space."""
     if not rows:
         return []
+    size = len(rows[0])
+    if size in (2, 3) and all(len(r) == size for r in rows):  # the usual blocks, same layout
+        if size == 2:
+            w = max([len(r[0]) for r in rows])
+            return [f"{a.ljust(w)} {b}".rstrip() for a, b in rows]
+        w0 = max([len(r[0]) for r in rows])
+        w1 = max([len(r[1]) for r in rows])
+        return [f"{a.ljust(w0)} {b.ljust(w1)} {c}".rstrip() for a, b, c in rows]
     widths = [max(len(r[i]) for r in rows if len(r) > i + 1) if any(len(r) > i + 1 for r in rows) else 0
               for i in range(max(len(r) for r in rows))]
     out = []
@@ -85,12 +93,14 @@ ARRAY_OIDS = {
 def _comment(lines: Sequence[str]) -> str:
     """Doc comment lines as a block (no final newline): ``// line``, a bare ``//`` for an empty
     line (gofmt's spelling)."""
+    if "" not in lines:
+        return "// " + "\n// ".join(lines) if lines else ""
     return "\n".join([f"// {line}" if line else "//" for line in lines])
 
 
 def _body(lines: Sequence[str]) -> str:
     """The lines of a struct's body, each indented by a tab and ended by a newline."""
-    return "".join([f"\t{line}\n" for line in lines])
+    return "\t" + "\n\t".join(lines) + "\n" if lines else ""
 
 
 def _go_type(t: ValueType, optional: bool, imports: Set[str], sql_nulls: bool = False) -> str:
@@ -146,7 +156,7 @@ def _doc_lines(q: QueryPlan, method: str) -> List[str]:
         else:
             lines += ["", "It returns nil, nil when no row matched."]
     if q.exclusives:
-        names = ", ".join("*" + go_name(ex.name) + "Error" for ex in q.exclusives)
+        names = ", ".join([f"*{go_name(ex.name)}Error" for ex in q.exclusives])
         lines += [""] + wrap(f"A duplicate is reported as {names}.")
     return lines
 

@@ -23,7 +23,10 @@ def words(name: str):
     return [w.lower() for w in _WORD.findall(name)]
 
 
-def _go_word(w: str) -> str:
+@functools.lru_cache(maxsize=None)  # a few hundred distinct words make up every name
+def _go_word(word: str) -> str:
+    """One word of a Go name (as :func:`words` finds it, any case), capitalised or an initialism."""
+    w = word.lower()
     if w in GO_INITIALISMS:
         return w.upper()
     if w.endswith("s") and w[:-1] in GO_INITIALISMS:  # ids -> IDs, urls -> URLs
@@ -35,7 +38,7 @@ def _go_word(w: str) -> str:
 def go_name(name: str) -> str:
     """Exported Go name: ``claim_job`` -> ``ClaimJob``, ``id`` -> ``ID``, ``user_url`` ->
     ``UserURL``. A name starting with a digit gets an ``X`` prefix."""
-    out = "".join(_go_word(w) for w in words(name)) or "X"
+    out = "".join([_go_word(w) for w in _WORD.findall(name)]) or "X"
     return "X" + out if out[0].isdigit() else out
 
 
@@ -43,13 +46,14 @@ def go_name(name: str) -> str:
 def ts_camel(name: str) -> str:
     """TypeScript function name: ``enqueue_job`` -> ``enqueueJob``."""
     ws = words(name)
-    return (ws[0] + "".join(w.capitalize() for w in ws[1:])) if ws else "x"
+    return (ws[0] + "".join([w.capitalize() for w in ws[1:]])) if ws else "x"
 
 
 @functools.lru_cache(maxsize=None)  # pure, and asked again and again for the same names
 def ts_pascal(name: str) -> str:
     """TypeScript type name: ``enqueue_job`` -> ``EnqueueJob``, ``uq_job_name`` -> ``UqJobName``."""
-    return "".join(w.capitalize() for w in words(name)) or "X"
+    # capitalize() lower-cases the rest of each (ASCII) word, as words() does
+    return "".join([w.capitalize() for w in _WORD.findall(name)]) or "X"
 
 
 @functools.lru_cache(maxsize=None)  # pure; the same field names come back in every query
