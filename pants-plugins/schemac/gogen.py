@@ -32,7 +32,7 @@ import textwrap
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac.compiler import Library
-from schemac.constraint_errors import constraint_errors
+from schemac.constraint_errors import KINDS, constraint_errors
 from schemac.model import ValueType
 from schemac.names import go_name, go_raw, go_string
 from schemac.queries import AT_MOST_ONE, MANY, QueryPlan
@@ -240,14 +240,17 @@ def render_go(lib: Library) -> Dict[str, str]:
             "null_lines": align([(e.code_name, e.code_name), ("Valid", "bool")]),
         })
     errors = []
+    kinds = {kind: (go_string(sqlstate), family) for kind, (sqlstate, family) in KINDS.items()}
     for e in constraint_errors(lib.schema):
-        type_name = go_name(e.constraint) + "Error"
+        constraint, description, schema_type = e.constraint, e.description, e.type_name
+        sqlstate_go, family = kinds[e.kind]
+        type_name = go_name(constraint) + "Error"
         errors.append({
-            "type_name": type_name, "family": e.family, "name_go": go_string(e.constraint),
-            "sqlstate_go": go_string(e.sqlstate),
-            "message_go": go_string(f"{e.type_name}: {e.description} ({e.constraint})"),
-            "doc": _comment(wrap(f"{type_name} is returned when {e.type_name}: {e.description} (constraint "
-                                 f"{e.constraint}). Match it with errors.As; errors.Is(err, Err{e.family}) also "
+            "type_name": type_name, "family": family, "name_go": go_string(constraint),
+            "sqlstate_go": sqlstate_go,
+            "message_go": go_string(f"{schema_type}: {description} ({constraint})"),
+            "doc": _comment(wrap(f"{type_name} is returned when {schema_type}: {description} (constraint "
+                                 f"{constraint}). Match it with errors.As; errors.Is(err, Err{family}) also "
                                  "holds. Err is the driver error.")),
         })
     imports: Set[str] = {"context"}

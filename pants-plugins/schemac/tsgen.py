@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from schemac.compiler import Library
-from schemac.constraint_errors import constraint_errors
+from schemac.constraint_errors import KINDS, constraint_errors
 from schemac.model import ValueType
 from schemac.names import js_string, ts_camel, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
@@ -171,7 +171,7 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
         params.append({"key": ts_key(p.name), "optional": p.optional,
                        "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p),
                        "doc": doc})
-    result = [{"key": ts_key(f.name), "ts_type": _ts_field_type(f, used, bigint)} for f in q.result]
+    result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
     decoder = _decoder(q, helpers if helpers is not None else set()) if bigint else None
     return {
         "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
@@ -195,14 +195,17 @@ def render_typescript(lib: Library) -> Dict[str, str]:
             "members_doc": ", ".join(f"`{m}`" for m in e.members),
         })
     errors = []
+    kinds = {kind: (js_string(sqlstate), family) for kind, (sqlstate, family) in KINDS.items()}
     for e in constraint_errors(lib.schema):
+        constraint, description, type_name = e.constraint, e.description, e.type_name
+        sqlstate_js, family = kinds[e.kind]
         errors.append({
-            "kind": e.kind, "family": e.family, "constraint": e.constraint,
-            "class_name": f"{ts_pascal(e.constraint)}Error", "name_js": js_string(e.constraint),
-            "table_js": js_string(e.table), "sqlstate_js": js_string(e.sqlstate),
-            "columns_js": ", ".join(js_string(c) for c in e.columns),
-            "message_js": js_string(f"{e.type_name}: {e.description} ({e.constraint})"),
-            "description_doc": e.description.replace("*/", "*\\/"), "type_doc": e.type_name,
+            "kind": e.kind, "family": family, "constraint": constraint,
+            "class_name": f"{ts_pascal(constraint)}Error", "name_js": js_string(constraint),
+            "table_js": js_string(e.table), "sqlstate_js": sqlstate_js,
+            "columns_js": ", ".join(map(js_string, e.columns)),
+            "message_js": js_string(f"{type_name}: {description} ({constraint})"),
+            "description_doc": description.replace("*/", "*\\/"), "type_doc": type_name,
         })
     used: Set[str] = set()
     bigint = lib.options.ts_int64 == "bigint"
