@@ -12,6 +12,7 @@ Two quoting styles are used on purpose:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from typing import Iterable
@@ -42,6 +43,7 @@ MAX_IDENTIFIER_BYTES = 63
 _SAFE_IDENT = re.compile(r"^[a-z_][a-z0-9_$]*$")
 
 
+@functools.lru_cache(maxsize=None)  # pure, and asked again and again for the same names
 def qi(name: str) -> str:
     """Always-quoted identifier: ``order`` -> ``"order"``, ``a"b`` -> ``"a""b"``."""
     return '"' + name.replace('"', '""') + '"'
