@@ -25,6 +25,7 @@ import pkgutil
 from typing import Optional
 
 import jinja2
+import jinja2.bccache
 from jinja2 import nodes
 from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
@@ -112,6 +113,28 @@ class _Environment(jinja2.Environment):
         return jinja2.Environment.getattr(self, obj, attribute)
 
 
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """jinja2's file system bytecode cache, best effort like the parser cache: a file is read
+    only when it is the user's own and nobody else may write to it, an unreadable or broken
+    file is recompiled, and a failed write (read-only or full disk) leaves no cache."""
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        from schemac.parser import _trusted
+
+        if not _trusted(self._get_cache_filename(bucket)):
+            return
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # unreadable or not jinja2's format: compile the template again
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
 def _bytecode_cache() -> Optional[jinja2.BytecodeCache]:
     """A bytecode cache in the parser's cache directory, or ``None`` when there is no usable
     one (unset, not creatable, or not the user's own / writable by others)."""
@@ -132,7 +155,7 @@ def _bytecode_cache() -> Optional[jinja2.BytecodeCache]:
             h.update(f.read())
     except OSError:  # no source file to hash: no cache rather than a stale one
         return None
-    return jinja2.FileSystemBytecodeCache(directory, f"jinja2-{h.hexdigest()[:16]}-%s.cache")
+    return _BytecodeCache(directory, f"jinja2-{h.hexdigest()[:16]}-%s.cache")
 
 
 @functools.lru_cache(maxsize=None)
