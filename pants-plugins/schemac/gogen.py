@@ -44,8 +44,10 @@ def align(rows: Sequence[Tuple[str, ...]]) -> List[str]:
     cell but the last padded to its column's width plus one space."""
     if not rows:
         return []
+    if len(rows) == 1:  # every cell is as wide as its column
+        return [" ".join(rows[0]).rstrip()]
     size = len(rows[0])
-    if size in (2, 3) and all(len(r) == size for r in rows):  # the usual blocks, same layout
+    if size in (2, 3) and len(set(map(len, rows))) == 1:  # the usual blocks, same layout
         if size == 2:
             w = max([len(r[0]) for r in rows])
             return [f"{a.ljust(w)} {b}".rstrip() for a, b in rows]
@@ -201,7 +203,7 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
     if unchanged:
         null = "The zero value" if database_sql else "Nil"
         params_doc[0] += f" {null} leaves the property unchanged: {', '.join(unchanged)}."
-    args = "".join(f", arg.{go_name(p.name)}" for p in q.params)
+    args = "".join([f", arg.{field}" for field, _ in params])
     scan = []
     for f in q.result:
         target = f"&i.{go_name(f.name)}"

@@ -43,9 +43,10 @@ def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) ->
     if bigint and t.scalar is not None and t.scalar.name == "int64":
         return TS_INT64_BIGINT[1] if param else TS_INT64_BIGINT[0]
     name = t.scalar.ts_param if param else t.scalar.ts  # type: ignore[union-attr]
-    for model_type in ("JsonValue", "JsonDocument"):
-        if model_type in name:
-            used.add(model_type)
+    if "Json" in name:
+        for model_type in ("JsonValue", "JsonDocument"):
+            if model_type in name:
+                used.add(model_type)
     return name
 
 
@@ -152,8 +153,20 @@ def _doc_lines(q: QueryPlan) -> List[str]:
     return lines
 
 
+def _param_view(p, used: Set[str], bigint: bool) -> Dict[str, object]:
+    """What the templates show of a parameter: key, TS type, value expression, doc."""
+    ts_type = _ts_type(p.type, True, used, bigint)
+    doc = f"Omitted or `null`: `{p.unchanged}` keeps its value." if p.unchanged and p.optional else ""
+    return {"key": ts_key(p.name), "optional": p.optional,
+            "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p), "doc": doc}
+
+
 def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
-                helpers: Optional[Set[str]] = None) -> Dict[str, object]:
+                helpers: Optional[Set[str]] = None, memo: Optional[Dict[tuple, Dict[str, object]]] = None
+                ) -> Dict[str, object]:
+    """What the templates show of a query. ``memo``: parameter views already made during this
+    rendering (with the same ``used`` and ``bigint``), by name, type (its ``id``: the types
+    outlive the rendering), optional and unchanged; most queries' parameters repeat."""
     fn = ts_camel(q.name)
     base = ts_pascal(q.name)
     result_type = f"{base}Result"
@@ -164,13 +177,15 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
     else:
         assert q.cardinality == ONE
         ret = result_type
+    if memo is None:
+        memo = {}
     params = []
     for p in q.params:
-        ts_type = _ts_type(p.type, True, used, bigint)
-        doc = f"Omitted or `null`: `{p.unchanged}` keeps its value." if p.unchanged and p.optional else ""
-        params.append({"key": ts_key(p.name), "optional": p.optional,
-                       "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p),
-                       "doc": doc})
+        key = (p.name, id(p.type), p.optional, p.unchanged)
+        view = memo.get(key)
+        if view is None:
+            view = memo[key] = _param_view(p, used, bigint)
+        params.append(view)
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
     decoder = _decoder(q, helpers if helpers is not None else set()) if bigint else None
     return {
@@ -210,7 +225,8 @@ def render_typescript(lib: Library) -> Dict[str, str]:
     used: Set[str] = set()
     bigint = lib.options.ts_int64 == "bigint"
     helpers: Set[str] = set()
-    queries = [_query_view(q, used, bigint, helpers) for q in lib.queries]
+    memo: Dict[tuple, Dict[str, object]] = {}
+    queries = [_query_view(q, used, bigint, helpers, memo) for q in lib.queries]
     return {
         "errors.ts": render("errors.ts.j2", library=library, errors=errors),
         "index.ts": render("index.ts.j2", library=library, queries=queries, **imports),
