@@ -624,6 +624,9 @@ def _rule_callback(rule, builder: "_Builder"):
     * the values of ``_rule`` children (:class:`_Inline` lists, see below) are spliced into
       the children;
     * a ``?rule`` (not aliased) with one child is that child;
+    * a rule alternative for which ``builder.shortcut_<rule>(expansion)`` returns a function
+      is that function of the children (a common alternative built directly, with the same
+      result as the method);
     * a rule with a method on ``builder`` calls ``method(meta, kept)``: ``meta`` is the span
       from the first positioned child to the last one (so it covers keywords and brackets;
       ``1:1-1:2`` when nothing has a position) and ``kept`` the children without the tokens
@@ -645,6 +648,11 @@ def _rule_callback(rule, builder: "_Builder"):
         return splice or _Inline
     if expand1 and len(rule.expansion) == 1 and not inline:
         return _FIRST  # a ?rule's single child
+    shortcut = getattr(builder, "shortcut_" + name, None)
+    if shortcut is not None and not inline and not expand1:
+        fn = shortcut(tuple(sym.name for sym in rule.expansion))
+        if fn is not None:
+            return fn
     method = getattr(builder, name, None)
     if method is None:
         if splice is not None:
@@ -1027,12 +1035,21 @@ class _Builder:
     # -- types and names
     def qualname(self, meta, children):
         first, last = children[0], children[-1]
-        name = str(first) if len(children) == 1 else "::".join(str(c) for c in children)
+        name = str(first) if len(children) == 1 else "::".join(map(str, children))
         return (name, _new_span(self.file, first.line, first.column, last.end_line, last.end_column))
 
     def type_ref(self, meta, children):
         (name, _span), *args = children
         return ast.TypeRef(name, tuple(args), self._span(meta))
+
+    @staticmethod
+    def shortcut_type_ref(expansion):
+        """``type_ref: qualname`` (no type arguments, the usual case): the reference spans
+        exactly the name, so it takes the name's span (what :meth:`type_ref` computes)."""
+        if expansion != ("qualname",):
+            return None
+        type_ref = ast.TypeRef
+        return lambda children: type_ref(children[0][0], (), children[0][1])
 
     def type_start(self, meta, children):
         optional = len(children) == 2
@@ -1041,7 +1058,7 @@ class _Builder:
 
     # -- expressions
     def path(self, meta, children):
-        return ast.Path(tuple(str(c) for c in children), self._span(meta))
+        return ast.Path(tuple(map(str, children)), self._span(meta))
 
     def param(self, meta, children):
         tok = children[0]
@@ -1254,20 +1271,31 @@ class _Builder:
 
     def _pointer(self, meta, children):
         n = 0  # the leading tokens: qualifiers, then the name
-        while n < len(children) and isinstance(children[n], Token):
+        for c in children:
+            if not isinstance(c, Token):
+                break
             n += 1
         name_tok = children[n - 1]
-        if n > 1:
-            quals = {t.type for t in children[:n - 1]}
-            kind = next((t.value for t in children[:n - 1] if t.type in ("PROPERTY", "LINK")), None)
-        else:
-            quals = set()
-            kind = None
+        required = None  # REQUIRED wins over OPTIONAL (the grammar allows one of them)
+        multi = overloaded = False
+        kind = None  # the first PROPERTY/LINK keyword, as written
+        for t in children[:n - 1]:
+            qual = t.type
+            if qual == "REQUIRED":
+                required = True
+            elif qual == "OPTIONAL":
+                if required is None:
+                    required = False
+            elif qual == "MULTI":
+                multi = True
+            elif qual == "OVERLOADED":
+                overloaded = True
+            elif (qual == "PROPERTY" or qual == "LINK") and kind is None:
+                kind = t.value
         type_ref = None
         if n < len(children) and isinstance(children[n], ast.TypeRef):
             type_ref = children[n]
             n += 1
-        required = True if "REQUIRED" in quals else (False if "OPTIONAL" in quals else None)
         default = None
         readonly = None
         on_delete = None
@@ -1288,9 +1316,10 @@ class _Builder:
             elif m[0] == "constraint":
                 constraints.append(m[1])
         return ast.PointerDecl(
-            name_tok.value, kind, type_ref, required, "MULTI" in quals, "OVERLOADED" in quals, default,
-            tuple(constraints), readonly, tuple(annotations), on_delete, tuple(link_props),
-            self._span(meta), self._tspan(name_tok),
+            name_tok.value, kind, type_ref, required, multi, overloaded, default,
+            tuple(constraints) if constraints else (), readonly, tuple(annotations) if annotations else (),
+            on_delete, tuple(link_props) if link_props else (), meta,
+            _new_span(self.file, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column),
         )
 
     def pointer_decl(self, meta, children):
