@@ -16,6 +16,7 @@ import weakref
 from dataclasses import dataclass
 from typing import List, Tuple
 
+from schemac.frozen import fast_init
 from schemac.model import ObjectType, Schema
 
 #: kind -> (SQLSTATE, base name of the error family)
@@ -27,6 +28,7 @@ KINDS = {
 NOT_NULL_SQLSTATE = "23502"
 
 
+@fast_init  # thousands per large schema: the frozen dataclass' __init__ without its per-field calls
 @dataclass(frozen=True)
 class ConstraintError:
     """One named constraint and how its violation is described.
