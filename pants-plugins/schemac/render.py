@@ -54,6 +54,7 @@ class _CodeGenerator(CodeGenerator):
     """
 
     def visit_Output(self, node: nodes.Output, frame: Frame) -> None:
+        """An output run as one ``yield`` (see the class docstring)."""
         if (frame.buffer is not None or frame.require_output_check or frame.eval_ctx.volatile
                 or frame.eval_ctx.autoescape or self.environment.finalize or self.environment.is_async):
             super().visit_Output(node, frame)
@@ -84,6 +85,7 @@ class _CodeGenerator(CodeGenerator):
 
     @optimizeconst
     def visit_Getattr(self, node: nodes.Getattr, frame: Frame) -> None:
+        """``name.key`` looked up inline in a plain dict (see the class docstring)."""
         if (self.environment.is_async or node.attr in _DICT_ATTRS or not isinstance(node.node, nodes.Name)
                 or self._new_lines):
             super().visit_Getattr(node, frame)
@@ -105,6 +107,7 @@ class _Environment(jinja2.Environment):
     code_generator_class = _CodeGenerator
 
     def getattr(self, obj, attribute):
+        """``obj.attribute`` as jinja2 looks it up (a plain dict's key first)."""
         if type(obj) is dict and attribute not in _DICT_ATTRS:
             try:
                 return obj[attribute]
@@ -119,6 +122,7 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
     file is recompiled, and a failed write (read-only or full disk) leaves no cache."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Fill ``bucket`` from its file when that file may be trusted and is readable."""
         from schemac.parser import _trusted
 
         if not _trusted(self._get_cache_filename(bucket)):
@@ -129,6 +133,7 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        """Write ``bucket`` to its file, if the disk lets us."""
         try:
             super().dump_bytecode(bucket)
         except OSError:
