@@ -2,7 +2,8 @@
 
 One internal rule (`compile_schema_library`) runs `python -m schemac compile ...` as a hermetic,
 cacheable `Process` in a virtualenv built from the pinned `[schemac].requirements`, with the
-compiler's own source files in the process inputs. Its output (`sql/`, `ts/`, `go/`) is re-rooted
+compiler's own source files and their bytecode (compiled once by a cached process of its own) in
+the process inputs. Its output (`sql/`, `ts/`, `go/`) is re-rooted
 under the target's directory. Three thin `GenerateSourcesRequest` rules each take a `DigestSubset`
 of it; the engine memoizes the shared rule, so the compiler runs once per target however many of
 the three outputs are asked for.
@@ -20,6 +21,7 @@ from pants.backend.python.target_types import EntryPoint
 from pants.backend.python.util_rules import pex
 from pants.backend.python.util_rules.interpreter_constraints import InterpreterConstraints
 from pants.backend.python.util_rules.pex import PexRequest, VenvPex, VenvPexProcess
+from pants.backend.python.util_rules.pex_environment import PythonExecutable
 from pants.backend.python.util_rules.pex_requirements import PexRequirements
 from pants.engine.addresses import Address
 from pants.engine.fs import (
@@ -92,14 +94,17 @@ class SchemacCompileError(Exception):
 
 @dataclass(frozen=True)
 class SchemacCompilerSources:
-    """The files of the `schemac` package, laid out under `COMPILER_DIR/schemac/`."""
+    """The files of the `schemac` package, laid out under `COMPILER_DIR/schemac/`, with the
+    bytecode of its modules (`__pycache__/*.pyc`, see `schemac_compiler_sources`)."""
 
     digest: Digest
 
 
 def _is_shipped(name: str) -> bool:
     # Everything the compiler may read at run time (.py modules, templates/, grammar files, ...),
-    # but not bytecode caches or editor leftovers, which would only churn the cache key.
+    # but not the checkout's bytecode caches (they depend on the local interpreter and on mtimes;
+    # the bytecode the sandbox gets is compiled by `schemac_compiler_sources`) or editor leftovers,
+    # which would only churn the cache key.
     return not (
         name == "__pycache__"
         or name.startswith(".")
@@ -137,9 +142,60 @@ def read_compiler_files() -> Tuple[FileContent, ...]:
     )
 
 
+def bytecode_process(python: PythonExecutable, sources: Digest) -> Process:
+    """`python -m compileall` over the compiler's files (at `COMPILER_DIR` in `sources`), writing
+    PEP 552 checked-hash pycs next to them (`__pycache__/<module>.<cache tag>.pyc`).
+
+    The pycs are deterministic, so the digest of the compiler (part of every compile's cache
+    key, locally and remotely) does not depend on the machine, the checkout or the run:
+    - checked-hash pycs carry a hash of their source instead of its mtime and size, and the
+      importing interpreter validates them against that hash: sandbox mtimes don't matter, and a
+      stale pyc is never used;
+    - the argument is relative to the sandbox, so the code objects' file names
+      (`co_filename`, `__schemac_compiler/schemac/x.py`) hold no absolute path (on import the
+      interpreter replaces them with the path it actually loaded);
+    - PYTHONHASHSEED=0: the hash seed orders the elements of set constants (`x in {"a", "b"}`
+      compiles to a frozenset), which are marshalled in iteration order; with a random seed the
+      bytes change from run to run;
+    - `-S` (no `site`): no site-packages or .pth files of the interpreter's installation run
+      first, so the interpreter starts in the same state everywhere (marshal's back-references
+      depend on it); no `-j`: one process compiles the files in sorted order.
+    Checked: fresh local stores at other build roots give the same bytes
+    (tests/pants/test_pants_codegen_rules.py), with PYTHONHASHSEED unset they differ.
+    """
+    return Process(
+        argv=(python.path, "-S", "-m", "compileall", "-q", "--invalidation-mode", "checked-hash",
+              COMPILER_DIR),
+        input_digest=sources,
+        env={"PYTHONHASHSEED": "0"},
+        append_only_caches=python.append_only_caches,
+        immutable_input_digests=python.immutable_input_digests,
+        output_directories=(COMPILER_DIR,),
+        description="Compiling the schemac compiler to bytecode",
+        level=LogLevel.DEBUG,
+    )
+
+
 @rule(desc="Reading the schemac compiler sources", level=LogLevel.DEBUG)
-async def schemac_compiler_sources() -> SchemacCompilerSources:
-    digest = await Get(Digest, CreateDigest(read_compiler_files()))
+async def schemac_compiler_sources(schemac: SchemacSubsystem) -> SchemacCompilerSources:
+    """The compiler's files plus their bytecode, so that each compile process imports the
+    compiler from pycs (about half the import time) instead of compiling it from source again.
+
+    The bytecode comes from the interpreter that the compiler's venv is built on (the same
+    `[schemac].interpreter_constraints` lookup), so its cache tag (`cpython-39`) is the one the
+    compile process looks for. If compileall fails (a syntax error in the compiler), whatever it
+    compiled is shipped and the compile process reports the error itself.
+    """
+    sources, python = await MultiGet(
+        Get(Digest, CreateDigest(read_compiler_files())),
+        Get(PythonExecutable, InterpreterConstraints,
+            InterpreterConstraints(schemac.interpreter_constraints)),
+    )
+    result = await Get(FallibleProcessResult, Process, bytecode_process(python, sources))
+    bytecode = await Get(
+        Digest, DigestSubset(result.output_digest, PathGlobs([f"{COMPILER_DIR}/**/__pycache__/*.pyc"]))
+    )
+    digest = await Get(Digest, MergeDigests([sources, bytecode]))
     return SchemacCompilerSources(digest)
 
 
@@ -283,6 +339,10 @@ def schemac_process(venv_pex: VenvPex, argv: Tuple[str, ...], input_digest: Dige
             # Hermetic output even if the compiler were to iterate over a set of strings.
             "PYTHONHASHSEED": "0",
             "PYTHONUTF8": "1",
+            # The compiler is imported from the shipped checked-hash pycs (`SchemacCompilerSources`),
+            # so there is nothing to write. NB: the venv's `pex` script runs `python -sE`, and -E
+            # makes Python ignore the PYTHON* variables here (this one, PYTHONHASHSEED; see
+            # `sys.flags` in the process): PEX_EXTRA_SYS_PATH and SCHEMAC_CACHE_DIR do apply.
             "PYTHONDONTWRITEBYTECODE": "1",
             # The compiler's parser cache (lark's LALR tables) lives in a Pants named cache,
             # not in the user's home: not an input, so not part of the cache key.

@@ -9,6 +9,7 @@ independently of the real compiler's progress.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -40,6 +41,7 @@ from schemac_pants.rules import (
     OUTPUT_DIR,
     CompileSchemaLibraryRequest,
     SchemacCompileError,
+    SchemacCompilerSources,
     compile_argv,
     read_compiler_files,
 )
@@ -104,8 +106,7 @@ def pants_options() -> Tuple[str, ...]:
     )
 
 
-@pytest.fixture
-def rule_runner(pants_options: Tuple[str, ...]) -> RuleRunner:
+def _rule_runner(pants_options: Tuple[str, ...], **kwargs) -> RuleRunner:
     rr = RuleRunner(
         rules=[
             *register.rules(),
@@ -113,11 +114,18 @@ def rule_runner(pants_options: Tuple[str, ...]) -> RuleRunner:
             *distdir.rules(),
             QueryRule(HydratedSources, [HydrateSourcesRequest]),
             QueryRule(DigestContents, [Digest]),
+            QueryRule(SchemacCompilerSources, []),
         ],
         target_types=register.target_types(),
+        **kwargs,
     )
     rr.set_options(list(pants_options), env_inherit=ENV_INHERIT)
     return rr
+
+
+@pytest.fixture
+def rule_runner(pants_options: Tuple[str, ...]) -> RuleRunner:
+    return _rule_runner(pants_options)
 
 
 def _write_jobs_library(rr: RuleRunner, build: str = "schema_library()\n") -> None:
@@ -311,6 +319,92 @@ def test_compiler_error_is_a_clean_diagnostic(
     assert diagnostics.rstrip() in message
     assert "schemas/jobs:jobs" in message
     assert "Traceback" not in message
+
+
+# -----------------------------------------------------------------------------------------------
+# The compiler's bytecode
+
+
+def _compiler_files(rr: RuleRunner) -> Dict[str, bytes]:
+    compiler = rr.request(SchemacCompilerSources, [])
+    return {fc.path: fc.content for fc in rr.request(DigestContents, [compiler.digest])}
+
+
+@pytest.mark.slow
+def test_compiler_ships_checked_hash_bytecode_for_every_module(rule_runner: RuleRunner) -> None:
+    shipped = _compiler_files(rule_runner)
+    sources = {fc.path: fc.content for fc in read_compiler_files()}
+    pycs = {p: c for p, c in shipped.items() if p not in sources}
+    # The sources unchanged, plus one pyc per module, all for one interpreter (cache tag).
+    assert {p: shipped[p] for p in sources} == sources
+    modules = sorted(p for p in sources if p.endswith(".py"))
+    assert len(modules) > 10, modules
+    tags = {os.path.basename(p).split(".")[-2] for p in pycs}
+    assert len(tags) == 1 and tags.pop().startswith("cpython-3"), sorted(pycs)
+    tag = os.path.basename(next(iter(pycs))).split(".")[-2]
+    expected = {
+        f"{os.path.dirname(m)}/__pycache__/{os.path.basename(m)[:-3]}.{tag}.pyc": m for m in modules
+    }
+    assert sorted(pycs) == sorted(expected)
+    for pyc, module in expected.items():
+        header = pycs[pyc][:16]
+        # PEP 552: flags 0b11 = hash-based, checked against the source on import.
+        assert int.from_bytes(header[4:8], "little") == 0b11, pyc
+        if tag == sys.implementation.cache_tag:  # the test venv's interpreter: check the hash too
+            assert header[:4] == importlib.util.MAGIC_NUMBER, pyc
+            assert header[8:16] == importlib.util.source_hash(sources[module]), pyc
+        # No absolute path (of the sandbox, the checkout or a temporary directory) in the code.
+        assert b"/tmp/" not in pycs[pyc] and str(REPO_ROOT).encode() not in pycs[pyc], pyc
+        assert f"{module}".encode() in pycs[pyc], pyc  # co_filename, sandbox-relative
+
+
+@pytest.mark.slow
+def test_compiler_bytecode_is_deterministic(pants_options: Tuple[str, ...]) -> None:
+    """The compiler's digest is part of every compile's cache key: two fresh local stores (so
+    the bytecode process runs twice, in different sandboxes and build roots) give the same
+    bytes."""
+    first, second = (
+        _rule_runner(pants_options, isolated_local_store=True) for _ in range(2)
+    )
+    assert first.build_root != second.build_root
+    a, b = _compiler_files(first), _compiler_files(second)
+    assert any(p.endswith(".pyc") for p in a)
+    assert a == b
+    assert first.request(SchemacCompilerSources, []) == second.request(SchemacCompilerSources, [])
+
+
+# The compile process must import the compiler from the shipped pycs, not compile it again:
+# `SourceFileLoader.source_to_code` runs only when a module is compiled from its source.
+BYTECODE_PROBE_COMPILER = """
+    import importlib.machinery, json, os, sys
+    compiled = []
+    _source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+    def _spy(self, data, path, *args, **kwargs):
+        compiled.append(path)
+        return _source_to_code(self, data, path, *args, **kwargs)
+    importlib.machinery.SourceFileLoader.source_to_code = _spy
+    import schemac.probe
+    args = sys.argv[1:]
+    out = args[args.index("--out") + 1]
+    record = {"compiled": compiled, "cached": schemac.probe.__cached__}
+    for kind, name in (("sql", "000001_x.up.sql"), ("ts", "index.ts"), ("go", "db.go")):
+        os.makedirs(os.path.join(out, kind), exist_ok=True)
+        with open(os.path.join(out, kind, name), "w") as f:
+            json.dump(record, f, sort_keys=True)
+"""
+
+
+@pytest.mark.slow
+def test_compile_process_imports_the_compiler_from_bytecode(
+    rule_runner: RuleRunner, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = _fake_compiler(BYTECODE_PROBE_COMPILER)
+    probe = FileContent(f"{COMPILER_DIR}/schemac/probe.py", f"TOKEN = {str(tmp_path)!r}\n".encode())
+    monkeypatch.setattr(schemac_rules, "read_compiler_files", lambda: (*fake(), probe))
+    _write_jobs_library(rule_runner)
+    record = json.loads(_generate(rule_runner, Address("schemas/jobs"), "go")["schemas/jobs/go/db.go"])
+    assert record["compiled"] == [], record
+    assert "/schemac/__pycache__/probe." in record["cached"], record
 
 
 # -----------------------------------------------------------------------------------------------
