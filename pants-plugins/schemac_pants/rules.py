@@ -336,13 +336,15 @@ def schemac_process(venv_pex: VenvPex, argv: Tuple[str, ...], input_digest: Dige
         input_digest=input_digest,
         extra_env={
             "PEX_EXTRA_SYS_PATH": COMPILER_DIR,
-            # Hermetic output even if the compiler were to iterate over a set of strings.
+            # NB: the venv's `pex` script runs `python -sE`, and -E makes Python ignore the three
+            # PYTHON* variables below (see `sys.flags` in the process); they only matter if the
+            # compiler is started without -E. The output does not depend on them: the compiler
+            # sorts everything it emits, reads and writes UTF-8 explicitly, and is imported from
+            # the shipped checked-hash pycs (`SchemacCompilerSources`), so it writes no bytecode.
+            # (The tests compare outputs across processes with random hash seeds.) They stay
+            # because removing them would change every compile's cache key for nothing.
             "PYTHONHASHSEED": "0",
             "PYTHONUTF8": "1",
-            # The compiler is imported from the shipped checked-hash pycs (`SchemacCompilerSources`),
-            # so there is nothing to write. NB: the venv's `pex` script runs `python -sE`, and -E
-            # makes Python ignore the PYTHON* variables here (this one, PYTHONHASHSEED; see
-            # `sys.flags` in the process): PEX_EXTRA_SYS_PATH and SCHEMAC_CACHE_DIR do apply.
             "PYTHONDONTWRITEBYTECODE": "1",
             # The compiler's parser cache (lark's LALR tables) lives in a Pants named cache,
             # not in the user's home: not an input, so not part of the cache key.
