@@ -16,9 +16,13 @@ from schemac.cli import main
 status = main()
 if sys.flags.dev_mode or not isinstance(status, int):
     sys.exit(status)
-try:
-    sys.stdout.flush()
-    sys.stderr.flush()
-except (OSError, ValueError):  # e.g. a closed pipe: as a normal exit, status 120
-    os._exit(120)
+for stream, failed in ((sys.stdout, 120), (sys.stderr, status)):
+    if stream is None:  # started with that stream closed: nothing to flush
+        continue
+    try:
+        stream.flush()
+    except (OSError, ValueError):
+        # stdout (a command's result) that cannot be written is an error, status 120 as in a
+        # normal exit; stderr only carries diagnostics, written best effort (see cli.py).
+        os._exit(failed)
 os._exit(status)

@@ -11,7 +11,15 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from schemac.compiler import GO_DRIVERS, TS_INT64_MODES, TS_MODULE_FORMATS, Options, compile_library
+from schemac.compiler import (
+    GO_DRIVERS,
+    QUERY_SUFFIXES,
+    SCHEMA_SUFFIXES,
+    TS_INT64_MODES,
+    TS_MODULE_FORMATS,
+    Options,
+    compile_library,
+)
 from schemac.diagnostics import CompileError, Diagnostic
 
 
@@ -87,15 +95,55 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _read_sources(files: List[str]) -> Dict[str, str]:
+    """``{path: text}`` of ``files`` (UTF-8). A byte order mark at the start of a schema or
+    query file (as some Windows editors write) is dropped; migration files are kept byte for
+    byte (their checksums cover every byte). Raises ``OSError``; ``SystemExit`` for text that
+    is not UTF-8."""
     sources: Dict[str, str] = {}
     for f in files:
         with open(f, "rb") as fh:
             raw = fh.read()
         try:
-            sources[f] = raw.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             raise SystemExit(f"{f}: error: not UTF-8 text (byte {e.start})")
+        if text.startswith("\ufeff") and f.endswith(SCHEMA_SUFFIXES + QUERY_SUFFIXES):
+            text = text[1:]
+        sources[f] = text
     return sources
+
+
+def _print_diagnostics(text: str) -> None:
+    """Print diagnostics on stderr, best effort: a closed or full stderr must not turn a
+    successful compile into a failure (the exit status still tells an error)."""
+    try:
+        print(text, file=sys.stderr)
+    except (OSError, ValueError, AttributeError):  # closed, full, or no stderr (None)
+        pass
+
+
+def write_outputs(out: str, outputs: Dict[str, str]) -> None:
+    """Write ``outputs`` (``{relative path: text}``) under ``out``. Each file is written to a
+    temporary file beside it and renamed over the old one, so a file is never left half
+    written (a full disk leaves the previous version). Raises ``OSError``."""
+    import tempfile
+
+    for rel, text in outputs.items():
+        path = os.path.join(out, *rel.split("/"))
+        directory = os.path.dirname(path)
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".schemac-", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
 
 
 def parse_externs(items: List[str]) -> Optional[List[Tuple[str, str]]]:
@@ -150,13 +198,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         outputs = compile_library(sources, options, warnings, retain=_RETAINED)
     except CompileError as e:
-        print(e.render(sources), file=sys.stderr)
+        _print_diagnostics(e.render(sources))
+        return 1
+    try:
+        write_outputs(args.out, outputs)
+    except OSError as e:
+        where = e.filename or args.out
+        _print_diagnostics(f"error: cannot write the output to {where}: {e.strerror or e}")
         return 1
     for w in warnings:
-        print(w.render(sources), file=sys.stderr)
-    for rel, text in outputs.items():
-        path = os.path.join(args.out, *rel.split("/"))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
+        _print_diagnostics(w.render(sources))
     return 0

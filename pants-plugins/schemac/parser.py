@@ -16,6 +16,7 @@ import operator
 import os
 import pkgutil
 import re
+import stat
 import sys
 import tempfile
 from typing import Dict, List, Optional, Tuple
@@ -93,15 +94,46 @@ def _cache_key(grammar: str) -> str:
 
 
 def _trusted(path: str) -> bool:
-    """A cache directory or file we may read: ours, and nobody else may write to it."""
+    """A cache directory or file we may read: a directory or a regular file (not a FIFO or a
+    device, which could block a read), ours, and nobody else may write to it."""
     try:
         st = os.stat(path)
     except OSError:
         return False
+    return (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)) and _owned(st)
+
+
+def _owned(st: os.stat_result) -> bool:
     getuid = getattr(os, "getuid", None)
     if getuid is None:  # Windows: no owners to compare
         return True
     return st.st_uid == getuid() and not st.st_mode & 0o022
+
+
+def read_trusted_cache_file(path: str) -> Optional[bytes]:
+    """The bytes of the cache file ``path``, or ``None`` when it may not be trusted: its
+    directory must be :func:`_trusted`, and the file a regular file, ours and writable by nobody
+    else. The file is opened without blocking and checked once open (``fstat``), so a FIFO or a
+    device put in its place cannot hang the compile. Used by the parser cache and by the
+    compiled-template cache (:mod:`schemac.render`)."""
+    if not _trusted(os.path.dirname(path) or "."):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not (stat.S_ISREG(st.st_mode) and _owned(st)):
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1  # (closed by the file object)
+            return f.read()
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def _load_or_build(grammar: str, cache_dir: Optional[str]) -> Lark:
@@ -119,12 +151,8 @@ def _load_or_build(grammar: str, cache_dir: Optional[str]) -> Lark:
 
 
 def _read_cache(path: str) -> Optional[Lark]:
-    if not (_trusted(os.path.dirname(path)) and _trusted(path)):
-        return None
-    try:
-        with open(path, "rb") as f:
-            blob = f.read()
-    except OSError:
+    blob = read_trusted_cache_file(path)
+    if blob is None:
         return None
     header, _, rest = blob.partition(b"\n")
     digest, _, payload = rest.partition(b"\n")

@@ -123,13 +123,14 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         """Fill ``bucket`` from its file when that file may be trusted and is readable."""
-        from schemac.parser import _trusted
+        from schemac.parser import read_trusted_cache_file
 
-        if not _trusted(self._get_cache_filename(bucket)):
+        data = read_trusted_cache_file(self._get_cache_filename(bucket))
+        if data is None:
             return
         try:
-            super().load_bytecode(bucket)
-        except Exception:  # unreadable or not jinja2's format: compile the template again
+            bucket.load_bytecode(io.BytesIO(data))
+        except Exception:  # not jinja2's format: compile the template again
             bucket.reset()
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:

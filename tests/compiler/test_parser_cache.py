@@ -109,3 +109,27 @@ def test_cache_directory_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert P._cache_dir() == os.path.join(str(tmp_path), "home", ".cache", "schemac", "parser")
+
+
+def _returns_promptly(fn, *args, seconds: float = 10.0):
+    """``(finished, result)`` of ``fn(*args)`` run in a daemon thread (a blocked read must
+    fail the test, not hang the suite)."""
+    import threading
+
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn(*args)), daemon=True)
+    t.start()
+    t.join(seconds)
+    return (not t.is_alive()), (out[0] if out else None)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_a_fifo_in_place_of_the_cache_file_is_not_read(tmp_path):
+    P._load_or_build(GRAMMAR, str(tmp_path))
+    (name,) = _cache_files(tmp_path)
+    os.unlink(tmp_path / name)
+    os.mkfifo(tmp_path / name, 0o600)
+    finished, parser = _returns_promptly(P._read_cache, str(tmp_path / name))
+    assert finished and parser is None
+    finished, parser = _returns_promptly(P._load_or_build, GRAMMAR, str(tmp_path))
+    assert finished and _parse_with(parser, SCHEMA, "schema")

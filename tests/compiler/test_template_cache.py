@@ -102,3 +102,19 @@ def test_an_unusable_cache_directory_still_renders(monkeypatch, tmp_path, fresh_
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     assert _compile(monkeypatch, blocker / "cache") == want
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+def test_fifos_in_place_of_cache_files_are_not_read(monkeypatch, tmp_path, fresh_environment):
+    import threading
+
+    want = _compile(monkeypatch, tmp_path)
+    for name in _cache_files(tmp_path):
+        os.unlink(tmp_path / name)
+        os.mkfifo(tmp_path / name, 0o600)
+    out = []
+    t = threading.Thread(target=lambda: out.append(_compile(monkeypatch, tmp_path)), daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive(), "a read of a FIFO blocked the compile"
+    assert out == [want]
