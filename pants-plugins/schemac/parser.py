@@ -1120,8 +1120,7 @@ class _Builder:
         return ast.Param(name, ast.TypeRef(ref.name, ref.args, type_span, ref.optional), span)
 
     def string_lit(self, meta, children):
-        raw = children[0].value
-        return ast.Literal("str", _unescape(raw[1:-1]), self._span(meta))
+        return ast.Literal("str", _string_value(children[0], self.file), self._span(meta))
 
     def raw_string_lit(self, meta, children):
         return ast.Literal("str", children[0].value[2:-1], self._span(meta))
@@ -1217,7 +1216,7 @@ class _Builder:
     # -- schema
     def enum_member(self, meta, children):
         tok = children[0]
-        value = _unescape(tok.value[1:-1]) if tok.type == "STRING" else tok.value
+        value = _string_value(tok, self.file) if tok.type == "STRING" else tok.value
         return (value, self._tspan(tok))
 
     def enum_decl(self, meta, children):
@@ -1242,7 +1241,7 @@ class _Builder:
 
     def annotation_decl(self, meta, children):
         (name, _), text = children
-        value = _unescape(text.value[1:-1])
+        value = _string_value(text, self.file)
         if "\0" in value:
             raise CompileError([Diagnostic("E0102", "annotations cannot contain NUL characters", self._tspan(text))])
         return ("annotation", (name, value), self._span(meta))
@@ -1379,7 +1378,7 @@ class _Builder:
 
     def hint_target(self, meta, children):
         (name, _), *item = children  # Type[.pointer[.link property]]
-        return (name, ".".join(_name_text(i) for i in item) if item else None, self._span(meta))
+        return (name, ".".join(_name_text(i, self.file) for i in item) if item else None, self._span(meta))
 
     def _make_hint(self, action, kind, target, to, expr, meta):
         name, item, span = target
@@ -1387,7 +1386,7 @@ class _Builder:
 
     def hint_rename(self, meta, children):
         kind, target, to = children
-        return self._make_hint("rename", kind, target, _name_text(to), None, meta)
+        return self._make_hint("rename", kind, target, _name_text(to, self.file), None, meta)
 
     def hint_drop(self, meta, children):
         kind, target = children
@@ -1403,7 +1402,7 @@ class _Builder:
 
     def hint_map(self, meta, children):
         target, to = children
-        return self._make_hint("map", "member", target, _name_text(to), None, meta)
+        return self._make_hint("map", "member", target, _name_text(to, self.file), None, meta)
 
     def migration_block(self, meta, children):
         return ("migration", list(children))
@@ -1515,18 +1514,48 @@ class _Builder:
         return list(children)
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "0": "\0"}
+#: The escapes of a string literal (Gel's: https://docs.geldata.com/reference/reference/edgeql/lexical,
+#: plus ``\0``), besides ``\xhh`` (hh <= 7f), ``\uhhhh`` and ``\Uhhhhhhhh``.
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", "'": "'", '"': '"',
+            "0": "\0"}
+_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.S)
+_ESCAPE_HINT = ("the escapes are \\n \\t \\r \\b \\f \\0 \\\\ \\' \\\" \\xhh (up to \\x7f) \\uhhhh \\Uhhhhhhhh; "
+                "write \\\\ for a backslash, or use a raw string r'...'")
 
 
-def _name_text(tok) -> str:
+def _name_text(tok, file: str) -> str:
     """A NAME token's text, or a STRING token's unquoted value (quoted enum members)."""
     if isinstance(tok, Token) and tok.type == "STRING":
-        return _unescape(tok.value[1:-1])
+        return _string_value(tok, file)
     return str(tok)
 
 
-def _unescape(s: str) -> str:
-    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), s)
+def _string_value(tok: Token, file: str) -> str:
+    """The value of a STRING token: unquoted, escapes replaced. Raises
+    :class:`~schemac.diagnostics.CompileError` (E0102, at the escape) for an unknown escape or
+    a code point that is not a character."""
+    text = tok.value[1:-1]
+    if "\\" not in text:
+        return text
+
+    def replace(m) -> str:
+        hex2, hex4, hex8, char = m.groups()
+        if char is not None:
+            value = _ESCAPES.get(char)
+            if value is not None:
+                return value
+            problem = f"unknown escape sequence '\\{char}' in a string literal"
+        else:
+            code = int(hex2 or hex4 or hex8, 16)
+            if (hex2 and code > 0x7F) or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+                problem = f"'{m.group(0)}' is not a character"
+            else:
+                return chr(code)
+        col = tok.column + 1 + m.start()  # (string literals are one line)
+        raise CompileError([Diagnostic("E0102", problem, _new_span(file, tok.line, col, tok.line, col + len(m.group(0))),
+                                       _ESCAPE_HINT)])
+
+    return _ESCAPE.sub(replace, text)
 
 
 #: The one AST builder, called by the parser as it reduces (see :func:`_lark`).
