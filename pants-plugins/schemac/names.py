@@ -74,19 +74,36 @@ def js_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+#: Characters outside the Basic Multilingual Plane: JSON writes them as a surrogate pair
+#: (``\\ud83d\\ude00``), which Go rejects ("escape sequence is invalid Unicode code point").
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
 def go_string(value: str) -> str:
-    """A Go interpreted string literal (JSON escaping minus ``\\/`` is valid Go for BMP text)."""
-    if type(value) is str:
+    """A Go interpreted string literal: JSON's ASCII escaping (valid Go), except that a character
+    outside the BMP is ``\\UXXXXXXXX`` (Go spec, "Rune literals"), not a surrogate pair."""
+    if type(value) is not str:
+        value = str(value)
+    if value.isascii() or not _ASTRAL.search(value):
         return encode_basestring_ascii(value)
-    return json.dumps(value, ensure_ascii=True)
+    parts = []
+    last = 0
+    for m in _ASTRAL.finditer(value):
+        parts.append(encode_basestring_ascii(value[last:m.start()])[1:-1])
+        parts.append("\\U%08x" % ord(m.group()))
+        last = m.end()
+    parts.append(encode_basestring_ascii(value[last:])[1:-1])
+    return '"' + "".join(parts) + '"'
 
 
 def go_raw(value: str) -> str:
-    """A Go raw string literal; falls back to an interpreted literal when ``value`` has a backquote."""
-    return f"`{value}`" if "`" not in value else go_string(value)
+    """A Go raw string literal; an interpreted literal when ``value`` has a backquote or a
+    carriage return (Go drops carriage returns from raw string literals)."""
+    return f"`{value}`" if "`" not in value and "\r" not in value else go_string(value)
 
 
 def ts_template(value: str) -> str:
-    """A TS template literal holding ``value`` verbatim (escapes backquote, backslash, ``${``)."""
-    escaped = value.replace("\\", "\\\\").replace("`", "\\`").replace("${", "\\${")
+    """A TS template literal holding ``value`` verbatim: escapes backquote, backslash, ``${``,
+    and carriage returns (a template literal reads a CR or CRLF as LF)."""
+    escaped = value.replace("\\", "\\\\").replace("`", "\\`").replace("${", "\\${").replace("\r", "\\r")
     return f"`{escaped}`"

@@ -207,7 +207,8 @@ def render_typescript(lib: Library) -> Dict[str, str]:
         enums.append({
             "name": e.code_name, "qualname": e.qualname,
             "members": [(ts_key(m), js_string(m)) for m in e.members],
-            "members_doc": ", ".join(f"`{m}`" for m in e.members),
+            # ("*/" in a member would end the /** ... */ block early)
+            "members_doc": ", ".join(f"`{m}`" for m in e.members).replace("*/", "*\\/"),
         })
     errors = []
     kinds = {kind: (js_string(sqlstate), family) for kind, (sqlstate, family) in KINDS.items()}
