@@ -116,34 +116,56 @@ def _read_sources(files: List[str]) -> Dict[str, str]:
 def _print_diagnostics(text: str) -> None:
     """Print diagnostics on stderr, best effort: a closed or full stderr must not turn a
     successful compile into a failure (the exit status still tells an error)."""
+    if sys.stderr is None:  # started with stderr closed (print would fall back to stdout)
+        return
     try:
         print(text, file=sys.stderr)
-    except (OSError, ValueError, AttributeError):  # closed, full, or no stderr (None)
+    except (OSError, ValueError):  # closed or full
         pass
 
 
 def write_outputs(out: str, outputs: Dict[str, str]) -> None:
     """Write ``outputs`` (``{relative path: text}``) under ``out``. Each file is written to a
     temporary file beside it and renamed over the old one, so a file is never left half
-    written (a full disk leaves the previous version). Raises ``OSError``."""
+    written (a full disk leaves the previous version). A new file gets the usual mode
+    (``0o666`` less the umask), a rewritten one keeps its mode, and a symbolic link is written
+    through (its target is replaced). Raises ``OSError`` whose ``filename`` is the output file
+    (not the temporary one)."""
+    import errno
+    import stat
     import tempfile
 
+    umask = os.umask(0)
+    os.umask(umask)
     for rel, text in outputs.items():
         path = os.path.join(out, *rel.split("/"))
-        directory = os.path.dirname(path)
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".schemac-", dir=directory)
+        target = os.path.realpath(path) if os.path.islink(path) else path
+        directory = os.path.dirname(target) or "."
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
             try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+                os.makedirs(directory, exist_ok=True)
+            except FileExistsError:
+                raise NotADirectoryError(errno.ENOTDIR, "a file is in the way of its directory", path) from None
+            try:
+                mode = stat.S_IMODE(os.stat(target).st_mode)
+            except FileNotFoundError:
+                mode = 0o666 & ~umask
+            fd, tmp = tempfile.mkstemp(prefix=".schemac-", dir=directory)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(text)
+                os.chmod(tmp, mode)
+                os.replace(tmp, target)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except OSError as e:
+            if e.filename == path:
+                raise
+            raise type(e)(e.errno, e.strerror, path) from None
 
 
 def parse_externs(items: List[str]) -> Optional[List[Tuple[str, str]]]:
@@ -167,7 +189,19 @@ _RETAINED: List[object] = []
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Entry point; returns the exit status."""
+    """Entry point; returns the exit status. Output that cannot be written (a file, or a
+    full stdout) is a one-line error and status 1, never a traceback."""
+    if sys.stderr is None:  # started with stderr closed: diagnostics go nowhere, not to stdout
+        sys.stderr = open(os.devnull, "w")
+    try:
+        return _main(argv)
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        _print_diagnostics(f"error: {where}{e.strerror or e}")
+        return 1
+
+
+def _main(argv: Optional[List[str]]) -> int:
     import gc
 
     # A short-lived process: the cyclic garbage collector would only scan the compiler's
@@ -203,8 +237,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         write_outputs(args.out, outputs)
     except OSError as e:
-        where = e.filename or args.out
-        _print_diagnostics(f"error: cannot write the output to {where}: {e.strerror or e}")
+        _print_diagnostics(f"error: cannot write the output to {e.filename or args.out}: {e.strerror or e}")
         return 1
     for w in warnings:
         _print_diagnostics(w.render(sources))
