@@ -95,13 +95,16 @@ class _Scanner:
         return i
 
     def skip_string(self, i: int) -> int:
-        """``i`` at a quote; returns the index after the closing quote (or end of line/file)."""
+        """``i`` at a quote; returns the index after the closing quote (or end of line/file).
+        A raw string (``r'...'``, the quote right after an ``r`` that starts a word) has no
+        escapes: a backslash before its closing quote does not hide it."""
         t = self.text
         q = t[i]
+        raw = i > 0 and t[i - 1] == "r" and (i < 2 or not (t[i - 2].isalnum() or t[i - 2] == "_"))
         i += 1
         while i < self.n:
             c = t[i]
-            if c == "\\":
+            if c == "\\" and not raw:
                 i += 2
                 continue
             if c == q:

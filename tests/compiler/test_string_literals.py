@@ -62,3 +62,13 @@ def test_escapes_in_query_literals():
     out = compile_library({"s.esdl": schema, "q/by_a.edgeql": r"select T { a } filter .a = 'x\u0041';"},
                           Options(library="t"))
     assert "'xA'" in out["ts/queries.ts"]
+
+
+def test_a_raw_string_ending_in_a_backslash_does_not_hide_what_follows():
+    """The pre-scan (unsupported declarations) reads ``r'x\\'`` as a raw string, as the lexer
+    does: the access policy after it is refused as such, not as a syntax error."""
+    schema = r"type T { a: str { constraint regexp(r'x\'); }; access policy p allow all using (true); }"
+    with pytest.raises(CompileError) as e:
+        _sql(schema)
+    assert [(d.code, d.message) for d in e.value.diagnostics] == [
+        ("E0206", "access policies are not supported yet")]
