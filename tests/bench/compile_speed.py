@@ -243,10 +243,17 @@ def _env(pythonpath: Path) -> Dict[str, str]:
     return dict(os.environ, PYTHONPATH=str(pythonpath), PYTHONDONTWRITEBYTECODE="1", **PARSER_CACHE)
 
 
+#: ``--cpu N``: the CPU the compiler processes are pinned to (``None``: not pinned). The compiler
+#: is single-threaded either way (its CPU time never exceeds its wall time, both printed); on a
+#: shared virtual machine one vCPU can be much slower than another at times (measured here:
+#: 1.82 s on one, 2.33 s on the other, same run), so pinning is opt-in.
+PIN_CPU: Optional[int] = None
+
+
 def _one_core() -> None:
-    """Pin the compiler process to one CPU (the target is "on one core"), where the OS allows it."""
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[-1]})
+    """Pin the compiler process to :data:`PIN_CPU`, when set and the OS allows it."""
+    if PIN_CPU is not None and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {PIN_CPU})
 
 
 def run_cli(python: str, pythonpath: Path, workdir: Path, files: Sequence[str], out: Path) -> Tuple[float, float, float]:
@@ -528,11 +535,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                          "(default: the issue's workload: scalars, enums, defaults, exclusive constraints, links)")
     ap.add_argument("--no-links", action="store_true",
                     help="leave out the links (the workload measured before links were part of it)")
+    ap.add_argument("--cpu", type=int, default=None,
+                    help="pin the compiler processes to this CPU (default: not pinned; the compiler is "
+                         "single-threaded, CPU s <= wall s shows it)")
     ap.add_argument("--keep", action="store_true", help="keep the generated libraries")
     ap.add_argument("--no-parser-cache", action="store_true",
                     help="run without the cache directory (SCHEMAC_CACHE_DIR=''): every run analyses the "
                          "grammar and compiles the templates")
     args = ap.parse_args(argv)
+    global PIN_CPU
+    PIN_CPU = args.cpu
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     args.pythonpath = args.pythonpath.resolve()
     install_dir = Path(tempfile.mkdtemp(prefix="schemac-bench-install-"))
@@ -570,12 +582,23 @@ def _main_installed(args, sizes: List[int]) -> int:
             shutil.rmtree(cache_dir, ignore_errors=True)
 
 
+def reference_seconds(python: str) -> float:
+    """A fixed pure-Python loop in a fresh process (10 million additions), fastest of 3: the
+    speed of this machine at the time of the runs, to compare figures taken at other times or
+    on other machines (a shared virtual machine's speed varies from hour to hour)."""
+    code = "import time\nt=time.perf_counter()\ns=0\nfor i in range(10_000_000): s+=i\nprint(time.perf_counter()-t)"
+    return min(float(subprocess.run([python, "-c", code], capture_output=True, text=True, check=True).stdout)
+               for _ in range(3))
+
+
 def _main(args, sizes: List[int]) -> int:
+    print(f"machine speed reference (a fixed Python loop, 10M additions): {reference_seconds(args.python):.2f} s")
     print(f"interpreter start + imports only: {startup_seconds(args.python, args.installed):.2f} s "
           f"({startup_seconds(args.python, args.bare):.2f} s when the compiler's sources have no bytecode yet "
           f"and are compiled on import, as in a fresh sandbox)")
     runs = [measure(n, args.python, args.installed, args.repeat, args.keep, args.features, not args.no_links)
             for n in sizes]
+    print(f"machine speed reference after the runs: {reference_seconds(args.python):.2f} s")
     print()
     print_table(runs)
     for r in runs:
