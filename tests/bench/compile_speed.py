@@ -525,7 +525,7 @@ def _trim_pstats(text: str, prefixes: Sequence[str]) -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100,1000,5000", help="comma-separated numbers of types (default: %(default)s)")
-    ap.add_argument("--repeat", type=int, default=1, help="cold runs per size; the fastest is shown (default: 1)")
+    ap.add_argument("--repeat", type=int, default=3, help="cold runs per size; the fastest is shown (default: 3)")
     ap.add_argument("--profile-size", type=int, default=1000, help="N for the in-process profile; 0 skips it")
     ap.add_argument("--python", default=default_python(), help="interpreter for the cold runs (default: .venv-test)")
     ap.add_argument("--pythonpath", type=Path, default=DEFAULT_PYTHONPATH,
