@@ -213,19 +213,11 @@ def _main(argv: Optional[List[str]]) -> int:
         from schemac.migrate.cli import run_migrate
 
         return run_migrate(args, _read_sources)
-    try:
-        sources = _read_sources(args.files)
-    except OSError as e:
-        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
-        return 1
+    sources = _read_sources(args.files)  # (an OSError is main()'s one-line error)
     externs = parse_externs(args.extern)
     if externs is None:
         return 2
-    try:
-        sources.update(_read_sources([p for p, _ in externs]))
-    except OSError as e:
-        print(f"error: {e.filename}: {e.strerror}", file=sys.stderr)
-        return 1
+    sources.update(_read_sources([p for p, _ in externs]))
     options = Options(library=args.library, go_package=args.go_package, ts_module=args.ts_module,
                       ts_int64=args.ts_int64, go_driver=args.go_driver, externs=tuple(externs))
     warnings: List[Diagnostic] = []

@@ -9,11 +9,12 @@ sorted inputs, no timestamps, no absolute paths.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import posixpath
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Mapping, Optional, Tuple
 
 from lark.exceptions import VisitError
 
@@ -25,6 +26,9 @@ from schemac.resolve import build_schema
 from schemac.model import Schema
 from schemac.migrate.history import History, is_history_path
 from schemac.migrate.hints import Hints, resolve_hints
+
+if TYPE_CHECKING:
+    from schemac.constraint_errors import ConstraintError
 
 SCHEMA_SUFFIXES = (".esdl",)
 QUERY_SUFFIXES = (".edgeql",)
@@ -73,6 +77,15 @@ class Library:
     hints: Hints = field(default_factory=Hints)
     #: The committed migration history among the sources, if any.
     history: Optional[History] = None
+
+    @functools.cached_property
+    def constraint_errors(self) -> "List[ConstraintError]":
+        """Every named constraint of the schema and how its violation is described (see
+        :mod:`schemac.constraint_errors`), computed once: the TypeScript and Go back ends both
+        read it. (A frozen dataclass: ``cached_property`` stores into the instance dict.)"""
+        from schemac.constraint_errors import constraint_errors
+
+        return constraint_errors(self.schema)
 
 
 def check_library(sources: Mapping[str, str], options: Options) -> Library:

@@ -12,7 +12,6 @@ error carrying the table and column.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 from typing import List, Tuple
 
@@ -68,18 +67,10 @@ def _for_table(t: ObjectType) -> List[ConstraintError]:
     return out
 
 
-#: The last schema asked for (a weak reference) and its errors: the TypeScript and Go back ends
-#: both ask for the same schema's, one after the other.
-_last: List[object] = [None, ()]
-
-
 def constraint_errors(schema: Schema) -> List[ConstraintError]:
-    """Every named constraint of the schema, by table (declaration order) and kind."""
-    ref = _last[0]
-    if ref is not None and ref() is schema:  # type: ignore[operator]
-        return list(_last[1])  # type: ignore[call-overload]
+    """Every named constraint of the schema, by table (declaration order) and kind. The back
+    ends read it once per compile through ``Library.constraint_errors``."""
     out: List[ConstraintError] = []
     for t in schema.all_tables():
         out.extend(_for_table(t))
-    _last[:] = [weakref.ref(schema), tuple(out)]
     return out

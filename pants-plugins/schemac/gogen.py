@@ -32,7 +32,7 @@ import textwrap
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac.compiler import Library
-from schemac.constraint_errors import KINDS, constraint_errors
+from schemac.constraint_errors import KINDS
 from schemac.model import ValueType
 from schemac.names import go_name, go_raw, go_string
 from schemac.queries import AT_MOST_ONE, MANY, QueryPlan
@@ -243,7 +243,7 @@ def render_go(lib: Library) -> Dict[str, str]:
         })
     errors = []
     kinds = {kind: (go_string(sqlstate), family) for kind, (sqlstate, family) in KINDS.items()}
-    for e in constraint_errors(lib.schema):
+    for e in lib.constraint_errors:
         constraint, description, schema_type = e.constraint, e.description, e.type_name
         sqlstate_go, family = kinds[e.kind]
         type_name = go_name(constraint) + "Error"

@@ -94,13 +94,13 @@ def _cache_key(grammar: str) -> str:
 
 
 def _trusted(path: str) -> bool:
-    """A cache directory or file we may read: a directory or a regular file (not a FIFO or a
-    device, which could block a read), ours, and nobody else may write to it."""
+    """A cache directory we may use: a directory, ours, and nobody else may write to it. (Cache
+    files are checked once open, by :func:`read_trusted_cache_file`.)"""
     try:
         st = os.stat(path)
     except OSError:
         return False
-    return (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)) and _owned(st)
+    return stat.S_ISDIR(st.st_mode) and _owned(st)
 
 
 def _owned(st: os.stat_result) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Set
 
 from schemac.compiler import Library
-from schemac.constraint_errors import KINDS, constraint_errors
+from schemac.constraint_errors import KINDS
 from schemac.model import ValueType
 from schemac.names import js_string, ts_camel, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
@@ -212,7 +212,7 @@ def render_typescript(lib: Library) -> Dict[str, str]:
         })
     errors = []
     kinds = {kind: (js_string(sqlstate), family) for kind, (sqlstate, family) in KINDS.items()}
-    for e in constraint_errors(lib.schema):
+    for e in lib.constraint_errors:
         constraint, description, type_name = e.constraint, e.description, e.type_name
         sqlstate_js, family = kinds[e.kind]
         errors.append({
