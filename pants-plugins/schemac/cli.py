@@ -133,7 +133,8 @@ def write_outputs(out: str, outputs: Dict[str, str]) -> None:
     (not the temporary one)."""
     import errno
     import stat
-    import tempfile
+
+    from schemac.files import replace_file
 
     umask = os.umask(0)
     os.umask(umask)
@@ -150,18 +151,7 @@ def write_outputs(out: str, outputs: Dict[str, str]) -> None:
                 mode = stat.S_IMODE(os.stat(target).st_mode)
             except FileNotFoundError:
                 mode = 0o666 & ~umask
-            fd, tmp = tempfile.mkstemp(prefix=".schemac-", dir=directory)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(text)
-                os.chmod(tmp, mode)
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            replace_file(target, text.encode("utf-8"), mode=mode)
         except OSError as e:
             if e.filename == path:
                 raise

@@ -18,7 +18,6 @@ import pkgutil
 import re
 import stat
 import sys
-import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from lark import Lark, Token
@@ -31,6 +30,7 @@ from lark.parsers.lalr_parser_state import ParserState
 
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Span
+from schemac.files import replace_file
 from schemac.prescan import blank_unsupported
 
 
@@ -173,17 +173,8 @@ def _write_cache(parser: Lark, path: str) -> None:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not _trusted(directory):
             return
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".lark-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(_CACHE_FORMAT + b"\n" + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n" + payload)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_file(path, _CACHE_FORMAT + b"\n" + hashlib.sha256(payload).hexdigest().encode("ascii") + b"\n"
+                     + payload, prefix=".lark-", suffix=".tmp")
     except OSError:  # a read-only or full disk: no cache, same parser
         pass
 
