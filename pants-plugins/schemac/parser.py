@@ -9,6 +9,7 @@ position, what the grammar expected there, and a hint; lark's exceptions never e
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import io
@@ -1198,6 +1199,17 @@ class _Builder:
         (name, name_span), (_, filt) = children
         return ast.SubSelect(name, name_span, filt, self._span(meta))
 
+    def global_ref(self, meta, children):
+        (name, _), = children
+        return ast.GlobalRef(name, self._span(meta))
+
+    def backlink(self, meta, children):
+        name_tok, *rest = children
+        if rest:
+            type_name, type_span = rest[0]
+            return ast.Backlink(str(name_tok), type_name, self._span(meta), type_span)
+        return ast.Backlink(str(name_tok), None, self._span(meta))
+
     def not_op(self, meta, children):
         return ast.UnaryOp("not", children[0], self._span(meta))
 
@@ -1226,6 +1238,9 @@ class _Builder:
 
     def prop_default(self, meta, children):
         return ("default", children[0], self._span(meta))
+
+    def using_decl(self, meta, children):
+        return ("using", children[0], self._span(meta))
 
     def readonly_decl(self, meta, children):
         return ("readonly", children[0].type == "TRUE", self._span(meta))
@@ -1320,6 +1335,7 @@ class _Builder:
         constraints: List[ast.ConstraintDecl] = []
         annotations: List[Tuple[str, str]] = []
         link_props: List[ast.PointerDecl] = []
+        computed = None
         for m in children[n:]:
             if isinstance(m, ast.PointerDecl):
                 link_props.append(m)
@@ -1333,15 +1349,115 @@ class _Builder:
                 on_delete = m[1]
             elif m[0] == "constraint":
                 constraints.append(m[1])
+            elif m[0] == "using":
+                computed = m[1]
         return ast.PointerDecl(
             name_tok.value, kind, type_ref, required, multi, overloaded, default,
             tuple(constraints) if constraints else (), readonly, tuple(annotations) if annotations else (),
             on_delete, tuple(link_props) if link_props else (), meta,
             _new_span(self.file, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column),
+            computed,
         )
 
     def pointer_decl(self, meta, children):
         return self._pointer(meta, children)
+
+    def computed_decl(self, meta, children):
+        """``[qualifiers] name := expr;``: a computed property or link."""
+        *head, expr = children
+        return self._pointer(meta, head + [("using", expr, expr.span)])
+
+    computed_link_prop = computed_decl
+
+    # -- globals and access policies
+    def _global(self, meta, children, computed):
+        required = multi = False
+        i = 0
+        while isinstance(children[i], Token):
+            required = required or children[i].type == "REQUIRED"
+            multi = multi or children[i].type == "MULTI"
+            i += 1
+        name, name_span = children[i]
+        rest = children[i + 1:]
+        type_ref = None
+        if not computed and rest and isinstance(rest[0], ast.TypeRef):
+            type_ref = rest.pop(0)
+        if computed:
+            return ("global", ast.GlobalDecl(name, "", None, required, multi, None, rest[0], (), meta, name_span))
+        default = computed_expr = None
+        annotations = []
+        for m in rest:
+            if m[0] == "default":
+                default = m[1]
+            elif m[0] == "annotation":
+                annotations.append(m[1])
+            elif m[0] == "using":
+                computed_expr = m[1]
+        return ("global", ast.GlobalDecl(name, "", type_ref, required, multi, default, computed_expr,
+                                         tuple(annotations), meta, name_span))
+
+    def global_decl(self, meta, children):
+        return self._global(meta, children, False)
+
+    def computed_global(self, meta, children):
+        return self._global(meta, children, True)
+
+    def policy_when(self, meta, children):
+        return ("when", children[0])
+
+    def policy_using(self, meta, children):
+        return ("using", children[0])
+
+    def policy_allow(self, meta, children):
+        return ("action", True)
+
+    def policy_deny(self, meta, children):
+        return ("action", False)
+
+    def pk_all(self, meta, children):
+        return ("kind", ("select", "insert", "update read", "update write", "delete"))
+
+    def pk_select(self, meta, children):
+        return ("kind", ("select",))
+
+    def pk_insert(self, meta, children):
+        return ("kind", ("insert",))
+
+    def pk_delete(self, meta, children):
+        return ("kind", ("delete",))
+
+    def pk_update(self, meta, children):
+        return ("kind", ("update read", "update write"))
+
+    def pk_update_read(self, meta, children):
+        return ("kind", ("update read",))
+
+    def pk_update_write(self, meta, children):
+        return ("kind", ("update write",))
+
+    def policy_errmessage(self, meta, children):
+        return ("errmessage", _string_value(children[0], self.file))
+
+    def access_policy(self, meta, children):
+        name_tok, *rest = children
+        allow = True
+        kinds: List[str] = []
+        clauses = {}
+        annotations = []
+        for c in rest:
+            if c[0] == "action":
+                allow = c[1]
+            elif c[0] == "kind":
+                kinds.extend(k for k in c[1] if k not in kinds)
+            elif c[0] == "annotation":
+                annotations.append(c[1])
+            else:
+                clauses[c[0]] = c[1]
+        order = ("select", "insert", "update read", "update write", "delete")
+        decl = ast.AccessPolicyDecl(str(name_tok), allow, tuple(k for k in order if k in kinds), clauses.get("when"),
+                                    clauses.get("using"), clauses.get("errmessage"), tuple(annotations),
+                                    self._span(meta), self._tspan(name_tok))
+        return ("policy", decl, decl.span)
 
     def link_prop_decl(self, meta, children):
         return self._pointer(meta, children)
@@ -1584,6 +1700,7 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
     types: List[ast.TypeDecl] = []
     modules: List[Tuple[str, Span]] = []
     hints: List[ast.MigrationHint] = []
+    globals_: List[ast.GlobalDecl] = []
 
     def walk(items, module: str) -> None:
         for item in items:
@@ -1599,6 +1716,8 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
                 _scalar_decl(path, item, module, enums, scalars)
             elif kind == "type":
                 types.append(_type_decl(path, item, module))
+            elif kind == "global":
+                globals_.append(dataclasses.replace(item[1], module=module))
             elif kind == "migration":
                 for (_, action, hkind, name, it, to, expr, span) in item[1]:
                     hints.append(ast.MigrationHint(action, hkind, name, it, to, expr, module, span))
@@ -1606,7 +1725,7 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
     walk(items, "default")
     del walk  # (a recursive closure is a reference cycle: it would keep the syntax trees alive)
     return ast.SchemaFile(path, tuple(enums), tuple(scalars), tuple(types), tuple(modules), tuple(prescan_diags),
-                          tuple(hints))
+                          tuple(hints), tuple(globals_))
 
 
 def _tok_span(path: str, tok: Token) -> Span:
@@ -1650,9 +1769,12 @@ def _type_decl(path: str, item, module: str) -> ast.TypeDecl:
     constraints: List[ast.ConstraintDecl] = []
     indexes: List[ast.IndexDecl] = []
     annotations: List[Tuple[str, str]] = []
+    policies: List[ast.AccessPolicyDecl] = []
     for m in members:
         if isinstance(m, ast.PointerDecl):
             pointers.append(m)
+        elif m[0] == "policy":
+            policies.append(m[1])
         elif m[0] == "extending":
             extends = m[1]
         elif m[0] == "constraint":
@@ -1662,7 +1784,7 @@ def _type_decl(path: str, item, module: str) -> ast.TypeDecl:
         elif m[0] == "annotation":
             annotations.append(m[1])
     return ast.TypeDecl(str(name_tok), module, abstract, extends, tuple(pointers), tuple(constraints),
-                        tuple(indexes), tuple(annotations), span, _tok_span(path, name_tok))
+                        tuple(indexes), tuple(annotations), span, _tok_span(path, name_tok), tuple(policies))
 
 
 def parse_query(path: str, text: str, name: str) -> ast.QueryFile:

@@ -1,9 +1,9 @@
 """Pre-scan of schema text for declarations the compiler parses but does not lower.
 
-Gel schemas carry features we do not lower yet (access policies, triggers, rewrites, globals,
-functions, aliases, computed properties and backlinks, extensions, abstract constraint or
-annotation definitions). Their bodies use syntax far beyond our grammar (``.<author[is Post]``,
-``using (...)``), so instead of growing the grammar to accept and discard them, this scanner
+Gel schemas carry features we do not lower yet (triggers, rewrites, functions, aliases,
+extensions, abstract constraint or annotation definitions; globals, computed pointers and
+access policies are parsed by the grammar). Their bodies use syntax far beyond our grammar, so
+instead of growing the grammar to accept and discard them, this scanner
 finds each such statement by its leading words, balances brackets and strings to its end, and
 blanks it out (characters become spaces; newlines stay, so every later position is unchanged).
 Each blanked statement is reported as a diagnostic naming the feature and its span: an error,
@@ -27,11 +27,6 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 MODULE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
     (("using", "extension"), "extensions ('using extension')"),
     (("using", "future"), "'using future'"),
-    (("global",), "globals"),
-    (("required", "global"), "globals"),
-    (("optional", "global"), "globals"),
-    (("multi", "global"), "globals"),
-    (("single", "global"), "globals"),
     (("function",), "functions"),
     (("alias",), "aliases"),
     (("abstract", "constraint"), "abstract constraint definitions"),
@@ -48,7 +43,6 @@ MODULE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
 
 #: Statement heads refused inside a type body.
 TYPE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
-    (("access", "policy"), "access policies"),
     (("trigger",), "triggers"),
     (("deferred", "index"), "deferred indexes"),
     (("delegated", "constraint"), "delegated constraints"),
@@ -59,8 +53,6 @@ POINTER_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
     (("rewrite",), "rewrites"),
     (("on", "source", "delete"), "'on source delete'"),
 )
-
-_POINTER_QUALIFIERS = {"overloaded", "required", "optional", "multi", "single", "property", "link"}
 
 #: Features that are harmless to ignore: reported as warnings.
 WARN_ONLY = {"'using future'"}
@@ -203,32 +195,7 @@ class _Scanner:
         for head, feature in table:
             if tuple(words[: len(head)]) == head:
                 return feature
-        if frame.kind in ("type", "pointer") and self.is_computed(i):
-            return "computed properties and links"
         return None
-
-    def is_computed(self, i: int) -> bool:
-        """``[qualifiers] name := ...`` (a computed pointer), not ``default := ...`` etc."""
-        j = i
-        words = 0
-        while True:
-            j = self.skip_trivia(j)
-            m = _WORD.match(self.text, j)
-            if not m:
-                break
-            w = m.group(0)
-            j = m.end()
-            words += 1
-            if w not in _POINTER_QUALIFIERS:
-                break
-        if words == 0:
-            return False
-        j = self.skip_trivia(j)
-        if not self.text.startswith(":=", j):
-            return False
-        # `default := ...`, `readonly := ...`, `annotation x := ...` are ordinary members.
-        first = self.words_at(i, 1)
-        return bool(first) and first[0] not in ("default", "readonly", "annotation", "using")
 
     def run(self) -> str:
         stack: List[_Frame] = [_Frame("module")]
@@ -305,39 +272,25 @@ class _Scanner:
         return i
 
 
-#: A quick test for text that may hold an unsupported declaration: a word one can start with, or
-#: a computed member (``[qualifiers] name := ...`` other than ``default``/``readonly``/
-#: ``annotation``). Text without a match is returned as is, without the statement scan.
+#: A quick test for text that may hold an unsupported declaration: a word one can start with.
+#: Text without a match is returned as is, without the statement scan.
 _MAYBE_UNSUPPORTED = re.compile(
-    r"\b(?:%s)\b|(?:^|[{;])\s*(?:(?:%s)\s+)*(?!(?:default|readonly|annotation)\b)[A-Za-z_]\w*\s*:="
-    % ("|".join(sorted({r"\s+".join(h) for h, _ in MODULE_HEADS + TYPE_HEADS + POINTER_HEADS})),
-       "|".join(sorted(_POINTER_QUALIFIERS))),
+    r"\b(?:%s)\b" % "|".join(sorted({r"\s+".join(h) for h, _ in MODULE_HEADS + TYPE_HEADS + POINTER_HEADS})),
     re.M,
 )
 
 
 _HEADS = sorted({h for h, _ in MODULE_HEADS + TYPE_HEADS + POINTER_HEADS})
-#: Each head's pattern in :data:`_MAYBE_UNSUPPORTED`, and the computed-member part alone.
+#: Each head's pattern in :data:`_MAYBE_UNSUPPORTED`.
 _HEAD_RES = {h: re.compile(r"\b%s\b" % r"\s+".join(h)) for h in _HEADS}
-_MAYBE_COMPUTED = re.compile(
-    r"(?:^|[{;])\s*(?:(?:%s)\s+)*(?!(?:default|readonly|annotation)\b)[A-Za-z_]\w*\s*:="
-    % "|".join(sorted(_POINTER_QUALIFIERS)),
-    re.M,
-)
 
 
 def maybe_unsupported(text: str) -> bool:
     """``_MAYBE_UNSUPPORTED.search(text) is not None``, in a fraction of the time on large
-    text (one regular expression tried at every position is slow in Python's ``re``):
-
-    * a head can only match where its words occur: words missing from the text rule their
-      heads out with a substring search; a head whose words are all there is tried at each
-      occurrence of its first word;
-    * a computed member ends with ``:=``: the member pattern is searched only from the start
-      of the line that holds the last non-space character before each ``:=`` (where its
-      name ends; a line start is an anchor of the pattern, and what lies between the anchor
-      and the name is spaces and qualifiers, without a ``:``), and not before the previous
-      ``:=``, so each character is looked at about once."""
+    text (one regular expression tried at every position is slow in Python's ``re``): a head
+    can only match where its words occur, so words missing from the text rule their heads out
+    with a substring search; a head whose words are all there is tried at each occurrence of
+    its first word."""
     present: dict = {}
     for head in _HEADS:
         if not all(present.setdefault(w, w in text) for w in head):
@@ -348,17 +301,6 @@ def maybe_unsupported(text: str) -> bool:
             if regex.match(text, i):
                 return True
             i = text.find(first, i + 1)
-    k = text.find(":=")
-    prev = 0
-    while k >= 0:
-        p = k - 1
-        while p >= prev and text[p].isspace():
-            p -= 1
-        start = max(prev, text.rfind("\n", 0, p + 1) + 1)
-        if _MAYBE_COMPUTED.search(text, start, k + 2):
-            return True
-        prev = k + 2
-        k = text.find(":=", prev)
     return False
 
 

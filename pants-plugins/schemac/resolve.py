@@ -127,6 +127,7 @@ class _Resolver:
             for d in f.diagnostics:
                 self.reporter.diagnostics.append(d)  # type: ignore[arg-type]
         self.schema.modules = tuple(sorted(modules))
+        self._refuse_unlowered()
         seen: Dict[str, Span] = {}
         for f in self.files:
             for e in f.enums:
@@ -143,6 +144,24 @@ class _Resolver:
         for f in self.files:
             for sc in f.scalars:
                 self._custom_scalar(sc)
+
+    def _refuse_unlowered(self) -> None:
+        """Declarations the grammar accepts that are not lowered yet: E0206, naming them."""
+        hint = "remove it, or keep it in a schema that is not compiled by schemac"
+        for f in self.files:
+            for g in f.globals:
+                self.reporter.error("E0206", "globals are not supported yet", g.span, hint)
+            for t in f.types:
+                for pol in t.policies:
+                    self.reporter.error("E0206", "access policies are not supported yet", pol.span, hint)
+                for p in t.pointers:
+                    if p.computed is not None:
+                        self.reporter.error("E0206", "computed properties and links are not supported yet",
+                                            p.span, hint)
+                    for lp in p.link_props:
+                        if lp.computed is not None:
+                            self.reporter.error("E0206", "computed link properties are not supported yet",
+                                                lp.span, hint)
 
     def _declare(self, seen: Dict[str, Span], key: str, span: Span, what: str) -> bool:
         if key in seen:
@@ -266,6 +285,8 @@ class _Resolver:
         for k in self.mro.get(key, [key]):
             t = self.decls[k]
             for p in t.pointers:
+                if p.computed is not None:
+                    continue
                 if p.name == "id":
                     if k == key:
                         self.reporter.error("E0200", "'id' is implicit on every type and cannot be declared",
@@ -489,7 +510,7 @@ class _Resolver:
                           join_of=(obj.qualname, decl.name), library=obj.library)
         ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
         for lp in decl.link_props:
-            if lp.type is None:
+            if lp.type is None or lp.computed is not None:
                 continue
             if lp.name in ("source_id", "target_id", "source", "target"):
                 self.reporter.error("E0200", f"link property '{lp.name}' clashes with the join table's own columns",

@@ -150,7 +150,29 @@ class Index:
     span: Span
 
 
-Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index]
+@dataclass(frozen=True)
+class GlobalRef:
+    """``global name``: the value of a global for the current request
+    (https://docs.geldata.com/reference/datamodel/globals)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Backlink:
+    """``.<link[is Type]``: the objects whose link ``link`` points at the subject
+    (https://docs.geldata.com/reference/datamodel/links#backlinks). ``type_name`` is ``None``
+    for a bare ``.<link``."""
+
+    link: str
+    type_name: Optional[str]
+    span: Span
+    type_span: Optional[Span] = None
+
+
+Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index,
+             GlobalRef, Backlink]
 
 
 def iter_nodes(expr: "Expr"):
@@ -248,6 +270,9 @@ class PointerDecl:
     link_props: Tuple["PointerDecl", ...]
     span: Span
     name_span: Span
+    #: A computed pointer's expression (``name := expr`` or ``{ using (expr) }``): nothing is
+    #: stored (https://docs.geldata.com/reference/datamodel/computeds).
+    computed: Optional[Expr] = None
 
 
 @dataclass(frozen=True)
@@ -274,6 +299,40 @@ class UnsupportedDecl:
 
 
 @dataclass(frozen=True)
+class AccessPolicyDecl:
+    """``access policy name [when (cond)] allow|deny <kinds> [using (expr)] [{ errmessage := '...' }]``
+    (https://docs.geldata.com/reference/datamodel/access_policies). ``kinds`` hold ``select``,
+    ``insert``, ``update read``, ``update write``, ``delete`` (``all`` and ``update`` expanded)."""
+
+    name: str
+    allow: bool
+    kinds: Tuple[str, ...]
+    when: Optional[Expr]
+    using: Optional[Expr]
+    errmessage: Optional[str]
+    annotations: Tuple[Tuple[str, str], ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class GlobalDecl:
+    """``[required] [multi] global name: type [{ default := expr }]`` or ``global name := expr``
+    (computed) in ``module`` (https://docs.geldata.com/reference/datamodel/globals)."""
+
+    name: str
+    module: str
+    type: Optional[TypeRef]
+    required: bool
+    multi: bool
+    default: Optional[Expr]
+    computed: Optional[Expr]
+    annotations: Tuple[Tuple[str, str], ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
 class TypeDecl:
     """``[abstract] type Name [extending A, B] { ... }`` in ``module``."""
 
@@ -287,6 +346,7 @@ class TypeDecl:
     annotations: Tuple[Tuple[str, str], ...]
     span: Span
     name_span: Span
+    policies: Tuple[AccessPolicyDecl, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -301,6 +361,7 @@ class SchemaFile:
     modules: Tuple[Tuple[str, Span], ...]
     diagnostics: Tuple[object, ...] = ()
     hints: Tuple["MigrationHint", ...] = ()
+    globals: Tuple[GlobalDecl, ...] = ()
 
 
 @dataclass(frozen=True)
