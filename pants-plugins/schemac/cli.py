@@ -55,6 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("files", nargs="+", help="schema (*.esdl) and query (*.edgeql) files, and the files of the "
                    "library's migrations/ directory (copied to <out>/sql/ after their checksums are verified)")
 
+    sub.add_parser("lsp", help="run the language server (stdio), for editors",
+                   description="The schemac language server, over stdio: diagnostics, completion, hover, go to "
+                   "definition, references, symbols, rename, code actions and formatting for schema (.esdl) and "
+                   "query (.edgeql) files. Needs pygls 2.x. See 'Editor setup' in the README.")
+
     m = sub.add_parser("migrate", help="versioned migrations: generate, check, apply, resolve",
                        description="Versioned migrations of a library (its migrations/ directory).")
     msub = m.add_subparsers(dest="migrate_command", required=True)
@@ -199,6 +204,14 @@ def _main(argv: Optional[List[str]]) -> int:
     gc.disable()
     _RETAINED.clear()
     args = _parser().parse_args(argv)
+    if args.command == "lsp":
+        gc.enable()  # a long-lived process
+        try:
+            from schemac.lsp.server import main as lsp_main
+        except ImportError as e:
+            _print_diagnostics(f"error: the language server needs pygls 2.x and lsprotocol ({e})")
+            return 1
+        return lsp_main()
     if args.command == "migrate":
         from schemac.migrate.cli import run_migrate
 

@@ -1,0 +1,388 @@
+"""Libraries and their incremental analysis, for the language server.
+
+A file belongs to a library: the ``schema_library`` of a ``BUILD`` file whose sources match it
+(its ``sources`` globs, default ``*.esdl``, ``*.edgeql``, ``queries/*.edgeql``), else the
+nearest folder with schema files (the file's own, or the one above a ``queries/`` folder).
+The library's ``dependencies`` name other libraries, whose schema files are read too.
+
+:class:`Analyzer` runs the compiler's front end on a library's sources (the files on disk,
+overlaid with the editor's unsaved texts) the way :func:`schemac.compiler.check_library` does:
+parse every file, build the schema (:func:`schemac.resolve.build_schema`), check the migration
+hints, plan every query (:func:`schemac.queries.plan_query`). It keeps what it can reuse: a
+file is parsed again only when its text changed, and the query plans are kept while neither
+the schema files nor the query changed. It also keeps the *last good* parse of every schema
+file, so the symbol index (completion, hover, definition) survives a file that does not parse
+while it is being edited.
+
+One deliberate difference from ``check_library``: a syntax error in one query file does not
+hold back the checks of the other queries (the compiler stops checking queries after any
+error, which in an editor would make every other query's diagnostics flicker while one is
+being typed). Otherwise the diagnostics are the compiler's own (same codes, spans, hints).
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import fnmatch
+import glob
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from schemac import syntax as ast
+from schemac.compiler import QUERY_SUFFIXES, SCHEMA_SUFFIXES, Options
+from schemac.diagnostics import CompileError, Diagnostic, Reporter, Span
+from schemac.lsp.index import SymbolIndex
+from schemac.migrate.history import is_history_path
+from schemac.migrate.hints import resolve_hints
+from schemac.model import Schema
+from schemac.parser import parse_query, parse_schema
+from schemac.queries import QueryPlan, plan_query
+from schemac.resolve import build_schema, extern_file
+
+DEFAULT_SOURCES = tuple(f"*{s}" for s in SCHEMA_SUFFIXES) + tuple(f"*{s}" for s in QUERY_SUFFIXES) + tuple(
+    f"queries/*{s}" for s in QUERY_SUFFIXES)
+
+
+def is_schema_path(path: str) -> bool:
+    return path.endswith(SCHEMA_SUFFIXES)
+
+
+def is_query_path(path: str) -> bool:
+    return path.endswith(QUERY_SUFFIXES)
+
+
+def file_kind(path: str) -> Optional[str]:
+    if is_schema_path(path):
+        return "schema"
+    if is_query_path(path):
+        return "query"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Libraries
+
+
+@dataclass(frozen=True)
+class LibraryConfig:
+    """One library: its folder, name, source globs (relative to the folder), compile options
+    and dependencies (their configs)."""
+
+    root: str
+    name: str
+    sources: Tuple[str, ...] = DEFAULT_SOURCES
+    options: Tuple[Tuple[str, str], ...] = ()
+    dependencies: Tuple["LibraryConfig", ...] = ()
+
+    def files(self, overlay: Mapping[str, str] = {}) -> List[str]:
+        """Absolute paths of the library's schema and query files, on disk and open."""
+        out = set()
+        for pattern in self.sources:
+            for p in glob.glob(os.path.join(self.root, pattern)):
+                if os.path.isfile(p) and file_kind(p):
+                    out.add(os.path.abspath(p))
+        for p in overlay:
+            if file_kind(p) and self.owns(p):
+                out.add(p)
+        return sorted(out)
+
+    def owns(self, path: str) -> bool:
+        rel = os.path.relpath(path, self.root)
+        if rel.startswith(".."):
+            return False
+        rel = rel.replace(os.sep, "/")
+        return any(fnmatch.fnmatchcase(rel, pat) and rel.count("/") == pat.count("/") for pat in self.sources)
+
+    def compile_options(self) -> Options:
+        opts = dict(self.options)
+        go_package = opts.get("go_package")
+        kw = {k: opts[k] for k in ("ts_module", "ts_int64", "go_driver") if k in opts}
+        return Options(library=self.name, go_package=go_package, **kw)
+
+
+def _build_root(start: str) -> Optional[str]:
+    d = start
+    while True:
+        if os.path.exists(os.path.join(d, "pants.toml")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def _read_build(directory: str) -> List[Dict[str, object]]:
+    """The ``schema_library(...)`` calls of ``directory/BUILD``, their literal arguments (read
+    with :mod:`ast`, never executed)."""
+    for name in ("BUILD", "BUILD.pants"):
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                tree = pyast.parse(f.read(), path)
+        except (OSError, SyntaxError, ValueError):
+            continue
+        out = []
+        for node in pyast.walk(tree):
+            if isinstance(node, pyast.Call) and isinstance(node.func, pyast.Name) and node.func.id == "schema_library":
+                args: Dict[str, object] = {}
+                for kw in node.keywords:
+                    if kw.arg is None:
+                        continue
+                    try:
+                        args[kw.arg] = pyast.literal_eval(kw.value)
+                    except ValueError:
+                        pass
+                out.append(args)
+        return out
+    return []
+
+
+def _has_schema_files(directory: str) -> bool:
+    try:
+        return any(is_schema_path(n) for n in os.listdir(directory))
+    except OSError:
+        return False
+
+
+def _config_from_build(directory: str, args: Dict[str, object], seen: Tuple[str, ...] = ()) -> LibraryConfig:
+    name = str(args.get("name") or os.path.basename(directory))
+    sources = args.get("sources")
+    globs = tuple(s for s in sources if isinstance(s, str) and not s.startswith("!")) if isinstance(
+        sources, (list, tuple)) else DEFAULT_SOURCES
+    options = tuple((k, str(args[k])) for k in ("go_package", "ts_module", "ts_int64", "go_driver") if k in args)
+    deps: List[LibraryConfig] = []
+    root = _build_root(directory) or directory
+    for dep in args.get("dependencies") or ():
+        if not isinstance(dep, str):
+            continue
+        addr = dep[2:] if dep.startswith("//") else dep
+        path_part, _, target = addr.partition(":")
+        dep_dir = os.path.join(root, path_part) if path_part else directory
+        if dep_dir in seen or os.path.abspath(dep_dir) == os.path.abspath(directory):
+            continue
+        for a in _read_build(dep_dir):
+            if not target or str(a.get("name") or os.path.basename(dep_dir)) == target:
+                deps.append(_config_from_build(dep_dir, a, seen + (directory,)))
+                break
+    return LibraryConfig(os.path.abspath(directory), name, globs, options, tuple(deps))
+
+
+def find_library(path: str) -> Optional[LibraryConfig]:
+    """The library ``path`` (an absolute schema or query file path) belongs to."""
+    path = os.path.abspath(path)
+    d = os.path.dirname(path)
+    first = d
+    while True:
+        for args in _read_build(d):
+            cfg = _config_from_build(d, args)
+            if cfg.owns(path):
+                return cfg
+        if _has_schema_files(d):
+            cfg = LibraryConfig(d, os.path.basename(d))
+            if cfg.owns(path) or d == first:
+                return cfg
+        parent = os.path.dirname(d)
+        if parent == d or os.path.exists(os.path.join(d, "pants.toml")):
+            break
+        d = parent
+    # A lone file (no schema anywhere above): a library of its folder.
+    return LibraryConfig(first, os.path.basename(first))
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    text: str
+    kind: str
+    tree: Optional[object]  # ast.SchemaFile / ast.QueryFile, None when it does not parse
+    errors: List[Diagnostic]
+
+
+@dataclass
+class Analysis:
+    """The result of analysing one library at one point in time."""
+
+    config: LibraryConfig
+    texts: Dict[str, str]
+    files: Dict[str, ParsedFile]
+    schema: Schema
+    schema_ok: bool
+    index: SymbolIndex
+    plans: Dict[str, QueryPlan]
+    diagnostics: List[Diagnostic]
+    #: Schema files of the dependency libraries: path -> library name.
+    externs: Dict[str, str] = field(default_factory=dict)
+    generation: int = 0
+
+    def diagnostics_by_file(self) -> Dict[str, List[Diagnostic]]:
+        out: Dict[str, List[Diagnostic]] = {p: [] for p in self.texts}
+        for d in self.diagnostics:
+            if d.span is not None:
+                out.setdefault(d.span.file, []).append(d)
+        return out
+
+
+def _read(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+class Analyzer:
+    """Analyses libraries, reusing parses and plans between calls."""
+
+    def __init__(self) -> None:
+        self._parsed: Dict[Tuple[str, str], ParsedFile] = {}  # (path, kind) -> last parse
+        self._good: Dict[str, ast.SchemaFile] = {}  # path -> last good parse of a schema file
+        self._plans: Dict[str, Tuple[object, object, Optional[QueryPlan], List[Diagnostic]]] = {}
+        self._schema_cache: Optional[Tuple[tuple, Schema, List[Diagnostic], object]] = None
+        self.generation = 0
+
+    def parse(self, path: str, text: str, kind: str) -> ParsedFile:
+        key = (path, kind)
+        old = self._parsed.get(key)
+        if old is not None and old.text == text:
+            return old
+        tree: Optional[object] = None
+        errors: List[Diagnostic] = []
+        try:
+            if kind in ("schema", "extern"):
+                tree = parse_schema(path, text)
+            else:
+                name = posixpath.basename(path.replace(os.sep, "/")).rsplit(".", 1)[0]
+                tree = parse_query(path, text, name)
+        except CompileError as e:
+            errors = list(e.diagnostics)
+        except RecursionError:
+            errors = [Diagnostic("E0103", "an expression is nested too deeply to compile", Span.point(path, 1, 1))]
+        pf = ParsedFile(path, text, kind, tree, errors)
+        self._parsed[key] = pf
+        if kind in ("schema", "extern") and tree is not None:
+            self._good[path] = tree  # type: ignore[assignment]
+        return pf
+
+    def analyse(self, config: LibraryConfig, overlay: Mapping[str, str]) -> Analysis:
+        """Analyse ``config`` with ``overlay`` (``{absolute path: text}`` of open documents)."""
+        self.generation += 1
+        texts: Dict[str, str] = {}
+        for p in config.files(overlay):
+            t = overlay.get(p)
+            if t is None:
+                t = _read(p)
+            if t is not None:
+                texts[p] = t
+        externs: Dict[str, str] = {}
+        for dep in _all_dependencies(config):
+            for p in dep.files(overlay):
+                if is_schema_path(p):
+                    t = overlay.get(p)
+                    if t is None:
+                        t = _read(p)
+                    if t is not None:
+                        texts[p] = t
+                        externs[p] = dep.name
+        reporter = Reporter()
+        files: Dict[str, ParsedFile] = {}
+        schema_files: List[ast.SchemaFile] = []
+        external: List[Tuple[str, ast.SchemaFile]] = []
+        query_files: List[ast.QueryFile] = []
+        schema_errors = False
+        for path in sorted(texts):
+            if is_history_path(path.replace(os.sep, "/")):
+                continue
+            kind = "extern" if path in externs else file_kind(path)
+            pf = self.parse(path, texts[path], kind or "schema")
+            files[path] = pf
+            reporter.diagnostics.extend(pf.errors)
+            if pf.tree is None:
+                if kind != "query":
+                    schema_errors = True
+                continue
+            if kind == "extern":
+                external.append((externs[path], pf.tree))  # type: ignore[arg-type]
+            elif kind == "schema":
+                schema_files.append(pf.tree)  # type: ignore[arg-type]
+            else:
+                query_files.append(pf.tree)  # type: ignore[arg-type]
+        if not schema_files and not schema_errors:
+            reporter.error("E0201", "the library has no schema file", None, "add a *.esdl file")
+        # The schema (and its diagnostics) only changes with the schema files.
+        key = tuple(id(f) for f in schema_files) + ("|",) + tuple((lib, id(f)) for lib, f in external)
+        if self._schema_cache is not None and self._schema_cache[0] == key:
+            _, schema, schema_diags, _keep = self._schema_cache
+            reporter.diagnostics.extend(schema_diags)
+        else:
+            sub = Reporter()
+            schema = build_schema(schema_files, sub, external)
+            if not sub.has_errors and not schema_errors:
+                resolve_hints(schema_files, schema, sub)
+            schema_diags = list(sub.diagnostics)
+            self._schema_cache = (key, schema, schema_diags, (schema_files, external))
+            reporter.diagnostics.extend(schema_diags)
+            self._plans.clear()
+        schema_ok = not schema_errors and not any(d.severity == "error" for d in schema_diags)
+        plans: Dict[str, QueryPlan] = {}
+        names: Dict[str, str] = {}
+        for qf in sorted(query_files, key=lambda q: q.name):
+            if qf.name in names:
+                reporter.error("E0200", f"query '{qf.name}' is defined twice (also in {names[qf.name]})",
+                               Span.point(qf.path, 1, 1))
+                continue
+            names[qf.name] = qf.path
+            if not schema_ok:
+                continue
+            cached = self._plans.get(qf.path)
+            if cached is not None and cached[0] is qf and cached[1] is schema:
+                plan, diags = cached[2], cached[3]
+            else:
+                sub = Reporter()
+                try:
+                    plan = plan_query(schema, qf, sub)
+                except RecursionError:
+                    plan = None
+                    sub.error("E0103", "an expression is nested too deeply to compile", Span.point(qf.path, 1, 1))
+                diags = list(sub.diagnostics)
+                self._plans[qf.path] = (qf, schema, plan, diags)
+            reporter.diagnostics.extend(diags)
+            if plan is not None:
+                plans[qf.path] = plan
+        # The symbol index: the last good parse of every schema file still in the library.
+        good = [self._good[p] for p in sorted(texts) if p in self._good and p not in externs and is_schema_path(p)]
+        ext_modules: Dict[str, Tuple[str, str]] = {}
+        good_ext = [extern_file(self._good[p], externs[p], ext_modules) for p in sorted(externs) if p in self._good]
+        index = SymbolIndex.build(good + good_ext, texts)
+        index.set_libraries({m: lib for m, (lib, _) in ext_modules.items()})
+        diagnostics = _dedupe(reporter.diagnostics)
+        return Analysis(config, texts, files, schema, schema_ok, index, plans, diagnostics, externs, self.generation)
+
+
+def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:
+    seen = set()
+    out = []
+    for d in diags:
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+def _all_dependencies(config: LibraryConfig) -> List[LibraryConfig]:
+    out: List[LibraryConfig] = []
+    stack = list(config.dependencies)
+    while stack:
+        d = stack.pop(0)
+        if d.root in [x.root for x in out] or d.root == config.root:
+            continue
+        out.append(d)
+        stack.extend(d.dependencies)
+    return out
