@@ -20,7 +20,7 @@ from typing import Dict, List, Optional
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
-from schemac.model import Column, ObjectType, Schema, ValueType
+from schemac.model import Column, Global, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import SCALARS, lookup_scalar
 
@@ -29,6 +29,7 @@ STR = ValueType(scalar=SCALARS["str"])
 INT64 = ValueType(scalar=SCALARS["int64"])
 FLOAT64 = ValueType(scalar=SCALARS["float64"])
 DATETIME = ValueType(scalar=SCALARS["datetime"])
+_UUID = ValueType(scalar=SCALARS["uuid"])
 
 #: The value type of each scalar, made once (value types are immutable and compare by value).
 _SCALAR_TYPES: Dict[str, ValueType] = {}
@@ -61,6 +62,9 @@ class ParamSpec:
     span: Span
     #: Set when NULL leaves a property unchanged (``p := $p ?? .p`` in an update): its name.
     unchanged: Optional[str] = None
+    #: Set for the value of a global (``global name``): bound from the runner's globals
+    #: context, not from the query's arguments. ``name`` is then ``global <qualname>``.
+    global_: Optional[Global] = None
 
 
 @dataclass
@@ -223,11 +227,53 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                                did_you_mean(expr.name, list(ctx.variables)) or
                                "properties are written with a leading dot: .name")
         return var
+    if isinstance(expr, ast.GlobalRef):
+        return _global(expr, ctx)
     if isinstance(expr, ast.SubSelect):
         ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")
         return None
     raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
+
+
+def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
+    """``global name`` (https://docs.geldata.com/reference/datamodel/globals): a parameter bound
+    from the runner's globals context (once per query, however often it is read), ``COALESCE``d
+    with its default when it has one; a computed global is its expression, inlined (an object
+    global is the id of its object: ``(SELECT "id" FROM t WHERE ...)``)."""
+    g: Optional[Global] = ctx.schema.find(expr.name, ctx.module, ctx.schema.globals)  # type: ignore[assignment]
+    if g is None:
+        ctx.reporter.error("E0302", f"unknown global '{expr.name}'", expr.span,
+                           did_you_mean(expr.name.split("::")[-1], [x.name for x in ctx.schema.globals.values()]))
+        return None
+    if ctx.params is None:
+        ctx.reporter.error("E0206", f"globals cannot be read in {ctx.where}", expr.span,
+                           "a global is a value of one request: read it in queries, computeds and access policies")
+        return None
+    if g.computed is not None:
+        inner = dataclasses.replace(ctx, subject=None, module=g.module, subject_column=None, variables={},
+                                    column_prefix=None, bound_statements={})
+        computed = g.computed
+        if isinstance(computed, ast.SubSelect):
+            assert g.target is not None
+            inner.subject = g.target
+            cond = lower(computed.filter, inner, BOOL)
+            if cond is None:
+                return None
+            if cond.type.family != "bool":
+                ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", computed.filter.span)
+                return None
+            return Lowered(f'(SELECT "id" FROM {qi(g.target.table)} WHERE {cond.sql})', _UUID, True)
+        return lower(computed, inner)  # type: ignore[arg-type]
+    assert g.type is not None
+    key = f"global {g.qualname}"
+    spec = ctx.params.params.get(key)
+    if spec is None:
+        spec = ParamSpec(key, len(ctx.params.params) + 1, g.type, not g.must_be_set, expr.span, global_=g)
+        ctx.params.params[key] = spec
+    if g.default_sql is not None:
+        return Lowered(f"COALESCE(${spec.index}::{g.type.pg}, {g.default_sql})", g.type, False)
+    return Lowered(f"${spec.index}", g.type, nullable=not g.required, is_param=True)
 
 
 def _index(expr: ast.Index, ctx: ExprContext) -> Optional[Lowered]:

@@ -160,6 +160,14 @@ def _doc_lines(q: QueryPlan, method: str) -> List[str]:
     if q.exclusives:
         names = ", ".join([f"*{go_name(ex.name)}Error" for ex in q.exclusives])
         lines += [""] + wrap(f"A duplicate is reported as {names}.")
+    read = [p.global_ for p in q.params if p.global_ is not None]
+    if read:
+        text = f"It reads the global{'s' if len(read) > 1 else ''} " + ", ".join(g.key for g in read) + \
+            " from the runner's Globals."
+        missing = [g.key for g in read if g.must_be_set]
+        if missing:
+            text += f" While {' or '.join(missing)} is unset it returns a *MissingGlobalError and sends nothing."
+        lines += [""] + wrap(text)
     return lines
 
 
@@ -179,7 +187,14 @@ def _pg_scan_oid(f) -> Optional[str]:
 def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> Dict[str, object]:
     method = go_name(q.name)
     params, optional_fields, unchanged = [], [], []
+    values, required_globals = [], []
     for p in q.params:
+        if p.global_ is not None:
+            values.append(f"q.globals.{go_name(p.global_.key)}")
+            if p.global_.must_be_set:
+                required_globals.append((go_name(p.global_.key), go_string(p.global_.key)))
+            continue
+        values.append(f"arg.{go_name(p.name)}")
         field = go_name(p.name)
         params.append((field, _go_type(p.type, p.optional, imports, database_sql)))
         if p.optional and p.unchanged:
@@ -203,7 +218,7 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
     if unchanged:
         null = "The zero value" if database_sql else "Nil"
         params_doc[0] += f" {null} leaves the property unchanged: {', '.join(unchanged)}."
-    args = "".join([f", arg.{field}" for field, _ in params])
+    args = "".join([f", {v}" for v in values])
     scan = []
     for f in q.result:
         target = f"&i.{go_name(f.name)}"
@@ -218,7 +233,8 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
         "param_body": _body(align(params)), "row_body": _body(align(rows)), "return_type": ret, "args": args,
         "scan": ", ".join(scan), "cardinality": q.cardinality,
         "doc": _comment(_doc_lines(q, method)), "params_doc": _comment(wrap(" ".join(params_doc))),
-        "structs": structs,
+        "structs": structs, "required_globals": required_globals,
+        "zero": "nil" if q.cardinality in (MANY, AT_MOST_ONE) else f"{method}Row{{}}",
     }
 
 
@@ -258,15 +274,37 @@ def render_go(lib: Library) -> Dict[str, str]:
     imports: Set[str] = {"context"}
     queries = [_query_view(q, imports, database_sql) for q in lib.queries]
     first = queries[0]["method"] if queries else "Name"
-    ctx = {"library": library, "package": package, "database_sql": database_sql}
+    globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
+    ctx = {"library": library, "package": package, "database_sql": database_sql, "globals": bool(globals_)}
     if database_sql:
         db_go = render("db.database_sql.go.j2", first_query=first,
                        pg_scan="github.com/jackc/pgx/v5/pgtype" in imports, **ctx)
     else:
         db_go = render("db.go.j2", first_query=first, **ctx)
-    return {
+    out = {
         "db.go": db_go,
         "errors.go": render("errors.go.j2", errors=errors, **ctx),
         "models.go": render("models.go.j2", enums=enums, **ctx),
         "queries.go": render("queries.go.j2", queries=queries, imports=_group_imports(imports), **ctx),
     }
+    if globals_:
+        global_imports: Set[str] = set()
+        fields = []
+        for g in globals_:
+            go_type = _go_type(g.type, True, global_imports)
+            fields.append("\n".join(f"\t// {line}" for line in wrap(_global_doc(g), 92)) +
+                          f"\n\t{go_name(g.key)} {go_type}\n")
+        out["globals.go"] = render("globals.go.j2", body="\n".join(fields), imports=_group_imports(global_imports),
+                                   **ctx)
+    return dict(sorted(out.items()))
+
+
+def _global_doc(g) -> str:
+    """A global's doc comment in ``Globals``."""
+    type_name = g.type.enum.code_name if g.type.enum is not None else g.type.name
+    head = f"{go_name(g.key)} is {'required ' if g.required else ''}global {g.key}: {type_name}."
+    if g.default_sql is not None:
+        return f"{head} Nil: its default, {g.default_sql}."
+    if g.must_be_set:
+        return f"{head} It must be set: a query reading it returns a *MissingGlobalError while it is nil."
+    return f"{head} Nil: empty."

@@ -234,6 +234,44 @@ class ObjectType:
         return None
 
 
+@dataclass(frozen=True)
+class Global:
+    """A global (https://docs.geldata.com/reference/datamodel/globals): a value the application
+    supplies per request. Nothing is stored: each query that reads ``global name`` binds it as
+    an ordinary parameter, from the runner's globals context (TS ``createRunner(db, { globals
+    })`` / ``runner.withGlobals``, Go ``gen.New(db).WithGlobals(gen.Globals{...})``).
+
+    ``type``: its value type (``None`` for a computed global of object type, whose objects are
+    ``target``); ``default_sql``: the SQL of its default (used when it is not set);
+    ``required``: it can never be empty (Gel requires a default then; without one, schemac
+    makes the runner refuse to send a query reading it while it is unset). ``computed``: the
+    expression of a computed global (syntax, inlined where it is read)."""
+
+    name: str
+    module: str
+    type: Optional[ValueType]
+    required: bool
+    default_sql: Optional[str]
+    span: Span
+    computed: Optional[object] = None
+    target: Optional["ObjectType"] = None
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}::{self.name}"
+
+    @property
+    def key(self) -> str:
+        """Its key in the generated globals context: the name (``auth::user_id`` outside module
+        ``default``, as Gel's clients spell it)."""
+        return self.name if self.module == "default" else f"{self.module}::{self.name}"
+
+    @property
+    def must_be_set(self) -> bool:
+        """Required without a default: the application must supply it."""
+        return self.required and self.default_sql is None and self.computed is None
+
+
 def name_candidates(name: str, module: str, module_library: Dict[str, str]) -> Tuple[str, ...]:
     """Qualified names ``name`` may mean when written in ``module``, most specific first.
 
@@ -263,6 +301,8 @@ class Schema:
     scalars: Dict[str, CustomScalar] = field(default_factory=dict)
     #: Modules of dependency libraries -> the library (``accounts::billing`` -> ``accounts``).
     module_library: Dict[str, str] = field(default_factory=dict)
+    #: Globals of this library, by qualified name, in declaration order.
+    globals: Dict[str, Global] = field(default_factory=dict)
 
     def all_tables(self) -> List[ObjectType]:
         """Every table of this library: object types, then join tables (tables of dependency

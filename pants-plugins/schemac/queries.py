@@ -168,7 +168,7 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             out.append((col.name, f"COALESCE({low.sql}, {col.default_sql})"))
             continue
-        if col.required and low.nullable:
+        if col.required and low.nullable and not _reads_global(a.value):
             ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,
                                "make the parameter required (drop 'optional') or the property optional")
             continue
@@ -176,6 +176,13 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             _mark_unchanged(a.value, col.name, ctx)
         out.append((col.name, low.sql))
     return out
+
+
+def _reads_global(value: ast.Expr) -> bool:
+    """Whether a value reads a global. Such a value may be empty for a required property: as in
+    Gel, that is an error when the statement runs (a NOT NULL violation), not when it compiles,
+    since the application supplies the global."""
+    return any(isinstance(n, ast.GlobalRef) for n in ast.iter_nodes(value))
 
 
 def _mark_unchanged(value: ast.Expr, column: str, ctx: ExprContext) -> None:
@@ -273,6 +280,14 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         return None
     value = a.value
     target_id = None
+    if isinstance(value, ast.GlobalRef):
+        g = ctx.schema.find(value.name, ctx.module, ctx.schema.globals)
+        if g is not None and g.target is not None:  # type: ignore[attr-defined]
+            if g.target is not link.target:  # type: ignore[attr-defined]
+                ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, but global '{value.name}' is "
+                                   f"a {g.target.name}", value.span)  # type: ignore[attr-defined]
+                return None
+            target_id = value
     if isinstance(value, ast.SubSelect):
         if value.type_name.split("::")[-1] != link.target.name:
             ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {value.type_name}",
@@ -293,7 +308,7 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     if low.type.family != "uuid":
         ctx.reporter.error("E0304", f"an id is a uuid, not {low.type.name}", target_id.span)
         return None
-    if col.required and low.nullable:
+    if col.required and low.nullable and not _reads_global(target_id):
         ctx.reporter.error("E0304", f"link '{a.name}' is required, but the value may be empty", target_id.span)
         return None
     return col.name, low.sql

@@ -31,7 +31,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.exprs import BOOL, ExprContext, lower, resolve_type_ref
+from schemac.exprs import BOOL, ExprContext, ParamTable, lower, resolve_type_ref
 from schemac.model import (
     CheckConstraint,
     Column,
@@ -39,6 +39,7 @@ from schemac.model import (
     EnumType,
     ExclusiveConstraint,
     ForeignKey,
+    Global,
     Index,
     Link,
     ObjectType,
@@ -118,6 +119,7 @@ class _Resolver:
         self._type_keys: Dict[Tuple[str, str], Optional[str]] = {}
         self._type_contexts: Dict[str, ExprContext] = {}
         self._custom_scalars: Dict[Tuple[str, str], Optional[CustomScalar]] = {}
+        self.global_decls: Dict[str, ast.GlobalDecl] = {}
 
     # ---------------------------------------------------------------- names
     def declare_names(self) -> None:
@@ -140,6 +142,9 @@ class _Resolver:
                 key = f"{t.module}::{t.name}"
                 if self._declare(seen, key, t.name_span, "type"):
                     self.decls[key] = t
+            for g in f.globals:
+                if self._declare(seen, f"{g.module}::{g.name}", g.name_span, "global"):
+                    self.global_decls[f"{g.module}::{g.name}"] = g
         # Custom scalars (after enums, so a scalar may extend an enum-like base later).
         for f in self.files:
             for sc in f.scalars:
@@ -149,8 +154,6 @@ class _Resolver:
         """Declarations the grammar accepts that are not lowered yet: E0206, naming them."""
         hint = "remove it, or keep it in a schema that is not compiled by schemac"
         for f in self.files:
-            for g in f.globals:
-                self.reporter.error("E0206", "globals are not supported yet", g.span, hint)
             for t in f.types:
                 for pol in t.policies:
                     self.reporter.error("E0206", "access policies are not supported yet", pol.span, hint)
@@ -359,7 +362,9 @@ class _Resolver:
         for key in concrete:
             for ptr in pointers[key].values():
                 self._pointer(self.schema.types[key], ptr)
-        # Pass 3: defaults, constraints, indexes (they may read any column).
+        # Globals (computed ones may read any column), then pass 3: defaults, constraints,
+        # indexes (they may read any column).
+        self._globals()
         for key in concrete:
             self._members(key, self.schema.types[key], pointers[key])
         # Abstract types get no table, but their members are checked (once, even without a
@@ -378,6 +383,117 @@ class _Resolver:
         self._warn_shared_exclusives()
         self._check_name_collisions()
         return self.schema
+
+    # ---------------------------------------------------------------- globals
+    def _globals(self) -> None:
+        """Resolve every global (https://docs.geldata.com/reference/datamodel/globals): its type,
+        its default (a constant expression, lowered to SQL), or for a computed global its
+        expression's type (checked once here, inlined where it is read)."""
+        cyclic = self._global_cycles()
+        for key, g in self.global_decls.items():
+            if key in cyclic:
+                continue
+            ctx = ExprContext(self.schema, None, g.module, self.reporter, where="a global's default")
+            if g.multi:
+                self.reporter.error("E0206", "multi globals are not supported yet", g.span,
+                                    "declare a single global, e.g. an array: global ids: array<uuid>;")
+                continue
+            if g.computed is not None:
+                self._computed_global(key, g)
+                continue
+            if g.type is None:
+                self.reporter.error("E0201", f"global '{g.name}' has no type", g.name_span,
+                                    f"write global {g.name}: <type>;")
+                continue
+            if self._type_key(g.type.name, g.module) is not None and not g.type.args:
+                self.reporter.error("E0206", f"global '{g.name}' of object type '{g.type.name}' is not supported",
+                                    g.type.span, f"store the object's id: global {g.name}_id: uuid; and, if "
+                                    f"needed, global {g.name} := (select {g.type.name} filter .id = global "
+                                    f"{g.name}_id);")
+                continue
+            vtype = resolve_type_ref(g.type, ctx)
+            if vtype is None:
+                continue
+            default_sql = None
+            if g.default is not None:
+                low = lower(g.default, ctx, vtype)
+                if low is None:
+                    continue
+                if low.type.family != vtype.family:
+                    self.reporter.error("E0204", f"default of global '{g.name}' is {low.type.name}, but the global is "
+                                        f"{vtype.name}", g.default.span)
+                    continue
+                default_sql = low.sql
+            self.schema.globals[key] = Global(g.name, g.module, vtype, g.required, default_sql, g.span)
+
+    def _computed_global(self, key: str, g: ast.GlobalDecl) -> None:
+        """A computed global: ``global current_user := (select User filter .id = global
+        current_user_id)`` (an object, by its id) or a scalar expression. Its expression is
+        lowered once here for its type (a sub-select must pin at most one object)."""
+        if g.type is not None or g.default is not None:
+            self.reporter.error("E0205", f"computed global '{g.name}' takes neither a type nor a default", g.span)
+            return
+        expr = g.computed
+        target = None
+        if isinstance(expr, ast.SubSelect):
+            target_key = self._type_key(expr.type_name, g.module)
+            target = self.schema.types.get(target_key) if target_key else None
+            if target is None:
+                self.reporter.error("E0201", f"unknown type '{expr.type_name}'", expr.type_span,
+                                    did_you_mean(expr.type_name.split("::")[-1], [d.name for d in self.decls.values()]))
+                return
+            if not _filter_pins_one(expr.filter, target):
+                self.reporter.error("E0205", f"computed global '{g.name}' may hold several '{target.name}' objects",
+                                    expr.filter.span, "filter on .id (or every property of an exclusive constraint) "
+                                    "with '=': multi globals are not supported")
+                return
+        provisional = Global(g.name, g.module, None, g.required, None, g.span, expr, target)
+        self.schema.globals[key] = provisional
+        ctx = ExprContext(self.schema, None, g.module, self.reporter, params=ParamTable(), where="a computed global")
+        low = lower(ast.GlobalRef(key, g.name_span), ctx)
+        if low is None:
+            del self.schema.globals[key]
+            return
+        self.schema.globals[key] = Global(g.name, g.module, low.type, g.required, None, g.span, expr, target)
+
+    def _global_cycles(self) -> Set[str]:
+        """Computed globals that read themselves, directly or through others (reported)."""
+        reads: Dict[str, List[Tuple[str, Span]]] = {}
+        for key, g in self.global_decls.items():
+            if g.computed is None:
+                continue
+            refs = []
+            for n in ast.iter_nodes(g.computed):
+                if isinstance(n, ast.SubSelect):
+                    refs += [(m.name, m.span) for m in ast.iter_nodes(n.filter) if isinstance(m, ast.GlobalRef)]
+                elif isinstance(n, ast.GlobalRef):
+                    refs.append((n.name, n.span))
+            resolved = []
+            for name, span in refs:
+                for cand in name_candidates(name, g.module, self.schema.module_library):
+                    if cand in self.global_decls:
+                        resolved.append((cand, span))
+                        break
+            reads[key] = resolved
+        cyclic: Set[str] = set()
+        for start in reads:
+            stack = [(start, [start])]
+            seen: Set[str] = set()
+            while stack:
+                key, path = stack.pop()
+                for ref, _ in reads.get(key, ()):
+                    if ref == start:
+                        cyclic.add(start)
+                        g = self.global_decls[start]
+                        chain = " -> ".join(k.split("::")[-1] for k in path + [start])
+                        self.reporter.error("E0210", f"computed global cycle: {chain}", g.name_span,
+                                            "a computed global cannot read itself")
+                        stack = []
+                        break
+                    if ref not in seen:
+                        seen.add(ref)
+                        stack.append((ref, path + [ref]))
+        return cyclic
 
     def _warn_shared_exclusives(self) -> None:
         """An exclusive constraint declared on an abstract type is enforced per concrete table
@@ -787,6 +903,19 @@ class _Resolver:
                     seen[name] = obj.name
 
 
+def _filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
+    """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
+    exclusive constraint (values that read no property), as a conjunct: at most one object."""
+    pinned: Set[str] = set()
+    for c in ast.conjuncts(filt):
+        if isinstance(c, ast.BinOp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.Path) and len(a.steps) == 1 and \
+                        not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
+                    pinned.add(a.steps[0])
+    return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
 def _comment(annotations) -> Optional[str]:
     """``COMMENT ON`` text of annotations: one annotation's text, or ``name: text`` lines."""
     annotations = list(annotations)
@@ -819,6 +948,7 @@ def extern_file(f: ast.SchemaFile, library: str, modules: Dict[str, Tuple[str, s
         scalars=tuple(dataclasses.replace(s, module=move(s.module)) for s in f.scalars),
         types=tuple(dataclasses.replace(t, module=move(t.module)) for t in f.types),
         modules=tuple((move(name), span) for name, span in f.modules) + ((move("default"), Span.point(f.path, 1, 1)),),
+        globals=tuple(dataclasses.replace(g, module=move(g.module)) for g in f.globals),
         hints=(),
     )
 

@@ -133,10 +133,41 @@ def _decoder(q: QueryPlan, helpers: Set[str]) -> Optional[Dict[str, object]]:
 
 
 def _param_value(p) -> str:
+    if p.global_ is not None:
+        return _global_value(p.global_)
     ref = f"args.{p.name}" if ts_key(p.name) == p.name else f"args[{js_string(p.name)}]"
     if p.type.scalar is not None and p.type.scalar.name == "json":
         return f"{ref} == null ? null : JSON.stringify({ref})" if p.optional else f"JSON.stringify({ref})"
     return f"{ref} ?? null" if p.optional else ref
+
+
+def _global_value(g) -> str:
+    """The value bound for global ``g``, read from the query's ``globals``: ``null`` when unset
+    (its default then applies in SQL), :class:`MissingGlobalError` for a required global without
+    a default."""
+    key = g.key
+    ref = f"globals.{key}" if ts_key(key) == key else f"globals[{js_string(key)}]"
+    json = g.type.scalar is not None and g.type.scalar.name == "json"
+    if g.must_be_set:
+        value = f"requiredGlobal({ref}, {js_string(key)})"
+        return f"JSON.stringify({value})" if json else value
+    return f"{ref} == null ? null : JSON.stringify({ref})" if json else f"{ref} ?? null"
+
+
+def _global_doc(g) -> str:
+    """A global's doc comment in ``Globals``."""
+    if g.type.enum is not None:
+        type_name = g.type.enum.qualname.replace("default::", "")
+    else:
+        type_name = g.type.name
+    head = f"`{'required ' if g.required else ''}global {g.key}: {type_name}`"
+    if g.default_sql is not None:
+        tail = f"Unset or `null`: its default, `{g.default_sql}`."
+    elif g.must_be_set:
+        tail = "Must be set: a query that reads it throws {@link MissingGlobalError} while it is unset."
+    else:
+        tail = "Unset or `null`: empty."
+    return f"{head}. {tail}".replace("*/", "*\\/")
 
 
 def _doc_lines(q: QueryPlan) -> List[str]:
@@ -150,6 +181,13 @@ def _doc_lines(q: QueryPlan) -> List[str]:
             lines.append("Resolves to `null` when no row matched.")
     for ex in q.exclusives:
         lines.append(f"@throws {{@link {ts_pascal(ex.name)}Error}} on a duplicate for `{ex.name}`.")
+    read = [p.global_ for p in q.params if p.global_ is not None]
+    if read:
+        lines.append("Reads the global" + ("s " if len(read) > 1 else " ") + ", ".join(f"`{g.key}`" for g in read)
+                     + " from `globals`.")
+        for g in read:
+            if g.must_be_set:
+                lines.append(f"@throws {{@link MissingGlobalError}} when `{g.key}` is not set (nothing is sent).")
     return lines
 
 
@@ -186,11 +224,13 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
         if view is None:
             view = memo[key] = _param_view(p, used, bigint)
         params.append(view)
+    arg_params = [view for p, view in zip(q.params, params) if p.global_ is None]
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
     decoder = _decoder(q, helpers if helpers is not None else set()) if bigint else None
     return {
         "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
         "args_type": f"{base}Args", "result_type": result_type, "return_type": ret, "params": params,
+        "args_params": arg_params, "reads_globals": len(arg_params) != len(params),
         "result": result, "cardinality": q.cardinality,
         "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q)]),
         "no_row_message": js_string(f"{q.name}: the statement returned no row"), "decoder": decoder,
@@ -228,11 +268,23 @@ def render_typescript(lib: Library) -> Dict[str, str]:
     helpers: Set[str] = set()
     memo: Dict[tuple, Dict[str, object]] = {}
     queries = [_query_view(q, used, bigint, helpers, memo) for q in lib.queries]
-    return {
+    globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
+    out = {
         "errors.ts": render("errors.ts.j2", library=library, errors=errors),
-        "index.ts": render("index.ts.j2", library=library, queries=queries, **imports),
+        "index.ts": render("index.ts.j2", library=library, queries=queries, globals=bool(globals_), **imports),
         "models.ts": render("models.ts.j2", library=library, enums=enums),
-        "queries.ts": render("queries.ts.j2", library=library, queries=queries,
-                             model_imports=", ".join(sorted(used)),
-                             decode_helpers=[h for h in DECODE_HELPERS if h in helpers], **imports),
     }
+    required_global = any(p.global_ is not None and p.global_.must_be_set for q in lib.queries for p in q.params)
+    globals_import = None
+    if any(q["reads_globals"] for q in queries):
+        globals_import = "import { MissingGlobalError, type Globals }" if required_global else "import type { Globals }"
+    out["queries.ts"] = render("queries.ts.j2", library=library, queries=queries, model_imports=", ".join(sorted(used)),
+                               decode_helpers=[h for h in DECODE_HELPERS if h in helpers],
+                               globals_import=globals_import, required_global=required_global, **imports)
+    if globals_:
+        global_used: Set[str] = set()
+        views = [{"key": ts_key(g.key), "doc": _global_doc(g),
+                  "ts_type": _ts_type(g.type, True, global_used, bigint) + " | null"} for g in globals_]
+        out["globals.ts"] = render("globals.ts.j2", library=library, globals=views,
+                                   model_imports=", ".join(sorted(global_used)), **imports)
+    return dict(sorted(out.items()))

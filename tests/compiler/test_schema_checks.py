@@ -133,7 +133,6 @@ def test_unsupported_gel_features_are_named_and_located():
     err, text = diagnose(schema)
     lines = {d.span.line: d.message for d in err.diagnostics}
     assert lines == {
-        2: "globals are not supported yet",
         5: "access policies are not supported yet",
         6: "triggers are not supported yet",
         7: "computed properties and links are not supported yet",
@@ -224,3 +223,29 @@ def test_multi_link_in_an_upsert_is_refused_and_schema_errors_hide_query_noise()
     assert "error[E0206]: setting a multi link in an upsert is not supported yet" in text
     err, text = diagnose("type Note { body: strng; }\n", q="select Note { body };")
     assert [d.code for d in err.diagnostics] == ["E0201"]  # no knock-on error from the query
+
+
+def test_global_errors_are_located():
+    schema = ("global uid: uuid;\n"
+              "global a := global b;\n"
+              "global b := global a;\n"
+              "global anyone := (select U filter .name = 'x');\n"
+              "global owner: U;\n"
+              "global n: int64 { default := 'x' };\n"
+              "multi global ids := {1};\n"
+              "type U { name: str; tag: str { default := global uid }; }\n")
+    err, text = diagnose(schema)
+    found = {(d.span.line, d.code) for d in err.diagnostics}
+    assert found == {(2, "E0210"), (3, "E0210"), (4, "E0205"), (5, "E0206"), (6, "E0204"), (7, "E0206"),
+                     (8, "E0206")}
+    assert "computed global cycle: a -> b -> a" in text
+    assert "may hold several 'U' objects" in text
+    assert "store the object's id: global owner_id: uuid" in text
+    assert "globals cannot be read in a default" in text
+
+
+def test_unknown_global_in_a_query():
+    err, text = diagnose("global user_id: uuid;\ntype U { name: str; }\n",
+                         a="select U { name } filter .id = global usr_id;")
+    assert codes(err) == ["E0302"]
+    assert "unknown global 'usr_id'" in text and "did you mean 'user_id'" in text

@@ -1,0 +1,1 @@
+insert User { name := <str>$name, tenant := global tenant };

@@ -1,0 +1,1 @@
+select User { name } order by .name;

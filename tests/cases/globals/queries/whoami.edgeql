@@ -1,0 +1,2 @@
+# The signed-in user, or nothing.
+select User { name } filter .id = global current_user_id;
