@@ -147,6 +147,11 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     if custom is not None:
         return custom.base  # type: ignore[attr-defined]
     module = ref.name.rsplit("::", 1)[0] if "::" in ref.name else None
+    if module in ("cal", "std::cal"):
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
+                           did_you_mean(ref.name.split("::", 1)[1] if module == "std::cal" else ref.name,
+                                        [n for n in SCALARS if n.startswith("cal::")]))
+        return None
     if module is not None and module != "std" and module not in ctx.schema.modules:
         ctx.reporter.error("E0208", f"unknown module '{module}'", ref.span,
                            did_you_mean(module, [m for m in ctx.schema.modules]))

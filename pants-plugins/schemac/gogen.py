@@ -88,7 +88,8 @@ ARRAY_OIDS = {
     "text": "TextArrayOID", "boolean": "BoolArrayOID", "smallint": "Int2ArrayOID", "integer": "Int4ArrayOID",
     "bigint": "Int8ArrayOID", "real": "Float4ArrayOID", "double precision": "Float8ArrayOID",
     "numeric": "NumericArrayOID", "jsonb": "JSONBArrayOID", "uuid": "UUIDArrayOID",
-    "timestamptz": "TimestamptzArrayOID", "bytea": "ByteaArrayOID",
+    "timestamptz": "TimestamptzArrayOID", "bytea": "ByteaArrayOID", "date": "DateArrayOID",
+    "timestamp": "TimestampArrayOID", "time": "TimeArrayOID", "interval": "IntervalArrayOID",
 }
 
 
@@ -181,6 +182,8 @@ def _pg_scan_oid(f) -> Optional[str]:
         return ARRAY_OIDS[t.element.pg]
     if t.scalar is not None and t.scalar.name == "json":
         return "JSONBOID"
+    if t.scalar is not None and t.scalar.name == "duration":
+        return "IntervalOID"  # into a time.Duration, which database/sql cannot convert text to
     return None
 
 

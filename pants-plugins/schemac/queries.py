@@ -31,7 +31,7 @@ from schemac.frozen import fast_init_all
 from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, lower, param_sql
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.names import go_name
-from schemac.scalars import SCALARS
+from schemac.scalars import NOT_IN_JSON, SCALARS
 from schemac.sqlnames import qi, sql_string
 
 ONE = "one"
@@ -716,7 +716,26 @@ def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: Exp
 #: as strings (no float rounding in JS), bytes as base64 (what Go's encoding/json expects);
 #: everything else as ``json_build_object`` writes it (timestamps as ISO 8601 strings).
 JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})::text",
-                 "bytes": "encode({}, 'base64')"}
+                 "bytes": "encode({}, 'base64')",
+                 # RFC 3339 at UTC (what Go's time.Time reads; pgx scans date and timestamp
+                 # as UTC times); the TS runner cuts them back to the type's own form.
+                 "cal::local_date": "to_char({}, 'YYYY-MM-DD\"T00:00:00Z\"')",
+                 "cal::local_datetime": "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"}
+
+
+def _json_value(sql: str, vtype: ValueType, span: Span, ctx: ExprContext) -> Optional[str]:
+    """``sql`` spelled for a nested shape's JSON (:data:`JSON_SPELLING`), or ``None`` after
+    reporting a type that cannot travel in JSON yet (:data:`schemac.scalars.NOT_IN_JSON`)."""
+    elem = vtype.element if vtype.element is not None else vtype
+    name = elem.scalar.name if elem.scalar is not None else None
+    if name in NOT_IN_JSON or (vtype.element is not None and name in JSON_SPELLING and name.startswith("cal::")):
+        ctx.reporter.error("E0206", f"a {vtype.name} value inside a nested shape is not supported yet", span,
+                           "select it at the top level of a query (nested shapes travel as JSON, which the "
+                           "Go runner cannot decode into this type)")
+        return None
+    if vtype.element is None and name in JSON_SPELLING:
+        return JSON_SPELLING[name].format(sql)  # type: ignore[index]
+    return sql
 
 #: Deepest nesting of shapes.
 MAX_SHAPE_DEPTH = 4
@@ -762,9 +781,9 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                                    (f"its link properties: {', '.join(props)}" if props else
                                     f"'{link_name}' declares no link properties"))
                 continue
-            sql = f"{join_alias}.{qi(col.name)}"
-            if col.type.scalar is not None and col.type.scalar.name in JSON_SPELLING:
-                sql = JSON_SPELLING[col.type.scalar.name].format(sql)
+            sql = _json_value(f"{join_alias}.{qi(col.name)}", col.type, el.span, ctx)
+            if sql is None:
+                continue
             out.append((sql, ResultField(key, col.type, not col.required, in_json=True)))
             continue
         link = subject.links.get(el.name)
@@ -819,8 +838,10 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                                             + list(subject.links)))
             continue
         sql = f"{alias}.{qi(col.name)}" if depth > 0 else qi(col.name)
-        if depth > 0 and col.type.scalar is not None and col.type.scalar.name in JSON_SPELLING:
-            sql = JSON_SPELLING[col.type.scalar.name].format(sql)
+        if depth > 0:
+            sql = _json_value(sql, col.type, el.span, ctx)
+            if sql is None:
+                continue
         out.append((sql, ResultField(col.name, col.type, not col.required, in_json=depth > 0)))
     return out
 

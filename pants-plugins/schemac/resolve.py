@@ -106,6 +106,17 @@ class _Pointer:
     annotations: List[Tuple[str, str]] = field(default_factory=list)
 
 
+#: Units a Gel duration type must not hold, checked per column (``CHECK``; Postgres' one
+#: ``interval`` type holds them all): ``duration`` is exact time, without days, months or
+#: years; ``cal::date_duration`` is days, months and years only
+#: (https://docs.geldata.com/reference/stdlib/datetime). Scalar name -> (constraint name
+#: suffix, interval fields that must be 0).
+_UNIT_CHECKS = {
+    "duration": ("duration", ("year", "month", "day")),
+    "cal::date_duration": ("date_duration", ("hour", "minute", "second")),
+}
+
+
 class _Resolver:
     def __init__(self, files: Sequence[ast.SchemaFile], reporter: Reporter,
                  external: Sequence[Tuple[str, ast.SchemaFile]] = ()):
@@ -565,6 +576,12 @@ class _Resolver:
             else:
                 expr = f"{quote_ident(decl.name)} <@ ARRAY[{members}]::text[]"
             obj.checks.append(CheckConstraint(object_name("ck", obj.table, [decl.name, "enum"]), expr))
+        unit_check = _UNIT_CHECKS.get(vtype.scalar.name) if vtype.scalar is not None else None
+        if unit_check is not None:
+            kind, fields = unit_check
+            col_sql = quote_ident(decl.name)
+            obj.checks.append(CheckConstraint(object_name("ck", obj.table, [decl.name, kind]), " AND ".join(
+                f"date_part('{f}', {col_sql}) = 0" for f in fields)))
         if custom is not None:
             for c in custom.constraints:  # type: ignore[attr-defined]
                 self._value_constraint(obj, col, c, custom.module)  # type: ignore[attr-defined]

@@ -10,6 +10,16 @@ and friends). TypeScript types follow node-postgres' default type parsers
 precision loss), ``timestamptz`` as ``Date``, ``jsonb`` parsed, ``bytea`` as ``Buffer``; with
 ``ts_int64="bigint"`` the runner converts ``int64`` results to ``bigint``
 (:data:`TS_INT64_BIGINT`).
+
+Gel's calendar types and durations (https://docs.geldata.com/reference/stdlib/datetime) have
+no time zone, so neither a JS ``Date`` nor node-postgres' interval object fits them: in
+TypeScript they are strings, in the forms Postgres reads back (``2024-02-29``,
+``2024-02-29T13:45:00.123``, ``13:45:00``, ISO 8601 durations ``P1Y2M3DT4H5M6.5S``); the runner
+converts what node-postgres parsed (:data:`TS_DECODERS`; ``timestamp`` keeps node-postgres'
+millisecond precision). In Go, ``date`` and ``timestamp`` are ``time.Time`` (UTC, as pgx scans
+them), ``duration`` -- which Gel keeps free of days and months -- is ``time.Duration``, and
+``local_time`` and the calendar durations are ``pgtype.Time`` / ``pgtype.Interval`` (months, days
+and microseconds kept apart), as sqlc emits them.
 """
 
 from __future__ import annotations
@@ -52,6 +62,9 @@ class Scalar:
 #: text (node-postgres calls ``toString()``), and a ``number`` is accepted for convenience.
 TS_INT64_BIGINT = ("bigint", "bigint | number")
 
+#: Import path of pgx's ``pgtype`` package (``pgtype.Time``, ``pgtype.Interval``).
+PGTYPE = "github.com/jackc/pgx/v5/pgtype"
+
 
 SCALARS: Dict[str, Scalar] = {
     s.name: s
@@ -70,11 +83,36 @@ SCALARS: Dict[str, Scalar] = {
         Scalar("uuid", "uuid", "string", "string", "string", "*string", "", "uuid", "sql.NullString"),
         Scalar("datetime", "timestamptz", "Date", "Date", "time.Time", "*time.Time", "time", "datetime", "sql.NullTime"),
         Scalar("bytes", "bytea", "Buffer", "Uint8Array", "[]byte", "[]byte", "", "bytes", "[]byte"),
+        # Gel's time-zone-free calendar types and durations (see the module doc and
+        # docs/language.md): https://docs.geldata.com/reference/stdlib/datetime
+        Scalar("cal::local_date", "date", "string", "string", "time.Time", "*time.Time", "time", "local_date", "sql.NullTime"),
+        Scalar("cal::local_datetime", "timestamp", "string", "string", "time.Time", "*time.Time", "time", "local_datetime", "sql.NullTime"),
+        Scalar("cal::local_time", "time", "string", "string", "pgtype.Time", "*pgtype.Time", PGTYPE, "local_time", "pgtype.Time"),
+        Scalar("duration", "interval", "string", "string", "time.Duration", "*time.Duration", "time", "duration", "*time.Duration"),
+        Scalar("cal::relative_duration", "interval", "string", "string", "pgtype.Interval", "*pgtype.Interval", PGTYPE, "relative_duration", "pgtype.Interval"),
+        Scalar("cal::date_duration", "interval", "string", "string", "pgtype.Interval", "*pgtype.Interval", PGTYPE, "date_duration", "pgtype.Interval"),
     ]
 }
 
+#: Scalars whose TypeScript results the runner converts from node-postgres' default parse (a
+#: ``Date`` at local midnight / local wall-clock time, a ``postgres-interval`` object) into the
+#: canonical strings of the type table: name -> the ``queries.ts`` helper that does it.
+TS_DECODERS = {
+    "cal::local_date": "localDate",
+    "cal::local_datetime": "localDateTime",
+    "duration": "isoDuration",
+    "cal::relative_duration": "isoDuration",
+    "cal::date_duration": "isoDuration",
+}
+
+#: Scalars that cannot travel inside a nested shape's JSON yet: the Go runner decodes nested
+#: shapes with encoding/json, which has no decoding for ``pgtype.Time``, ``pgtype.Interval`` or
+#: ``time.Duration`` from Postgres' JSON text.
+NOT_IN_JSON = frozenset({"cal::local_time", "duration", "cal::relative_duration", "cal::date_duration"})
+
 def lookup_scalar(name: str):
-    """The :class:`Scalar` named ``name`` (``str`` or ``std::str``), or ``None``."""
+    """The :class:`Scalar` named ``name`` (``str`` or ``std::str``; ``cal::local_date`` or
+    ``std::cal::local_date``), or ``None``."""
     if name.startswith("std::"):
         name = name[len("std::"):]
     return SCALARS.get(name)

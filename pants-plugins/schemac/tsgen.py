@@ -29,7 +29,7 @@ from schemac.model import ValueType
 from schemac.names import js_string, ts_camel, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
 from schemac.render import render
-from schemac.scalars import TS_INT64_BIGINT
+from schemac.scalars import TS_DECODERS, TS_INT64_BIGINT
 
 
 def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) -> str:
@@ -77,12 +77,28 @@ def _ts_field_type(f, used: Set[str], bigint: bool = False) -> str:
 
 #: The helpers a ``decode<Name>Row`` function may call (emitted into queries.ts when used), in
 #: the order they are emitted.
-DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "decodeObject", "decodeList")
+DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "localDate", "localDateTime",
+                  "isoDuration", "orNull", "each", "decodeObject", "decodeList")
 
 
-def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str]) -> Optional[str]:
-    """The expression converting the raw value ``expr`` of type ``t`` for ``ts_int64="bigint"``,
-    or ``None`` when it needs no conversion."""
+def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str], bigint: bool = True) -> Optional[str]:
+    """The expression converting the raw value ``expr`` of type ``t`` (``int64`` with
+    ``ts_int64="bigint"``; the calendar types and durations of
+    :data:`schemac.scalars.TS_DECODERS` always), or ``None`` when it needs no conversion."""
+    elem = t.element if t.element is not None else t
+    name = elem.scalar.name if elem.scalar is not None else None
+    if name in TS_DECODERS:
+        fn = TS_DECODERS[name]  # type: ignore[index]
+        helpers.add(fn)
+        conv = f"{fn}({expr})" if t.element is None else f"each({expr}, {fn})"
+        if t.element is not None:
+            helpers.add("each")
+        if optional:
+            helpers.add("orNull")
+            conv = f"orNull({expr}, {fn})" if t.element is None else f"orNull({expr}, (a) => each(a, {fn}))"
+        return conv
+    if not bigint:
+        return None
     if t.element is not None:
         if t.element.scalar is None or t.element.scalar.name != "int64":
             return None
@@ -95,18 +111,18 @@ def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str]) ->
     return f"{helper}({expr})"
 
 
-def _decode_field(f, expr: str, depth: int, helpers: Set[str]) -> Optional[str]:
+def _decode_field(f, expr: str, depth: int, helpers: Set[str], bigint: bool = True) -> Optional[str]:
     """The expression converting result field ``f`` (raw value ``expr``), or ``None``. A nested
     shape is rebuilt with its converted fields, one per line (``{ ...o1, n: int64(o1["n"]) }``);
     continuation lines are indented relative to the line the expression starts on."""
     if f.shape is None:
         assert f.type is not None
-        return _decode_value(f.type, expr, f.optional, helpers)
+        return _decode_value(f.type, expr, f.optional, helpers, bigint)
     var = f"o{depth + 1}"
     inner_helpers: Set[str] = set()
     fields = []
     for n in f.shape:
-        conv = _decode_field(n, f"{var}[{js_string(n.name)}]", depth + 1, inner_helpers)
+        conv = _decode_field(n, f"{var}[{js_string(n.name)}]", depth + 1, inner_helpers, bigint)
         if conv is not None:
             fields.append(f"{ts_key(n.name)}: {conv},".replace("\n", "\n  "))
     if not fields:
@@ -118,18 +134,44 @@ def _decode_field(f, expr: str, depth: int, helpers: Set[str]) -> Optional[str]:
     return f"{helper}({expr}, ({var}) => ({{{body}\n}}))"
 
 
-def _decoder(q: QueryPlan, helpers: Set[str]) -> Optional[Dict[str, object]]:
-    """The ``decode<Name>Row`` function of a query whose result holds ``int64`` values (with
-    ``ts_int64="bigint"``): the lines of its object literal; ``None`` when nothing is
-    converted."""
+def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool) -> Optional[Dict[str, object]]:
+    """The ``decode<Name>Row`` function of a query whose result holds values the runner
+    converts (``int64`` with ``ts_int64="bigint"``, calendar types and durations): the lines of
+    its object literal; ``None`` when nothing is converted."""
     lines: List[str] = []
     for f in q.result:
-        conv = _decode_field(f, f"row[{js_string(f.name)}]", 0, helpers)
+        conv = _decode_field(f, f"row[{js_string(f.name)}]", 0, helpers, bigint)
         if conv is not None:
             lines.extend(f"{ts_key(f.name)}: {conv},".split("\n"))
     if not lines:
         return None
-    return {"fn": f"decode{ts_pascal(q.name)}Row", "lines": lines}
+    what = []
+    if helpers & {"int64", "int64OrNull", "int64Array", "int64ArrayOrNull"} and bigint and _has_int64(q.result):
+        what.append("its `int64` values as `bigint`")
+    if any(h in helpers for h in ("localDate", "localDateTime", "isoDuration")) and _has_decoded(q.result):
+        what.append("its dates, times and durations as strings")
+    return {"fn": f"decode{ts_pascal(q.name)}Row", "lines": lines, "what": " and ".join(what)}
+
+
+def _value_names(fields) -> Set[str]:
+    """Names of the scalars (or array elements) of ``fields``, nested shapes included."""
+    out: Set[str] = set()
+    for f in fields:
+        if f.shape is not None:
+            out |= _value_names(f.shape)
+        elif f.type is not None:
+            t = f.type.element if f.type.element is not None else f.type
+            if t.scalar is not None:
+                out.add(t.scalar.name)
+    return out
+
+
+def _has_int64(fields) -> bool:
+    return "int64" in _value_names(fields)
+
+
+def _has_decoded(fields) -> bool:
+    return bool(_value_names(fields) & set(TS_DECODERS))
 
 
 def _param_value(p) -> str:
@@ -226,7 +268,7 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
         params.append(view)
     arg_params = [view for p, view in zip(q.params, params) if p.global_ is None]
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
-    decoder = _decoder(q, helpers if helpers is not None else set()) if bigint else None
+    decoder = _decoder(q, helpers if helpers is not None else set(), bigint)
     return {
         "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
         "args_type": f"{base}Args", "result_type": result_type, "return_type": ret, "params": params,
