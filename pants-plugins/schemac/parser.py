@@ -1294,13 +1294,26 @@ class _Builder:
         if children and isinstance(children[0], tuple) and len(children[0]) == 2 and isinstance(children[0][1], Span):
             kind = children[0][0]
             children = children[1:]
-        clauses = dict(c for c in children if c[0] in ("on", "except", "filter"))
+        clauses = dict(c for c in children if c[0] in ("on", "except", "filter", "args"))
         annotations = tuple(c[1] for c in children if c[0] == "annotation")
         on = clauses.get("on", ())
         if len(on) == 1 and isinstance(on[0], ast.Tuple_):
             on = on[0].items
-        decl = ast.IndexDecl(kind, on, clauses.get("except"), clauses.get("filter"), annotations, self._span(meta))
+        decl = ast.IndexDecl(kind, on, clauses.get("except"), clauses.get("filter"), annotations, self._span(meta),
+                             clauses.get("args", ()))
         return ("index", decl, decl.span)
+
+    def index_args(self, meta, children):
+        return ("args", tuple(children))
+
+    def index_arg(self, meta, children):
+        name_tok, value = children
+        return (str(name_tok), value, self._span(meta))
+
+    def using_extension(self, meta, children):
+        name_tok = children[0]
+        version = _string_value(children[1], self.file) if len(children) > 1 else None
+        return ("extension", ast.ExtensionDecl(str(name_tok), version, self._span(meta)))
 
     def _pointer(self, meta, children):
         n = 0  # the leading tokens: qualifiers, then the name
@@ -1701,6 +1714,7 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
     modules: List[Tuple[str, Span]] = []
     hints: List[ast.MigrationHint] = []
     globals_: List[ast.GlobalDecl] = []
+    extensions: List[ast.ExtensionDecl] = []
 
     def walk(items, module: str) -> None:
         for item in items:
@@ -1721,11 +1735,13 @@ def parse_schema(path: str, text: str) -> ast.SchemaFile:
             elif kind == "migration":
                 for (_, action, hkind, name, it, to, expr, span) in item[1]:
                     hints.append(ast.MigrationHint(action, hkind, name, it, to, expr, module, span))
+            elif kind == "extension":
+                extensions.append(item[1])
 
     walk(items, "default")
     del walk  # (a recursive closure is a reference cycle: it would keep the syntax trees alive)
     return ast.SchemaFile(path, tuple(enums), tuple(scalars), tuple(types), tuple(modules), tuple(prescan_diags),
-                          tuple(hints), tuple(globals_))
+                          tuple(hints), tuple(globals_), tuple(extensions))
 
 
 def _tok_span(path: str, tok: Token) -> Span:

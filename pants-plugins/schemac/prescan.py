@@ -25,7 +25,6 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 
 #: Statement heads refused in module (top-level) context: leading words -> feature name.
 MODULE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
-    (("using", "extension"), "extensions ('using extension')"),
     (("using", "future"), "'using future'"),
     (("function",), "functions"),
     (("alias",), "aliases"),

@@ -140,6 +140,10 @@ class _Resolver:
             for d in f.diagnostics:
                 self.reporter.diagnostics.append(d)  # type: ignore[arg-type]
         self.schema.modules = tuple(sorted(modules))
+        for f in self.files:
+            for ext in f.extensions:
+                self.reporter.error("E0206", "extensions ('using extension') are not supported yet", ext.span,
+                                    "remove it, or keep it in a schema that is not compiled by schemac")
         self._refuse_unlowered()
         seen: Dict[str, Span] = {}
         for f in self.files:
@@ -857,6 +861,9 @@ class _Resolver:
     def _index(self, obj: ObjectType, ix: ast.IndexDecl, module: str) -> None:
         ctx = ExprContext(self.schema, obj, module, self.reporter, where="an index")
         method = "btree"
+        if ix.args:
+            self.reporter.error("E0206", f"index kind '{ix.kind or 'btree'}' takes no arguments", ix.args[0][2])
+            return
         if ix.kind is not None:
             method = INDEX_METHODS.get(ix.kind, "")
             if not method:

@@ -239,13 +239,24 @@ class ConstraintDecl:
 
 @dataclass(frozen=True)
 class IndexDecl:
-    """``index [kind] on (exprs) [except expr] [filter expr]``; ``kind`` e.g. ``pg::gin``."""
+    """``index [kind[(name := expr, ...)]] on (exprs) [except expr] [filter expr]``; ``kind``
+    e.g. ``pg::gin``; ``args``: the named arguments (``lists := 100``) with their spans."""
 
     kind: Optional[str]
     on: Tuple[Expr, ...]
     except_: Optional[Expr]
     filter: Optional[Expr]
     annotations: Tuple[Tuple[str, str], ...]
+    span: Span
+    args: Tuple[Tuple[str, "Expr", Span], ...] = ()
+
+
+@dataclass(frozen=True)
+class ExtensionDecl:
+    """``using extension name [version 'v'];`` (https://docs.geldata.com/reference/datamodel/extensions)."""
+
+    name: str
+    version: Optional[str]
     span: Span
 
 
@@ -362,6 +373,7 @@ class SchemaFile:
     diagnostics: Tuple[object, ...] = ()
     hints: Tuple["MigrationHint", ...] = ()
     globals: Tuple[GlobalDecl, ...] = ()
+    extensions: Tuple[ExtensionDecl, ...] = ()
 
 
 @dataclass(frozen=True)
