@@ -386,3 +386,21 @@ def _all_dependencies(config: LibraryConfig) -> List[LibraryConfig]:
         out.append(d)
         stack.extend(d.dependencies)
     return out
+
+
+_SKIP_DIRS = {"node_modules", "dist", "__pycache__", "migrations"}
+
+
+def discover_libraries(root: str, limit: int = 200) -> List[LibraryConfig]:
+    """The libraries under ``root`` (folders with schema files), for workspace symbols."""
+    out: Dict[str, LibraryConfig] = {}
+    for d, dirs, files in os.walk(root):
+        dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x not in _SKIP_DIRS)
+        schema = sorted(f for f in files if is_schema_path(f))
+        if schema:
+            cfg = find_library(os.path.join(d, schema[0]))
+            if cfg is not None and cfg.root not in out:
+                out[cfg.root] = cfg
+                if len(out) >= limit:
+                    break
+    return list(out.values())

@@ -204,3 +204,515 @@ def ref_at(analysis: Analysis, path: str, offset: int) -> Optional[Ref]:
         if r.start <= offset <= r.end:
             return r
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Locations of declarations
+
+Loc = Tuple[str, int, int]  # (path, start offset, end offset)
+
+
+def _line_index(analysis: Analysis, path: str):
+    from schemac.lsp.text import LineIndex
+
+    cache = analysis.__dict__.setdefault("_lines", {})
+    text = analysis.texts.get(path, "")
+    hit = cache.get(path)
+    if hit is None or hit.text is not text:
+        hit = LineIndex(text)
+        cache[path] = hit
+    return hit
+
+
+def span_loc(analysis: Analysis, span) -> Optional[Loc]:
+    if span is None or span.file not in analysis.texts:
+        return None
+    s, e = _line_index(analysis, span.file).span_offsets(span.line, span.col, span.end_line, span.end_col)
+    return span.file, s, e
+
+
+def declaration(analysis: Analysis, symbol: Tuple[str, ...]) -> Optional[Loc]:
+    """Where ``symbol`` is declared."""
+    idx = analysis.index
+    kind = symbol[0]
+    span = None
+    if kind == "type" and symbol[1] in idx.types:
+        span = idx.types[symbol[1]].span
+    elif kind == "enum" and symbol[1] in idx.enums:
+        span = idx.enums[symbol[1]].span
+    elif kind == "scalar" and symbol[1] in idx.scalars:
+        span = idx.scalars[symbol[1]].span
+    elif kind == "member" and symbol[1] in idx.enums:
+        span = next((s for m, s in idx.enums[symbol[1]].members if m == symbol[2]), None)
+    elif kind == "ptr" and symbol[1] in idx.types:
+        p = idx.types[symbol[1]].pointers.get(symbol[2])
+        span = p.span if p is not None else None
+    return span_loc(analysis, span)
+
+
+def references(analysis: Analysis, symbol: Tuple[str, ...], include_decl: bool = True) -> List[Loc]:
+    out: List[Loc] = []
+    for path in sorted(analysis.texts):
+        if file_kind(path) is None:
+            continue
+        for r in refs_of(analysis, path):
+            if r.symbol == symbol and (include_decl or not r.decl):
+                out.append((path, r.start, r.end))
+    if include_decl:
+        d = declaration(analysis, symbol)
+        if d is not None and d not in out:
+            out.insert(0, d)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Hover
+
+
+def hover(analysis: Analysis, path: str, offset: int) -> Optional[Tuple[str, int, int]]:
+    """Markdown for the name at ``offset`` (or, in a query file outside any name, the query's
+    generated SQL, TypeScript and Go), and the range it describes."""
+    r = ref_at(analysis, path, offset)
+    if r is not None:
+        md = describe(analysis, r.symbol, path)
+        if md:
+            return md, r.start, r.end
+    if file_kind(path) == "query" and r is None:
+        text = analysis.texts.get(path, "")
+        word = _word_at(text, offset)
+        if word is not None and text[word[0]:word[1]] in _QUERY_WORDS:
+            md = query_hover(analysis, path)
+            if md:
+                return md, word[0], word[1]
+    return None
+
+
+_QUERY_WORDS = {"select", "insert", "update", "delete", "with", "for", "union"}
+
+
+def _word_at(text: str, offset: int) -> Optional[Tuple[int, int]]:
+    s = offset
+    while s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_"):
+        s -= 1
+    e = offset
+    while e < len(text) and (text[e].isalnum() or text[e] == "_"):
+        e += 1
+    return (s, e) if e > s else None
+
+
+def describe(analysis: Analysis, symbol: Tuple[str, ...], path: str) -> Optional[str]:
+    idx = analysis.index
+    schema = analysis.schema
+    kind = symbol[0]
+    if kind == "type":
+        return type_hover(analysis, symbol[1])
+    if kind == "enum" and symbol[1] in idx.enums:
+        e = idx.enums[symbol[1]]
+        members = ", ".join(m for m, _ in e.members)
+        return (f"```edgeql\nenum {short_name(e.qualname)} {{ {members} }}\n```\n"
+                f"Stored as `text` with a CHECK of its members (declaration order).")
+    if kind == "member":
+        return (f"```edgeql\n{short_name(symbol[1])}.{symbol[2]}\n```\nMember of enum `{short_name(symbol[1])}`; "
+                f"stored as the text `'{symbol[2]}'`.")
+    if kind == "scalar" and symbol[1] in idx.scalars:
+        s = idx.scalars[symbol[1]].decl
+        cons = "".join(f"\n- constraint `{c.name}`" for c in s.constraints)
+        return f"```edgeql\nscalar type {s.name} extending {s.base}\n```{cons}"
+    if kind == "builtin" and symbol[1] in SCALARS:
+        sc = SCALARS[symbol[1]]
+        return (f"```edgeql\n{sc.name}\n```\n| | |\n|---|---|\n| Postgres | `{sc.pg}` |\n| TypeScript | "
+                f"`{sc.ts}` (parameter `{sc.ts_param}`) |\n| Go | `{sc.go}` (optional `{sc.go_nullable}`) |")
+    if kind == "ptr":
+        return pointer_hover(analysis, symbol[1], symbol[2])
+    if kind == "param":
+        plan = analysis.plans.get(path)
+        if plan is not None:
+            for p in plan.params:
+                if "$" + p.name == symbol[1]:
+                    opt = "optional " if p.optional else ""
+                    return f"```edgeql\n{symbol[1]}: {opt}{p.type.name}\n```\nBound as `${p.index}` (`{p.type.pg}`)."
+    return None
+
+
+def _concrete(analysis: Analysis, qn: str) -> List[object]:
+    """The resolved object types (tables) of ``qn``: itself, or its concrete subtypes."""
+    schema = analysis.schema
+    if qn in schema.types:
+        return [schema.types[qn]]
+    out, stack, seen = [], [qn], set()
+    while stack:
+        t = stack.pop(0)
+        for sub in analysis.index.subtypes(t):
+            if sub in seen:
+                continue
+            seen.add(sub)
+            if sub in schema.types:
+                out.append(schema.types[sub])
+            else:
+                stack.append(sub)
+    return out
+
+
+def type_hover(analysis: Analysis, qn: str) -> Optional[str]:
+    info = analysis.index.types.get(qn)
+    if info is None:
+        return None
+    d = info.decl
+    head = ("abstract " if d.abstract else "") + f"type {short_name(qn)}"
+    if d.extends:
+        head += " extending " + ", ".join(n for n, _ in d.extends)
+    out = [f"```edgeql\n{head}\n```"]
+    tables = _concrete(analysis, qn)
+    if d.abstract:
+        out.append("Abstract: no table of its own" + (
+            "; its properties are columns of " + ", ".join(f"`{t.table}`" for t in tables) if tables else "") + ".")
+    for t in tables[:1] if not d.abstract else []:
+        out.append(f"Table `{t.table}`" + (f" (library `{t.library}`)" if t.library else ""))
+        rows = ["| column | type | null | default |", "|---|---|---|---|"]
+        for c in t.columns:
+            rows.append(f"| `{c.name}` | `{c.type.pg}` | {'' if c.required else 'NULL'} | "
+                        f"{'`' + c.default_sql + '`' if c.default_sql else ''} |")
+        out.append("\n".join(rows))
+        cons = [f"- unique `{x.name}` ({', '.join(x.columns)})" + (f" where `{x.predicate_sql}`" if x.partial else "")
+                for x in t.exclusives]
+        cons += [f"- foreign key `{fk.name}`: `{fk.column}` -> `{fk.target_table}` ({fk.on_delete_sql})"
+                 for fk in t.foreign_keys]
+        cons += [f"- index `{i.name}` on ({', '.join(i.keys_sql)})" for i in t.indexes if i.span is not None]
+        if cons:
+            out.append("\n".join(cons))
+        multi = [lk for lk in t.links.values() if lk.multi]
+        if multi:
+            out.append("\n".join(f"- multi link `{lk.name}`: join table `{lk.join_table}`" for lk in multi))
+    if not analysis.schema_ok and not tables:
+        out.append("_(the schema has errors: table details appear once it compiles)_")
+    return "\n\n".join(out)
+
+
+def pointer_hover(analysis: Analysis, owner: str, name: str) -> Optional[str]:
+    idx = analysis.index
+    info = idx.types.get(owner)
+    p = info.pointers.get(name) if info else None
+    if p is None:
+        return None
+    d = p.decl
+    quals = ["required" if d.required else "optional"]
+    if d.multi:
+        quals.append("multi")
+    kind = "link" if p.is_link else "property"
+    typ = str(d.type) if d.type is not None else "(inherited)"
+    out = [f"```edgeql\n{' '.join(quals)} {kind} {short_name(owner)}.{name} -> {typ}\n```"]
+    facts = [f"Cardinality: {'at least one' if d.required and d.multi else 'any number' if d.multi else 'exactly one' if d.required else 'at most one'}"]
+    if d.readonly:
+        facts.append("readonly")
+    if d.default is not None:
+        facts.append("has a default")
+    for c in d.constraints:
+        args = ""
+        if c.args:
+            text = analysis.texts.get(c.span.file, "")
+            loc = span_loc(analysis, c.span)
+            args = text[loc[1]:loc[2]] if loc else c.name
+            facts.append(f"`{args}`")
+        else:
+            facts.append(f"constraint `{c.name}`")
+    out.append("\n".join(f"- {f}" for f in facts))
+    for t in _concrete(analysis, owner)[:3]:
+        col = t.column(name) or next((c for c in t.columns if c.link == name), None)
+        if col is not None:
+            out.append(f"Column `{t.table}.{col.name}`: `{col.type.pg}`{' NOT NULL' if col.required else ''}"
+                       + (f" DEFAULT `{col.default_sql}`" if col.default_sql else ""))
+        lk = t.links.get(name)
+        if lk is not None and lk.multi:
+            out.append(f"Join table `{lk.join_table}` (`{t.table}` -> `{lk.target.table}`)")
+        elif lk is not None:
+            out.append(f"References `{lk.target.table}`")
+    return "\n\n".join(out)
+
+
+def query_hover(analysis: Analysis, path: str) -> Optional[str]:
+    plan = analysis.plans.get(path)
+    if plan is None:
+        return None
+    ts, go = signatures(analysis, plan)
+    card = {"one": "exactly one row", "at_most_one": "at most one row", "many": "any number of rows"}.get(
+        plan.cardinality, plan.cardinality)
+    parts = [f"**query `{plan.name}`** ({plan.kind}, returns {card})", f"```sql\n{plan.sql}\n```"]
+    if ts:
+        parts.append(f"TypeScript:\n```typescript\n{ts}\n```")
+    if go:
+        parts.append(f"Go:\n```go\n{go}\n```")
+    return "\n\n".join(parts)
+
+
+def signatures(analysis: Analysis, plan) -> Tuple[str, str]:
+    """The TypeScript and Go declarations the back ends generate for one query (its argument
+    and result types and the function's signature), rendered by the back ends themselves."""
+    cache = analysis.__dict__.setdefault("_sigs", {})
+    if id(plan) in cache:
+        return cache[id(plan)]
+    from schemac.compiler import Library
+    from schemac.gogen import render_go
+    from schemac.model import Schema
+    from schemac.tsgen import render_typescript
+
+    opts = analysis.config.compile_options()
+    lib = Library(opts, Schema(), [plan], [])
+    try:
+        ts_text = render_typescript(lib)["queries.ts"]
+        go_text = render_go(lib)["queries.go"]
+    except Exception:  # a back end that cannot render this plan: no signatures
+        return "", ""
+    ts = "\n\n".join(m.group(0).rstrip() for m in re.finditer(
+        r"^export interface (?!Queryable\b)\w+ \{\n(?:.*\n)*?\}$|^export (?:async )?function .*?\{$", ts_text, re.M))
+    go = "\n\n".join(m.group(0).rstrip() for m in re.finditer(
+        r"^type \w+ struct \{\n(?:.*\n)*?\}$|^func \(q \*Queries\) .*?\{$", go_text, re.M))
+    cache[id(plan)] = (ts, go)
+    return ts, go
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbols
+
+
+@dataclass
+class Symbol:
+    name: str
+    kind: str  # type enum member scalar field query
+    loc: Loc
+    detail: str = ""
+    children: Tuple["Symbol", ...] = ()
+    container: str = ""
+
+
+def document_symbols(analysis: Analysis, path: str) -> List[Symbol]:
+    idx = analysis.index
+    out: List[Symbol] = []
+    if file_kind(path) == "query":
+        pf = analysis.files.get(path)
+        text = analysis.texts.get(path, "")
+        name = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        m = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)").match(text)
+        start = m.start(1) if m else 0
+        end = len(text.rstrip())
+        plan = analysis.plans.get(path)
+        detail = f"{plan.kind} {short_name(plan.subject.qualname)}" if plan is not None else ""
+        out.append(Symbol(name, "query", (path, start, max(end, start)), detail))
+        return out
+    for qn, e in idx.enums.items():
+        if e.decl.span.file == path:
+            full = span_loc(analysis, e.decl.span)
+            kids = tuple(Symbol(m, "member", span_loc(analysis, s), short_name(qn)) for m, s in e.members
+                         if span_loc(analysis, s))
+            out.append(Symbol(short_name(qn), "enum", full or span_loc(analysis, e.span), "enum", kids))
+    for qn, s in idx.scalars.items():
+        if s.decl.span.file == path:
+            out.append(Symbol(short_name(qn), "scalar", span_loc(analysis, s.decl.span), f"extending {s.decl.base}"))
+    for qn, t in idx.types.items():
+        if t.decl.span.file == path:
+            kids = tuple(Symbol(n, "field", span_loc(analysis, p.decl.span) or span_loc(analysis, p.span),
+                                describe_pointer(idx, p)) for n, p in t.pointers.items())
+            out.append(Symbol(short_name(qn), "type", span_loc(analysis, t.decl.span),
+                              "abstract type" if t.decl.abstract else "type", kids))
+    out.sort(key=lambda s: s.loc[1] if s.loc else 0)
+    return [s for s in out if s.loc is not None]
+
+
+def workspace_symbols(analyses: Sequence[Analysis], query: str) -> List[Symbol]:
+    q = query.lower()
+    out: List[Symbol] = []
+    seen = set()
+    for a in analyses:
+        lib = a.config.name
+        for path in sorted(a.texts):
+            if path in a.externs or path in seen:
+                continue
+            seen.add(path)
+            for s in document_symbols(a, path):
+                for x in (s,) + s.children:
+                    if not q or q in x.name.lower():
+                        out.append(Symbol(x.name, x.kind, x.loc, x.detail, (), s.name if x is not s else lib))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Rename (with the migration hint that keeps the data: docs/migrations.md, "Hints")
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+RENAMEABLE = ("type", "enum", "member", "ptr", "scalar")
+
+
+class RenameError(Exception):
+    pass
+
+
+Edit = Tuple[int, int, str]
+
+
+def prepare_rename(analysis: Analysis, path: str, offset: int) -> Tuple[int, int, str]:
+    """The range of the name to rename at ``offset`` and its text; :class:`RenameError` when
+    it cannot be renamed here."""
+    r = ref_at(analysis, path, offset)
+    if r is None or r.symbol[0] not in RENAMEABLE:
+        raise RenameError("only types, enums, enum members, custom scalars, properties and links can be renamed")
+    decl = declaration(analysis, r.symbol)
+    if decl is None:
+        raise RenameError(f"cannot find the declaration of '{r.symbol[-1]}'")
+    if decl[0] in analysis.externs:
+        raise RenameError(f"'{r.symbol[-1]}' is declared in library '{analysis.externs[decl[0]]}': rename it there")
+    return r.start, r.end, r.symbol[-1].rsplit("::", 1)[-1]
+
+
+def rename(analysis: Analysis, path: str, offset: int, new: str) -> Dict[str, List[Edit]]:
+    """Edits (per file) renaming the symbol at ``offset`` to ``new`` everywhere in its library,
+    plus, when the last migration has the old name, a ``migration { rename ... }`` hint so the
+    next migration renames the table, column or member instead of dropping it."""
+    prepare_rename(analysis, path, offset)
+    r = ref_at(analysis, path, offset)
+    assert r is not None
+    sym = r.symbol
+    if not _IDENT.match(new):
+        raise RenameError(f"'{new}' is not a valid name")
+    old = sym[-1].rsplit("::", 1)[-1]
+    if new == old:
+        return {}
+    _check_conflict(analysis, sym, new)
+    edits: Dict[str, List[Edit]] = {}
+    for p, s, e in references(analysis, sym, include_decl=True):
+        edits.setdefault(p, []).append((s, e, new))
+    hint = migration_hint(analysis, sym, new)
+    if hint is not None:
+        p, at, text = hint
+        edits.setdefault(p, []).append((at, at, text))
+    for p in edits:
+        edits[p] = sorted(set(edits[p]))
+    return edits
+
+
+def _check_conflict(analysis: Analysis, sym: Tuple[str, ...], new: str) -> None:
+    idx = analysis.index
+    kind = sym[0]
+    if kind in ("type", "enum", "scalar"):
+        module = sym[1].rpartition("::")[0]
+        if f"{module}::{new}" in idx.types or f"{module}::{new}" in idx.enums or f"{module}::{new}" in idx.scalars:
+            raise RenameError(f"'{new}' is already declared in module {module}")
+        if new in SCALARS:
+            raise RenameError(f"'{new}' is a built-in scalar type")
+    elif kind == "member":
+        if new in [m for m, _ in idx.enums[sym[1]].members]:
+            raise RenameError(f"'{short_name(sym[1])}' already has a member '{new}'")
+    elif kind == "ptr":
+        owners = [sym[1]] + _all_subtypes(idx, sym[1])
+        for t in owners:
+            if new in idx.pointers_of(t) or new == "id":
+                raise RenameError(f"type '{short_name(t)}' already has a property or link '{new}'")
+
+
+def _all_subtypes(idx: SymbolIndex, qn: str) -> List[str]:
+    out, stack = [], [qn]
+    while stack:
+        for s in idx.subtypes(stack.pop()):
+            if s not in out:
+                out.append(s)
+                stack.append(s)
+    return out
+
+
+def _snapshot(analysis: Analysis) -> Optional[dict]:
+    import json
+    import os
+
+    path = os.path.join(analysis.config.root, "migrations", "snapshot.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def migration_hint(analysis: Analysis, sym: Tuple[str, ...], new: str) -> Optional[Tuple[str, int, str]]:
+    """``(file, offset, text)`` inserting the hint for renaming ``sym`` to ``new``, or ``None``
+    when the last migration (``migrations/snapshot.json``) does not have the old name (nothing
+    to keep: the next migration creates it under its new name)."""
+    snap = _snapshot(analysis)
+    if snap is None:
+        return None
+    idx = analysis.index
+    kind, qn = sym[0], sym[1]
+    module = qn.rpartition("::")[0]
+    tables = snap.get("tables", [])
+    hints: List[str] = []
+    if kind == "type":
+        if any(t.get("origin") == qn for t in tables):
+            hints.append(f"rename type {short_name(qn, module)} to {new}")
+        decl_span = idx.types[qn].decl.span
+    elif kind == "member":
+        if sym[2] in snap.get("enums", {}).get(qn, []):
+            hints.append(f"rename member {short_name(qn, module)}.{sym[2]} to {new}")
+        decl_span = idx.enums[qn].decl.span
+    elif kind == "ptr":
+        name = sym[2]
+        p = idx.types[qn].pointers[name]
+        word = "link" if p.is_link else "property"
+        for t in [qn] + _all_subtypes(idx, qn):
+            if any(tb.get("origin") == t and any(c.get("pointer") == name for c in tb.get("columns", []))
+                   or tb.get("origin") == f"{t}.{name}" for tb in tables):
+                hints.append(f"rename {word} {short_name(t, module)}.{name} to {new}")
+        decl_span = idx.types[qn].decl.span
+    else:
+        return None
+    if not hints:
+        return None
+    # An existing migration block of the same module, else a new one after the declaration.
+    for path in sorted(analysis.texts):
+        if file_kind(path) != "schema" or path in analysis.externs:
+            continue
+        text = analysis.texts[path]
+        for mod, open_at, close_at in scan(text, "schema", idx).migration_blocks:
+            if mod != module:
+                continue
+            line_start = text.rfind("\n", 0, close_at) + 1
+            indent = re.match(r"[ \t]*", text[line_start:]).group()
+            if text[line_start:close_at].strip() == "":
+                body = "".join(f"{indent}  {h};\n" for h in hints)
+                return path, line_start, body
+            return path, close_at, "".join(f" {h};" for h in hints) + " "
+    loc = span_loc(analysis, decl_span)
+    if loc is None:
+        return None
+    path, _, end = loc
+    text = analysis.texts[path]
+    line_start = text.rfind("\n", 0, decl_span_start(analysis, decl_span)) + 1
+    indent = re.match(r"[ \t]*", text[line_start:]).group()
+    body = "".join(f"{indent}  {h};\n" for h in hints)
+    return path, end, f"\n\n{indent}migration {{\n{body}{indent}}}"
+
+
+def decl_span_start(analysis: Analysis, span) -> int:
+    loc = span_loc(analysis, span)
+    return loc[1] if loc else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Code actions: the compiler's "did you mean" fixes
+
+_DID_YOU_MEAN = re.compile(r"did you mean '([^']+)'\?")
+
+
+def quick_fix(text: str, start: int, end: int, hint: Optional[str]) -> Optional[Tuple[int, int, str, str]]:
+    """For a diagnostic over ``text[start:end]`` whose hint is ``did you mean 'x'?``: the edit
+    (start, end, replacement) and its title, replacing the misspelled name (the last name in
+    the range) by the suggestion."""
+    if not hint:
+        return None
+    m = _DID_YOU_MEAN.search(hint)
+    if not m:
+        return None
+    suggestion = m.group(1)
+    names = list(re.finditer(r"[A-Za-z_][A-Za-z0-9_]*", text[start:end]))
+    if not names:
+        return None
+    word = names[-1]
+    s, e = start + word.start(), start + word.end()
+    if text[s:e] == suggestion:
+        return None
+    return s, e, suggestion, f"Change '{text[s:e]}' to '{suggestion}'"

@@ -21,7 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from schemac.diagnostics import Diagnostic
 from schemac.lsp import features
-from schemac.lsp.analysis import Analysis, Analyzer, LibraryConfig, file_kind, find_library
+from schemac.lsp.analysis import Analysis, Analyzer, LibraryConfig, discover_libraries, file_kind, find_library
 from schemac.lsp.text import LineIndex
 
 DEBOUNCE_S = 0.15
@@ -231,6 +231,169 @@ def _completion(ls: SchemacServer, params: lsp.CompletionParams) -> lsp.Completi
             sort_text=it.sort or None,
             text_edit=lsp.TextEdit(range=rng, new_text=new_text)))
     return lsp.CompletionList(is_incomplete=False, items=out)
+
+
+def _at(ls: SchemacServer, uri: str, position: lsp.Position):
+    """(path, analysis, offset) of a request, the analysis fresh."""
+    path = uri_path(uri)
+    if not path or not file_kind(path):
+        return None
+    a = ls.analysis_for(path)
+    text = a.texts.get(path)
+    if text is None:
+        return None
+    return path, a, LineIndex(text).from_lsp(position.line, position.character)
+
+
+def _location(a: Analysis, loc) -> lsp.Location:
+    path, s, e = loc
+    return lsp.Location(uri=from_fs_path(path), range=to_lsp_range(LineIndex(a.texts[path]), s, e))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def _hover(ls: SchemacServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
+    at = _at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    path, a, offset = at
+    got = features.hover(a, path, offset)
+    if got is None:
+        return None
+    md, s, e = got
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=md),
+                     range=to_lsp_range(LineIndex(a.texts[path]), s, e))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+def _definition(ls: SchemacServer, params: lsp.DefinitionParams):
+    at = _at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    path, a, offset = at
+    r = features.ref_at(a, path, offset)
+    if r is None:
+        return None
+    loc = features.declaration(a, r.symbol)
+    return _location(a, loc) if loc is not None else None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+def _references(ls: SchemacServer, params: lsp.ReferenceParams):
+    at = _at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    path, a, offset = at
+    r = features.ref_at(a, path, offset)
+    if r is None:
+        return []
+    return [_location(a, loc) for loc in features.references(a, r.symbol, params.context.include_declaration)]
+
+
+_SYMBOL_KINDS = {"type": lsp.SymbolKind.Class, "enum": lsp.SymbolKind.Enum, "member": lsp.SymbolKind.EnumMember,
+                 "scalar": lsp.SymbolKind.TypeParameter, "field": lsp.SymbolKind.Field,
+                 "query": lsp.SymbolKind.Function}
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+def _document_symbols(ls: SchemacServer, params: lsp.DocumentSymbolParams):
+    path = uri_path(params.text_document.uri)
+    if not path or not file_kind(path):
+        return []
+    a = ls.analysis_for(path)
+    idx = LineIndex(a.texts.get(path, ""))
+
+    def conv(s) -> lsp.DocumentSymbol:
+        rng = to_lsp_range(idx, s.loc[1], s.loc[2])
+        return lsp.DocumentSymbol(name=s.name, kind=_SYMBOL_KINDS[s.kind], range=rng, selection_range=rng,
+                                  detail=s.detail or None, children=[conv(c) for c in s.children] or None)
+
+    return [conv(s) for s in features.document_symbols(a, path)]
+
+
+@server.feature(lsp.WORKSPACE_SYMBOL)
+def _workspace_symbols(ls: SchemacServer, params: lsp.WorkspaceSymbolParams):
+    roots = [uri_path(f.uri) for f in (ls.workspace.folders or {}).values()] or (
+        [uri_path(ls.workspace.root_uri)] if ls.workspace.root_uri else [])
+    analyses = []
+    for root in roots:
+        if not root:
+            continue
+        for cfg in discover_libraries(root):
+            a = ls.analyses.get(cfg.root)
+            if a is None or cfg.root in ls.dirty:
+                try:
+                    a = ls.analyse(cfg)
+                except Exception:
+                    log.exception("analysis of %s failed", cfg.root)
+                    continue
+            analyses.append(a)
+    out = []
+    for s in features.workspace_symbols(analyses, params.query):
+        a = next(x for x in analyses if s.loc[0] in x.texts)
+        out.append(lsp.WorkspaceSymbol(name=s.name, kind=_SYMBOL_KINDS[s.kind], location=_location(a, s.loc),
+                                       container_name=s.container or None))
+    return out
+
+
+@server.feature(lsp.TEXT_DOCUMENT_PREPARE_RENAME)
+def _prepare_rename(ls: SchemacServer, params: lsp.PrepareRenameParams):
+    at = _at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    path, a, offset = at
+    try:
+        s, e, name = features.prepare_rename(a, path, offset)
+    except features.RenameError:
+        return None
+    return lsp.PrepareRenamePlaceholder(range=to_lsp_range(LineIndex(a.texts[path]), s, e), placeholder=name)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True))
+def _rename(ls: SchemacServer, params: lsp.RenameParams):
+    from pygls.exceptions import JsonRpcInvalidRequest
+
+    at = _at(ls, params.text_document.uri, params.position)
+    if at is None:
+        return None
+    path, a, offset = at
+    try:
+        edits = features.rename(a, path, offset, params.new_name)
+    except features.RenameError as e:
+        raise JsonRpcInvalidRequest(str(e))
+    changes = {}
+    for p, es in edits.items():
+        idx = LineIndex(a.texts[p])
+        changes[from_fs_path(p)] = [lsp.TextEdit(range=to_lsp_range(idx, s, e), new_text=t) for s, e, t in es]
+    return lsp.WorkspaceEdit(changes=changes)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+def _code_actions(ls: SchemacServer, params: lsp.CodeActionParams):
+    path = uri_path(params.text_document.uri)
+    if not path or not file_kind(path):
+        return []
+    a = ls.analysis_for(path)
+    text = a.texts.get(path, "")
+    idx = LineIndex(text)
+    out = []
+    for d in params.context.diagnostics:
+        if d.source != "schemac":
+            continue
+        hint = (d.data or {}).get("hint") if isinstance(d.data, dict) else None
+        if hint is None and "\nhint: " in d.message:
+            hint = d.message.split("\nhint: ", 1)[1]
+        s = idx.from_lsp(d.range.start.line, d.range.start.character)
+        e = idx.from_lsp(d.range.end.line, d.range.end.character)
+        fix = features.quick_fix(text, s, e, hint)
+        if fix is None:
+            continue
+        fs, fe, new, title = fix
+        out.append(lsp.CodeAction(
+            title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[d], is_preferred=True,
+            edit=lsp.WorkspaceEdit(changes={params.text_document.uri: [
+                lsp.TextEdit(range=to_lsp_range(idx, fs, fe), new_text=new)]})))
+    return out
 
 
 def main() -> int:

@@ -103,6 +103,8 @@ class ScanResult:
     tokens: List[Tok]  # tokens scanned
     params: List[str]  # `$name`s seen (query files)
     variables: set  # `with` / `for` names
+    #: ``migration { ... }`` blocks: (module, offset of `{`, offset of `}`).
+    migration_blocks: List[Tuple[str, int, int]] = field(default_factory=list)
 
 
 class _Scanner:
@@ -118,6 +120,7 @@ class _Scanner:
         self.params: List[str] = []
         self.variables: set = set()
         self.path_targets: dict = {}  # token index of a path step -> the type its link points to
+        self.migration_blocks: List[Tuple[str, int, int]] = []
 
     # ------------------------------------------------------------------ helpers
     def tok(self, i: int) -> Optional[Tok]:
@@ -198,7 +201,7 @@ class _Scanner:
         n = len(self.tokens)
         while i < n:
             i = self.step(i)
-        return ScanResult(self.refs, self.frames, self.tokens, self.params, self.variables)
+        return ScanResult(self.refs, self.frames, self.tokens, self.params, self.variables, self.migration_blocks)
 
     def step(self, i: int) -> int:
         t = self.tokens[i]
@@ -207,6 +210,8 @@ class _Scanner:
             self.open(i, t)
             return i + 1
         if t.kind == "op" and t.text in (")", "]", "}"):
+            if t.text == "}" and f.kind == "migration":
+                self.migration_blocks.append((f.module, f.start, t.start))
             self.close(t.text)
             f = self.frames[-1]
             if t.text == "}" and f.kind in ("top", "module", "type", "ptr", "migration"):
