@@ -86,16 +86,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="a schema file of a library this one depends on (as for compile)")
     k.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")
     for name, help_ in (("apply", "apply pending migrations to a database"),
-                        ("resolve", "clear a failed migration so apply retries it")):
-        a = msub.add_parser(name, help=help_, description=help_ + " (see schemac.migrate.apply).")
-        a.add_argument("--database-url", default=os.environ.get("DATABASE_URL"),
+                        ("status", "show each migration's state in a database (applied, pending, failed, started)"),
+                        ("down", "revert the N latest applied migrations with their down files"),
+                        ("resolve", "clear a failed or unfinished migration so apply runs it again")):
+        a = msub.add_parser(name, help=help_, description=help_ + " (see docs/migrations.md, 'The apply runner').")
+        a.add_argument("--database-url", default=None,
                        help="libpq connection string or URL (default: $DATABASE_URL)")
-        a.add_argument("--dir", required=True, help="the library's migrations/ directory")
+        a.add_argument("--dir", required=True, help="the library's migrations directory (any name; also an "
+                       "export's sql/ directory)")
         a.add_argument("--table", default="schemac_migrations", help="history table (default: schemac_migrations; "
                        "it keeps the versions of every library of the database apart)")
         a.add_argument("--library", help="whose versions these are (default: the library named in the files' header)")
         if name == "resolve":
-            a.add_argument("--version", type=int, required=True, help="the failed version")
+            a.add_argument("--version", type=int, required=True, help="the failed or unfinished version")
+        if name == "apply":
+            a.add_argument("--to", type=int, metavar="N", help="apply up to version N only (default: all)")
+        if name == "down":
+            a.add_argument("steps", type=int, nargs="?", default=1, metavar="N",
+                           help="how many versions to revert (default 1)")
     return p
 
 
@@ -196,6 +204,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
 
 
+RUNNER_COMMANDS = ("apply", "status", "down", "resolve")
+
+
+def _runner_argv(argv: List[str]) -> List[str]:
+    """``migrate target --library L --dir D [COMMAND] [ARGS...]`` (what `./pants run <library>`
+    executes, followed by the user's arguments after ``--``) -> ``migrate COMMAND --library L
+    --dir D ARGS...``; COMMAND defaults to ``apply``."""
+    if argv[:2] != ["migrate", "target"]:
+        return argv
+    head, rest = argv[2:6], argv[6:]
+    command = "apply"
+    if rest and rest[0] in RUNNER_COMMANDS:
+        command, rest = rest[0], rest[1:]
+    return ["migrate", command, *head, *rest]
+
+
 def _main(argv: Optional[List[str]]) -> int:
     import gc
 
@@ -203,7 +227,7 @@ def _main(argv: Optional[List[str]]) -> int:
     # millions of live objects again when the compile re-enables it (~0.2 s at 1,000 types).
     gc.disable()
     _RETAINED.clear()
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_runner_argv(sys.argv[1:] if argv is None else list(argv)))
     if args.command == "lsp":
         gc.enable()  # a long-lived process
         try:

@@ -59,6 +59,7 @@ CODES: Dict[str, str] = {
     "E0405": "migration history is broken (edited, inserted, reordered or missing file)",
     "E0406": "schema changed but no migration was generated (drift)",
     "E0407": "unreadable migration snapshot",
+    "E0408": "generate would rewrite or extend another migration history",
     "DS102": "lint: table dropped (its rows are lost)",
     "DS103": "lint: column dropped (its values are lost)",
     "DS104": "lint: enum member removed (rows using it are refused, or mapped when a hint says so)",

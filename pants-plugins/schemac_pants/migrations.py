@@ -5,10 +5,10 @@
 next numbered migration, `snapshot.json` and `schemac.sum` into each library's `migrations/`
 directory, named in the spirit of `generate-lockfiles`. `./pants lint ::` runs
 `python -m schemac migrate check` per library: it fails when the schema changed but no migration
-was generated, or when the checksum chain of the history is broken. `./pants run schemas/jobs`
-applies the library's migrations to `$DATABASE_URL` with the apply runner
-(`python -m schemac migrate apply`; arguments after `--` are passed on, e.g.
-`-- --database-url postgresql://...`).
+was generated, or when the checksum chain of the history is broken. `./pants run schemas/jobs:`
+applies the library's migrations to `$DATABASE_URL` with the apply runner; after `--` come a
+runner command and its options: `-- status`, `-- down 1`, `-- resolve --version 5`,
+`-- --database-url postgresql://...` (apply).
 """
 
 from __future__ import annotations
@@ -283,11 +283,15 @@ async def run_apply_migrations(
     )
     digest = await Get(Digest, MergeDigests([pex.digest, compiler.digest, sources.snapshot.digest]))
     migrations = os.path.join(field_set.address.spec_path, MIGRATIONS_DIR)
+    spec = field_set.address.spec
+    # `migrate target` puts the user's command (after `--`: status, down N, resolve --version N;
+    # default apply) in front of these options; hints name the same Pants command.
     return RunRequest(
         digest=digest,
-        args=(python.path, "{chroot}/schemac-migrate.pex", "migrate", "apply", "--library",
+        args=(python.path, "{chroot}/schemac-migrate.pex", "migrate", "target", "--library",
               library_name(field_set.address), "--dir", f"{{chroot}}/{migrations}"),
-        extra_env={"PEX_EXTRA_SYS_PATH": f"{{chroot}}/{COMPILER_DIR}", "PYTHONUTF8": "1"},
+        extra_env={"PEX_EXTRA_SYS_PATH": f"{{chroot}}/{COMPILER_DIR}", "PYTHONUTF8": "1",
+                   "SCHEMAC_RUN_AS": f"./pants run {spec if ':' in spec else spec + ':'} --"},
     )
 
 

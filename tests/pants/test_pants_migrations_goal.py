@@ -111,9 +111,9 @@ def test_pants_run_applies_a_librarys_migrations(pg) -> None:
            if not k.startswith("PANTS_") and k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env["DATABASE_URL"] = pg.url
 
-    def run():
-        return subprocess.run([str(repo / "pants"), "--no-pantsd", "run", "schemas/jobs:"], cwd=repo, env=env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1200)
+    def run(*args: str):
+        return subprocess.run([str(repo / "pants"), "--no-pantsd", "run", "schemas/jobs:", *(("--", *args) if args else ())],
+                              cwd=repo, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1200)
 
     first = run()
     assert first.returncode == 0, first.stderr
@@ -122,3 +122,16 @@ def test_pants_run_applies_a_librarys_migrations(pg) -> None:
     assert pg.execute("SELECT count(*) FROM job") == [(0,)]
     second = run()
     assert second.returncode == 0 and "nothing to do" in second.stdout, second.stderr
+    # The runner's other commands, after `--` (`./pants run schemas/jobs: -- status`).
+    st = run("status")
+    assert st.returncode == 0 and "1 applied, 0 pending" in st.stdout, st.stdout + st.stderr
+    reverted = run("down", "1")
+    assert reverted.returncode == 0 and "reverted 000001_init" in reverted.stdout, reverted.stderr
+    assert pg.execute("SELECT to_regclass('job')") == [(None,)]
+    # A failure's hint names the Pants command, which works as printed.
+    pg.execute("INSERT INTO schemac_migrations (library, version, name, checksum, state, error) "
+               "VALUES ('jobs', 1, '000001_init', 'x', 'failed', 'test')")
+    failed = run()
+    assert failed.returncode == 1 and "`./pants run schemas/jobs:jobs -- resolve --version 1`" in failed.stderr, failed.stderr
+    assert run("resolve", "--version", "1").returncode == 0
+    assert "applied 000001_init" in run().stdout

@@ -15,7 +15,8 @@ from schemac.compiler import Library, Options, check_library
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.migrate.catalog import SnapshotError, catalog_of, dump_snapshot
 from schemac.migrate.diff import DiffOptions, diff, locations_of
-from schemac.migrate.history import History, is_history_path, next_migration
+from schemac.migrate.history import (MIGRATION_FILE, SNAPSHOT_FILE, SUM_FILE, History, is_history_path,
+                                     next_migration)
 
 
 def _library(args, read_sources) -> "tuple[Optional[Library], Dict[str, str]]":
@@ -71,7 +72,21 @@ def generate(args, read_sources) -> int:
     if lib is None:
         return 1
     _print_all(lib.warnings, sources)
-    history = lib.history or History(args.out)
+    try:
+        out_files = _directory_files(args.out) if os.path.isdir(args.out) else {}
+    except Exception as e:  # MigrationError: a file that is not UTF-8
+        print(f"error[E0408]: {e}", file=sys.stderr)
+        return 1
+    # The history in --out is continued whatever the directory is called (`--out db`).
+    history = lib.history or History.from_directory_files(args.out, out_files)
+    foreign = sorted(n for n in out_files if MIGRATION_FILE.match(n) and history.migrations.get(n) != out_files[n])
+    if foreign:
+        print(f"{os.path.join(args.out, foreign[0])}: error[E0408]: --out holds migration files that are not part "
+              f"of the history being continued ({history.directory or '.'}); generate never rewrites or adds to "
+              "another history", file=sys.stderr)
+        print("  = hint: pass the library's own history directory as --out (with its files, or list none of them)",
+              file=sys.stderr)
+        return 1
     problems = history.verify()
     if problems:
         _print_all(problems, sources)
@@ -90,6 +105,11 @@ def generate(args, read_sources) -> int:
     if gen.plan.errors:
         _print_all(gen.plan.errors, sources)
         print(f"{args.library}: no migration written ({len(gen.plan.errors)} change(s) refused)", file=sys.stderr)
+        return 1
+    clash = sorted(n for n, t in gen.files.items() if n.endswith(".sql") and n in out_files and out_files[n] != t)
+    if clash:  # never rewrite a committed migration (a guard: the checks above should make it impossible)
+        print(f"{os.path.join(args.out, clash[0])}: error[E0408]: already exists; generate never rewrites a "
+              "committed migration", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
     for name, text in sorted(gen.files.items()):
@@ -146,39 +166,110 @@ def check(args, read_sources) -> int:
     return 0
 
 
+def _directory_files(path: str) -> Dict[str, str]:
+    """``{file name: text}`` of the history files directly in ``path`` (whatever the directory
+    is called). Raises :class:`MigrationError` for a file that is not UTF-8."""
+    from schemac.migrate.apply import MigrationError
+
+    out: Dict[str, str] = {}
+    for f in sorted(glob.glob(os.path.join(path, "*"))):
+        name = os.path.basename(f)
+        if not os.path.isfile(f) or not (MIGRATION_FILE.match(name) or name in (SNAPSHOT_FILE, SUM_FILE)):
+            continue
+        with open(f, "rb") as fh:
+            raw = fh.read()
+        try:
+            out[name] = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise MigrationError(f"{f}: not UTF-8 text (byte {e.start})") from None
+    return out
+
+
 def _history_dir(path: str) -> History:
-    """The history in directory ``path``. Raises :class:`MigrationError` when there is none
-    (a mistyped ``--dir`` must not look like "nothing to do") or a file is not UTF-8."""
+    """The history in directory ``path``, whatever it is called (``migrations/``, an export's
+    ``sql/``). Raises :class:`MigrationError` when there is none (a mistyped ``--dir`` must not
+    look like "nothing to do"), naming the directories below ``path`` that do hold migrations."""
     from schemac.migrate.apply import MigrationError
 
     if not os.path.isdir(path):
         raise MigrationError(f"{path} is not a directory (pass the library's migrations/ directory)")
-    sources = {}
-    for f in _history_files_in(path):
-        with open(f, "rb") as fh:
-            raw = fh.read()
-        try:
-            sources[f] = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise MigrationError(f"{f}: not UTF-8 text (byte {e.start})") from None
-    h = History.from_sources(sources)
-    if h is None or not h.migrations:
-        raise MigrationError(f"{path} holds no migrations (NNNNNN_name.up.sql files); generate them first")
+    h = History.from_directory_files(path, _directory_files(path))
+    if not h.migrations:
+        below = sorted({os.path.dirname(f) for f in glob.glob(os.path.join(path, "**", "*.up.sql"), recursive=True)
+                        if MIGRATION_FILE.match(os.path.basename(f))})
+        hint = f"; migrations are in {', '.join(below[:3])}: pass that as --dir" if below else \
+            "; generate them first (`./pants generate-migrations <target>`)"
+        raise MigrationError(f"{path} holds no migrations (NNNNNN_name.up.sql files){hint}")
     return h
 
 
-def apply_cmd(args) -> int:
-    from schemac.migrate.apply import MigrationError, apply, resolve
+_ENV_URL = '"$DATABASE_URL"'  # printed instead of a URL that holds a password
 
-    if not args.database_url:
+
+def _again(args) -> Callable[[str], str]:
+    """How hints spell a follow-up runner command so that it works as printed: through Pants
+    when the run came from `./pants run` (it sets SCHEMAC_RUN_AS), else this interpreter with
+    this copy of schemac on PYTHONPATH, the same directory, table, library and database."""
+    import shlex
+
+    run_as = os.environ.get("SCHEMAC_RUN_AS")
+    extra = []
+    if args.table != "schemac_migrations":
+        extra += ["--table", args.table]
+    if run_as:
+        return lambda rest: f"{run_as} {rest}{''.join(' ' + shlex.quote(x) for x in extra)}"
+    if args.library:
+        extra += ["--library", args.library]
+    url = getattr(args, "database_url_flag", None)
+    if url:
+        from urllib.parse import urlsplit
+
+        try:
+            secret = urlsplit(url).password is not None or "password=" in url
+        except ValueError:
+            secret = True
+        extra += ["--database-url", _ENV_URL if secret else url]
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    head = f"PYTHONPATH={shlex.quote(package_root)} {shlex.quote(sys.executable)} -m schemac migrate"
+    tail = f" --dir {shlex.quote(args.dir)}" + "".join(" " + (x if x is _ENV_URL else shlex.quote(x)) for x in extra)
+    return lambda rest: f"{head} {rest}{tail}"
+
+
+def _print_status(lines, notes) -> None:
+    width = max((len(s.name) for s in lines), default=4)
+    print(f"{'version':>7}  {'migration':<{width}}  {'state':<8}  {'checksum':<8}  when")
+    for s in lines:
+        print(f"{s.version:>7}  {s.name:<{width}}  {s.state:<8}  {s.checksum:<8}  {s.applied_at or '-'}"
+              + (f"\n{'':>9}error: {s.error}" if s.error else ""))
+    for n in notes:
+        print(f"note: {n}")
+    applied = [s for s in lines if s.state == "applied"]
+    pending = [s for s in lines if s.state == "pending"]
+    print(f"{len(applied)} applied, {len(pending)} pending, "
+          f"{len([s for s in lines if s.state in ('failed', 'started', 'unknown')])} needing attention")
+
+
+def apply_cmd(args) -> int:
+    from schemac.migrate.apply import MigrationError, apply, down, resolve, status
+
+    args.database_url_flag = args.database_url
+    url = args.database_url or os.environ.get("DATABASE_URL")
+    if not url:
         print("error: no database: pass --database-url or set DATABASE_URL", file=sys.stderr)
         return 2
     try:
         history = _history_dir(args.dir)
-        if args.migrate_command == "resolve":
-            print(resolve(args.database_url, history, args.version, args.table, library=args.library))
+        again = _again(args)
+        cmd = args.migrate_command
+        if cmd == "resolve":
+            print(resolve(url, history, args.version, args.table, library=args.library, again=again))
+        elif cmd == "status":
+            lines, notes = status(url, history, args.table, library=args.library)
+            _print_status(lines, notes)
+        elif cmd == "down":
+            down(url, history, args.steps, args.table, log=print, library=args.library, again=again)
         else:
-            apply(args.database_url, history, args.table, log=print, library=args.library)
+            apply(url, history, args.table, log=print, library=args.library, again=again, to=args.to)
     except MigrationError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

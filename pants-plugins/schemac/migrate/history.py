@@ -75,6 +75,21 @@ class History:
                 h.migrations[name] = text
         return h
 
+    @classmethod
+    def from_directory_files(cls, directory: str, files: Mapping[str, str]) -> "History":
+        """The history held by ``files`` (``{file name: text}``) of ``directory``, whatever that
+        directory is called (``migrations/``, ``db/``, an export's ``sql/``); other names
+        (``schema.sql``) are ignored."""
+        h = cls(directory)
+        for name, text in files.items():
+            if name == SNAPSHOT_FILE:
+                h.snapshot = text
+            elif name == SUM_FILE:
+                h.sums = text
+            elif MIGRATION_FILE.match(name):
+                h.migrations[name] = text
+        return h
+
     def path(self, name: str) -> str:
         return posixpath.join(self.directory, name) if self.directory else name
 
@@ -95,8 +110,11 @@ class History:
             return Catalog()
         return load_snapshot(self.snapshot)
 
-    def verify(self) -> List[Diagnostic]:
-        """Check the chain in ``schemac.sum`` against the files: E0405 for each problem."""
+    def verify(self, snapshot_optional: bool = False) -> List[Diagnostic]:
+        """Check the chain in ``schemac.sum`` against the files: E0405 for each problem.
+        ``snapshot_optional``: a history without ``snapshot.json`` is checked up to its last
+        migration (the chain is a prefix chain; the runner needs the migrations only, and the
+        exported ``sql/`` directory has no snapshot)."""
         problems: List[Diagnostic] = []
         sum_path = self.path(SUM_FILE)
         if self.sums is None:
@@ -105,6 +123,8 @@ class History:
                                            None, "restore it from version control"))
             return problems
         recorded = _parse_sums(self.sums)
+        if snapshot_optional and self.snapshot is None and recorded and recorded[-1][0] == SNAPSHOT_FILE:
+            recorded = recorded[:-1]
         expected = _chain(self._chain_items())
         names_r = [n for n, _, _ in recorded]
         names_e = [n for n, _ in expected]
@@ -172,6 +192,45 @@ def _parse_sums(text: str) -> List[Tuple[str, int, str]]:
 def sum_file(items: List[Tuple[str, str]]) -> str:
     """The text of ``schemac.sum`` for ``(file name, text)`` items in chain order."""
     return _SUM_HEADER + "".join(f"{name} {h}\n" for name, h in _chain(items))
+
+
+_STATEMENT_TOKEN = re.compile(
+    r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|(\$[A-Za-z_0-9]*\$)|;|[^-/'\";$]+|.", re.S)
+
+
+def split_statements(sql: str) -> List[str]:
+    """The statements of a migration file, each without its ``;`` and surrounding blank space
+    (comments, quoted strings and identifiers and dollar-quoted bodies such as ``DO $x$ ...
+    $x$`` are kept whole). The runner sends them one by one: a multi-statement query string is
+    an implicit transaction in Postgres, where ``CREATE INDEX CONCURRENTLY`` is refused."""
+    out: List[str] = []
+    cur: List[str] = []
+    pos = 0
+    while pos < len(sql):
+        m = _STATEMENT_TOKEN.match(sql, pos)
+        assert m is not None
+        tok = m.group(0)
+        pos = m.end()
+        if m.group(1):  # a dollar quote: everything up to the same tag
+            end = sql.find(tok, pos)
+            end = len(sql) if end < 0 else end + len(tok)
+            tok, pos = sql[m.start():end], end
+        if tok == ";":
+            _flush_statement(cur, out)
+            cur = []
+        else:
+            cur.append(tok)
+    _flush_statement(cur, out)
+    return out
+
+
+def _flush_statement(parts: List[str], out: List[str]) -> None:
+    text = "".join(parts).strip()
+    while text.startswith("--"):  # leading comment lines (the file's header) are not sent
+        text = text.partition("\n")[2].lstrip()
+    # A statement made of comments only is no statement.
+    if re.sub(r"--[^\n]*|/\*.*?\*/|\s+", "", text, flags=re.S):
+        out.append(text)
 
 
 def checksum(text: str) -> str:

@@ -1,0 +1,323 @@
+"""The apply runner under faults (issue 14): concurrent appliers, a killed process (kill -9) or a
+lost connection (pg_terminate_backend) at every statement of a multi-file history with a
+no-transaction file, an index build interrupted half way (left INVALID, then rebuilt), and the
+operating commands (status, down N, resolve) through the command line as the hints print them.
+
+Each fault leaves a state the next run recognises: after it, one plain `apply` must bring the
+database to exactly the catalog of a clean run, with every version recorded `applied` and no
+INVALID index."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from migration_harness import Lib, db_catalog
+from schemac.migrate.apply import MigrationError, apply, invalid_indexes, migrations_of, status
+from schemac.migrate.history import split_statements
+
+REPO = Path(__file__).resolve().parents[2]
+ENV = {**os.environ, "PYTHONPATH": str(REPO / "pants-plugins") + os.pathsep + str(Path(__file__).parent)}
+
+V1 = """
+enum Status { Open, Closed }
+type Ticket {
+  required title: str;
+  status: Status { default := Status.Open };
+}
+"""
+V2 = V1.replace("required title: str;", "required title: str;\n  priority: int32 { default := 3 };")
+V3 = V2.replace("priority: int32 { default := 3 };", "priority: int32 { default := 3 };\n  index on (.priority);")
+V4 = V3.replace("Open, Closed", "Open, Waiting, Closed")
+ROWS = 3000
+
+
+def _history(tmp_path, online: bool = True) -> Lib:
+    """Four versions; the third builds an index concurrently in a no-transaction file."""
+    lib = Lib(tmp_path)
+    for schema in (V1, V2, V3, V4):
+        gen = lib.generate(schema, online_indexes=online)
+        assert gen is not None and not gen.plan.errors, gen and gen.plan.errors
+    if online:
+        assert any(m.no_transaction for m in migrations_of(lib.history()))
+    return lib
+
+
+def _seed(url: str, lib: Lib) -> None:
+    """Version 1 applied with rows in its table (so the later files work on data)."""
+    apply(url, lib.history(), to=1)
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(f"INSERT INTO ticket (title) SELECT 't' || g FROM generate_series(1, {ROWS}) g")
+
+
+def _finished(pg, reference) -> None:
+    assert db_catalog(pg.conn) == reference
+    rows = pg.execute("SELECT version, state FROM schemac_migrations ORDER BY version")
+    assert [r[1] for r in rows] == ["applied"] * len(rows) and len(rows) == 4, rows
+    assert invalid_indexes(pg.conn) == []
+    assert pg.execute("SELECT count(*) FROM ticket") == [(ROWS,)]
+
+
+def _reference(pg_factory, lib: Lib):
+    ref = pg_factory()
+    _seed(ref.url, lib)
+    apply(ref.url, lib.history())
+    return db_catalog(ref.conn)
+
+
+def _points(lib: Lib) -> List[Tuple[int, int, str]]:
+    """Every (version, statement index, before/after) of the versions after the first."""
+    out = []
+    for m in migrations_of(lib.history())[1:]:
+        for i, _ in enumerate(split_statements(m.up)):
+            out += [(m.version, i, "before"), (m.version, i, "after")]
+    return out
+
+
+_KILLER = """
+import os, signal, sys
+from migration_harness import Lib
+from schemac.migrate.apply import apply
+from schemac.migrate.history import History
+from pathlib import Path
+url, root, version, index, event = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+def hook(ev, m, i, stmt):
+    if (ev, m.version, i) == (event, version, index):
+        os.kill(os.getpid(), signal.SIGKILL)
+apply(url, Lib(root).history(), hook=hook)
+print("not killed")
+"""
+
+
+def test_kill_9_at_every_statement_then_one_apply_finishes(tmp_path, pg_factory):
+    lib = _history(tmp_path)
+    reference = _reference(pg_factory, lib)
+    points = _points(lib)
+    assert len(points) >= 8
+    for version, index, event in points:
+        pg = pg_factory()
+        _seed(pg.url, lib)
+        proc = subprocess.run([sys.executable, "-c", _KILLER, pg.url, str(tmp_path), str(version), str(index), event],
+                              env=ENV, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == -signal.SIGKILL, (version, index, event, proc.stdout, proc.stderr)
+        # The killed client's backend may still be finishing its statement: the next apply waits
+        # for its lock, then recognises what it left.
+        report = apply(pg.url, lib.history())
+        assert report.current_version == 4
+        _finished(pg, reference)
+        pg.conn.close()
+
+
+def test_connection_terminated_at_every_statement_then_one_apply_finishes(tmp_path, pg_factory):
+    lib = _history(tmp_path)
+    reference = _reference(pg_factory, lib)
+    for version, index, event in _points(lib):
+        pg = pg_factory()
+        _seed(pg.url, lib)
+        side = pg.connect()
+
+        def hook(ev, m, i, stmt, _target=(event, version, index)):
+            if (ev, m.version, i) == _target:
+                side.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                             "WHERE application_name = 'schemac migrate' AND datname = current_database()")
+
+        with pytest.raises(MigrationError) as e:
+            apply(pg.url, lib.history(), hook=hook)
+        assert "connection was lost" in str(e.value) and "it resumes there" in str(e.value), e.value
+        no_tx = next(m for m in migrations_of(lib.history()) if m.version == version).no_transaction
+        state = dict(pg.execute("SELECT version, state FROM schemac_migrations"))
+        # A no-transaction file that was entered is 'started', never 'applied'; a transactional
+        # one left nothing.
+        assert state.get(version) == ("started" if no_tx else None), (version, index, event, state)
+        apply(pg.url, lib.history())
+        _finished(pg, reference)
+        side.close()
+        pg.conn.close()
+
+
+def _wait_for(pg, sql: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = pg.execute(sql)
+        if rows:
+            return rows
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for: {sql}")
+
+
+_CIC_WAITING = ("SELECT pid FROM pg_stat_activity WHERE query LIKE '%%CREATE INDEX CONCURRENTLY%%' "
+                "AND wait_event_type = 'Lock' AND datname = current_database()")
+
+
+@pytest.mark.parametrize("how", ["terminate", "kill -9"])
+def test_an_index_build_interrupted_half_way_is_never_applied_and_is_rebuilt(tmp_path, pg, how):
+    lib = _history(tmp_path)
+    _seed(pg.url, lib)
+    apply(pg.url, lib.history(), to=2)
+    # An open transaction that wrote to the table makes CREATE INDEX CONCURRENTLY wait after it
+    # has created the (still INVALID) index: interrupt it there.
+    blocker = pg.connect(autocommit=False)
+    blocker.execute("UPDATE ticket SET title = title WHERE title = 't1'")
+    if how == "terminate":
+        errors: List[Exception] = []
+
+        def run():
+            try:
+                apply(pg.url, lib.history())
+            except Exception as e:  # expected: the connection is terminated
+                errors.append(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        pid = _wait_for(pg, _CIC_WAITING)[0][0]
+        assert invalid_indexes(pg.conn) == [("ix_ticket_priority", "ticket")]
+        pg.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        t.join(30)
+        assert errors and "connection was lost" in str(errors[0])
+    else:
+        proc = subprocess.Popen([sys.executable, "-c", "import sys; from migration_harness import Lib; "
+                                 "from schemac.migrate.apply import apply; from pathlib import Path; "
+                                 "apply(sys.argv[1], Lib(Path(sys.argv[2])).history())", pg.url, str(tmp_path)],
+                                env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pid = _wait_for(pg, _CIC_WAITING)[0][0]
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+        # client_connection_check_interval: the orphaned backend notices and stops (~1 s).
+        _wait_for(pg, f"SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = {pid})")
+    blocker.rollback()
+    assert invalid_indexes(pg.conn) == [("ix_ticket_priority", "ticket")]
+    lines, notes = status(pg.url, lib.history())
+    assert [(s.version, s.state) for s in lines] == [(1, "applied"), (2, "applied"), (3, "started"), (4, "pending")]
+    assert any("ix_ticket_priority on ticket is INVALID" in n for n in notes), notes
+    report = apply(pg.url, lib.history())
+    assert "dropping INVALID index ix_ticket_priority (an interrupted build) to build it again" in report.lines
+    assert report.current_version == 4 and invalid_indexes(pg.conn) == []
+    assert pg.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = 'ix_ticket_priority'::regclass") == [(True,)]
+
+
+@pytest.mark.parametrize("online", [True, False], ids=["with-no-transaction-file", "transactional-only"])
+def test_eight_concurrent_appliers_never_deadlock_nor_fail(tmp_path, pg_factory, online):
+    lib = _history(tmp_path, online=online)
+    history = lib.history()
+    for _round in range(3):
+        pg = pg_factory()
+        _seed(pg.url, lib)
+        # An application reading and writing the table meanwhile.
+        stop = threading.Event()
+
+        def app():
+            c = pg.connect()
+            while not stop.is_set():
+                with c.transaction():
+                    c.execute("UPDATE ticket SET title = title WHERE title = 't1'")
+                    c.execute("SELECT count(*) FROM ticket").fetchone()
+            c.close()
+
+        barrier = threading.Barrier(8)
+        results, errors = [], []
+
+        def run():
+            barrier.wait()
+            try:
+                results.append(apply(pg.url, history))
+            except Exception as e:  # reported below
+                errors.append(e)
+
+        writer = threading.Thread(target=app)
+        writer.start()
+        threads = [threading.Thread(target=run) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        stop.set()
+        writer.join(30)
+        assert not errors, errors
+        assert sorted(len(r.applied) for r in results) == [0] * 7 + [3], [r.lines for r in results]
+        assert all(r.current_version == 4 for r in results)
+        assert [r[1] for r in pg.execute("SELECT version, state FROM schemac_migrations ORDER BY 1")] == ["applied"] * 4
+        assert invalid_indexes(pg.conn) == []
+        pg.conn.close()
+
+
+def _cli(*args, cwd, env=None):
+    return subprocess.run([sys.executable, "-m", "schemac", "migrate", *args], cwd=cwd, env=env or ENV,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_status_down_and_resolve_through_the_cli_as_the_hints_print_them(tmp_path, pg):
+    lib = _history(tmp_path)
+    env = {**ENV, "DATABASE_URL": pg.url}
+    d = "lib/migrations"
+    st = _cli("status", "--dir", d, cwd=tmp_path, env=env)
+    assert st.returncode == 0 and "0 applied, 4 pending" in st.stdout, st.stderr
+    assert _cli("apply", "--dir", d, cwd=tmp_path, env=env).returncode == 0
+    down = _cli("down", "--dir", d, "2", cwd=tmp_path, env=env)
+    assert down.returncode == 0 and "done: the database is at version 2" in down.stdout, down.stderr
+    assert pg.execute("SELECT to_regclass('ix_ticket_priority')") == [(None,)]
+    st = _cli("status", "--dir", d, cwd=tmp_path, env=env)
+    assert "2 applied, 2 pending" in st.stdout, st.stdout
+    # A failing migration: the error names the resolve command; run it exactly as printed
+    # (another directory, no PYTHONPATH, no DATABASE_URL but --database-url).
+    pg.execute("CREATE FUNCTION boom() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN RAISE 'boom'; END $$")
+    pg.execute("CREATE EVENT TRIGGER no_index ON ddl_command_start WHEN TAG IN ('CREATE INDEX') EXECUTE FUNCTION boom()")
+    bare = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "DATABASE_URL")}
+    failed = _cli("apply", "--dir", str(tmp_path / d), "--database-url", pg.url, cwd=tmp_path, env=ENV)
+    assert failed.returncode == 1 and "boom" in failed.stderr, failed.stderr
+    printed = failed.stderr.split("run `", 1)[1].split("`", 1)[0]
+    assert "resolve --version 3" in printed, printed
+    pg.execute("DROP EVENT TRIGGER no_index")
+    again = _cli("apply", "--dir", str(tmp_path / d), "--database-url", pg.url, cwd=tmp_path, env=ENV)
+    assert again.returncode == 1 and "failed on an earlier run" in again.stderr
+    resolved = subprocess.run(printed, shell=True, cwd="/", env=bare, capture_output=True, text=True, timeout=120)
+    assert resolved.returncode == 0 and "resolved 000003_" in resolved.stdout, (printed, resolved.stderr)
+    ok = _cli("apply", "--dir", str(tmp_path / d), "--database-url", pg.url, cwd=tmp_path, env=ENV)
+    assert ok.returncode == 0 and "done: the database is at version 4" in ok.stdout, ok.stderr
+
+
+def test_generate_into_a_folder_of_another_name_continues_its_history_and_apply_reads_any_folder(tmp_path, pg):
+    (tmp_path / "lib").mkdir()
+    env = {**ENV, "DATABASE_URL": pg.url}
+    for schema in (V1, V2):
+        (tmp_path / "lib" / "schema.esdl").write_text(schema)
+        r = _cli("generate", "--library", "lib", "--out", "db", "lib/schema.esdl", cwd=tmp_path, env=env)
+        assert r.returncode == 0, r.stderr
+    first = (tmp_path / "db" / "000001_init.up.sql").read_text()
+    names = sorted(p.name for p in (tmp_path / "db").glob("*.up.sql"))
+    assert names[0] == "000001_init.up.sql" and names[1].startswith("000002_"), names
+    assert "priority" not in first  # 000001 was not rewritten
+    # Continuing lib/migrations into a folder that holds another history is refused (E0408),
+    # and that folder is left as it was.
+    (tmp_path / "lib" / "migrations").mkdir()
+    (tmp_path / "lib" / "schema.esdl").write_text(V1 + "type Other { a: str; }\n")
+    r = _cli("generate", "--library", "lib", "--out", "other", "lib/schema.esdl", cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    other_before = {p.name: p.read_text() for p in (tmp_path / "other").iterdir()}
+    for p in (tmp_path / "db").iterdir():
+        (tmp_path / "lib" / "migrations" / p.name).write_text(p.read_text())
+    (tmp_path / "lib" / "schema.esdl").write_text(V3)
+    files = [f"lib/migrations/{p.name}" for p in sorted((tmp_path / "lib" / "migrations").iterdir())]
+    r = _cli("generate", "--library", "lib", "--out", "other", "lib/schema.esdl", *files, cwd=tmp_path, env=env)
+    assert r.returncode == 1 and "error[E0408]" in r.stderr and "other/000001_init." in r.stderr, r.stderr
+    assert {p.name: p.read_text() for p in (tmp_path / "other").iterdir()} == other_before
+    # apply reads any folder name, and an export's sql/ (no snapshot.json, a schema.sql beside).
+    export = tmp_path / "generated" / "lib" / "sql"
+    export.mkdir(parents=True)
+    for p in (tmp_path / "db").iterdir():
+        if p.name != "snapshot.json":
+            (export / p.name).write_text(p.read_text())
+    (export / "schema.sql").write_text("-- the whole schema\n")
+    ok = _cli("apply", "--dir", "generated/lib/sql", cwd=tmp_path, env=env)
+    assert ok.returncode == 0 and "done: the database is at version 2" in ok.stdout, ok.stderr
+    up = _cli("apply", "--dir", "generated/lib", cwd=tmp_path, env=env)
+    assert up.returncode == 1 and "pass that as --dir" in up.stderr and "generated/lib/sql" in up.stderr, up.stderr
