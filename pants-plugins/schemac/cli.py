@@ -26,7 +26,7 @@ from schemac.diagnostics import CompileError, Diagnostic
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m schemac",
-        description="schemac: compile a schema library (*.esdl schema files, *.edgeql query files) "
+        description="schemac: compile a schema library (*.esdl or *.gel schema files, *.edgeql query files) "
         "into SQL migrations, a TypeScript runner and a Go runner.",
     )
     sub = p.add_subparsers(dest="command", required=True)
@@ -52,7 +52,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--go-driver", choices=GO_DRIVERS, default="pgx",
                    help="Go driver of the generated runner: pgx (pgx v5's own interface; the default) or "
                    "database/sql (*sql.DB/*sql.Tx, opened with pgx's github.com/jackc/pgx/v5/stdlib driver)")
-    c.add_argument("files", nargs="+", help="schema (*.esdl) and query (*.edgeql) files, and the files of the "
+    c.add_argument("files", nargs="+", help="schema (*.esdl, *.gel) and query (*.edgeql) files, and the files of the "
                    "library's migrations/ directory (copied to <out>/sql/ after their checksums are verified)")
 
     sub.add_parser("lsp", help="run the language server (stdio), for editors",

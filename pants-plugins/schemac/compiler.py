@@ -1,6 +1,7 @@
 """The compiler pipeline: source texts -> output files. Pure function of its inputs.
 
-``compile_library`` parses every schema file (``*.esdl``) and query file (``*.edgeql``),
+``compile_library`` parses every schema file (``*.esdl``, or ``*.gel`` as Gel 6 names them:
+https://docs.geldata.com/reference/datamodel) and query file (``*.edgeql``),
 resolves the schema, plans each query, and renders SQL, TypeScript and Go. Output paths are
 relative (``sql/...``, ``ts/...``, ``go/...``) and the content is byte-for-byte deterministic:
 sorted inputs, no timestamps, no absolute paths.
@@ -30,7 +31,7 @@ from schemac.migrate.hints import Hints, resolve_hints
 if TYPE_CHECKING:
     from schemac.constraint_errors import ConstraintError
 
-SCHEMA_SUFFIXES = (".esdl",)
+SCHEMA_SUFFIXES = (".esdl", ".gel")
 QUERY_SUFFIXES = (".edgeql",)
 TS_MODULE_FORMATS = ("esm", "commonjs")
 #: ``int64`` in TypeScript: ``string`` (node-postgres' own representation) or ``bigint``.
@@ -160,11 +161,11 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
                 query_files.append(parse_query(path, text, name))
             else:
                 reporter.error("E0206", f"unknown source file type: {path}", Span.point(path, 1, 1),
-                               "schema files end in .esdl, query files in .edgeql")
+                               "schema files end in .esdl or .gel, query files in .edgeql")
         except CompileError as e:
             reporter.diagnostics.extend(e.diagnostics)
     if not schema_files and not reporter.has_errors:
-        reporter.error("E0201", "the library has no schema file", None, "add a *.esdl file")
+        reporter.error("E0201", "the library has no schema file", None, "add a *.esdl or *.gel file")
     schema = build_schema(schema_files, reporter, external)
     # Queries are checked against a schema without errors only: otherwise a typo in the schema
     # would come back as misleading errors in every query that uses the broken declaration.

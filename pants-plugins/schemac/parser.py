@@ -270,6 +270,8 @@ class _FastContextualLexer(Lexer):
                 tok = next(contextual.lex(lexer_state, parser_state), None)
                 if tok is None:
                     return
+                if tok.type == "NAME" and tok.value[:1] == "`":
+                    tok = _unquoted_name(tok)
                 pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
                 last = tok
                 yield tok
@@ -302,12 +304,30 @@ class _FastContextualLexer(Lexer):
                         retyped = memo[value] = fullmatch(value)
                     if retyped is not None:
                         tok.type = retyped
+                if value[0] == "`" and tok.type == "NAME":
+                    tok = _unquoted_name(tok)
             tok.end_line = line
             tok.end_column = stop - line_start + 1
             tok.end_pos = stop
             pos = stop
             last = tok
             yield tok
+
+
+def _unquoted_name(tok: Token) -> Token:
+    """A NAME token written in backticks (Gel's quoted identifier, e.g. the keyword ``select``
+    in backticks, two backticks standing for one:
+    https://docs.geldata.com/reference/edgeql/lexical#identifiers) as the
+    name it stands for, at the same position. The lexer types a quoted word as NAME even when
+    it spells a keyword (the keyword callbacks only match unquoted words)."""
+    name = tok.value[1:-1].replace("``", "`")
+    out = str.__new__(Token, name)
+    out.type = "NAME"
+    out.value = name
+    for attr in ("start_pos", "line", "column", "end_line", "end_column", "end_pos"):
+        # (the fast lexer sets the end position after this call)
+        setattr(out, attr, getattr(tok, attr, None))
+    return out
 
 
 def _state_scanner(basic) -> Optional[tuple]:
@@ -350,7 +370,7 @@ def _state_scanner(basic) -> Optional[tuple]:
     for t in tokens:
         cb = callbacks.get(t.name)
         newlines = t.name in basic.newline_types
-        if cb is not None or newlines:
+        if cb is not None or newlines or t.name == "NAME":
             special[t.name] = ({} if cb else None, cb.scanner.fullmatch if cb else None, newlines)
     return regex.match, special
 
@@ -478,7 +498,9 @@ def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> Comp
         line, col = _end_position(text)
         expected = _describe_expected(parser, err.expected)
         msg = f"unexpected end of {what}; expected {_join(expected)}"
-        return CompileError([Diagnostic("E0101", msg, Span.point(path, line, col), _hint_for(expected))])
+        # (a block's last member needs no ';': an unclosed block is the likelier mistake)
+        hint = "is a '}' missing?" if "'}'" in expected else _hint_for(expected)
+        return CompileError([Diagnostic("E0101", msg, Span.point(path, line, col), hint)])
     if isinstance(err, UnexpectedToken):
         tok = err.token
         expected = _describe_expected(parser, err.expected)
@@ -497,7 +519,7 @@ def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> Comp
         if allowed:
             msg += f"; expected {_join(allowed)}"
         if ch in "'\"":
-            hint = "string literals must be closed on the same line"
+            hint = "this string literal is never closed"
         else:
             hint = _hint_for(allowed)
         return CompileError([Diagnostic("E0100", msg, Span.point(path, err.line, err.column), hint)])
@@ -558,7 +580,7 @@ def _end_position(text: str) -> Tuple[int, int]:
 #: Named terminals whose tokens rule methods receive; every other token (keywords, punctuation)
 #: only contributes to the node's span.
 KEPT_TERMINALS = frozenset(
-    """NAME STRING RAW_STRING INT FLOAT PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
+    """NAME STRING RAW_STRING DOLLAR_STRING INT FLOAT PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
     SINGLE OVERLOADED ABSTRACT PROPERTY LINK ORDER_DIR ORDER_EMPTY ASSIGN_OP""".split()
 )
 
@@ -940,6 +962,8 @@ def _parse_from_state(lalr, state):
                 tok = next(contextual.lex(lexer_state, state), None)
                 if tok is None:
                     break
+                if tok.type == "NAME" and tok.value[:1] == "`":
+                    tok = _unquoted_name(tok)
                 token = tok
                 pos, line, line_start = line_ctr.char_pos, line_ctr.line, line_ctr.line_start_pos
                 t = token.type
@@ -971,6 +995,8 @@ def _parse_from_state(lalr, state):
                             retyped = memo_kw[value] = fullmatch(value)
                         if retyped is not None:
                             t = retyped
+                    if value[0] == "`" and t == "NAME":
+                        token = _unquoted_name(token)
                 token.type = t
                 token.end_line = line
                 token.end_column = stop - line_start + 1
@@ -1115,14 +1141,15 @@ class _Builder:
         return ast.Literal("str", _string_value(children[0], self.file), self._span(meta))
 
     def raw_string_lit(self, meta, children):
-        return ast.Literal("str", children[0].value[2:-1], self._span(meta))
+        return ast.Literal("str", _string_value(children[0], self.file), self._span(meta))
 
     def int_lit(self, meta, children):
-        return ast.Literal("int", int(children[0].value), self._span(meta))
+        return ast.Literal("int", int(children[0].value.replace("_", "")), self._span(meta))
 
     def float_lit(self, meta, children):
-        # Kept as written: a decimal literal must not lose digits through a binary float.
-        return ast.Literal("float", children[0].value, self._span(meta))
+        # Kept as written (without digit-group underscores): a decimal literal must not lose
+        # digits through a binary float.
+        return ast.Literal("float", children[0].value.replace("_", ""), self._span(meta))
 
     def true_lit(self, meta, children):
         return ast.Literal("bool", True, self._span(meta))
@@ -1219,7 +1246,7 @@ class _Builder:
     # -- schema
     def enum_member(self, meta, children):
         tok = children[0]
-        value = _string_value(tok, self.file) if tok.type == "STRING" else tok.value
+        value = tok.value if tok.type == "NAME" else _string_value(tok, self.file)
         return (value, self._tspan(tok))
 
     def enum_decl(self, meta, children):
@@ -1279,14 +1306,20 @@ class _Builder:
     def filter_clause(self, meta, children):
         return ("filter", children[0])
 
+    def set_field(self, meta, children):
+        name, value = children
+        return ast.Field(str(name), value, self._span(meta))
+
     def constraint_decl(self, meta, children):
         (name, name_span), *clauses = children
-        c = dict(clauses)
+        c = dict(x for x in clauses if type(x) is tuple and len(x) == 2)
         on = c.get("on", ())
         if len(on) == 1 and isinstance(on[0], ast.Tuple_):  # Gel's on ((.a, .b))
             on = on[0].items
+        fields = tuple(x for x in clauses if isinstance(x, ast.Field))
+        annotations = tuple(x[1] for x in clauses if type(x) is tuple and x[0] == "annotation")
         decl = ast.ConstraintDecl(name, c.get("args", ()), on, c.get("except"), c.get("filter"),
-                                  self._span(meta), name_span)
+                                  self._span(meta), name_span, fields, annotations)
         return ("constraint", decl, decl.span)
 
     def index_decl(self, meta, children):
@@ -1294,8 +1327,8 @@ class _Builder:
         if children and isinstance(children[0], tuple) and len(children[0]) == 2 and isinstance(children[0][1], Span):
             kind = children[0][0]
             children = children[1:]
-        clauses = dict(c for c in children if c[0] in ("on", "except", "filter", "args"))
-        annotations = tuple(c[1] for c in children if c[0] == "annotation")
+        clauses = dict(c for c in children if type(c) is tuple and c[0] in ("on", "except", "filter", "args"))
+        annotations = tuple(c[1] for c in children if type(c) is tuple and c[0] == "annotation")
         on = clauses.get("on", ())
         if len(on) == 1 and isinstance(on[0], ast.Tuple_):
             on = on[0].items
@@ -1638,28 +1671,41 @@ class _Builder:
 #: plus ``\0``), besides ``\xhh`` (hh <= 7f), ``\uhhhh`` and ``\Uhhhhhhhh``.
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", "'": "'", '"': '"',
             "0": "\0"}
-_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.S)
+_ESCAPE = re.compile(r"\\(?:(\r?\n[ \t\r\n]*)|x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|(.))", re.S)
 _ESCAPE_HINT = ("the escapes are \\n \\t \\r \\b \\f \\0 \\\\ \\' \\\" \\xhh (up to \\x7f) \\uhhhh \\Uhhhhhhhh; "
                 "write \\\\ for a backslash, or use a raw string r'...'")
 
 
 def _name_text(tok, file: str) -> str:
-    """A NAME token's text, or a STRING token's unquoted value (quoted enum members)."""
-    if isinstance(tok, Token) and tok.type == "STRING":
+    """A NAME token's text, or a string token's unquoted value (quoted enum members)."""
+    if isinstance(tok, Token) and tok.type in _STRING_TYPES:
         return _string_value(tok, file)
     return str(tok)
 
 
+_STRING_TYPES = frozenset(("STRING", "RAW_STRING", "DOLLAR_STRING"))
+
+
 def _string_value(tok: Token, file: str) -> str:
-    """The value of a STRING token: unquoted, escapes replaced. Raises
-    :class:`~schemac.diagnostics.CompileError` (E0102, at the escape) for an unknown escape or
-    a code point that is not a character."""
+    """The value of a string token (Gel's forms:
+    https://docs.geldata.com/reference/edgeql/lexical#strings): a raw string ``r'...'`` or a
+    dollar-quoted one ``$$...$$`` / ``$tag$...$tag$`` is its text; a quoted string is unquoted
+    with its escapes replaced, a backslash at the end of a line dropping the line break and the
+    next line's leading whitespace. Raises :class:`~schemac.diagnostics.CompileError` (E0102,
+    at the escape) for an unknown escape or a code point that is not a character."""
+    if tok.type == "RAW_STRING":
+        return tok.value[2:-1]
+    if tok.type == "DOLLAR_STRING":
+        tag_end = tok.value.index("$", 1) + 1
+        return tok.value[tag_end:len(tok.value) - tag_end]
     text = tok.value[1:-1]
     if "\\" not in text:
         return text
 
     def replace(m) -> str:
-        hex2, hex4, hex8, char = m.groups()
+        continuation, hex2, hex4, hex8, char = m.groups()
+        if continuation is not None:
+            return ""
         if char is not None:
             value = _ESCAPES.get(char)
             if value is not None:
@@ -1671,8 +1717,11 @@ def _string_value(tok: Token, file: str) -> str:
                 problem = f"'{m.group(0)}' is not a character"
             else:
                 return chr(code)
-        col = tok.column + 1 + m.start()  # (string literals are one line)
-        raise CompileError([Diagnostic("E0102", problem, _new_span(file, tok.line, col, tok.line, col + len(m.group(0))),
+        before = tok.value[:1 + m.start()]  # (a string may span lines)
+        nl = before.count("\n")
+        line = tok.line + nl
+        col = (tok.column + len(before)) if not nl else len(before) - before.rindex("\n")
+        raise CompileError([Diagnostic("E0102", problem, _new_span(file, line, col, line, col + len(m.group(0))),
                                        _ESCAPE_HINT)])
 
     return _ESCAPE.sub(replace, text)
@@ -1770,6 +1819,9 @@ def _scalar_decl(path: str, item, module: str, enums: List[ast.EnumDecl], scalar
             raise CompileError([Diagnostic("E0205", "an enum scalar cannot extend anything else", span)])
         enums.append(ast.EnumDecl(str(name_tok), enum_bases[0][1], module, span))
         return
+    if not bases:
+        raise CompileError([Diagnostic("E0206", "a scalar type without a base type is not supported", span,
+                                       "extend a scalar type, e.g. extending str")])
     if len(bases) != 1:
         raise CompileError([Diagnostic("E0206", "a scalar type extending several types is not supported", span,
                                        "extend exactly one scalar type, e.g. extending str")])

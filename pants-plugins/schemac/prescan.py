@@ -20,7 +20,11 @@ from schemac.diagnostics import Diagnostic, Span
 
 #: Characters the statement scanner must stop at: brackets, terminators, quotes, comments and
 #: whitespace (which may precede a new statement's first word).
-_INTERESTING = re.compile(r"""[{}();\['"#\s]""")
+_INTERESTING = re.compile(r"""[{}();\['"`$#\s]""")
+#: A dollar-quoted string ($$...$$, $tag$...$tag$), as the grammar's DOLLAR_STRING.
+_DOLLAR_STRING = re.compile(r"\$((?:[A-Za-z_][A-Za-z0-9_]*)?)\$[\s\S]*?\$\1\$")
+#: What starts a quoted token: strings, dollar-quoted strings, backtick-quoted names.
+_QUOTES = "'\"`$"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 
 #: Statement heads refused in module (top-level) context: leading words -> feature name.
@@ -86,12 +90,17 @@ class _Scanner:
         return i
 
     def skip_string(self, i: int) -> int:
-        """``i`` at a quote; returns the index after the closing quote (or end of line/file).
-        A raw string (``r'...'``, the quote right after an ``r`` that starts a word) has no
-        escapes: a backslash before its closing quote does not hide it."""
+        """``i`` at a quote (see :data:`_QUOTES`); returns the index after the closing quote
+        (or the end of the file), as the lexer reads it: strings may span lines; a raw string
+        (``r'...'``, the quote right after an ``r`` that starts a word) has no escapes, so a
+        backslash before its closing quote does not hide it; a backtick-quoted name ends at
+        its line; a ``$`` that does not start a dollar-quoted string is one character."""
         t = self.text
         q = t[i]
-        raw = i > 0 and t[i - 1] == "r" and (i < 2 or not (t[i - 2].isalnum() or t[i - 2] == "_"))
+        if q == "$":
+            m = _DOLLAR_STRING.match(t, i)
+            return m.end() if m else i + 1
+        raw = q == "`" or (i > 0 and t[i - 1] == "r" and (i < 2 or not (t[i - 2].isalnum() or t[i - 2] == "_")))
         i += 1
         while i < self.n:
             c = t[i]
@@ -100,7 +109,7 @@ class _Scanner:
                 continue
             if c == q:
                 return i + 1
-            if c == "\n":
+            if c == "\n" and q == "`":
                 return i
             i += 1
         return i
@@ -128,7 +137,7 @@ class _Scanner:
                 j = t.find("\n", i)
                 i = self.n if j < 0 else j + 1
                 continue
-            if c in "'\"":
+            if c in _QUOTES:
                 i = self.skip_string(i)
                 continue
             if c in "([{":
@@ -217,7 +226,7 @@ class _Scanner:
                         continue
                 head_start = i
                 at_start = False
-            if c in "'\"":
+            if c in _QUOTES:
                 i = self.skip_string(i)
                 continue
             if c == "{":
@@ -251,7 +260,7 @@ class _Scanner:
         depth = 0
         while i < self.n:
             c = t[i]
-            if c in "'\"":
+            if c in _QUOTES:
                 i = self.skip_string(i)
                 continue
             if c == "#":

@@ -1,4 +1,4 @@
-"""Typed syntax trees for schema files (``*.esdl``) and query files (``*.edgeql``).
+"""Typed syntax trees for schema files (``*.esdl``, ``*.gel``) and query files (``*.edgeql``).
 
 Plain frozen dataclasses with a :class:`~schemac.diagnostics.Span` on every node, produced by
 :mod:`schemac.parser` and consumed by :mod:`schemac.model` (schema) and :mod:`schemac.queries`.
@@ -235,6 +235,19 @@ class ConstraintDecl:
     filter: Optional[Expr]
     span: Span
     name_span: Span
+    #: ``name := expr`` members of its body (``errmessage := '...'``), as written.
+    fields: Tuple["Field", ...] = ()
+    annotations: Tuple[Tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Field:
+    """``name := expr`` in a declaration's body (``errmessage := '...'`` in a constraint,
+    ``cardinality := ...``): a field of the declaration, as written."""
+
+    name: str
+    value: Expr
+    span: Span
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,7 @@ from pants.util.strutil import softwrap
 from schemac_pants.subsystem import SchemacSubsystem
 from schemac_pants.target_types import (
     GO_DRIVER_KINDS,
+    SCHEMA_SUFFIXES,
     TS_INT64_KINDS,
     TS_MODULE_KINDS,
     SchemaGoDriverField,
@@ -291,7 +292,7 @@ async def dependency_schemas(request: DependencySchemasRequest) -> DependencySch
     hydrated = await MultiGet(Get(HydratedSources, HydrateSourcesRequest(t[SchemaLibrarySourcesField]))
                               for t in libraries)
     externs = sorted((f, library_name(t.address)) for t, h in zip(libraries, hydrated)
-                     for f in h.snapshot.files if f.endswith(".esdl"))
+                     for f in h.snapshot.files if f.endswith(SCHEMA_SUFFIXES))
     digest = await Get(Digest, MergeDigests(h.snapshot.digest for h in hydrated))
     digest = await Get(Digest, DigestSubset(digest, PathGlobs([f for f, _ in externs])))
     return DependencySchemas(digest, tuple(externs))
@@ -376,7 +377,7 @@ async def compile_schema_library(
     if not request.sources.files:
         raise SchemacCompileError(
             f"The schema_library {request.address} has no source files: its `sources` field "
-            "matched no `.esdl`/`.edgeql` file."
+            "matched no `.esdl`/`.gel`/`.edgeql` file."
         )
 
     venv_pex, compiler, output_dir, deps = await MultiGet(

@@ -107,7 +107,7 @@ class SchemacSubsystem(Subsystem):
         help=help_text(
             """
             If true, `pants tailor` adds a `schema_library` target to each directory that has
-            schema files (`*.esdl`) not yet owned by a target; its query files (`*.edgeql`,
+            schema files (`*.esdl` or `*.gel`) not yet owned by a target; its query files (`*.edgeql`,
             also under `queries/`) are then owned by that target too.
             """
         ),

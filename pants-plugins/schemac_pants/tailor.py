@@ -1,6 +1,6 @@
 """`pants tailor`: propose a `schema_library` for each directory with unowned schema files.
 
-A library is a directory with schema files (`*.esdl`); query files (`*.edgeql`) next to them or in
+A library is a directory with schema files (`*.esdl` or `*.gel`); query files (`*.edgeql`) next to them or in
 their `queries/` subdirectory belong to it (the `sources` default of `schema_library`). Files that
 already belong to a target are left alone, and a directory whose only unowned files are queries gets
 no target (they most likely belong to an existing library whose `sources` leave them out, and a
@@ -26,7 +26,7 @@ from pants.engine.unions import UnionRule
 from pants.util.logging import LogLevel
 
 from schemac_pants.subsystem import SchemacSubsystem
-from schemac_pants.target_types import SchemaLibraryTarget
+from schemac_pants.target_types import SCHEMA_SUFFIXES, SchemaLibraryTarget
 
 QUERIES_DIR = "queries"
 
@@ -50,7 +50,7 @@ def library_dir(path: str) -> str:
 
 def group_by_library(unowned: Iterable[str]) -> Dict[str, List[str]]:
     """Unowned schema/query files by library directory, relative to it; only directories that
-    have an unowned `.esdl` file."""
+    have an unowned `.esdl` or `.gel` file."""
     groups: DefaultDict[str, List[str]] = defaultdict(list)
     for path in unowned:
         lib = library_dir(path)
@@ -58,7 +58,7 @@ def group_by_library(unowned: Iterable[str]) -> Dict[str, List[str]]:
     return {
         lib: sorted(files)
         for lib, files in sorted(groups.items())
-        if any(f.endswith(".esdl") and "/" not in f for f in files)
+        if any(f.endswith(SCHEMA_SUFFIXES) and "/" not in f for f in files)
     }
 
 
@@ -70,7 +70,7 @@ async def find_putative_schema_libraries(
 ) -> PutativeTargets:
     if not schemac.tailor:
         return PutativeTargets()
-    paths = await Get(Paths, PathGlobs, request.path_globs("*.esdl", "*.edgeql"))
+    paths = await Get(Paths, PathGlobs, request.path_globs("*.esdl", "*.gel", "*.edgeql"))
     unowned = set(paths.files) - set(all_owned_sources)
     return PutativeTargets(
         PutativeTarget.for_target_type(

@@ -24,7 +24,9 @@ from pants.engine.target import (
 )
 from pants.util.strutil import help_text
 
-SCHEMA_FILE_EXTENSIONS = (".esdl", ".edgeql", ".sql", ".json", ".sum")
+#: Schema files: `.esdl`, or `.gel` as Gel 6 names them (https://docs.geldata.com/reference/datamodel).
+SCHEMA_SUFFIXES = (".esdl", ".gel")
+SCHEMA_FILE_EXTENSIONS = (*SCHEMA_SUFFIXES, ".edgeql", ".sql", ".json", ".sum")
 
 _GO_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Go's keywords: not usable as a package name.
@@ -60,25 +62,25 @@ def default_go_package(address: Address) -> str:
 
 
 class SchemaLibrarySourcesField(MultipleSourcesField):
-    """The schema (`.esdl`) and named query (`.edgeql`) files of one `schema_library`."""
+    """The schema (`.esdl`, `.gel`) and named query (`.edgeql`) files of one `schema_library`."""
 
-    default = ("*.esdl", "*.edgeql", "queries/*.edgeql", "migrations/*.sql", "migrations/snapshot.json",
+    default = ("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "migrations/*.sql", "migrations/snapshot.json",
                "migrations/schemac.sum")
     expected_file_extensions = SCHEMA_FILE_EXTENSIONS
     help = help_text(
         """
-        The schema files (`*.esdl`), named query files (`*.edgeql`) and migration history
+        The schema files (`*.esdl` or `*.gel`), named query files (`*.edgeql`) and migration history
         (`migrations/`: the numbered `.up.sql`/`.down.sql` files, `snapshot.json` and
         `schemac.sum`, written by `./pants generate-migrations`) of this library, compiled
         together in one run of the schema compiler.
 
-        Paths are relative to the BUILD file's directory. The default picks up `*.esdl` and
+        Paths are relative to the BUILD file's directory. The default picks up `*.esdl`, `*.gel` and
         `*.edgeql` next to the BUILD file, `queries/*.edgeql` and the `migrations/` files; list files or globs to change
         that, and prefix a glob with `!` to leave files out, e.g.
         `sources=["*.esdl", "queries/*.edgeql", "!queries/draft_*.edgeql"]`.
         Each query file becomes one generated function named after the file.
 
-        Default: `("*.esdl", "*.edgeql", "queries/*.edgeql", "migrations/*.sql",
+        Default: `("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "migrations/*.sql",
         "migrations/snapshot.json", "migrations/schemac.sum")`.
         Example: `sources=["schema.esdl", "queries/*.edgeql"]`.
         """
@@ -216,7 +218,7 @@ class SchemaGoDriverField(StringField):
 
 
 class SchemaLibraryTarget(Target):
-    """A schema library: `.esdl` schema files plus named `.edgeql` queries, compiled as one unit."""
+    """A schema library: `.esdl`/`.gel` schema files plus named `.edgeql` queries, compiled as one unit."""
 
     alias = "schema_library"
     core_fields = (
@@ -231,7 +233,7 @@ class SchemaLibraryTarget(Target):
     )
     help = help_text(
         """
-        A schema library for the schemac compiler: the schema files (`*.esdl`) and named query
+        A schema library for the schemac compiler: the schema files (`*.esdl`, `*.gel`) and named query
         files (`*.edgeql`, also under `queries/`) of one directory, compiled together once.
 
         The compiler generates SQL migrations (`sql/`), a TypeScript client (`ts/`) and a Go

@@ -58,9 +58,12 @@ def test_group_by_library_needs_a_schema_file() -> None:
             "a/x.edgeql",
             "b/queries/only_queries.edgeql",  # no unowned schema: no library proposed
             "c/only.edgeql",
+            "d/default.gel",  # Gel 6's suffix
+            "d/queries/q.edgeql",
         ]
     )
-    assert groups == {"a": ["queries/q.edgeql", "schema.esdl", "x.edgeql"]}
+    assert groups == {"a": ["queries/q.edgeql", "schema.esdl", "x.edgeql"],
+                      "d": ["default.gel", "queries/q.edgeql"]}
 
 
 def test_putative_targets(rule_runner: RuleRunner) -> None:
@@ -70,6 +73,8 @@ def test_putative_targets(rule_runner: RuleRunner) -> None:
             "schemas/jobs/queries/enqueue.edgeql": QUERY,
             "schemas/billing/a.esdl": SCHEMA,
             "schemas/billing/b.esdl": SCHEMA,
+            "dbschema/default.gel": SCHEMA,
+            "dbschema/queries/q.edgeql": QUERY,
             # Owned by a target whose sources leave the new query out: no second library.
             "schemas/owned/BUILD": 'schema_library(sources=["schema.esdl"])\n',
             "schemas/owned/schema.esdl": SCHEMA,
@@ -88,6 +93,8 @@ def test_putative_targets(rule_runner: RuleRunner) -> None:
                     "schemas/owned",
                     "schemas/owned/queries",
                     "docs",
+                    "dbschema",
+                    "dbschema/queries",
                 )
             ),
             AllOwnedSources(["schemas/owned/schema.esdl"]),
@@ -95,6 +102,12 @@ def test_putative_targets(rule_runner: RuleRunner) -> None:
     )
     assert pts == PutativeTargets(
         [
+            PutativeTarget.for_target_type(
+                SchemaLibraryTarget,
+                path="dbschema",
+                name=None,
+                triggering_sources=["default.gel", "queries/q.edgeql"],
+            ),
             PutativeTarget.for_target_type(
                 SchemaLibraryTarget,
                 path="schemas/billing",

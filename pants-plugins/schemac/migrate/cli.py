@@ -129,7 +129,7 @@ def _beside_schema_history_files(args) -> List[str]:
     (so `migrate check --library x schemas/x/*.esdl` finds the history as `generate` does)."""
     if any(is_history_path(f.replace(os.sep, "/")) for f in args.files):
         return []
-    dirs = sorted({os.path.join(os.path.dirname(f), "migrations") for f in args.files if f.endswith(".esdl")})
+    dirs = sorted({os.path.join(os.path.dirname(f), "migrations") for f in args.files if f.endswith((".esdl", ".gel"))})
     return [p for d in dirs for p in _history_files_in(d)]
 
 
