@@ -1,7 +1,7 @@
 """Libraries and their incremental analysis, for the language server.
 
 A file belongs to a library: the ``schema_library`` of a ``BUILD`` file whose sources match it
-(its ``sources`` globs, default ``*.esdl``, ``*.edgeql``, ``queries/*.edgeql``), else the
+(its ``sources`` globs, default ``*.esdl``, ``*.gel``, ``*.edgeql``, ``queries/*.edgeql``), else the
 nearest folder with schema files (the file's own, or the one above a ``queries/`` folder).
 The library's ``dependencies`` name other libraries, whose schema files are read too.
 
@@ -315,7 +315,7 @@ class Analyzer:
             else:
                 query_files.append(pf.tree)  # type: ignore[arg-type]
         if not schema_files and not schema_errors:
-            reporter.error("E0201", "the library has no schema file", None, "add a *.esdl file")
+            reporter.error("E0201", "the library has no schema file", None, "add a *.esdl or *.gel file")
         # The schema (and its diagnostics) only changes with the schema files.
         key = tuple(id(f) for f in schema_files) + ("|",) + tuple((lib, id(f)) for lib, f in external)
         if self._schema_cache is not None and self._schema_cache[0] == key:
