@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
+from schemac import computed_sql
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -234,6 +235,10 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return var
     if isinstance(expr, ast.GlobalRef):
         return _global(expr, ctx)
+    if isinstance(expr, ast.Backlink):
+        ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
+                           "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
+        return None
     if isinstance(expr, ast.SubSelect):
         ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")
@@ -349,6 +354,9 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
         ctx.reporter.error("E0202", f"'.{'.'.join(expr.steps)}' has no subject here", expr.span)
         return None
     name = expr.steps[0]
+    comp = ctx.subject.computeds.get(name)
+    if comp is not None and len(expr.steps) == 1:
+        return computed_sql.computed_property(expr, comp, ctx)
     link = ctx.subject.links.get(name)
     if link is not None:
         if expr.steps[1:] in ((), ("id",)) and link.column is not None:
@@ -412,7 +420,11 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
 
 def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     """``count(.multi_link)`` -> a correlated count of its join table rows; ``count(.tags)`` of
-    a multi property or array -> ``cardinality`` (0 for an empty or NULL array)."""
+    a multi property or array -> ``cardinality`` (0 for an empty or NULL array); ``count`` of a
+    backlink or computed link -> a correlated count of its objects."""
+    if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
+        sql = computed_sql.count_sql(expr.args[0], ctx)
+        return None if sql is None else Lowered(sql, INT64)
     if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
@@ -491,6 +503,9 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
 
 def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[Lowered]:
     if expr.op == "exists":
+        if computed_sql.link_set_of(expr.operand, ctx) is not None:
+            sql = computed_sql.exists_sql(expr.operand, ctx)
+            return None if sql is None else Lowered(sql, BOOL, False, atomic=False)
         inner = lower(expr.operand, ctx, None)
         if inner is None:
             return None

@@ -176,6 +176,35 @@ class Link:
     join_table: Optional[str]
 
 
+@dataclass(frozen=True)
+class Computed:
+    """A computed property or link (https://docs.geldata.com/reference/datamodel/computeds):
+    nothing is stored; a query that selects, filters or orders on it gets ``expr`` (syntax,
+    written in ``module``) inlined.
+
+    A computed property has a value ``type``; a computed link (a backlink ``.<author[is Post]``,
+    https://docs.geldata.com/reference/datamodel/links#backlinks, or a sub-select) has a
+    ``target`` type. ``multi``: it may hold several values (a backlink unless declared
+    ``single``); ``required``: never empty (as declared, or as inferred)."""
+
+    name: str
+    expr: object = field(compare=False)
+    module: str
+    span: Span
+    type: Optional["ValueType"] = None
+    target: Optional["ObjectType"] = field(default=None, compare=False, repr=False)
+    multi: bool = False
+    required: bool = False
+    #: For a backlink: the link of ``target`` that points back (its name).
+    backlink: Optional[str] = None
+    #: Its declaration had errors (reported): reading it reports nothing more.
+    broken: bool = False
+
+    @property
+    def is_link(self) -> bool:
+        return self.target is not None
+
+
 @dataclass
 class ObjectType:
     """A concrete object type and its table. ``columns`` start with the implicit ``id``."""
@@ -198,6 +227,8 @@ class ObjectType:
     #: ``dependencies``): it can be linked to and queried, but its table belongs to (and is
     #: created by the migrations of) that library.
     library: Optional[str] = None
+    #: Computed properties and links, by name (no column: inlined where they are read).
+    computeds: Dict[str, Computed] = field(default_factory=dict)
 
     @property
     def qualname(self) -> str:

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
+from schemac import computed_sql
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -136,6 +137,10 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                 out.append(assigned)
             continue
         col = subject.column(a.name)
+        if a.name in subject.computeds:
+            ctx.reporter.error("E0302", f"'{a.name}' is computed and cannot be assigned", a.name_span,
+                               "a computed is never stored: assign the properties it reads")
+            continue
         if col is None or col.link is not None:
             ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
                                did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None]
@@ -828,6 +833,12 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                        f"WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)})")  # type: ignore[arg-type]
                 out.append((sql, ResultField(el.name, None, not link.required, nested, False, depth > 0)))
             continue
+        comp = subject.computeds.get(el.name)
+        if comp is not None:
+            picked = _computed_element(el, comp, subject, alias, ctx, depth)
+            if picked is not None:
+                out.append(picked)
+            continue
         if el.shape is not None:
             ctx.reporter.error("E0304", f"'{el.name}' is not a link: it takes no shape", el.span)
             continue
@@ -844,6 +855,45 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
         out.append((sql, ResultField(col.name, col.type, not col.required, in_json=depth > 0)))
     return out
+
+
+def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: str, ctx: ExprContext,
+                      depth: int) -> Optional[Tuple[str, ResultField]]:
+    """A computed property or link in a shape (https://docs.geldata.com/reference/datamodel/computeds):
+    its expression inlined (a property), or its objects as a JSON object / list built by a
+    correlated sub-select like a stored link's (a backlink or computed link)."""
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+    if comp.target is None:
+        if el.shape is not None:
+            ctx.reporter.error("E0304", f"'{el.name}' is a computed property: it takes no shape", el.span)
+            return None
+        low = lower(ast.Path((el.name,), el.span), scope)
+        if low is None:
+            return None
+        sql = low.sql
+        if depth > 0 and low.type.scalar is not None and low.type.scalar.name in JSON_SPELLING:
+            sql = JSON_SPELLING[low.type.scalar.name].format(sql)
+        return sql, ResultField(el.name, low.type, low.nullable, in_json=depth > 0)
+    if el.shape is None:
+        ctx.reporter.error("E0304", f"'{el.name}' is a computed link: give it a shape", el.span,
+                           f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
+        return None
+    if depth + 1 > MAX_SHAPE_DEPTH:
+        ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported", el.span)
+        return None
+    inner_alias = qi(f"_s{depth + 1}")
+    scope.column_prefix = alias
+    found = computed_sql.object_set(comp, scope, inner_alias)
+    if found is None:
+        return None
+    from_where, target, multi = found
+    inner = _shape(el.shape, target, inner_alias, ctx, depth + 1)
+    obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+    nested = tuple(f for _, f in inner)
+    if multi:
+        sql = f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) {from_where})"
+        return sql, ResultField(el.name, None, False, nested, True, depth > 0)
+    return f"(SELECT {obj} {from_where})", ResultField(el.name, None, True, nested, False, depth > 0)
 
 
 def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: ExprContext) -> Optional[QueryPlan]:

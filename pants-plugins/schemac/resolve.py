@@ -38,6 +38,7 @@ from schemac.model import (
     CustomScalar,
     EnumType,
     ExclusiveConstraint,
+    Computed,
     ForeignKey,
     Global,
     Index,
@@ -173,9 +174,6 @@ class _Resolver:
                 for pol in t.policies:
                     self.reporter.error("E0206", "access policies are not supported yet", pol.span, hint)
                 for p in t.pointers:
-                    if p.computed is not None:
-                        self.reporter.error("E0206", "computed properties and links are not supported yet",
-                                            p.span, hint)
                     for lp in p.link_props:
                         if lp.computed is not None:
                             self.reporter.error("E0206", "computed link properties are not supported yet",
@@ -377,11 +375,25 @@ class _Resolver:
         for key in concrete:
             for ptr in pointers[key].values():
                 self._pointer(self.schema.types[key], ptr)
-        # Globals (computed ones may read any column), then pass 3: defaults, constraints,
+        # Computed pointers are declared (typed after pass 3: they may read each other), globals
+        # resolved (computed ones may read any column), then pass 3: defaults, constraints,
         # indexes (they may read any column).
+        computeds = {key: self.computeds_of(key, pointers[key]) for key in concrete}
+        for key in concrete:
+            obj = self.schema.types[key]
+            for name, (decl, module) in computeds[key].items():
+                obj.computeds[name] = Computed(name, decl.computed, module, decl.span)
         self._globals()
         for key in concrete:
             self._members(key, self.schema.types[key], pointers[key])
+        # Computeds are typed once every exclusive constraint is known (a sub-select that pins
+        # one object is a single link); computed links first: a computed property may count or
+        # test one.
+        for links_first in (True, False):
+            for key in concrete:
+                for name, (decl, module) in computeds[key].items():
+                    if isinstance(decl.computed, (ast.Backlink, ast.SubSelect)) == links_first:
+                        self._computed(self.schema.types[key], decl, module)
         # Abstract types get no table, but their members are checked (once, even without a
         # concrete descendant): on a scratch table whose join tables are dropped again.
         for key, t in self.decls.items():
@@ -398,6 +410,131 @@ class _Resolver:
         self._warn_shared_exclusives()
         self._check_name_collisions()
         return self.schema
+
+    # ---------------------------------------------------------------- computeds
+    def computeds_of(self, key: str, stored: Dict[str, "_Pointer"]) -> Dict[str, Tuple[ast.PointerDecl, str]]:
+        """The computed pointers of a type, inherited ones first: name -> (declaration, module
+        its expression is written in). ``overloaded`` replaces an inherited computed; a computed
+        may not reuse the name of a stored pointer."""
+        out: Dict[str, Tuple[ast.PointerDecl, str]] = {}
+        for k in self.mro.get(key, [key]):
+            t = self.decls[k]
+            for p in t.pointers:
+                if p.computed is None:
+                    continue
+                if p.name in stored or p.name == "id":
+                    if k == key:
+                        self.reporter.error("E0200", f"computed '{p.name}' has the name of a stored property or link",
+                                            p.name_span, "rename one of them")
+                    continue
+                if p.name in out and not p.overloaded and out[p.name][0] is not p:
+                    if k == key:
+                        self.reporter.error("E0200", f"'{p.name}' is already defined", p.name_span,
+                                            "mark it 'overloaded' to replace the inherited computed")
+                    continue
+                out[p.name] = (p, t.module)
+        return out
+
+    def _computed(self, obj: ObjectType, decl: ast.PointerDecl, module: str) -> None:
+        """Type a computed pointer of ``obj`` (https://docs.geldata.com/reference/datamodel/computeds):
+        a backlink ``.<link[is T]`` or a sub-select ``(select T filter ...)`` is a computed link
+        to ``T``; anything else a computed property, typed by checking its expression once.
+        Nothing is stored. Parameters are refused; globals may be read."""
+        expr = decl.computed
+        comp = obj.computeds[decl.name]
+        for n in ast.iter_nodes(expr):
+            if isinstance(n, ast.Param):
+                self.reporter.error("E0206", "a computed cannot read query parameters", n.span,
+                                    "read a global instead: global name")
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
+        if isinstance(expr, ast.Backlink):
+            found = self._backlink_source(obj, expr, module)
+            if found is None:
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
+            source, link = found
+            new = dataclasses.replace(comp, target=source, multi=True, required=False, backlink=link)
+        elif isinstance(expr, ast.SubSelect):
+            target_key = self._type_key(expr.type_name, module)
+            target = self.schema.types.get(target_key) if target_key else None
+            if target is None:
+                self.reporter.error("E0201", f"unknown type '{expr.type_name}'", expr.type_span,
+                                    did_you_mean(expr.type_name.split("::")[-1], [d.name for d in self.decls.values()]))
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
+            ctx = ExprContext(self.schema, target, module, self.reporter, params=ParamTable(), where="a computed")
+            low = lower(expr.filter, ctx, BOOL)
+            if low is None:
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
+            if low.type.family != "bool":
+                self.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", expr.filter.span)
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
+            new = dataclasses.replace(comp, target=target, multi=not _filter_pins_one(expr.filter, target))
+        else:
+            ctx = ExprContext(self.schema, obj, module, self.reporter, params=ParamTable(), where="a computed")
+            low = lower(ast.Path((decl.name,), decl.name_span), ctx)
+            if low is None:
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
+            new = dataclasses.replace(comp, type=low.type, required=not low.nullable)
+        if decl.type is not None:
+            self._check_declared_type(decl, new, module)
+        if decl.required and not new.required and new.target is None:
+            self.reporter.warning("W0006", f"required computed '{decl.name}' may be empty: not enforced",
+                                  decl.name_span)
+        if decl.kind == "link" and new.target is None:
+            self.reporter.error("E0201", f"computed link '{decl.name}' must select objects "
+                                "(a backlink .<link[is Type] or (select Type filter ...))", decl.span)
+        elif decl.kind == "property" and new.target is not None:
+            self.reporter.error("E0201", f"computed property '{decl.name}' selects objects: declare it a link",
+                                decl.span)
+        obj.computeds[decl.name] = new
+
+    def _check_declared_type(self, decl: ast.PointerDecl, comp: Computed, module: str) -> None:
+        ref = decl.type
+        assert ref is not None
+        if comp.target is not None:
+            key = self._type_key(ref.name, module)
+            if key is None or self.schema.types.get(key) is not comp.target:
+                self.reporter.error("E0204", f"computed '{decl.name}' is declared {ref}, but selects "
+                                    f"{comp.target.name}", ref.span)
+            return
+        vtype = resolve_type_ref(ref, self._type_context(module))
+        if vtype is not None and comp.type is not None and vtype.family != comp.type.family:
+            self.reporter.error("E0204", f"computed '{decl.name}' is declared {vtype.name}, but its expression is "
+                                f"{comp.type.name}", ref.span)
+
+    def _backlink_source(self, obj: ObjectType, expr: ast.Backlink, module: str):
+        """(source type, link name) of ``.<link[is T]``: the type ``T`` whose link ``link``
+        points at ``obj`` (https://docs.geldata.com/reference/datamodel/links#backlinks). Without
+        ``[is T]`` exactly one type may have such a link."""
+        candidates = [t for t in self.schema.types.values()
+                      if expr.link in t.links and t.links[expr.link].target is obj]
+        if expr.type_name is not None:
+            key = self._type_key(expr.type_name, module)
+            source = self.schema.types.get(key) if key else None
+            if source is None:
+                self.reporter.error("E0201", f"unknown type '{expr.type_name}'", expr.type_span or expr.span,
+                                    did_you_mean(expr.type_name.split("::")[-1], [d.name for d in self.decls.values()]))
+                return None
+            if source not in candidates:
+                self.reporter.error("E0202", f"type '{source.name}' has no link '{expr.link}' to '{obj.name}'",
+                                    expr.span, did_you_mean(expr.link, [n for n, l in source.links.items()
+                                                                        if l.target is obj]))
+                return None
+            return source, expr.link
+        if len(candidates) == 1:
+            return candidates[0], expr.link
+        if not candidates:
+            self.reporter.error("E0202", f"no type has a link '{expr.link}' to '{obj.name}'", expr.span)
+        else:
+            names = ", ".join(t.name for t in candidates)
+            self.reporter.error("E0206", f"'.<{expr.link}' reaches several types ({names}): polymorphic backlinks "
+                                "are not supported", expr.span, f"name one: .<{expr.link}[is {candidates[0].name}]")
+        return None
 
     # ---------------------------------------------------------------- globals
     def _globals(self) -> None:

@@ -123,7 +123,7 @@ def test_unsupported_gel_features_are_named_and_located():
               "  type U {\n    name: str;\n"
               "    access policy self allow all using (.id = global current_user);\n"
               "    trigger log after insert for each do (insert Log { x := __new__.name });\n"
-              "    multi link posts := .<author[is Post];\n"
+              "    multi link posts := .<owner[is U];\n"
               "    name_upper := str_upper(.name);\n"
               "  }\n"
               "  alias UA := U { n := .name };\n"
@@ -135,13 +135,12 @@ def test_unsupported_gel_features_are_named_and_located():
     assert lines == {
         5: "access policies are not supported yet",
         6: "triggers are not supported yet",
-        7: "computed properties and links are not supported yet",
-        8: "computed properties and links are not supported yet",
+        7: "type 'U' has no link 'owner' to 'U'",
         10: "aliases are not supported yet",
         11: "functions are not supported yet",
         12: "abstract constraint definitions are not supported yet",
     }
-    assert set(codes(err)) == {"E0206"}
+    assert set(codes(err)) == {"E0206", "E0202"}
 
 
 def test_using_future_is_a_warning_only():
@@ -249,3 +248,42 @@ def test_unknown_global_in_a_query():
                          a="select U { name } filter .id = global usr_id;")
     assert codes(err) == ["E0302"]
     assert "unknown global 'usr_id'" in text and "did you mean 'user_id'" in text
+
+
+def test_computed_errors_are_located():
+    schema = ("type U {\n"
+              "  a := .b ++ 'x';\n"
+              "  b := .a;\n"
+              "  c := .name ++ $p;\n"
+              "  name: str;\n"
+              "  property posts := .<author[is P];\n"
+              "  multi link nope := .<author[is U];\n"
+              "}\n"
+              "type P { author: U; editor: U; editor := 1; }\n"
+              "type Q { author: U; }\n"
+              "type R { multi link any := .<author; link many_u := (select U filter .name = 'x'); name := 1; }\n")
+    err, text = diagnose(schema)
+    found = sorted((d.span.line, d.code) for d in err.diagnostics)
+    assert found == [(3, "E0210"), (4, "E0206"), (6, "E0201"), (7, "E0202"), (9, "E0200"), (11, "E0202")]
+    assert "computed 'a' reads itself" in text
+    assert "a computed cannot read query parameters" in text
+    assert "computed property 'posts' selects objects: declare it a link" in text
+    assert "type 'U' has no link 'author' to 'U'" in text
+    assert "computed 'editor' has the name of a stored property or link" in text
+    assert "no type has a link 'author' to 'R'" in text
+
+
+def test_computeds_in_queries_are_checked():
+    schema = ("type U { required name: str; multi link posts := .<author[is P]; shout := str_upper(.name); }\n"
+              "type P { required title: str; author: U; }\n")
+    err, text = diagnose(schema,
+                         a="update U filter .id = <uuid>$id set { shout := 'x' };",
+                         b="select U { posts } ;",
+                         c="select U { name } filter .posts = <uuid>$x;",
+                         d="select U { shout: { id } };",
+                         e="select U { name } filter .<author;")
+    assert "'shout' is computed and cannot be assigned" in text
+    assert "'posts' is a computed link: give it a shape" in text
+    assert "'posts' is a computed link (a set of P objects)" in text
+    assert "'shout' is a computed property: it takes no shape" in text
+    assert "'.<author' is a set of objects" in text

@@ -398,3 +398,30 @@ def test_multi_link_with_link_properties_becoming_single_needs_drop_hints(tmp_pa
     gen, version, before, after = _step(lib, pg, v2 + "\nmigration { drop property T.tags.note; }")
     assert "DS103" in codes(gen.plan.lints)
     _roundtrip(lib, pg, version, before, after)
+
+
+def test_computeds_and_globals_store_nothing(tmp_path, pg):
+    """Computed properties and links, backlinks and globals have no column: adding, changing or
+    removing them needs no migration (https://docs.geldata.com/reference/datamodel/computeds), and
+    a real change next to them migrates only the real change, up -> down -> up."""
+    v1 = "type User { required first: str; last: str; }\ntype Post { required title: str; author: User; }\n"
+    lib = _start(tmp_path, pg, v1, "INSERT INTO \"user\" (first, last) VALUES ('Ann', 'Lee')")
+    v2 = v1.replace("last: str; }", "last: str; full_name := .first ++ ' ' ++ .last;\n"
+                    "  multi link posts := .<author[is Post]; n_posts := count(.posts); }") + \
+        "global me: uuid;\nglobal page: int64 { default := 20 };\n"
+    assert lib.generate(v2) is None
+    v3 = v2.replace("' ' ++ .last", "', ' ++ .last").replace(" n_posts := count(.posts);", "") \
+        .replace("global page: int64 { default := 20 };", "global page: int64 { default := 50 };")
+    assert lib.generate(v3) is None
+    v4 = v3.replace("last: str;", "last: str; nick: str;")
+    gen, version, before, after = _step(lib, pg, v4)
+    up, down = lib.up_sql(version), lib.down_sql(version)
+    assert 'ADD COLUMN "nick" text' in up and 'DROP COLUMN "nick"' in down
+    for name in ("full_name", "posts", "n_posts", "page", "me"):
+        assert f'"{name}"' not in up + down
+    _roundtrip(lib, pg, version, before, after)
+    assert pg.execute('SELECT first, last, nick FROM "user"') == [("Ann", "Lee", None)]
+    # Removing every computed and global: still nothing to migrate.
+    assert lib.generate(v4.replace(" full_name := .first ++ ', ' ++ .last;", "")
+                        .replace("  multi link posts := .<author[is Post];", "")
+                        .replace("global me: uuid;\n", "")) is None

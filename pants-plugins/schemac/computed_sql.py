@@ -1,0 +1,157 @@
+"""SQL of computed pointers and backlinks where a query reads them (they are never stored).
+
+* A computed property (https://docs.geldata.com/reference/datamodel/computeds) read as ``.name``
+  is its expression, checked and lowered in the scope of the object (``.first ++ ' ' ++
+  .last`` -> ``("first" || ' ') || "last"``), so a select, filter or order on it stays one
+  statement.
+* A backlink ``.<author[is Post]`` (https://docs.geldata.com/reference/datamodel/links#backlinks)
+  or a computed link (a backlink, or ``(select T filter ...)``) is a set of objects: the rows of
+  ``T`` that :func:`object_set` describes (a ``FROM ... WHERE ...`` correlated with the subject
+  row). ``count(...)`` counts them, ``exists ...`` tests them, and a shape selects them as a JSON
+  list (:mod:`schemac.queries`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Tuple
+
+from schemac import syntax as ast
+from schemac.model import Computed, ObjectType
+from schemac.sqlnames import qi
+
+#: Computed pointers being expanded (type table, name): a computed that reads itself is
+#: reported instead of recursing forever.
+_EXPANDING: List[Tuple[str, str]] = []
+
+
+def subject_ref(ctx) -> str:
+    """How the subject row is named in SQL: its alias in a nested shape, else its table."""
+    return ctx.column_prefix or qi(ctx.subject.table)
+
+
+def computed_property(expr: ast.Path, comp: Computed, ctx):
+    """``.name`` of a computed property: its expression, inlined (parenthesised)."""
+    from schemac.exprs import Lowered, lower
+
+    if comp.broken:
+        return None
+    if comp.target is not None:
+        ctx.reporter.error("E0206", f"'{comp.name}' is a computed link (a set of {comp.target.name} objects): count "
+                           "it, test it with exists, or select it with a shape", expr.span,
+                           f"e.g. count(.{comp.name}) or {comp.name}: {{ id }}")
+        return None
+    key = (ctx.subject.table, comp.name)
+    if key in _EXPANDING:
+        ctx.reporter.error("E0210", f"computed '{comp.name}' reads itself", expr.span,
+                           "a computed cannot depend on itself, directly or through other computeds")
+        return None
+    _EXPANDING.append(key)
+    try:
+        inner = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
+                                    bound_statements={})
+        low = lower(comp.expr, inner)  # type: ignore[arg-type]
+    finally:
+        _EXPANDING.pop()
+    if low is None:
+        return None
+    sql = low.sql if low.atomic or low.is_param else f"({low.sql})"
+    return Lowered(sql if not low.is_param else f"{low.sql}::{low.type.pg}", low.type, low.nullable)
+
+
+def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
+    """``(what, target)`` when ``expr`` is a set of objects of the subject: a backlink
+    (``.<author[is Post]``) or ``.name`` of a computed link; ``None`` otherwise (nothing
+    reported)."""
+    if isinstance(expr, ast.Backlink):
+        return expr, None  # type: ignore[return-value]
+    if isinstance(expr, ast.Path) and len(expr.steps) == 1 and ctx.subject is not None:
+        comp = ctx.subject.computeds.get(expr.steps[0])
+        if comp is not None and comp.target is not None:
+            return comp, comp.target
+    return None
+
+
+def object_set(what, ctx, alias: str) -> Optional[Tuple[str, ObjectType, bool]]:
+    """``(FROM ... WHERE ... SQL, target type, multi)`` of the objects ``what`` (a
+    :class:`~schemac.syntax.Backlink` or a computed link) of the subject row, the target rows
+    named ``alias``."""
+    from schemac.exprs import BOOL, lower
+
+    subject = ctx.subject
+    if isinstance(what, ast.Backlink):
+        found = _backlink_source(what, ctx)
+        if found is None:
+            return None
+        source, link_name, multi = found, what.link, True
+    else:
+        comp: Computed = what
+        source, multi = comp.target, comp.multi
+        if comp.backlink is None:
+            sub: ast.SubSelect = comp.expr  # type: ignore[assignment]
+            inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
+                                        subject_column=None, variables={}, bound_statements={})
+            cond = lower(sub.filter, inner, BOOL)
+            if cond is None:
+                return None
+            return f"FROM {qi(source.table)} AS {alias} WHERE {cond.sql}", source, multi  # type: ignore[union-attr]
+        link_name = comp.backlink
+    link = source.links[link_name]  # type: ignore[union-attr]
+    me = subject_ref(ctx)
+    if link.multi:
+        where = (f'{alias}."id" IN (SELECT "source_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
+                 f'WHERE "target_id" = {me}."id")')
+    else:
+        where = f'{alias}.{qi(link.column)} = {me}."id"'  # type: ignore[arg-type]
+    return f"FROM {qi(source.table)} AS {alias} WHERE {where}", source, multi  # type: ignore[union-attr]
+
+
+def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
+    """The type whose link points back at the subject (see the resolver's check of the same)."""
+    from schemac.diagnostics import did_you_mean
+
+    subject = ctx.subject
+    if subject is None:
+        ctx.reporter.error("E0202", f"'.<{expr.link}' has no subject here", expr.span)
+        return None
+    candidates = [t for t in ctx.schema.all_types() if expr.link in t.links and t.links[expr.link].target is subject]
+    if expr.type_name is not None:
+        source = ctx.schema.find_type(expr.type_name, ctx.module)
+        if source is None:
+            ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span or expr.span,
+                               did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+            return None
+        if source not in candidates:
+            ctx.reporter.error("E0302", f"type '{source.name}' has no link '{expr.link}' to '{subject.name}'",
+                               expr.span)
+            return None
+        return source
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        ctx.reporter.error("E0302", f"no type has a link '{expr.link}' to '{subject.name}'", expr.span)
+    else:
+        names = ", ".join(t.name for t in candidates)
+        ctx.reporter.error("E0206", f"'.<{expr.link}' reaches several types ({names}): polymorphic backlinks are not "
+                           "supported", expr.span, f"name one: .<{expr.link}[is {candidates[0].name}]")
+    return None
+
+
+def count_sql(expr, ctx) -> Optional[str]:
+    """``count(<set of objects>)``, or ``None`` when ``expr`` is not one (or after reporting)."""
+    found = link_set_of(expr, ctx)
+    if found is None:
+        return None
+    alias = qi(f"_c{ctx.depth}")
+    low = object_set(found[0], ctx, alias)
+    return None if low is None else f"(SELECT count(*) {low[0]})"
+
+
+def exists_sql(expr, ctx) -> Optional[str]:
+    """``exists <set of objects>``, or ``None`` when ``expr`` is not one (or after reporting)."""
+    found = link_set_of(expr, ctx)
+    if found is None:
+        return None
+    alias = qi(f"_e{ctx.depth}")
+    low = object_set(found[0], ctx, alias)
+    return None if low is None else f"EXISTS (SELECT 1 {low[0]})"

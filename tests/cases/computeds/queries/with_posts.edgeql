@@ -1,0 +1,1 @@
+select User { first_name } filter exists .posts order by .first_name;
