@@ -30,6 +30,7 @@ from schemac.migrate.hints import Hints, resolve_hints
 
 if TYPE_CHECKING:
     from schemac.constraint_errors import ConstraintError
+    from schemac.naming import Names
 
 SCHEMA_SUFFIXES = (".esdl", ".gel")
 QUERY_SUFFIXES = (".edgeql",)
@@ -40,6 +41,9 @@ TS_INT64_MODES = ("string", "bigint")
 GO_DRIVERS = ("pgx", "database/sql")
 
 _GO_IDENT = re.compile(r"^[a-z][a-z0-9]*$")
+#: What a library name may not hold: it is written between double quotes in every generated
+#: file's header comment (SQL ``--``, Go ``//``, TS ``//`` and ``/** */``).
+_BAD_LIBRARY_NAME = re.compile(r'["\\\x00-\x1f\x7f-\x9f\u2028\u2029]|\*/')
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,14 @@ class Options:
 
     @property
     def go_package_name(self) -> str:
-        return self.go_package or re.sub(r"[^a-z0-9]", "", self.library.lower()) or "schema"
+        """``go_package``, or one made of the library name: lower-cased, non-alphanumerics
+        dropped, ``db`` appended to a Go keyword or ``main`` (library ``type`` -> ``typedb``)."""
+        if self.go_package:
+            return self.go_package
+        from schemac.naming import GO_KEYWORDS
+
+        name = re.sub(r"[^a-z0-9]", "", self.library.lower()) or "schema"
+        return name + "db" if name in GO_KEYWORDS or name == "main" else name
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,14 @@ class Library:
         from schemac.constraint_errors import constraint_errors
 
         return constraint_errors(self.schema)
+
+    @functools.cached_property
+    def names(self) -> "Names":
+        """Every identifier of the generated TypeScript and Go (see :mod:`schemac.naming`).
+        :func:`check_library` has already reported its collisions."""
+        from schemac.naming import build_names
+
+        return build_names(self, Reporter())
 
 
 def check_library(sources: Mapping[str, str], options: Options) -> Library:
@@ -136,9 +155,14 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
     if options.go_driver not in GO_DRIVERS:
         reporter.error("E0206", f"unknown Go driver {options.go_driver!r}", None,
                        "use 'pgx' or 'database/sql'")
-    if not _GO_IDENT.match(options.go_package_name):
+    from schemac.naming import GO_KEYWORDS
+
+    if not _GO_IDENT.match(options.go_package_name) or options.go_package_name in GO_KEYWORDS | {"main"}:
         reporter.error("E0308", f"Go package name {options.go_package_name!r} is not a valid package name", None,
-                       "use lower-case letters and digits, e.g. 'jobsdb'")
+                       "use lower-case letters and digits that are not a Go keyword (or 'main'), e.g. 'jobsdb'")
+    if _BAD_LIBRARY_NAME.search(options.library):
+        reporter.error("E0308", f"library name {options.library!r} cannot be written into generated file headers",
+                       None, "use a name without quotes, backslashes, '*/' or control characters")
     schema_files: List[ast.SchemaFile] = []
     query_files: List[ast.QueryFile] = []
     extern_libs = dict(options.externs)
@@ -186,9 +210,21 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
             plans.append(plan)
     if retain is not None:
         retain.append((schema_files, query_files, external))
+    checked = None
+    if not reporter.has_errors:
+        # The generated names are chosen now, so that their collisions are reported with the
+        # other errors (E0213); the library keeps them (and the constraint errors they used).
+        from schemac.naming import build_names
+
+        checked = Library(options, schema, plans, [], hints)
+        build_names_result = build_names(checked, reporter)
     reporter.check()
-    return Library(options, schema, plans, [d for d in reporter.diagnostics if d.severity != "error"], hints,
-                   History.from_sources(sources))
+    lib = Library(options, schema, plans, [d for d in reporter.diagnostics if d.severity != "error"], hints,
+                  History.from_sources(sources))
+    if checked is not None:
+        lib.__dict__["names"] = build_names_result
+        lib.__dict__["constraint_errors"] = checked.constraint_errors
+    return lib
 
 
 def compile_library(sources: Mapping[str, str], options: Options,

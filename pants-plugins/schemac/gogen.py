@@ -29,14 +29,17 @@ from __future__ import annotations
 
 import re
 import textwrap
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac.compiler import Library
 from schemac.constraint_errors import KINDS
 from schemac.model import ValueType
-from schemac.names import go_name, go_raw, go_string
+from schemac.names import comment_safe, go_name, go_raw, go_string
 from schemac.queries import AT_MOST_ONE, MANY, QueryPlan
 from schemac.render import render
+
+if TYPE_CHECKING:
+    from schemac.naming import GoEnumNames, Names
 
 
 def align(rows: Sequence[Tuple[str, ...]]) -> List[str]:
@@ -93,9 +96,35 @@ ARRAY_OIDS = {
 }
 
 
+#: A line gofmt would read as a link definition in a doc comment (and move to its end).
+_LINK_DEF = re.compile(r"^\[[^\]]+\]:")
+
+
+def doc_text(lines: Sequence[str]) -> List[str]:
+    """Doc comment lines as gofmt keeps them (Go 1.19+ reformats doc comments,
+    https://go.dev/doc/comment): the text of every line starts at the margin (an indented
+    line would be a code block, or a list), a line that reads as a link definition
+    (``[x]: url``) gets a space before its colon, two quotes written as `````` or ``''`` are
+    the typographic quotes gofmt turns them into, trailing spaces go, and blank lines are
+    single and never first or last."""
+    out: List[str] = []
+    for line in lines:
+        line = comment_safe(line.strip(), block=False)
+        if "``" in line or "''" in line:
+            line = line.replace("``", "\u201c").replace("''", "\u201d")
+        if line.startswith("[") and _LINK_DEF.match(line):
+            line = line.replace("]:", "] :", 1)
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
 def _comment(lines: Sequence[str]) -> str:
     """Doc comment lines as a block (no final newline): ``// line``, a bare ``//`` for an empty
-    line (gofmt's spelling)."""
+    line (gofmt's spelling); the text made gofmt-stable by :func:`doc_text`."""
+    lines = doc_text(lines)
     if "" not in lines:
         return "// " + "\n// ".join(lines) if lines else ""
     return "\n".join([f"// {line}" if line else "//" for line in lines])
@@ -106,15 +135,26 @@ def _body(lines: Sequence[str]) -> str:
     return "\t" + "\n\t".join(lines) + "\n" if lines else ""
 
 
+class _Imports(set):
+    """The import paths a Go file needs, and the Go names of the enums
+    (:attr:`schemac.naming.Names.go_enums`) to spell them with."""
+
+    def __init__(self, items, enums: Dict[str, "GoEnumNames"]):
+        super().__init__(items)
+        self.enums = enums
+
+
 def _go_type(t: ValueType, optional: bool, imports: Set[str], sql_nulls: bool = False) -> str:
     """The Go type of a value; with ``sql_nulls`` (database/sql, outside JSON) an optional value
     is a ``sql.Null*`` (or ``NullE`` for an enum) instead of a pointer."""
     if t.element is not None:
         return "[]" + _go_type(t.element, False, imports)  # a nil slice is NULL
     if t.enum is not None:
+        enums = getattr(imports, "enums", None)
+        en = enums.get(t.enum.qualname) if enums is not None else None
         if optional and sql_nulls:
-            return "Null" + t.enum.code_name
-        return ("*" if optional else "") + t.enum.code_name
+            return en.null_type if en is not None else "Null" + t.enum.code_name
+        return ("*" if optional else "") + (en.type if en is not None else t.enum.code_name)
     s = t.scalar
     assert s is not None
     if optional and sql_nulls:
@@ -127,17 +167,19 @@ def _go_type(t: ValueType, optional: bool, imports: Set[str], sql_nulls: bool = 
 
 
 def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, object]],
-                   sql_nulls: bool = False) -> str:
+                   sql_nulls: bool = False, shapes: Optional[Dict[Tuple[str, ...], str]] = None,
+                   path: Tuple[str, ...] = ()) -> str:
     """A result field's Go type. A nested shape becomes a struct type ``<Owner><Field>`` with
     JSON tags (appended to ``structs``, innermost first); 64-bit numbers travel as JSON strings
     (``,string``), bytes as base64, timestamps as RFC 3339. Inside a shape optional values are
     pointers whatever the driver (encoding/json decodes them)."""
     if f.shape is None:
         return _go_type(f.type, f.optional, imports, sql_nulls)
-    name = owner + go_name(f.name)
+    path = path + (f.name,)
+    name = shapes[path] if shapes is not None and path in shapes else owner + go_name(f.name)
     lines = []
     for n in f.shape:
-        go_type = _go_field_type(n, name, imports, structs)
+        go_type = _go_field_type(n, name, imports, structs, False, shapes, path)
         tag = n.name
         if n.type is not None and n.type.scalar is not None and n.type.scalar.name == "int64":
             tag += ",string"
@@ -148,9 +190,9 @@ def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, obj
     return f"*{name}" if f.optional else name
 
 
-def _doc_lines(q: QueryPlan, method: str) -> List[str]:
+def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
     doc = q.doc.splitlines() if q.doc else []
-    lines = wrap(f"{method} runs query {q.name} ({q.path}).")
+    lines = wrap(f"{method} runs query {q.name} ({comment_safe(q.path, block=False)}).")
     if doc:
         lines += [""] + doc
     if q.cardinality == AT_MOST_ONE:
@@ -159,7 +201,7 @@ def _doc_lines(q: QueryPlan, method: str) -> List[str]:
         else:
             lines += ["", "It returns nil, nil when no row matched."]
     if q.exclusives:
-        names = ", ".join([f"*{go_name(ex.name)}Error" for ex in q.exclusives])
+        names = ", ".join([f"*{errors.get(ex.name) or go_name(ex.name) + 'Error'}" for ex in q.exclusives])
         lines += [""] + wrap(f"A duplicate is reported as {names}.")
     read = [p.global_ for p in q.params if p.global_ is not None]
     if read:
@@ -187,8 +229,9 @@ def _pg_scan_oid(f) -> Optional[str]:
     return None
 
 
-def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> Dict[str, object]:
-    method = go_name(q.name)
+def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: bool = False) -> Dict[str, object]:
+    qn = names.go_queries[q.name]
+    method = qn.method
     params, optional_fields, unchanged = [], [], []
     values, required_globals = [], []
     for p in q.params:
@@ -197,23 +240,24 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
             if p.global_.must_be_set:
                 required_globals.append((go_name(p.global_.key), go_string(p.global_.key)))
             continue
-        values.append(f"arg.{go_name(p.name)}")
-        field = go_name(p.name)
+        field = qn.params[p.name]
+        values.append(f"arg.{field}")
         params.append((field, _go_type(p.type, p.optional, imports, database_sql)))
         if p.optional and p.unchanged:
             unchanged.append(f"{field} ({p.unchanged})")
         elif p.optional:
             optional_fields.append(field)
     structs: List[Dict[str, object]] = []
-    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql)) for f in q.result]
+    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql, qn.shapes))
+            for f in q.result]
     if q.cardinality == MANY:
-        ret = f"[]{method}Row"
+        ret = f"[]{qn.row_type}"
     elif q.cardinality == AT_MOST_ONE:
-        ret = f"*{method}Row"
+        ret = f"*{qn.row_type}"
         imports.update({"errors", "database/sql" if database_sql else "github.com/jackc/pgx/v5"})
     else:
-        ret = f"{method}Row"
-    params_doc = [f"{method}Params are the parameters of {method}."]
+        ret = qn.row_type
+    params_doc = [f"{qn.params_type} are the parameters of {method}."]
     if optional_fields:
         null = "the zero value" if database_sql else "nil"
         params_doc[0] += (f" Optional: {', '.join(optional_fields)} ({null} stores NULL, or the property's default "
@@ -231,13 +275,13 @@ def _query_view(q: QueryPlan, imports: Set[str], database_sql: bool = False) -> 
             target = f"pgScan(pgtype.{oid}, {target})"
         scan.append(target)
     return {
-        "name": q.name, "path": q.path, "method": method, "sql_const": f"{method[0].lower()}{method[1:]}SQL",
-        "sql_literal": go_raw(q.sql), "params_type": f"{method}Params", "row_type": f"{method}Row",
+        "name": q.name, "path": comment_safe(q.path, block=False), "method": method, "sql_const": qn.sql_const,
+        "sql_literal": go_raw(q.sql), "params_type": qn.params_type, "row_type": qn.row_type,
         "param_body": _body(align(params)), "row_body": _body(align(rows)), "return_type": ret, "args": args,
         "scan": ", ".join(scan), "cardinality": q.cardinality,
-        "doc": _comment(_doc_lines(q, method)), "params_doc": _comment(wrap(" ".join(params_doc))),
+        "doc": _comment(_doc_lines(q, method, names.go_errors)), "params_doc": _comment(wrap(" ".join(params_doc))),
         "structs": structs, "required_globals": required_globals,
-        "zero": "nil" if q.cardinality in (MANY, AT_MOST_ONE) else f"{method}Row{{}}",
+        "zero": "nil" if q.cardinality in (MANY, AT_MOST_ONE) else f"{qn.row_type}{{}}",
     }
 
 
@@ -252,20 +296,23 @@ def render_go(lib: Library) -> Dict[str, str]:
     """``{file name: text}`` of the Go runner of ``lib``."""
     library, package = lib.options.library, lib.options.go_package_name
     database_sql = lib.options.go_driver == "database/sql"
+    names = lib.names
     enums = []
     for e in lib.schema.all_enums():
-        consts = [e.code_name + go_name(m) for m in e.members]
+        en = names.go_enums[e.qualname]
+        consts = [en.consts[m] for m in e.members]
         enums.append({
-            "name": e.code_name, "qualname": e.qualname, "consts": consts,
-            "const_lines": align([(c, e.code_name, "= " + go_string(m)) for c, m in zip(consts, e.members)]),
-            "null_lines": align([(e.code_name, e.code_name), ("Valid", "bool")]),
+            "name": en.type, "null_name": en.null_type, "all_func": en.all_func, "qualname": e.qualname,
+            "consts": consts,
+            "const_lines": align([(c, en.type, "= " + go_string(m)) for c, m in zip(consts, e.members)]),
+            "null_lines": align([(en.type, en.type), ("Valid", "bool")]),
         })
     errors = []
     kinds = {kind: (go_string(sqlstate), family) for kind, (sqlstate, family) in KINDS.items()}
     for e in lib.constraint_errors:
         constraint, description, schema_type = e.constraint, e.description, e.type_name
         sqlstate_go, family = kinds[e.kind]
-        type_name = go_name(constraint) + "Error"
+        type_name = names.go_errors[constraint]
         errors.append({
             "type_name": type_name, "family": family, "name_go": go_string(constraint),
             "sqlstate_go": sqlstate_go,
@@ -274,8 +321,8 @@ def render_go(lib: Library) -> Dict[str, str]:
                                  f"{constraint}). Match it with errors.As; errors.Is(err, Err{family}) also "
                                  "holds. Err is the driver error.")),
         })
-    imports: Set[str] = {"context"}
-    queries = [_query_view(q, imports, database_sql) for q in lib.queries]
+    imports: Set[str] = _Imports({"context"} if lib.queries else (), names.go_enums)
+    queries = [_query_view(q, names, imports, database_sql) for q in lib.queries]
     first = queries[0]["method"] if queries else "Name"
     globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
     ctx = {"library": library, "package": package, "database_sql": database_sql, "globals": bool(globals_)}

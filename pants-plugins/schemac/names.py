@@ -6,12 +6,18 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from json.encoder import encode_basestring, encode_basestring_ascii
 
-#: Go initialisms written in all caps (golint's list, https://go.dev/wiki/CodeReviewComments#initialisms).
+#: Go initialisms written in all caps: golint's list
+#: (https://go.dev/wiki/CodeReviewComments#initialisms), staticcheck's additions to it (ST1003:
+#: amqp db gid rtp sip ts) and the identifiers of goods and accounts that data schemas use
+#: (isbn issn sku upc ean gtin iban).
 GO_INITIALISMS = frozenset(
     """acl api ascii cpu css dns eof guid html http https id ip json lhs qps ram rhs rpc sla smtp
-    sql ssh tcp tls ttl udp ui uid uri url utf8 uuid vm xml xmpp xsrf xss""".split()
+    sql ssh tcp tls ttl udp ui uid uri url utf8 uuid vm xml xmpp xsrf xss
+    amqp db gid rtp sip ts
+    isbn issn sku upc ean gtin iban""".split()
 )
 
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
@@ -39,6 +45,32 @@ def go_name(name: str) -> str:
     """Exported Go name: ``claim_job`` -> ``ClaimJob``, ``id`` -> ``ID``, ``user_url`` ->
     ``UserURL``. A name starting with a digit gets an ``X`` prefix."""
     out = "".join([_go_word(w) for w in _WORD.findall(name)]) or "X"
+    return "X" + out if out[0].isdigit() else out
+
+
+def _go_letter(c: str) -> bool:
+    """A character Go accepts inside an identifier: a Unicode letter, ``_`` or a decimal digit
+    (https://go.dev/ref/spec#Identifiers)."""
+    cat = unicodedata.category(c)
+    return cat[0] == "L" or cat == "Nd" or c == "_"
+
+
+@functools.lru_cache(maxsize=None)
+def go_member(member: str) -> str:
+    """The suffix of an enum member's Go constant (the enum's type name comes first):
+    ``Pending`` -> ``Pending``, ``in progress`` -> ``InProgress``, ``projects:read`` ->
+    ``ProjectsRead``. Letters outside ASCII are kept (``été`` -> ``Été``, ``日本`` -> ``日本``);
+    a member with no letter or digit at all is ``X``."""
+    if member.isascii():
+        return go_name(member)
+    parts = []
+    for run in re.findall(r"[^\W_]+", member):
+        if run.isascii():
+            parts.append("".join([_go_word(w) for w in _WORD.findall(run)]))
+        else:
+            run = "".join(c for c in run if _go_letter(c))
+            parts.append(run[:1].upper() + run[1:])
+    out = "".join(parts) or "X"
     return "X" + out if out[0].isdigit() else out
 
 
@@ -107,3 +139,17 @@ def ts_template(value: str) -> str:
     and carriage returns (a template literal reads a CR or CRLF as LF)."""
     escaped = value.replace("\\", "\\\\").replace("`", "\\`").replace("${", "\\${").replace("\r", "\\r")
     return f"`{escaped}`"
+
+
+#: Characters that end a ``//`` comment line in Go or TypeScript (JS also ends lines at
+#: U+2028 and U+2029), and other control characters.
+_COMMENT_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def comment_safe(text: str, block: bool = True) -> str:
+    """``text`` (a file path, a line of a doc) for a ``//`` comment line, or with ``block`` a
+    line of a ``/** */`` comment: control and line-breaking characters as ``\\uXXXX``, and
+    with ``block`` ``*/`` as ``*\\/``."""
+    if _COMMENT_UNSAFE.search(text):
+        text = _COMMENT_UNSAFE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return text.replace("*/", "*\\/") if block else text

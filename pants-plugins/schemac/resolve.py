@@ -705,6 +705,14 @@ class _Resolver:
             required = True  # an empty set is stored as an empty array
         col = Column(decl.name, vtype, required, default_sql, decl.span, readonly=ptr.readonly,
                      comment=_comment(ptr.annotations))
+        taken = obj.column(decl.name)
+        if taken is not None and taken.link is not None:
+            # (the other order, a property before the link, is caught in _link)
+            self.reporter.error("E0207", f"property '{decl.name}' needs column '{decl.name}', which link "
+                                f"'{taken.link}' already uses", decl.name_span,
+                                f"rename the property or the link (a single link '{taken.link}' is stored in "
+                                f"column '{taken.link}_id')")
+            return
         obj.columns.append(col)
         if decl.multi and ptr.required:
             obj.checks.append(CheckConstraint(object_name("ck", obj.table, [decl.name, "required"]),

@@ -21,15 +21,32 @@ results return the rows as they come.
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import TYPE_CHECKING, Dict, List, Optional, Set
 
 from schemac.compiler import Library
 from schemac.constraint_errors import KINDS
 from schemac.model import ValueType
-from schemac.names import js_string, ts_camel, ts_key, ts_pascal, ts_template
+from schemac.names import comment_safe, js_string, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
 from schemac.render import render
 from schemac.scalars import TS_DECODERS, TS_INT64_BIGINT
+
+if TYPE_CHECKING:
+    from schemac.naming import Names
+
+
+class _Used(set):
+    """The model types a queries.ts uses (imported from models.ts), and the TS names of the
+    enums (:attr:`schemac.naming.Names.ts_enums`) to spell them with."""
+
+    def __init__(self, enums: Dict[str, str]):
+        super().__init__()
+        self.enums = enums
+
+
+def _enum_name(t, used: Set[str]) -> str:
+    enums = getattr(used, "enums", None)
+    return enums.get(t.enum.qualname, t.enum.code_name) if enums is not None else t.enum.code_name
 
 
 def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) -> str:
@@ -38,8 +55,9 @@ def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) ->
         inner = f"({inner})" if " " in inner else inner
         return f"readonly {inner}[]" if param else f"{inner}[]"
     if t.enum is not None:
-        used.add(t.enum.code_name)
-        return t.enum.code_name
+        name = _enum_name(t, used)
+        used.add(name)
+        return name
     if bigint and t.scalar is not None and t.scalar.name == "int64":
         return TS_INT64_BIGINT[1] if param else TS_INT64_BIGINT[0]
     name = t.scalar.ts_param if param else t.scalar.ts  # type: ignore[union-attr]
@@ -134,7 +152,7 @@ def _decode_field(f, expr: str, depth: int, helpers: Set[str], bigint: bool = Tr
     return f"{helper}({expr}, ({var}) => ({{{body}\n}}))"
 
 
-def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool) -> Optional[Dict[str, object]]:
+def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool, fn: str) -> Optional[Dict[str, object]]:
     """The ``decode<Name>Row`` function of a query whose result holds values the runner
     converts (``int64`` with ``ts_int64="bigint"``, calendar types and durations): the lines of
     its object literal; ``None`` when nothing is converted."""
@@ -150,7 +168,7 @@ def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool) -> Optional[Dict[str
         what.append("its `int64` values as `bigint`")
     if any(h in helpers for h in ("localDate", "localDateTime", "isoDuration")) and _has_decoded(q.result):
         what.append("its dates, times and durations as strings")
-    return {"fn": f"decode{ts_pascal(q.name)}Row", "lines": lines, "what": " and ".join(what)}
+    return {"fn": fn, "lines": lines, "what": " and ".join(what)}
 
 
 def _value_names(fields) -> Set[str]:
@@ -212,17 +230,18 @@ def _global_doc(g) -> str:
     return f"{head}. {tail}".replace("*/", "*\\/")
 
 
-def _doc_lines(q: QueryPlan) -> List[str]:
+def _doc_lines(q: QueryPlan, errors: Dict[str, str]) -> List[str]:
     # "*/" in the user's text would end the /** ... */ block early.
     lines = q.doc.replace("*/", "*\\/").split("\n") if q.doc else [f"Runs query `{q.name}`."]
-    lines = lines + ["", f"Source: {q.path}."]
+    lines = lines + ["", f"Source: {comment_safe(q.path)}."]
     if q.cardinality == AT_MOST_ONE:
         if q.kind == "insert":
             lines.append("Resolves to `null` when the insert was skipped by `unless conflict`.")
         else:
             lines.append("Resolves to `null` when no row matched.")
     for ex in q.exclusives:
-        lines.append(f"@throws {{@link {ts_pascal(ex.name)}Error}} on a duplicate for `{ex.name}`.")
+        lines.append(f"@throws {{@link {errors.get(ex.name) or ts_pascal(ex.name) + 'Error'}}} on a duplicate "
+                     f"for `{ex.name}`.")
     read = [p.global_ for p in q.params if p.global_ is not None]
     if read:
         lines.append("Reads the global" + ("s " if len(read) > 1 else " ") + ", ".join(f"`{g.key}`" for g in read)
@@ -241,15 +260,15 @@ def _param_view(p, used: Set[str], bigint: bool) -> Dict[str, object]:
             "ts_type": f"{ts_type} | null" if p.optional else ts_type, "value": _param_value(p), "doc": doc}
 
 
-def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
+def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = False,
                 helpers: Optional[Set[str]] = None, memo: Optional[Dict[tuple, Dict[str, object]]] = None
                 ) -> Dict[str, object]:
     """What the templates show of a query. ``memo``: parameter views already made during this
     rendering (with the same ``used`` and ``bigint``), by name, type (its ``id``: the types
     outlive the rendering), optional and unchanged; most queries' parameters repeat."""
-    fn = ts_camel(q.name)
-    base = ts_pascal(q.name)
-    result_type = f"{base}Result"
+    qn = names.ts_queries[q.name]
+    fn = qn.fn
+    result_type = qn.result_type
     if q.cardinality == MANY:
         ret = f"{result_type}[]"
     elif q.cardinality == AT_MOST_ONE:
@@ -268,13 +287,16 @@ def _query_view(q: QueryPlan, used: Set[str], bigint: bool = False,
         params.append(view)
     arg_params = [view for p, view in zip(q.params, params) if p.global_ is None]
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
-    decoder = _decoder(q, helpers if helpers is not None else set(), bigint)
+    decoder = _decoder(q, helpers if helpers is not None else set(), bigint, qn.decoder)
     return {
-        "name": q.name, "path": q.path, "fn": fn, "sql_const": f"{fn}Sql", "sql_literal": ts_template(q.sql),
-        "args_type": f"{base}Args", "result_type": result_type, "return_type": ret, "params": params,
+        "name": q.name, "path": comment_safe(q.path), "fn": fn, "key": qn.key,
+        # (in a type, ``new(...)`` would be a construct signature)
+        "key_decl": js_string(qn.key) if qn.key == "new" else qn.key, "sql_const": qn.sql_const,
+        "sql_literal": ts_template(q.sql), "args_type": qn.args_type, "result_type": result_type,
+        "return_type": ret, "params": params,
         "args_params": arg_params, "reads_globals": len(arg_params) != len(params),
         "result": result, "cardinality": q.cardinality,
-        "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q)]),
+        "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q, names.ts_errors)]),
         "no_row_message": js_string(f"{q.name}: the statement returned no row"), "decoder": decoder,
     }
 
@@ -284,10 +306,11 @@ def render_typescript(lib: Library) -> Dict[str, str]:
     library = lib.options.library
     esm = lib.options.ts_module == "esm"
     imports = {"import_prefix": "./", "import_suffix": ".js" if esm else ""}
+    names = lib.names
     enums = []
     for e in lib.schema.all_enums():
         enums.append({
-            "name": e.code_name, "qualname": e.qualname,
+            "name": names.ts_enums[e.qualname], "qualname": e.qualname,
             "members": [(ts_key(m), js_string(m)) for m in e.members],
             # ("*/" in a member would end the /** ... */ block early)
             "members_doc": ", ".join(f"`{m}`" for m in e.members).replace("*/", "*\\/"),
@@ -299,17 +322,17 @@ def render_typescript(lib: Library) -> Dict[str, str]:
         sqlstate_js, family = kinds[e.kind]
         errors.append({
             "kind": e.kind, "family": family, "constraint": constraint,
-            "class_name": f"{ts_pascal(constraint)}Error", "name_js": js_string(constraint),
+            "class_name": names.ts_errors[constraint], "name_js": js_string(constraint),
             "table_js": js_string(e.table), "sqlstate_js": sqlstate_js,
             "columns_js": ", ".join(map(js_string, e.columns)),
             "message_js": js_string(f"{type_name}: {description} ({constraint})"),
             "description_doc": description.replace("*/", "*\\/"), "type_doc": type_name,
         })
-    used: Set[str] = set()
+    used: Set[str] = _Used(names.ts_enums)
     bigint = lib.options.ts_int64 == "bigint"
     helpers: Set[str] = set()
     memo: Dict[tuple, Dict[str, object]] = {}
-    queries = [_query_view(q, used, bigint, helpers, memo) for q in lib.queries]
+    queries = [_query_view(q, names, used, bigint, helpers, memo) for q in lib.queries]
     globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
     out = {
         "errors.ts": render("errors.ts.j2", library=library, errors=errors),

@@ -55,7 +55,7 @@ RETURNING "id"`
 // AddProductParams are the parameters of AddProduct. Optional: Description, Currency, Stock,
 // Categories (nil stores NULL, or the property's default in an insert).
 type AddProductParams struct {
-	Sku         string
+	SKU         string
 	Name        string
 	Description *string
 	Price       string
@@ -75,7 +75,7 @@ type AddProductRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) AddProduct(ctx context.Context, arg AddProductParams) (*AddProductRow, error) {
-	row := q.db.QueryRow(ctx, addProductSQL, arg.Sku, arg.Name, arg.Description, arg.Price, arg.Currency, arg.Stock, arg.Categories)
+	row := q.db.QueryRow(ctx, addProductSQL, arg.SKU, arg.Name, arg.Description, arg.Price, arg.Currency, arg.Stock, arg.Categories)
 	var i AddProductRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -321,7 +321,7 @@ RETURNING "id"`
 // UpdateProductListingParams are the parameters of UpdateProductListing. Optional: Categories (nil
 // stores NULL, or the property's default in an insert).
 type UpdateProductListingParams struct {
-	Sku        string
+	SKU        string
 	Price      string
 	Categories []string
 	Active     bool
@@ -339,7 +339,7 @@ type UpdateProductListingRow struct {
 //
 // It returns nil, nil when no row matched.
 func (q *Queries) UpdateProductListing(ctx context.Context, arg UpdateProductListingParams) (*UpdateProductListingRow, error) {
-	row := q.db.QueryRow(ctx, updateProductListingSQL, arg.Sku, arg.Price, arg.Categories, arg.Active)
+	row := q.db.QueryRow(ctx, updateProductListingSQL, arg.SKU, arg.Price, arg.Categories, arg.Active)
 	var i UpdateProductListingRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

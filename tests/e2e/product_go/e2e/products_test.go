@@ -105,7 +105,7 @@ func TestShop(t *testing.T) {
 
 	alice := must(q.RegisterCustomer(ctx, shop.RegisterCustomerParams{Email: "alice@example.com", Name: "Alice"}))
 	stock := int32(3)
-	tee := must(q.AddProduct(ctx, shop.AddProductParams{Sku: "TSHIRT-XL", Name: "T-shirt", Price: "19.90", Stock: &stock, Categories: []string{"apparel"}}))
+	tee := must(q.AddProduct(ctx, shop.AddProductParams{SKU: "TSHIRT-XL", Name: "T-shirt", Price: "19.90", Stock: &stock, Categories: []string{"apparel"}}))
 	var price string
 	var categories []string
 	if err := db.QueryRow(ctx, "SELECT price::text, categories FROM product WHERE id = $1", tee.ID).Scan(&price, &categories); err != nil {

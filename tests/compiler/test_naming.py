@@ -1,0 +1,290 @@
+"""The naming layer (schemac.naming, docs/language.md "Naming"): every example of issue 13
+either builds (SQL applies on Postgres 15, tsc --strict, gofmt -l empty, go vet) or is
+refused with a located error naming both sources.
+
+The libraries that must build are checked together (one tsc and one go vet run,
+tests/compiler/build_check.py); the end-to-end tests at the bottom run a renamed query and enum
+through both runners on Postgres."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Dict, Tuple
+
+import pytest
+
+from schemac.compiler import Options, check_library, compile_library
+from schemac.diagnostics import CompileError
+
+sys.path.insert(0, str(Path(__file__).parent))
+from build_check import check_batch, tools_available  # noqa: E402
+
+USER = "type User { required name: str; }\n"
+
+#: name -> (sources, library): each must compile and build.
+BUILDS: Dict[str, Tuple[Dict[str, str], str]] = {
+    "delete_and_new_queries": ({
+        "s.esdl": USER,
+        "q/delete.edgeql": "delete User filter .id = <uuid>$id;",
+        "q/new.edgeql": "insert User { name := <str>$name };",
+        "q/default.edgeql": "select User { name };",
+        "q/function.edgeql": "select User { name } filter .name = <str>$class;",
+    }, "t"),
+    "enums_named_like_ts_globals": ({
+        "s.esdl": "enum Error { A, B }\nenum Promise { X }\nenum Object { O }\nenum string { s }\n"
+                  "type User { e: Error; p: Promise; o: Object; s: string; }",
+        "q/q.edgeql": "select User { e, p, o, s };",
+        "q/add.edgeql": "insert User { e := <Error>$e, p := Promise.X };",
+        "q/one.edgeql": "select User { e } filter .id = <uuid>$id;",
+    }, "t"),
+    "types_and_enums_named_like_the_go_runner": ({
+        "s.esdl": "type Queries { n: str; }\ntype Runner { n: str; }\ntype DBTX { n: str; }\n"
+                  "enum New { A }\nenum DBTX2 { B }\nenum Runner2 { C }\nenum context { c }\nenum error { e }\n"
+                  "type T { x: New; c: context; e: error; }",
+        "q/q.edgeql": "select Queries { n };",
+        "q/t.edgeql": "select T { x, c, e } filter .x = <New>$x;",
+        "q/add.edgeql": "insert T { x := New.A, c := <context>$c };",
+    }, "t"),
+    "queries_named_like_the_ts_runner": ({
+        "s.esdl": USER,
+        "q/run.edgeql": "select User { name };",
+        "q/create_runner.edgeql": "select User { name };",
+        "q/translate_error.edgeql": "select User { name } filter .id = <uuid>$id;",
+        "q/queryable.edgeql": "select User { name };",
+        "q/is_pool.edgeql": "select User { name };",
+    }, "t"),
+    "library_named_type": ({"s.esdl": USER, "q/q.edgeql": "select User { name };"}, "type"),
+    "library_named_go": ({"s.esdl": USER, "q/q.edgeql": "select User { name };"}, "go"),
+    "library_named_main": ({"s.esdl": USER, "q/q.edgeql": "select User { name };"}, "main"),
+    "library_without_queries": ({"s.esdl": "enum E { A }\ntype User { required name: str; e: E; }"}, "t"),
+    "doc_comments_gofmt_rewrites": ({
+        "s.esdl": "type User { required name: str { constraint one_of(\"it's\", \"``x''\") }; }",
+        "q/q.edgeql": "# It''s the ``user's'' name\n#   indented line\n#\n#\n#  - not a list\n"
+                      "# [link]: https://example.com\n#\tx\nselect User { name };",
+    }, "t"),
+    "initialisms_follow_go": ({
+        "s.esdl": "type Book { required isbn: str; sku: str; owner_url: str; }",
+        "q/q.edgeql": "select Book { isbn, sku, owner_url } filter .isbn = <str>$isbn;",
+    }, "t"),
+    "enum_members_outside_ascii": ({
+        "s.esdl": "enum Saison { 'été', 'hiver', '日本', 'in progress', '1st' }\ntype S { s: Saison; }",
+        "q/q.edgeql": "select S { s };",
+    }, "t"),
+    "shape_field_named_like_a_type": ({
+        "s.esdl": "type O { n: str; }\ntype T { link author -> O; n: str; }",
+        "q/get.edgeql": "select T { n, author: { n } };",
+    }, "t"),
+}
+
+#: name -> (sources, library, code, file, line, words the message must hold)
+REFUSED = {
+    "query_names_collide_after_camel_casing": (
+        {"s.esdl": USER, "q/get_user2.edgeql": "select User { name };", "q/get_user_2.edgeql": "select User { name };"},
+        "t", "E0213", "q/get_user_2.edgeql", 1, ["get_user_2", "get_user2", "getUser2", "q/get_user2.edgeql:1:1"]),
+    "query_names_collide_in_go_only": (
+        {"s.esdl": USER, "q/get_url.edgeql": "select User { name };", "q/get_u_r_l.edgeql": "select User { name };"},
+        "t", "E0213", "q/get_url.edgeql", 1, ["get_url", "get_u_r_l", "GetURL", "Go"]),
+    "parameters_collide_in_go": (
+        {"s.esdl": USER, "q/q.edgeql": "select User { name } filter .name = <str>$isbn_code or .name = <str>$isbnCode;"},
+        "t", "E0213", "q/q.edgeql", 1, ["$isbn_code", "$isbnCode", "ISBNCode", "q/q.edgeql:1:"]),
+    "enum_members_collide_in_go": (
+        {"s.esdl": "enum E { 'a b', a_b }\ntype T { e: E; }"},
+        "t", "E0213", "s.esdl", 1, ["'a b'", "'a_b'", "EAB"]),
+    "enum_member_collides_with_a_query_type": (
+        {"s.esdl": "enum Status { Row, Other }\ntype T { s: Status; }", "q/status.edgeql": "select T { s };"},
+        "t", "E0213", "q/status.edgeql", 1, ["member 'Row'", "query 'status'", "StatusRow"]),
+    "link_then_property_of_its_column": (
+        {"s.esdl": "type O { n: str; }\ntype T {\n  link owner -> O;\n  owner_id: str;\n}"},
+        "t", "E0207", "s.esdl", 4, ["owner_id", "link 'owner'"]),
+    "property_then_link_of_its_column": (
+        {"s.esdl": "type O { n: str; }\ntype T {\n  owner_id: str;\n  link owner -> O;\n}"},
+        "t", "E0207", "s.esdl", 4, ["owner_id", "link 'owner'"]),
+}
+
+
+def _compile(sources, library):
+    return compile_library(sources, Options(library=library))
+
+
+def test_every_example_builds(database_url):
+    missing = tools_available()
+    if missing:
+        pytest.skip(missing)
+    names = list(BUILDS)
+    outputs = [_compile(*BUILDS[n]) for n in names]
+    failures = check_batch(outputs, database_url)
+    assert not failures, "\n\n".join(f"== {names[i] if i >= 0 else '?'}\n" + "\n".join(m)
+                                      for i, m in sorted(failures.items()))
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_collisions_are_refused_with_both_sources(case):
+    sources, library, code, file, line, words = REFUSED[case]
+    with pytest.raises(CompileError) as exc:
+        check_library(sources, Options(library=library))
+    found = [d for d in exc.value.diagnostics if d.code == code]
+    assert found, exc.value.diagnostics
+    d = found[0]
+    assert d.span is not None and (d.span.file, d.span.line) == (file, line), d
+    for w in words:
+        assert w in d.message, (w, d.message)
+
+
+def test_reserved_names_get_a_trailing_underscore():
+    out = _compile(*BUILDS["delete_and_new_queries"])
+    ts = out["ts/queries.ts"]
+    assert "export async function delete_(db: Queryable, args: DeleteArgs)" in ts
+    assert "export async function new_(" in ts and "export async function default_(" in ts
+    # the runner's key is the name as it is: a property name may be a reserved word
+    assert "delete: (args) => delete_(db, args)," in out["ts/index.ts"]
+    assert "func (q *Queries) Delete(ctx context.Context" in out["go/queries.go"]
+    assert "func (q *Queries) New(ctx context.Context" in out["go/queries.go"]
+    out = _compile(*BUILDS["enums_named_like_ts_globals"])
+    assert "export const Error_ = {" in out["ts/models.ts"] and "export type string_ =" in out["ts/models.ts"]
+    assert "type Error string" in out["go/models.go"]  # not reserved in Go
+    out = _compile(*BUILDS["types_and_enums_named_like_the_go_runner"])
+    assert "type New_ string" in out["go/models.go"] and "type context_ string" in out["go/models.go"]
+    assert "type error_ string" in out["go/models.go"]
+    assert "export const New = {" in out["ts/models.ts"]  # not reserved in TypeScript
+    out = _compile(*BUILDS["queries_named_like_the_ts_runner"])
+    assert "export async function run_(" in out["ts/queries.ts"]
+    assert "export async function createRunner_(" in out["ts/queries.ts"]
+    assert "export async function translateError_(" in out["ts/queries.ts"]
+
+
+def test_go_package_of_a_keyword_library_and_explicit_keywords():
+    assert "package typedb\n" in _compile(*BUILDS["library_named_type"])["go/db.go"]
+    assert "package godb\n" in _compile(*BUILDS["library_named_go"])["go/db.go"]
+    assert "package maindb\n" in _compile(*BUILDS["library_named_main"])["go/db.go"]
+    with pytest.raises(CompileError) as exc:
+        check_library({"s.esdl": USER}, Options(library="x", go_package="func"))
+    assert [d.code for d in exc.value.diagnostics] == ["E0308"]
+
+
+@pytest.mark.parametrize("library", ['x"\nDROP TABLE users; --', "a\\b", "a*/b", "tab\there", "ls\u2028x"])
+def test_library_names_that_would_break_out_of_headers_are_refused(library):
+    with pytest.raises(CompileError) as exc:
+        check_library({"s.esdl": USER}, Options(library=library, go_package="x"))
+    assert [d.code for d in exc.value.diagnostics] == ["E0308"]
+    assert "library name" in exc.value.diagnostics[0].message
+
+
+def test_go_doc_comments_are_gofmt_stable():
+    out = _compile(*BUILDS["doc_comments_gofmt_rewrites"])["go/queries.go"]
+    assert "// It\u201ds the \u201cuser's\u201d name\n// indented line\n//\n// - not a list\n// [link] : https" in out
+    assert "''" not in out.split("const qSQL")[0]
+
+
+def test_go_initialisms():
+    out = _compile(*BUILDS["initialisms_follow_go"])["go/queries.go"]
+    assert "\tISBN     string\n\tSKU      *string\n\tOwnerURL *string\n" in out and "arg.ISBN" in out
+
+
+def test_a_library_without_queries_imports_nothing_in_queries_go():
+    out = _compile(*BUILDS["library_without_queries"])
+    assert "import" not in out["go/queries.go"]
+
+
+def _write(out: Dict[str, str], root: Path) -> Path:
+    for rel, text in out.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    return root
+
+
+RENAMED = {
+    "s.esdl": "enum Error { Minor, Major }\nenum Queries { Q }\ntype Item { required name: str; level: Error; q: Queries; }",
+    "q/delete.edgeql": "delete Item filter .id = <uuid>$id;",
+    "q/new.edgeql": "insert Item { name := <str>$name, level := <Error>$level };",
+    "q/run.edgeql": "select Item { name, level } order by .name;",
+}
+
+TS_MAIN = """\
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as nm from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+try {
+  const q = nm.createRunner(pool).query;
+  const made = await q.new({ name: "a", level: nm.Error_.Major });
+  await q.new({ name: "b", level: "Minor" });
+  assert.deepEqual(await q.run({}), [{ name: "a", level: "Major" }, { name: "b", level: "Minor" }]);
+  const gone = await q.delete({ id: made.id });
+  assert.equal(gone?.id, made.id);
+  assert.equal((await nm.run_(pool, {})).length, 1);
+  // the global Error is still the global one
+  assert.ok(new Error("x") instanceof Error);
+  console.log(JSON.stringify({ renamed: true }));
+} finally {
+  await pool.end();
+}
+"""
+
+GO_TEST = """\
+package e2e
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	nm "schemactest/nm"
+)
+
+func TestRenamed(t *testing.T) {
+	ctx := context.Background()
+	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := nm.New(db).Query
+	made, err := q.New(ctx, nm.NewParams{Name: "a", Level: nm.ErrorMajor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := q.Run(ctx, nm.RunParams{})
+	if err != nil || len(rows) != 1 || rows[0].Level == nil || *rows[0].Level != nm.ErrorMajor {
+		t.Fatalf("run: %#v %v", rows, err)
+	}
+	gone, err := q.Delete(ctx, nm.DeleteParams{ID: made.ID})
+	if err != nil || gone == nil || gone.ID != made.ID {
+		t.Fatalf("delete: %#v %v", gone, err)
+	}
+	if !nm.Queries_Q.Valid() || nm.AllQueries_Values()[0] != "Q" {
+		t.Fatal("enum Queries")
+	}
+}
+"""
+
+
+@pytest.mark.slow
+def test_renamed_names_behave_in_typescript(pg, tsc_run, tmp_path):
+    out = _compile(RENAMED, "nm")
+    pg.execute(out["sql/000001_init.up.sql"])
+    src = tmp_path / "src"
+    gen = {k[len("ts/"):]: v for k, v in out.items() if k.startswith("ts/")}
+    _write(gen, src / "gen")
+    (src / "main.ts").write_text(TS_MAIN)
+    result = tsc_run(src, "main.ts")
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"renamed": True}
+
+
+@pytest.mark.slow
+def test_renamed_names_behave_in_go(pg, go_run, tmp_path):
+    out = _compile(RENAMED, "nm")
+    pg.execute(out["sql/000001_init.up.sql"])
+    mod = tmp_path / "mod"
+    _write({k[len("go/"):]: v for k, v in out.items() if k.startswith("go/")}, mod / "nm")
+    (mod / "e2e").mkdir()
+    (mod / "e2e" / "renamed_test.go").write_text(GO_TEST)
+    result = go_run(mod, test_args=("-count=1", "-v"))
+    assert "--- PASS: TestRenamed" in result.test.stdout
