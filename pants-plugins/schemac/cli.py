@@ -55,6 +55,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("files", nargs="+", help="schema (*.esdl, *.gel) and query (*.edgeql) files, and the files of the "
                    "library's migrations/ directory (copied to <out>/sql/ after their checksums are verified)")
 
+    f = sub.add_parser("fmt", help="format schema and query files",
+                       description="Format schema (.esdl) and query (.edgeql) files in place, in schemac's "
+                       "canonical layout (only white space changes; comments are kept). Directories are searched "
+                       "for such files. With --check nothing is written: the files that would change are listed "
+                       "and the exit status is 1.")
+    f.add_argument("--check", action="store_true", help="list the files that are not formatted; exit 1 if any")
+    f.add_argument("paths", nargs="+", help="files or directories")
     sub.add_parser("lsp", help="run the language server (stdio), for editors",
                    description="The schemac language server, over stdio: diagnostics, completion, hover, go to "
                    "definition, references, symbols, rename, code actions and formatting for schema (.esdl) and "
@@ -220,6 +227,51 @@ def _runner_argv(argv: List[str]) -> List[str]:
     return ["migrate", command, *head, *rest]
 
 
+def _fmt_files(paths: List[str]) -> List[str]:
+    out: List[str] = []
+    for p in paths:
+        if os.path.isdir(p):
+            for d, dirs, files in os.walk(p):
+                dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x != "node_modules")
+                out += [os.path.join(d, f) for f in sorted(files) if f.endswith(SCHEMA_SUFFIXES + QUERY_SUFFIXES)]
+        else:
+            out.append(p)
+    return out
+
+
+def _fmt(paths: List[str], check: bool) -> int:
+    """``python -m schemac fmt``: 0 when every file is (or now is) formatted; 1 when a file
+    does not parse, or with ``check`` when one is not formatted."""
+    from schemac.files import replace_file
+    from schemac.fmt import FormatError, format_source
+
+    status = 0
+    for path in _fmt_files(paths):
+        if not path.endswith(SCHEMA_SUFFIXES + QUERY_SUFFIXES):
+            _print_diagnostics(f"error: {path}: not a schema (.esdl) or query (.edgeql) file")
+            status = 1
+            continue
+        text = _read_sources([path])[path]  # (an OSError is main()'s one-line error)
+        with open(path, "rb") as fh:
+            raw = fh.read().decode("utf-8")
+        try:
+            formatted = format_source(path, text)
+        except FormatError as e:
+            _print_diagnostics(CompileError(e.diagnostics).render({path: text}))
+            status = 1
+            continue
+        if formatted == raw:
+            continue
+        if check:
+            print(path)
+            status = 1
+        else:
+            import stat
+
+            replace_file(path, formatted.encode("utf-8"), mode=stat.S_IMODE(os.stat(path).st_mode))
+    return status
+
+
 def _main(argv: Optional[List[str]]) -> int:
     import gc
 
@@ -236,6 +288,8 @@ def _main(argv: Optional[List[str]]) -> int:
             _print_diagnostics(f"error: the language server needs pygls 2.x and lsprotocol ({e})")
             return 1
         return lsp_main()
+    if args.command == "fmt":
+        return _fmt(args.paths, args.check)
     if args.command == "migrate":
         from schemac.migrate.cli import run_migrate
 

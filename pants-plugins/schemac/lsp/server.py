@@ -396,6 +396,26 @@ def _code_actions(ls: SchemacServer, params: lsp.CodeActionParams):
     return out
 
 
+@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+def _formatting(ls: SchemacServer, params: lsp.DocumentFormattingParams):
+    """The whole document in schemac's canonical layout (:mod:`schemac.fmt`); nothing when it
+    does not parse (its diagnostics say why)."""
+    from schemac.fmt import FormatError, format_source
+
+    path = uri_path(params.text_document.uri)
+    if not path or not file_kind(path):
+        return None
+    text = ls.doc(params.text_document.uri).source
+    try:
+        formatted = format_source(path, text)
+    except FormatError:
+        return None
+    if formatted == text:
+        return []
+    idx = LineIndex(text)
+    return [lsp.TextEdit(range=to_lsp_range(idx, 0, len(text)), new_text=formatted)]
+
+
 def main() -> int:
     """Serve over stdio until the client exits."""
     logging.basicConfig(level=os.environ.get("SCHEMAC_LSP_LOG", "WARNING"))

@@ -2,7 +2,7 @@
 # already published or archived.
 update Post
   filter .id = <uuid>$id
-     and .status in {PublicationStatus.Draft, PublicationStatus.Scheduled}
+    and .status in { PublicationStatus.Draft, PublicationStatus.Scheduled }
   set {
     status := PublicationStatus.Published,
     published_at := datetime_of_transaction(),

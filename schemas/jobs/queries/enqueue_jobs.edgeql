@@ -2,5 +2,5 @@
 # the batch) are skipped.
 for name in array_unpack(<array<str>>$names) union (
   insert Job { name := name, actor := $actor }
-  unless conflict on (.name, .actor)
+    unless conflict on (.name, .actor)
 );

@@ -1,3 +1,3 @@
 # Delete finished (Processed or Failed) jobs processed before a cut-off.
 delete Job
-filter .status in {QueueStatus.Processed, QueueStatus.Failed} and .processed_at < <datetime>$before;
+  filter .status in { QueueStatus.Processed, QueueStatus.Failed } and .processed_at < <datetime>$before;

@@ -135,3 +135,16 @@ async def test_code_action_applies_the_compilers_did_you_mean(client):
     assert edit.new_text == "id" and edit.range.start == lsp.Position(line=start.line, character=start.character + 1)
     replace_all(client, u, bad, text, 3)
     await wait_diagnostics(client, u, want=lambda ds: not ds)
+
+
+async def test_formatting_request(client):
+    text = "update Job filter .id = <uuid>$id  set {status:=QueueStatus.Running}  # go\n\n\n"
+    u, _ = open_doc(client, "schemas/jobs/queries/claim_job.edgeql", text)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=lsp.TextDocumentIdentifier(uri=u), options=lsp.FormattingOptions(tab_size=2, insert_spaces=True)))
+    assert len(edits) == 1 and edits[0].range.start == lsp.Position(line=0, character=0)
+    assert edits[0].new_text == "update Job filter .id = <uuid>$id set { status := QueueStatus.Running }  # go\n"
+    # text that does not parse: no edit
+    u, _ = open_doc(client, "schemas/jobs/queries/claim_job.edgeql", "update Job set {")
+    assert not await client.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=lsp.TextDocumentIdentifier(uri=u), options=lsp.FormattingOptions(tab_size=2, insert_spaces=True)))

@@ -94,6 +94,8 @@ else:
 @pytest.fixture
 def database():
     if not os.environ.get("DATABASE_URL"):
+        if os.environ.get("SCHEMAC_TESTS_RUN") == "1":
+            pytest.fail("no DATABASE_URL")
         pytest.skip("no DATABASE_URL (tests/run starts a PostgreSQL 15)")
     name = f"lsp_rename_{os.getpid()}"
     url = _py(_DB, "create", name).strip()
