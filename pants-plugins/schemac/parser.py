@@ -1088,6 +1088,10 @@ class _Builder:
         (name, _span), *args = children
         return ast.TypeRef(name, tuple(args), self._span(meta))
 
+    def type_int(self, meta, children):
+        """An integer type argument (``vector<1536>``), kept as a type reference named by it."""
+        return ast.TypeRef(str(children[0]), (), self._span(meta))
+
     @staticmethod
     def shortcut_type_ref(expansion):
         """``type_ref: qualname`` (no type arguments, the usual case): the reference spans

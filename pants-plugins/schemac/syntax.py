@@ -39,7 +39,8 @@ class Literal:
 @dataclass(frozen=True)
 class TypeRef:
     """A type as written: ``str``, ``default::Job``, ``array<str>``. ``args`` holds the element
-    types of a parameterised type; ``optional`` is set by ``<optional T>`` in parameter casts."""
+    types of a parameterised type (an integer argument, ``vector<1536>``, is a ``TypeRef`` named
+    by its digits); ``optional`` is set by ``<optional T>`` in parameter casts."""
 
     name: str
     args: Tuple["TypeRef", ...]
