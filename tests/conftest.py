@@ -246,6 +246,40 @@ def pg(request: pytest.FixtureRequest, database_url: str, _pg_admin) -> Iterable
         _pg_admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
+@pytest.fixture(scope="session")
+def pgvector_url() -> str:
+    """URL of the PostgreSQL 16 server with pgvector's ``vector`` extension
+    (``$SCHEMAC_PGVECTOR_URL``; tests/run starts a throwaway one from tests/pgvector/setup)."""
+    url = os.environ.get("SCHEMAC_PGVECTOR_URL", "")
+    if not url:
+        _unavailable("SCHEMAC_PGVECTOR_URL is not set: run the suite with tests/run (it starts the pgvector server)")
+    return url
+
+
+@pytest.fixture(scope="session")
+def _pgvector_admin(pgvector_url: str):
+    import psycopg
+
+    conn = psycopg.connect(pgvector_url, autocommit=True)
+    yield conn
+    conn.close()
+
+
+@pytest.fixture
+def pgvector_db(request: pytest.FixtureRequest, pgvector_url: str, _pgvector_admin) -> Iterable[PgDatabase]:
+    """A fresh database on the pgvector server (see :func:`pgvector_url`), dropped afterwards."""
+    from psycopg import sql
+
+    name = _db_name(request.node.name)
+    _pgvector_admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    db = PgDatabase(name=name, url=url_with_dbname(pgvector_url, name))
+    try:
+        yield db
+    finally:
+        db._close()
+        _pgvector_admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
 @pytest.fixture
 def pg_factory(request: pytest.FixtureRequest, database_url: str, _pg_admin):
     """Call it for more fresh databases in one test (each a :class:`PgDatabase`, all dropped

@@ -24,12 +24,15 @@ from schemac.frozen import fast_init_all
 from schemac.model import Column, Global, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import SCALARS, lookup_scalar
+from schemac.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES, MAX_VECTOR_DIMS, PG_EXTENSIONS,
+                                VECTOR, extension_of, vector_scalar)
 
 BOOL = ValueType(scalar=SCALARS["bool"])
 STR = ValueType(scalar=SCALARS["str"])
 INT64 = ValueType(scalar=SCALARS["int64"])
 FLOAT64 = ValueType(scalar=SCALARS["float64"])
 DATETIME = ValueType(scalar=SCALARS["datetime"])
+VECTOR_PARAM = ValueType(scalar=vector_scalar(None))
 _UUID = ValueType(scalar=SCALARS["uuid"])
 
 #: The value type of each scalar, made once (value types are immutable and compare by value).
@@ -121,6 +124,8 @@ class Lowered:
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     """The value type named by ``ref`` (a scalar or an enum), or ``None`` after reporting."""
+    if ref.name.startswith("ext::"):
+        return _ext_type(ref, ctx)
     if ref.name in ("array", "std::array"):
         if len(ref.args) != 1:
             ctx.reporter.error("E0201", "array takes exactly one element type: array<T>", ref.span)
@@ -130,6 +135,10 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
             return None
         if elem.element is not None:
             ctx.reporter.error("E0206", "arrays of arrays are not supported", ref.span)
+            return None
+        if elem.family == "vector":
+            ctx.reporter.error("E0206", "arrays of vectors are not supported", ref.span,
+                               "use a multi link to a type holding one vector each")
             return None
         return ValueType(element=elem)
     if ref.args:
@@ -166,6 +175,55 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
                            did_you_mean(ref.name.rsplit("::", 1)[-1], candidates))
     return None
+
+
+def ext_needs(name: str, span, ctx: ExprContext) -> bool:
+    """Whether ``name`` (``ext::pgvector::vector``, ``ext::pg_trgm::similarity``) may be used:
+    its extension is declared and lowers to Postgres. Otherwise reports a located error:
+    a Gel server service (E0206: Postgres has no such thing), an extension not declared
+    (E0201, with the ``using extension`` line to add), or an unknown extension."""
+    ext = extension_of(name)
+    if ext in GEL_SERVICES:
+        ctx.reporter.error("E0206", f"'{name}' belongs to Gel's '{ext}' extension, a service of the Gel server that "
+                           "Postgres does not have", span, _SERVICE_HINTS.get(ext, f"see {GEL_SERVICES[ext].doc}"))
+        return False
+    if ext is None or ext not in PG_EXTENSIONS:
+        ctx.reporter.error("E0201", f"unknown extension module in '{name}'", span,
+                           did_you_mean(ext or name, list(PG_EXTENSIONS)))
+        return False
+    if ext not in ctx.schema.extensions:
+        ctx.reporter.error("E0201", f"'{name}' needs the {ext} extension", span,
+                           f"add 'using extension {ext};' to a schema file")
+        return False
+    return True
+
+
+#: What to do instead of a Gel server service's types (shown with the E0206).
+_SERVICE_HINTS = {
+    "auth": "keep the identity your auth provider gives you in your own type, e.g. "
+            "'required identity_id: str { constraint exclusive; }'",
+    "ai": "compute embeddings in the application and store them in an ext::pgvector::vector property "
+          "with an ext::pgvector index",
+}
+
+
+def _ext_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """A type of an extension module: ``ext::pgvector::vector<N>`` (``vector`` without ``<N>``,
+    as in a parameter cast), or a located error."""
+    if not ext_needs(ref.name, ref.span, ctx):
+        return None
+    if ref.name != VECTOR:
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
+                           did_you_mean(ref.name, [VECTOR]))
+        return None
+    if not ref.args:
+        return ValueType(scalar=vector_scalar(None))
+    arg = ref.args[0]
+    if len(ref.args) != 1 or not arg.name.isdigit() or not 1 <= int(arg.name) <= MAX_VECTOR_DIMS:
+        ctx.reporter.error("E0201", f"'{ref}': a vector takes one dimension count, 1 to {MAX_VECTOR_DIMS}", ref.span,
+                           f"write e.g. {VECTOR}<1536>")
+        return None
+    return ValueType(scalar=vector_scalar(int(arg.name)))
 
 
 #: Deepest nesting :func:`lower` accepts (parentheses, unary operators, right operands; chains
@@ -454,7 +512,50 @@ FUNCTIONS_WITH_ARGS = {
 }
 
 
+def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+    """A function of an extension module (:data:`schemac.extensions.EXT_FUNCTIONS`): its
+    arguments checked and typed (an untyped parameter takes the argument's type), lowered to the
+    Postgres function or operator of the same meaning."""
+    if not ext_needs(expr.name, expr.span, ctx):
+        return None
+    spec = EXT_FUNCTIONS.get(expr.name)
+    if spec is None:
+        ext = extension_of(expr.name)
+        ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
+                           did_you_mean(expr.name, [f for f in EXT_FUNCTIONS if extension_of(f) == ext]))
+        return None
+    kinds, template, result = spec
+    optional_last = EXT_FUNCTION_OPTIONAL_LAST.get(expr.name)
+    if optional_last is not None and len(expr.args) == len(kinds) + 1:
+        template, last = optional_last
+        kinds = kinds + (last,)
+    if len(expr.args) != len(kinds):
+        ctx.reporter.error("E0304", f"{expr.name}() takes {len(kinds)} argument{'s' if len(kinds) != 1 else ''}",
+                           expr.span)
+        return None
+    args = []
+    for a, kind in zip(expr.args, kinds):
+        expected = {"str": STR, "bytes_or_str": STR, "int": INT64, "vector": VECTOR_PARAM}[kind]
+        low = lower(a, ctx, expected)
+        if low is None:
+            return None
+        ok = {"str": low.type.family == "str", "bytes_or_str": low.type.family in ("str", "bytes"),
+              "int": low.type.family == "num" and low.type.scalar is not None
+              and low.type.scalar.name in ("int16", "int32", "int64"),
+              "vector": low.type.family == "vector"}[kind]
+        if not ok or low.type.element is not None:
+            what = {"bytes_or_str": "str or bytes", "int": "an integer", "vector": VECTOR}.get(kind, kind)
+            ctx.reporter.error("E0304", f"{expr.name}() needs {what} here, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    sql = template.format(*(_operand(a) for a in args))
+    # (every template is a function call or a parenthesised operator: atomic)
+    return Lowered(sql, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args))
+
+
 def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+    if expr.name.startswith("ext::"):
+        return _ext_func(expr, ctx)
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
     if name == "count":
         return _count(expr, ctx)

@@ -323,6 +323,13 @@ def render_go(lib: Library) -> Dict[str, str]:
         })
     imports: Set[str] = _Imports({"context"} if lib.queries else (), names.go_enums)
     queries = [_query_view(q, names, imports, database_sql) for q in lib.queries]
+    # The Vector type (ext::pgvector::vector) when the library declares pgvector.
+    vector = "pgvector" in lib.schema.extensions
+    model_imports: Set[str] = set()
+    if database_sql and enums:
+        model_imports |= {"database/sql/driver", "fmt"}
+    if vector:
+        model_imports |= {"database/sql/driver", "fmt", "strconv", "strings", "github.com/jackc/pgx/v5/pgtype"}
     first = queries[0]["method"] if queries else "Name"
     globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
     ctx = {"library": library, "package": package, "database_sql": database_sql, "globals": bool(globals_)}
@@ -334,7 +341,8 @@ def render_go(lib: Library) -> Dict[str, str]:
     out = {
         "db.go": db_go,
         "errors.go": render("errors.go.j2", errors=errors, **ctx),
-        "models.go": render("models.go.j2", enums=enums, **ctx),
+        "models.go": render("models.go.j2", enums=enums, vector=vector, model_imports=_group_imports(model_imports),
+                            **ctx),
         "queries.go": render("queries.go.j2", queries=queries, imports=_group_imports(imports), **ctx),
     }
     if globals_:

@@ -151,8 +151,10 @@ class ForeignKey:
 
 @dataclass(frozen=True)
 class Index:
-    """A non-unique index: ``CREATE INDEX name ON table USING method (keys) [WHERE predicate]``.
-    ``keys_sql`` are column names or expressions, already spelled for SQL."""
+    """A non-unique index: ``CREATE INDEX name ON table USING method (keys) [WITH (params)]
+    [WHERE predicate]``. ``keys_sql`` are column names or expressions, already spelled for SQL
+    (with an operator class where one is needed: ``"embedding" vector_cosine_ops``);
+    ``with_sql`` the storage parameters (``lists = 100``) or ``None``."""
 
     name: str
     keys_sql: Tuple[str, ...]
@@ -161,6 +163,7 @@ class Index:
     #: ``None`` for the index a single link's FK column gets automatically.
     span: Optional[Span]
     comment: Optional[str] = None
+    with_sql: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -332,6 +335,13 @@ class Schema:
     scalars: Dict[str, CustomScalar] = field(default_factory=dict)
     #: Modules of dependency libraries -> the library (``accounts::billing`` -> ``accounts``).
     module_library: Dict[str, str] = field(default_factory=dict)
+    #: Extensions declared with ``using extension`` (Gel name -> :class:`schemac.extensions.Extension`),
+    #: Gel server services included.
+    extensions: Dict[str, object] = field(default_factory=dict)
+
+    def pg_extensions(self) -> Tuple[str, ...]:
+        """The Postgres extensions the library's migrations create, sorted by name."""
+        return tuple(sorted({e.pg for e in self.extensions.values() if e.pg}))  # type: ignore[attr-defined]
     #: Globals of this library, by qualified name, in declaration order.
     globals: Dict[str, Global] = field(default_factory=dict)
 

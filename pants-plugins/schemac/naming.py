@@ -65,7 +65,7 @@ TS_RUNNER_NAMES = frozenset(
     """Queryable run RawRow int64 int64OrNull int64Array int64ArrayOrNull decodeObject decodeList
     translateError ConstraintViolationError ExclusiveViolationError CheckViolationError
     ForeignKeyViolationError NotNullViolationError JsonValue JsonDocument Runner PoolLike isPool
-    inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration orNull each
+    inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration parseVector orNull each
     Globals MissingGlobalError RunnerOptions""".split()
 )
 TS_TAKEN = JS_RESERVED | TS_TYPE_RESERVED | TS_GLOBALS | TS_RUNNER_NAMES
@@ -82,11 +82,11 @@ GO_PREDECLARED = frozenset(
     complex copy delete imag len make max min new panic print println real recover""".split()
 )
 #: Package names the generated Go files import.
-GO_IMPORTS = frozenset("context errors sql driver fmt sync json time pgx pgconn pgtype".split())
+GO_IMPORTS = frozenset("context errors sql driver fmt sync json time pgx pgconn pgtype strconv strings".split())
 #: The Go runner's own package-level names (templates/*.go.j2).
 GO_RUNNER_NAMES = frozenset(
     """DBTX Runner New Queries translateError pgScan typeMaps ErrExclusiveViolation ErrCheckViolation
-    ErrForeignKeyViolation ErrNotNullViolation NotNullViolationError""".split()
+    ErrForeignKeyViolation ErrNotNullViolation NotNullViolationError Vector""".split()
 )
 GO_TAKEN = GO_KEYWORDS | GO_PREDECLARED | GO_IMPORTS | GO_RUNNER_NAMES
 

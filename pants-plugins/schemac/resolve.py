@@ -31,7 +31,8 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.exprs import BOOL, ExprContext, ParamTable, lower, resolve_type_ref
+from schemac.exprs import BOOL, ExprContext, ParamTable, ext_needs, lower, resolve_type_ref
+from schemac.extensions import EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of, known_extension
 from schemac.model import (
     CheckConstraint,
     Column,
@@ -123,6 +124,7 @@ class _Resolver:
                  external: Sequence[Tuple[str, ast.SchemaFile]] = ()):
         self.extern_modules: Dict[str, Tuple[str, str]] = {}
         ext_files = [extern_file(f, lib, self.extern_modules) for lib, f in external]
+        self.external_files = ext_files
         self.files = list(files) + ext_files
         self.reporter = reporter
         self.schema = Schema(module_library={m: lib for m, (lib, _) in self.extern_modules.items()})
@@ -141,10 +143,7 @@ class _Resolver:
             for d in f.diagnostics:
                 self.reporter.diagnostics.append(d)  # type: ignore[arg-type]
         self.schema.modules = tuple(sorted(modules))
-        for f in self.files:
-            for ext in f.extensions:
-                self.reporter.error("E0206", "extensions ('using extension') are not supported yet", ext.span,
-                                    "remove it, or keep it in a schema that is not compiled by schemac")
+        self._declare_extensions()
         self._refuse_unlowered()
         seen: Dict[str, Span] = {}
         for f in self.files:
@@ -178,6 +177,40 @@ class _Resolver:
                         if lp.computed is not None:
                             self.reporter.error("E0206", "computed link properties are not supported yet",
                                                 lp.span, hint)
+
+    def _declare_extensions(self) -> None:
+        """``using extension X;``: Postgres-backed extensions are recorded (the migrations
+        create them), Gel server services are accepted with a warning (W0001), anything else is
+        refused where it is declared. A dependency library's extensions are known (its types
+        can be read) but created by that library's migrations."""
+        seen: Dict[str, Span] = {}
+        for f in self.files:
+            external = any(f is e for e in self.external_files)
+            for ext in f.extensions:
+                first = seen.get(ext.name)
+                if first is not None:
+                    if not external:
+                        self.reporter.error("E0200", f"extension '{ext.name}' is already used at "
+                                            f"{first.file}:{first.line}:{first.col}", ext.span)
+                    continue
+                known = known_extension(ext.name)
+                if known is None:
+                    if ext.name in NOT_YET:
+                        self.reporter.error("E0206", f"extension '{ext.name}' is not supported yet", ext.span,
+                                            f"its types and functions are not mapped to Postgres ({NOT_YET[ext.name]})")
+                    else:
+                        names = sorted(set(PG_EXTENSIONS) | set(GEL_SERVICES))
+                        self.reporter.error("E0206", f"unknown extension '{ext.name}'", ext.span,
+                                            did_you_mean(ext.name, names) or f"schemac knows: {', '.join(names)}")
+                    continue
+                seen[ext.name] = ext.span
+                if known.pg is None and not external:
+                    self.reporter.warning("W0001", f"extension '{ext.name}' is a service of the Gel server: accepted, "
+                                          "nothing is created in Postgres", ext.span,
+                                          f"a reference to its types or index kinds is refused ({known.doc})")
+                if external and known.pg is not None:
+                    known = dataclasses.replace(known, pg=None)  # created by the dependency's migrations
+                self.schema.extensions[ext.name] = known
 
     def _declare(self, seen: Dict[str, Span], key: str, span: Span, what: str) -> bool:
         if key in seen:
@@ -1006,10 +1039,28 @@ class _Resolver:
     def _index(self, obj: ObjectType, ix: ast.IndexDecl, module: str) -> None:
         ctx = ExprContext(self.schema, obj, module, self.reporter, where="an index")
         method = "btree"
-        if ix.args:
+        ext_kind = None
+        if ix.kind is not None and ix.kind.startswith("ext::"):
+            # Extension index kinds: https://docs.geldata.com/reference/stdlib/pgvector,
+            # https://docs.geldata.com/reference/stdlib/pg_trgm
+            if not ext_needs(ix.kind, ix.span, ctx):
+                return
+            ext_kind = EXT_INDEXES.get(ix.kind)
+            if ext_kind is None:
+                ext = extension_of(ix.kind)
+                self.reporter.error("E0206", f"index kind '{ix.kind}' is not supported", ix.span,
+                                    did_you_mean(ix.kind, [k for k in EXT_INDEXES if extension_of(k) == ext]))
+                return
+            method = ext_kind.method
+        with_sql = None
+        if ix.args and ext_kind is None:
             self.reporter.error("E0206", f"index kind '{ix.kind or 'btree'}' takes no arguments", ix.args[0][2])
             return
-        if ix.kind is not None:
+        if ext_kind is not None:
+            with_sql = self._index_args(ix, ext_kind, ctx)
+            if with_sql is False:
+                return
+        if ix.kind is not None and ext_kind is None:
             method = INDEX_METHODS.get(ix.kind, "")
             if not method:
                 self.reporter.error("E0206", f"index kind '{ix.kind}' is not supported", ix.span,
@@ -1018,10 +1069,25 @@ class _Resolver:
         keys: List[str] = []
         parts: List[str] = []
         simple = True
+        if ext_kind is not None and ext_kind.value == "vector" and len(ix.on) != 1:
+            self.reporter.error("E0206", f"index kind '{ix.kind}' indexes one vector property", ix.span,
+                                "declare one index per vector property")
+            return
         for e in ix.on:
             low = lower(e, ctx)
             if low is None:
                 return
+            if ext_kind is not None:
+                family = "vector" if ext_kind.value == "vector" else "str"
+                if low.type.family != family or low.type.element is not None:
+                    what = "an ext::pgvector::vector" if family == "vector" else "a str"
+                    self.reporter.error("E0304", f"index kind '{ix.kind}' indexes {what} value, got {low.type.name}",
+                                        e.span)
+                    return
+                if family == "vector" and low.type.scalar.pg == "vector":  # type: ignore[union-attr]
+                    self.reporter.error("E0206", f"index kind '{ix.kind}' needs vectors of a fixed length", e.span,
+                                        "declare the property as ext::pgvector::vector<N>")
+                    return
             if low.column is not None and isinstance(e, ast.Path):
                 keys.append(qi(low.column.name))
                 parts.append(low.column.name)
@@ -1029,11 +1095,14 @@ class _Resolver:
                 keys.append(f"({low.sql})")
                 parts.extend(sorted(_paths_in(e)))
                 simple = False
+            if ext_kind is not None:
+                keys[-1] += f" {ext_kind.opclass}"
         ok, predicate, _ = self._partial_predicate(ix, ctx)
         if not ok:
             return
         if not simple or predicate is not None or method != "btree":
-            digest = hashlib.sha256("|".join([method, *keys, predicate or ""]).encode()).hexdigest()[:8]
+            digest = hashlib.sha256("|".join([method, *keys, predicate or ""] + ([with_sql] if with_sql else []))
+                                    .encode()).hexdigest()[:8]
             parts = parts + [digest]
         name = object_name("ix", obj.table, parts)
         existing = next((i for i in obj.indexes if i.name == name), None)
@@ -1042,7 +1111,34 @@ class _Resolver:
                 return  # the index a single link gets anyway (`index on (.author)` adds nothing)
             self.reporter.error("E0200", f"duplicate index on ({', '.join(keys)})", ix.span)
             return
-        obj.indexes.append(Index(name, tuple(keys), method, predicate, ix.span, _comment(ix.annotations)))
+        obj.indexes.append(Index(name, tuple(keys), method, predicate, ix.span, _comment(ix.annotations),
+                                 with_sql or None))
+
+    def _index_args(self, ix: ast.IndexDecl, kind, ctx: ExprContext):
+        """The storage parameters (``lists = 100, m = 16``) of an extension index, from its
+        named arguments (integer literals, each known to its kind, required ones present); an
+        empty string when it has none; ``False`` after reporting."""
+        allowed = dict(kind.args)
+        given: Dict[str, str] = {}
+        for name, value, span in ix.args:
+            if name not in allowed:
+                self.reporter.error("E0304", f"index kind '{ix.kind}' has no argument '{name}'", span,
+                                    did_you_mean(name, list(allowed)) or
+                                    (f"its arguments: {', '.join(allowed)}" if allowed else "it takes no arguments"))
+                return False
+            if name in given:
+                self.reporter.error("E0309", f"argument '{name}' is given twice", span)
+                return False
+            if not (isinstance(value, ast.Literal) and value.kind == "int" and int(value.value) > 0):  # type: ignore[arg-type]
+                self.reporter.error("E0304", f"argument '{name}' must be a positive integer literal", span)
+                return False
+            given[name] = str(value.value)
+        missing = [n for n, required in kind.args if required and n not in given]
+        if missing:
+            self.reporter.error("E0304", f"index kind '{ix.kind}' needs the argument '{missing[0]}'", ix.span,
+                                f"write e.g. index {ix.kind}({missing[0]} := 100) on (...)")
+            return False
+        return ", ".join(f"{n} = {given[n]}" for n, _ in kind.args if n in given)
 
     # ---------------------------------------------------------------- names
     def _check_name_collisions(self) -> None:

@@ -103,6 +103,8 @@ TS_DECODERS = {
     "duration": "isoDuration",
     "cal::relative_duration": "isoDuration",
     "cal::date_duration": "isoDuration",
+    # node-postgres has no parser for the extension's type: its text, [1,2,3], is JSON.
+    "ext::pgvector::vector": "parseVector",
 }
 
 #: Scalars that cannot travel inside a nested shape's JSON yet: the Go runner decodes nested

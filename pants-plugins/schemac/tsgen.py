@@ -29,6 +29,7 @@ from schemac.model import ValueType
 from schemac.names import comment_safe, js_string, ts_key, ts_pascal, ts_template
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
 from schemac.render import render
+from schemac.extensions import VECTOR, is_vector
 from schemac.scalars import TS_DECODERS, TS_INT64_BIGINT
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ def _ts_field_type(f, used: Set[str], bigint: bool = False) -> str:
 #: The helpers a ``decode<Name>Row`` function may call (emitted into queries.ts when used), in
 #: the order they are emitted.
 DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "localDate", "localDateTime",
-                  "isoDuration", "orNull", "each", "decodeObject", "decodeList")
+                  "isoDuration", "parseVector", "orNull", "each", "decodeObject", "decodeList")
 
 
 def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str], bigint: bool = True) -> Optional[str]:
@@ -105,6 +106,8 @@ def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str], bi
     :data:`schemac.scalars.TS_DECODERS` always), or ``None`` when it needs no conversion."""
     elem = t.element if t.element is not None else t
     name = elem.scalar.name if elem.scalar is not None else None
+    if is_vector(elem.scalar):
+        name = VECTOR
     if name in TS_DECODERS:
         fn = TS_DECODERS[name]  # type: ignore[index]
         helpers.add(fn)
@@ -168,6 +171,8 @@ def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool, fn: str) -> Optional
         what.append("its `int64` values as `bigint`")
     if any(h in helpers for h in ("localDate", "localDateTime", "isoDuration")) and _has_decoded(q.result):
         what.append("its dates, times and durations as strings")
+    if "parseVector" in helpers and any(n.startswith(VECTOR) for n in _value_names(q.result)):
+        what.append("its vectors as numbers")
     return {"fn": fn, "lines": lines, "what": " and ".join(what)}
 
 
@@ -196,7 +201,8 @@ def _param_value(p) -> str:
     if p.global_ is not None:
         return _global_value(p.global_)
     ref = f"args.{p.name}" if ts_key(p.name) == p.name else f"args[{js_string(p.name)}]"
-    if p.type.scalar is not None and p.type.scalar.name == "json":
+    if (p.type.scalar is not None and p.type.scalar.name == "json") or is_vector(p.type.scalar):
+        # (a vector's text form, [1,2,3], is its JSON)
         return f"{ref} == null ? null : JSON.stringify({ref})" if p.optional else f"JSON.stringify({ref})"
     return f"{ref} ?? null" if p.optional else ref
 

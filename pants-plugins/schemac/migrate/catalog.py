@@ -55,11 +55,14 @@ class UniqueDef:
 
 @dataclass(frozen=True)
 class IndexDef:
+    """An index; ``storage``: its storage parameters (``lists = 100``), or ``None``."""
+
     name: str
     keys: Tuple[str, ...]
     method: str = "btree"
     predicate: Optional[str] = None
     comment: Optional[str] = None
+    storage: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -91,10 +94,12 @@ class TableDef:
 
 @dataclass(frozen=True)
 class Catalog:
-    """Every table of a library (creation order) and its enums (``{qualname: members}``)."""
+    """Every table of a library (creation order), its enums (``{qualname: members}``) and the
+    Postgres extensions it uses (``using extension``; sorted)."""
 
     tables: Tuple[TableDef, ...] = ()
     enums: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    extensions: Tuple[str, ...] = ()
 
     def table(self, name: str) -> Optional[TableDef]:
         return next((t for t in self.tables if t.name == name), None)
@@ -129,7 +134,7 @@ def _table_def(t: ObjectType) -> TableDef:
         uniques=tuple(UniqueDef(ex.name, tuple(ex.columns), ex.predicate_sql) for ex in t.exclusives),
         foreign_keys=tuple(ForeignKeyDef(fk.name, fk.column, fk.target_table, fk.on_delete_sql)
                            for fk in t.foreign_keys),
-        indexes=tuple(IndexDef(ix.name, tuple(ix.keys_sql), ix.method, ix.predicate_sql, ix.comment)
+        indexes=tuple(IndexDef(ix.name, tuple(ix.keys_sql), ix.method, ix.predicate_sql, ix.comment, ix.with_sql)
                       for ix in t.indexes),
         comment=t.comment,
     )
@@ -140,6 +145,7 @@ def catalog_of(schema: Schema) -> Catalog:
     return Catalog(
         tables=tuple(_table_def(t) for t in schema.all_tables()),
         enums={e.qualname: tuple(e.members) for e in schema.all_enums()},
+        extensions=schema.pg_extensions(),
     )
 
 
@@ -150,6 +156,8 @@ def dump_snapshot(catalog: Catalog) -> str:
         "enums": {k: list(v) for k, v in sorted(catalog.enums.items())},
         "tables": [_strip(asdict(t)) for t in catalog.tables],
     }
+    if catalog.extensions:  # (absent when empty: older snapshots stay byte-identical)
+        doc["extensions"] = list(catalog.extensions)
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -187,11 +195,12 @@ def load_snapshot(text: str) -> Catalog:
                 foreign_keys=tuple(ForeignKeyDef(f["name"], f["column"], f["target"], f["on_delete"])
                                    for f in t.get("foreign_keys", [])),
                 indexes=tuple(IndexDef(i["name"], tuple(i["keys"]), i.get("method", "btree"), i.get("predicate"),
-                                       i.get("comment")) for i in t.get("indexes", [])),
+                                       i.get("comment"), i.get("storage")) for i in t.get("indexes", [])),
                 comment=t.get("comment"),
             ))
         enums = {k: tuple(v) for k, v in doc.get("enums", {}).items()}
-        return Catalog(tuple(tables), enums)
+        extensions = tuple(sorted(str(e) for e in doc.get("extensions", [])))
+        return Catalog(tuple(tables), enums, extensions)
     except SnapshotError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as e:

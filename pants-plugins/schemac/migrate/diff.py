@@ -33,6 +33,7 @@ RENAME, DROP_FK, DROP_INDEX, DROP_UNIQUE, DROP_CHECK, DROP_COLUMN, DROP_TABLE = 
 CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, DROP_NOT_NULL, ALTER_TYPE, SET_DEFAULT = 40, 41, 42, 42, 43, 45
 REWRITE, FILL, SET_NOT_NULL = 50, 51, 52
 ADD_CHECK, ADD_UNIQUE, ADD_FK, INDEXES, COPY_LINKS, LATE_DROP, COMMENT = 60, 61, 62, 63, 66, 80, 90
+CREATE_EXTENSION, DROP_EXTENSION = 35, 85
 
 #: Column type changes Postgres makes without losing values: no cast hint needed.
 WIDENING = {
@@ -147,8 +148,9 @@ def unique_index_sql(table: str, u: UniqueDef, concurrently: bool = False) -> st
 def index_sql(table: str, ix: IndexDef, concurrently: bool = False) -> str:
     using = "" if ix.method == "btree" else f" USING {ix.method}"
     head = "CREATE INDEX CONCURRENTLY IF NOT EXISTS" if concurrently else "CREATE INDEX"
+    storage = f" WITH ({ix.storage})" if ix.storage else ""
     where = f"\n  WHERE ({ix.predicate})" if ix.predicate else ""
-    return f"{head} {qi(ix.name)}\n  ON {qi(table)}{using} ({', '.join(ix.keys)}){where};"
+    return f"{head} {qi(ix.name)}\n  ON {qi(table)}{using} ({', '.join(ix.keys)}){storage}{where};"
 
 
 def _comment_sql(kind: str, target: str, text: Optional[str]) -> str:
@@ -271,10 +273,25 @@ class _Differ:
         for ot, nt in pairs:
             self.table(ot, nt)
         self.drop_tables(dropped)
+        self.extensions()
         for nt in created:
             self.create_table(nt)
         self.plan.changes = _merge_replacements(self.plan.changes)
         return self.plan
+
+    # -- extensions
+    def extensions(self) -> None:
+        """``using extension`` added: ``CREATE EXTENSION IF NOT EXISTS`` before the tables and
+        columns that may use it; removed: ``DROP EXTENSION IF EXISTS`` once its columns and
+        indexes are gone (without CASCADE: an object of another library that still uses it
+        stops the migration instead of being dropped). Sorted by name."""
+        old, new = set(self.old.extensions), set(self.new.extensions)
+        for name in sorted(new - old):
+            self.change(f"create extension {name}")
+            self.emit(CREATE_EXTENSION, f"CREATE EXTENSION IF NOT EXISTS {qi(name)};")
+        for name in sorted(old - new):
+            self.change(f"drop extension {name}")
+            self.emit(DROP_EXTENSION, f"DROP EXTENSION IF EXISTS {qi(name)};")
 
     # -- whole tables
     def create_table(self, t: TableDef) -> None:
@@ -659,10 +676,10 @@ class _Differ:
 
         # Plain indexes
         def ikey_old(i):
-            return (tuple(rename_identifiers(k, cm) for k in i.keys), i.method, mapped(i.predicate))
+            return (tuple(rename_identifiers(k, cm) for k in i.keys), i.method, mapped(i.predicate), i.storage)
 
         def ikey_new(i):
-            return (tuple(i.keys), i.method, i.predicate)
+            return (tuple(i.keys), i.method, i.predicate, i.storage)
 
         def add_index(i):
             self.change(f"add index {i.name}")
