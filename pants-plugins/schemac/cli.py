@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from typing import Dict, List, Optional, Tuple
 
@@ -114,6 +115,35 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: What a source that is not a regular file is, by ``stat.S_IFMT`` of its mode.
+_FILE_KINDS = {stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+               stat.S_IFSOCK: "a socket", stat.S_IFDIR: "a directory"}
+
+
+def _read_regular_file(path: str) -> bytes:
+    """The bytes of ``path``, which must be a regular file: anything else (a FIFO, which would
+    block the compile until a writer came; a device, which may never end) is refused at once
+    with one line (``SystemExit``). Opened without blocking, checked with ``fstat`` (no race
+    with a ``stat`` first)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise SystemExit(f"{path}: error: not a regular file (a directory)")
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = _FILE_KINDS.get(stat.S_IFMT(mode), "not a file")
+            raise SystemExit(f"{path}: error: not a regular file ({kind})")
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1
+            return fh.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 def _read_sources(files: List[str]) -> Dict[str, str]:
     """``{path: text}`` of ``files`` (UTF-8). A byte order mark at the start of a schema or
     query file (as some Windows editors write) is dropped; migration files are kept byte for
@@ -121,8 +151,7 @@ def _read_sources(files: List[str]) -> Dict[str, str]:
     is not UTF-8."""
     sources: Dict[str, str] = {}
     for f in files:
-        with open(f, "rb") as fh:
-            raw = fh.read()
+        raw = _read_regular_file(f)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:

@@ -242,17 +242,25 @@ class ObjectType:
 
         Answered from an index of positions by name (kept in the instance, outside the
         dataclass fields: equality and ``repr`` do not see it), rebuilt whenever ``columns`` is
-        another list or has another length. A hit is checked against the list; anything else
-        is answered by a scan. (The resolver only appends columns, or replaces one by a column
-        of the same name.)"""
+        another list, and extended when columns were appended. A hit is checked against the list
+        (a mismatch is answered by a scan); a name the up-to-date index lacks is no column.
+        (The resolver only appends columns, or replaces one by a column of the same name: a
+        miss costs nothing, so checking a long inheritance chain's columns stays linear.)"""
         cols = self.columns
         index = self.__dict__.get("_column_index")
+        if index is not None and index[0] is cols and index[1] < len(cols):
+            # columns were appended since: index them (not the whole list again)
+            positions = index[2]
+            for i in range(index[1], len(cols)):
+                positions.setdefault(cols[i].name, i)
+            index = self.__dict__["_column_index"] = (cols, len(cols), positions)
         if index is not None and index[0] is cols and index[1] == len(cols):
             i = index[2].get(name)
-            if i is not None:
-                c = cols[i]
-                if c.name == name:
-                    return c
+            if i is None:
+                return None  # every column is indexed
+            c = cols[i]
+            if c.name == name:
+                return c
         return self._column_scan(name)
 
     def _column_scan(self, name: str) -> Optional[Column]:

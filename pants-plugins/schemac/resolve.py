@@ -255,41 +255,69 @@ class _Resolver:
     # ---------------------------------------------------------------- inheritance
     def linearize(self) -> None:
         """Method resolution order of every type: bases depth-first, left to right, each once,
-        then the type itself. Reports unknown bases and cycles."""
+        then the type itself. Reports unknown bases and cycles.
+
+        A depth-first walk with an explicit stack (a chain of thousands of types is deeper than
+        Python's recursion limit), merging each base's order through a set: linear in the size
+        of the orders it builds."""
         state: Dict[str, str] = {}
-
-        def visit(key: str, chain: List[str]) -> List[str]:
-            if key in self.mro:
-                return self.mro[key]
-            if state.get(key) == "active":
-                cycle = " -> ".join(k.split("::")[-1] for k in chain[chain.index(key):] + [key])
+        for root in self.decls:
+            if root in self.mro:
+                continue
+            state[root] = "active"
+            stack: List[Tuple[str, int]] = [(root, 0)]
+            while stack:
+                key, i = stack[-1]
                 t = self.decls[key]
-                self.reporter.error("E0210", f"inheritance cycle: {cycle}", t.name_span,
-                                    "a type cannot extend itself, directly or through its bases")
-                return []
-            state[key] = "active"
-            t = self.decls[key]
-            order: List[str] = []
-            for base_name, base_span in t.extends:
-                base_key = self._type_key(base_name, t.module)
-                if base_key is None:
-                    self.reporter.error("E0201", f"unknown base type '{base_name}'", base_span,
-                                        did_you_mean(base_name.split("::")[-1], [d.name for d in self.decls.values()]))
+                if i < len(t.extends):
+                    stack[-1] = (key, i + 1)
+                    base_name, base_span = t.extends[i]
+                    base_key = self._type_key(base_name, t.module)
+                    if base_key is None:
+                        self.reporter.error("E0201", f"unknown base type '{base_name}'", base_span,
+                                            did_you_mean(base_name.split("::")[-1],
+                                                         [d.name for d in self.decls.values()]))
+                    elif state.get(base_key) == "active":
+                        keys = [k for k, _ in stack]
+                        chain = keys[keys.index(base_key):] + [base_key]
+                        cycle = " -> ".join(k.split("::")[-1] for k in chain)
+                        self.reporter.error("E0210", f"inheritance cycle: {cycle}", self.decls[base_key].name_span,
+                                            "a type cannot extend itself, directly or through its bases")
+                    elif base_key not in self.mro:
+                        state[base_key] = "active"
+                        stack.append((base_key, 0))
                     continue
-                for k in visit(base_key, chain + [key]):
-                    if k not in order:
-                        order.append(k)
-            order.append(key)
-            state[key] = "done"
-            self.mro[key] = order
-            return order
+                if len(t.extends) == 1:  # the usual case: the base's order, then the type
+                    base_key = self._type_key(t.extends[0][0], t.module)
+                    self.mro[key] = (list(self.mro.get(base_key, ())) if base_key is not None else []) + [key]
+                    state[key] = "done"
+                    stack.pop()
+                    continue
+                order: List[str] = []
+                seen: Set[str] = set()
+                for base_name, _ in t.extends:
+                    base_key = self._type_key(base_name, t.module)
+                    for k in self.mro.get(base_key, ()) if base_key is not None else ():
+                        if k not in seen:
+                            seen.add(k)
+                            order.append(k)
+                order.append(key)
+                state[key] = "done"
+                self.mro[key] = order
+                stack.pop()
 
-        for key in self.decls:
-            visit(key, [])
-        # ``visit`` refers to itself through its closure: drop it, or the cycle would keep
-        # the resolver (and with it the whole schema and syntax tree) alive until a full
-        # garbage collection.
-        del visit
+    def _concrete_descendants(self) -> Dict[str, List[str]]:
+        """Type -> the concrete types whose resolution order holds it (itself included when
+        concrete), in the order of :attr:`mro`; computed once, after :meth:`linearize`."""
+        out = self.__dict__.get("_descendants")
+        if out is None:
+            out = {}
+            for k, order in self.mro.items():
+                if not self.decls[k].abstract:
+                    for a in order:
+                        out.setdefault(a, []).append(k)
+            self.__dict__["_descendants"] = out
+        return out
 
     def _type_context(self, module: str) -> ExprContext:
         """The context type references of ``module`` resolve in (one per module:
@@ -427,10 +455,14 @@ class _Resolver:
                 for name, (decl, module) in computeds[key].items():
                     if isinstance(decl.computed, (ast.Backlink, ast.SubSelect)) == links_first:
                         self._computed(self.schema.types[key], decl, module)
-        # Abstract types get no table, but their members are checked (once, even without a
-        # concrete descendant): on a scratch table whose join tables are dropped again.
+        # Abstract types get no table, but their members are checked (even without a concrete
+        # descendant): on a scratch table whose join tables are dropped again. A type with a
+        # descendant is checked as part of it (a descendant's table holds every inherited
+        # member), so only abstract types nothing extends need one: checking each type of a
+        # long chain on its own would check the chain's members a quadratic number of times.
+        extended = {self._type_key(b, t.module) for t in self.decls.values() for b, _ in t.extends}
         for key, t in self.decls.items():
-            if t.abstract:
+            if t.abstract and key not in extended:
                 scratch = ObjectType(t.name, t.module, table_name(t.module, t.name),
                                      [Column("id", UUID, True, ID_COLUMN_DEFAULT, t.name_span, is_id=True)], [], [],
                                      t.span)
@@ -686,7 +718,7 @@ class _Resolver:
         for key, t in self.decls.items():
             if not t.abstract:
                 continue
-            subs = [k for k, order in self.mro.items() if key in order and not self.decls[k].abstract]
+            subs = self._concrete_descendants().get(key, [])
             if len(subs) < 2:
                 continue
             declared = [c.span for c in t.constraints if c.name == "exclusive"]
@@ -772,7 +804,7 @@ class _Resolver:
         decl = ptr.decl
         target_decl = self.decls[target_key]
         if target_decl.abstract:
-            subs = [k for k, order in self.mro.items() if target_key in order and not self.decls[k].abstract]
+            subs = self._concrete_descendants().get(target_key, [])
             if len(subs) != 1:
                 if not subs:
                     msg = f"link '{decl.name}' points to abstract type '{target_decl.name}', which has no concrete subtype"

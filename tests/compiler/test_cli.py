@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -158,3 +159,25 @@ def test_migrate_with_a_full_stdout_is_an_error_not_a_traceback(tmp_path):
     # 1 when a print fails, 120 (as Python's own exit) when the buffered output fails at exit
     assert proc.returncode in (1, 120)
     assert "Traceback" not in proc.stderr.decode()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs")
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_source_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    """A FIFO used to block the compile until something wrote to it; a device may never end."""
+    special = tmp_path / "queries" / "q.edgeql"
+    special.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(special)
+    elif kind == "device":
+        special = Path("/dev/zero")
+    else:
+        special.mkdir()
+    start = time.monotonic()
+    proc = _compile(tmp_path, tmp_path / "out", sources=[str(FEATURES / "schema.esdl"), str(special)])
+    assert time.monotonic() - start < 60
+    assert proc.returncode == 1
+    err = proc.stderr.decode().strip()
+    what = {"fifo": "a FIFO", "device": "a character device", "directory": "a directory"}[kind]
+    assert err == f"{special}: error: not a regular file ({what})"
+    assert not (tmp_path / "out").exists()
