@@ -1223,6 +1223,9 @@ class _Builder:
         name, source, body = children
         return ast.ForQuery(str(name), self._tspan(name), source, body, self._span(meta))
 
+    def introspect(self, meta, children):
+        return ast.Introspect(children[0], self._span(meta))
+
     def subject_ref(self, meta, children):
         return ast.Path(("__subject__",), self._span(meta))
 

@@ -172,8 +172,16 @@ class Backlink:
     type_span: Optional[Span] = None
 
 
+@dataclass(frozen=True)
+class Introspect:
+    """``introspect T``: the type ``T`` itself, as ``sequence_next(introspect TicketNo)`` takes it."""
+
+    type: "TypeRef"
+    span: Span
+
+
 Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index,
-             GlobalRef, Backlink]
+             GlobalRef, Backlink, Introspect]
 
 
 def iter_nodes(expr: "Expr"):
