@@ -297,6 +297,10 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
                            "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
         return None
+    if isinstance(expr, ast.Introspect):
+        ctx.reporter.error("E0206", "'introspect' is only supported as the argument of sequence_next() and "
+                           "sequence_reset()", expr.span)
+        return None
     if isinstance(expr, ast.SubSelect):
         ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")
@@ -553,10 +557,43 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     return Lowered(sql, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args))
 
 
+def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+    """``sequence_next(introspect T)`` -> ``nextval(...)``; ``sequence_reset(introspect T)`` ->
+    ``setval(..., 1, false)`` (the next value is 1 again), ``sequence_reset(introspect T, v)`` ->
+    ``setval(..., v)`` (the next value is v + 1), as
+    https://docs.geldata.com/reference/stdlib/sequence documents them; all return int64."""
+    arity = (1,) if name == "sequence_next" else (1, 2)
+    if len(expr.args) not in arity or not isinstance(expr.args[0], ast.Introspect):
+        ctx.reporter.error("E0304", f"{name}() takes 'introspect <sequence type>'"
+                           + (" and an optional int64 value" if name == "sequence_reset" else ""), expr.span,
+                           f"write e.g. {name}(introspect TicketNo)")
+        return None
+    ref = expr.args[0].type
+    custom = ctx.schema.find(ref.name, ctx.module, ctx.schema.scalars)
+    if custom is None or not getattr(custom, "sequence", None):
+        ctx.reporter.error("E0304", f"'{ref}' is not a sequence type", ref.span,
+                           "declare it with: scalar type <Name> extending sequence;")
+        return None
+    seq = sql_string(qi(custom.sequence))  # type: ignore[attr-defined]
+    if name == "sequence_next":
+        return Lowered(f"nextval({seq})", INT64)
+    if len(expr.args) == 1:
+        return Lowered(f"setval({seq}, 1, false)", INT64)
+    value = lower(expr.args[1], ctx, INT64)
+    if value is None:
+        return None
+    if value.type.family != "num" or value.type.element is not None:
+        ctx.reporter.error("E0304", f"sequence_reset() needs an int64 value, got {value.type.name}", expr.args[1].span)
+        return None
+    return Lowered(f"setval({seq}, {_operand(value)})", INT64, value.nullable)
+
+
 def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     if expr.name.startswith("ext::"):
         return _ext_func(expr, ctx)
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
+    if name in ("sequence_next", "sequence_reset"):
+        return _sequence_func(expr, name, ctx)
     if name == "count":
         return _count(expr, ctx)
     if name == "len":

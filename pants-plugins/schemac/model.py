@@ -80,6 +80,9 @@ class CustomScalar:
     base: ValueType
     constraints: Tuple[object, ...]
     span: Span
+    #: ``scalar type N extending sequence``: the Postgres sequence its properties draw their
+    #: default from (``nextval``), one per scalar type as in Gel.
+    sequence: Optional[str] = None
 
     @property
     def qualname(self) -> str:
@@ -346,6 +349,10 @@ class Schema:
     #: Extensions declared with ``using extension`` (Gel name -> :class:`schemac.extensions.Extension`),
     #: Gel server services included.
     extensions: Dict[str, object] = field(default_factory=dict)
+
+    def sequences(self) -> Tuple[str, ...]:
+        """The Postgres sequences of this library's sequence scalars, sorted by name."""
+        return tuple(sorted(s.sequence for s in self.scalars.values() if s.sequence and s.module not in self.module_library))
 
     def pg_extensions(self) -> Tuple[str, ...]:
         """The Postgres extensions the library's migrations create, sorted by name."""

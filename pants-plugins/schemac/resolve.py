@@ -240,8 +240,15 @@ class _Resolver:
             self.reporter.error("E0206", "abstract scalar types are not supported", sc.span)
             return
         if sc.base.name in ("sequence", "std::sequence"):
-            self.reporter.error("E0206", "sequences are not supported yet", sc.base.span,
-                                "use int64 with a default, or a uuid id")
+            # https://docs.geldata.com/reference/stdlib/sequence: an int64 whose properties
+            # take the next value of the type's own sequence when none is given.
+            if sc.constraints:
+                self.reporter.error("E0206", "constraints on a sequence scalar are not supported", sc.span)
+                return
+            library, module = self.extern_modules.get(sc.module, (None, sc.module))
+            seq = object_name("seq", table_name(module, sc.name), [])
+            self.schema.scalars[f"{sc.module}::{sc.name}"] = CustomScalar(
+                sc.name, sc.module, ValueType(scalar=SCALARS["int64"]), (), sc.span, sequence=seq)
             return
         base = resolve_type_ref(sc.base, ctx)
         if base is None:
@@ -768,6 +775,8 @@ class _Resolver:
             vtype = ValueType(element=vtype)
             default_sql = "'{}'"
             required = True  # an empty set is stored as an empty array
+        if custom is not None and custom.sequence and not decl.multi:  # type: ignore[attr-defined]
+            default_sql = f"nextval('{qi(custom.sequence)}')"  # type: ignore[attr-defined]
         col = Column(decl.name, vtype, required, default_sql, decl.span, readonly=ptr.readonly,
                      comment=_comment(ptr.annotations))
         taken = obj.column(decl.name)

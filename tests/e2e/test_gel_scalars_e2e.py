@@ -133,3 +133,54 @@ def test_go_runner_round_trips_gel_scalars(pg, go_run, tmp_path, driver):
     shutil.copy(HERE / "gel_scalars_go" / "e2e" / test, mod / "e2e" / test)
     result = go_run(mod, test_args=("-count=1", "-v"), go121_test=True, env={"TZ": "America/Los_Angeles"})
     assert "--- PASS: TestGelScalars" in result.test.stdout
+
+
+SEQUENCE_SOURCES = {
+    "sq/schema.esdl": (
+        "scalar type TicketNo extending sequence;\n"
+        "type Ticket { required title: str; required number: TicketNo { constraint exclusive; }; }\n"
+        "type Refund { required title: str; number: TicketNo; }\n"),
+    "sq/queries/add_ticket.edgeql": "insert Ticket { title := <str>$title };\n",
+    "sq/queries/add_ticket_as.edgeql": "insert Ticket { title := <str>$title, number := <int64>$number };\n",
+    "sq/queries/add_refund.edgeql": "insert Refund { title := <str>$title, number := sequence_next(introspect TicketNo) };\n",
+    "sq/queries/reset_after.edgeql": (
+        "update Refund filter .title = <str>$title set { number := sequence_reset(introspect TicketNo, <int64>$v) };\n"),
+    "sq/queries/tickets.edgeql": "select Ticket { title, number } order by .number;\n",
+}
+
+
+def test_sequence_scalars_share_one_postgres_sequence(pg, tmp_path):
+    """``scalar type TicketNo extending sequence`` (https://docs.geldata.com/reference/stdlib/sequence):
+    one Postgres sequence per scalar type, the default of every property of that type; an
+    explicit value is kept; sequence_next / sequence_reset draw from and move it."""
+    import re
+
+    from schemac.compiler import check_library
+
+    out = {}
+    for rel, text in compile_library(SEQUENCE_SOURCES, Options(library="sq")).items():
+        out[rel] = text
+    up = out["sql/000001_init.up.sql"]
+    assert up.index('CREATE SEQUENCE IF NOT EXISTS "seq_ticket_no";') < up.index('CREATE TABLE "ticket"')
+    assert '"number" bigint NOT NULL DEFAULT nextval(\'"seq_ticket_no"\')' in up
+    assert "readonly title: string;\n}" in out["ts/queries.ts"]  # number is optional: it has a default
+    pg.execute(up)
+    plans = {q.name: q for q in check_library(SEQUENCE_SOURCES, Options(library="sq")).queries}
+
+    def run(name, *args):
+        sql = re.sub(r"\$(\d+)", r"%(p\1)s", plans[name].sql)
+        return pg.execute(sql, {f"p{i}": a for i, a in enumerate(args, 1)})
+
+    run("add_ticket", "a")
+    run("add_refund", "r")
+    run("add_ticket", "b")
+    run("add_ticket_as", "manual", 100)
+    assert pg.execute("SELECT title, number FROM ticket ORDER BY number") == [("a", 1), ("b", 3), ("manual", 100)]
+    assert pg.execute("SELECT title, number FROM refund") == [("r", 2)]
+    run("reset_after", "r", 500)
+    run("add_ticket", "c")
+    assert pg.execute("SELECT number FROM refund") == [(500,)]
+    assert pg.execute("SELECT number FROM ticket WHERE title = 'c'") == [(501,)]
+    pg.execute(out["sql/000001_init.down.sql"])
+    assert pg.execute("SELECT count(*) FROM pg_class WHERE relkind = 'S' AND relname = 'seq_ticket_no'") == [(0,)]
+    pg.execute(up)

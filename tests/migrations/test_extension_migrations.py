@@ -91,3 +91,28 @@ def test_a_vector_property_and_its_index_arrive_with_the_extension(tmp_path, pgv
     up, _, (catalog, _) = _step_and_roundtrip(lib, pgvector_db, v3)
     assert "DROP INDEX" in up and "WITH (m = 8)" in up
     assert any("WITH (m='8')" in d for _, d, _ in catalog["person"]["indexes"])
+
+
+def _sequences(db):
+    return [r[0] for r in db.execute("SELECT relname FROM pg_class WHERE relkind = 'S' ORDER BY 1")]
+
+
+def test_a_sequence_scalar_arrives_and_leaves_with_its_sequence(tmp_path, pg):
+    """``scalar type N extending sequence`` (https://docs.geldata.com/reference/stdlib/sequence):
+    a migration adding a property of a new sequence type creates the sequence first; existing
+    rows are numbered by it; removing the type drops the sequence after the column."""
+    lib = Lib(tmp_path)
+    lib.generate(V1)
+    lib.apply(pg.url)
+    pg.execute("INSERT INTO person (name) VALUES ('Ada'), ('Grace')")
+    v2 = "scalar type PersonNo extending sequence;\n" + V1.replace("required name: str;",
+                                                                    "required name: str;\n  number: PersonNo;")
+    up, down, _ = _step_and_roundtrip(lib, pg, v2)
+    assert up.index('CREATE SEQUENCE IF NOT EXISTS "seq_person_no";') < up.index('ADD COLUMN "number"')
+    # (the round trip's down dropped the sequence with the column; up numbered the rows afresh)
+    assert sorted(r[0] for r in pg.execute("SELECT number FROM person")) == [1, 2]
+    assert json.loads((lib.migrations / "snapshot.json").read_text())["sequences"] == ["seq_person_no"]
+    v3 = V1 + "\nmigration { drop property Person.number; }\n"
+    up, down, _ = _step_and_roundtrip(lib, pg, v3)
+    assert up.index('DROP COLUMN "number"') < up.index('DROP SEQUENCE IF EXISTS "seq_person_no";')
+    assert _sequences(pg) == []

@@ -100,6 +100,8 @@ class Catalog:
     tables: Tuple[TableDef, ...] = ()
     enums: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     extensions: Tuple[str, ...] = ()
+    #: Sequences of sequence scalars (``scalar type N extending sequence``), sorted.
+    sequences: Tuple[str, ...] = ()
 
     def table(self, name: str) -> Optional[TableDef]:
         return next((t for t in self.tables if t.name == name), None)
@@ -146,6 +148,7 @@ def catalog_of(schema: Schema) -> Catalog:
         tables=tuple(_table_def(t) for t in schema.all_tables()),
         enums={e.qualname: tuple(e.members) for e in schema.all_enums()},
         extensions=schema.pg_extensions(),
+        sequences=schema.sequences(),
     )
 
 
@@ -158,6 +161,8 @@ def dump_snapshot(catalog: Catalog) -> str:
     }
     if catalog.extensions:  # (absent when empty: older snapshots stay byte-identical)
         doc["extensions"] = list(catalog.extensions)
+    if catalog.sequences:
+        doc["sequences"] = list(catalog.sequences)
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -200,7 +205,8 @@ def load_snapshot(text: str) -> Catalog:
             ))
         enums = {k: tuple(v) for k, v in doc.get("enums", {}).items()}
         extensions = tuple(sorted(str(e) for e in doc.get("extensions", [])))
-        return Catalog(tuple(tables), enums, extensions)
+        sequences = tuple(sorted(str(e) for e in doc.get("sequences", [])))
+        return Catalog(tuple(tables), enums, extensions, sequences)
     except SnapshotError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as e:

@@ -33,7 +33,7 @@ RENAME, DROP_FK, DROP_INDEX, DROP_UNIQUE, DROP_CHECK, DROP_COLUMN, DROP_TABLE = 
 CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, DROP_NOT_NULL, ALTER_TYPE, SET_DEFAULT = 40, 41, 42, 42, 43, 45
 REWRITE, FILL, SET_NOT_NULL = 50, 51, 52
 ADD_CHECK, ADD_UNIQUE, ADD_FK, INDEXES, COPY_LINKS, LATE_DROP, COMMENT = 60, 61, 62, 63, 66, 80, 90
-CREATE_EXTENSION, DROP_EXTENSION = 35, 85
+CREATE_EXTENSION, CREATE_SEQUENCE, DROP_SEQUENCE, DROP_EXTENSION = 35, 36, 84, 85
 
 #: Column type changes Postgres makes without losing values: no cast hint needed.
 WIDENING = {
@@ -292,6 +292,15 @@ class _Differ:
         for name in sorted(old - new):
             self.change(f"drop extension {name}")
             self.emit(DROP_EXTENSION, f"DROP EXTENSION IF EXISTS {qi(name)};")
+        # Sequences of sequence scalars: created before the columns whose defaults use them,
+        # dropped after them (https://docs.geldata.com/reference/stdlib/sequence).
+        old_seq, new_seq = set(self.old.sequences), set(self.new.sequences)
+        for name in sorted(new_seq - old_seq):
+            self.change(f"create sequence {name}")
+            self.emit(CREATE_SEQUENCE, f"CREATE SEQUENCE IF NOT EXISTS {qi(name)};")
+        for name in sorted(old_seq - new_seq):
+            self.change(f"drop sequence {name}")
+            self.emit(DROP_SEQUENCE, f"DROP SEQUENCE IF EXISTS {qi(name)};")
 
     # -- whole tables
     def create_table(self, t: TableDef) -> None:
