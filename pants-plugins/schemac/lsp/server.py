@@ -417,7 +417,13 @@ def _formatting(ls: SchemacServer, params: lsp.DocumentFormattingParams):
 
 
 def main() -> int:
-    """Serve over stdio until the client exits."""
+    """Serve over stdio until the client exits; the process then ends with the protocol's exit
+    status (0 after a shutdown request, else 1) without flushing stdout again (the client has
+    usually closed it by then, which would turn the status into 120)."""
     logging.basicConfig(level=os.environ.get("SCHEMAC_LSP_LOG", "WARNING"))
-    server.start_io()
-    return 0
+    try:
+        server.start_io()
+        code = 0
+    except SystemExit as e:  # pygls ends the process on `exit` with sys.exit(0 or 1)
+        code = e.code if isinstance(e.code, int) else 0
+    os._exit(code)
