@@ -94,7 +94,8 @@ def object_set(what, ctx, alias: str) -> Optional[Tuple[str, ObjectType, bool]]:
             cond = lower(sub.filter, inner, BOOL)
             if cond is None:
                 return None
-            return f"FROM {qi(source.table)} AS {alias} WHERE {cond.sql}", source, multi  # type: ignore[union-attr]
+            return (f"FROM {qi(source.table)} AS {alias} WHERE {cond.sql}{_visible(source, ctx, alias)}",  # type: ignore[union-attr]
+                    source, multi)
         link_name = comp.backlink
     link = source.links[link_name]  # type: ignore[union-attr]
     me = subject_ref(ctx)
@@ -103,7 +104,15 @@ def object_set(what, ctx, alias: str) -> Optional[Tuple[str, ObjectType, bool]]:
                  f'WHERE "target_id" = {me}."id")')
     else:
         where = f'{alias}.{qi(link.column)} = {me}."id"'  # type: ignore[arg-type]
-    return f"FROM {qi(source.table)} AS {alias} WHERE {where}", source, multi  # type: ignore[union-attr]
+    return f"FROM {qi(source.table)} AS {alias} WHERE {where}{_visible(source, ctx, alias)}", source, multi  # type: ignore[union-attr]
+
+
+def _visible(target: ObjectType, ctx, alias: str) -> str:
+    """`` AND <select policy>`` of ``target`` (its rows named ``alias``), or ``""``."""
+    from schemac import policies
+
+    pred = policies.read_predicate(target, ctx, alias)
+    return "" if pred is None else f" AND {pred}"
 
 
 def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:

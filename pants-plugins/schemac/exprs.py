@@ -335,7 +335,11 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
             if cond.type.family != "bool":
                 ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", computed.filter.span)
                 return None
-            return Lowered(f'(SELECT "id" FROM {qi(g.target.table)} WHERE {cond.sql})', _UUID, True)
+            from schemac import policies
+
+            visible = policies.read_predicate(g.target, inner)
+            where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"
+            return Lowered(f'(SELECT "id" FROM {qi(g.target.table)} WHERE {where})', _UUID, True)
         return lower(computed, inner)  # type: ignore[arg-type]
     assert g.type is not None
     key = f"global {g.qualname}"

@@ -340,7 +340,7 @@ def render_go(lib: Library) -> Dict[str, str]:
         db_go = render("db.go.j2", first_query=first, **ctx)
     out = {
         "db.go": db_go,
-        "errors.go": render("errors.go.j2", errors=errors, **ctx),
+        "errors.go": render("errors.go.j2", errors=errors, policies=_has_policies(lib), **ctx),
         "models.go": render("models.go.j2", enums=enums, vector=vector, model_imports=_group_imports(model_imports),
                             **ctx),
         "queries.go": render("queries.go.j2", queries=queries, imports=_group_imports(imports), **ctx),
@@ -355,6 +355,10 @@ def render_go(lib: Library) -> Dict[str, str]:
         out["globals.go"] = render("globals.go.j2", body="\n".join(fields), imports=_group_imports(global_imports),
                                    **ctx)
     return dict(sorted(out.items()))
+
+
+def _has_policies(lib: Library) -> bool:
+    return any(t.policies for t in lib.schema.all_types())
 
 
 def _global_doc(g) -> str:

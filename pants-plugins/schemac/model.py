@@ -211,6 +211,23 @@ class Computed:
         return self.target is not None
 
 
+@dataclass(frozen=True)
+class AccessPolicy:
+    """An access policy (https://docs.geldata.com/reference/datamodel/access_policies), enforced by
+    rewriting every generated query (:mod:`schemac.policies`). ``kinds``: ``select``,
+    ``insert``, ``update read``, ``update write``, ``delete``; ``when`` / ``using``: syntax
+    (``None``: true), written in ``module``."""
+
+    name: str
+    allow: bool
+    kinds: Tuple[str, ...]
+    when: Optional[object] = field(compare=False)
+    using: Optional[object] = field(compare=False)
+    errmessage: Optional[str]
+    module: str
+    span: Span
+
+
 @dataclass
 class ObjectType:
     """A concrete object type and its table. ``columns`` start with the implicit ``id``."""
@@ -235,6 +252,8 @@ class ObjectType:
     library: Optional[str] = None
     #: Computed properties and links, by name (no column: inlined where they are read).
     computeds: Dict[str, Computed] = field(default_factory=dict)
+    #: Access policies (its own and inherited ones); none: every operation is allowed.
+    policies: List[AccessPolicy] = field(default_factory=list)
 
     @property
     def qualname(self) -> str:

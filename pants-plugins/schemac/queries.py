@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
-from schemac import computed_sql
+from schemac import computed_sql, policies
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -317,6 +317,12 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     if col.required and low.nullable and not _reads_global(target_id):
         ctx.reporter.error("E0304", f"link '{a.name}' is required, but the value may be empty", target_id.span)
         return None
+    visible = policies.read_predicate(link.target, ctx, '"_t"')
+    if visible is not None:
+        # Only an object the target's access policies let the query see can be linked.
+        value_sql = f"{low.sql}::uuid" if low.is_param else low.sql
+        low = dataclasses.replace(low, sql=f'(SELECT "_t"."id" FROM {qi(link.target.table)} AS "_t" WHERE '
+                                  f'"_t"."id" = {value_sql} AND {visible})', nullable=True, is_param=False)
     return col.name, low.sql
 
 
@@ -388,6 +394,10 @@ class _Write:
     cardinality: str
     exclusives: Tuple[ExclusiveConstraint, ...]
     written_links: Tuple[str, ...] = ()
+    #: An access policy check over the written rows, named ``"_new"`` (see
+    #: :func:`schemac.policies.write_check`): the statement is then a CTE whose rows are
+    #: selected through it.
+    check: Optional[str] = None
 
 
 def _render_ctes(ctes: List[Tuple[str, str]], final: str) -> str:
@@ -401,12 +411,15 @@ def _write_sql(w: _Write, columns: List[str], names: List[str]) -> str:
     """The SQL of a write returning ``columns`` (SQL, possibly ``x AS "name"``) as ``names``.
     With join-table writes the statement is the CTE ``"_new"`` they read, and the query
     selects its rows: one statement, atomic."""
-    if not w.links:
+    if not w.links and w.check is None:
         return w.statement(", ".join(columns))
     inner = columns if '"id"' in columns else ['"id"'] + columns
+    if w.check is not None:
+        inner = ["*"] + [c for c in columns if " AS " in c]
     ctes = [("_new", w.statement(", ".join(inner)))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(w.links, 1)]
-    return _render_ctes(ctes, f'SELECT {", ".join(qi(n) for n in names)} FROM "_new"')
+    check = f"\nWHERE {w.check}" if w.check is not None else ""
+    return _render_ctes(ctes, f'SELECT {", ".join(qi(n) for n in names)} FROM "_new"{check}')
 
 
 def _split_links(values: List[Tuple[str, str]]) -> Tuple[List[Tuple[str, str, str]], List[Tuple[str, str]]]:
@@ -511,8 +524,13 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
     # row (none when `unless conflict` skipped it).
     link_writes = [_link_insert(subject.links[name].join_table, ids, False)  # type: ignore[arg-type]
                    for name, ids in multi]
+    check = policies.write_check(subject, "insert", ctx, '"_new"')
+    if check is not None and q.unless_conflict is not None and q.unless_conflict.else_ is not None:
+        ctx.reporter.error("E0206", f"an upsert of '{subject.name}', which has access policies, is not supported yet",
+                           q.unless_conflict.span, "insert and update in separate queries")
+        return None
     return _Write("insert", subject, lambda cols: f"{sql}\nRETURNING {cols}", link_writes, cardinality, raisable,
-                  tuple(name for name, _ in multi))
+                  tuple(name for name, _ in multi), check)
 
 
 def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext,
@@ -591,7 +609,9 @@ def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: Exp
 
 def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[_Write]:
     where, cardinality = _where(q.filter, subject, ctx)
+    where = _with_policy(where, policies.read_predicate(subject, ctx, None, "update read"))
     sets = _assignments(q.assignments, subject, ctx, insert=False)
+    check = policies.write_check(subject, "update write", ctx, '"_new"')
     if not q.assignments:
         ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
     if ctx.reporter.has_errors:
@@ -609,7 +629,7 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> 
         def statement(cols: str) -> str:
             return f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"
     return _Write("update", subject, statement, _link_changes(links, subject), cardinality,
-                  _exclusives_written(subject, sets), tuple(name for _, name, _ in links))
+                  _exclusives_written(subject, sets), tuple(name for _, name, _ in links), check)
 
 
 def _exclusives_written(subject: ObjectType, sets: List[Tuple[str, str]]) -> Tuple[ExclusiveConstraint, ...]:
@@ -646,6 +666,16 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
     return any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 
+def _with_policy(where: str, predicate: Optional[str]) -> str:
+    """``where`` (``""`` or ``"\nWHERE ..."``) restricted to the rows an access policy
+    predicate allows (unchanged without one)."""
+    if predicate is None:
+        return where
+    if not where:
+        return f"\nWHERE {predicate}"
+    return f"\nWHERE ({where[len(chr(10)) + len('WHERE '):]}) AND {predicate}"
+
+
 def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> Tuple[str, str]:
     """``("\nWHERE ...", cardinality)`` of a filter (``many`` unless it pins one row)."""
     if filt is None:
@@ -676,6 +706,8 @@ def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: Exp
     columns = [f"{sql} AS {qi(f.name)}" if sql != qi(f.name) else sql for sql, f in picked]
     fields = [f for _, f in picked]
     where, cardinality = _where(q.filter, subject, ctx)
+    if source is None:
+        where = _with_policy(where, policies.read_predicate(subject, ctx))
     if source is not None:
         # Fewer rows than the write returned, never more.
         base = source[1].cardinality
@@ -824,14 +856,16 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             nested = tuple(f for _, f in inner)
             target = qi(link.target.table)
+            visible = policies.read_predicate(link.target, ctx, inner_alias)
+            visible = f" AND {visible}" if visible is not None else ""
             if link.multi:
                 sql = (f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) "
                        f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "  # type: ignore[arg-type]
-                       f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\")")
+                       f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible})")
                 out.append((sql, ResultField(el.name, None, False, nested, True, depth > 0)))
             else:
                 sql = (f"(SELECT {obj} FROM {target} AS {inner_alias} "
-                       f"WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)})")  # type: ignore[arg-type]
+                       f"WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)}{visible})")  # type: ignore[arg-type]
                 out.append((sql, ResultField(el.name, None, not link.required, nested, False, depth > 0)))
             continue
         comp = subject.computeds.get(el.name)
@@ -909,6 +943,10 @@ def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: E
     picked = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links)
     if ctx.reporter.has_errors:
         return None
+    if any(f.shape is not None for _, f in picked) and w.check is not None:
+        ctx.reporter.error("E0206", f"a nested shape over a write of '{subject.name}', which has access policies, is "
+                           "not supported yet", q.span, "select the written objects in a second query")
+        return None
     if any(f.shape is not None for _, f in picked):
         sel = ast.SelectQuery(subject.name, q.span, shape, None, (), None, None, q.span)
         plan = _select(qf, sel, subject, ctx, ("_new", w))
@@ -952,6 +990,10 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             w = _write_of(value, subject, dataclasses.replace(ctx, subject=subject))
             if w is None:
+                continue
+            if w.check is not None:
+                reporter.error("E0206", f"binding a write of '{subject.name}', which has access policies, in 'with' is "
+                               "not supported yet", b.value.span, "run the write as a query of its own")
                 continue
             name = f"_with_{b.name}"
             writes[b.name] = w
@@ -1031,6 +1073,7 @@ def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: Exp
 
 def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[_Write]:
     where, cardinality = _where(q.filter, subject, ctx)
+    where = _with_policy(where, policies.read_predicate(subject, ctx, None, "delete"))
     if ctx.reporter.has_errors:
         return None
     sql = f"DELETE FROM {qi(subject.table)}{where}"

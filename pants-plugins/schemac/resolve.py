@@ -34,6 +34,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.exprs import BOOL, ExprContext, ParamTable, ext_needs, lower, resolve_type_ref
 from schemac.extensions import EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of, known_extension
 from schemac.model import (
+    AccessPolicy,
     CheckConstraint,
     Column,
     CustomScalar,
@@ -170,8 +171,6 @@ class _Resolver:
         hint = "remove it, or keep it in a schema that is not compiled by schemac"
         for f in self.files:
             for t in f.types:
-                for pol in t.policies:
-                    self.reporter.error("E0206", "access policies are not supported yet", pol.span, hint)
                 for p in t.pointers:
                     for lp in p.link_props:
                         if lp.computed is not None:
@@ -462,6 +461,9 @@ class _Resolver:
                 for name, (decl, module) in computeds[key].items():
                     if isinstance(decl.computed, (ast.Backlink, ast.SubSelect)) == links_first:
                         self._computed(self.schema.types[key], decl, module)
+        # Access policies (their expressions may read computeds and globals).
+        for key in concrete:
+            self._policies(key, self.schema.types[key])
         # Abstract types get no table, but their members are checked (even without a concrete
         # descendant): on a scratch table whose join tables are dropped again. A type with a
         # descendant is checked as part of it (a descendant's table holds every inherited
@@ -607,6 +609,45 @@ class _Resolver:
             self.reporter.error("E0206", f"'.<{expr.link}' reaches several types ({names}): polymorphic backlinks "
                                 "are not supported", expr.span, f"name one: .<{expr.link}[is {candidates[0].name}]")
         return None
+
+    # ---------------------------------------------------------------- access policies
+    def _policies(self, key: str, obj: ObjectType) -> None:
+        """The access policies of a type, inherited ones first
+        (https://docs.geldata.com/reference/datamodel/access_policies): each ``when`` and
+        ``using`` is checked once here (a bool over the object; globals may be read, parameters
+        not)."""
+        seen: Set[str] = set()
+        for k in self.mro.get(key, [key]):
+            t = self.decls[k]
+            for pol in t.policies:
+                if pol.name in seen:
+                    if k == key:
+                        self.reporter.error("E0200", f"access policy '{pol.name}' is already defined", pol.name_span)
+                    continue
+                seen.add(pol.name)
+                ok = True
+                for expr in (pol.when, pol.using):
+                    if expr is None:
+                        continue
+                    if any(isinstance(n, ast.Param) for n in ast.iter_nodes(expr)):
+                        self.reporter.error("E0206", "an access policy cannot read query parameters", expr.span,
+                                            "read a global instead: global name")
+                        ok = False
+                        continue
+                    ctx = ExprContext(self.schema, obj, t.module, self.reporter, params=ParamTable(),
+                                      where="an access policy")
+                    low = lower(expr, ctx, BOOL)
+                    if low is None:
+                        ok = False
+                    elif low.type.family != "bool":
+                        self.reporter.error("E0304", f"an access policy condition must be bool, got {low.type.name}",
+                                            expr.span)
+                        ok = False
+                if not pol.kinds:
+                    ok = False
+                if ok:
+                    obj.policies.append(AccessPolicy(pol.name, pol.allow, pol.kinds, pol.when, pol.using,
+                                                     pol.errmessage, t.module, pol.span))
 
     # ---------------------------------------------------------------- globals
     def _globals(self) -> None:

@@ -341,7 +341,8 @@ def render_typescript(lib: Library) -> Dict[str, str]:
     queries = [_query_view(q, names, used, bigint, helpers, memo) for q in lib.queries]
     globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
     out = {
-        "errors.ts": render("errors.ts.j2", library=library, errors=errors),
+        "errors.ts": render("errors.ts.j2", library=library, errors=errors,
+                            policies=any(t.policies for t in lib.schema.all_types())),
         "index.ts": render("index.ts.j2", library=library, queries=queries, globals=bool(globals_), **imports),
         "models.ts": render("models.ts.j2", library=library, enums=enums),
     }

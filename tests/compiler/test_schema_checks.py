@@ -133,7 +133,6 @@ def test_unsupported_gel_features_are_named_and_located():
     err, text = diagnose(schema)
     lines = {d.span.line: d.message for d in err.diagnostics}
     assert lines == {
-        5: "access policies are not supported yet",
         6: "triggers are not supported yet",
         7: "type 'U' has no link 'owner' to 'U'",
         10: "aliases are not supported yet",
@@ -287,3 +286,30 @@ def test_computeds_in_queries_are_checked():
     assert "'posts' is a computed link (a set of P objects)" in text
     assert "'shout' is a computed property: it takes no shape" in text
     assert "'.<author' is a set of objects" in text
+
+
+def test_access_policy_errors_are_located():
+    schema = ("global uid: uuid;\n"
+              "type U {\n"
+              "  required name: str { constraint exclusive; };\n"
+              "  access policy p allow all using (.name = $n);\n"
+              "  access policy q allow select using (.name);\n"
+              "  access policy r allow select;\n"
+              "  access policy r deny delete;\n"
+              "}\n")
+    err, text = diagnose(schema)
+    assert sorted((d.span.line, d.code) for d in err.diagnostics) == [(4, "E0206"), (5, "E0304"), (7, "E0200")]
+    assert "an access policy cannot read query parameters" in text
+    assert "an access policy condition must be bool, got str" in text
+
+
+def test_writes_that_policies_check_are_refused_where_the_check_cannot_run():
+    schema = ("global uid: uuid;\n"
+              "type U { required name: str { constraint exclusive; }; access policy p allow all using (.id ?= global uid); }\n")
+    err, text = diagnose(schema,
+                         a="insert U { name := <str>$n } unless conflict on (.name) else (update U set { name := 'x' });")
+    assert codes(err) == ["E0206"]
+    assert "an upsert of 'U', which has access policies, is not supported yet" in text
+    err, text = diagnose(schema, b="with u := (insert U { name := <str>$n }) select u { name };")
+    assert codes(err) == ["E0206"]
+    assert "binding a write of 'U', which has access policies, in 'with' is not supported yet" in text

@@ -1,0 +1,1 @@
+insert Note { body := <str>$body, public := <optional bool>$public, owner := global current_user };

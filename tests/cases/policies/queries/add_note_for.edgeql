@@ -1,0 +1,1 @@
+insert Note { body := <str>$body, owner := (select User filter .id = <uuid>$owner) };

@@ -1,0 +1,1 @@
+select User { name, note_count, notes: { body } } order by .name;

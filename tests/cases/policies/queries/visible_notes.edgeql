@@ -1,0 +1,1 @@
+select Note { body, public, owner: { name } } order by .body;

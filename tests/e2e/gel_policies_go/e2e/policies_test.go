@@ -1,0 +1,116 @@
+// End-to-end test of the generated Go runner of tests/cases/policies (see
+// test_gel_policies_e2e.py): access policies enforced on every query, through pgx v5 against
+// the database in $DATABASE_URL. Reads skip what is not allowed; writes that are not allowed
+// fail with *AccessPolicyError and write nothing. The test empties the tables first.
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	ap "schemactest/policies"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestPolicies(t *testing.T) {
+	ctx := context.Background()
+	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(ctx, `TRUNCATE "user", note CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	var ann, bob string
+	if err := db.QueryRow(ctx, `INSERT INTO "user" (name) VALUES ('Ann') RETURNING id`).Scan(&ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(ctx, `INSERT INTO "user" (name) VALUES ('Bob') RETURNING id`).Scan(&bob); err != nil {
+		t.Fatal(err)
+	}
+	nobody := ap.New(db)
+	asAnn := nobody.WithGlobals(ap.Globals{CurrentUserID: &ann})
+	asBob := nobody.WithGlobals(ap.Globals{CurrentUserID: &bob})
+
+	secret, err := asAnn.Query.AddNote(ctx, ap.AddNoteParams{Body: "ann secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := asAnn.Query.AddNote(ctx, ap.AddNoteParams{Body: "ann public", Public: ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := asBob.Query.AddNote(ctx, ap.AddNoteParams{Body: "bob secret"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = asAnn.Query.AddNoteFor(ctx, ap.AddNoteForParams{Body: "for bob", Owner: bob})
+	var denied *ap.AccessPolicyError
+	if !errors.As(err, &denied) || denied.Message != "only the owner can write this note" ||
+		denied.Type != "default::Note" || denied.Action != "insert" || !errors.Is(err, ap.ErrAccessPolicy) {
+		t.Fatalf("insert for Bob: %v", err)
+	}
+	if _, err := asAnn.Query.AddNote(ctx, ap.AddNoteParams{Body: ""}); !errors.As(err, &denied) ||
+		denied.Message != "a note needs a body" {
+		t.Fatalf("empty note: %v", err)
+	}
+	var n int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM note`).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("notes: %d %v", n, err)
+	}
+
+	bodies := func(r *ap.Runner) []string {
+		t.Helper()
+		notes, err := r.Query.VisibleNotes(ctx, ap.VisibleNotesParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, n := range notes {
+			out = append(out, n.Body)
+		}
+		return out
+	}
+	if got := bodies(asAnn); !reflect.DeepEqual(got, []string{"ann public", "ann secret"}) {
+		t.Fatalf("Ann sees %v", got)
+	}
+	if got := bodies(nobody); !reflect.DeepEqual(got, []string{"ann public"}) {
+		t.Fatalf("nobody sees %v", got)
+	}
+	users, err := asBob.Query.Users(ctx, ap.UsersParams{})
+	if err != nil || len(users) != 2 || users[0].NoteCount != 1 || len(users[0].Notes) != 1 ||
+		users[0].Notes[0].Body != "ann public" || users[1].Notes[0].Body != "bob secret" {
+		t.Fatalf("users as Bob: %+v %v", users, err)
+	}
+
+	if row, err := asBob.Query.EditNote(ctx, ap.EditNoteParams{ID: shared.ID, Body: "defaced"}); row != nil || err != nil {
+		t.Fatalf("Bob edited Ann's note: %v %v", row, err)
+	}
+	if _, err := asAnn.Query.GiveNote(ctx, ap.GiveNoteParams{ID: secret.ID, Owner: bob}); !errors.As(err, &denied) ||
+		denied.Action != "update" || denied.ObjectID != secret.ID {
+		t.Fatalf("give away: %v", err)
+	}
+	var owner string
+	if err := db.QueryRow(ctx, `SELECT owner_id FROM note WHERE id = $1`, secret.ID).Scan(&owner); err != nil || owner != ann {
+		t.Fatalf("owner after a refused update: %v %v", owner, err)
+	}
+
+	if _, err := asAnn.Query.ArchiveNote(ctx, ap.ArchiveNoteParams{ID: shared.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if gone, err := asAnn.Query.DeleteNote(ctx, ap.DeleteNoteParams{ID: shared.ID}); err != nil || gone != nil {
+		t.Fatalf("deleted an archived note: %v %v", gone, err)
+	}
+	if gone, err := asBob.Query.DeleteNote(ctx, ap.DeleteNoteParams{ID: secret.ID}); err != nil || gone != nil {
+		t.Fatalf("Bob deleted Ann's note: %v %v", gone, err)
+	}
+	if gone, err := asAnn.Query.DeleteNote(ctx, ap.DeleteNoteParams{ID: secret.ID}); err != nil || gone == nil || gone.ID != secret.ID {
+		t.Fatalf("delete: %v %v", gone, err)
+	}
+}

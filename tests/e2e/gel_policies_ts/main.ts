@@ -1,0 +1,71 @@
+// End-to-end program for the generated TypeScript runner of tests/cases/policies (see
+// test_gel_policies_e2e.py): access policies enforced on every query through node-postgres.
+// Reads skip what is not allowed; writes that are not allowed fail with AccessPolicyError and
+// write nothing. Prints one JSON object of observations; a failed expectation throws.
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as ap from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const out: Record<string, boolean> = {};
+
+async function rows(sql: string): Promise<unknown[]> {
+  return (await pool.query(sql)).rows;
+}
+
+try {
+  await pool.query('TRUNCATE "user", note CASCADE');
+  const ann = ((await rows("INSERT INTO \"user\" (name) VALUES ('Ann') RETURNING id"))[0] as { id: string }).id;
+  const bob = ((await rows("INSERT INTO \"user\" (name) VALUES ('Bob') RETURNING id"))[0] as { id: string }).id;
+  const nobody = ap.createRunner(pool);
+  const asAnn = nobody.withGlobals({ current_user_id: ann });
+  const asBob = nobody.withGlobals({ current_user_id: bob });
+
+  // Inserts: allowed for one's own notes only; the errmessage of the failing policy.
+  const secret = await asAnn.query.addNote({ body: "ann secret" });
+  const shared = await asAnn.query.addNote({ body: "ann public", public: true });
+  await asBob.query.addNote({ body: "bob secret" });
+  await assert.rejects(asAnn.query.addNoteFor({ body: "for bob", owner: bob }), (err) =>
+    err instanceof ap.AccessPolicyError && err.message === "only the owner can write this note" &&
+    err.type === "default::Note" && err.action === "insert");
+  await assert.rejects(asAnn.query.addNote({ body: "" }), (err) =>
+    err instanceof ap.AccessPolicyError && err.message === "a note needs a body");
+  await assert.rejects(nobody.query.addNote({ body: "anonymous" }), ap.NotNullViolationError);
+  assert.deepEqual(await rows("SELECT count(*)::int AS n FROM note"), [{ n: 3 }]);
+  out["insertChecks"] = true;
+
+  // Reads: own notes and public ones, nothing else; nested backlinks and counts too.
+  const bodies = async (r: ap.Runner) => (await r.query.visibleNotes({})).map((n) => n.body);
+  assert.deepEqual(await bodies(asAnn), ["ann public", "ann secret"]);
+  assert.deepEqual(await bodies(asBob), ["ann public", "bob secret"]);
+  assert.deepEqual(await bodies(nobody), ["ann public"]);
+  assert.deepEqual(await asBob.query.users({}), [
+    { name: "Ann", note_count: "1", notes: [{ body: "ann public" }] },
+    { name: "Bob", note_count: "1", notes: [{ body: "bob secret" }] },
+  ]);
+  out["selectFilters"] = true;
+
+  // Updates: others' notes are skipped silently (even public ones); a write that would break
+  // a policy fails and changes nothing.
+  assert.equal(await asBob.query.editNote({ id: shared.id, body: "defaced" }), null);
+  assert.deepEqual(await asAnn.query.editNote({ id: secret.id, body: "ann edited" }), { id: secret.id });
+  await assert.rejects(asAnn.query.giveNote({ id: secret.id, owner: bob }), (err) =>
+    err instanceof ap.AccessPolicyError && err.action === "update" && err.objectId === secret.id);
+  await assert.rejects(asAnn.query.editNote({ id: secret.id, body: "" }), ap.AccessPolicyError);
+  assert.deepEqual(await rows(`SELECT body, owner_id FROM note WHERE id = '${secret.id}'`),
+    [{ body: "ann edited", owner_id: ann }]);
+  out["updateChecks"] = true;
+
+  // Archived notes neither change nor go away; deletes skip what is not allowed.
+  assert.deepEqual(await asAnn.query.archiveNote({ id: shared.id }), { id: shared.id });
+  assert.equal(await asAnn.query.editNote({ id: shared.id, body: "late" }), null);
+  assert.equal(await asAnn.query.deleteNote({ id: shared.id }), null);
+  assert.equal(await asBob.query.deleteNote({ id: secret.id }), null);
+  assert.deepEqual(await asAnn.query.deleteNote({ id: secret.id }), { id: secret.id });
+  assert.deepEqual(await bodies(asAnn), ["ann public"]);
+  out["deletesAndDeny"] = true;
+} finally {
+  await pool.end();
+}
+console.log(JSON.stringify(out));
