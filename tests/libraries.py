@@ -17,7 +17,7 @@ SCHEMAS = REPO_ROOT / "schemas"
 GENERATED = REPO_ROOT / "generated"
 
 #: The default `sources` of a `schema_library` (schemac_pants.target_types).
-SOURCE_GLOBS = ("*.esdl", "*.edgeql", "queries/*.edgeql", "migrations/*.sql", "migrations/snapshot.json",
+SOURCE_GLOBS = ("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "migrations/*.sql", "migrations/snapshot.json",
                 "migrations/schemac.sum")
 
 

@@ -1,0 +1,2 @@
+# Signs a user up.
+insert User { name := <str>$name, email := <str>$email };

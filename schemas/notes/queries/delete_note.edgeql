@@ -1,0 +1,1 @@
+delete Note filter .id = <uuid>$id;
