@@ -23,7 +23,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.model import Column, Global, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
-from schemac.scalars import SCALARS, lookup_scalar
+from schemac.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
 from schemac.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES, MAX_VECTOR_DIMS, PG_EXTENSIONS,
                                 VECTOR, extension_of, vector_scalar)
 
@@ -140,7 +140,13 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
             ctx.reporter.error("E0206", "arrays of vectors are not supported", ref.span,
                                "use a multi link to a type holding one vector each")
             return None
+        if range_kind(elem.scalar):
+            ctx.reporter.error("E0206", f"arrays of {elem.name} are not supported", ref.span,
+                               "use a multirange for a set of ranges")
+            return None
         return ValueType(element=elem)
+    if ref.name in ("range", "std::range", "multirange", "std::multirange"):
+        return _range_type(ref, ctx)
     if ref.args:
         ctx.reporter.error("E0206", f"parameterised type '{ref}' is not supported yet", ref.span)
         return None
@@ -175,6 +181,26 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
                            did_you_mean(ref.name.rsplit("::", 1)[-1], candidates))
     return None
+
+
+def _range_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """``range<T>`` / ``multirange<T>`` (https://docs.geldata.com/reference/stdlib/range) for
+    the element types Postgres has a range type of (:data:`schemac.scalars.RANGE_ELEMENTS`)."""
+    multi = ref.name.endswith("multirange")
+    if len(ref.args) != 1:
+        ctx.reporter.error("E0201", f"{ref.name} takes exactly one element type: {ref.name}<T>", ref.span)
+        return None
+    elem = resolve_type_ref(ref.args[0], ctx)
+    if elem is None:
+        return None
+    name = elem.scalar.name if elem.scalar is not None and elem.element is None else None
+    if name not in RANGE_ELEMENTS:
+        hint = ("Postgres has no range of floating-point numbers: use range<decimal>"
+                if name in ("float32", "float64") else
+                "ranges are of int32, int64, decimal, datetime, cal::local_datetime or cal::local_date")
+        ctx.reporter.error("E0206", f"'{ref}' is not supported", ref.span, hint)
+        return None
+    return ValueType(scalar=range_scalar(name, multi))  # type: ignore[arg-type]
 
 
 def ext_needs(name: str, span, ctx: ExprContext) -> bool:
@@ -561,6 +587,62 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     return Lowered(sql, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args))
 
 
+def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+    """Gel's range functions (https://docs.geldata.com/reference/stdlib/range):
+    ``range(lower, upper)`` (bounds ``[lower, upper)``, either may be empty: unbounded) ->
+    ``int8range($1, $2)`` etc.; ``contains(r, x)`` -> ``r @> x`` (``x`` a value or a range);
+    ``overlaps(a, b)`` -> ``a && b``; ``range_is_empty(r)``, ``range_get_lower(r)``,
+    ``range_get_upper(r)`` -> ``isempty``, ``lower``, ``upper``."""
+    arity = {"range": 2, "contains": 2, "overlaps": 2}.get(name, 1)
+    if len(expr.args) != arity:
+        ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
+        return None
+    if name == "range":
+        lo = lower(expr.args[0], ctx)
+        if lo is None:
+            return None
+        hi = lower(expr.args[1], ctx, lo.type)
+        if hi is None:
+            return None
+        elem = lo.type.scalar.name if lo.type.scalar is not None and lo.type.element is None else None
+        if elem not in RANGE_ELEMENTS or hi.type.family != lo.type.family:
+            ctx.reporter.error("E0304", f"range() needs two bounds of one range element type, got {lo.type.name} and "
+                               f"{hi.type.name}", expr.span,
+                               "ranges are of int32, int64, decimal, datetime, cal::local_datetime or cal::local_date")
+            return None
+        rt = range_scalar(elem, False)  # type: ignore[arg-type]
+        return Lowered(f"{rt.pg}({_operand(lo)}, {_operand(hi)})", ValueType(scalar=rt), lo.nullable or hi.nullable)
+    first = lower(expr.args[0], ctx)
+    if first is None:
+        return None
+    kind = range_kind(first.type.scalar) if first.type.element is None else ""
+    if not kind:
+        ctx.reporter.error("E0304", f"{name}() needs a range or multirange, got {first.type.name}", expr.args[0].span)
+        return None
+    elem_name = first.type.scalar.sql_family.split(":", 1)[1]  # type: ignore[union-attr]
+    if name in ("range_is_empty", "range_get_lower", "range_get_upper"):
+        if kind != "range":
+            ctx.reporter.error("E0304", f"{name}() needs a range, got {first.type.name}", expr.args[0].span)
+            return None
+        if name == "range_is_empty":
+            return Lowered(f"isempty({first.sql})", BOOL, first.nullable)
+        fn = "lower" if name == "range_get_lower" else "upper"
+        return Lowered(f"{fn}({first.sql})", ValueType(scalar=SCALARS[elem_name]), True)
+    second = lower(expr.args[1], ctx, first.type)
+    if second is None:
+        return None
+    allowed = {first.type.family, f"range:{elem_name}", f"multirange:{elem_name}"}
+    if name == "contains":
+        allowed.add(SCALARS[elem_name].sql_family)
+    if second.type.family not in allowed or second.type.element is not None:
+        ctx.reporter.error("E0304", f"{name}() cannot take {first.type.name} and {second.type.name}", expr.span)
+        return None
+    op = "@>" if name == "contains" else "&&"
+    # (a parameter is always cast: '@>' takes a range or an element, Postgres cannot tell which)
+    return Lowered(f"{_operand(first)} {op} {_operand(second)}", BOOL, first.nullable or second.nullable,
+                   atomic=False)
+
+
 def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
     """``sequence_next(introspect T)`` -> ``nextval(...)``; ``sequence_reset(introspect T)`` ->
     ``setval(..., 1, false)`` (the next value is 1 again), ``sequence_reset(introspect T, v)`` ->
@@ -598,6 +680,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
+    if name in ("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"):
+        return _range_func(expr, name, ctx)
     if name == "count":
         return _count(expr, ctx)
     if name == "len":

@@ -37,6 +37,7 @@ from schemac.model import ValueType
 from schemac.names import comment_safe, go_name, go_raw, go_string
 from schemac.queries import AT_MOST_ONE, MANY, QueryPlan
 from schemac.render import render
+from schemac.scalars import range_kind
 
 if TYPE_CHECKING:
     from schemac.naming import GoEnumNames, Names
@@ -119,6 +120,15 @@ def doc_text(lines: Sequence[str]) -> List[str]:
     while out and not out[-1]:
         out.pop()
     return out
+
+
+#: database/sql: the pgtype OID constant of a range or multirange column.
+RANGE_OIDS = {
+    "int4range": "Int4rangeOID", "int8range": "Int8rangeOID", "numrange": "NumrangeOID", "tstzrange": "TstzrangeOID",
+    "tsrange": "TsrangeOID", "daterange": "DaterangeOID", "int4multirange": "Int4multirangeOID",
+    "int8multirange": "Int8multirangeOID", "nummultirange": "NummultirangeOID",
+    "tstzmultirange": "TstzmultirangeOID", "tsmultirange": "TsmultirangeOID", "datemultirange": "DatemultirangeOID",
+}
 
 
 def _comment(lines: Sequence[str]) -> str:
@@ -226,6 +236,8 @@ def _pg_scan_oid(f) -> Optional[str]:
         return "JSONBOID"
     if t.scalar is not None and t.scalar.name == "duration":
         return "IntervalOID"  # into a time.Duration, which database/sql cannot convert text to
+    if t.scalar is not None and range_kind(t.scalar):
+        return RANGE_OIDS[t.scalar.pg]  # pgtype.Range / Multirange are no sql.Scanner
     return None
 
 

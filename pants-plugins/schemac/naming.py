@@ -65,7 +65,7 @@ TS_RUNNER_NAMES = frozenset(
     """Queryable run RawRow int64 int64OrNull int64Array int64ArrayOrNull decodeObject decodeList
     translateError ConstraintViolationError ExclusiveViolationError CheckViolationError
     ForeignKeyViolationError NotNullViolationError JsonValue JsonDocument Runner PoolLike isPool
-    inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration parseVector orNull each
+    inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration parseVector tzDate parseRange parseMultirange rangeText multirangeText Range orNull each
     Globals MissingGlobalError RunnerOptions""".split()
 )
 TS_TAKEN = JS_RESERVED | TS_TYPE_RESERVED | TS_GLOBALS | TS_RUNNER_NAMES

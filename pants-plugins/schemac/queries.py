@@ -33,7 +33,7 @@ from schemac.exprs import BOOL, ExprContext, Lowered, ParamSpec, ParamTable, low
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.names import go_name
 from schemac.extensions import is_vector
-from schemac.scalars import NOT_IN_JSON, SCALARS
+from schemac.scalars import NOT_IN_JSON, SCALARS, range_kind
 from schemac.sqlnames import qi, sql_string
 
 ONE = "one"
@@ -766,7 +766,7 @@ def _json_value(sql: str, vtype: ValueType, span: Span, ctx: ExprContext) -> Opt
     reporting a type that cannot travel in JSON yet (:data:`schemac.scalars.NOT_IN_JSON`)."""
     elem = vtype.element if vtype.element is not None else vtype
     name = elem.scalar.name if elem.scalar is not None else None
-    if is_vector(elem.scalar) or name in NOT_IN_JSON or (vtype.element is not None and name in JSON_SPELLING and name.startswith("cal::")):
+    if is_vector(elem.scalar) or range_kind(elem.scalar) or name in NOT_IN_JSON or (vtype.element is not None and name in JSON_SPELLING and name.startswith("cal::")):
         ctx.reporter.error("E0206", f"a {vtype.name} value inside a nested shape is not supported yet", span,
                            "select it at the top level of a query (nested shapes travel as JSON, which the "
                            "Go runner cannot decode into this type)")

@@ -118,3 +118,47 @@ def lookup_scalar(name: str):
     if name.startswith("std::"):
         name = name[len("std::"):]
     return SCALARS.get(name)
+
+
+
+#: Range element types -> (Postgres range, multirange, TS bound type (result, parameter), TS bound
+#: parser in queries.ts, Go pgtype bound type). Postgres has no range of floating-point numbers:
+#: ``range<float32>``/``range<float64>`` are refused (https://docs.geldata.com/reference/stdlib/range).
+RANGE_ELEMENTS = {
+    "int32": ("int4range", "int4multirange", "number", "number", "Number", "pgtype.Int4"),
+    "int64": ("int8range", "int8multirange", "string", "number | string | bigint", "String", "pgtype.Int8"),
+    "decimal": ("numrange", "nummultirange", "string", "string", "String", "pgtype.Numeric"),
+    "datetime": ("tstzrange", "tstzmultirange", "Date", "Date", "tzDate", "pgtype.Timestamptz"),
+    "cal::local_datetime": ("tsrange", "tsmultirange", "string", "string", "localDateTime", "pgtype.Timestamp"),
+    "cal::local_date": ("daterange", "datemultirange", "string", "string", "localDate", "pgtype.Date"),
+}
+
+_RANGES: Dict[tuple, Scalar] = {}
+
+
+def range_scalar(element: str, multi: bool) -> Scalar:
+    """``range<element>`` (``multi``: ``multirange<element>``). TypeScript: the ``Range<T>`` of
+    models.ts (a multirange: ``Range<T>[]``), parsed from and written as Postgres' range text
+    (node-postgres returns ranges as text); Go: pgx's ``pgtype.Range[pgtype.X]`` /
+    ``pgtype.Multirange[...]``, as sqlc emits them (``Valid`` false / nil is NULL with
+    database/sql). ``sql_family`` is ``range:<element>`` / ``multirange:<element>``."""
+    key = (element, multi)
+    got = _RANGES.get(key)
+    if got is None:
+        pg_range, pg_multi, ts, ts_param, _, go_bound = RANGE_ELEMENTS[element]
+        go_range = f"pgtype.Range[{go_bound}]"
+        if multi:
+            go = f"pgtype.Multirange[{go_range}]"
+            got = Scalar(f"multirange<{element}>", pg_multi, f"Range<{ts}>[]", f"readonly Range<{ts_param}>[]", go, go,
+                         PGTYPE, f"multirange:{element}", go)
+        else:
+            got = Scalar(f"range<{element}>", pg_range, f"Range<{ts}>", f"Range<{ts_param}>", go_range, "*" + go_range,
+                         PGTYPE, f"range:{element}", go_range)
+        _RANGES[key] = got
+    return got
+
+
+def range_kind(scalar) -> str:
+    """``range`` / ``multirange`` for a range scalar, else ``""``."""
+    family = getattr(scalar, "sql_family", "") or ""
+    return family.split(":", 1)[0] if family.startswith(("range:", "multirange:")) else ""

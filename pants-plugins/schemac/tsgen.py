@@ -30,7 +30,7 @@ from schemac.names import comment_safe, js_string, ts_key, ts_pascal, ts_templat
 from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
 from schemac.render import render
 from schemac.extensions import VECTOR, is_vector
-from schemac.scalars import TS_DECODERS, TS_INT64_BIGINT
+from schemac.scalars import RANGE_ELEMENTS, TS_DECODERS, TS_INT64_BIGINT, range_kind
 
 if TYPE_CHECKING:
     from schemac.naming import Names
@@ -62,6 +62,8 @@ def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) ->
     if bigint and t.scalar is not None and t.scalar.name == "int64":
         return TS_INT64_BIGINT[1] if param else TS_INT64_BIGINT[0]
     name = t.scalar.ts_param if param else t.scalar.ts  # type: ignore[union-attr]
+    if "Range<" in name:
+        used.add("Range")
     if "Json" in name:
         for model_type in ("JsonValue", "JsonDocument"):
             if model_type in name:
@@ -97,7 +99,8 @@ def _ts_field_type(f, used: Set[str], bigint: bool = False) -> str:
 #: The helpers a ``decode<Name>Row`` function may call (emitted into queries.ts when used), in
 #: the order they are emitted.
 DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "localDate", "localDateTime",
-                  "isoDuration", "parseVector", "orNull", "each", "decodeObject", "decodeList")
+                  "isoDuration", "parseVector", "tzDate", "parseRange", "parseMultirange", "rangeText", "multirangeText",
+                  "orNull", "each", "decodeObject", "decodeList")
 
 
 def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str], bigint: bool = True) -> Optional[str]:
@@ -106,6 +109,17 @@ def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str], bi
     :data:`schemac.scalars.TS_DECODERS` always), or ``None`` when it needs no conversion."""
     elem = t.element if t.element is not None else t
     name = elem.scalar.name if elem.scalar is not None else None
+    kind = range_kind(elem.scalar)
+    if kind:
+        bound = RANGE_ELEMENTS[elem.scalar.sql_family.split(":", 1)[1]][4]  # type: ignore[union-attr]
+        if bound not in ("Number", "String"):
+            helpers.add(bound)
+        fn = "parseRange" if kind == "range" else "parseMultirange"
+        helpers.add(fn)
+        if optional:
+            helpers.add("orNull")
+            return f"orNull({expr}, (v) => {fn}(v, {bound}))"
+        return f"{fn}({expr}, {bound})"
     if is_vector(elem.scalar):
         name = VECTOR
     if name in TS_DECODERS:
@@ -171,6 +185,8 @@ def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool, fn: str) -> Optional
         what.append("its `int64` values as `bigint`")
     if any(h in helpers for h in ("localDate", "localDateTime", "isoDuration")) and _has_decoded(q.result):
         what.append("its dates, times and durations as strings")
+    if any(n.startswith(("range<", "multirange<")) for n in _value_names(q.result)):
+        what.append("its ranges parsed")
     if "parseVector" in helpers and any(n.startswith(VECTOR) for n in _value_names(q.result)):
         what.append("its vectors as numbers")
     return {"fn": fn, "lines": lines, "what": " and ".join(what)}
@@ -201,6 +217,10 @@ def _param_value(p) -> str:
     if p.global_ is not None:
         return _global_value(p.global_)
     ref = f"args.{p.name}" if ts_key(p.name) == p.name else f"args[{js_string(p.name)}]"
+    kind = range_kind(p.type.scalar)
+    if kind:
+        fn = "rangeText" if kind == "range" else "multirangeText"
+        return f"{ref} == null ? null : {fn}({ref})" if p.optional else f"{fn}({ref})"
     if (p.type.scalar is not None and p.type.scalar.name == "json") or is_vector(p.type.scalar):
         # (a vector's text form, [1,2,3], is its JSON)
         return f"{ref} == null ? null : JSON.stringify({ref})" if p.optional else f"JSON.stringify({ref})"
@@ -291,6 +311,11 @@ def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = Fal
         if view is None:
             view = memo[key] = _param_view(p, used, bigint)
         params.append(view)
+        kind = range_kind(p.type.scalar)
+        if kind and helpers is not None:
+            helpers.add("rangeText" if kind == "range" else "multirangeText")
+            if kind == "multirange":
+                helpers.add("rangeText")
     arg_params = [view for p, view in zip(q.params, params) if p.global_ is None]
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
     decoder = _decoder(q, helpers if helpers is not None else set(), bigint, qn.decoder)
@@ -344,7 +369,7 @@ def render_typescript(lib: Library) -> Dict[str, str]:
         "errors.ts": render("errors.ts.j2", library=library, errors=errors,
                             policies=any(t.policies for t in lib.schema.all_types())),
         "index.ts": render("index.ts.j2", library=library, queries=queries, globals=bool(globals_), **imports),
-        "models.ts": render("models.ts.j2", library=library, enums=enums),
+        "models.ts": render("models.ts.j2", library=library, enums=enums, ranges="Range" in used),
     }
     required_global = any(p.global_ is not None and p.global_.must_be_set for q in lib.queries for p in q.params)
     globals_import = None
