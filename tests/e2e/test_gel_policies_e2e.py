@@ -38,3 +38,26 @@ def test_go_policies(pg, go_run, tmp_path):
     result = go_run(mod, test_args=("-count=1", "-v"), go121_test=True)
     assert "--- PASS: TestPolicies" in result.test.stdout
     assert "--- PASS: TestPolicies" in result.steps["go121-test"].stdout
+
+
+@pytest.mark.slow
+def test_go_database_sql_globals_and_policies(pg, go_run, tmp_path):
+    """The same case compiled with go_driver="database/sql": globals and access policy errors
+    through *sql.DB and pgx's stdlib driver."""
+    from schemac.compiler import Options, compile_library
+
+    case = CASE.parent
+    sources = {f"cases/policies/{f.relative_to(case).as_posix()}": f.read_text()
+               for f in sorted(case.glob("*.esdl")) + sorted(case.glob("queries/*.edgeql"))}
+    outputs = compile_library(sources, Options(library="policies", go_driver="database/sql"))
+    pg.execute(outputs["sql/000001_init.up.sql"])
+    mod = tmp_path / "mod"
+    for rel, text in outputs.items():
+        if rel.startswith("go/"):
+            target = mod / "policies" / rel[3:]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+    shutil.copytree(HERE / "gel_policies_sql_go", mod, dirs_exist_ok=True)
+    result = go_run(mod, test_args=("-count=1", "-v"), go121_test=True)
+    assert "--- PASS: TestPoliciesDatabaseSQL" in result.test.stdout
+    assert "--- PASS: TestPoliciesDatabaseSQL" in result.steps["go121-test"].stdout
