@@ -104,10 +104,21 @@ class Column:
     comment: Optional[str] = None
     #: For the FK column of a single link: the link's name (the column is ``<link>_id``).
     link: Optional[str] = None
+    #: A default that reads a global (``owner: User { default := global current_user }``):
+    #: the database has no per-request value, so each generated insert that leaves the
+    #: column out writes this expression (syntax, in module ``query_default_module``); the
+    #: column itself has no SQL default.
+    query_default: Optional[object] = field(default=None, compare=False, repr=False)
+    query_default_module: str = "default"
 
     @property
     def has_default(self) -> bool:
         return self.default_sql is not None
+
+    @property
+    def defaulted(self) -> bool:
+        """An insert may leave it out: it has a SQL default or a query-time default."""
+        return self.default_sql is not None or self.query_default is not None
 
 
 @dataclass(frozen=True)

@@ -480,7 +480,8 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
     values = _assignments(q.assignments, subject, ctx, insert=True)
     given = {a.name for a in q.assignments}
     missing = [c.link or c.name for c in subject.columns
-               if c.required and not c.has_default and (c.link or c.name) not in given]
+               if c.required and not c.defaulted and (c.link or c.name) not in given]
+    values += _query_defaults(subject, given, ctx)
     if missing:
         ctx.reporter.error("E0305", f"insert of '{subject.name}' is missing required "
                            f"propert{'y' if len(missing) == 1 else 'ies'} {', '.join(repr(m) for m in missing)}",
@@ -531,6 +532,20 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
         return None
     return _Write("insert", subject, lambda cols: f"{sql}\nRETURNING {cols}", link_writes, cardinality, raisable,
                   tuple(name for name, _ in multi), check)
+
+
+def _query_defaults(subject: ObjectType, given: Set[str], ctx: ExprContext) -> List[Tuple[str, str]]:
+    """``[(column, value SQL)]`` of the defaults that read a global, for the columns an insert
+    leaves out (see :attr:`schemac.model.Column.query_default`)."""
+    out: List[Tuple[str, str]] = []
+    for c in subject.columns:
+        if c.query_default is None or (c.link or c.name) in given:
+            continue
+        scope = dataclasses.replace(ctx, module=c.query_default_module, column_prefix=None)
+        low = lower(c.query_default, scope, c.type)  # type: ignore[arg-type]
+        if low is not None:
+            out.append((c.name, f"{low.sql}::{c.type.pg}" if low.is_param else low.sql))
+    return out
 
 
 def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext,

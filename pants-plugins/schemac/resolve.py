@@ -956,8 +956,12 @@ class _Resolver:
         ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, where="a default")
         default = ptr.default
         assert default is not None
+        if any(isinstance(n, ast.GlobalRef) for n in ast.iter_nodes(default)):
+            self._query_default(obj, col, ptr)
+            return
         if col.link is not None:
-            self.reporter.error("E0206", "defaults on links are not supported", default.span)
+            self.reporter.error("E0206", "defaults on links are not supported", default.span,
+                                "a link's default may be an object global: default := global current_user")
             return
         low = lower(default, ctx, col.type)
         if low is None:
@@ -973,6 +977,36 @@ class _Resolver:
         i = next(i for i, c in enumerate(obj.columns) if c is col)
         obj.columns[i] = Column(col.name, col.type, col.required, low.sql, col.span, col.is_id, col.readonly,
                                 col.comment, col.link)
+
+    def _query_default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
+        """A default that reads a global (``created_by: User { default := global current_user }``,
+        common in Gel schemas): checked here, written by each generated insert that leaves the
+        column out (the database cannot know the request's globals)."""
+        default = ptr.default
+        ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, params=ParamTable(), where="a default")
+        if col.link is not None:
+            link = obj.links[col.link]
+            g = self.schema.find(default.name, ptr.default_module, self.schema.globals) \
+                if isinstance(default, ast.GlobalRef) else None  # type: ignore[union-attr]
+            if g is None or g.target is not link.target:  # type: ignore[attr-defined]
+                self.reporter.error("E0206", f"the default of link '{col.link}' must be a global holding a "
+                                    f"{link.target.name}", default.span,  # type: ignore[union-attr]
+                                    f"e.g. global current_user := (select {link.target.name} filter .id = global "
+                                    "current_user_id); then default := global current_user")
+                return
+        else:
+            low = lower(default, ctx, col.type)  # type: ignore[arg-type]
+            if low is None:
+                return
+            if low.column is not None or any(isinstance(n, ast.Path) for n in ast.iter_nodes(default)):  # type: ignore[arg-type]
+                self.reporter.error("E0204", "a default cannot refer to other properties", default.span)  # type: ignore[union-attr]
+                return
+            if low.type.family != col.type.family:
+                self.reporter.error("E0204", f"default of '{col.name}' is {low.type.name}, but the property is "
+                                    f"{col.type.name}", default.span)  # type: ignore[union-attr]
+                return
+        i = next(i for i, c in enumerate(obj.columns) if c is col)
+        obj.columns[i] = dataclasses.replace(col, query_default=default, query_default_module=ptr.default_module)
 
     def _value_constraint(self, obj: ObjectType, col: Column, c: ast.ConstraintDecl, module: str) -> None:
         """A constraint declared on a property (or inherited from its custom scalar)."""

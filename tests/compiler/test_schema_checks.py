@@ -231,7 +231,7 @@ def test_global_errors_are_located():
               "global owner: U;\n"
               "global n: int64 { default := 'x' };\n"
               "multi global ids := {1};\n"
-              "type U { name: str; tag: str { default := global uid }; }\n")
+              "type U { name: str; tag: uuid { default := global uid }; constraint expression on (.tag != global uid); }\n")
     err, text = diagnose(schema)
     found = {(d.span.line, d.code) for d in err.diagnostics}
     assert found == {(2, "E0210"), (3, "E0210"), (4, "E0205"), (5, "E0206"), (6, "E0204"), (7, "E0206"),
@@ -239,7 +239,7 @@ def test_global_errors_are_located():
     assert "computed global cycle: a -> b -> a" in text
     assert "may hold several 'U' objects" in text
     assert "store the object's id: global owner_id: uuid" in text
-    assert "globals cannot be read in a default" in text
+    assert "globals cannot be read in a constraint" in text
 
 
 def test_unknown_global_in_a_query():

@@ -21,6 +21,9 @@ type User {
 
 type Note {
   required body: str;
-  required owner: User;
+  # A default reading a global: written by each insert that leaves the link out.
+  required owner: User {
+    default := global current_user;
+  };
   required tenant: str;
 }

@@ -71,6 +71,10 @@ try {
   const asBob = acme.withGlobals({ current_user_id: bob });
   const bobs = await asBob.query.addNote({ body: "bob's" });
   await assert.rejects(acme.query.addNote({ body: "nobody's" }), gl.NotNullViolationError);
+  // The owner link's default reads the global too.
+  const jotted = await asBob.query.jot({ body: "jotted" });
+  assert.deepEqual((await pool.query("SELECT owner_id FROM note WHERE id = $1", [jotted.id])).rows, [{ owner_id: bob }]);
+  await pool.query("DELETE FROM note WHERE id = $1", [jotted.id]);
   assert.deepEqual((await asAnn.query.myNotes({})).map((n) => n.body), ["a", "b", "c"]);
   assert.deepEqual(await asBob.query.myNotes({}), [{ body: "bob's", owner: { name: "Bob" } }]);
   // Same user, other tenant: none of them.

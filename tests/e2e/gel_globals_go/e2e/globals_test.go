@@ -86,6 +86,15 @@ func TestGlobals(t *testing.T) {
 	if _, err := acme.Query.AddNote(ctx, gl.AddNoteParams{Body: "nobody's"}); !errors.Is(err, gl.ErrNotNullViolation) {
 		t.Fatalf("AddNote without a user: %v", err)
 	}
+	// The owner link's default reads the global too.
+	jotted, err := asBob.Query.Jot(ctx, gl.JotParams{Body: "jotted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var owner string
+	if err := db.QueryRow(ctx, `DELETE FROM note WHERE id = $1 RETURNING owner_id`, jotted.ID).Scan(&owner); err != nil || owner != bob.ID {
+		t.Fatalf("jotted by %q: %v", owner, err)
+	}
 	bodies := func(r *gl.Runner) []string {
 		t.Helper()
 		notes, err := r.Query.MyNotes(ctx, gl.MyNotesParams{})

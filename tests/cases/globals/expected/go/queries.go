@@ -142,6 +142,39 @@ func (q *Queries) EditNote(ctx context.Context, arg EditNoteParams) (*EditNoteRo
 	return &i, nil
 }
 
+// jotSQL is the SQL of query jot (cases/globals/queries/jot.edgeql).
+const jotSQL = `INSERT INTO "note" ("body", "tenant", "owner_id")
+VALUES ($1, $2, (SELECT "id" FROM "user" WHERE id = $3))
+RETURNING "id"`
+
+// JotParams are the parameters of Jot.
+type JotParams struct {
+	Body string
+}
+
+// JotRow is one row returned by Jot.
+type JotRow struct {
+	ID string
+}
+
+// Jot runs query jot (cases/globals/queries/jot.edgeql).
+//
+// A note of the signed-in user: the owner comes from the link's default.
+//
+// It reads the globals tenant, current_user_id from the runner's Globals. While tenant is unset it
+// returns a *MissingGlobalError and sends nothing.
+func (q *Queries) Jot(ctx context.Context, arg JotParams) (JotRow, error) {
+	if q.globals.Tenant == nil {
+		return JotRow{}, &MissingGlobalError{Global: "tenant"}
+	}
+	row := q.db.QueryRow(ctx, jotSQL, arg.Body, q.globals.Tenant, q.globals.CurrentUserID)
+	var i JotRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // myNotesSQL is the SQL of query my_notes (cases/globals/queries/my_notes.edgeql).
 const myNotesSQL = `SELECT "body",
        (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1"."id" = "note"."owner_id") AS "owner"

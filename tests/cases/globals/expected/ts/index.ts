@@ -14,6 +14,9 @@ import {
   type EditNoteArgs,
   type EditNoteResult,
   editNote,
+  type JotArgs,
+  type JotResult,
+  jot,
   type MyNotesArgs,
   type MyNotesResult,
   myNotes,
@@ -46,6 +49,8 @@ export interface Runner {
     countUsers(args: CountUsersArgs): Promise<CountUsersResult[]>;
     /** Runs `edit_note` (cases/globals/queries/edit_note.edgeql). */
     editNote(args: EditNoteArgs): Promise<EditNoteResult | null>;
+    /** Runs `jot` (cases/globals/queries/jot.edgeql). */
+    jot(args: JotArgs): Promise<JotResult>;
     /** Runs `my_notes` (cases/globals/queries/my_notes.edgeql). */
     myNotes(args: MyNotesArgs): Promise<MyNotesResult[]>;
     /** Runs `whoami` (cases/globals/queries/whoami.edgeql). */
@@ -118,6 +123,7 @@ export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner
       addUser: (args) => addUser(db, args, globals),
       countUsers: (args) => countUsers(db, args),
       editNote: (args) => editNote(db, args, globals),
+      jot: (args) => jot(db, args, globals),
       myNotes: (args) => myNotes(db, args, globals),
       whoami: (args) => whoami(db, args, globals),
     },

@@ -167,6 +167,45 @@ export async function editNote(
   return (rows[0] as EditNoteResult | undefined) ?? null;
 }
 
+/** SQL of query `jot` (cases/globals/queries/jot.edgeql). */
+export const jotSql = `INSERT INTO "note" ("body", "tenant", "owner_id")
+VALUES ($1, $2, (SELECT "id" FROM "user" WHERE id = $3))
+RETURNING "id"`;
+
+/** Parameters of {@link jot}. */
+export interface JotArgs {
+  readonly body: string;
+}
+
+/** One row returned by {@link jot}. */
+export interface JotResult {
+  id: string;
+}
+
+/**
+ * A note of the signed-in user: the owner comes from the link's default.
+ *
+ * Source: cases/globals/queries/jot.edgeql.
+ * Reads the globals `tenant`, `current_user_id` from `globals`.
+ * @throws {@link MissingGlobalError} when `tenant` is not set (nothing is sent).
+ */
+export async function jot(
+  db: Queryable,
+  args: JotArgs,
+  globals: Globals = {},
+): Promise<JotResult> {
+  const rows = await run(db, jotSql, [
+    args.body,
+    requiredGlobal(globals.tenant, "tenant"),
+    globals.current_user_id ?? null,
+  ]);
+  const row = rows[0] as JotResult | undefined;
+  if (row === undefined) {
+    throw new Error("jot: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `my_notes` (cases/globals/queries/my_notes.edgeql). */
 export const myNotesSql = `SELECT "body",
        (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1"."id" = "note"."owner_id") AS "owner"
