@@ -1223,6 +1223,10 @@ class _Builder:
         name, source, body = children
         return ast.ForQuery(str(name), self._tspan(name), source, body, self._span(meta))
 
+    def named_arg(self, meta, children):
+        name_tok, value = children
+        return ast.NamedArg(str(name_tok), value, self._span(meta))
+
     def introspect(self, meta, children):
         return ast.Introspect(children[0], self._span(meta))
 

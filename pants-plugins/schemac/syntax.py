@@ -173,6 +173,16 @@ class Backlink:
 
 
 @dataclass(frozen=True)
+class NamedArg:
+    """A named function argument, ``language := fts::Language.eng``; only the functions that
+    take one accept it (elsewhere it is a located E0304)."""
+
+    name: str
+    value: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
 class Introspect:
     """``introspect T``: the type ``T`` itself, as ``sequence_next(introspect TicketNo)`` takes it."""
 
@@ -181,7 +191,7 @@ class Introspect:
 
 
 Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index,
-             GlobalRef, Backlink, Introspect]
+             GlobalRef, Backlink, Introspect, NamedArg]
 
 
 def iter_nodes(expr: "Expr"):
