@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
 from schemac import computed_sql
+from schemac import fts
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -322,6 +323,10 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Backlink):
         ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
                            "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
+        return None
+    if isinstance(expr, ast.NamedArg):
+        ctx.reporter.error("E0304", f"named argument '{expr.name}' is not accepted here", expr.span,
+                           "pass the arguments of this function by position")
         return None
     if isinstance(expr, ast.Introspect):
         ctx.reporter.error("E0206", "'introspect' is only supported as the argument of sequence_next() and "
@@ -643,6 +648,49 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
                    atomic=False)
 
 
+def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+    """``fts::search(Doc, <str>$q [, language := 'eng'])`` in a filter of ``select Doc``:
+    whether the row's fts::index document matches the query, ``doc @@
+    websearch_to_tsquery(...)`` (https://docs.geldata.com/reference/stdlib/fts; see
+    :mod:`schemac.fts`). ``exists fts::search(...)`` is the same test."""
+    if name == "fts::with_options":
+        ctx.reporter.error("E0304", "fts::with_options() is only valid in an fts::index", expr.span)
+        return None
+    positional = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
+    named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
+    subject = ctx.subject
+    if len(positional) != 2 or not isinstance(positional[0], ast.VarRef) or subject is None \
+            or positional[0].name not in (subject.name, subject.qualname):
+        ctx.reporter.error("E0304", "fts::search() takes the type being selected and a query string", expr.span,
+                           f"write e.g. filter exists fts::search({subject.name if subject else 'Doc'}, <str>$q)")
+        return None
+    if subject.fts_document is None:
+        ctx.reporter.error("E0206", f"type '{subject.name}' has no fts::index to search", expr.span,
+                           f"declare index fts::index on (fts::with_options(.<property>, language := "
+                           f"fts::Language.eng)) on {subject.name}")
+        return None
+    language = "eng"
+    for arg in named:
+        if arg.name != "language":
+            ctx.reporter.error("E0206", f"fts::search() argument '{arg.name}' is not supported", arg.span,
+                               "only language := '<lang>' is")
+            return None
+        value = arg.value
+        if not (isinstance(value, ast.Literal) and value.kind == "str" and value.value in fts.LANGUAGES):
+            ctx.reporter.error("E0304", "language must be a string literal naming an fts::Language member",
+                               arg.span, "e.g. language := 'eng'")
+            return None
+        language = str(value.value)
+    query = lower(positional[1], ctx, STR)
+    if query is None:
+        return None
+    if query.type.family != "str" or query.type.element is not None:
+        ctx.reporter.error("E0304", f"fts::search() needs a str query, got {query.type.name}", positional[1].span)
+        return None
+    sql = f"({subject.fts_document}) @@ websearch_to_tsquery({fts.regconfig(language)}, {_operand(query)})"
+    return Lowered(sql, BOOL, query.nullable, atomic=False)
+
+
 def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
     """``sequence_next(introspect T)`` -> ``nextval(...)``; ``sequence_reset(introspect T)`` ->
     ``setval(..., 1, false)`` (the next value is 1 again), ``sequence_reset(introspect T, v)`` ->
@@ -680,6 +728,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
+    if name in ("fts::search", "fts::with_options"):
+        return _fts_search(expr, name, ctx)
     if name in ("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"):
         return _range_func(expr, name, ctx)
     if name == "count":
@@ -728,6 +778,9 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
 
 
 def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[Lowered]:
+    if expr.op == "exists" and isinstance(expr.operand, ast.FuncCall) \
+            and expr.operand.name in ("fts::search", "std::fts::search"):
+        return lower(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
     if expr.op == "exists":
         if computed_sql.link_set_of(expr.operand, ctx) is not None:
             sql = computed_sql.exists_sql(expr.operand, ctx)

@@ -255,6 +255,9 @@ class ObjectType:
     links: Dict[str, Link] = field(default_factory=dict)
     comment: Optional[str] = None
     primary_key: Tuple[str, ...] = ("id",)
+    #: The searchable document of its ``fts::index`` (SQL over its columns; see
+    #: :mod:`schemac.fts`), or ``None``.
+    fts_document: Optional[str] = None
     #: Set for the join table of a multi link: (source type qualname, link name).
     join_of: Optional[Tuple[str, str]] = None
     #: Set for a type of another library this one depends on (``schema_library``

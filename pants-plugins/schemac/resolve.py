@@ -29,6 +29,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from schemac import fts
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.exprs import BOOL, ExprContext, ParamTable, ext_needs, lower, resolve_type_ref
@@ -1168,6 +1169,9 @@ class _Resolver:
                                     did_you_mean(ix.kind, [k for k in EXT_INDEXES if extension_of(k) == ext]))
                 return
             method = ext_kind.method
+        if ix.kind in ("fts::index", "std::fts::index"):
+            self._fts_index(obj, ix, ctx)
+            return
         with_sql = None
         if ix.args and ext_kind is None:
             self.reporter.error("E0206", f"index kind '{ix.kind or 'btree'}' takes no arguments", ix.args[0][2])
@@ -1229,6 +1233,70 @@ class _Resolver:
             return
         obj.indexes.append(Index(name, tuple(keys), method, predicate, ix.span, _comment(ix.annotations),
                                  with_sql or None))
+
+    def _fts_index(self, obj: ObjectType, ix: ast.IndexDecl, ctx: ExprContext) -> None:
+        """``index fts::index on (fts::with_options(.body, language := fts::Language.eng))``
+        (several: a tuple, each with an optional ``weight_category``): a GIN index over the
+        document's tsvector, kept as the type's searchable document (:mod:`schemac.fts`)."""
+        if ix.args:
+            self.reporter.error("E0206", "index kind 'fts::index' takes no arguments", ix.args[0][2])
+            return
+        if obj.fts_document is not None:
+            self.reporter.error("E0200", f"type '{obj.name}' has two fts::index declarations", ix.span,
+                                "declare one, over all the properties to search (a tuple of fts::with_options)")
+            return
+        parts: List[str] = []
+        columns: List[str] = []
+        for e in ix.on:
+            opts = fts.with_options(e)
+            if opts is None:
+                self.reporter.error("E0304", "an fts::index indexes fts::with_options(<property>, language := "
+                                    "fts::Language.<lang>) values", getattr(e, "span", ix.span),
+                                    "write e.g. index fts::index on (fts::with_options(.body, language := "
+                                    "fts::Language.eng))")
+                return
+            value, named = opts
+            language, weight = None, None
+            for arg in named:
+                if not isinstance(arg, ast.NamedArg) or arg.name not in ("language", "weight_category"):
+                    what = f"'{arg.name}'" if isinstance(arg, ast.NamedArg) else "a positional argument"
+                    self.reporter.error("E0304", f"fts::with_options() takes no {what}", arg.span,
+                                        "its arguments: language := fts::Language.<lang>, "
+                                        "weight_category := fts::Weight.<A-D>")
+                    return
+                if arg.name == "language":
+                    language = fts.enum_member(arg.value, "fts::Language")
+                    if language not in fts.LANGUAGES:
+                        self.reporter.error("E0304", "language must be an fts::Language member Postgres has a "
+                                            "configuration for", arg.value.span,  # type: ignore[union-attr]
+                                            did_you_mean(language or "", list(fts.LANGUAGES))
+                                            or f"one of: {', '.join(fts.LANGUAGES)}")
+                        return
+                else:
+                    weight = fts.enum_member(arg.value, "fts::Weight")
+                    if weight not in fts.WEIGHTS:
+                        self.reporter.error("E0304", "weight_category must be fts::Weight.A, B, C or D",
+                                            arg.value.span)  # type: ignore[union-attr]
+                        return
+            if language is None:
+                self.reporter.error("E0304", "fts::with_options() needs language := fts::Language.<lang>",
+                                    e.span)  # type: ignore[union-attr]
+                return
+            low = lower(value, ctx)  # type: ignore[arg-type]
+            if low is None:
+                return
+            if low.type.family != "str" or low.type.element is not None:
+                self.reporter.error("E0304", f"an fts::index indexes str values, got {low.type.name}",
+                                    value.span)  # type: ignore[union-attr]
+                return
+            parts.append(fts.document_part(low.sql, language, weight))
+            columns.extend(sorted(_paths_in(value)))  # type: ignore[arg-type]
+        document = " || ".join(parts)
+        obj.fts_document = document
+        keys = (f"({document})",)
+        digest = hashlib.sha256("|".join(["gin", *keys]).encode()).hexdigest()[:8]
+        name = object_name("ix", obj.table, columns + ["fts", digest])
+        obj.indexes.append(Index(name, keys, "gin", None, ix.span, _comment(ix.annotations)))
 
     def _index_args(self, ix: ast.IndexDecl, kind, ctx: ExprContext):
         """The storage parameters (``lists = 100, m = 16``) of an extension index, from its

@@ -236,3 +236,72 @@ def test_pg_trgm_pgcrypto_fuzzystrmatch_on_postgres(pg, tmp_path):
     pg.execute((out / "sql" / "000001_init.down.sql").read_text())
     assert pg.execute("SELECT extname FROM pg_extension WHERE extname <> 'plpgsql'") == []
     pg.execute(up)
+
+
+FTS_SOURCES = {
+    "ft/schema.esdl": """\
+type Doc {
+  required title: str;
+  body: str;
+  index fts::index on ((
+    fts::with_options(.title, language := fts::Language.eng, weight_category := fts::Weight.A),
+    fts::with_options(.body, language := fts::Language.eng, weight_category := fts::Weight.B)
+  ));
+}
+""",
+    "ft/queries/add_doc.edgeql": "insert Doc { title := <str>$title, body := <optional str>$body };",
+    "ft/queries/search.edgeql": "select Doc { title } filter exists fts::search(Doc, <str>$q) order by .title;",
+    "ft/queries/search_fr.edgeql": (
+        "select Doc { title } filter fts::search(Doc, <str>$q, language := 'fra') order by .title;"),
+}
+
+
+def test_fts_index_and_search_on_postgres(pg, tmp_path):
+    """Gel's fts::index / fts::search (https://docs.geldata.com/reference/stdlib/fts): a GIN index
+    over the weighted tsvector of the indexed properties, and searches that match stems, phrases
+    and negations (websearch syntax) and are answered from that index."""
+    out = _compiled(tmp_path, FTS_SOURCES, "ft")
+    up = (out / "sql" / "000001_init.up.sql").read_text()
+    pg.execute(up)
+    (indexdef,) = [r[0] for r in pg.execute("SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'ix_doc_%'")]
+    assert "USING gin (((setweight(to_tsvector('english'::regconfig, COALESCE(title, ''::text)), 'A'::\"char\")" \
+        in indexdef
+    plans = _plans(FTS_SOURCES, "ft")
+    for title, body in (("Running shoes", "Light shoes for long runs."), ("Trail guide", "Where to run in the hills"),
+                        ("Cooking", "Soups and stews"), ("Untitled", None)):
+        _run(pg, plans["add_doc"], title, body)
+    search = lambda q: [r[0] for r in _run(pg, plans["search"], q)]  # noqa: E731
+    assert search("run") == ["Running shoes", "Trail guide"]           # stems: runs, run, running
+    assert search('"long runs"') == ["Running shoes"]                  # a phrase
+    assert search("run -hills") == ["Running shoes"]                   # a negation
+    assert search("soup or guide") == ["Cooking", "Trail guide"]
+    assert search("nothing") == []
+    assert [r[0] for r in _run(pg, plans["search_fr"], "soups")] == ["Cooking"]
+    with pg.conn.transaction():
+        pg.execute("SET LOCAL enable_seqscan = off")
+        plan = "\n".join(r[0] for r in pg.execute("EXPLAIN " + plans["search"].sql.replace("$1::text", "'run'")))
+        assert "ix_doc_title_body_fts_" in plan, plan
+    pg.execute((out / "sql" / "000001_init.down.sql").read_text())
+
+
+def test_fts_misuse_is_located():
+    from schemac.diagnostics import CompileError
+
+    for schema, query, expected in [
+        ("type Doc { body: str; index fts::index on (.body); }", None,
+         "t/schema.esdl:1:44: error[E0304]: an fts::index indexes fts::with_options(<property>, language := "
+         "fts::Language.<lang>) values"),
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.klingon)); }",
+         None, "error[E0304]: language must be an fts::Language member Postgres has a configuration for"),
+        ("type Doc { body: str; }", "select Doc { body } filter exists fts::search(Doc, 'x');",
+         "t/queries/q.edgeql:1:35: error[E0206]: type 'Doc' has no fts::index to search"),
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
+         "select Doc { body } filter fts::search(Doc, 'x', weights := <array<float64>>$w);",
+         "error[E0206]: fts::search() argument 'weights' is not supported"),
+    ]:
+        sources = {"t/schema.esdl": schema}
+        if query:
+            sources["t/queries/q.edgeql"] = query
+        with pytest.raises(CompileError) as e:
+            check_library(sources, Options(library="t"))
+        assert expected in e.value.render(sources), e.value.render(sources)
