@@ -400,9 +400,9 @@ def test_multi_link_with_link_properties_becoming_single_needs_drop_hints(tmp_pa
     _roundtrip(lib, pg, version, before, after)
 
 
-def test_computeds_and_globals_store_nothing(tmp_path, pg):
-    """Computed properties and links, backlinks and globals have no column: adding, changing or
-    removing them needs no migration (https://docs.geldata.com/reference/datamodel/computeds), and
+def test_computeds_globals_and_policies_store_nothing(tmp_path, pg):
+    """Computed properties and links, backlinks, globals, access policies and defaults reading a
+    global have no column or constraint: adding, changing or removing them needs no migration (https://docs.geldata.com/reference/datamodel/computeds), and
     a real change next to them migrates only the real change, up -> down -> up."""
     v1 = "type User { required first: str; last: str; }\ntype Post { required title: str; author: User; }\n"
     lib = _start(tmp_path, pg, v1, "INSERT INTO \"user\" (first, last) VALUES ('Ann', 'Lee')")
@@ -413,15 +413,25 @@ def test_computeds_and_globals_store_nothing(tmp_path, pg):
     v3 = v2.replace("' ' ++ .last", "', ' ++ .last").replace(" n_posts := count(.posts);", "") \
         .replace("global page: int64 { default := 20 };", "global page: int64 { default := 50 };")
     assert lib.generate(v3) is None
+    # Access policies and defaults that read a global are enforced by the queries: no migration.
+    v3 = v3.replace("type Post { required title: str; author: User; }",
+                    "type Post { required title: str; author: User { default := global me_user; };\n"
+                    "  access policy own allow all using (.author.id ?= global me); }") + \
+        "global me_user := (select User filter .id = global me);\n"
+    assert lib.generate(v3) is None
+    assert lib.generate(v3.replace("allow all", "allow select, insert")) is None
     v4 = v3.replace("last: str;", "last: str; nick: str;")
     gen, version, before, after = _step(lib, pg, v4)
     up, down = lib.up_sql(version), lib.down_sql(version)
     assert 'ADD COLUMN "nick" text' in up and 'DROP COLUMN "nick"' in down
-    for name in ("full_name", "posts", "n_posts", "page", "me"):
+    for name in ("full_name", "posts", "n_posts", "page", "me", "own", "me_user"):
         assert f'"{name}"' not in up + down
     _roundtrip(lib, pg, version, before, after)
     assert pg.execute('SELECT first, last, nick FROM "user"') == [("Ann", "Lee", None)]
-    # Removing every computed and global: still nothing to migrate.
+    # Removing every computed, policy and global: still nothing to migrate.
     assert lib.generate(v4.replace(" full_name := .first ++ ', ' ++ .last;", "")
                         .replace("  multi link posts := .<author[is Post];", "")
+                        .replace(" { default := global me_user; }", "")
+                        .replace("\n  access policy own allow all using (.author.id ?= global me);", "")
+                        .replace("global me_user := (select User filter .id = global me);\n", "")
                         .replace("global me: uuid;\n", "")) is None

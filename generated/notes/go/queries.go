@@ -82,7 +82,7 @@ type CreateNoteRow struct {
 
 // CreateNote runs query create_note (schemas/notes/queries/create_note.edgeql).
 //
-// A new note of the signed-in user.
+// A new note of the signed-in user (the owner link's default).
 //
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) CreateNote(ctx context.Context, arg CreateNoteParams) (CreateNoteRow, error) {

@@ -78,7 +78,7 @@ export interface CreateNoteResult {
 }
 
 /**
- * A new note of the signed-in user.
+ * A new note of the signed-in user (the owner link's default).
  *
  * Source: schemas/notes/queries/create_note.edgeql.
  * Reads the global `current_user_id` from `globals`.

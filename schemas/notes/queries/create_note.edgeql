@@ -1,7 +1,6 @@
-# A new note of the signed-in user.
+# A new note of the signed-in user (the owner link's default).
 insert Note {
   title := <str>$title,
   body := <optional str>$body,
   shared := <optional bool>$shared ?? false,
-  owner := global current_user,
 };
