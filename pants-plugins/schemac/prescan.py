@@ -176,8 +176,16 @@ class _Scanner:
             last -= 1
         width = max(1, last - start + 1)
         span = Span(self.path, line, col, line, col + width)
+        words = self.words_at(start, 3)
         if feature in WARN_ONLY:
             self.diagnostics.append(Diagnostic("W0001", f"{feature} is ignored", span, severity="warning"))
+        elif feature == "deferred indexes" and len(words) == 3 and words[2].startswith("ext::ai::"):
+            # Gel's AI index: computed by the Gel server's AI extension (embeddings fetched from
+            # a model provider), https://docs.geldata.com/reference/ai
+            self.diagnostics.append(Diagnostic(
+                "E0206", f"'{words[2]}' belongs to Gel's 'ai' extension, a service of the Gel server that Postgres "
+                "does not have", span, "compute embeddings in the application and store them in an "
+                "ext::pgvector::vector property with an ext::pgvector index"))
         else:
             self.diagnostics.append(Diagnostic(
                 "E0206", f"{feature} are not supported yet" if not feature.startswith("'") else f"{feature} is not supported yet",

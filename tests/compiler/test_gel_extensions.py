@@ -102,6 +102,8 @@ def test_extension_functions_lower_to_their_postgres_operators_and_functions():
      "server that Postgres does not have"),
     ("using extension ai;\ntype T { a: str; index ext::ai::index(embedding_model := 1) on (.a); }",
      "t/s.esdl:2:18: error[E0206]: 'ext::ai::index' belongs to Gel's 'ai' extension"),
+    ("using extension ai;\ntype T { a: str; deferred index ext::ai::index(embedding_model := 'x') on (.a); }",
+     "t/s.esdl:2:18: error[E0206]: 'ext::ai::index' belongs to Gel's 'ai' extension, a service of the Gel server"),
     ("using extension pgvektor;",
      "t/s.esdl:1:1: error[E0206]: unknown extension 'pgvektor'\n    using extension pgvektor;\n"
      "    ^^^^^^^^^^^^^^^^^^^^^^^^\nhint: did you mean 'pgvector'?"),
