@@ -82,7 +82,15 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--allow-destructive", action="store_true",
                    help="allow dropping tables and columns that have no drop hint in the schema")
     g.add_argument("--online-indexes", action="store_true",
-                   help="build indexes on existing tables with CREATE INDEX CONCURRENTLY, one migration each")
+                   help="build and drop indexes of existing tables CONCURRENTLY, one migration each (the default)")
+    g.add_argument("--blocking-indexes", action="store_true",
+                   help="build and drop indexes of existing tables inside the main migration's transaction "
+                   "(for small tables: writes wait while they build)")
+    g.add_argument("--lock-timeout", default="5s",
+                   help="lock_timeout each migration file sets first (default 5s; 0 for none)")
+    g.add_argument("--statement-timeout", default="1min",
+                   help="statement_timeout of the files that take blocking locks (default 1min; 0 for none); "
+                   "concurrent builds and validations run without one")
     g.add_argument("--extern", action="append", default=[], metavar="LIBRARY=FILE",
                    help="a schema file of a library this one depends on (as for compile)")
     g.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")

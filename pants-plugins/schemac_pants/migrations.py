@@ -31,7 +31,7 @@ from pants.engine.fs import AddPrefix, CreateDigest, Digest, Directory, MergeDig
 from pants.engine.goal import Goal, GoalSubsystem
 from pants.engine.process import FallibleProcessResult
 from pants.engine.rules import Get, MultiGet, collect_rules, goal_rule, rule
-from pants.engine.target import BoolField, FieldSet, HydratedSources, HydrateSourcesRequest, Targets
+from pants.engine.target import BoolField, FieldSet, HydratedSources, HydrateSourcesRequest, StringField, Targets
 from pants.option.option_types import BoolOption, SkipOption, StrListOption, StrOption
 from pants.option.subsystem import Subsystem
 from pants.util.logging import LogLevel
@@ -57,18 +57,40 @@ DEFAULT_APPLY_REQUIREMENTS = ("psycopg==3.1.20", "psycopg-binary==3.1.20", "typi
 
 
 class SchemaOnlineIndexesField(BoolField):
-    """Opt a library into online index builds in its generated migrations."""
+    """Build and drop indexes of existing tables concurrently in generated migrations."""
 
     alias = "online_indexes"
-    default = False
+    default = True
     help = help_text(
         """
-        If true, `generate-migrations` builds new indexes on existing tables of this library
-        with `CREATE INDEX CONCURRENTLY`, each in a migration file of its own marked
+        If true (the default), `generate-migrations` builds new indexes (and unique constraints)
+        on existing tables with `CREATE [UNIQUE] INDEX CONCURRENTLY` and drops indexes with
+        `DROP INDEX CONCURRENTLY`, each in a migration file of its own marked
         `-- schemac:no-transaction` (such a statement cannot run inside a transaction; the apply
-        runner and golang-migrate run it alone). Writes to the table go on while it builds.
-        Default: false (indexes are built inside the migration's transaction, blocking writes to
-        the table meanwhile; lint LK101 says so). Example: `online_indexes=True`.
+        runner and golang-migrate run it alone). Writes to the table go on meanwhile. Set it to
+        false for a library of small tables: indexes are then built inside the migration's
+        transaction, blocking writes to the table while they build (lint LK101 says so).
+        """
+    )
+
+
+class SchemaMigrationLockTimeoutField(StringField):
+    alias = "migration_lock_timeout"
+    help = help_text(
+        """
+        The `lock_timeout` this library's generated migration files set first (default:
+        `[schemac].migration_lock_timeout`, `5s`). Example: `migration_lock_timeout="2s"`.
+        """
+    )
+
+
+class SchemaMigrationStatementTimeoutField(StringField):
+    alias = "migration_statement_timeout"
+    help = help_text(
+        """
+        The `statement_timeout` of this library's generated migration files that take blocking
+        locks (default: `[schemac].migration_statement_timeout`, `1min`).
+        Example: `migration_statement_timeout="5min"`.
         """
     )
 
@@ -108,14 +130,14 @@ class GenerateMigrationsSubsystem(GoalSubsystem):
         default=False,
         help="Allow dropping tables and columns that have no `drop` hint in the schema (their data is lost).",
     )
-    online_indexes = BoolOption(
+    blocking_indexes = BoolOption(
         default=False,
         help=help_text(
             """
-            Build new indexes on existing tables with `CREATE INDEX CONCURRENTLY`, each in a
-            migration file of its own marked `-- schemac:no-transaction` (it cannot run inside a
-            transaction), for every library in this run; a `schema_library` opts in for good with
-            `online_indexes=True`. Without it, index builds block writes to the table while they run.
+            Build and drop indexes of existing tables inside the main migration's transaction
+            for every library in this run (writes to the table wait while an index builds), as
+            `online_indexes=False` does for one `schema_library`. Default: concurrently, each in a
+            no-transaction migration file of its own.
             """
         ),
     )
@@ -162,7 +184,8 @@ async def generate_migration(request: GenerateMigrationRequest) -> GeneratedMigr
 
 @goal_rule
 async def generate_migrations(
-    console: Console, workspace: Workspace, targets: Targets, subsystem: GenerateMigrationsSubsystem
+    console: Console, workspace: Workspace, targets: Targets, subsystem: GenerateMigrationsSubsystem,
+    schemac: SchemacSubsystem,
 ) -> GenerateMigrations:
     libraries = [t for t in targets if t.has_field(SchemaLibrarySourcesField)]
     options = []
@@ -175,7 +198,10 @@ async def generate_migrations(
     results = await MultiGet(
         Get(GeneratedMigration, GenerateMigrationRequest(
             t.address, s.snapshot.digest, tuple(sorted(s.snapshot.files)),
-            (*options, *(["--online-indexes"] if subsystem.online_indexes or t[SchemaOnlineIndexesField].value else []))))
+            (*options, *(["--blocking-indexes"] if subsystem.blocking_indexes or not t[SchemaOnlineIndexesField].value
+                         else []),
+             "--lock-timeout", t[SchemaMigrationLockTimeoutField].value or schemac.migration_lock_timeout,
+             "--statement-timeout", t[SchemaMigrationStatementTimeoutField].value or schemac.migration_statement_timeout)))
         for t, s in zip(libraries, sources)
     )
     failed = 0
@@ -301,4 +327,6 @@ def rules():
         *SchemacMigrationsLintRequest.rules(),
         *ApplyMigrationsFieldSet.rules(),
         SchemaLibraryTarget.register_plugin_field(SchemaOnlineIndexesField),
+        SchemaLibraryTarget.register_plugin_field(SchemaMigrationLockTimeoutField),
+        SchemaLibraryTarget.register_plugin_field(SchemaMigrationStatementTimeoutField),
     ]

@@ -54,6 +54,28 @@ class SchemacSubsystem(Subsystem):
         ),
         advanced=True,
     )
+    migration_lock_timeout = StrOption(
+        default="5s",
+        help=help_text(
+            """
+            The `lock_timeout` every generated migration file sets first (e.g. `5s`, `250ms`;
+            `0` for none): a statement that waits longer for its lock fails instead of queueing
+            every other query of the table behind it. A `schema_library` target's
+            `migration_lock_timeout` field overrides it.
+            """
+        ),
+    )
+    migration_statement_timeout = StrOption(
+        default="1min",
+        help=help_text(
+            """
+            The `statement_timeout` of generated migration files that take blocking locks (e.g.
+            `1min`; `0` for none); concurrent index builds and constraint validations, which block
+            neither reads nor writes, run without one. A `schema_library` target's
+            `migration_statement_timeout` field overrides it.
+            """
+        ),
+    )
     ts_module = StrOption(
         default="esm",
         help=help_text(

@@ -16,12 +16,14 @@ module default {
     constraint regexp(r'^[A-Z]{3}$');
   };
 
-  scalar type OrderStatus extending enum<Cart, Placed, Paid, Shipped, Delivered, Cancelled>;
+  scalar type OrderStatus extending enum<Cart, Placed, Paid, Shipped, Delivered, Refunded, Cancelled>;
 
   type Customer {
     required email: str { constraint exclusive; };
     required name: str { constraint max_len_value(200); };
     phone: str;
+    # ISO 3166-1 alpha-2 code; customers who signed up before it was asked are in France.
+    required country: str { constraint regexp(r'^[A-Z]{2}$'); };
     required marketing_opt_in: bool { default := false; };
     required created_at: datetime {
       default := datetime_current();
@@ -55,6 +57,8 @@ module default {
     };
     placed_at: datetime;
     shipping_address: str;
+    # Where the order is shipped from (unset until it is picked).
+    ship_from: Warehouse { on target delete restrict; };
     note: str { constraint max_len_value(1000); };
 
     # A customer has at most one open cart; placed and older orders are not constrained.
@@ -62,6 +66,13 @@ module default {
     constraint expression on (.status = OrderStatus.Cart or exists .placed_at);
 
     index on ((.customer, .created_at));
+    # The back office lists placed orders by status, oldest first.
+    index on ((.status, .placed_at));
+  }
+
+  type Warehouse {
+    required code: str { constraint exclusive; };
+    required city: str;
   }
 
   type OrderLine {
@@ -73,4 +84,9 @@ module default {
 
     constraint exclusive on ((.order, .product));
   }
+}
+
+# Migration hints for the second migration (see docs/migrations.md).
+migration {
+  fill Customer.country using ('FR');
 }

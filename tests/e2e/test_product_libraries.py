@@ -23,6 +23,7 @@ import pytest
 
 from libraries import GENERATED, SCHEMAS, library_sources
 from schemac.compiler import Options, check_library
+from schemac.migrate.history import split_statements
 
 HERE = Path(__file__).parent
 LIBRARIES = ("blog", "shop", "saas")
@@ -35,7 +36,16 @@ SQLSTATE = {UNIQUE: "23505", CHECK: "23514", FOREIGN_KEY: "23503", NOT_NULL: "23
 
 
 def migration(lib: str, direction: str) -> str:
-    return (GENERATED / lib / "sql" / f"000001_init.{direction}.sql").read_text()
+    """Every migration file of the library's history, in the order they run, joined."""
+    files = sorted((GENERATED / lib / "sql").glob(f"0*.{direction}.sql"))
+    return "\n".join(f.read_text() for f in (files if direction == "up" else reversed(files)))
+
+
+def run_migrations(pg, lib: str, direction: str) -> None:
+    """Run the history up (or down) on ``pg``'s connection, one statement at a time as the
+    runner does (a CREATE INDEX CONCURRENTLY file cannot be sent together with others)."""
+    for stmt in split_statements(migration(lib, direction)):
+        pg.execute(stmt)
 
 
 class Library:
@@ -47,7 +57,7 @@ class Library:
         lib = check_library(library_sources(SCHEMAS / name), Options(library=name))
         assert lib.warnings == [], [str(w) for w in lib.warnings]
         self.plans = {q.name: q for q in lib.queries}
-        pg.execute(migration(name, "up"))
+        run_migrations(pg, name, "up")
 
     def run(self, query: str, **params: Any) -> List[tuple]:
         """Run a compiled query with named parameters (omitted optional ones are NULL)."""
@@ -388,10 +398,10 @@ def test_saas_annotations_become_comments(pg):
 def test_down_migration_leaves_an_empty_schema(pg, lib):
     Library(pg, lib)
     assert pg.execute("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace")[0][0] > 0
-    pg.execute(migration(lib, "down"))
+    run_migrations(pg, lib, "down")
     assert pg.execute("SELECT relname FROM pg_class WHERE relnamespace = 'public'::regnamespace") == []
     assert pg.execute("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace") == []
-    pg.execute(migration(lib, "up"))  # and up again
+    run_migrations(pg, lib, "up")  # and up again
 
 
 @pytest.mark.parametrize("lib", LIBRARIES)
@@ -399,7 +409,9 @@ def test_every_declared_constraint_exists_under_its_name(pg, lib):
     """The names the tests above expect are the names in the migration (no silent drops)."""
     Library(pg, lib)
     up = migration(lib, "up")
-    declared = set(re.findall(r'(?:CONSTRAINT|INDEX(?: IF NOT EXISTS)?) "([a-z0-9_]+)"', up))
+    declared = set()  # in history order: what a later file drops is no longer declared
+    for m in re.finditer(r'(DROP )?(?:CONSTRAINT|INDEX(?: CONCURRENTLY)?)(?: IF (?:NOT )?EXISTS)? "([a-z0-9_]+)"', up):
+        (declared.discard if m.group(1) else declared.add)(m.group(2))
     in_db = {r[0] for r in pg.execute("SELECT conname FROM pg_constraint WHERE connamespace = 'public'::regnamespace")}
     in_db |= {r[0] for r in pg.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'public'")}
     assert declared <= in_db, declared - in_db
@@ -415,7 +427,7 @@ def migrate_each_into_its_own_schema(pg) -> None:
     for lib in LIBRARIES:
         pg.execute(f"CREATE SCHEMA {lib}")
         pg.execute(f"SET search_path TO {lib}")
-        pg.execute(migration(lib, "up"))
+        run_migrations(pg, lib, "up")
     pg.execute("RESET search_path")
 
 

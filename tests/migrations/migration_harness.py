@@ -4,15 +4,16 @@ and a catalog read back from Postgres for comparisons."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from schemac.compiler import Options, check_library
 from schemac.diagnostics import CompileError
 from schemac.migrate.apply import apply
 from schemac.migrate.catalog import catalog_of
 from schemac.migrate.diff import DiffOptions, locations_of
-from schemac.migrate.history import History, next_migration
+from schemac.migrate.history import History, next_migration, split_statements
 
 
 class Lib:
@@ -33,9 +34,11 @@ class Lib:
     def history(self) -> History:
         return History.from_sources(self.sources()) or History(f"{self.name}/migrations")
 
-    def generate(self, schema: str, name: Optional[str] = None, **opts):
+    def generate(self, schema: str, name: Optional[str] = None, squawk_expect: Tuple[str, ...] = (), **opts):
         """Write ``schema`` and generate the next migration; returns ``Generated`` (or None).
-        Raises CompileError for schema errors; files are written only when the plan is clean."""
+        Raises CompileError for schema errors; files are written only when the plan is clean.
+        Every migration file written is linted with squawk (see squawk_lint.py): a warning
+        fails the test unless its rule is in ``squawk_expect`` (an unsafe form asked for)."""
         (self.dir / "schema.esdl").write_text(schema)
         lib = check_library(self.sources(), Options(library=self.name))
         history = lib.history or History(f"{self.name}/migrations")
@@ -45,6 +48,16 @@ class Lib:
         if gen is not None and not gen.plan.errors:
             for fname, text in gen.files.items():
                 (self.migrations / fname).write_text(text)
+            _squawk([self.migrations / f for f in gen.files if f.endswith(".sql")], squawk_expect)
+            corpus = os.environ.get("SCHEMAC_SQUAWK_CORPUS")
+            if corpus:
+                import uuid
+
+                d = Path(corpus) / uuid.uuid4().hex[:12]
+                d.mkdir(parents=True)
+                for fname, text in gen.files.items():
+                    if fname.endswith(".sql"):
+                        (d / fname).write_text(text)
         return gen
 
     def save(self) -> Dict[str, str]:
@@ -57,14 +70,40 @@ class Lib:
         for name, text in saved.items():
             (self.migrations / name).write_text(text)
 
-    def up_sql(self, version: int) -> str:
-        return "\n".join(f.read_text() for f in sorted(self.migrations.glob(f"{version:06d}_*.up.sql")))
+    def _files(self, versions, direction: str) -> List[str]:
+        vs = [versions] if isinstance(versions, int) else list(versions)
+        out = [f.read_text() for v in vs for f in sorted(self.migrations.glob(f"{v:06d}_*.{direction}.sql"))]
+        return out if direction == "up" else out[::-1]
 
-    def down_sql(self, version: int) -> str:
-        return "\n".join(f.read_text() for f in sorted(self.migrations.glob(f"{version:06d}_*.down.sql")))
+    def up_sql(self, versions) -> str:
+        """The up files of a version (or of a range of versions, in order), joined."""
+        return "\n".join(self._files(versions, "up"))
+
+    def down_sql(self, versions) -> str:
+        """The down files of a version (or of a range of versions, newest first), joined."""
+        return "\n".join(self._files(versions, "down"))
+
+    def run_files(self, conn, versions, direction: str) -> None:
+        """Run the up (or down) files of ``versions`` on ``conn`` (autocommit) one statement at a
+        time, as the runner does (a no-transaction file cannot be sent with others)."""
+        for text in self._files(versions, direction):
+            for stmt in split_statements(text):
+                conn.execute(stmt)
 
     def apply(self, url: str):
         return apply(url, self.history())
+
+
+def _squawk(paths, expect: Tuple[str, ...]) -> None:
+    from squawk_lint import lint, squawk_binary
+
+    if squawk_binary() is None:
+        if os.environ.get("SCHEMAC_TESTS_RUN") == "1":
+            raise AssertionError("squawk is not installed (tests/run installs it with tests/squawk/setup)")
+        return
+    unexpected = [w for w in lint(paths) if w[1] not in expect]
+    assert not unexpected, "squawk warns about generated migrations:\n" + "\n".join(
+        f"{where}: {rule} {msg}" for where, rule, msg in unexpected)
 
 
 def codes(diags) -> List[str]:

@@ -34,19 +34,20 @@ def _step(lib: Lib, pg, schema: str, **opts):
     """Generate the next migration, apply it, and prove its down migration reverts the
     catalog exactly and the up applies again. Returns (generated, up SQL)."""
     before = db_catalog(pg.conn)
+    first = lib.history().last_version + 1
     gen = lib.generate(schema, **opts)
     assert gen is not None, "no change detected"
     assert not gen.plan.errors, [d.message for d in gen.plan.errors]
-    version = lib.history().last_version
+    versions = range(first, lib.history().last_version + 1)  # a change may take several files
     lib.apply(pg.url)
     after = db_catalog(pg.conn)
-    return gen, version, before, after
+    return gen, versions, before, after
 
 
-def _roundtrip(lib: Lib, pg, version: int, before, after) -> None:
-    pg.execute(lib.down_sql(version))
+def _roundtrip(lib: Lib, pg, versions, before, after) -> None:
+    lib.run_files(pg.conn, versions, "down")
     assert db_catalog(pg.conn) == before
-    pg.execute(lib.up_sql(version))
+    lib.run_files(pg.conn, versions, "up")
     assert db_catalog(pg.conn) == after
 
 
@@ -72,7 +73,7 @@ migration {
     rows = pg.execute("SELECT name, owner, status FROM job ORDER BY name")
     assert rows == [("a", "x", "Pending"), ("b", "y", "Active"), ("c", "z", "Failed")]
     assert {c for c, _ in after["job"]["constraints"]} >= {"ck_job_status_enum"}
-    assert sorted(codes(gen.plan.lints)) == ["BC102", "MF104", "MF106"]
+    assert sorted(codes(gen.plan.lints)) == ["BC102", "BC103", "MF104", "MF106"]
     # Rows that only the old state allows cannot be reverted: clear them for the round trip.
     pg.execute("DELETE FROM job")
     _roundtrip(lib, pg, version, before, after)
@@ -83,7 +84,7 @@ def test_renaming_a_member_used_by_a_partial_index_recreates_it_with_the_new_pre
     v2 = JOBS_V1.replace("Pending", "Queued") + "migration { rename member QueueStatus.Pending to Queued; }"
     gen, version, before, after = _step(lib, pg, v2)
     up = lib.up_sql(version)
-    assert 'DROP INDEX "uq_job_name_actor";' in up
+    assert 'DROP INDEX CONCURRENTLY IF EXISTS "uq_job_name_actor";' in up
     assert "WHERE (status = 'Queued')" in up
     assert "SET DEFAULT 'Queued'" in up
     assert pg.execute("SELECT status FROM job") == [("Queued",)]
@@ -231,8 +232,11 @@ def test_defaults_optional_required_and_value_constraints(tmp_path, pg):
     gen, version, before, after = _step(lib, pg, v2)
     up = lib.up_sql(version)
     assert 'ALTER COLUMN "views" SET DEFAULT 0;' in up
-    assert 'ADD CONSTRAINT "ck_post_views_min_value" CHECK (views >= 0);' in up
-    assert 'ALTER COLUMN "name" SET NOT NULL;' in up
+    assert 'ADD CONSTRAINT "ck_post_views_min_value" CHECK (views >= 0) NOT VALID;' in up
+    assert 'VALIDATE CONSTRAINT "ck_post_views_min_value";' in up
+    # NOT NULL through a validated CHECK: the SET NOT NULL scan is skipped.
+    assert 'ADD CONSTRAINT "nn_user_name" CHECK ("name" IS NOT NULL) NOT VALID;' in up
+    assert 'VALIDATE CONSTRAINT "nn_user_name";' in up and 'ALTER COLUMN "name" SET NOT NULL;' in up
     _roundtrip(lib, pg, version, before, after)
     v3 = v2.replace("{ default := 0; constraint min_value(0); }", "{ constraint min_value(1); }")
     gen, version, before, after = _step(lib, pg, v3)
@@ -246,9 +250,11 @@ def test_exclusives_and_indexes_added_dropped_changed(tmp_path, pg):
     v2 = BLOG_V1.replace("index on (.title);", "index on (.views);\n  constraint exclusive on (.title, .author);")
     gen, version, before, after = _step(lib, pg, v2)
     up = lib.up_sql(version)
-    assert 'DROP INDEX "ix_post_title";' in up and 'CREATE INDEX "ix_post_views"' in up
-    assert 'ADD CONSTRAINT "uq_post_title_author_id" UNIQUE ("title", "author_id");' in up
-    assert {"MF101", "LK101"} <= set(codes(gen.plan.lints))
+    assert 'DROP INDEX CONCURRENTLY IF EXISTS "ix_post_title";' in up
+    assert 'CREATE INDEX CONCURRENTLY IF NOT EXISTS "ix_post_views"' in up
+    assert 'CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS "uq_post_title_author_id"' in up
+    assert 'ADD CONSTRAINT "uq_post_title_author_id" UNIQUE USING INDEX "uq_post_title_author_id";' in up
+    assert "MF101" in codes(gen.plan.lints) and "LK101" not in codes(gen.plan.lints)
     _roundtrip(lib, pg, version, before, after)
     # Unchanged: nothing generated.
     assert lib.generate(v2) is None
@@ -262,10 +268,10 @@ def test_single_link_becomes_multi_and_back_keeping_links(tmp_path, pg):
     gen, version, before, after = _step(lib, pg, v2)
     assert pg.execute("SELECT source_id, target_id FROM post_author") == [(pid, uid)]
     assert "author_id" not in {c[0] for c in after["post"]["columns"]}
-    pg.execute(lib.down_sql(version))
+    lib.run_files(pg.conn, version, "down")
     assert db_catalog(pg.conn) == before
     assert pg.execute("SELECT author_id FROM post") == [(uid,)]
-    pg.execute(lib.up_sql(version))
+    lib.run_files(pg.conn, version, "up")
     assert db_catalog(pg.conn) == after
 
 
@@ -384,7 +390,7 @@ def test_a_rename_hint_kept_after_its_migration_changes_nothing_later(tmp_path, 
     gen, version, before, after = _step(lib, pg, v2.replace("required n: str;", "required n: str; note: str;"))
     assert lib.down_sql(version).count("ALTER TABLE") == 1 and "DROP TABLE" not in lib.down_sql(version)
     assert [d.code for d in gen.plan.lints if d.code == "W0005"] == []
-    pg.execute(lib.down_sql(version))
+    lib.run_files(pg.conn, version, "down")
     assert pg.execute("SELECT n FROM task") == [("kept",)]
 
 

@@ -70,6 +70,7 @@ const (
 	OrderStatusPaid      OrderStatus = "Paid"
 	OrderStatusShipped   OrderStatus = "Shipped"
 	OrderStatusDelivered OrderStatus = "Delivered"
+	OrderStatusRefunded  OrderStatus = "Refunded"
 	OrderStatusCancelled OrderStatus = "Cancelled"
 )
 
@@ -81,6 +82,7 @@ func AllOrderStatusValues() []OrderStatus {
 		OrderStatusPaid,
 		OrderStatusShipped,
 		OrderStatusDelivered,
+		OrderStatusRefunded,
 		OrderStatusCancelled,
 	}
 }
@@ -88,7 +90,7 @@ func AllOrderStatusValues() []OrderStatus {
 // Valid reports whether e is a member of OrderStatus.
 func (e OrderStatus) Valid() bool {
 	switch e {
-	case OrderStatusCart, OrderStatusPlaced, OrderStatusPaid, OrderStatusShipped, OrderStatusDelivered, OrderStatusCancelled:
+	case OrderStatusCart, OrderStatusPlaced, OrderStatusPaid, OrderStatusShipped, OrderStatusDelivered, OrderStatusRefunded, OrderStatusCancelled:
 		return true
 	}
 	return false

@@ -239,18 +239,19 @@ func (q *Queries) RecordPayment(ctx context.Context, arg RecordPaymentParams) (*
 }
 
 // registerCustomerSQL is the SQL of query register_customer (schemas/shop/queries/register_customer.edgeql).
-const registerCustomerSQL = `INSERT INTO "customer" ("email", "name", "phone", "marketing_opt_in")
-VALUES ($1, $2, $3, COALESCE($4::boolean, false))
+const registerCustomerSQL = `INSERT INTO "customer" ("email", "name", "phone", "marketing_opt_in", "country")
+VALUES ($1, $2, $3, COALESCE($4::boolean, false), COALESCE($5::text, 'FR'))
 ON CONFLICT ("email") DO NOTHING
 RETURNING "id"`
 
-// RegisterCustomerParams are the parameters of RegisterCustomer. Optional: Phone, MarketingOptIn
-// (nil stores NULL, or the property's default in an insert).
+// RegisterCustomerParams are the parameters of RegisterCustomer. Optional: Phone, MarketingOptIn,
+// Country (nil stores NULL, or the property's default in an insert).
 type RegisterCustomerParams struct {
 	Email          string
 	Name           string
 	Phone          *string
 	MarketingOptIn *bool
+	Country        *string
 }
 
 // RegisterCustomerRow is one row returned by RegisterCustomer.
@@ -264,7 +265,7 @@ type RegisterCustomerRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) RegisterCustomer(ctx context.Context, arg RegisterCustomerParams) (*RegisterCustomerRow, error) {
-	row := q.db.QueryRow(ctx, registerCustomerSQL, arg.Email, arg.Name, arg.Phone, arg.MarketingOptIn)
+	row := q.db.QueryRow(ctx, registerCustomerSQL, arg.Email, arg.Name, arg.Phone, arg.MarketingOptIn, arg.Country)
 	var i RegisterCustomerRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

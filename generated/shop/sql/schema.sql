@@ -37,9 +37,11 @@ CREATE TABLE "customer" (
     "email" text NOT NULL,
     "name" text NOT NULL,
     "phone" text,
+    "country" text NOT NULL,
     "marketing_opt_in" boolean NOT NULL DEFAULT false,
     "created_at" timestamptz NOT NULL DEFAULT clock_timestamp(),
     CONSTRAINT "ck_customer_name_max_len_value" CHECK (char_length(name) <= 200),
+    CONSTRAINT "ck_customer_country_regexp" CHECK (country ~ '^[A-Z]{2}$'),
     CONSTRAINT "uq_customer_email" UNIQUE ("email")
 );
 
@@ -67,10 +69,18 @@ CREATE TABLE "order" (
     "created_at" timestamptz NOT NULL DEFAULT clock_timestamp(),
     "placed_at" timestamptz,
     "shipping_address" text,
+    "ship_from_id" uuid,
     "note" text,
-    CONSTRAINT "ck_order_status_enum" CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')),
+    CONSTRAINT "ck_order_status_enum" CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Refunded', 'Cancelled')),
     CONSTRAINT "ck_order_note_max_len_value" CHECK (char_length(note) <= 1000),
     CONSTRAINT "ck_order_placed_at_status_check" CHECK ((status = 'Cart') OR (placed_at IS NOT NULL))
+);
+
+CREATE TABLE "warehouse" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "code" text NOT NULL,
+    "city" text NOT NULL,
+    CONSTRAINT "uq_warehouse_code" UNIQUE ("code")
 );
 
 CREATE TABLE "order_line" (
@@ -99,6 +109,10 @@ ALTER TABLE "billing_payment"
 ALTER TABLE "order"
   ADD CONSTRAINT "fk_order_customer_id" FOREIGN KEY ("customer_id")
   REFERENCES "customer" ("id") ON DELETE RESTRICT;
+
+ALTER TABLE "order"
+  ADD CONSTRAINT "fk_order_ship_from_id" FOREIGN KEY ("ship_from_id")
+  REFERENCES "warehouse" ("id") ON DELETE RESTRICT;
 
 ALTER TABLE "order_line"
   ADD CONSTRAINT "fk_order_line_order_id" FOREIGN KEY ("order_id")
@@ -132,8 +146,14 @@ CREATE UNIQUE INDEX IF NOT EXISTS "uq_order_customer_id"
 CREATE INDEX "ix_order_customer_id"
   ON "order" ("customer_id");
 
+CREATE INDEX "ix_order_ship_from_id"
+  ON "order" ("ship_from_id");
+
 CREATE INDEX "ix_order_customer_id_created_at"
   ON "order" ("customer_id", "created_at");
+
+CREATE INDEX "ix_order_status_placed_at"
+  ON "order" ("status", "placed_at");
 
 CREATE INDEX "ix_order_line_order_id"
   ON "order_line" ("order_id");

@@ -208,6 +208,16 @@ export class CkCustomerNameMaxLenValueError extends CheckViolationError {
   }
 }
 
+/** Customer: CHECK (country ~ '^[A-Z]{2}$') failed (constraint `ck_customer_country_regexp`). */
+export class CkCustomerCountryRegexpError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_customer_country_regexp";
+
+  constructor(cause: unknown) {
+    super("Customer: CHECK (country ~ '^[A-Z]{2}$') failed (ck_customer_country_regexp)", "ck_customer_country_regexp", "customer", cause);
+  }
+}
+
 /** Product: duplicate (sku) (constraint `uq_product_sku`). */
 export class UqProductSkuError extends ExclusiveViolationError {
   /** The constraint this class stands for. */
@@ -268,13 +278,13 @@ export class UqOrderCustomerIdError extends ExclusiveViolationError {
   }
 }
 
-/** Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (constraint `ck_order_status_enum`). */
+/** Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Refunded', 'Cancelled')) failed (constraint `ck_order_status_enum`). */
 export class CkOrderStatusEnumError extends CheckViolationError {
   /** The constraint this class stands for. */
   static readonly constraintName = "ck_order_status_enum";
 
   constructor(cause: unknown) {
-    super("Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (ck_order_status_enum)", "ck_order_status_enum", "order", cause);
+    super("Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Refunded', 'Cancelled')) failed (ck_order_status_enum)", "ck_order_status_enum", "order", cause);
   }
 }
 
@@ -305,6 +315,26 @@ export class FkOrderCustomerIdError extends ForeignKeyViolationError {
 
   constructor(cause: unknown) {
     super("Order: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_customer_id)", "fk_order_customer_id", "order", ["customer_id"], cause);
+  }
+}
+
+/** Order: ship_from_id refers to no warehouse row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_order_ship_from_id`). */
+export class FkOrderShipFromIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_order_ship_from_id";
+
+  constructor(cause: unknown) {
+    super("Order: ship_from_id refers to no warehouse row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_ship_from_id)", "fk_order_ship_from_id", "order", ["ship_from_id"], cause);
+  }
+}
+
+/** Warehouse: duplicate (code) (constraint `uq_warehouse_code`). */
+export class UqWarehouseCodeError extends ExclusiveViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "uq_warehouse_code";
+
+  constructor(cause: unknown) {
+    super("Warehouse: duplicate (code) (uq_warehouse_code)", "uq_warehouse_code", "warehouse", ["code"], cause);
   }
 }
 
@@ -407,6 +437,8 @@ export function translateError(err: unknown): unknown {
       return code === "23505" ? new UqCustomerEmailError(err) : err;
     case "ck_customer_name_max_len_value":
       return code === "23514" ? new CkCustomerNameMaxLenValueError(err) : err;
+    case "ck_customer_country_regexp":
+      return code === "23514" ? new CkCustomerCountryRegexpError(err) : err;
     case "uq_product_sku":
       return code === "23505" ? new UqProductSkuError(err) : err;
     case "ck_product_sku_regexp":
@@ -427,6 +459,10 @@ export function translateError(err: unknown): unknown {
       return code === "23514" ? new CkOrderPlacedAtStatusCheckError(err) : err;
     case "fk_order_customer_id":
       return code === "23503" ? new FkOrderCustomerIdError(err) : err;
+    case "fk_order_ship_from_id":
+      return code === "23503" ? new FkOrderShipFromIdError(err) : err;
+    case "uq_warehouse_code":
+      return code === "23505" ? new UqWarehouseCodeError(err) : err;
     case "uq_order_line_order_id_product_id":
       return code === "23505" ? new UqOrderLineOrderIdProductIdError(err) : err;
     case "ck_order_line_unit_price_min_value":

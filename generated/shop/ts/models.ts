@@ -31,13 +31,14 @@ export const BillingPaymentMethod = {
 /** One of the members of {@link BillingPaymentMethod}. */
 export type BillingPaymentMethod = (typeof BillingPaymentMethod)[keyof typeof BillingPaymentMethod];
 
-/** Enum `default::OrderStatus`, stored as text. Members, in declaration order: `Cart`, `Placed`, `Paid`, `Shipped`, `Delivered`, `Cancelled`. */
+/** Enum `default::OrderStatus`, stored as text. Members, in declaration order: `Cart`, `Placed`, `Paid`, `Shipped`, `Delivered`, `Refunded`, `Cancelled`. */
 export const OrderStatus = {
   Cart: "Cart",
   Placed: "Placed",
   Paid: "Paid",
   Shipped: "Shipped",
   Delivered: "Delivered",
+  Refunded: "Refunded",
   Cancelled: "Cancelled",
 } as const;
 

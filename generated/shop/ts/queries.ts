@@ -239,8 +239,8 @@ export async function recordPayment(db: Queryable, args: RecordPaymentArgs): Pro
 }
 
 /** SQL of query `register_customer` (schemas/shop/queries/register_customer.edgeql). */
-export const registerCustomerSql = `INSERT INTO "customer" ("email", "name", "phone", "marketing_opt_in")
-VALUES ($1, $2, $3, COALESCE($4::boolean, false))
+export const registerCustomerSql = `INSERT INTO "customer" ("email", "name", "phone", "marketing_opt_in", "country")
+VALUES ($1, $2, $3, COALESCE($4::boolean, false), COALESCE($5::text, 'FR'))
 ON CONFLICT ("email") DO NOTHING
 RETURNING "id"`;
 
@@ -250,6 +250,7 @@ export interface RegisterCustomerArgs {
   readonly name: string;
   readonly phone?: string | null;
   readonly marketing_opt_in?: boolean | null;
+  readonly country?: string | null;
 }
 
 /** One row returned by {@link registerCustomer}. */
@@ -269,6 +270,7 @@ export async function registerCustomer(db: Queryable, args: RegisterCustomerArgs
     args.name,
     args.phone ?? null,
     args.marketing_opt_in ?? null,
+    args.country ?? null,
   ]);
   return (rows[0] as RegisterCustomerResult | undefined) ?? null;
 }

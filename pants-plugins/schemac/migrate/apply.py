@@ -313,7 +313,7 @@ def apply(database_url: str, history: History, table: str = DEFAULT_TABLE,
                 say(f"resuming {m.base}: an earlier run started it and did not finish")
             try:
                 _apply_one(conn, table, library, m, say, hook, m.version in rows, again)
-            except psycopg.OperationalError as e:
+            except psycopg.Error as e:  # only a lost connection gets here
                 raise MigrationError(
                     f"the connection was lost while applying {m.base} ({str(e).strip()}); "
                     + ("nothing of it was applied" if not m.no_transaction else "it is recorded as started")
@@ -357,6 +357,35 @@ def invalid_indexes(conn, names: Optional[List[str]] = None) -> List[Tuple[str, 
     return [(r[0], r[1]) for r in rows if names is None or r[0] in names]
 
 
+_SETTING = re.compile(r"^-- schemac:set (lock_timeout|statement_timeout) = '([0-9a-z]+)'$", re.M)
+
+
+def header_settings(text: str) -> List[Tuple[str, str]]:
+    """The ``-- schemac:set name = 'value'`` lines of a no-transaction file's header: the
+    timeouts the runner sets for it (the file itself must hold its one statement alone)."""
+    return _SETTING.findall(text.split("\n\n", 1)[0])
+
+
+def _set_session(conn, settings: List[Tuple[str, str]], reset: bool = False) -> None:
+    from psycopg import sql as psql
+
+    for name, value in settings:
+        if reset:
+            conn.execute(psql.SQL("RESET {}").format(psql.Identifier(name)))
+        else:
+            conn.execute(psql.SQL("SET {} = {}").format(psql.Identifier(name), psql.Literal(value)))
+
+
+def _run_no_transaction(conn, m: Migration, text: str, statements: List[str], hook: Hook) -> None:
+    settings = header_settings(text)
+    _set_session(conn, settings)
+    try:
+        _run_statements(conn, m, statements, hook)
+    finally:
+        if not (conn.broken or conn.closed):
+            _set_session(conn, settings, reset=True)
+
+
 def _run_statements(conn, m: Migration, statements: List[str], hook: Hook) -> None:
     for i, stmt in enumerate(statements):
         if hook:
@@ -382,7 +411,7 @@ def _apply_one(conn, table: str, library: str, m: Migration, say: Callable[[str]
             for name, _ in invalid_indexes(conn, names):
                 say(f"dropping INVALID index {name} (an interrupted build) to build it again")
                 conn.execute(psql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(psql.Identifier(name)))
-            _run_statements(conn, m, statements, hook)
+            _run_no_transaction(conn, m, m.up, statements, hook)
             left = invalid_indexes(conn, names)
             if left:
                 raise MigrationError(f"migration {m.base} left index {left[0][0]} INVALID; run apply again to rebuild it")
@@ -391,9 +420,9 @@ def _apply_one(conn, table: str, library: str, m: Migration, say: Callable[[str]
             with conn.transaction():
                 _run_statements(conn, m, statements, hook)
                 _record(conn, table, library, m, "applied", None, started)
-    except psycopg.OperationalError:
-        raise
     except psycopg.Error as e:
+        if conn.broken or conn.closed:  # the connection is gone (the caller says what to do)
+            raise
         diag = e.diag
         where = f"SQLSTATE {e.sqlstate}: {diag.message_primary or str(e).strip()}"
         if diag.message_detail:
@@ -469,16 +498,16 @@ def down(database_url: str, history: History, steps: int, table: str = DEFAULT_T
             statements = split_statements(m.down)
             try:
                 if m.down_no_transaction:
-                    _run_statements(conn, m, statements, hook)
+                    _run_no_transaction(conn, m, m.down, statements, hook)
                     conn.execute(f"DELETE FROM {table} WHERE library = %s AND version = %s", (library, version))
                 else:
                     with conn.transaction():
                         _run_statements(conn, m, statements, hook)
                         conn.execute(f"DELETE FROM {table} WHERE library = %s AND version = %s", (library, version))
-            except psycopg.OperationalError as e:
-                raise MigrationError(f"the connection was lost while reverting {m.base} ({str(e).strip()}); "
-                                     f"check `{again('status')}` and run down again") from None
             except psycopg.Error as e:
+                if conn.broken or conn.closed:
+                    raise MigrationError(f"the connection was lost while reverting {m.base} ({str(e).strip()}); "
+                                         f"check `{again('status')}` and run down again") from None
                 raise MigrationError(f"reverting {m.base} failed (SQLSTATE {e.sqlstate}: "
                                      f"{e.diag.message_primary or str(e).strip()}); "
                                      + ("nothing of it was reverted" if not m.down_no_transaction else

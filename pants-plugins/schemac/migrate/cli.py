@@ -15,8 +15,8 @@ from schemac.compiler import Library, Options, check_library
 from schemac.diagnostics import CompileError, Diagnostic
 from schemac.migrate.catalog import SnapshotError, catalog_of, dump_snapshot
 from schemac.migrate.diff import DiffOptions, diff, locations_of
-from schemac.migrate.history import (MIGRATION_FILE, SNAPSHOT_FILE, SUM_FILE, History, is_history_path,
-                                     next_migration)
+from schemac.migrate.history import (MIGRATION_FILE, SNAPSHOT_FILE, SUM_FILE, History, check_timeout,
+                                     is_history_path, next_migration)
 
 
 def _library(args, read_sources) -> "tuple[Optional[Library], Dict[str, str]]":
@@ -91,7 +91,13 @@ def generate(args, read_sources) -> int:
     if problems:
         _print_all(problems, sources)
         return 1
-    options = DiffOptions(allow_destructive=args.allow_destructive, online_indexes=args.online_indexes)
+    for flag, value in (("--lock-timeout", args.lock_timeout), ("--statement-timeout", args.statement_timeout)):
+        problem = check_timeout(value)
+        if problem:
+            print(f"error: {flag}: {problem}", file=sys.stderr)
+            return 2
+    options = DiffOptions(allow_destructive=args.allow_destructive, online_indexes=not args.blocking_indexes,
+                          lock_timeout=args.lock_timeout, statement_timeout=args.statement_timeout)
     try:
         gen = next_migration(args.library, history, catalog_of(lib.schema), lib.hints, options, args.name,
                              locations_of(lib.schema))

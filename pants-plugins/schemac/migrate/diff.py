@@ -34,6 +34,19 @@ CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, DROP_NOT_NULL, ALTER_TYPE, SET_DEFAULT =
 REWRITE, FILL, SET_NOT_NULL = 50, 51, 52
 ADD_CHECK, ADD_UNIQUE, ADD_FK, INDEXES, COPY_LINKS, LATE_DROP, COMMENT = 60, 61, 62, 63, 66, 80, 90
 CREATE_EXTENSION, CREATE_SEQUENCE, DROP_SEQUENCE, DROP_EXTENSION = 35, 36, 84, 85
+# Phases of the finishing file (validations first: they scan under SHARE UPDATE EXCLUSIVE; the
+# ACCESS EXCLUSIVE steps come last, so that lock is held only for the commit).
+VALIDATE, FINISH_NOT_NULL, FINISH_DROP_HELPER, ATTACH_UNIQUE = 100, 110, 111, 112
+
+#: Where a statement goes (see :func:`schemac.migrate.history.next_migration`): ``pre``: a
+#: no-transaction file of its own before the main file (``DROP INDEX CONCURRENTLY``); ``main``:
+#: the main transactional file; ``online``: a no-transaction file of its own after it
+#: (``CREATE INDEX CONCURRENTLY``); ``finish``: a transactional file after those (``VALIDATE
+#: CONSTRAINT``, ``SET NOT NULL`` proven by a validated CHECK, ``ADD CONSTRAINT ... USING INDEX``).
+PRE, MAIN, ONLINE, FINISH = "pre", "main", "online", "finish"
+
+#: Functions whose value differs per row: a column added with such a default rewrites the table.
+VOLATILE_FUNCTIONS = ("gen_random_uuid(", "clock_timestamp(", "random(", "uuid_generate_v", "nextval(", "timeofday(")
 
 #: Column type changes Postgres makes without losing values: no cast hint needed.
 WIDENING = {
@@ -45,15 +58,20 @@ WIDENING = {
 
 @dataclass(frozen=True)
 class Statement:
-    """One SQL statement. ``concurrent``: ``CREATE INDEX CONCURRENTLY``, which must run outside
-    a transaction and so gets a migration file of its own; ``index``: its index (for the down
-    file of such a migration)."""
+    """One SQL statement. ``stage``: which file it goes to (:data:`PRE`, :data:`MAIN`,
+    :data:`ONLINE`, :data:`FINISH`); ``index``: the index a ``pre``/``online`` statement drops or
+    builds; ``undo``: the statement that reverts a ``pre``/``online`` statement (its file's down)."""
 
     phase: int
     seq: int
     sql: str
-    concurrent: bool = False
+    stage: str = MAIN
     index: Optional[str] = None
+    undo: Optional[str] = None
+
+    @property
+    def concurrent(self) -> bool:
+        return self.stage in (PRE, ONLINE)
 
 
 @dataclass
@@ -66,6 +84,10 @@ class Plan:
     lints: List[Diagnostic] = field(default_factory=list)
     errors: List[Diagnostic] = field(default_factory=list)
     changes: List[str] = field(default_factory=list)
+    #: ``(table, column)`` made NOT NULL by the finishing file (nullable until then).
+    not_null_later: List[Tuple[str, str]] = field(default_factory=list)
+    #: ``(table, column)`` whose helper CHECK ``nn_...`` the main file adds NOT VALID.
+    helper_checks: List[Tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -78,13 +100,18 @@ class Plan:
 @dataclass(frozen=True)
 class DiffOptions:
     """``allow_destructive``: drop tables/columns without drop hints (``--allow-destructive``);
-    ``online_indexes``: build indexes on existing tables with ``CREATE INDEX CONCURRENTLY``, one
-    migration file each; ``down``: this is a down migration (undoing an up migration: drops and
-    casts are its purpose, so they are not refused)."""
+    ``online_indexes``: build and drop indexes of existing tables ``CONCURRENTLY``, one
+    no-transaction migration file each (default; off for small tables, where a blocking build is
+    quicker and keeps one file); ``down``: this is a down migration (undoing an up migration:
+    drops and casts are its purpose, so they are not refused, and it restores the old state in
+    one transaction instead of the online sequences). ``lock_timeout`` / ``statement_timeout``:
+    the values each file sets first (Postgres interval text; see :mod:`schemac.migrate.history`)."""
 
     allow_destructive: bool = False
-    online_indexes: bool = False
+    online_indexes: bool = True
     down: bool = False
+    lock_timeout: str = "5s"
+    statement_timeout: str = "1min"
 
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|[A-Za-z_][A-Za-z0-9_$]*|\s+|.", re.S)
@@ -139,10 +166,32 @@ def fk_sql(table: str, fk) -> str:
             f"  REFERENCES {qi(fk.target)} (\"id\") ON DELETE {fk.on_delete};")
 
 
+def fk_body(fk) -> str:
+    return f"FOREIGN KEY ({qi(fk.column)}) REFERENCES {qi(fk.target)} (\"id\") ON DELETE {fk.on_delete}"
+
+
+def constraint_name(prefix: str, table: str, column: str) -> str:
+    """``prefix_table_column``, shortened with a hash to Postgres' 63-byte identifier limit."""
+    import hashlib
+
+    name = f"{prefix}_{table}_{column}"
+    if len(name.encode("utf-8")) <= 63:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]
+    return name.encode("utf-8")[:54].decode("utf-8", "ignore") + "_" + digest
+
+
+def is_volatile(default_sql: str) -> bool:
+    """Whether a column default calls a volatile function (different per row)."""
+    low = default_sql.lower()
+    return any(f in low for f in VOLATILE_FUNCTIONS)
+
+
 def unique_index_sql(table: str, u: UniqueDef, concurrently: bool = False) -> str:
     conc = " CONCURRENTLY" if concurrently else ""
+    where = f"\n  WHERE ({u.predicate})" if u.predicate is not None else ""
     return (f"CREATE UNIQUE INDEX{conc} IF NOT EXISTS {qi(u.name)}\n  ON {qi(table)} "
-            f"({', '.join(qi(c) for c in u.columns)})\n  WHERE ({u.predicate});")
+            f"({', '.join(qi(c) for c in u.columns)}){where};")
 
 
 def index_sql(table: str, ix: IndexDef, concurrently: bool = False) -> str:
@@ -185,9 +234,42 @@ class _Differ:
         self.seq = 0
 
     # -- output helpers
-    def emit(self, phase: int, sql: str, concurrent: bool = False, index: Optional[str] = None) -> None:
+    def emit(self, phase: int, sql: str, stage: str = MAIN, index: Optional[str] = None,
+             undo: Optional[str] = None) -> None:
         self.seq += 1
-        self.plan.statements.append(Statement(phase, self.seq, sql, concurrent, index))
+        self.plan.statements.append(Statement(phase, self.seq, sql, stage, index, undo))
+
+    @property
+    def safe(self) -> bool:
+        """Emit the online sequences for existing tables (every up migration)."""
+        return not self.opt.down
+
+    def add_constraint_not_valid(self, nt: TableDef, name: str, body: str, phase: int) -> None:
+        """``ADD CONSTRAINT ... NOT VALID`` now (a short lock, no scan: new and updated rows are
+        checked at once), ``VALIDATE CONSTRAINT`` in the finishing file (a scan under SHARE UPDATE
+        EXCLUSIVE, which blocks neither reads nor writes)."""
+        tq = qi(nt.name)
+        if self.safe:
+            self.emit(phase, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(name)} {body} NOT VALID;")
+            self.emit(VALIDATE, f"ALTER TABLE {tq} VALIDATE CONSTRAINT {qi(name)};", FINISH)
+        else:
+            self.emit(phase, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(name)} {body};")
+
+    def set_not_null(self, nt: TableDef, c: ColumnDef, phase: int = SET_NOT_NULL) -> None:
+        """``SET NOT NULL`` on an existing table: a helper ``CHECK (c IS NOT NULL) NOT VALID`` now,
+        then in the finishing file ``VALIDATE`` it (no write lock), ``SET NOT NULL`` (Postgres
+        skips its scan when a valid CHECK proves it: a brief ACCESS EXCLUSIVE) and drop the helper."""
+        tq, cq = qi(nt.name), qi(c.name)
+        if not self.safe:
+            self.emit(phase, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")
+            return
+        helper = constraint_name("nn", nt.name, c.name)
+        self.emit(phase, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(helper)} CHECK ({cq} IS NOT NULL) NOT VALID;")
+        self.emit(VALIDATE, f"ALTER TABLE {tq} VALIDATE CONSTRAINT {qi(helper)};", FINISH)
+        self.emit(FINISH_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;", FINISH)
+        self.emit(FINISH_DROP_HELPER, f"ALTER TABLE {tq} DROP CONSTRAINT IF EXISTS {qi(helper)};", FINISH)
+        self.plan.not_null_later.append((nt.name, c.name))
+        self.plan.helper_checks.append((nt.name, c.name, helper))
 
     def lint(self, code: str, message: str, hint: Optional[str] = None) -> None:
         if not self.opt.down:
@@ -421,7 +503,8 @@ class _Differ:
             self.emit(RENAME, f"ALTER TABLE {qi(ot.name)} RENAME TO {tq};")
             # Postgres named the primary key after the table (<table>_pkey): keep it so.
             self.emit(RENAME, f"ALTER TABLE {tq} RENAME CONSTRAINT {qi(ot.name + '_pkey')} TO {qi(nt.name + '_pkey')};")
-            self.lint("BC101", f"table {ot.name!r} is renamed to {nt.name!r}")
+            self.lint("BC101", f"table {ot.name!r} is renamed to {nt.name!r}: a deployed runner of the previous version "
+                      "still queries the old name")
             self.change(f"rename table {ot.name} to {nt.name}")
         if tuple(ot.primary_key) != tuple(nt.primary_key) and not self.opt.down:
             self.error("E0404", f"the primary key of {nt.name!r} changes", "declare a new type and copy the data",
@@ -450,7 +533,8 @@ class _Differ:
         for oc, c in pairs:
             if oc.name != c.name:
                 self.emit(RENAME, f"ALTER TABLE {tq} RENAME COLUMN {qi(oc.name)} TO {qi(c.name)};")
-                self.lint("BC102", f"column {nt.name}.{oc.name} is renamed to {c.name!r}")
+                self.lint("BC102", f"column {nt.name}.{oc.name} is renamed to {c.name!r}: a deployed runner of the previous "
+                          "version still queries the old name")
                 self.change(f"rename column {nt.name}.{oc.name} to {c.name}")
         for oc in ot.columns:
             if oc.name in matched_old or (nt.name, oc.name) in self.converted_columns:
@@ -489,13 +573,29 @@ class _Differ:
         if (nt.name, c.name) in self.filled_from_join:  # multi -> single: filled from the join table
             self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True))};")
             if not c.nullable:
-                self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET NOT NULL;")
+                self.set_not_null(nt, c)
             return
         if c.comment is not None:
             self.emit(COMMENT, _comment_sql("COLUMN", f"{tq}.{qi(c.name)}", c.comment))
+        if c.default is not None and is_volatile(c.default):
+            # ADD COLUMN ... DEFAULT <volatile> rewrites the table under ACCESS EXCLUSIVE. Online:
+            # add it without a default, set the default (new rows), fill the existing rows
+            # (row locks only), then NOT NULL through a validated CHECK.
+            self.lint("LK103", f"column {nt.name}.{c.name} has a volatile default ({c.default}): adding it with the "
+                      "default would rewrite the table, so existing rows are filled by an UPDATE instead",
+                      "on a large table, consider filling in batches first (a nullable column), then making it required")
+            self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True, default=None))};")
+            self.emit(SET_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {qi(c.name)} SET DEFAULT {c.default};")
+            self.emit(FILL, f"UPDATE {tq} SET {qi(c.name)} = {c.default} WHERE {qi(c.name)} IS NULL;")
+            if not c.nullable:
+                self.set_not_null(nt, c)
+            return
         if c.nullable or c.default is not None:
             self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(c)};")
             return
+        self.lint("BC105", f"required column {nt.name}.{c.name} has no default: a deployed runner of the previous "
+                  f"version inserts {nt.name} rows without it, and they fail",
+                  "give the property a default (then no fill is needed either), or deploy the new runners first")
         self.lint("MF103", f"required column {nt.name}.{c.name} is added without a default",
                   None if fill else f"existing rows need a value: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
         self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True))};")
@@ -514,7 +614,7 @@ class _Differ:
                 f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
                 "(or give the property a default), then generate this migration again (see docs/migrations.md, "
                 "'When a migration fails')", "23502"))
-        self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")
+        self.set_not_null(nt, c)
 
     def alter_column(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:
         tq, cq = qi(nt.name), qi(c.name)
@@ -543,6 +643,9 @@ class _Differ:
             self.emit(ALTER_TYPE, f"ALTER TABLE {tq} ALTER COLUMN {cq} TYPE {c.type} USING {using};")
             if (oc.type, c.type) not in WIDENING and c.type != f"{oc.type}[]":
                 self.lint("MF105", f"column {nt.name}.{c.name} is cast from {oc.type} to {c.type}")
+                self.lint("BC104", f"column {nt.name}.{c.name} changes from {oc.type} to {c.type}: a deployed runner of "
+                          "the previous version sends and reads the old type", "add a new property instead, and drop "
+                          "the old one once no deployed runner uses it")
             self.lint("LK102", f"changing the type of {nt.name}.{c.name} rewrites {nt.name}")
             self.change(f"change type of {nt.name}.{c.name} to {c.type}")
         if oc.default != c.default or (type_changes and oc.default is not None):
@@ -553,9 +656,12 @@ class _Differ:
                 self.emit(SET_DEFAULT, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET DEFAULT {c.default};")
             self.change(f"change default of {nt.name}.{c.name}")
         if oc.nullable and not c.nullable and type_changes and c.type == f"{oc.type}[]":
-            self.emit(SET_NOT_NULL, f"ALTER TABLE {tq} ALTER COLUMN {cq} SET NOT NULL;")  # the CASE left no NULL
+            self.set_not_null(nt, c)  # the CASE left no NULL
         elif oc.nullable and not c.nullable:
             self.change(f"make {nt.name}.{c.name} required")
+            if c.default is None:
+                self.lint("BC105", f"column {nt.name}.{c.name} becomes required without a default: a deployed runner "
+                          "of the previous version that leaves it empty fails", "give the property a default")
             fill = self.hints.fills.get((nt.origin, c.pointer or c.name))
             self.lint("MF104", f"column {nt.name}.{c.name} becomes required",
                       None if fill else f"rows where it is empty stop the migration: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
@@ -576,6 +682,9 @@ class _Differ:
         tq, cq = qi(nt.name), qi(c.name)
         for old, new in renames.items():
             if old in old_members and new in new_members:
+                self.lint("BC103", f"enum member {old!r} of {nt.name}.{c.name} becomes {new!r}: a deployed runner of "
+                          f"the previous version still sends {old!r}, which the new CHECK refuses",
+                          "deploy runners that no longer use it first, or keep the old member until they are gone")
                 if c.array:
                     self.emit(REWRITE, f"UPDATE {tq} SET {cq} = array_replace({cq}, {sql_string(old)}, {sql_string(new)})"
                                        f" WHERE {sql_string(old)} = ANY({cq});")
@@ -584,6 +693,9 @@ class _Differ:
                 self.change(f"rewrite {nt.name}.{c.name} {old} -> {new}")
         removed = [m for m in old_members if m not in new_members and m not in renames]
         for m in removed:
+            self.lint("BC103", f"enum member {m!r} of {nt.name}.{c.name} is removed: a deployed runner of the previous "
+                      f"version that still sends it fails the new CHECK",
+                      "deploy runners that no longer use it first")
             self.lint("DS104", f"enum member {m!r} is removed; rows of {nt.name} that use it stop the migration",
                       f"to move them to another member add `map member {_member_ref(enum, m)} to <member>;`")
             cond = f"{sql_string(m)} = ANY({cq})" if c.array else f"{cq} = {sql_string(m)}"
@@ -622,7 +734,7 @@ class _Differ:
 
         # CHECK constraints
         def add_check(ck):
-            self.emit(ADD_CHECK, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(ck.name)} CHECK ({ck.expression});")
+            self.add_constraint_not_valid(nt, ck.name, f"CHECK ({ck.expression})", ADD_CHECK)
             self.lint("MF106", f"check {ck.name!r} is added to {nt.name}: existing rows are validated")
             self.change(f"add check {ck.name}")
 
@@ -646,9 +758,17 @@ class _Differ:
         def add_unique(u):
             self.change(f"add exclusive {u.name}")
             self.lint("MF101", f"unique {u.name!r} is added to {nt.name}: it fails if rows are duplicates")
-            if u.predicate is None:
+            if u.predicate is None and self.opt.online_indexes and self.safe:
+                # A unique index built concurrently, then made the constraint (a brief lock).
+                self._index(nt, u.name, lambda conc: unique_index_sql(nt.name, u, conc))
+                self.emit(ATTACH_UNIQUE, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(u.name)} UNIQUE USING INDEX {qi(u.name)};",
+                          FINISH)
+            elif u.predicate is None:
                 self.emit(ADD_UNIQUE, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(u.name)} UNIQUE "
                                       f"({', '.join(qi(c) for c in u.columns)});")
+                if not self.opt.down:
+                    self.lint("LK101", f"unique {u.name!r} is built on {nt.name} without CONCURRENTLY: writes wait "
+                              "until it is built", "leave online_indexes on to build it concurrently")
             else:
                 self._index(nt, u.name, lambda conc: unique_index_sql(nt.name, u, conc))
 
@@ -657,7 +777,7 @@ class _Differ:
             if u.predicate is None:
                 self.emit(DROP_UNIQUE, f"ALTER TABLE {tq} DROP CONSTRAINT {qi(u.name)};")
             else:
-                self.emit(DROP_INDEX, f"DROP INDEX {qi(u.name)};")
+                self._drop_index(ot, u.name, lambda conc: unique_index_sql(ot.name, u, conc))
 
         old_u = {True: [u for u in ot.uniques if u.predicate is not None],
                  False: [u for u in ot.uniques if u.predicate is None]}
@@ -676,7 +796,7 @@ class _Differ:
             return (f.column, f.target, f.on_delete)
 
         def add_fk(f):
-            self.emit(ADD_FK, fk_sql(nt.name, f))
+            self.add_constraint_not_valid(nt, f.name, fk_body(f), ADD_FK)
             self.lint("MF106", f"foreign key {f.name!r} is added to {nt.name}: existing rows are validated")
             self.change(f"add foreign key {f.name}")
 
@@ -698,7 +818,7 @@ class _Differ:
 
         def drop_index(i):
             self.change(f"drop index {i.name}")
-            self.emit(DROP_INDEX, f"DROP INDEX {qi(i.name)};")
+            self._drop_index(ot, i.name, lambda conc: index_sql(ot.name, i, conc))
 
         match(list(ot.indexes), list(nt.indexes), ikey_old, ikey_new, drop_index, add_index,
               lambda a, b: f"ALTER INDEX {qi(a)} RENAME TO {qi(b)};", "index")
@@ -708,12 +828,24 @@ class _Differ:
                 self.emit(COMMENT, _comment_sql("INDEX", qi(i.name), i.comment))
 
     def _index(self, nt: TableDef, name: str, sql) -> None:
-        if self.opt.online_indexes and not self.opt.down:
-            self.emit(INDEXES, sql(True), concurrent=True, index=name)
+        if self.opt.online_indexes and self.safe:
+            self.emit(INDEXES, sql(True), ONLINE, index=name,
+                      undo=f"DROP INDEX CONCURRENTLY IF EXISTS {qi(name)};")
         else:
-            self.lint("LK101", f"index {name!r} is built on {nt.name} without CONCURRENTLY: writes wait until it is built",
-                      "set online_indexes on the library to build indexes concurrently, in migrations of their own")
+            if not self.opt.down:
+                self.lint("LK101", f"index {name!r} is built on {nt.name} without CONCURRENTLY: writes wait until "
+                          "it is built", "leave online_indexes on (the default) to build indexes concurrently, "
+                          "in migrations of their own")
             self.emit(INDEXES, sql(False))
+
+    def _drop_index(self, ot: TableDef, name: str, create_sql) -> None:
+        """Drop an index of an existing table: ``DROP INDEX CONCURRENTLY`` in a no-transaction
+        file before the main one (its down builds it again concurrently)."""
+        if self.opt.online_indexes and self.safe:
+            self.emit(DROP_INDEX, f"DROP INDEX CONCURRENTLY IF EXISTS {qi(name)};", PRE, index=name,
+                      undo=create_sql(True))
+        else:
+            self.emit(DROP_INDEX, f"DROP INDEX IF EXISTS {qi(name)};")
 
 
 def _merge_replacements(changes: List[str]) -> List[str]:

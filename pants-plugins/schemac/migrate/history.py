@@ -22,9 +22,10 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from schemac.diagnostics import Diagnostic, Span
 from schemac.migrate.catalog import Catalog, SnapshotError, dump_snapshot, load_snapshot
-from schemac.migrate.diff import DiffOptions, Plan, diff
+from schemac.migrate.diff import FINISH, MAIN, ONLINE, PRE, DiffOptions, Plan, diff
 from schemac.migrate.hints import Hints
 from schemac.render import render
+from schemac.sqlnames import qi
 
 MIGRATIONS_DIR = "migrations"
 SNAPSHOT_FILE = "snapshot.json"
@@ -250,24 +251,55 @@ def slug_of(changes: List[str]) -> str:
     return first + ("_and_more" if len(changes) > 1 else "")
 
 
+SETTINGS_MARKER = "-- schemac:set "
+_INTERVAL = re.compile(r"^(0|[1-9][0-9]*(us|ms|s|min|h|d)?)$")
+
+
+def check_timeout(value: str) -> Optional[str]:
+    """``None`` when ``value`` is a timeout Postgres reads (``0``, ``5s``, ``250ms``, ``1min``),
+    else what is wrong with it."""
+    if _INTERVAL.match(value):
+        return None
+    return f"{value!r} is not a timeout (write a number with a unit: 250ms, 5s, 1min, 2h; 0 for none)"
+
+
+def _settings(options: DiffOptions, statement_timeout: Optional[str] = None) -> List[Tuple[str, str]]:
+    return [("lock_timeout", options.lock_timeout),
+            ("statement_timeout", options.statement_timeout if statement_timeout is None else statement_timeout)]
+
+
 def render_file(library: str, base: str, direction: str, description: str, statements: List[str],
-                notes: List[str] = (), no_transaction: bool = False) -> str:  # type: ignore[assignment]
-    """One migration file: the generated-code header, notes as comments, the statements."""
+                notes: List[str] = (), no_transaction: bool = False,  # type: ignore[assignment]
+                settings: List[Tuple[str, str]] = ()) -> str:  # type: ignore[assignment]
+    """One migration file: the generated-code header, notes as comments, the statements.
+    ``settings`` (``lock_timeout``, ``statement_timeout``) come first: as ``SET LOCAL`` in a
+    transactional file (they end with its transaction, also under golang-migrate, which runs a
+    file as one implicit transaction); as ``-- schemac:set`` header lines in a no-transaction
+    file, which must hold its one statement alone (a multi-statement query is an implicit
+    transaction, where CONCURRENTLY is refused): the schemac runner sets them for that file."""
+    if no_transaction:
+        notes_ = [*notes]
+        header = [f"{SETTINGS_MARKER}{k} = '{v}'" for k, v in settings]
+        body = statements
+    else:
+        notes_ = [*notes]
+        header = []
+        body = [f"SET LOCAL {k} = '{v}';" for k, v in settings] + list(statements) if statements else []
     return render("migration.sql.j2", library=library, base=base, direction=direction, description=description,
-                  notes=list(notes), statements=statements, no_transaction=no_transaction)
+                  notes=notes_, statements=body, no_transaction=no_transaction, header=header)
 
 
 def _up_and_down(library: str, base: str, initial: bool, up: List[str], down: List[str],
-                 changes: List[str]) -> Dict[str, str]:
+                 changes: List[str], options: DiffOptions = DiffOptions()) -> Dict[str, str]:
     """The ``.up.sql`` and ``.down.sql`` files of one migration (the first one says it creates
     the tables; later ones list their changes)."""
     return {
         f"{base}.up.sql": render_file(library, base, "up",
                                       "creates the library's tables." if initial else "the changes listed below.",
-                                      up, [] if initial else changes),
+                                      up, [] if initial else changes, settings=_settings(options)),
         f"{base}.down.sql": render_file(library, base, "down",
                                         "drops what the up migration created." if initial else f"reverts {base}.up.sql.",
-                                        down),
+                                        down, settings=_settings(options)),
     }
 
 
@@ -306,29 +338,63 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
         return Generated({}, up, [])
     initial = not old.tables
     version = history.last_version + 1
-    main = [s for s in up.ordered() if not s.concurrent]
-    online = [s for s in up.ordered() if s.concurrent]
-    # The down of the main file undoes everything but the concurrently built indexes (each of
-    # those has its own file and its own down).
+    ordered = up.ordered()
+    pre = [s for s in ordered if s.stage == PRE]
+    main = [s for s in ordered if s.stage == MAIN]
+    online = [s for s in ordered if s.stage == ONLINE]
+    finish = [s for s in ordered if s.stage == FINISH]
+    # The down of the main file takes the database from the state after the main file (no
+    # concurrently built index yet, NOT NULLs still to come) back to the state before it (the
+    # indexes the pre files dropped still dropped: their own downs build them again).
     after_main = _without_indexes(current, {s.index for s in online})
-    down = diff(after_main, old, hints.inverted(), DiffOptions(down=True))
+    after_main = _nullable(after_main, set(up.not_null_later))
+    before_main = _without_indexes(old, {s.index for s in pre})
+    down = diff(after_main, before_main, hints.inverted(), DiffOptions(down=True))
+    # Helper CHECKs (nn_...) the main file added NOT VALID: gone once the finishing file ran,
+    # still there when only the main file did.
+    helper_drops = [f"ALTER TABLE {qi(t)} DROP CONSTRAINT IF EXISTS {qi(h)};" for t, _, h in up.helper_checks]
     slug = name or ("init" if initial else slug_of(up.changes))
     if not re.match(r"^[A-Za-z0-9_]+$", slug):
         slug = re.sub(r"[^A-Za-z0-9_]+", "_", slug).strip("_") or "migration"
     files: Dict[str, str] = {}
     versions: List[str] = []
+
+    def one_statement(s, what: str, verb: str) -> None:
+        nonlocal version
+        b = f"{version:0{VERSION_WIDTH}d}_{verb}_{s.index}"
+        online_settings = _settings(options, "0")
+        files[f"{b}.up.sql"] = render_file(library, b, "up", f"{what} {s.index} concurrently.", [s.sql],
+                                           no_transaction=True, settings=online_settings)
+        files[f"{b}.down.sql"] = render_file(library, b, "down", f"reverts {b}.up.sql.", [s.undo],
+                                             no_transaction=True, settings=online_settings)
+        versions.append(b)
+        version += 1
+
+    for s in pre:
+        one_statement(s, "drops index", "drop_index")
     base = f"{version:0{VERSION_WIDTH}d}_{slug}"
     if main:
-        files.update(_up_and_down(library, base, initial, [s.sql for s in main], [s.sql for s in down.ordered()],
-                                  up.changes))
+        files.update(_up_and_down(library, base, initial, [s.sql for s in main],
+                                  helper_drops + [s.sql for s in down.ordered()], up.changes, options))
         versions.append(base)
         version += 1
     for s in online:
-        b = f"{version:0{VERSION_WIDTH}d}_create_index_{s.index}"
-        files[f"{b}.up.sql"] = render_file(library, b, "up", f"builds index {s.index} concurrently.", [s.sql],
-                                           no_transaction=True)
-        files[f"{b}.down.sql"] = render_file(library, b, "down", f"reverts {b}.up.sql.",
-                                             [f"DROP INDEX CONCURRENTLY IF EXISTS \"{s.index}\";"], no_transaction=True)
+        one_statement(s, "builds index", "create_index")
+    if finish:
+        b = f"{version:0{VERSION_WIDTH}d}_{slug}_validate"
+        undo = []
+        for s in reversed(finish):  # NOT NULL dropped again, attached unique constraints detached
+            m = re.match(r'ALTER TABLE (".*?") ALTER COLUMN (".*?") SET NOT NULL;$', s.sql)
+            if m:
+                undo.append(f"ALTER TABLE {m.group(1)} ALTER COLUMN {m.group(2)} DROP NOT NULL;")
+            m = re.match(r'ALTER TABLE (".*?") ADD CONSTRAINT (".*?") UNIQUE USING INDEX', s.sql)
+            if m:
+                undo.append(f"ALTER TABLE {m.group(1)} DROP CONSTRAINT IF EXISTS {m.group(2)};")
+        files[f"{b}.up.sql"] = render_file(
+            library, b, "up", "validates what the migrations before it added NOT VALID and finishes them.",
+            [s.sql for s in finish], settings=_settings(options, "0"))
+        files[f"{b}.down.sql"] = render_file(library, b, "down", f"reverts {b}.up.sql.", undo,
+                                             settings=_settings(options))
         versions.append(b)
         version += 1
     files[SNAPSHOT_FILE] = snapshot
@@ -339,6 +405,14 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
     return Generated(files, up, versions)
 
 
+def _nullable(catalog: Catalog, columns) -> Catalog:
+    from dataclasses import replace
+
+    tables = tuple(replace(t, columns=tuple(replace(c, nullable=True) if (t.name, c.name) in columns else c
+                                            for c in t.columns)) for t in catalog.tables)
+    return replace(catalog, tables=tables)
+
+
 def _without_indexes(catalog: Catalog, names) -> Catalog:
     from dataclasses import replace
 
@@ -347,14 +421,15 @@ def _without_indexes(catalog: Catalog, names) -> Catalog:
     return replace(catalog, tables=tables)
 
 
-def initial_files(library: str, current: Catalog, up: Optional[Plan] = None) -> Dict[str, str]:
+def initial_files(library: str, current: Catalog, up: Optional[Plan] = None,
+                  options: DiffOptions = DiffOptions()) -> Dict[str, str]:
     """``000001_init.{up,down}.sql`` for a library without a history: exactly what
     ``generate-migrations`` writes first (without its snapshot and checksums, which the
     compile output does not need). ``up``: the diff from an empty catalog, if already made."""
     up = up or diff(Catalog(), current)
     down = diff(current, Catalog(), Hints(), DiffOptions(down=True))
     return _up_and_down(library, f"{1:0{VERSION_WIDTH}d}_init", True, [s.sql for s in up.ordered()],
-                        [s.sql for s in down.ordered()], [])
+                        [s.sql for s in down.ordered()], [], options)
 
 
 def schema_sql(library: str, current: Catalog, up: Optional[Plan] = None) -> str:

@@ -4,5 +4,6 @@ insert Customer {
   name := $name,
   phone := $phone,
   marketing_opt_in := $marketing_opt_in,
+  country := <optional str>$country ?? 'FR',
 }
 unless conflict on .email;
