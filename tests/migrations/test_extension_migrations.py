@@ -43,16 +43,17 @@ def _state(db):
 
 def _step_and_roundtrip(lib: Lib, db, schema: str):
     before = _state(db)
+    first = lib.history().last_version + 1
     gen = lib.generate(schema)
     assert gen is not None and not gen.plan.errors, gen and gen.plan.errors
-    version = lib.history().last_version
+    versions = range(first, lib.history().last_version + 1)  # an index on an existing table: a file of its own
     lib.apply(db.url)
     after = _state(db)
-    db.execute(lib.down_sql(version))
+    lib.run_files(db.conn, versions, "down")
     assert _state(db) == before
-    db.execute(lib.up_sql(version))
+    lib.run_files(db.conn, versions, "up")
     assert _state(db) == after
-    return lib.up_sql(version), lib.down_sql(version), after
+    return lib.up_sql(versions), lib.down_sql(versions), after
 
 
 def test_extensions_are_added_and_dropped_by_migrations(tmp_path, pg):

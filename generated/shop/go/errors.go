@@ -478,56 +478,56 @@ func (e *CkCustomerCountryRegexpError) Is(target error) bool {
 	return target == ErrCheckViolation
 }
 
-// UqProductSkuError is returned when Product: duplicate (sku) (constraint uq_product_sku). Match
+// UqProductSKUError is returned when Product: duplicate (sku) (constraint uq_product_sku). Match
 // it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
-type UqProductSkuError struct {
+type UqProductSKUError struct {
 	Err *pgconn.PgError
 }
 
 // Constraint returns the name of the violated constraint, "uq_product_sku".
-func (e *UqProductSkuError) Constraint() string {
+func (e *UqProductSKUError) Constraint() string {
 	return "uq_product_sku"
 }
 
 // Error implements error.
-func (e *UqProductSkuError) Error() string {
+func (e *UqProductSKUError) Error() string {
 	return "Product: duplicate (sku) (uq_product_sku)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
-func (e *UqProductSkuError) Unwrap() error {
+func (e *UqProductSKUError) Unwrap() error {
 	return e.Err
 }
 
 // Is reports whether target is ErrExclusiveViolation.
-func (e *UqProductSkuError) Is(target error) bool {
+func (e *UqProductSKUError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// CkProductSkuRegexpError is returned when Product: CHECK (sku ~
+// CkProductSKURegexpError is returned when Product: CHECK (sku ~
 // '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (constraint ck_product_sku_regexp). Match it with
 // errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
-type CkProductSkuRegexpError struct {
+type CkProductSKURegexpError struct {
 	Err *pgconn.PgError
 }
 
 // Constraint returns the name of the violated constraint, "ck_product_sku_regexp".
-func (e *CkProductSkuRegexpError) Constraint() string {
+func (e *CkProductSKURegexpError) Constraint() string {
 	return "ck_product_sku_regexp"
 }
 
 // Error implements error.
-func (e *CkProductSkuRegexpError) Error() string {
+func (e *CkProductSKURegexpError) Error() string {
 	return "Product: CHECK (sku ~ '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (ck_product_sku_regexp)" + ": " + e.Err.Message
 }
 
 // Unwrap returns the driver error.
-func (e *CkProductSkuRegexpError) Unwrap() error {
+func (e *CkProductSKURegexpError) Unwrap() error {
 	return e.Err
 }
 
 // Is reports whether target is ErrCheckViolation.
-func (e *CkProductSkuRegexpError) Is(target error) bool {
+func (e *CkProductSKURegexpError) Is(target error) bool {
 	return target == ErrCheckViolation
 }
 
@@ -981,9 +981,9 @@ func translateError(err error) error {
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_customer_country_regexp":
 		return &CkCustomerCountryRegexpError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_product_sku":
-		return &UqProductSkuError{Err: pgErr}
+		return &UqProductSKUError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_sku_regexp":
-		return &CkProductSkuRegexpError{Err: pgErr}
+		return &CkProductSKURegexpError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_price_min_value":
 		return &CkProductPriceMinValueError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_currency_regexp":
