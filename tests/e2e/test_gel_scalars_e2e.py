@@ -3,7 +3,8 @@
 ``bigint`` and ``decimal``, end to end on Postgres 15: the migration's column types and unit
 CHECKs, and values inserted and selected back through the TypeScript runner (tsc --strict, run
 in a time zone west of UTC), the pgx runner and the database/sql runner (gofmt, go vet, Go 1.21),
-at the top level and inside a nested shape (https://docs.geldata.com/reference/stdlib/datetime)."""
+at the top level and inside a nested shape (https://docs.geldata.com/reference/stdlib/datetime).
+The runner tests also run test_ranges_e2e.py's programs, in the same compile."""
 
 from __future__ import annotations
 
@@ -110,29 +111,45 @@ def test_nested_shapes_refuse_types_json_cannot_carry(tmp_path):
             "                            ^^^\n") in text
 
 
+# The runners' end-to-end tests also run the ranges library of test_ranges_e2e.py: one tsc
+# compile and one Go module per driver for both (each costs 10-20 s on a loaded 2-core machine).
 @pytest.mark.slow
-def test_typescript_runner_round_trips_gel_scalars(pg, tsc_run, tmp_path):
+def test_typescript_runner_round_trips_gel_scalars_and_ranges(pg, tsc_run, tmp_path):
+    import test_ranges_e2e as ranges
+
     out = _compiled(tmp_path)
+    rg = ranges._compiled(tmp_path / "rg")
     pg.execute((out / "sql" / "000001_init.up.sql").read_text())
+    pg.execute((rg / "sql" / "000001_init.up.sql").read_text())
     src = tmp_path / "src"
     shutil.copytree(out / "ts", src / "gen")
-    shutil.copy(HERE / "gel_scalars_ts" / "main.ts", src / "main.ts")
+    shutil.copytree(rg / "ts", src / "gen_rg")
+    shutil.copy(HERE / "gel_scalars_ts" / "main.ts", src / "scalars.ts")
+    shutil.copy(HERE / "ranges_ts" / "main.ts", src / "ranges.ts")
+    (src / "main.ts").write_text('await import("./scalars.js");\nawait import("./ranges.js");\nexport {};\n')
     result = tsc_run(src, "main.ts", env={"TZ": "America/Los_Angeles"})
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"scalars": True, "tz": "America/Los_Angeles"}
+    assert [json.loads(line) for line in result.stdout.strip().splitlines()[-2:]] == [
+        {"scalars": True, "tz": "America/Los_Angeles"}, {"ranges": True}]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("driver", ["pgx", "database/sql"])
-def test_go_runner_round_trips_gel_scalars(pg, go_run, tmp_path, driver):
+def test_go_runner_round_trips_gel_scalars_and_ranges(pg, go_run, tmp_path, driver):
+    import test_ranges_e2e as ranges
+
     out = _compiled(tmp_path, driver)
+    rg = ranges._compiled(tmp_path / "rg", driver)
     pg.execute((out / "sql" / "000001_init.up.sql").read_text())
+    pg.execute((rg / "sql" / "000001_init.up.sql").read_text())
     mod = tmp_path / "mod"
     shutil.copytree(out / "go", mod / "gs")
-    test = "scalars_pgx_test.go" if driver == "pgx" else "scalars_sql_test.go"
+    shutil.copytree(rg / "go", mod / "rg")
+    kind = "pgx" if driver == "pgx" else "sql"
     (mod / "e2e").mkdir()
-    shutil.copy(HERE / "gel_scalars_go" / "e2e" / test, mod / "e2e" / test)
+    shutil.copy(HERE / "gel_scalars_go" / "e2e" / f"scalars_{kind}_test.go", mod / "e2e")
+    shutil.copy(HERE / "ranges_go" / "e2e" / f"ranges_{kind}_test.go", mod / "e2e")
     result = go_run(mod, test_args=("-count=1", "-v"), go121_test=True, env={"TZ": "America/Los_Angeles"})
-    assert "--- PASS: TestGelScalars" in result.test.stdout
+    assert "--- PASS: TestGelScalars" in result.test.stdout and "--- PASS: TestRanges" in result.test.stdout
 
 
 SEQUENCE_SOURCES = {

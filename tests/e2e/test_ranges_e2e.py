@@ -7,9 +7,7 @@ Go 1.21). range<float64> has no Postgres counterpart and is refused."""
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -45,7 +43,7 @@ type Booking {
 
 
 def _compiled(tmp_path: Path, go_driver: str = "pgx") -> Path:
-    out = tmp_path / f"gen-{go_driver.replace('/', '-')}"
+    out = tmp_path / f"gen-rg-{go_driver.replace('/', '-')}"
     for rel, text in compile_library(SOURCES, Options(library="rg", go_driver=go_driver)).items():
         path = out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,26 +87,5 @@ def test_float_ranges_and_nested_ranges_are_refused(tmp_path):
     assert "rg/schema.esdl:1:56: error[E0206]: 'range<str>' is not supported" in text
 
 
-@pytest.mark.slow
-def test_typescript_runner_round_trips_ranges(pg, tsc_run, tmp_path):
-    out = _compiled(tmp_path)
-    pg.execute((out / "sql" / "000001_init.up.sql").read_text())
-    src = tmp_path / "src"
-    shutil.copytree(out / "ts", src / "gen")
-    shutil.copy(HERE / "ranges_ts" / "main.ts", src / "main.ts")
-    result = tsc_run(src, "main.ts", env={"TZ": "America/Los_Angeles"})
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"ranges": True}
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("driver", ["pgx", "database/sql"])
-def test_go_runner_round_trips_ranges(pg, go_run, tmp_path, driver):
-    out = _compiled(tmp_path, driver)
-    pg.execute((out / "sql" / "000001_init.up.sql").read_text())
-    mod = tmp_path / "mod"
-    shutil.copytree(out / "go", mod / "rg")
-    test = "ranges_pgx_test.go" if driver == "pgx" else "ranges_sql_test.go"
-    (mod / "e2e").mkdir()
-    shutil.copy(HERE / "ranges_go" / "e2e" / test, mod / "e2e" / test)
-    result = go_run(mod, test_args=("-count=1", "-v"), go121_test=True)
-    assert "--- PASS: TestRanges" in result.test.stdout
+# The TypeScript and Go programs (ranges_ts/, ranges_go/) run in test_gel_scalars_e2e.py's runner
+# tests, compiled together with the calendar types' programs.

@@ -1,11 +1,12 @@
-// End-to-end program for ranges in the generated TypeScript runner (see test_ranges_e2e.py): every
+// End-to-end program for ranges in the generated TypeScript runner (see test_ranges_e2e.py; run by
+// test_gel_scalars_e2e.py with the library compiled into gen_rg/): every
 // range type goes in as a Range<T> (a multirange as Range<T>[]) and comes back equal, with
 // unbounded, inclusive, exclusive and empty ranges; contains() and overlaps() pick the rows.
 // Prints one JSON object; a failed expectation throws.
 import assert from "node:assert/strict";
 import pg from "pg";
 
-import * as rg from "./gen/index.js";
+import * as rg from "./gen_rg/index.js";
 
 const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
 try {
