@@ -228,14 +228,26 @@ class Analysis:
         return out
 
 
+_READ_CACHE: Dict[str, Tuple[Tuple[int, int], str]] = {}
+
+
 def _read(path: str) -> Optional[str]:
+    """The text of a file on disk (UTF-8, without a byte order mark), read again only when its
+    size or modification time changed."""
     try:
+        st = os.stat(path)
+        key = (st.st_mtime_ns, st.st_size)
+        hit = _READ_CACHE.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
         with open(path, "rb") as f:
             raw = f.read()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    return text[1:] if text.startswith("\ufeff") else text
+    text = text[1:] if text.startswith("\ufeff") else text
+    _READ_CACHE[path] = (key, text)
+    return text
 
 
 class Analyzer:
@@ -246,6 +258,7 @@ class Analyzer:
         self._good: Dict[str, ast.SchemaFile] = {}  # path -> last good parse of a schema file
         self._plans: Dict[str, Tuple[object, object, Optional[QueryPlan], List[Diagnostic]]] = {}
         self._schema_cache: Optional[Tuple[tuple, Schema, List[Diagnostic], object]] = None
+        self._index_cache: Optional[tuple] = None
         self.generation = 0
 
     def parse(self, path: str, text: str, kind: str) -> ParsedFile:
@@ -272,7 +285,23 @@ class Analyzer:
         return pf
 
     def analyse(self, config: LibraryConfig, overlay: Mapping[str, str]) -> Analysis:
-        """Analyse ``config`` with ``overlay`` (``{absolute path: text}`` of open documents)."""
+        """Analyse ``config`` with ``overlay`` (``{absolute path: text}`` of open documents).
+
+        The cyclic garbage collector is off while it runs (as in the compiler: the syntax trees
+        are millions of small objects that all stay alive), and what survives is then frozen
+        (:func:`gc.freeze`), so later collections do not scan it again and again."""
+        import gc
+
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._analyse(config, overlay)
+        finally:
+            if enabled:
+                gc.freeze()
+                gc.enable()
+
+    def _analyse(self, config: LibraryConfig, overlay: Mapping[str, str]) -> Analysis:
         self.generation += 1
         texts: Dict[str, str] = {}
         for p in config.files(overlay):
@@ -360,8 +389,14 @@ class Analyzer:
         good = [self._good[p] for p in sorted(texts) if p in self._good and p not in externs and is_schema_path(p)]
         ext_modules: Dict[str, Tuple[str, str]] = {}
         good_ext = [extern_file(self._good[p], externs[p], ext_modules) for p in sorted(externs) if p in self._good]
-        index = SymbolIndex.build(good + good_ext, texts)
-        index.set_libraries({m: lib for m, (lib, _) in ext_modules.items()})
+        index_key = tuple(id(f) for f in good) + ("|",) + tuple(
+            (externs[p], id(self._good[p])) for p in sorted(externs) if p in self._good)
+        if self._index_cache is not None and self._index_cache[0] == index_key:
+            index = self._index_cache[1]
+        else:
+            index = SymbolIndex.build(good + good_ext, texts)
+            index.set_libraries({m: lib for m, (lib, _) in ext_modules.items()})
+            self._index_cache = (index_key, index, good, good_ext)
         diagnostics = _dedupe(reporter.diagnostics)
         return Analysis(config, texts, files, schema, schema_ok, index, plans, diagnostics, externs, self.generation)
 

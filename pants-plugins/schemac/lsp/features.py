@@ -95,7 +95,7 @@ def complete(analysis: Analysis, path: str, text: str, offset: int) -> Tuple[Lis
     and the offset where the word they replace starts."""
     kind = file_kind(path) or "query"
     index = analysis.index
-    ctx = context_at(text, kind, offset, index)
+    ctx = context_at(text, kind, offset, index, cache_key=path)
     module = ctx.scan.frames[-1].module if ctx.scan else "default"
     items: List[Item] = []
     if ctx.kind == "members" and ctx.enum:
@@ -139,6 +139,15 @@ def describe_pointer(index: SymbolIndex, p) -> str:
 
 
 def type_items(index: SymbolIndex, module: str, objects_only: bool = False) -> List[Item]:
+    """Every type name (cached per index: a 1,000-type library has 1,100 of them)."""
+    cache = index.__dict__.setdefault("_type_items", {})
+    key = (module, objects_only)
+    if key not in cache:
+        cache[key] = _type_items(index, module, objects_only)
+    return cache[key]
+
+
+def _type_items(index: SymbolIndex, module: str, objects_only: bool = False) -> List[Item]:
     items = []
     for kind, qn in index.type_names():
         if objects_only and kind != "type":
@@ -148,10 +157,11 @@ def type_items(index: SymbolIndex, module: str, objects_only: bool = False) -> L
         label = qn if kind == "builtin" else short_name(qn, module)
         detail = {"builtin": f"scalar: {SCALARS[qn].pg}" if qn in SCALARS else "scalar",
                   "scalar": "custom scalar", "enum": "enum", "type": "object type"}[kind]
-        items.append(Item(label, {"builtin": "scalar"}.get(kind, kind), detail, {"type": "0", "enum": "1"}.get(kind, "2")
-                          + label))
+        # scalars first, then custom scalars, enums, object types (after `select`: object types only)
+        items.append(Item(label, {"builtin": "scalar"}.get(kind, kind), detail,
+                          {"builtin": "0", "scalar": "1", "enum": "2", "type": "3"}[kind] + label))
     if not objects_only:
-        items.append(Item("array", "scalar", "array<T>", "3array"))
+        items.append(Item("array", "scalar", "array<T>", "0array"))
     return items
 
 
@@ -188,19 +198,49 @@ def refs_of(analysis: Analysis, path: str) -> List[Ref]:
     return _refs_cached(analysis, path, text)
 
 
+#: The last scan of each file, across analyses: (text, symbol index, refs). Valid while the text
+#: and the index (rebuilt only when a schema file changes) are the same.
+_LAST_REFS: Dict[str, Tuple[str, object, List[Ref]]] = {}
+
+
 def _refs_cached(analysis: Analysis, path: str, text: str) -> List[Ref]:
     cache = analysis.__dict__.setdefault("_refs", {})
     hit = cache.get(path)
     if hit is not None and hit[0] is text:
         return hit[1]
+    last = _LAST_REFS.get(path)
+    if last is not None and last[1] is analysis.index and (last[0] is text or last[0] == text):
+        cache[path] = (text, last[2])
+        return last[2]
     kind = "schema" if path in analysis.externs else (file_kind(path) or "query")
-    refs = scan(text, kind, analysis.index, module=analysis.externs.get(path, "default")).refs
+    if kind == "schema" and path not in analysis.externs:
+        from schemac.lsp.tokens import scan_full
+
+        refs = scan_full(text, kind, analysis.index, "default", path).refs
+    else:
+        refs = scan(text, kind, analysis.index, module=analysis.externs.get(path, "default")).refs
     cache[path] = (text, refs)
+    _LAST_REFS[path] = (text, analysis.index, refs)
     return refs
 
 
 def ref_at(analysis: Analysis, path: str, offset: int) -> Optional[Ref]:
-    for r in refs_of(analysis, path):
+    """The classified name at ``offset``. In a schema file whose full scan is not cached, only
+    the part around ``offset`` is scanned (from the last checkpoint before it)."""
+    cache = analysis.__dict__.get("_refs", {})
+    text = analysis.texts.get(path)
+    if text is None:
+        return None
+    hit = cache.get(path)
+    if hit is not None and hit[0] is text or path in analysis.externs or file_kind(path) != "schema":
+        refs = refs_of(analysis, path)
+    else:
+        from schemac.lsp.tokens import scan_cached
+
+        end = text.find("\n}", offset)
+        stop = len(text) if end < 0 else min(len(text), end + 2)
+        refs = scan_cached(text, "schema", analysis.index, stop, "default", path, before=offset).refs
+    for r in refs:
         if r.start <= offset <= r.end:
             return r
     return None
@@ -324,6 +364,12 @@ def describe(analysis: Analysis, symbol: Tuple[str, ...], path: str) -> Optional
                 f"`{sc.ts}` (parameter `{sc.ts_param}`) |\n| Go | `{sc.go}` (optional `{sc.go_nullable}`) |")
     if kind == "ptr":
         return pointer_hover(analysis, symbol[1], symbol[2])
+    if kind == "id":
+        tables = _concrete(analysis, symbol[1])
+        table = f" Column `{tables[0].table}.id`: `uuid` NOT NULL DEFAULT `gen_random_uuid()`, the primary key." \
+            if tables else ""
+        return f"```edgeql\nrequired readonly property {short_name(symbol[1])}.id -> uuid\n```\nThe object's id " \
+               f"(implicit).{table}"
     if kind == "param":
         plan = analysis.plans.get(path)
         if plan is not None:

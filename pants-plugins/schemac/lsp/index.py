@@ -77,12 +77,14 @@ class ScalarInfo:
         return self.decl.name_span
 
 
-def _enum_name_span(decl: ast.EnumDecl, texts: Dict[str, str]) -> Span:
+def _enum_name_span(decl: ast.EnumDecl, texts: Dict[str, str], split: Dict[str, List[str]]) -> Span:
     """The span of an enum's name (the syntax tree keeps only the declaration's span)."""
     s = decl.span
     text = texts.get(s.file)
     if text is not None:
-        lines = text.split("\n")
+        lines = split.get(s.file)
+        if lines is None:
+            lines = split[s.file] = text.split("\n")
         if 1 <= s.line <= len(lines):
             chunk = "\n".join(lines[s.line - 1:s.line + 2])[s.col - 1:]
             m = re.search(r"\b" + re.escape(decl.name) + r"\b", chunk)
@@ -109,11 +111,12 @@ class SymbolIndex:
         """``files``: this library's files and its dependencies' files already moved under
         their library (see :func:`schemac.resolve.extern_file`)."""
         idx = cls()
+        split: Dict[str, List[str]] = {}
         for f in files:
             idx.modules.update(name for name, _ in f.modules)
             for e in f.enums:
                 idx.enums.setdefault(f"{e.module}::{e.name}", EnumInfo(f"{e.module}::{e.name}", e,
-                                                                       _enum_name_span(e, texts)))
+                                                                       _enum_name_span(e, texts, split)))
             for s in f.scalars:
                 idx.scalars.setdefault(f"{s.module}::{s.name}", ScalarInfo(f"{s.module}::{s.name}", s))
             for t in f.types:

@@ -25,6 +25,8 @@ from schemac.lsp.analysis import Analysis, Analyzer, LibraryConfig, discover_lib
 from schemac.lsp.text import LineIndex
 
 DEBOUNCE_S = 0.15
+#: The most completion items sent at once (the list is then marked incomplete).
+MAX_ITEMS = 200
 VERSION = "0.1"
 
 log = logging.getLogger("schemac.lsp")
@@ -79,6 +81,12 @@ class SchemacServer(LanguageServer):
         self.analyses[cfg.root] = a
         self.dirty.discard(cfg.root)
         self.publish(a)
+        # The open schema files' scan checkpoints and names, ready for completion and hover
+        # (a full scan of a 19,000-line schema takes about a second; later ones resume at the
+        # last checkpoint before an edit).
+        for path in self.overlay():
+            if path in a.texts and file_kind(path) == "schema" and path not in a.externs:
+                features.refs_of(a, path)
         return a
 
     def changed(self, path: str) -> None:
@@ -113,11 +121,12 @@ class SchemacServer(LanguageServer):
             if target:
                 by_file.setdefault(target, []).extend(unlocated)
         before = self.published.get(a.config.root, set())
+        open_docs = {uri_path(u) for u in self.workspace.text_documents}
         now = set()
         for path, diags in sorted(by_file.items()):
             if path in a.externs:
                 continue
-            if not diags and path not in before:
+            if not diags and path not in before and path not in open_docs:
                 continue
             text = a.texts.get(path, "")
             idx = LineIndex(text)
@@ -131,6 +140,21 @@ class SchemacServer(LanguageServer):
 
     def doc(self, uri: str):
         return self.workspace.get_text_document(uri)
+
+
+_LINES: Dict[int, LineIndex] = {}
+
+
+def line_index(text: str) -> LineIndex:
+    """A :class:`LineIndex` of ``text``, kept for the last few texts (a 19,000-line schema takes
+    milliseconds to index)."""
+    hit = _LINES.get(id(text))
+    if hit is not None and hit.text is text:
+        return hit
+    if len(_LINES) > 16:
+        _LINES.clear()
+    idx = _LINES[id(text)] = LineIndex(text)
+    return idx
 
 
 def uri_path(uri: str) -> Optional[str]:
@@ -218,11 +242,19 @@ def _completion(ls: SchemacServer, params: lsp.CompletionParams) -> lsp.Completi
         return lsp.CompletionList(is_incomplete=False, items=[])
     doc = ls.doc(params.text_document.uri)
     text = doc.source
-    idx = LineIndex(text)
+    idx = line_index(text)
     offset = idx.from_lsp(params.position.line, params.position.character)
     a = ls.analysis_for(path, fresh=False)
     items, start = features.complete(a, path, text, offset)
     rng = to_lsp_range(idx, start, offset)
+    incomplete = False
+    if len(items) > MAX_ITEMS:
+        # A long list (every type of a 1,000-type library): the ones that start with what is
+        # typed, at most MAX_ITEMS, and the client asks again as the word grows.
+        typed = text[start:offset].lower()
+        items = [it for it in items if it.label.lower().startswith(typed)]
+        incomplete = len(items) > MAX_ITEMS
+        items = sorted(items, key=lambda it: it.sort or it.label)[:MAX_ITEMS]
     out: List[lsp.CompletionItem] = []
     for it in items:
         new_text = it.insert if it.insert is not None else it.label
@@ -230,7 +262,7 @@ def _completion(ls: SchemacServer, params: lsp.CompletionParams) -> lsp.Completi
             label=it.label, kind=_ITEM_KINDS.get(it.kind), detail=it.detail or None,
             sort_text=it.sort or None,
             text_edit=lsp.TextEdit(range=rng, new_text=new_text)))
-    return lsp.CompletionList(is_incomplete=False, items=out)
+    return lsp.CompletionList(is_incomplete=incomplete, items=out)
 
 
 def _at(ls: SchemacServer, uri: str, position: lsp.Position):
@@ -242,12 +274,12 @@ def _at(ls: SchemacServer, uri: str, position: lsp.Position):
     text = a.texts.get(path)
     if text is None:
         return None
-    return path, a, LineIndex(text).from_lsp(position.line, position.character)
+    return path, a, line_index(text).from_lsp(position.line, position.character)
 
 
 def _location(a: Analysis, loc) -> lsp.Location:
     path, s, e = loc
-    return lsp.Location(uri=from_fs_path(path), range=to_lsp_range(LineIndex(a.texts[path]), s, e))
+    return lsp.Location(uri=from_fs_path(path), range=to_lsp_range(line_index(a.texts[path]), s, e))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
@@ -261,7 +293,7 @@ def _hover(ls: SchemacServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
         return None
     md, s, e = got
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=md),
-                     range=to_lsp_range(LineIndex(a.texts[path]), s, e))
+                     range=to_lsp_range(line_index(a.texts[path]), s, e))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)

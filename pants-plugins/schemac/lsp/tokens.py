@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from schemac.lsp.index import SymbolIndex
 
@@ -89,6 +89,7 @@ class Frame:
     stmt: List[Tok] = field(default_factory=list)  # tokens of the current statement in this frame
     pending: Optional[str] = None  # what the next `{` opens (shape / assign), with `pending_scope`
     pending_scope: Optional[str] = None
+    head: int = 0  # offset where the statement that opened this frame starts
 
 
 QUALIFIERS = {"overloaded", "required", "optional", "multi", "single", "property", "link"}
@@ -105,18 +106,39 @@ class ScanResult:
     variables: set  # `with` / `for` names
     #: ``migration { ... }`` blocks: (module, offset of `{`, offset of `}`).
     migration_blocks: List[Tuple[str, int, int]] = field(default_factory=list)
+    #: Points between two top-level (or module-level) declarations where a scan can resume.
+    checkpoints: List["Checkpoint"] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """The scanner's state between two declarations: its offset and the frames open there
+    (the top level and the module blocks), as (kind, closer, module, start, head)."""
+
+    offset: int
+    frames: Tuple[Tuple[str, str, str, int, int], ...]
 
 
 class _Scanner:
     def __init__(self, text: str, kind: str, index: SymbolIndex, stop: Optional[int] = None,
-                 module: str = "default"):
+                 module: str = "default", resume: Optional[Checkpoint] = None):
         self.text = text
         self.kind = kind  # "schema" | "query"
         self.index = index
-        all_tokens = lex(text)
+        begin = resume.offset if resume is not None else 0
+        end = len(text) if stop is None else stop
+        if begin:
+            all_tokens = [Tok(t.kind, t.text, t.start + begin, t.end + begin) for t in lex(text[begin:end])]
+        else:
+            all_tokens = lex(text[:end] if stop is not None else text)
         self.tokens = all_tokens if stop is None else [t for t in all_tokens if t.end <= stop]
         self.refs: List[Ref] = []
-        self.frames = [Frame("top", "", module)]
+        if resume is not None:
+            self.frames = [Frame(k, c, m, scope=(None if k != "top" else None), start=st, head=hd)
+                           for k, c, m, st, hd in resume.frames]
+        else:
+            self.frames = [Frame("top", "", module)]
+        self.checkpoints: List[Checkpoint] = []
         self.params: List[str] = []
         self.variables: set = set()
         self.path_targets: dict = {}  # token index of a path step -> the type its link points to
@@ -173,6 +195,8 @@ class _Scanner:
             return None
         p = self.index.find_ptr(type_qn, name)
         if p is None:
+            if name == "id" and type_qn in self.index.types:
+                return ("id", type_qn)  # the implicit id of every object type
             return None
         return ("ptr", p.owner, name)
 
@@ -201,7 +225,14 @@ class _Scanner:
         n = len(self.tokens)
         while i < n:
             i = self.step(i)
-        return ScanResult(self.refs, self.frames, self.tokens, self.params, self.variables, self.migration_blocks)
+        return ScanResult(self.refs, self.frames, self.tokens, self.params, self.variables, self.migration_blocks,
+                          self.checkpoints)
+
+    def checkpoint(self, t: Tok) -> None:
+        if self.kind == "schema" and all(f.kind in ("top", "module") for f in self.frames) and \
+                not self.frames[-1].stmt:
+            self.checkpoints.append(Checkpoint(t.end, tuple((f.kind, f.closer, f.module, f.start, f.head)
+                                                            for f in self.frames)))
 
     def step(self, i: int) -> int:
         t = self.tokens[i]
@@ -216,12 +247,14 @@ class _Scanner:
             f = self.frames[-1]
             if t.text == "}" and f.kind in ("top", "module", "type", "ptr", "migration"):
                 f.stmt = []
+                self.checkpoint(t)
             else:
                 f.stmt.append(t)
             return i + 1
         if t.kind == "op" and t.text == ";":
             f.stmt = []
             f.pending = None
+            self.checkpoint(t)
             if f.kind in ("paren",):
                 f.subject = None
             elif f.kind == "top":
@@ -283,6 +316,7 @@ class _Scanner:
                 f.pending = None
             else:
                 new = Frame("brace", closer, f.module, start=t.start)
+        new.head = f.stmt[0].start if f.stmt else t.start
         f.stmt.append(t)
         self.frames.append(new)
 
@@ -560,11 +594,66 @@ _BUILTINS = {"str", "bool", "int16", "int32", "int64", "float32", "float64", "bi
 
 
 def scan(text: str, kind: str, index: SymbolIndex, stop: Optional[int] = None,
-         module: str = "default") -> ScanResult:
+         module: str = "default", resume: Optional[Checkpoint] = None) -> ScanResult:
     """Classify the names of ``text`` (``kind``: ``schema`` or ``query``); with ``stop``, only
     the tokens that end at or before that offset (for :func:`context_at`). ``module``: the
     module of the file's top level (a dependency library's files: the library's name)."""
-    return _Scanner(text, kind, index, stop, module).run()
+    return _Scanner(text, kind, index, stop, module, resume).run()
+
+
+# Checkpoints of the last scans of each file (``cache_key``): the text they were taken from and
+# the checkpoints, so that the next scan of an edited text resumes at the last checkpoint before
+# both the edit and the cursor instead of at the start of a 19,000-line schema.
+_CHECKPOINTS: Dict[object, Tuple[str, List[Checkpoint]]] = {}
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n
+    while hi - lo > 4096:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    while lo < hi and a[lo] == b[lo]:
+        lo += 1
+    return lo
+
+
+def scan_full(text: str, kind: str, index: SymbolIndex, module: str, cache_key: object) -> ScanResult:
+    """:func:`scan` of the whole text, keeping its checkpoints for :func:`scan_cached`."""
+    res = scan(text, kind, index, None, module)
+    if kind == "schema" and cache_key is not None:
+        _CHECKPOINTS[cache_key] = (text, list(res.checkpoints))
+    return res
+
+
+def scan_cached(text: str, kind: str, index: SymbolIndex, stop: Optional[int], module: str,
+                cache_key: object, before: Optional[int] = None) -> ScanResult:
+    """:func:`scan` up to ``stop``, resumed at the last valid checkpoint of earlier scans of
+    ``cache_key`` at or before ``before`` (default ``stop``); schema files only (query files are
+    short and scanned whole)."""
+    if kind != "schema" or cache_key is None:
+        return scan(text, kind, index, stop, module)
+    limit = before if before is not None else (len(text) if stop is None else stop)
+    old = _CHECKPOINTS.get(cache_key)
+    resume = None
+    kept: List[Checkpoint] = []
+    if old is not None:
+        old_text, points = old
+        valid = _common_prefix(old_text, text) if old_text is not text else len(text)
+        kept = [c for c in points if c.offset <= valid]
+        candidates = [c for c in kept if c.offset <= limit]
+        resume = candidates[-1] if candidates else None
+    res = scan(text, kind, index, stop, module, resume)
+    merged = sorted({c.offset: c for c in kept + res.checkpoints}.values(), key=lambda c: c.offset)
+    _CHECKPOINTS[cache_key] = (text, merged)
+    if len(_CHECKPOINTS) > 64:
+        _CHECKPOINTS.pop(next(iter(_CHECKPOINTS)))
+    return res
 
 
 # ---------------------------------------------------------------------------------------------
@@ -590,18 +679,24 @@ class Context:
     statement_start: int = 0
 
 
-def context_at(text: str, kind: str, offset: int, index: SymbolIndex, module: str = "default") -> Context:
+def context_at(text: str, kind: str, offset: int, index: SymbolIndex, module: str = "default",
+               cache_key: object = None) -> Context:
     """The completion context at ``offset`` of ``text`` (which need not parse)."""
     # The word being typed (a name or a `$param`), up to the cursor.
-    m = re.search(r"(\$?[A-Za-z_0-9]*)$", text[:offset])
+    m = re.search(r"(\$?[A-Za-z_0-9]*)$", text[max(0, offset - 256):offset])
     prefix = m.group(1) if m else ""
     if prefix and prefix[0].isdigit():
         prefix = ""
     start = offset - len(prefix)
-    res = scan(text, kind, index, stop=start, module=module)
+    res = scan_cached(text, kind, index, start, module, cache_key)
     toks = res.tokens
     frame = res.frames[-1]
-    top = _stmt_start(res.frames[0], start)
+    if res.frames[0].stmt:
+        top = res.frames[0].stmt[0].start
+    elif len(res.frames) > 1:
+        top = res.frames[1].head
+    else:
+        top = start
     if prefix.startswith("$"):
         return Context("params", prefix, start, scan=res, statement_start=top)
     p1 = toks[-1] if toks else None
