@@ -354,7 +354,9 @@ class Analyzer:
             sub = Reporter()
             schema = build_schema(schema_files, sub, external)
             if not sub.has_errors and not schema_errors:
-                resolve_hints(schema_files, schema, sub)
+                hints = resolve_hints(schema_files, schema, sub)
+                if not sub.has_errors:
+                    sub.diagnostics.extend(migration_diagnostics(config, schema, hints))
             schema_diags = list(sub.diagnostics)
             self._schema_cache = (key, schema, schema_diags, (schema_files, external))
             reporter.diagnostics.extend(schema_diags)
@@ -399,6 +401,52 @@ class Analyzer:
             self._index_cache = (index_key, index, good, good_ext)
         diagnostics = _dedupe(reporter.diagnostics)
         return Analysis(config, texts, files, schema, schema_ok, index, plans, diagnostics, externs, self.generation)
+
+
+def migration_diagnostics(config: LibraryConfig, schema: Schema, hints) -> List[Diagnostic]:
+    """What the next migration of the library would refuse (E0402 a destructive change without
+    a drop hint, E0403 a type change without a cast hint, a required property without a fill
+    value, ...), diffing the schema against the last migration (``migrations/snapshot.json``), as
+    warnings at the declarations they are about: `generate-migrations` stops on them, so the
+    editor tells before. Their hints name the `migration { ... }` statement to add (a quick fix
+    adds it). Nothing when the library has no snapshot."""
+    from schemac.migrate.catalog import SnapshotError, catalog_of, dump_snapshot, load_snapshot
+    from schemac.migrate.diff import diff, locations_of
+
+    snapshot = _read(os.path.join(config.root, "migrations", "snapshot.json"))
+    if snapshot is None:
+        return []
+    try:
+        old = load_snapshot(snapshot)
+        current = catalog_of(schema)
+        if dump_snapshot(current) == snapshot:
+            return []
+        plan = diff(old, current, hints, locations=locations_of(schema))
+    except (SnapshotError, ValueError, KeyError):
+        return []
+    out = []
+    for d in plan.errors:
+        out.append(Diagnostic(d.code, f"the next migration refuses this: {d.message}", d.span, d.hint,
+                              severity="warning"))
+    for d in plan.lints:  # e.g. a required property without a fill value for the existing rows
+        if d.hint and ("`fill " in d.hint or "`map member " in d.hint):
+            out.append(Diagnostic(d.code, f"the next migration: {d.message}", d.span or _fill_span(schema, d.hint),
+                                  d.hint, severity="warning"))
+    return out
+
+
+def _fill_span(schema: Schema, hint: str):
+    """The declaration of the property a ``fill Type.property`` hint names."""
+    import re
+
+    m = re.search(r"`fill ([A-Za-z_][\w:]*)\.(\w+)", hint)
+    if not m:
+        return None
+    t = schema.find_type(m.group(1))
+    col = t.column(m.group(2)) if t is not None else None
+    if col is None and t is not None:
+        col = next((c for c in t.columns if c.link == m.group(2)), None)
+    return col.span if col is not None else None
 
 
 def _dedupe(diags: List[Diagnostic]) -> List[Diagnostic]:

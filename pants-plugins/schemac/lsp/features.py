@@ -708,29 +708,34 @@ def migration_hint(analysis: Analysis, sym: Tuple[str, ...], new: str) -> Option
         return None
     if not hints:
         return None
-    # An existing migration block of the same module, else a new one after the declaration.
-    for path in sorted(analysis.texts):
-        if file_kind(path) != "schema" or path in analysis.externs:
+    loc = span_loc(analysis, decl_span)
+    if loc is None:
+        return None
+    return insert_hints(analysis, module, hints, loc[0], loc[2], decl_span_start(analysis, decl_span))
+
+
+def insert_hints(analysis: Analysis, module: str, hints: List[str], path: str, after: int,
+                 indent_from: int) -> Tuple[str, int, str]:
+    """``(file, offset, text)`` adding the hint statements ``hints`` to a ``migration { ... }``
+    block of ``module``: the first in the library's schema files, else a new one at ``after`` in
+    ``path``, indented like the line of ``indent_from``."""
+    for p in sorted(analysis.texts):
+        if file_kind(p) != "schema" or p in analysis.externs:
             continue
-        text = analysis.texts[path]
-        for mod, open_at, close_at in scan(text, "schema", idx).migration_blocks:
+        text = analysis.texts[p]
+        for mod, open_at, close_at in scan(text, "schema", analysis.index).migration_blocks:
             if mod != module:
                 continue
             line_start = text.rfind("\n", 0, close_at) + 1
             indent = re.match(r"[ \t]*", text[line_start:]).group()
             if text[line_start:close_at].strip() == "":
-                body = "".join(f"{indent}  {h};\n" for h in hints)
-                return path, line_start, body
-            return path, close_at, "".join(f" {h};" for h in hints) + " "
-    loc = span_loc(analysis, decl_span)
-    if loc is None:
-        return None
-    path, _, end = loc
+                return p, line_start, "".join(f"{indent}  {h};\n" for h in hints)
+            return p, close_at, "".join(f" {h};" for h in hints) + " "
     text = analysis.texts[path]
-    line_start = text.rfind("\n", 0, decl_span_start(analysis, decl_span)) + 1
+    line_start = text.rfind("\n", 0, indent_from) + 1
     indent = re.match(r"[ \t]*", text[line_start:]).group()
     body = "".join(f"{indent}  {h};\n" for h in hints)
-    return path, end, f"\n\n{indent}migration {{\n{body}{indent}}}"
+    return path, after, f"\n\n{indent}migration {{\n{body}{indent}}}"
 
 
 def decl_span_start(analysis: Analysis, span) -> int:
@@ -742,6 +747,26 @@ def decl_span_start(analysis: Analysis, span) -> int:
 # Code actions: the compiler's "did you mean" fixes
 
 _DID_YOU_MEAN = re.compile(r"did you mean '([^']+)'\?")
+
+
+_HINT_STATEMENT = re.compile(r"`((?:drop|cast|fill|map member) [^`;]*);?`")
+
+
+def hint_fixes(analysis: Analysis, path: str, hint: Optional[str]) -> List[Tuple[str, Tuple[str, int, str]]]:
+    """Quick fixes for a diagnostic of the migration check whose hint names the `migration`
+    statement to add (`drop property Job.payload;`, `cast Job.claimed_at;`, `fill Job.priority
+    using (...)`, `map member S.Gone to <member>`): (title, (file, offset, text)) each."""
+    if not hint:
+        return []
+    out = []
+    for m in _HINT_STATEMENT.finditer(hint):
+        stmt = m.group(1).strip()
+        text = analysis.texts.get(path, "")
+        title = f"Add `{stmt};` to the migration block"
+        if "(...)" in stmt or "<value>" in stmt or "<member>" in stmt:
+            title += " (then write the value)"
+        out.append((title, insert_hints(analysis, "default", [stmt], path, len(text.rstrip()), len(text.rstrip()))))
+    return out
 
 
 def quick_fix(text: str, start: int, end: int, hint: Optional[str]) -> Optional[Tuple[int, int, str, str]]:

@@ -417,6 +417,12 @@ def _code_actions(ls: SchemacServer, params: lsp.CodeActionParams):
             hint = d.message.split("\nhint: ", 1)[1]
         s = idx.from_lsp(d.range.start.line, d.range.start.character)
         e = idx.from_lsp(d.range.end.line, d.range.end.character)
+        for title, (fpath, at, new_text) in features.hint_fixes(a, path, hint):
+            fidx = line_index(a.texts[fpath])
+            out.append(lsp.CodeAction(
+                title=title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[d],
+                edit=lsp.WorkspaceEdit(changes={from_fs_path(fpath): [
+                    lsp.TextEdit(range=to_lsp_range(fidx, at, at), new_text=new_text)]})))
         fix = features.quick_fix(text, s, e, hint)
         if fix is None:
             continue

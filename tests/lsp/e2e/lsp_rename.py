@@ -1,6 +1,7 @@
 """Rename across schema and query files, writing the `migration { rename ... }` hint: applied to
 a copy of schemas/jobs, the next generated migration is a RENAME, never a DROP + ADD."""
 
+import asyncio
 import os
 import pathlib
 import shutil
@@ -167,3 +168,54 @@ async def test_rename_refuses_a_clash(client, jobs_copy):
         await client.text_document_rename_async(lsp.RenameParams(
             text_document=lsp.TextDocumentIdentifier(uri=u), position=position_of(text, "required a"),
             new_name="name"))
+
+
+async def test_migration_hint_quick_fixes(client, jobs_copy):
+    """The schema drifts from the last migration in ways `generate-migrations` refuses without a
+    hint (a dropped property, a type change, a new required property): the editor warns at the
+    declarations, and the quick fixes add the `migration { ... }` statements; with them (and the
+    fill value written) the next migration is generated."""
+    path = jobs_copy / "schema.esdl"
+    text = path.read_text()
+    edited = text.replace("  payload: json;\n", "").replace(
+        "required actor: str;", "required actor: str;\n  required priority: int64;").replace(
+        "claimed_at: datetime;", "claimed_at: str;")
+    # the queries that use the dropped property or miss the new one would stop generation too
+    for q in (jobs_copy / "queries").glob("*.edgeql"):
+        q.unlink()
+    path.write_text(edited)
+    u = path.as_uri()
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+        uri=u, language_id="esdl", version=1, text=edited)))
+    from support_lsp import wait_diagnostics
+
+    diags = await wait_diagnostics(client, u, want=lambda ds: len(ds) >= 3)
+    codes = sorted(d.code for d in diags)
+    assert codes == ["E0402", "E0403", "MF103"], diags
+    assert all(d.severity == lsp.DiagnosticSeverity.Warning for d in diags)
+    fill = next(d for d in diags if d.code == "MF103")
+    assert fill.range.start == position_of(edited, "required priority", after=False)
+    edits = []
+    for d in diags:
+        actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=u), range=d.range,
+            context=lsp.CodeActionContext(diagnostics=[d])))
+        titles = [a.title for a in actions]
+        want = {"E0402": "Add `drop property Job.payload;` to the migration block",
+                "E0403": "Add `cast Job.claimed_at;` to the migration block",
+                "MF103": "Add `fill Job.priority using (...);` to the migration block (then write the value)"}[d.code]
+        assert want in titles, titles
+        edits += actions[titles.index(want)].edit.changes[u]
+        # apply one at a time (each inserts into the block the previous one created)
+        new = apply_edits(path.read_text(), actions[titles.index(want)].edit.changes[u])
+        path.write_text(new)
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=u, version=len(edits) + 1),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=new)]))
+        await asyncio.sleep(0.5)  # the debounced re-analysis
+    final = path.read_text()
+    assert "migration {\n  drop property Job.payload;\n" in final or "drop property Job.payload;" in final
+    assert "cast Job.claimed_at;" in final and "fill Job.priority using (...);" in final
+    path.write_text(final.replace("using (...)", "using (0)"))
+    up = _generate(jobs_copy)
+    assert 'DROP COLUMN "payload"' in up and 'ADD COLUMN "priority" bigint' in up and "claimed_at" in up
