@@ -110,6 +110,10 @@ class Column:
     #: column itself has no SQL default.
     query_default: Optional[object] = field(default=None, compare=False, repr=False)
     query_default_module: str = "default"
+    #: The mutations a rewrite sets it on (``insert``, ``update``): a BEFORE trigger of its
+    #: table computes it (https://docs.geldata.com/reference/datamodel/mutation_rewrites), so an
+    #: insert need not give a required property with an insert rewrite.
+    rewrites: Tuple[str, ...] = ()
 
     @property
     def has_default(self) -> bool:
@@ -117,8 +121,9 @@ class Column:
 
     @property
     def defaulted(self) -> bool:
-        """An insert may leave it out: it has a SQL default or a query-time default."""
-        return self.default_sql is not None or self.query_default is not None
+        """An insert may leave it out: it has a SQL default, a query-time default or an insert
+        rewrite."""
+        return self.default_sql is not None or self.query_default is not None or "insert" in self.rewrites
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,26 @@ class Index:
     span: Optional[Span]
     comment: Optional[str] = None
     with_sql: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A Postgres trigger and the PL/pgSQL function it runs (its own, named ``function``),
+    created and dropped by the migrations, so what it does holds for every writer of the table,
+    not only for the generated runners. Lowers Gel's mutation rewrites and deletion policies
+    (see :mod:`schemac.triggers`).
+
+    ``name`` is unique on its table (Postgres fires the triggers of one event in name order);
+    ``timing`` ``BEFORE``/``AFTER``; ``events`` e.g. ``("INSERT", "UPDATE")`` or
+    ``('UPDATE OF "title"',)``; ``level`` ``ROW``/``STATEMENT``; ``body`` the statements between
+    the function's ``BEGIN`` and ``END``."""
+
+    name: str
+    function: str
+    timing: str
+    events: Tuple[str, ...]
+    level: str
+    body: str
 
 
 @dataclass(frozen=True)
@@ -268,6 +293,8 @@ class ObjectType:
     computeds: Dict[str, Computed] = field(default_factory=dict)
     #: Access policies (its own and inherited ones); none: every operation is allowed.
     policies: List[AccessPolicy] = field(default_factory=list)
+    #: Triggers on its table (mutation rewrites, deletion policies), in firing order.
+    triggers: List[Trigger] = field(default_factory=list)
 
     @property
     def qualname(self) -> str:

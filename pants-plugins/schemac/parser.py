@@ -1305,6 +1305,26 @@ class _Builder:
     def on_target_delete(self, meta, children):
         return ("on_target_delete", children[0], self._span(meta))
 
+    def tk_insert(self, meta, children):
+        return ("kind", "insert")
+
+    def tk_update(self, meta, children):
+        return ("kind", "update")
+
+    def rewrite_decl(self, meta, children):
+        kinds = tuple(c[1] for c in children if type(c) is tuple and c[0] == "kind")
+        expr = next(c for c in children if not (type(c) is tuple or isinstance(c, ast.Field)))
+        return ast.RewriteDecl(kinds, expr, self._span(meta))
+
+    def delete_target(self, meta, _):
+        return "delete target"
+
+    def delete_target_if_orphan(self, meta, _):
+        return "delete target if orphan"
+
+    def on_source_delete(self, meta, children):
+        return ("on_source_delete", children[0], self._span(meta))
+
     def constraint_args(self, meta, children):
         return ("args", tuple(children))
 
@@ -1386,6 +1406,8 @@ class _Builder:
         if n < len(children) and isinstance(children[n], ast.TypeRef):
             type_ref = children[n]
             n += 1
+        on_source_delete = on_source_delete_span = None
+        rewrites: List[ast.RewriteDecl] = []
         default = None
         readonly = None
         on_delete = None
@@ -1396,6 +1418,10 @@ class _Builder:
         for m in children[n:]:
             if isinstance(m, ast.PointerDecl):
                 link_props.append(m)
+            elif isinstance(m, ast.RewriteDecl):
+                rewrites.append(m)
+            elif m[0] == "on_source_delete":
+                on_source_delete, on_source_delete_span = m[1], m[2]
             elif m[0] == "default":
                 default = m[1]
             elif m[0] == "readonly":
@@ -1413,7 +1439,7 @@ class _Builder:
             tuple(constraints) if constraints else (), readonly, tuple(annotations) if annotations else (),
             on_delete, tuple(link_props) if link_props else (), meta,
             _new_span(self.file, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column),
-            computed,
+            computed, (), on_source_delete, tuple(rewrites), (), (), on_source_delete_span,
         )
 
     def pointer_decl(self, meta, children):

@@ -51,11 +51,9 @@ TYPE_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
     (("delegated", "constraint"), "delegated constraints"),
 )
 
-#: Statement heads refused inside a property or link body.
-POINTER_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = (
-    (("rewrite",), "rewrites"),
-    (("on", "source", "delete"), "'on source delete'"),
-)
+#: Statement heads refused inside a property or link body (rewrites and ``on source delete``
+#: are parsed by the grammar).
+POINTER_HEADS: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
 
 #: Features that are harmless to ignore: reported as warnings.
 WARN_ONLY = {"'using future'"}

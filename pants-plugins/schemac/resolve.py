@@ -52,6 +52,7 @@ from schemac.model import (
     name_candidates,
 )
 from schemac.scalars import SCALARS
+from schemac.triggers import build_triggers
 from schemac.sqlnames import object_name, qi, quote_ident, snake_case, sql_string
 
 ID_COLUMN_DEFAULT = "gen_random_uuid()"
@@ -108,6 +109,10 @@ class _Pointer:
     readonly: bool
     constraints: List[Tuple[ast.ConstraintDecl, str]] = field(default_factory=list)
     annotations: List[Tuple[str, str]] = field(default_factory=list)
+    #: Mutation rewrites (with the module they are written in), an overload's replacing the
+    #: inherited one of the same kind; ``on source delete`` (policy, where it is written).
+    rewrites: List[Tuple[ast.RewriteDecl, str]] = field(default_factory=list)
+    on_source_delete: Optional[Tuple[str, Span]] = None
 
 
 #: Units a Gel duration type must not hold, checked per column (``CHECK``; Postgres' one
@@ -391,7 +396,9 @@ class _Resolver:
                         continue
                     out[p.name] = _Pointer(p, t.module, k, p.type, bool(p.required), p.default, t.module,
                                            bool(p.readonly), [(c, t.module) for c in p.constraints],
-                                           list(p.annotations))
+                                           list(p.annotations), [(r, t.module) for r in p.rewrites],
+                                           (p.on_source_delete, p.on_source_delete_span or p.span)
+                                           if p.on_source_delete else None)
                     continue
                 if existing.owner == k:
                     if k == key:
@@ -419,7 +426,12 @@ class _Resolver:
                                    t.module if p.default is not None else existing.default_module,
                                    existing.readonly if p.readonly is None else p.readonly,
                                    existing.constraints + [(c, t.module) for c in p.constraints],
-                                   existing.annotations + list(p.annotations))
+                                   existing.annotations + list(p.annotations),
+                                   [(r, m) for r, m in existing.rewrites
+                                    if not set(r.kinds) & {k for x in p.rewrites for k in x.kinds}]
+                                   + [(r, t.module) for r in p.rewrites],
+                                   (p.on_source_delete, p.on_source_delete_span or p.span)
+                                   if p.on_source_delete else existing.on_source_delete)
                 refined.owner = existing.owner
                 out[p.name] = refined
         return out
@@ -465,6 +477,9 @@ class _Resolver:
         # Access policies (their expressions may read computeds and globals).
         for key in concrete:
             self._policies(key, self.schema.types[key])
+        # Mutation rewrites and deletion policies: triggers (they may read any column).
+        build_triggers(self.schema, {key: (self.schema.types[key], pointers[key]) for key in concrete},
+                       self.reporter)
         # Abstract types get no table, but their members are checked (even without a concrete
         # descendant): on a scratch table whose join tables are dropped again. A type with a
         # descendant is checked as part of it (a descendant's table holds every inherited

@@ -316,6 +316,27 @@ class PointerDecl:
     #: A computed pointer's expression (``name := expr`` or ``{ using (expr) }``): nothing is
     #: stored (https://docs.geldata.com/reference/datamodel/computeds).
     computed: Optional[Expr] = None
+    #: ``extending base, ...`` (abstract links or properties it extends).
+    extends: Tuple[Tuple[str, Span], ...] = ()
+    #: ``on source delete delete target [if orphan] | allow``, as written after ``delete``.
+    on_source_delete: Optional[str] = None
+    rewrites: Tuple["RewriteDecl", ...] = ()
+    #: Indexes declared in a link's body (on its link properties).
+    indexes: Tuple["IndexDecl", ...] = ()
+    #: A union target ``A | B`` is ``type`` = the first member and ``union`` = all of them.
+    union: Tuple["TypeRef", ...] = ()
+    #: Where ``on source delete ...`` is written.
+    on_source_delete_span: Optional[Span] = None
+
+
+@dataclass(frozen=True)
+class RewriteDecl:
+    """``rewrite insert, update using (expr)`` in a property or link
+    (https://docs.geldata.com/reference/datamodel/mutation_rewrites)."""
+
+    kinds: Tuple[str, ...]
+    expr: Expr
+    span: Span
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,8 @@ _HISTORY_TABLES = ("schemac_migrations", "schema_migrations")
 
 def db_catalog(conn) -> Dict[str, object]:
     """What Postgres says the public schema is: tables with columns (type, NOT NULL, default),
-    constraints (pg_get_constraintdef), indexes (pg_get_indexdef) and comments. History tables
+    constraints (pg_get_constraintdef), indexes (pg_get_indexdef), comments and triggers
+    (pg_get_triggerdef); the functions of the public schema that no extension owns (pg_get_functiondef). History tables
     of the runners are left out."""
     out: Dict[str, object] = {}
     tables = [r[0] for r in conn.execute(
@@ -144,5 +145,15 @@ def db_catalog(conn) -> Dict[str, object]:
                            "obj_description(indexrelid, 'pg_class') FROM pg_index WHERE indrelid = %s ORDER BY 1",
                            (oid,)).fetchall()
         comment = conn.execute("SELECT obj_description(%s, 'pg_class')", (oid,)).fetchone()[0]
+        triggers = conn.execute("SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE tgrelid = %s "
+                                "AND NOT tgisinternal ORDER BY 1", (oid,)).fetchall()
         out[t] = {"columns": cols, "constraints": cons, "indexes": idx, "comment": comment}
+        if triggers:
+            out[t]["triggers"] = triggers
+    functions = conn.execute(
+        "SELECT p.proname, pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+        "WHERE n.nspname = 'public' AND p.prokind = 'f' AND NOT EXISTS (SELECT 1 FROM pg_depend d "
+        "WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e') ORDER BY 1, 2").fetchall()
+    if functions:
+        out[" functions"] = functions  # (a name no table has)
     return out

@@ -74,6 +74,18 @@ class ForeignKeyDef:
 
 
 @dataclass(frozen=True)
+class TriggerDef:
+    """A trigger and its own PL/pgSQL function (see :class:`schemac.model.Trigger`)."""
+
+    name: str
+    function: str
+    timing: str
+    events: Tuple[str, ...]
+    level: str
+    body: str
+
+
+@dataclass(frozen=True)
 class TableDef:
     """One table. ``origin``: the object type it stores (``default::Job``) or, for the join
     table of a multi link, ``default::Post.tags``."""
@@ -87,6 +99,7 @@ class TableDef:
     foreign_keys: Tuple[ForeignKeyDef, ...] = ()
     indexes: Tuple[IndexDef, ...] = ()
     comment: Optional[str] = None
+    triggers: Tuple[TriggerDef, ...] = ()
 
     def column(self, name: str) -> Optional[ColumnDef]:
         return next((c for c in self.columns if c.name == name), None)
@@ -139,6 +152,8 @@ def _table_def(t: ObjectType) -> TableDef:
         indexes=tuple(IndexDef(ix.name, tuple(ix.keys_sql), ix.method, ix.predicate_sql, ix.comment, ix.with_sql)
                       for ix in t.indexes),
         comment=t.comment,
+        triggers=tuple(TriggerDef(tr.name, tr.function, tr.timing, tuple(tr.events), tr.level, tr.body)
+                       for tr in t.triggers),
     )
 
 
@@ -202,6 +217,8 @@ def load_snapshot(text: str) -> Catalog:
                 indexes=tuple(IndexDef(i["name"], tuple(i["keys"]), i.get("method", "btree"), i.get("predicate"),
                                        i.get("comment"), i.get("storage")) for i in t.get("indexes", [])),
                 comment=t.get("comment"),
+                triggers=tuple(TriggerDef(g["name"], g["function"], g["timing"], tuple(g["events"]), g["level"],
+                                          g["body"]) for g in t.get("triggers", [])),
             ))
         enums = {k: tuple(v) for k, v in doc.get("enums", {}).items()}
         extensions = tuple(sorted(str(e) for e in doc.get("extensions", [])))

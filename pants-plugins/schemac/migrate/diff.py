@@ -24,7 +24,8 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from schemac.diagnostics import Diagnostic
 from schemac.frozen import fast_init_all
-from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, UniqueDef, is_join_origin, origin_of
+from schemac.migrate.catalog import (Catalog, ColumnDef, IndexDef, TableDef, TriggerDef, UniqueDef, is_join_origin,
+                                     origin_of)
 from schemac.migrate.hints import Hints
 from schemac.sqlnames import qi, quote_ident, sql_string
 
@@ -47,6 +48,9 @@ PRE, MAIN, ONLINE, FINISH = "pre", "main", "online", "finish"
 
 #: Functions whose value differs per row: a column added with such a default rewrites the table.
 VOLATILE_FUNCTIONS = ("gen_random_uuid(", "clock_timestamp(", "random(", "uuid_generate_v", "nextval(", "timeofday(")
+#: Triggers (and their functions) that go or change are dropped first, on the table's old name;
+#: new and changed ones are created once every table, column and constraint is in place.
+DROP_TRIGGER, CREATE_TRIGGER = 5, 64
 
 #: Column type changes Postgres makes without losing values: no cast hint needed.
 WIDENING = {
@@ -200,6 +204,25 @@ def index_sql(table: str, ix: IndexDef, concurrently: bool = False) -> str:
     storage = f" WITH ({ix.storage})" if ix.storage else ""
     where = f"\n  WHERE ({ix.predicate})" if ix.predicate else ""
     return f"{head} {qi(ix.name)}\n  ON {qi(table)}{using} ({', '.join(ix.keys)}){storage}{where};"
+
+
+def _dollar_quote(body: str, tag: str = "$schemac$") -> str:
+    """``body`` between dollar quotes whose tag it does not contain."""
+    while tag in body:
+        tag = tag[:-1] + "_$"
+    return f"{tag}\n{body}\n{tag}"
+
+
+def trigger_function_sql(t: TriggerDef) -> str:
+    """``CREATE FUNCTION`` of a trigger's own PL/pgSQL function."""
+    body = "BEGIN\n" + "\n".join(f"  {line}" if line else "" for line in t.body.split("\n")) + "\nEND;"
+    return f"CREATE FUNCTION {qi(t.function)}() RETURNS trigger LANGUAGE plpgsql AS {_dollar_quote(body)};"
+
+
+def trigger_sql(table: str, t: TriggerDef) -> str:
+    """``CREATE TRIGGER`` (https://www.postgresql.org/docs/15/sql-createtrigger.html)."""
+    return (f"CREATE TRIGGER {qi(t.name)} {t.timing} {' OR '.join(t.events)} ON {qi(table)}\n"
+            f"  FOR EACH {t.level} EXECUTE FUNCTION {qi(t.function)}();")
 
 
 def _comment_sql(kind: str, target: str, text: Optional[str]) -> str:
@@ -403,6 +426,33 @@ class _Differ:
         for ix in t.indexes:
             if ix.comment is not None:
                 self.emit(COMMENT, _comment_sql("INDEX", qi(ix.name), ix.comment))
+        for tr in t.triggers:
+            self.create_trigger(t, tr)
+
+    # -- triggers
+    def create_trigger(self, t: TableDef, tr: TriggerDef) -> None:
+        self.change(f"create trigger {t.name}.{tr.name}")
+        self.emit(CREATE_TRIGGER, trigger_function_sql(tr))
+        self.emit(CREATE_TRIGGER, trigger_sql(t.name, tr))
+
+    def drop_trigger(self, t: TableDef, tr: TriggerDef) -> None:
+        """Dropped before anything else happens to the table (renames included: ``t`` is the
+        table as the last migration left it)."""
+        self.change(f"drop trigger {t.name}.{tr.name}")
+        self.emit(DROP_TRIGGER, f"DROP TRIGGER IF EXISTS {qi(tr.name)} ON {qi(t.name)};")
+        self.emit(DROP_TRIGGER, f"DROP FUNCTION IF EXISTS {qi(tr.function)}();")
+
+    def triggers(self, ot: TableDef, nt: TableDef) -> None:
+        """Triggers of a kept table, matched by name: an unchanged one stays, a changed one is
+        dropped and created again, the others are dropped or created."""
+        old = {tr.name: tr for tr in ot.triggers}
+        new = {tr.name: tr for tr in nt.triggers}
+        for tr in ot.triggers:
+            if new.get(tr.name) != tr:
+                self.drop_trigger(ot, tr)
+        for tr in nt.triggers:
+            if old.get(tr.name) != tr:
+                self.create_trigger(nt, tr)
 
     def drop_tables(self, dropped: List[TableDef]) -> None:
         names = []
@@ -422,6 +472,8 @@ class _Differ:
                            f"`rename {kind} ...`", self._where(typ.rsplit(".", 1)[0]) if join else None)
                 continue
             self.lint("DS102", f"table {t.name!r} is dropped with its rows")
+            for tr in t.triggers:
+                self.drop_trigger(t, tr)
             self.change(f"drop table {t.name}")
             names.append(t.name)
         if names:
@@ -557,6 +609,7 @@ class _Differ:
         for oc, c in pairs:
             self.alter_column(nt, oc, c)
         self.constraints(ot, nt)
+        self.triggers(ot, nt)
         if ot.comment != nt.comment:
             self.emit(COMMENT, _comment_sql("TABLE", tq, nt.comment))
         for oc, c in pairs:

@@ -1,0 +1,173 @@
+"""Gel's mutation rewrites and source deletion policies, lowered to Postgres triggers.
+
+Both change what a write does to rows other than the ones it names, so they live in the
+database (created and dropped by the migrations, see :mod:`schemac.migrate.diff`) and hold for
+every writer of the tables, not only for the generated runners. Each trigger runs a PL/pgSQL
+function of its own (:class:`schemac.model.Trigger`).
+
+**Mutation rewrites** (https://docs.geldata.com/reference/datamodel/mutation_rewrites):
+``rewrite insert, update using (expr)`` on a property sets the property to ``expr`` whenever an
+object is inserted (updated), whatever the statement gave it. Lowered to one ``BEFORE INSERT``
+and one ``BEFORE UPDATE`` row trigger per table, named ``schemac_rewrite_insert`` /
+``schemac_rewrite_update``, that assign every rewritten column of the row (``NEW``). The
+expression is lowered like a default, with the row being written as its subject: ``.title``
+reads the value the statement wrote (``NEW."title"``). Every rewrite of a row is computed from
+the row as the statement wrote it, before any rewrite is applied (one ``SELECT ... INTO``), as
+Gel evaluates them all against the same ``__subject__``. ``datetime_of_statement()`` is
+``statement_timestamp()``: the same value for every row of one statement, as in Gel.
+
+**Source deletion policies** (https://docs.geldata.com/reference/datamodel/links#deletion-policies):
+``on source delete delete target`` deletes the link's targets when its source object is
+deleted; ``... delete target if orphan`` only the targets that no other object still links to
+through the same link (the link of every type that inherits the declaration); ``allow`` (the
+default) only removes the link. A single link gets an ``AFTER DELETE`` row trigger on its
+table (``schemac_source_delete_<link>``), which deletes the target its FK column named. A
+multi link gets one on its join table, which Postgres empties by the source FK's ``ON DELETE
+CASCADE``: a join row whose source no longer exists was removed with its source (a link removed
+by an update leaves its source in place, and its target alone), so its target is deleted. The
+target's own deletion policies then apply as in Gel: a target another object still links to
+with ``on target delete restrict`` (the default) stops the delete with a foreign key violation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Dict, List, Optional, Tuple
+
+from schemac import syntax as ast
+from schemac.diagnostics import Reporter
+from schemac.exprs import ExprContext, lower
+from schemac.model import Link, ObjectType, Schema, Trigger
+from schemac.sqlnames import object_name, qi
+
+#: Trigger names are per table; Postgres fires the triggers of one event in name order.
+REWRITE_TRIGGER = "schemac_rewrite_{kind}"
+SOURCE_DELETE_TRIGGER = "schemac_source_delete"
+
+
+def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter) -> None:
+    """Add the triggers of every concrete type (``types``: qualified name -> (its table, its
+    effective pointers as :class:`schemac.resolve._Pointer`)) to ``schema``'s tables."""
+    holders: Dict[int, List[Tuple[ObjectType, Link]]] = {}
+    for obj, pointers in types.values():
+        for ptr in pointers.values():
+            link = obj.links.get(ptr.decl.name)  # type: ignore[attr-defined]
+            if link is not None:
+                holders.setdefault(id(ptr.decl), []).append((obj, link))  # type: ignore[attr-defined]
+    for obj, pointers in types.values():
+        if obj.library is not None:
+            continue  # a dependency library's table: its own migrations create its triggers
+        _rewrites(schema, obj, pointers, reporter)
+        for ptr in pointers.values():
+            if ptr.on_source_delete is not None:  # type: ignore[attr-defined]
+                _source_delete(schema, obj, ptr, holders.get(id(ptr.decl), []), reporter)  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------------------- rewrites
+def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], reporter: Reporter) -> None:
+    assigned: Dict[str, List[Tuple[str, str]]] = {"insert": [], "update": []}
+    for ptr in pointers.values():
+        rewrites: List[Tuple[ast.RewriteDecl, str]] = ptr.rewrites  # type: ignore[attr-defined]
+        if not rewrites:
+            continue
+        decl: ast.PointerDecl = ptr.decl  # type: ignore[attr-defined]
+        seen: Dict[str, ast.RewriteDecl] = {}
+        ok = True
+        for rw, _ in rewrites:
+            for kind in rw.kinds:
+                if kind in seen:
+                    reporter.error("E0200", f"'{decl.name}' has two {kind} rewrites", rw.span,
+                                   "a property has at most one insert and one update rewrite "
+                                   "(one rule may cover both: rewrite insert, update using (...))")
+                    ok = False
+                seen[kind] = rw
+        if not ok:
+            continue
+        if decl.name in obj.links:
+            reporter.error("E0206", f"a rewrite of link '{decl.name}' is not supported yet", rewrites[0][0].span,
+                           "rewrite a property (e.g. the id of the object, in a uuid property)")
+            continue
+        col = obj.column(decl.name)
+        if col is None:
+            continue  # not stored (reported where it is declared)
+        if decl.multi:
+            reporter.error("E0206", f"a rewrite of multi property '{decl.name}' is not supported yet",
+                           rewrites[0][0].span, "rewrite an array<...> property instead")
+            continue
+        kinds: List[str] = []
+        for rw, module in rewrites:
+            ctx = ExprContext(schema, obj, module, reporter, where="a rewrite", column_prefix="NEW")
+            low = lower(rw.expr, ctx, col.type)
+            if low is None:
+                continue
+            if low.type.family != col.type.family:
+                reporter.error("E0204", f"the rewrite of '{decl.name}' is {low.type.name}, but the property is "
+                               f"{col.type.name}", rw.expr.span)
+                continue
+            for kind in rw.kinds:
+                if kind not in kinds:
+                    kinds.append(kind)
+                assigned[kind].append((col.name, low.sql))
+        if kinds:
+            i = next(i for i, c in enumerate(obj.columns) if c is col)
+            obj.columns[i] = dataclasses.replace(col, rewrites=tuple(k for k in ("insert", "update") if k in kinds))
+    for kind in ("insert", "update"):
+        cols = assigned[kind]
+        if not cols:
+            continue
+        if len(cols) == 1:
+            assign = f"NEW.{qi(cols[0][0])} := {cols[0][1]};"
+        else:
+            # All from the row as written: the first assignment must not be seen by the next.
+            values = ",\n       ".join(sql for _, sql in cols)
+            targets = ", ".join(f"NEW.{qi(name)}" for name, _ in cols)
+            assign = f"SELECT {values}\n  INTO {targets};"
+        obj.triggers.append(Trigger(REWRITE_TRIGGER.format(kind=kind), object_name("rw", obj.table, [kind]),
+                                    "BEFORE", (kind.upper(),), "ROW", f"{assign}\nRETURN NEW;"))
+
+
+# ----------------------------------------------------------------------- source deletion
+def _source_delete(schema: Schema, obj: ObjectType, ptr, holders: List[Tuple[ObjectType, Link]],
+                   reporter: Reporter) -> None:
+    policy, span = ptr.on_source_delete
+    decl: ast.PointerDecl = ptr.decl
+    link = obj.links.get(decl.name)
+    if link is None:
+        if obj.column(decl.name) is not None:
+            reporter.error("E0205", "'on source delete' only applies to links", span)
+        return  # (a link that did not resolve was reported)
+    if policy == "allow":
+        return  # Gel's default: deleting the source only removes the link
+    orphan = policy == "delete target if orphan"
+    target = qi(link.target.table)
+    name = object_name(SOURCE_DELETE_TRIGGER, decl.name, [])
+    function = object_name("sd", obj.table, [decl.name])
+    if not link.multi:
+        col = qi(link.column)  # type: ignore[arg-type]
+        cond = f"{qi('id')} = OLD.{col}"
+        if orphan:
+            for other, olink in holders:
+                cond += (f"\n  AND NOT EXISTS (SELECT 1 FROM {qi(other.table)} "
+                         f"WHERE {qi(olink.column)} = OLD.{col})")  # type: ignore[arg-type]
+        body = f"DELETE FROM {target}\n  WHERE {cond};\nRETURN NULL;"
+        obj.triggers.append(Trigger(name, function, "AFTER", ("DELETE",), "ROW", body))
+        return
+    join = next(t for t in schema.join_tables if t.table == link.join_table)
+    jq = qi(join.table)
+    lines = [f"IF NOT EXISTS (SELECT 1 FROM {qi(obj.table)} WHERE \"id\" = OLD.\"source_id\") THEN"]
+    if orphan:
+        cond = "\"id\" = OLD.\"target_id\""
+        for other, olink in holders:
+            cond += (f"\n      AND NOT EXISTS (SELECT 1 FROM {qi(olink.join_table)} "  # type: ignore[arg-type]
+                     f"WHERE \"target_id\" = OLD.\"target_id\")")
+    else:
+        # Links to the same target from sources deleted by the same statement are about to go
+        # with them: remove them now, so that they do not hold the target back.
+        lines.append(f"  DELETE FROM {jq} AS j\n    WHERE j.\"target_id\" = OLD.\"target_id\"\n"
+                     f"      AND NOT EXISTS (SELECT 1 FROM {qi(obj.table)} AS s WHERE s.\"id\" = j.\"source_id\");")
+        cond = "\"id\" = OLD.\"target_id\""
+    lines.append(f"  DELETE FROM {target}\n    WHERE {cond};")
+    lines.append("END IF;")
+    lines.append("RETURN NULL;")
+    function = object_name("sd", join.table, [])
+    join.triggers.append(Trigger(SOURCE_DELETE_TRIGGER, function, "AFTER", ("DELETE",), "ROW", "\n".join(lines)))

@@ -1,0 +1,202 @@
+"""Gel's mutation rewrites (https://docs.geldata.com/reference/datamodel/mutation_rewrites) and
+source deletion policies (https://docs.geldata.com/reference/datamodel/links#deletion-policies)
+as Postgres triggers, on PostgreSQL 15 with data: what they do to rows written by plain SQL (so
+by any writer), and the migrations that add, change and remove them, each applied, reverted by
+its down migration and applied again (up -> down -> up)."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from migration_harness import Lib, compile_errors, db_catalog
+from schemac.compiler import Options, check_library
+
+V1 = """
+type Post {
+  required title: str;
+}
+type Image {
+  url: str;
+}
+type Author {
+  required name: str;
+  multi posts: Post;
+  avatar: Image;
+}
+"""
+
+# Rewrites: a modified timestamp on insert and update, a created one on insert only, a
+# normalised email; deletion policies on a multi and a single link.
+V2 = """
+type Post {
+  required title: str;
+}
+type Image {
+  url: str;
+}
+type Author {
+  required name: str;
+  multi posts: Post {
+    on source delete delete target;
+  }
+  avatar: Image {
+    on source delete delete target if orphan;
+  }
+  required modified: datetime {
+    rewrite insert, update using (datetime_of_statement())
+  }
+  created: datetime {
+    rewrite insert using (datetime_of_statement());
+  }
+  email: str {
+    rewrite insert, update using (str_trim(str_lower(.email)))
+  }
+}
+"""
+
+# The policies swap (multi: if orphan, single: unconditional); the email rewrite goes.
+V3 = """
+type Post {
+  required title: str;
+}
+type Image {
+  url: str;
+}
+type Author {
+  required name: str;
+  multi posts: Post {
+    on source delete delete target if orphan;
+  }
+  avatar: Image {
+    on source delete delete target;
+  }
+  required modified: datetime {
+    rewrite insert, update using (datetime_of_statement())
+  }
+  created: datetime {
+    rewrite insert using (datetime_of_statement());
+  }
+  email: str;
+}
+"""
+
+
+def _roundtrip(lib: Lib, db, schema: str):
+    """Generate the next migration, apply it, revert it, apply it again; the catalog after."""
+    before = db_catalog(db.conn)
+    gen = lib.generate(schema)
+    assert gen is not None and not gen.plan.errors, gen and gen.plan.errors
+    version = lib.history().last_version
+    lib.apply(db.url)
+    after = db_catalog(db.conn)
+    db.execute(lib.down_sql(version))
+    assert db_catalog(db.conn) == before
+    db.execute(lib.up_sql(version))
+    assert db_catalog(db.conn) == after
+    return lib.up_sql(version), lib.down_sql(version)
+
+
+def _ids(db, table):
+    """The titles of the posts, or the urls of the images, left."""
+    return sorted(r[0] for r in db.execute(f"SELECT {'url' if table == 'image' else 'title'} FROM {table}"))
+
+
+def test_rewrites_and_source_delete_policies_migrate_and_hold_for_plain_sql(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate(V1)
+    lib.apply(pg.url)
+    up, down = _roundtrip(lib, pg, V2)
+    assert 'CREATE TRIGGER "schemac_rewrite_insert" BEFORE INSERT ON "author"' in up
+    assert 'CREATE TRIGGER "schemac_source_delete" AFTER DELETE ON "author_posts"' in up
+    assert 'DROP TRIGGER IF EXISTS "schemac_rewrite_insert" ON "author";' in down
+
+    # Rewrites: plain SQL that does not give the values (or gives others) gets them rewritten.
+    rows = pg.execute("INSERT INTO author (name, email, modified) VALUES ('ada', '  Ada@Example.COM ', "
+                      "'2000-01-01T00:00:00Z'), ('bob', NULL, DEFAULT) "
+                      "RETURNING email, modified, created, statement_timestamp()")
+    (ada_email, ada_mod, ada_created, stmt_ts), (bob_email, bob_mod, bob_created, _) = rows
+    assert ada_email == "ada@example.com" and bob_email is None
+    # datetime_of_statement(): one timestamp for the whole statement, the one it started at
+    assert ada_mod == ada_created == bob_mod == bob_created == stmt_ts
+    pg.execute("UPDATE author SET email = 'X@Y.Z ', created = '2001-01-01T00:00:00Z' WHERE name = 'ada'")
+    (email, modified, created), = pg.execute("SELECT email, modified, created FROM author WHERE name = 'ada'")
+    assert email == "x@y.z"
+    assert modified > ada_mod  # the update rewrite ran
+    assert created == datetime.datetime(2001, 1, 1, tzinfo=datetime.timezone.utc)  # no update rewrite
+
+    # on source delete delete target (multi): the posts of a deleted author go, also when two
+    # authors deleted together share one; a post unlinked by an update stays.
+    pg.execute("INSERT INTO post (title) VALUES ('p1'), ('p2'), ('shared'), ('kept')")
+    pg.execute("""INSERT INTO author_posts (source_id, target_id)
+                  SELECT a.id, p.id FROM author a, post p
+                  WHERE (a.name = 'ada' AND p.title IN ('p1', 'shared', 'kept'))
+                     OR (a.name = 'bob' AND p.title IN ('p2', 'shared'))""")
+    pg.execute("DELETE FROM author_posts WHERE target_id = (SELECT id FROM post WHERE title = 'kept')")
+    pg.execute("DELETE FROM author")
+    assert _ids(pg, "post") == ["kept"]
+
+    # on source delete delete target if orphan (single): the avatar goes with its last author.
+    pg.execute("INSERT INTO image (url) VALUES ('a.png'), ('b.png')")
+    pg.execute("""INSERT INTO author (name, avatar_id) SELECT n, (SELECT id FROM image WHERE url = u)
+                  FROM (VALUES ('x', 'a.png'), ('y', 'a.png'), ('z', 'b.png')) v(n, u)""")
+    pg.execute("DELETE FROM author WHERE name = 'x'")
+    assert _ids(pg, "image") == ["a.png", "b.png"]  # y still links to a.png
+    pg.execute("DELETE FROM author WHERE name IN ('y', 'z')")
+    assert _ids(pg, "image") == []
+
+    # Changed policies and a removed rewrite: the triggers are replaced.
+    up, down = _roundtrip(lib, pg, V3)
+    assert 'DROP TRIGGER IF EXISTS "schemac_source_delete" ON "author_posts";' in up
+    pg.execute("INSERT INTO post (title) VALUES ('mine'), ('ours')")
+    pg.execute("INSERT INTO image (url) VALUES ('c.png')")
+    pg.execute("""INSERT INTO author (name, email, avatar_id) VALUES
+                  ('u', ' Keep@Case ', (SELECT id FROM image WHERE url = 'c.png')), ('v', NULL, NULL)""")
+    assert pg.execute("SELECT email FROM author WHERE name = 'u'") == [(" Keep@Case ",)]
+    pg.execute("""INSERT INTO author_posts (source_id, target_id)
+                  SELECT a.id, p.id FROM author a, post p
+                  WHERE (a.name = 'u' AND p.title IN ('mine', 'ours')) OR (a.name = 'v' AND p.title = 'ours')""")
+    pg.execute("DELETE FROM author WHERE name = 'u'")
+    assert _ids(pg, "post") == ["kept", "ours"]  # 'ours' is still linked by v
+    assert _ids(pg, "image") == []  # unconditional now
+    # Removing everything: no trigger or function is left behind.
+    v4 = V3.replace("on source delete delete target if orphan;", "on source delete allow;").replace(
+        "on source delete delete target;", "").replace("rewrite insert, update using (datetime_of_statement())", "") \
+        .replace("rewrite insert using (datetime_of_statement());", "")
+    _roundtrip(lib, pg, v4)
+    cat = db_catalog(pg.conn)
+    assert " functions" not in cat and not any("triggers" in t for t in cat.values())
+    assert lib.generate(v4) is None
+
+
+def test_a_required_property_with_an_insert_rewrite_need_not_be_given():
+    schema = """
+type Post {
+  required title: str;
+  required created: datetime { rewrite insert using (datetime_of_statement()) }
+  modified: datetime { rewrite update using (datetime_of_statement()) }
+}
+"""
+    lib = check_library({"lib/schema.esdl": schema, "lib/add.edgeql": "insert Post { title := $title }"},
+                        Options(library="lib"))
+    assert [q.name for q in lib.queries] == ["add"]
+    # an update rewrite alone does not give an inserted object its value
+    errors = compile_errors(lambda: check_library(
+        {"lib/schema.esdl": schema.replace("rewrite insert", "rewrite update"), "lib/add.edgeql":
+         "insert Post { title := $title }"}, Options(library="lib")))
+    assert errors == ["E0305"]
+
+
+@pytest.mark.parametrize("body, code", [
+    ("title: str { rewrite insert using (1) }", "E0204"),
+    ("title: str { rewrite insert using ($x) }", "E0206"),
+    ("title: str { rewrite insert using ('a'); rewrite insert, update using ('b') }", "E0200"),
+    ("multi tags: str { rewrite insert using ('a') }", "E0206"),
+    ("title: str { on source delete delete target }", "E0205"),
+    ("title: str { rewrite insert using (.nope) }", "E0202"),
+])
+def test_refusals_are_located(body, code):
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": f"type Post {{ {body} }}"},
+                                                  Options(library="lib")))
+    assert errors == [code]
