@@ -282,6 +282,14 @@ class Analyzer:
         self._parsed[key] = pf
         if kind in ("schema", "extern") and tree is not None:
             self._good[path] = tree  # type: ignore[assignment]
+        elif kind in ("schema", "extern") and path not in self._good:
+            # Opened mid-edit, never parsed here: the file as saved stands in for the symbol index.
+            saved = _read(path)
+            if saved is not None and saved != text:
+                try:
+                    self._good[path] = parse_schema(path, saved)
+                except (CompileError, RecursionError):
+                    pass
         return pf
 
     def analyse(self, config: LibraryConfig, overlay: Mapping[str, str]) -> Analysis:
