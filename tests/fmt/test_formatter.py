@@ -106,19 +106,19 @@ def _check_sources(sources):
             pass
 
 
-@fuzz_settings(60)
+@fuzz_settings(30)
 @given(mutated_library())
 def test_fuzz_mutated_libraries(sources):
     _check_sources(sources)
 
 
-@fuzz_settings(40)
+@fuzz_settings(20)
 @given(generated_library())
 def test_fuzz_generated_libraries(lib):
     _check_sources(lib.sources)
 
 
-@fuzz_settings(100)
+@fuzz_settings(60)
 @given(token_soup())
 def test_fuzz_token_soup(text):
     for path in ("soup.esdl", "soup.edgeql"):
