@@ -54,6 +54,26 @@ _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": 
         "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
 _ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
 
+#: Date and time arithmetic, as Gel types it (https://docs.geldata.com/reference/stdlib/datetime):
+#: (left family, operator, right family) -> (result scalar, SQL template over {0} and {1}).
+#: Postgres' date + interval is a timestamp and date - date an integer of days: cast back.
+_TEMPORAL = {}
+for _op in ("+", "-"):
+    for _d in ("duration", "relative_duration"):
+        _TEMPORAL[("datetime", _op, _d)] = ("datetime", f"{{0}} {_op} {{1}}")
+        _TEMPORAL[("local_datetime", _op, _d)] = ("cal::local_datetime", f"{{0}} {_op} {{1}}")
+    _TEMPORAL[("local_datetime", _op, "date_duration")] = ("cal::local_datetime", f"{{0}} {_op} {{1}}")
+    _TEMPORAL[("local_date", _op, "date_duration")] = ("cal::local_date", f"CAST({{0}} {_op} {{1}} AS date)")
+    _TEMPORAL[("local_time", _op, "duration")] = ("cal::local_time", f"{{0}} {_op} {{1}}")
+    for _d, _name in (("duration", "duration"), ("relative_duration", "cal::relative_duration"),
+                      ("date_duration", "cal::date_duration")):
+        _TEMPORAL[(_d, _op, _d)] = (_name, f"{{0}} {_op} {{1}}")
+for _d in ("duration", "relative_duration"):
+    _TEMPORAL[(_d, "+", "datetime")] = ("datetime", "{0} + {1}")
+_TEMPORAL[("datetime", "-", "datetime")] = ("duration", "{0} - {1}")
+_TEMPORAL[("local_datetime", "-", "local_datetime")] = ("cal::relative_duration", "{0} - {1}")
+_TEMPORAL[("local_date", "-", "local_date")] = ("cal::date_duration", "make_interval(days => {0} - {1})")
+
 
 @dataclass
 class ParamSpec:
@@ -648,6 +668,81 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
                    atomic=False)
 
 
+#: Gel's duration constructors (named arguments) -> (result, allowed units -> make_interval's).
+_TIME_CONSTRUCTORS = {
+    "to_duration": ("duration", {"hours": "hours", "minutes": "mins", "seconds": "secs", "microseconds": None}),
+    "cal::to_relative_duration": ("cal::relative_duration", {
+        "years": "years", "months": "months", "days": "days", "hours": "hours", "minutes": "mins",
+        "seconds": "secs", "microseconds": None}),
+    "cal::to_date_duration": ("cal::date_duration", {"years": "years", "months": "months", "days": "days"}),
+}
+
+
+def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+    """Gel's date and time constructors (https://docs.geldata.com/reference/stdlib/datetime):
+    ``to_duration(hours := 1, minutes := 30)`` (and ``cal::to_relative_duration``,
+    ``cal::to_date_duration``) -> ``make_interval(...)``; ``cal::to_local_date(s)`` and the other
+    ``cal::to_local_*(s)`` -> a cast of the text; ``cal::to_local_date(dt, zone)`` /
+    ``cal::to_local_datetime(dt, zone)`` -> the wall-clock date / time of ``dt`` in ``zone``;
+    ``duration_to_seconds(d)`` -> ``EXTRACT(EPOCH FROM d)`` (decimal)."""
+    if name in _TIME_CONSTRUCTORS:
+        result, units = _TIME_CONSTRUCTORS[name]
+        parts: List[str] = []
+        if not expr.args:
+            ctx.reporter.error("E0304", f"{name}() needs at least one named argument", expr.span,
+                               f"its arguments: {', '.join(n + ' := ...' for n in units)}")
+            return None
+        nullable = False
+        for arg in expr.args:
+            if not isinstance(arg, ast.NamedArg) or arg.name not in units:
+                ctx.reporter.error("E0304", f"{name}() takes named arguments: {', '.join(units)}",
+                                   arg.span, did_you_mean(arg.name, list(units)) if isinstance(arg, ast.NamedArg) else None)
+                return None
+            low = lower(arg.value, ctx, INT64)
+            if low is None:
+                return None
+            if low.type.family != "num" or low.type.element is not None:
+                ctx.reporter.error("E0304", f"'{arg.name}' must be a number, got {low.type.name}", arg.value.span)
+                return None
+            nullable = nullable or low.nullable
+            value = param_sql(low) if low.is_param else _operand(low)
+            target = units[arg.name]
+            if target is None:  # microseconds: make_interval has no such argument
+                parts.append(f"secs => CAST({value} AS double precision) / 1000000")
+            elif target in ("secs",):
+                parts.append(f"secs => CAST({value} AS double precision)")
+            else:
+                parts.append(f"{target} => CAST({value} AS integer)")
+        secs = [p for p in parts if p.startswith("secs => ")]
+        if len(secs) > 1:
+            parts = [p for p in parts if not p.startswith("secs => ")] + [
+                "secs => " + " + ".join(p[len("secs => "):] for p in secs)]
+        return Lowered(f"make_interval({', '.join(parts)})", ValueType(scalar=SCALARS[result]), nullable)
+    args = []
+    for a in expr.args:
+        low = lower(a, ctx, STR)
+        if low is None:
+            return None
+        args.append(low)
+    if name == "duration_to_seconds":
+        if len(args) != 1 or args[0].type.family not in ("duration",):
+            ctx.reporter.error("E0304", "duration_to_seconds() takes one duration", expr.span)
+            return None
+        return Lowered(f"EXTRACT(EPOCH FROM {args[0].sql})", ValueType(scalar=SCALARS["decimal"]), args[0].nullable)
+    target = {"cal::to_local_date": "cal::local_date", "cal::to_local_datetime": "cal::local_datetime",
+              "cal::to_local_time": "cal::local_time"}[name]
+    pg = SCALARS[target].pg
+    nullable = any(a.nullable for a in args)
+    if len(args) == 1 and args[0].type.family == "str":
+        return Lowered(f"CAST({args[0].sql} AS {pg})", ValueType(scalar=SCALARS[target]), nullable)
+    if len(args) == 2 and args[0].type.family == "datetime" and args[1].type.family == "str":
+        zone = param_sql(args[1]) if args[1].is_param else args[1].sql
+        return Lowered(f"CAST(timezone({zone}, {args[0].sql}) AS {pg})", ValueType(scalar=SCALARS[target]), nullable)
+    ctx.reporter.error("E0304", f"{name}() takes a str, or a datetime and a time zone name", expr.span,
+                       f"write e.g. {name}('...') or {name}(datetime_current(), 'Europe/Paris')")
+    return None
+
+
 def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
     """``fts::search(Doc, <str>$q [, language := 'eng'])`` in a filter of ``select Doc``:
     whether the row's fts::index document matches the query, ``doc @@
@@ -730,6 +825,9 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
         return _sequence_func(expr, name, ctx)
     if name in ("fts::search", "fts::with_options"):
         return _fts_search(expr, name, ctx)
+    if name in _TIME_CONSTRUCTORS or name in ("cal::to_local_date", "cal::to_local_datetime", "cal::to_local_time",
+                                              "duration_to_seconds"):
+        return _time_func(expr, name, ctx)
     if name in ("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"):
         return _range_func(expr, name, ctx)
     if name == "count":
@@ -892,6 +990,10 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[Lowered]) -> O
             ctx.reporter.error("E0304", f"'??' operands differ: {left.type.name} and {right.type.name}", expr.span)
             return None
         return Lowered(f"COALESCE({_operand(left)}, {_operand(right)})", left.type, left.nullable and right.nullable)
+    if op in ("+", "-") and (left.type.family, op, right.type.family) in _TEMPORAL:
+        result, template = _TEMPORAL[(left.type.family, op, right.type.family)]
+        return Lowered(template.format(_operand(left, right), _operand(right, left)), ValueType(scalar=SCALARS[result]),
+                       nullable, atomic=template.startswith(("(", "make_")))
     if op in _ARITH:
         if left.type.family != "num" or right.type.family != "num":
             ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",

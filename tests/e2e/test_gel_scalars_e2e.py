@@ -201,3 +201,54 @@ def test_sequence_scalars_share_one_postgres_sequence(pg, tmp_path):
     pg.execute(out["sql/000001_init.down.sql"])
     assert pg.execute("SELECT count(*) FROM pg_class WHERE relkind = 'S' AND relname = 'seq_ticket_no'") == [(0,)]
     pg.execute(up)
+
+
+TIME_SOURCES = {
+    "tm/schema.esdl": """\
+type Job {
+  required name: str;
+  required created: datetime { default := datetime_current(); };
+  required expires: datetime { default := datetime_current() + <duration>'1 hour'; };
+  required due: cal::local_date { default := cal::to_local_date(datetime_current(), 'UTC') + <cal::date_duration>'7 days'; };
+  timeout: duration { default := to_duration(minutes := 5, seconds := 30); };
+}
+""",
+    "tm/queries/add_job.edgeql": "insert Job { name := <str>$name };",
+    "tm/queries/add_job_due.edgeql": "insert Job { name := <str>$name, due := cal::to_local_date(<str>$due) };",
+    "tm/queries/soon.edgeql": (
+        "select Job { name } filter .expires - .created > to_duration(minutes := <int64>$m)\n"
+        "  and .due - cal::to_local_date(<str>$today) < cal::to_date_duration(days := <int64>$days)\n"
+        "order by .name;"),
+}
+
+
+def test_date_and_time_arithmetic_and_constructors_on_postgres(pg):
+    """Gel's datetime arithmetic and constructors (https://docs.geldata.com/reference/stdlib/datetime):
+    datetime + duration, local_date + date_duration (a date again), datetime - datetime (a
+    duration), local_date - local_date (a date_duration), to_duration(...),
+    cal::to_date_duration(...), cal::to_local_date(str) and (datetime, zone), in defaults and
+    filters, with data."""
+    import re
+
+    from schemac.compiler import check_library
+
+    out = compile_library(TIME_SOURCES, Options(library="tm"))
+    pg.execute(out["sql/000001_init.up.sql"])
+    plans = {q.name: q for q in check_library(TIME_SOURCES, Options(library="tm")).queries}
+
+    def run(name, *args):
+        sql = re.sub(r"\$(\d+)", r"%(p\1)s", plans[name].sql)
+        return pg.execute(sql, {f"p{i}": a for i, a in enumerate(args, 1)})
+
+    run("add_job", "default")
+    run("add_job_due", "leap", "2024-02-29")
+    (expires_after, due_in, timeout, due_type), = pg.execute(
+        "SELECT expires - created, due - (now() AT TIME ZONE 'UTC')::date, timeout::text, pg_typeof(due)::text "
+        "FROM job WHERE name = 'default'")
+    import datetime as dt
+
+    assert abs(expires_after - dt.timedelta(hours=1)) < dt.timedelta(seconds=1)
+    assert due_in == 7 and timeout == "00:05:30" and due_type == "date"
+    assert [r[0] for r in run("soon", 59, "2024-02-27", 3)] == ["leap"]      # due in 2 days < 3 days
+    assert [r[0] for r in run("soon", 59, "2024-02-26", 3)] == []            # due in 3 days: not < 3 days
+    assert [r[0] for r in run("soon", 61, "2024-02-27", 3)] == []            # expires 60 min after creation
