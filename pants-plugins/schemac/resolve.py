@@ -52,7 +52,7 @@ from schemac.model import (
     name_candidates,
 )
 from schemac.scalars import SCALARS
-from schemac.triggers import build_triggers
+from schemac.triggers import build_triggers, target_delete_source
 from schemac.sqlnames import object_name, qi, quote_ident, snake_case, sql_string
 
 ID_COLUMN_DEFAULT = "gen_random_uuid()"
@@ -66,11 +66,12 @@ SINGLE_LINK_ON_DELETE = {
     "deferred restrict": "NO ACTION DEFERRABLE INITIALLY DEFERRED",
 }
 #: ``on target delete`` -> SQL for the target FK of a multi link's join table: ``allow``
-#: removes the link row; ``delete source`` would have to delete the source object, which a FK
-#: cannot express, so it is refused.
+#: removes the link row; ``delete source`` removes it too, and a trigger of the join table
+#: deletes the source object (see :func:`schemac.triggers.target_delete_source`).
 MULTI_LINK_ON_DELETE = {
     "restrict": "RESTRICT",
     "allow": "CASCADE",
+    "delete source": "CASCADE",
     "deferred restrict": "NO ACTION DEFERRABLE INITIALLY DEFERRED",
 }
 #: Index kinds with a Postgres access method.
@@ -945,6 +946,8 @@ class _Resolver:
         join.foreign_keys.append(ForeignKey(object_name("fk", table, ["target_id"]), "target_id", target.table,
                                             MULTI_LINK_ON_DELETE[action]))
         join.indexes.append(Index(object_name("ix", table, ["target_id"]), (qi("target_id"),), "btree", None, None))
+        if action == "delete source":
+            join.triggers.append(target_delete_source(join, obj, target))
         self.schema.join_tables.append(join)
         obj.links[decl.name] = Link(decl.name, target, True, ptr.required, None, table)
 

@@ -27,6 +27,10 @@ CASCADE``: a join row whose source no longer exists was removed with its source 
 by an update leaves its source in place, and its target alone), so its target is deleted. The
 target's own deletion policies then apply as in Gel: a target another object still links to
 with ``on target delete restrict`` (the default) stops the delete with a foreign key violation.
+
+**Target deletion of multi links**: ``on target delete delete source`` on a multi link deletes
+the objects linking to a deleted target (a single link's is its foreign key's ``ON DELETE
+CASCADE``): :func:`target_delete_source`.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from schemac.sqlnames import object_name, qi
 #: Trigger names are per table; Postgres fires the triggers of one event in name order.
 REWRITE_TRIGGER = "schemac_rewrite_{kind}"
 SOURCE_DELETE_TRIGGER = "schemac_source_delete"
+TARGET_DELETE_TRIGGER = "schemac_target_delete"
 
 
 def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter) -> None:
@@ -124,6 +129,18 @@ def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], repo
             assign = f"SELECT {values}\n  INTO {targets};"
         obj.triggers.append(Trigger(REWRITE_TRIGGER.format(kind=kind), object_name("rw", obj.table, [kind]),
                                     "BEFORE", (kind.upper(),), "ROW", f"{assign}\nRETURN NEW;"))
+
+
+# ----------------------------------------------------------------------- target deletion
+def target_delete_source(join: ObjectType, source: ObjectType, target: ObjectType) -> Trigger:
+    """``on target delete delete source`` on a multi link: deleting a target deletes the objects
+    that link to it (https://docs.geldata.com/reference/datamodel/links#deletion-policies). The
+    join table's target foreign key removes the link rows (``ON DELETE CASCADE``); this
+    ``AFTER DELETE`` trigger of the join table deletes the source of a removed row whose target
+    is gone (a row removed with its source, or by an update, leaves the target in place)."""
+    body = (f"IF NOT EXISTS (SELECT 1 FROM {qi(target.table)} WHERE \"id\" = OLD.\"target_id\") THEN\n"
+            f"  DELETE FROM {qi(source.table)}\n    WHERE \"id\" = OLD.\"source_id\";\nEND IF;\nRETURN NULL;")
+    return Trigger(TARGET_DELETE_TRIGGER, object_name("td", join.table, []), "AFTER", ("DELETE",), "ROW", body)
 
 
 # ----------------------------------------------------------------------- source deletion

@@ -202,3 +202,40 @@ def test_refusals_are_located(body, code):
     errors = compile_errors(lambda: check_library({"lib/schema.esdl": f"type Post {{ {body} }}"},
                                                   Options(library="lib")))
     assert errors == [code]
+
+
+TAGS_V1 = """
+type Tag { required name: str; }
+type Note {
+  required body: str;
+  multi tags: Tag;
+}
+"""
+
+
+def test_on_target_delete_delete_source_on_a_multi_link(tmp_path, pg):
+    """Deleting a tag deletes the notes linking to it (plain SQL); a note deleted, or a tag
+    unlinked by an update, leaves the tag and the other notes in place. Added to and removed
+    from an existing link by migrations (the FK action and the trigger change together)."""
+    lib = Lib(tmp_path)
+    lib.generate(TAGS_V1)
+    lib.apply(pg.url)
+    up, down = _roundtrip(lib, pg, TAGS_V1.replace("multi tags: Tag;",
+                                                   "multi tags: Tag { on target delete delete source; }"))
+    assert 'CREATE TRIGGER "schemac_target_delete" AFTER DELETE ON "note_tags"' in up
+    assert "ON DELETE CASCADE" in up and "ON DELETE RESTRICT" in down
+    pg.execute("INSERT INTO tag (name) VALUES ('a'), ('b'), ('c')")
+    pg.execute("INSERT INTO note (body) VALUES ('n1'), ('n2'), ('n3'), ('n4')")
+    pg.execute("""INSERT INTO note_tags (source_id, target_id)
+                  SELECT n.id, t.id FROM note n, tag t
+                  WHERE (n.body, t.name) IN (('n1', 'a'), ('n2', 'a'), ('n2', 'b'), ('n3', 'b'), ('n4', 'c'))""")
+    pg.execute("DELETE FROM note_tags WHERE target_id = (SELECT id FROM tag WHERE name = 'c')")  # unlinked
+    pg.execute("DELETE FROM note WHERE body = 'n3'")
+    assert pg.execute("SELECT name FROM tag ORDER BY name") == [("a",), ("b",), ("c",)]
+    pg.execute("DELETE FROM tag WHERE name = 'a'")
+    assert pg.execute("SELECT body FROM note ORDER BY body") == [("n4",)]  # n1, n2 went with 'a'
+    assert pg.execute("SELECT name FROM tag ORDER BY name") == [("b",), ("c",)]
+    assert pg.execute("SELECT count(*) FROM note_tags") == [(0,)]
+    _roundtrip(lib, pg, TAGS_V1)
+    cat = db_catalog(pg.conn)
+    assert " functions" not in cat and not any("triggers" in t for t in cat.values())
