@@ -113,9 +113,16 @@ def _is_shipped(name: str) -> bool:
     )
 
 
+#: Subpackages of the compiler a compile never imports: the language server (`schemac.lsp`, run by
+#: editors), kept out of the sandbox so that editing it does not change every compile's cache key.
+NOT_SHIPPED_SUBPACKAGES = ("lsp",)
+
+
 def _walk(node, prefix: str) -> Iterator[Tuple[str, bytes]]:
     for child in node.iterdir():
         if not _is_shipped(child.name):
+            continue
+        if prefix == COMPILER_PACKAGE and child.name in NOT_SHIPPED_SUBPACKAGES:
             continue
         path = f"{prefix}/{child.name}"
         if child.is_dir():
