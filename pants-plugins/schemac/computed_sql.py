@@ -25,6 +25,70 @@ from schemac.sqlnames import qi
 _EXPANDING: List[Tuple[str, str]] = []
 
 
+def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
+    """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
+    exclusive constraint (values that read no property), as a conjunct: at most one object."""
+    pinned = set()
+    for c in ast.conjuncts(filt):
+        if isinstance(c, ast.BinOp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.Path) and len(a.steps) == 1 and \
+                        not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
+                    pinned.add(a.steps[0])
+    return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def single_subselect(expr) -> Tuple[Optional[ast.SubSelect], bool]:
+    """``(sub-select, asserted)`` of ``(select T filter ...)`` or ``assert_single((select T filter
+    ...))`` (Gel's assert_single: at most one object, checked when the statement runs); ``(None,
+    False)`` for anything else."""
+    if isinstance(expr, ast.FuncCall) and expr.name in ("assert_single", "std::assert_single") and \
+            len(expr.args) == 1 and isinstance(expr.args[0], ast.SubSelect):
+        return expr.args[0], True
+    if isinstance(expr, ast.SubSelect):
+        return expr, False
+    return None, False
+
+
+def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
+    """A sub-select used as a value, ``(select User filter .clerk_id = global uid)``: the id of
+    its one object, ``(SELECT "id" FROM t WHERE ...)`` (with the target's access policies).
+    It must pin one object (its filter on ``.id`` or a full exclusive constraint) or be
+    wrapped in ``assert_single(...)``: more than one row then fails the statement (SQLSTATE
+    21000), as Gel's CardinalityViolationError."""
+    from schemac.diagnostics import did_you_mean
+    from schemac.exprs import BOOL, Lowered, lower
+    from schemac import policies
+
+    target = ctx.schema.find_type(expr.type_name, ctx.module)
+    if target is None:
+        ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span,
+                           did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    if not asserted and not filter_pins_one(expr.filter, target):
+        ctx.reporter.error("E0206", f"this sub-select may select several '{target.name}' objects: as a value it must "
+                           "select at most one", expr.span,
+                           "filter on .id or every property of an exclusive constraint with '=', or wrap it in "
+                           "assert_single(...)")
+        return None
+    alias = qi(f"_q{ctx.depth}")
+    inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None, variables={},
+                                bound_statements={})
+    cond = lower(expr.filter, inner, BOOL)
+    if cond is None:
+        return None
+    if cond.type.family != "bool":
+        ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", expr.filter.span)
+        return None
+    visible = policies.read_predicate(target, ctx, alias)
+    where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"
+    from schemac.model import ValueType
+    from schemac.scalars import SCALARS
+
+    return Lowered(f'(SELECT {alias}."id" FROM {qi(target.table)} AS {alias} WHERE {where})',
+                   ValueType(scalar=SCALARS["uuid"]), True)
+
+
 def subject_ref(ctx) -> str:
     """How the subject row is named in SQL: its alias in a nested shape, else its table."""
     return ctx.column_prefix or qi(ctx.subject.table)
@@ -88,7 +152,7 @@ def object_set(what, ctx, alias: str) -> Optional[Tuple[str, ObjectType, bool]]:
         comp: Computed = what
         source, multi = comp.target, comp.multi
         if comp.backlink is None:
-            sub: ast.SubSelect = comp.expr  # type: ignore[assignment]
+            sub: ast.SubSelect = single_subselect(comp.expr)[0]  # type: ignore[assignment]
             inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
                                         subject_column=None, variables={}, bound_statements={})
             cond = lower(sub.filter, inner, BOOL)

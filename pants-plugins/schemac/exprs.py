@@ -352,6 +352,8 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         ctx.reporter.error("E0206", "'introspect' is only supported as the argument of sequence_next() and "
                            "sequence_reset()", expr.span)
         return None
+    if isinstance(expr, ast.SubSelect) and ctx.params is not None:
+        return computed_sql.subselect_value(expr, False, ctx)
     if isinstance(expr, ast.SubSelect):
         ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")
@@ -365,6 +367,11 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
     with its default when it has one; a computed global is its expression, inlined (an object
     global is the id of its object: ``(SELECT "id" FROM t WHERE ...)``)."""
     g: Optional[Global] = ctx.schema.find(expr.name, ctx.module, ctx.schema.globals)  # type: ignore[assignment]
+    if g is None and extension_of(expr.name) is not None:
+        ext_needs(expr.name, expr.span, ctx)  # (an extension's global: reports why it is not there)
+        return None
+    if g is None and ctx.schema.find(expr.name, ctx.module, ctx.schema.refused_globals) is not None:
+        return None  # its declaration was refused, and reported
     if g is None:
         ctx.reporter.error("E0302", f"unknown global '{expr.name}'", expr.span,
                            did_you_mean(expr.name.split("::")[-1], [x.name for x in ctx.schema.globals.values()]))
@@ -376,7 +383,7 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
     if g.computed is not None:
         inner = dataclasses.replace(ctx, subject=None, module=g.module, subject_column=None, variables={},
                                     column_prefix=None, bound_statements={})
-        computed = g.computed
+        computed = computed_sql.single_subselect(g.computed)[0] or g.computed
         if isinstance(computed, ast.SubSelect):
             assert g.target is not None
             inner.subject = g.target
@@ -390,8 +397,28 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
 
             visible = policies.read_predicate(g.target, inner)
             where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"
+            if expr.steps and expr.steps != ("id",):
+                # `global current_user.name`: a property of the global's object.
+                alias = qi(f"_g{ctx.depth}")
+                scope = dataclasses.replace(inner, column_prefix=alias)
+                prop = lower(ast.Path(expr.steps, expr.span), scope)
+                if prop is None:
+                    return None
+                cond = lower(computed.filter, scope, BOOL)
+                visible = policies.read_predicate(g.target, scope, alias)
+                where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"  # type: ignore[union-attr]
+                return Lowered(f"(SELECT {prop.sql} FROM {qi(g.target.table)} AS {alias} WHERE {where})",
+                               prop.type, True)
             return Lowered(f'(SELECT "id" FROM {qi(g.target.table)} WHERE {where})', _UUID, True)
+        if expr.steps:
+            ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}' of global '{expr.name}': only a global holding an "
+                               "object has properties", expr.span)
+            return None
         return lower(computed, inner)  # type: ignore[arg-type]
+    if expr.steps:
+        ctx.reporter.error("E0304", f"global '{expr.name}' is a {g.type.name if g.type else 'value'}: it has no "
+                           f"'.{expr.steps[0]}'", expr.span)
+        return None
     assert g.type is not None
     key = f"global {g.qualname}"
     spec = ctx.params.params.get(key)
@@ -821,6 +848,12 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     if expr.name.startswith("ext::"):
         return _ext_func(expr, ctx)
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
+    if name == "assert_single" and len(expr.args) == 1:
+        # Gel's assert_single: our values are single already; a sub-select is checked by the
+        # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
+        if isinstance(expr.args[0], ast.SubSelect) and ctx.params is not None:
+            return computed_sql.subselect_value(expr.args[0], True, ctx)
+        return lower(expr.args[0], ctx)
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
     if name in ("fts::search", "fts::with_options"):

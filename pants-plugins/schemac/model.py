@@ -419,6 +419,8 @@ class Schema:
         return tuple(sorted({e.pg for e in self.extensions.values() if e.pg}))  # type: ignore[attr-defined]
     #: Globals of this library, by qualified name, in declaration order.
     globals: Dict[str, Global] = field(default_factory=dict)
+    #: Globals whose declaration was refused (reported): reading one reports nothing more.
+    refused_globals: Dict[str, Span] = field(default_factory=dict)
 
     def all_tables(self) -> List[ObjectType]:
         """Every table of this library: object types, then join tables (tables of dependency

@@ -1241,6 +1241,10 @@ class _Builder:
         (name, _), = children
         return ast.GlobalRef(name, self._span(meta))
 
+    def global_path(self, meta, children):
+        (name, _), *steps = children
+        return ast.GlobalRef(name, self._span(meta), tuple(map(str, steps)))
+
     def backlink(self, meta, children):
         name_tok, *rest = children
         if rest:

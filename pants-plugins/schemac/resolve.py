@@ -32,6 +32,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from schemac import fts
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.computed_sql import filter_pins_one as _filter_pins_one, single_subselect
 from schemac.exprs import BOOL, ExprContext, ParamTable, ext_needs, lower, resolve_type_ref
 from schemac.extensions import EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of, known_extension
 from schemac.model import (
@@ -142,6 +143,7 @@ class _Resolver:
         self._type_contexts: Dict[str, ExprContext] = {}
         self._custom_scalars: Dict[Tuple[str, str], Optional[CustomScalar]] = {}
         self.global_decls: Dict[str, ast.GlobalDecl] = {}
+        self._global_pins: List[Tuple[str, ast.GlobalDecl, ast.SubSelect, ObjectType]] = []
 
     # ---------------------------------------------------------------- names
     def declare_names(self) -> None:
@@ -473,11 +475,13 @@ class _Resolver:
         for links_first in (True, False):
             for key in concrete:
                 for name, (decl, module) in computeds[key].items():
-                    if isinstance(decl.computed, (ast.Backlink, ast.SubSelect)) == links_first:
+                    is_link = isinstance(decl.computed, ast.Backlink) or single_subselect(decl.computed)[0] is not None
+                    if is_link == links_first:
                         self._computed(self.schema.types[key], decl, module)
         # Access policies (their expressions may read computeds and globals).
         for key in concrete:
             self._policies(key, self.schema.types[key])
+        self._check_global_pins()
         # Mutation rewrites and deletion policies: triggers (they may read any column).
         build_triggers(self.schema, {key: (self.schema.types[key], pointers[key]) for key in concrete},
                        self.reporter)
@@ -546,7 +550,8 @@ class _Resolver:
                 return
             source, link = found
             new = dataclasses.replace(comp, target=source, multi=True, required=False, backlink=link)
-        elif isinstance(expr, ast.SubSelect):
+        elif single_subselect(expr)[0] is not None:
+            expr, asserted = single_subselect(expr)
             target_key = self._type_key(expr.type_name, module)
             target = self.schema.types.get(target_key) if target_key else None
             if target is None:
@@ -563,7 +568,8 @@ class _Resolver:
                 self.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", expr.filter.span)
                 obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
                 return
-            new = dataclasses.replace(comp, target=target, multi=not _filter_pins_one(expr.filter, target))
+            new = dataclasses.replace(comp, target=target,
+                                      multi=not asserted and not _filter_pins_one(expr.filter, target))
         else:
             ctx = ExprContext(self.schema, obj, module, self.reporter, params=ParamTable(), where="a computed")
             low = lower(ast.Path((decl.name,), decl.name_span), ctx)
@@ -707,6 +713,19 @@ class _Resolver:
                     continue
                 default_sql = low.sql
             self.schema.globals[key] = Global(g.name, g.module, vtype, g.required, default_sql, g.span)
+        for key, g in self.global_decls.items():
+            if key not in self.schema.globals:
+                self.schema.refused_globals[key] = g.span
+
+    def _check_global_pins(self) -> None:
+        """A computed global of object type holds at most one object: its filter must pin one
+        (``.id``, or every property of a full exclusive constraint, with ``=``) unless it is
+        wrapped in ``assert_single(...)`` (then the statement checks it)."""
+        for key, g, sub, target in self._global_pins:
+            if not _filter_pins_one(sub.filter, target):
+                self.reporter.error("E0205", f"computed global '{g.name}' may hold several '{target.name}' objects",
+                                    sub.filter.span, "filter on .id (or every property of an exclusive constraint) "
+                                    "with '=', or wrap it in assert_single(...): multi globals are not supported")
 
     def _computed_global(self, key: str, g: ast.GlobalDecl) -> None:
         """A computed global: ``global current_user := (select User filter .id = global
@@ -717,6 +736,9 @@ class _Resolver:
             return
         expr = g.computed
         target = None
+        sub, asserted = single_subselect(expr)
+        if sub is not None:
+            expr = sub
         if isinstance(expr, ast.SubSelect):
             target_key = self._type_key(expr.type_name, g.module)
             target = self.schema.types.get(target_key) if target_key else None
@@ -724,11 +746,9 @@ class _Resolver:
                 self.reporter.error("E0201", f"unknown type '{expr.type_name}'", expr.type_span,
                                     did_you_mean(expr.type_name.split("::")[-1], [d.name for d in self.decls.values()]))
                 return
-            if not _filter_pins_one(expr.filter, target):
-                self.reporter.error("E0205", f"computed global '{g.name}' may hold several '{target.name}' objects",
-                                    expr.filter.span, "filter on .id (or every property of an exclusive constraint) "
-                                    "with '=': multi globals are not supported")
-                return
+            if not asserted:
+                # Checked once every exclusive constraint is known (see _check_global_pins).
+                self._global_pins.append((key, g, expr, target))
         provisional = Global(g.name, g.module, None, g.required, None, g.span, expr, target)
         self.schema.globals[key] = provisional
         ctx = ExprContext(self.schema, None, g.module, self.reporter, params=ParamTable(), where="a computed global")
@@ -1368,19 +1388,6 @@ class _Resolver:
                                         "rename one of the types or properties")
                 else:
                     seen[name] = obj.name
-
-
-def _filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
-    """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
-    exclusive constraint (values that read no property), as a conjunct: at most one object."""
-    pinned: Set[str] = set()
-    for c in ast.conjuncts(filt):
-        if isinstance(c, ast.BinOp) and c.op == "=":
-            for a, b in ((c.left, c.right), (c.right, c.left)):
-                if isinstance(a, ast.Path) and len(a.steps) == 1 and \
-                        not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
-                    pinned.add(a.steps[0])
-    return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 
 def _comment(annotations) -> Optional[str]:

@@ -158,6 +158,8 @@ class GlobalRef:
 
     name: str
     span: Span
+    #: ``global current_user.name``: a path through an object global (empty: the global).
+    steps: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
