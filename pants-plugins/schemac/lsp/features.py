@@ -513,7 +513,7 @@ def signatures(analysis: Analysis, plan) -> Tuple[str, str]:
     go = "\n\n".join(m.group(0).rstrip() for m in re.finditer(
         r"^type \w+ struct \{\n(?:.*\n)*?\}$|^func \(q \*Queries\) .*?\{$", go_text, re.M))
     # signatures, not bodies: `function f(...): T {` -> `function f(...): T;`
-    ts = re.sub(r" \{$", ";", ts, flags=re.M) if ts else ts
+    ts = re.sub(r"^(export (?:async )?function .*) \{$", r"\1;", ts, flags=re.M) if ts else ts
     go = re.sub(r"(^func .*) \{$", r"\1", go, flags=re.M) if go else go
     cache[id(plan)] = (ts, go)
     return ts, go
