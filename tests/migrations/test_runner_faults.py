@@ -329,3 +329,40 @@ def test_generate_into_a_folder_of_another_name_continues_its_history_and_apply_
     assert ok.returncode == 0 and "done: the database is at version 2" in ok.stdout, ok.stderr
     up = _cli("apply", "--dir", "generated/lib", cwd=tmp_path, env=env)
     assert up.returncode == 1 and "pass that as --dir" in up.stderr and "generated/lib/sql" in up.stderr, up.stderr
+
+
+def test_the_pants_entry_puts_the_users_command_first_and_hints_name_pants(tmp_path, pg):
+    """`./pants run <library> -- status` executes `migrate target --library L --dir D status`;
+    with SCHEMAC_RUN_AS set (by the Pants rule), hints print the Pants command."""
+    from schemac.cli import _runner_argv
+
+    assert _runner_argv(["migrate", "target", "--library", "l", "--dir", "d"]) == [
+        "migrate", "apply", "--library", "l", "--dir", "d"]
+    assert _runner_argv(["migrate", "target", "--library", "l", "--dir", "d", "down", "2"]) == [
+        "migrate", "down", "--library", "l", "--dir", "d", "2"]
+    assert _runner_argv(["migrate", "target", "--library", "l", "--dir", "d", "--database-url", "u"]) == [
+        "migrate", "apply", "--library", "l", "--dir", "d", "--database-url", "u"]
+    lib = _history(tmp_path)
+    env = {**ENV, "DATABASE_URL": pg.url, "SCHEMAC_RUN_AS": "./pants run lib: --"}
+    st = _cli("target", "--library", "lib", "--dir", "lib/migrations", "status", cwd=tmp_path, env=env)
+    assert st.returncode == 0 and "pending" in st.stdout, st.stderr
+    pg.execute("CREATE TABLE schemac_migrations (library text NOT NULL, version bigint NOT NULL, name text NOT NULL, "
+               "checksum text NOT NULL, state text NOT NULL, error text, applied_at timestamptz NOT NULL DEFAULT now(), "
+               "execution_ms integer NOT NULL DEFAULT 0, PRIMARY KEY (library, version))")
+    pg.execute("INSERT INTO schemac_migrations (library, version, name, checksum, state, error) "
+               "VALUES ('lib', 1, '000001_init', 'x', 'failed', 'boom')")
+    failed = _cli("target", "--library", "lib", "--dir", "lib/migrations", cwd=tmp_path, env=env)
+    assert failed.returncode == 1 and "`./pants run lib: -- resolve --version 1`" in failed.stderr, failed.stderr
+
+
+def test_a_history_table_made_by_the_previous_runner_learns_the_started_state(tmp_path, pg):
+    lib = _history(tmp_path)
+    pg.execute("""CREATE TABLE schemac_migrations (
+    library text NOT NULL, version bigint NOT NULL, name text NOT NULL, checksum text NOT NULL,
+    state text NOT NULL CHECK (state IN ('applied', 'failed')), error text,
+    applied_at timestamptz NOT NULL DEFAULT now(), execution_ms integer NOT NULL DEFAULT 0,
+    PRIMARY KEY (library, version))""")
+    report = apply(pg.url, lib.history())
+    assert report.current_version == len(migrations_of(lib.history()))
+    check = pg.execute("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'schemac_migrations_state_check'")
+    assert "started" in check[0][0]
