@@ -1,14 +1,15 @@
-"""SQL of computed pointers and backlinks where a query reads them (they are never stored).
+"""Checking of computed pointers and backlinks where a query reads them (they are never
+stored); their SQL is written by :mod:`schemac.lowering`.
 
 * A computed property (https://docs.geldata.com/reference/datamodel/computeds) read as ``.name``
-  is its expression, checked and lowered in the scope of the object (``.first ++ ' ' ++
-  .last`` -> ``("first" || ' ') || "last"``), so a select, filter or order on it stays one
-  statement.
+  is its expression, checked in the scope of the object (:class:`~schemac.qir.ComputedRef`,
+  lowered inline: ``.first ++ ' ' ++ .last`` -> ``("first" || ' ') || "last"``), so a select,
+  filter or order on it stays one statement.
 * A backlink ``.<author[is Post]`` (https://docs.geldata.com/reference/datamodel/links#backlinks)
   or a computed link (a backlink, or ``(select T filter ...)``) is a set of objects: the rows of
-  ``T`` that :func:`object_set` describes (a ``FROM ... WHERE ...`` correlated with the subject
-  row). ``count(...)`` counts them, ``exists ...`` tests them, and a shape selects them as a JSON
-  list (:mod:`schemac.queries`).
+  ``T`` that :func:`object_set` describes (:class:`~schemac.qir.ObjectSet`, lowered to a
+  ``FROM ... WHERE ...`` correlated with the subject row). ``count(...)`` counts them, ``exists
+  ...`` tests them, and a shape selects them as a JSON list (:mod:`schemac.queries`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Tuple
 
+from schemac import qir
 from schemac import syntax as ast
 from schemac.model import Computed, ObjectType
 from schemac.sqlnames import qi
@@ -57,7 +59,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
     wrapped in ``assert_single(...)``: more than one row then fails the statement (SQLSTATE
     21000), as Gel's CardinalityViolationError."""
     from schemac.diagnostics import did_you_mean
-    from schemac.exprs import BOOL, Lowered, lower
+    from schemac.exprs import BOOL, check
     from schemac import policies
 
     target = ctx.schema.find_type(expr.type_name, ctx.module)
@@ -74,19 +76,17 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
     alias = qi(f"_q{ctx.depth}")
     inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None, variables={},
                                 bound_statements={})
-    cond = lower(expr.filter, inner, BOOL)
+    cond = check(expr.filter, inner, BOOL)
     if cond is None:
         return None
     if cond.type.family != "bool":
         ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", expr.filter.span)
         return None
     visible = policies.read_predicate(target, ctx, alias)
-    where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"
     from schemac.model import ValueType
     from schemac.scalars import SCALARS
 
-    return Lowered(f'(SELECT {alias}."id" FROM {qi(target.table)} AS {alias} WHERE {where})',
-                   ValueType(scalar=SCALARS["uuid"]), True)
+    return qir.ObjectRow(expr.span, ValueType(scalar=SCALARS["uuid"]), True, target, alias, None, cond, visible)
 
 
 def subject_ref(ctx) -> str:
@@ -95,8 +95,8 @@ def subject_ref(ctx) -> str:
 
 
 def computed_property(expr: ast.Path, comp: Computed, ctx):
-    """``.name`` of a computed property: its expression, inlined (parenthesised)."""
-    from schemac.exprs import Lowered, lower
+    """``.name`` of a computed property: its expression, checked in the object's scope."""
+    from schemac.exprs import check
 
     if comp.broken:
         return None
@@ -114,13 +114,12 @@ def computed_property(expr: ast.Path, comp: Computed, ctx):
     try:
         inner = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
                                     bound_statements={})
-        low = lower(comp.expr, inner)  # type: ignore[arg-type]
+        low = check(comp.expr, inner)  # type: ignore[arg-type]
     finally:
         _EXPANDING.pop()
     if low is None:
         return None
-    sql = low.sql if low.atomic or low.is_param else f"({low.sql})"
-    return Lowered(sql if not low.is_param else f"{low.sql}::{low.type.pg}", low.type, low.nullable)
+    return qir.ComputedRef(expr.span, low.type, low.nullable, comp, low)
 
 
 def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
@@ -136,11 +135,10 @@ def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
     return None
 
 
-def object_set(what, ctx, alias: str) -> Optional[Tuple[str, ObjectType, bool]]:
-    """``(FROM ... WHERE ... SQL, target type, multi)`` of the objects ``what`` (a
-    :class:`~schemac.syntax.Backlink` or a computed link) of the subject row, the target rows
-    named ``alias``."""
-    from schemac.exprs import BOOL, lower
+def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
+    """The objects ``what`` (a :class:`~schemac.syntax.Backlink` or a computed link) of the
+    subject row, the target rows named ``alias``."""
+    from schemac.exprs import BOOL, check
 
     subject = ctx.subject
     if isinstance(what, ast.Backlink):
@@ -155,28 +153,22 @@ def object_set(what, ctx, alias: str) -> Optional[Tuple[str, ObjectType, bool]]:
             sub: ast.SubSelect = single_subselect(comp.expr)[0]  # type: ignore[assignment]
             inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
                                         subject_column=None, variables={}, bound_statements={})
-            cond = lower(sub.filter, inner, BOOL)
+            cond = check(sub.filter, inner, BOOL)
             if cond is None:
                 return None
-            return (f"FROM {qi(source.table)} AS {alias} WHERE {cond.sql}{_visible(source, ctx, alias)}",  # type: ignore[union-attr]
-                    source, multi)
+            return qir.ObjectSet(span, alias, source, multi, cond,  # type: ignore[arg-type]
+                                 visible_sql=_visible(source, ctx, alias))  # type: ignore[arg-type]
         link_name = comp.backlink
     link = source.links[link_name]  # type: ignore[union-attr]
-    me = subject_ref(ctx)
-    if link.multi:
-        where = (f'{alias}."id" IN (SELECT "source_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
-                 f'WHERE "target_id" = {me}."id")')
-    else:
-        where = f'{alias}.{qi(link.column)} = {me}."id"'  # type: ignore[arg-type]
-    return f"FROM {qi(source.table)} AS {alias} WHERE {where}{_visible(source, ctx, alias)}", source, multi  # type: ignore[union-attr]
+    return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
+                         _visible(source, ctx, alias))  # type: ignore[arg-type]
 
 
-def _visible(target: ObjectType, ctx, alias: str) -> str:
-    """`` AND <select policy>`` of ``target`` (its rows named ``alias``), or ``""``."""
+def _visible(target: ObjectType, ctx, alias: str) -> Optional[str]:
+    """The ``select`` access policy predicate of ``target`` (its rows named ``alias``), or ``None``."""
     from schemac import policies
 
-    pred = policies.read_predicate(target, ctx, alias)
-    return "" if pred is None else f" AND {pred}"
+    return policies.read_predicate(target, ctx, alias)
 
 
 def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
@@ -210,21 +202,10 @@ def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
     return None
 
 
-def count_sql(expr, ctx) -> Optional[str]:
-    """``count(<set of objects>)``, or ``None`` when ``expr`` is not one (or after reporting)."""
+def object_set_of(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
+    """The set of objects ``expr`` stands for (``count(<set>)``, ``exists <set>``), its rows
+    named ``alias``; ``None`` when ``expr`` is not one (or after reporting)."""
     found = link_set_of(expr, ctx)
     if found is None:
         return None
-    alias = qi(f"_c{ctx.depth}")
-    low = object_set(found[0], ctx, alias)
-    return None if low is None else f"(SELECT count(*) {low[0]})"
-
-
-def exists_sql(expr, ctx) -> Optional[str]:
-    """``exists <set of objects>``, or ``None`` when ``expr`` is not one (or after reporting)."""
-    found = link_set_of(expr, ctx)
-    if found is None:
-        return None
-    alias = qi(f"_e{ctx.depth}")
-    low = object_set(found[0], ctx, alias)
-    return None if low is None else f"EXISTS (SELECT 1 {low[0]})"
+    return object_set(found[0], ctx, qi(alias), expr.span)

@@ -1,12 +1,14 @@
-"""Type checking and SQL lowering of expressions (defaults, constraint filters, query filters
-and assigned values).
+"""Type checking of expressions (defaults, constraint filters, query filters and assigned
+values): :func:`check` turns an expression's syntax tree into a typed :mod:`schemac.qir`
+expression (its type, whether it may be empty, every path resolved to its column or binding),
+or ``None`` after reporting a diagnostic, so one pass finds every error. The SQL is written by
+:mod:`schemac.lowering`; :func:`lower` does both, for callers that want the SQL at once (schema
+defaults, constraints, indexes).
 
-:func:`lower` returns the SQL text and the :class:`~schemac.model.ValueType` of an expression,
-or ``None`` after reporting a diagnostic, so one pass finds every error. Values from the user
-(parameters) are always bound as ``$n``; only schema constants (enum members, literals written
-in the schema or query text) are spelled into SQL.
+Values from the user (parameters) are always bound as ``$n``; only schema constants (enum
+members, literals written in the schema or query text) are spelled into SQL.
 
-Operator mapping (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``<`` ``<=`` ``>``
+Operators (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``<`` ``<=`` ``>``
 ``>=`` as in SQL; ``!=`` -> ``<>``; ``?=`` -> ``IS NOT DISTINCT FROM``; ``?!=`` ->
 ``IS DISTINCT FROM``; ``++`` -> ``||``; ``??`` -> ``COALESCE``; ``like``/``ilike`` as in SQL.
 """
@@ -17,11 +19,11 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from schemac import computed_sql
-from schemac import fts
+from schemac import computed_sql, fts, qir
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
+from schemac.lowering import Lowered, emit
 from schemac.model import Column, Global, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
@@ -39,20 +41,17 @@ _UUID = ValueType(scalar=SCALARS["uuid"])
 #: The value type of each scalar, made once (value types are immutable and compare by value).
 _SCALAR_TYPES: Dict[str, ValueType] = {}
 
-#: Functions callable in expressions: name -> (SQL spelling, result type). Gel's
-#: ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
-#: ``datetime_of_transaction()`` are the transaction start (``now()``), as in Postgres.
+#: Functions without arguments: name -> result type (their SQL: ``schemac.lowering._CALLS``).
 FUNCTIONS = {
-    "now": ("now()", DATETIME),
-    "datetime_current": ("clock_timestamp()", DATETIME),
-    "datetime_of_statement": ("statement_timestamp()", DATETIME),
-    "datetime_of_transaction": ("now()", DATETIME),
-    "std::datetime_current": ("clock_timestamp()", DATETIME),
+    "now": DATETIME,
+    "datetime_current": DATETIME,
+    "datetime_of_statement": DATETIME,
+    "datetime_of_transaction": DATETIME,
+    "std::datetime_current": DATETIME,
 }
 
-_CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
-        "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
-_ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%"}
+_CMP = frozenset({"=", "!=", "<", "<=", ">", ">=", "?=", "?!=", "like", "ilike"})
+_ARITH = frozenset({"+", "-", "*", "/", "%"})
 
 #: Date and time arithmetic, as Gel types it (https://docs.geldata.com/reference/stdlib/datetime):
 #: (left family, operator, right family) -> (result scalar, SQL template over {0} and {1}).
@@ -118,29 +117,16 @@ class ExprContext:
     subject_column: Optional[Column] = None
     #: Current nesting depth of :func:`lower` (see :data:`MAX_EXPRESSION_DEPTH`).
     depth: int = 0
-    #: Variables in scope (a ``for`` loop's element): name -> its SQL and type.
-    variables: Dict[str, "Lowered"] = field(default_factory=dict)
-    #: When set (a quoted table name), columns are written ``"table".col``: needed where
-    #: another row is in scope too (``ON CONFLICT ... DO UPDATE`` sees ``excluded``).
+    #: Variables in scope (a ``for`` loop's element, ``with`` bindings): name -> its binding
+    #: (:class:`schemac.qir.LoopVar` / :class:`schemac.qir.WithValue`).
+    variables: Dict[str, qir.Node] = field(default_factory=dict)
+    #: When set (a quoted table name or alias), columns are written ``"table".col``: needed
+    #: where another row is in scope too (``ON CONFLICT ... DO UPDATE`` sees ``excluded``; a
+    #: computed read inside a nested shape or a correlated sub-select).
     column_prefix: Optional[str] = None
     #: Names bound to statements by ``with p := (insert ...)``: name -> what it is, e.g.
     #: "an insert of 'Post'" (they are selected, ``select p { ... }``, not used as values).
     bound_statements: Dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Lowered:
-    """An expression in SQL. ``atomic`` is true when ``sql`` needs no parentheses as an
-    operand; ``nullable`` when it may be NULL."""
-
-    sql: str
-    type: ValueType
-    nullable: bool = False
-    atomic: bool = True
-    column: Optional[Column] = None
-    is_param: bool = False
-    #: For a json value: SQL of its value as text, when cheaper than ``#>> '{}'`` (``x ->> 'k'``).
-    json_text: Optional[str] = None
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -273,7 +259,7 @@ def _ext_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     return ValueType(scalar=vector_scalar(int(arg.name)))
 
 
-#: Deepest nesting :func:`lower` accepts (parentheses, unary operators, right operands; chains
+#: Deepest nesting :func:`check` accepts (parentheses, unary operators, right operands; chains
 #: of a left-associative operator do not nest, see :func:`_binop`). Deeper input is reported as
 #: E0103 instead of exhausting Python's stack.
 MAX_EXPRESSION_DEPTH = 150
@@ -281,7 +267,15 @@ MAX_EXPRESSION_DEPTH = 150
 
 def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
           allow_optional_param: bool = False) -> Optional[Lowered]:
-    """Type-check ``expr`` and lower it to SQL.
+    """Type-check ``expr`` (:func:`check`) and lower it to SQL (:func:`schemac.lowering.emit`).
+    Returns ``None`` after reporting diagnostics to ``ctx.reporter``."""
+    node = check(expr, ctx, expected, allow_optional_param)
+    return None if node is None else emit(node)
+
+
+def check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
+          allow_optional_param: bool = False) -> Optional[qir.Expr]:
+    """Type-check ``expr``: its typed IR (:mod:`schemac.qir`).
 
     ``expected`` types untyped parameters (``$name``) and enum members; ``allow_optional_param``
     lets an untyped parameter be optional (it is assigned to an optional property). Returns
@@ -293,13 +287,24 @@ def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None
         return None
     ctx.depth += 1
     try:
-        return _lower(expr, ctx, expected, allow_optional_param)
+        return _check(expr, ctx, expected, allow_optional_param)
     finally:
         ctx.depth -= 1
 
 
-def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
-           allow_optional_param: bool) -> Optional[Lowered]:
+def is_param(node: qir.Expr) -> bool:
+    """True for a parameter (Postgres cannot always type it from its context)."""
+    return type(node) is qir.ParamRef
+
+
+def column_of(node: qir.Expr) -> Optional[Column]:
+    """The column a path reads (``.prop``, ``.link``, ``__subject__``), else ``None``."""
+    t = type(node)
+    return node.column if t is qir.ColumnRef or t is qir.SubjectRef else None  # type: ignore[attr-defined]
+
+
+def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
+           allow_optional_param: bool) -> Optional[qir.Expr]:
     if isinstance(expr, ast.Literal):
         return _literal(expr, ctx, expected)
     if isinstance(expr, ast.EnumRef):
@@ -337,7 +342,11 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
             ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
                                did_you_mean(expr.name, list(ctx.variables)) or
                                "properties are written with a leading dot: .name")
-        return var
+            return None
+        if isinstance(var, qir.LoopVar):
+            return qir.VarRef(expr.span, var.type, False, expr.name, var)
+        value = var.value  # type: ignore[attr-defined]
+        return qir.VarRef(expr.span, value.type, value.nullable, expr.name, var)
     if isinstance(expr, ast.GlobalRef):
         return _global(expr, ctx)
     if isinstance(expr, ast.Backlink):
@@ -361,7 +370,7 @@ def _lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
 
 
-def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
+def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
     """``global name`` (https://docs.geldata.com/reference/datamodel/globals): a parameter bound
     from the runner's globals context (once per query, however often it is read), ``COALESCE``d
     with its default when it has one; a computed global is its expression, inlined (an object
@@ -387,7 +396,7 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
         if isinstance(computed, ast.SubSelect):
             assert g.target is not None
             inner.subject = g.target
-            cond = lower(computed.filter, inner, BOOL)
+            cond = check(computed.filter, inner, BOOL)
             if cond is None:
                 return None
             if cond.type.family != "bool":
@@ -396,25 +405,22 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
             from schemac import policies
 
             visible = policies.read_predicate(g.target, inner)
-            where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"
             if expr.steps and expr.steps != ("id",):
                 # `global current_user.name`: a property of the global's object.
                 alias = qi(f"_g{ctx.depth}")
                 scope = dataclasses.replace(inner, column_prefix=alias)
-                prop = lower(ast.Path(expr.steps, expr.span), scope)
+                prop = check(ast.Path(expr.steps, expr.span), scope)
                 if prop is None:
                     return None
-                cond = lower(computed.filter, scope, BOOL)
+                cond = check(computed.filter, scope, BOOL)
                 visible = policies.read_predicate(g.target, scope, alias)
-                where = cond.sql if visible is None else f"({cond.sql}) AND {visible}"  # type: ignore[union-attr]
-                return Lowered(f"(SELECT {prop.sql} FROM {qi(g.target.table)} AS {alias} WHERE {where})",
-                               prop.type, True)
-            return Lowered(f'(SELECT "id" FROM {qi(g.target.table)} WHERE {where})', _UUID, True)
+                return qir.ObjectRow(expr.span, prop.type, True, g.target, alias, prop, cond, visible)  # type: ignore[arg-type]
+            return qir.ObjectId(expr.span, _UUID, True, g.target, cond, visible)
         if expr.steps:
             ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}' of global '{expr.name}': only a global holding an "
                                "object has properties", expr.span)
             return None
-        return lower(computed, inner)  # type: ignore[arg-type]
+        return check(computed, inner)  # type: ignore[arg-type]
     if expr.steps:
         ctx.reporter.error("E0304", f"global '{expr.name}' is a {g.type.name if g.type else 'value'}: it has no "
                            f"'.{expr.steps[0]}'", expr.span)
@@ -426,51 +432,47 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[Lowered]:
         spec = ParamSpec(key, len(ctx.params.params) + 1, g.type, not g.must_be_set, expr.span, global_=g)
         ctx.params.params[key] = spec
     if g.default_sql is not None:
-        return Lowered(f"COALESCE(${spec.index}::{g.type.pg}, {g.default_sql})", g.type, False)
-    return Lowered(f"${spec.index}", g.type, nullable=not g.required, is_param=True)
+        return qir.GlobalDefault(expr.span, g.type, False, spec, g.default_sql)
+    return qir.ParamRef(expr.span, g.type, not g.required, spec)
 
 
-def _index(expr: ast.Index, ctx: ExprContext) -> Optional[Lowered]:
-    """``x['key']`` -> ``x -> 'key'`` (``x[0]``: an array element) on a json value; the
-    result is json (empty when the member is missing), cast it to read a scalar:
-    ``<str>x['key']`` -> ``x ->> 'key'``."""
-    base = lower(expr.base, ctx)
+def _index(expr: ast.Index, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x['key']`` (``x[0]``: an array element) on a json value; the result is json (empty
+    when the member is missing), cast it to read a scalar: ``<str>x['key']``."""
+    base = check(expr.base, ctx)
     if base is None:
         return None
     if base.type.family != "json":
         ctx.reporter.error("E0206", f"indexing a {base.type.name} value is not supported; only json values "
                            "can be indexed", expr.span, "index a json value: <str>item['name']")
         return None
-    key = lower(expr.key, ctx)
+    key = check(expr.key, ctx)
     if key is None:
         return None
     if key.type.family not in ("str", "num") or key.type.element is not None:
         ctx.reporter.error("E0304", f"a json index is a str or an integer, got {key.type.name}", expr.key.span)
         return None
-    operand = _operand(base)
-    key_sql = _operand(key)
-    return Lowered(f"{operand} -> {key_sql}", base.type, True, atomic=False,
-                   json_text=f"{operand} ->> {key_sql}")
+    return qir.JsonIndex(expr.span, base.type, True, base, key)
 
 
-def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[Lowered]:
+def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
     if expr.kind == "str":
         if "\0" in expr.value:  # type: ignore[operator]
             ctx.reporter.error("E0102", "string literals cannot contain NUL characters", expr.span)
             return None
-        return Lowered(sql_string(expr.value), STR)  # type: ignore[arg-type]
+        return qir.Literal(expr.span, STR, False, "str", expr.value)
     if expr.kind == "bool":
-        return Lowered("true" if expr.value else "false", BOOL)
+        return qir.Literal(expr.span, BOOL, False, "bool", expr.value)
     if expr.kind == "int":
         typ = expected if expected is not None and expected.family == "num" else INT64
-        return Lowered(str(expr.value), typ)
+        return qir.Literal(expr.span, typ, False, "int", expr.value)
     if expr.kind == "float":
         typ = expected if expected is not None and expected.family == "num" else FLOAT64
-        return Lowered(str(expr.value), typ)
+        return qir.Literal(expr.span, typ, False, "float", expr.value)
     raise AssertionError(expr.kind)  # pragma: no cover
 
 
-def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[Lowered]:
+def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
     enum = ctx.schema.find_enum(expr.enum, ctx.module)
     if enum is None:
         cands = [e.name for e in ctx.schema.all_enums()]
@@ -484,16 +486,16 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[Lowered]:
         ctx.reporter.error("E0203", f"enum '{enum.name}' has no member '{expr.member}'", expr.member_span,
                            did_you_mean(expr.member, enum.members))
         return None
-    return Lowered(sql_string(expr.member), ValueType(enum=enum))
+    return qir.EnumMember(expr.span, ValueType(enum=enum), False, enum, expr.member)
 
 
-def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
+def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.steps == ("__subject__",):
         col = ctx.subject_column
         if col is None:
             ctx.reporter.error("E0202", "__subject__ is only valid in a property's constraint", expr.span)
             return None
-        return Lowered(quote_ident(col.name), col.type, nullable=not col.required, column=col)
+        return qir.SubjectRef(expr.span, col.type, not col.required, col)
     if ctx.subject is None:
         ctx.reporter.error("E0202", f"'.{'.'.join(expr.steps)}' has no subject here", expr.span)
         return None
@@ -507,7 +509,7 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
             # A single link stands for its target's id (its FK column).
             col = ctx.subject.column(link.column)
             assert col is not None
-            return Lowered(_column_sql(col.name, ctx), col.type, nullable=not col.required, column=col)
+            return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix)
         ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': only '.{name}' or '.{name}.id' of a single link "
                            "can be used here",
                            expr.span, f"compare the link's id: .{name}.id = $id")
@@ -522,15 +524,11 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[Lowered]:
                            did_you_mean(name, [c.name for c in ctx.subject.columns if c.link is None]
                                         + list(ctx.subject.links)))
         return None
-    return Lowered(_column_sql(col.name, ctx), col.type, nullable=not col.required, column=col)
-
-
-def _column_sql(name: str, ctx: ExprContext) -> str:
-    return f"{ctx.column_prefix}.{quote_ident(name)}" if ctx.column_prefix else quote_ident(name)
+    return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
 
 
 def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
-           allow_optional: bool) -> Optional[Lowered]:
+           allow_optional: bool) -> Optional[qir.Expr]:
     if ctx.params is None:
         ctx.reporter.error("E0206", f"parameters are not allowed in {ctx.where}", expr.span)
         return None
@@ -559,46 +557,44 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
             return None
         # A parameter is optional only if every use accepts NULL.
         existing.optional = existing.optional and optional
-    return Lowered(f"${existing.index}", typ, nullable=existing.optional, is_param=True)
+    return qir.ParamRef(expr.span, typ, existing.optional, existing)
 
 
-def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
-    """``count(.multi_link)`` -> a correlated count of its join table rows; ``count(.tags)`` of
-    a multi property or array -> ``cardinality`` (0 for an empty or NULL array); ``count`` of a
-    backlink or computed link -> a correlated count of its objects."""
+def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``count(.multi_link)``: the number of its links; ``count(.tags)`` of a multi property or
+    array: its length (0 for an empty or NULL array); ``count`` of a backlink or computed link:
+    the number of its objects."""
     if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
-        sql = computed_sql.count_sql(expr.args[0], ctx)
-        return None if sql is None else Lowered(sql, INT64)
+        objects = computed_sql.object_set_of(expr.args[0], ctx, f"_c{ctx.depth}")
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
     if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
     name = expr.args[0].steps[0]
     link = ctx.subject.links.get(name) if ctx.subject is not None else None
     if link is not None and link.multi and ctx.subject is not None:
-        table = qi(ctx.subject.table)
-        return Lowered(f'(SELECT count(*) FROM {qi(link.join_table)} AS "_c" '  # type: ignore[arg-type]
-                       f'WHERE "_c"."source_id" = {table}."id")', INT64)
-    arg = lower(expr.args[0], ctx)
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link)
+    arg = check(expr.args[0], ctx)
     if arg is None:
         return None
     if arg.type.element is None:
         ctx.reporter.error("E0304", f"count() needs a multi property, an array or a multi link, got {arg.type.name}",
                            expr.args[0].span)
         return None
-    return Lowered(f"coalesce(cardinality({arg.sql}), 0)", INT64)
+    return qir.Call(expr.span, INT64, False, "count_array", (arg,))
 
 
-#: Functions with arguments: name -> (arity, SQL template, argument family, result type).
-#: ``{0}`` is the first argument's SQL. ``len`` works on str and arrays.
+#: Functions with arguments: name -> (arity, argument family, result type); their SQL is
+#: ``schemac.lowering._CALLS[name]``. ``len`` works on str and arrays.
 FUNCTIONS_WITH_ARGS = {
-    "str_lower": (1, "lower({0})", "str", STR),
-    "str_upper": (1, "upper({0})", "str", STR),
-    "str_trim": (1, "btrim({0})", "str", STR),
-    "re_test": (2, "{1} ~ {0}", "str", BOOL),
+    "str_lower": (1, "str", STR),
+    "str_upper": (1, "str", STR),
+    "str_trim": (1, "str", STR),
+    "re_test": (2, "str", BOOL),
 }
 
 
-def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """A function of an extension module (:data:`schemac.extensions.EXT_FUNCTIONS`): its
     arguments checked and typed (an untyped parameter takes the argument's type), lowered to the
     Postgres function or operator of the same meaning."""
@@ -622,7 +618,7 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     args = []
     for a, kind in zip(expr.args, kinds):
         expected = {"str": STR, "bytes_or_str": STR, "int": INT64, "vector": VECTOR_PARAM}[kind]
-        low = lower(a, ctx, expected)
+        low = check(a, ctx, expected)
         if low is None:
             return None
         ok = {"str": low.type.family == "str", "bytes_or_str": low.type.family in ("str", "bytes"),
@@ -634,12 +630,11 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
             ctx.reporter.error("E0304", f"{expr.name}() needs {what} here, got {low.type.name}", a.span)
             return None
         args.append(low)
-    sql = template.format(*(_operand(a) for a in args))
-    # (every template is a function call or a parenthesised operator: atomic)
-    return Lowered(sql, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args))
+    return qir.ExtCall(expr.span, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args), expr.name,
+                       template, tuple(args))
 
 
-def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
     """Gel's range functions (https://docs.geldata.com/reference/stdlib/range):
     ``range(lower, upper)`` (bounds ``[lower, upper)``, either may be empty: unbounded) ->
     ``int8range($1, $2)`` etc.; ``contains(r, x)`` -> ``r @> x`` (``x`` a value or a range);
@@ -650,10 +645,10 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
         ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
         return None
     if name == "range":
-        lo = lower(expr.args[0], ctx)
+        lo = check(expr.args[0], ctx)
         if lo is None:
             return None
-        hi = lower(expr.args[1], ctx, lo.type)
+        hi = check(expr.args[1], ctx, lo.type)
         if hi is None:
             return None
         elem = lo.type.scalar.name if lo.type.scalar is not None and lo.type.element is None else None
@@ -663,8 +658,9 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
                                "ranges are of int32, int64, decimal, datetime, cal::local_datetime or cal::local_date")
             return None
         rt = range_scalar(elem, False)  # type: ignore[arg-type]
-        return Lowered(f"{rt.pg}({_operand(lo)}, {_operand(hi)})", ValueType(scalar=rt), lo.nullable or hi.nullable)
-    first = lower(expr.args[0], ctx)
+        return qir.ExtCall(expr.span, ValueType(scalar=rt), lo.nullable or hi.nullable, "range",
+                           rt.pg + "({0}, {1})", (lo, hi))
+    first = check(expr.args[0], ctx)
     if first is None:
         return None
     kind = range_kind(first.type.scalar) if first.type.element is None else ""
@@ -677,10 +673,9 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
             ctx.reporter.error("E0304", f"{name}() needs a range, got {first.type.name}", expr.args[0].span)
             return None
         if name == "range_is_empty":
-            return Lowered(f"isempty({first.sql})", BOOL, first.nullable)
-        fn = "lower" if name == "range_get_lower" else "upper"
-        return Lowered(f"{fn}({first.sql})", ValueType(scalar=SCALARS[elem_name]), True)
-    second = lower(expr.args[1], ctx, first.type)
+            return qir.Call(expr.span, BOOL, first.nullable, name, (first,))
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[elem_name]), True, name, (first,))
+    second = check(expr.args[1], ctx, first.type)
     if second is None:
         return None
     allowed = {first.type.family, f"range:{elem_name}", f"multirange:{elem_name}"}
@@ -689,10 +684,8 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
     if second.type.family not in allowed or second.type.element is not None:
         ctx.reporter.error("E0304", f"{name}() cannot take {first.type.name} and {second.type.name}", expr.span)
         return None
-    op = "@>" if name == "contains" else "&&"
     # (a parameter is always cast: '@>' takes a range or an element, Postgres cannot tell which)
-    return Lowered(f"{_operand(first)} {op} {_operand(second)}", BOOL, first.nullable or second.nullable,
-                   atomic=False)
+    return qir.Call(expr.span, BOOL, first.nullable or second.nullable, "range_" + name, (first, second))
 
 
 #: Gel's duration constructors (named arguments) -> (result, allowed units -> make_interval's).
@@ -705,7 +698,7 @@ _TIME_CONSTRUCTORS = {
 }
 
 
-def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
     """Gel's date and time constructors (https://docs.geldata.com/reference/stdlib/datetime):
     ``to_duration(hours := 1, minutes := 30)`` (and ``cal::to_relative_duration``,
     ``cal::to_date_duration``) -> ``make_interval(...)``; ``cal::to_local_date(s)`` and the other
@@ -720,19 +713,21 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowe
                                f"its arguments: {', '.join(n + ' := ...' for n in units)}")
             return None
         nullable = False
+        values: List[qir.Expr] = []
         for arg in expr.args:
             if not isinstance(arg, ast.NamedArg) or arg.name not in units:
                 ctx.reporter.error("E0304", f"{name}() takes named arguments: {', '.join(units)}",
                                    arg.span, did_you_mean(arg.name, list(units)) if isinstance(arg, ast.NamedArg) else None)
                 return None
-            low = lower(arg.value, ctx, INT64)
+            low = check(arg.value, ctx, INT64)
             if low is None:
                 return None
             if low.type.family != "num" or low.type.element is not None:
                 ctx.reporter.error("E0304", f"'{arg.name}' must be a number, got {low.type.name}", arg.value.span)
                 return None
             nullable = nullable or low.nullable
-            value = param_sql(low) if low.is_param else _operand(low)
+            value = "{%d}" % len(values)
+            values.append(low)
             target = units[arg.name]
             if target is None:  # microseconds: make_interval has no such argument
                 parts.append(f"secs => CAST({value} AS double precision) / 1000000")
@@ -744,10 +739,11 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowe
         if len(secs) > 1:
             parts = [p for p in parts if not p.startswith("secs => ")] + [
                 "secs => " + " + ".join(p[len("secs => "):] for p in secs)]
-        return Lowered(f"make_interval({', '.join(parts)})", ValueType(scalar=SCALARS[result]), nullable)
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, name,
+                               f"make_interval({', '.join(parts)})", tuple(values), "o" * len(values), True)
     args = []
     for a in expr.args:
-        low = lower(a, ctx, STR)
+        low = check(a, ctx, STR)
         if low is None:
             return None
         args.append(low)
@@ -755,22 +751,24 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowe
         if len(args) != 1 or args[0].type.family not in ("duration",):
             ctx.reporter.error("E0304", "duration_to_seconds() takes one duration", expr.span)
             return None
-        return Lowered(f"EXTRACT(EPOCH FROM {args[0].sql})", ValueType(scalar=SCALARS["decimal"]), args[0].nullable)
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS["decimal"]), args[0].nullable, name,
+                               "EXTRACT(EPOCH FROM {0})", (args[0],), "r", True)
     target = {"cal::to_local_date": "cal::local_date", "cal::to_local_datetime": "cal::local_datetime",
               "cal::to_local_time": "cal::local_time"}[name]
     pg = SCALARS[target].pg
     nullable = any(a.nullable for a in args)
     if len(args) == 1 and args[0].type.family == "str":
-        return Lowered(f"CAST({args[0].sql} AS {pg})", ValueType(scalar=SCALARS[target]), nullable)
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
+                               f"CAST({{0}} AS {pg})", (args[0],), "r", True)
     if len(args) == 2 and args[0].type.family == "datetime" and args[1].type.family == "str":
-        zone = param_sql(args[1]) if args[1].is_param else args[1].sql
-        return Lowered(f"CAST(timezone({zone}, {args[0].sql}) AS {pg})", ValueType(scalar=SCALARS[target]), nullable)
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
+                               f"CAST(timezone({{1}}, {{0}}) AS {pg})", (args[0], args[1]), "rp", True)
     ctx.reporter.error("E0304", f"{name}() takes a str, or a datetime and a time zone name", expr.span,
                        f"write e.g. {name}('...') or {name}(datetime_current(), 'Europe/Paris')")
     return None
 
 
-def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
     """``fts::search(Doc, <str>$q [, language := 'eng'])`` in a filter of ``select Doc``:
     whether the row's fts::index document matches the query, ``doc @@
     websearch_to_tsquery(...)`` (https://docs.geldata.com/reference/stdlib/fts; see
@@ -803,17 +801,16 @@ def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Low
                                arg.span, "e.g. language := 'eng'")
             return None
         language = str(value.value)
-    query = lower(positional[1], ctx, STR)
+    query = check(positional[1], ctx, STR)
     if query is None:
         return None
     if query.type.family != "str" or query.type.element is not None:
         ctx.reporter.error("E0304", f"fts::search() needs a str query, got {query.type.name}", positional[1].span)
         return None
-    sql = f"({subject.fts_document}) @@ websearch_to_tsquery({fts.regconfig(language)}, {_operand(query)})"
-    return Lowered(sql, BOOL, query.nullable, atomic=False)
+    return qir.FtsSearch(expr.span, BOOL, query.nullable, subject.fts_document, fts.regconfig(language), query)
 
 
-def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[Lowered]:
+def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
     """``sequence_next(introspect T)`` -> ``nextval(...)``; ``sequence_reset(introspect T)`` ->
     ``setval(..., 1, false)`` (the next value is 1 again), ``sequence_reset(introspect T, v)`` ->
     ``setval(..., v)`` (the next value is v + 1), as
@@ -830,21 +827,21 @@ def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[
         ctx.reporter.error("E0304", f"'{ref}' is not a sequence type", ref.span,
                            "declare it with: scalar type <Name> extending sequence;")
         return None
-    seq = sql_string(qi(custom.sequence))  # type: ignore[attr-defined]
+    seq = sql_string(qi(custom.sequence)).replace("{", "{{").replace("}", "}}")  # type: ignore[attr-defined]
     if name == "sequence_next":
-        return Lowered(f"nextval({seq})", INT64)
+        return qir.ExtCall(expr.span, INT64, False, name, f"nextval({seq})", ())
     if len(expr.args) == 1:
-        return Lowered(f"setval({seq}, 1, false)", INT64)
-    value = lower(expr.args[1], ctx, INT64)
+        return qir.ExtCall(expr.span, INT64, False, name, f"setval({seq}, 1, false)", ())
+    value = check(expr.args[1], ctx, INT64)
     if value is None:
         return None
     if value.type.family != "num" or value.type.element is not None:
         ctx.reporter.error("E0304", f"sequence_reset() needs an int64 value, got {value.type.name}", expr.args[1].span)
         return None
-    return Lowered(f"setval({seq}, {_operand(value)})", INT64, value.nullable)
+    return qir.ExtCall(expr.span, INT64, value.nullable, name, f"setval({seq}, {{0}})", (value,))
 
 
-def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
+def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.name.startswith("ext::"):
         return _ext_func(expr, ctx)
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
@@ -853,7 +850,7 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
         # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
         if isinstance(expr.args[0], ast.SubSelect) and ctx.params is not None:
             return computed_sql.subselect_value(expr.args[0], True, ctx)
-        return lower(expr.args[0], ctx)
+        return check(expr.args[0], ctx)
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
     if name in ("fts::search", "fts::with_options"):
@@ -869,34 +866,32 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
         if len(expr.args) != 1:
             ctx.reporter.error("E0304", "len() takes one argument", expr.span)
             return None
-        arg = lower(expr.args[0], ctx)
+        arg = check(expr.args[0], ctx)
         if arg is None:
             return None
         if arg.type.element is not None:
-            return Lowered(f"cardinality({_operand(arg)})", INT64, arg.nullable)
+            return qir.Call(expr.span, INT64, arg.nullable, "len_array", (arg,))
         if arg.type.family not in ("str", "bytes"):
             ctx.reporter.error("E0304", f"len() needs a str, bytes or array, got {arg.type.name}", expr.args[0].span)
             return None
-        fn_sql = "char_length" if arg.type.family == "str" else "octet_length"
-        return Lowered(f"{fn_sql}({arg.sql})", INT64, arg.nullable)
+        return qir.Call(expr.span, INT64, arg.nullable, "len_str" if arg.type.family == "str" else "len_bytes", (arg,))
     if name in FUNCTIONS_WITH_ARGS:
-        arity, template, family, result = FUNCTIONS_WITH_ARGS[name]
+        arity, family, result = FUNCTIONS_WITH_ARGS[name]
         if len(expr.args) != arity:
             ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
             return None
         args = []
         for a in expr.args:
-            low = lower(a, ctx, STR)
+            low = check(a, ctx, STR)
             if low is None:
                 return None
             if low.type.family != family:
                 ctx.reporter.error("E0304", f"{name}() needs {family} arguments, got {low.type.name}", a.span)
                 return None
             args.append(low)
-        return Lowered(template.format(*(_operand(a) for a in args)), result, any(a.nullable for a in args),
-                       atomic=result is not BOOL)
-    fn = FUNCTIONS.get(expr.name)
-    if fn is None:
+        return qir.Call(expr.span, result, any(a.nullable for a in args), name, tuple(args))
+    typ = FUNCTIONS.get(expr.name)
+    if typ is None:
         known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len", "count"]
         ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
                            did_you_mean(expr.name, known))
@@ -904,68 +899,59 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[Lowered]:
     if expr.args:
         ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
         return None
-    sql, typ = fn
-    return Lowered(sql, typ)
+    return qir.Call(expr.span, typ, False, expr.name, ())
 
 
-def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[Lowered]:
+def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.op == "exists" and isinstance(expr.operand, ast.FuncCall) \
             and expr.operand.name in ("fts::search", "std::fts::search"):
-        return lower(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
+        return check(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
     if expr.op == "exists":
         if computed_sql.link_set_of(expr.operand, ctx) is not None:
-            sql = computed_sql.exists_sql(expr.operand, ctx)
-            return None if sql is None else Lowered(sql, BOOL, False, atomic=False)
-        inner = lower(expr.operand, ctx, None)
+            objects = computed_sql.object_set_of(expr.operand, ctx, f"_e{ctx.depth}")
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
+        inner = check(expr.operand, ctx, None)
         if inner is None:
             return None
-        return Lowered(f"{_operand(inner)} IS NOT NULL", BOOL, False, atomic=False)
+        return qir.Unary(expr.span, BOOL, False, "exists", inner)
     if expr.op == "not":
-        inner = lower(expr.operand, ctx, BOOL)
+        inner = check(expr.operand, ctx, BOOL)
         if inner is None:
             return None
         if inner.type.family != "bool":
             ctx.reporter.error("E0304", f"'not' needs a bool operand, got {inner.type.name}", expr.operand.span)
             return None
-        return Lowered(f"NOT {_operand(inner)}", BOOL, inner.nullable, atomic=False)
-    inner = lower(expr.operand, ctx, None)
+        return qir.Unary(expr.span, BOOL, inner.nullable, "not", inner)
+    inner = check(expr.operand, ctx, None)
     if inner is None:
         return None
     if inner.type.family != "num":
         ctx.reporter.error("E0304", f"unary '-' needs a number, got {inner.type.name}", expr.operand.span)
         return None
-    return Lowered(f"-{_operand(inner)}", inner.type, inner.nullable, atomic=False)
-
-
-def _operand(x: Lowered, other: Optional[Lowered] = None) -> str:
-    """``x`` as an operand: parenthesised unless atomic; a parameter gets a ``::type`` cast
-    unless the other operand is a column (then Postgres types it from the column)."""
-    if x.is_param and (other is None or other.column is None):
-        return param_sql(x)
-    return x.sql if x.atomic else f"({x.sql})"
+    return qir.Unary(expr.span, inner.type, inner.nullable, "-", inner)
 
 
 def _pair(expr: ast.BinOp, ctx: ExprContext):
-    """Lower both operands; an untyped parameter takes its type from the other side."""
+    """Check both operands; an untyped parameter takes its type from the other side."""
     def untyped_param(e):
         return isinstance(e, ast.Param) and e.type is None
 
     if untyped_param(expr.left) and not untyped_param(expr.right):
-        right = lower(expr.right, ctx)
+        right = check(expr.right, ctx)
         # `$p ?? fallback`: the parameter may be omitted, that is what '??' is for.
-        left = lower(expr.left, ctx, right.type if right else None, allow_optional_param=expr.op == "??")
+        left = check(expr.left, ctx, right.type if right else None, allow_optional_param=expr.op == "??")
     else:
-        left = lower(expr.left, ctx)
-        right = lower(expr.right, ctx, left.type if left else None)
+        left = check(expr.left, ctx)
+        right = check(expr.right, ctx, left.type if left else None)
     return left, right
 
 
-#: Left-associative operators: chains of them are lowered iteratively (see :func:`_binop`).
+#: Left-associative operators: chains of them are checked iteratively (see :func:`_binop`).
 _CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "++", "??"})
 
 
-def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
-    """Lower a binary operator. A left-associative chain (``a or b or c ...``, ``a + b + ...``)
+def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
+    """Check a binary operator. A left-associative chain (``a or b or c ...``, ``a + b + ...``)
     is a left-deep tree; it is walked down its left spine with a loop, not with recursion, so
     chains of any length compile without deep Python stacks."""
     spine = [expr]
@@ -979,25 +965,24 @@ def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
     return low
 
 
-def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[Lowered]) -> Optional[Lowered]:
-    """One operator; ``left`` is its already lowered left operand, or ``None``."""
+def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> Optional[qir.Expr]:
+    """One operator; ``left`` is its already checked left operand, or ``None``."""
     op = expr.op
     if op in ("and", "or"):
         if left is None:
-            left = lower(expr.left, ctx, BOOL)
-        right = lower(expr.right, ctx, BOOL)
+            left = check(expr.left, ctx, BOOL)
+        right = check(expr.right, ctx, BOOL)
         if left is None or right is None:
             return None
         for side, e in ((left, expr.left), (right, expr.right)):
             if side.type.family != "bool":
                 ctx.reporter.error("E0304", f"'{op}' needs bool operands, got {side.type.name}", e.span)
                 return None
-        return Lowered(f"{_operand(left)} {op.upper()} {_operand(right)}", BOOL,
-                       left.nullable or right.nullable, atomic=False)
+        return qir.Binary(expr.span, BOOL, left.nullable or right.nullable, op, left, right)
     if left is None:
         left, right = _pair(expr, ctx)
     else:
-        right = lower(expr.right, ctx, left.type)
+        right = check(expr.right, ctx, left.type)
     if left is None or right is None:
         return None
     nullable = left.nullable or right.nullable
@@ -1011,69 +996,67 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[Lowered]) -> O
             return None
         if op in ("?=", "?!="):
             nullable = False
-        return Lowered(f"{_operand(left, right)} {_CMP[op]} {_operand(right, left)}", BOOL, nullable, atomic=False)
+        return qir.Binary(expr.span, BOOL, nullable, op, left, right)
     if op == "++":
         if left.type.family != "str" or right.type.family != "str":
             ctx.reporter.error("E0304", f"'++' needs str operands, got {left.type.name} and {right.type.name}",
                                expr.span)
             return None
-        return Lowered(f"{_operand(left)} || {_operand(right)}", STR, nullable, atomic=False)
+        return qir.Binary(expr.span, STR, nullable, op, left, right)
     if op == "??":
         if left.type.family != right.type.family:
             ctx.reporter.error("E0304", f"'??' operands differ: {left.type.name} and {right.type.name}", expr.span)
             return None
-        return Lowered(f"COALESCE({_operand(left)}, {_operand(right)})", left.type, left.nullable and right.nullable)
+        return qir.Binary(expr.span, left.type, left.nullable and right.nullable, op, left, right)
     if op in ("+", "-") and (left.type.family, op, right.type.family) in _TEMPORAL:
         result, template = _TEMPORAL[(left.type.family, op, right.type.family)]
-        return Lowered(template.format(_operand(left, right), _operand(right, left)), ValueType(scalar=SCALARS[result]),
-                       nullable, atomic=template.startswith(("(", "make_")))
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, op, template, (left, right),
+                               "xx", template.startswith(("(", "make_")))
     if op in _ARITH:
         if left.type.family != "num" or right.type.family != "num":
             ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",
                                expr.span)
             return None
-        return Lowered(f"{_operand(left)} {_ARITH[op]} {_operand(right)}", left.type, nullable, atomic=False)
+        return qir.Binary(expr.span, left.type, nullable, op, left, right)
     raise AssertionError(op)  # pragma: no cover
 
 
-def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[Lowered]:
-    """``x in {a, b}`` -> ``x IN (a, b)``; ``x in $arr`` (an array parameter) -> ``x = ANY($n)``."""
-    left = lower(expr.left, ctx)
+def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x in {a, b}``; ``x in $arr`` (an array)."""
+    left = check(expr.left, ctx)
     if left is None:
         return None
     negate = expr.op == "not in"
     if isinstance(expr.right, ast.SetLit):
         if not expr.right.items:
-            return Lowered("true" if negate else "false", BOOL)
+            return qir.InSet(expr.span, BOOL, False, left, (), negate)
         items = []
         for item in expr.right.items:
-            low = lower(item, ctx, left.type)
+            low = check(item, ctx, left.type)
             if low is None:
                 return None
             if low.type.family != left.type.family:
                 ctx.reporter.error("E0304", f"'{expr.op}' compares {left.type.name} with {low.type.name}", item.span)
                 return None
-            items.append(_operand(low, left))
-        op = "NOT IN" if negate else "IN"
-        return Lowered(f"{_operand(left)} {op} ({', '.join(items)})", BOOL, left.nullable, atomic=False)
-    right = lower(expr.right, ctx, ValueType(element=left.type))
+            items.append(low)
+        return qir.InSet(expr.span, BOOL, left.nullable, left, tuple(items), negate)
+    right = check(expr.right, ctx, ValueType(element=left.type))
     if right is None:
         return None
     if right.type.element is None or right.type.element.family != left.type.family:
         ctx.reporter.error("E0304", f"the right side of '{expr.op}' must be a set {{...}} or an array of "
                            f"{left.type.name}, got {right.type.name}", expr.right.span)
         return None
-    sql = f"{_operand(left)} <> ALL ({_operand(right)})" if negate else f"{_operand(left)} = ANY ({_operand(right)})"
-    return Lowered(sql, BOOL, left.nullable, atomic=False)
+    return qir.InArray(expr.span, BOOL, left.nullable, left, right, negate)
 
 
-def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[Lowered]:
+def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qir.Expr]:
     """``<T>$p`` types a parameter (Gel's spelling of ``$p<T>``); ``<T>expr`` is a cast."""
     if isinstance(expr.operand, ast.Param):
         if expr.operand.type is not None:
             ctx.reporter.error("E0304", "a parameter is typed twice", expr.span, "write either <T>$p or $p<T>")
             return None
-        return lower(ast.Param(expr.operand.name, expr.type, expr.span), ctx, None, allow_optional)
+        return check(ast.Param(expr.operand.name, expr.type, expr.span), ctx, None, allow_optional)
     target = resolve_type_ref(expr.type, ctx)
     if target is None:
         return None
@@ -1084,39 +1067,22 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[Lo
             ctx.reporter.error("E0203", f"enum '{target.enum.name}' has no member {member!r}", expr.operand.span,
                                did_you_mean(member, target.enum.members))
             return None
-        return Lowered(sql_string(member), target)
-    inner = lower(expr.operand, ctx, None)
+        return qir.EnumMember(expr.span, target, False, target.enum, member)
+    inner = check(expr.operand, ctx, None)
     if inner is None:
         return None
     if inner.type.family == "json" and target.family != "json":
-        low = _cast_json(expr, inner, target, ctx)
         # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
         # property refuses when written); `<optional T>x['k']` may be empty.
-        return None if low is None else dataclasses.replace(low, nullable=expr.type.optional)
+        if target.element is not None and (target.element.element is not None or target.element.family == "json"):
+            ctx.reporter.error("E0206", f"casting json to {target.name} is not supported", expr.span)
+            return None
+        return qir.JsonCast(expr.span, target, expr.type.optional, inner)
     if target.enum is not None and inner.type.enum != target.enum:
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
         return None
-    return Lowered(f"CAST({inner.sql} AS {target.pg})", target, inner.nullable)
-
-
-def _cast_json(expr: ast.Cast, inner: Lowered, target: ValueType, ctx: ExprContext) -> Optional[Lowered]:
-    """``<T>json``: a json scalar read as ``T`` (its text cast to ``T``; JSON null and a missing
-    member are empty). Arrays are read with ``jsonb_array_elements_text``."""
-    text = inner.json_text or f"{_operand(inner)} #>> '{{}}'"
-    if target.element is not None:
-        elem = target.element
-        if elem.element is not None or elem.family == "json":
-            ctx.reporter.error("E0206", f"casting json to {target.name} is not supported", expr.span)
-            return None
-        value = "_e" if elem.pg == "text" else f"CAST(_e AS {elem.pg})"
-        src = inner.sql if inner.atomic else f"({inner.sql})"
-        return Lowered(f"CASE WHEN jsonb_typeof({src}) = 'array' THEN ARRAY(SELECT {value} FROM "
-                       f"jsonb_array_elements_text({src}) WITH ORDINALITY AS _j(_e, _n) ORDER BY _n) END", target, True,
-                       atomic=False)
-    if target.pg == "text":
-        return Lowered(f"({text})", target, True)
-    return Lowered(f"CAST(({text}) AS {target.pg})", target, True)
+    return qir.Cast(expr.span, target, inner.nullable, inner)
 
 
 def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:
@@ -1127,12 +1093,6 @@ def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:
     if a.family != b.family:
         return f"cast one side, e.g. <{a.name}>..."
     return None
-
-
-def param_sql(lowered: Lowered) -> str:
-    """SQL for a value that Postgres cannot type from context: parameters get an explicit
-    ``::type`` cast."""
-    return f"{lowered.sql}::{lowered.type.pg}" if lowered.is_param else lowered.sql
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.

@@ -1,0 +1,637 @@
+"""Lowering of the typed query IR (:mod:`schemac.qir`) to Postgres SQL.
+
+Everything here is already checked: the lowering never reports an error, it only writes SQL
+(one statement per query; CTEs, correlated sub-selects and JSON aggregation where needed).
+Every user value is a bound ``$n``; schema constants (enum members, literals) are spelled in.
+
+Rules, per form (the Gel semantics they implement are in ``docs/language.md``):
+
+* ``insert`` returns ``{ id }`` (Gel's default shape); ``unless conflict on (.a, .b)`` becomes
+  ``ON CONFLICT ("a", "b") [WHERE <predicate>] DO NOTHING``. For a *partial* exclusive
+  constraint the index predicate is repeated, because Postgres only infers a partial unique
+  index as the arbiter when the conflict target's WHERE implies the index predicate
+  (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT);
+* ``update`` and ``delete`` return ``{ id }`` of every row they touch; an update that only
+  changes links locks its rows (``SELECT ... FOR UPDATE``);
+* a multi link's join rows are written by CTEs reading the written rows, in the same statement;
+* ``select Type { a, b, link: { id } }`` returns the shape's columns (a single link's id as
+  ``link_id``); a nested shape is a correlated sub-select building JSON; ``order by`` sorts
+  empty values first ascending and last descending, as Gel.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
+
+from schemac import qir
+from schemac.frozen import fast_init_all
+from schemac.model import Column, ObjectType, ValueType
+from schemac.sqlnames import qi, quote_ident, sql_string
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An expression in SQL (see :func:`emit`). ``atomic`` is true when ``sql`` needs no
+    parentheses as an operand; ``nullable`` when it may be NULL; ``column`` the column it reads
+    when it is a path."""
+
+    sql: str
+    type: ValueType
+    nullable: bool = False
+    atomic: bool = True
+    column: Optional[Column] = None
+    is_param: bool = False
+
+#: Function calls: ``func`` -> (SQL template, atomic, arguments as operands). ``{0}`` is the
+#: first argument's SQL, parenthesised (and a parameter cast) when ``operands``. Gel's
+#: ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
+#: ``datetime_of_transaction()`` are the transaction start (``now()``), as in Postgres.
+_CALLS = {
+    "now": ("now()", True, False),
+    "datetime_current": ("clock_timestamp()", True, False),
+    "datetime_of_statement": ("statement_timestamp()", True, False),
+    "datetime_of_transaction": ("now()", True, False),
+    "std::datetime_current": ("clock_timestamp()", True, False),
+    "str_lower": ("lower({0})", True, True),
+    "str_upper": ("upper({0})", True, True),
+    "str_trim": ("btrim({0})", True, True),
+    "re_test": ("{1} ~ {0}", False, True),
+    "len_array": ("cardinality({0})", True, True),
+    "len_str": ("char_length({0})", True, False),
+    "len_bytes": ("octet_length({0})", True, False),
+    "count_array": ("coalesce(cardinality({0}), 0)", True, False),
+    "range_is_empty": ("isempty({0})", True, False),
+    "range_get_lower": ("lower({0})", True, False),
+    "range_get_upper": ("upper({0})", True, False),
+    "range_contains": ("{0} @> {1}", False, True),
+    "range_overlaps": ("{0} && {1}", False, True),
+}
+
+_CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
+        "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
+_ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "++": "||", "and": "AND", "or": "OR"}
+
+#: Left-associative operators: a chain of them is lowered with a loop (see :func:`_binary`).
+_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "++", "??"})
+
+
+def emit(node: qir.Expr) -> Lowered:
+    """The SQL of a checked expression, with what callers need to know about it."""
+    t = type(node)
+    column = node.column if t is qir.ColumnRef or t is qir.SubjectRef else None  # type: ignore[attr-defined]
+    return Lowered(expr_sql(node), node.type, node.nullable, _atomic(node), column, t is qir.ParamRef)
+
+
+def expr_sql(node: qir.Expr) -> str:
+    """The SQL of a checked expression."""
+    return _EXPR[type(node)](node)
+
+
+def _atomic(node: qir.Expr) -> bool:
+    """True when the node's SQL needs no parentheses as an operand."""
+    t = type(node)
+    if t in _ATOMIC:
+        return True
+    if t is qir.VarRef:
+        b = node.binding  # type: ignore[attr-defined]
+        return not (type(b) is qir.WithValue and b.inline) or _atomic(b.value)
+    if t is qir.Call:
+        return _CALLS[node.func][1]  # type: ignore[attr-defined]
+    if t is qir.Binary:
+        return node.op == "??"  # type: ignore[attr-defined]
+    if t is qir.InSet:
+        return not node.items  # type: ignore[attr-defined]
+    if t is qir.JsonCast:
+        return node.type.element is None
+    if t is qir.SqlTemplate:
+        return node.atomic  # type: ignore[attr-defined]
+    return False
+
+
+_ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
+                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.GlobalDefault, qir.ObjectId,
+                     qir.VisibleId, qir.ObjectRow})
+
+
+def param_sql(node: qir.Expr, sql: str) -> str:
+    """``sql`` of ``node``, with an explicit ``::type`` cast when it is a parameter (which
+    Postgres cannot type from its context)."""
+    return f"{sql}::{node.type.pg}" if type(node) is qir.ParamRef else sql
+
+
+def _operand(x: qir.Expr, sql: str, other: Optional[qir.Expr] = None) -> str:
+    """``x`` (whose SQL is ``sql``) as an operand: parenthesised unless atomic; a parameter gets
+    a ``::type`` cast unless the other operand is a column (Postgres types it from the column)."""
+    if type(x) is qir.ParamRef and (other is None or type(other) not in (qir.ColumnRef, qir.SubjectRef)):
+        return f"{sql}::{x.type.pg}"
+    return sql if _atomic(x) else f"({sql})"
+
+
+def _op(x: qir.Expr, other: Optional[qir.Expr] = None) -> str:
+    return _operand(x, expr_sql(x), other)
+
+
+def _literal(node: qir.Literal) -> str:
+    if node.kind == "str":
+        return sql_string(node.value)  # type: ignore[arg-type]
+    if node.kind == "bool":
+        return "true" if node.value else "false"
+    return str(node.value)
+
+
+def _column(node: qir.ColumnRef) -> str:
+    name = quote_ident(node.column.name)
+    return f"{node.qualifier}.{name}" if node.qualifier else name
+
+
+def _var(node: qir.VarRef) -> str:
+    b = node.binding
+    if type(b) is qir.LoopVar:
+        return f'"_batch".{qi(node.name)}'
+    if b.inline:  # type: ignore[attr-defined]
+        value = b.value  # type: ignore[attr-defined]
+        return param_sql(value, expr_sql(value))
+    return f'(SELECT "v" FROM {qi("_with_" + node.name)})'
+
+
+def _call(node: qir.Call) -> str:
+    template, _, operands = _CALLS[node.func]
+    if operands:
+        return template.format(*(_op(a) for a in node.args))
+    return template.format(*(expr_sql(a) for a in node.args))
+
+
+def _count_link(node: qir.CountLink) -> str:
+    return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
+            f'WHERE "_c"."source_id" = {qi(node.subject.table)}."id")')
+
+
+def _unary(node: qir.Unary) -> str:
+    inner = _op(node.operand)
+    if node.op == "exists":
+        return f"{inner} IS NOT NULL"
+    if node.op == "not":
+        return f"NOT {inner}"
+    return f"-{inner}"
+
+
+def _binary(node: qir.Binary) -> str:
+    """A chain of a left-associative operator (``a or b or c ...``) is a left-deep tree: it is
+    walked down its left spine with a loop, so chains of any length need no deep stack."""
+    spine = [node]
+    while type(spine[-1].left) is qir.Binary and spine[-1].left.op in _CHAINED:  # type: ignore[attr-defined]
+        spine.append(spine[-1].left)  # type: ignore[arg-type]
+    bottom = spine.pop()
+    sql = _binary_step(bottom, expr_sql(bottom.left))
+    for n in reversed(spine):
+        sql = _binary_step(n, sql)
+    return sql
+
+
+def _binary_step(node: qir.Binary, left_sql: str) -> str:
+    op, left, right = node.op, node.left, node.right
+    right_sql = expr_sql(right)
+    if op in _CMP:
+        return f"{_operand(left, left_sql, right)} {_CMP[op]} {_operand(right, right_sql, left)}"
+    if op == "??":
+        return f"COALESCE({_operand(left, left_sql)}, {_operand(right, right_sql)})"
+    return f"{_operand(left, left_sql)} {_ARITH[op]} {_operand(right, right_sql)}"
+
+
+def _in_set(node: qir.InSet) -> str:
+    if not node.items:
+        return "true" if node.negate else "false"
+    items = ", ".join(_op(i, node.left) for i in node.items)
+    return f"{_op(node.left)} {'NOT IN' if node.negate else 'IN'} ({items})"
+
+
+def _in_array(node: qir.InArray) -> str:
+    left, right = _op(node.left), _op(node.right)
+    return f"{left} <> ALL ({right})" if node.negate else f"{left} = ANY ({right})"
+
+
+def _cast(node: qir.Cast) -> str:
+    return f"CAST({expr_sql(node.operand)} AS {node.type.pg})"
+
+
+def _json_cast(node: qir.JsonCast) -> str:
+    """``<T>json``: the json scalar's text cast to ``T`` (JSON null and a missing member are
+    empty); an array of scalars is read with ``jsonb_array_elements_text``."""
+    inner = node.operand
+    inner_sql = expr_sql(inner)
+    target = node.type
+    if target.element is not None:
+        elem = target.element
+        value = "_e" if elem.pg == "text" else f"CAST(_e AS {elem.pg})"
+        src = inner_sql if _atomic(inner) else f"({inner_sql})"
+        return (f"CASE WHEN jsonb_typeof({src}) = 'array' THEN ARRAY(SELECT {value} FROM "
+                f"jsonb_array_elements_text({src}) WITH ORDINALITY AS _j(_e, _n) ORDER BY _n) END")
+    if type(inner) is qir.JsonIndex:
+        # `x ->> 'k'`: cheaper than `(x -> 'k') #>> '{}'`.
+        text = f"{_op(inner.base)} ->> {_op(inner.key)}"
+    else:
+        text = f"{_operand(inner, inner_sql)} #>> '{{}}'"
+    if target.pg == "text":
+        return f"({text})"
+    return f"CAST(({text}) AS {target.pg})"
+
+
+def _sql_template(node: qir.SqlTemplate) -> str:
+    args = node.args
+    out = []
+    for i, (a, mode) in enumerate(zip(args, node.modes)):
+        sql = expr_sql(a)
+        if mode == "o":
+            sql = _operand(a, sql)
+        elif mode == "p":
+            sql = param_sql(a, sql)
+        elif mode == "x":
+            sql = _operand(a, sql, args[1 - i])
+        out.append(sql)
+    return node.template.format(*out)
+
+
+def _computed(node: qir.ComputedRef) -> str:
+    """A computed property's expression, inlined: parenthesised unless atomic, a parameter cast."""
+    value = node.value
+    sql = expr_sql(value)
+    if type(value) is qir.ParamRef:
+        return f"{sql}::{value.type.pg}"
+    return sql if _atomic(value) else f"({sql})"
+
+
+def object_set_sql(s: qir.ObjectSet) -> str:
+    """``FROM <source> AS <alias> WHERE <the rows of the set>``, correlated with the subject row
+    (and restricted to those the source's access policies let the query see)."""
+    source = f"FROM {qi(s.source.table)} AS {s.alias} WHERE "
+    visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
+    if s.cond is not None:
+        return source + expr_sql(s.cond) + visible
+    link, me = s.link, s.subject_row
+    assert link is not None
+    if link.multi:
+        return source + (f'{s.alias}."id" IN (SELECT "source_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
+                         f'WHERE "target_id" = {me}."id")') + visible
+    return source + f'{s.alias}.{qi(link.column)} = {me}."id"' + visible  # type: ignore[arg-type]
+
+
+def _object_id(node: qir.ObjectId) -> str:
+    cond = expr_sql(node.cond)
+    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    return f'(SELECT "id" FROM {qi(node.target.table)} WHERE {where})'
+
+
+def _object_row(node: qir.ObjectRow) -> str:
+    cond = expr_sql(node.cond)
+    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    value = f'{node.alias}."id"' if node.value is None else expr_sql(node.value)
+    return f"(SELECT {value} FROM {qi(node.target.table)} AS {node.alias} WHERE {where})"
+
+
+def _visible_id(node: qir.VisibleId) -> str:
+    value = node.value
+    value_sql = expr_sql(value)
+    if type(value) is qir.ParamRef:
+        value_sql += "::uuid"
+    return (f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE '
+            f'"_t"."id" = {value_sql} AND {node.visible_sql})')
+
+
+def _global_default(node: qir.GlobalDefault) -> str:
+    return f"COALESCE(${node.param.index}::{node.type.pg}, {node.default_sql})"  # type: ignore[attr-defined]
+
+
+def _json_index(node: qir.JsonIndex) -> str:
+    return f"{_op(node.base)} -> {_op(node.key)}"
+
+
+_EXPR = {
+    qir.Literal: _literal,
+    qir.EnumMember: lambda n: sql_string(n.member),
+    qir.ColumnRef: _column,
+    qir.SubjectRef: lambda n: quote_ident(n.column.name),
+    qir.ParamRef: lambda n: f"${n.param.index}",
+    qir.VarRef: _var,
+    qir.Call: _call,
+    qir.CountLink: _count_link,
+    qir.Unary: _unary,
+    qir.Binary: _binary,
+    qir.InSet: _in_set,
+    qir.InArray: _in_array,
+    qir.Cast: _cast,
+    qir.JsonCast: _json_cast,
+    qir.JsonIndex: _json_index,
+    qir.ComputedRef: _computed,
+    # (every extension template is a function call or a parenthesised operator: atomic)
+    qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
+    qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
+    qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
+    qir.GlobalDefault: _global_default,
+    qir.SqlTemplate: _sql_template,
+    qir.FtsSearch: lambda n: f"({n.document_sql}) @@ websearch_to_tsquery({n.regconfig}, {_op(n.query)})",
+    qir.ObjectId: _object_id,
+    qir.VisibleId: _visible_id,
+    qir.ObjectRow: _object_row,
+}
+
+# ---------------------------------------------------------------------------------------------
+# Shapes
+
+#: How a scalar is spelled inside a nested shape's JSON: 64-bit and arbitrary-precision numbers
+#: as strings (no float rounding in JS), bytes as base64 (what Go's encoding/json expects);
+#: everything else as ``json_build_object`` writes it (timestamps as ISO 8601 strings).
+JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})::text",
+                 "bytes": "encode({}, 'base64')",
+                 # RFC 3339 at UTC (what Go's time.Time reads; pgx scans date and timestamp
+                 # as UTC times); the TS runner cuts them back to the type's own form.
+                 "cal::local_date": "to_char({}, 'YYYY-MM-DD\"T00:00:00Z\"')",
+                 "cal::local_datetime": "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"}
+
+
+def _json_value(vtype: ValueType, sql: str) -> str:
+    if vtype.scalar is not None and vtype.scalar.name in JSON_SPELLING:
+        return JSON_SPELLING[vtype.scalar.name].format(sql)
+    return sql
+
+
+def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None) -> List[Tuple[str, qir.ResultField]]:
+    """``[(SQL, field)]`` of a shape over rows named ``alias``. A single link with a sub-shape
+    is a correlated sub-select building one JSON object; a multi link one building a JSON array
+    (``json_agg``, ordered by the target's id). ``join_alias``: inside a multi link's shape,
+    the alias of its join table (``@prop`` reads it)."""
+    out: List[Tuple[str, qir.ResultField]] = []
+    for el in elements:
+        t = type(el)
+        if t is qir.ShapeColumn:
+            col = el.column
+            if depth > 0:
+                out.append((_json_value(col.type, f"{alias}.{qi(col.name)}"), el.field))
+            else:
+                out.append((qi(col.name), el.field))
+        elif t is qir.ShapeLinkProp:
+            out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}"), el.field))
+        elif t is qir.ShapeLinkId:
+            out.append((qi(el.column.name), el.field))
+        elif t is qir.ShapeComputed:
+            sql = expr_sql(el.value)
+            out.append((_json_value(el.value.type, sql) if depth > 0 else sql, el.field))
+        elif t is qir.ShapeComputedLink:
+            # A backlink or computed link: its objects, like a stored link's.
+            inner_alias = qi(f"_s{depth + 1}")
+            inner = shape_sql(el.elements, inner_alias, depth + 1)
+            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            from_where = object_set_sql(el.objects)
+            if el.objects.multi:
+                sql = f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) {from_where})"
+            else:
+                sql = f"(SELECT {obj} {from_where})"
+            out.append((sql, el.field))
+        else:
+            link = el.link
+            inner_alias = qi(f"_s{depth + 1}")
+            join = qi(f"_j{depth + 1}")
+            inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None)
+            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            target = qi(link.target.table)
+            visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
+            if link.multi:
+                sql = (f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) "
+                       f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "
+                       f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible})")
+            else:
+                sql = (f"(SELECT {obj} FROM {target} AS {inner_alias} "
+                       f"WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)}{visible})")
+            out.append((sql, el.field))
+    return out
+
+
+def _columns(picked: List[Tuple[str, qir.ResultField]]) -> List[str]:
+    return [sql if sql == qi(f.name) else f"{sql} AS {qi(f.name)}" for sql, f in picked]
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+def render_ctes(ctes: List[Tuple[str, str]], final: str) -> str:
+    """``WITH "a" AS (\n...\n),\n"b" AS (\n...\n)\n<final>`` (just ``final`` without CTEs)."""
+    if not ctes:
+        return final
+    return "WITH " + ",\n".join(f"{qi(name)} AS (\n{body}\n)" for name, body in ctes) + "\n" + final
+
+
+def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
+    """``"\nWHERE ..."`` of a filter (``""`` without one), restricted to the rows an access
+    policy predicate allows."""
+    if visible is None:
+        return "" if filt is None else f"\nWHERE {expr_sql(filt)}"
+    if filt is None:
+        return f"\nWHERE {visible}"
+    return f"\nWHERE ({expr_sql(filt)}) AND {visible}"
+
+
+def _assign_sql(a: qir.Assign) -> str:
+    value = a.value
+    sql = expr_sql(value)
+    col = a.column
+    if a.op == ":=":
+        if a.default == "param":
+            return f"COALESCE({sql}::{col.type.pg}, {col.default_sql})"
+        if a.default == "cast":
+            # A default reading a global: the parameter typed as the column.
+            return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql
+        if a.default == "json":
+            # `<optional T>item['k']` of a json loop: a missing member means the default.
+            return f"COALESCE({sql}, {col.default_sql})"
+        return sql
+    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` removes every
+    # occurrence, keeping the order of the rest.
+    value_sql = param_sql(value, sql)
+    target = qi(col.name)
+    if a.op == "+=":
+        return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
+    keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
+    return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
+            f"WHERE {keep} ORDER BY _n)")
+
+
+def _set_list(sets) -> str:
+    return ",\n    ".join(f"{qi(a.column.name)} = {_assign_sql(a)}" for a in sets)
+
+
+def _ids_sql(a: qir.LinkAssign) -> str:
+    sql = expr_sql(a.ids)
+    return f"{sql}::uuid[]" if type(a.ids) is qir.ParamRef else sql
+
+
+def _link_insert(join: str, ids: str, on_conflict: bool) -> Callable[[str], str]:
+    def build(rows: str) -> str:
+        sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id")\n'
+               f'SELECT {rows}."id", "_t"."id" FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
+        return sql + ('\nON CONFLICT ("source_id", "target_id") DO NOTHING' if on_conflict else "")
+    return build
+
+
+def _link_delete(join: str, ids: str, keep: bool) -> Callable[[str], str]:
+    """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
+    def build(rows: str) -> str:
+        which = f' AND "_l"."target_id" <> ALL ({ids})' if keep else f' AND "_l"."target_id" = ANY ({ids})'
+        return f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id"{which}'
+    return build
+
+
+def _link_changes(links) -> List[Callable[[str], str]]:
+    """The join-table writes of ``tags += / -= / := (select Tag filter .id in ...)`` in an
+    update: ``+=`` inserts the missing links (``ON CONFLICT DO NOTHING``: a link is a set),
+    ``-=`` deletes the given ones, ``:=`` deletes every other link and inserts the missing
+    ones (links that stay keep their link properties)."""
+    out: List[Callable[[str], str]] = []
+    for a in links:
+        join = a.link.join_table
+        ids = _ids_sql(a)
+        if a.op == "+=":
+            out.append(_link_insert(join, ids, True))
+        elif a.op == "-=":
+            out.append(_link_delete(join, ids, keep=False))
+        else:
+            out.append(_link_delete(join, ids, keep=True))
+            out.append(_link_insert(join, ids, True))
+    return out
+
+
+def _conflict_sql(c: qir.Conflict, subject: ObjectType) -> str:
+    if c.arbiter is None:
+        return "\nON CONFLICT DO NOTHING"
+    ex = c.arbiter
+    target = ", ".join(qi(col) for col in ex.columns)
+    where = f" WHERE ({ex.predicate_sql})" if ex.partial else ""
+    head = f"\nON CONFLICT ({target}){where}"
+    if c.else_kind is None:
+        return f"{head} DO NOTHING"
+    if c.else_kind == "select":
+        # Writes the existing row's own id back: the row is unchanged, but locked and returned.
+        return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
+    # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
+    # the columns.
+    return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}"
+
+
+def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+    """An insert, update or delete: ``(statement, links)``. ``statement(cols)`` is the statement
+    returning ``cols``; ``links`` build the statements writing multi links' join tables, given
+    the name of the CTE that holds the written rows."""
+    table = qi(w.subject.table)
+    t = type(w)
+    if t is qir.Insert:
+        values = [(a.column.name, _assign_sql(a)) for a in w.sets]
+        if values:
+            cols = ", ".join(qi(c) for c, _ in values)
+            vals = ", ".join(v for _, v in values)
+            if w.batch is not None:
+                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {_batch_sql(w.batch)}"
+            else:
+                sql = f"INSERT INTO {table} ({cols})\nVALUES ({vals})"
+        else:
+            sql = f"INSERT INTO {table} DEFAULT VALUES"
+        if w.conflict is not None:
+            sql += _conflict_sql(w.conflict, w.subject)
+        # The object and its links in one statement: the join rows are written from the
+        # inserted row (none when `unless conflict` skipped it).
+        links = [_link_insert(a.link.join_table, _ids_sql(a), False) for a in w.links]
+        return (lambda cols: f"{sql}\nRETURNING {cols}"), links
+    if t is qir.Update:
+        where = _where(w.filter, w.visible_sql)
+        if w.sets:
+            upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{where}"
+            return (lambda cols: f"{upd}\nRETURNING {cols}"), _link_changes(w.links)
+        # Only links change: the rows are locked, as an update would.
+        return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
+    sql = f"DELETE FROM {table}{_where(w.filter, w.visible_sql)}"
+    return (lambda cols: f"{sql}\nRETURNING {cols}"), []
+
+
+def _batch_sql(b: qir.Batch) -> str:
+    """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``."""
+    src = expr_sql(b.source)
+    if b.json:
+        return f'jsonb_array_elements({src}::jsonb) AS "_batch"({qi(b.var.name)})'
+    return f'unnest({src}::{b.source.type.pg}) AS "_batch"({qi(b.var.name)})'
+
+
+def _select_sql(s: qir.Select) -> str:
+    picked = shape_sql(s.shape, qi(s.subject.table), 0)
+    tail = ""
+    if s.order:
+        tail += "\nORDER BY " + ", ".join(
+            f"{expr_sql(k.expr)}{' DESC' if k.descending else ' ASC'} NULLS {k.empty.upper()}" for k in s.order)
+    if s.offset is not None:
+        tail += f"\nOFFSET {expr_sql(s.offset)}"
+    if s.limit is not None:
+        tail += f"\nLIMIT {expr_sql(s.limit)}"
+    sep = ",\n       " if any(f.shape is not None for _, f in picked) else ", "
+    table = qi(s.subject.table)
+    from_sql = table if s.source_name is None else f"{qi(s.source_name)} AS {table}"
+    return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{_where(s.filter, s.visible_sql)}{tail}"
+
+
+def _returning_sql(r: qir.Returning) -> str:
+    """A write returning a flat shape. With join-table writes the statement is the CTE
+    ``"_new"`` they read, and the query selects its rows: one statement, atomic."""
+    statement, links = write_sql(r.write)
+    picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
+    columns = _columns(picked)
+    check = r.write.check_sql  # type: ignore[attr-defined]
+    if not links and check is None:
+        return statement(", ".join(columns))
+    inner = columns if '"id"' in columns else ['"id"'] + columns
+    if check is not None:
+        # The access policy check reads every column of the written rows.
+        inner = ["*"] + [c for c in columns if " AS " in c]
+    ctes = [("_new", statement(", ".join(inner)))]
+    ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
+    where = f"\nWHERE {check}" if check is not None else ""
+    return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
+
+
+def statement_sql(stmt: qir.Node) -> str:
+    """The SQL of a checked statement."""
+    t = type(stmt)
+    if t is qir.Select:
+        return _select_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.Returning:
+        return _returning_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.WriteThenSelect:
+        statement, links = write_sql(stmt.write)  # type: ignore[attr-defined]
+        ctes = [("_new", statement("*"))] + [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
+        return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
+    if t is qir.With:
+        return _with_sql(stmt)  # type: ignore[arg-type]
+    raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
+
+
+def _with_sql(w: qir.With) -> str:
+    """A binding to a parameter or a constant is written where it is used; any other value is
+    computed once, in a CTE ``"_with_x"``; a bound write is the CTE ``"_with_p"`` (``RETURNING
+    *``, followed by its join-table writes), run exactly once even when nothing reads it."""
+    ctes: List[Tuple[str, str]] = []
+    for b in w.bindings:
+        if type(b) is qir.BoundWrite:
+            name = f"_with_{b.name}"
+            statement, links = write_sql(b.write)  # type: ignore[attr-defined]
+            ctes.append((name, statement("*")))
+            ctes += [(f"{name}_link{i}", link(qi(name))) for i, link in enumerate(links, 1)]
+        elif not b.inline:  # type: ignore[attr-defined]
+            ctes.append((f"_with_{b.name}", f'SELECT {expr_sql(b.value)} AS "v"'))  # type: ignore[attr-defined]
+    sql = statement_sql(w.body)
+    if ctes:
+        head = ",\n".join(f"{qi(n)} AS (\n{text}\n)" for n, text in ctes)
+        sql = f"WITH {head},\n{sql[len('WITH '):]}" if sql.startswith("WITH ") else f"WITH {head}\n{sql}"
+    return sql
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())
