@@ -722,8 +722,14 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
             low = check(arg.value, ctx, INT64)
             if low is None:
                 return None
-            if low.type.family != "num" or low.type.element is not None:
-                ctx.reporter.error("E0304", f"'{arg.name}' must be a number, got {low.type.name}", arg.value.span)
+            integral = low.type.scalar is not None and low.type.scalar.name in ("int16", "int32", "int64") \
+                and not (isinstance(arg.value, ast.Literal) and arg.value.kind == "float")
+            if low.type.family != "num" or low.type.element is not None or (arg.name != "seconds" and not integral):
+                what = "a number" if arg.name == "seconds" else "an integer"
+                got = "a fractional number" if isinstance(arg.value, ast.Literal) and arg.value.kind == "float" \
+                    else low.type.name
+                ctx.reporter.error("E0304", f"'{arg.name}' must be {what}, got {got}", arg.value.span,
+                                   "fractions of a unit go in seconds := ..." if arg.name != "seconds" else None)
                 return None
             nullable = nullable or low.nullable
             value = "{%d}" % len(values)

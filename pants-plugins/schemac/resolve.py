@@ -247,7 +247,8 @@ class _Resolver:
         if sc.abstract:
             self.reporter.error("E0206", "abstract scalar types are not supported", sc.span)
             return
-        if sc.base.name in ("sequence", "std::sequence"):
+        base_custom = self.schema.find(sc.base.name, sc.module, self.schema.scalars) if not sc.base.args else None
+        if sc.base.name in ("sequence", "std::sequence") or getattr(base_custom, "sequence", None):
             # https://docs.geldata.com/reference/stdlib/sequence: an int64 whose properties
             # take the next value of the type's own sequence when none is given.
             if sc.constraints:

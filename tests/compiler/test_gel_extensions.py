@@ -153,3 +153,11 @@ def test_query_functions_need_their_extension_and_right_arguments():
     ]:
         _, text = diagnose({"t/s.esdl": schema, "t/queries/q.edgeql": query})
         assert expected in text, text
+
+
+def test_sequence_scalars_extend_sequences_and_duration_units_are_checked():
+    out = compile_sql("scalar type S extending sequence;\nscalar type S2 extending S;\ntype T { a: S2; b: S; }\n")
+    up = out["sql/000001_init.up.sql"]
+    assert "\"a\" bigint DEFAULT nextval('\"seq_s2\"')" in up and "\"b\" bigint DEFAULT nextval('\"seq_s\"')" in up
+    _, text = diagnose({"t/s.esdl": "type T { b: duration { default := to_duration(hours := 1.5); }; }"})
+    assert "t/s.esdl:1:56: error[E0304]: 'hours' must be an integer, got a fractional number" in text, text
