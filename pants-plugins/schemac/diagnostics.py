@@ -51,6 +51,7 @@ CODES: Dict[str, str] = {
     "E0211": "overloaded member that is not inherited",
     "E0212": "link to an abstract type without exactly one concrete subtype",
     "E0213": "name collision in generated TypeScript or Go",
+    "E0214": "name longer than Postgres' 63-byte identifier limit",
     "E0310": "assignment to a readonly property",
     "E0400": "conflicting migration hints",
     "E0401": "migration hint contradicts the last migration's schema",

@@ -190,14 +190,21 @@ def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, obj
     lines = []
     for n in f.shape:
         go_type = _go_field_type(n, name, imports, structs, False, shapes, path)
-        tag = n.name
-        if n.type is not None and n.type.scalar is not None and n.type.scalar.name == "int64":
-            tag += ",string"
-        lines.append((go_name(n.name), go_type, f"`json:{go_string(tag)}`"))
+        lines.append((go_name(n.name), go_type, _json_tag(n)))
     structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is the {f.name} shape of {owner}."})
     if f.multi:
         return f"[]{name}"
     return f"*{name}" if f.optional else name
+
+
+def _json_tag(f) -> str:
+    """The JSON tag of a result field, the same in a row and in a nested shape: the field's name
+    in the query, ``,string`` for a 64-bit integer (it travels as a JSON string inside a shape,
+    and JavaScript cannot hold it as a number)."""
+    tag = f.name
+    if f.type is not None and f.type.scalar is not None and f.type.scalar.name == "int64":
+        tag += ",string"
+    return f"`json:{go_string(tag)}`"
 
 
 def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
@@ -260,7 +267,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
         elif p.optional:
             optional_fields.append(field)
     structs: List[Dict[str, object]] = []
-    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql, qn.shapes))
+    rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql, qn.shapes), _json_tag(f))
             for f in q.result]
     if q.cardinality == MANY:
         ret = f"[]{qn.row_type}"
@@ -270,6 +277,9 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
     else:
         ret = qn.row_type
     params_doc = [f"{qn.params_type} are the parameters of {method}."]
+    if not params:  # the method takes it variadically: Method(ctx) or Method(ctx, MethodParams{})
+        params_doc[0] = (f"{qn.params_type} is empty: {method} takes no parameters (it may be called as "
+                         f"{method}(ctx) or, as before, {method}(ctx, {qn.params_type}{{}})).")
     if optional_fields:
         null = "the zero value" if database_sql else "nil"
         params_doc[0] += (f" Optional: {', '.join(optional_fields)} ({null} stores NULL, or the property's default "
@@ -292,7 +302,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
         "param_body": _body(align(params)), "row_body": _body(align(rows)), "return_type": ret, "args": args,
         "scan": ", ".join(scan), "cardinality": q.cardinality,
         "doc": _comment(_doc_lines(q, method, names.go_errors)), "params_doc": _comment(wrap(" ".join(params_doc))),
-        "structs": structs, "required_globals": required_globals,
+        "structs": structs, "required_globals": required_globals, "has_params": bool(params),
         "zero": "nil" if q.cardinality in (MANY, AT_MOST_ONE) else f"{qn.row_type}{{}}",
     }
 

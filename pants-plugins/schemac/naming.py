@@ -65,8 +65,13 @@ TS_RUNNER_NAMES = frozenset(
     """Queryable run RawRow int64 int64OrNull int64Array int64ArrayOrNull decodeObject decodeList
     translateError ConstraintViolationError ExclusiveViolationError CheckViolationError
     ForeignKeyViolationError NotNullViolationError JsonValue JsonDocument Runner PoolLike isPool
-    inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration parseVector tzDate parseRange parseMultirange rangeText multirangeText Range orNull each
-    Globals MissingGlobalError RunnerOptions""".split()
+    inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration parseVector tzDate
+    parseRange parseMultirange rangeText multirangeText Range orNull each Globals MissingGlobalError RunnerOptions
+    makeRunner TRANSACTION jsonDate AccessPolicyError accessPolicyViolation""".split()
+) | frozenset(
+    # locals of the runner's functions in whose scope generated names are used (``db: (args) =>
+    # db(db, args)`` would call the parameter)
+    "db args globals depth options more fn state inner client tx row rows raw result err text values".split()
 )
 TS_TAKEN = JS_RESERVED | TS_TYPE_RESERVED | TS_GLOBALS | TS_RUNNER_NAMES
 
@@ -85,8 +90,9 @@ GO_PREDECLARED = frozenset(
 GO_IMPORTS = frozenset("context errors sql driver fmt sync json time pgx pgconn pgtype strconv strings".split())
 #: The Go runner's own package-level names (templates/*.go.j2).
 GO_RUNNER_NAMES = frozenset(
-    """DBTX Runner New Queries translateError pgScan typeMaps ErrExclusiveViolation ErrCheckViolation
-    ErrForeignKeyViolation ErrNotNullViolation NotNullViolationError Vector""".split()
+    """DBTX Runner New Queries translateError pgScan pgValue typeMaps ErrExclusiveViolation ErrCheckViolation
+    ErrForeignKeyViolation ErrNotNullViolation NotNullViolationError Vector Globals MissingGlobalError
+    driverMessage driverError ErrAccessPolicy AccessPolicyError accessPolicyError""".split()
 )
 GO_TAKEN = GO_KEYWORDS | GO_PREDECLARED | GO_IMPORTS | GO_RUNNER_NAMES
 
@@ -211,6 +217,11 @@ def build_names(lib: "Library", reporter: Reporter) -> Names:
             if getattr(p, "global_", None) is not None:
                 continue  # a global's value, read from the runner's Globals
             params[p.name] = fields.claim(go_name(p.name), f"parameter ${p.name} of query '{q.name}'", p.span)
+        for f in q.result:
+            if len(f.name.encode("utf-8")) > 63:  # a result column's name (its alias) as Postgres sends it
+                reporter.error("E0214", f"result field '{f.name}' of query '{q.name}' is longer than Postgres' "
+                               "63-byte identifier limit (Postgres would cut the column's name)", span,
+                               "give it a shorter name in the shape, e.g. short := .long_property")
         shapes: Dict[Tuple[str, ...], str] = {}
         _go_shapes(q, method, (), q.result, shapes, go, what, span)
         names.go_queries[q.name] = GoQueryNames(

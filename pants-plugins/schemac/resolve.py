@@ -54,7 +54,8 @@ from schemac.model import (
 )
 from schemac.scalars import SCALARS
 from schemac.triggers import build_triggers, target_delete_source
-from schemac.sqlnames import object_name, qi, quote_ident, snake_case, sql_string
+from schemac.sqlnames import (MAX_IDENTIFIER_BYTES, object_name, qi, quote_ident, short_identifier, snake_case,
+                              sql_string)
 
 ID_COLUMN_DEFAULT = "gen_random_uuid()"
 UUID = ValueType(scalar=SCALARS["uuid"])
@@ -92,9 +93,10 @@ VALUE_CONSTRAINTS = {
 
 
 def table_name(module: str, type_name: str) -> str:
-    """The table of ``module::type_name`` (see module docstring)."""
+    """The table of ``module::type_name`` (see module docstring); shortened with a digest when
+    longer than Postgres' 63 bytes (:func:`schemac.sqlnames.short_identifier`)."""
     base = snake_case(type_name)
-    return base if module == "default" else f"{snake_case(module)}_{base}"
+    return short_identifier(base if module == "default" else f"{snake_case(module)}_{base}")
 
 
 @dataclass
@@ -142,6 +144,7 @@ class _Resolver:
         self._type_keys: Dict[Tuple[str, str], Optional[str]] = {}
         self._type_contexts: Dict[str, ExprContext] = {}
         self._custom_scalars: Dict[Tuple[str, str], Optional[CustomScalar]] = {}
+        self._long_links: Set[Span] = set()
         self.global_decls: Dict[str, ast.GlobalDecl] = {}
         self._global_pins: List[Tuple[str, ast.GlobalDecl, ast.SubSelect, ObjectType]] = []
 
@@ -167,6 +170,10 @@ class _Resolver:
                 key = f"{t.module}::{t.name}"
                 if self._declare(seen, key, t.name_span, "type"):
                     self.decls[key] = t
+                for p in t.pointers:
+                    self._check_length(p.name, p.name_span, "property or link")
+                    for lp in p.link_props:
+                        self._check_length(lp.name, lp.name_span, "link property")
             for g in f.globals:
                 if self._declare(seen, f"{g.module}::{g.name}", g.name_span, "global"):
                     self.global_decls[f"{g.module}::{g.name}"] = g
@@ -174,6 +181,17 @@ class _Resolver:
         for f in self.files:
             for sc in f.scalars:
                 self._custom_scalar(sc)
+
+    def _check_length(self, name: str, span: Span, what: str, extra: int = 0) -> bool:
+        """A name that is a column as it is must fit Postgres' 63 bytes (with ``extra`` more:
+        a single link's ``_id``), as Gel limits names to 63 characters: E0214."""
+        if len(name.encode("utf-8")) + extra <= MAX_IDENTIFIER_BYTES:
+            return True
+        column = f"column '{name}_id'" if extra else "its column"
+        self.reporter.error("E0214", f"{what} name '{name}' is too long: {column} would exceed Postgres' "
+                            f"{MAX_IDENTIFIER_BYTES}-byte identifier limit", span,
+                            f"use at most {MAX_IDENTIFIER_BYTES - extra} characters")
+        return False
 
     def _refuse_unlowered(self) -> None:
         """Declarations the grammar accepts that are not lowered yet: E0206, naming them."""
@@ -918,6 +936,14 @@ class _Resolver:
                                 decl.name_span, "use 'restrict' or 'delete source', or make the link optional")
             return
         column = f"{decl.name}_id"
+        size = len(decl.name.encode("utf-8"))
+        if size + 3 > MAX_IDENTIFIER_BYTES:
+            # (a name over 63 bytes was refused by declare_names; each declaration is reported
+            # once, not once per type that inherits it)
+            if size <= MAX_IDENTIFIER_BYTES and decl.name_span not in self._long_links:
+                self._long_links.add(decl.name_span)
+                self._check_length(decl.name, decl.name_span, "link", extra=3)
+            return
         if obj.column(column) is not None:
             self.reporter.error("E0207", f"link '{decl.name}' needs column '{column}', which a property already uses",
                                 decl.name_span)
@@ -938,7 +964,7 @@ class _Resolver:
         if ptr.required:
             self.reporter.warning("W0003", f"required multi link '{decl.name}': 'at least one' is not enforced "
                                   "by the database", decl.name_span)
-        table = f"{obj.table}_{snake_case(decl.name)}"
+        table = short_identifier(f"{obj.table}_{snake_case(decl.name)}")
         cols = [Column("source_id", UUID, True, None, decl.span), Column("target_id", UUID, True, None, decl.span)]
         join = ObjectType(f"{obj.name}.{decl.name}", obj.module, table, cols, [], [], decl.span,
                           comment=_comment(ptr.annotations), primary_key=("source_id", "target_id"),

@@ -73,13 +73,20 @@ def snake_case(name: str) -> str:
     return s.replace("::", "_").lower()
 
 
+def short_identifier(name: str) -> str:
+    """``name`` when it fits Postgres' 63 bytes, else cut (at a character boundary) and suffixed
+    with ``_`` and 8 hex digits of its SHA-256: unique and stable, where Postgres would silently
+    truncate it (and two long names sharing their first 63 bytes would become one)."""
+    raw = name.encode("utf-8")
+    if len(raw) <= MAX_IDENTIFIER_BYTES:
+        return name
+    digest = hashlib.sha256(raw).hexdigest()[:8]
+    cut = raw[: MAX_IDENTIFIER_BYTES - 9].decode("utf-8", "ignore")
+    return f"{cut}_{digest}"
+
+
 def object_name(prefix: str, table: str, columns: Iterable[str]) -> str:
     """Deterministic constraint/index name ``<prefix>_<table>_<col>_<col>``, e.g.
     ``uq_job_name_actor``. Names longer than Postgres' 63-byte limit are cut and suffixed with
     8 hex digits of their SHA-256 so they stay unique and stable."""
-    full = "_".join([prefix, table, *columns])
-    if len(full.encode("utf-8")) <= MAX_IDENTIFIER_BYTES:
-        return full
-    digest = hashlib.sha256(full.encode("utf-8")).hexdigest()[:8]
-    cut = full.encode("utf-8")[: MAX_IDENTIFIER_BYTES - 9].decode("utf-8", "ignore")
-    return f"{cut}_{digest}"
+    return short_identifier("_".join([prefix, table, *columns]))

@@ -73,13 +73,16 @@ def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) ->
 
 def _ts_json_type(t: ValueType, used: Set[str], bigint: bool = False) -> str:
     """The TS type of a value inside a nested shape's JSON (see ``queries.JSON_SPELLING``):
-    timestamps are ISO 8601 strings, bytes base64 strings, 64-bit numbers strings (``bigint``
-    after decoding, with ``ts_int64="bigint"``)."""
+    bytes are base64 strings, 64-bit numbers strings (``bigint`` after decoding, with
+    ``ts_int64="bigint"``); timestamps travel as ISO 8601 strings and are decoded into ``Date``s
+    (``jsonDate``), as node-postgres gives them at the top level."""
     if t.element is not None:
         inner = _ts_json_type(t.element, used, bigint)
         return f"({inner})[]" if " " in inner else f"{inner}[]"
-    if t.scalar is not None and t.scalar.name in ("datetime", "bytes"):
+    if t.scalar is not None and t.scalar.name == "bytes":
         return "string"
+    if t.scalar is not None and t.scalar.name == "datetime":
+        return "Date"  # decoded by jsonDate
     return _ts_type(t, False, used, bigint)
 
 
@@ -98,7 +101,7 @@ def _ts_field_type(f, used: Set[str], bigint: bool = False) -> str:
 
 #: The helpers a ``decode<Name>Row`` function may call (emitted into queries.ts when used), in
 #: the order they are emitted.
-DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "localDate", "localDateTime",
+DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "jsonDate", "localDate", "localDateTime",
                   "isoDuration", "parseVector", "tzDate", "parseRange", "parseMultirange", "rangeText", "multirangeText",
                   "orNull", "each", "decodeObject", "decodeList")
 
@@ -152,6 +155,17 @@ def _decode_field(f, expr: str, depth: int, helpers: Set[str], bigint: bool = Tr
     continuation lines are indented relative to the line the expression starts on."""
     if f.shape is None:
         assert f.type is not None
+        elem = f.type.element if f.type.element is not None else f.type
+        if f.in_json and elem.scalar is not None and elem.scalar.name == "datetime":
+            helpers.add("jsonDate")
+            conv = f"jsonDate({expr})" if f.type.element is None else f"each({expr}, jsonDate)"
+            if f.type.element is not None:
+                helpers.add("each")
+            if f.optional:
+                helpers.add("orNull")
+                conv = (f"orNull({expr}, jsonDate)" if f.type.element is None
+                        else f"orNull({expr}, (a) => each(a, jsonDate))")
+            return conv
         return _decode_value(f.type, expr, f.optional, helpers, bigint)
     var = f"o{depth + 1}"
     inner_helpers: Set[str] = set()
@@ -189,6 +203,8 @@ def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool, fn: str) -> Optional
         what.append("its ranges parsed")
     if "parseVector" in helpers and any(n.startswith(VECTOR) for n in _value_names(q.result)):
         what.append("its vectors as numbers")
+    if "jsonDate" in helpers and "datetime" in _value_names([f for f in q.result if f.shape is not None]):
+        what.append("the timestamps of its nested shapes as `Date`s")
     return {"fn": fn, "lines": lines, "what": " and ".join(what)}
 
 

@@ -87,9 +87,13 @@ def check_ts(libraries: Sequence[Mapping[str, str]], work: Path, extra: Optional
                         "--pretty", "false"], cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True, timeout=1800)
     out: Dict[int, List[str]] = {}
+    key = -1
     for line in r.stdout.splitlines():
         m = re.match(r"src/l(\d+)/", line)
-        key = int(m.group(1)) if m else -1
+        if m:
+            key = int(m.group(1))
+        elif not line[:1].isspace():  # (an indented line continues the message before it)
+            key = -1
         out.setdefault(key, []).append(line)
     if r.returncode != 0 and not out:
         out[-1] = [r.stdout or f"tsc exited {r.returncode}"]

@@ -9,6 +9,7 @@ through both runners on Postgres."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -79,6 +80,27 @@ BUILDS: Dict[str, Tuple[Dict[str, str], str]] = {
     }, "t"),
 }
 
+LONG_TYPE_A = "Order" + "x" * 60 + "A"
+LONG_TYPE_B = "Order" + "x" * 60 + "B"
+LONG_PROP = "p" * 63
+LONG_LINK = "l" * 60
+LONG_NAMES = {
+    "s.esdl": (
+        f"type {LONG_TYPE_A} {{ {LONG_PROP}: str; q: int64; multi link {'tags' * 15} -> {LONG_TYPE_B}; }}\n"
+        f"type {LONG_TYPE_B} {{ required name: str; link {LONG_LINK} -> {LONG_TYPE_A}; }}\n"
+        "module very_long_module_name_for_the_billing_department_of_the_company {\n"
+        "  type InvoiceLineItemWithAVeryLongDescriptiveName { total: int64; }\n"
+        "}\n"
+    ),
+    "q/add_a.edgeql": f"insert {LONG_TYPE_A} {{ {LONG_PROP} := <str>$p, q := <int64>$q }};",
+    "q/add_b.edgeql": (f"insert {LONG_TYPE_B} {{ name := <str>$name, "
+                       f"{LONG_LINK} := (select {LONG_TYPE_A} filter .id = <uuid>$a) }};"),
+    "q/list_b.edgeql": f"select {LONG_TYPE_B} {{ name, {LONG_LINK}: {{ {LONG_PROP}, q }} }} order by .name;",
+    "q/list_b_flat.edgeql": f"select {LONG_TYPE_B} {{ name, {LONG_LINK}: {{ id }} }};",
+    "q/list_a.edgeql": f"select {LONG_TYPE_A} {{ {LONG_PROP}, q }};",
+}
+BUILDS["identifiers_of_63_bytes_and_longer"] = (LONG_NAMES, "t")
+
 #: name -> (sources, library, code, file, line, words the message must hold)
 REFUSED = {
     "query_names_collide_after_camel_casing": (
@@ -96,6 +118,12 @@ REFUSED = {
     "enum_member_collides_with_a_query_type": (
         {"s.esdl": "enum Status { Row, Other }\ntype T { s: Status; }", "q/status.edgeql": "select T { s };"},
         "t", "E0213", "q/status.edgeql", 1, ["member 'Row'", "query 'status'", "StatusRow"]),
+    "property_name_over_63_bytes": (
+        {"s.esdl": "type T {\n  " + "p" * 64 + ": str;\n}"},
+        "t", "E0214", "s.esdl", 2, ["p" * 64, "63-byte"]),
+    "link_whose_column_would_exceed_63_bytes": (
+        {"s.esdl": "type O { n: str; }\ntype T {\n  link " + "l" * 61 + " -> O;\n}\ntype U extending T { }"},
+        "t", "E0214", "s.esdl", 3, ["l" * 61 + "_id", "63-byte"]),
     "link_then_property_of_its_column": (
         {"s.esdl": "type O { n: str; }\ntype T {\n  link owner -> O;\n  owner_id: str;\n}"},
         "t", "E0207", "s.esdl", 4, ["owner_id", "link 'owner'"]),
@@ -180,7 +208,8 @@ def test_go_doc_comments_are_gofmt_stable():
 
 def test_go_initialisms():
     out = _compile(*BUILDS["initialisms_follow_go"])["go/queries.go"]
-    assert "\tISBN     string\n\tSKU      *string\n\tOwnerURL *string\n" in out and "arg.ISBN" in out
+    assert "\tISBN     string  `json:\"isbn\"`\n\tSKU      *string `json:\"sku\"`\n\tOwnerURL *string `json:\"owner_url\"`\n" in out
+    assert "arg.ISBN" in out
 
 
 def test_a_library_without_queries_imports_nothing_in_queries_go():
@@ -288,3 +317,48 @@ def test_renamed_names_behave_in_go(pg, go_run, tmp_path):
     (mod / "e2e" / "renamed_test.go").write_text(GO_TEST)
     result = go_run(mod, test_args=("-count=1", "-v"))
     assert "--- PASS: TestRenamed" in result.test.stdout
+
+
+def test_long_names_are_shortened_and_rows_keep_their_names(pg):
+    """Tables and join tables over 63 bytes get a digest instead of Postgres' silent cut (two
+    long names sharing 63 bytes stay apart); the columns a query returns are named as the TS
+    result keys and Go fields say (Postgres would cut a longer alias)."""
+    from schemac.sqlnames import short_identifier
+
+    out = _compile(LONG_NAMES, "t")
+    up = out["sql/000001_init.up.sql"]
+    a, b = short_identifier("order" + "x" * 60 + "_a"), short_identifier("order" + "x" * 60 + "_b")
+    assert a != b and len(a) == len(b) == 63 and a[:54] == b[:54]
+    assert f'CREATE TABLE "{a}"' in up and f'CREATE TABLE "{b}"' in up
+    pg.execute(up)
+    tables = {r[0] for r in pg.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+    assert {a, b} <= tables and len(tables) == 4
+    plans = {q.name: q for q in check_library(LONG_NAMES, Options(library="t")).queries}
+    a_id = pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plans["add_a"].sql), {"p1": "x", "p2": 7})[0][0]
+    pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plans["add_b"].sql), {"p1": "b", "p2": a_id})
+    for name in ("list_a", "list_b", "list_b_flat"):
+        with pg.conn.cursor() as cur:
+            cur.execute(plans[name].sql)
+            columns = [d.name for d in cur.description]
+            rows = cur.fetchall()
+        assert columns == [f.name for f in plans[name].result], name
+        assert rows, name
+    with pg.conn.cursor() as cur:
+        cur.execute(plans["list_b"].sql)
+        assert cur.fetchone()[1] == {LONG_PROP: "x", "q": "7"}
+
+
+def test_the_reserved_names_hold_every_top_level_name_of_the_runner_templates():
+    """A name a template declares at the top level (the runner's own) must be reserved, or a
+    declaration of the same name would redeclare it (kept in step as the templates grow)."""
+    from schemac.naming import GO_TAKEN, TS_TAKEN
+
+    templates = Path(__file__).resolve().parents[2] / "pants-plugins" / "schemac" / "templates"
+    go_decl = re.compile(r"^(?:func|type|var|const) ([A-Za-z_]\w*)", re.M)
+    ts_decl = re.compile(r"^(?:export )?(?:async )?(?:function|class|interface|type|const) ([A-Za-z_$][\w$]*)", re.M)
+    missing = []
+    for path in sorted(templates.glob("*.go.j2")):
+        missing += [(path.name, n) for n in go_decl.findall(path.read_text()) if n not in GO_TAKEN]
+    for path in sorted(templates.glob("*.ts.j2")):
+        missing += [(path.name, n) for n in ts_decl.findall(path.read_text()) if n not in TS_TAKEN]
+    assert not missing

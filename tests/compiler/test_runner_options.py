@@ -95,7 +95,8 @@ def test_database_sql_api():
         assert fragment in db, fragment
     for fragment in (
         "\t\tif errors.Is(err, sql.ErrNoRows) {\n\t\t\treturn nil, nil\n",
-        "\tStatus      NullQueueStatus\n\tClaimedAt   sql.NullTime\n\tProcessedAt sql.NullTime\n",
+        "\tStatus      NullQueueStatus `json:\"status\"`\n\tClaimedAt   sql.NullTime    `json:\"claimed_at\"`\n"
+        "\tProcessedAt sql.NullTime    `json:\"processed_at\"`\n",
         "rows.Scan(&i.ID, &i.Name, &i.Actor, pgScan(pgtype.JSONBOID, &i.Payload), &i.Status)",
         "\tPayload json.RawMessage\n",  # nil is NULL, as with pgx
         "UpsertJob. Optional: Payload (the zero value stores NULL,\n// or the property's default in an insert).",
@@ -105,7 +106,7 @@ def test_database_sql_api():
     for text in go.values():
         assert '"github.com/jackc/pgx/v5"' not in text  # only pgtype (decoding) and pgconn (errors)
     pgx = jobs()["go/queries.go"]
-    assert "\tStatus      *QueueStatus\n\tClaimedAt   *time.Time\n" in pgx and "NullQueueStatus" not in jobs()["go/models.go"]
+    assert "\tStatus      *QueueStatus `json:\"status\"`\n\tClaimedAt   *time.Time   `json:\"claimed_at\"`\n" in pgx and "NullQueueStatus" not in jobs()["go/models.go"]
 
 
 def test_unknown_option_values_are_diagnostics():

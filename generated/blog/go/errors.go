@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -56,12 +56,12 @@ func (e *UqUserEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
-	return "User: duplicate (email) (uq_user_email)" + ": " + e.Err.Message
+	return "User: duplicate (email) (uq_user_email)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqUserEmailError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -82,12 +82,12 @@ func (e *UqUserHandleError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserHandleError) Error() string {
-	return "User: duplicate (handle) (uq_user_handle)" + ": " + e.Err.Message
+	return "User: duplicate (handle) (uq_user_handle)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqUserHandleError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -109,12 +109,12 @@ func (e *CkUserHandleMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserHandleMinLenValueError) Error() string {
-	return "User: CHECK (char_length(handle) >= 1) failed (ck_user_handle_min_len_value)" + ": " + e.Err.Message
+	return "User: CHECK (char_length(handle) >= 1) failed (ck_user_handle_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserHandleMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -136,12 +136,12 @@ func (e *CkUserHandleMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserHandleMaxLenValueError) Error() string {
-	return "User: CHECK (char_length(handle) <= 80) failed (ck_user_handle_max_len_value)" + ": " + e.Err.Message
+	return "User: CHECK (char_length(handle) <= 80) failed (ck_user_handle_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserHandleMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -163,12 +163,12 @@ func (e *CkUserHandleRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserHandleRegexpError) Error() string {
-	return "User: CHECK (handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_user_handle_regexp)" + ": " + e.Err.Message
+	return "User: CHECK (handle ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_user_handle_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserHandleRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -190,12 +190,12 @@ func (e *CkUserEmailMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserEmailMaxLenValueError) Error() string {
-	return "User: CHECK (char_length(email) <= 320) failed (ck_user_email_max_len_value)" + ": " + e.Err.Message
+	return "User: CHECK (char_length(email) <= 320) failed (ck_user_email_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserEmailMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -217,12 +217,12 @@ func (e *CkUserDisplayNameMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserDisplayNameMinLenValueError) Error() string {
-	return "User: CHECK (char_length(display_name) >= 1) failed (ck_user_display_name_min_len_value)" + ": " + e.Err.Message
+	return "User: CHECK (char_length(display_name) >= 1) failed (ck_user_display_name_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserDisplayNameMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -244,12 +244,12 @@ func (e *CkUserDisplayNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserDisplayNameMaxLenValueError) Error() string {
-	return "User: CHECK (char_length(display_name) <= 100) failed (ck_user_display_name_max_len_value)" + ": " + e.Err.Message
+	return "User: CHECK (char_length(display_name) <= 100) failed (ck_user_display_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserDisplayNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -270,12 +270,12 @@ func (e *UqTagSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqTagSlugError) Error() string {
-	return "Tag: duplicate (slug) (uq_tag_slug)" + ": " + e.Err.Message
+	return "Tag: duplicate (slug) (uq_tag_slug)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqTagSlugError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -297,12 +297,12 @@ func (e *CkTagSlugMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkTagSlugMinLenValueError) Error() string {
-	return "Tag: CHECK (char_length(slug) >= 1) failed (ck_tag_slug_min_len_value)" + ": " + e.Err.Message
+	return "Tag: CHECK (char_length(slug) >= 1) failed (ck_tag_slug_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkTagSlugMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -324,12 +324,12 @@ func (e *CkTagSlugMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkTagSlugMaxLenValueError) Error() string {
-	return "Tag: CHECK (char_length(slug) <= 80) failed (ck_tag_slug_max_len_value)" + ": " + e.Err.Message
+	return "Tag: CHECK (char_length(slug) <= 80) failed (ck_tag_slug_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkTagSlugMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -351,12 +351,12 @@ func (e *CkTagSlugRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkTagSlugRegexpError) Error() string {
-	return "Tag: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_tag_slug_regexp)" + ": " + e.Err.Message
+	return "Tag: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_tag_slug_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkTagSlugRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -378,12 +378,12 @@ func (e *CkTagNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkTagNameMaxLenValueError) Error() string {
-	return "Tag: CHECK (char_length(name) <= 50) failed (ck_tag_name_max_len_value)" + ": " + e.Err.Message
+	return "Tag: CHECK (char_length(name) <= 50) failed (ck_tag_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkTagNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -405,12 +405,12 @@ func (e *UqPostAuthorIDSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqPostAuthorIDSlugError) Error() string {
-	return "Post: duplicate (author_id, slug) (uq_post_author_id_slug)" + ": " + e.Err.Message
+	return "Post: duplicate (author_id, slug) (uq_post_author_id_slug)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqPostAuthorIDSlugError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -432,12 +432,12 @@ func (e *CkPostSlugMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostSlugMinLenValueError) Error() string {
-	return "Post: CHECK (char_length(slug) >= 1) failed (ck_post_slug_min_len_value)" + ": " + e.Err.Message
+	return "Post: CHECK (char_length(slug) >= 1) failed (ck_post_slug_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostSlugMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -459,12 +459,12 @@ func (e *CkPostSlugMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostSlugMaxLenValueError) Error() string {
-	return "Post: CHECK (char_length(slug) <= 80) failed (ck_post_slug_max_len_value)" + ": " + e.Err.Message
+	return "Post: CHECK (char_length(slug) <= 80) failed (ck_post_slug_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostSlugMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -486,12 +486,12 @@ func (e *CkPostSlugRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostSlugRegexpError) Error() string {
-	return "Post: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_post_slug_regexp)" + ": " + e.Err.Message
+	return "Post: CHECK (slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$') failed (ck_post_slug_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostSlugRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -513,12 +513,12 @@ func (e *CkPostStatusEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostStatusEnumError) Error() string {
-	return "Post: CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Archived')) failed (ck_post_status_enum)" + ": " + e.Err.Message
+	return "Post: CHECK (status IN ('Draft', 'Scheduled', 'Published', 'Archived')) failed (ck_post_status_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostStatusEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -540,12 +540,12 @@ func (e *CkPostTitleMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostTitleMinLenValueError) Error() string {
-	return "Post: CHECK (char_length(title) >= 1) failed (ck_post_title_min_len_value)" + ": " + e.Err.Message
+	return "Post: CHECK (char_length(title) >= 1) failed (ck_post_title_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostTitleMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -567,12 +567,12 @@ func (e *CkPostTitleMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostTitleMaxLenValueError) Error() string {
-	return "Post: CHECK (char_length(title) <= 200) failed (ck_post_title_max_len_value)" + ": " + e.Err.Message
+	return "Post: CHECK (char_length(title) <= 200) failed (ck_post_title_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostTitleMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -594,12 +594,12 @@ func (e *CkPostExcerptMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostExcerptMaxLenValueError) Error() string {
-	return "Post: CHECK (char_length(excerpt) <= 500) failed (ck_post_excerpt_max_len_value)" + ": " + e.Err.Message
+	return "Post: CHECK (char_length(excerpt) <= 500) failed (ck_post_excerpt_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostExcerptMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -621,12 +621,12 @@ func (e *CkPostReadingMinutesMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostReadingMinutesMinValueError) Error() string {
-	return "Post: CHECK (reading_minutes >= 0) failed (ck_post_reading_minutes_min_value)" + ": " + e.Err.Message
+	return "Post: CHECK (reading_minutes >= 0) failed (ck_post_reading_minutes_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostReadingMinutesMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -648,12 +648,12 @@ func (e *CkPostPublishedAtStatusCheckError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostPublishedAtStatusCheckError) Error() string {
-	return "Post: CHECK ((status <> 'Published') OR (published_at IS NOT NULL)) failed (ck_post_published_at_status_check)" + ": " + e.Err.Message
+	return "Post: CHECK ((status <> 'Published') OR (published_at IS NOT NULL)) failed (ck_post_published_at_status_check)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostPublishedAtStatusCheckError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -675,12 +675,12 @@ func (e *FkPostAuthorIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostAuthorIDError) Error() string {
-	return "Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)" + ": " + e.Err.Message
+	return "Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostAuthorIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -702,12 +702,12 @@ func (e *CkCommentBodyMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkCommentBodyMinLenValueError) Error() string {
-	return "Comment: CHECK (char_length(body) >= 1) failed (ck_comment_body_min_len_value)" + ": " + e.Err.Message
+	return "Comment: CHECK (char_length(body) >= 1) failed (ck_comment_body_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkCommentBodyMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -729,12 +729,12 @@ func (e *CkCommentBodyMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkCommentBodyMaxLenValueError) Error() string {
-	return "Comment: CHECK (char_length(body) <= 10000) failed (ck_comment_body_max_len_value)" + ": " + e.Err.Message
+	return "Comment: CHECK (char_length(body) <= 10000) failed (ck_comment_body_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkCommentBodyMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -756,12 +756,12 @@ func (e *FkCommentPostIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkCommentPostIDError) Error() string {
-	return "Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_comment_post_id)" + ": " + e.Err.Message
+	return "Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_comment_post_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkCommentPostIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -783,12 +783,12 @@ func (e *FkCommentAuthorIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkCommentAuthorIDError) Error() string {
-	return "Comment: author_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_comment_author_id)" + ": " + e.Err.Message
+	return "Comment: author_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_comment_author_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkCommentAuthorIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -810,12 +810,12 @@ func (e *CkPostTagsPositionMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostTagsPositionMinValueError) Error() string {
-	return "Post.tags: CHECK (\"position\" >= 0) failed (ck_post_tags_position_min_value)" + ": " + e.Err.Message
+	return "Post.tags: CHECK (\"position\" >= 0) failed (ck_post_tags_position_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostTagsPositionMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -837,12 +837,12 @@ func (e *FkPostTagsSourceIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostTagsSourceIDError) Error() string {
-	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + ": " + e.Err.Message
+	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostTagsSourceIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -864,17 +864,35 @@ func (e *FkPostTagsTargetIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostTagsTargetIDError) Error() string {
-	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)" + ": " + e.Err.Message
+	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostTagsTargetIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkPostTagsTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

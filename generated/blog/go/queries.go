@@ -25,7 +25,7 @@ type AddCommentParams struct {
 
 // AddCommentRow is one row returned by AddComment.
 type AddCommentRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddComment runs query add_comment (schemas/blog/queries/add_comment.edgeql).
@@ -54,7 +54,7 @@ type ArchiveAuthorPostsParams struct {
 
 // ArchiveAuthorPostsRow is one row returned by ArchiveAuthorPosts.
 type ArchiveAuthorPostsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ArchiveAuthorPosts runs query archive_author_posts
@@ -113,12 +113,12 @@ type AuthorFeedTags struct {
 
 // AuthorFeedRow is one row returned by AuthorFeed.
 type AuthorFeedRow struct {
-	ID          string
-	Title       string
-	Status      PublicationStatus
-	PublishedAt *time.Time
-	Author      AuthorFeedAuthor
-	Tags        []AuthorFeedTags
+	ID          string            `json:"id"`
+	Title       string            `json:"title"`
+	Status      PublicationStatus `json:"status"`
+	PublishedAt *time.Time        `json:"published_at"`
+	Author      AuthorFeedAuthor  `json:"author"`
+	Tags        []AuthorFeedTags  `json:"tags"`
 }
 
 // AuthorFeed runs query author_feed (schemas/blog/queries/author_feed.edgeql).
@@ -159,7 +159,7 @@ type ChangeHandleParams struct {
 
 // ChangeHandleRow is one row returned by ChangeHandle.
 type ChangeHandleRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ChangeHandle runs query change_handle (schemas/blog/queries/change_handle.edgeql).
@@ -200,7 +200,7 @@ type CreateDraftParams struct {
 
 // CreateDraftRow is one row returned by CreateDraft.
 type CreateDraftRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateDraft runs query create_draft (schemas/blog/queries/create_draft.edgeql).
@@ -235,7 +235,7 @@ type CreateTagParams struct {
 
 // CreateTagRow is one row returned by CreateTag.
 type CreateTagRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateTag runs query create_tag (schemas/blog/queries/create_tag.edgeql).
@@ -278,7 +278,7 @@ type EditPostParams struct {
 
 // EditPostRow is one row returned by EditPost.
 type EditPostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EditPost runs query edit_post (schemas/blog/queries/edit_post.edgeql).
@@ -312,7 +312,7 @@ type HideCommentsByAuthorParams struct {
 
 // HideCommentsByAuthorRow is one row returned by HideCommentsByAuthor.
 type HideCommentsByAuthorRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // HideCommentsByAuthor runs query hide_comments_by_author
@@ -354,7 +354,7 @@ type PublishPostParams struct {
 
 // PublishPostRow is one row returned by PublishPost.
 type PublishPostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // PublishPost runs query publish_post (schemas/blog/queries/publish_post.edgeql).
@@ -392,7 +392,7 @@ type RegisterUserParams struct {
 
 // RegisterUserRow is one row returned by RegisterUser.
 type RegisterUserRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RegisterUser runs query register_user (schemas/blog/queries/register_user.edgeql).
@@ -430,7 +430,7 @@ type SchedulePostParams struct {
 
 // SchedulePostRow is one row returned by SchedulePost.
 type SchedulePostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // SchedulePost runs query schedule_post (schemas/blog/queries/schedule_post.edgeql).

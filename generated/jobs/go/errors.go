@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *UqJobNameActorError) Constraint() string {
 
 // Error implements error.
 func (e *UqJobNameActorError) Error() string {
-	return "Job: duplicate (name, actor) among rows where status = 'Pending' (uq_job_name_actor)" + ": " + e.Err.Message
+	return "Job: duplicate (name, actor) among rows where status = 'Pending' (uq_job_name_actor)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqJobNameActorError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -84,17 +84,35 @@ func (e *CkJobStatusEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkJobStatusEnumError) Error() string {
-	return "Job: CHECK (status IN ('Pending', 'Running', 'Failed', 'Processed')) failed (ck_job_status_enum)" + ": " + e.Err.Message
+	return "Job: CHECK (status IN ('Pending', 'Running', 'Failed', 'Processed')) failed (ck_job_status_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkJobStatusEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
 func (e *CkJobStatusEnumError) Is(target error) bool {
 	return target == ErrCheckViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

@@ -25,7 +25,7 @@ type ClaimJobParams struct {
 
 // ClaimJobRow is one row returned by ClaimJob.
 type ClaimJobRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ClaimJob runs query claim_job (schemas/jobs/queries/claim_job.edgeql).
@@ -63,7 +63,7 @@ type EnqueueJobParams struct {
 
 // EnqueueJobRow is one row returned by EnqueueJob.
 type EnqueueJobRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EnqueueJob runs query enqueue_job (schemas/jobs/queries/enqueue_job.edgeql).
@@ -98,7 +98,7 @@ type EnqueueJobStrictParams struct {
 
 // EnqueueJobStrictRow is one row returned by EnqueueJobStrict.
 type EnqueueJobStrictRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EnqueueJobStrict runs query enqueue_job_strict (schemas/jobs/queries/enqueue_job_strict.edgeql).
@@ -130,7 +130,7 @@ type EnqueueJobsParams struct {
 
 // EnqueueJobsRow is one row returned by EnqueueJobs.
 type EnqueueJobsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EnqueueJobs runs query enqueue_jobs (schemas/jobs/queries/enqueue_jobs.edgeql).
@@ -169,12 +169,12 @@ type GetJobParams struct {
 
 // GetJobRow is one row returned by GetJob.
 type GetJobRow struct {
-	ID          string
-	Name        string
-	Actor       string
-	Status      *QueueStatus
-	ClaimedAt   *time.Time
-	ProcessedAt *time.Time
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Actor       string       `json:"actor"`
+	Status      *QueueStatus `json:"status"`
+	ClaimedAt   *time.Time   `json:"claimed_at"`
+	ProcessedAt *time.Time   `json:"processed_at"`
 }
 
 // GetJob runs query get_job (schemas/jobs/queries/get_job.edgeql).
@@ -209,11 +209,11 @@ type ListPendingJobsParams struct {
 
 // ListPendingJobsRow is one row returned by ListPendingJobs.
 type ListPendingJobsRow struct {
-	ID      string
-	Name    string
-	Actor   string
-	Payload json.RawMessage
-	Status  *QueueStatus
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Actor   string          `json:"actor"`
+	Payload json.RawMessage `json:"payload"`
+	Status  *QueueStatus    `json:"status"`
 }
 
 // ListPendingJobs runs query list_pending_jobs (schemas/jobs/queries/list_pending_jobs.edgeql).
@@ -251,7 +251,7 @@ type PurgeJobsParams struct {
 
 // PurgeJobsRow is one row returned by PurgeJobs.
 type PurgeJobsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // PurgeJobs runs query purge_jobs (schemas/jobs/queries/purge_jobs.edgeql).
@@ -294,7 +294,7 @@ type UpsertJobParams struct {
 
 // UpsertJobRow is one row returned by UpsertJob.
 type UpsertJobRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // UpsertJob runs query upsert_job (schemas/jobs/queries/upsert_job.edgeql).

@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *UqOrganizationSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrganizationSlugError) Error() string {
-	return "Organization: duplicate (slug) (uq_organization_slug)" + ": " + e.Err.Message
+	return "Organization: duplicate (slug) (uq_organization_slug)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqOrganizationSlugError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -84,12 +84,12 @@ func (e *CkOrganizationSlugRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrganizationSlugRegexpError) Error() string {
-	return "Organization: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_organization_slug_regexp)" + ": " + e.Err.Message
+	return "Organization: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_organization_slug_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrganizationSlugRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -111,12 +111,12 @@ func (e *CkOrganizationPlanEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrganizationPlanEnumError) Error() string {
-	return "Organization: CHECK (plan IN ('Free', 'Team', 'Enterprise')) failed (ck_organization_plan_enum)" + ": " + e.Err.Message
+	return "Organization: CHECK (plan IN ('Free', 'Team', 'Enterprise')) failed (ck_organization_plan_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrganizationPlanEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -138,12 +138,12 @@ func (e *CkOrganizationNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrganizationNameMaxLenValueError) Error() string {
-	return "Organization: CHECK (char_length(name) <= 120) failed (ck_organization_name_max_len_value)" + ": " + e.Err.Message
+	return "Organization: CHECK (char_length(name) <= 120) failed (ck_organization_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrganizationNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -165,12 +165,12 @@ func (e *CkOrganizationSeatLimitMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrganizationSeatLimitMinValueError) Error() string {
-	return "Organization: CHECK (seat_limit >= 1) failed (ck_organization_seat_limit_min_value)" + ": " + e.Err.Message
+	return "Organization: CHECK (seat_limit >= 1) failed (ck_organization_seat_limit_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrganizationSeatLimitMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -191,12 +191,12 @@ func (e *UqUserEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
-	return "User: duplicate (email) (uq_user_email)" + ": " + e.Err.Message
+	return "User: duplicate (email) (uq_user_email)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqUserEmailError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -218,12 +218,12 @@ func (e *UqMembershipOrgIDUserIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqMembershipOrgIDUserIDError) Error() string {
-	return "Membership: duplicate (org_id, user_id) (uq_membership_org_id_user_id)" + ": " + e.Err.Message
+	return "Membership: duplicate (org_id, user_id) (uq_membership_org_id_user_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqMembershipOrgIDUserIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -245,12 +245,12 @@ func (e *CkMembershipRoleEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkMembershipRoleEnumError) Error() string {
-	return "Membership: CHECK (role IN ('Owner', 'Admin', 'Member', 'Viewer')) failed (ck_membership_role_enum)" + ": " + e.Err.Message
+	return "Membership: CHECK (role IN ('Owner', 'Admin', 'Member', 'Viewer')) failed (ck_membership_role_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkMembershipRoleEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -272,12 +272,12 @@ func (e *FkMembershipOrgIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkMembershipOrgIDError) Error() string {
-	return "Membership: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_org_id)" + ": " + e.Err.Message
+	return "Membership: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_org_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkMembershipOrgIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -299,12 +299,12 @@ func (e *FkMembershipUserIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkMembershipUserIDError) Error() string {
-	return "Membership: user_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_user_id)" + ": " + e.Err.Message
+	return "Membership: user_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_membership_user_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkMembershipUserIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -327,12 +327,12 @@ func (e *FkMembershipInvitedByIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkMembershipInvitedByIDError) Error() string {
-	return "Membership: invited_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_membership_invited_by_id)" + ": " + e.Err.Message
+	return "Membership: invited_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_membership_invited_by_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkMembershipInvitedByIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -354,12 +354,12 @@ func (e *UqProjectOrgIDSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqProjectOrgIDSlugError) Error() string {
-	return "Project: duplicate (org_id, slug) (uq_project_org_id_slug)" + ": " + e.Err.Message
+	return "Project: duplicate (org_id, slug) (uq_project_org_id_slug)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqProjectOrgIDSlugError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -381,12 +381,12 @@ func (e *UqProjectOrgIDNameError) Constraint() string {
 
 // Error implements error.
 func (e *UqProjectOrgIDNameError) Error() string {
-	return "Project: duplicate (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE (uq_project_org_id_name)" + ": " + e.Err.Message
+	return "Project: duplicate (org_id, name) among rows where (archived_at IS NOT NULL) IS NOT TRUE (uq_project_org_id_name)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqProjectOrgIDNameError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -408,12 +408,12 @@ func (e *CkProjectSlugRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkProjectSlugRegexpError) Error() string {
-	return "Project: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_project_slug_regexp)" + ": " + e.Err.Message
+	return "Project: CHECK (slug ~ '^[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$') failed (ck_project_slug_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkProjectSlugRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -435,12 +435,12 @@ func (e *CkProjectNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkProjectNameMaxLenValueError) Error() string {
-	return "Project: CHECK (char_length(name) <= 120) failed (ck_project_name_max_len_value)" + ": " + e.Err.Message
+	return "Project: CHECK (char_length(name) <= 120) failed (ck_project_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkProjectNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -462,12 +462,12 @@ func (e *FkProjectOrgIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkProjectOrgIDError) Error() string {
-	return "Project: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_project_org_id)" + ": " + e.Err.Message
+	return "Project: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_project_org_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkProjectOrgIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -489,12 +489,12 @@ func (e *UqAPIKeyPrefixError) Constraint() string {
 
 // Error implements error.
 func (e *UqAPIKeyPrefixError) Error() string {
-	return "ApiKey: duplicate (prefix) (uq_api_key_prefix)" + ": " + e.Err.Message
+	return "ApiKey: duplicate (prefix) (uq_api_key_prefix)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqAPIKeyPrefixError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -517,12 +517,12 @@ func (e *CkAPIKeyScopesEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkAPIKeyScopesEnumError) Error() string {
-	return "ApiKey: CHECK (scopes <@ ARRAY['projects:read', 'projects:write', 'members:read', 'members:write', 'billing']::text[]) failed (ck_api_key_scopes_enum)" + ": " + e.Err.Message
+	return "ApiKey: CHECK (scopes <@ ARRAY['projects:read', 'projects:write', 'members:read', 'members:write', 'billing']::text[]) failed (ck_api_key_scopes_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAPIKeyScopesEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -544,12 +544,12 @@ func (e *FkAPIKeyOrgIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkAPIKeyOrgIDError) Error() string {
-	return "ApiKey: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_api_key_org_id)" + ": " + e.Err.Message
+	return "ApiKey: org_id refers to no organization row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_api_key_org_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkAPIKeyOrgIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -572,17 +572,35 @@ func (e *FkAPIKeyCreatedByIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkAPIKeyCreatedByIDError) Error() string {
-	return "ApiKey: created_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_api_key_created_by_id)" + ": " + e.Err.Message
+	return "ApiKey: created_by_id refers to no user row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_api_key_created_by_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkAPIKeyCreatedByIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkAPIKeyCreatedByIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

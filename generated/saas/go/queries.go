@@ -27,7 +27,7 @@ type AddMemberParams struct {
 
 // AddMemberRow is one row returned by AddMember.
 type AddMemberRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddMember runs query add_member (schemas/saas/queries/add_member.edgeql).
@@ -62,7 +62,7 @@ type ArchiveProjectParams struct {
 
 // ArchiveProjectRow is one row returned by ArchiveProject.
 type ArchiveProjectRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ArchiveProject runs query archive_project (schemas/saas/queries/archive_project.edgeql).
@@ -100,7 +100,7 @@ type ChangeMemberRoleParams struct {
 
 // ChangeMemberRoleRow is one row returned by ChangeMemberRole.
 type ChangeMemberRoleRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ChangeMemberRole runs query change_member_role (schemas/saas/queries/change_member_role.edgeql).
@@ -138,7 +138,7 @@ type ChangePlanParams struct {
 
 // ChangePlanRow is one row returned by ChangePlan.
 type ChangePlanRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ChangePlan runs query change_plan (schemas/saas/queries/change_plan.edgeql).
@@ -177,7 +177,7 @@ type CreateAPIKeyParams struct {
 
 // CreateAPIKeyRow is one row returned by CreateAPIKey.
 type CreateAPIKeyRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateAPIKey runs query create_api_key (schemas/saas/queries/create_api_key.edgeql).
@@ -211,7 +211,7 @@ type CreateOrganizationParams struct {
 
 // CreateOrganizationRow is one row returned by CreateOrganization.
 type CreateOrganizationRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateOrganization runs query create_organization
@@ -250,7 +250,7 @@ type CreateProjectParams struct {
 
 // CreateProjectRow is one row returned by CreateProject.
 type CreateProjectRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateProject runs query create_project (schemas/saas/queries/create_project.edgeql).
@@ -289,7 +289,7 @@ type RelabelProjectParams struct {
 
 // RelabelProjectRow is one row returned by RelabelProject.
 type RelabelProjectRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RelabelProject runs query relabel_project (schemas/saas/queries/relabel_project.edgeql).
@@ -322,7 +322,7 @@ type RevokeAPIKeyParams struct {
 
 // RevokeAPIKeyRow is one row returned by RevokeAPIKey.
 type RevokeAPIKeyRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RevokeAPIKey runs query revoke_api_key (schemas/saas/queries/revoke_api_key.edgeql).
@@ -357,7 +357,7 @@ type SignUpUserParams struct {
 
 // SignUpUserRow is one row returned by SignUpUser.
 type SignUpUserRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // SignUpUser runs query sign_up_user (schemas/saas/queries/sign_up_user.edgeql).

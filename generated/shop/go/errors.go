@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *UqBillingInvoiceNumberError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingInvoiceNumberError) Error() string {
-	return "Invoice: duplicate (number) (uq_billing_invoice_number)" + ": " + e.Err.Message
+	return "Invoice: duplicate (number) (uq_billing_invoice_number)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqBillingInvoiceNumberError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -84,12 +84,12 @@ func (e *UqBillingInvoiceOrderIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingInvoiceOrderIDError) Error() string {
-	return "Invoice: duplicate (order_id) among rows where (status = 'Void') IS NOT TRUE (uq_billing_invoice_order_id)" + ": " + e.Err.Message
+	return "Invoice: duplicate (order_id) among rows where (status = 'Void') IS NOT TRUE (uq_billing_invoice_order_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqBillingInvoiceOrderIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -111,12 +111,12 @@ func (e *CkBillingInvoiceTotalMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingInvoiceTotalMinValueError) Error() string {
-	return "Invoice: CHECK (total >= 0) failed (ck_billing_invoice_total_min_value)" + ": " + e.Err.Message
+	return "Invoice: CHECK (total >= 0) failed (ck_billing_invoice_total_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingInvoiceTotalMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -138,12 +138,12 @@ func (e *CkBillingInvoiceCurrencyRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingInvoiceCurrencyRegexpError) Error() string {
-	return "Invoice: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_billing_invoice_currency_regexp)" + ": " + e.Err.Message
+	return "Invoice: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_billing_invoice_currency_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingInvoiceCurrencyRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -165,12 +165,12 @@ func (e *CkBillingInvoiceStatusEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingInvoiceStatusEnumError) Error() string {
-	return "Invoice: CHECK (status IN ('Draft', 'Issued', 'Paid', 'Void')) failed (ck_billing_invoice_status_enum)" + ": " + e.Err.Message
+	return "Invoice: CHECK (status IN ('Draft', 'Issued', 'Paid', 'Void')) failed (ck_billing_invoice_status_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingInvoiceStatusEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -192,12 +192,12 @@ func (e *CkBillingInvoiceNumberRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingInvoiceNumberRegexpError) Error() string {
-	return "Invoice: CHECK (number ~ '^INV-[0-9]{4}-[0-9]{6}$') failed (ck_billing_invoice_number_regexp)" + ": " + e.Err.Message
+	return "Invoice: CHECK (number ~ '^INV-[0-9]{4}-[0-9]{6}$') failed (ck_billing_invoice_number_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingInvoiceNumberRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -219,12 +219,12 @@ func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Error() string {
-	return "Invoice: CHECK (due_at >= issued_at) failed (ck_billing_invoice_due_at_issued_at_check)" + ": " + e.Err.Message
+	return "Invoice: CHECK (due_at >= issued_at) failed (ck_billing_invoice_due_at_issued_at_check)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingInvoiceDueAtIssuedAtCheckError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -247,12 +247,12 @@ func (e *FkBillingInvoiceOrderIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBillingInvoiceOrderIDError) Error() string {
-	return "Invoice: order_id refers to no order row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_order_id)" + ": " + e.Err.Message
+	return "Invoice: order_id refers to no order row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_order_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBillingInvoiceOrderIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -275,12 +275,12 @@ func (e *FkBillingInvoiceCustomerIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBillingInvoiceCustomerIDError) Error() string {
-	return "Invoice: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_customer_id)" + ": " + e.Err.Message
+	return "Invoice: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_customer_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBillingInvoiceCustomerIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -302,12 +302,12 @@ func (e *UqBillingPaymentExternalRefError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingPaymentExternalRefError) Error() string {
-	return "Payment: duplicate (external_ref) (uq_billing_payment_external_ref)" + ": " + e.Err.Message
+	return "Payment: duplicate (external_ref) (uq_billing_payment_external_ref)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqBillingPaymentExternalRefError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -329,12 +329,12 @@ func (e *CkBillingPaymentAmountMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingPaymentAmountMinValueError) Error() string {
-	return "Payment: CHECK (amount >= 0) failed (ck_billing_payment_amount_min_value)" + ": " + e.Err.Message
+	return "Payment: CHECK (amount >= 0) failed (ck_billing_payment_amount_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingPaymentAmountMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -356,12 +356,12 @@ func (e *CkBillingPaymentMethodEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkBillingPaymentMethodEnumError) Error() string {
-	return "Payment: CHECK (method IN ('Card', 'BankTransfer', 'Voucher')) failed (ck_billing_payment_method_enum)" + ": " + e.Err.Message
+	return "Payment: CHECK (method IN ('Card', 'BankTransfer', 'Voucher')) failed (ck_billing_payment_method_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkBillingPaymentMethodEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -384,12 +384,12 @@ func (e *FkBillingPaymentInvoiceIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBillingPaymentInvoiceIDError) Error() string {
-	return "Payment: invoice_id refers to no billing_invoice row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_payment_invoice_id)" + ": " + e.Err.Message
+	return "Payment: invoice_id refers to no billing_invoice row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_payment_invoice_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBillingPaymentInvoiceIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -411,12 +411,12 @@ func (e *UqCustomerEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqCustomerEmailError) Error() string {
-	return "Customer: duplicate (email) (uq_customer_email)" + ": " + e.Err.Message
+	return "Customer: duplicate (email) (uq_customer_email)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqCustomerEmailError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -438,43 +438,16 @@ func (e *CkCustomerNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkCustomerNameMaxLenValueError) Error() string {
-	return "Customer: CHECK (char_length(name) <= 200) failed (ck_customer_name_max_len_value)" + ": " + e.Err.Message
+	return "Customer: CHECK (char_length(name) <= 200) failed (ck_customer_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkCustomerNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
 func (e *CkCustomerNameMaxLenValueError) Is(target error) bool {
-	return target == ErrCheckViolation
-}
-
-// CkCustomerCountryRegexpError is returned when Customer: CHECK (country ~ '^[A-Z]{2}$') failed
-// (constraint ck_customer_country_regexp). Match it with errors.As; errors.Is(err,
-// ErrCheckViolation) also holds. Err is the driver error.
-type CkCustomerCountryRegexpError struct {
-	Err *pgconn.PgError
-}
-
-// Constraint returns the name of the violated constraint, "ck_customer_country_regexp".
-func (e *CkCustomerCountryRegexpError) Constraint() string {
-	return "ck_customer_country_regexp"
-}
-
-// Error implements error.
-func (e *CkCustomerCountryRegexpError) Error() string {
-	return "Customer: CHECK (country ~ '^[A-Z]{2}$') failed (ck_customer_country_regexp)" + ": " + e.Err.Message
-}
-
-// Unwrap returns the driver error.
-func (e *CkCustomerCountryRegexpError) Unwrap() error {
-	return e.Err
-}
-
-// Is reports whether target is ErrCheckViolation.
-func (e *CkCustomerCountryRegexpError) Is(target error) bool {
 	return target == ErrCheckViolation
 }
 
@@ -491,12 +464,12 @@ func (e *UqProductSKUError) Constraint() string {
 
 // Error implements error.
 func (e *UqProductSKUError) Error() string {
-	return "Product: duplicate (sku) (uq_product_sku)" + ": " + e.Err.Message
+	return "Product: duplicate (sku) (uq_product_sku)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqProductSKUError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -518,12 +491,12 @@ func (e *CkProductSKURegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkProductSKURegexpError) Error() string {
-	return "Product: CHECK (sku ~ '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (ck_product_sku_regexp)" + ": " + e.Err.Message
+	return "Product: CHECK (sku ~ '^[A-Z0-9]{3,16}(-[A-Z0-9]{1,8})?$') failed (ck_product_sku_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkProductSKURegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -545,12 +518,12 @@ func (e *CkProductPriceMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkProductPriceMinValueError) Error() string {
-	return "Product: CHECK (price >= 0) failed (ck_product_price_min_value)" + ": " + e.Err.Message
+	return "Product: CHECK (price >= 0) failed (ck_product_price_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkProductPriceMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -572,12 +545,12 @@ func (e *CkProductCurrencyRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkProductCurrencyRegexpError) Error() string {
-	return "Product: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_product_currency_regexp)" + ": " + e.Err.Message
+	return "Product: CHECK (currency ~ '^[A-Z]{3}$') failed (ck_product_currency_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkProductCurrencyRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -599,12 +572,12 @@ func (e *CkProductStockMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkProductStockMinValueError) Error() string {
-	return "Product: CHECK (stock >= 0) failed (ck_product_stock_min_value)" + ": " + e.Err.Message
+	return "Product: CHECK (stock >= 0) failed (ck_product_stock_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkProductStockMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -626,12 +599,12 @@ func (e *UqOrderCustomerIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrderCustomerIDError) Error() string {
-	return "Order: duplicate (customer_id) among rows where status = 'Cart' (uq_order_customer_id)" + ": " + e.Err.Message
+	return "Order: duplicate (customer_id) among rows where status = 'Cart' (uq_order_customer_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqOrderCustomerIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -640,8 +613,8 @@ func (e *UqOrderCustomerIDError) Is(target error) bool {
 }
 
 // CkOrderStatusEnumError is returned when Order: CHECK (status IN ('Cart', 'Placed', 'Paid',
-// 'Shipped', 'Delivered', 'Refunded', 'Cancelled')) failed (constraint ck_order_status_enum).
-// Match it with errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+// 'Shipped', 'Delivered', 'Cancelled')) failed (constraint ck_order_status_enum). Match it with
+// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
 type CkOrderStatusEnumError struct {
 	Err *pgconn.PgError
 }
@@ -653,12 +626,12 @@ func (e *CkOrderStatusEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrderStatusEnumError) Error() string {
-	return "Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Refunded', 'Cancelled')) failed (ck_order_status_enum)" + ": " + e.Err.Message
+	return "Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (ck_order_status_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrderStatusEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -680,12 +653,12 @@ func (e *CkOrderNoteMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrderNoteMaxLenValueError) Error() string {
-	return "Order: CHECK (char_length(note) <= 1000) failed (ck_order_note_max_len_value)" + ": " + e.Err.Message
+	return "Order: CHECK (char_length(note) <= 1000) failed (ck_order_note_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrderNoteMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -707,12 +680,12 @@ func (e *CkOrderPlacedAtStatusCheckError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrderPlacedAtStatusCheckError) Error() string {
-	return "Order: CHECK ((status = 'Cart') OR (placed_at IS NOT NULL)) failed (ck_order_placed_at_status_check)" + ": " + e.Err.Message
+	return "Order: CHECK ((status = 'Cart') OR (placed_at IS NOT NULL)) failed (ck_order_placed_at_status_check)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrderPlacedAtStatusCheckError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -734,71 +707,17 @@ func (e *FkOrderCustomerIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkOrderCustomerIDError) Error() string {
-	return "Order: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_customer_id)" + ": " + e.Err.Message
+	return "Order: customer_id refers to no customer row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_customer_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkOrderCustomerIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkOrderCustomerIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
-}
-
-// FkOrderShipFromIDError is returned when Order: ship_from_id refers to no warehouse row, or a
-// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_order_ship_from_id). Match
-// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
-type FkOrderShipFromIDError struct {
-	Err *pgconn.PgError
-}
-
-// Constraint returns the name of the violated constraint, "fk_order_ship_from_id".
-func (e *FkOrderShipFromIDError) Constraint() string {
-	return "fk_order_ship_from_id"
-}
-
-// Error implements error.
-func (e *FkOrderShipFromIDError) Error() string {
-	return "Order: ship_from_id refers to no warehouse row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_ship_from_id)" + ": " + e.Err.Message
-}
-
-// Unwrap returns the driver error.
-func (e *FkOrderShipFromIDError) Unwrap() error {
-	return e.Err
-}
-
-// Is reports whether target is ErrForeignKeyViolation.
-func (e *FkOrderShipFromIDError) Is(target error) bool {
-	return target == ErrForeignKeyViolation
-}
-
-// UqWarehouseCodeError is returned when Warehouse: duplicate (code) (constraint
-// uq_warehouse_code). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds.
-// Err is the driver error.
-type UqWarehouseCodeError struct {
-	Err *pgconn.PgError
-}
-
-// Constraint returns the name of the violated constraint, "uq_warehouse_code".
-func (e *UqWarehouseCodeError) Constraint() string {
-	return "uq_warehouse_code"
-}
-
-// Error implements error.
-func (e *UqWarehouseCodeError) Error() string {
-	return "Warehouse: duplicate (code) (uq_warehouse_code)" + ": " + e.Err.Message
-}
-
-// Unwrap returns the driver error.
-func (e *UqWarehouseCodeError) Unwrap() error {
-	return e.Err
-}
-
-// Is reports whether target is ErrExclusiveViolation.
-func (e *UqWarehouseCodeError) Is(target error) bool {
-	return target == ErrExclusiveViolation
 }
 
 // UqOrderLineOrderIDProductIDError is returned when OrderLine: duplicate (order_id, product_id)
@@ -815,12 +734,12 @@ func (e *UqOrderLineOrderIDProductIDError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrderLineOrderIDProductIDError) Error() string {
-	return "OrderLine: duplicate (order_id, product_id) (uq_order_line_order_id_product_id)" + ": " + e.Err.Message
+	return "OrderLine: duplicate (order_id, product_id) (uq_order_line_order_id_product_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqOrderLineOrderIDProductIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -842,12 +761,12 @@ func (e *CkOrderLineUnitPriceMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrderLineUnitPriceMinValueError) Error() string {
-	return "OrderLine: CHECK (unit_price >= 0) failed (ck_order_line_unit_price_min_value)" + ": " + e.Err.Message
+	return "OrderLine: CHECK (unit_price >= 0) failed (ck_order_line_unit_price_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrderLineUnitPriceMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -869,12 +788,12 @@ func (e *CkOrderLineQuantityMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrderLineQuantityMinValueError) Error() string {
-	return "OrderLine: CHECK (quantity >= 1) failed (ck_order_line_quantity_min_value)" + ": " + e.Err.Message
+	return "OrderLine: CHECK (quantity >= 1) failed (ck_order_line_quantity_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkOrderLineQuantityMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -896,12 +815,12 @@ func (e *FkOrderLineOrderIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkOrderLineOrderIDError) Error() string {
-	return "OrderLine: order_id refers to no order row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_order_line_order_id)" + ": " + e.Err.Message
+	return "OrderLine: order_id refers to no order row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_order_line_order_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkOrderLineOrderIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -924,17 +843,35 @@ func (e *FkOrderLineProductIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkOrderLineProductIDError) Error() string {
-	return "OrderLine: product_id refers to no product row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_line_product_id)" + ": " + e.Err.Message
+	return "OrderLine: product_id refers to no product row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_line_product_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkOrderLineProductIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkOrderLineProductIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this
@@ -978,8 +915,6 @@ func translateError(err error) error {
 		return &UqCustomerEmailError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_customer_name_max_len_value":
 		return &CkCustomerNameMaxLenValueError{Err: pgErr}
-	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_customer_country_regexp":
-		return &CkCustomerCountryRegexpError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_product_sku":
 		return &UqProductSKUError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_sku_regexp":
@@ -1000,10 +935,6 @@ func translateError(err error) error {
 		return &CkOrderPlacedAtStatusCheckError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_customer_id":
 		return &FkOrderCustomerIDError{Err: pgErr}
-	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_ship_from_id":
-		return &FkOrderShipFromIDError{Err: pgErr}
-	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_warehouse_code":
-		return &UqWarehouseCodeError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_order_line_order_id_product_id":
 		return &UqOrderLineOrderIDProductIDError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_line_unit_price_min_value":

@@ -26,7 +26,7 @@ type AddLineParams struct {
 
 // AddLineRow is one row returned by AddLine.
 type AddLineRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddLine runs query add_line (schemas/shop/queries/add_line.edgeql).
@@ -66,7 +66,7 @@ type AddProductParams struct {
 
 // AddProductRow is one row returned by AddProduct.
 type AddProductRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddProduct runs query add_product (schemas/shop/queries/add_product.edgeql).
@@ -103,7 +103,7 @@ type IssueInvoiceParams struct {
 
 // IssueInvoiceRow is one row returned by IssueInvoice.
 type IssueInvoiceRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // IssueInvoice runs query issue_invoice (schemas/shop/queries/issue_invoice.edgeql).
@@ -139,7 +139,7 @@ type OpenCartParams struct {
 
 // OpenCartRow is one row returned by OpenCart.
 type OpenCartRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // OpenCart runs query open_cart (schemas/shop/queries/open_cart.edgeql).
@@ -179,7 +179,7 @@ type PlaceOrderParams struct {
 
 // PlaceOrderRow is one row returned by PlaceOrder.
 type PlaceOrderRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // PlaceOrder runs query place_order (schemas/shop/queries/place_order.edgeql).
@@ -217,7 +217,7 @@ type RecordPaymentParams struct {
 
 // RecordPaymentRow is one row returned by RecordPayment.
 type RecordPaymentRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RecordPayment runs query record_payment (schemas/shop/queries/record_payment.edgeql).
@@ -256,7 +256,7 @@ type RegisterCustomerParams struct {
 
 // RegisterCustomerRow is one row returned by RegisterCustomer.
 type RegisterCustomerRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RegisterCustomer runs query register_customer (schemas/shop/queries/register_customer.edgeql).
@@ -290,7 +290,7 @@ type ReserveStockParams struct {
 
 // ReserveStockRow is one row returned by ReserveStock.
 type ReserveStockRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ReserveStock runs query reserve_stock (schemas/shop/queries/reserve_stock.edgeql).
@@ -330,7 +330,7 @@ type UpdateProductListingParams struct {
 
 // UpdateProductListingRow is one row returned by UpdateProductListing.
 type UpdateProductListingRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // UpdateProductListing runs query update_product_listing
@@ -364,7 +364,7 @@ type VoidInvoiceParams struct {
 
 // VoidInvoiceRow is one row returned by VoidInvoice.
 type VoidInvoiceRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // VoidInvoice runs query void_invoice (schemas/shop/queries/void_invoice.edgeql).

@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *FkPostAuthorIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostAuthorIDError) Error() string {
-	return "Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_author_id)" + ": " + e.Err.Message
+	return "Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_author_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostAuthorIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -83,12 +83,12 @@ func (e *UqTagNameError) Constraint() string {
 
 // Error implements error.
 func (e *UqTagNameError) Error() string {
-	return "Tag: duplicate (name) (uq_tag_name)" + ": " + e.Err.Message
+	return "Tag: duplicate (name) (uq_tag_name)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqTagNameError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -110,12 +110,12 @@ func (e *FkPostTagsSourceIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostTagsSourceIDError) Error() string {
-	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + ": " + e.Err.Message
+	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostTagsSourceIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -137,17 +137,35 @@ func (e *FkPostTagsTargetIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostTagsTargetIDError) Error() string {
-	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_tags_target_id)" + ": " + e.Err.Message
+	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_tags_target_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostTagsTargetIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkPostTagsTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

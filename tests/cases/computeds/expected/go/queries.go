@@ -17,7 +17,8 @@ const authorsSQL = `SELECT "first_name",
 FROM "user"
 ORDER BY ((first_name || ' ') || last_name) ASC NULLS LAST, first_name ASC NULLS FIRST`
 
-// AuthorsParams are the parameters of Authors.
+// AuthorsParams is empty: Authors takes no parameters (it may be called as Authors(ctx) or, as
+// before, Authors(ctx, AuthorsParams{})).
 type AuthorsParams struct {
 }
 
@@ -29,16 +30,16 @@ type AuthorsPosts struct {
 
 // AuthorsRow is one row returned by Authors.
 type AuthorsRow struct {
-	FirstName string
-	FullName  *string
-	PostCount int64
-	Posts     []AuthorsPosts
+	FirstName string         `json:"first_name"`
+	FullName  *string        `json:"full_name"`
+	PostCount int64          `json:"post_count,string"`
+	Posts     []AuthorsPosts `json:"posts"`
 }
 
 // Authors runs query authors (cases/computeds/queries/authors.edgeql).
 //
 // Every author with their posts.
-func (q *Queries) Authors(ctx context.Context, arg AuthorsParams) ([]AuthorsRow, error) {
+func (q *Queries) Authors(ctx context.Context, _ ...AuthorsParams) ([]AuthorsRow, error) {
 	rows, err := q.db.Query(ctx, authorsSQL)
 	if err != nil {
 		return nil, translateError(err)
@@ -64,20 +65,21 @@ FROM "post"
 WHERE (author_id IS NOT DISTINCT FROM $1)
 ORDER BY title ASC NULLS FIRST`
 
-// MyPostsParams are the parameters of MyPosts.
+// MyPostsParams is empty: MyPosts takes no parameters (it may be called as MyPosts(ctx) or, as
+// before, MyPosts(ctx, MyPostsParams{})).
 type MyPostsParams struct {
 }
 
 // MyPostsRow is one row returned by MyPosts.
 type MyPostsRow struct {
-	Title  string
-	IsMine bool
+	Title  string `json:"title"`
+	IsMine bool   `json:"is_mine"`
 }
 
 // MyPosts runs query my_posts (cases/computeds/queries/my_posts.edgeql).
 //
 // It reads the global viewer_id from the runner's Globals.
-func (q *Queries) MyPosts(ctx context.Context, arg MyPostsParams) ([]MyPostsRow, error) {
+func (q *Queries) MyPosts(ctx context.Context, _ ...MyPostsParams) ([]MyPostsRow, error) {
 	rows, err := q.db.Query(ctx, myPostsSQL, q.globals.ViewerID)
 	if err != nil {
 		return nil, translateError(err)
@@ -110,7 +112,7 @@ type ProlificParams struct {
 
 // ProlificRow is one row returned by Prolific.
 type ProlificRow struct {
-	FullName *string
+	FullName *string `json:"full_name"`
 }
 
 // Prolific runs query prolific (cases/computeds/queries/prolific.edgeql).
@@ -164,9 +166,9 @@ type TagPageGo struct {
 
 // TagPageRow is one row returned by TagPage.
 type TagPageRow struct {
-	Name  string
-	Posts []TagPagePosts
-	Go    *TagPageGo
+	Name  string         `json:"name"`
+	Posts []TagPagePosts `json:"posts"`
+	Go    *TagPageGo     `json:"go"`
 }
 
 // TagPage runs query tag_page (cases/computeds/queries/tag_page.edgeql).
@@ -190,17 +192,18 @@ FROM "user"
 WHERE EXISTS (SELECT 1 FROM "post" AS "_e1" WHERE "_e1"."author_id" = "user"."id")
 ORDER BY first_name ASC NULLS FIRST`
 
-// WithPostsParams are the parameters of WithPosts.
+// WithPostsParams is empty: WithPosts takes no parameters (it may be called as WithPosts(ctx) or,
+// as before, WithPosts(ctx, WithPostsParams{})).
 type WithPostsParams struct {
 }
 
 // WithPostsRow is one row returned by WithPosts.
 type WithPostsRow struct {
-	FirstName string
+	FirstName string `json:"first_name"`
 }
 
 // WithPosts runs query with_posts (cases/computeds/queries/with_posts.edgeql).
-func (q *Queries) WithPosts(ctx context.Context, arg WithPostsParams) ([]WithPostsRow, error) {
+func (q *Queries) WithPosts(ctx context.Context, _ ...WithPostsParams) ([]WithPostsRow, error) {
 	rows, err := q.db.Query(ctx, withPostsSQL)
 	if err != nil {
 		return nil, translateError(err)

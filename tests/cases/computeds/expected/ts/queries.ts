@@ -45,7 +45,7 @@ export interface AuthorsResult {
  *
  * Source: cases/computeds/queries/authors.edgeql.
  */
-export async function authors(db: Queryable, args: AuthorsArgs): Promise<AuthorsResult[]> {
+export async function authors(db: Queryable, args: AuthorsArgs = {}): Promise<AuthorsResult[]> {
   void args;
   const rows = await run(db, authorsSql, []);
   return rows as AuthorsResult[];
@@ -75,7 +75,7 @@ export interface MyPostsResult {
  */
 export async function myPosts(
   db: Queryable,
-  args: MyPostsArgs,
+  args: MyPostsArgs = {},
   globals: Globals = {},
 ): Promise<MyPostsResult[]> {
   void args;
@@ -165,7 +165,7 @@ export interface WithPostsResult {
  *
  * Source: cases/computeds/queries/with_posts.edgeql.
  */
-export async function withPosts(db: Queryable, args: WithPostsArgs): Promise<WithPostsResult[]> {
+export async function withPosts(db: Queryable, args: WithPostsArgs = {}): Promise<WithPostsResult[]> {
   void args;
   const rows = await run(db, withPostsSql, []);
   return rows as WithPostsResult[];

@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *UqAccountEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqAccountEmailError) Error() string {
-	return "Account: duplicate (email) (uq_account_email)" + ": " + e.Err.Message
+	return "Account: duplicate (email) (uq_account_email)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqAccountEmailError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -84,12 +84,12 @@ func (e *CkAccountRoleEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkAccountRoleEnumError) Error() string {
-	return "Account: CHECK (role IN ('Reader', 'Writer', 'Admin')) failed (ck_account_role_enum)" + ": " + e.Err.Message
+	return "Account: CHECK (role IN ('Reader', 'Writer', 'Admin')) failed (ck_account_role_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAccountRoleEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -111,12 +111,12 @@ func (e *CkAccountNameMinLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkAccountNameMinLenValueError) Error() string {
-	return "Account: CHECK (char_length(name) >= 1) failed (ck_account_name_min_len_value)" + ": " + e.Err.Message
+	return "Account: CHECK (char_length(name) >= 1) failed (ck_account_name_min_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAccountNameMinLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -138,12 +138,12 @@ func (e *CkAccountNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkAccountNameMaxLenValueError) Error() string {
-	return "Account: CHECK (char_length(name) <= 200) failed (ck_account_name_max_len_value)" + ": " + e.Err.Message
+	return "Account: CHECK (char_length(name) <= 200) failed (ck_account_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAccountNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -165,12 +165,12 @@ func (e *CkAccountAgeMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkAccountAgeMinValueError) Error() string {
-	return "Account: CHECK (age >= 13) failed (ck_account_age_min_value)" + ": " + e.Err.Message
+	return "Account: CHECK (age >= 13) failed (ck_account_age_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAccountAgeMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -192,12 +192,12 @@ func (e *CkAccountAgeMaxExValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkAccountAgeMaxExValueError) Error() string {
-	return "Account: CHECK (age < 150) failed (ck_account_age_max_ex_value)" + ": " + e.Err.Message
+	return "Account: CHECK (age < 150) failed (ck_account_age_max_ex_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAccountAgeMaxExValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -219,12 +219,12 @@ func (e *CkAccountScoreExpressionError) Constraint() string {
 
 // Error implements error.
 func (e *CkAccountScoreExpressionError) Error() string {
-	return "Account: CHECK (score >= 0.0) failed (ck_account_score_expression)" + ": " + e.Err.Message
+	return "Account: CHECK (score >= 0.0) failed (ck_account_score_expression)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkAccountScoreExpressionError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -246,12 +246,12 @@ func (e *UqPostAuthorIDSlugError) Constraint() string {
 
 // Error implements error.
 func (e *UqPostAuthorIDSlugError) Error() string {
-	return "Post: duplicate (author_id, slug) (uq_post_author_id_slug)" + ": " + e.Err.Message
+	return "Post: duplicate (author_id, slug) (uq_post_author_id_slug)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqPostAuthorIDSlugError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -273,12 +273,12 @@ func (e *UqPostTitleError) Constraint() string {
 
 // Error implements error.
 func (e *UqPostTitleError) Error() string {
-	return "Post: duplicate (title) among rows where (visibility = 'Private') IS NOT TRUE (uq_post_title)" + ": " + e.Err.Message
+	return "Post: duplicate (title) among rows where (visibility = 'Private') IS NOT TRUE (uq_post_title)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqPostTitleError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -300,12 +300,12 @@ func (e *CkPostSlugMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostSlugMaxLenValueError) Error() string {
-	return "Post: CHECK (char_length(slug) <= 40) failed (ck_post_slug_max_len_value)" + ": " + e.Err.Message
+	return "Post: CHECK (char_length(slug) <= 40) failed (ck_post_slug_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostSlugMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -327,12 +327,12 @@ func (e *CkPostSlugRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostSlugRegexpError) Error() string {
-	return "Post: CHECK (slug ~ '^[a-z0-9-]+$') failed (ck_post_slug_regexp)" + ": " + e.Err.Message
+	return "Post: CHECK (slug ~ '^[a-z0-9-]+$') failed (ck_post_slug_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostSlugRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -354,12 +354,12 @@ func (e *CkPostVisibilityEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostVisibilityEnumError) Error() string {
-	return "Post: CHECK (visibility IN ('Public', 'Members only', 'Private')) failed (ck_post_visibility_enum)" + ": " + e.Err.Message
+	return "Post: CHECK (visibility IN ('Public', 'Members only', 'Private')) failed (ck_post_visibility_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostVisibilityEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -381,12 +381,12 @@ func (e *CkPostKindOneOfError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostKindOneOfError) Error() string {
-	return "Post: CHECK (kind IN ('note', 'article')) failed (ck_post_kind_one_of)" + ": " + e.Err.Message
+	return "Post: CHECK (kind IN ('note', 'article')) failed (ck_post_kind_one_of)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostKindOneOfError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -408,12 +408,12 @@ func (e *CkPostCreatedAtUpdatedAtCheckError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostCreatedAtUpdatedAtCheckError) Error() string {
-	return "Post: CHECK (updated_at >= created_at) failed (ck_post_created_at_updated_at_check)" + ": " + e.Err.Message
+	return "Post: CHECK (updated_at >= created_at) failed (ck_post_created_at_updated_at_check)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostCreatedAtUpdatedAtCheckError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -435,12 +435,12 @@ func (e *FkPostAuthorIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostAuthorIDError) Error() string {
-	return "Post: author_id refers to no account row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)" + ": " + e.Err.Message
+	return "Post: author_id refers to no account row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_author_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostAuthorIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -462,12 +462,12 @@ func (e *FkPostEditorIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostEditorIDError) Error() string {
-	return "Post: editor_id refers to no account row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_post_editor_id)" + ": " + e.Err.Message
+	return "Post: editor_id refers to no account row, or a referenced row is being deleted (ON DELETE SET NULL) (fk_post_editor_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostEditorIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -488,12 +488,12 @@ func (e *UqTagNameError) Constraint() string {
 
 // Error implements error.
 func (e *UqTagNameError) Error() string {
-	return "Tag: duplicate (name) (uq_tag_name)" + ": " + e.Err.Message
+	return "Tag: duplicate (name) (uq_tag_name)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqTagNameError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -515,12 +515,12 @@ func (e *CkTagNameMaxLenValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkTagNameMaxLenValueError) Error() string {
-	return "Tag: CHECK (char_length(name) <= 40) failed (ck_tag_name_max_len_value)" + ": " + e.Err.Message
+	return "Tag: CHECK (char_length(name) <= 40) failed (ck_tag_name_max_len_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkTagNameMaxLenValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -542,12 +542,12 @@ func (e *CkTagNameRegexpError) Constraint() string {
 
 // Error implements error.
 func (e *CkTagNameRegexpError) Error() string {
-	return "Tag: CHECK (name ~ '^[a-z0-9-]+$') failed (ck_tag_name_regexp)" + ": " + e.Err.Message
+	return "Tag: CHECK (name ~ '^[a-z0-9-]+$') failed (ck_tag_name_regexp)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkTagNameRegexpError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -569,12 +569,12 @@ func (e *UqBillingInvoiceNumberError) Constraint() string {
 
 // Error implements error.
 func (e *UqBillingInvoiceNumberError) Error() string {
-	return "Invoice: duplicate (number) (uq_billing_invoice_number)" + ": " + e.Err.Message
+	return "Invoice: duplicate (number) (uq_billing_invoice_number)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqBillingInvoiceNumberError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -597,12 +597,12 @@ func (e *FkBillingInvoiceAccountIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBillingInvoiceAccountIDError) Error() string {
-	return "Invoice: account_id refers to no account row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_account_id)" + ": " + e.Err.Message
+	return "Invoice: account_id refers to no account row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_billing_invoice_account_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBillingInvoiceAccountIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -624,12 +624,12 @@ func (e *CkPostTagsWeightMinValueError) Constraint() string {
 
 // Error implements error.
 func (e *CkPostTagsWeightMinValueError) Error() string {
-	return "Post.tags: CHECK (weight >= 0) failed (ck_post_tags_weight_min_value)" + ": " + e.Err.Message
+	return "Post.tags: CHECK (weight >= 0) failed (ck_post_tags_weight_min_value)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkPostTagsWeightMinValueError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -651,12 +651,12 @@ func (e *FkPostTagsSourceIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostTagsSourceIDError) Error() string {
-	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + ": " + e.Err.Message
+	return "Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_source_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostTagsSourceIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -678,17 +678,35 @@ func (e *FkPostTagsTargetIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkPostTagsTargetIDError) Error() string {
-	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)" + ": " + e.Err.Message
+	return "Post.tags: target_id refers to no tag row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_tags_target_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkPostTagsTargetIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkPostTagsTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

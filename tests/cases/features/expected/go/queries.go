@@ -27,7 +27,7 @@ type CreateAccountParams struct {
 
 // CreateAccountRow is one row returned by CreateAccount.
 type CreateAccountRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateAccount runs query create_account (cases/features/queries/create_account.edgeql).
@@ -55,7 +55,7 @@ type CreateInvoiceParams struct {
 
 // CreateInvoiceRow is one row returned by CreateInvoice.
 type CreateInvoiceRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateInvoice runs query create_invoice (cases/features/queries/create_invoice.edgeql).
@@ -87,7 +87,7 @@ type CreatePostParams struct {
 
 // CreatePostRow is one row returned by CreatePost.
 type CreatePostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreatePost runs query create_post (cases/features/queries/create_post.edgeql).
@@ -131,7 +131,7 @@ type CreateTaggedPostParams struct {
 
 // CreateTaggedPostRow is one row returned by CreateTaggedPost.
 type CreateTaggedPostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateTaggedPost runs query create_tagged_post
@@ -162,7 +162,7 @@ type HidePostsParams struct {
 
 // HidePostsRow is one row returned by HidePosts.
 type HidePostsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // HidePosts runs query hide_posts (cases/features/queries/hide_posts.edgeql).
@@ -202,11 +202,11 @@ type MakePublicParams struct {
 
 // MakePublicRow is one row returned by MakePublic.
 type MakePublicRow struct {
-	ID         string
-	Title      string
-	Visibility *Visibility
-	AuthorID   string
-	UpdatedAt  *time.Time
+	ID         string      `json:"id"`
+	Title      string      `json:"title"`
+	Visibility *Visibility `json:"visibility"`
+	AuthorID   string      `json:"author_id"`
+	UpdatedAt  *time.Time  `json:"updated_at"`
 }
 
 // MakePublic runs query make_public (cases/features/queries/make_public.edgeql).
@@ -241,8 +241,8 @@ type PopularPostsParams struct {
 
 // PopularPostsRow is one row returned by PopularPosts.
 type PopularPostsRow struct {
-	ID    string
-	Title string
+	ID    string `json:"id"`
+	Title string `json:"title"`
 }
 
 // PopularPosts runs query popular_posts (cases/features/queries/popular_posts.edgeql).
@@ -301,12 +301,12 @@ type PostPageTags struct {
 
 // PostPageRow is one row returned by PostPage.
 type PostPageRow struct {
-	ID        string
-	Title     string
-	CreatedAt time.Time
-	Author    PostPageAuthor
-	EditorID  *string
-	Tags      []PostPageTags
+	ID        string         `json:"id"`
+	Title     string         `json:"title"`
+	CreatedAt time.Time      `json:"created_at"`
+	Author    PostPageAuthor `json:"author"`
+	EditorID  *string        `json:"editor_id"`
+	Tags      []PostPageTags `json:"tags"`
 }
 
 // PostPage runs query post_page (cases/features/queries/post_page.edgeql).
@@ -348,7 +348,7 @@ type RetagAccountParams struct {
 
 // RetagAccountRow is one row returned by RetagAccount.
 type RetagAccountRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RetagAccount runs query retag_account (cases/features/queries/retag_account.edgeql).
@@ -384,7 +384,7 @@ type RetitlePostParams struct {
 
 // RetitlePostRow is one row returned by RetitlePost.
 type RetitlePostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RetitlePost runs query retitle_post (cases/features/queries/retitle_post.edgeql).

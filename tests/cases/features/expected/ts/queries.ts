@@ -20,6 +20,19 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
   }
 }
 
+/** A row (or a nested object) as node-postgres returns it, before its values are decoded. */
+type RawRow = Record<string, unknown>;
+
+/** A `datetime` inside a nested shape (JSON text, ISO 8601) as a `Date`, as at the top level. */
+function jsonDate(value: unknown): Date {
+  return new Date(value as string);
+}
+
+/** A nested object (or `null`) with `decode` applied. */
+function decodeObject(value: unknown, decode: (o: RawRow) => RawRow): RawRow | null {
+  return value == null ? null : decode(value as RawRow);
+}
+
 /** SQL of query `create_account` (cases/features/queries/create_account.edgeql). */
 export const createAccountSql = `INSERT INTO "account" ("email", "name", "age", "nicknames", "tags")
 VALUES ($1, COALESCE($2::text, 'anonymous'), $3, COALESCE($4::text[], '{}'), $5)
@@ -292,9 +305,21 @@ export interface PostPageResult {
   id: string;
   title: string;
   created_at: Date;
-  author: { name: string; email: string; age: number | null; created_at: string };
+  author: { name: string; email: string; age: number | null; created_at: Date };
   editor_id: string | null;
   tags: Array<{ name: string }>;
+}
+
+/** A row of {@link postPage} as node-postgres returns it, with the timestamps of its nested shapes as `Date`s. */
+function decodePostPageRow(raw: unknown): PostPageResult {
+  const row = raw as RawRow;
+  return {
+    ...row,
+    author: decodeObject(row["author"], (o1) => ({
+      ...o1,
+      created_at: jsonDate(o1["created_at"]),
+    })),
+  } as PostPageResult;
 }
 
 /**
@@ -307,7 +332,7 @@ export async function postPage(db: Queryable, args: PostPageArgs): Promise<PostP
     args.author_id,
     args.take,
   ]);
-  return rows as PostPageResult[];
+  return rows.map(decodePostPageRow);
 }
 
 /** SQL of query `retag_account` (cases/features/queries/retag_account.edgeql). */

@@ -21,7 +21,7 @@ type AddNoteParams struct {
 
 // AddNoteRow is one row returned by AddNote.
 type AddNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddNote runs query add_note (cases/globals/queries/add_note.edgeql).
@@ -52,7 +52,7 @@ type AddUserParams struct {
 
 // AddUserRow is one row returned by AddUser.
 type AddUserRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddUser runs query add_user (cases/globals/queries/add_user.edgeql).
@@ -76,17 +76,18 @@ const countUsersSQL = `SELECT "name"
 FROM "user"
 ORDER BY name ASC NULLS FIRST`
 
-// CountUsersParams are the parameters of CountUsers.
+// CountUsersParams is empty: CountUsers takes no parameters (it may be called as CountUsers(ctx)
+// or, as before, CountUsers(ctx, CountUsersParams{})).
 type CountUsersParams struct {
 }
 
 // CountUsersRow is one row returned by CountUsers.
 type CountUsersRow struct {
-	Name string
+	Name string `json:"name"`
 }
 
 // CountUsers runs query count_users (cases/globals/queries/count_users.edgeql).
-func (q *Queries) CountUsers(ctx context.Context, arg CountUsersParams) ([]CountUsersRow, error) {
+func (q *Queries) CountUsers(ctx context.Context, _ ...CountUsersParams) ([]CountUsersRow, error) {
 	rows, err := q.db.Query(ctx, countUsersSQL)
 	if err != nil {
 		return nil, translateError(err)
@@ -120,7 +121,7 @@ type EditNoteParams struct {
 
 // EditNoteRow is one row returned by EditNote.
 type EditNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EditNote runs query edit_note (cases/globals/queries/edit_note.edgeql).
@@ -183,7 +184,8 @@ WHERE (owner_id = (SELECT "id" FROM "user" WHERE id = $1)) AND (tenant = $2)
 ORDER BY body ASC NULLS FIRST
 LIMIT COALESCE($3::bigint, 20)`
 
-// MyNotesParams are the parameters of MyNotes.
+// MyNotesParams is empty: MyNotes takes no parameters (it may be called as MyNotes(ctx) or, as
+// before, MyNotes(ctx, MyNotesParams{})).
 type MyNotesParams struct {
 }
 
@@ -194,8 +196,8 @@ type MyNotesOwner struct {
 
 // MyNotesRow is one row returned by MyNotes.
 type MyNotesRow struct {
-	Body  string
-	Owner MyNotesOwner
+	Body  string       `json:"body"`
+	Owner MyNotesOwner `json:"owner"`
 }
 
 // MyNotes runs query my_notes (cases/globals/queries/my_notes.edgeql).
@@ -204,7 +206,7 @@ type MyNotesRow struct {
 //
 // It reads the globals current_user_id, tenant, page_size from the runner's Globals. While tenant
 // is unset it returns a *MissingGlobalError and sends nothing.
-func (q *Queries) MyNotes(ctx context.Context, arg MyNotesParams) ([]MyNotesRow, error) {
+func (q *Queries) MyNotes(ctx context.Context, _ ...MyNotesParams) ([]MyNotesRow, error) {
 	if q.globals.Tenant == nil {
 		return nil, &MissingGlobalError{Global: "tenant"}
 	}
@@ -232,13 +234,14 @@ const whoamiSQL = `SELECT "name"
 FROM "user"
 WHERE id = $1`
 
-// WhoamiParams are the parameters of Whoami.
+// WhoamiParams is empty: Whoami takes no parameters (it may be called as Whoami(ctx) or, as
+// before, Whoami(ctx, WhoamiParams{})).
 type WhoamiParams struct {
 }
 
 // WhoamiRow is one row returned by Whoami.
 type WhoamiRow struct {
-	Name string
+	Name string `json:"name"`
 }
 
 // Whoami runs query whoami (cases/globals/queries/whoami.edgeql).
@@ -248,7 +251,7 @@ type WhoamiRow struct {
 // It returns nil, nil when no row matched.
 //
 // It reads the global current_user_id from the runner's Globals.
-func (q *Queries) Whoami(ctx context.Context, arg WhoamiParams) (*WhoamiRow, error) {
+func (q *Queries) Whoami(ctx context.Context, _ ...WhoamiParams) (*WhoamiRow, error) {
 	row := q.db.QueryRow(ctx, whoamiSQL, q.globals.CurrentUserID)
 	var i WhoamiRow
 	if err := row.Scan(&i.Name); err != nil {

@@ -124,7 +124,7 @@ export interface CountUsersResult {
  *
  * Source: cases/globals/queries/count_users.edgeql.
  */
-export async function countUsers(db: Queryable, args: CountUsersArgs): Promise<CountUsersResult[]> {
+export async function countUsers(db: Queryable, args: CountUsersArgs = {}): Promise<CountUsersResult[]> {
   void args;
   const rows = await run(db, countUsersSql, []);
   return rows as CountUsersResult[];
@@ -233,7 +233,7 @@ export interface MyNotesResult {
  */
 export async function myNotes(
   db: Queryable,
-  args: MyNotesArgs,
+  args: MyNotesArgs = {},
   globals: Globals = {},
 ): Promise<MyNotesResult[]> {
   void args;
@@ -268,7 +268,7 @@ export interface WhoamiResult {
  */
 export async function whoami(
   db: Queryable,
-  args: WhoamiArgs,
+  args: WhoamiArgs = {},
   globals: Globals = {},
 ): Promise<WhoamiResult | null> {
   void args;

@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -56,12 +56,12 @@ func (e *UqUserSelectError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserSelectError) Error() string {
-	return "User: duplicate (select) (uq_user_select)" + ": " + e.Err.Message
+	return "User: duplicate (select) (uq_user_select)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqUserSelectError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -83,12 +83,12 @@ func (e *CkUserKindEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkUserKindEnumError) Error() string {
-	return "User: CHECK (kind IN ('select', 'user', 'in progress')) failed (ck_user_kind_enum)" + ": " + e.Err.Message
+	return "User: CHECK (kind IN ('select', 'user', 'in progress')) failed (ck_user_kind_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkUserKindEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -110,17 +110,35 @@ func (e *UqOrderUserTableError) Constraint() string {
 
 // Error implements error.
 func (e *UqOrderUserTableError) Error() string {
-	return "Order: duplicate (user, table) among rows where (\"group\" > 0) AND (note <> 'draft') (uq_order_user_table)" + ": " + e.Err.Message
+	return "Order: duplicate (user, table) among rows where (\"group\" > 0) AND (note <> 'draft') (uq_order_user_table)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqOrderUserTableError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
 func (e *UqOrderUserTableError) Is(target error) bool {
 	return target == ErrExclusiveViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

@@ -23,7 +23,7 @@ type AddUserParams struct {
 
 // AddUserRow is one row returned by AddUser.
 type AddUserRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddUser runs query add_user (cases/keywords/queries/add_user.edgeql).
@@ -58,7 +58,7 @@ type RegroupParams struct {
 
 // RegroupRow is one row returned by Regroup.
 type RegroupRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // Regroup runs query regroup (cases/keywords/queries/regroup.edgeql).
@@ -98,7 +98,7 @@ type RenameUserParams struct {
 
 // RenameUserRow is one row returned by RenameUser.
 type RenameUserRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RenameUser runs query rename_user (cases/keywords/queries/rename_user.edgeql).
@@ -135,7 +135,7 @@ type UpsertOrderParams struct {
 
 // UpsertOrderRow is one row returned by UpsertOrder.
 type UpsertOrderRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // UpsertOrder runs query upsert_order (cases/keywords/queries/upsert_order.edgeql).

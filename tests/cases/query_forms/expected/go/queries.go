@@ -26,9 +26,9 @@ type AccountByEmailParams struct {
 
 // AccountByEmailRow is one row returned by AccountByEmail.
 type AccountByEmailRow struct {
-	ID    string
-	Email string
-	Name  *string
+	ID    string  `json:"id"`
+	Email string  `json:"email"`
+	Name  *string `json:"name"`
 }
 
 // AccountByEmail runs query account_by_email (cases/query_forms/queries/account_by_email.edgeql).
@@ -61,8 +61,8 @@ type AccountsNamedParams struct {
 
 // AccountsNamedRow is one row returned by AccountsNamed.
 type AccountsNamedRow struct {
-	ID    string
-	Email string
+	ID    string `json:"id"`
+	Email string `json:"email"`
 }
 
 // AccountsNamed runs query accounts_named (cases/query_forms/queries/accounts_named.edgeql).
@@ -110,7 +110,7 @@ type AddTagsParams struct {
 
 // AddTagsRow is one row returned by AddTags.
 type AddTagsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddTags runs query add_tags (cases/query_forms/queries/add_tags.edgeql).
@@ -160,10 +160,10 @@ type CreatePostAuthor struct {
 
 // CreatePostRow is one row returned by CreatePost.
 type CreatePostRow struct {
-	ID     string
-	Title  string
-	Views  *int32
-	Author CreatePostAuthor
+	ID     string           `json:"id"`
+	Title  string           `json:"title"`
+	Views  *int32           `json:"views"`
+	Author CreatePostAuthor `json:"author"`
 }
 
 // CreatePost runs query create_post (cases/query_forms/queries/create_post.edgeql).
@@ -199,7 +199,7 @@ type EditPostParams struct {
 
 // EditPostRow is one row returned by EditPost.
 type EditPostRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EditPost runs query edit_post (cases/query_forms/queries/edit_post.edgeql).
@@ -233,7 +233,7 @@ type ImportPostsParams struct {
 
 // ImportPostsRow is one row returned by ImportPosts.
 type ImportPostsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ImportPosts runs query import_posts (cases/query_forms/queries/import_posts.edgeql).
@@ -279,8 +279,8 @@ type PostTagsTags struct {
 
 // PostTagsRow is one row returned by PostTags.
 type PostTagsRow struct {
-	Title string
-	Tags  []PostTagsTags
+	Title string         `json:"title"`
+	Tags  []PostTagsTags `json:"tags"`
 }
 
 // PostTags runs query post_tags (cases/query_forms/queries/post_tags.edgeql).
@@ -329,10 +329,10 @@ type PublishPostTags struct {
 
 // PublishPostRow is one row returned by PublishPost.
 type PublishPostRow struct {
-	ID          string
-	Title       string
-	PublishedAt *time.Time
-	Tags        []PublishPostTags
+	ID          string            `json:"id"`
+	Title       string            `json:"title"`
+	PublishedAt *time.Time        `json:"published_at"`
+	Tags        []PublishPostTags `json:"tags"`
 }
 
 // PublishPost runs query publish_post (cases/query_forms/queries/publish_post.edgeql).
@@ -374,7 +374,7 @@ type RemoveTagsParams struct {
 
 // RemoveTagsRow is one row returned by RemoveTags.
 type RemoveTagsRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // RemoveTags runs query remove_tags (cases/query_forms/queries/remove_tags.edgeql).
@@ -428,9 +428,9 @@ type RetagPostAuthor struct {
 
 // RetagPostRow is one row returned by RetagPost.
 type RetagPostRow struct {
-	ID     string
-	Title  string
-	Author RetagPostAuthor
+	ID     string          `json:"id"`
+	Title  string          `json:"title"`
+	Author RetagPostAuthor `json:"author"`
 }
 
 // RetagPost runs query retag_post (cases/query_forms/queries/retag_post.edgeql).

@@ -67,7 +67,9 @@ export interface Runner {
    * Runs `fn` in one transaction and resolves to its result: `BEGIN`, then `COMMIT` when `fn`
    * resolves, or `ROLLBACK` and the same rejection when it throws. With a `Pool` the transaction
    * runs on one client checked out for it (and released after); with a `Client`/`PoolClient` it
-   * runs on that connection. Transactions do not nest.
+   * runs on that connection. Called on the runner a transaction gives `fn` (`tx.transaction(...)`),
+   * it nests as a savepoint: `SAVEPOINT`, then `RELEASE SAVEPOINT`, or `ROLLBACK TO SAVEPOINT`
+   * and the same rejection (the outer transaction goes on, and only it commits).
    */
   transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T>;
 }
@@ -84,21 +86,28 @@ function isPool(db: Queryable): db is PoolLike {
 }
 
 /**
- * BEGIN, `fn`, COMMIT; on a rejection ROLLBACK and rethrow. Resolves `broken` to true when the
- * ROLLBACK itself failed (the connection is then in an unknown state).
+ * `begin`, `fn` (given a runner one transaction level deeper), `commit`; on a rejection
+ * `rollback` and rethrow. Resolves `broken` to true when the rollback itself failed (the
+ * connection is then in an unknown state).
  */
-async function inTransaction<T>(db: Queryable, fn: (tx: Runner) => Promise<T>, state: { broken: boolean }): Promise<T> {
-  await db.query("BEGIN");
+async function inTransaction<T>(
+  db: Queryable,
+  fn: (tx: Runner) => Promise<T>,
+  state: { broken: boolean },
+  tx: Runner,
+  [begin, commit, rollback]: readonly [string, string, string],
+): Promise<T> {
+  await db.query(begin);
   let result: T;
   try {
-    result = await fn(createRunner(db));
+    result = await fn(tx);
   } catch (err) {
-    await db.query("ROLLBACK").catch(() => {
+    await db.query(rollback).catch(() => {
       state.broken = true;
     });
     throw err;
   }
-  await db.query("COMMIT");
+  await db.query(commit);
   return result;
 }
 
@@ -107,6 +116,11 @@ async function inTransaction<T>(db: Queryable, fn: (tx: Runner) => Promise<T>, s
  * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`).
  */
 export function createRunner(db: Queryable): Runner {
+  return makeRunner(db, 0);
+}
+
+/** The runner on `db` inside `depth` transactions (0: none, 1: in a transaction, 2+: savepoints). */
+function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
       accountByEmail: (args) => accountByEmail(db, args),
@@ -122,12 +136,21 @@ export function createRunner(db: Queryable): Runner {
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };
+      const inner = (on: Queryable) => makeRunner(on, depth + 1);
+      if (depth > 0) {
+        const savepoint = `schemac_savepoint_${depth}`;
+        return inTransaction(db, fn, state, inner(db), [
+          `SAVEPOINT ${savepoint}`,
+          `RELEASE SAVEPOINT ${savepoint}`,
+          `ROLLBACK TO SAVEPOINT ${savepoint}`,
+        ]);
+      }
       if (!isPool(db)) {
-        return inTransaction(db, fn, state);
+        return inTransaction(db, fn, state, inner(db), TRANSACTION);
       }
       const client = await db.connect();
       try {
-        return await inTransaction(client, fn, state);
+        return await inTransaction(client, fn, state, inner(client), TRANSACTION);
       } finally {
         // A client whose ROLLBACK failed is destroyed rather than returned to the pool.
         client.release(state.broken);
@@ -135,3 +158,6 @@ export function createRunner(db: Queryable): Runner {
     },
   };
 }
+
+/** The statements of a transaction: begin, commit, rollback. */
+const TRANSACTION = ["BEGIN", "COMMIT", "ROLLBACK"] as const;

@@ -30,12 +30,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *UqCounterNameError) Constraint() string {
 
 // Error implements error.
 func (e *UqCounterNameError) Error() string {
-	return "Counter: duplicate (name) (uq_counter_name)" + ": " + e.Err.Message
+	return "Counter: duplicate (name) (uq_counter_name)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqCounterNameError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -84,12 +84,12 @@ func (e *CkCounterLevelEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkCounterLevelEnumError) Error() string {
-	return "Counter: CHECK (level IN ('Low', 'High')) failed (ck_counter_level_enum)" + ": " + e.Err.Message
+	return "Counter: CHECK (level IN ('Low', 'High')) failed (ck_counter_level_enum)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *CkCounterLevelEnumError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrCheckViolation.
@@ -110,12 +110,12 @@ func (e *UqBoardTitleError) Constraint() string {
 
 // Error implements error.
 func (e *UqBoardTitleError) Error() string {
-	return "Board: duplicate (title) (uq_board_title)" + ": " + e.Err.Message
+	return "Board: duplicate (title) (uq_board_title)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqBoardTitleError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -137,12 +137,12 @@ func (e *FkBoardLeadIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBoardLeadIDError) Error() string {
-	return "Board: lead_id refers to no counter row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_board_lead_id)" + ": " + e.Err.Message
+	return "Board: lead_id refers to no counter row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_board_lead_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBoardLeadIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -165,12 +165,12 @@ func (e *FkBoardCountersSourceIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBoardCountersSourceIDError) Error() string {
-	return "Board.counters: source_id refers to no board row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_board_counters_source_id)" + ": " + e.Err.Message
+	return "Board.counters: source_id refers to no board row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_board_counters_source_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBoardCountersSourceIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -193,17 +193,35 @@ func (e *FkBoardCountersTargetIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkBoardCountersTargetIDError) Error() string {
-	return "Board.counters: target_id refers to no counter row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_board_counters_target_id)" + ": " + e.Err.Message
+	return "Board.counters: target_id refers to no counter row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_board_counters_target_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkBoardCountersTargetIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkBoardCountersTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

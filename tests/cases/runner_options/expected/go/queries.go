@@ -34,7 +34,7 @@ type AddCounterParams struct {
 
 // AddCounterRow is one row returned by AddCounter.
 type AddCounterRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddCounter runs query add_counter (cases/runner_options/queries/add_counter.edgeql).
@@ -59,7 +59,8 @@ const boardsSQL = `SELECT "title",
 FROM "board"
 ORDER BY title ASC NULLS FIRST`
 
-// BoardsParams are the parameters of Boards.
+// BoardsParams is empty: Boards takes no parameters (it may be called as Boards(ctx) or, as
+// before, Boards(ctx, BoardsParams{})).
 type BoardsParams struct {
 }
 
@@ -79,13 +80,13 @@ type BoardsCounters struct {
 
 // BoardsRow is one row returned by Boards.
 type BoardsRow struct {
-	Title    string
-	Lead     *BoardsLead
-	Counters []BoardsCounters
+	Title    string           `json:"title"`
+	Lead     *BoardsLead      `json:"lead"`
+	Counters []BoardsCounters `json:"counters"`
 }
 
 // Boards runs query boards (cases/runner_options/queries/boards.edgeql).
-func (q *Queries) Boards(ctx context.Context, arg BoardsParams) ([]BoardsRow, error) {
+func (q *Queries) Boards(ctx context.Context, _ ...BoardsParams) ([]BoardsRow, error) {
 	rows, err := q.db.QueryContext(ctx, boardsSQL)
 	if err != nil {
 		return nil, translateError(err)
@@ -121,7 +122,7 @@ type DropIdleParams struct {
 
 // DropIdleRow is one row returned by DropIdle.
 type DropIdleRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // DropIdle runs query drop_idle (cases/runner_options/queries/drop_idle.edgeql).
@@ -160,18 +161,18 @@ type GetCounterParams struct {
 
 // GetCounterRow is one row returned by GetCounter.
 type GetCounterRow struct {
-	ID      string
-	Name    string
-	Hits    int64
-	Cap     sql.NullInt64
-	Samples []int64
-	Labels  []string
-	Level   NullLevel
-	Ratio   sql.NullFloat64
-	Note    sql.NullString
-	Data    json.RawMessage
-	Blob    []byte
-	SeenAt  sql.NullTime
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Hits    int64           `json:"hits,string"`
+	Cap     sql.NullInt64   `json:"cap,string"`
+	Samples []int64         `json:"samples"`
+	Labels  []string        `json:"labels"`
+	Level   NullLevel       `json:"level"`
+	Ratio   sql.NullFloat64 `json:"ratio"`
+	Note    sql.NullString  `json:"note"`
+	Data    json.RawMessage `json:"data"`
+	Blob    []byte          `json:"blob"`
+	SeenAt  sql.NullTime    `json:"seen_at"`
 }
 
 // GetCounter runs query get_counter (cases/runner_options/queries/get_counter.edgeql).
@@ -203,8 +204,8 @@ type HitParams struct {
 
 // HitRow is one row returned by Hit.
 type HitRow struct {
-	Hits int64
-	Cap  sql.NullInt64
+	Hits int64         `json:"hits,string"`
+	Cap  sql.NullInt64 `json:"cap,string"`
 }
 
 // Hit runs query hit (cases/runner_options/queries/hit.edgeql).

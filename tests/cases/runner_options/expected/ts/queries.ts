@@ -136,7 +136,7 @@ function decodeBoardsRow(raw: unknown): BoardsResult {
  *
  * Source: cases/runner_options/queries/boards.edgeql.
  */
-export async function boards(db: Queryable, args: BoardsArgs): Promise<BoardsResult[]> {
+export async function boards(db: Queryable, args: BoardsArgs = {}): Promise<BoardsResult[]> {
   void args;
   const rows = await run(db, boardsSql, []);
   return rows.map(decodeBoardsRow);
