@@ -181,25 +181,65 @@ def _unary(node: qir.Unary) -> str:
 
 def _binary(node: qir.Binary) -> str:
     """A chain of a left-associative operator (``a or b or c ...``) is a left-deep tree: it is
-    walked down its left spine with a loop, so chains of any length need no deep stack."""
+    walked down its left spine with a loop, so chains of any length need no deep stack. A chain
+    of ``and`` or of ``or`` is written flat (``(a) OR (b) OR (c)``): Postgres' grammar gathers it
+    into one node, where as many nested parentheses as terms would take its parser as deep (a
+    20,000-term chain ran out of memory). A chain of ``++``: :func:`_concat_chain`."""
+    if _is_concat_chain(node):
+        return _concat_chain(node)
     spine = [node]
-    while type(spine[-1].left) is qir.Binary and spine[-1].left.op in _CHAINED:  # type: ignore[attr-defined]
+    while (type(spine[-1].left) is qir.Binary and spine[-1].left.op in _CHAINED  # type: ignore[attr-defined]
+           and not _is_concat_chain(spine[-1].left)):  # type: ignore[arg-type]
         spine.append(spine[-1].left)  # type: ignore[arg-type]
     bottom = spine.pop()
     sql = _binary_step(bottom, expr_sql(bottom.left))
+    prev = bottom.op
     for n in reversed(spine):
-        sql = _binary_step(n, sql)
+        sql = _binary_step(n, sql, flat=n.op == prev and n.op in _FLAT)
+        prev = n.op
     return sql
 
 
-def _binary_step(node: qir.Binary, left_sql: str) -> str:
+#: Operators whose chains are written without parentheses around the chain so far.
+_FLAT = frozenset({"and", "or"})
+
+
+def _is_concat_chain(node: qir.Expr) -> bool:
+    """``a ++ b ++ c``: two ``++`` or more."""
+    return (type(node) is qir.Binary and node.op == "++"  # type: ignore[attr-defined]
+            and type(node.left) is qir.Binary and node.left.op == "++")  # type: ignore[attr-defined]
+
+
+def _concat_chain(node: qir.Binary) -> str:
+    """``a ++ b ++ c ...``: Postgres nests ``a || b || c`` as deep as the chain is long when it
+    analyses it (5,000 terms exceed its stack, with parentheses or without), so the chain is
+    written as a balanced tree, ``(a || b) || (c || d)``: the same value (``||`` is associative,
+    and NULL when an operand is), nested only as deep as the chain's logarithm. Three terms keep
+    their left-to-right grouping."""
+    chain = [node]
+    while type(chain[-1].left) is qir.Binary and chain[-1].left.op == "++":  # type: ignore[attr-defined]
+        chain.append(chain[-1].left)  # type: ignore[arg-type]
+    operands = [chain[-1].left] + [n.right for n in reversed(chain)]
+    parts = [_op(x) for x in operands]
+
+    def balanced(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            return parts[lo]
+        mid = lo + (hi - lo + 1) // 2
+        left, right = balanced(lo, mid), balanced(mid, hi)
+        return f"{left if mid - lo == 1 else f'({left})'} || {right if hi - mid == 1 else f'({right})'}"
+
+    return balanced(0, len(parts))
+
+
+def _binary_step(node: qir.Binary, left_sql: str, flat: bool = False) -> str:
     op, left, right = node.op, node.left, node.right
     right_sql = expr_sql(right)
     if op in _CMP:
         return f"{_operand(left, left_sql, right)} {_CMP[op]} {_operand(right, right_sql, left)}"
     if op == "??":
         return f"COALESCE({_operand(left, left_sql)}, {_operand(right, right_sql)})"
-    return f"{_operand(left, left_sql)} {_ARITH[op]} {_operand(right, right_sql)}"
+    return f"{left_sql if flat else _operand(left, left_sql)} {_ARITH[op]} {_operand(right, right_sql)}"
 
 
 def _in_set(node: qir.InSet) -> str:

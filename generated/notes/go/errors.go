@@ -31,12 +31,12 @@ type NotNullViolationError struct {
 
 // Error implements error.
 func (e *NotNullViolationError) Error() string {
-	return e.Table + "." + e.Column + " is required: " + e.Err.Message
+	return e.Table + "." + e.Column + " is required" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *NotNullViolationError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrNotNullViolation.
@@ -57,12 +57,12 @@ func (e *UqUserEmailError) Constraint() string {
 
 // Error implements error.
 func (e *UqUserEmailError) Error() string {
-	return "User: duplicate (email) (uq_user_email)" + ": " + e.Err.Message
+	return "User: duplicate (email) (uq_user_email)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *UqUserEmailError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrExclusiveViolation.
@@ -84,12 +84,12 @@ func (e *FkNoteOwnerIDError) Constraint() string {
 
 // Error implements error.
 func (e *FkNoteOwnerIDError) Error() string {
-	return "Note: owner_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_note_owner_id)" + ": " + e.Err.Message
+	return "Note: owner_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_note_owner_id)" + driverMessage(e.Err)
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *FkNoteOwnerIDError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrForeignKeyViolation.
@@ -121,9 +121,9 @@ func (e *AccessPolicyError) Error() string {
 	return e.Message
 }
 
-// Unwrap returns the driver error.
+// Unwrap returns the driver error (nil when there is none).
 func (e *AccessPolicyError) Unwrap() error {
-	return e.Err
+	return driverError(e.Err)
 }
 
 // Is reports whether target is ErrAccessPolicy.
@@ -142,6 +142,24 @@ func accessPolicyError(pgErr *pgconn.PgError) error {
 		return nil
 	}
 	return &AccessPolicyError{Type: parts[0], Action: parts[1], ObjectID: parts[2], Message: parts[3], Err: pgErr}
+}
+
+// driverMessage is ": " and the driver error's message, or "" without one (a typed error built
+// by hand may leave Err nil: its methods must not panic).
+func driverMessage(err *pgconn.PgError) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Message
+}
+
+// driverError is err as an error: nil (not a nil *pgconn.PgError in a non-nil interface) when
+// err is nil, so errors.Is, errors.As and fmt never call a method of a nil *pgconn.PgError.
+func driverError(err *pgconn.PgError) error {
+	if err == nil {
+		return nil
+	}
+	return err
 }
 
 // translateError returns the typed error for a driver error that names a constraint of this

@@ -17,7 +17,8 @@ const authorsSQL = `SELECT "name",
 FROM "user"
 ORDER BY name ASC NULLS FIRST`
 
-// AuthorsParams are the parameters of Authors.
+// AuthorsParams is empty: Authors takes no parameters (it may be called as Authors(ctx) or, as
+// before, Authors(ctx, AuthorsParams{})).
 type AuthorsParams struct {
 }
 
@@ -28,9 +29,9 @@ type AuthorsNotes struct {
 
 // AuthorsRow is one row returned by Authors.
 type AuthorsRow struct {
-	Name      string
-	NoteCount int64
-	Notes     []AuthorsNotes
+	Name      string         `json:"name"`
+	NoteCount int64          `json:"note_count,string"`
+	Notes     []AuthorsNotes `json:"notes"`
 }
 
 // Authors runs query authors (schemas/notes/queries/authors.edgeql).
@@ -38,7 +39,7 @@ type AuthorsRow struct {
 // Users with the notes of theirs the signed-in user can read.
 //
 // It reads the global current_user_id from the runner's Globals.
-func (q *Queries) Authors(ctx context.Context, arg AuthorsParams) ([]AuthorsRow, error) {
+func (q *Queries) Authors(ctx context.Context, _ ...AuthorsParams) ([]AuthorsRow, error) {
 	rows, err := q.db.Query(ctx, authorsSQL, q.globals.CurrentUserID)
 	if err != nil {
 		return nil, translateError(err)
@@ -77,7 +78,7 @@ type CreateNoteParams struct {
 
 // CreateNoteRow is one row returned by CreateNote.
 type CreateNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateNote runs query create_note (schemas/notes/queries/create_note.edgeql).
@@ -107,7 +108,7 @@ type CreateUserParams struct {
 
 // CreateUserRow is one row returned by CreateUser.
 type CreateUserRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // CreateUser runs query create_user (schemas/notes/queries/create_user.edgeql).
@@ -136,7 +137,7 @@ type DeleteNoteParams struct {
 
 // DeleteNoteRow is one row returned by DeleteNote.
 type DeleteNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // DeleteNote runs query delete_note (schemas/notes/queries/delete_note.edgeql).
@@ -179,7 +180,7 @@ type EditNoteParams struct {
 
 // EditNoteRow is one row returned by EditNote.
 type EditNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EditNote runs query edit_note (schemas/notes/queries/edit_note.edgeql).
@@ -226,12 +227,12 @@ type NotesOwner struct {
 
 // NotesRow is one row returned by Notes.
 type NotesRow struct {
-	Title     string
-	Body      *string
-	Shared    *bool
-	IsMine    bool
-	CreatedAt time.Time
-	Owner     NotesOwner
+	Title     string     `json:"title"`
+	Body      *string    `json:"body"`
+	Shared    *bool      `json:"shared"`
+	IsMine    bool       `json:"is_mine"`
+	CreatedAt time.Time  `json:"created_at"`
+	Owner     NotesOwner `json:"owner"`
 }
 
 // Notes runs query notes (schemas/notes/queries/notes.edgeql).
@@ -264,15 +265,16 @@ const whoamiSQL = `SELECT "name", "email", (SELECT count(*) FROM "note" AS "_c2"
 FROM "user"
 WHERE id = $1`
 
-// WhoamiParams are the parameters of Whoami.
+// WhoamiParams is empty: Whoami takes no parameters (it may be called as Whoami(ctx) or, as
+// before, Whoami(ctx, WhoamiParams{})).
 type WhoamiParams struct {
 }
 
 // WhoamiRow is one row returned by Whoami.
 type WhoamiRow struct {
-	Name      string
-	Email     string
-	NoteCount int64
+	Name      string `json:"name"`
+	Email     string `json:"email"`
+	NoteCount int64  `json:"note_count,string"`
 }
 
 // Whoami runs query whoami (schemas/notes/queries/whoami.edgeql).
@@ -282,7 +284,7 @@ type WhoamiRow struct {
 // It returns nil, nil when no row matched.
 //
 // It reads the global current_user_id from the runner's Globals.
-func (q *Queries) Whoami(ctx context.Context, arg WhoamiParams) (*WhoamiRow, error) {
+func (q *Queries) Whoami(ctx context.Context, _ ...WhoamiParams) (*WhoamiRow, error) {
 	row := q.db.QueryRow(ctx, whoamiSQL, q.globals.CurrentUserID)
 	var i WhoamiRow
 	if err := row.Scan(&i.Name, &i.Email, &i.NoteCount); err != nil {

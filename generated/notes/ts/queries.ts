@@ -46,7 +46,7 @@ export interface AuthorsResult {
  */
 export async function authors(
   db: Queryable,
-  args: AuthorsArgs,
+  args: AuthorsArgs = {},
   globals: Globals = {},
 ): Promise<AuthorsResult[]> {
   void args;
@@ -289,7 +289,7 @@ export interface WhoamiResult {
  */
 export async function whoami(
   db: Queryable,
-  args: WhoamiArgs,
+  args: WhoamiArgs = {},
   globals: Globals = {},
 ): Promise<WhoamiResult | null> {
   void args;

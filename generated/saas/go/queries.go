@@ -51,7 +51,7 @@ func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (*AddMembe
 const archiveProjectSQL = `UPDATE "project"
 SET "archived_at" = clock_timestamp(),
     "updated_at" = clock_timestamp()
-WHERE ((org_id = $1) AND (slug = $2)) AND (NOT (archived_at IS NOT NULL))
+WHERE (org_id = $1) AND (slug = $2) AND (NOT (archived_at IS NOT NULL))
 RETURNING "id"`
 
 // ArchiveProjectParams are the parameters of ArchiveProject.

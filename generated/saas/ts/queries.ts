@@ -59,7 +59,7 @@ export async function addMember(db: Queryable, args: AddMemberArgs): Promise<Add
 export const archiveProjectSql = `UPDATE "project"
 SET "archived_at" = clock_timestamp(),
     "updated_at" = clock_timestamp()
-WHERE ((org_id = $1) AND (slug = $2)) AND (NOT (archived_at IS NOT NULL))
+WHERE (org_id = $1) AND (slug = $2) AND (NOT (archived_at IS NOT NULL))
 RETURNING "id"`;
 
 /** Parameters of {@link archiveProject}. */

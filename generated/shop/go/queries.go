@@ -279,7 +279,7 @@ func (q *Queries) RegisterCustomer(ctx context.Context, arg RegisterCustomerPara
 // reserveStockSQL is the SQL of query reserve_stock (schemas/shop/queries/reserve_stock.edgeql).
 const reserveStockSQL = `UPDATE "product"
 SET "stock" = stock - $2::integer
-WHERE ((id = $1) AND active) AND (stock >= $2)
+WHERE (id = $1) AND active AND (stock >= $2)
 RETURNING "id"`
 
 // ReserveStockParams are the parameters of ReserveStock.

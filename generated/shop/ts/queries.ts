@@ -278,7 +278,7 @@ export async function registerCustomer(db: Queryable, args: RegisterCustomerArgs
 /** SQL of query `reserve_stock` (schemas/shop/queries/reserve_stock.edgeql). */
 export const reserveStockSql = `UPDATE "product"
 SET "stock" = stock - $2::integer
-WHERE ((id = $1) AND active) AND (stock >= $2)
+WHERE (id = $1) AND active AND (stock >= $2)
 RETURNING "id"`;
 
 /** Parameters of {@link reserveStock}. */

@@ -152,7 +152,7 @@ func (q *Queries) CreateTaggedPost(ctx context.Context, arg CreateTaggedPostPara
 // hidePostsSQL is the SQL of query hide_posts (cases/features/queries/hide_posts.edgeql).
 const hidePostsSQL = `UPDATE "post"
 SET "visibility" = 'Private'
-WHERE ((author_id = $1) AND (kind IN ('note', 'article'))) AND (body IS NOT NULL)
+WHERE (author_id = $1) AND (kind IN ('note', 'article')) AND (body IS NOT NULL)
 RETURNING "id"`
 
 // HidePostsParams are the parameters of HidePosts.

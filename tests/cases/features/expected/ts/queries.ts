@@ -192,7 +192,7 @@ export async function createTaggedPost(db: Queryable, args: CreateTaggedPostArgs
 /** SQL of query `hide_posts` (cases/features/queries/hide_posts.edgeql). */
 export const hidePostsSql = `UPDATE "post"
 SET "visibility" = 'Private'
-WHERE ((author_id = $1) AND (kind IN ('note', 'article'))) AND (body IS NOT NULL)
+WHERE (author_id = $1) AND (kind IN ('note', 'article')) AND (body IS NOT NULL)
 RETURNING "id"`;
 
 /** Parameters of {@link hidePosts}. */

@@ -155,7 +155,7 @@ type JotParams struct {
 
 // JotRow is one row returned by Jot.
 type JotRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // Jot runs query jot (cases/globals/queries/jot.edgeql).

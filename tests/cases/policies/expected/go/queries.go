@@ -27,7 +27,7 @@ type AddNoteParams struct {
 
 // AddNoteRow is one row returned by AddNote.
 type AddNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddNote runs query add_note (cases/policies/queries/add_note.edgeql).
@@ -59,7 +59,7 @@ type AddNoteForParams struct {
 
 // AddNoteForRow is one row returned by AddNoteFor.
 type AddNoteForRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // AddNoteFor runs query add_note_for (cases/policies/queries/add_note_for.edgeql).
@@ -91,7 +91,7 @@ type ArchiveNoteParams struct {
 
 // ArchiveNoteRow is one row returned by ArchiveNote.
 type ArchiveNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // ArchiveNote runs query archive_note (cases/policies/queries/archive_note.edgeql).
@@ -123,7 +123,7 @@ type DeleteNoteParams struct {
 
 // DeleteNoteRow is one row returned by DeleteNote.
 type DeleteNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // DeleteNote runs query delete_note (cases/policies/queries/delete_note.edgeql).
@@ -161,7 +161,7 @@ type EditNoteParams struct {
 
 // EditNoteRow is one row returned by EditNote.
 type EditNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // EditNote runs query edit_note (cases/policies/queries/edit_note.edgeql).
@@ -199,7 +199,7 @@ type GiveNoteParams struct {
 
 // GiveNoteRow is one row returned by GiveNote.
 type GiveNoteRow struct {
-	ID string
+	ID string `json:"id"`
 }
 
 // GiveNote runs query give_note (cases/policies/queries/give_note.edgeql).
@@ -226,7 +226,8 @@ const usersSQL = `SELECT "name",
 FROM "user"
 ORDER BY name ASC NULLS FIRST`
 
-// UsersParams are the parameters of Users.
+// UsersParams is empty: Users takes no parameters (it may be called as Users(ctx) or, as before,
+// Users(ctx, UsersParams{})).
 type UsersParams struct {
 }
 
@@ -237,15 +238,15 @@ type UsersNotes struct {
 
 // UsersRow is one row returned by Users.
 type UsersRow struct {
-	Name      string
-	NoteCount int64
-	Notes     []UsersNotes
+	Name      string       `json:"name"`
+	NoteCount int64        `json:"note_count,string"`
+	Notes     []UsersNotes `json:"notes"`
 }
 
 // Users runs query users (cases/policies/queries/users.edgeql).
 //
 // It reads the global current_user_id from the runner's Globals.
-func (q *Queries) Users(ctx context.Context, arg UsersParams) ([]UsersRow, error) {
+func (q *Queries) Users(ctx context.Context, _ ...UsersParams) ([]UsersRow, error) {
 	rows, err := q.db.Query(ctx, usersSQL, q.globals.CurrentUserID)
 	if err != nil {
 		return nil, translateError(err)
@@ -273,7 +274,8 @@ FROM "note"
 WHERE (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $1))) OR ((COALESCE(public, false))))
 ORDER BY body ASC NULLS FIRST`
 
-// VisibleNotesParams are the parameters of VisibleNotes.
+// VisibleNotesParams is empty: VisibleNotes takes no parameters (it may be called as
+// VisibleNotes(ctx) or, as before, VisibleNotes(ctx, VisibleNotesParams{})).
 type VisibleNotesParams struct {
 }
 
@@ -284,15 +286,15 @@ type VisibleNotesOwner struct {
 
 // VisibleNotesRow is one row returned by VisibleNotes.
 type VisibleNotesRow struct {
-	Body   string
-	Public *bool
-	Owner  VisibleNotesOwner
+	Body   string            `json:"body"`
+	Public *bool             `json:"public"`
+	Owner  VisibleNotesOwner `json:"owner"`
 }
 
 // VisibleNotes runs query visible_notes (cases/policies/queries/visible_notes.edgeql).
 //
 // It reads the global current_user_id from the runner's Globals.
-func (q *Queries) VisibleNotes(ctx context.Context, arg VisibleNotesParams) ([]VisibleNotesRow, error) {
+func (q *Queries) VisibleNotes(ctx context.Context, _ ...VisibleNotesParams) ([]VisibleNotesRow, error) {
 	rows, err := q.db.Query(ctx, visibleNotesSQL, q.globals.CurrentUserID)
 	if err != nil {
 		return nil, translateError(err)

@@ -57,17 +57,18 @@ export interface Runner {
     /** Runs `give_note` (cases/policies/queries/give_note.edgeql). */
     giveNote(args: GiveNoteArgs): Promise<GiveNoteResult | null>;
     /** Runs `users` (cases/policies/queries/users.edgeql). */
-    users(args: UsersArgs): Promise<UsersResult[]>;
+    users(args?: UsersArgs): Promise<UsersResult[]>;
     /** Runs `visible_notes` (cases/policies/queries/visible_notes.edgeql). */
-    visibleNotes(args: VisibleNotesArgs): Promise<VisibleNotesResult[]>;
+    visibleNotes(args?: VisibleNotesArgs): Promise<VisibleNotesResult[]>;
   };
 
   /** The globals this runner's queries read. */
   readonly globals: Readonly<Globals>;
 
   /**
-   * A runner on the same connection whose globals are `globals` merged over this runner's (a key
-   * given as `undefined` unsets that global). This runner is left unchanged.
+   * A runner on the same connection (and in the same transaction) whose globals are `globals`
+   * merged over this runner's (a key given as `undefined` unsets that global). This runner is
+   * left unchanged.
    */
   withGlobals(globals: Globals): Runner;
 
@@ -75,7 +76,9 @@ export interface Runner {
    * Runs `fn` in one transaction and resolves to its result: `BEGIN`, then `COMMIT` when `fn`
    * resolves, or `ROLLBACK` and the same rejection when it throws. With a `Pool` the transaction
    * runs on one client checked out for it (and released after); with a `Client`/`PoolClient` it
-   * runs on that connection. Transactions do not nest.
+   * runs on that connection. Called on the runner a transaction gives `fn` (`tx.transaction(...)`),
+   * it nests as a savepoint: `SAVEPOINT`, then `RELEASE SAVEPOINT`, or `ROLLBACK TO SAVEPOINT`
+   * and the same rejection (the outer transaction goes on, and only it commits).
    */
   transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T>;
 }
@@ -92,26 +95,28 @@ function isPool(db: Queryable): db is PoolLike {
 }
 
 /**
- * BEGIN, `fn`, COMMIT; on a rejection ROLLBACK and rethrow. Resolves `broken` to true when the
- * ROLLBACK itself failed (the connection is then in an unknown state).
+ * `begin`, `fn` (given a runner one transaction level deeper), `commit`; on a rejection
+ * `rollback` and rethrow. Resolves `broken` to true when the rollback itself failed (the
+ * connection is then in an unknown state).
  */
 async function inTransaction<T>(
   db: Queryable,
   fn: (tx: Runner) => Promise<T>,
   state: { broken: boolean },
-  globals: Globals,
+  tx: Runner,
+  [begin, commit, rollback]: readonly [string, string, string],
 ): Promise<T> {
-  await db.query("BEGIN");
+  await db.query(begin);
   let result: T;
   try {
-    result = await fn(createRunner(db, { globals }));
+    result = await fn(tx);
   } catch (err) {
-    await db.query("ROLLBACK").catch(() => {
+    await db.query(rollback).catch(() => {
       state.broken = true;
     });
     throw err;
   }
-  await db.query("COMMIT");
+  await db.query(commit);
   return result;
 }
 
@@ -121,7 +126,11 @@ async function inTransaction<T>(
  * `options.globals` are the values of the globals its queries read (see {@link Globals}).
  */
 export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner {
-  const globals: Readonly<Globals> = Object.freeze({ ...options.globals });
+  return makeRunner(db, Object.freeze({ ...options.globals }), 0);
+}
+
+/** The runner on `db` inside `depth` transactions (0: none, 1: in a transaction, 2+: savepoints). */
+function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): Runner {
   return {
     query: {
       addNote: (args) => addNote(db, args, globals),
@@ -134,15 +143,24 @@ export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner
       visibleNotes: (args) => visibleNotes(db, args, globals),
     },
     globals,
-    withGlobals: (more) => createRunner(db, { globals: { ...globals, ...more } }),
+    withGlobals: (more) => makeRunner(db, Object.freeze({ ...globals, ...more }), depth),
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };
+      const inner = (on: Queryable) => makeRunner(on, globals, depth + 1);
+      if (depth > 0) {
+        const savepoint = `schemac_savepoint_${depth}`;
+        return inTransaction(db, fn, state, inner(db), [
+          `SAVEPOINT ${savepoint}`,
+          `RELEASE SAVEPOINT ${savepoint}`,
+          `ROLLBACK TO SAVEPOINT ${savepoint}`,
+        ]);
+      }
       if (!isPool(db)) {
-        return inTransaction(db, fn, state, globals);
+        return inTransaction(db, fn, state, inner(db), TRANSACTION);
       }
       const client = await db.connect();
       try {
-        return await inTransaction(client, fn, state, globals);
+        return await inTransaction(client, fn, state, inner(client), TRANSACTION);
       } finally {
         // A client whose ROLLBACK failed is destroyed rather than returned to the pool.
         client.release(state.broken);
@@ -150,3 +168,6 @@ export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner
     },
   };
 }
+
+/** The statements of a transaction: begin, commit, rollback. */
+const TRANSACTION = ["BEGIN", "COMMIT", "ROLLBACK"] as const;

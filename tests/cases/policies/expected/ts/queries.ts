@@ -287,7 +287,7 @@ export interface UsersResult {
  */
 export async function users(
   db: Queryable,
-  args: UsersArgs,
+  args: UsersArgs = {},
   globals: Globals = {},
 ): Promise<UsersResult[]> {
   void args;
@@ -324,7 +324,7 @@ export interface VisibleNotesResult {
  */
 export async function visibleNotes(
   db: Queryable,
-  args: VisibleNotesArgs,
+  args: VisibleNotesArgs = {},
   globals: Globals = {},
 ): Promise<VisibleNotesResult[]> {
   void args;
