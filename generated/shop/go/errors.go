@@ -451,6 +451,33 @@ func (e *CkCustomerNameMaxLenValueError) Is(target error) bool {
 	return target == ErrCheckViolation
 }
 
+// CkCustomerCountryRegexpError is returned when Customer: CHECK (country ~ '^[A-Z]{2}$') failed
+// (constraint ck_customer_country_regexp). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkCustomerCountryRegexpError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_customer_country_regexp".
+func (e *CkCustomerCountryRegexpError) Constraint() string {
+	return "ck_customer_country_regexp"
+}
+
+// Error implements error.
+func (e *CkCustomerCountryRegexpError) Error() string {
+	return "Customer: CHECK (country ~ '^[A-Z]{2}$') failed (ck_customer_country_regexp)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *CkCustomerCountryRegexpError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkCustomerCountryRegexpError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
 // UqProductSKUError is returned when Product: duplicate (sku) (constraint uq_product_sku). Match
 // it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
 type UqProductSKUError struct {
@@ -613,8 +640,8 @@ func (e *UqOrderCustomerIDError) Is(target error) bool {
 }
 
 // CkOrderStatusEnumError is returned when Order: CHECK (status IN ('Cart', 'Placed', 'Paid',
-// 'Shipped', 'Delivered', 'Cancelled')) failed (constraint ck_order_status_enum). Match it with
-// errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+// 'Shipped', 'Delivered', 'Refunded', 'Cancelled')) failed (constraint ck_order_status_enum).
+// Match it with errors.As; errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
 type CkOrderStatusEnumError struct {
 	Err *pgconn.PgError
 }
@@ -626,7 +653,7 @@ func (e *CkOrderStatusEnumError) Constraint() string {
 
 // Error implements error.
 func (e *CkOrderStatusEnumError) Error() string {
-	return "Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Cancelled')) failed (ck_order_status_enum)" + driverMessage(e.Err)
+	return "Order: CHECK (status IN ('Cart', 'Placed', 'Paid', 'Shipped', 'Delivered', 'Refunded', 'Cancelled')) failed (ck_order_status_enum)" + driverMessage(e.Err)
 }
 
 // Unwrap returns the driver error (nil when there is none).
@@ -718,6 +745,60 @@ func (e *FkOrderCustomerIDError) Unwrap() error {
 // Is reports whether target is ErrForeignKeyViolation.
 func (e *FkOrderCustomerIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
+}
+
+// FkOrderShipFromIDError is returned when Order: ship_from_id refers to no warehouse row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_order_ship_from_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkOrderShipFromIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_order_ship_from_id".
+func (e *FkOrderShipFromIDError) Constraint() string {
+	return "fk_order_ship_from_id"
+}
+
+// Error implements error.
+func (e *FkOrderShipFromIDError) Error() string {
+	return "Order: ship_from_id refers to no warehouse row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_order_ship_from_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkOrderShipFromIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkOrderShipFromIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// UqWarehouseCodeError is returned when Warehouse: duplicate (code) (constraint
+// uq_warehouse_code). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds.
+// Err is the driver error.
+type UqWarehouseCodeError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "uq_warehouse_code".
+func (e *UqWarehouseCodeError) Constraint() string {
+	return "uq_warehouse_code"
+}
+
+// Error implements error.
+func (e *UqWarehouseCodeError) Error() string {
+	return "Warehouse: duplicate (code) (uq_warehouse_code)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *UqWarehouseCodeError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrExclusiveViolation.
+func (e *UqWarehouseCodeError) Is(target error) bool {
+	return target == ErrExclusiveViolation
 }
 
 // UqOrderLineOrderIDProductIDError is returned when OrderLine: duplicate (order_id, product_id)
@@ -915,6 +996,8 @@ func translateError(err error) error {
 		return &UqCustomerEmailError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_customer_name_max_len_value":
 		return &CkCustomerNameMaxLenValueError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_customer_country_regexp":
+		return &CkCustomerCountryRegexpError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_product_sku":
 		return &UqProductSKUError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_product_sku_regexp":
@@ -935,6 +1018,10 @@ func translateError(err error) error {
 		return &CkOrderPlacedAtStatusCheckError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_customer_id":
 		return &FkOrderCustomerIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_order_ship_from_id":
+		return &FkOrderShipFromIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_warehouse_code":
+		return &UqWarehouseCodeError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_order_line_order_id_product_id":
 		return &UqOrderLineOrderIDProductIDError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_order_line_unit_price_min_value":
