@@ -232,9 +232,32 @@ def _concat_chain(node: qir.Binary) -> str:
     return balanced(0, len(parts))
 
 
+#: Comparisons that order their operands: an enum's are by declaration order (see :func:`enum_rank`).
+_ORDERING = frozenset({"<", "<=", ">", ">="})
+
+
+def enum_rank(enum, sql: str) -> str:
+    """The position of an enum value (SQL ``sql``, text) among the enum's members, 1 for the
+    first declared: Gel orders enum values by declaration, not as text
+    (https://docs.geldata.com/reference/stdlib/enum), and schemac stores them as text. NULL for
+    NULL. ``array_position`` is immutable, so the expression may also appear in an index or a
+    constraint."""
+    members = ", ".join(sql_string(m) for m in enum.members)
+    return f"array_position(ARRAY[{members}]::text[], {sql})"
+
+
+def _enum_of(node: qir.Expr):
+    t = node.type
+    return t.enum if t is not None and t.element is None else None
+
+
 def _binary_step(node: qir.Binary, left_sql: str, flat: bool = False) -> str:
     op, left, right = node.op, node.left, node.right
     right_sql = expr_sql(right)
+    if op in _ORDERING and _enum_of(left) is not None and _enum_of(right) is not None:
+        enum = _enum_of(left)
+        return (f"{enum_rank(enum, _operand(left, left_sql, right))} {_CMP[op]} "
+                f"{enum_rank(enum, _operand(right, right_sql, left))}")
     if op in _CMP:
         return f"{_operand(left, left_sql, right)} {_CMP[op]} {_operand(right, right_sql, left)}"
     if op == "??":
@@ -602,12 +625,18 @@ def _batch_sql(b: qir.Batch) -> str:
     return f'unnest({src}::{b.source.type.pg}) AS "_batch"({qi(b.var.name)})'
 
 
+def _order_key(expr: qir.Expr) -> str:
+    """An ``order by`` key: an enum sorts by declaration order (:func:`enum_rank`)."""
+    enum = _enum_of(expr)
+    return expr_sql(expr) if enum is None else enum_rank(enum, _op(expr))
+
+
 def _select_sql(s: qir.Select) -> str:
     picked = shape_sql(s.shape, qi(s.subject.table), 0)
     tail = ""
     if s.order:
         tail += "\nORDER BY " + ", ".join(
-            f"{expr_sql(k.expr)}{' DESC' if k.descending else ' ASC'} NULLS {k.empty.upper()}" for k in s.order)
+            f"{_order_key(k.expr)}{' DESC' if k.descending else ' ASC'} NULLS {k.empty.upper()}" for k in s.order)
     if s.offset is not None:
         tail += f"\nOFFSET {expr_sql(s.offset)}"
     if s.limit is not None:
