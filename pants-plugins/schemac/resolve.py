@@ -1022,12 +1022,14 @@ class _Resolver:
         ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, where="a default")
         default = ptr.default
         assert default is not None
-        if any(isinstance(n, ast.GlobalRef) for n in ast.iter_nodes(default)):
+        if any(isinstance(n, ast.GlobalRef) for n in ast.iter_nodes(default)) \
+                or (col.link is not None and isinstance(default, ast.SubSelect)):
             self._query_default(obj, col, ptr)
             return
         if col.link is not None:
-            self.reporter.error("E0206", "defaults on links are not supported", default.span,
-                                "a link's default may be an object global: default := global current_user")
+            self.reporter.error("E0206", "this default of a link is not supported", default.span,
+                                "a link's default may be an object global (default := global current_user) or a "
+                                "sub-select of one object: default := (select User filter .name = 'admin')")
             return
         low = lower(default, ctx, col.type)
         if low is None:
@@ -1046,11 +1048,25 @@ class _Resolver:
 
     def _query_default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
         """A default that reads a global (``created_by: User { default := global current_user }``,
-        common in Gel schemas): checked here, written by each generated insert that leaves the
-        column out (the database cannot know the request's globals)."""
+        common in Gel schemas), or a link's default that selects its object (``default :=
+        (select User filter .name = 'admin')``): checked here, written by each generated insert
+        that leaves the column out (the database cannot know the request's globals, and a
+        Postgres column default cannot hold a sub-query)."""
         default = ptr.default
         ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, params=ParamTable(), where="a default")
-        if col.link is not None:
+        if col.link is not None and isinstance(default, ast.SubSelect):
+            # (select T filter ...) of one object (https://docs.geldata.com/reference/datamodel/links#default-values):
+            # Postgres cannot hold a sub-query in a column default, so each generated insert that
+            # leaves the link out writes it (the link's target id, or NULL when none matches).
+            link = obj.links[col.link]
+            target = self.schema.find_type(default.type_name, ptr.default_module)
+            if target is not None and target is not link.target:
+                self.reporter.error("E0204", f"the default of link '{col.link}' selects {target.name}, but the "
+                                    f"link points to {link.target.name}", default.type_span)
+                return
+            if lower(default, ctx, col.type) is None:
+                return
+        elif col.link is not None:
             link = obj.links[col.link]
             g = self.schema.find(default.name, ptr.default_module, self.schema.globals) \
                 if isinstance(default, ast.GlobalRef) else None  # type: ignore[union-attr]
