@@ -518,6 +518,8 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
         return None
     col = ctx.subject.column(name)
+    if col is None and name in ctx.subject.refused_pointers:
+        return None  # its declaration was refused, and reported
     if col is None:
         code = "E0302" if ctx.params is not None else "E0202"
         ctx.reporter.error(code, f"type '{ctx.subject.name}' has no property '{name}'", expr.span,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 from schemac.diagnostics import Span
 from schemac.frozen import fast_init_all
@@ -293,6 +293,8 @@ class ObjectType:
     computeds: Dict[str, Computed] = field(default_factory=dict)
     #: Access policies (its own and inherited ones); none: every operation is allowed.
     policies: List[AccessPolicy] = field(default_factory=list)
+    #: Pointers whose declaration was refused (reported): reading one reports nothing more.
+    refused_pointers: Set[str] = field(default_factory=set)
     #: Triggers on its table (mutation rewrites, deletion policies), in firing order.
     triggers: List[Trigger] = field(default_factory=list)
 

@@ -741,7 +741,7 @@ class _Resolver:
         (``.id``, or every property of a full exclusive constraint, with ``=``) unless it is
         wrapped in ``assert_single(...)`` (then the statement checks it)."""
         for key, g, sub, target in self._global_pins:
-            if not _filter_pins_one(sub.filter, target):
+            if key in self.schema.globals and not _filter_pins_one(sub.filter, target):
                 self.reporter.error("E0205", f"computed global '{g.name}' may hold several '{target.name}' objects",
                                     sub.filter.span, "filter on .id (or every property of an exclusive constraint) "
                                     "with '=', or wrap it in assert_single(...): multi globals are not supported")
@@ -849,6 +849,7 @@ class _Resolver:
         decl = ptr.decl
         resolved = self._resolve_pointer_type(ptr)
         if resolved is None:
+            obj.refused_pointers.add(decl.name)
             return
         kind, value = resolved
         if kind == "link":
@@ -1070,6 +1071,9 @@ class _Resolver:
             link = obj.links[col.link]
             g = self.schema.find(default.name, ptr.default_module, self.schema.globals) \
                 if isinstance(default, ast.GlobalRef) else None  # type: ignore[union-attr]
+            if g is None and isinstance(default, ast.GlobalRef) and \
+                    self.schema.find(default.name, ptr.default_module, self.schema.refused_globals) is not None:
+                return  # the global's declaration was refused, and reported
             if g is None or g.target is not link.target:  # type: ignore[attr-defined]
                 self.reporter.error("E0206", f"the default of link '{col.link}' must be a global holding a "
                                     f"{link.target.name}", default.span,  # type: ignore[union-attr]

@@ -311,3 +311,19 @@ def test_writes_that_policies_check_are_refused_where_the_check_cannot_run():
     err, text = diagnose(schema, b="with u := (insert U { name := <str>$n }) select u { name };")
     assert codes(err) == ["E0206"]
     assert "binding a write of 'U', which has access policies, in 'with' is not supported yet" in text
+
+
+def test_a_refused_auth_declaration_does_not_cascade():
+    """Gel's auth examples: the ext::auth link is refused once; the global that reads it, the
+    link default that reads the global and the policy that reads both report nothing more."""
+    schema = ("using extension auth;\n"
+              "module default {\n"
+              "  global currentUser := (select User filter .identity = global ext::auth::ClientTokenIdentity);\n"
+              "  type User { required identity: ext::auth::Identity; name: str; }\n"
+              "  type Item { required owner: User { default := global currentUser; };\n"
+              "    access policy own allow all using (.owner ?= global currentUser); }\n"
+              "}\n")
+    err, text = diagnose(schema)
+    errors = [(d.span.line, d.code) for d in err.diagnostics if d.severity == "error"]
+    assert errors == [(3, "E0206"), (4, "E0206")], text
+    assert "belongs to Gel's 'auth' extension" in text
