@@ -517,9 +517,37 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> 
 
 def _exclusives_written(subject: ObjectType, sets) -> Tuple[ExclusiveConstraint, ...]:
     """The exclusive constraints an update of the ``sets`` columns can violate: those whose
-    columns or predicate it writes."""
+    columns or predicate it writes, except a partial one the update can only take rows out of
+    (it leaves the key alone and sets the predicate's column to another value: ``set { status
+    := Status.Running }`` against ``filter .status = Status.Pending``)."""
     written = {a.column.name for a in sets}
-    return tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns)))
+    return tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns))
+                 and not _only_leaves(ex, sets, written))
+
+
+#: A partial constraint's predicate ``col = 'value'`` (``filter .col = Enum.Member``).
+_EQUALITY_PREDICATE = re.compile(r"^\(?([a-z_][a-z0-9_]*) = '((?:[^']|'')*)'\)?$")
+
+
+def _only_leaves(ex: ExclusiveConstraint, sets, written) -> bool:
+    """True when an update writing ``sets`` cannot bring a row into the partial constraint
+    ``ex``: its key columns are not written, and its predicate ``col = 'v'`` has ``col`` set to a
+    constant other than ``v``."""
+    if not ex.partial or written & set(ex.columns):
+        return False
+    m = _EQUALITY_PREDICATE.match(ex.predicate_sql or "")
+    if m is None:
+        return False
+    column, value = m.group(1), m.group(2).replace("''", "'")
+    for a in sets:
+        if a.column.name == column:
+            v = a.value
+            if type(v) is qir.EnumMember:
+                return v.member != value
+            if type(v) is qir.Literal and v.kind == "str":
+                return v.value != value
+            return False
+    return False
 
 
 def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:

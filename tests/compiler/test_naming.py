@@ -362,3 +362,20 @@ def test_the_reserved_names_hold_every_top_level_name_of_the_runner_templates():
     for path in sorted(templates.glob("*.ts.j2")):
         missing += [(path.name, n) for n in ts_decl.findall(path.read_text()) if n not in TS_TAKEN]
     assert not missing
+
+
+def test_an_update_that_can_only_leave_a_partial_constraint_does_not_list_it():
+    """@throws / the Go doc list the exclusive constraints a statement can violate: moving a row
+    off a partial constraint's predicate (Pending -> Running) cannot make a duplicate."""
+    schema = ("enum S { Pending, Running }\ntype Job { required name: str; status: S;\n"
+              "  constraint exclusive on (.name) filter .status = S.Pending; }")
+    qs = {"q/claim.edgeql": "update Job filter .id = <uuid>$id set { status := S.Running };",
+          "q/requeue.edgeql": "update Job filter .id = <uuid>$id set { status := S.Pending };",
+          "q/rename.edgeql": "update Job filter .id = <uuid>$id set { name := <str>$n, status := S.Running };",
+          "q/set_status.edgeql": "update Job filter .id = <uuid>$id set { status := <S>$s };"}
+    plans = {q.name: [e.name for e in q.exclusives]
+             for q in check_library({"s.esdl": schema, **qs}, Options(library="t")).queries}
+    assert plans == {"claim": [], "requeue": ["uq_job_name"], "rename": ["uq_job_name"], "set_status": ["uq_job_name"]}
+    ts = _compile({"s.esdl": schema, **qs}, "t")["ts/queries.ts"]
+    claim = ts[ts.index("export const claimSql"):ts.index("export async function claim(")]
+    assert "@throws" not in claim

@@ -33,8 +33,6 @@ type ClaimJobRow struct {
 // Claim a job: moves it off Pending, which frees its (name, actor) key.
 //
 // It returns nil, nil when no row matched.
-//
-// A duplicate is reported as *UqJobNameActorError.
 func (q *Queries) ClaimJob(ctx context.Context, arg ClaimJobParams) (*ClaimJobRow, error) {
 	row := q.db.QueryRow(ctx, claimJobSQL, arg.ID)
 	var i ClaimJobRow

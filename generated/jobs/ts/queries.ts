@@ -42,7 +42,6 @@ export interface ClaimJobResult {
  *
  * Source: schemas/jobs/queries/claim_job.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link UqJobNameActorError} on a duplicate for `uq_job_name_actor`.
  */
 export async function claimJob(db: Queryable, args: ClaimJobArgs): Promise<ClaimJobResult | null> {
   const rows = await run(db, claimJobSql, [

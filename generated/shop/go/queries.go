@@ -187,8 +187,6 @@ type PlaceOrderRow struct {
 // Check out: the cart becomes a placed order. Null unless the order is an open cart.
 //
 // It returns nil, nil when no row matched.
-//
-// A duplicate is reported as *UqOrderCustomerIDError.
 func (q *Queries) PlaceOrder(ctx context.Context, arg PlaceOrderParams) (*PlaceOrderRow, error) {
 	row := q.db.QueryRow(ctx, placeOrderSQL, arg.ID, arg.ShippingAddress, arg.Note)
 	var i PlaceOrderRow

@@ -191,7 +191,6 @@ export interface PlaceOrderResult {
  *
  * Source: schemas/shop/queries/place_order.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link UqOrderCustomerIdError} on a duplicate for `uq_order_customer_id`.
  */
 export async function placeOrder(db: Queryable, args: PlaceOrderArgs): Promise<PlaceOrderResult | null> {
   const rows = await run(db, placeOrderSql, [
