@@ -22,7 +22,7 @@ from lark.exceptions import VisitError
 from schemac import syntax as ast
 from schemac.diagnostics import CompileError, Diagnostic, Reporter, Span
 from schemac.parser import parse_query, parse_schema
-from schemac.queries import QueryPlan, plan_query
+from schemac.queries import QueryPlan, plan_query, query_name
 from schemac.resolve import build_schema
 from schemac.model import Schema
 from schemac.migrate.history import History, is_history_path
@@ -181,7 +181,7 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
             if path.endswith(SCHEMA_SUFFIXES):
                 schema_files.append(parse_schema(path, text))
             elif path.endswith(QUERY_SUFFIXES):
-                name = posixpath.basename(path).rsplit(".", 1)[0]
+                name = query_name(posixpath.basename(path).rsplit(".", 1)[0])
                 query_files.append(parse_query(path, text, name))
             else:
                 reporter.error("E0206", f"unknown source file type: {path}", Span.point(path, 1, 1),
@@ -200,7 +200,9 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
     for qf in sorted(query_files, key=lambda q: q.name):
         if qf.name in names:
             reporter.error("E0200", f"query '{qf.name}' is defined twice (also in {names[qf.name]})",
-                           Span.point(qf.path, 1, 1))
+                           Span.point(qf.path, 1, 1),
+                           "get_user.edgeql, get-user.edgeql and getUser.edgeql all name the query getUser: "
+                           "rename or remove one")
             continue
         names[qf.name] = qf.path
         if not schema_ok:

@@ -476,7 +476,12 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
     enum = ctx.schema.find_enum(expr.enum, ctx.module)
     if enum is None:
         cands = [e.name for e in ctx.schema.all_enums()]
-        if ctx.schema.find_type(expr.enum, ctx.module) is not None:
+        named = ctx.schema.find_type(expr.enum, ctx.module)
+        if named is not None and named is ctx.subject and ctx.params is not None:
+            # `select User ... filter User.name = ...`: the selected type's own path, as `.name`
+            # (https://docs.geldata.com/reference/edgeql/paths).
+            return _path(ast.Path((expr.member,), expr.span), ctx)
+        if named is not None:
             msg = f"'{expr.enum}.{expr.member}' looks like a link traversal, which is not supported yet"
             ctx.reporter.error("E0206", msg, expr.span)
         else:
@@ -510,9 +515,15 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
             col = ctx.subject.column(link.column)
             assert col is not None
             return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix)
-        ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': only '.{name}' or '.{name}.id' of a single link "
-                           "can be used here",
-                           expr.span, f"compare the link's id: .{name}.id = $id")
+        if link.column is not None:
+            return _link_path(expr, ctx)
+        if len(expr.steps) == 1:
+            ctx.reporter.error("E0206", f"'.{name}' is a multi link, a set of objects: count it, test it with "
+                               "exists, or select it in a shape", expr.span, f"e.g. count(.{name}) or exists .{name}")
+        else:
+            ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': a path through the multi link '{name}' is a "
+                               "set; only paths through single links can be used here",
+                               expr.span, f"count it or test it: count(.{name}), exists .{name}")
         return None
     if len(expr.steps) > 1:
         ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
@@ -527,6 +538,45 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                         + list(ctx.subject.links)))
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
+
+
+def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.author.name`` / ``.author.org.name``: a property reached through single links
+    (https://docs.geldata.com/reference/edgeql/paths), read by a correlated sub-select joining
+    the linked rows (each only when the target's access policies let the query see it); empty
+    when any link on the way is empty."""
+    obj = ctx.subject
+    assert obj is not None
+    hops = []
+    optional = False
+    steps = expr.steps
+    for i, step in enumerate(steps[:-1]):
+        link = obj.links.get(step)  # type: ignore[union-attr]
+        if link is None or link.column is None:
+            what = "a multi link" if link is not None else "not a link"
+            ctx.reporter.error("E0206" if link is not None else "E0302",
+                               f"'.{'.'.join(steps)}': '{step}' of '{obj.name}' is {what}", expr.span,  # type: ignore[union-attr]
+                               "paths go through single links only" if link is not None else
+                               did_you_mean(step, list(obj.links)))  # type: ignore[union-attr]
+            return None
+        optional = optional or not link.required
+        hops.append(link)
+        obj = link.target
+    last = steps[-1]
+    col = obj.column(last)  # type: ignore[union-attr]
+    if col is None or col.link is not None:
+        if last in obj.computeds or last in obj.links:  # type: ignore[union-attr]
+            ctx.reporter.error("E0206", f"'.{'.'.join(steps)}': '{last}' is a link or computed; a path may end in a "
+                               "stored property only", expr.span)
+        else:
+            ctx.reporter.error("E0302", f"type '{obj.name}' has no property '{last}'", expr.span,  # type: ignore[union-attr]
+                               did_you_mean(last, [c.name for c in obj.columns if c.link is None]))  # type: ignore[union-attr]
+        return None
+    from schemac import policies
+
+    visible = tuple(policies.read_predicate(link.target, ctx, qi(f"_l{i}")) for i, link in enumerate(hops, 1))
+    row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
+    return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible)
 
 
 def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
@@ -575,7 +625,7 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     name = expr.args[0].steps[0]
     link = ctx.subject.links.get(name) if ctx.subject is not None else None
     if link is not None and link.multi and ctx.subject is not None:
-        return qir.CountLink(expr.span, INT64, False, ctx.subject, link)
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
     arg = check(expr.args[0], ctx)
     if arg is None:
         return None

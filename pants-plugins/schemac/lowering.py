@@ -114,7 +114,7 @@ def _atomic(node: qir.Expr) -> bool:
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.GlobalDefault, qir.ObjectId,
-                     qir.VisibleId, qir.ObjectRow})
+                     qir.VisibleId, qir.ObjectRow, qir.LinkPath})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -167,7 +167,7 @@ def _call(node: qir.Call) -> str:
 
 def _count_link(node: qir.CountLink) -> str:
     return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
-            f'WHERE "_c"."source_id" = {qi(node.subject.table)}."id")')
+            f'WHERE "_c"."source_id" = {node.subject_row}."id")')
 
 
 def _unary(node: qir.Unary) -> str:
@@ -364,6 +364,27 @@ def _visible_id(node: qir.VisibleId) -> str:
             f'"_t"."id" = {value_sql} AND {node.visible_sql})')
 
 
+def _link_path(node: qir.LinkPath) -> str:
+    """``(SELECT "_l2"."c" FROM t1 AS "_l1" JOIN t2 AS "_l2" ON "_l2"."id" = "_l1"."l2_id"
+    WHERE "_l1"."id" = <row>."l1_id")``: empty when a link on the way is empty."""
+    hops = node.hops
+    parts = []
+    where = []
+    for i, link in enumerate(hops, 1):
+        alias = qi(f"_l{i}")
+        if i == 1:
+            parts.append(f"{qi(link.target.table)} AS {alias}")
+            where.append(f'{alias}."id" = {node.subject_row}.{qi(link.column)}')  # type: ignore[arg-type]
+        else:
+            parts.append(f'JOIN {qi(link.target.table)} AS {alias} ON {alias}."id" = '
+                         f'{qi(f"_l{i - 1}")}.{qi(link.column)}')  # type: ignore[arg-type]
+        visible = node.visible_sql[i - 1] if i - 1 < len(node.visible_sql) else None
+        if visible is not None:
+            where.append(visible)
+    last = qi(f"_l{len(hops)}")
+    return f"(SELECT {last}.{qi(node.column.name)} FROM {' '.join(parts)} WHERE {' AND '.join(where)})"
+
+
 def _global_default(node: qir.GlobalDefault) -> str:
     return f"COALESCE(${node.param.index}::{node.type.pg}, {node.default_sql})"  # type: ignore[attr-defined]
 
@@ -396,6 +417,7 @@ _EXPR = {
     qir.GlobalDefault: _global_default,
     qir.SqlTemplate: _sql_template,
     qir.FtsSearch: lambda n: f"({n.document_sql}) @@ websearch_to_tsquery({n.regconfig}, {_op(n.query)})",
+    qir.LinkPath: _link_path,
     qir.ObjectId: _object_id,
     qir.VisibleId: _visible_id,
     qir.ObjectRow: _object_row,
@@ -440,7 +462,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
         elif t is qir.ShapeLinkId:
             out.append((qi(el.column.name), el.field))
         elif t is qir.ShapeComputed:
-            sql = expr_sql(el.value)
+            sql = param_sql(el.value, expr_sql(el.value))
             out.append((_json_value(el.value.type, sql) if depth > 0 else sql, el.field))
         elif t is qir.ShapeComputedLink:
             # A backlink or computed link: its objects, like a stored link's.

@@ -1679,6 +1679,16 @@ class _Builder:
     def link_prop_elem(self, meta, children):
         return ast.ShapeElement(str(children[0]), None, self._span(meta), link_prop=True)
 
+    def splat_elem(self, meta, children):
+        return ast.ShapeElement("*", None, self._span(meta))
+
+    def double_splat_elem(self, meta, children):
+        return ast.ShapeElement("**", None, self._span(meta))
+
+    def computed_elem(self, meta, children):
+        name, value = children
+        return ast.ShapeElement(str(name), None, self._span(meta), value=value)
+
     def index_op(self, meta, children):
         base, key = children
         return ast.Index(base, key, self._span(meta))

@@ -99,6 +99,18 @@ class ColumnRef(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class LinkPath(Expr):
+    """``.author.name``: the property ``column`` reached through the single links ``hops``
+    from the subject row (named ``subject_row``); ``visible_sql``: each hop's target's access
+    policy predicate (lowered by ``schemac.policies``), or ``None``."""
+
+    hops: Tuple[Link, ...]
+    column: Column
+    subject_row: str
+    visible_sql: Tuple[Optional[str], ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
 class SubjectRef(Expr):
     """``__subject__`` in a property's constraint: the property's column."""
 
@@ -185,10 +197,12 @@ class SqlTemplate(Expr):
 
 @dataclass(frozen=True, eq=False)
 class CountLink(Expr):
-    """``count(.multi_link)``: the number of the subject's links."""
+    """``count(.multi_link)``: the number of the subject's links (the subject row is named
+    ``subject_row``)."""
 
     subject: ObjectType
     link: Link
+    subject_row: str
 
 
 @dataclass(frozen=True, eq=False)

@@ -32,7 +32,7 @@ from schemac.names import go_name
 from schemac.extensions import is_vector
 from schemac.qir import AT_MOST_ONE, MANY, ONE, ResultField
 from schemac.scalars import NOT_IN_JSON, SCALARS, range_kind
-from schemac.sqlnames import qi
+from schemac.sqlnames import qi, snake_case
 
 #: Kept importable from here: how scalars are spelled in a nested shape's JSON.
 JSON_SPELLING = lowering.JSON_SPELLING
@@ -40,6 +40,19 @@ JSON_SPELLING = lowering.JSON_SPELLING
 JSON = ValueType(scalar=SCALARS["json"])
 
 _QUERY_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+_CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
+
+
+def query_name(stem: str) -> str:
+    """The query name of a file stem, as Gel users write them: ``get_user``, ``get-user`` and
+    ``getUser`` are all ``get_user`` (TS ``getUser``, Go ``GetUser``); anything else is kept
+    as written (and refused by :func:`check_query`)."""
+    if _KEBAB.match(stem):
+        return stem.replace("-", "_")
+    if _CAMEL.match(stem) and not _QUERY_NAME.match(stem):
+        return snake_case(stem)
+    return stem
 
 
 @dataclass(frozen=True)
@@ -78,8 +91,9 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     """Check one query file: its typed IR, or ``None`` after reporting diagnostics."""
     q = qf.query
     if not _QUERY_NAME.match(qf.name):
-        reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case name", Span.point(qf.path, 1, 1),
-                       "name query files like enqueue_job.edgeql (lower case, digits, underscores)")
+        reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case, kebab-case or camelCase name",
+                       Span.point(qf.path, 1, 1),
+                       "name query files like enqueue_job.edgeql, enqueue-job.edgeql or enqueueJob.edgeql")
         return None
     if isinstance(q, ast.WithQuery):
         before = len(reporter.diagnostics)
@@ -591,6 +605,8 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
     for c in ast.conjuncts(filt):
         if isinstance(c, ast.BinOp) and c.op == "=":
             for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.EnumRef) and a.enum.split("::")[-1] == subject.name:
+                    a = ast.Path((a.member,), a.span)  # `User.name`: the subject's own path
                 if isinstance(a, ast.Path) and not reads_columns(b):
                     col = column_of_path(a)
                     if col is not None:
@@ -712,7 +728,18 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
     selecting them is refused."""
     out: List[qir.Node] = []
     seen: Set[str] = set()
+    if any(el.splat for el in shape):
+        shape = _expand_splats(shape, subject)
     for el in shape:
+        if el.value is not None:
+            if el.name in seen:
+                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+                continue
+            seen.add(el.name)
+            node = _computed_shape_element(el, subject, alias, ctx, depth)
+            if node is not None:
+                out.append(node)
+            continue
         key = "@" + el.name if el.link_prop else el.name
         if key in seen or (go_name(key) in {go_name(k) for k in seen}):
             ctx.reporter.error("E0309", f"'{key}' appears twice in the shape" if key in seen else
@@ -788,6 +815,42 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             continue
         out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
     return out
+
+
+def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
+    """``{*}``: every property of the type (``id`` first, then in declaration order, computed
+    properties after stored ones); ``{**}``: those and every link, each with ``{*}`` of its
+    target (https://docs.geldata.com/reference/edgeql/select#splats). An element written next
+    to a splat replaces the splat's element of the same name, wherever it stands."""
+    explicit = {el.name for el in shape if not el.splat and not el.link_prop}
+    out: List[ast.ShapeElement] = []
+    for el in shape:
+        if not el.splat:
+            out.append(el)
+            continue
+        names = [c.name for c in subject.columns if c.link is None]
+        names += [c.name for c in subject.computeds.values() if c.target is None]
+        out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
+        if el.name == "**":
+            star = (ast.ShapeElement("*", None, el.span),)
+            links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
+            out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit]
+        explicit |= {e.name for e in out}
+    return tuple(out)
+
+
+def _computed_shape_element(el: ast.ShapeElement, subject: ObjectType, alias: str, ctx: ExprContext,
+                            depth: int) -> Optional[qir.Node]:
+    """``name := expr`` in a shape (https://docs.geldata.com/reference/edgeql/shapes#computed-fields):
+    the expression, checked in the scope of the object, as a field of its type; empty when the
+    expression may be empty (``n := count(.posts)`` is never empty)."""
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+    low = check(el.value, scope)  # type: ignore[arg-type]
+    if low is None:
+        return None
+    if depth > 0 and not _json_ok(low.type, el.span, ctx):
+        return None
+    return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
 
 
 def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: str, ctx: ExprContext,

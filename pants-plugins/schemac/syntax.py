@@ -514,12 +514,19 @@ class UpdateQuery:
 @dataclass(frozen=True)
 class ShapeElement:
     """``name`` or ``link: { ... }`` in a select shape; ``@name`` (``link_prop``) is a link
-    property, inside the shape of a multi link."""
+    property, inside the shape of a multi link; ``*`` / ``**`` (``name`` is the splat) select
+    every property (and ``**`` every link with its properties); ``name := expr`` (``value``) is
+    a computed element."""
 
     name: str
     shape: Optional[Tuple["ShapeElement", ...]]
     span: Span
     link_prop: bool = False
+    value: Optional["Expr"] = None
+
+    @property
+    def splat(self) -> bool:
+        return self.name in ("*", "**")
 
 
 @dataclass(frozen=True)

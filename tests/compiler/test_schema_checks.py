@@ -206,10 +206,10 @@ def test_select_and_delete_shapes_and_cardinality():
     assert "ORDER BY note ASC NULLS FIRST, n DESC NULLS LAST" in plans["many"].sql
     assert plans["gone"].sql == 'DELETE FROM "k"\nWHERE id = $1\nRETURNING "id"'
     assert plans["gone"].cardinality == "at_most_one"
-    err, text = diagnose(schema, a="select K { nope };", b="select K limit .n;", c="select K order by .owner.name;")
+    err, text = diagnose(schema, a="select K { nope };", b="select K limit .n;", c="select K order by .owner.nome;")
     assert "type 'K' has no property 'nope'" in text
     assert "limit needs an integer value" in text
-    assert "only '.owner' or '.owner.id' of a single link can be used here" in text
+    assert "type 'U' has no property 'nome'" in text and "hint: did you mean 'name'?" in text
 
 
 def test_multi_link_in_an_upsert_is_refused_and_schema_errors_hide_query_noise():

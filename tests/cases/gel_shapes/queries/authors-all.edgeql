@@ -1,0 +1,3 @@
+# {*}: every property, computed ones included (kebab-case file name: authorsAll / AuthorsAll).
+select Author {*}
+order by .name;

@@ -1,0 +1,3 @@
+# {**}: every property and every link with its properties (camelCase file name).
+select Book {**}
+filter .id = <uuid>$id;
