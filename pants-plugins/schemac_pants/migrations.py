@@ -70,6 +70,7 @@ class SchemaOnlineIndexesField(BoolField):
         runner and golang-migrate run it alone). Writes to the table go on meanwhile. Set it to
         false for a library of small tables: indexes are then built inside the migration's
         transaction, blocking writes to the table while they build (lint LK101 says so).
+        Default: `True`. Example: `online_indexes=False`.
         """
     )
 
@@ -78,8 +79,9 @@ class SchemaMigrationLockTimeoutField(StringField):
     alias = "migration_lock_timeout"
     help = help_text(
         """
-        The `lock_timeout` this library's generated migration files set first (default:
-        `[schemac].migration_lock_timeout`, `5s`). Example: `migration_lock_timeout="2s"`.
+        The `lock_timeout` this library's generated migration files set first.
+        Default: unset, meaning the `[schemac].migration_lock_timeout` option (`5s` unless
+        changed in pants.toml). Example: `migration_lock_timeout="2s"`.
         """
     )
 
@@ -89,8 +91,8 @@ class SchemaMigrationStatementTimeoutField(StringField):
     help = help_text(
         """
         The `statement_timeout` of this library's generated migration files that take blocking
-        locks (default: `[schemac].migration_statement_timeout`, `1min`).
-        Example: `migration_statement_timeout="5min"`.
+        locks. Default: unset, meaning the `[schemac].migration_statement_timeout` option
+        (`1min` unless changed in pants.toml). Example: `migration_statement_timeout="5min"`.
         """
     )
 
