@@ -85,7 +85,7 @@ def test_extension_functions_lower_to_their_postgres_operators_and_functions():
     assert ("ORDER BY (embedding <=> $1::vector) ASC NULLS FIRST THEN" not in ts
             and "(embedding <=> $1::vector) ASC NULLS FIRST, (embedding <-> $1::vector) ASC NULLS FIRST, "
                 "(embedding <#> $1::vector) ASC NULLS FIRST" in ts)
-    assert ("WHERE (($1::text <% title) AND (levenshtein(title, $1::text) <= 3)) AND "
+    assert ("WHERE ($1::text <% title) AND (levenshtein(title, $1::text) <= 3) AND "
             "(digest(title, 'sha256') <> hmac(title, 'k', 'sha256'))") in ts
     assert "ORDER BY similarity(title, $1::text) DESC" in ts
     assert "readonly q: readonly number[];" in ts and "JSON.stringify(args.q)" in ts
