@@ -503,6 +503,9 @@ def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> Comp
         return CompileError([Diagnostic("E0101", msg, Span.point(path, line, col), hint)])
     if isinstance(err, UnexpectedToken):
         tok = err.token
+        unsupported = _unsupported_syntax(path, text, tok)
+        if unsupported is not None:
+            return CompileError([unsupported])
         expected = _describe_expected(parser, err.expected)
         missing = _missing_semicolon(path, text, tok, expected)
         if missing is not None:
@@ -528,6 +531,34 @@ def _syntax_error(path: str, text: str, err: UnexpectedInput, what: str) -> Comp
         expected = _describe_expected(parser, err.expected)
         return CompileError([Diagnostic("E0101", f"unexpected end of {what}", Span.point(path, line, col))])
     return CompileError([Diagnostic("E0100", str(err).splitlines()[0], Span.point(path, 1, 1))])
+
+
+#: ``detached`` where an expression starts (not a path step ``.detached`` or a member name
+#: followed by ':'), the parser stopping at the expression it was meant to apply to.
+_DETACHED_BEFORE = re.compile(
+    r"(?:[(,=]|\b(?:select|in|union|exists|filter|and|or|not|distinct|count))\s*(detached)\s+\Z", re.IGNORECASE)
+_DETACHED_AT = re.compile(r"detached\s+[A-Za-z_(]", re.IGNORECASE)
+
+
+def _unsupported_syntax(path: str, text: str, tok: Token) -> Optional[Diagnostic]:
+    """Gel forms the grammar does not have, recognised where the parser stopped, so they are
+    named (E0206) instead of reported as a stray token with a hint at a missing ';' or '}':
+    ``detached T`` (https://docs.geldata.com/reference/edgeql/with#detached)."""
+    if tok.start_pos is None:
+        return None
+    before = text[max(0, tok.start_pos - 200):tok.start_pos]
+    m = _DETACHED_BEFORE.search(before)
+    start = None
+    if m is not None and (tok.value[:1].isalpha() or tok.value[:1] in "_(."):
+        start = tok.start_pos - len(before) + m.start(1)
+    elif _DETACHED_AT.match(text, tok.start_pos) and re.search(r"[(,=]\s*\Z|\bselect\s+\Z", before, re.I):
+        start = tok.start_pos
+    if start is not None:
+        line, col = _position(text, start)
+        return Diagnostic("E0206", "'detached' is not supported yet", Span.point(path, line, col, len("detached")),
+                          "remove it: a sub-select of a type other than the statement's already reads all of "
+                          "its objects; of the statement's own type it has no equivalent yet")
+    return None
 
 
 def _missing_semicolon(path: str, text: str, tok: Token, expected: List[str]) -> Optional[Diagnostic]:
