@@ -179,6 +179,24 @@ def _query_span(q: "QueryPlan") -> Span:
     return Span.point(q.path, 1, 1)
 
 
+def _proto_key(name: str, what: str, span: Optional[Span], reporter: Reporter) -> None:
+    """``__proto__`` cannot be a key of the TypeScript objects the runner exchanges: in an object
+    literal (``{ __proto__: "x" }``: args, the enum's const object) it sets the prototype, and
+    node-postgres' ``row[name] = value`` does the same, so the value was silently lost (a query
+    given ``{ __proto__: "alice" }`` ran with another value and found nothing; tsc --strict was
+    clean)."""
+    if name == "__proto__":
+        reporter.error("E0213", f"{what} cannot be named '__proto__' in generated TypeScript: as an object key it "
+                       "sets the object's prototype, and the value is lost", span, "rename it")
+
+
+def _proto_fields(fields, query: str, span: Span, reporter: Reporter) -> None:
+    for f in fields:
+        _proto_key(f.name, f"result field '{f.name}' of query '{query}'", span, reporter)
+        if getattr(f, "shape", None):
+            _proto_fields(f.shape, query, span, reporter)
+
+
 def build_names(lib: "Library", reporter: Reporter) -> Names:
     """Choose every generated name of ``lib``, reporting collisions (``E0213``) to
     ``reporter``."""
@@ -193,6 +211,7 @@ def build_names(lib: "Library", reporter: Reporter) -> Names:
         consts: Dict[str, str] = {}
         for m in e.members:
             consts[m] = go.claim(gtype + go_member(m), f"member '{m}' of enum '{e.qualname}'", e.span)
+            _proto_key(m, f"member '{m}' of enum '{e.qualname}'", e.span, reporter)
         names.go_enums[e.qualname] = GoEnumNames(
             gtype, go.claim("Null" + gtype, what, e.span), go.claim(f"All{gtype}Values", what, e.span), consts)
     for ce in lib.constraint_errors:
@@ -217,6 +236,8 @@ def build_names(lib: "Library", reporter: Reporter) -> Names:
             if getattr(p, "global_", None) is not None:
                 continue  # a global's value, read from the runner's Globals
             params[p.name] = fields.claim(go_name(p.name), f"parameter ${p.name} of query '{q.name}'", p.span)
+            _proto_key(p.name, f"parameter ${p.name} of query '{q.name}'", p.span, reporter)
+        _proto_fields(q.result, q.name, span, reporter)
         for f in q.result:
             if len(f.name.encode("utf-8")) > 63:  # a result column's name (its alias) as Postgres sends it
                 reporter.error("E0214", f"result field '{f.name}' of query '{q.name}' is longer than Postgres' "

@@ -124,6 +124,17 @@ REFUSED = {
     "link_whose_column_would_exceed_63_bytes": (
         {"s.esdl": "type O { n: str; }\ntype T {\n  link " + "l" * 61 + " -> O;\n}\ntype U extending T { }"},
         "t", "E0214", "s.esdl", 3, ["l" * 61 + "_id", "63-byte"]),
+    # '__proto__' as an object key sets the prototype: a query given { __proto__: "alice" } ran
+    # with another value and found nothing (tsc --strict clean; found by hand on Postgres 15).
+    "parameter_named_proto": (
+        {"s.esdl": USER, "q/q.edgeql": "select User { name }\nfilter .name = <str>$__proto__;"},
+        "t", "E0213", "q/q.edgeql", 2, ["$__proto__", "prototype"]),
+    "result_field_named_proto": (
+        {"s.esdl": "type T { __proto__: str; n: T; }", "q/q.edgeql": "select T { n: { __proto__ } };"},
+        "t", "E0213", "q/q.edgeql", 1, ["result field '__proto__'", "prototype"]),
+    "enum_member_named_proto": (
+        {"s.esdl": "type T { e: E; }\nscalar type E extending enum<a, `__proto__`>;"},
+        "t", "E0213", "s.esdl", 2, ["member '__proto__'", "prototype"]),
     "link_then_property_of_its_column": (
         {"s.esdl": "type O { n: str; }\ntype T {\n  link owner -> O;\n  owner_id: str;\n}"},
         "t", "E0207", "s.esdl", 4, ["owner_id", "link 'owner'"]),
