@@ -167,6 +167,9 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
     query_files: List[ast.QueryFile] = []
     extern_libs = dict(options.externs)
     external: List[Tuple[str, ast.SchemaFile]] = []
+    #: A schema file that does not parse: its declarations are missing, so checking the others
+    #: would invent errors (unknown types and modules, abstract types without subtypes).
+    unparsed_schema = False
     for path in sorted(sources):
         text = sources[path]
         if is_history_path(path):
@@ -176,6 +179,7 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
                 external.append((extern_libs[path], parse_schema(path, text)))
             except CompileError as e:
                 reporter.diagnostics.extend(e.diagnostics)
+                unparsed_schema = True
             continue
         try:
             if path.endswith(SCHEMA_SUFFIXES):
@@ -188,8 +192,13 @@ def _check_library(sources: Mapping[str, str], options: Options, retain: Optiona
                                "schema files end in .esdl or .gel, query files in .edgeql")
         except CompileError as e:
             reporter.diagnostics.extend(e.diagnostics)
+            unparsed_schema = unparsed_schema or path.endswith(SCHEMA_SUFFIXES)
     if not schema_files and not reporter.has_errors:
         reporter.error("E0201", "the library has no schema file", None, "add a *.esdl or *.gel file")
+    if unparsed_schema:
+        # Report what the files say (syntax errors, and those of the query files) and stop, as
+        # for queries against a schema with errors.
+        reporter.check()
     schema = build_schema(schema_files, reporter, external)
     # Queries are checked against a schema without errors only: otherwise a typo in the schema
     # would come back as misleading errors in every query that uses the broken declaration.

@@ -130,6 +130,12 @@ _UNIT_CHECKS = {
 }
 
 
+def _gel_server_index(ix: ast.IndexDecl) -> bool:
+    """An index of a Gel server service (``ext::ai::index``): :meth:`_Resolver._index` refuses it
+    by name, deferred or not."""
+    return (ix.kind or "").startswith("ext::ai::")
+
+
 class _Resolver:
     def __init__(self, files: Sequence[ast.SchemaFile], reporter: Reporter,
                  external: Sequence[Tuple[str, ast.SchemaFile]] = ()):
@@ -194,15 +200,56 @@ class _Resolver:
         return False
 
     def _refuse_unlowered(self) -> None:
-        """Declarations the grammar accepts that are not lowered yet: E0206, naming them."""
+        """Declarations the grammar accepts that are not lowered yet: one E0206 each, at the
+        declaration, naming the feature (``using future`` is a warning: ignoring it is
+        harmless). The grammar reads all of Gel's schema language
+        (https://docs.geldata.com/reference/datamodel), so valid Gel never meets a syntax
+        error; what schemac cannot faithfully lower yet is refused here."""
         hint = "remove it, or keep it in a schema that is not compiled by schemac"
         for f in self.files:
+            for d in f.definitions:
+                if isinstance(d, ast.FutureDecl):
+                    self.reporter.warning("W0001", "'using future' is ignored", d.span)
+                elif isinstance(d, ast.FunctionDecl):
+                    self.reporter.error("E0206", "functions are not supported yet", d.span, hint)
+                elif isinstance(d, ast.AliasDecl):
+                    self.reporter.error("E0206", "aliases are not supported yet", d.span, hint)
+                elif isinstance(d, ast.AbstractDecl):
+                    self.reporter.error("E0206", f"abstract {d.kind} definitions are not supported yet", d.span, hint)
+                elif isinstance(d, ast.PermissionDecl):
+                    self.reporter.error("E0206", "permissions are not supported yet", d.span, hint)
             for t in f.types:
+                for trig in t.triggers:
+                    self.reporter.error("E0206", "triggers are not supported yet", trig.span, hint)
+                for c in t.constraints:
+                    self._refuse_constraint(c, hint)
+                for ix in t.indexes:
+                    if ix.deferred and not _gel_server_index(ix):
+                        self.reporter.error("E0206", "deferred indexes are not supported yet", ix.span, hint)
                 for p in t.pointers:
+                    self._refuse_pointer_parts(p, hint)
                     for lp in p.link_props:
                         if lp.computed is not None:
                             self.reporter.error("E0206", "computed link properties are not supported yet",
                                                 lp.span, hint)
+                        self._refuse_pointer_parts(lp, hint)
+
+    def _refuse_constraint(self, c: ast.ConstraintDecl, hint: str) -> None:
+        if c.delegated:
+            self.reporter.error("E0206", "delegated constraints are not supported yet", c.span, hint)
+
+    def _refuse_pointer_parts(self, p: ast.PointerDecl, hint: str) -> None:
+        """The parts of a property or link declaration that are not lowered yet."""
+        if p.extends:
+            self.reporter.error("E0206", "properties and links extending an abstract property or link are not "
+                                "supported yet", p.extends[0][1], hint)
+        if p.union:
+            self.reporter.error("E0206", f"links to a union of types ('{' | '.join(str(u) for u in p.union)}') "
+                                "are not supported yet", p.span, "link to a common abstract type instead")
+        for ix in p.indexes:
+            self.reporter.error("E0206", "indexes in a link's body are not supported yet", ix.span, hint)
+        for c in p.constraints:
+            self._refuse_constraint(c, hint)
 
     def _declare_extensions(self) -> None:
         """``using extension X;``: Postgres-backed extensions are recorded (the migrations
@@ -1010,14 +1057,17 @@ class _Resolver:
             if ptr.default is not None:
                 self._default(obj, col, ptr)
             for c, module in ptr.constraints:
-                self._value_constraint(obj, col, c, module)
+                if not c.delegated:
+                    self._value_constraint(obj, col, c, module)
         # Type-level constraints and indexes, inherited ones first.
         for k in self.mro.get(key, [key]):
             t = self.decls[k]
             for c in t.constraints:
-                self._type_constraint(obj, c, t.module)
+                if not c.delegated:  # (refused once, by _refuse_unlowered)
+                    self._type_constraint(obj, c, t.module)
             for ix in t.indexes:
-                self._index(obj, ix, t.module)
+                if not ix.deferred or _gel_server_index(ix):  # (ext::ai::index: refused by _index)
+                    self._index(obj, ix, t.module)
 
     def _default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
         ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, where="a default")

@@ -46,10 +46,17 @@ class TypeRef:
     args: Tuple["TypeRef", ...]
     span: Span
     optional: bool = False
+    #: A named element of a tuple type (``tuple<name: str>``): its name.
+    label: Optional[str] = None
+    #: A numeric type argument (``vector<1536>``): its value (``name`` is its digits).
+    number: Optional[int] = None
 
     def __str__(self) -> str:  # as the user would write it
+        if self.name == "|":  # a union of object types, A | B
+            return " | ".join(str(a) for a in self.args)
         inner = f"<{', '.join(str(a) for a in self.args)}>" if self.args else ""
-        return ("optional " if self.optional else "") + self.name + inner
+        label = f"{self.label}: " if self.label else ""
+        return label + ("optional " if self.optional else "") + self.name + inner
 
 
 @dataclass(frozen=True)
@@ -175,12 +182,141 @@ class Backlink:
 
 
 @dataclass(frozen=True)
+class Step:
+    """A path step from any expression: ``(expr).name`` (``kind`` ``.``), ``expr.<name``
+    (a backlink, ``.<``) or ``expr@name`` (a link property, ``@``). A partial path from the
+    subject (``.a.b``) is a :class:`Path`, ``Type.member`` an :class:`EnumRef`."""
+
+    base: "Expr"
+    name: str
+    kind: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class ShapeExpr:
+    """``expr { shape }``: an expression with a shape (``__new__ { ** }``, ``User { name }``)."""
+
+    base: "Expr"
+    shape: Tuple["ShapeElement", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class LinkPropRef:
+    """``@name``: a link property of the link in scope (in a link's body or a shape)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class TypeFilter:
+    """``expr[is Type]``: the objects of ``expr`` that are of ``type``."""
+
+    base: "Expr"
+    type: TypeRef
+    span: Span
+
+
+@dataclass(frozen=True)
+class Slice:
+    """``expr[start:stop]`` (either may be missing)."""
+
+    base: "Expr"
+    start: Optional["Expr"]
+    stop: Optional["Expr"]
+    span: Span
+
+
+@dataclass(frozen=True)
+class IfElse:
+    """``a if cond else b`` or ``if cond then a else b``."""
+
+    cond: "Expr"
+    then: "Expr"
+    else_: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class TypeCheck:
+    """``expr is Type`` / ``expr is not Type``."""
+
+    operand: "Expr"
+    type: TypeRef
+    negated: bool
+    span: Span
+
+
+@dataclass(frozen=True)
 class NamedArg:
     """A named function argument, ``language := fts::Language.eng``; only the functions that
     take one accept it (elsewhere it is a located E0304)."""
 
     name: str
     value: "Expr"
+    span: Span
+
+
+@dataclass(frozen=True)
+class NamedTuple:
+    """``(a := 1, b := 'x')``."""
+
+    items: Tuple[Tuple[str, "Expr"], ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class ArrayLit:
+    """``[a, b]``."""
+
+    items: Tuple["Expr", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class SelectExpr:
+    """``(select subject [{ shape }] [filter ...] [order by ...] [offset n] [limit n])`` inside an
+    expression (a sub-query). ``(select Type filter expr)`` alone is a :class:`SubSelect`."""
+
+    subject: "Expr"
+    shape: Optional[Tuple["ShapeElement", ...]]
+    filter: Optional["Expr"]
+    order: Tuple["OrderItem", ...]
+    offset: Optional["Expr"]
+    limit: Optional["Expr"]
+    span: Span
+
+
+@dataclass(frozen=True)
+class WithExpr:
+    """``(with a := ..., b := ... <statement>)`` inside an expression."""
+
+    bindings: Tuple["WithBinding", ...]
+    body: object
+    span: Span
+
+
+@dataclass(frozen=True)
+class GroupExpr:
+    """``(group subject [{ shape }] [using k := expr, ...] by keys)``."""
+
+    subject: "Expr"
+    shape: Optional[Tuple["ShapeElement", ...]]
+    using: Tuple[Tuple[str, "Expr"], ...]
+    by: Tuple["Expr", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class ForExpr:
+    """``for x in set union body`` whose body is not an insert (inside an expression)."""
+
+    var: str
+    var_span: Span
+    source: "Expr"
+    body: object
     span: Span
 
 
@@ -192,8 +328,19 @@ class Introspect:
     span: Span
 
 
+@dataclass(frozen=True)
+class StatementExpr:
+    """A parenthesised ``insert``/``update``/``delete``/``for`` statement used as an expression
+    (``do (insert Log { ... })`` in a trigger); ``query`` is the statement's node."""
+
+    query: object
+    span: Span
+
+
 Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index,
-             GlobalRef, Backlink, Introspect, NamedArg]
+             GlobalRef, Backlink,
+             Step, LinkPropRef, TypeFilter, Slice, IfElse, TypeCheck, NamedArg, NamedTuple, ArrayLit, SelectExpr,
+             WithExpr, GroupExpr, ForExpr, StatementExpr, ShapeExpr, Introspect]
 
 
 def iter_nodes(expr: "Expr"):
@@ -214,6 +361,22 @@ def iter_nodes(expr: "Expr"):
             stack.append(node.filter)
         elif isinstance(node, Index):
             stack.extend((node.key, node.base))
+        elif isinstance(node, (Step, TypeFilter, ShapeExpr)):
+            stack.append(node.base)
+        elif isinstance(node, Slice):
+            stack.extend(x for x in (node.stop, node.start, node.base) if x is not None)
+        elif isinstance(node, IfElse):
+            stack.extend((node.else_, node.then, node.cond))
+        elif isinstance(node, TypeCheck):
+            stack.append(node.operand)
+        elif isinstance(node, NamedArg):
+            stack.append(node.value)
+        elif isinstance(node, NamedTuple):
+            stack.extend(v for _, v in reversed(node.items))
+        elif isinstance(node, ArrayLit):
+            stack.extend(reversed(node.items))
+        elif isinstance(node, SelectExpr):
+            stack.extend(x for x in (node.limit, node.offset, node.filter, node.subject) if x is not None)
 
 
 def conjuncts(expr: "Expr"):
@@ -259,6 +422,8 @@ class ConstraintDecl:
     #: ``name := expr`` members of its body (``errmessage := '...'``), as written.
     fields: Tuple["Field", ...] = ()
     annotations: Tuple[Tuple[str, str], ...] = ()
+    #: Gel's ``delegated constraint`` (enforced in each subtype separately).
+    delegated: bool = False
 
 
 @dataclass(frozen=True)
@@ -283,6 +448,119 @@ class IndexDecl:
     annotations: Tuple[Tuple[str, str], ...]
     span: Span
     args: Tuple[Tuple[str, "Expr", Span], ...] = ()
+    #: Gel's ``deferred index`` (built by the server in the background).
+    deferred: bool = False
+    #: ``name := expr`` members of its body, and ``using (expr)`` as a field named ``using``.
+    fields: Tuple["Field", ...] = ()
+
+
+@dataclass(frozen=True)
+class RewriteDecl:
+    """``rewrite insert, update using (expr)`` in a property or link
+    (https://docs.geldata.com/reference/datamodel/mutation_rewrites)."""
+
+    kinds: Tuple[str, ...]
+    expr: Expr
+    span: Span
+
+
+@dataclass(frozen=True)
+class TriggerDecl:
+    """``trigger name after [commit of] insert, update, delete for each|all [when (cond)] do (expr)``
+    (https://docs.geldata.com/reference/datamodel/triggers)."""
+
+    name: str
+    commit: bool
+    kinds: Tuple[str, ...]
+    scope: str  # "each" | "all"
+    when: Optional[Expr]
+    body: Expr
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class FuncParam:
+    """A function parameter: ``[variadic|named only] name: [optional|set of] type [= default]``."""
+
+    name: str
+    type: "TypeRef"
+    kind: Optional[str]
+    qualifier: Optional[str]
+    default: Optional[Expr]
+    span: Span
+
+
+@dataclass(frozen=True)
+class FunctionDecl:
+    """``function name(params) -> [optional|set of] type using (expr)`` or ``... using sql $$...$$``,
+    or with a body of fields (https://docs.geldata.com/reference/datamodel/functions). ``body``
+    is the EdgeQL expression, ``language``/``text`` the other language's name and source."""
+
+    name: str
+    module: str
+    params: Tuple[FuncParam, ...]
+    returns: "TypeRef"
+    returns_qualifier: Optional[str]
+    body: Optional[Expr]
+    language: Optional[str]
+    text: Optional[str]
+    fields: Tuple["Field", ...]
+    annotations: Tuple[Tuple[str, str], ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class AliasDecl:
+    """``alias Name := expr;`` or ``alias Name { using (expr) }``
+    (https://docs.geldata.com/reference/datamodel/aliases)."""
+
+    name: str
+    module: str
+    expr: Optional[Expr]
+    annotations: Tuple[Tuple[str, str], ...]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class AbstractDecl:
+    """A definition other declarations refer to: ``abstract constraint``, ``abstract
+    [inheritable] annotation``, ``abstract link``, ``abstract property`` or ``abstract index``
+    (``kind``). ``params``: a constraint's or index's parameters; ``on``: a constraint's subject
+    expression; ``using``: its expression; ``pointer``: the body of an abstract link or property."""
+
+    kind: str
+    name: str
+    module: str
+    extends: Tuple[Tuple[str, Span], ...]
+    params: Tuple[FuncParam, ...]
+    on: Tuple[Expr, ...]
+    using: Optional[Expr]
+    fields: Tuple["Field", ...]
+    annotations: Tuple[Tuple[str, str], ...]
+    inheritable: bool
+    pointer: Optional["PointerDecl"]
+    span: Span
+    name_span: Span
+
+
+@dataclass(frozen=True)
+class FutureDecl:
+    """``using future name;`` (https://docs.geldata.com/reference/datamodel/future)."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class PermissionDecl:
+    """Gel 7's ``permission name;``."""
+
+    name: str
+    module: str
+    span: Span
 
 
 @dataclass(frozen=True)
@@ -329,16 +607,6 @@ class PointerDecl:
     union: Tuple["TypeRef", ...] = ()
     #: Where ``on source delete ...`` is written.
     on_source_delete_span: Optional[Span] = None
-
-
-@dataclass(frozen=True)
-class RewriteDecl:
-    """``rewrite insert, update using (expr)`` in a property or link
-    (https://docs.geldata.com/reference/datamodel/mutation_rewrites)."""
-
-    kinds: Tuple[str, ...]
-    expr: Expr
-    span: Span
 
 
 @dataclass(frozen=True)
@@ -413,6 +681,7 @@ class TypeDecl:
     span: Span
     name_span: Span
     policies: Tuple[AccessPolicyDecl, ...] = ()
+    triggers: Tuple["TriggerDecl", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -429,6 +698,10 @@ class SchemaFile:
     hints: Tuple["MigrationHint", ...] = ()
     globals: Tuple[GlobalDecl, ...] = ()
     extensions: Tuple[ExtensionDecl, ...] = ()
+    #: Functions, aliases, abstract definitions, ``using future`` and permissions, in source
+    #: order (:class:`FunctionDecl`, :class:`AliasDecl`, :class:`AbstractDecl`,
+    #: :class:`FutureDecl`, :class:`PermissionDecl`).
+    definitions: Tuple[object, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -509,6 +782,9 @@ class UpdateQuery:
     filter: Optional[Expr]
     assignments: Tuple[Assignment, ...]
     span: Span
+    #: Gel's ``update <expr> ...`` on something other than a type name (``update .friends``):
+    #: that expression (``type_name`` is then ``""``).
+    subject: Optional[Expr] = None
 
 
 @dataclass(frozen=True)
@@ -523,6 +799,15 @@ class ShapeElement:
     span: Span
     link_prop: bool = False
     value: Optional["Expr"] = None
+    #: The richer elements of a shape inside an expression (``(select X { ... })``; a computed
+    #: element ``name := expr`` is ``value``): a nested shape's clauses, ``.<backlink``,
+    #: ``[is T].name``.
+    filter: Optional[Expr] = None
+    order: Tuple["OrderItem", ...] = ()
+    offset: Optional[Expr] = None
+    limit: Optional[Expr] = None
+    backlink: bool = False
+    type_filter: Optional[str] = None
 
     @property
     def splat(self) -> bool:
@@ -580,6 +865,9 @@ class DeleteQuery:
     type_span: Span
     filter: Optional[Expr]
     span: Span
+    #: ``delete <expr>`` on something other than a type name: that expression (``type_name``
+    #: is then ``""``).
+    subject: Optional[Expr] = None
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,13 @@ _TOKEN = re.compile(
     r"""
     (?P<ws>\s+)
   | (?P<comment>\#[^\n]*)
-  | (?P<str>r?'(?:[^'\\\n]|\\.)*'?|r?"(?:[^"\\\n]|\\.)*"?)
-  | (?P<bt>`[^`\n]*`?)
+  | (?P<str>r'[^']*'?|r"[^"]*"?|'(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?
+      |\$(?P<dollar_tag>(?:[A-Za-z_][A-Za-z0-9_]*)?)\$.*?\$(?P=dollar_tag)\$)
+  | (?P<bt>`(?:[^`\n]|``)*`?)
   | (?P<param>\$[A-Za-z_0-9]*)
-  | (?P<num>[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+  | (?P<num>[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>::|:=|\+=|-=|->|\?\?|\+\+|\*\*|\?!=|\?=|!=|<=|>=|.)
+  | (?P<op>::|:=|\+=|-=|->|\?\?|\+\+|\*\*|//|\?!=|\?=|!=|<=|>=|.)
     """,
     re.X | re.S,
 )
@@ -56,7 +57,9 @@ class Tok:
 
 
 def lex(text: str, keep_comments: bool = False) -> List[Tok]:
-    """Tokens of any text (never fails: an unclosed string ends at its line's end)."""
+    """Tokens of any text, read as the compiler's lexer reads them (strings may span lines, raw
+    strings have no escapes, ``$$...$$`` strings, backtick names with doubled backticks, digit
+    groups ``1_000``); never fails (an unclosed string runs to the end of the text)."""
     out: List[Tok] = []
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
