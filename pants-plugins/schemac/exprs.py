@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional
 
 from schemac import computed_sql, fts, qir
 from schemac import syntax as ast
@@ -129,6 +129,11 @@ class ExprContext:
     #: Names bound to statements by ``with p := (insert ...)``: name -> what it is, e.g.
     #: "an insert of 'Post'" (they are selected, ``select p { ... }``, not used as values).
     bound_statements: Dict[str, str] = field(default_factory=dict)
+    #: In a trigger's expression (a mutation rewrite): the records ``__subject__`` and
+    #: ``__old__`` stand for (``NEW``, ``OLD``); a name missing here is not available.
+    row_refs: Dict[str, str] = field(default_factory=dict)
+    #: In an update rewrite: ``__specified__.name`` -> its SQL (``None`` after reporting).
+    specified: Optional[Callable[[str, Span], Optional[str]]] = None
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -369,6 +374,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
                            expr.span, "write e.g. author := (select User filter .id = $author_id)")
         return None
+    if isinstance(expr, ast.IfElse):
+        return _if_else(expr, ctx, expected)
+    if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
+        return _row_ref(expr, ctx)
     what = _UNLOWERED_EXPRESSIONS.get(type(expr))
     if what is None:
         raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
@@ -395,6 +404,78 @@ _UNLOWERED_EXPRESSIONS = {
     ast.ForExpr: "'for' loops inside an expression",
     ast.StatementExpr: "statements inside an expression",
 }
+
+
+def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """``a if cond else b`` (https://docs.geldata.com/reference/edgeql/expressions): ``a`` where
+    ``cond`` is true, ``b`` where it is false, and empty where ``cond`` is empty (Gel's
+    operators over an empty set give an empty set): ``CASE (cond) WHEN true ... WHEN false ...
+    END``, NULL otherwise."""
+    cond = check(expr.cond, ctx, BOOL)
+    then = check(expr.then, ctx, expected)
+    else_ = check(expr.else_, ctx, expected or (then.type if then is not None else None))
+    if cond is None or then is None or else_ is None:
+        return None
+    if cond.type.family != "bool":
+        ctx.reporter.error("E0304", f"the condition of 'if ... else' must be bool, got {cond.type.name}", expr.cond.span)
+        return None
+    if then.type.family != else_.type.family:
+        ctx.reporter.error("E0304", f"the branches of 'if ... else' are {then.type.name} and {else_.type.name}",
+                           expr.span, "give both branches the same type, e.g. with a cast <T>")
+        return None
+    return qir.SqlTemplate(expr.span, then.type, True, "if_else",
+                           "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
+
+
+_ROW_REFS = ("__subject__", "__old__", "__specified__")
+
+
+def _row_ref_root(expr: ast.Step) -> Optional[str]:
+    """The special name a path ``__old__.a.b`` starts from (``__subject__``, ``__old__``,
+    ``__specified__``), or ``None``."""
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step) and node.kind == ".":
+        node = node.base
+    if isinstance(node, ast.Path) and node.steps == ("__subject__",):
+        return "__subject__"
+    if isinstance(node, ast.VarRef) and node.name in _ROW_REFS:
+        return node.name
+    return None
+
+
+def _row_ref(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``__subject__.name`` / ``__old__.name`` (the row a mutation writes, as written / as it
+    was) and ``__specified__.name`` (whether the mutation gave ``name``) in a mutation rewrite
+    (https://docs.geldata.com/reference/datamodel/mutation_rewrites). The path after the row
+    reads as a path from the subject (``__old__.author.id``)."""
+    root = _row_ref_root(expr)
+    steps: List[str] = []
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step):
+        steps.append(node.name)
+        node = node.base
+    steps.reverse()
+    if root == "__specified__":
+        if ctx.specified is None:
+            ctx.reporter.error("E0206", f"__specified__ is not supported in {ctx.where}", expr.span,
+                               "it is known in update rewrites only (Postgres does not tell an insert's "
+                               "trigger which columns the statement named)")
+            return None
+        if len(steps) != 1:
+            ctx.reporter.error("E0304", "__specified__ is a tuple of booleans: __specified__.name", expr.span)
+            return None
+        sql = ctx.specified(steps[0], expr.span)
+        if sql is None:
+            return None
+        return qir.SqlTemplate(expr.span, BOOL, False, "specified", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                               False)
+    record = ctx.row_refs.get(root)  # type: ignore[arg-type]
+    if record is None:
+        ctx.reporter.error("E0206", f"{root} is not available in {ctx.where}", expr.span,
+                           "__old__ is the object before an update: use it in update rewrites"
+                           if root == "__old__" else None)
+        return None
+    return check(ast.Path(tuple(steps), expr.span), dataclasses.replace(ctx, column_prefix=record))
 
 
 def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1152,6 +1233,9 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
     target = resolve_type_ref(expr.type, ctx)
     if target is None:
         return None
+    if isinstance(expr.operand, ast.SetLit) and not expr.operand.items:
+        # <T>{}: the empty set of T
+        return qir.SqlTemplate(expr.span, target, True, "empty", f"NULL::{target.pg}", (), "", True)
     if target.enum is not None and isinstance(expr.operand, ast.Literal) and expr.operand.kind == "str":
         # <Enum>'member': Gel's way to name a member, also one that is not an identifier.
         member = str(expr.operand.value)

@@ -36,18 +36,22 @@ CASCADE``): :func:`target_delete_source`.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
 from typing import Dict, List, Optional, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter
 from schemac.exprs import ExprContext, lower
 from schemac.model import Link, ObjectType, Schema, Trigger
-from schemac.sqlnames import object_name, qi
+from schemac.sqlnames import object_name, qi, sql_string
 
 #: Trigger names are per table; Postgres fires the triggers of one event in name order.
 REWRITE_TRIGGER = "schemac_rewrite_{kind}"
 SOURCE_DELETE_TRIGGER = "schemac_source_delete"
 TARGET_DELETE_TRIGGER = "schemac_target_delete"
+#: (sorts before ``schemac_rewrite_update``: Postgres fires it first)
+SPECIFIED_TRIGGER = "schemac_0_specified"
 
 
 def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter) -> None:
@@ -71,6 +75,7 @@ def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, 
 # ------------------------------------------------------------------------------- rewrites
 def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], reporter: Reporter) -> None:
     assigned: Dict[str, List[Tuple[str, str]]] = {"insert": [], "update": []}
+    specified: Dict[str, str] = {}  # column -> the setting its marker trigger sets
     for ptr in pointers.values():
         rewrites: List[Tuple[ast.RewriteDecl, str]] = ptr.rewrites  # type: ignore[attr-defined]
         if not rewrites:
@@ -101,21 +106,28 @@ def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], repo
             continue
         kinds: List[str] = []
         for rw, module in rewrites:
-            ctx = ExprContext(schema, obj, module, reporter, where="a rewrite", column_prefix="NEW")
-            low = lower(rw.expr, ctx, col.type)
-            if low is None:
-                continue
-            if low.type.family != col.type.family:
-                reporter.error("E0204", f"the rewrite of '{decl.name}' is {low.type.name}, but the property is "
-                               f"{col.type.name}", rw.expr.span)
-                continue
             for kind in rw.kinds:
+                ctx = ExprContext(schema, obj, module, reporter, where=f"an {kind} rewrite", column_prefix="NEW",
+                                  row_refs={"__subject__": "NEW", **({"__old__": "OLD"} if kind == "update" else {})},
+                                  specified=_specified(obj, specified, reporter) if kind == "update" else None)
+                low = lower(rw.expr, ctx, col.type)
+                if low is None:
+                    break  # (reported once, not once per kind)
+                if low.type.family != col.type.family:
+                    reporter.error("E0204", f"the rewrite of '{decl.name}' is {low.type.name}, but the property is "
+                                   f"{col.type.name}", rw.expr.span)
+                    break
                 if kind not in kinds:
                     kinds.append(kind)
                 assigned[kind].append((col.name, low.sql))
         if kinds:
             i = next(i for i, c in enumerate(obj.columns) if c is col)
             obj.columns[i] = dataclasses.replace(col, rewrites=tuple(k for k in ("insert", "update") if k in kinds))
+    for col_name in sorted(specified):
+        obj.triggers.append(Trigger(
+            object_name(SPECIFIED_TRIGGER, col_name, []), object_name("sp", obj.table, [col_name]), "BEFORE",
+            (f"UPDATE OF {qi(col_name)}",), "ROW",
+            f"PERFORM set_config({sql_string(specified[col_name])}, 'on', true);\nRETURN NEW;"))
     for kind in ("insert", "update"):
         cols = assigned[kind]
         if not cols:
@@ -127,8 +139,35 @@ def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], repo
             values = ",\n       ".join(sql for _, sql in cols)
             targets = ", ".join(f"NEW.{qi(name)}" for name, _ in cols)
             assign = f"SELECT {values}\n  INTO {targets};"
+        if kind == "update":
+            # The markers of this row are read: clear them for the next row.
+            assign += "".join(f"\nPERFORM set_config({sql_string(specified[c])}, '', true);" for c in sorted(specified))
         obj.triggers.append(Trigger(REWRITE_TRIGGER.format(kind=kind), object_name("rw", obj.table, [kind]),
                                     "BEFORE", (kind.upper(),), "ROW", f"{assign}\nRETURN NEW;"))
+
+
+def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
+    """``__specified__.name`` in an update rewrite: whether the UPDATE statement names the
+    column. Postgres tells a trigger that only through ``UPDATE OF column``: a ``BEFORE UPDATE
+    OF "col"`` row trigger (``schemac_0_specified_<col>``, fired before the rewrite trigger by
+    name order) sets a transaction-local setting that the rewrite reads and clears, row by
+    row."""
+    def sql(name: str, span) -> Optional[str]:
+        link = obj.links.get(name)
+        if link is not None and link.multi:
+            reporter.error("E0206", f"__specified__.{name} of a multi link is not supported", span,
+                           "Postgres tells a trigger which columns an UPDATE names; a multi link is a table")
+            return None
+        col = obj.column(link.column if link is not None else name)  # type: ignore[arg-type]
+        if col is None or col.is_id:
+            reporter.error("E0202", f"type '{obj.name}' has no property '{name}'", span)
+            return None
+        key = f"{obj.table}__{col.name}"
+        if not re.match(r"^[a-z_][a-z0-9_]*$", key) or len(key) > 50:
+            key = "c" + hashlib.sha256(key.encode()).hexdigest()[:16]
+        specified[col.name] = f"schemac.specified_{key}"
+        return f"coalesce(current_setting({sql_string(specified[col.name])}, true), '') = 'on'"
+    return sql
 
 
 # ----------------------------------------------------------------------- target deletion

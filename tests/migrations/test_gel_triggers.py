@@ -7,6 +7,7 @@ its down migration and applied again (up -> down -> up)."""
 from __future__ import annotations
 
 import datetime
+import re
 
 import pytest
 
@@ -239,3 +240,83 @@ def test_on_target_delete_delete_source_on_a_multi_link(tmp_path, pg):
     _roundtrip(lib, pg, TAGS_V1)
     cat = db_catalog(pg.conn)
     assert " functions" not in cat and not any("triggers" in t for t in cat.values())
+
+
+SPECIFIED = """
+type Post {
+  required title: str;
+  is_published: bool;
+  published_at: datetime {
+    rewrite update using (datetime_of_statement() if __specified__.is_published and .is_published
+                          else __old__.published_at);
+  }
+  featured_order: int16 {
+    rewrite insert, update using (
+      <int16>{} if __subject__.featured_order ?= <int16>{} or __subject__.featured_order < 1
+      else __subject__.featured_order
+    )
+  }
+  updated_at: datetime {
+    default := datetime_current();
+    rewrite update using (datetime_of_statement() if not __specified__.updated_at else .updated_at)
+  }
+}
+"""
+
+
+def test_rewrites_read_old_specified_and_conditions(tmp_path, pg):
+    """``__old__``, ``__specified__`` and ``if ... else`` in rewrites, as the Gel docs use them:
+    ``__specified__.p`` is true exactly when the UPDATE names ``p`` (also when it writes the
+    same value), per statement and row; generated queries and plain SQL alike."""
+    lib = Lib(tmp_path)
+    lib.generate("type Other { n: int64; }")
+    lib.apply(pg.url)
+    up, _ = _roundtrip(lib, pg, SPECIFIED + "type Other { n: int64; }")
+    assert 'BEFORE UPDATE OF "is_published" ON "post"' in up
+    checked = check_library({"lib/schema.esdl": SPECIFIED, "lib/set_title.edgeql":
+                             "update Post filter .id = <uuid>$id set { title := <str>$title }"}, Options(library="lib"))
+    plan = checked.queries[0]
+    # the statement the runners send, its $n bound by name
+    set_title = re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%"))
+    index = {p.name: p.index for p in plan.params}
+    ts0 = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+    (pid,), = pg.execute("INSERT INTO post (title, featured_order) VALUES ('a', 0) RETURNING id")
+    assert pg.execute("SELECT featured_order FROM post") == [(None,)]  # < 1: emptied
+    pg.execute("UPDATE post SET featured_order = 3, updated_at = %s", (ts0,))
+    assert pg.execute("SELECT featured_order, updated_at, published_at FROM post") == [(3, ts0, None)]
+    # the generated update names only title: updated_at is rewritten, published_at kept (empty)
+    pg.execute(set_title, {f"p{index['id']}": pid, f"p{index['title']}": "b"})
+    (title, upd, pub), = pg.execute("SELECT title, updated_at, published_at FROM post")
+    assert title == "b" and upd > ts0 and pub is None
+    # publishing sets published_at; naming is_published again (same value) keeps it fresh
+    (stmt,), = pg.execute("UPDATE post SET is_published = true RETURNING statement_timestamp()")
+    assert pg.execute("SELECT published_at FROM post") == [(stmt,)]
+    pg.execute("UPDATE post SET title = 'c'")  # is_published not named: __old__.published_at
+    assert pg.execute("SELECT published_at FROM post") == [(stmt,)]
+    (stmt2,), = pg.execute("UPDATE post SET is_published = true, title = 'd' RETURNING statement_timestamp()")
+    assert pg.execute("SELECT published_at FROM post") == [(stmt2,)] and stmt2 > stmt
+    pg.execute("UPDATE post SET is_published = false")
+    assert pg.execute("SELECT published_at FROM post") == [(stmt2,)]
+    # several rows in one statement: every row sees the marker
+    pg.execute("INSERT INTO post (title, is_published) VALUES ('e', false), ('f', false)")
+    pg.execute("UPDATE post SET is_published = true WHERE title IN ('e', 'f')")
+    assert pg.execute("SELECT count(*) FROM post WHERE published_at IS NOT NULL") == [(3,)]
+    # and the markers do not leak into the next statement of the transaction
+    with pg.connect(autocommit=False) as conn:
+        (first,), = conn.execute("UPDATE post SET is_published = true WHERE title = 'e' "
+                                 "RETURNING published_at").fetchall()
+        conn.execute("UPDATE post SET title = 'e2' WHERE title = 'e'")  # a leaked marker would publish again
+        assert conn.execute("SELECT published_at FROM post WHERE title = 'e2'").fetchall() == [(first,)]
+        conn.rollback()
+
+
+@pytest.mark.parametrize("body, code", [
+    ("a: str; b: str { rewrite insert using (__old__.a) }", "E0206"),
+    ("a: str; b: str { rewrite insert using (.a if __specified__.a else 'x') }", "E0206"),
+    ("a: str; b: str { rewrite update using (.a if __specified__.nope else 'x') }", "E0202"),
+    ("a: str; b: str { rewrite update using (1 if true else 'x') }", "E0304"),
+])
+def test_rewrite_context_refusals(body, code):
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": f"type Post {{ {body} }}"},
+                                                  Options(library="lib")))
+    assert errors == [code]
