@@ -53,6 +53,7 @@ from schemac.model import (
     name_candidates,
 )
 from schemac.scalars import SCALARS
+from schemac.definitions import abstract_pointers, expand_types
 from schemac.triggers import build_triggers, target_delete_source
 from schemac.sqlnames import (MAX_IDENTIFIER_BYTES, object_name, qi, quote_ident, short_identifier, snake_case,
                               sql_string)
@@ -214,7 +215,7 @@ class _Resolver:
                     self.reporter.error("E0206", "functions are not supported yet", d.span, hint)
                 elif isinstance(d, ast.AliasDecl):
                     self.reporter.error("E0206", "aliases are not supported yet", d.span, hint)
-                elif isinstance(d, ast.AbstractDecl):
+                elif isinstance(d, ast.AbstractDecl) and d.kind not in ("link", "property"):
                     self.reporter.error("E0206", f"abstract {d.kind} definitions are not supported yet", d.span, hint)
                 elif isinstance(d, ast.PermissionDecl):
                     self.reporter.error("E0206", "permissions are not supported yet", d.span, hint)
@@ -235,14 +236,10 @@ class _Resolver:
                         self._refuse_pointer_parts(lp, hint)
 
     def _refuse_constraint(self, c: ast.ConstraintDecl, hint: str) -> None:
-        if c.delegated:
-            self.reporter.error("E0206", "delegated constraints are not supported yet", c.span, hint)
+        """(Delegated constraints are lowered: each concrete type's table gets its own.)"""
 
     def _refuse_pointer_parts(self, p: ast.PointerDecl, hint: str) -> None:
         """The parts of a property or link declaration that are not lowered yet."""
-        if p.extends:
-            self.reporter.error("E0206", "properties and links extending an abstract property or link are not "
-                                "supported yet", p.extends[0][1], hint)
         if p.union:
             self.reporter.error("E0206", f"links to a union of types ('{' | '.join(str(u) for u in p.union)}') "
                                 "are not supported yet", p.span, "link to a common abstract type instead")
@@ -508,6 +505,9 @@ class _Resolver:
     # ---------------------------------------------------------------- types
     def build(self) -> Schema:
         self.declare_names()
+        # Pointers extending abstract links and properties get their members.
+        expand_types(self.decls, abstract_pointers(self.files, self.reporter, self.schema.module_library),
+                     self.reporter, self.schema.module_library)
         self.linearize()
         concrete = [k for k, t in self.decls.items() if not t.abstract]
         # Pass 1: tables and scalar columns of every concrete type (links need all tables).
@@ -872,8 +872,9 @@ class _Resolver:
             subs = self._concrete_descendants().get(key, [])
             if len(subs) < 2:
                 continue
-            declared = [c.span for c in t.constraints if c.name == "exclusive"]
-            declared += [c.span for p in t.pointers for c in p.constraints if c.name == "exclusive"]
+            # (a delegated constraint asks for exactly that: https://docs.geldata.com/reference/datamodel/constraints)
+            declared = [c.span for c in t.constraints if c.name == "exclusive" and not c.delegated]
+            declared += [c.span for p in t.pointers for c in p.constraints if c.name == "exclusive" and not c.delegated]
             for span in declared:
                 names = ", ".join(k.split("::")[-1] for k in subs)
                 self.reporter.warning("W0002", f"exclusive constraint of abstract type '{t.name}' is enforced "
@@ -1057,14 +1058,12 @@ class _Resolver:
             if ptr.default is not None:
                 self._default(obj, col, ptr)
             for c, module in ptr.constraints:
-                if not c.delegated:
-                    self._value_constraint(obj, col, c, module)
+                self._value_constraint(obj, col, c, module)
         # Type-level constraints and indexes, inherited ones first.
         for k in self.mro.get(key, [key]):
             t = self.decls[k]
             for c in t.constraints:
-                if not c.delegated:  # (refused once, by _refuse_unlowered)
-                    self._type_constraint(obj, c, t.module)
+                self._type_constraint(obj, c, t.module)
             for ix in t.indexes:
                 if not ix.deferred or _gel_server_index(ix):  # (ext::ai::index: refused by _index)
                     self._index(obj, ix, t.module)
