@@ -346,6 +346,12 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                                f"select its rows: select {expr.name} {{ ... }}")
             return None
         if var is None:
+            alias = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
+            if alias is not None and alias.alias:  # type: ignore[attr-defined]
+                from schemac import functions
+
+                return functions.call(expr, alias, ctx, expected)  # type: ignore[arg-type]
+        if var is None:
             ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
                                did_you_mean(expr.name, list(ctx.variables)) or
                                "properties are written with a leading dot: .name")
@@ -1056,6 +1062,11 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                 return None
             args.append(low)
         return qir.Call(expr.span, result, any(a.nullable for a in args), name, tuple(args))
+    user = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
+    if user is not None and not user.alias:  # type: ignore[attr-defined]
+        from schemac import functions
+
+        return functions.call(expr, user, ctx)  # type: ignore[arg-type]
     typ = FUNCTIONS.get(expr.name)
     if typ is None:
         known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len", "count"]

@@ -423,6 +423,9 @@ class Schema:
     globals: Dict[str, Global] = field(default_factory=dict)
     #: Globals whose declaration was refused (reported): reading one reports nothing more.
     refused_globals: Dict[str, Span] = field(default_factory=dict)
+    #: User functions and aliases (:class:`schemac.functions.UserFunction`), by qualified
+    #: name: inlined where they are called.
+    functions: Dict[str, object] = field(default_factory=dict)
 
     def all_tables(self) -> List[ObjectType]:
         """Every table of this library: object types, then join tables (tables of dependency

@@ -54,6 +54,7 @@ from schemac.model import (
 )
 from schemac.scalars import SCALARS
 from schemac.definitions import abstract_pointers, expand_types
+from schemac.functions import declare as declare_functions
 from schemac.triggers import build_triggers, target_delete_source
 from schemac.sqlnames import (MAX_IDENTIFIER_BYTES, object_name, qi, quote_ident, short_identifier, snake_case,
                               sql_string)
@@ -188,6 +189,9 @@ class _Resolver:
         for f in self.files:
             for sc in f.scalars:
                 self._custom_scalar(sc)
+        # Functions and aliases (inlined where they are called).
+        declare_functions(self.schema, self.files, self.reporter, self._type_context,
+                          lambda name, module: self._type_key(name, module) is not None)
 
     def _check_length(self, name: str, span: Span, what: str, extra: int = 0) -> bool:
         """A name that is a column as it is must fit Postgres' 63 bytes (with ``extra`` more:
@@ -211,10 +215,6 @@ class _Resolver:
             for d in f.definitions:
                 if isinstance(d, ast.FutureDecl):
                     self.reporter.warning("W0001", "'using future' is ignored", d.span)
-                elif isinstance(d, ast.FunctionDecl):
-                    self.reporter.error("E0206", "functions are not supported yet", d.span, hint)
-                elif isinstance(d, ast.AliasDecl):
-                    self.reporter.error("E0206", "aliases are not supported yet", d.span, hint)
                 elif isinstance(d, ast.AbstractDecl) and d.kind not in ("link", "property"):
                     self.reporter.error("E0206", f"abstract {d.kind} definitions are not supported yet", d.span, hint)
                 elif isinstance(d, ast.PermissionDecl):
