@@ -433,7 +433,7 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
                            "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
 
 
-_ROW_REFS = ("__subject__", "__old__", "__specified__")
+_ROW_REFS = ("__subject__", "__old__", "__new__", "__specified__")
 
 
 def _row_ref_root(expr: ast.Step) -> Optional[str]:

@@ -220,8 +220,6 @@ class _Resolver:
                 elif isinstance(d, ast.PermissionDecl):
                     self.reporter.error("E0206", "permissions are not supported yet", d.span, hint)
             for t in f.types:
-                for trig in t.triggers:
-                    self.reporter.error("E0206", "triggers are not supported yet", trig.span, hint)
                 for c in t.constraints:
                     self._refuse_constraint(c, hint)
                 for ix in t.indexes:
@@ -550,7 +548,7 @@ class _Resolver:
         self._check_global_pins()
         # Mutation rewrites and deletion policies: triggers (they may read any column).
         build_triggers(self.schema, {key: (self.schema.types[key], pointers[key]) for key in concrete},
-                       self.reporter)
+                       self.reporter, {key: self._triggers_of(key) for key in concrete})
         # Abstract types get no table, but their members are checked (even without a concrete
         # descendant): on a scratch table whose join tables are dropped again. A type with a
         # descendant is checked as part of it (a descendant's table holds every inherited
@@ -571,6 +569,19 @@ class _Resolver:
         self._warn_shared_exclusives()
         self._check_name_collisions()
         return self.schema
+
+    def _triggers_of(self, key: str) -> List[Tuple[ast.TriggerDecl, str]]:
+        """The Gel triggers of a type, inherited ones first (one per name)."""
+        out: Dict[str, Tuple[ast.TriggerDecl, str]] = {}
+        for k in self.mro.get(key, [key]):
+            t = self.decls[k]
+            for trig in t.triggers:
+                if trig.name in out and out[trig.name][0] is not trig:
+                    if k == key:
+                        self.reporter.error("E0200", f"trigger '{trig.name}' is already defined", trig.name_span)
+                    continue
+                out[trig.name] = (trig, t.module)
+        return list(out.values())
 
     # ---------------------------------------------------------------- computeds
     def computeds_of(self, key: str, stored: Dict[str, "_Pointer"]) -> Dict[str, Tuple[ast.PointerDecl, str]]:

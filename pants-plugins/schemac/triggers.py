@@ -42,7 +42,7 @@ from typing import Dict, List, Optional, Tuple
 
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter
-from schemac.exprs import ExprContext, lower
+from schemac.exprs import BOOL, ExprContext, lower
 from schemac.model import Link, ObjectType, Schema, Trigger
 from schemac.sqlnames import object_name, qi, sql_string
 
@@ -54,9 +54,12 @@ TARGET_DELETE_TRIGGER = "schemac_target_delete"
 SPECIFIED_TRIGGER = "schemac_0_specified"
 
 
-def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter) -> None:
+def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter,
+                   gel_triggers: Optional[Dict[str, List[Tuple[object, str]]]] = None) -> None:
     """Add the triggers of every concrete type (``types``: qualified name -> (its table, its
-    effective pointers as :class:`schemac.resolve._Pointer`)) to ``schema``'s tables."""
+    effective pointers as :class:`schemac.resolve._Pointer`)) to ``schema``'s tables;
+    ``gel_triggers``: qualified name -> the Gel triggers it has (its own and inherited ones,
+    with the module each is written in)."""
     holders: Dict[int, List[Tuple[ObjectType, Link]]] = {}
     for obj, pointers in types.values():
         for ptr in pointers.values():
@@ -70,6 +73,14 @@ def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, 
         for ptr in pointers.values():
             if ptr.on_source_delete is not None:  # type: ignore[attr-defined]
                 _source_delete(schema, obj, ptr, holders.get(id(ptr.decl), []), reporter)  # type: ignore[attr-defined]
+    reported = set()
+    for key, (obj, _) in types.items():
+        if obj.library is not None:
+            continue
+        for trig, module in (gel_triggers or {}).get(key, ()):
+            # (a trigger of an abstract type is checked for each subtype, reported once)
+            _gel_trigger(schema, obj, trig, module, Reporter() if id(trig) in reported else reporter)  # type: ignore[arg-type]
+            reported.add(id(trig))
 
 
 # ------------------------------------------------------------------------------- rewrites
@@ -168,6 +179,125 @@ def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
         specified[col.name] = f"schemac.specified_{key}"
         return f"coalesce(current_setting({sql_string(specified[col.name])}, true), '') = 'on'"
     return sql
+
+
+# --------------------------------------------------------------------------- Gel triggers
+def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module: str, reporter: Reporter) -> bool:
+    """``trigger name after insert, update, delete for each [when (cond)] do (insert T {...})``
+    (https://docs.geldata.com/reference/datamodel/triggers): an ``AFTER`` row trigger of each
+    concrete table of the type, whose function runs the insert for the row (``__new__`` is
+    ``NEW``, ``__old__`` is ``OLD``), when ``cond`` holds. ``for all`` (once per statement) is
+    an ``AFTER ... FOR EACH STATEMENT`` trigger when its body reads neither ``__new__`` nor
+    ``__old__``. Bodies other than an insert, ``after commit of`` and ``for all`` bodies that read
+    the rows are refused (``E0206``)."""
+    if trig.commit:
+        reporter.error("E0206", "'after commit of' triggers are not supported", trig.span,
+                       "Postgres runs triggers inside the transaction; drop 'commit of' to run it before the commit")
+        return False
+    kinds = tuple(k for k in ("insert", "update", "delete") if k in trig.kinds)
+    refs: Dict[str, str] = {}
+    if "delete" not in kinds:
+        refs["__new__"] = "NEW"
+    if "insert" not in kinds:
+        refs["__old__"] = "OLD"
+    body = trig.body
+    while isinstance(body, ast.StatementExpr):
+        body = body.query  # type: ignore[assignment]
+    if not isinstance(body, ast.InsertQuery) or body.unless_conflict is not None:
+        reporter.error("E0206", "trigger bodies other than one insert are not supported yet", trig.body.span,
+                       "write the trigger as do (insert Log { ... })")
+        return False
+    nodes = [n for a in body.assignments for n in ast.iter_nodes(a.value)] + \
+        (list(ast.iter_nodes(trig.when)) if trig.when is not None else [])
+    reads_rows = any(isinstance(n, (ast.VarRef, ast.Step)) and _root_name(n) in ("__new__", "__old__") for n in nodes)
+    if trig.scope == "all" and (reads_rows or trig.when is not None):
+        reporter.error("E0206", "'for all' triggers that read __new__, __old__ or have 'when' are not supported yet",
+                       trig.span, "use 'for each': it runs once per object")
+        return False
+    target = schema.find_type(body.type_name, module)
+    if target is None:
+        reporter.error("E0201", f"unknown type '{body.type_name}'", body.type_span)
+        return False
+    ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs,
+                      column_prefix=refs.get("__new__", "OLD"))
+    cols: List[str] = []
+    values: List[str] = []
+    ok = True
+    for a in body.assignments:
+        if a.op != ":=":
+            reporter.error("E0206", f"'{a.op}' in a trigger's insert is not supported", a.span)
+            ok = False
+            continue
+        link = target.links.get(a.name)
+        if link is not None:
+            if link.multi:
+                reporter.error("E0206", f"multi link '{a.name}' in a trigger's insert is not supported yet", a.span)
+                ok = False
+                continue
+            root = a.value.name if isinstance(a.value, ast.VarRef) else None
+            if root in ("__new__", "__old__"):
+                if root not in refs:
+                    reporter.error("E0206", f"{root} is not available in a trigger on {', '.join(kinds)}", a.value.span)
+                    ok = False
+                    continue
+                if link.target is not obj:
+                    reporter.error("E0204", f"link '{a.name}' of '{target.name}' points to '{link.target.name}', "
+                                   f"not to '{obj.name}'", a.value.span)
+                    ok = False
+                    continue
+                cols.append(link.column)  # type: ignore[arg-type]
+                values.append(f"{refs[root]}.\"id\"")
+                continue
+            col = target.column(link.column)  # type: ignore[arg-type]
+        else:
+            col = target.column(a.name)
+            if col is None or col.is_id:
+                reporter.error("E0202", f"type '{target.name}' has no property or link '{a.name}'", a.name_span)
+                ok = False
+                continue
+        low = lower(a.value, ctx, col.type)  # type: ignore[union-attr]
+        if low is None:
+            ok = False
+            continue
+        if low.type.family != col.type.family:  # type: ignore[union-attr]
+            reporter.error("E0204", f"'{a.name}' is {col.type.name}, got {low.type.name}", a.value.span)  # type: ignore[union-attr]
+            ok = False
+            continue
+        cols.append(col.name)  # type: ignore[union-attr]
+        values.append(low.sql)
+    given = {a.name for a in body.assignments}
+    missing = [c.link or c.name for c in target.columns
+               if c.required and not c.defaulted and (c.link or c.name) not in given]
+    if missing:
+        reporter.error("E0305", f"the trigger's insert of '{target.name}' is missing required "
+                       f"{', '.join(repr(m) for m in missing)}", body.type_span)
+        ok = False
+    cond = None
+    if trig.when is not None:
+        low = lower(trig.when, ctx, BOOL)
+        if low is None:
+            ok = False
+        elif low.type.family != "bool":
+            reporter.error("E0304", f"a trigger's 'when' must be bool, got {low.type.name}", trig.when.span)
+            ok = False
+        else:
+            cond = low.sql
+    if not ok:
+        return False
+    insert = (f"INSERT INTO {qi(target.table)} ({', '.join(qi(c) for c in cols)})\n"
+              f"  VALUES ({', '.join(values)});") if cols else f"INSERT INTO {qi(target.table)} DEFAULT VALUES;"
+    if cond is not None:
+        insert = f"IF {cond} THEN\n  " + insert.replace("\n", "\n  ") + "\nEND IF;"
+    obj.triggers.append(Trigger(object_name("gel", trig.name, []),
+                                object_name("tg", obj.table, [trig.name]), "AFTER", tuple(k.upper() for k in kinds),
+                                "ROW" if trig.scope == "each" else "STATEMENT", f"{insert}\nRETURN NULL;"))
+    return True
+
+
+def _root_name(node) -> Optional[str]:
+    while isinstance(node, ast.Step):
+        node = node.base
+    return node.name if isinstance(node, ast.VarRef) else None
 
 
 # ----------------------------------------------------------------------- target deletion

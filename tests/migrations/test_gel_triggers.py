@@ -320,3 +320,81 @@ def test_rewrite_context_refusals(body, code):
     errors = compile_errors(lambda: check_library({"lib/schema.esdl": f"type Post {{ {body} }}"},
                                                   Options(library="lib")))
     assert errors == [code]
+
+
+GEL_TRIGGERS = """
+type Log {
+  required action: str;
+  target_name: str;
+  old_name: str;
+  target: Person { on target delete allow; }
+}
+abstract type Audited {
+  required name: str;
+  trigger log_insert after insert for each do (insert Log { action := 'insert', target_name := __new__.name });
+}
+type Person extending Audited {
+  trigger log_update after update for each when (__old__.name != __new__.name) do (
+    insert Log { action := 'rename', target := __new__, target_name := __new__.name, old_name := __old__.name }
+  );
+  trigger log_delete after delete for each do (insert Log { action := 'delete', old_name := __old__.name });
+  trigger log_stmt after insert, update for all do (insert Log { action := 'statement' });
+}
+"""
+
+
+NO_GEL_TRIGGERS = """
+type Log {
+  required action: str;
+  target_name: str;
+  old_name: str;
+  target: Person { on target delete allow; }
+}
+abstract type Audited {
+  required name: str;
+}
+type Person extending Audited {}
+"""
+
+
+def test_gel_triggers_run_for_every_writer(tmp_path, pg):
+    """Triggers (https://docs.geldata.com/reference/datamodel/triggers): after insert / update /
+    delete, for each object (with 'when') or once per statement ('for all'), inherited from an
+    abstract type; their inserts see __new__ and __old__. Added and removed by migrations."""
+    lib = Lib(tmp_path)
+    lib.generate(NO_GEL_TRIGGERS)
+    lib.apply(pg.url)
+    up, down = _roundtrip(lib, pg, GEL_TRIGGERS)
+    assert 'CREATE TRIGGER "gel_log_stmt" AFTER INSERT OR UPDATE ON "person"\n  FOR EACH STATEMENT' in up
+    pg.execute("INSERT INTO person (name) VALUES ('ada'), ('bob')")
+    pg.execute("UPDATE person SET name = 'ada' WHERE name = 'ada'")  # same name: 'when' is false
+    pg.execute("UPDATE person SET name = 'robert' WHERE name = 'bob'")
+    pg.execute("DELETE FROM person WHERE name = 'ada'")
+    rows = pg.execute("SELECT action, target_name, old_name, target_id IS NOT NULL FROM log ORDER BY ctid")
+    assert sorted(rows) == sorted([
+        ("insert", "ada", None, False), ("insert", "bob", None, False), ("statement", None, None, False),
+        ("statement", None, None, False),
+        ("rename", "robert", "bob", True), ("statement", None, None, False),
+        ("delete", None, "ada", False),
+    ])
+    _roundtrip(lib, pg, NO_GEL_TRIGGERS)
+    assert not any("triggers" in t for t in db_catalog(pg.conn).values() if isinstance(t, dict))
+
+
+@pytest.mark.parametrize("trigger, code", [
+    ("trigger t after insert for each do (update Person set { name := 'x' })", "E0206"),
+    ("trigger t after commit of insert for each do (insert Person { name := 'x' })", "E0206"),
+    ("trigger t after insert for all do (insert Person { name := __new__.name })", "E0206"),
+    ("trigger t after insert for each do (insert Person { name := __old__.name })", "E0206"),
+    ("trigger t after delete for each do (insert Person { name := __new__.name })", "E0206"),
+    ("trigger t after insert for each do (insert Person { nick := 'x' })", "E0305"),
+    ("trigger t after insert for each do (insert Person { name := 1 })", "E0204"),
+])
+def test_trigger_refusals(trigger, code):
+    schema = f"type Person {{ required name: str; required nick: str; {trigger}; }}"
+    if "nick := 'x'" in trigger:
+        pass
+    else:
+        schema = schema.replace("required nick: str;", "nick: str;")
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": schema}, Options(library="lib")))
+    assert code in errors
