@@ -214,6 +214,11 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         reporter.error("E0206", "'for all' triggers that read __new__, __old__ or have 'when' are not supported yet",
                        trig.span, "use 'for each': it runs once per object")
         return False
+    shaped = next((n for n in nodes if isinstance(n, ast.ShapeExpr)), None)
+    if shaped is not None:
+        reporter.error("E0206", "a whole object with a shape (__new__ {**}) in a trigger is not supported yet",
+                       shaped.span, "write the properties one by one: target_name := __new__.name")
+        return False
     target = schema.find_type(body.type_name, module)
     if target is None:
         reporter.error("E0201", f"unknown type '{body.type_name}'", body.type_span)
