@@ -66,9 +66,9 @@ def test_escapes_in_query_literals():
 
 def test_a_raw_string_ending_in_a_backslash_does_not_hide_what_follows():
     """The pre-scan (unsupported declarations) reads ``r'x\\'`` as a raw string, as the lexer
-    does: the trigger after it is refused as such, not as a syntax error."""
+    does: the trigger after it is read as such (its body refused), not as a syntax error."""
     schema = r"type T { a: str { constraint regexp(r'x\'); }; trigger t after insert for each do (select T); }"
     with pytest.raises(CompileError) as e:
         _sql(schema)
     assert [(d.code, d.message) for d in e.value.diagnostics] == [
-        ("E0206", "triggers are not supported yet")]
+        ("E0206", "trigger bodies other than one insert are not supported yet")]
