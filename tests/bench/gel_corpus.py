@@ -68,6 +68,20 @@ def find_schema_folders(project: Path) -> List[Path]:
     return sorted(kept)
 
 
+def is_gel_schema_dir(folder: Path) -> bool:
+    """Whether Gel itself would read ``folder`` as a project's schema: ``dbschema/`` next to the
+    project's ``gel.toml`` / ``edgedb.toml``, or the ``schema-dir`` that file names
+    (https://docs.geldata.com/reference/reference/gel_toml). Other folders holding ``.esdl`` /
+    ``.gel`` files (templates, EdgeQL kept under a schema suffix) are rated too, but counted apart."""
+    for name in ("gel.toml", "edgedb.toml"):
+        toml = folder.parent / name
+        if toml.is_file():
+            m = re.search(r"""^\s*schema-dir\s*=\s*["']([^"']+)["']""", toml.read_text(errors="replace"), re.M)
+            if m:
+                return (folder.parent / m.group(1)).resolve() == folder.resolve()
+    return folder.name == "dbschema"
+
+
 def schema_files(folder: Path) -> List[Path]:
     return sorted(f for s in SCHEMA_SUFFIXES for f in folder.rglob(f"*{s}")
                   if f.is_file() and not _skip(f.relative_to(folder)))
@@ -184,6 +198,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("  folders refused, by code:", ", ".join(f"{c} {k}" for c, k in codes.most_common()))
     for m, k in msgs.most_common(args.show):
         print(f"  {k:4}  {m}")
+    gel_dirs = [k[1] for k, _ in schema_rows if is_gel_schema_dir(Path(k[1]))]
+    gel_ok = sum(1 for f in gel_dirs if f in schema_ok)
+    print(f"  of which Gel project schema folders (dbschema/ or the schema-dir of gel.toml/edgedb.toml): "
+          f"compiled {pct(gel_ok, len(gel_dirs))}; other folders holding .esdl/.gel: "
+          f"{n - len(gel_dirs)} ({', '.join(rel(k[1]) for k, _ in schema_rows if not is_gel_schema_dir(Path(k[1]))) or 'none'})")
     if not args.no_queries:
         n, st, codes, msgs = tally("query")
         n2, st2, _, _ = tally("query", only_ok_schema=True)
