@@ -296,28 +296,33 @@ def _hover(ls: SchemacServer, params: lsp.HoverParams) -> Optional[lsp.Hover]:
                      range=to_lsp_range(line_index(a.texts[path]), s, e))
 
 
-@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-def _definition(ls: SchemacServer, params: lsp.DefinitionParams):
-    at = _at(ls, params.text_document.uri, params.position)
+def _symbol_at(ls: SchemacServer, uri: str, position: lsp.Position):
+    """(analysis, the reference under the cursor) for definition and references, or ``None``
+    when the cursor is on no name the analysis knows."""
+    at = _at(ls, uri, position)
     if at is None:
         return None
     path, a, offset = at
     r = features.ref_at(a, path, offset)
-    if r is None:
+    return (a, r) if r is not None else None
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+def _definition(ls: SchemacServer, params: lsp.DefinitionParams):
+    found = _symbol_at(ls, params.text_document.uri, params.position)
+    if found is None:
         return None
+    a, r = found
     loc = features.declaration(a, r.symbol)
     return _location(a, loc) if loc is not None else None
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
 def _references(ls: SchemacServer, params: lsp.ReferenceParams):
-    at = _at(ls, params.text_document.uri, params.position)
-    if at is None:
-        return None
-    path, a, offset = at
-    r = features.ref_at(a, path, offset)
-    if r is None:
+    found = _symbol_at(ls, params.text_document.uri, params.position)
+    if found is None:
         return []
+    a, r = found
     return [_location(a, loc) for loc in features.references(a, r.symbol, params.context.include_declaration)]
 
 
