@@ -39,8 +39,9 @@ import hashlib
 import random
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from schemac.migrate.history import MIGRATION_FILE, NO_TRANSACTION_MARKER, History, checksum, split_statements
 
@@ -136,16 +137,18 @@ def default_again(history: History) -> Callable[[str], str]:
 
 # ---------------------------------------------------------------------------------- sessions
 class _Session:
-    """An autocommit connection holding the history table's advisory lock."""
+    """An autocommit connection holding the history table's advisory lock (unless ``lock`` is
+    false: status reads without it)."""
 
     def __init__(self, database_url: str, table: str, connect, say: Callable[[str], None],
-                 lock_wait_note: float = 10.0):
+                 lock_wait_note: float = 10.0, lock: bool = True):
         import psycopg
 
         if not _IDENT.match(table):
             raise MigrationError(f"invalid history table name {table!r} (use lower-case letters, digits and _)")
         self.table = table
         self.say = say
+        self.locked = lock
         self.conn = (connect or psycopg.connect)(database_url, autocommit=True)
         try:
             self.conn.execute("SET application_name = 'schemac migrate'")
@@ -153,7 +156,8 @@ class _Session:
                 # A killed runner's backend stops at its next check instead of finishing (and
                 # keeping the lock) on its own: https://www.postgresql.org/docs/15/runtime-config-connection.html
                 self.conn.execute("SET client_connection_check_interval = '1s'")
-            self._lock(lock_wait_note)
+            if lock:
+                self._lock(lock_wait_note)
         except BaseException:
             self.conn.close()
             raise
@@ -177,7 +181,7 @@ class _Session:
 
     def close(self) -> None:
         try:
-            if not self.conn.closed:
+            if self.locked and not self.conn.closed:
                 self.conn.execute("SELECT pg_advisory_unlock(%s)", (lock_key(self.table),))
         except Exception:  # the connection is gone: so is the lock
             pass
@@ -251,6 +255,51 @@ def _prepare(history: History, library: Optional[str]) -> Tuple[List[Migration],
     return migrations, library
 
 
+@dataclass
+class _History:
+    """What apply, down and status start from: the directory's versions and the database's rows
+    of ``library`` (``conn`` holds the advisory lock when the run writes)."""
+
+    conn: object
+    library: str
+    migrations: List[Migration]
+    rows: Dict[int, _Row]
+
+    @property
+    def by_version(self) -> Dict[int, Migration]:
+        return {m.version: m for m in self.migrations}
+
+
+@contextmanager
+def _locked_history(database_url: str, history: History, table: str, connect, library: Optional[str],
+                    say: Callable[[str], None], again: Optional[Callable[[str], str]] = None,
+                    lock: bool = True) -> Iterator[_History]:
+    """The verified history and the database's rows of its library, for apply, down and status.
+    ``lock``: taken before the rows are read and held until the block ends, after the checks every
+    writing command makes (:func:`_check_rows`, hints spelled with ``again``); status passes
+    ``False``: read-only, so it answers while a run holds the lock (no table made, nothing refused)."""
+    migrations, library = _prepare(history, library)
+    with _Session(database_url, table, connect, say, lock=lock) as s:
+        if lock:
+            _ensure_table(s.conn, table)
+        exists = lock or s.conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0]
+        h = _History(s.conn, library, migrations, _rows(s.conn, table, library) if exists else {})
+        if lock:
+            _check_rows(h.rows, h.by_version, history, again or default_again(history))
+        yield h
+
+
+def _reporter(log: Callable[[str], None]) -> Tuple[ApplyReport, Callable[[str], None]]:
+    """A report and the ``say`` that logs a line and keeps it in the report."""
+    report = ApplyReport()
+
+    def say(line: str) -> None:
+        report.lines.append(line)
+        log(line)
+
+    return report, say
+
+
 def _check_rows(rows: Dict[int, _Row], by_version: Dict[int, Migration], history: History,
                 again: Callable[[str], str]) -> None:
     for version, row in rows.items():
@@ -281,25 +330,15 @@ def apply(database_url: str, history: History, table: str = DEFAULT_TABLE,
     later runs until ``resolve``)."""
     import psycopg
 
-    migrations, library = _prepare(history, library)
     again = again or default_again(history)
-    report = ApplyReport()
-
-    def say(line: str) -> None:
-        report.lines.append(line)
-        log(line)
-
-    with _Session(database_url, table, connect, say) as s:
-        conn = s.conn
-        _ensure_table(conn, table)
-        rows = _rows(conn, table, library)
-        by_version = {m.version: m for m in migrations}
-        _check_rows(rows, by_version, history, again)
+    report, say = _reporter(log)
+    with _locked_history(database_url, history, table, connect, library, say, again) as h:
+        conn, rows, library = h.conn, h.rows, h.library
         done = {v for v, r in rows.items() if r.state == "applied"}
         top = max(done, default=0)
         if not rows:
             _refuse_other_runner(conn, table)
-        pending = [m for m in migrations if m.version not in done and (to is None or m.version <= to)]
+        pending = [m for m in h.migrations if m.version not in done and (to is None or m.version <= to)]
         late = [m for m in pending if m.version < top]
         if late:
             raise MigrationError(f"migration {late[0].base} is older than the latest applied version {top}; "
@@ -468,20 +507,10 @@ def down(database_url: str, history: History, steps: int, table: str = DEFAULT_T
 
     if steps < 1:
         raise MigrationError("down needs a number of versions to revert (1 or more)")
-    migrations, library = _prepare(history, library)
     again = again or default_again(history)
-    report = ApplyReport()
-
-    def say(line: str) -> None:
-        report.lines.append(line)
-        log(line)
-
-    with _Session(database_url, table, connect, say) as s:
-        conn = s.conn
-        _ensure_table(conn, table)
-        rows = _rows(conn, table, library)
-        by_version = {m.version: m for m in migrations}
-        _check_rows(rows, by_version, history, again)
+    report, say = _reporter(log)
+    with _locked_history(database_url, history, table, connect, library, say, again) as h:
+        conn, rows, library, by_version = h.conn, h.rows, h.library, h.by_version
         unfinished = [r for r in rows.values() if r.state != "applied"]
         if unfinished:
             raise MigrationError(f"migration {unfinished[0].name} was started and did not finish: run "
@@ -560,13 +589,8 @@ def status(database_url: str, history: History, table: str = DEFAULT_TABLE, conn
            library: Optional[str] = None) -> Tuple[List[StatusLine], List[str]]:
     """Each version's state in the database (read-only: no lock is taken, so status answers
     while another run holds it) and notes (a run in progress, INVALID indexes)."""
-    import psycopg
-
-    migrations, library = _prepare(history, library)
-    conn = (connect or psycopg.connect)(database_url, autocommit=True)
-    try:
-        exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0]
-        rows = _rows(conn, table, library) if exists else {}
+    with _locked_history(database_url, history, table, connect, library, lambda _: None, lock=False) as h:
+        conn, rows, migrations = h.conn, h.rows, h.migrations
         out: List[StatusLine] = []
         for m in migrations:
             r = rows.get(m.version)
@@ -588,5 +612,3 @@ def status(database_url: str, history: History, table: str = DEFAULT_TABLE, conn
             notes.append(f"index {name} on {tbl} is INVALID (an interrupted CREATE INDEX CONCURRENTLY): "
                          "apply rebuilds it when its migration is pending or started")
         return out, notes
-    finally:
-        conn.close()
