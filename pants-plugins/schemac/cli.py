@@ -102,7 +102,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="a schema file of a library this one depends on (as for compile)")
     k.add_argument("files", nargs="+", help="the library's schema files and migrations/ files")
     for name, help_ in (("apply", "apply pending migrations to a database"),
-                        ("status", "show each migration's state in a database (applied, pending, failed, started)"),
+                        ("status", "show each migration's state in a database (applied, pending, failed, started); "
+                         "exit 0 when up to date, 3 when versions are pending, 4 when one needs attention "
+                         "(failed, started, edited or unknown)"),
                         ("down", "revert the N latest applied migrations with their down files"),
                         ("resolve", "clear a failed or unfinished migration so apply runs it again")):
         a = msub.add_parser(name, help=help_, description=help_ + " (see docs/migrations.md, 'The apply runner').")

@@ -268,8 +268,10 @@ def test_status_down_and_resolve_through_the_cli_as_the_hints_print_them(tmp_pat
     d = "lib/migrations"
     top = len(migrations_of(lib.history()))
     st = _cli("status", "--dir", d, cwd=tmp_path, env=env)
-    assert st.returncode == 0 and f"0 applied, {top} pending" in st.stdout, st.stderr
+    assert st.returncode == 3 and f"0 applied, {top} pending" in st.stdout, st.stderr  # 3: pending
     assert _cli("apply", "--dir", d, cwd=tmp_path, env=env).returncode == 0
+    st = _cli("status", "--dir", d, cwd=tmp_path, env=env)
+    assert st.returncode == 0 and f"{top} applied, 0 pending, 0 needing attention" in st.stdout, st.stdout
     down = _cli("down", "--dir", d, str(top - 2), cwd=tmp_path, env=env)
     assert down.returncode == 0 and "done: the database is at version 2" in down.stdout, down.stderr
     assert pg.execute("SELECT to_regclass('ix_ticket_priority')") == [(None,)]
@@ -287,6 +289,8 @@ def test_status_down_and_resolve_through_the_cli_as_the_hints_print_them(tmp_pat
     pg.execute("DROP EVENT TRIGGER no_index")
     again = _cli("apply", "--dir", str(tmp_path / d), "--database-url", pg.url, cwd=tmp_path, env=ENV)
     assert again.returncode == 1 and "failed on an earlier run" in again.stderr
+    st = _cli("status", "--dir", d, cwd=tmp_path, env=env)  # 4: a version needs a person
+    assert st.returncode == 4 and "1 needing attention" in st.stdout, st.stdout
     resolved = subprocess.run(printed, shell=True, cwd="/", env=bare, capture_output=True, text=True, timeout=120)
     assert resolved.returncode == 0 and "resolved 000003_" in resolved.stdout, (printed, resolved.stderr)
     ok = _cli("apply", "--dir", str(tmp_path / d), "--database-url", pg.url, cwd=tmp_path, env=ENV)
@@ -345,7 +349,7 @@ def test_the_pants_entry_puts_the_users_command_first_and_hints_name_pants(tmp_p
     lib = _history(tmp_path)
     env = {**ENV, "DATABASE_URL": pg.url, "SCHEMAC_RUN_AS": "./pants run lib: --"}
     st = _cli("target", "--library", "lib", "--dir", "lib/migrations", "status", cwd=tmp_path, env=env)
-    assert st.returncode == 0 and "pending" in st.stdout, st.stderr
+    assert st.returncode == 3 and "pending" in st.stdout, st.stderr
     pg.execute("CREATE TABLE schemac_migrations (library text NOT NULL, version bigint NOT NULL, name text NOT NULL, "
                "checksum text NOT NULL, state text NOT NULL, error text, applied_at timestamptz NOT NULL DEFAULT now(), "
                "execution_ms integer NOT NULL DEFAULT 0, PRIMARY KEY (library, version))")

@@ -1,7 +1,7 @@
 """``python -m schemac migrate {generate,check,apply,resolve}`` (parsed in :mod:`schemac.cli`).
 
 Exit status: 0 success (also "nothing to do"), 1 refused or failed (diagnostics on stderr),
-2 usage error.
+2 usage error. ``status`` tells the database's state in its exit status (see :data:`STATUS_EXIT`).
 """
 
 from __future__ import annotations
@@ -241,6 +241,23 @@ def _again(args) -> Callable[[str], str]:
     return lambda rest: f"{head} {rest}{tail}"
 
 
+#: ``migrate status``'s exit status: 0 every version applied as committed; 3 versions are
+#: pending (``apply`` brings the database up to date); 4 a version needs a person: ``failed`` or
+#: ``started`` (resolve, or apply to resume), applied from a file edited since, or applied but
+#: missing from the directory (pending versions beside these give 4 too). 1 and 2 keep their
+#: meaning (the status could not be read; usage).
+STATUS_EXIT = {"up to date": 0, "pending": 3, "attention": 4}
+
+
+def status_exit(lines) -> int:
+    """The exit status of ``migrate status`` for its lines (:data:`STATUS_EXIT`)."""
+    if any(s.state in ("failed", "started", "unknown") or s.checksum == "edited" for s in lines):
+        return STATUS_EXIT["attention"]
+    if any(s.state == "pending" for s in lines):
+        return STATUS_EXIT["pending"]
+    return STATUS_EXIT["up to date"]
+
+
 def _print_status(lines, notes) -> None:
     width = max((len(s.name) for s in lines), default=4)
     print(f"{'version':>7}  {'migration':<{width}}  {'state':<8}  {'checksum':<8}  when")
@@ -251,8 +268,8 @@ def _print_status(lines, notes) -> None:
         print(f"note: {n}")
     applied = [s for s in lines if s.state == "applied"]
     pending = [s for s in lines if s.state == "pending"]
-    print(f"{len(applied)} applied, {len(pending)} pending, "
-          f"{len([s for s in lines if s.state in ('failed', 'started', 'unknown')])} needing attention")
+    attention = [s for s in lines if s.state in ("failed", "started", "unknown") or s.checksum == "edited"]
+    print(f"{len(applied)} applied, {len(pending)} pending, {len(attention)} needing attention")
 
 
 def apply_cmd(args) -> int:
@@ -272,6 +289,7 @@ def apply_cmd(args) -> int:
         elif cmd == "status":
             lines, notes = status(url, history, args.table, library=args.library)
             _print_status(lines, notes)
+            return status_exit(lines)
         elif cmd == "down":
             down(url, history, args.steps, args.table, log=print, library=args.library, again=again)
         else:

@@ -649,8 +649,9 @@ class _Differ:
         self.lint("BC105", f"required column {nt.name}.{c.name} has no default: a deployed runner of the previous "
                   f"version inserts {nt.name} rows without it, and they fail",
                   "give the property a default (then no fill is needed either), or deploy the new runners first")
-        self.lint("MF103", f"required column {nt.name}.{c.name} is added without a default",
-                  None if fill else f"existing rows need a value: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
+        if fill is None:  # with a fill the existing rows get its value: nothing left to warn about
+            self.lint("MF103", f"required column {nt.name}.{c.name} is added without a default",
+                      f"existing rows need a value: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
         self.emit(ADD_COLUMN, f"ALTER TABLE {tq} ADD COLUMN {column_sql(replace(c, nullable=True))};")
         self._fill_and_require(nt, c, fill, "", f"is a new required column, and {nt.name} has rows")
 
@@ -715,10 +716,11 @@ class _Differ:
             if c.default is None:
                 self.lint("BC105", f"column {nt.name}.{c.name} becomes required without a default: a deployed runner "
                           "of the previous version that leaves it empty fails", "give the property a default")
-            fill = self.hints.fills.get((nt.origin, c.pointer or c.name))
-            self.lint("MF104", f"column {nt.name}.{c.name} becomes required",
-                      None if fill else f"rows where it is empty stop the migration: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
-            self._fill_and_require(nt, c, None if self.opt.down else fill, f" WHERE {cq} IS NULL",
+            fill = None if self.opt.down else self.hints.fills.get((nt.origin, c.pointer or c.name))
+            if fill is None:  # with a fill the empty values get its value: nothing left to warn about
+                self.lint("MF104", f"column {nt.name}.{c.name} becomes required",
+                          f"rows where it is empty stop the migration: add `fill {self._type_name(nt)}.{c.pointer} using (...)`")
+            self._fill_and_require(nt, c, fill, f" WHERE {cq} IS NULL",
                                    "becomes required, but some rows have no value")
         elif not oc.nullable and c.nullable:
             self.change(f"make {nt.name}.{c.name} optional")
