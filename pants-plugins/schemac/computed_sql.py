@@ -202,6 +202,46 @@ def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
     return None
 
 
+def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
+    """``(type, filter)`` when ``expr`` is the set of every object of a type, ``User``, or a
+    selection of them, ``(select User filter .active)`` / ``User filter .active`` (``filter``
+    ``None`` for all of them); ``None`` otherwise (nothing reported). A ``with`` name shadows a
+    type's."""
+    if isinstance(expr, ast.VarRef):
+        if expr.name in ctx.variables or expr.name in ctx.bound_statements:
+            return None
+        t = ctx.schema.find_type(expr.name, ctx.module)
+        return None if t is None else (t, None)
+    if isinstance(expr, ast.SubSelect):
+        t = ctx.schema.find_type(expr.type_name, ctx.module)
+        return None if t is None or expr.type_name in ctx.variables else (t, expr.filter)
+    if (isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None
+            and expr.limit is None and isinstance(expr.subject, ast.VarRef)):
+        found = type_set_of(expr.subject, ctx)
+        return None if found is None else (found[0], expr.filter)
+    return None
+
+
+def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
+    """The objects of a :func:`type_set_of` expression (rows named ``alias``, restricted to those
+    the type's access policies let the query see), its filter checked in the type's scope."""
+    from schemac.exprs import BOOL, check
+
+    found = type_set_of(expr, ctx)
+    assert found is not None
+    source, filt = found
+    cond = None
+    if filt is not None:
+        inner = dataclasses.replace(ctx, subject=source, column_prefix=alias, subject_column=None)
+        cond = check(filt, inner, BOOL)  # type: ignore[arg-type]
+        if cond is None:
+            return None
+        if cond.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
+            return None
+    return qir.ObjectSet(expr.span, alias, source, True, cond, visible_sql=_visible(source, ctx, alias))
+
+
 def object_set_of(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     """The set of objects ``expr`` stands for (``count(<set>)``, ``exists <set>``), its rows
     named ``alias``; ``None`` when ``expr`` is not one (or after reporting)."""

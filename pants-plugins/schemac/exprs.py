@@ -331,7 +331,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Cast):
         return _cast(expr, ctx, allow_optional_param)
     if isinstance(expr, ast.SetLit):
-        ctx.reporter.error("E0304", "a set literal {...} can only follow 'in'", expr.span)
+        ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
+                           expr.span)
         return None
     if isinstance(expr, ast.Tuple_):
         ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))'", expr.span)
@@ -729,7 +730,11 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
 def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """``count(.multi_link)``: the number of its links; ``count(.tags)`` of a multi property or
     array: its length (0 for an empty or NULL array); ``count`` of a backlink or computed link:
-    the number of its objects."""
+    the number of its objects; ``count(User)`` / ``count((select User filter ...))``: the number
+    of objects of the type (https://docs.geldata.com/reference/stdlib/set#function::std::count)."""
+    if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:
+        objects = computed_sql.type_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"))
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
     if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.object_set_of(expr.args[0], ctx, f"_c{ctx.depth}")
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
@@ -1087,6 +1092,10 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             and expr.operand.name in ("fts::search", "std::fts::search"):
         return check(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
     if expr.op == "exists":
+        if computed_sql.type_set_of(expr.operand, ctx) is not None:
+            # `exists User`, `exists (select User filter ...)`
+            objects = computed_sql.type_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
         if computed_sql.link_set_of(expr.operand, ctx) is not None:
             objects = computed_sql.object_set_of(expr.operand, ctx, f"_e{ctx.depth}")
             return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)

@@ -215,6 +215,8 @@ def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
     if q.cardinality == AT_MOST_ONE:
         if q.kind == "insert":
             lines += ["", "It returns nil, nil when the insert was skipped by unless conflict."]
+        elif q.scalar:
+            lines += ["", "It returns nil, nil when the value is empty."]
         else:
             lines += ["", "It returns nil, nil when no row matched."]
     if q.exclusives:
@@ -296,14 +298,26 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
             imports.add("github.com/jackc/pgx/v5/pgtype")
             target = f"pgScan(pgtype.{oid}, {target})"
         scan.append(target)
+    item, found, zero = "i", "&i", "nil" if q.cardinality in (MANY, AT_MOST_ONE) else f"{qn.row_type}{{}}"
+    if q.scalar:
+        # A single value (`select count(User)`): the method returns the row's one value (a
+        # pointer, nil when empty, for at most one).
+        value_type = rows[0][1]
+        item = found = "i." + rows[0][0]
+        if q.cardinality == MANY:
+            ret = f"[]{value_type}"
+        else:
+            ret = value_type
+            zero = f"{qn.row_type}{{}}.{rows[0][0]}"
     return {
+        "scalar": q.scalar, "item": item, "found": found,
         "name": q.name, "path": comment_safe(q.path, block=False), "method": method, "sql_const": qn.sql_const,
         "sql_literal": go_raw(q.sql), "params_type": qn.params_type, "row_type": qn.row_type,
         "param_body": _body(align(params)), "row_body": _body(align(rows)), "return_type": ret, "args": args,
         "scan": ", ".join(scan), "cardinality": q.cardinality,
         "doc": _comment(_doc_lines(q, method, names.go_errors)), "params_doc": _comment(wrap(" ".join(params_doc))),
         "structs": structs, "required_globals": required_globals, "has_params": bool(params),
-        "zero": "nil" if q.cardinality in (MANY, AT_MOST_ONE) else f"{qn.row_type}{{}}",
+        "zero": zero,
     }
 
 

@@ -332,6 +332,9 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     (and restricted to those the source's access policies let the query see)."""
     source = f"FROM {qi(s.source.table)} AS {s.alias} WHERE "
     visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
+    if s.cond is None and s.link is None:
+        # Every object of the type (`count(User)`).
+        return source[:-len(" WHERE ")] + ("" if s.visible_sql is None else f" WHERE {s.visible_sql}")
     if s.cond is not None:
         return source + expr_sql(s.cond) + visible
     link, me = s.link, s.subject_row
@@ -669,6 +672,21 @@ def _select_sql(s: qir.Select) -> str:
     return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{_where(s.filter, s.visible_sql)}{tail}"
 
 
+def _values_sql(s: qir.SelectValues) -> str:
+    """One row: ``SELECT <value> AS "value"``, or a free object's fields. A number is cast to its
+    Gel type's Postgres type (``1`` is an ``int64``, not Postgres' ``integer``; ``1.5`` a
+    ``float64``, not a ``numeric``), so the runners read it as that type."""
+    cols = []
+    for sql, f in shape_sql(s.elements, "", 0):
+        value = next(el.value for el in s.elements if el.field is f)  # type: ignore[attr-defined]
+        if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.CountObjects, qir.CountLink)
+                and not (type(value) is qir.SqlTemplate and value.func == "empty")
+                and f.type.element is None):
+            sql = f"CAST({sql} AS {f.type.pg})"
+        cols.append(f"{sql} AS {qi(f.name)}")
+    return "SELECT " + ", ".join(cols)
+
+
 def _returning_sql(r: qir.Returning) -> str:
     """A write returning a flat shape. With join-table writes the statement is the CTE
     ``"_new"`` they read, and the query selects its rows: one statement, atomic."""
@@ -701,6 +719,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
     if t is qir.With:
         return _with_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.SelectValues:
+        return _values_sql(stmt)  # type: ignore[arg-type]
     raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
 
 

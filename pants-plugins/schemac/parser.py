@@ -2045,13 +2045,6 @@ class _Builder:
             return ast.UpdateQuery(subject[0], subject[1], filt, rest[-1], self._span(meta))
         return ast.UpdateQuery("", subject.span, filt, rest[-1], self._span(meta), subject)
 
-    def shape_elem(self, meta, children):
-        name, *sub = children
-        return ast.ShapeElement(str(name), sub[0] if sub else None, self._span(meta))
-
-    def shape(self, meta, children):
-        return tuple(children)
-
     def order_item(self, meta, children):
         expr, *words = children
         descending = any(w.type == "ORDER_DIR" and w.value.lower() == "desc" for w in words)
@@ -2068,15 +2061,30 @@ class _Builder:
         return ("limit", children[0])
 
     def select_q(self, meta, children):
-        (name, name_span), *rest = children
-        shape = rest.pop(0) if rest and isinstance(rest[0], tuple) and (not rest[0] or isinstance(rest[0][0], ast.ShapeElement)) else None
+        """``select <expr> [filter] [order by] [offset] [limit]``: a type (with a shape) is a
+        :class:`~schemac.syntax.SelectQuery`, a parenthesised write (with a shape) a
+        :class:`~schemac.syntax.SelectDml`, any other expression a
+        :class:`~schemac.syntax.SelectValue`."""
+        subject, *rest = children
         c = dict(rest)
-        return ast.SelectQuery(name, name_span, shape, c.get("filter"), c.get("order", ()), c.get("offset"),
-                               c.get("limit"), self._span(meta))
+        base, shape = subject, None
+        if isinstance(subject, ast.ShapeExpr):
+            base, shape = subject.base, subject.shape
+        span = self._span(meta)
+        if isinstance(base, ast.VarRef):
+            return ast.SelectQuery(base.name, base.span, shape, c.get("filter"), c.get("order", ()), c.get("offset"),
+                                   c.get("limit"), span)
+        if (isinstance(base, ast.StatementExpr) and isinstance(base.query, (ast.InsertQuery, ast.UpdateQuery,
+                                                                             ast.DeleteQuery)) and not c):
+            return ast.SelectDml(base.query, shape, span)
+        return ast.SelectValue(subject, c.get("filter"), c.get("order", ()), c.get("offset"), c.get("limit"), span)
 
-    def select_dml(self, meta, children):
-        body, *rest = children
-        return ast.SelectDml(body, rest[0] if rest else None, self._span(meta))
+    def free_elem(self, meta, children):
+        name, value = children
+        return ast.ShapeElement(str(name), None, self._span(meta), value=value)
+
+    def free_object(self, meta, children):
+        return ast.FreeObject(tuple(children), self._span(meta))
 
     def delete_q(self, meta, children):
         subject, *rest = children
@@ -2084,19 +2092,6 @@ class _Builder:
         if type(subject) is tuple:  # a type name
             return ast.DeleteQuery(subject[0], subject[1], filt, self._span(meta))
         return ast.DeleteQuery("", subject.span, filt, self._span(meta), subject)
-
-    def link_prop_elem(self, meta, children):
-        return ast.ShapeElement(str(children[0]), None, self._span(meta), link_prop=True)
-
-    def splat_elem(self, meta, children):
-        return ast.ShapeElement("*", None, self._span(meta))
-
-    def double_splat_elem(self, meta, children):
-        return ast.ShapeElement("**", None, self._span(meta))
-
-    def computed_elem(self, meta, children):
-        name, value = children
-        return ast.ShapeElement(str(name), None, self._span(meta), value=value)
 
     def index_op(self, meta, children):
         base, key = children

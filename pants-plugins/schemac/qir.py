@@ -218,7 +218,8 @@ class ComputedRef(Expr):
 class ObjectSet(Node):
     """The objects of a backlink ``.<author[is Post]`` or a computed link of the subject row,
     named ``alias``: the rows of ``source`` matching ``cond`` (a computed ``(select T filter
-    ...)``), or whose ``link`` points at the subject row (named ``subject_row``)."""
+    ...)``), or whose ``link`` points at the subject row (named ``subject_row``); with neither,
+    every object of ``source`` (``count(User)``)."""
 
     span: Span
     alias: str
@@ -572,6 +573,20 @@ class Select(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class SelectValues(Node):
+    """``select <expr>`` of anything but a type or a write
+    (https://docs.geldata.com/reference/edgeql/select): one row of ``elements``
+    (:class:`ShapeComputed` and :class:`ShapeComputedLink` nodes, as in a shape). A free object
+    ``select { a := ..., b := ... }`` has one element per field; a single value (``select 1``,
+    ``select count(User)``, ``select <str>$x``) one element named ``value`` (``scalar``: the
+    runners return the value itself, not a row)."""
+
+    span: Span
+    elements: Tuple[Node, ...]
+    scalar: bool
+
+
+@dataclass(frozen=True, eq=False)
 class Returning(Node):
     """A write returning a flat shape of its rows (a plain write returns ``{ id }``)."""
 
@@ -619,13 +634,17 @@ class Query(Node):
     name: str
     path: str
     kind: str
-    subject: ObjectType
+    #: ``None`` for a select of a value (:class:`SelectValues`).
+    subject: Optional[ObjectType]
     statement: Node
     params: Tuple[object, ...]
     result: Tuple[ResultField, ...]
     cardinality: str
     exclusives: Tuple[ExclusiveConstraint, ...]
     doc: str = ""
+    #: The result is one value, not a row (``select count(User)``): ``result`` holds its one
+    #: field, and the runners return that field's value.
+    scalar: bool = False
 
 
 def walk(node: Node) -> Iterator[Node]:

@@ -68,7 +68,7 @@ class QueryPlan:
     name: str
     path: str
     kind: str
-    subject: ObjectType
+    subject: Optional[ObjectType]
     sql: str
     params: Tuple[ParamSpec, ...]
     result: Tuple[ResultField, ...]
@@ -76,6 +76,9 @@ class QueryPlan:
     exclusives: Tuple[ExclusiveConstraint, ...]
     doc: str = ""
     ir: Optional[qir.Query] = dataclasses.field(default=None, compare=False, repr=False)
+    #: The result is one value (``select count(User)``), not a row: ``result`` holds its one
+    #: field, and the runners return the value itself.
+    scalar: bool = False
 
 
 def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
@@ -84,7 +87,7 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     if query is None:
         return None
     return QueryPlan(query.name, query.path, query.kind, query.subject, lowering.statement_sql(query.statement),
-                     query.params, query.result, query.cardinality, query.exclusives, query.doc, query)
+                     query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar)
 
 
 def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[qir.Query]:
@@ -98,6 +101,11 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     if isinstance(q, ast.WithQuery):
         before = len(reporter.diagnostics)
         query = _with(qf, q, schema, reporter)
+        return query if len(reporter.diagnostics) == before else None
+    if isinstance(q, ast.SelectValue):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _select_value(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
     if subject is None:
@@ -731,6 +739,11 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
     if any(el.splat for el in shape):
         shape = _expand_splats(shape, subject)
     for el in shape:
+        unsupported = _unsupported_element(el)
+        if unsupported is not None:
+            ctx.reporter.error("E0206", f"{unsupported} in a shape {'is' if el.type_filter is None else 'are'} not "
+                               "supported yet", el.span)
+            continue
         if el.value is not None:
             if el.name in seen:
                 ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
@@ -815,6 +828,19 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             continue
         out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
     return out
+
+
+def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
+    """What a shape element uses that shapes do not lower yet (named in an E0206), or ``None``."""
+    if el.backlink:
+        return f"a backlink ('.<{el.name}')"
+    if el.type_filter is not None:
+        return f"type-filtered elements ('[is {el.type_filter}].{el.name}')"
+    for word, clause in (("filter", el.filter), ("order by", el.order), ("offset", el.offset),
+                         ("limit", el.limit)):
+        if clause:
+            return f"'{word}' on the link '{el.name}'"
+    return None
 
 
 def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
@@ -970,6 +996,8 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                                          w, f"_with_{body.type_name}")
         query = None if node is None else _plan(qf, w.kind, w.subject, node, ctx, cardinality,  # type: ignore[attr-defined]
                                                 w.exclusives, _fields(node.shape))  # type: ignore[attr-defined]
+    elif isinstance(body, ast.SelectValue):
+        query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")
@@ -1004,15 +1032,53 @@ def _params_used(statement: qir.With) -> Set[int]:
     return {id(n.param) for r in roots for n in qir.walk(r) if isinstance(n, qir.ParamRef)}  # type: ignore[attr-defined]
 
 
-def _plan(qf: ast.QueryFile, kind: str, subject: ObjectType, statement: qir.Node, ctx: ExprContext,
+def _plan(qf: ast.QueryFile, kind: str, subject: Optional[ObjectType], statement: qir.Node, ctx: ExprContext,
           cardinality: str, exclusives: Tuple[ExclusiveConstraint, ...],
-          result: Optional[Tuple[ResultField, ...]] = None) -> qir.Query:
+          result: Optional[Tuple[ResultField, ...]] = None, scalar: bool = False) -> qir.Query:
     if result is None:
+        assert subject is not None
         id_col = subject.column("id")
         assert id_col is not None
         result = (ResultField("id", id_col.type, False),)
     return qir.Query(qf.name, qf.path, kind, subject, statement, tuple(ctx.params.ordered()), result,  # type: ignore[union-attr]
-                     cardinality, exclusives, qf.doc)
+                     cardinality, exclusives, qf.doc, scalar)
+
+
+def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Optional[qir.Query]:
+    """``select <expr>`` of anything but a type or a write (https://docs.geldata.com/reference/edgeql/select):
+    one row. A free object ``select { a := ..., b := ... }`` is a row of its fields (Gel types
+    it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
+    ``select count(User)``) a single value, which the runners return as it is: exactly one
+    when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
+    for word, clause in (("filter", q.filter), ("order by", q.order), ("offset", q.offset), ("limit", q.limit)):
+        if clause:
+            ctx.reporter.error("E0206", f"'{word}' on a selected expression (not a type) is not supported yet",
+                               q.span, "select a type to filter, order or page it: select User { ... } filter ...")
+            return None
+    value = q.value
+    if isinstance(value, ast.FreeObject):
+        elements: List[qir.Node] = []
+        seen: Set[str] = set()
+        for el in value.elements:
+            if el.name in seen or go_name(el.name) in {go_name(k) for k in seen}:
+                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the free object" if el.name in seen else
+                                   f"'{el.name}' and another field of the free object have the same name in Go",
+                                   el.span)
+                continue
+            seen.add(el.name)
+            low = check(el.value, ctx)  # type: ignore[arg-type]
+            if low is not None:
+                elements.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
+        if ctx.reporter.has_errors:
+            return None
+        node = qir.SelectValues(q.span, tuple(elements), False)
+        return _plan(qf, "select", None, node, ctx, ONE, (), _fields(elements))
+    low = check(value, ctx)
+    if low is None:
+        return None
+    el = qir.ShapeComputed(value.span, ResultField("value", low.type, low.nullable), low)
+    node = qir.SelectValues(q.span, (el,), True)
+    return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if low.nullable else ONE, (), (el.field,), scalar=True)
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.

@@ -329,6 +329,16 @@ class Introspect:
 
 
 @dataclass(frozen=True)
+class FreeObject:
+    """``{ a := expr, b := expr }``: a free object
+    (https://docs.geldata.com/reference/edgeql/select#free-objects); ``elements`` are computed
+    :class:`ShapeElement` nodes."""
+
+    elements: Tuple["ShapeElement", ...]
+    span: Span
+
+
+@dataclass(frozen=True)
 class StatementExpr:
     """A parenthesised ``insert``/``update``/``delete``/``for`` statement used as an expression
     (``do (insert Log { ... })`` in a trigger); ``query`` is the statement's node."""
@@ -340,7 +350,7 @@ class StatementExpr:
 Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, SetLit, Cast, SubSelect, VarRef, Index,
              GlobalRef, Backlink,
              Step, LinkPropRef, TypeFilter, Slice, IfElse, TypeCheck, NamedArg, NamedTuple, ArrayLit, SelectExpr,
-             WithExpr, GroupExpr, ForExpr, StatementExpr, ShapeExpr, Introspect]
+             WithExpr, GroupExpr, ForExpr, StatementExpr, ShapeExpr, Introspect, FreeObject]
 
 
 def iter_nodes(expr: "Expr"):
@@ -377,6 +387,8 @@ def iter_nodes(expr: "Expr"):
             stack.extend(reversed(node.items))
         elif isinstance(node, SelectExpr):
             stack.extend(x for x in (node.limit, node.offset, node.filter, node.subject) if x is not None)
+        elif isinstance(node, FreeObject):
+            stack.extend(el.value for el in reversed(node.elements) if el.value is not None)
 
 
 def conjuncts(expr: "Expr"):
@@ -858,6 +870,26 @@ class SelectDml:
 
 
 @dataclass(frozen=True)
+class SelectValue:
+    """``select <expr> [filter ...] [order by ...] [offset n] [limit n]`` of anything but a type
+    or a write: a literal, a parameter, a function call, a free object ``{ a := ... }``
+    (https://docs.geldata.com/reference/edgeql/select)."""
+
+    value: Expr
+    filter: Optional[Expr]
+    order: Tuple["OrderItem", ...]
+    offset: Optional[Expr]
+    limit: Optional[Expr]
+    span: Span
+
+    type_name = ""
+
+    @property
+    def type_span(self) -> Span:
+        return self.value.span
+
+
+@dataclass(frozen=True)
 class DeleteQuery:
     """``delete Type [filter expr]``: returns the deleted objects' ``{ id }``."""
 
@@ -919,7 +951,7 @@ class WithQuery:
         return self.body.type_span
 
 
-Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery, SelectDml, WithQuery]
+Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery, SelectDml, WithQuery, SelectValue]
 
 
 @dataclass(frozen=True)

@@ -279,6 +279,8 @@ def _doc_lines(q: QueryPlan, errors: Dict[str, str]) -> List[str]:
     if q.cardinality == AT_MOST_ONE:
         if q.kind == "insert":
             lines.append("Resolves to `null` when the insert was skipped by `unless conflict`.")
+        elif q.scalar:
+            lines.append("Resolves to `null` when the value is empty.")
         else:
             lines.append("Resolves to `null` when no row matched.")
     for ex in q.exclusives:
@@ -334,6 +336,15 @@ def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = Fal
                 helpers.add("rangeText")
     arg_params = [view for p, view in zip(q.params, params) if p.global_ is None]
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
+    if q.scalar:
+        # A single value (`select count(User)`): the function returns the row's one value.
+        value_type = result[0][1]
+        if q.cardinality == MANY:
+            ret = f"({value_type})[]" if " " in value_type else f"{value_type}[]"
+        elif q.cardinality == AT_MOST_ONE and not value_type.endswith(" | null"):
+            ret = f"{value_type} | null"
+        else:
+            ret = value_type
     decoder = _decoder(q, helpers if helpers is not None else set(), bigint, qn.decoder)
     return {
         "name": q.name, "path": comment_safe(q.path), "fn": fn, "key": qn.key,
@@ -342,7 +353,7 @@ def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = Fal
         "sql_literal": ts_template(q.sql), "args_type": qn.args_type, "result_type": result_type,
         "return_type": ret, "params": params,
         "args_params": arg_params, "reads_globals": len(arg_params) != len(params),
-        "result": result, "cardinality": q.cardinality,
+        "result": result, "cardinality": q.cardinality, "scalar": q.scalar,
         "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q, names.ts_errors)]),
         "no_row_message": js_string(f"{q.name}: the statement returned no row"), "decoder": decoder,
     }

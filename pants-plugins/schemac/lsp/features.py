@@ -544,7 +544,8 @@ def document_symbols(analysis: Analysis, path: str) -> List[Symbol]:
         start = m.start(1) if m else 0
         end = len(text.rstrip())
         plan = analysis.plans.get(path)
-        detail = f"{plan.kind} {short_name(plan.subject.qualname)}" if plan is not None else ""
+        detail = ("" if plan is None else plan.kind if plan.subject is None
+                  else f"{plan.kind} {short_name(plan.subject.qualname)}")
         out.append(Symbol(name, "query", (path, start, max(end, start)), detail))
         return out
     for qn, e in idx.enums.items():

@@ -1,0 +1,1 @@
+select count(User filter .active);

@@ -1,0 +1,2 @@
+# How many users there are.
+select count(User);

@@ -1,0 +1,1 @@
+select exists (select User filter .email = <str>$email);

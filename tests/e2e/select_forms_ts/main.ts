@@ -1,0 +1,69 @@
+// End-to-end program for the generated TypeScript runner of tests/cases/select_forms (see
+// test_select_forms_e2e.py): selects of single values and of free objects, through
+// node-postgres. Prints one JSON object of observations; a failed expectation throws (exit
+// status 1).
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as sf from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const q = sf.createRunner(pool).query;
+const out: Record<string, boolean> = {};
+
+// Type-level checks: never called, but must compile (or fail to compile where marked).
+export async function typeChecks(): Promise<void> {
+  // A single value comes back as itself, not as a row.
+  const n: string = await q.countUsers();
+  const s: string = await q.echo({ text: "" });
+  const maybe: string | null = await q.maybeEcho({ text: null });
+  const b: boolean = await q.emailTaken({ email: "" });
+  // @ts-expect-error an optional value may be null
+  const notNull: string = await q.maybeEcho({ text: "x" });
+  // A free object is one row of its fields.
+  const st: sf.StatsResult = await q.stats({ prefix: "" });
+  const at: Date = st.at;
+  const missing: string | null = st.missing;
+  void [n, s, maybe, b, notNull, at, missing];
+}
+
+try {
+  await pool.query("TRUNCATE \"user\"");
+  await pool.query(
+    "INSERT INTO \"user\" (name, email, active) VALUES ('Ann', 'ann@example.com', true), ('Bob', NULL, false), ('Cy', 'cy@example.com', true)",
+  );
+
+  // select 1: an int64 (node-postgres' text of an int8).
+  assert.equal(await q.ping(), "1");
+  // select count(User), count(User filter .active)
+  assert.equal(await q.countUsers(), "3");
+  assert.equal(await q.countActive(), "2");
+  out["counts"] = true;
+
+  // select <str>$x, select <optional str>$x, select <str>{}
+  assert.equal(await q.echo({ text: "hé" }), "hé");
+  assert.equal(await q.maybeEcho({ text: "x" }), "x");
+  assert.equal(await q.maybeEcho({ text: null }), null);
+  assert.equal(await q.maybeEcho({}), null);
+  assert.equal(await q.nothing(), null);
+  out["values"] = true;
+
+  // select exists (select User filter ...)
+  assert.equal(await q.emailTaken({ email: "ann@example.com" }), true);
+  assert.equal(await q.emailTaken({ email: "nobody@example.com" }), false);
+  out["exists"] = true;
+
+  // Free objects.
+  const before = new Date();
+  const st = await q.stats({ prefix: "users" });
+  assert.deepEqual({ ...st, at: null }, {
+    total: "3", active: "2", label: "users!", half: 0.5, missing: null, at: null,
+  });
+  assert.ok(st.at instanceof Date && st.at.getTime() >= before.getTime() - 5000);
+  assert.deepEqual(await q.nameCheck({ name: "Bob" }), { taken: true, shout: "BOB" });
+  assert.deepEqual(await q.nameCheck({ name: "Dee" }), { taken: false, shout: "DEE" });
+  out["freeObjects"] = true;
+  console.log(JSON.stringify(out));
+} finally {
+  await pool.end();
+}
