@@ -410,6 +410,8 @@ _UNLOWERED_EXPRESSIONS = {
     ast.GroupExpr: "'group' expressions",
     ast.ForExpr: "'for' loops inside an expression",
     ast.StatementExpr: "statements inside an expression",
+    ast.ShapeExpr: "shapes on an expression ('expr { ... }')",
+    ast.FreeObject: "free objects ('{ a := ... }') inside an expression",
 }
 
 
