@@ -37,6 +37,9 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
                 if isinstance(a, ast.Path) and len(a.steps) == 1 and \
                         not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
                     pinned.add(a.steps[0])
+    # A single link is pinned by its FK column (``.identity = global x`` with an exclusive
+    # identity link).
+    pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
     return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 

@@ -83,6 +83,8 @@ CODES: Dict[str, str] = {
     "W0003": "required multi link not enforced by the database",
     "W0004": "annotations of a scalar type are not stored",
     "W0005": "migration hint does not apply (already applied, or misspelled)",
+    "W0006": "required computed not enforced",
+    "W0007": "index of a Gel server service not created",
 }
 
 

@@ -27,6 +27,7 @@ from schemac.lowering import Lowered, emit
 from schemac.model import Column, Global, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
+from schemac import gel_auth
 from schemac.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES, MAX_VECTOR_DIMS, PG_EXTENSIONS,
                                 VECTOR, extension_of, vector_scalar)
 
@@ -223,6 +224,12 @@ def ext_needs(name: str, span, ctx: ExprContext) -> bool:
     a Gel server service (E0206: Postgres has no such thing), an extension not declared
     (E0201, with the ``using extension`` line to add), or an unknown extension."""
     ext = extension_of(name)
+    if ext == "auth":
+        return _auth_needs(name, span, ctx)
+    if ext in GEL_SERVICES and ext not in ctx.schema.extensions:
+        ctx.reporter.error("E0201", f"'{name}' needs the {ext} extension", span,
+                           f"add 'using extension {ext};' to a schema file")
+        return False
     if ext in GEL_SERVICES:
         ctx.reporter.error("E0206", f"'{name}' belongs to Gel's '{ext}' extension, a service of the Gel server that "
                            "Postgres does not have", span, _SERVICE_HINTS.get(ext, f"see {GEL_SERVICES[ext].doc}"))
@@ -238,10 +245,33 @@ def ext_needs(name: str, span, ctx: ExprContext) -> bool:
     return True
 
 
+def _auth_needs(name: str, span, ctx: ExprContext) -> bool:
+    """A name of ``ext::auth`` that is not part of the schema (the data model's types and the
+    global ``ClientTokenIdentity`` are, see :mod:`schemac.gel_auth`): the extension is not
+    declared (E0201), the name belongs to its service (E0206), or a type the schema does not
+    name is used by a query (E0201)."""
+    if "auth" not in ctx.schema.extensions:
+        ctx.reporter.error("E0201", f"'{name}' needs the auth extension", span,
+                           "add 'using extension auth;' to a schema file")
+        return False
+    refused = gel_auth.refusal(name)
+    if refused is not None:
+        ctx.reporter.error("E0206", refused[0], span, refused[1])
+        return False
+    short = name.split("::")[-1]
+    if short in gel_auth.data_model_names():
+        ctx.reporter.error("E0201", f"'{name}' is not in this schema", span,
+                           "schemac creates the ext::auth types a schema file names: name it there "
+                           "(e.g. in a link)")
+        return False
+    ctx.reporter.error("E0206", f"'{name}' belongs to the service of Gel's 'auth' extension, which Postgres "
+                       "does not have", span, "schemac creates the tables of its data model (ext::auth::Identity, "
+                       "...), not its functions (https://docs.geldata.com/reference/auth)")
+    return False
+
+
 #: What to do instead of a Gel server service's types (shown with the E0206).
 _SERVICE_HINTS = {
-    "auth": "keep the identity your auth provider gives you in your own type, e.g. "
-            "'required identity_id: str { constraint exclusive; }'",
     "ai": "compute embeddings in the application and store them in an ext::pgvector::vector property "
           "with an ext::pgvector index",
 }

@@ -11,8 +11,11 @@ Gel's extensions (https://docs.geldata.com/reference/datamodel/extensions) are o
   :func:`vector_scalar`);
 * services of the Gel server -- ``auth``, ``ai``, ``graphql``, ``edgeql_http`` and the others of
   :data:`GEL_SERVICES`. Postgres has nothing to create for them: the declaration is accepted with
-  a warning (a schema that declares them still compiles), and a reference to one of their types
-  (``ext::auth::Identity``) or index kinds (``ext::ai::index``) is a located E0206.
+  a warning (a schema that declares them still compiles), and a reference to one of their types,
+  functions or index kinds (``ext::ai::search``, ``ext::ai::index``) is a located E0206, except
+  the data model of ``auth`` (``ext::auth::Identity`` and its relatives become tables, see
+  :mod:`schemac.gel_auth`) and a ``deferred index ext::ai::index`` (warning W0007, nothing
+  created: only ``ext::ai::search`` reads it).
 
 The compiler core does not import Pants (this module is plain data and small helpers).
 """

@@ -29,7 +29,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from schemac import fts
+from schemac import fts, gel_auth
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.computed_sql import filter_pins_one as _filter_pins_one, single_subselect
@@ -133,9 +133,18 @@ _UNIT_CHECKS = {
 
 
 def _gel_server_index(ix: ast.IndexDecl) -> bool:
-    """An index of a Gel server service (``ext::ai::index``): :meth:`_Resolver._index` refuses it
-    by name, deferred or not."""
+    """An index of a Gel server service (``ext::ai::index``): a deferred one is accepted with a
+    warning and creates nothing (:meth:`_Resolver._refuse_unlowered`); any other is refused by
+    :meth:`_Resolver._index`."""
     return (ix.kind or "").startswith("ext::ai::")
+
+
+def _ai_index(ix: ast.IndexDecl) -> bool:
+    """``deferred index ext::ai::index(...) on (...)``
+    (https://docs.geldata.com/reference/ai/extai): Gel's AI service computes embeddings
+    into it, and only ``ext::ai::search`` reads it. It changes no result of an ordinary query, so
+    it is accepted with warning W0007 and nothing is created (``ext::ai::search`` stays E0206)."""
+    return ix.deferred and ix.kind in ("ext::ai::index", "std::ext::ai::index")
 
 
 class _Resolver:
@@ -145,6 +154,11 @@ class _Resolver:
         ext_files = [extern_file(f, lib, self.extern_modules) for lib, f in external]
         self.external_files = ext_files
         self.files = list(files) + ext_files
+        if any(e.name == "auth" for f in files for e in f.extensions):
+            # The data model of Gel's auth extension: the types the schema names (gel_auth).
+            auth = gel_auth.data_model(gel_auth.referenced_names(files))
+            if auth is not None:
+                self.files.insert(0, auth)  # first: the application's globals read its globals
         self.reporter = reporter
         self.schema = Schema(module_library={m: lib for m, (lib, _) in self.extern_modules.items()})
         self.decls: Dict[str, ast.TypeDecl] = {}
@@ -223,7 +237,13 @@ class _Resolver:
                 for c in t.constraints:
                     self._refuse_constraint(c, hint)
                 for ix in t.indexes:
-                    if ix.deferred and not _gel_server_index(ix):
+                    if _ai_index(ix) and "ai" in self.schema.extensions:
+                        self.reporter.warning("W0007", "deferred index ext::ai::index is not created: only "
+                                              "ext::ai::search reads it, a service of the Gel server", ix.span,
+                                              "ordinary queries return the same rows without it; compute embeddings "
+                                              "in the application into an ext::pgvector::vector property for a "
+                                              "similarity search")
+                    elif ix.deferred and not _gel_server_index(ix):
                         self.reporter.error("E0206", "deferred indexes are not supported yet", ix.span, hint)
                 for p in t.pointers:
                     self._refuse_pointer_parts(p, hint)
@@ -272,7 +292,12 @@ class _Resolver:
                                             did_you_mean(ext.name, names) or f"schemac knows: {', '.join(names)}")
                     continue
                 seen[ext.name] = ext.span
-                if known.pg is None and not external:
+                if ext.name == "auth" and not external:
+                    self.reporter.warning("W0001", "extension 'auth': the ext::auth types the schema names become "
+                                          "tables; its service (sign-in flows, tokens) is not provided", ext.span,
+                                          "the application supplies the signed-in identity's id as the global "
+                                          f"ext::auth::identity_id ({known.doc})")
+                elif known.pg is None and not external:
                     self.reporter.warning("W0001", f"extension '{ext.name}' is a service of the Gel server: accepted, "
                                           "nothing is created in Postgres", ext.span,
                                           f"a reference to its types or index kinds is refused ({known.doc})")
@@ -878,7 +903,7 @@ class _Resolver:
         """An exclusive constraint declared on an abstract type is enforced per concrete table
         (like Gel's ``delegated constraint``), not across the whole hierarchy."""
         for key, t in self.decls.items():
-            if not t.abstract:
+            if not t.abstract or t.module == gel_auth.MODULE:  # (documented for ext::auth::Factor)
                 continue
             subs = self._concrete_descendants().get(key, [])
             if len(subs) < 2:
@@ -1300,6 +1325,8 @@ class _Resolver:
 
     def _index(self, obj: ObjectType, ix: ast.IndexDecl, module: str) -> None:
         ctx = ExprContext(self.schema, obj, module, self.reporter, where="an index")
+        if _ai_index(ix) and "ai" in self.schema.extensions:
+            return  # nothing to create (warned once, at the declaration: _refuse_unlowered)
         method = "btree"
         ext_kind = None
         if ix.kind is not None and ix.kind.startswith("ext::"):

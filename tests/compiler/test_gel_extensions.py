@@ -97,13 +97,31 @@ def test_extension_functions_lower_to_their_postgres_operators_and_functions():
      "    type T { e: ext::pgvector::vector<3>; }\n"
      "                ^^^^^^^^^^^^^^^^^^^^^^^^\n"
      "hint: add 'using extension pgvector;' to a schema file"),
-    ("using extension auth;\ntype T { required identity: ext::auth::Identity; }",
-     "t/s.esdl:2:29: error[E0206]: 'ext::auth::Identity' belongs to Gel's 'auth' extension, a service of the Gel "
-     "server that Postgres does not have"),
+    ("type T { required identity: ext::auth::Identity; }",
+     "t/s.esdl:1:29: error[E0201]: 'ext::auth::Identity' needs the auth extension\n"
+     "    type T { required identity: ext::auth::Identity; }\n"
+     "                                ^^^^^^^^^^^^^^^^^^^\n"
+     "hint: add 'using extension auth;' to a schema file"),
+    ("using extension auth;\ntype T { required identity: ext::auth::Identiy; }",
+     "t/s.esdl:2:29: error[E0206]: 'ext::auth::Identiy' belongs to the service of Gel's 'auth' extension, which "
+     "Postgres does not have"),
+    ("using extension auth;\nglobal t := global ext::auth::client_token;",
+     "t/s.esdl:2:13: error[E0206]: 'ext::auth::client_token' belongs to the service of Gel's 'auth' extension, "
+     "which Postgres does not have\n    global t := global ext::auth::client_token;\n"
+     "                ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nhint: the token is verified by the Gel server's auth service; "
+     "verify it in your application and set the global ext::auth::identity_id to the identity's id"),
+    ("using extension auth;\ntype T { c: ext::auth::GoogleOAuthProvider; }",
+     "t/s.esdl:2:13: error[E0206]: 'ext::auth::GoogleOAuthProvider' belongs to the service of Gel's 'auth' "
+     "extension, which Postgres does not have"),
+    ("using extension auth;\ntype T { required identity: ext::auth::Identity; ok := ext::auth::signing_key_exists(); }",
+     "t/s.esdl:2:56: error[E0206]: 'ext::auth::signing_key_exists' belongs to the service of Gel's 'auth' "
+     "extension"),
     ("using extension ai;\ntype T { a: str; index ext::ai::index(embedding_model := 1) on (.a); }",
      "t/s.esdl:2:18: error[E0206]: 'ext::ai::index' belongs to Gel's 'ai' extension"),
-    ("using extension ai;\ntype T { a: str; deferred index ext::ai::index(embedding_model := 'x') on (.a); }",
-     "t/s.esdl:2:18: error[E0206]: 'ext::ai::index' belongs to Gel's 'ai' extension, a service of the Gel server"),
+    ("type T { a: str; deferred index ext::ai::index(embedding_model := 'x') on (.a); }",
+     "t/s.esdl:1:18: error[E0201]: 'ext::ai::index' needs the ai extension"),
+    ("using extension ai;\ntype T { a: str; ok := ext::ai::search(T, [1.0]); }",
+     "t/s.esdl:2:24: error[E0206]: 'ext::ai::search' belongs to Gel's 'ai' extension, a service of the Gel server"),
     ("using extension pgvektor;",
      "t/s.esdl:1:1: error[E0206]: unknown extension 'pgvektor'\n    using extension pgvektor;\n"
      "    ^^^^^^^^^^^^^^^^^^^^^^^^\nhint: did you mean 'pgvector'?"),
@@ -136,9 +154,55 @@ def test_gel_server_services_are_accepted_with_a_warning():
     out = compile_library({"t/s.esdl": "using extension auth;\nusing extension graphql;\ntype T { a: str; }\n"},
                           Options(library="t"), warnings)
     assert [(w.code, w.span.line, w.message) for w in warnings] == [
-        ("W0001", 1, "extension 'auth' is a service of the Gel server: accepted, nothing is created in Postgres"),
+        ("W0001", 1, "extension 'auth': the ext::auth types the schema names become tables; its service (sign-in "
+                     "flows, tokens) is not provided"),
         ("W0001", 2, "extension 'graphql' is a service of the Gel server: accepted, nothing is created in Postgres")]
     assert "EXTENSION" not in out["sql/000001_init.up.sql"]
+
+
+def test_gel_auth_data_model_becomes_the_tables_the_schema_names():
+    # https://docs.geldata.com/reference/auth ("Example usage"): only Identity is named, so only
+    # its table is created (Auditable is abstract; LocalIdentity and the factors are not named).
+    from schemac.compiler import compile_library
+
+    warnings = []
+    out = compile_library({"t/s.esdl": "using extension auth;\ntype User { required identity: ext::auth::Identity; }\n",
+                           "t/queries/q.edgeql": "select User { identity: { subject } } "
+                                                 "filter .identity = global ext::auth::ClientTokenIdentity;"},
+                          Options(library="t"), warnings)
+    up = out["sql/000001_init.up.sql"]
+    assert [line for line in up.splitlines() if line.startswith("CREATE TABLE")] == [
+        'CREATE TABLE "ext_auth_identity" (', 'CREATE TABLE "user" (']
+    assert 'CONSTRAINT "uq_ext_auth_identity_issuer_subject" UNIQUE ("issuer", "subject")' in up
+    assert '"created_at" timestamptz NOT NULL DEFAULT clock_timestamp(),\n    "modified_at" timestamptz NOT NULL,' in up
+    assert 'REFERENCES "ext_auth_identity" ("id") ON DELETE RESTRICT;' in up
+    assert 'readonly "ext::auth::identity_id"?: string | null;' in out["ts/globals.ts"]
+    assert "ExtAuthIdentityID *string" in out["go/globals.go"]
+    assert "WHERE identity_id = (SELECT \"id\" FROM \"ext_auth_identity\" WHERE id = $1)" in out["ts/queries.ts"]
+    assert [(w.code, w.span.line) for w in warnings] == [("W0001", 1)]
+    # Without any ext::auth name, nothing is created.
+    out = compile_library({"t/s.esdl": "using extension auth;\ntype T { a: str; }\n"}, Options(library="t"))
+    assert "ext_auth" not in out["sql/000001_init.up.sql"] and "globals.ts" not in " ".join(out)
+
+
+def test_gel_auth_types_a_schema_does_not_name_are_not_in_queries():
+    _, text = diagnose({"t/s.esdl": "using extension auth;\ntype User { required identity: ext::auth::Identity; }\n",
+                        "t/queries/q.edgeql": "select ext::auth::LocalIdentity { subject };"})
+    assert "error[E0201]: 'ext::auth::LocalIdentity' is not in this schema" in text or \
+        "error[E0301]: unknown type 'ext::auth::LocalIdentity'" in text, text
+
+
+def test_deferred_ai_index_is_accepted_with_a_warning_and_creates_nothing():
+    # https://docs.geldata.com/reference/ai/extai: only ext::ai::search reads the index.
+    from schemac.compiler import compile_library
+
+    warnings = []
+    out = compile_library({"t/s.esdl": "using extension ai;\ntype Doc {\n  body: str;\n"
+                           "  deferred index ext::ai::index(embedding_model := 'text-embedding-3-small') on (.body);\n}\n"},
+                          Options(library="t"), warnings)
+    assert [(w.code, w.span.line, w.span.col) for w in warnings] == [("W0001", 1, 1), ("W0007", 4, 3)]
+    up = out["sql/000001_init.up.sql"]
+    assert "INDEX" not in up and 'CREATE TABLE "doc"' in up
 
 
 def test_query_functions_need_their_extension_and_right_arguments():

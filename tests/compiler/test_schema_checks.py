@@ -325,16 +325,18 @@ def test_writes_that_policies_check_are_refused_where_the_check_cannot_run():
 
 
 def test_a_refused_auth_declaration_does_not_cascade():
-    """Gel's auth examples: the ext::auth link is refused once; the global that reads it, the
-    link default that reads the global and the policy that reads both report nothing more."""
+    """A refused ext::auth name (the service's token global, a configuration type) is reported
+    once; the global that reads it, the link default that reads the global and the policy that
+    reads both report nothing more. (ext::auth::Identity and ClientTokenIdentity compile:
+    test_gel_extensions.)"""
     schema = ("using extension auth;\n"
               "module default {\n"
-              "  global currentUser := (select User filter .identity = global ext::auth::ClientTokenIdentity);\n"
-              "  type User { required identity: ext::auth::Identity; name: str; }\n"
+              "  global currentUser := (select User filter .identity = global ext::auth::client_token);\n"
+              "  type User { required identity: ext::auth::AuthConfig; name: str; }\n"
               "  type Item { required owner: User { default := global currentUser; };\n"
               "    access policy own allow all using (.owner ?= global currentUser); }\n"
               "}\n")
     err, text = diagnose(schema)
     errors = [(d.span.line, d.code) for d in err.diagnostics if d.severity == "error"]
     assert errors == [(3, "E0206"), (4, "E0206")], text
-    assert "belongs to Gel's 'auth' extension" in text
+    assert "belongs to the service of Gel's 'auth' extension" in text

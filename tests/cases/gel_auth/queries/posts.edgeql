@@ -1,0 +1,1 @@
+select Post { text, author: { name } } order by .text;
