@@ -213,6 +213,8 @@ def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
     if isinstance(expr, ast.VarRef):
         if expr.name in ctx.variables or expr.name in ctx.bound_statements:
             return None
+        if expr.name in ctx.type_sets:  # with u := (select User filter ...)
+            return type_set_of(ctx.type_sets[expr.name], ctx)
         t = ctx.schema.find_type(expr.name, ctx.module)
         return None if t is None else (t, None)
     if isinstance(expr, ast.SubSelect):

@@ -135,6 +135,9 @@ class ExprContext:
     row_refs: Dict[str, str] = field(default_factory=dict)
     #: In an update rewrite: ``__specified__.name`` -> its SQL (``None`` after reporting).
     specified: Optional[Callable[[str, Span], Optional[str]]] = None
+    #: Names bound by ``with u := (select User filter ...)`` to a selection of a type's objects:
+    #: name -> that expression (read by ``select u { ... }``, ``count(u)``, ``exists u``).
+    type_sets: Dict[str, ast.Expr] = field(default_factory=dict)
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:

@@ -473,11 +473,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             inner = shape_sql(el.elements, inner_alias, depth + 1)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             from_where = object_set_sql(el.objects)
-            if el.objects.multi:
-                sql = f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) {from_where})"
-            else:
-                sql = f"(SELECT {obj} {from_where})"
-            out.append((sql, el.field))
+            out.append((_nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth), el.field))
         else:
             link = el.link
             inner_alias = qi(f"_s{depth + 1}")
@@ -487,14 +483,45 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             target = qi(link.target.table)
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
             if link.multi:
-                sql = (f"(SELECT coalesce(json_agg({obj} ORDER BY {inner_alias}.\"id\"), '[]'::json) "
-                       f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "
-                       f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible})")
+                from_where = (f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "
+                              f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible}")
             else:
-                sql = (f"(SELECT {obj} FROM {target} AS {inner_alias} "
-                       f"WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)}{visible})")
-            out.append((sql, el.field))
+                from_where = f"FROM {target} AS {inner_alias} WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)}{visible}"
+            out.append((_nested_sql(obj, from_where, inner_alias, link.multi, el.clauses, depth), el.field))
     return out
+
+
+def _nested_sql(obj: str, from_where: str, alias: str, multi: bool, clauses: Optional[qir.ShapeClauses],
+                depth: int) -> str:
+    """A nested shape's sub-select: one JSON object (``obj``) of the rows ``from_where`` (a
+    ``FROM ... WHERE ...`` naming them ``alias``), or for a multi link a JSON array of them, in
+    the ``order by`` of its clauses then by id (by id alone without one). With ``offset`` /
+    ``limit`` the rows are picked in that order by an inner select, which numbers them
+    (``row_number()``) so the array keeps the order."""
+    where, keys, page = "", [], ""
+    if clauses is not None:
+        if clauses.filter is not None:
+            where = f" AND ({expr_sql(clauses.filter)})"
+        keys = [_order_sql(k) for k in clauses.order]
+        if clauses.offset is not None:
+            page += f" OFFSET {expr_sql(clauses.offset)}"
+        if clauses.limit is not None:
+            page += f" LIMIT {expr_sql(clauses.limit)}"
+    keys.append(f'{alias}."id"')
+    order = ", ".join(keys)
+    if not multi:
+        return f"(SELECT {obj} {from_where}{where}{' ORDER BY ' + order if page else ''}{page})"
+    if not page:
+        return f"(SELECT coalesce(json_agg({obj} ORDER BY {order}), '[]'::json) {from_where}{where})"
+    rows = qi(f"_r{depth + 1}")
+    return (f"(SELECT coalesce(json_agg({rows}.\"v\" ORDER BY {rows}.\"n\"), '[]'::json) FROM "
+            f"(SELECT {obj} AS \"v\", row_number() OVER (ORDER BY {order}) AS \"n\" {from_where}{where} "
+            f"ORDER BY {order}{page}) AS {rows})")
+
+
+def _order_sql(k: qir.OrderKey) -> str:
+    """An ``order by`` key in SQL: Gel's order of empty values always written out."""
+    return f"{_order_key(k.expr)}{' DESC' if k.descending else ' ASC'} NULLS {k.empty.upper()}"
 
 
 def _columns(picked: List[Tuple[str, qir.ResultField]]) -> List[str]:
@@ -660,8 +687,7 @@ def _select_sql(s: qir.Select) -> str:
     picked = shape_sql(s.shape, qi(s.subject.table), 0)
     tail = ""
     if s.order:
-        tail += "\nORDER BY " + ", ".join(
-            f"{_order_key(k.expr)}{' DESC' if k.descending else ' ASC'} NULLS {k.empty.upper()}" for k in s.order)
+        tail += "\nORDER BY " + ", ".join(_order_sql(k) for k in s.order)
     if s.offset is not None:
         tail += f"\nOFFSET {expr_sql(s.offset)}"
     if s.limit is not None:

@@ -394,6 +394,8 @@ class ShapeComputedLink(Node):
     field: ResultField
     objects: ObjectSet
     elements: Tuple[Node, ...]
+    #: ``name: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
+    clauses: Optional["ShapeClauses"] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -427,6 +429,21 @@ class ShapeLink(Node):
     join_type: Optional[ObjectType]
     #: The target's access policy predicate over its rows (lowered by ``schemac.policies``).
     visible_sql: Optional[str] = None
+    #: ``link: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
+    clauses: Optional["ShapeClauses"] = None
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeClauses(Node):
+    """The clauses of a nested shape, ``posts: { title } filter .published order by .title
+    limit 3`` (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links):
+    over the linked objects (their rows named as the nested shape's)."""
+
+    span: Span
+    filter: Optional[Expr]
+    order: Tuple["OrderKey", ...]
+    offset: Optional[Expr]
+    limit: Optional[Expr]
 
 
 # ---------------------------------------------------------------------------------------------

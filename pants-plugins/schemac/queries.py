@@ -783,7 +783,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 ctx.reporter.error("E0304", f"'{el.name}' is a link: give it a shape", el.span,
                                    f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
                 continue
-            if depth == 0 and not link.multi and [e.name for e in el.shape] == ["id"]:
+            if depth == 0 and not link.multi and [e.name for e in el.shape] == ["id"] and not _has_clauses(el):
                 col = subject.column(link.column)  # type: ignore[arg-type]
                 assert col is not None
                 out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col))
@@ -801,13 +801,18 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             props = (el.name, join_type) if join_type is not None else None
             inner_alias = qi(f"_s{depth + 1}")
             inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
+            ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx)
+            if not ok:
+                continue
             nested = _fields(inner)
             visible = policies.read_predicate(link.target, ctx, inner_alias)
             if link.multi:
                 field = ResultField(el.name, None, False, nested, True, depth > 0)
             else:
-                field = ResultField(el.name, None, not link.required, nested, False, depth > 0)
-            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible))
+                # (a filter or an offset may leave a required link's object out)
+                field = ResultField(el.name, None, not link.required or clauses is not None, nested, False,
+                                    depth > 0)
+            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses))
             continue
         comp = subject.computeds.get(el.name)
         if comp is not None:
@@ -836,11 +841,48 @@ def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
         return f"a backlink ('.<{el.name}')"
     if el.type_filter is not None:
         return f"type-filtered elements ('[is {el.type_filter}].{el.name}')"
-    for word, clause in (("filter", el.filter), ("order by", el.order), ("offset", el.offset),
-                         ("limit", el.limit)):
-        if clause:
-            return f"'{word}' on the link '{el.name}'"
     return None
+
+
+def _has_clauses(el: ast.ShapeElement) -> bool:
+    return el.filter is not None or bool(el.order) or el.offset is not None or el.limit is not None
+
+
+def _shape_clauses(el: ast.ShapeElement, target: ObjectType, alias: str,
+                   ctx: ExprContext) -> Tuple[bool, Optional[qir.ShapeClauses]]:
+    """``(ok, clauses)`` of a nested shape's ``filter`` / ``order by`` / ``offset`` / ``limit``
+    (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links),
+    checked over the linked objects (``target``, rows named ``alias``)."""
+    if not _has_clauses(el):
+        return True, None
+    scope = dataclasses.replace(ctx, subject=target, column_prefix=alias)
+    before = len(ctx.reporter.diagnostics)
+    filt = None
+    if el.filter is not None:
+        filt = check(el.filter, scope, BOOL)
+        if filt is not None and filt.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {filt.type.name}", el.filter.span)
+    order: List[qir.OrderKey] = []
+    for item in el.order:
+        low = check(item.expr, scope)
+        if low is None:
+            continue
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            continue
+        order.append(qir.OrderKey(item.span, low, item.descending, item.empty or ("last" if item.descending else "first")))
+    bounds: Dict[str, qir.Expr] = {}
+    for word, expr in (("offset", el.offset), ("limit", el.limit)):
+        if expr is None:
+            continue
+        low = check(expr, scope, ValueType(scalar=SCALARS["int64"]))
+        if low is not None and (low.type.family != "num" or column_of(low) is not None):
+            ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
+        elif low is not None:
+            bounds[word] = low
+    if len(ctx.reporter.diagnostics) != before:
+        return False, None
+    return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
 
 
 def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
@@ -906,12 +948,15 @@ def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: st
     if objects is None:
         return None
     inner = _shape(el.shape, objects.source, inner_alias, ctx, depth + 1)
+    ok, clauses = _shape_clauses(el, objects.source, inner_alias, ctx)
+    if not ok:
+        return None
     nested = _fields(inner)
     if objects.multi:
         field = ResultField(el.name, None, False, nested, True, depth > 0)
     else:
         field = ResultField(el.name, None, True, nested, False, depth > 0)
-    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner))
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
 def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
@@ -954,14 +999,30 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     writes: Dict[str, qir.Node] = {}
     exclusives: List[ExclusiveConstraint] = []
     seen: Set[str] = set()
+    selections = _selection_bindings(q, schema)
     for b in q.bindings:
+        if b.name == "module" and isinstance(b.value, ast.VarRef) and b.span != b.value.span \
+                and b.name_span == b.value.span:
+            # `with module x` (https://docs.geldata.com/reference/edgeql/with#module-selection):
+            # bare names resolve in module x first, then in default.
+            if not any(m == b.value.name or m.startswith(b.value.name + "::")
+                       for m in {t.qualname.rsplit("::", 1)[0] for t in schema.all_types()}
+                       | {e.qualname.rsplit("::", 1)[0] for e in schema.all_enums()}):
+                reporter.error("E0301", f"unknown module '{b.value.name}'", b.value.span)
+                continue
+            ctx.module = b.value.name
+            continue
         if b.name in seen:
             reporter.error("E0309", f"'{b.name}' is bound twice", b.name_span)
             continue
         seen.add(b.name)
         value = b.value
+        if b.name in selections:
+            # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
+            ctx.type_sets[b.name] = value
+            continue
         if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
-            subject = schema.find_type(value.type_name)
+            subject = schema.find_type(value.type_name, ctx.module)
             if subject is None:
                 reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
                                did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
@@ -998,12 +1059,20 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                                                 w.exclusives, _fields(node.shape))  # type: ignore[attr-defined]
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
+    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets:
+        merged = _select_of_selection(body, ctx.type_sets[body.type_name], ctx)
+        if merged is None:
+            return None
+        subject = schema.find_type(merged.type_name, ctx.module)
+        assert subject is not None  # (checked by _selection_bindings)
+        query = _plan_body(dataclasses.replace(qf, query=merged), merged, subject,
+                           dataclasses.replace(ctx, subject=subject))
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")
         return None
     else:
-        subject = schema.find_type(body.type_name)
+        subject = schema.find_type(body.type_name, ctx.module)
         if subject is None:
             reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
                            did_you_mean(body.type_name.split("::")[-1], [t.name for t in schema.all_types()]
@@ -1022,6 +1091,93 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             return None
     all_exclusives = tuple(dict.fromkeys(tuple(exclusives) + query.exclusives))
     return dataclasses.replace(query, statement=statement, exclusives=all_exclusives, doc=qf.doc)
+
+
+def _selection_of(value, schema: Schema, module: str) -> Optional[Tuple[str, Span]]:
+    """``(type name, span)`` when ``value`` selects objects of a type without a shape:
+    ``(select User filter ...)``, ``(select User order by ... limit n)``, ``User``."""
+    if isinstance(value, ast.SubSelect):
+        name, span = value.type_name, value.type_span
+    elif isinstance(value, ast.SelectExpr) and value.shape is None and isinstance(value.subject, ast.VarRef):
+        name, span = value.subject.name, value.subject.span
+    else:
+        return None
+    return (name, span) if schema.find_type(name, module) is not None else None
+
+
+def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
+    """The ``with`` names bound to a selection of a type's objects (:func:`_selection_of`) that
+    the query reads only as a set of objects: the subject of its select (``select u { ... }``),
+    or ``count(u)`` / ``exists u``. Others (``author := u`` in an insert) stay values."""
+    module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
+                   and b.name_span == b.value.span), "default")
+    candidates = {b.name for b in q.bindings if _selection_of(b.value, schema, module) is not None}
+    if not candidates:
+        return set()
+    exprs: List[object] = [b.value for b in q.bindings]
+    body = q.body
+    if isinstance(body, ast.SelectQuery):
+        exprs += [body.filter, body.offset, body.limit] + [o.expr for o in body.order]
+        exprs += _shape_values(body.shape or ())
+    elif isinstance(body, ast.SelectValue):
+        exprs.append(body.value)
+        if isinstance(body.value, ast.FreeObject):
+            exprs += [el.value for el in body.value.elements]
+    else:
+        return set()  # (writes read their bindings as values)
+    set_uses: Set[int] = set()
+    value_uses: Set[str] = set()
+    for e in exprs:
+        if e is None or isinstance(e, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
+            continue
+        for n in ast.iter_nodes(e):  # type: ignore[arg-type]
+            if isinstance(n, ast.FuncCall) and n.name in ("count", "std::count") and len(n.args) == 1:
+                arg = n.args[0]
+                arg = arg.subject if isinstance(arg, ast.SelectExpr) and arg.shape is None else arg
+                set_uses.add(id(arg))
+            elif isinstance(n, ast.UnaryOp) and n.op == "exists":
+                set_uses.add(id(n.operand))
+            elif isinstance(n, ast.VarRef) and n.name in candidates and id(n) not in set_uses:
+                value_uses.add(n.name)
+            elif isinstance(n, ast.ShapeExpr):
+                exprs += _shape_values(n.shape)
+    return candidates - value_uses
+
+
+def _shape_values(shape) -> List[object]:
+    """The expressions of a shape's elements (computed values, nested clauses), nested shapes too."""
+    out: List[object] = []
+    stack = list(shape)
+    while stack:
+        el = stack.pop()
+        out += [el.value, el.filter, el.offset, el.limit] + [o.expr for o in el.order]
+        stack.extend(el.shape or ())
+    return out
+
+
+def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """``with u := (select User filter f [order by ...] [offset] [limit]) select u { shape }
+    [filter g] [order by ...] [offset] [limit]`` is ``select User { shape } filter f and g ...``:
+    the same objects, one statement. When the binding orders or pages its objects, the select
+    may not filter, order or page them again (E0206)."""
+    if isinstance(value, ast.SubSelect):
+        inner = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                               value.span)
+    else:
+        inner = value
+    type_name = inner.subject.name  # type: ignore[union-attr]
+    paged = bool(inner.order) or inner.offset is not None or inner.limit is not None
+    if paged and (body.filter is not None or body.order or body.offset is not None or body.limit is not None):
+        ctx.reporter.error("E0206", f"filtering, ordering or paging '{body.type_name}', which orders or pages its "
+                           "objects, is not supported yet", body.span,
+                           "move the clauses into one select: with ... select User { ... } filter ... order by ...")
+        return None
+    filt = inner.filter
+    if body.filter is not None:
+        filt = body.filter if filt is None else ast.BinOp("and", filt, body.filter, body.filter.span)
+    return ast.SelectQuery(type_name, body.type_span, body.shape, filt, body.order or inner.order,
+                           body.offset if body.offset is not None else inner.offset,
+                           body.limit if body.limit is not None else inner.limit, body.span)
 
 
 def _params_used(statement: qir.With) -> Set[int]:

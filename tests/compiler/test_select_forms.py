@@ -31,7 +31,8 @@ def diagnostics(query: str):
     ("select 1 filter true", "'filter' on a selected expression (not a type)", 1),
     ("select <str>$x order by 1", "'order by' on a selected expression (not a type)", 1),
     ("select {1, 2}", "a set literal {...} is only supported after 'in'", 8),
-    ("select User { name, x: { name } filter .name = 'a' }", "'filter' on the link 'x' in a shape", 21),
+    ("with u := (select User order by .name limit 2) select u { name } filter .email = 'x'",
+     "filtering, ordering or paging 'u', which orders or pages its objects", 48),
     ("select User { .<author: { title } }", "a backlink ('.<author') in a shape", 15),
     ("select User { [is User].name }", "type-filtered elements ('[is User].name') in a shape are", 15),
 ])
@@ -52,3 +53,18 @@ def test_count_of_a_type_and_exists_compile_to_one_statement():
                           Options(library="t"))
     assert ('SELECT (SELECT count(*) FROM "user" AS "_c1" WHERE "_c1".email ILIKE \'%@x.org\') AS "n", '
             'EXISTS (SELECT 1 FROM "post" AS "_e1") AS "any"') in out["ts/queries.ts"]
+
+
+def test_with_module_unknown_is_e0301():
+    assert diagnostics("with module nope select User") == [("E0301", "unknown module 'nope'", 1, 13)]
+
+
+def test_nested_clause_reads_the_linked_object():
+    # `.title` is the post's: on User it would be E0302.
+    out = compile_library({"schema.esdl": SCHEMA.replace("required title: str; author: User;",
+                                                          "required title: str; author: User; multi tags: Post;"),
+                           "queries/q.edgeql": "select Post { tags: { title } filter .title like 'a%' order by .title }"},
+                          Options(library="t"))
+    assert ("(SELECT coalesce(json_agg(json_build_object('title', \"_s1\".\"title\") ORDER BY \"_s1\".title ASC NULLS "
+            "FIRST, \"_s1\".\"id\"), '[]'::json) FROM \"post_tags\" AS \"_j1\" JOIN \"post\" AS \"_s1\" ON \"_s1\".\"id\" = "
+            "\"_j1\".\"target_id\" WHERE \"_j1\".\"source_id\" = \"post\".\"id\" AND (\"_s1\".title LIKE 'a%'))") in out["ts/queries.ts"]

@@ -28,16 +28,23 @@ export async function typeChecks(): Promise<void> {
 }
 
 try {
-  await pool.query("TRUNCATE \"user\"");
+  await pool.query("TRUNCATE \"user\", blog_note CASCADE");
   await pool.query(
-    "INSERT INTO \"user\" (name, email, active) VALUES ('Ann', 'ann@example.com', true), ('Bob', NULL, false), ('Cy', 'cy@example.com', true)",
+    "INSERT INTO \"user\" (name, email, active) VALUES ('Ann', 'ann@example.com', true), ('Bob', NULL, false), ('Cy', 'cy@example.com', true), ('Dee', NULL, true)",
   );
+  await pool.query(
+    "INSERT INTO user_friends (source_id, target_id) SELECT a.id, f.id FROM \"user\" a, \"user\" f WHERE a.name = 'Ann' AND f.name <> 'Ann'",
+  );
+  await pool.query(
+    "INSERT INTO post (title, published, author_id) SELECT t, p, id FROM \"user\", (VALUES ('b-post', true), ('a-post', true), ('draft', false)) AS v(t, p) WHERE name = 'Ann'",
+  );
+  await pool.query("INSERT INTO blog_note (body) VALUES ('z'), ('a')");
 
   // select 1: an int64 (node-postgres' text of an int8).
   assert.equal(await q.ping(), "1");
   // select count(User), count(User filter .active)
-  assert.equal(await q.countUsers(), "3");
-  assert.equal(await q.countActive(), "2");
+  assert.equal(await q.countUsers(), "4");
+  assert.equal(await q.countActive(), "3");
   out["counts"] = true;
 
   // select <str>$x, select <optional str>$x, select <str>{}
@@ -57,12 +64,31 @@ try {
   const before = new Date();
   const st = await q.stats({ prefix: "users" });
   assert.deepEqual({ ...st, at: null }, {
-    total: "3", active: "2", label: "users!", half: 0.5, missing: null, at: null,
+    total: "4", active: "3", label: "users!", half: 0.5, missing: null, at: null,
   });
   assert.ok(st.at instanceof Date && st.at.getTime() >= before.getTime() - 5000);
   assert.deepEqual(await q.nameCheck({ name: "Bob" }), { taken: true, shout: "BOB" });
-  assert.deepEqual(await q.nameCheck({ name: "Dee" }), { taken: false, shout: "DEE" });
+  assert.deepEqual(await q.nameCheck({ name: "Eve" }), { taken: false, shout: "EVE" });
   out["freeObjects"] = true;
+
+  // with u := (select User filter .active) select u { ... } filter ... order by ...
+  assert.deepEqual(await q.activeNamed({ pattern: "%y%" }), [{ name: "Cy" }]);
+  assert.deepEqual(await q.activeNamed({ pattern: "%" }), [{ name: "Ann" }, { name: "Cy" }, { name: "Dee" }]);
+  assert.deepEqual(await q.firstUsers(), [{ name: "Ann" }, { name: "Bob" }]);
+  assert.deepEqual(await q.activeStats(), { n: "3", any_active: true });
+  // with module blog
+  assert.deepEqual(await q.notes(), [{ body: "a" }, { body: "z" }]);
+  out["withSelections"] = true;
+
+  // Nested shapes with filter / order by / limit.
+  assert.deepEqual(await q.userPosts({ name: "Ann", n: "1" }), {
+    name: "Ann", friends: [{ name: "Dee" }], posts: [{ title: "a-post" }, { title: "b-post" }],
+  });
+  assert.deepEqual(await q.userPosts({ name: "Ann", n: "5" }), {
+    name: "Ann", friends: [{ name: "Dee" }, { name: "Cy" }], posts: [{ title: "a-post" }, { title: "b-post" }],
+  });
+  assert.deepEqual(await q.userPosts({ name: "Bob", n: "5" }), { name: "Bob", friends: [], posts: [] });
+  out["nestedClauses"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

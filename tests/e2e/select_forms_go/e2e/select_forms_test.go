@@ -6,7 +6,9 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"reflect"
 	"testing"
 	"time"
 
@@ -24,11 +26,16 @@ func TestSelectForms(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(ctx, `TRUNCATE "user"`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(ctx, `INSERT INTO "user" (name, email, active) VALUES ('Ann', 'ann@example.com', true), ('Bob', NULL, false), ('Cy', 'cy@example.com', true)`); err != nil {
-		t.Fatal(err)
+	for _, sql := range []string{
+		`TRUNCATE "user", blog_note CASCADE`,
+		`INSERT INTO "user" (name, email, active) VALUES ('Ann', 'ann@example.com', true), ('Bob', NULL, false), ('Cy', 'cy@example.com', true), ('Dee', NULL, true)`,
+		`INSERT INTO user_friends (source_id, target_id) SELECT a.id, f.id FROM "user" a, "user" f WHERE a.name = 'Ann' AND f.name <> 'Ann'`,
+		`INSERT INTO post (title, published, author_id) SELECT t, p, id FROM "user", (VALUES ('b-post', true), ('a-post', true), ('draft', false)) AS v(t, p) WHERE name = 'Ann'`,
+		`INSERT INTO blog_note (body) VALUES ('z'), ('a')`,
+	} {
+		if _, err := db.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
 	}
 	q := sf.New(db).Query
 
@@ -37,10 +44,10 @@ func TestSelectForms(t *testing.T) {
 	if one, err = q.Ping(ctx); err != nil || one != 1 {
 		t.Fatalf("Ping = %v, %v", one, err)
 	}
-	if n, err := q.CountUsers(ctx); err != nil || n != 3 {
+	if n, err := q.CountUsers(ctx); err != nil || n != 4 {
 		t.Fatalf("CountUsers = %v, %v", n, err)
 	}
-	if n, err := q.CountActive(ctx); err != nil || n != 2 {
+	if n, err := q.CountActive(ctx); err != nil || n != 3 {
 		t.Fatalf("CountActive = %v, %v", n, err)
 	}
 	if s, err := q.Echo(ctx, sf.EchoParams{Text: "hé"}); err != nil || s != "hé" {
@@ -69,7 +76,7 @@ func TestSelectForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Total != 3 || st.Active != 2 || st.Label != "users!" || st.Half != 0.5 || st.Missing != nil {
+	if st.Total != 4 || st.Active != 3 || st.Label != "users!" || st.Half != 0.5 || st.Missing != nil {
 		t.Fatalf("Stats = %+v", st)
 	}
 	if st.At.Before(before.Add(-5 * time.Second)) {
@@ -79,8 +86,53 @@ func TestSelectForms(t *testing.T) {
 	if err != nil || !nc.Taken || nc.Shout != "BOB" {
 		t.Fatalf("NameCheck(Bob) = %+v, %v", nc, err)
 	}
-	nc, err = q.NameCheck(ctx, sf.NameCheckParams{Name: "Dee"})
-	if err != nil || nc.Taken || nc.Shout != "DEE" {
-		t.Fatalf("NameCheck(Dee) = %+v, %v", nc, err)
+	nc, err = q.NameCheck(ctx, sf.NameCheckParams{Name: "Eve"})
+	if err != nil || nc.Taken || nc.Shout != "EVE" {
+		t.Fatalf("NameCheck(Eve) = %+v, %v", nc, err)
+	}
+
+	// with u := (select User filter .active) select u { ... } filter ... order by ...
+	names := func(rows []sf.ActiveNamedRow) []string {
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Name)
+		}
+		return out
+	}
+	an, err := q.ActiveNamed(ctx, sf.ActiveNamedParams{Pattern: "%"})
+	if err != nil || !reflect.DeepEqual(names(an), []string{"Ann", "Cy", "Dee"}) {
+		t.Fatalf("ActiveNamed = %+v, %v", an, err)
+	}
+	fu, err := q.FirstUsers(ctx)
+	if err != nil || len(fu) != 2 || fu[0].Name != "Ann" || fu[1].Name != "Bob" {
+		t.Fatalf("FirstUsers = %+v, %v", fu, err)
+	}
+	as, err := q.ActiveStats(ctx)
+	if err != nil || as.N != 3 || !as.AnyActive {
+		t.Fatalf("ActiveStats = %+v, %v", as, err)
+	}
+	notes, err := q.Notes(ctx)
+	if err != nil || len(notes) != 2 || notes[0].Body != "a" || notes[1].Body != "z" {
+		t.Fatalf("Notes = %+v, %v", notes, err)
+	}
+
+	// Nested shapes with filter / order by / limit.
+	up, err := q.UserPosts(ctx, sf.UserPostsParams{Name: "Ann", N: 1})
+	if err != nil || up == nil {
+		t.Fatalf("UserPosts = %+v, %v", up, err)
+	}
+	got, _ := json.Marshal(up)
+	if string(got) != `{"name":"Ann","friends":[{"name":"Dee"}],"posts":[{"title":"a-post"},{"title":"b-post"}]}` {
+		t.Fatalf("UserPosts(Ann, 1) = %s", got)
+	}
+	up, err = q.UserPosts(ctx, sf.UserPostsParams{Name: "Ann", N: 5})
+	got, _ = json.Marshal(up)
+	if err != nil || string(got) != `{"name":"Ann","friends":[{"name":"Dee"},{"name":"Cy"}],"posts":[{"title":"a-post"},{"title":"b-post"}]}` {
+		t.Fatalf("UserPosts(Ann, 5) = %s, %v", got, err)
+	}
+	up, err = q.UserPosts(ctx, sf.UserPostsParams{Name: "Bob", N: 5})
+	got, _ = json.Marshal(up)
+	if err != nil || string(got) != `{"name":"Bob","friends":[],"posts":[]}` {
+		t.Fatalf("UserPosts(Bob, 5) = %s, %v", got, err)
 	}
 }

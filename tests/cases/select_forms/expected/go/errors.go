@@ -69,6 +69,89 @@ func (e *UqUserNameError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// FkPostAuthorIDError is returned when Post: author_id refers to no user row, or a referenced row
+// is being deleted (ON DELETE RESTRICT) (constraint fk_post_author_id). Match it with errors.As;
+// errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostAuthorIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_author_id".
+func (e *FkPostAuthorIDError) Constraint() string {
+	return "fk_post_author_id"
+}
+
+// Error implements error.
+func (e *FkPostAuthorIDError) Error() string {
+	return "Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_author_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkPostAuthorIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostAuthorIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkUserFriendsSourceIDError is returned when User.friends: source_id refers to no user row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_user_friends_source_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkUserFriendsSourceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_user_friends_source_id".
+func (e *FkUserFriendsSourceIDError) Constraint() string {
+	return "fk_user_friends_source_id"
+}
+
+// Error implements error.
+func (e *FkUserFriendsSourceIDError) Error() string {
+	return "User.friends: source_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_user_friends_source_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkUserFriendsSourceIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkUserFriendsSourceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkUserFriendsTargetIDError is returned when User.friends: target_id refers to no user row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_user_friends_target_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkUserFriendsTargetIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_user_friends_target_id".
+func (e *FkUserFriendsTargetIDError) Constraint() string {
+	return "fk_user_friends_target_id"
+}
+
+// Error implements error.
+func (e *FkUserFriendsTargetIDError) Error() string {
+	return "User.friends: target_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_user_friends_target_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkUserFriendsTargetIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkUserFriendsTargetIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // driverMessage is ": " and the driver error's message, or "" without one (a typed error built
 // by hand may leave Err nil: its methods must not panic).
 func driverMessage(err *pgconn.PgError) string {
@@ -100,6 +183,12 @@ func translateError(err error) error {
 	switch {
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_user_name":
 		return &UqUserNameError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_author_id":
+		return &FkPostAuthorIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_user_friends_source_id":
+		return &FkUserFriendsSourceIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_user_friends_target_id":
+		return &FkUserFriendsTargetIDError{Err: pgErr}
 	}
 	return err
 }

@@ -10,6 +10,67 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// activeNamedSQL is the SQL of query active_named (cases/select_forms/queries/active_named.edgeql).
+const activeNamedSQL = `SELECT "name"
+FROM "user"
+WHERE active AND (name ILIKE $1)
+ORDER BY name ASC NULLS FIRST`
+
+// ActiveNamedParams are the parameters of ActiveNamed.
+type ActiveNamedParams struct {
+	Pattern string
+}
+
+// ActiveNamedRow is one row returned by ActiveNamed.
+type ActiveNamedRow struct {
+	Name string `json:"name"`
+}
+
+// ActiveNamed runs query active_named (cases/select_forms/queries/active_named.edgeql).
+func (q *Queries) ActiveNamed(ctx context.Context, arg ActiveNamedParams) ([]ActiveNamedRow, error) {
+	rows, err := q.db.Query(ctx, activeNamedSQL, arg.Pattern)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []ActiveNamedRow
+	for rows.Next() {
+		var i ActiveNamedRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// activeStatsSQL is the SQL of query active_stats (cases/select_forms/queries/active_stats.edgeql).
+const activeStatsSQL = `SELECT (SELECT count(*) FROM "user" AS "_c1" WHERE "_c1".active) AS "n", EXISTS (SELECT 1 FROM "user" AS "_e1" WHERE "_e1".active) AS "any_active"`
+
+// ActiveStatsParams is empty: ActiveStats takes no parameters (it may be called as
+// ActiveStats(ctx) or, as before, ActiveStats(ctx, ActiveStatsParams{})).
+type ActiveStatsParams struct {
+}
+
+// ActiveStatsRow is one row returned by ActiveStats.
+type ActiveStatsRow struct {
+	N         int64 `json:"n,string"`
+	AnyActive bool  `json:"any_active"`
+}
+
+// ActiveStats runs query active_stats (cases/select_forms/queries/active_stats.edgeql).
+func (q *Queries) ActiveStats(ctx context.Context, _ ...ActiveStatsParams) (ActiveStatsRow, error) {
+	row := q.db.QueryRow(ctx, activeStatsSQL)
+	var i ActiveStatsRow
+	if err := row.Scan(&i.N, &i.AnyActive); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // countActiveSQL is the SQL of query count_active (cases/select_forms/queries/count_active.edgeql).
 const countActiveSQL = `SELECT (SELECT count(*) FROM "user" AS "_c1" WHERE "_c1".active) AS "value"`
 
@@ -104,6 +165,43 @@ func (q *Queries) EmailTaken(ctx context.Context, arg EmailTakenParams) (bool, e
 	return i.Value, nil
 }
 
+// firstUsersSQL is the SQL of query first_users (cases/select_forms/queries/first_users.edgeql).
+const firstUsersSQL = `SELECT "name"
+FROM "user"
+ORDER BY name ASC NULLS FIRST
+LIMIT 2`
+
+// FirstUsersParams is empty: FirstUsers takes no parameters (it may be called as FirstUsers(ctx)
+// or, as before, FirstUsers(ctx, FirstUsersParams{})).
+type FirstUsersParams struct {
+}
+
+// FirstUsersRow is one row returned by FirstUsers.
+type FirstUsersRow struct {
+	Name string `json:"name"`
+}
+
+// FirstUsers runs query first_users (cases/select_forms/queries/first_users.edgeql).
+func (q *Queries) FirstUsers(ctx context.Context, _ ...FirstUsersParams) ([]FirstUsersRow, error) {
+	rows, err := q.db.Query(ctx, firstUsersSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []FirstUsersRow
+	for rows.Next() {
+		var i FirstUsersRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // maybeEchoSQL is the SQL of query maybe_echo (cases/select_forms/queries/maybe_echo.edgeql).
 const maybeEchoSQL = `SELECT $1::text AS "value"`
 
@@ -155,6 +253,42 @@ func (q *Queries) NameCheck(ctx context.Context, arg NameCheckParams) (NameCheck
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// notesSQL is the SQL of query notes (cases/select_forms/queries/notes.edgeql).
+const notesSQL = `SELECT "body"
+FROM "blog_note"
+ORDER BY body ASC NULLS FIRST`
+
+// NotesParams is empty: Notes takes no parameters (it may be called as Notes(ctx) or, as before,
+// Notes(ctx, NotesParams{})).
+type NotesParams struct {
+}
+
+// NotesRow is one row returned by Notes.
+type NotesRow struct {
+	Body string `json:"body"`
+}
+
+// Notes runs query notes (cases/select_forms/queries/notes.edgeql).
+func (q *Queries) Notes(ctx context.Context, _ ...NotesParams) ([]NotesRow, error) {
+	rows, err := q.db.Query(ctx, notesSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []NotesRow
+	for rows.Next() {
+		var i NotesRow
+		if err := rows.Scan(&i.Body); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // nothingSQL is the SQL of query nothing (cases/select_forms/queries/nothing.edgeql).
@@ -234,4 +368,49 @@ func (q *Queries) Stats(ctx context.Context, arg StatsParams) (StatsRow, error) 
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// userPostsSQL is the SQL of query user_posts (cases/select_forms/queries/user_posts.edgeql).
+const userPostsSQL = `SELECT "name",
+       (SELECT coalesce(json_agg("_r1"."v" ORDER BY "_r1"."n"), '[]'::json) FROM (SELECT json_build_object('name', "_s1"."name") AS "v", row_number() OVER (ORDER BY "_s1".name DESC NULLS LAST, "_s1"."id") AS "n" FROM "user_friends" AS "_j1" JOIN "user" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "user"."id" AND ("_s1".active) ORDER BY "_s1".name DESC NULLS LAST, "_s1"."id" LIMIT $1) AS "_r1") AS "friends",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."author_id" = "user"."id" AND ("_s1".published)) AS "posts"
+FROM "user"
+WHERE name = $2`
+
+// UserPostsParams are the parameters of UserPosts.
+type UserPostsParams struct {
+	N    int64
+	Name string
+}
+
+// UserPostsFriends is the friends shape of UserPosts.
+type UserPostsFriends struct {
+	Name string `json:"name"`
+}
+
+// UserPostsPosts is the posts shape of UserPosts.
+type UserPostsPosts struct {
+	Title string `json:"title"`
+}
+
+// UserPostsRow is one row returned by UserPosts.
+type UserPostsRow struct {
+	Name    string             `json:"name"`
+	Friends []UserPostsFriends `json:"friends"`
+	Posts   []UserPostsPosts   `json:"posts"`
+}
+
+// UserPosts runs query user_posts (cases/select_forms/queries/user_posts.edgeql).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) (*UserPostsRow, error) {
+	row := q.db.QueryRow(ctx, userPostsSQL, arg.N, arg.Name)
+	var i UserPostsRow
+	if err := row.Scan(&i.Name, &i.Friends, &i.Posts); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
 }

@@ -5,4 +5,4 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "user";
+DROP TABLE "user_friends", "blog_note", "post", "user";

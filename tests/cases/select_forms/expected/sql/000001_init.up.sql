@@ -12,3 +12,39 @@ CREATE TABLE "user" (
     "active" boolean DEFAULT true,
     CONSTRAINT "uq_user_name" UNIQUE ("name")
 );
+
+CREATE TABLE "post" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "title" text NOT NULL,
+    "published" boolean DEFAULT false,
+    "author_id" uuid NOT NULL
+);
+
+CREATE TABLE "blog_note" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "body" text NOT NULL
+);
+
+CREATE TABLE "user_friends" (
+    "source_id" uuid NOT NULL,
+    "target_id" uuid NOT NULL,
+    PRIMARY KEY ("source_id", "target_id")
+);
+
+ALTER TABLE "post"
+  ADD CONSTRAINT "fk_post_author_id" FOREIGN KEY ("author_id")
+  REFERENCES "user" ("id") ON DELETE RESTRICT;
+
+ALTER TABLE "user_friends"
+  ADD CONSTRAINT "fk_user_friends_source_id" FOREIGN KEY ("source_id")
+  REFERENCES "user" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "user_friends"
+  ADD CONSTRAINT "fk_user_friends_target_id" FOREIGN KEY ("target_id")
+  REFERENCES "user" ("id") ON DELETE RESTRICT;
+
+CREATE INDEX "ix_post_author_id"
+  ON "post" ("author_id");
+
+CREATE INDEX "ix_user_friends_target_id"
+  ON "user_friends" ("target_id");

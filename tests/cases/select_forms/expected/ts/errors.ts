@@ -68,6 +68,36 @@ export class UqUserNameError extends ExclusiveViolationError {
   }
 }
 
+/** Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_post_author_id`). */
+export class FkPostAuthorIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_author_id";
+
+  constructor(cause: unknown) {
+    super("Post: author_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_author_id)", "fk_post_author_id", "post", ["author_id"], cause);
+  }
+}
+
+/** User.friends: source_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_user_friends_source_id`). */
+export class FkUserFriendsSourceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_user_friends_source_id";
+
+  constructor(cause: unknown) {
+    super("User.friends: source_id refers to no user row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_user_friends_source_id)", "fk_user_friends_source_id", "user_friends", ["source_id"], cause);
+  }
+}
+
+/** User.friends: target_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_user_friends_target_id`). */
+export class FkUserFriendsTargetIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_user_friends_target_id";
+
+  constructor(cause: unknown) {
+    super("User.friends: target_id refers to no user row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_user_friends_target_id)", "fk_user_friends_target_id", "user_friends", ["target_id"], cause);
+  }
+}
+
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
  * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
@@ -89,6 +119,12 @@ export function translateError(err: unknown): unknown {
   switch (constraint) {
     case "uq_user_name":
       return code === "23505" ? new UqUserNameError(err) : err;
+    case "fk_post_author_id":
+      return code === "23503" ? new FkPostAuthorIdError(err) : err;
+    case "fk_user_friends_source_id":
+      return code === "23503" ? new FkUserFriendsSourceIdError(err) : err;
+    case "fk_user_friends_target_id":
+      return code === "23503" ? new FkUserFriendsTargetIdError(err) : err;
   }
   return err;
 }

@@ -2,6 +2,12 @@
 
 import {
   type Queryable,
+  type ActiveNamedArgs,
+  type ActiveNamedResult,
+  activeNamed,
+  type ActiveStatsArgs,
+  type ActiveStatsResult,
+  activeStats,
   type CountActiveArgs,
   type CountActiveResult,
   countActive,
@@ -14,12 +20,18 @@ import {
   type EmailTakenArgs,
   type EmailTakenResult,
   emailTaken,
+  type FirstUsersArgs,
+  type FirstUsersResult,
+  firstUsers,
   type MaybeEchoArgs,
   type MaybeEchoResult,
   maybeEcho,
   type NameCheckArgs,
   type NameCheckResult,
   nameCheck,
+  type NotesArgs,
+  type NotesResult,
+  notes,
   type NothingArgs,
   type NothingResult,
   nothing,
@@ -29,6 +41,9 @@ import {
   type StatsArgs,
   type StatsResult,
   stats,
+  type UserPostsArgs,
+  type UserPostsResult,
+  userPosts,
 } from "./queries.js";
 
 export * from "./errors.js";
@@ -38,6 +53,10 @@ export * from "./queries.js";
 /** The typed runner of library "select_forms": one method per query file. */
 export interface Runner {
   readonly query: {
+    /** Runs `active_named` (cases/select_forms/queries/active_named.edgeql). */
+    activeNamed(args: ActiveNamedArgs): Promise<ActiveNamedResult[]>;
+    /** Runs `active_stats` (cases/select_forms/queries/active_stats.edgeql). */
+    activeStats(args?: ActiveStatsArgs): Promise<ActiveStatsResult>;
     /** Runs `count_active` (cases/select_forms/queries/count_active.edgeql). */
     countActive(args?: CountActiveArgs): Promise<string>;
     /** Runs `count_users` (cases/select_forms/queries/count_users.edgeql). */
@@ -46,16 +65,22 @@ export interface Runner {
     echo(args: EchoArgs): Promise<string>;
     /** Runs `email_taken` (cases/select_forms/queries/email_taken.edgeql). */
     emailTaken(args: EmailTakenArgs): Promise<boolean>;
+    /** Runs `first_users` (cases/select_forms/queries/first_users.edgeql). */
+    firstUsers(args?: FirstUsersArgs): Promise<FirstUsersResult[]>;
     /** Runs `maybe_echo` (cases/select_forms/queries/maybe_echo.edgeql). */
     maybeEcho(args: MaybeEchoArgs): Promise<string | null>;
     /** Runs `name_check` (cases/select_forms/queries/name_check.edgeql). */
     nameCheck(args: NameCheckArgs): Promise<NameCheckResult>;
+    /** Runs `notes` (cases/select_forms/queries/notes.edgeql). */
+    notes(args?: NotesArgs): Promise<NotesResult[]>;
     /** Runs `nothing` (cases/select_forms/queries/nothing.edgeql). */
     nothing(args?: NothingArgs): Promise<string | null>;
     /** Runs `ping` (cases/select_forms/queries/ping.edgeql). */
     ping(args?: PingArgs): Promise<string>;
     /** Runs `stats` (cases/select_forms/queries/stats.edgeql). */
     stats(args: StatsArgs): Promise<StatsResult>;
+    /** Runs `user_posts` (cases/select_forms/queries/user_posts.edgeql). */
+    userPosts(args: UserPostsArgs): Promise<UserPostsResult | null>;
   };
 
   /**
@@ -107,7 +132,7 @@ async function inTransaction<T>(
 }
 
 /**
- * Creates the runner: `createRunner(pool).query.countActive(...)`.
+ * Creates the runner: `createRunner(pool).query.activeNamed(...)`.
  * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`).
  */
 export function createRunner(db: Queryable): Runner {
@@ -118,15 +143,20 @@ export function createRunner(db: Queryable): Runner {
 function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
+      activeNamed: (args) => activeNamed(db, args),
+      activeStats: (args) => activeStats(db, args),
       countActive: (args) => countActive(db, args),
       countUsers: (args) => countUsers(db, args),
       echo: (args) => echo(db, args),
       emailTaken: (args) => emailTaken(db, args),
+      firstUsers: (args) => firstUsers(db, args),
       maybeEcho: (args) => maybeEcho(db, args),
       nameCheck: (args) => nameCheck(db, args),
+      notes: (args) => notes(db, args),
       nothing: (args) => nothing(db, args),
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),
+      userPosts: (args) => userPosts(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };

@@ -19,6 +19,62 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
   }
 }
 
+/** SQL of query `active_named` (cases/select_forms/queries/active_named.edgeql). */
+export const activeNamedSql = `SELECT "name"
+FROM "user"
+WHERE active AND (name ILIKE $1)
+ORDER BY name ASC NULLS FIRST`;
+
+/** Parameters of {@link activeNamed}. */
+export interface ActiveNamedArgs {
+  readonly pattern: string;
+}
+
+/** One row returned by {@link activeNamed}. */
+export interface ActiveNamedResult {
+  name: string;
+}
+
+/**
+ * Runs query `active_named`.
+ *
+ * Source: cases/select_forms/queries/active_named.edgeql.
+ */
+export async function activeNamed(db: Queryable, args: ActiveNamedArgs): Promise<ActiveNamedResult[]> {
+  const rows = await run(db, activeNamedSql, [
+    args.pattern,
+  ]);
+  return rows as ActiveNamedResult[];
+}
+
+/** SQL of query `active_stats` (cases/select_forms/queries/active_stats.edgeql). */
+export const activeStatsSql = `SELECT (SELECT count(*) FROM "user" AS "_c1" WHERE "_c1".active) AS "n", EXISTS (SELECT 1 FROM "user" AS "_e1" WHERE "_e1".active) AS "any_active"`;
+
+/** Parameters of {@link activeStats}. */
+export interface ActiveStatsArgs {
+}
+
+/** One row returned by {@link activeStats}. */
+export interface ActiveStatsResult {
+  n: string;
+  any_active: boolean;
+}
+
+/**
+ * Runs query `active_stats`.
+ *
+ * Source: cases/select_forms/queries/active_stats.edgeql.
+ */
+export async function activeStats(db: Queryable, args: ActiveStatsArgs = {}): Promise<ActiveStatsResult> {
+  void args;
+  const rows = await run(db, activeStatsSql, []);
+  const row = rows[0] as ActiveStatsResult | undefined;
+  if (row === undefined) {
+    throw new Error("active_stats: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `count_active` (cases/select_forms/queries/count_active.edgeql). */
 export const countActiveSql = `SELECT (SELECT count(*) FROM "user" AS "_c1" WHERE "_c1".active) AS "value"`;
 
@@ -131,6 +187,32 @@ export async function emailTaken(db: Queryable, args: EmailTakenArgs): Promise<b
   return row.value;
 }
 
+/** SQL of query `first_users` (cases/select_forms/queries/first_users.edgeql). */
+export const firstUsersSql = `SELECT "name"
+FROM "user"
+ORDER BY name ASC NULLS FIRST
+LIMIT 2`;
+
+/** Parameters of {@link firstUsers}. */
+export interface FirstUsersArgs {
+}
+
+/** One row returned by {@link firstUsers}. */
+export interface FirstUsersResult {
+  name: string;
+}
+
+/**
+ * Runs query `first_users`.
+ *
+ * Source: cases/select_forms/queries/first_users.edgeql.
+ */
+export async function firstUsers(db: Queryable, args: FirstUsersArgs = {}): Promise<FirstUsersResult[]> {
+  void args;
+  const rows = await run(db, firstUsersSql, []);
+  return rows as FirstUsersResult[];
+}
+
 /** SQL of query `maybe_echo` (cases/select_forms/queries/maybe_echo.edgeql). */
 export const maybeEchoSql = `SELECT $1::text AS "value"`;
 
@@ -185,6 +267,31 @@ export async function nameCheck(db: Queryable, args: NameCheckArgs): Promise<Nam
     throw new Error("name_check: the statement returned no row");
   }
   return row;
+}
+
+/** SQL of query `notes` (cases/select_forms/queries/notes.edgeql). */
+export const notesSql = `SELECT "body"
+FROM "blog_note"
+ORDER BY body ASC NULLS FIRST`;
+
+/** Parameters of {@link notes}. */
+export interface NotesArgs {
+}
+
+/** One row returned by {@link notes}. */
+export interface NotesResult {
+  body: string;
+}
+
+/**
+ * Runs query `notes`.
+ *
+ * Source: cases/select_forms/queries/notes.edgeql.
+ */
+export async function notes(db: Queryable, args: NotesArgs = {}): Promise<NotesResult[]> {
+  void args;
+  const rows = await run(db, notesSql, []);
+  return rows as NotesResult[];
 }
 
 /** SQL of query `nothing` (cases/select_forms/queries/nothing.edgeql). */
@@ -270,4 +377,38 @@ export async function stats(db: Queryable, args: StatsArgs): Promise<StatsResult
     throw new Error("stats: the statement returned no row");
   }
   return row;
+}
+
+/** SQL of query `user_posts` (cases/select_forms/queries/user_posts.edgeql). */
+export const userPostsSql = `SELECT "name",
+       (SELECT coalesce(json_agg("_r1"."v" ORDER BY "_r1"."n"), '[]'::json) FROM (SELECT json_build_object('name', "_s1"."name") AS "v", row_number() OVER (ORDER BY "_s1".name DESC NULLS LAST, "_s1"."id") AS "n" FROM "user_friends" AS "_j1" JOIN "user" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "user"."id" AND ("_s1".active) ORDER BY "_s1".name DESC NULLS LAST, "_s1"."id" LIMIT $1) AS "_r1") AS "friends",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."author_id" = "user"."id" AND ("_s1".published)) AS "posts"
+FROM "user"
+WHERE name = $2`;
+
+/** Parameters of {@link userPosts}. */
+export interface UserPostsArgs {
+  readonly n: number | string | bigint;
+  readonly name: string;
+}
+
+/** One row returned by {@link userPosts}. */
+export interface UserPostsResult {
+  name: string;
+  friends: Array<{ name: string }>;
+  posts: Array<{ title: string }>;
+}
+
+/**
+ * Runs query `user_posts`.
+ *
+ * Source: cases/select_forms/queries/user_posts.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function userPosts(db: Queryable, args: UserPostsArgs): Promise<UserPostsResult | null> {
+  const rows = await run(db, userPostsSql, [
+    args.n,
+    args.name,
+  ]);
+  return (rows[0] as UserPostsResult | undefined) ?? null;
 }

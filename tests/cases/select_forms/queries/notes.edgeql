@@ -1,0 +1,2 @@
+with module blog
+select Note { body } order by .body;
