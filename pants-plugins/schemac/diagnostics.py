@@ -49,7 +49,7 @@ CODES: Dict[str, str] = {
     "E0309": "property assigned twice",
     "E0210": "inheritance cycle",
     "E0211": "overloaded member that is not inherited",
-    "E0212": "link to an abstract type without exactly one concrete subtype",
+    "E0212": "link to an abstract type no concrete type extends",
     "E0213": "name collision in generated TypeScript or Go",
     "E0214": "name longer than Postgres' 63-byte identifier limit",
     "E0310": "assignment to a readonly property",

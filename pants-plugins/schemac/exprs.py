@@ -644,6 +644,20 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.EnumMember(expr.span, ValueType(enum=enum), False, enum, expr.member)
 
 
+def refuse_poly_link(subject: Optional[ObjectType], name: str, span, reporter: Reporter) -> bool:
+    """Report a polymorphic link (a link to an abstract type with several concrete subtypes,
+    :class:`schemac.model.PolyLink`) read or written by a query: its storage is compiled, its
+    query forms are not yet. ``True`` when ``name`` is one (reported)."""
+    pl = subject.poly_links.get(name) if subject is not None else None
+    if pl is None:
+        return False
+    names = ", ".join(t.name for t, _ in pl.targets)
+    reporter.error("E0206", f"'{name}' links to abstract type '{pl.abstract.split('::')[-1]}' ({names}): a "
+                   "polymorphic link in a query is not supported yet", span,
+                   f"query it from a concrete type, e.g. select {pl.targets[0][0].name} filter ...")
+    return True
+
+
 def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.steps == ("__subject__",):
         col = ctx.subject_column
@@ -658,6 +672,8 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     comp = ctx.subject.computeds.get(name)
     if comp is not None and len(expr.steps) == 1:
         return computed_sql.computed_property(expr, comp, ctx)
+    if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
+        return None
     link = ctx.subject.links.get(name)
     if link is not None:
         if expr.steps[1:] in ((), ("id",)) and link.column is not None:
@@ -702,6 +718,8 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     steps = expr.steps
     for i, step in enumerate(steps[:-1]):
         link = obj.links.get(step)  # type: ignore[union-attr]
+        if link is None and refuse_poly_link(obj, step, expr.span, ctx.reporter):
+            return None
         if link is None or link.column is None:
             what = "a multi link" if link is not None else "not a link"
             ctx.reporter.error("E0206" if link is not None else "E0302",
@@ -777,6 +795,8 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
     name = expr.args[0].steps[0]
+    if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
+        return None
     link = ctx.subject.links.get(name) if ctx.subject is not None else None
     if link is not None and link.multi and ctx.subject is not None:
         return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))

@@ -114,6 +114,10 @@ class Column:
     #: table computes it (https://docs.geldata.com/reference/datamodel/mutation_rewrites), so an
     #: insert need not give a required property with an insert rewrite.
     rewrites: Tuple[str, ...] = ()
+    #: What the migrations' snapshot records it stores, when not ``link`` or ``name``: a
+    #: polymorphic link's column of one subtype, ``<link>[is <Subtype>]`` (one per column, so the
+    #: migration diff tells them apart).
+    pointer: Optional[str] = None
 
     @property
     def has_default(self) -> bool:
@@ -219,6 +223,27 @@ class Link:
 
 
 @dataclass(frozen=True)
+class PolyLink:
+    """A link to an abstract type with several concrete subtypes (a polymorphic link,
+    https://docs.geldata.com/reference/datamodel/inheritance, https://docs.geldata.com/reference/datamodel/links). Each concrete table
+    is a table of its own, so the link is stored as one nullable foreign key column per concrete
+    subtype (``targets``: (subtype, column)), with a CHECK that at most one (exactly one when
+    required) is set: Postgres keeps the referential integrity and the ``on target delete``
+    policy per subtype. A single link's columns are in the source table
+    (``<link>_<subtype table>_id``); a multi link's in its join table (``target_<subtype
+    table>_id``, next to ``target_id``, the id whichever it is, which the join table's primary
+    key and CHECK tie to them). See docs/language.md, "Polymorphic links"."""
+
+    name: str
+    #: Qualified name of the abstract target type (``default::Content``).
+    abstract: str
+    targets: Tuple[Tuple["ObjectType", str], ...] = field(compare=False, repr=False)
+    multi: bool
+    required: bool
+    join_table: Optional[str]
+
+
+@dataclass(frozen=True)
 class Computed:
     """A computed property or link (https://docs.geldata.com/reference/datamodel/computeds):
     nothing is stored; a query that selects, filters or orders on it gets ``expr`` (syntax,
@@ -297,6 +322,8 @@ class ObjectType:
     refused_pointers: Set[str] = field(default_factory=set)
     #: Triggers on its table (mutation rewrites, deletion policies), in firing order.
     triggers: List[Trigger] = field(default_factory=list)
+    #: Links to an abstract type with several concrete subtypes (:class:`PolyLink`), by name.
+    poly_links: Dict[str, PolyLink] = field(default_factory=dict)
 
     @property
     def qualname(self) -> str:

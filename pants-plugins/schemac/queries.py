@@ -26,7 +26,7 @@ from schemac import computed_sql, lowering, policies, qir
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
-from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, check, column_of, is_param
+from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, check, column_of, is_param, refuse_poly_link
 from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
 from schemac.names import go_name
 from schemac.extensions import is_vector
@@ -149,6 +149,8 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
             continue
         seen.add(a.name)
+        if refuse_poly_link(subject, a.name, a.name_span, ctx.reporter):
+            continue
         link = subject.links.get(a.name)
         if link is not None:
             assigned = _link_value(a, link, subject, ctx, insert)
@@ -402,6 +404,9 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
     missing = [c.link or c.name for c in subject.columns
                if c.required and not c.defaulted and (c.link or c.name) not in given]
     values += _query_defaults(subject, given, ctx)
+    for pl in subject.poly_links.values():
+        if pl.required and not pl.multi and pl.name not in given:
+            refuse_poly_link(subject, pl.name, q.type_span, ctx.reporter)  # (it must be set: refused)
     if missing:
         ctx.reporter.error("E0305", f"insert of '{subject.name}' is missing required "
                            f"propert{'y' if len(missing) == 1 else 'ies'} {', '.join(repr(m) for m in missing)}",
@@ -776,6 +781,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             if not _json_ok(col.type, el.span, ctx):
                 continue
             out.append(qir.ShapeLinkProp(el.span, ResultField(key, col.type, not col.required, in_json=True), col))
+            continue
+        if refuse_poly_link(subject, el.name, el.span, ctx.reporter):
             continue
         link = subject.links.get(el.name)
         if link is not None:

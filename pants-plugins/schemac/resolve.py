@@ -48,6 +48,7 @@ from schemac.model import (
     Index,
     Link,
     ObjectType,
+    PolyLink,
     Schema,
     ValueType,
     name_candidates,
@@ -1000,12 +1001,9 @@ class _Resolver:
                 if not subs:
                     msg = f"link '{decl.name}' points to abstract type '{target_decl.name}', which has no concrete subtype"
                     hint = f"link to a concrete type, or add a type extending {target_decl.name}"
-                else:
-                    names = ", ".join(k.split("::")[-1] for k in subs)
-                    msg = (f"link '{decl.name}' points to abstract type '{target_decl.name}' with several concrete "
-                           f"subtypes ({names}); polymorphic links are not supported")
-                    hint = "link to one concrete type"
-                self.reporter.error("E0212", msg, ptr.type.span if ptr.type else decl.name_span, hint)  # type: ignore[union-attr]
+                    self.reporter.error("E0212", msg, ptr.type.span if ptr.type else decl.name_span, hint)  # type: ignore[union-attr]
+                    return
+                self._poly_link(obj, ptr, target_key, [self.schema.types[k] for k in subs])
                 return
             target_key = subs[0]
         target = self.schema.types[target_key]
@@ -1039,6 +1037,95 @@ class _Resolver:
                                            SINGLE_LINK_ON_DELETE[action]))
         obj.indexes.append(Index(object_name("ix", obj.table, [column]), (qi(column),), "btree", None, None))
         obj.links[decl.name] = Link(decl.name, target, False, ptr.required, column, None)
+
+    def _poly_link(self, obj: ObjectType, ptr: _Pointer, abstract_key: str, subs: List[ObjectType]) -> None:
+        """A link to an abstract type with several concrete subtypes
+        (https://docs.geldata.com/reference/datamodel/inheritance, https://docs.geldata.com/reference/datamodel/links): one nullable FK
+        column per concrete subtype, each with the link's ``on target delete`` policy, and a
+        CHECK that at most one (a required single link: exactly one) is set. A multi link's join
+        table has those columns plus ``target_id`` (whichever is set), its primary key with
+        ``source_id``. See :class:`schemac.model.PolyLink`."""
+        decl = ptr.decl
+        action = decl.on_target_delete or "restrict"
+        if decl.multi and action not in MULTI_LINK_ON_DELETE:
+            self.reporter.error("E0206", f"'on target delete {action}' on a multi link is not supported",
+                                decl.name_span, "use 'restrict' or 'allow' (allow removes the link)")
+            return
+        if decl.multi and action == "delete source":
+            self.reporter.error("E0206", "'on target delete delete source' on a polymorphic multi link is not "
+                                "supported yet", decl.name_span, "use 'restrict' or 'allow'")
+            return
+        if not decl.multi and decl.link_props:
+            self.reporter.error("E0206", "link properties on single links are not supported yet",
+                                decl.link_props[0].span, "make the link 'multi', or move the property to the type")
+        if action == "allow" and ptr.required and not decl.multi:
+            self.reporter.error("E0205", "'on target delete allow' would leave a required link empty",
+                                decl.name_span, "use 'restrict' or 'delete source', or make the link optional")
+            return
+        for what, present in (("a default", ptr.default is not None), ("constraints", bool(ptr.constraints)),
+                              ("rewrites", bool(ptr.rewrites)),
+                              ("'on source delete'", ptr.on_source_delete is not None
+                               and ptr.on_source_delete[0] != "allow")):
+            if present:
+                self.reporter.error("E0206", f"{what} on a polymorphic link ('{decl.name}' to abstract type "
+                                    f"'{abstract_key.split('::')[-1]}') is not supported yet", decl.name_span)
+                return
+        if decl.multi:
+            table = short_identifier(f"{obj.table}_{snake_case(decl.name)}")
+            host_name = f"{obj.name}.{decl.name}"
+            cols = [Column("source_id", UUID, True, None, decl.span), Column("target_id", UUID, True, None, decl.span)]
+            host = ObjectType(host_name, obj.module, table, cols, [], [], decl.span, comment=_comment(ptr.annotations),
+                              primary_key=("source_id", "target_id"), join_of=(obj.qualname, decl.name),
+                              library=obj.library)
+            ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
+            for lp in decl.link_props:
+                if lp.type is None or lp.computed is not None:
+                    continue
+                if lp.name in ("source_id", "target_id", "source", "target") or lp.name.startswith("target_"):
+                    self.reporter.error("E0200", f"link property '{lp.name}' clashes with the join table's own "
+                                        "columns", lp.name_span)
+                    continue
+                vtype = resolve_type_ref(lp.type, ctx)
+                if vtype is None:
+                    continue
+                if lp.default is not None:
+                    self.reporter.error("E0206", "defaults of link properties of a polymorphic link are not "
+                                        "supported yet", lp.default.span)
+                lcol = Column(lp.name, vtype, bool(lp.required), None, lp.span, comment=_comment(lp.annotations))
+                host.columns.append(lcol)
+                for c in lp.constraints:
+                    self._value_constraint(host, lcol, c, ptr.module)
+            prefix, on_delete = "target", MULTI_LINK_ON_DELETE[action]
+        else:
+            host, table, prefix, on_delete = obj, obj.table, decl.name, SINGLE_LINK_ON_DELETE[action]
+        targets: List[Tuple[ObjectType, str]] = []
+        for sub in subs:
+            column = short_identifier(f"{prefix}_{sub.table}_id")
+            if host.column(column) is not None:
+                self.reporter.error("E0207", f"link '{decl.name}' needs column '{column}', which a property "
+                                    "already uses", decl.name_span)
+                return
+            targets.append((sub, column))
+        for sub, column in targets:
+            host.columns.append(Column(column, UUID, False, None, decl.span, readonly=ptr.readonly,
+                                       comment=None if decl.multi else _comment(ptr.annotations), link=decl.name,
+                                       pointer=f"{'target' if decl.multi else decl.name}[is {sub.qualname}]"))
+            host.foreign_keys.append(ForeignKey(object_name("fk", table, [column]), column, sub.table, on_delete))
+            host.indexes.append(Index(object_name("ix", table, [column]), (qi(column),), "btree", None, None))
+        listed = ", ".join(quote_ident(c) for _, c in targets)
+        if decl.multi:
+            check = f"num_nonnulls({listed}) = 1 AND \"target_id\" = COALESCE({listed})"
+        else:
+            check = f"num_nonnulls({listed}) {'=' if ptr.required else '<='} 1"
+        host.checks.append(CheckConstraint(object_name("ck", table, [snake_case(decl.name), "one_target"]), check))
+        if decl.multi:
+            host.foreign_keys.insert(0, ForeignKey(object_name("fk", table, ["source_id"]), "source_id", obj.table,
+                                                   "CASCADE"))
+            host.indexes.insert(0, Index(object_name("ix", table, ["target_id"]), (qi("target_id"),), "btree",
+                                         None, None))
+            self.schema.join_tables.append(host)
+        obj.poly_links[decl.name] = PolyLink(decl.name, abstract_key, tuple(targets), decl.multi, ptr.required,
+                                             table if decl.multi else None)
 
     def _multi_link(self, obj: ObjectType, ptr: _Pointer, target: ObjectType, action: str) -> None:
         decl = ptr.decl

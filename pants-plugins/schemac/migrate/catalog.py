@@ -136,7 +136,7 @@ def _table_def(t: ObjectType) -> TableDef:
     for c in t.columns:
         vt = c.type
         enum = vt.enum or (vt.element.enum if vt.element is not None else None)
-        pointer = c.link if c.link is not None else c.name
+        pointer = c.pointer or (c.link if c.link is not None else c.name)
         cols.append(ColumnDef(c.name, vt.pg, not (c.required or c.is_id), c.default_sql, pointer,
                               enum.qualname if enum else None, vt.element is not None, c.comment))
     primary = tuple(t.primary_key)

@@ -591,8 +591,10 @@ class _Differ:
         for oc in ot.columns:
             if oc.name in matched_old or (nt.name, oc.name) in self.converted_columns:
                 continue
-            ptr = oc.pointer or oc.name
-            allowed = (self.opt.down or self.opt.allow_destructive or (origin, ptr) in self.hints.dropped_pointers)
+            ptr = (oc.pointer or oc.name).split("[is ", 1)[0]
+            # (a polymorphic link's columns, 'items[is Movie]', go with a drop of the link)
+            allowed = (self.opt.down or self.opt.allow_destructive
+                       or (origin, ptr) in self.hints.dropped_pointers)
             if not allowed:
                 self.error("E0402", f"{self._short(origin)}.{ptr} was removed: dropping column {nt.name}.{oc.name} "
                            "deletes its values",

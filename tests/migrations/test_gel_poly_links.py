@@ -1,0 +1,194 @@
+"""Links to an abstract type with several concrete subtypes (polymorphic links,
+https://docs.geldata.com/reference/datamodel/inheritance, https://docs.geldata.com/reference/datamodel/links) on PostgreSQL 15 with
+data: one nullable foreign key column per concrete subtype with a CHECK that at most one
+(a required link: exactly one) is set, the join table of a multi link with ``target_id`` tied to
+them, ``on target delete`` per subtype, and the migrations that add and remove such links, each
+applied, reverted and applied again (up -> down -> up). Query forms through them are refused
+(E0206, located) until they are lowered."""
+
+from __future__ import annotations
+
+import pytest
+
+from migration_harness import Lib, codes, compile_errors, db_catalog
+from schemac.compiler import Options, check_library
+
+V1 = """
+abstract type Content {
+  required title: str;
+}
+type Movie extending Content {
+  release_year: int32;
+}
+type Show extending Content {
+  seasons: int32;
+}
+type Review {
+  required body: str;
+}
+type Watchlist {
+  required name: str;
+}
+"""
+
+# Gel's docs example shape: a required single link, an optional one, a multi link with a link
+# property, each to the abstract Content.
+V2 = """
+abstract type Content {
+  required title: str;
+}
+type Movie extending Content {
+  release_year: int32;
+}
+type Show extending Content {
+  seasons: int32;
+}
+type Review {
+  required body: str;
+  required subject: Content {
+    on target delete delete source;
+  }
+}
+type Watchlist {
+  required name: str;
+  favourite: Content {
+    on target delete allow;
+  }
+  multi items: Content {
+    on target delete allow;
+    added: datetime;
+  }
+  multi pinned: Content;
+}
+"""
+
+
+def _roundtrip(lib: Lib, db, schema: str):
+    before = db_catalog(db.conn)
+    first = lib.history().last_version + 1
+    gen = lib.generate(schema)
+    assert gen is not None and not gen.plan.errors, gen and gen.plan.errors
+    versions = range(first, lib.history().last_version + 1)
+    lib.apply(db.url)
+    after = db_catalog(db.conn)
+    lib.run_files(db.conn, versions, "down")
+    assert db_catalog(db.conn) == before
+    lib.run_files(db.conn, versions, "up")
+    assert db_catalog(db.conn) == after
+    return lib.up_sql(versions), lib.down_sql(versions)
+
+
+def _fails(db, sql: str, sqlstate: str) -> None:
+    import psycopg
+
+    with pytest.raises(psycopg.Error) as err:
+        db.execute(sql)
+    assert err.value.sqlstate == sqlstate, err.value
+
+
+def test_polymorphic_links_migrate_and_keep_integrity(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate(V1)
+    lib.apply(pg.url)
+    pg.execute("INSERT INTO movie (title) VALUES ('Alien'), ('Heat')")
+    pg.execute("INSERT INTO show (title) VALUES ('Lost'), ('Dark')")
+    pg.execute("INSERT INTO watchlist (name) VALUES ('w1'), ('w2')")
+    up, down = _roundtrip(lib, pg, V2)
+    assert '"subject_movie_id" uuid' in up and '"subject_show_id" uuid' in up
+    assert "num_nonnulls" in up and '"watchlist_items";' in down
+
+    # A required single link: exactly one subtype column set.
+    pg.execute("""INSERT INTO review (body, subject_movie_id) SELECT 'scary', id FROM movie WHERE title = 'Alien'""")
+    pg.execute("""INSERT INTO review (body, subject_show_id) SELECT 'twisty', id FROM show WHERE title = 'Dark'""")
+    _fails(pg, "INSERT INTO review (body) VALUES ('about nothing')", "23514")
+    _fails(pg, """INSERT INTO review (body, subject_movie_id, subject_show_id)
+                  SELECT 'both', m.id, s.id FROM movie m, show s LIMIT 1""", "23514")
+    # The foreign keys: an id of the other subtype (or of nothing) is refused.
+    _fails(pg, """INSERT INTO review (body, subject_movie_id) SELECT 'wrong', id FROM show LIMIT 1""", "23503")
+
+    # An optional single link: at most one.
+    pg.execute("""UPDATE watchlist SET favourite_show_id = (SELECT id FROM show WHERE title = 'Lost')
+                  WHERE name = 'w1'""")
+    _fails(pg, """UPDATE watchlist SET favourite_movie_id = (SELECT id FROM movie WHERE title = 'Heat')
+                  WHERE name = 'w1'""", "23514")
+
+    # A multi link: target_id is the id of whichever subtype is set, and the pair is the key.
+    pg.execute("""INSERT INTO watchlist_items (source_id, target_id, target_movie_id)
+                  SELECT w.id, m.id, m.id FROM watchlist w, movie m WHERE w.name = 'w1'""")
+    pg.execute("""INSERT INTO watchlist_items (source_id, target_id, target_show_id, added)
+                  SELECT w.id, s.id, s.id, now() FROM watchlist w, show s WHERE w.name = 'w1' AND s.title = 'Lost'""")
+    pg.execute("""INSERT INTO watchlist_pinned (source_id, target_id, target_show_id)
+                  SELECT w.id, s.id, s.id FROM watchlist w, show s WHERE w.name = 'w2' AND s.title = 'Dark'""")
+    _fails(pg, """INSERT INTO watchlist_items (source_id, target_id, target_movie_id)
+                  SELECT w.id, m.id, m.id FROM watchlist w, movie m WHERE w.name = 'w1' LIMIT 1""", "23505")
+    _fails(pg, """INSERT INTO watchlist_items (source_id, target_id, target_movie_id)
+                  SELECT w.id, gen_random_uuid(), m.id FROM watchlist w, movie m WHERE w.name = 'w2' LIMIT 1""",
+           "23514")
+    _fails(pg, """INSERT INTO watchlist_items (source_id, target_id)
+                  SELECT w.id, gen_random_uuid() FROM watchlist w WHERE w.name = 'w2'""", "23514")
+    assert pg.execute("SELECT count(*) FROM watchlist_items") == [(3,)]
+
+    # on target delete, per subtype: 'Lost' is a favourite (allow: unset) and an item (allow:
+    # unlinked); 'Dark' is pinned (restrict: refused) and a review's subject (delete source).
+    _fails(pg, "DELETE FROM show WHERE title = 'Dark'", "23503")
+    pg.execute("DELETE FROM watchlist_pinned")
+    pg.execute("DELETE FROM show WHERE title = 'Dark'")
+    assert pg.execute("SELECT body FROM review") == [("scary",)]
+    pg.execute("DELETE FROM show WHERE title = 'Lost'")
+    assert pg.execute("SELECT favourite_movie_id, favourite_show_id FROM watchlist WHERE name = 'w1'") == [(None, None)]
+    assert pg.execute("SELECT count(*) FROM watchlist_items WHERE target_show_id IS NOT NULL") == [(0,)]
+    pg.execute("DELETE FROM movie WHERE title = 'Alien'")
+    assert pg.execute("SELECT count(*) FROM review") == [(0,)]
+    assert pg.execute("SELECT count(*) FROM watchlist_items") == [(1,)]  # Heat
+
+    # A third subtype adds a column to each link (and to the CHECK); removing the links drops
+    # them all; nothing is left over.
+    v3 = V2.replace("type Show extending Content {", "type Book extending Content {\n  pages: int32;\n}\n"
+                    "type Show extending Content {").replace("required subject: Content", "subject: Content")
+    up, down = _roundtrip(lib, pg, v3)
+    assert '"subject_book_id"' in up and '"target_book_id"' in up
+    pg.execute("INSERT INTO book (title) VALUES ('Dune')")
+    pg.execute("""INSERT INTO watchlist_items (source_id, target_id, target_book_id)
+                  SELECT w.id, b.id, b.id FROM watchlist w, book b WHERE w.name = 'w2'""")
+    pg.execute("INSERT INTO review (body) VALUES ('no subject')")  # optional now
+    v4 = V1.replace("type Show extending Content {", "type Book extending Content {\n  pages: int32;\n}\n"
+                    "type Show extending Content {")
+    # dropping the links drops their columns and join tables, with consent (one hint per link)
+    refused = lib.generate(v4)
+    assert refused is not None and sorted(codes(refused.plan.errors)) == ["E0402"] * 8  # 6 columns, 2 join tables
+    v4 += ("migration {\n  drop link Review.subject;\n  drop link Watchlist.favourite;\n"
+           "  drop link Watchlist.items;\n  drop link Watchlist.pinned;\n}\n")
+    up, down = _roundtrip(lib, pg, v4)
+    assert 'DROP COLUMN "subject_book_id"' in up and 'DROP TABLE "watchlist_pinned", "watchlist_items"' in up
+    assert lib.generate(v4) is None
+
+
+@pytest.mark.parametrize("schema, query, code", [
+    (V2, "select Review { body, subject: { title } }", "E0206"),
+    (V2, "select Review { body } filter .subject.title = <str>$t", "E0206"),
+    (V2, "select Watchlist { name, n := count(.items) }", "E0206"),
+    (V2, "insert Review { body := <str>$body }", "E0206"),  # a required polymorphic link must be set
+    (V2, "update Watchlist filter .name = <str>$n set { favourite := {} }", "E0206"),
+])
+def test_queries_through_polymorphic_links_are_refused_where_they_stand(schema, query, code):
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": schema, "lib/q.edgeql": query},
+                                                  Options(library="lib")))
+    assert errors == [code]
+
+
+@pytest.mark.parametrize("body, code", [
+    ("multi items: Content { on target delete delete source; }", "E0206"),
+    ("item: Content { default := (select Movie limit 1); }", "E0206"),
+    ("required item: Content { on target delete allow; }", "E0205"),
+    ("item: Content { on source delete delete target; }", "E0206"),
+])
+def test_polymorphic_link_refusals(body, code):
+    schema = V1 + f"type Box {{ {body} }}"
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": schema}, Options(library="lib")))
+    assert errors == [code]
+
+
+def test_queries_of_the_concrete_types_still_compile():
+    lib = check_library({"lib/schema.esdl": V2, "lib/movies.edgeql": "select Movie { title, release_year }",
+                         "lib/add.edgeql": "insert Watchlist { name := <str>$name }"}, Options(library="lib"))
+    assert sorted(q.name for q in lib.queries) == ["add", "movies"]
