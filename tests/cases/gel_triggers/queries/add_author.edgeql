@@ -1,0 +1,1 @@
+insert Author { name := <str>$name }

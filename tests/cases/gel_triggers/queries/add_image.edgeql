@@ -1,0 +1,1 @@
+insert Image { url := <str>$url }

@@ -1,0 +1,1 @@
+insert Tag { name := <str>$name }

@@ -1,0 +1,1 @@
+delete Author filter .id = <uuid>$id

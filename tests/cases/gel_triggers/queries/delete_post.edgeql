@@ -1,0 +1,1 @@
+delete Post filter .id = <uuid>$id

@@ -1,0 +1,1 @@
+delete Tag filter .id = <uuid>$id

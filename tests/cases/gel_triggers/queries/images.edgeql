@@ -1,0 +1,1 @@
+select Image { url } order by .url

@@ -1,0 +1,1 @@
+select Log { action, title } order by .title

@@ -1,0 +1,1 @@
+update Post filter .id = <uuid>$id set { title := <str>$title }

@@ -1,0 +1,1 @@
+update Author filter .id = <uuid>$id set { avatar := (select Image filter .id = <uuid>$image) }
