@@ -48,11 +48,37 @@ def single_subselect(expr) -> Tuple[Optional[ast.SubSelect], bool]:
     ...))`` (Gel's assert_single: at most one object, checked when the statement runs); ``(None,
     False)`` for anything else."""
     if isinstance(expr, ast.FuncCall) and expr.name in ("assert_single", "std::assert_single") and \
-            len(expr.args) == 1 and isinstance(expr.args[0], ast.SubSelect):
-        return expr.args[0], True
-    if isinstance(expr, ast.SubSelect):
-        return expr, False
+            len(expr.args) == 1 and as_subselect(expr.args[0]) is not None:
+        return as_subselect(expr.args[0]), True
+    if as_subselect(expr) is not None:
+        return as_subselect(expr), False
     return None, False
+
+
+def as_subselect(expr) -> Optional[ast.SubSelect]:
+    """``expr`` as a :class:`~schemac.syntax.SubSelect` when it is ``(select T filter ...)``,
+    also with a shape, ``(select User { id, name } filter ...)``: where a sub-select is a
+    value (a computed link or global, a link's value) it stands for its objects, and a shape
+    only chooses what a query that outputs them shows
+    (https://docs.geldata.com/reference/edgeql/shapes); ``None`` otherwise."""
+    if isinstance(expr, ast.SubSelect):
+        return expr
+    if isinstance(expr, ast.SelectExpr) and isinstance(expr.subject, ast.VarRef) and expr.filter is not None \
+            and not expr.order and expr.offset is None and expr.limit is None:
+        return ast.SubSelect(expr.subject.name, expr.subject.span, expr.filter, expr.span)
+    return None
+
+
+def link_select(expr) -> Optional[Tuple[object, Optional[object]]]:
+    """``(base, filter)`` of ``(select .<author[is Post] [filter ...])`` or ``(select .link
+    [filter ...])``: a computed link to some of the objects of a backlink or of a stored link
+    of the object (https://docs.geldata.com/reference/datamodel/computeds); ``None`` for any
+    other expression."""
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and (isinstance(expr.subject, ast.Backlink) or (
+                isinstance(expr.subject, ast.Path) and len(expr.subject.steps) == 1)):
+        return expr.subject, expr.filter
+    return None
 
 
 def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
@@ -131,6 +157,8 @@ def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
     reported)."""
     if isinstance(expr, ast.Backlink):
         return expr, None  # type: ignore[return-value]
+    if link_select(expr) is not None and ctx.subject is not None:
+        return expr, None  # type: ignore[return-value]
     if isinstance(expr, ast.Path) and len(expr.steps) == 1 and ctx.subject is not None:
         comp = ctx.subject.computeds.get(expr.steps[0])
         if comp is not None and comp.target is not None:
@@ -144,6 +172,10 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     from schemac.exprs import BOOL, check
 
     subject = ctx.subject
+    if isinstance(what, ast.SelectExpr):
+        what = _inline_computed(what, ctx)
+        if what is None:
+            return None
     if isinstance(what, ast.Backlink):
         found = _backlink_source(what, ctx)
         if found is None:
@@ -152,19 +184,54 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     else:
         comp: Computed = what
         source, multi = comp.target, comp.multi
-        if comp.backlink is None:
+        # Inside the computed's own expression `Type.prop` of its type reads the object.
+        inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
+                                    subject_column=None, variables={}, bound_statements={},
+                                    outer=(subject, subject_ref(ctx)))
+        if comp.backlink is None and comp.forward is None:
             sub: ast.SubSelect = single_subselect(comp.expr)[0]  # type: ignore[assignment]
-            inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
-                                        subject_column=None, variables={}, bound_statements={})
             cond = check(sub.filter, inner, BOOL)
             if cond is None:
                 return None
             return qir.ObjectSet(span, alias, source, multi, cond,  # type: ignore[arg-type]
                                  visible_sql=_visible(source, ctx, alias))  # type: ignore[arg-type]
-        link_name = comp.backlink
+        filt = None
+        if comp.filter is not None:
+            filt = check(comp.filter, inner, BOOL)  # type: ignore[arg-type]
+            if filt is None:
+                return None
+        if comp.forward is not None:
+            link = subject.links[comp.forward]
+            return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
+                                 _visible(source, ctx, alias), True, filt)  # type: ignore[arg-type]
+        link = source.links[comp.backlink]  # type: ignore[union-attr,index]
+        return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
+                             _visible(source, ctx, alias), False, filt)  # type: ignore[arg-type]
     link = source.links[link_name]  # type: ignore[union-attr]
     return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
                          _visible(source, ctx, alias))  # type: ignore[arg-type]
+
+
+def _inline_computed(expr: ast.SelectExpr, ctx) -> Optional[Computed]:
+    """``(select .<author[is Post] filter ...)`` / ``(select .link filter ...)`` written in place
+    (``exists (select .<author[is Post] filter .draft)``): the computed link it would be."""
+    from schemac.diagnostics import did_you_mean
+
+    base, filt = link_select(expr)  # type: ignore[misc]
+    subject = ctx.subject
+    if isinstance(base, ast.Backlink):
+        source = _backlink_source(base, ctx)
+        if source is None:
+            return None
+        return Computed("", expr, ctx.module, expr.span, target=source, multi=True, backlink=base.link, filter=filt)
+    name = base.steps[0]  # type: ignore[attr-defined]
+    link = subject.links.get(name)
+    if link is None:
+        ctx.reporter.error("E0206" if name in subject.computeds else "E0302",
+                           f"'(select .{name} ...)': '{name}' is not a stored link of '{subject.name}'",
+                           base.span, did_you_mean(name, list(subject.links)))  # type: ignore[attr-defined]
+        return None
+    return Computed("", expr, ctx.module, expr.span, target=link.target, multi=link.multi, forward=name, filter=filt)
 
 
 def _visible(target: ObjectType, ctx, alias: str) -> Optional[str]:
@@ -254,3 +321,124 @@ def object_set_of(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     if found is None:
         return None
     return object_set(found[0], ctx, qi(alias), expr.span)
+
+
+#: Value families ``min`` / ``max`` order as Postgres does (an enum orders by declaration in
+#: Gel, a bool not at all in Postgres: refused).
+_ORDERED_FAMILIES = frozenset({"num", "str", "datetime", "local_date", "local_datetime", "local_time", "duration",
+                               "relative_duration", "date_duration"})
+
+
+def aggregate(expr: ast.FuncCall, func: str, ctx):
+    """``min(.posts.published_at)`` / ``max(...)`` / ``sum(.items.qty)``: an aggregate of a
+    property over a set of objects (a multi link, backlink or computed link followed by a
+    property: https://docs.geldata.com/reference/stdlib/set) -> ``(SELECT min(t.p) FROM ...
+    WHERE <the objects>)``. As in Gel, ``min`` and ``max`` of an empty set are empty and
+    ``sum`` of one is ``0``. ``min({a, b})`` / ``max({a, b})`` of a set literal are ``LEAST`` /
+    ``GREATEST`` (both skip empty elements, as Gel's set functions do); a single value is its
+    own minimum. Returns ``None`` after reporting."""
+    from schemac.exprs import check
+    from schemac.model import ValueType
+    from schemac.scalars import SCALARS
+
+    if len(expr.args) != 1:
+        ctx.reporter.error("E0304", f"{func}() takes one set", expr.span)
+        return None
+    arg = expr.args[0]
+    if isinstance(arg, ast.SetLit):
+        if func == "sum" or not arg.items:
+            ctx.reporter.error("E0206", f"{func}() of a set literal is only supported for min and max of values",
+                               expr.span)
+            return None
+        items = []
+        for item in arg.items:
+            low = check(item, ctx, items[0].type if items else None)
+            if low is None:
+                return None
+            if items and low.type.family != items[0].type.family:
+                ctx.reporter.error("E0304", f"{func}() of a set mixes {items[0].type.name} and {low.type.name}",
+                                   item.span)
+                return None
+            items.append(low)
+        if not _ordered(items[0].type, func, expr.span, ctx):
+            return None
+        args = ", ".join(f"{{{i}}}" for i in range(len(items)))
+        template = f"{'LEAST' if func == 'min' else 'GREATEST'}({args})"
+        return qir.SqlTemplate(expr.span, items[0].type, all(i.nullable for i in items), func, template, tuple(items),
+                               "p" * len(items), True)
+    objects_and_rest = _object_path(arg, ctx, f"_a{ctx.depth}")
+    if objects_and_rest is False:
+        return None
+    if objects_and_rest is None:
+        low = check(arg, ctx)  # a single value: the set of one element
+        if low is None:
+            return None
+        if func == "sum" and (low.type.family != "num" or low.type.element is not None):
+            ctx.reporter.error("E0304", f"sum() needs numbers, got {low.type.name}", arg.span)
+            return None
+        if func != "sum" and not _ordered(low.type, func, arg.span, ctx):
+            return None
+        return low
+    objects, rest = objects_and_rest
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={})
+    value = check(ast.Path(rest, arg.span), inner)
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", f"{func}() of a multi property of several objects is not supported", arg.span)
+        return None
+    if func == "sum":
+        scalar = value.type.scalar.name if value.type.scalar is not None else ""
+        result = {"int16": "int64", "int32": "int64", "int64": "int64", "float32": "float32", "float64": "float64",
+                  "decimal": "decimal", "bigint": "bigint"}.get(scalar)
+        if result is None:
+            ctx.reporter.error("E0304", f"sum() needs numbers, got {value.type.name}", arg.span)
+            return None
+        vtype = ValueType(scalar=SCALARS[result])
+        agg = qir.AggregateObjects(expr.span, vtype, False, "sum", objects, value)
+        # Postgres' sum of bigint is numeric and NULL over no rows: Gel's is int64 and 0.
+        return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (agg,), "r",
+                               True)
+    if not _ordered(value.type, func, arg.span, ctx):
+        return None
+    return qir.AggregateObjects(expr.span, value.type, True, func, objects, value)
+
+
+def _ordered(vtype, func: str, span, ctx) -> bool:
+    if vtype.element is None and vtype.enum is None and vtype.family in _ORDERED_FAMILIES:
+        return True
+    ctx.reporter.error("E0206", f"{func}() of {vtype.name} values is not supported", span,
+                       "min and max take numbers, strings, dates and times, and durations")
+    return False
+
+
+def _object_path(arg, ctx, alias: str):
+    """``(objects, rest)`` when ``arg`` is ``.link.prop...`` whose first step is a set of objects
+    of the subject (a multi link, a backlink-like computed link) and ``rest`` the path from each
+    object; ``None`` when it is not one; ``False`` after reporting."""
+    steps: List[str] = []
+    root = arg
+    while isinstance(root, ast.Step) and root.kind == ".":
+        steps.insert(0, root.name)
+        root = root.base
+    if isinstance(root, ast.Backlink) and steps and ctx.subject is not None:
+        # `.<author[is Post].score`
+        objects = object_set(root, ctx, qi(alias), arg.span)
+        return False if objects is None else (objects, tuple(steps))
+    if not isinstance(arg, ast.Path) or len(arg.steps) < 2 or ctx.subject is None:
+        return None
+    name = arg.steps[0]
+    subject = ctx.subject
+    link = subject.links.get(name)
+    if link is not None and link.multi:
+        objects = qir.ObjectSet(arg.span, qi(alias), link.target, True, None, link, subject_ref(ctx),
+                                _visible(link.target, ctx, qi(alias)), True)
+        return objects, arg.steps[1:]
+    comp = subject.computeds.get(name)
+    if comp is not None and comp.target is not None:
+        objects = object_set(comp, ctx, qi(alias), arg.span)
+        if objects is None:
+            return False
+        return objects, arg.steps[1:]
+    return None

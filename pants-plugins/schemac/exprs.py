@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 from schemac import computed_sql, fts, qir
 from schemac import syntax as ast
@@ -138,6 +138,10 @@ class ExprContext:
     #: Names bound by ``with u := (select User filter ...)`` to a selection of a type's objects:
     #: name -> that expression (read by ``select u { ... }``, ``count(u)``, ``exists u``).
     type_sets: Dict[str, ast.Expr] = field(default_factory=dict)
+    #: Inside a computed's sub-select: the object the computed belongs to and how its row is
+    #: named in SQL; ``Type.prop`` of that type reads it (``link author := (select User filter
+    #: .handle = Message.author_handle)``).
+    outer: Optional[Tuple[ObjectType, str]] = None
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -416,6 +420,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return None
     if isinstance(expr, ast.IfElse):
         return _if_else(expr, ctx, expected)
+    if isinstance(expr, ast.SelectExpr):
+        return _select_expr(expr, ctx, expected)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
     what = _UNLOWERED_EXPRESSIONS.get(type(expr))
@@ -467,6 +473,25 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
         return None
     return qir.SqlTemplate(expr.span, then.type, True, "if_else",
                            "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
+
+
+def _select_expr(expr: ast.SelectExpr, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """A sub-query used as a value (https://docs.geldata.com/reference/edgeql/select):
+    ``(select User { name } filter .email = ...)`` is the id of its one object, as ``(select
+    User filter ...)`` (a shape only chooses what a query outputs); ``(select <expr>)`` without
+    a filter, order or limit is ``<expr>`` (``(select min(.posts.date))``)."""
+    sub = computed_sql.as_subselect(expr)
+    if sub is not None and ctx.params is not None:
+        return computed_sql.subselect_value(sub, False, ctx)
+    if expr.shape is None and expr.filter is None and not expr.order and expr.offset is None \
+            and expr.limit is None and not isinstance(expr.subject, (ast.VarRef, ast.Backlink)):
+        return check(expr.subject, ctx, expected)
+    what = ("sub-queries with 'order by', 'offset' or 'limit'" if expr.order or expr.offset or expr.limit
+            else "sub-queries ('(select ...)') of a set of objects")
+    ctx.reporter.error("E0206", f"{what} are not supported as a value in {ctx.where} yet", expr.span,
+                       "a computed link may be (select .<link[is T] filter ...) or (select .link filter ...); "
+                       "count it or test it with exists")
+    return None
 
 
 _ROW_REFS = ("__subject__", "__old__", "__new__", "__specified__")
@@ -631,6 +656,11 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
             # `select User ... filter User.name = ...`: the selected type's own path, as `.name`
             # (https://docs.geldata.com/reference/edgeql/paths).
             return _path(ast.Path((expr.member,), expr.span), ctx)
+        if named is not None and ctx.outer is not None and named is ctx.outer[0]:
+            # In a computed of `Message`, `Message.author_id` is the object the computed is
+            # evaluated for (Gel binds the source type's path to it), also inside a sub-select.
+            outer = dataclasses.replace(ctx, subject=ctx.outer[0], column_prefix=ctx.outer[1], outer=None)
+            return _path(ast.Path((expr.member,), expr.span), outer)
         if named is not None:
             msg = f"'{expr.enum}.{expr.member}' looks like a link traversal, which is not supported yet"
             ctx.reporter.error("E0206", msg, expr.span)
@@ -1080,8 +1110,9 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if name == "assert_single" and len(expr.args) == 1:
         # Gel's assert_single: our values are single already; a sub-select is checked by the
         # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
-        if isinstance(expr.args[0], ast.SubSelect) and ctx.params is not None:
-            return computed_sql.subselect_value(expr.args[0], True, ctx)
+        sub = computed_sql.as_subselect(expr.args[0])
+        if sub is not None and ctx.params is not None:
+            return computed_sql.subselect_value(sub, True, ctx)
         return check(expr.args[0], ctx)
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
@@ -1094,6 +1125,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _range_func(expr, name, ctx)
     if name == "count":
         return _count(expr, ctx)
+    if name in ("min", "max", "sum"):
+        return computed_sql.aggregate(expr, name, ctx)
     if name == "len":
         if len(expr.args) != 1:
             ctx.reporter.error("E0304", "len() takes one argument", expr.span)

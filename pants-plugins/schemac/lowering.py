@@ -113,7 +113,8 @@ def _atomic(node: qir.Expr) -> bool:
 
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
-                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.GlobalDefault, qir.ObjectId,
+                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath})
 
 
@@ -335,10 +336,17 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     if s.cond is None and s.link is None:
         # Every object of the type (`count(User)`).
         return source[:-len(" WHERE ")] + ("" if s.visible_sql is None else f" WHERE {s.visible_sql}")
+    if s.filter is not None:
+        visible = f" AND {_op(s.filter)}" + visible
     if s.cond is not None:
         return source + expr_sql(s.cond) + visible
     link, me = s.link, s.subject_row
     assert link is not None
+    if s.forward and link.multi:
+        return source + (f'{s.alias}."id" IN (SELECT "target_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
+                         f'WHERE "source_id" = {me}."id")') + visible
+    if s.forward:
+        return source + f'{s.alias}."id" = {me}.{qi(link.column)}' + visible  # type: ignore[arg-type]
     if link.multi:
         return source + (f'{s.alias}."id" IN (SELECT "source_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
                          f'WHERE "target_id" = {me}."id")') + visible
@@ -416,6 +424,7 @@ _EXPR = {
     # (every extension template is a function call or a parenthesised operator: atomic)
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
+    qir.AggregateObjects: lambda n: f"(SELECT {n.func}({expr_sql(n.value)}) {object_set_sql(n.objects)})",
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
     qir.SqlTemplate: _sql_template,

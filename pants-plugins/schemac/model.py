@@ -264,6 +264,11 @@ class Computed:
     required: bool = False
     #: For a backlink: the link of ``target`` that points back (its name).
     backlink: Optional[str] = None
+    #: For ``(select .link filter ...)``: the stored link of the object it follows (its name).
+    forward: Optional[str] = None
+    #: For ``(select .<link[is T] filter ...)`` / ``(select .link filter ...)``: the filter
+    #: (syntax, over the target's objects).
+    filter: Optional[object] = field(default=None, compare=False)
     #: Its declaration had errors (reported): reading it reports nothing more.
     broken: bool = False
 

@@ -230,6 +230,22 @@ class ObjectSet(Node):
     subject_row: Optional[str] = None
     #: The source's access policy predicate over ``alias`` (lowered by ``schemac.policies``).
     visible_sql: Optional[str] = None
+    #: ``link`` is the subject's own stored link to ``source`` (``(select .link filter ...)``),
+    #: not one of ``source`` pointing back.
+    forward: bool = False
+    #: A further condition on the rows (``(select .<author[is Post] filter .published)``).
+    filter: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class AggregateObjects(Expr):
+    """``min(.posts.date)``, ``max(...)``, ``sum(...)``: an aggregate of ``value`` (a property of
+    each object, read from the rows named ``objects.alias``) over a set of objects
+    (https://docs.geldata.com/reference/stdlib/set). ``func`` is the Postgres aggregate."""
+
+    func: str
+    objects: ObjectSet
+    value: Expr
 
 
 @dataclass(frozen=True, eq=False)

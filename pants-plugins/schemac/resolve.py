@@ -32,7 +32,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from schemac import fts, gel_auth
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
-from schemac.computed_sql import filter_pins_one as _filter_pins_one, single_subselect
+from schemac.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
 from schemac.exprs import BOOL, ExprContext, ParamTable, ext_needs, lower, resolve_type_ref
 from schemac.extensions import EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of, known_extension
 from schemac.model import (
@@ -565,7 +565,8 @@ class _Resolver:
         for links_first in (True, False):
             for key in concrete:
                 for name, (decl, module) in computeds[key].items():
-                    is_link = isinstance(decl.computed, ast.Backlink) or single_subselect(decl.computed)[0] is not None
+                    is_link = isinstance(decl.computed, ast.Backlink) or single_subselect(decl.computed)[0] is not None \
+                        or link_select(decl.computed) is not None
                     if is_link == links_first:
                         self._computed(self.schema.types[key], decl, module)
         # Access policies (their expressions may read computeds and globals).
@@ -653,6 +654,11 @@ class _Resolver:
                 return
             source, link = found
             new = dataclasses.replace(comp, target=source, multi=True, required=False, backlink=link)
+        elif link_select(expr) is not None:
+            new = self._link_select(obj, decl, comp, module)
+            if new is None:
+                obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
+                return
         elif single_subselect(expr)[0] is not None:
             expr, asserted = single_subselect(expr)
             target_key = self._type_key(expr.type_name, module)
@@ -662,7 +668,8 @@ class _Resolver:
                                     did_you_mean(expr.type_name.split("::")[-1], [d.name for d in self.decls.values()]))
                 obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
                 return
-            ctx = ExprContext(self.schema, target, module, self.reporter, params=ParamTable(), where="a computed")
+            ctx = ExprContext(self.schema, target, module, self.reporter, params=ParamTable(), where="a computed",
+                              outer=(obj, qi(obj.table)))
             low = lower(expr.filter, ctx, BOOL)
             if low is None:
                 obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
@@ -692,6 +699,46 @@ class _Resolver:
             self.reporter.error("E0201", f"computed property '{decl.name}' selects objects: declare it a link",
                                 decl.span)
         obj.computeds[decl.name] = new
+
+    def _link_select(self, obj: ObjectType, decl: ast.PointerDecl, comp: Computed, module: str) -> Optional[Computed]:
+        """``multi link published := (select .<author[is Post] filter .published)`` / ``(select
+        .tags filter .active)``: some of the objects of a backlink or of a stored link of the
+        object (https://docs.geldata.com/reference/datamodel/computeds), a computed link to
+        their type; multi when the backlink or link is. Its filter is checked over the target
+        (``Type.prop`` of the object's own type reads the object)."""
+        base, filt = link_select(decl.computed)  # type: ignore[misc]
+        if isinstance(base, ast.Backlink):
+            found = self._backlink_source(obj, base, module)
+            if found is None:
+                return None
+            target, link_name = found
+            new = dataclasses.replace(comp, target=target, multi=True, required=False, backlink=link_name,
+                                      filter=filt)
+        else:
+            name = base.steps[0]  # type: ignore[attr-defined]
+            link = obj.links.get(name)
+            if link is None:
+                span = base.span  # type: ignore[attr-defined]
+                if name in obj.computeds:
+                    self.reporter.error("E0206", f"a sub-select of the computed '{name}' is not supported in a "
+                                        "computed yet", span, "select from the backlink or link it is made of")
+                else:
+                    self.reporter.error("E0202", f"type '{obj.name}' has no link '{name}'", span,
+                                        did_you_mean(name, list(obj.links)))
+                return None
+            new = dataclasses.replace(comp, target=link.target, multi=link.multi, required=False, forward=name,
+                                      filter=filt)
+        if filt is not None:
+            ctx = ExprContext(self.schema, new.target, module, self.reporter, params=ParamTable(), where="a computed",
+                              outer=(obj, qi(obj.table)))
+            low = lower(filt, ctx, BOOL)  # type: ignore[arg-type]
+            if low is None:
+                return None
+            if low.type.family != "bool":
+                self.reporter.error("E0304", f"a filter must be bool, got {low.type.name}",
+                                    filt.span)  # type: ignore[attr-defined]
+                return None
+        return new
 
     def _check_declared_type(self, decl: ast.PointerDecl, comp: Computed, module: str) -> None:
         ref = decl.type

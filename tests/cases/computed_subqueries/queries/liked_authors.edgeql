@@ -1,0 +1,1 @@
+select Author { name, total_likes } filter .total_likes >= <int64>$min order by .total_likes desc then .name;

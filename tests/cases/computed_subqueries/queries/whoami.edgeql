@@ -1,0 +1,1 @@
+select Author { name, handle } filter .id = global current_user;
