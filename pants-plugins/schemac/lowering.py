@@ -713,7 +713,7 @@ def _values_sql(s: qir.SelectValues) -> str:
     ``float64``, not a ``numeric``), so the runners read it as that type."""
     cols = []
     for sql, f in shape_sql(s.elements, "", 0):
-        value = next(el.value for el in s.elements if el.field is f)  # type: ignore[attr-defined]
+        value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.CountObjects, qir.CountLink)
                 and not (type(value) is qir.SqlTemplate and value.func == "empty")
                 and f.type.element is None):

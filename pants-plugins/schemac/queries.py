@@ -851,15 +851,16 @@ def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
     return None
 
 
-def _has_clauses(el: ast.ShapeElement) -> bool:
+def _has_clauses(el) -> bool:
     return el.filter is not None or bool(el.order) or el.offset is not None or el.limit is not None
 
 
-def _shape_clauses(el: ast.ShapeElement, target: ObjectType, alias: str,
+def _shape_clauses(el, target: ObjectType, alias: str,
                    ctx: ExprContext) -> Tuple[bool, Optional[qir.ShapeClauses]]:
     """``(ok, clauses)`` of a nested shape's ``filter`` / ``order by`` / ``offset`` / ``limit``
     (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links),
-    checked over the linked objects (``target``, rows named ``alias``)."""
+    checked over the linked objects (``target``, rows named ``alias``). ``el``: anything with
+    those four attributes (a shape element, a sub-select)."""
     if not _has_clauses(el):
         return True, None
     scope = dataclasses.replace(ctx, subject=target, column_prefix=alias)
@@ -1128,11 +1129,11 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
         exprs += _shape_values(body.shape or ())
     elif isinstance(body, ast.SelectValue):
         exprs.append(body.value)
-        if isinstance(body.value, ast.FreeObject):
-            exprs += [el.value for el in body.value.elements]
     else:
         return set()  # (writes read their bindings as values)
     set_uses: Set[int] = set()
+    if isinstance(body, ast.SelectValue) and isinstance(body.value, ast.FreeObject):
+        set_uses.update(id(el.value) for el in body.value.elements)  # (users := u)
     value_uses: Set[str] = set()
     for e in exprs:
         if e is None or isinstance(e, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
@@ -1146,8 +1147,12 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
                 set_uses.add(id(n.operand))
             elif isinstance(n, ast.VarRef) and n.name in candidates and id(n) not in set_uses:
                 value_uses.add(n.name)
-            elif isinstance(n, ast.ShapeExpr):
+            elif isinstance(n, ast.ShapeExpr):  # u { name }
+                set_uses.add(id(n.base))
                 exprs += _shape_values(n.shape)
+            elif isinstance(n, ast.SelectExpr):  # (select u { name } ...)
+                set_uses.add(id(n.subject))
+                exprs += _shape_values(n.shape or ()) + [o.expr for o in n.order]
     return candidates - value_uses
 
 
@@ -1160,6 +1165,63 @@ def _shape_values(shape) -> List[object]:
         out += [el.value, el.filter, el.offset, el.limit] + [o.expr for o in el.order]
         stack.extend(el.shape or ())
     return out
+
+
+def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """A value that selects objects of a type, as the equivalent ``select T { shape } [filter]
+    [order by] [offset] [limit]`` (``shape`` ``None``: ``{ id }``): ``(select User { name }
+    filter ...)``, ``(select User filter ...)``, ``User { name }``, and the same of a ``with``
+    selection (``u { name }``, ``(select u { name } order by .name)``); ``None`` for any other
+    value (nothing reported)."""
+    shape = None
+    if isinstance(value, ast.ShapeExpr):
+        value, shape = value.base, value.shape
+    if isinstance(value, ast.SubSelect):
+        value = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                               value.span)
+    if isinstance(value, ast.VarRef):
+        value = ast.SelectExpr(value, None, None, (), None, None, value.span)
+    if not isinstance(value, ast.SelectExpr) or not isinstance(value.subject, ast.VarRef):
+        return None
+    if shape is not None and value.shape is not None:
+        return None
+    name = value.subject.name
+    if name in ctx.variables or name in ctx.bound_statements:
+        return None
+    q = ast.SelectQuery(name, value.subject.span, shape if shape is not None else value.shape, value.filter,
+                        value.order, value.offset, value.limit, value.span)
+    if name in ctx.type_sets:
+        return _select_of_selection(q, ctx.type_sets[name], ctx)
+    return q if ctx.schema.find_type(name, ctx.module) is not None else None
+
+
+def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext) -> Optional[qir.Node]:
+    """A free object's field holding objects (``users := (select User { name } filter ...)``):
+    a JSON list of them, or one object (``null`` when none) when the filter pins one or the
+    limit is 1, built like a nested shape's."""
+    subject = ctx.schema.find_type(q.type_name, ctx.module)
+    assert subject is not None
+    alias = qi("_s1")
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias)
+    cond = None
+    if q.filter is not None:
+        cond = check(q.filter, scope, BOOL)
+        if cond is None:
+            return None
+        if cond.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", q.filter.span)
+            return None
+    ok, clauses = _shape_clauses(dataclasses.replace(q, filter=None), subject, alias, ctx)
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
+    inner = _shape(shape, subject, alias, ctx, 1)
+    if not ok or ctx.reporter.has_errors:
+        return None
+    single = (q.filter is not None and _pins_one_row(q.filter, subject)) or \
+        (isinstance(q.limit, ast.Literal) and q.limit.value == 1)
+    objects = qir.ObjectSet(q.span, alias, subject, not single, cond,
+                            visible_sql=policies.read_predicate(subject, ctx, alias))
+    field = ResultField(el.name, None, single, _fields(inner), not single)
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
 def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
@@ -1213,6 +1275,12 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
     ``select count(User)``) a single value, which the runners return as it is: exactly one
     when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
+    selection = None if _has_clauses(q) else _object_selection(q.value, ctx)
+    if selection is not None:
+        # `select (select User { name } filter ...)`, `select u { name }` of a with selection
+        subject = ctx.schema.find_type(selection.type_name, ctx.module)
+        assert subject is not None
+        return _select(qf, selection, subject, dataclasses.replace(ctx, subject=subject))
     for word, clause in (("filter", q.filter), ("order by", q.order), ("offset", q.offset), ("limit", q.limit)):
         if clause:
             ctx.reporter.error("E0206", f"'{word}' on a selected expression (not a type) is not supported yet",
@@ -1229,6 +1297,12 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
                                    el.span)
                 continue
             seen.add(el.name)
+            objects = _object_selection(el.value, ctx)
+            if objects is not None:
+                node = _objects_element(el, objects, ctx)
+                if node is not None:
+                    elements.append(node)
+                continue
             low = check(el.value, ctx)  # type: ignore[arg-type]
             if low is not None:
                 elements.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))

@@ -2,8 +2,9 @@
 runners: selects of a single value (``select 1``, ``select count(User)``, ``select <str>$x``,
 ``select <optional str>$x``, ``select <str>{}``, ``select exists (select ...)``), returned as
 the value itself, free objects (``select { a := ..., b := ... }``), returned as one row,
-``with u := (select User filter ...) select u { ... }``, ``with module``, and nested shapes with
-``filter`` / ``order by`` / ``limit`` (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
+``with u := (select User filter ...) select u { ... }``, ``with module``, nested shapes with
+``filter`` / ``order by`` / ``limit``, and free objects holding objects (``users := (select User
+{ name } filter ...)``) (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
 --noUncheckedIndexedAccess and runs on node-postgres (tests/e2e/select_forms_ts); the Go is
 gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21 (tests/e2e/select_forms_go)."""
 
@@ -28,7 +29,7 @@ def test_typescript_select_forms(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "counts": True, "values": True, "exists": True, "freeObjects": True, "withSelections": True,
-        "nestedClauses": True}
+        "nestedClauses": True, "objectFields": True}
 
 
 @pytest.mark.slow

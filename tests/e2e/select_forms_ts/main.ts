@@ -89,6 +89,22 @@ try {
   });
   assert.deepEqual(await q.userPosts({ name: "Bob", n: "5" }), { name: "Bob", friends: [], posts: [] });
   out["nestedClauses"] = true;
+
+  // Free objects holding objects; select (select ...).
+  const ov = await q.overview();
+  assert.deepEqual(ov.users.map((u) => u.name).sort(), ["Ann", "Cy", "Dee"]);
+  assert.deepEqual(
+    { ...ov, users: null },
+    {
+      users: null,
+      ann: { name: "Ann", posts: [{ title: "a-post" }, { title: "b-post" }, { title: "draft" }] },
+      first_active: { name: "Ann" },
+      published: [{ title: "a-post" }, { title: "b-post" }],
+      drafts: "1",
+    },
+  );
+  assert.deepEqual(await q.wrappedSelect(), [{ name: "Ann" }, { name: "Bob" }]);
+  out["objectFields"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

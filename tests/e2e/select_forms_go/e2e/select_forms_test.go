@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"sort"
 	"testing"
 	"time"
 
@@ -134,5 +135,25 @@ func TestSelectForms(t *testing.T) {
 	got, _ = json.Marshal(up)
 	if err != nil || string(got) != `{"name":"Bob","friends":[],"posts":[]}` {
 		t.Fatalf("UserPosts(Bob, 5) = %s, %v", got, err)
+	}
+
+	// Free objects holding objects; select (select ...).
+	ov, err := q.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users []string
+	for _, u := range ov.Users {
+		users = append(users, u.Name)
+	}
+	sort.Strings(users)
+	ov.Users = nil
+	got, _ = json.Marshal(ov)
+	if !reflect.DeepEqual(users, []string{"Ann", "Cy", "Dee"}) || string(got) != `{"users":null,"ann":{"name":"Ann","posts":[{"title":"a-post"},{"title":"b-post"},{"title":"draft"}]},"first_active":{"name":"Ann"},"published":[{"title":"a-post"},{"title":"b-post"}],"drafts":"1"}` {
+		t.Fatalf("Overview = %v %s", users, got)
+	}
+	ws, err := q.WrappedSelect(ctx)
+	if err != nil || len(ws) != 2 || ws[0].Name != "Ann" || ws[1].Name != "Bob" {
+		t.Fatalf("WrappedSelect = %+v, %v", ws, err)
 	}
 }

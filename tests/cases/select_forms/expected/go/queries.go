@@ -319,6 +319,59 @@ func (q *Queries) Nothing(ctx context.Context, _ ...NothingParams) (*string, err
 	return i.Value, nil
 }
 
+// overviewSQL is the SQL of query overview (cases/select_forms/queries/overview.edgeql).
+const overviewSQL = `SELECT (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "user" AS "_s1" WHERE "_s1".active) AS "users", (SELECT json_build_object('name', "_s1"."name", 'posts', (SELECT coalesce(json_agg(json_build_object('title', "_s2"."title") ORDER BY "_s2".title ASC NULLS FIRST, "_s2"."id"), '[]'::json) FROM "post" AS "_s2" WHERE "_s2"."author_id" = "_s1"."id")) FROM "user" AS "_s1" WHERE "_s1".name = 'Ann') AS "ann", (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1".active ORDER BY "_s1".name ASC NULLS FIRST, "_s1"."id" LIMIT 1) AS "first_active", (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1".published) AS "published", (SELECT count(*) FROM "post" AS "_c1" WHERE NOT "_c1".published) AS "drafts"`
+
+// OverviewParams is empty: Overview takes no parameters (it may be called as Overview(ctx) or, as
+// before, Overview(ctx, OverviewParams{})).
+type OverviewParams struct {
+}
+
+// OverviewUsers is the users shape of Overview.
+type OverviewUsers struct {
+	Name string `json:"name"`
+}
+
+// OverviewAnnPosts is the posts shape of OverviewAnn.
+type OverviewAnnPosts struct {
+	Title string `json:"title"`
+}
+
+// OverviewAnn is the ann shape of Overview.
+type OverviewAnn struct {
+	Name  string             `json:"name"`
+	Posts []OverviewAnnPosts `json:"posts"`
+}
+
+// OverviewFirstActive is the first_active shape of Overview.
+type OverviewFirstActive struct {
+	Name string `json:"name"`
+}
+
+// OverviewPublished is the published shape of Overview.
+type OverviewPublished struct {
+	Title string `json:"title"`
+}
+
+// OverviewRow is one row returned by Overview.
+type OverviewRow struct {
+	Users       []OverviewUsers      `json:"users"`
+	Ann         *OverviewAnn         `json:"ann"`
+	FirstActive *OverviewFirstActive `json:"first_active"`
+	Published   []OverviewPublished  `json:"published"`
+	Drafts      int64                `json:"drafts,string"`
+}
+
+// Overview runs query overview (cases/select_forms/queries/overview.edgeql).
+func (q *Queries) Overview(ctx context.Context, _ ...OverviewParams) (OverviewRow, error) {
+	row := q.db.QueryRow(ctx, overviewSQL)
+	var i OverviewRow
+	if err := row.Scan(&i.Users, &i.Ann, &i.FirstActive, &i.Published, &i.Drafts); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // pingSQL is the SQL of query ping (cases/select_forms/queries/ping.edgeql).
 const pingSQL = `SELECT CAST(1 AS bigint) AS "value"`
 
@@ -413,4 +466,41 @@ func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) (*UserPost
 		return nil, translateError(err)
 	}
 	return &i, nil
+}
+
+// wrappedSelectSQL is the SQL of query wrapped_select (cases/select_forms/queries/wrapped_select.edgeql).
+const wrappedSelectSQL = `SELECT "name"
+FROM "user"
+ORDER BY name ASC NULLS FIRST
+LIMIT 2`
+
+// WrappedSelectParams is empty: WrappedSelect takes no parameters (it may be called as
+// WrappedSelect(ctx) or, as before, WrappedSelect(ctx, WrappedSelectParams{})).
+type WrappedSelectParams struct {
+}
+
+// WrappedSelectRow is one row returned by WrappedSelect.
+type WrappedSelectRow struct {
+	Name string `json:"name"`
+}
+
+// WrappedSelect runs query wrapped_select (cases/select_forms/queries/wrapped_select.edgeql).
+func (q *Queries) WrappedSelect(ctx context.Context, _ ...WrappedSelectParams) ([]WrappedSelectRow, error) {
+	rows, err := q.db.Query(ctx, wrappedSelectSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []WrappedSelectRow
+	for rows.Next() {
+		var i WrappedSelectRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }

@@ -35,6 +35,9 @@ import {
   type NothingArgs,
   type NothingResult,
   nothing,
+  type OverviewArgs,
+  type OverviewResult,
+  overview,
   type PingArgs,
   type PingResult,
   ping,
@@ -44,6 +47,9 @@ import {
   type UserPostsArgs,
   type UserPostsResult,
   userPosts,
+  type WrappedSelectArgs,
+  type WrappedSelectResult,
+  wrappedSelect,
 } from "./queries.js";
 
 export * from "./errors.js";
@@ -75,12 +81,16 @@ export interface Runner {
     notes(args?: NotesArgs): Promise<NotesResult[]>;
     /** Runs `nothing` (cases/select_forms/queries/nothing.edgeql). */
     nothing(args?: NothingArgs): Promise<string | null>;
+    /** Runs `overview` (cases/select_forms/queries/overview.edgeql). */
+    overview(args?: OverviewArgs): Promise<OverviewResult>;
     /** Runs `ping` (cases/select_forms/queries/ping.edgeql). */
     ping(args?: PingArgs): Promise<string>;
     /** Runs `stats` (cases/select_forms/queries/stats.edgeql). */
     stats(args: StatsArgs): Promise<StatsResult>;
     /** Runs `user_posts` (cases/select_forms/queries/user_posts.edgeql). */
     userPosts(args: UserPostsArgs): Promise<UserPostsResult | null>;
+    /** Runs `wrapped_select` (cases/select_forms/queries/wrapped_select.edgeql). */
+    wrappedSelect(args?: WrappedSelectArgs): Promise<WrappedSelectResult[]>;
   };
 
   /**
@@ -154,9 +164,11 @@ function makeRunner(db: Queryable, depth: number): Runner {
       nameCheck: (args) => nameCheck(db, args),
       notes: (args) => notes(db, args),
       nothing: (args) => nothing(db, args),
+      overview: (args) => overview(db, args),
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),
       userPosts: (args) => userPosts(db, args),
+      wrappedSelect: (args) => wrappedSelect(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };

@@ -318,6 +318,37 @@ export async function nothing(db: Queryable, args: NothingArgs = {}): Promise<st
   return (rows[0] as NothingResult | undefined)?.value ?? null;
 }
 
+/** SQL of query `overview` (cases/select_forms/queries/overview.edgeql). */
+export const overviewSql = `SELECT (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "user" AS "_s1" WHERE "_s1".active) AS "users", (SELECT json_build_object('name', "_s1"."name", 'posts', (SELECT coalesce(json_agg(json_build_object('title', "_s2"."title") ORDER BY "_s2".title ASC NULLS FIRST, "_s2"."id"), '[]'::json) FROM "post" AS "_s2" WHERE "_s2"."author_id" = "_s1"."id")) FROM "user" AS "_s1" WHERE "_s1".name = 'Ann') AS "ann", (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1".active ORDER BY "_s1".name ASC NULLS FIRST, "_s1"."id" LIMIT 1) AS "first_active", (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1".published) AS "published", (SELECT count(*) FROM "post" AS "_c1" WHERE NOT "_c1".published) AS "drafts"`;
+
+/** Parameters of {@link overview}. */
+export interface OverviewArgs {
+}
+
+/** One row returned by {@link overview}. */
+export interface OverviewResult {
+  users: Array<{ name: string }>;
+  ann: { name: string; posts: Array<{ title: string }> } | null;
+  first_active: { name: string } | null;
+  published: Array<{ title: string }>;
+  drafts: string;
+}
+
+/**
+ * Runs query `overview`.
+ *
+ * Source: cases/select_forms/queries/overview.edgeql.
+ */
+export async function overview(db: Queryable, args: OverviewArgs = {}): Promise<OverviewResult> {
+  void args;
+  const rows = await run(db, overviewSql, []);
+  const row = rows[0] as OverviewResult | undefined;
+  if (row === undefined) {
+    throw new Error("overview: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `ping` (cases/select_forms/queries/ping.edgeql). */
 export const pingSql = `SELECT CAST(1 AS bigint) AS "value"`;
 
@@ -411,4 +442,30 @@ export async function userPosts(db: Queryable, args: UserPostsArgs): Promise<Use
     args.name,
   ]);
   return (rows[0] as UserPostsResult | undefined) ?? null;
+}
+
+/** SQL of query `wrapped_select` (cases/select_forms/queries/wrapped_select.edgeql). */
+export const wrappedSelectSql = `SELECT "name"
+FROM "user"
+ORDER BY name ASC NULLS FIRST
+LIMIT 2`;
+
+/** Parameters of {@link wrappedSelect}. */
+export interface WrappedSelectArgs {
+}
+
+/** One row returned by {@link wrappedSelect}. */
+export interface WrappedSelectResult {
+  name: string;
+}
+
+/**
+ * Runs query `wrapped_select`.
+ *
+ * Source: cases/select_forms/queries/wrapped_select.edgeql.
+ */
+export async function wrappedSelect(db: Queryable, args: WrappedSelectArgs = {}): Promise<WrappedSelectResult[]> {
+  void args;
+  const rows = await run(db, wrappedSelectSql, []);
+  return rows as WrappedSelectResult[];
 }

@@ -1,0 +1,1 @@
+select (select User { name } order by .name limit 2);
