@@ -133,6 +133,10 @@ class ExprContext:
     #: In a trigger's expression (a mutation rewrite): the records ``__subject__`` and
     #: ``__old__`` stand for (``NEW``, ``OLD``); a name missing here is not available.
     row_refs: Dict[str, str] = field(default_factory=dict)
+    #: The type ``__new__`` / ``__old__`` are objects of, when it is not ``subject`` (a Gel
+    #: trigger's update or delete of another type: ``.name`` is that type's, ``__new__.name``
+    #: the trigger's).
+    row_ref_subject: Optional[ObjectType] = None
     #: In an update rewrite: ``__specified__.name`` -> its SQL (``None`` after reporting).
     specified: Optional[Callable[[str, Span], Optional[str]]] = None
     #: Names bound by ``with u := (select User filter ...)`` to a selection of a type's objects:
@@ -542,7 +546,8 @@ def _row_ref(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
                            "__old__ is the object before an update: use it in update rewrites"
                            if root == "__old__" else None)
         return None
-    return check(ast.Path(tuple(steps), expr.span), dataclasses.replace(ctx, column_prefix=record))
+    return check(ast.Path(tuple(steps), expr.span),
+                 dataclasses.replace(ctx, column_prefix=record, subject=ctx.row_ref_subject or ctx.subject))
 
 
 def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:

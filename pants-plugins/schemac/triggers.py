@@ -183,13 +183,15 @@ def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
 
 # --------------------------------------------------------------------------- Gel triggers
 def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module: str, reporter: Reporter) -> bool:
-    """``trigger name after insert, update, delete for each [when (cond)] do (insert T {...})``
+    """``trigger name after insert, update, delete for each|all [when (cond)] do (body)``
     (https://docs.geldata.com/reference/datamodel/triggers): an ``AFTER`` row trigger of each
-    concrete table of the type, whose function runs the insert for the row (``__new__`` is
-    ``NEW``, ``__old__`` is ``OLD``), when ``cond`` holds. ``for all`` (once per statement) is
-    an ``AFTER ... FOR EACH STATEMENT`` trigger when its body reads neither ``__new__`` nor
-    ``__old__``. Bodies other than an insert, ``after commit of`` and ``for all`` bodies that read
-    the rows are refused (``E0206``)."""
+    concrete table of the type (``for all``: a statement trigger, when nothing reads
+    ``__new__``/``__old__``), whose function runs the body for the row (``__new__`` is ``NEW``,
+    ``__old__`` is ``OLD``), when ``cond`` holds. The body is one statement or a set of them,
+    ``{(insert ...), (update ...)}``, run in order: ``insert T {...}``, ``update T filter ... set
+    {...}``, ``delete T filter ...`` and ``assert(cond, message := '...')`` (an exception when
+    ``cond`` is false, which undoes the statement that fired it). Other bodies, ``after commit
+    of`` and ``for all`` bodies that read the rows are refused (``E0206``)."""
     if trig.commit:
         reporter.error("E0206", "'after commit of' triggers are not supported", trig.span,
                        "Postgres runs triggers inside the transaction; drop 'commit of' to run it before the commit")
@@ -200,15 +202,20 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         refs["__new__"] = "NEW"
     if "insert" not in kinds:
         refs["__old__"] = "OLD"
-    body = trig.body
-    while isinstance(body, ast.StatementExpr):
-        body = body.query  # type: ignore[assignment]
-    if not isinstance(body, ast.InsertQuery) or body.unless_conflict is not None:
-        reporter.error("E0206", "trigger bodies other than one insert are not supported yet", trig.body.span,
-                       "write the trigger as do (insert Log { ... })")
+    statements = _trigger_statements(trig.body)
+    if statements is None:
+        reporter.error("E0206", "trigger bodies other than insert, update, delete or assert() statements are not "
+                       "supported yet", trig.body.span,
+                       "write the trigger as do (insert Log { ... }), or a set of such statements {(...), (...)}")
         return False
-    nodes = [n for a in body.assignments for n in ast.iter_nodes(a.value)] + \
-        (list(ast.iter_nodes(trig.when)) if trig.when is not None else [])
+    exprs: List[object] = [trig.when] if trig.when is not None else []
+    for stmt in statements:
+        if isinstance(stmt, ast.FuncCall):
+            exprs.append(stmt)
+            continue
+        exprs += [a.value for a in getattr(stmt, "assignments", ())]
+        exprs += [stmt.filter] if getattr(stmt, "filter", None) is not None else []
+    nodes = [n for e in exprs for n in ast.iter_nodes(e)]
     reads_rows = any(isinstance(n, (ast.VarRef, ast.Step)) and _root_name(n) in ("__new__", "__old__") for n in nodes)
     if trig.scope == "all" and (reads_rows or trig.when is not None):
         reporter.error("E0206", "'for all' triggers that read __new__, __old__ or have 'when' are not supported yet",
@@ -219,64 +226,21 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         reporter.error("E0206", "a whole object with a shape (__new__ {**}) in a trigger is not supported yet",
                        shaped.span, "write the properties one by one: target_name := __new__.name")
         return False
-    target = schema.find_type(body.type_name, module)
-    if target is None:
-        reporter.error("E0201", f"unknown type '{body.type_name}'", body.type_span)
-        return False
     ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs,
                       column_prefix=refs.get("__new__", "OLD"))
-    cols: List[str] = []
-    values: List[str] = []
+    parts: List[str] = []
     ok = True
-    for a in body.assignments:
-        if a.op != ":=":
-            reporter.error("E0206", f"'{a.op}' in a trigger's insert is not supported", a.span)
-            ok = False
-            continue
-        link = target.links.get(a.name)
-        if link is not None:
-            if link.multi:
-                reporter.error("E0206", f"multi link '{a.name}' in a trigger's insert is not supported yet", a.span)
-                ok = False
-                continue
-            root = a.value.name if isinstance(a.value, ast.VarRef) else None
-            if root in ("__new__", "__old__"):
-                if root not in refs:
-                    reporter.error("E0206", f"{root} is not available in a trigger on {', '.join(kinds)}", a.value.span)
-                    ok = False
-                    continue
-                if link.target is not obj:
-                    reporter.error("E0204", f"link '{a.name}' of '{target.name}' points to '{link.target.name}', "
-                                   f"not to '{obj.name}'", a.value.span)
-                    ok = False
-                    continue
-                cols.append(link.column)  # type: ignore[arg-type]
-                values.append(f"{refs[root]}.\"id\"")
-                continue
-            col = target.column(link.column)  # type: ignore[arg-type]
+    for stmt in statements:
+        if isinstance(stmt, ast.InsertQuery):
+            sql = _trigger_insert(schema, obj, stmt, ctx, refs, kinds, module, reporter)
+        elif isinstance(stmt, (ast.UpdateQuery, ast.DeleteQuery)):
+            sql = _trigger_write(schema, obj, stmt, refs, kinds, module, reporter)
         else:
-            col = target.column(a.name)
-            if col is None or col.is_id:
-                reporter.error("E0202", f"type '{target.name}' has no property or link '{a.name}'", a.name_span)
-                ok = False
-                continue
-        low = lower(a.value, ctx, col.type)  # type: ignore[union-attr]
-        if low is None:
+            sql = _trigger_assert(stmt, ctx, reporter)
+        if sql is None:
             ok = False
-            continue
-        if low.type.family != col.type.family:  # type: ignore[union-attr]
-            reporter.error("E0204", f"'{a.name}' is {col.type.name}, got {low.type.name}", a.value.span)  # type: ignore[union-attr]
-            ok = False
-            continue
-        cols.append(col.name)  # type: ignore[union-attr]
-        values.append(low.sql)
-    given = {a.name for a in body.assignments}
-    missing = [c.link or c.name for c in target.columns
-               if c.required and not c.defaulted and (c.link or c.name) not in given]
-    if missing:
-        reporter.error("E0305", f"the trigger's insert of '{target.name}' is missing required "
-                       f"{', '.join(repr(m) for m in missing)}", body.type_span)
-        ok = False
+        else:
+            parts.append(sql)
     cond = None
     if trig.when is not None:
         low = lower(trig.when, ctx, BOOL)
@@ -289,14 +253,177 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
             cond = low.sql
     if not ok:
         return False
-    insert = (f"INSERT INTO {qi(target.table)} ({', '.join(qi(c) for c in cols)})\n"
-              f"  VALUES ({', '.join(values)});") if cols else f"INSERT INTO {qi(target.table)} DEFAULT VALUES;"
+    body = "\n".join(parts)
     if cond is not None:
-        insert = f"IF {cond} THEN\n  " + insert.replace("\n", "\n  ") + "\nEND IF;"
+        body = f"IF {cond} THEN\n  " + body.replace("\n", "\n  ") + "\nEND IF;"
     obj.triggers.append(Trigger(object_name("gel", trig.name, []),
                                 object_name("tg", obj.table, [trig.name]), "AFTER", tuple(k.upper() for k in kinds),
-                                "ROW" if trig.scope == "each" else "STATEMENT", f"{insert}\nRETURN NULL;"))
+                                "ROW" if trig.scope == "each" else "STATEMENT", f"{body}\nRETURN NULL;"))
     return True
+
+
+def _trigger_statements(body) -> Optional[List[object]]:
+    """The statements of a trigger's body, in order: one statement, or a set literal of them
+    (``{(insert ...), (update ...)}``); ``assert(...)`` also written ``select assert(...)``.
+    ``None`` when the body is something else."""
+    items = body.items if isinstance(body, ast.SetLit) else (body,)
+    out: List[object] = []
+    for item in items:
+        while isinstance(item, ast.StatementExpr):
+            item = item.query
+        if isinstance(item, ast.SelectExpr) and item.shape is None and item.filter is None and not item.order \
+                and item.offset is None and item.limit is None:
+            item = item.subject
+        if isinstance(item, ast.InsertQuery) and item.unless_conflict is None:
+            out.append(item)
+        elif isinstance(item, (ast.UpdateQuery, ast.DeleteQuery)) and item.subject is None:
+            out.append(item)
+        elif isinstance(item, ast.FuncCall) and item.name in ("assert", "std::assert"):
+            out.append(item)
+        else:
+            return None
+    return out
+
+
+def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) -> Optional[str]:
+    """``assert(cond, message := '...')`` (https://docs.geldata.com/reference/stdlib/generic):
+    an exception (SQLSTATE P0001, with the message) when ``cond`` is false; nothing when it is
+    true or empty, as in Gel."""
+    args = [a for a in call.args if not isinstance(a, ast.NamedArg)]
+    named = {a.name: a for a in call.args if isinstance(a, ast.NamedArg)}
+    if len(args) != 1 or set(named) - {"message"}:
+        reporter.error("E0304", "assert() takes a bool and an optional message := '...'", call.span)
+        return None
+    message = "assertion failed"
+    if "message" in named:
+        value = named["message"].value
+        if not isinstance(value, ast.Literal) or value.kind != "str":
+            reporter.error("E0206", "an assert() message other than a string literal is not supported in a trigger",
+                           value.span)
+            return None
+        message = value.value
+    low = lower(args[0], ctx, BOOL)
+    if low is None:
+        return None
+    if low.type.family != "bool":
+        reporter.error("E0304", f"assert() takes a bool, got {low.type.name}", args[0].span)
+        return None
+    return f"IF NOT ({low.sql}) THEN\n  RAISE EXCEPTION USING MESSAGE = {sql_string(message)};\nEND IF;"
+
+
+def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], kinds, module: str,
+                   reporter: Reporter) -> Optional[str]:
+    """``update T filter f set {...}`` / ``delete T filter f`` in a trigger's body: one UPDATE
+    or DELETE of ``T``'s table; in ``f`` and the values, ``.name`` is ``T``'s and
+    ``__new__.name`` / ``__old__.name`` the trigger's row. Access policies do not apply (the
+    statement runs in the database, as any trigger's)."""
+    target = schema.find_type(stmt.type_name, module)
+    if target is None:
+        reporter.error("E0201", f"unknown type '{stmt.type_name}'", stmt.type_span)
+        return None
+    ctx = ExprContext(schema, target, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj)
+    where = filt = ""
+    if stmt.filter is not None:
+        low = lower(stmt.filter, ctx, BOOL)
+        if low is None:
+            return None
+        if low.type.family != "bool":
+            reporter.error("E0304", f"a filter must be bool, got {low.type.name}", stmt.filter.span)
+            return None
+        filt = low.sql
+        where = f"\n  WHERE {filt}"
+    guard = ""
+    if target.table == obj.table and "__new__" in refs:
+        # Gel: a trigger cannot modify the object that set it off (an error at run time)
+        cond = f"\"id\" = NEW.\"id\"" + (f" AND ({filt})" if filt else "")
+        guard = (f"IF EXISTS (SELECT 1 FROM {qi(target.table)} WHERE {cond}) THEN\n"
+                 f"  RAISE EXCEPTION USING MESSAGE = {sql_string('a trigger cannot modify the object that set it off')};\n"
+                 f"END IF;\n")
+    if isinstance(stmt, ast.DeleteQuery):
+        return f"{guard}DELETE FROM {qi(target.table)}{where};"
+    sets: List[str] = []
+    for a in stmt.assignments:
+        pair = _trigger_value(obj, target, a, ctx, refs, kinds, reporter)
+        if pair is None:
+            return None
+        sets.append(f"{qi(pair[0])} = {pair[1]}")
+    if not sets:
+        return None if stmt.assignments else f"UPDATE {qi(target.table)} SET \"id\" = \"id\"{where};"
+    return f"{guard}UPDATE {qi(target.table)}\n  SET {', '.join(sets)}{where};"
+
+
+def _trigger_value(obj: ObjectType, target: ObjectType, a, ctx: ExprContext, refs: Dict[str, str], kinds,
+                   reporter: Reporter) -> Optional[Tuple[str, str]]:
+    """(column, SQL) of one assignment of a trigger's insert or update: a property, or a single
+    link given ``__new__`` / ``__old__`` (their id), a sub-select or ``{}``."""
+    if a.op != ":=":
+        reporter.error("E0206", f"'{a.op}' in a trigger's statement is not supported", a.span)
+        return None
+    link = target.links.get(a.name)
+    if link is not None:
+        if link.multi:
+            reporter.error("E0206", f"multi link '{a.name}' in a trigger's statement is not supported yet", a.span)
+            return None
+        root = a.value.name if isinstance(a.value, ast.VarRef) else None
+        if root in ("__new__", "__old__"):
+            if root not in refs:
+                reporter.error("E0206", f"{root} is not available in a trigger on {', '.join(kinds)}", a.value.span)
+                return None
+            if link.target is not obj:
+                reporter.error("E0204", f"link '{a.name}' of '{target.name}' points to '{link.target.name}', "
+                               f"not to '{obj.name}'", a.value.span)
+                return None
+            return link.column, f"{refs[root]}.\"id\""  # type: ignore[return-value]
+        if isinstance(a.value, ast.SetLit) and not a.value.items:
+            return link.column, "NULL"  # type: ignore[return-value]
+        col = target.column(link.column)  # type: ignore[arg-type]
+    else:
+        col = target.column(a.name)
+        if col is None or col.is_id:
+            if a.name in target.poly_links:
+                reporter.error("E0206", f"polymorphic link '{a.name}' in a trigger's statement is not supported yet",
+                               a.name_span)
+                return None
+            reporter.error("E0202", f"type '{target.name}' has no property or link '{a.name}'", a.name_span)
+            return None
+    low = lower(a.value, ctx, col.type)  # type: ignore[union-attr]
+    if low is None:
+        return None
+    if low.type.family != col.type.family:  # type: ignore[union-attr]
+        reporter.error("E0204", f"'{a.name}' is {col.type.name}, got {low.type.name}", a.value.span)  # type: ignore[union-attr]
+        return None
+    return col.name, low.sql  # type: ignore[union-attr]
+
+
+def _trigger_insert(schema: Schema, obj: ObjectType, body: ast.InsertQuery, ctx: ExprContext, refs: Dict[str, str],
+                    kinds, module: str, reporter: Reporter) -> Optional[str]:
+    """``insert T {...}`` in a trigger's body: one INSERT, checked like a query's (required
+    properties given)."""
+    target = schema.find_type(body.type_name, module)
+    if target is None:
+        reporter.error("E0201", f"unknown type '{body.type_name}'", body.type_span)
+        return None
+    cols: List[str] = []
+    values: List[str] = []
+    ok = True
+    for a in body.assignments:
+        pair = _trigger_value(obj, target, a, ctx, refs, kinds, reporter)
+        if pair is None:
+            ok = False
+            continue
+        cols.append(pair[0])
+        values.append(pair[1])
+    given = {a.name for a in body.assignments}
+    missing = [c.link or c.name for c in target.columns
+               if c.required and not c.defaulted and (c.link or c.name) not in given]
+    if missing:
+        reporter.error("E0305", f"the trigger's insert of '{target.name}' is missing required "
+                       f"{', '.join(repr(m) for m in missing)}", body.type_span)
+        ok = False
+    if not ok:
+        return None
+    return (f"INSERT INTO {qi(target.table)} ({', '.join(qi(c) for c in cols)})\n"
+            f"  VALUES ({', '.join(values)});") if cols else f"INSERT INTO {qi(target.table)} DEFAULT VALUES;"
 
 
 def _root_name(node) -> Optional[str]:

@@ -71,4 +71,4 @@ def test_a_raw_string_ending_in_a_backslash_does_not_hide_what_follows():
     with pytest.raises(CompileError) as e:
         _sql(schema)
     assert [(d.code, d.message) for d in e.value.diagnostics] == [
-        ("E0206", "trigger bodies other than one insert are not supported yet")]
+        ("E0206", "trigger bodies other than insert, update, delete or assert() statements are not supported yet")]

@@ -382,7 +382,13 @@ def test_gel_triggers_run_for_every_writer(tmp_path, pg):
 
 
 @pytest.mark.parametrize("trigger, code", [
-    ("trigger t after insert for each do (update Person set { name := 'x' })", "E0206"),
+    ("trigger t after insert for each do (select Person { name })", "E0206"),
+    ("trigger t after insert for each do (for x in {1, 2} union (insert Person { name := 'x' }))", "E0206"),
+    ("trigger t after update for each do (update Person filter .id = __new__.id set { name += 'x' })", "E0206"),
+    ("trigger t after update for each do (assert(true, message := __new__.name))", "E0206"),
+    ("trigger t after update for each do (assert(1))", "E0304"),
+    ("trigger t after delete for each do (delete Nobody filter .id = __old__.id)", "E0201"),
+    ("trigger t after delete for each do (update Person filter .id = __new__.id set { name := 'x' })", "E0206"),
     ("trigger t after commit of insert for each do (insert Person { name := 'x' })", "E0206"),
     ("trigger t after insert for all do (insert Person { name := __new__.name })", "E0206"),
     ("trigger t after insert for each do (insert Person { name := __old__.name })", "E0206"),
@@ -398,3 +404,92 @@ def test_trigger_refusals(trigger, code):
         schema = schema.replace("required nick: str;", "nick: str;")
     errors = compile_errors(lambda: check_library({"lib/schema.esdl": schema}, Options(library="lib")))
     assert code in errors
+
+
+BODIES_V1 = """
+type Folder {
+  required name: str;
+  parent: Folder { on target delete allow; }
+}
+type Account {
+  required owner: str;
+  required balance: int64 { default := 0; }
+}
+type Entry {
+  required account: str;
+  required amount: int64;
+}
+type Audit { required what: str; }
+"""
+
+# Trigger bodies other than one insert (https://docs.geldata.com/reference/datamodel/triggers):
+# an update of another type, a set of statements run in order (an update and an insert), a
+# delete, assert() for each object and for all (the docs' validation use).
+BODIES_V2 = BODIES_V1.replace("""  parent: Folder { on target delete allow; }
+}""", """  parent: Folder { on target delete allow; }
+  trigger only_one_root after insert, update for all do (
+    assert(count((select Folder filter not exists .parent)) <= 1, message := 'only one root folder')
+  );
+}""").replace("""  required amount: int64;
+}""", """  required amount: int64;
+  trigger book after insert for each do (
+    update Account filter .owner = __new__.account set { balance := .balance + __new__.amount }
+  );
+  trigger unbook after delete for each when (__old__.amount != 0) do ({
+    (update Account filter .owner = __old__.account set { balance := .balance - __old__.amount }),
+    (insert Audit { what := 'unbooked ' ++ <str>__old__.amount ++ ' from ' ++ __old__.account }),
+  });
+  trigger limit after insert, update for each do (
+    select assert(__new__.amount > -1000, message := 'too large a withdrawal')
+  );
+}""").replace("""  required balance: int64 { default := 0; }
+}""", """  required balance: int64 { default := 0; }
+  trigger close after update for each when (__new__.owner = 'closed') do (
+    delete Entry filter .account = __old__.owner
+  );
+  trigger selfish after update for each when (__new__.owner = 'self') do (
+    update Account filter .owner = 'self' set { balance := 0 }
+  );
+}""")
+
+
+def test_trigger_bodies_update_delete_sets_and_assert(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate(BODIES_V1)
+    lib.apply(pg.url)
+    up, down = _roundtrip(lib, pg, BODIES_V2)
+    assert 'CREATE TRIGGER "gel_only_one_root" AFTER INSERT OR UPDATE ON "folder"\n  FOR EACH STATEMENT' in up
+    assert 'DROP FUNCTION IF EXISTS "tg_entry_unbook"' in down
+    import psycopg
+
+    # update of another type, for each inserted row (two in one statement: both booked)
+    pg.execute("INSERT INTO account (owner) VALUES ('ann'), ('bob')")
+    pg.execute("INSERT INTO entry (account, amount) VALUES ('ann', 100), ('ann', 50), ('bob', 0)")
+    assert pg.execute("SELECT owner, balance FROM account ORDER BY owner") == [("ann", 150), ("bob", 0)]
+    # a set of statements, in order, under 'when': bob's zero entry books nothing, logs nothing
+    pg.execute("DELETE FROM entry WHERE amount IN (50, 0)")
+    assert pg.execute("SELECT owner, balance FROM account ORDER BY owner") == [("ann", 100), ("bob", 0)]
+    assert pg.execute("SELECT what FROM audit") == [("unbooked 50 from ann",)]
+    # assert(): the statement fails with the message, and nothing it did stays
+    with pytest.raises(psycopg.errors.RaiseException, match="too large a withdrawal"):
+        pg.execute("INSERT INTO entry (account, amount) VALUES ('ann', 5), ('ann', -5000)")
+    assert pg.execute("SELECT balance FROM account WHERE owner = 'ann'") == [(100,)]
+    # a delete of another type (which fires that type's own triggers)
+    pg.execute("UPDATE account SET owner = 'closed' WHERE owner = 'ann'")
+    assert pg.execute("SELECT count(*) FROM entry") == [(0,)]
+    assert pg.execute("SELECT what FROM audit ORDER BY what") == [("unbooked 100 from ann",), ("unbooked 50 from ann",)]
+    # (the unbook trigger's update looks for owner 'ann', renamed 'closed' by then: no change)
+    assert pg.execute("SELECT balance FROM account WHERE owner = 'closed'") == [(100,)]
+    # Gel: a trigger cannot modify the object that set it off (an error at run time)
+    with pytest.raises(psycopg.errors.RaiseException, match="cannot modify the object that set it off"):
+        pg.execute("UPDATE account SET owner = 'self' WHERE owner = 'bob'")
+    # for all + assert over the whole table: a second root is refused, a child is fine
+    pg.execute("INSERT INTO folder (name) VALUES ('root')")
+    pg.execute("INSERT INTO folder (name, parent_id) SELECT 'child', id FROM folder WHERE name = 'root'")
+    with pytest.raises(psycopg.errors.RaiseException, match="only one root folder"):
+        pg.execute("INSERT INTO folder (name) VALUES ('second root')")
+    with pytest.raises(psycopg.errors.RaiseException, match="only one root folder"):
+        pg.execute("UPDATE folder SET parent_id = NULL WHERE name = 'child'")
+    assert pg.execute("SELECT name FROM folder ORDER BY name") == [("child",), ("root",)]
+    _roundtrip(lib, pg, BODIES_V1)
+    assert not any("triggers" in t for t in db_catalog(pg.conn).values() if isinstance(t, dict))
