@@ -19,7 +19,7 @@ from typing import List, Optional, Tuple
 
 from schemac import qir
 from schemac import syntax as ast
-from schemac.model import Computed, ObjectType
+from schemac.model import Computed, ObjectType, backlink_link
 from schemac.sqlnames import qi
 
 #: Computed pointers being expanded (type table, name): a computed that reads itself is
@@ -204,10 +204,10 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
             link = subject.links[comp.forward]
             return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
                                  _visible(source, ctx, alias), True, filt)  # type: ignore[arg-type]
-        link = source.links[comp.backlink]  # type: ignore[union-attr,index]
+        link = backlink_link(source, comp.backlink, subject)  # type: ignore[arg-type]
         return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
                              _visible(source, ctx, alias), False, filt)  # type: ignore[arg-type]
-    link = source.links[link_name]  # type: ignore[union-attr]
+    link = backlink_link(source, link_name, subject)  # type: ignore[arg-type]
     return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
                          _visible(source, ctx, alias))  # type: ignore[arg-type]
 
@@ -249,7 +249,7 @@ def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
     if subject is None:
         ctx.reporter.error("E0202", f"'.<{expr.link}' has no subject here", expr.span)
         return None
-    candidates = [t for t in ctx.schema.all_types() if expr.link in t.links and t.links[expr.link].target is subject]
+    candidates = [t for t in ctx.schema.all_types() if backlink_link(t, expr.link, subject) is not None]
     if expr.type_name is not None:
         source = ctx.schema.find_type(expr.type_name, ctx.module)
         if source is None:

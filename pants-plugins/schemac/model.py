@@ -493,3 +493,25 @@ class Schema:
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.
 fast_init_all(globals())
+
+
+def backlink_link(source: ObjectType, name: str, subject: ObjectType) -> Optional[Link]:
+    """The link ``name`` of ``source`` as a backlink ``.<name[is Source]`` from ``subject``
+    reads it (https://docs.geldata.com/reference/datamodel/links#backlinks): a stored link to
+    ``subject``'s table, or a polymorphic link (:class:`PolyLink`) one of whose concrete
+    targets is ``subject``, seen as a link to ``subject`` alone (its ``subject`` column; a multi
+    link's join table, whose ``target_id`` is the id of whichever target it holds). ``None``
+    when ``source`` has no such link."""
+    link = source.links.get(name)
+    if link is not None:
+        return link if link.target is subject else None
+    poly = source.poly_links.get(name)
+    if poly is None:
+        return None
+    column = next((c for t, c in poly.targets if t is subject), None)
+    if column is None:
+        return None
+    if poly.multi:
+        return Link(name, subject, True, poly.required, None, poly.join_table)
+    return Link(name, subject, False, poly.required, column, None)
+

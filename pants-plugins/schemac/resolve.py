@@ -51,6 +51,7 @@ from schemac.model import (
     PolyLink,
     Schema,
     ValueType,
+    backlink_link,
     name_candidates,
 )
 from schemac.scalars import SCALARS
@@ -758,8 +759,7 @@ class _Resolver:
         """(source type, link name) of ``.<link[is T]``: the type ``T`` whose link ``link``
         points at ``obj`` (https://docs.geldata.com/reference/datamodel/links#backlinks). Without
         ``[is T]`` exactly one type may have such a link."""
-        candidates = [t for t in self.schema.types.values()
-                      if expr.link in t.links and t.links[expr.link].target is obj]
+        candidates = [t for t in self.schema.types.values() if backlink_link(t, expr.link, obj) is not None]
         if expr.type_name is not None:
             key = self._type_key(expr.type_name, module)
             source = self.schema.types.get(key) if key else None

@@ -192,3 +192,56 @@ def test_queries_of_the_concrete_types_still_compile():
     lib = check_library({"lib/schema.esdl": V2, "lib/movies.edgeql": "select Movie { title, release_year }",
                          "lib/add.edgeql": "insert Watchlist { name := <str>$name }"}, Options(library="lib"))
     assert sorted(q.name for q in lib.queries) == ["add", "movies"]
+
+
+BACKLINKS = """
+abstract type Interaction {
+  required body: str;
+  multi reactions := .<node[is Reaction];
+  multi tagged := .<about[is Tagging];
+}
+type Post extending Interaction {}
+type Comment extending Interaction {}
+type Reaction {
+  required emoji: str;
+  required node: Interaction { on target delete delete source; }
+}
+type Tagging {
+  required tag: str;
+  multi about: Interaction;
+}
+"""
+
+
+def _run(pg, plan, **args):
+    import re
+
+    sql = re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%"))
+    return pg.execute(sql, {f"p{p.index}": args[p.name] for p in plan.params})
+
+
+def test_backlinks_through_polymorphic_links(pg):
+    """``.<node[is Reaction]`` from a concrete subtype (https://docs.geldata.com/reference/datamodel/links#backlinks)
+    reads the polymorphic link as a link to that subtype: its column of a single link, the
+    join table's ``target_id`` of a multi link. Shapes, count() and exists on PostgreSQL 15."""
+    from schemac.compiler import compile_library
+
+    sources = {"lib/schema.esdl": BACKLINKS,
+               "lib/posts.edgeql": "select Post { body, reactions: { emoji }, n := count(.reactions), "
+                                   "tagged: { tag } } order by .body",
+               "lib/liked.edgeql": "select Comment { body } filter exists .reactions order by .body"}
+    pg.execute(compile_library(sources, Options(library="lib"))["sql/schema.sql"])
+    pg.execute("INSERT INTO post (body) VALUES ('p1'), ('p2')")
+    pg.execute("INSERT INTO comment (body) VALUES ('c1'), ('c2')")
+    pg.execute("""INSERT INTO reaction (emoji, node_post_id) SELECT 'up', id FROM post WHERE body = 'p1'""")
+    pg.execute("""INSERT INTO reaction (emoji, node_comment_id) SELECT 'down', id FROM comment WHERE body = 'c2'""")
+    pg.execute("INSERT INTO tagging (tag) VALUES ('news')")
+    pg.execute("""INSERT INTO tagging_about (source_id, target_id, target_post_id, target_comment_id)
+                  SELECT t.id, x.id, x.pid, x.cid FROM tagging t,
+                  (SELECT id, id AS pid, NULL::uuid AS cid FROM post WHERE body = 'p2'
+                   UNION ALL SELECT id, NULL, id FROM comment WHERE body = 'c1') x""")
+    plans = {q.name: q for q in check_library(sources, Options(library="lib")).queries}
+    rows = _run(pg, plans["posts"])
+    assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
+        ("p1", [{"emoji": "up"}], 1, []), ("p2", [], 0, [{"tag": "news"}])]
+    assert _run(pg, plans["liked"]) == [("c2",)]
