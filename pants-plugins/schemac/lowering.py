@@ -489,13 +489,15 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             join = qi(f"_j{depth + 1}")
             inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
-            target = qi(link.target.table)
+            target = link.target.from_sql or qi(link.target.table)
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
             if link.multi:
                 from_where = (f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "
                               f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible}")
             else:
-                from_where = f"FROM {target} AS {inner_alias} WHERE {inner_alias}.\"id\" = {alias}.{qi(link.column)}{visible}"
+                ref = (f"COALESCE({', '.join(f'{alias}.{qi(c)}' for c in link.columns)})" if link.columns
+                       else f"{alias}.{qi(link.column)}")  # type: ignore[arg-type]
+                from_where = f"FROM {target} AS {inner_alias} WHERE {inner_alias}.\"id\" = {ref}{visible}"
             out.append((_nested_sql(obj, from_where, inner_alias, link.multi, el.clauses, depth), el.field))
     return out
 

@@ -220,6 +220,9 @@ class Link:
     required: bool
     column: Optional[str]
     join_table: Optional[str]
+    #: A polymorphic single link read by a query (:class:`PolyLink`): its columns, one per
+    #: concrete subtype (the target's id is the one set); ``column`` is then ``None``.
+    columns: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -329,6 +332,10 @@ class ObjectType:
     triggers: List[Trigger] = field(default_factory=list)
     #: Links to an abstract type with several concrete subtypes (:class:`PolyLink`), by name.
     poly_links: Dict[str, PolyLink] = field(default_factory=dict)
+    #: For the abstract type a polymorphic link's shape reads: the SQL its rows come from
+    #: instead of ``table`` (a ``UNION ALL`` of its concrete subtypes' tables over the columns
+    #: they share).
+    from_sql: Optional[str] = None
 
     @property
     def qualname(self) -> str:

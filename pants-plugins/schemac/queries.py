@@ -27,7 +27,7 @@ from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, check, column_of, is_param, refuse_poly_link
-from schemac.model import ExclusiveConstraint, ObjectType, Schema, ValueType
+from schemac.model import ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType
 from schemac.names import go_name
 from schemac.extensions import is_vector
 from schemac.qir import AT_MOST_ONE, MANY, ONE, ResultField
@@ -749,6 +749,15 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             ctx.reporter.error("E0206", f"{unsupported} in a shape {'is' if el.type_filter is None else 'are'} not "
                                "supported yet", el.span)
             continue
+        poly: Optional[Link] = None
+        v = el.value
+        if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.TypeFilter) and isinstance(v.base.base, ast.Path) \
+                and len(v.base.base.steps) == 1 and v.base.base.steps[0] in subject.poly_links:
+            # name := .link[is T] { ... }: the objects of a polymorphic link that are T's
+            poly = _poly_shape_link(subject.poly_links[v.base.base.steps[0]], v.base.type.name, v.base.span, ctx)
+            if poly is None:
+                continue
+            el = dataclasses.replace(el, shape=v.shape, value=None)
         if el.value is not None:
             if el.name in seen:
                 ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
@@ -782,15 +791,20 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             out.append(qir.ShapeLinkProp(el.span, ResultField(key, col.type, not col.required, in_json=True), col))
             continue
-        if refuse_poly_link(subject, el.name, el.span, ctx.reporter):
+        if poly is None and el.name in subject.poly_links and el.shape is not None:
+            poly = _poly_shape_link(subject.poly_links[el.name], None, el.span, ctx)
+            if poly is None:
+                continue
+        if poly is None and refuse_poly_link(subject, el.name, el.span, ctx.reporter):
             continue
-        link = subject.links.get(el.name)
+        link = poly or subject.links.get(el.name)
         if link is not None:
             if el.shape is None:
                 ctx.reporter.error("E0304", f"'{el.name}' is a link: give it a shape", el.span,
                                    f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
                 continue
-            if depth == 0 and not link.multi and [e.name for e in el.shape] == ["id"] and not _has_clauses(el):
+            if depth == 0 and not link.multi and link.column is not None and [e.name for e in el.shape] == ["id"] \
+                    and not _has_clauses(el):
                 col = subject.column(link.column)  # type: ignore[arg-type]
                 assert col is not None
                 out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col))
@@ -840,6 +854,43 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             continue
         out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
     return out
+
+
+def _poly_shape_link(pl: PolyLink, type_name: Optional[str], span: Span, ctx: ExprContext) -> Optional[Link]:
+    """A polymorphic link (:class:`schemac.model.PolyLink`) as a shape reads it: with ``[is T]``
+    (``.items[is Movie] { ... }``, https://docs.geldata.com/reference/edgeql/shapes) a link to
+    the concrete subtype ``T`` alone (its column; a multi link's join rows whose ``target_id``
+    is a ``T``); else a link to the abstract type with the properties all its concrete subtypes
+    share (https://docs.geldata.com/reference/edgeql/select, polymorphic queries), read from a
+    ``UNION ALL`` of their tables."""
+    if type_name is not None:
+        target = ctx.schema.find_type(type_name, ctx.module)
+        column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+        if column is None:
+            names = ", ".join(t.name for t, _ in pl.targets)
+            ctx.reporter.error("E0302", f"'{pl.name}' links to {names}; '[is {type_name}]' names none of them "
+                               "(a concrete subtype is needed)", span)
+            return None
+        return Link(pl.name, target, pl.multi, False, None if pl.multi else column,  # type: ignore[arg-type]
+                    pl.join_table)
+    subs = [t for t, _ in pl.targets]
+    guarded = [t.name for t in subs if t.policies]
+    if guarded:
+        ctx.reporter.error("E0206", f"a shape of the polymorphic link '{pl.name}' over types with access policies "
+                           f"({', '.join(guarded)}) is not supported yet", span,
+                           f"select one subtype: {pl.name}_x := .{pl.name}[is {guarded[0]}] {{ ... }}")
+        return None
+    first = subs[0]
+    common = [c for c in first.columns if c.link is None and all(
+        (o := t.column(c.name)) is not None and o.link is None and o.type.family == c.type.family
+        and (o.required == c.required) for t in subs[1:])]
+    cols = ", ".join(qi(c.name) for c in common)
+    union = " UNION ALL ".join(f"SELECT {cols} FROM {qi(t.table)}" for t in subs)
+    short = pl.abstract.split("::")[-1]
+    view = ObjectType(short, pl.abstract.rsplit("::", 1)[0], snake_case(short), common, [], [], first.span,
+                      from_sql=f"({union})")
+    return Link(pl.name, view, pl.multi, pl.required, None, pl.join_table,
+                () if pl.multi else tuple(c for _, c in pl.targets))
 
 
 def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:

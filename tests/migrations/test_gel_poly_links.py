@@ -164,7 +164,8 @@ def test_polymorphic_links_migrate_and_keep_integrity(tmp_path, pg):
 
 
 @pytest.mark.parametrize("schema, query, code", [
-    (V2, "select Review { body, subject: { title } }", "E0206"),
+    (V2, "select Review { body, subject: { title, release_year } }", "E0302"),  # not common to all
+    (V2, "select Watchlist { m := .items[is Content] { title } }", "E0302"),  # [is T]: a concrete type
     (V2, "select Review { body } filter .subject.title = <str>$t", "E0206"),
     (V2, "select Watchlist { name, n := count(.items) }", "E0206"),
     (V2, "insert Review { body := <str>$body }", "E0206"),  # a required polymorphic link must be set
@@ -245,3 +246,40 @@ def test_backlinks_through_polymorphic_links(pg):
     assert [(r[0], r[1], r[2], r[3]) for r in rows] == [
         ("p1", [{"emoji": "up"}], 1, []), ("p2", [], 0, [{"tag": "news"}])]
     assert _run(pg, plans["liked"]) == [("c2",)]
+
+
+def test_shapes_of_polymorphic_links(tmp_path, pg):
+    """A polymorphic link in a shape (https://docs.geldata.com/reference/edgeql/shapes): the
+    abstract type's common properties from a UNION ALL of the subtypes' tables, single and multi
+    (with a link property and order by), and ``name := .link[is T] { ... }`` for one subtype's
+    own properties; on PostgreSQL 15 with data."""
+    from schemac.compiler import compile_library
+
+    sources = {"lib/schema.esdl": V2,
+               "lib/reviews.edgeql": "select Review { body, subject: { title } } order by .body",
+               "lib/lists.edgeql": """select Watchlist {
+  name,
+  items: { title, @added } order by .title,
+  movies := .items[is Movie] { title, release_year },
+  favourite: { title },
+  fav_show := .favourite[is Show] { seasons },
+} order by .name"""}
+    pg.execute(compile_library(sources, Options(library="lib"))["sql/schema.sql"])
+    pg.execute("INSERT INTO movie (title, release_year) VALUES ('Alien', 1979), ('Heat', 1995)")
+    pg.execute("INSERT INTO show (title, seasons) VALUES ('Lost', 6)")
+    pg.execute("""INSERT INTO review (body, subject_movie_id) SELECT 'scary', id FROM movie WHERE title = 'Alien'""")
+    pg.execute("""INSERT INTO review (body, subject_show_id) SELECT 'long', id FROM show""")
+    pg.execute("INSERT INTO watchlist (name) VALUES ('empty'), ('mine')")
+    pg.execute("""UPDATE watchlist SET favourite_show_id = (SELECT id FROM show) WHERE name = 'mine'""")
+    pg.execute("""INSERT INTO watchlist_items (source_id, target_id, target_movie_id, added)
+                  SELECT w.id, m.id, m.id, '2026-01-02T00:00:00Z' FROM watchlist w, movie m
+                  WHERE w.name = 'mine' AND m.title = 'Heat'""")
+    pg.execute("""INSERT INTO watchlist_items (source_id, target_id, target_show_id)
+                  SELECT w.id, s.id, s.id FROM watchlist w, show s WHERE w.name = 'mine'""")
+    plans = {q.name: q for q in check_library(sources, Options(library="lib")).queries}
+    assert _run(pg, plans["reviews"]) == [("long", {"title": "Lost"}), ("scary", {"title": "Alien"})]
+    empty, mine = _run(pg, plans["lists"])
+    assert empty == ("empty", [], [], None, None)
+    assert mine == ("mine", [{"title": "Heat", "@added": "2026-01-02T00:00:00+00:00"},
+                             {"title": "Lost", "@added": None}],
+                    [{"title": "Heat", "release_year": 1995}], {"title": "Lost"}, {"seasons": 6})
