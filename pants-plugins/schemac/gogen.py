@@ -254,7 +254,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
     qn = names.go_queries[q.name]
     method = qn.method
     params, optional_fields, unchanged = [], [], []
-    values, required_globals = [], []
+    values, required_globals, left_out = [], [], {}
     for p in q.params:
         if p.global_ is not None:
             values.append(f"q.globals.{go_name(p.global_.key)}")
@@ -263,7 +263,11 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
             continue
         field = qn.params[p.name]
         values.append(f"arg.{field}")
-        params.append((field, _go_type(p.type, p.optional, imports, database_sql)))
+        go_type = _go_type(p.type, p.optional, imports, database_sql)
+        params.append((field, go_type))
+        # (pointers and slices are nil when left out; sql.Null*, pgtype values and NullE not Valid)
+        nil = go_type.startswith(("*", "[]")) or go_type == "json.RawMessage"
+        left_out[p.index] = (field, f"arg.{field} == nil" if nil else f"!arg.{field}.Valid")
         if p.optional and p.unchanged:
             unchanged.append(f"{field} ({p.unchanged})")
         elif p.optional:
@@ -309,8 +313,24 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
         else:
             ret = value_type
             zero = f"{qn.row_type}{{}}.{rows[0][0]}"
+    variants = None
+    if q.variants and qn.variants is not None:
+        keys = q.variants[-1].omitted  # the last variant leaves every omittable parameter out
+        variants = {
+            "name": qn.variants, "bound": ", ".join(values),
+            "bits": [(left_out[k][1], 1 << i) for i, k in enumerate(keys)],
+            "rows": [(qn.sql_const if n == 0 else go_raw(v.sql), ", ".join(str(i - 1) for i in v.sent))
+                     for n, v in enumerate(q.variants)],
+            "doc": _comment(wrap(
+                f"{qn.variants} holds the statements of {method} by the optional parameters left out "
+                f"({', '.join(left_out[k][0] for k in keys)}: bit i of the index for the i-th): a parameter left "
+                "out leaves its column out of the insert, so the database applies its own column default. "
+                "Each entry: the SQL, and the positions of the values it binds.")),
+        }
     return {
         "scalar": q.scalar, "item": item, "found": found,
+        "variants": variants,
+        "call": "statement.sql, sent..." if variants else qn.sql_const + args,
         "name": q.name, "path": comment_safe(q.path, block=False), "method": method, "sql_const": qn.sql_const,
         "sql_literal": go_raw(q.sql), "params_type": qn.params_type, "row_type": qn.row_type,
         "param_body": _body(align(params)), "row_body": _body(align(rows)), "return_type": ret, "args": args,

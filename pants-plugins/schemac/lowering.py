@@ -21,8 +21,9 @@ Rules, per form (the Gel semantics they implement are in ``docs/language.md``):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from schemac import qir
 from schemac.frozen import fast_init_all
@@ -396,8 +397,13 @@ def _link_path(node: qir.LinkPath) -> str:
     return f"(SELECT {last}.{qi(node.column.name)} FROM {' '.join(parts)} WHERE {' AND '.join(where)})"
 
 
+def _param_text(index: int) -> str:
+    """``$n`` (marked for numbering while a :class:`Variant` is written)."""
+    return f"${index}" if _omitted is None else f"\x00{index}\x00"
+
+
 def _global_default(node: qir.GlobalDefault) -> str:
-    return f"COALESCE(${node.param.index}::{node.type.pg}, {node.default_sql})"  # type: ignore[attr-defined]
+    return f"COALESCE({_param_text(node.param.index)}::{node.type.pg}, {node.default_sql})"  # type: ignore[attr-defined]
 
 
 def _json_index(node: qir.JsonIndex) -> str:
@@ -409,7 +415,7 @@ _EXPR = {
     qir.EnumMember: lambda n: sql_string(n.member),
     qir.ColumnRef: _column,
     qir.SubjectRef: lambda n: quote_ident(n.column.name),
-    qir.ParamRef: lambda n: f"${n.param.index}",
+    qir.ParamRef: lambda n: _param_text(n.param.index),
     qir.VarRef: _var,
     qir.Call: _call,
     qir.CountLink: _count_link,
@@ -566,7 +572,9 @@ def _assign_sql(a: qir.Assign) -> str:
     col = a.column
     if a.op == ":=":
         if a.default == "param":
-            return f"COALESCE({sql}::{col.type.pg}, {col.default_sql})"
+            # Given (the variant where the runner sends it): the value. Omitted, the column is
+            # left out of the insert (see statement_variants): the database's DEFAULT applies.
+            return f"{sql}::{col.type.pg}"
         if a.default == "cast":
             # A default reading a global: the parameter typed as the column.
             return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql
@@ -653,7 +661,7 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     table = qi(w.subject.table)
     t = type(w)
     if t is qir.Insert:
-        values = [(a.column.name, _assign_sql(a)) for a in w.sets]
+        values = [(a.column.name, _assign_sql(a)) for a in w.sets if not _omits(a)]
         if values:
             cols = ", ".join(qi(c) for c, _ in values)
             vals = ", ".join(v for _, v in values)
@@ -661,6 +669,8 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {_batch_sql(w.batch)}"
             else:
                 sql = f"INSERT INTO {table} ({cols})\nVALUES ({vals})"
+        elif w.batch is not None:  # one row of defaults per element (an empty select list)
+            sql = f"INSERT INTO {table}\nSELECT\nFROM {_batch_sql(w.batch)}"
         else:
             sql = f"INSERT INTO {table} DEFAULT VALUES"
         if w.conflict is not None:
@@ -678,6 +688,71 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
     sql = f"DELETE FROM {table}{_where(w.filter, w.visible_sql)}"
     return (lambda cols: f"{sql}\nRETURNING {cols}"), []
+
+
+# ---------------------------------------------------------------------------------------------
+# Inserts leaving out omitted parameters: the database applies its own column DEFAULT
+
+#: While :func:`statement_variants` writes a variant: the indices of the parameters the runner
+#: leaves out (``None`` otherwise). Parameters are then written as ``\x00n\x00`` and numbered
+#: afterwards (a NUL never occurs in SQL text).
+_omitted: Optional[FrozenSet[int]] = None
+
+#: At most this many omittable parameters per statement: each combination is a statement of its own.
+MAX_OMITTABLE = 5
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The statement the runner sends when the parameters ``omitted`` (1-based indices of the
+    query's parameters) are NULL / left out: ``sql`` numbers the parameters it binds ``$1..``,
+    and ``sent`` lists their indices in the query's parameters, in that order."""
+
+    omitted: Tuple[int, ...]
+    sql: str
+    sent: Tuple[int, ...]
+
+
+def omittable(stmt: qir.Node) -> Tuple[int, ...]:
+    """The parameters (indices) an insert assigns to properties with a default (``p :=
+    <optional T>$p``): left out, the property gets the column's DEFAULT."""
+    return tuple(sorted({n.value.param.index for n in qir.walk(stmt)  # type: ignore[attr-defined]
+                         if type(n) is qir.Assign and n.default == "param"}))
+
+
+def _omits(a: qir.Assign) -> bool:
+    return _omitted is not None and a.default == "param" and a.value.param.index in _omitted  # type: ignore[attr-defined]
+
+
+def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
+    """One statement per combination of omitted :func:`omittable` parameters (none for a
+    statement without them), in the order of the bit masks: bit ``i`` set omits the ``i``-th
+    omittable parameter (the runner computes the same mask). The first variant omits nothing.
+
+    An omitted parameter's column is left out of the insert's column list (of ``VALUES`` or of
+    the bulk form's ``SELECT``), so Postgres applies the column's current ``DEFAULT``
+    (https://www.postgresql.org/docs/15/sql-insert.html): a migration that changes the default
+    changes what a deployed runner writes, and a runner never sends a copy of it."""
+    global _omitted
+    keys = omittable(stmt)
+    if not keys:
+        return ()
+    out = []
+    for mask in range(1 << len(keys)):
+        omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
+        _omitted = omitted
+        try:
+            marked = statement_sql(stmt)
+        finally:
+            _omitted = None
+        used = sorted({int(n) for n in _MARK.findall(marked)})
+        number = {old: new for new, old in enumerate(used, 1)}
+        sql = _MARK.sub(lambda m: f"${number[int(m.group(1))]}", marked)
+        out.append(Variant(tuple(sorted(omitted)), sql, tuple(used)))
+    return tuple(out)
+
+
+_MARK = re.compile("\x00([0-9]+)\x00")
 
 
 def _batch_sql(b: qir.Batch) -> str:

@@ -115,6 +115,9 @@ class TsQueryNames:
     #: Its key in the runner's ``query`` object: the camelCase name as it is (a property name
     #: may be a reserved word: ``runner.query.delete(...)``).
     key: str
+    #: The table of its statements by omitted parameters (an insert with optional parameters
+    #: for properties with a default, ``QueryPlan.variants``), else ``None``.
+    variants: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,8 @@ class GoQueryNames:
     params: Dict[str, str]
     #: Nested shape path (field names from the row) -> struct type name.
     shapes: Dict[Tuple[str, ...], str]
+    #: As :attr:`TsQueryNames.variants`.
+    variants: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -227,7 +232,8 @@ def build_names(lib: "Library", reporter: Reporter) -> Names:
         base = ts_pascal(q.name)
         names.ts_queries[q.name] = TsQueryNames(
             ts.claim(fn, what, span), ts.claim(fn + "Sql", what, span), ts.claim(base + "Args", what, span),
-            ts.claim(base + "Result", what, span), ts.claim(f"decode{base}Row", what, span), fn)
+            ts.claim(base + "Result", what, span), ts.claim(f"decode{base}Row", what, span), fn,
+            ts.claim(fn + "Statements", what, span) if q.variants else None)
         method = methods.claim(go_name(q.name), what, span)
         row_type = go.claim(method + "Row", what, span)
         fields = _Namespace("Go", frozenset(), reporter)
@@ -245,9 +251,10 @@ def build_names(lib: "Library", reporter: Reporter) -> Names:
                                "give it a shorter name in the shape, e.g. short := .long_property")
         shapes: Dict[Tuple[str, ...], str] = {}
         _go_shapes(q, method, (), q.result, shapes, go, what, span)
+        lower = method[0].lower() + method[1:]
         names.go_queries[q.name] = GoQueryNames(
-            method, go.claim(method[0].lower() + method[1:] + "SQL", what, span),
-            go.claim(method + "Params", what, span), row_type, params, shapes)
+            method, go.claim(lower + "SQL", what, span), go.claim(method + "Params", what, span), row_type, params,
+            shapes, go.claim(lower + "Statements", what, span) if q.variants else None)
     return names
 
 

@@ -79,6 +79,10 @@ class QueryPlan:
     #: The result is one value (``select count(User)``), not a row: ``result`` holds its one
     #: field, and the runners return the value itself.
     scalar: bool = False
+    #: An insert with optional parameters for properties with defaults: one statement per
+    #: combination of them left out (:func:`schemac.lowering.statement_variants`; ``sql`` is
+    #: the first, leaving out none). Empty for every other query.
+    variants: Tuple[lowering.Variant, ...] = ()
 
 
 def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
@@ -86,8 +90,20 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     query = check_query(schema, qf, reporter)
     if query is None:
         return None
-    return QueryPlan(query.name, query.path, query.kind, query.subject, lowering.statement_sql(query.statement),
-                     query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar)
+    keys = lowering.omittable(query.statement)
+    if len(keys) > lowering.MAX_OMITTABLE:
+        extra = next(n for n in qir.walk(query.statement) if type(n) is qir.Assign and n.default == "param"
+                     and n.value.param.index == keys[lowering.MAX_OMITTABLE])  # type: ignore[attr-defined]
+        reporter.error("E0206", f"an insert with {len(keys)} optional parameters for properties with a default: "
+                       f"at most {lowering.MAX_OMITTABLE} (the runner sends one statement per combination of them "
+                       "left out, so that the database applies its own defaults)", extra.span,
+                       "make some of them required (drop 'optional'), or set the rarely given ones with an update")
+        return None
+    variants = lowering.statement_variants(query.statement)
+    sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
+    return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
+                     query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
+                     variants)
 
 
 def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[qir.Query]:
@@ -141,7 +157,8 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
     :class:`~schemac.qir.LinkAssign` (a multi link) nodes, in order.
 
     In an insert, a parameter assigned to a property with a default is optional: when it is
-    NULL (omitted) the default applies (``COALESCE($n, <default>)``)."""
+    NULL (omitted) the runner sends the statement that leaves the column out, so the column's
+    DEFAULT applies (:func:`schemac.lowering.statement_variants`)."""
     out: List[qir.Node] = []
     seen: Set[str] = set()
     for a in assigns:

@@ -229,10 +229,29 @@ def _has_decoded(fields) -> bool:
     return bool(_value_names(fields) & set(TS_DECODERS))
 
 
+def _arg_ref(p) -> str:
+    """How the query function reads parameter ``p`` from ``args``."""
+    return f"args.{p.name}" if ts_key(p.name) == p.name else f"args[{js_string(p.name)}]"
+
+
+def _variants_view(q: QueryPlan, name: Optional[str], sql_const: str) -> Optional[Dict[str, object]]:
+    """The statements of an insert by omitted parameters (``QueryPlan.variants``): the table's
+    rows (SQL, positions of the values each binds) and the mask expression choosing one."""
+    if not q.variants or name is None:
+        return None
+    keys = q.variants[-1].omitted  # the last variant leaves every omittable parameter out
+    by_index = {p.index: p for p in q.params}
+    mask = " | ".join(f"({_arg_ref(by_index[k])} == null ? {1 << i} : 0)" for i, k in enumerate(keys))
+    rows = [(sql_const if n == 0 else ts_template(v.sql), ", ".join(str(i - 1) for i in v.sent))
+            for n, v in enumerate(q.variants)]
+    left_out = ", ".join(f"`{by_index[k].name}`" for k in keys)
+    return {"name": name, "mask": mask, "rows": rows, "left_out": left_out}
+
+
 def _param_value(p) -> str:
     if p.global_ is not None:
         return _global_value(p.global_)
-    ref = f"args.{p.name}" if ts_key(p.name) == p.name else f"args[{js_string(p.name)}]"
+    ref = _arg_ref(p)
     kind = range_kind(p.type.scalar)
     if kind:
         fn = "rangeText" if kind == "range" else "multirangeText"
@@ -356,6 +375,7 @@ def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = Fal
         "result": result, "cardinality": q.cardinality, "scalar": q.scalar,
         "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q, names.ts_errors)]),
         "no_row_message": js_string(f"{q.name}: the statement returned no row"), "decoder": decoder,
+        "variants": _variants_view(q, qn.variants, qn.sql_const),
     }
 
 

@@ -67,7 +67,12 @@ class Library:
         assert not unknown, f"{query} has no parameters {unknown}"
         missing = [p.name for p in plan.params if not p.optional and p.name not in params]
         assert not missing, f"{query} needs {missing}"
-        sql = re.sub(r"\$(\d+)", lambda m: f"%({names[int(m.group(1)) - 1]})s", plan.sql)
+        sql = plan.sql
+        if plan.variants:  # the statement the runners send: without the columns of omitted ones
+            keys = plan.variants[-1].omitted
+            v = plan.variants[sum(1 << i for i, k in enumerate(keys) if params.get(names[k - 1]) is None)]
+            sql, names = v.sql, [names[k - 1] for k in v.sent]
+        sql = re.sub(r"\$(\d+)", lambda m: f"%({names[int(m.group(1)) - 1]})s", sql)
         return self.pg.execute(sql, {n: params.get(n) for n in names})
 
     def one(self, query: str, **params: Any):

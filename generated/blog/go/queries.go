@@ -183,9 +183,24 @@ func (q *Queries) ChangeHandle(ctx context.Context, arg ChangeHandleParams) (*Ch
 
 // createDraftSQL is the SQL of query create_draft (schemas/blog/queries/create_draft.edgeql).
 const createDraftSQL = `INSERT INTO "post" ("title", "slug", "author_id", "body", "excerpt", "reading_minutes")
-VALUES ($1, $2, $3, $4, $5, COALESCE($6::integer, 0))
+VALUES ($1, $2, $3, $4, $5, $6::integer)
 ON CONFLICT ("author_id", "slug") DO NOTHING
 RETURNING "id"`
+
+// createDraftStatements holds the statements of CreateDraft by the optional parameters left out
+// (ReadingMinutes: bit i of the index for the i-th): a parameter left out leaves its column out of
+// the insert, so the database applies its own column default. Each entry: the SQL, and the
+// positions of the values it binds.
+var createDraftStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{createDraftSQL, []int{0, 1, 2, 3, 4, 5}},
+	{`INSERT INTO "post" ("title", "slug", "author_id", "body", "excerpt")
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT ("author_id", "slug") DO NOTHING
+RETURNING "id"`, []int{0, 1, 2, 3, 4}},
+}
 
 // CreateDraftParams are the parameters of CreateDraft. Optional: Body, Excerpt, ReadingMinutes
 // (nil stores NULL, or the property's default in an insert).
@@ -210,7 +225,17 @@ type CreateDraftRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) CreateDraft(ctx context.Context, arg CreateDraftParams) (*CreateDraftRow, error) {
-	row := q.db.QueryRow(ctx, createDraftSQL, arg.Title, arg.Slug, arg.AuthorID, arg.Body, arg.Excerpt, arg.ReadingMinutes)
+	omitted := 0
+	if arg.ReadingMinutes == nil {
+		omitted |= 1
+	}
+	statement := createDraftStatements[omitted]
+	values := []any{arg.Title, arg.Slug, arg.AuthorID, arg.Body, arg.Excerpt, arg.ReadingMinutes}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i CreateDraftRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

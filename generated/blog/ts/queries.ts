@@ -160,9 +160,23 @@ export async function changeHandle(db: Queryable, args: ChangeHandleArgs): Promi
 
 /** SQL of query `create_draft` (schemas/blog/queries/create_draft.edgeql). */
 export const createDraftSql = `INSERT INTO "post" ("title", "slug", "author_id", "body", "excerpt", "reading_minutes")
-VALUES ($1, $2, $3, $4, $5, COALESCE($6::integer, 0))
+VALUES ($1, $2, $3, $4, $5, $6::integer)
 ON CONFLICT ("author_id", "slug") DO NOTHING
 RETURNING "id"`;
+
+/**
+ * The statements of {@link createDraft} by the optional parameters left out (`reading_minutes`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const createDraftStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [createDraftSql, [0, 1, 2, 3, 4, 5]],
+  [`INSERT INTO "post" ("title", "slug", "author_id", "body", "excerpt")
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT ("author_id", "slug") DO NOTHING
+RETURNING "id"`, [0, 1, 2, 3, 4]],
+];
 
 /** Parameters of {@link createDraft}. */
 export interface CreateDraftArgs {
@@ -187,14 +201,17 @@ export interface CreateDraftResult {
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  */
 export async function createDraft(db: Queryable, args: CreateDraftArgs): Promise<CreateDraftResult | null> {
-  const rows = await run(db, createDraftSql, [
+  // (every index has its entry)
+  const [text, sent] = createDraftStatements[(args.reading_minutes == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.title,
     args.slug,
     args.author_id,
     args.body ?? null,
     args.excerpt ?? null,
     args.reading_minutes ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   return (rows[0] as CreateDraftResult | undefined) ?? null;
 }
 

@@ -12,9 +12,24 @@ import (
 
 // addMemberSQL is the SQL of query add_member (schemas/saas/queries/add_member.edgeql).
 const addMemberSQL = `INSERT INTO "membership" ("org_id", "user_id", "role", "invited_by_id")
-VALUES ($1, $2, COALESCE($3::text, 'Member'), $4)
+VALUES ($1, $2, $3::text, $4)
 ON CONFLICT ("org_id", "user_id") DO NOTHING
 RETURNING "id"`
+
+// addMemberStatements holds the statements of AddMember by the optional parameters left out (Role:
+// bit i of the index for the i-th): a parameter left out leaves its column out of the insert, so
+// the database applies its own column default. Each entry: the SQL, and the positions of the
+// values it binds.
+var addMemberStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{addMemberSQL, []int{0, 1, 2, 3}},
+	{`INSERT INTO "membership" ("org_id", "user_id", "invited_by_id")
+VALUES ($1, $2, $3)
+ON CONFLICT ("org_id", "user_id") DO NOTHING
+RETURNING "id"`, []int{0, 1, 3}},
+}
 
 // AddMemberParams are the parameters of AddMember. Optional: Role, InvitedByID (nil stores NULL,
 // or the property's default in an insert).
@@ -36,7 +51,17 @@ type AddMemberRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (*AddMemberRow, error) {
-	row := q.db.QueryRow(ctx, addMemberSQL, arg.OrgID, arg.UserID, arg.Role, arg.InvitedByID)
+	omitted := 0
+	if arg.Role == nil {
+		omitted |= 1
+	}
+	statement := addMemberStatements[omitted]
+	values := []any{arg.OrgID, arg.UserID, arg.Role, arg.InvitedByID}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i AddMemberRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -196,9 +221,24 @@ func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (Cre
 
 // createOrganizationSQL is the SQL of query create_organization (schemas/saas/queries/create_organization.edgeql).
 const createOrganizationSQL = `INSERT INTO "organization" ("name", "slug", "plan", "seat_limit")
-VALUES ($1, $2, COALESCE($3::text, 'Free'), $4)
+VALUES ($1, $2, $3::text, $4)
 ON CONFLICT ("slug") DO NOTHING
 RETURNING "id"`
+
+// createOrganizationStatements holds the statements of CreateOrganization by the optional
+// parameters left out (Plan: bit i of the index for the i-th): a parameter left out leaves its
+// column out of the insert, so the database applies its own column default. Each entry: the SQL,
+// and the positions of the values it binds.
+var createOrganizationStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{createOrganizationSQL, []int{0, 1, 2, 3}},
+	{`INSERT INTO "organization" ("name", "slug", "seat_limit")
+VALUES ($1, $2, $3)
+ON CONFLICT ("slug") DO NOTHING
+RETURNING "id"`, []int{0, 1, 3}},
+}
 
 // CreateOrganizationParams are the parameters of CreateOrganization. Optional: Plan, SeatLimit
 // (nil stores NULL, or the property's default in an insert).
@@ -221,7 +261,17 @@ type CreateOrganizationRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) CreateOrganization(ctx context.Context, arg CreateOrganizationParams) (*CreateOrganizationRow, error) {
-	row := q.db.QueryRow(ctx, createOrganizationSQL, arg.Name, arg.Slug, arg.Plan, arg.SeatLimit)
+	omitted := 0
+	if arg.Plan == nil {
+		omitted |= 1
+	}
+	statement := createOrganizationStatements[omitted]
+	values := []any{arg.Name, arg.Slug, arg.Plan, arg.SeatLimit}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i CreateOrganizationRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

@@ -22,9 +22,23 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 
 /** SQL of query `add_member` (schemas/saas/queries/add_member.edgeql). */
 export const addMemberSql = `INSERT INTO "membership" ("org_id", "user_id", "role", "invited_by_id")
-VALUES ($1, $2, COALESCE($3::text, 'Member'), $4)
+VALUES ($1, $2, $3::text, $4)
 ON CONFLICT ("org_id", "user_id") DO NOTHING
 RETURNING "id"`;
+
+/**
+ * The statements of {@link addMember} by the optional parameters left out (`role`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const addMemberStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [addMemberSql, [0, 1, 2, 3]],
+  [`INSERT INTO "membership" ("org_id", "user_id", "invited_by_id")
+VALUES ($1, $2, $3)
+ON CONFLICT ("org_id", "user_id") DO NOTHING
+RETURNING "id"`, [0, 1, 3]],
+];
 
 /** Parameters of {@link addMember}. */
 export interface AddMemberArgs {
@@ -46,12 +60,15 @@ export interface AddMemberResult {
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  */
 export async function addMember(db: Queryable, args: AddMemberArgs): Promise<AddMemberResult | null> {
-  const rows = await run(db, addMemberSql, [
+  // (every index has its entry)
+  const [text, sent] = addMemberStatements[(args.role == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.org_id,
     args.user_id,
     args.role ?? null,
     args.invited_by_id ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   return (rows[0] as AddMemberResult | undefined) ?? null;
 }
 
@@ -203,9 +220,23 @@ export async function createApiKey(db: Queryable, args: CreateApiKeyArgs): Promi
 
 /** SQL of query `create_organization` (schemas/saas/queries/create_organization.edgeql). */
 export const createOrganizationSql = `INSERT INTO "organization" ("name", "slug", "plan", "seat_limit")
-VALUES ($1, $2, COALESCE($3::text, 'Free'), $4)
+VALUES ($1, $2, $3::text, $4)
 ON CONFLICT ("slug") DO NOTHING
 RETURNING "id"`;
+
+/**
+ * The statements of {@link createOrganization} by the optional parameters left out (`plan`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const createOrganizationStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [createOrganizationSql, [0, 1, 2, 3]],
+  [`INSERT INTO "organization" ("name", "slug", "seat_limit")
+VALUES ($1, $2, $3)
+ON CONFLICT ("slug") DO NOTHING
+RETURNING "id"`, [0, 1, 3]],
+];
 
 /** Parameters of {@link createOrganization}. */
 export interface CreateOrganizationArgs {
@@ -227,12 +258,15 @@ export interface CreateOrganizationResult {
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  */
 export async function createOrganization(db: Queryable, args: CreateOrganizationArgs): Promise<CreateOrganizationResult | null> {
-  const rows = await run(db, createOrganizationSql, [
+  // (every index has its entry)
+  const [text, sent] = createOrganizationStatements[(args.plan == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.name,
     args.slug,
     args.plan ?? null,
     args.seat_limit ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   return (rows[0] as CreateOrganizationResult | undefined) ?? null;
 }
 

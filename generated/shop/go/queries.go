@@ -48,9 +48,32 @@ func (q *Queries) AddLine(ctx context.Context, arg AddLineParams) (*AddLineRow, 
 
 // addProductSQL is the SQL of query add_product (schemas/shop/queries/add_product.edgeql).
 const addProductSQL = `INSERT INTO "product" ("sku", "name", "description", "price", "currency", "stock", "categories")
-VALUES ($1, $2, $3, $4, COALESCE($5::text, 'EUR'), COALESCE($6::integer, 0), $7)
+VALUES ($1, $2, $3, $4, $5::text, $6::integer, $7)
 ON CONFLICT ("sku") DO NOTHING
 RETURNING "id"`
+
+// addProductStatements holds the statements of AddProduct by the optional parameters left out
+// (Currency, Stock: bit i of the index for the i-th): a parameter left out leaves its column out
+// of the insert, so the database applies its own column default. Each entry: the SQL, and the
+// positions of the values it binds.
+var addProductStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{addProductSQL, []int{0, 1, 2, 3, 4, 5, 6}},
+	{`INSERT INTO "product" ("sku", "name", "description", "price", "stock", "categories")
+VALUES ($1, $2, $3, $4, $5::integer, $6)
+ON CONFLICT ("sku") DO NOTHING
+RETURNING "id"`, []int{0, 1, 2, 3, 5, 6}},
+	{`INSERT INTO "product" ("sku", "name", "description", "price", "currency", "categories")
+VALUES ($1, $2, $3, $4, $5::text, $6)
+ON CONFLICT ("sku") DO NOTHING
+RETURNING "id"`, []int{0, 1, 2, 3, 4, 6}},
+	{`INSERT INTO "product" ("sku", "name", "description", "price", "categories")
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT ("sku") DO NOTHING
+RETURNING "id"`, []int{0, 1, 2, 3, 6}},
+}
 
 // AddProductParams are the parameters of AddProduct. Optional: Description, Currency, Stock,
 // Categories (nil stores NULL, or the property's default in an insert).
@@ -75,7 +98,20 @@ type AddProductRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) AddProduct(ctx context.Context, arg AddProductParams) (*AddProductRow, error) {
-	row := q.db.QueryRow(ctx, addProductSQL, arg.SKU, arg.Name, arg.Description, arg.Price, arg.Currency, arg.Stock, arg.Categories)
+	omitted := 0
+	if arg.Currency == nil {
+		omitted |= 1
+	}
+	if arg.Stock == nil {
+		omitted |= 2
+	}
+	statement := addProductStatements[omitted]
+	values := []any{arg.SKU, arg.Name, arg.Description, arg.Price, arg.Currency, arg.Stock, arg.Categories}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i AddProductRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -238,9 +274,24 @@ func (q *Queries) RecordPayment(ctx context.Context, arg RecordPaymentParams) (*
 
 // registerCustomerSQL is the SQL of query register_customer (schemas/shop/queries/register_customer.edgeql).
 const registerCustomerSQL = `INSERT INTO "customer" ("email", "name", "phone", "marketing_opt_in", "country")
-VALUES ($1, $2, $3, COALESCE($4::boolean, false), COALESCE($5::text, 'FR'))
+VALUES ($1, $2, $3, $4::boolean, COALESCE($5::text, 'FR'))
 ON CONFLICT ("email") DO NOTHING
 RETURNING "id"`
+
+// registerCustomerStatements holds the statements of RegisterCustomer by the optional parameters
+// left out (MarketingOptIn: bit i of the index for the i-th): a parameter left out leaves its
+// column out of the insert, so the database applies its own column default. Each entry: the SQL,
+// and the positions of the values it binds.
+var registerCustomerStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{registerCustomerSQL, []int{0, 1, 2, 3, 4}},
+	{`INSERT INTO "customer" ("email", "name", "phone", "country")
+VALUES ($1, $2, $3, COALESCE($4::text, 'FR'))
+ON CONFLICT ("email") DO NOTHING
+RETURNING "id"`, []int{0, 1, 2, 4}},
+}
 
 // RegisterCustomerParams are the parameters of RegisterCustomer. Optional: Phone, MarketingOptIn,
 // Country (nil stores NULL, or the property's default in an insert).
@@ -263,7 +314,17 @@ type RegisterCustomerRow struct {
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
 func (q *Queries) RegisterCustomer(ctx context.Context, arg RegisterCustomerParams) (*RegisterCustomerRow, error) {
-	row := q.db.QueryRow(ctx, registerCustomerSQL, arg.Email, arg.Name, arg.Phone, arg.MarketingOptIn, arg.Country)
+	omitted := 0
+	if arg.MarketingOptIn == nil {
+		omitted |= 1
+	}
+	statement := registerCustomerStatements[omitted]
+	values := []any{arg.Email, arg.Name, arg.Phone, arg.MarketingOptIn, arg.Country}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i RegisterCustomerRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

@@ -57,9 +57,31 @@ export async function addLine(db: Queryable, args: AddLineArgs): Promise<AddLine
 
 /** SQL of query `add_product` (schemas/shop/queries/add_product.edgeql). */
 export const addProductSql = `INSERT INTO "product" ("sku", "name", "description", "price", "currency", "stock", "categories")
-VALUES ($1, $2, $3, $4, COALESCE($5::text, 'EUR'), COALESCE($6::integer, 0), $7)
+VALUES ($1, $2, $3, $4, $5::text, $6::integer, $7)
 ON CONFLICT ("sku") DO NOTHING
 RETURNING "id"`;
+
+/**
+ * The statements of {@link addProduct} by the optional parameters left out (`currency`, `stock`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const addProductStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [addProductSql, [0, 1, 2, 3, 4, 5, 6]],
+  [`INSERT INTO "product" ("sku", "name", "description", "price", "stock", "categories")
+VALUES ($1, $2, $3, $4, $5::integer, $6)
+ON CONFLICT ("sku") DO NOTHING
+RETURNING "id"`, [0, 1, 2, 3, 5, 6]],
+  [`INSERT INTO "product" ("sku", "name", "description", "price", "currency", "categories")
+VALUES ($1, $2, $3, $4, $5::text, $6)
+ON CONFLICT ("sku") DO NOTHING
+RETURNING "id"`, [0, 1, 2, 3, 4, 6]],
+  [`INSERT INTO "product" ("sku", "name", "description", "price", "categories")
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT ("sku") DO NOTHING
+RETURNING "id"`, [0, 1, 2, 3, 6]],
+];
 
 /** Parameters of {@link addProduct}. */
 export interface AddProductArgs {
@@ -84,7 +106,9 @@ export interface AddProductResult {
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  */
 export async function addProduct(db: Queryable, args: AddProductArgs): Promise<AddProductResult | null> {
-  const rows = await run(db, addProductSql, [
+  // (every index has its entry)
+  const [text, sent] = addProductStatements[(args.currency == null ? 1 : 0) | (args.stock == null ? 2 : 0)]!;
+  const values: unknown[] = [
     args.sku,
     args.name,
     args.description ?? null,
@@ -92,7 +116,8 @@ export async function addProduct(db: Queryable, args: AddProductArgs): Promise<A
     args.currency ?? null,
     args.stock ?? null,
     args.categories ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   return (rows[0] as AddProductResult | undefined) ?? null;
 }
 
@@ -239,9 +264,23 @@ export async function recordPayment(db: Queryable, args: RecordPaymentArgs): Pro
 
 /** SQL of query `register_customer` (schemas/shop/queries/register_customer.edgeql). */
 export const registerCustomerSql = `INSERT INTO "customer" ("email", "name", "phone", "marketing_opt_in", "country")
-VALUES ($1, $2, $3, COALESCE($4::boolean, false), COALESCE($5::text, 'FR'))
+VALUES ($1, $2, $3, $4::boolean, COALESCE($5::text, 'FR'))
 ON CONFLICT ("email") DO NOTHING
 RETURNING "id"`;
+
+/**
+ * The statements of {@link registerCustomer} by the optional parameters left out (`marketing_opt_in`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const registerCustomerStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [registerCustomerSql, [0, 1, 2, 3, 4]],
+  [`INSERT INTO "customer" ("email", "name", "phone", "country")
+VALUES ($1, $2, $3, COALESCE($4::text, 'FR'))
+ON CONFLICT ("email") DO NOTHING
+RETURNING "id"`, [0, 1, 2, 4]],
+];
 
 /** Parameters of {@link registerCustomer}. */
 export interface RegisterCustomerArgs {
@@ -264,13 +303,16 @@ export interface RegisterCustomerResult {
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  */
 export async function registerCustomer(db: Queryable, args: RegisterCustomerArgs): Promise<RegisterCustomerResult | null> {
-  const rows = await run(db, registerCustomerSql, [
+  // (every index has its entry)
+  const [text, sent] = registerCustomerStatements[(args.marketing_opt_in == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.email,
     args.name,
     args.phone ?? null,
     args.marketing_opt_in ?? null,
     args.country ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   return (rows[0] as RegisterCustomerResult | undefined) ?? null;
 }
 

@@ -12,8 +12,28 @@ import (
 
 // createAccountSQL is the SQL of query create_account (cases/features/queries/create_account.edgeql).
 const createAccountSQL = `INSERT INTO "account" ("email", "name", "age", "nicknames", "tags")
-VALUES ($1, COALESCE($2::text, 'anonymous'), $3, COALESCE($4::text[], '{}'), $5)
+VALUES ($1, $2::text, $3, $4::text[], $5)
 RETURNING "id"`
+
+// createAccountStatements holds the statements of CreateAccount by the optional parameters left
+// out (Name, Nicknames: bit i of the index for the i-th): a parameter left out leaves its column
+// out of the insert, so the database applies its own column default. Each entry: the SQL, and the
+// positions of the values it binds.
+var createAccountStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{createAccountSQL, []int{0, 1, 2, 3, 4}},
+	{`INSERT INTO "account" ("email", "age", "nicknames", "tags")
+VALUES ($1, $2, $3::text[], $4)
+RETURNING "id"`, []int{0, 2, 3, 4}},
+	{`INSERT INTO "account" ("email", "name", "age", "tags")
+VALUES ($1, $2::text, $3, $4)
+RETURNING "id"`, []int{0, 1, 2, 4}},
+	{`INSERT INTO "account" ("email", "age", "tags")
+VALUES ($1, $2, $3)
+RETURNING "id"`, []int{0, 2, 4}},
+}
 
 // CreateAccountParams are the parameters of CreateAccount. Optional: Name, Age, Nicknames, Tags
 // (nil stores NULL, or the property's default in an insert).
@@ -34,7 +54,20 @@ type CreateAccountRow struct {
 //
 // A duplicate is reported as *UqAccountEmailError.
 func (q *Queries) CreateAccount(ctx context.Context, arg CreateAccountParams) (CreateAccountRow, error) {
-	row := q.db.QueryRow(ctx, createAccountSQL, arg.Email, arg.Name, arg.Age, arg.Nicknames, arg.Tags)
+	omitted := 0
+	if arg.Name == nil {
+		omitted |= 1
+	}
+	if arg.Nicknames == nil {
+		omitted |= 2
+	}
+	statement := createAccountStatements[omitted]
+	values := []any{arg.Email, arg.Name, arg.Age, arg.Nicknames, arg.Tags}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i CreateAccountRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
@@ -72,9 +105,24 @@ func (q *Queries) CreateInvoice(ctx context.Context, arg CreateInvoiceParams) (C
 
 // createPostSQL is the SQL of query create_post (cases/features/queries/create_post.edgeql).
 const createPostSQL = `INSERT INTO "post" ("title", "slug", "author_id", "visibility")
-VALUES ($1, $2, $3, COALESCE($4::text, 'Public'))
+VALUES ($1, $2, $3, $4::text)
 ON CONFLICT ("author_id", "slug") DO NOTHING
 RETURNING "id"`
+
+// createPostStatements holds the statements of CreatePost by the optional parameters left out
+// (Visibility: bit i of the index for the i-th): a parameter left out leaves its column out of the
+// insert, so the database applies its own column default. Each entry: the SQL, and the positions
+// of the values it binds.
+var createPostStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{createPostSQL, []int{0, 1, 2, 3}},
+	{`INSERT INTO "post" ("title", "slug", "author_id")
+VALUES ($1, $2, $3)
+ON CONFLICT ("author_id", "slug") DO NOTHING
+RETURNING "id"`, []int{0, 1, 2}},
+}
 
 // CreatePostParams are the parameters of CreatePost. Optional: Visibility (nil stores NULL, or the
 // property's default in an insert).
@@ -98,7 +146,17 @@ type CreatePostRow struct {
 //
 // A duplicate is reported as *UqPostTitleError.
 func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (*CreatePostRow, error) {
-	row := q.db.QueryRow(ctx, createPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.Visibility)
+	omitted := 0
+	if arg.Visibility == nil {
+		omitted |= 1
+	}
+	statement := createPostStatements[omitted]
+	values := []any{arg.Title, arg.Slug, arg.AuthorID, arg.Visibility}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i CreatePostRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

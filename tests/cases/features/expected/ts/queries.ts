@@ -35,8 +35,27 @@ function decodeObject(value: unknown, decode: (o: RawRow) => RawRow): RawRow | n
 
 /** SQL of query `create_account` (cases/features/queries/create_account.edgeql). */
 export const createAccountSql = `INSERT INTO "account" ("email", "name", "age", "nicknames", "tags")
-VALUES ($1, COALESCE($2::text, 'anonymous'), $3, COALESCE($4::text[], '{}'), $5)
+VALUES ($1, $2::text, $3, $4::text[], $5)
 RETURNING "id"`;
+
+/**
+ * The statements of {@link createAccount} by the optional parameters left out (`name`, `nicknames`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const createAccountStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [createAccountSql, [0, 1, 2, 3, 4]],
+  [`INSERT INTO "account" ("email", "age", "nicknames", "tags")
+VALUES ($1, $2, $3::text[], $4)
+RETURNING "id"`, [0, 2, 3, 4]],
+  [`INSERT INTO "account" ("email", "name", "age", "tags")
+VALUES ($1, $2::text, $3, $4)
+RETURNING "id"`, [0, 1, 2, 4]],
+  [`INSERT INTO "account" ("email", "age", "tags")
+VALUES ($1, $2, $3)
+RETURNING "id"`, [0, 2, 4]],
+];
 
 /** Parameters of {@link createAccount}. */
 export interface CreateAccountArgs {
@@ -59,13 +78,16 @@ export interface CreateAccountResult {
  * @throws {@link UqAccountEmailError} on a duplicate for `uq_account_email`.
  */
 export async function createAccount(db: Queryable, args: CreateAccountArgs): Promise<CreateAccountResult> {
-  const rows = await run(db, createAccountSql, [
+  // (every index has its entry)
+  const [text, sent] = createAccountStatements[(args.name == null ? 1 : 0) | (args.nicknames == null ? 2 : 0)]!;
+  const values: unknown[] = [
     args.email,
     args.name ?? null,
     args.age ?? null,
     args.nicknames ?? null,
     args.tags ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   const row = rows[0] as CreateAccountResult | undefined;
   if (row === undefined) {
     throw new Error("create_account: the statement returned no row");
@@ -109,9 +131,23 @@ export async function createInvoice(db: Queryable, args: CreateInvoiceArgs): Pro
 
 /** SQL of query `create_post` (cases/features/queries/create_post.edgeql). */
 export const createPostSql = `INSERT INTO "post" ("title", "slug", "author_id", "visibility")
-VALUES ($1, $2, $3, COALESCE($4::text, 'Public'))
+VALUES ($1, $2, $3, $4::text)
 ON CONFLICT ("author_id", "slug") DO NOTHING
 RETURNING "id"`;
+
+/**
+ * The statements of {@link createPost} by the optional parameters left out (`visibility`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const createPostStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [createPostSql, [0, 1, 2, 3]],
+  [`INSERT INTO "post" ("title", "slug", "author_id")
+VALUES ($1, $2, $3)
+ON CONFLICT ("author_id", "slug") DO NOTHING
+RETURNING "id"`, [0, 1, 2]],
+];
 
 /** Parameters of {@link createPost}. */
 export interface CreatePostArgs {
@@ -134,12 +170,15 @@ export interface CreatePostResult {
  * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
  */
 export async function createPost(db: Queryable, args: CreatePostArgs): Promise<CreatePostResult | null> {
-  const rows = await run(db, createPostSql, [
+  // (every index has its entry)
+  const [text, sent] = createPostStatements[(args.visibility == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.title,
     args.slug,
     args.author_id,
     args.visibility ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   return (rows[0] as CreatePostResult | undefined) ?? null;
 }
 

@@ -11,8 +11,22 @@ import (
 
 // addUserSQL is the SQL of query add_user (cases/keywords/queries/add_user.edgeql).
 const addUserSQL = `INSERT INTO "user" ("select", "order")
-VALUES ($1, COALESCE($2::integer, 0))
+VALUES ($1, $2::integer)
 RETURNING "id"`
+
+// addUserStatements holds the statements of AddUser by the optional parameters left out (Order:
+// bit i of the index for the i-th): a parameter left out leaves its column out of the insert, so
+// the database applies its own column default. Each entry: the SQL, and the positions of the
+// values it binds.
+var addUserStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{addUserSQL, []int{0, 1}},
+	{`INSERT INTO "user" ("select")
+VALUES ($1)
+RETURNING "id"`, []int{0}},
+}
 
 // AddUserParams are the parameters of AddUser. Optional: Order (nil stores NULL, or the property's
 // default in an insert).
@@ -32,7 +46,17 @@ type AddUserRow struct {
 //
 // A duplicate is reported as *UqUserSelectError.
 func (q *Queries) AddUser(ctx context.Context, arg AddUserParams) (AddUserRow, error) {
-	row := q.db.QueryRow(ctx, addUserSQL, arg.Select, arg.Order)
+	omitted := 0
+	if arg.Order == nil {
+		omitted |= 1
+	}
+	statement := addUserStatements[omitted]
+	values := []any{arg.Select, arg.Order}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i AddUserRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)

@@ -21,8 +21,21 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 
 /** SQL of query `add_user` (cases/keywords/queries/add_user.edgeql). */
 export const addUserSql = `INSERT INTO "user" ("select", "order")
-VALUES ($1, COALESCE($2::integer, 0))
+VALUES ($1, $2::integer)
 RETURNING "id"`;
+
+/**
+ * The statements of {@link addUser} by the optional parameters left out (`order`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const addUserStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [addUserSql, [0, 1]],
+  [`INSERT INTO "user" ("select")
+VALUES ($1)
+RETURNING "id"`, [0]],
+];
 
 /** Parameters of {@link addUser}. */
 export interface AddUserArgs {
@@ -42,10 +55,13 @@ export interface AddUserResult {
  * @throws {@link UqUserSelectError} on a duplicate for `uq_user_select`.
  */
 export async function addUser(db: Queryable, args: AddUserArgs): Promise<AddUserResult> {
-  const rows = await run(db, addUserSql, [
+  // (every index has its entry)
+  const [text, sent] = addUserStatements[(args.order == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.select,
     args.order ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   const row = rows[0] as AddUserResult | undefined;
   if (row === undefined) {
     throw new Error("add_user: the statement returned no row");
