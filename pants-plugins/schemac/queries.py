@@ -166,6 +166,13 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
             continue
         seen.add(a.name)
+        pl = subject.poly_links.get(a.name)
+        if pl is not None and not pl.multi and a.op == ":=" and isinstance(a.value, ast.SubSelect):
+            # link := (select Movie filter .id = ...): that subtype's column, the others NULL
+            sets = _poly_link_value(a, pl, subject, ctx, insert)
+            if sets is not None:
+                out.extend(sets)
+            continue
         if refuse_poly_link(subject, a.name, a.name_span, ctx.reporter):
             continue
         link = subject.links.get(a.name)
@@ -292,6 +299,33 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
         ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
         return None
     return low
+
+
+def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: ExprContext,
+                     insert: bool) -> Optional[List[qir.Node]]:
+    """``subject := (select Movie filter .id = <value>)`` on a polymorphic single link: the
+    column of the subtype the sub-select names gets the id, the other subtypes' columns NULL
+    (an update may change the subtype); the CHECK and foreign keys hold the rest."""
+    value: ast.SubSelect = a.value  # type: ignore[assignment]
+    target = ctx.schema.find_type(value.type_name, ctx.module)
+    column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+    if column is None:
+        names = ", ".join(t.name for t, _ in pl.targets)
+        ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not {value.type_name}",
+                           value.type_span, f"write {a.name} := (select {pl.targets[0][0].name} filter .id = ...)")
+        return None
+    link = Link(pl.name, target, False, pl.required, column, None)  # type: ignore[arg-type]
+    assigned = _link_value(a, link, subject, ctx, insert)
+    if assigned is None:
+        return None
+    out: List[qir.Node] = [assigned]
+    for _, other in pl.targets:
+        if other != column:
+            col = subject.column(other)
+            assert col is not None
+            out.append(qir.Assign(a.span, col, qir.SqlTemplate(a.span, col.type, True, "empty", "NULL::uuid", (), "",
+                                                               True)))
+    return out
 
 
 def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,

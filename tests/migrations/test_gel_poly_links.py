@@ -169,6 +169,7 @@ def test_polymorphic_links_migrate_and_keep_integrity(tmp_path, pg):
     (V2, "select Review { body } filter .subject.title = <str>$t", "E0206"),
     (V2, "select Watchlist { name, n := count(.items) }", "E0206"),
     (V2, "insert Review { body := <str>$body }", "E0206"),  # a required polymorphic link must be set
+    (V2, "insert Review { body := <str>$b, subject := (select Review filter .id = <uuid>$r) }", "E0304"),
     (V2, "update Watchlist filter .name = <str>$n set { favourite := {} }", "E0206"),
 ])
 def test_queries_through_polymorphic_links_are_refused_where_they_stand(schema, query, code):

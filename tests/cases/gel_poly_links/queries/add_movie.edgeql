@@ -1,0 +1,1 @@
+insert Movie { title := <str>$title, release_year := <optional int32>$year }

@@ -1,0 +1,1 @@
+insert Show { title := <str>$title, seasons := <optional int32>$seasons }

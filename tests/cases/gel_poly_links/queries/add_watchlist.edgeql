@@ -1,0 +1,1 @@
+insert Watchlist { name := <str>$name }

@@ -1,0 +1,1 @@
+delete Show filter .id = <uuid>$id

@@ -1,0 +1,1 @@
+insert Review { body := <str>$body, subject := (select Movie filter .id = <uuid>$movie) }

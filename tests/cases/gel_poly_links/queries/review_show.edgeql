@@ -1,0 +1,1 @@
+insert Review { body := <str>$body, subject := (select Show filter .id = <uuid>$show) }

@@ -1,0 +1,1 @@
+select Review { body, subject: { id, title } } order by .body

@@ -1,0 +1,33 @@
+# Links to an abstract type with several concrete subtypes (polymorphic links): one FK column
+# per subtype; shapes read the common properties or one subtype's with [is T]
+# (https://docs.geldata.com/reference/datamodel/inheritance, .../edgeql/shapes).
+
+abstract type Content {
+  required title: str;
+}
+
+type Movie extending Content {
+  release_year: int32;
+}
+
+type Show extending Content {
+  seasons: int32;
+}
+
+type Review {
+  required body: str;
+  required subject: Content {
+    on target delete delete source;
+  }
+}
+
+type Watchlist {
+  required name: str;
+  favourite: Content {
+    on target delete allow;
+  }
+  multi items: Content {
+    on target delete allow;
+    added: datetime;
+  }
+}

@@ -1,0 +1,64 @@
+// End-to-end program for the generated TypeScript runner of tests/cases/gel_poly_links (see
+// test_gel_poly_links_e2e.py): polymorphic links written through sub-selects of a subtype and
+// read through shapes (the common properties, [is T] for one subtype's), with node-postgres.
+// Prints one JSON object of observations; a failed expectation throws.
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as gp from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const out: Record<string, boolean> = {};
+
+try {
+  await pool.query("TRUNCATE movie, show, review, watchlist CASCADE");
+  const db = gp.createRunner(pool);
+  const alien = await db.query.addMovie({ title: "Alien", year: 1979 });
+  const heat = await db.query.addMovie({ title: "Heat" });
+  const lost = await db.query.addShow({ title: "Lost", seasons: 6 });
+
+  // Writes: the sub-select's type picks the column.
+  await db.query.reviewMovie({ body: "scary", movie: alien.id });
+  await db.query.reviewShow({ body: "long", show: lost.id });
+  await assert.rejects(db.query.reviewMovie({ body: "wrong type", movie: lost.id }), gp.ForeignKeyViolationError);
+  assert.deepEqual(await db.query.reviews(), [
+    { body: "long", subject: { id: lost.id, title: "Lost" } },
+    { body: "scary", subject: { id: alien.id, title: "Alien" } },
+  ]);
+  const mine = await db.query.addWatchlist({ name: "mine" });
+  await db.query.addWatchlist({ name: "empty" });
+  await db.query.favourMovie({ id: mine.id, movie: heat.id });
+  await pool.query(
+    `INSERT INTO watchlist_items (source_id, target_id, target_movie_id, added) VALUES ($1, $2, $2, '2026-01-02T00:00:00Z')`,
+    [mine.id, alien.id]);
+  await pool.query(`INSERT INTO watchlist_items (source_id, target_id, target_show_id) VALUES ($1, $2, $2)`,
+    [mine.id, lost.id]);
+  out["writes"] = true;
+
+  // Reads: common properties, [is T] fragments, link properties, nulls.
+  let [empty, m] = await db.query.watchlists();
+  assert.deepEqual(empty, { name: "empty", favourite: null, fav_movie: null, items: [], shows: [] });
+  assert.ok(m);
+  assert.deepEqual(m.favourite, { title: "Heat" });
+  assert.deepEqual(m.fav_movie, { release_year: null });
+  assert.deepEqual(m.items.map((i) => i.title), ["Alien", "Lost"]);
+  assert.ok(m.items[0]?.["@added"] instanceof Date);
+  assert.equal(m.items[1]?.["@added"], null);
+  assert.deepEqual(m.shows, [{ title: "Lost", seasons: 6 }]);
+  // An update moves the link to the other subtype: the movie column is cleared.
+  await db.query.favourShow({ id: mine.id, show: lost.id });
+  [, m] = await db.query.watchlists();
+  assert.deepEqual([m?.favourite, m?.fav_movie], [{ title: "Lost" }, null]);
+  out["reads"] = true;
+
+  // on target delete, per subtype: the show's review goes (delete source), the favourite is
+  // unset and the item unlinked (allow).
+  await db.query.deleteShow({ id: lost.id });
+  assert.deepEqual((await db.query.reviews()).map((r) => r.body), ["scary"]);
+  [, m] = await db.query.watchlists();
+  assert.deepEqual([m?.favourite, m?.items.map((i) => i.title), m?.shows], [null, ["Alien"], []]);
+  out["deletes"] = true;
+} finally {
+  await pool.end();
+}
+console.log(JSON.stringify(out));
