@@ -103,8 +103,9 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
                            "assert_single(...)")
         return None
     alias = qi(f"_q{ctx.depth}")
-    inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None, variables={},
-                                bound_statements={})
+    # (a query's `with` names stay in scope: `with n := <str>$n, u := (select User filter .name = n)`)
+    inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None,
+                                variables=ctx.variables if ctx.params is not None else {}, bound_statements={})
     cond = check(expr.filter, inner, BOOL)
     if cond is None:
         return None

@@ -387,6 +387,9 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                                "as a value is not supported yet", expr.span,
                                f"select its rows: select {expr.name} {{ ... }}")
             return None
+        if var is None and expr.name in ctx.type_sets:
+            # a `with` name read as a value: its expression, where it is used
+            return check(ctx.type_sets[expr.name], ctx, expected)
         if var is None:
             alias = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
             if alias is not None and alias.alias:  # type: ignore[attr-defined]
@@ -653,7 +656,14 @@ def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType])
 
 
 def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
-    enum = ctx.schema.find_enum(expr.enum, ctx.module)
+    enum = None if expr.enum in ctx.variables or expr.enum in ctx.type_sets else ctx.schema.find_enum(expr.enum, ctx.module)
+    if enum is None and expr.enum in ctx.type_sets and expr.member == "id":
+        # `u.id` of `with u := (select User filter ...)`: the id of its one object
+        return check(ctx.type_sets[expr.enum], ctx)
+    if enum is None and (expr.enum in ctx.variables or expr.enum in ctx.type_sets):
+        ctx.reporter.error("E0206", f"a path from the 'with' name '{expr.enum}' ('{expr.enum}.{expr.member}') is not "
+                           "supported yet", expr.span)
+        return None
     if enum is None:
         cands = [e.name for e in ctx.schema.all_enums()]
         named = ctx.schema.find_type(expr.enum, ctx.module)
@@ -1130,6 +1140,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _range_func(expr, name, ctx)
     if name == "count":
         return _count(expr, ctx)
+    if name == "json_get":
+        return _json_get(expr, ctx)
     if name in ("min", "max", "sum"):
         return computed_sql.aggregate(expr, name, ctx)
     if name == "len":
@@ -1175,6 +1187,31 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
         return None
     return qir.Call(expr.span, typ, False, expr.name, ())
+
+
+def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``json_get(j, 'a', 'b')`` (https://docs.geldata.com/reference/stdlib/json#function::std::json_get):
+    the json value at that path (object keys, or array indexes as strings), empty when there is
+    none: ``jsonb_extract_path(j, 'a', 'b')``."""
+    if len(expr.args) < 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0206" if any(isinstance(a, ast.NamedArg) for a in expr.args) else "E0304",
+                           "json_get() takes a json value and one or more path elements (the default := argument "
+                           "is not supported yet)", expr.span)
+        return None
+    json_type = ValueType(scalar=SCALARS["json"])
+    args = []
+    for i, a in enumerate(expr.args):
+        low = check(a, ctx, json_type if i == 0 else STR)
+        if low is None:
+            return None
+        want = "json" if i == 0 else "str"
+        if low.type.family != want:
+            ctx.reporter.error("E0304", f"json_get() needs a {want} {'value' if i == 0 else 'path element'}, got "
+                               f"{low.type.name}", a.span)
+            return None
+        args.append(low)
+    template = "jsonb_extract_path(" + ", ".join(f"{{{i}}}" for i in range(len(args))) + ")"
+    return qir.SqlTemplate(expr.span, json_type, True, "json_get", template, tuple(args), "p" * len(args), True)
 
 
 def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1326,7 +1363,17 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
                 return None
             items.append(low)
         return qir.InSet(expr.span, BOOL, left.nullable, left, tuple(items), negate)
-    right = check(expr.right, ctx, ValueType(element=left.type))
+    right_expr = expr.right
+    if isinstance(right_expr, ast.VarRef) and right_expr.name not in ctx.variables \
+            and isinstance(ctx.type_sets.get(right_expr.name), ast.FuncCall):
+        right_expr = ctx.type_sets[right_expr.name]  # with ids := array_unpack(...) ... in ids
+    if isinstance(right_expr, ast.FuncCall) and right_expr.name in ("array_unpack", "std::array_unpack") \
+            and len(right_expr.args) == 1:
+        # `x in array_unpack(arr)`: x is one of the array's elements (Gel's arrays hold no
+        # empty elements), `x = ANY (arr)`; none of an empty array
+        # (https://docs.geldata.com/reference/stdlib/array#function::std::array_unpack).
+        right_expr = right_expr.args[0]
+    right = check(right_expr, ctx, ValueType(element=left.type))
     if right is None:
         return None
     if right.type.element is None or right.type.element.family != left.type.family:

@@ -1131,6 +1131,11 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
             ctx.type_sets[b.name] = value
             continue
+        if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
+            # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
+            # (`.id in ids`); its parameter is bound there.
+            ctx.type_sets[b.name] = value
+            continue
         if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
             subject = schema.find_type(value.type_name, ctx.module)
             if subject is None:
@@ -1195,7 +1200,8 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     statement = qir.With(q.span, tuple(bindings), query.statement)
     used = _params_used(statement)
     for p in query.params:
-        if id(p) not in used:
+        # (a global read by an access policy is in the policy's SQL, not in the IR)
+        if id(p) not in used and p.global_ is None:
             reporter.error("E0304", f"parameter ${p.name} is never used", p.span,
                            "use the name it is bound to, or drop the binding")
             return None
@@ -1407,7 +1413,7 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
                 continue
             low = check(el.value, ctx)  # type: ignore[arg-type]
             if low is not None:
-                elements.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
+                elements.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, _may_be_empty(low)), low))
         if ctx.reporter.has_errors:
             return None
         node = qir.SelectValues(q.span, tuple(elements), False)
@@ -1415,9 +1421,22 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     low = check(value, ctx)
     if low is None:
         return None
-    el = qir.ShapeComputed(value.span, ResultField("value", low.type, low.nullable), low)
+    empty = _may_be_empty(low)
+    el = qir.ShapeComputed(value.span, ResultField("value", low.type, empty), low)
     node = qir.SelectValues(q.span, (el,), True)
-    return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if low.nullable else ONE, (), (el.field,), scalar=True)
+    return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if empty else ONE, (), (el.field,), scalar=True)
+
+
+def _may_be_empty(low: qir.Expr) -> bool:
+    """Whether a selected value may be empty: ``nullable``, or a json value read as a scalar
+    (``<str>json_get(j, 'k')``, ``<str>j['k']``: empty when the member is missing or JSON null,
+    which an assignment to a required property reports when it runs)."""
+    if low.nullable:
+        return True
+    if type(low) is qir.JsonCast:
+        operand = low.operand  # type: ignore[attr-defined]
+        return operand.nullable or type(operand) is qir.JsonIndex
+    return False
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.

@@ -68,3 +68,34 @@ def test_nested_clause_reads_the_linked_object():
     assert ("(SELECT coalesce(json_agg(json_build_object('title', \"_s1\".\"title\") ORDER BY \"_s1\".title ASC NULLS "
             "FIRST, \"_s1\".\"id\"), '[]'::json) FROM \"post_tags\" AS \"_j1\" JOIN \"post\" AS \"_s1\" ON \"_s1\".\"id\" = "
             "\"_j1\".\"target_id\" WHERE \"_j1\".\"source_id\" = \"post\".\"id\" AND (\"_s1\".title LIKE 'a%'))") in out["ts/queries.ts"]
+
+
+def test_a_global_read_only_by_an_access_policy_is_not_an_unused_parameter():
+    # `with id := <uuid>$id delete Note filter .id = id`: the policy reads `global owner`; its
+    # parameter is in the policy's SQL, not in the query's expressions (was E0304 "never used").
+    schema = """
+    module default {
+      global owner: str;
+      type Note {
+        required owner: str;
+        access policy own allow all using (.owner ?= global owner);
+      }
+    }
+    """
+    out = compile_library({"schema.esdl": schema,
+                           "queries/q.edgeql": "with id := <uuid>$id delete Note filter .id = id"},
+                          Options(library="t"))
+    assert "owner" in out["ts/queries.ts"]
+
+
+def test_with_names_are_in_scope_inside_a_sub_select():
+    out = compile_library({"schema.esdl": SCHEMA, "queries/q.edgeql":
+                           "with n := <str>$n select Post { title } filter .author = (select User filter .name = n)"},
+                          Options(library="t"))
+    assert 'WHERE author_id = (SELECT "_q2"."id" FROM "user" AS "_q2" WHERE "_q2".name = $1::text)' \
+        in out["ts/queries.ts"]
+
+
+def test_path_from_a_with_value_is_located_e0206():
+    assert diagnostics("with n := <str>$n select User filter .name = n.x") == [
+        ("E0206", "a path from the 'with' name 'n' ('n.x') is not supported yet", 1, 46)]

@@ -105,6 +105,19 @@ try {
   );
   assert.deepEqual(await q.wrappedSelect(), [{ name: "Ann" }, { name: "Bob" }]);
   out["objectFields"] = true;
+
+  // x in array_unpack(...), json_get, a with name inside a sub-select.
+  assert.deepEqual(await q.usersNamed({ names: ["Cy", "Ann", "Zed"] }), [{ name: "Ann" }, { name: "Cy" }]);
+  assert.deepEqual(await q.usersNamed({ names: [] }), []);
+  assert.deepEqual(await q.usersNotNamed({ names: ["Cy", "Ann"] }), [{ name: "Bob" }, { name: "Dee" }]);
+  assert.deepEqual(await q.usersNotNamed({ names: [] }), [{ name: "Ann" }, { name: "Bob" }, { name: "Cy" }, { name: "Dee" }]);
+  assert.deepEqual(await q.jsonFields({ payload: { post: { title: "Hi" }, tags: [10, 20] } }), {
+    title: "Hi", second: "20", missing: null,
+  });
+  assert.deepEqual(await q.jsonFields({ payload: { tags: [10] } }), { title: null, second: null, missing: null });
+  assert.deepEqual(await q.userByName({ name: "Ann" }), { name: "Ann", email: "ann@example.com" });
+  assert.equal(await q.userByName({ name: "Zed" }), null);
+  out["functions"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

@@ -156,4 +156,29 @@ func TestSelectForms(t *testing.T) {
 	if err != nil || len(ws) != 2 || ws[0].Name != "Ann" || ws[1].Name != "Bob" {
 		t.Fatalf("WrappedSelect = %+v, %v", ws, err)
 	}
+
+	// x in array_unpack(...), json_get, a with name inside a sub-select.
+	un, err := q.UsersNamed(ctx, sf.UsersNamedParams{Names: []string{"Cy", "Ann", "Zed"}})
+	if err != nil || len(un) != 2 || un[0].Name != "Ann" || un[1].Name != "Cy" {
+		t.Fatalf("UsersNamed = %+v, %v", un, err)
+	}
+	unn, err := q.UsersNotNamed(ctx, sf.UsersNotNamedParams{Names: []string{}})
+	if err != nil || len(unn) != 4 {
+		t.Fatalf("UsersNotNamed([]) = %+v, %v", unn, err)
+	}
+	jf, err := q.JSONFields(ctx, sf.JSONFieldsParams{Payload: json.RawMessage(`{"post": {"title": "Hi"}, "tags": [10, 20]}`)})
+	if err != nil || jf.Title == nil || *jf.Title != "Hi" || jf.Second == nil || *jf.Second != 20 || jf.Missing != nil {
+		t.Fatalf("JSONFields = %+v, %v", jf, err)
+	}
+	jf, err = q.JSONFields(ctx, sf.JSONFieldsParams{Payload: json.RawMessage(`{"tags": [10]}`)})
+	if err != nil || jf.Title != nil || jf.Second != nil || jf.Missing != nil {
+		t.Fatalf("JSONFields(empty) = %+v, %v", jf, err)
+	}
+	ub, err := q.UserByName(ctx, sf.UserByNameParams{Name: "Ann"})
+	if err != nil || ub == nil || ub.Name != "Ann" || ub.Email == nil || *ub.Email != "ann@example.com" {
+		t.Fatalf("UserByName = %+v, %v", ub, err)
+	}
+	if ub, err = q.UserByName(ctx, sf.UserByNameParams{Name: "Zed"}); err != nil || ub != nil {
+		t.Fatalf("UserByName(Zed) = %+v, %v", ub, err)
+	}
 }

@@ -4,6 +4,7 @@ package selectforms
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -200,6 +201,31 @@ func (q *Queries) FirstUsers(ctx context.Context, _ ...FirstUsersParams) ([]Firs
 		return nil, translateError(err)
 	}
 	return items, nil
+}
+
+// jSONFieldsSQL is the SQL of query json_fields (cases/select_forms/queries/json_fields.edgeql).
+const jSONFieldsSQL = `SELECT (jsonb_extract_path($1::jsonb, 'post', 'title') #>> '{}') AS "title", CAST((jsonb_extract_path($1::jsonb, 'tags', '1') #>> '{}') AS bigint) AS "second", jsonb_extract_path($1::jsonb, 'nope') AS "missing"`
+
+// JSONFieldsParams are the parameters of JSONFields.
+type JSONFieldsParams struct {
+	Payload json.RawMessage
+}
+
+// JSONFieldsRow is one row returned by JSONFields.
+type JSONFieldsRow struct {
+	Title   *string         `json:"title"`
+	Second  *int64          `json:"second,string"`
+	Missing json.RawMessage `json:"missing"`
+}
+
+// JSONFields runs query json_fields (cases/select_forms/queries/json_fields.edgeql).
+func (q *Queries) JSONFields(ctx context.Context, arg JSONFieldsParams) (JSONFieldsRow, error) {
+	row := q.db.QueryRow(ctx, jSONFieldsSQL, arg.Payload)
+	var i JSONFieldsRow
+	if err := row.Scan(&i.Title, &i.Second, &i.Missing); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
 }
 
 // maybeEchoSQL is the SQL of query maybe_echo (cases/select_forms/queries/maybe_echo.edgeql).
@@ -423,6 +449,37 @@ func (q *Queries) Stats(ctx context.Context, arg StatsParams) (StatsRow, error) 
 	return i, nil
 }
 
+// userByNameSQL is the SQL of query user_by_name (cases/select_forms/queries/user_by_name.edgeql).
+const userByNameSQL = `SELECT "name", "email"
+FROM "user"
+WHERE id = (SELECT "_q3"."id" FROM "user" AS "_q3" WHERE "_q3".name = $1::text)`
+
+// UserByNameParams are the parameters of UserByName.
+type UserByNameParams struct {
+	Name string
+}
+
+// UserByNameRow is one row returned by UserByName.
+type UserByNameRow struct {
+	Name  string  `json:"name"`
+	Email *string `json:"email"`
+}
+
+// UserByName runs query user_by_name (cases/select_forms/queries/user_by_name.edgeql).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) UserByName(ctx context.Context, arg UserByNameParams) (*UserByNameRow, error) {
+	row := q.db.QueryRow(ctx, userByNameSQL, arg.Name)
+	var i UserByNameRow
+	if err := row.Scan(&i.Name, &i.Email); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // userPostsSQL is the SQL of query user_posts (cases/select_forms/queries/user_posts.edgeql).
 const userPostsSQL = `SELECT "name",
        (SELECT coalesce(json_agg("_r1"."v" ORDER BY "_r1"."n"), '[]'::json) FROM (SELECT json_build_object('name', "_s1"."name") AS "v", row_number() OVER (ORDER BY "_s1".name DESC NULLS LAST, "_s1"."id") AS "n" FROM "user_friends" AS "_j1" JOIN "user" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "user"."id" AND ("_s1".active) ORDER BY "_s1".name DESC NULLS LAST, "_s1"."id" LIMIT $1) AS "_r1") AS "friends",
@@ -466,6 +523,80 @@ func (q *Queries) UserPosts(ctx context.Context, arg UserPostsParams) (*UserPost
 		return nil, translateError(err)
 	}
 	return &i, nil
+}
+
+// usersNamedSQL is the SQL of query users_named (cases/select_forms/queries/users_named.edgeql).
+const usersNamedSQL = `SELECT "name"
+FROM "user"
+WHERE name = ANY ($1::text[])
+ORDER BY name ASC NULLS FIRST`
+
+// UsersNamedParams are the parameters of UsersNamed.
+type UsersNamedParams struct {
+	Names []string
+}
+
+// UsersNamedRow is one row returned by UsersNamed.
+type UsersNamedRow struct {
+	Name string `json:"name"`
+}
+
+// UsersNamed runs query users_named (cases/select_forms/queries/users_named.edgeql).
+func (q *Queries) UsersNamed(ctx context.Context, arg UsersNamedParams) ([]UsersNamedRow, error) {
+	rows, err := q.db.Query(ctx, usersNamedSQL, arg.Names)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []UsersNamedRow
+	for rows.Next() {
+		var i UsersNamedRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// usersNotNamedSQL is the SQL of query users_not_named (cases/select_forms/queries/users_not_named.edgeql).
+const usersNotNamedSQL = `SELECT "name"
+FROM "user"
+WHERE name <> ALL ($1::text[])
+ORDER BY name ASC NULLS FIRST`
+
+// UsersNotNamedParams are the parameters of UsersNotNamed.
+type UsersNotNamedParams struct {
+	Names []string
+}
+
+// UsersNotNamedRow is one row returned by UsersNotNamed.
+type UsersNotNamedRow struct {
+	Name string `json:"name"`
+}
+
+// UsersNotNamed runs query users_not_named (cases/select_forms/queries/users_not_named.edgeql).
+func (q *Queries) UsersNotNamed(ctx context.Context, arg UsersNotNamedParams) ([]UsersNotNamedRow, error) {
+	rows, err := q.db.Query(ctx, usersNotNamedSQL, arg.Names)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []UsersNotNamedRow
+	for rows.Next() {
+		var i UsersNotNamedRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // wrappedSelectSQL is the SQL of query wrapped_select (cases/select_forms/queries/wrapped_select.edgeql).

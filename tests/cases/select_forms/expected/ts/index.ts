@@ -23,6 +23,9 @@ import {
   type FirstUsersArgs,
   type FirstUsersResult,
   firstUsers,
+  type JsonFieldsArgs,
+  type JsonFieldsResult,
+  jsonFields,
   type MaybeEchoArgs,
   type MaybeEchoResult,
   maybeEcho,
@@ -44,9 +47,18 @@ import {
   type StatsArgs,
   type StatsResult,
   stats,
+  type UserByNameArgs,
+  type UserByNameResult,
+  userByName,
   type UserPostsArgs,
   type UserPostsResult,
   userPosts,
+  type UsersNamedArgs,
+  type UsersNamedResult,
+  usersNamed,
+  type UsersNotNamedArgs,
+  type UsersNotNamedResult,
+  usersNotNamed,
   type WrappedSelectArgs,
   type WrappedSelectResult,
   wrappedSelect,
@@ -73,6 +85,8 @@ export interface Runner {
     emailTaken(args: EmailTakenArgs): Promise<boolean>;
     /** Runs `first_users` (cases/select_forms/queries/first_users.edgeql). */
     firstUsers(args?: FirstUsersArgs): Promise<FirstUsersResult[]>;
+    /** Runs `json_fields` (cases/select_forms/queries/json_fields.edgeql). */
+    jsonFields(args: JsonFieldsArgs): Promise<JsonFieldsResult>;
     /** Runs `maybe_echo` (cases/select_forms/queries/maybe_echo.edgeql). */
     maybeEcho(args: MaybeEchoArgs): Promise<string | null>;
     /** Runs `name_check` (cases/select_forms/queries/name_check.edgeql). */
@@ -87,8 +101,14 @@ export interface Runner {
     ping(args?: PingArgs): Promise<string>;
     /** Runs `stats` (cases/select_forms/queries/stats.edgeql). */
     stats(args: StatsArgs): Promise<StatsResult>;
+    /** Runs `user_by_name` (cases/select_forms/queries/user_by_name.edgeql). */
+    userByName(args: UserByNameArgs): Promise<UserByNameResult | null>;
     /** Runs `user_posts` (cases/select_forms/queries/user_posts.edgeql). */
     userPosts(args: UserPostsArgs): Promise<UserPostsResult | null>;
+    /** Runs `users_named` (cases/select_forms/queries/users_named.edgeql). */
+    usersNamed(args: UsersNamedArgs): Promise<UsersNamedResult[]>;
+    /** Runs `users_not_named` (cases/select_forms/queries/users_not_named.edgeql). */
+    usersNotNamed(args: UsersNotNamedArgs): Promise<UsersNotNamedResult[]>;
     /** Runs `wrapped_select` (cases/select_forms/queries/wrapped_select.edgeql). */
     wrappedSelect(args?: WrappedSelectArgs): Promise<WrappedSelectResult[]>;
   };
@@ -160,6 +180,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       echo: (args) => echo(db, args),
       emailTaken: (args) => emailTaken(db, args),
       firstUsers: (args) => firstUsers(db, args),
+      jsonFields: (args) => jsonFields(db, args),
       maybeEcho: (args) => maybeEcho(db, args),
       nameCheck: (args) => nameCheck(db, args),
       notes: (args) => notes(db, args),
@@ -167,7 +188,10 @@ function makeRunner(db: Queryable, depth: number): Runner {
       overview: (args) => overview(db, args),
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),
+      userByName: (args) => userByName(db, args),
       userPosts: (args) => userPosts(db, args),
+      usersNamed: (args) => usersNamed(db, args),
+      usersNotNamed: (args) => usersNotNamed(db, args),
       wrappedSelect: (args) => wrappedSelect(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {

@@ -1,0 +1,1 @@
+select User { name } filter .name not in array_unpack(<array<str>>$names) order by .name;
