@@ -124,10 +124,21 @@ def subject_ref(ctx) -> str:
     return ctx.column_prefix or qi(ctx.subject.table)
 
 
+def refuse_computed(comp: Computed, span, reporter) -> bool:
+    """Report a computed queries cannot read yet (:attr:`Computed.refused`) where a query reads
+    it; ``True`` when it is one."""
+    if comp.refused is None:
+        return False
+    reporter.error("E0206", comp.refused, span, "select the backlink of each concrete type: .<link[is Type]")
+    return True
+
+
 def computed_property(expr: ast.Path, comp: Computed, ctx):
     """``.name`` of a computed property: its expression, checked in the object's scope."""
     from schemac.exprs import check
 
+    if refuse_computed(comp, expr.span, ctx.reporter):
+        return None
     if comp.broken:
         return None
     if comp.target is not None:
@@ -437,6 +448,8 @@ def _object_path(arg, ctx, alias: str):
                                 _visible(link.target, ctx, qi(alias)), True)
         return objects, arg.steps[1:]
     comp = subject.computeds.get(name)
+    if comp is not None and refuse_computed(comp, arg.span, ctx.reporter):
+        return False
     if comp is not None and comp.target is not None:
         objects = object_set(comp, ctx, qi(alias), arg.span)
         if objects is None:

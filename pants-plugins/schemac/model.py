@@ -274,6 +274,9 @@ class Computed:
     filter: Optional[object] = field(default=None, compare=False)
     #: Its declaration had errors (reported): reading it reports nothing more.
     broken: bool = False
+    #: A computed the schema may declare but queries cannot read yet (a polymorphic backlink,
+    #: ``.<actors[is Content]`` of an abstract type): the E0206 message a query reading it gets.
+    refused: Optional[str] = None
 
     @property
     def is_link(self) -> bool:

@@ -887,6 +887,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses))
             continue
         comp = subject.computeds.get(el.name)
+        if comp is not None and computed_sql.refuse_computed(comp, el.span, ctx.reporter):
+            continue
         if comp is not None:
             node = _computed_element(el, comp, subject, alias, ctx, depth)
             if node is not None:
@@ -1007,7 +1009,7 @@ def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
             out.append(el)
             continue
         names = [c.name for c in subject.columns if c.link is None]
-        names += [c.name for c in subject.computeds.values() if c.target is None]
+        names += [c.name for c in subject.computeds.values() if c.target is None and c.refused is None]
         out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
         if el.name == "**":
             star = (ast.ShapeElement("*", None, el.span),)

@@ -648,6 +648,8 @@ class _Resolver:
                                     "read a global instead: global name")
                 obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
                 return
+        if isinstance(expr, ast.Backlink) and self._poly_backlink(obj, decl, expr, module):
+            return
         if isinstance(expr, ast.Backlink):
             found = self._backlink_source(obj, expr, module)
             if found is None:
@@ -754,6 +756,31 @@ class _Resolver:
         if vtype is not None and comp.type is not None and vtype.family != comp.type.family:
             self.reporter.error("E0204", f"computed '{decl.name}' is declared {vtype.name}, but its expression is "
                                 f"{comp.type.name}", ref.span)
+
+    def _poly_backlink(self, obj: ObjectType, decl: ast.PointerDecl, expr: ast.Backlink, module: str) -> bool:
+        """A computed backlink whose objects are of several types: ``.<actors[is Content]`` with
+        ``Content`` abstract (its concrete subtypes' links), or ``.<tags`` that several types'
+        links reach (https://docs.geldata.com/reference/datamodel/links#backlinks). The schema
+        may declare it (nothing is stored); a query reading it gets a located E0206
+        (:attr:`schemac.model.Computed.refused`). ``True`` when it is one (recorded)."""
+        sources: List[str] = []
+        if expr.type_name is not None:
+            key = self._type_key(expr.type_name, module)
+            if key is None or key not in self.decls or not self.decls[key].abstract:
+                return False
+            subs = [self.schema.types[k] for k in self._concrete_descendants().get(key, []) if k in self.schema.types]
+            sources = [t.name for t in subs if backlink_link(t, expr.link, obj) is not None]
+            if not sources:
+                return False
+        else:
+            sources = [t.name for t in self.schema.types.values() if backlink_link(t, expr.link, obj) is not None]
+            if len(sources) < 2:
+                return False
+        comp = obj.computeds[decl.name]
+        msg = (f"'{decl.name}' is a backlink to several types ({', '.join(sources)}): reading a polymorphic "
+               "backlink in a query is not supported yet")
+        obj.computeds[decl.name] = dataclasses.replace(comp, multi=True, refused=msg)
+        return True
 
     def _backlink_source(self, obj: ObjectType, expr: ast.Backlink, module: str):
         """(source type, link name) of ``.<link[is T]``: the type ``T`` whose link ``link``

@@ -284,3 +284,32 @@ def test_shapes_of_polymorphic_links(tmp_path, pg):
     assert mine == ("mine", [{"title": "Heat", "@added": "2026-01-02T00:00:00+00:00"},
                              {"title": "Lost", "@added": None}],
                     [{"title": "Heat", "release_year": 1995}], {"title": "Lost"}, {"seasons": 6})
+
+
+POLY_BACKLINKS = """
+type Person {
+  required name: str;
+  multi acted_in := .<actors[is Content];
+  multi tagged := .<tags;
+}
+abstract type Content { required title: str; multi actors: Person; }
+type Movie extending Content { multi tags: Person; }
+type Show extending Content { multi tags: Person; }
+"""
+
+
+@pytest.mark.parametrize("query", [
+    "select Person { name, acted_in: { title } }",
+    "select Person { name, n := count(.tagged) }",
+    "select Person { name } filter exists .acted_in",
+])
+def test_polymorphic_backlinks_compile_in_schemas_and_are_refused_where_queries_read_them(query):
+    """``.<actors[is Content]`` (abstract) and ``.<tags`` reaching Movie and Show: the schema
+    compiles (nothing is stored; splats leave them out), a query reading one gets E0206."""
+    lib = check_library({"lib/schema.esdl": POLY_BACKLINKS, "lib/all.edgeql": "select Person { ** }",
+                         "lib/one.edgeql": "select Person { name, n := count(.<actors[is Movie]) }"},
+                        Options(library="lib"))
+    assert sorted(q.name for q in lib.queries) == ["all", "one"]
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": POLY_BACKLINKS, "lib/q.edgeql": query},
+                                                  Options(library="lib")))
+    assert errors == ["E0206"]
