@@ -781,7 +781,15 @@ def _select_sql(s: qir.Select) -> str:
     sep = ",\n       " if any(f.shape is not None for _, f in picked) else ", "
     table = qi(s.subject.table)
     from_sql = table if s.source_name is None else f"{qi(s.source_name)} AS {table}"
-    return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{_where(s.filter, s.visible_sql)}{tail}"
+    where = _where(s.filter, s.visible_sql)
+    if s.assert_single:
+        # Gel's assert_single (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
+        # the same rows as a scalar sub-select, which fails the statement when there are
+        # several (SQLSTATE 21000, cardinality_violation), and is empty when there are none.
+        cond = where[len("\nWHERE "):] if where else ""
+        guard = f"1 = (SELECT 1 FROM {table}{' WHERE ' + cond if cond else ''})"
+        where = f"\nWHERE ({cond}) AND {guard}" if cond else f"\nWHERE {guard}"
+    return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{where}{tail}"
 
 
 def _values_sql(s: qir.SelectValues) -> str:

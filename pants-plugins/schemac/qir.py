@@ -603,6 +603,8 @@ class Select(Node):
     source_name: Optional[str] = None
     #: The access policy predicate of the rows it may see (lowered by ``schemac.policies``).
     visible_sql: Optional[str] = None
+    #: ``select assert_single(u) { ... }``: more than one row fails the statement.
+    assert_single: bool = False
 
 
 @dataclass(frozen=True, eq=False)

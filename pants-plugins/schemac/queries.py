@@ -1249,7 +1249,10 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
         if e is None or isinstance(e, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
             continue
         for n in ast.iter_nodes(e):  # type: ignore[arg-type]
-            if isinstance(n, ast.FuncCall) and n.name in ("count", "std::count") and len(n.args) == 1:
+            if isinstance(n, ast.FuncCall) and len(n.args) == 1 and \
+                    n.name.replace("std::", "") in ("assert_single", "assert_exists"):
+                set_uses.add(id(n.args[0]))  # select assert_single(u) { ... }
+            elif isinstance(n, ast.FuncCall) and n.name in ("count", "std::count") and len(n.args) == 1:
                 arg = n.args[0]
                 arg = arg.subject if isinstance(arg, ast.SelectExpr) and arg.shape is None else arg
                 set_uses.add(id(arg))
@@ -1275,6 +1278,25 @@ def _shape_values(shape) -> List[object]:
         out += [el.value, el.filter, el.offset, el.limit] + [o.expr for o in el.order]
         stack.extend(el.shape or ())
     return out
+
+
+def _peel_asserts(value) -> Tuple[object, Set[str]]:
+    """``assert_single(assert_exists(u)) { shape }`` -> (``u { shape }``, the asserts)."""
+    asserts: Set[str] = set()
+    shape = None
+    while True:
+        if isinstance(value, ast.ShapeExpr) and shape is None:
+            value, shape = value.base, value.shape
+            continue
+        if isinstance(value, ast.FuncCall) and len(value.args) == 1 and \
+                value.name.replace("std::", "") in ("assert_single", "assert_exists"):
+            asserts.add(value.name.replace("std::", ""))
+            value = value.args[0]
+            continue
+        break
+    if shape is not None:
+        value = ast.ShapeExpr(value, shape, value.span)
+    return value, asserts
 
 
 def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
@@ -1305,10 +1327,12 @@ def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
     return q if ctx.schema.find_type(name, ctx.module) is not None else None
 
 
-def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext) -> Optional[qir.Node]:
+def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
+                     asserted: bool = False) -> Optional[qir.Node]:
     """A free object's field holding objects (``users := (select User { name } filter ...)``):
-    a JSON list of them, or one object (``null`` when none) when the filter pins one or the
-    limit is 1, built like a nested shape's."""
+    a JSON list of them, or one object (``null`` when none) when the filter pins one, the
+    limit is 1 or it is ``assert_single(...)``, built like a nested shape's (a scalar
+    sub-select: several rows fail the statement, SQLSTATE 21000, as Gel's assert_single)."""
     subject = ctx.schema.find_type(q.type_name, ctx.module)
     assert subject is not None
     alias = qi("_s1")
@@ -1326,7 +1350,7 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext)
     inner = _shape(shape, subject, alias, ctx, 1)
     if not ok or ctx.reporter.has_errors:
         return None
-    single = (q.filter is not None and _pins_one_row(q.filter, subject)) or \
+    single = asserted or (q.filter is not None and _pins_one_row(q.filter, subject)) or \
         (isinstance(q.limit, ast.Literal) and q.limit.value == 1)
     objects = qir.ObjectSet(q.span, alias, subject, not single, cond,
                             visible_sql=policies.read_predicate(subject, ctx, alias))
@@ -1385,12 +1409,29 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
     ``select count(User)``) a single value, which the runners return as it is: exactly one
     when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
-    selection = None if _has_clauses(q) else _object_selection(q.value, ctx)
+    inner, asserts = _peel_asserts(q.value)
+    selection = None if _has_clauses(q) else _object_selection(inner, ctx)
     if selection is not None:
-        # `select (select User { name } filter ...)`, `select u { name }` of a with selection
+        # `select (select User { name } filter ...)`, `select u { name }` of a with selection,
+        # `select assert_single(u) { ... }`
         subject = ctx.schema.find_type(selection.type_name, ctx.module)
         assert subject is not None
-        return _select(qf, selection, subject, dataclasses.replace(ctx, subject=subject))
+        if not asserts:
+            return _select(qf, selection, subject, dataclasses.replace(ctx, subject=subject))
+        node, cardinality = _select_node(selection, subject, dataclasses.replace(ctx, subject=subject))
+        if node is None:
+            return None
+        if "assert_single" in asserts and cardinality == MANY:
+            node, cardinality = dataclasses.replace(node, assert_single=True), AT_MOST_ONE
+        if "assert_exists" in asserts:
+            if cardinality == MANY:
+                ctx.reporter.error("E0206", "assert_exists() of several objects is not supported yet", q.value.span,
+                                   "wrap it in assert_single(...) too, or select the objects and test the list")
+                return None
+            # One object: the runners fail when the statement returns no row, as Gel's
+            # assert_exists fails (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists).
+            cardinality = ONE
+        return _plan(qf, "select", subject, node, ctx, cardinality, (), _fields(node.shape))
     for word, clause in (("filter", q.filter), ("order by", q.order), ("offset", q.offset), ("limit", q.limit)):
         if clause:
             ctx.reporter.error("E0206", f"'{word}' on a selected expression (not a type) is not supported yet",
@@ -1407,9 +1448,14 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
                                    el.span)
                 continue
             seen.add(el.name)
-            objects = _object_selection(el.value, ctx)
+            inner, asserts = _peel_asserts(el.value)
+            objects = _object_selection(inner, ctx)
+            if objects is not None and "assert_exists" in asserts:
+                ctx.reporter.error("E0206", "assert_exists() in a free object's field is not supported yet", el.span,
+                                   "select the object in a query of its own: select assert_exists(x) { ... }")
+                continue
             if objects is not None:
-                node = _objects_element(el, objects, ctx)
+                node = _objects_element(el, objects, ctx, "assert_single" in asserts)
                 if node is not None:
                     elements.append(node)
                 continue

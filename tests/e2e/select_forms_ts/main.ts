@@ -118,6 +118,17 @@ try {
   assert.deepEqual(await q.userByName({ name: "Ann" }), { name: "Ann", email: "ann@example.com" });
   assert.equal(await q.userByName({ name: "Zed" }), null);
   out["functions"] = true;
+
+  // assert_single / assert_exists: Ann and Cy have emails; several rows fail with SQLSTATE 21000.
+  assert.deepEqual(await q.onlyUser({ pattern: "ann@%" }), { name: "Ann" });
+  assert.equal(await q.onlyUser({ pattern: "nobody@%" }), null);
+  await assert.rejects(q.onlyUser({ pattern: "%@example.com" }), (e: { code?: string }) => e.code === "21000");
+  assert.deepEqual(await q.onlyField({ pattern: "cy@%" }), { only: { name: "Cy" } });
+  assert.deepEqual(await q.onlyField({ pattern: "nobody@%" }), { only: null });
+  await assert.rejects(q.onlyField({ pattern: "%" }), (e: { code?: string }) => e.code === "21000");
+  assert.deepEqual(await q.mustUser({ name: "Bob" }), { name: "Bob", active: false });
+  await assert.rejects(q.mustUser({ name: "Zed" }), /returned no row/);
+  out["asserts"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

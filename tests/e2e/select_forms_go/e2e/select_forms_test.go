@@ -7,12 +7,15 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	sf "schemactest/selectforms"
@@ -180,5 +183,32 @@ func TestSelectForms(t *testing.T) {
 	}
 	if ub, err = q.UserByName(ctx, sf.UserByNameParams{Name: "Zed"}); err != nil || ub != nil {
 		t.Fatalf("UserByName(Zed) = %+v, %v", ub, err)
+	}
+
+	// assert_single / assert_exists: several rows fail with SQLSTATE 21000.
+	ou, err := q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "ann@%"})
+	if err != nil || ou == nil || ou.Name != "Ann" {
+		t.Fatalf("OnlyUser(ann) = %+v, %v", ou, err)
+	}
+	if ou, err = q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "nobody@%"}); err != nil || ou != nil {
+		t.Fatalf("OnlyUser(nobody) = %+v, %v", ou, err)
+	}
+	var pgErr *pgconn.PgError
+	if _, err = q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "%@example.com"}); !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+		t.Fatalf("OnlyUser(several) err = %v", err)
+	}
+	if _, err = q.OnlyField(ctx, sf.OnlyFieldParams{Pattern: "%"}); !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+		t.Fatalf("OnlyField(several) err = %v", err)
+	}
+	of, err := q.OnlyField(ctx, sf.OnlyFieldParams{Pattern: "cy@%"})
+	if err != nil || of.Only == nil || of.Only.Name != "Cy" {
+		t.Fatalf("OnlyField(cy) = %+v, %v", of, err)
+	}
+	mu, err := q.MustUser(ctx, sf.MustUserParams{Name: "Bob"})
+	if err != nil || mu.Name != "Bob" || mu.Active == nil || *mu.Active {
+		t.Fatalf("MustUser(Bob) = %+v, %v", mu, err)
+	}
+	if _, err = q.MustUser(ctx, sf.MustUserParams{Name: "Zed"}); !errors.Is(err, pgx.ErrNoRows) {
+		t.Fatalf("MustUser(Zed) err = %v", err)
 	}
 }

@@ -257,6 +257,32 @@ func (q *Queries) MaybeEcho(ctx context.Context, arg MaybeEchoParams) (*string, 
 	return i.Value, nil
 }
 
+// mustUserSQL is the SQL of query must_user (cases/select_forms/queries/must_user.edgeql).
+const mustUserSQL = `SELECT "name", "active"
+FROM "user"
+WHERE name = $1`
+
+// MustUserParams are the parameters of MustUser.
+type MustUserParams struct {
+	Name string
+}
+
+// MustUserRow is one row returned by MustUser.
+type MustUserRow struct {
+	Name   string `json:"name"`
+	Active *bool  `json:"active"`
+}
+
+// MustUser runs query must_user (cases/select_forms/queries/must_user.edgeql).
+func (q *Queries) MustUser(ctx context.Context, arg MustUserParams) (MustUserRow, error) {
+	row := q.db.QueryRow(ctx, mustUserSQL, arg.Name)
+	var i MustUserRow
+	if err := row.Scan(&i.Name, &i.Active); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // nameCheckSQL is the SQL of query name_check (cases/select_forms/queries/name_check.edgeql).
 const nameCheckSQL = `SELECT EXISTS (SELECT 1 FROM "user" AS "_e1" WHERE "_e1".name = $1::text) AS "taken", upper($1::text) AS "shout"`
 
@@ -343,6 +369,64 @@ func (q *Queries) Nothing(ctx context.Context, _ ...NothingParams) (*string, err
 		return nil, translateError(err)
 	}
 	return i.Value, nil
+}
+
+// onlyFieldSQL is the SQL of query only_field (cases/select_forms/queries/only_field.edgeql).
+const onlyFieldSQL = `SELECT (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1".email ILIKE $1) AS "only"`
+
+// OnlyFieldParams are the parameters of OnlyField.
+type OnlyFieldParams struct {
+	Pattern string
+}
+
+// OnlyFieldOnly is the only shape of OnlyField.
+type OnlyFieldOnly struct {
+	Name string `json:"name"`
+}
+
+// OnlyFieldRow is one row returned by OnlyField.
+type OnlyFieldRow struct {
+	Only *OnlyFieldOnly `json:"only"`
+}
+
+// OnlyField runs query only_field (cases/select_forms/queries/only_field.edgeql).
+func (q *Queries) OnlyField(ctx context.Context, arg OnlyFieldParams) (OnlyFieldRow, error) {
+	row := q.db.QueryRow(ctx, onlyFieldSQL, arg.Pattern)
+	var i OnlyFieldRow
+	if err := row.Scan(&i.Only); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// onlyUserSQL is the SQL of query only_user (cases/select_forms/queries/only_user.edgeql).
+const onlyUserSQL = `SELECT "name"
+FROM "user"
+WHERE (email ILIKE $1) AND 1 = (SELECT 1 FROM "user" WHERE email ILIKE $1)`
+
+// OnlyUserParams are the parameters of OnlyUser.
+type OnlyUserParams struct {
+	Pattern string
+}
+
+// OnlyUserRow is one row returned by OnlyUser.
+type OnlyUserRow struct {
+	Name string `json:"name"`
+}
+
+// OnlyUser runs query only_user (cases/select_forms/queries/only_user.edgeql).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) OnlyUser(ctx context.Context, arg OnlyUserParams) (*OnlyUserRow, error) {
+	row := q.db.QueryRow(ctx, onlyUserSQL, arg.Pattern)
+	var i OnlyUserRow
+	if err := row.Scan(&i.Name); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
 }
 
 // overviewSQL is the SQL of query overview (cases/select_forms/queries/overview.edgeql).

@@ -29,6 +29,9 @@ import {
   type MaybeEchoArgs,
   type MaybeEchoResult,
   maybeEcho,
+  type MustUserArgs,
+  type MustUserResult,
+  mustUser,
   type NameCheckArgs,
   type NameCheckResult,
   nameCheck,
@@ -38,6 +41,12 @@ import {
   type NothingArgs,
   type NothingResult,
   nothing,
+  type OnlyFieldArgs,
+  type OnlyFieldResult,
+  onlyField,
+  type OnlyUserArgs,
+  type OnlyUserResult,
+  onlyUser,
   type OverviewArgs,
   type OverviewResult,
   overview,
@@ -89,12 +98,18 @@ export interface Runner {
     jsonFields(args: JsonFieldsArgs): Promise<JsonFieldsResult>;
     /** Runs `maybe_echo` (cases/select_forms/queries/maybe_echo.edgeql). */
     maybeEcho(args: MaybeEchoArgs): Promise<string | null>;
+    /** Runs `must_user` (cases/select_forms/queries/must_user.edgeql). */
+    mustUser(args: MustUserArgs): Promise<MustUserResult>;
     /** Runs `name_check` (cases/select_forms/queries/name_check.edgeql). */
     nameCheck(args: NameCheckArgs): Promise<NameCheckResult>;
     /** Runs `notes` (cases/select_forms/queries/notes.edgeql). */
     notes(args?: NotesArgs): Promise<NotesResult[]>;
     /** Runs `nothing` (cases/select_forms/queries/nothing.edgeql). */
     nothing(args?: NothingArgs): Promise<string | null>;
+    /** Runs `only_field` (cases/select_forms/queries/only_field.edgeql). */
+    onlyField(args: OnlyFieldArgs): Promise<OnlyFieldResult>;
+    /** Runs `only_user` (cases/select_forms/queries/only_user.edgeql). */
+    onlyUser(args: OnlyUserArgs): Promise<OnlyUserResult | null>;
     /** Runs `overview` (cases/select_forms/queries/overview.edgeql). */
     overview(args?: OverviewArgs): Promise<OverviewResult>;
     /** Runs `ping` (cases/select_forms/queries/ping.edgeql). */
@@ -182,9 +197,12 @@ function makeRunner(db: Queryable, depth: number): Runner {
       firstUsers: (args) => firstUsers(db, args),
       jsonFields: (args) => jsonFields(db, args),
       maybeEcho: (args) => maybeEcho(db, args),
+      mustUser: (args) => mustUser(db, args),
       nameCheck: (args) => nameCheck(db, args),
       notes: (args) => notes(db, args),
       nothing: (args) => nothing(db, args),
+      onlyField: (args) => onlyField(db, args),
+      onlyUser: (args) => onlyUser(db, args),
       overview: (args) => overview(db, args),
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),

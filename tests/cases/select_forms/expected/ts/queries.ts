@@ -271,6 +271,38 @@ export async function maybeEcho(db: Queryable, args: MaybeEchoArgs): Promise<str
   return (rows[0] as MaybeEchoResult | undefined)?.value ?? null;
 }
 
+/** SQL of query `must_user` (cases/select_forms/queries/must_user.edgeql). */
+export const mustUserSql = `SELECT "name", "active"
+FROM "user"
+WHERE name = $1`;
+
+/** Parameters of {@link mustUser}. */
+export interface MustUserArgs {
+  readonly name: string;
+}
+
+/** One row returned by {@link mustUser}. */
+export interface MustUserResult {
+  name: string;
+  active: boolean | null;
+}
+
+/**
+ * Runs query `must_user`.
+ *
+ * Source: cases/select_forms/queries/must_user.edgeql.
+ */
+export async function mustUser(db: Queryable, args: MustUserArgs): Promise<MustUserResult> {
+  const rows = await run(db, mustUserSql, [
+    args.name,
+  ]);
+  const row = rows[0] as MustUserResult | undefined;
+  if (row === undefined) {
+    throw new Error("must_user: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `name_check` (cases/select_forms/queries/name_check.edgeql). */
 export const nameCheckSql = `SELECT EXISTS (SELECT 1 FROM "user" AS "_e1" WHERE "_e1".name = $1::text) AS "taken", upper($1::text) AS "shout"`;
 
@@ -348,6 +380,63 @@ export async function nothing(db: Queryable, args: NothingArgs = {}): Promise<st
   void args;
   const rows = await run(db, nothingSql, []);
   return (rows[0] as NothingResult | undefined)?.value ?? null;
+}
+
+/** SQL of query `only_field` (cases/select_forms/queries/only_field.edgeql). */
+export const onlyFieldSql = `SELECT (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1".email ILIKE $1) AS "only"`;
+
+/** Parameters of {@link onlyField}. */
+export interface OnlyFieldArgs {
+  readonly pattern: string;
+}
+
+/** One row returned by {@link onlyField}. */
+export interface OnlyFieldResult {
+  only: { name: string } | null;
+}
+
+/**
+ * Runs query `only_field`.
+ *
+ * Source: cases/select_forms/queries/only_field.edgeql.
+ */
+export async function onlyField(db: Queryable, args: OnlyFieldArgs): Promise<OnlyFieldResult> {
+  const rows = await run(db, onlyFieldSql, [
+    args.pattern,
+  ]);
+  const row = rows[0] as OnlyFieldResult | undefined;
+  if (row === undefined) {
+    throw new Error("only_field: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `only_user` (cases/select_forms/queries/only_user.edgeql). */
+export const onlyUserSql = `SELECT "name"
+FROM "user"
+WHERE (email ILIKE $1) AND 1 = (SELECT 1 FROM "user" WHERE email ILIKE $1)`;
+
+/** Parameters of {@link onlyUser}. */
+export interface OnlyUserArgs {
+  readonly pattern: string;
+}
+
+/** One row returned by {@link onlyUser}. */
+export interface OnlyUserResult {
+  name: string;
+}
+
+/**
+ * Runs query `only_user`.
+ *
+ * Source: cases/select_forms/queries/only_user.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function onlyUser(db: Queryable, args: OnlyUserArgs): Promise<OnlyUserResult | null> {
+  const rows = await run(db, onlyUserSql, [
+    args.pattern,
+  ]);
+  return (rows[0] as OnlyUserResult | undefined) ?? null;
 }
 
 /** SQL of query `overview` (cases/select_forms/queries/overview.edgeql). */
