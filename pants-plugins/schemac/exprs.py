@@ -24,7 +24,7 @@ from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.lowering import Lowered, emit
-from schemac.model import Column, Global, ObjectType, Schema, ValueType
+from schemac.model import Column, Global, Link, ObjectType, Schema, ValueType
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
 from schemac import gel_auth
@@ -840,6 +840,11 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
     name = expr.args[0].steps[0]
+    pl = ctx.subject.poly_links.get(name) if ctx.subject is not None else None
+    if pl is not None and pl.multi and ctx.subject is not None:
+        # a polymorphic multi link: its join rows, whatever their target's type
+        link = Link(pl.name, pl.targets[0][0], True, pl.required, None, pl.join_table)
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
     if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
         return None
     link = ctx.subject.links.get(name) if ctx.subject is not None else None
@@ -1222,6 +1227,18 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             and expr.operand.name in ("fts::search", "std::fts::search"):
         return check(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
     if expr.op == "exists":
+        op = expr.operand
+        if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None \
+                and op.steps[0] in ctx.subject.poly_links:
+            # a polymorphic link: one of its columns set (single), a join row (multi)
+            pl = ctx.subject.poly_links[op.steps[0]]
+            row = ctx.column_prefix or qi(ctx.subject.table)
+            if pl.multi:
+                sql = f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id")'  # type: ignore[arg-type]
+            else:
+                sql = "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                                   True)
         if computed_sql.type_set_of(expr.operand, ctx) is not None:
             # `exists User`, `exists (select User filter ...)`
             objects = computed_sql.type_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
