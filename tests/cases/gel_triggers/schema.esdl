@@ -48,9 +48,25 @@ type Post {
   trigger log_update after update for each when (__old__.title != __new__.title) do (
     insert Log { action := 'rename', title := __old__.title ++ ' -> ' ++ __new__.title }
   );
-  trigger log_delete after delete for each do (
-    insert Log { action := 'delete', title := __old__.title }
+  # A set of statements, in order; an update of another type.
+  trigger log_delete after delete for each do ({
+    (insert Log { action := 'delete', title := __old__.title }),
+    (update Counter filter .name = 'posts' set { n := .n - 1 }),
+  });
+  trigger count_insert after insert for each do (
+    update Counter filter .name = 'posts' set { n := .n + 1 }
   );
+  # Validation: the statement fails with the message.
+  trigger no_shouting after insert, update for each do (
+    assert(__new__.title != str_upper(__new__.title), message := 'no shouting')
+  );
+}
+
+type Counter {
+  required name: str;
+  required n: int64 {
+    default := 0;
+  }
 }
 
 type Log {

@@ -15,8 +15,10 @@ async function rows(sql: string): Promise<unknown[]> {
 }
 
 try {
-  await pool.query("TRUNCATE author, image, tag, post, log CASCADE");
+  await pool.query("TRUNCATE author, image, tag, post, log, counter CASCADE");
   const db = gt.createRunner(pool);
+  await db.query.addCounter({ name: "posts" });
+  const count = async () => (await db.query.postCount()).map((c) => c.n);
 
   // Rewrites: slug and created_at on insert; slug, modified_at and revision on update.
   const news = await db.query.addTag({ name: "news" });
@@ -53,6 +55,14 @@ try {
     { action: "insert", title: "Solo" },
     { action: "delete", title: "Solo" },
   ]);
+  // Update bodies (one statement, and the second of a set): the counter follows.
+  assert.deepEqual(await count(), ["2"]);
+  // assert(): the insert fails with the message; nothing it did stays.
+  await assert.rejects(db.query.addPost({ title: "LOUD NOISES", tags: [news.id] }), (err) =>
+    err instanceof Error && err.message === "no shouting" && (err as { code?: string }).code === "P0001");
+  await assert.rejects(db.query.renamePost({ id: hello.id, title: "HELLO" }), /no shouting/);
+  assert.deepEqual(await count(), ["2"]);
+  assert.equal((await db.query.logs()).length, 5);
   out["triggers"] = true;
 
   // on target delete delete source: deleting a tag deletes the posts that have it (and the
@@ -78,6 +88,7 @@ try {
   assert.deepEqual((await db.query.images()).map((i) => i.url), ["keep.png"]);
   await db.query.deleteAuthor({ id: bob.id });
   assert.deepEqual(await db.query.posts(), []);
+  assert.deepEqual(await count(), ["0"]); // the cascades' deletes fired the trigger too
   assert.deepEqual(await rows("SELECT count(*)::int AS n FROM post_tags"), [{ n: 0 }]);
   out["deletionPolicies"] = true;
 } finally {

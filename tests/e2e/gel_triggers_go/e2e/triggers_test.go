@@ -6,10 +6,12 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"reflect"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	gt "schemactest/geltriggers"
@@ -22,7 +24,7 @@ func TestRewritesTriggersAndDeletionPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(ctx, `TRUNCATE author, image, tag, post, log CASCADE`); err != nil {
+	if _, err := db.Exec(ctx, `TRUNCATE author, image, tag, post, log, counter CASCADE`); err != nil {
 		t.Fatal(err)
 	}
 	r := gt.New(db)
@@ -31,6 +33,17 @@ func TestRewritesTriggersAndDeletionPolicies(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	_, err = r.Query.AddCounter(ctx, gt.AddCounterParams{Name: "posts"})
+	must(err)
+	count := func() int64 {
+		t.Helper()
+		rows, err := r.Query.PostCount(ctx)
+		must(err)
+		if len(rows) != 1 {
+			t.Fatalf("counter rows: %+v", rows)
+		}
+		return rows[0].N
 	}
 	post := func(title string) *gt.PostsRow {
 		t.Helper()
@@ -106,6 +119,20 @@ func TestRewritesTriggersAndDeletionPolicies(t *testing.T) {
 		t.Fatalf("logs: %+v", logs)
 	}
 
+	// Update bodies (one statement, and the second of a set): the counter follows.
+	if n := count(); n != 2 {
+		t.Fatalf("counter: %d", n)
+	}
+	// assert(): the insert fails with the message; nothing it did stays.
+	_, err = r.Query.AddPost(ctx, gt.AddPostParams{Title: "LOUD NOISES", Tags: []string{news.ID}})
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "P0001" || pgErr.Message != "no shouting" {
+		t.Fatalf("shouting: %v", err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("counter after the refused insert: %d", n)
+	}
+
 	// on target delete delete source: deleting a tag deletes the posts that have it.
 	_, err = r.Query.DeleteTag(ctx, gt.DeleteTagParams{ID: misc.ID})
 	must(err)
@@ -145,5 +172,8 @@ func TestRewritesTriggersAndDeletionPolicies(t *testing.T) {
 	must(err)
 	if got := titles(); len(got) != 0 {
 		t.Fatalf("posts after Bob: %v", got)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("counter at the end: %d", n)
 	}
 }

@@ -75,6 +75,31 @@ func (q *Queries) AddAuthored(ctx context.Context, arg AddAuthoredParams) (*AddA
 	return &i, nil
 }
 
+// addCounterSQL is the SQL of query add_counter (cases/gel_triggers/queries/add_counter.edgeql).
+const addCounterSQL = `INSERT INTO "counter" ("name")
+VALUES ($1)
+RETURNING "id"`
+
+// AddCounterParams are the parameters of AddCounter.
+type AddCounterParams struct {
+	Name string
+}
+
+// AddCounterRow is one row returned by AddCounter.
+type AddCounterRow struct {
+	ID string `json:"id"`
+}
+
+// AddCounter runs query add_counter (cases/gel_triggers/queries/add_counter.edgeql).
+func (q *Queries) AddCounter(ctx context.Context, arg AddCounterParams) (AddCounterRow, error) {
+	row := q.db.QueryRow(ctx, addCounterSQL, arg.Name)
+	var i AddCounterRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // addImageSQL is the SQL of query add_image (cases/gel_triggers/queries/add_image.edgeql).
 const addImageSQL = `INSERT INTO "image" ("url")
 VALUES ($1)
@@ -311,6 +336,42 @@ func (q *Queries) Logs(ctx context.Context, _ ...LogsParams) ([]LogsRow, error) 
 	for rows.Next() {
 		var i LogsRow
 		if err := rows.Scan(&i.Action, &i.Title); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// postCountSQL is the SQL of query post_count (cases/gel_triggers/queries/post_count.edgeql).
+const postCountSQL = `SELECT "n"
+FROM "counter"
+WHERE name = 'posts'`
+
+// PostCountParams is empty: PostCount takes no parameters (it may be called as PostCount(ctx) or,
+// as before, PostCount(ctx, PostCountParams{})).
+type PostCountParams struct {
+}
+
+// PostCountRow is one row returned by PostCount.
+type PostCountRow struct {
+	N int64 `json:"n,string"`
+}
+
+// PostCount runs query post_count (cases/gel_triggers/queries/post_count.edgeql).
+func (q *Queries) PostCount(ctx context.Context, _ ...PostCountParams) ([]PostCountRow, error) {
+	rows, err := q.db.Query(ctx, postCountSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PostCountRow
+	for rows.Next() {
+		var i PostCountRow
+		if err := rows.Scan(&i.N); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

@@ -29,6 +29,14 @@ DROP TRIGGER IF EXISTS "gel_log_delete" ON "post";
 
 DROP FUNCTION IF EXISTS "tg_post_log_delete"();
 
+DROP TRIGGER IF EXISTS "gel_count_insert" ON "post";
+
+DROP FUNCTION IF EXISTS "tg_post_count_insert"();
+
+DROP TRIGGER IF EXISTS "gel_no_shouting" ON "post";
+
+DROP FUNCTION IF EXISTS "tg_post_no_shouting"();
+
 DROP TRIGGER IF EXISTS "schemac_source_delete" ON "author_posts";
 
 DROP FUNCTION IF EXISTS "sd_author_posts"();
@@ -37,4 +45,4 @@ DROP TRIGGER IF EXISTS "schemac_target_delete" ON "post_tags";
 
 DROP FUNCTION IF EXISTS "td_post_tags"();
 
-DROP TABLE "post_tags", "author_posts", "log", "post", "author", "tag", "image";
+DROP TABLE "post_tags", "author_posts", "log", "counter", "post", "author", "tag", "image";

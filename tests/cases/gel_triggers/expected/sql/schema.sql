@@ -27,6 +27,12 @@ CREATE TABLE "post" (
     "revision" bigint NOT NULL DEFAULT 0
 );
 
+CREATE TABLE "counter" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "name" text NOT NULL,
+    "n" bigint NOT NULL DEFAULT 0
+);
+
 CREATE TABLE "log" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "action" text NOT NULL,
@@ -138,12 +144,39 @@ CREATE FUNCTION "tg_post_log_delete"() RETURNS trigger LANGUAGE plpgsql AS $sche
 BEGIN
   INSERT INTO "log" ("action", "title")
     VALUES ('delete', OLD.title);
+  UPDATE "counter"
+    SET "n" = n - 1
+    WHERE name = 'posts';
   RETURN NULL;
 END;
 $schemac$;
 
 CREATE TRIGGER "gel_log_delete" AFTER DELETE ON "post"
   FOR EACH ROW EXECUTE FUNCTION "tg_post_log_delete"();
+
+CREATE FUNCTION "tg_post_count_insert"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
+BEGIN
+  UPDATE "counter"
+    SET "n" = n + 1
+    WHERE name = 'posts';
+  RETURN NULL;
+END;
+$schemac$;
+
+CREATE TRIGGER "gel_count_insert" AFTER INSERT ON "post"
+  FOR EACH ROW EXECUTE FUNCTION "tg_post_count_insert"();
+
+CREATE FUNCTION "tg_post_no_shouting"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
+BEGIN
+  IF NOT (NEW.title <> upper(NEW.title)) THEN
+    RAISE EXCEPTION USING MESSAGE = 'no shouting';
+  END IF;
+  RETURN NULL;
+END;
+$schemac$;
+
+CREATE TRIGGER "gel_no_shouting" AFTER INSERT OR UPDATE ON "post"
+  FOR EACH ROW EXECUTE FUNCTION "tg_post_no_shouting"();
 
 CREATE FUNCTION "sd_author_posts"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN

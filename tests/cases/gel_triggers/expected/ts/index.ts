@@ -8,6 +8,9 @@ import {
   type AddAuthoredArgs,
   type AddAuthoredResult,
   addAuthored,
+  type AddCounterArgs,
+  type AddCounterResult,
+  addCounter,
   type AddImageArgs,
   type AddImageResult,
   addImage,
@@ -32,6 +35,9 @@ import {
   type LogsArgs,
   type LogsResult,
   logs,
+  type PostCountArgs,
+  type PostCountResult,
+  postCount,
   type PostsArgs,
   type PostsResult,
   posts,
@@ -54,6 +60,8 @@ export interface Runner {
     addAuthor(args: AddAuthorArgs): Promise<AddAuthorResult>;
     /** Runs `add_authored` (cases/gel_triggers/queries/add_authored.edgeql). */
     addAuthored(args: AddAuthoredArgs): Promise<AddAuthoredResult | null>;
+    /** Runs `add_counter` (cases/gel_triggers/queries/add_counter.edgeql). */
+    addCounter(args: AddCounterArgs): Promise<AddCounterResult>;
     /** Runs `add_image` (cases/gel_triggers/queries/add_image.edgeql). */
     addImage(args: AddImageArgs): Promise<AddImageResult>;
     /** Runs `add_post` (cases/gel_triggers/queries/add_post.edgeql). */
@@ -70,6 +78,8 @@ export interface Runner {
     images(args?: ImagesArgs): Promise<ImagesResult[]>;
     /** Runs `logs` (cases/gel_triggers/queries/logs.edgeql). */
     logs(args?: LogsArgs): Promise<LogsResult[]>;
+    /** Runs `post_count` (cases/gel_triggers/queries/post_count.edgeql). */
+    postCount(args?: PostCountArgs): Promise<PostCountResult[]>;
     /** Runs `posts` (cases/gel_triggers/queries/posts.edgeql). */
     posts(args?: PostsArgs): Promise<PostsResult[]>;
     /** Runs `rename_post` (cases/gel_triggers/queries/rename_post.edgeql). */
@@ -140,6 +150,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
     query: {
       addAuthor: (args) => addAuthor(db, args),
       addAuthored: (args) => addAuthored(db, args),
+      addCounter: (args) => addCounter(db, args),
       addImage: (args) => addImage(db, args),
       addPost: (args) => addPost(db, args),
       addTag: (args) => addTag(db, args),
@@ -148,6 +159,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       deleteTag: (args) => deleteTag(db, args),
       images: (args) => images(db, args),
       logs: (args) => logs(db, args),
+      postCount: (args) => postCount(db, args),
       posts: (args) => posts(db, args),
       renamePost: (args) => renamePost(db, args),
       setAvatar: (args) => setAvatar(db, args),

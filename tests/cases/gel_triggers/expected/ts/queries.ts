@@ -89,6 +89,37 @@ export async function addAuthored(db: Queryable, args: AddAuthoredArgs): Promise
   return (rows[0] as AddAuthoredResult | undefined) ?? null;
 }
 
+/** SQL of query `add_counter` (cases/gel_triggers/queries/add_counter.edgeql). */
+export const addCounterSql = `INSERT INTO "counter" ("name")
+VALUES ($1)
+RETURNING "id"`;
+
+/** Parameters of {@link addCounter}. */
+export interface AddCounterArgs {
+  readonly name: string;
+}
+
+/** One row returned by {@link addCounter}. */
+export interface AddCounterResult {
+  id: string;
+}
+
+/**
+ * Runs query `add_counter`.
+ *
+ * Source: cases/gel_triggers/queries/add_counter.edgeql.
+ */
+export async function addCounter(db: Queryable, args: AddCounterArgs): Promise<AddCounterResult> {
+  const rows = await run(db, addCounterSql, [
+    args.name,
+  ]);
+  const row = rows[0] as AddCounterResult | undefined;
+  if (row === undefined) {
+    throw new Error("add_counter: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `add_image` (cases/gel_triggers/queries/add_image.edgeql). */
 export const addImageSql = `INSERT INTO "image" ("url")
 VALUES ($1)
@@ -324,6 +355,31 @@ export async function logs(db: Queryable, args: LogsArgs = {}): Promise<LogsResu
   void args;
   const rows = await run(db, logsSql, []);
   return rows as LogsResult[];
+}
+
+/** SQL of query `post_count` (cases/gel_triggers/queries/post_count.edgeql). */
+export const postCountSql = `SELECT "n"
+FROM "counter"
+WHERE name = 'posts'`;
+
+/** Parameters of {@link postCount}. */
+export interface PostCountArgs {
+}
+
+/** One row returned by {@link postCount}. */
+export interface PostCountResult {
+  n: string;
+}
+
+/**
+ * Runs query `post_count`.
+ *
+ * Source: cases/gel_triggers/queries/post_count.edgeql.
+ */
+export async function postCount(db: Queryable, args: PostCountArgs = {}): Promise<PostCountResult[]> {
+  void args;
+  const rows = await run(db, postCountSql, []);
+  return rows as PostCountResult[];
 }
 
 /** SQL of query `posts` (cases/gel_triggers/queries/posts.edgeql). */

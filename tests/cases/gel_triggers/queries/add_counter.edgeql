@@ -1,0 +1,1 @@
+insert Counter { name := <str>$name }

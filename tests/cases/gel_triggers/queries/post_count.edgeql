@@ -1,0 +1,1 @@
+select Counter { n } filter .name = 'posts'
