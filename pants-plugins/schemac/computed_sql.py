@@ -81,12 +81,13 @@ def link_select(expr) -> Optional[Tuple[object, Optional[object]]]:
     return None
 
 
-def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
+def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False):
     """A sub-select used as a value, ``(select User filter .clerk_id = global uid)``: the id of
     its one object, ``(SELECT "id" FROM t WHERE ...)`` (with the target's access policies).
     It must pin one object (its filter on ``.id`` or a full exclusive constraint) or be
     wrapped in ``assert_single(...)``: more than one row then fails the statement (SQLSTATE
-    21000), as Gel's CardinalityViolationError."""
+    21000), as Gel's CardinalityViolationError. ``many``: the ids of every object it selects, an
+    array (:class:`~schemac.qir.ObjectIds`), the value of a multi link."""
     from schemac.diagnostics import did_you_mean
     from schemac.exprs import BOOL, check
     from schemac import policies
@@ -96,7 +97,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
         ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span,
                            did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
         return None
-    if not asserted and not filter_pins_one(expr.filter, target):
+    if not many and not asserted and not filter_pins_one(expr.filter, target):
         ctx.reporter.error("E0206", f"this sub-select may select several '{target.name}' objects: as a value it must "
                            "select at most one", expr.span,
                            "filter on .id or every property of an exclusive constraint with '=', or wrap it in "
@@ -105,7 +106,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
     alias = qi(f"_q{ctx.depth}")
     # (a query's `with` names stay in scope: `with n := <str>$n, u := (select User filter .name = n)`)
     inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None,
-                                variables=ctx.variables if ctx.params is not None else {}, bound_statements={})
+                                variables=ctx.variables if ctx.params is not None else {}, bound_statements={}, set_links=None, set_row=None)
     cond = check(expr.filter, inner, BOOL)
     if cond is None:
         return None
@@ -116,6 +117,9 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx):
     from schemac.model import ValueType
     from schemac.scalars import SCALARS
 
+    if many:
+        return qir.ObjectIds(expr.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, target, alias,
+                             cond, visible)
     return qir.ObjectRow(expr.span, ValueType(scalar=SCALARS["uuid"]), True, target, alias, None, cond, visible)
 
 

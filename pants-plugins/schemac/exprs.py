@@ -146,6 +146,11 @@ class ExprContext:
     #: named in SQL; ``Type.prop`` of that type reads it (``link author := (select User filter
     #: .handle = Message.author_handle)``).
     outer: Optional[Tuple[ObjectType, str]] = None
+    #: In a query's filter: the multi links its paths go through (``.tags.name``), name ->
+    #: :class:`schemac.qir.SetLink` (see ``schemac.queries._where``); ``None`` elsewhere.
+    set_links: Optional[Dict[str, qir.Node]] = None
+    #: The subject and its row the ``set_links`` are joined to.
+    set_row: Optional[Tuple[ObjectType, str]] = None
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -728,6 +733,9 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
             return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix)
         if link.column is not None:
             return _link_path(expr, ctx)
+        if len(expr.steps) > 1 and ctx.set_links is not None and ctx.set_row is not None and \
+                ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
+            return _set_path(expr, link, ctx)
         if len(expr.steps) == 1:
             ctx.reporter.error("E0206", f"'.{name}' is a multi link, a set of objects: count it, test it with "
                                "exists, or select it in a shape", expr.span, f"e.g. count(.{name}) or exists .{name}")
@@ -749,6 +757,24 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                         + list(ctx.subject.links)))
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
+
+
+def _set_path(expr: ast.Path, link, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.tags.name`` in a query's filter: the path from one linked object (each use of the
+    same multi link in the filter is the same object, as Gel factors common path prefixes:
+    https://docs.geldata.com/reference/edgeql/paths); the filter becomes an ``EXISTS`` over the
+    links (:class:`schemac.qir.SetFilter`)."""
+    from schemac import policies
+
+    assert ctx.set_links is not None and ctx.set_row is not None
+    s = ctx.set_links.get(link.name)
+    if s is None:
+        alias = qi(f"_m{len(ctx.set_links) + 1}")
+        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(link.target, ctx, alias))
+        ctx.set_links[link.name] = s
+    inner = dataclasses.replace(ctx, subject=link.target, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
+                                set_row=None)
+    return check(ast.Path(expr.steps[1:], expr.span), inner)
 
 
 def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -35,7 +35,7 @@ from schemac.compiler import Library
 from schemac.constraint_errors import KINDS
 from schemac.model import ValueType
 from schemac.names import comment_safe, go_name, go_raw, go_string
-from schemac.queries import AT_MOST_ONE, MANY, QueryPlan
+from schemac.queries import AT_MOST_ONE, MANY, QueryPlan, filtered_upsert
 from schemac.render import render
 from schemac.scalars import range_kind
 
@@ -213,7 +213,10 @@ def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
     if doc:
         lines += [""] + doc
     if q.cardinality == AT_MOST_ONE:
-        if q.kind == "insert":
+        if q.kind == "insert" and filtered_upsert(q):
+            lines += [""] + wrap("It returns nil, nil when unless conflict skipped the insert and the existing "
+                                 "object failed the else update's filter.")
+        elif q.kind == "insert":
             lines += ["", "It returns nil, nil when the insert was skipped by unless conflict."]
         elif q.scalar:
             lines += ["", "It returns nil, nil when the value is empty."]

@@ -116,7 +116,8 @@ def _atomic(node: qir.Expr) -> bool:
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
-                     qir.VisibleId, qir.ObjectRow, qir.LinkPath})
+                     qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
+                     qir.SetFilter})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -142,6 +143,8 @@ def _literal(node: qir.Literal) -> str:
         return sql_string(node.value)  # type: ignore[arg-type]
     if node.kind == "bool":
         return "true" if node.value else "false"
+    if node.kind == "null":
+        return "NULL"
     return str(node.value)
 
 
@@ -153,7 +156,7 @@ def _column(node: qir.ColumnRef) -> str:
 def _var(node: qir.VarRef) -> str:
     b = node.binding
     if type(b) is qir.LoopVar:
-        return f'"_batch".{qi(node.name)}'
+        return f'"_batch".{qi(b.sql_name or node.name)}'
     if b.inline:  # type: ignore[attr-defined]
         value = b.value  # type: ignore[attr-defined]
         return param_sql(value, expr_sql(value))
@@ -367,6 +370,28 @@ def _object_row(node: qir.ObjectRow) -> str:
     return f"(SELECT {value} FROM {qi(node.target.table)} AS {node.alias} WHERE {where})"
 
 
+def _set_filter(node: qir.SetFilter) -> str:
+    """``EXISTS (SELECT 1 FROM <join> AS "_m1j" JOIN <target> AS "_m1" ON ... WHERE "_m1j"."source_id"
+    = <row>."id" AND (<cond>))``: the filter holds for at least one linked object."""
+    parts, where = [], []
+    for i, s in enumerate(node.sets):
+        join = qi(s.alias.strip('"') + "j")
+        head = "FROM" if i == 0 else "CROSS JOIN"
+        parts.append(f'{head} {qi(s.link.join_table)} AS {join} JOIN {qi(s.link.target.table)} AS {s.alias} '  # type: ignore[arg-type]
+                     f'ON {s.alias}."id" = {join}."target_id"')
+        where.append(f'{join}."source_id" = {s.subject_row}."id"')
+        if s.visible_sql is not None:
+            where.append(s.visible_sql)
+    where.append(f"({expr_sql(node.cond)})")
+    return f"EXISTS (SELECT 1 {' '.join(parts)} WHERE {' AND '.join(where)})"
+
+
+def _object_ids(node: qir.ObjectIds) -> str:
+    cond = expr_sql(node.cond)
+    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    return f'ARRAY(SELECT {node.alias}."id" FROM {qi(node.target.table)} AS {node.alias} WHERE {where})'
+
+
 def _visible_id(node: qir.VisibleId) -> str:
     value = node.value
     value_sql = expr_sql(value)
@@ -439,6 +464,8 @@ _EXPR = {
     qir.ObjectId: _object_id,
     qir.VisibleId: _visible_id,
     qir.ObjectRow: _object_row,
+    qir.ObjectIds: _object_ids,
+    qir.SetFilter: _set_filter,
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -651,7 +678,8 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType) -> str:
         return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
-    return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}"
+    where = "" if c.else_filter is None else f"\nWHERE {expr_sql(c.else_filter)}"
+    return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}{where}"
 
 
 def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
@@ -681,13 +709,21 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     if t is qir.Update:
         where = _where(w.filter, w.visible_sql)
+        batch = "" if w.batch is None else f"\nFROM {_batch_sql(w.batch)}"
         if w.sets:
-            upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{where}"
-            return (lambda cols: f"{upd}\nRETURNING {cols}"), _link_changes(w.links)
+            upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{batch}{where}"
+            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, w.batch)}"), _link_changes(w.links)
         # Only links change: the rows are locked, as an update would.
+        # (A loop's update always sets a column: the checker refuses multi links there.)
         return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
-    sql = f"DELETE FROM {table}{_where(w.filter, w.visible_sql)}"
-    return (lambda cols: f"{sql}\nRETURNING {cols}"), []
+    using = "" if w.batch is None else f"\nUSING {_batch_sql(w.batch)}"
+    sql = f"DELETE FROM {table}{using}{_where(w.filter, w.visible_sql)}"
+    return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, w.batch)}"), []
+
+
+def _of(table: str, cols: str, batch) -> str:
+    """``RETURNING`` columns of a write joined with a loop's rows: ``*`` is the table's only."""
+    return f"{table}.*" if batch is not None and cols == "*" else cols
 
 
 # ---------------------------------------------------------------------------------------------
@@ -758,9 +794,10 @@ _MARK = re.compile("\x00([0-9]+)\x00")
 def _batch_sql(b: qir.Batch) -> str:
     """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``."""
     src = expr_sql(b.source)
+    name = qi(b.var.sql_name or b.var.name)
     if b.json:
-        return f'jsonb_array_elements({src}::jsonb) AS "_batch"({qi(b.var.name)})'
-    return f'unnest({src}::{b.source.type.pg}) AS "_batch"({qi(b.var.name)})'
+        return f'jsonb_array_elements({src}::jsonb) AS "_batch"({name})'
+    return f'unnest({src}::{b.source.type.pg}) AS "_batch"({name})'
 
 
 def _order_key(expr: qir.Expr) -> str:
@@ -781,6 +818,8 @@ def _select_sql(s: qir.Select) -> str:
     sep = ",\n       " if any(f.shape is not None for _, f in picked) else ", "
     table = qi(s.subject.table)
     from_sql = table if s.source_name is None else f"{qi(s.source_name)} AS {table}"
+    if s.batch is not None:
+        from_sql = f"{_batch_sql(s.batch)}, {from_sql}"
     where = _where(s.filter, s.visible_sql)
     if s.assert_single:
         # Gel's assert_single (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):

@@ -2025,8 +2025,9 @@ class _Builder:
         return ast.UnlessConflict(on, self._span(meta), else_)
 
     def else_update(self, meta, children):
-        (name, name_span), assigns = children
-        return ast.ConflictElse("update", name, name_span, assigns, self._span(meta))
+        (name, name_span), *rest = children
+        filt = rest[0][1] if len(rest) == 2 else None
+        return ast.ConflictElse("update", name, name_span, rest[-1], self._span(meta), filt)
 
     def else_select(self, meta, children):
         (name, name_span), = children
@@ -2348,9 +2349,7 @@ def _refuse_unplanned_query(q) -> None:
     while isinstance(body, ast.WithQuery):
         body = body.body
     problem = None
-    if isinstance(body, ast.ForExpr):
-        problem = "a 'for' loop whose body is not an insert is not supported yet"
-    elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
+    if isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
         problem = f"{'an update' if isinstance(body, ast.UpdateQuery) else 'a delete'} of an expression " \
                   "(not a type name) is not supported yet"
     if problem is not None:

@@ -131,6 +131,9 @@ class LoopVar(Node):
 
     name: str
     type: ValueType
+    #: Its column of the ``"_batch"`` row when not ``name``: a loop over an update, delete or
+    #: select names it ``_for_<name>`` so it cannot be mistaken for a column of the table.
+    sql_name: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,6 +252,29 @@ class AggregateObjects(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class SetLink(Node):
+    """A multi link a filter reads a path through (``.tags`` of ``.tags.name``): its target rows,
+    named ``alias``, joined through the link's table (``alias`` + ``j``) to the subject row
+    ``subject_row``; ``visible_sql``: the target's access policy predicate over ``alias``."""
+
+    link: Link
+    alias: str
+    subject_row: str
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class SetFilter(Expr):
+    """A filter reading paths through multi links, ``filter .tags.name = 'x'``: true when
+    ``cond`` holds for at least one combination of the links' targets (Gel keeps an object when
+    at least one value of its filter's set is true:
+    https://docs.geldata.com/database/reference/edgeql/select)."""
+
+    sets: Tuple[SetLink, ...]
+    cond: Expr
+
+
+@dataclass(frozen=True, eq=False)
 class CountObjects(Expr):
     """``count(.<author[is Post])``, ``count(.computed_link)``."""
 
@@ -292,6 +318,19 @@ class ObjectRow(Expr):
     target: ObjectType
     alias: str
     value: Optional[Expr]
+    cond: Expr
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectIds(Expr):
+    """The ids of every object of ``target`` (rows named ``alias``) matching ``cond``, a
+    ``uuid[]``: the value of a multi link, ``tags += (select Tag filter .name in {'a', 'b'})``
+    (https://docs.geldata.com/reference/edgeql/update). ``visible_sql``: the target's access
+    policy predicate, if any."""
+
+    target: ObjectType
+    alias: str
     cond: Expr
     visible_sql: Optional[str] = None
 
@@ -500,6 +539,9 @@ class Conflict(Node):
     arbiter: Optional[ExclusiveConstraint]
     else_kind: Optional[str] = None
     else_sets: Tuple[Assign, ...] = ()
+    #: ``else (update T filter <cond> set {...})``: the existing row is updated (and returned)
+    #: only when ``cond`` holds for it.
+    else_filter: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -551,6 +593,8 @@ class Update(Node):
     #: and the check of the updated rows (named ``"_new"``).
     visible_sql: Optional[str] = None
     check_sql: Optional[str] = None
+    #: ``for x in ... union (update ...)``: the rows of the loop, joined (``UPDATE ... FROM``).
+    batch: Optional["Batch"] = None
 
     kind = "update"
 
@@ -569,6 +613,8 @@ class Delete(Node):
     cardinality: str
     #: The access policy predicate of the rows it may delete (lowered by ``schemac.policies``).
     visible_sql: Optional[str] = None
+    #: ``for x in ... union (delete ...)``: the rows of the loop, joined (``DELETE ... USING``).
+    batch: Optional["Batch"] = None
 
     kind = "delete"
     exclusives: Tuple[ExclusiveConstraint, ...] = ()
@@ -605,6 +651,9 @@ class Select(Node):
     visible_sql: Optional[str] = None
     #: ``select assert_single(u) { ... }``: more than one row fails the statement.
     assert_single: bool = False
+    #: ``for x in ... union (select ...)``: the rows of the loop, joined (one result row per
+    #: element and object matching it, as Gel's ``union`` of the bodies' results).
+    batch: Optional["Batch"] = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -85,6 +85,12 @@ class QueryPlan:
     variants: Tuple[lowering.Variant, ...] = ()
 
 
+def filtered_upsert(q: QueryPlan) -> bool:
+    """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
+    return q.ir is not None and any(type(n) is qir.Conflict and n.else_filter is not None  # type: ignore[attr-defined]
+                                    for n in qir.walk(q.ir.statement))
+
+
 def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
     """Check and lower one query file. Returns ``None`` after reporting diagnostics."""
     query = check_query(schema, qf, reporter)
@@ -122,6 +128,11 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
         before = len(reporter.diagnostics)
         query = _select_value(qf, q, ctx)
+        return query if len(reporter.diagnostics) == before else None
+    if isinstance(q, ast.ForExpr):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _for_any(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
     if subject is None:
@@ -200,6 +211,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         if a.op != ":=":
             node = _add_or_remove(a, col, insert, ctx)
+            if node is not None:
+                out.append(node)
+            continue
+        if _is_empty_set(a.value):
+            node = _clear(a, col, ctx)
             if node is not None:
                 out.append(node)
             continue
@@ -286,12 +302,22 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
             if isinstance(source, ast.FuncCall) and source.name in ("array_unpack", "std::array_unpack") \
                     and len(source.args) == 1:
                 source = source.args[0]
+    uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
+    if source is None and _is_empty_set(value):
+        # `tags := {}`: no links (`+= {}` / `-= {}` change nothing).
+        return qir.SqlTemplate(value.span, uuid_array, False, "no_ids", "'{{}}'::uuid[]", (), "", True)
+    if source is None and isinstance(value, ast.SubSelect):
+        # Any other filter: the ids of the objects it selects.
+        if ctx.schema.find_type(value.type_name, ctx.module) is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {value.type_name}",
+                               value.type_span)
+            return None
+        return computed_sql.subselect_value(value, False, ctx, many=True)
     if source is None:
         ctx.reporter.error("E0304", f"the value of multi link '{a.name}' must be (select {link.target.name} filter "
                            f".id in array_unpack(<array<uuid>>$ids))", value.span,
                            f"write {a.name} := (select {link.target.name} filter .id in array_unpack(<array<uuid>>${a.name}))")
         return None
-    uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
     low = check(source, ctx, uuid_array)
     if low is None:
         return None
@@ -353,18 +379,35 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
                                    f"a {g.target.name}", value.span)  # type: ignore[attr-defined]
                 return None
             target_id = value
-    if isinstance(value, ast.SubSelect):
-        if value.type_name.split("::")[-1] != link.target.name:
-            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {value.type_name}",
-                               value.type_span)
+    if _is_empty_set(value):
+        return _clear(a, col, ctx)
+    sub, asserted = computed_sql.single_subselect(value)
+    if sub is not None:
+        if ctx.schema.find_type(sub.type_name, ctx.module) is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {sub.type_name}",
+                               sub.type_span)
             return None
-        f = value.filter
-        if isinstance(f, ast.BinOp) and f.op == "=":
+        f = sub.filter
+        if not asserted and isinstance(f, ast.BinOp) and f.op == "=":
             for side, other in ((f.left, f.right), (f.right, f.left)):
                 if isinstance(side, ast.Path) and side.steps == ("id",):
                     target_id = other
+        if target_id is None:
+            return _link_by_filter(a, sub, asserted, col, ctx, insert)
+    if target_id is None and isinstance(value, ast.VarRef) and _bound_object(value.name, ctx) is link.target:
+        # `with who := (select User filter ...)` ... `author := who`: that object.
+        low = check(value, ctx)
+        if low is None:
+            return None
+        if not insert:
+            _mark_unchanged(a.value, col.name, ctx)
+        return qir.Assign(a.span, col, low)
+    if target_id is None and isinstance(value, tuple(_STATEMENT_VALUES)):
+        ctx.reporter.error("E0206", f"a link's value that is {_STATEMENT_VALUES[type(value)]} is not supported yet",
+                           value.span, f"write {a.name} := (select {link.target.name} filter ...)")
+        return None
     if target_id is None:
-        ctx.reporter.error("E0304", f"the value of link '{a.name}' must be (select {link.target.name} filter .id = ...)",
+        ctx.reporter.error("E0304", f"the value of link '{a.name}' must be (select {link.target.name} filter ...)",
                            value.span, f"write {a.name} := (select {link.target.name} filter .id = ${a.name}_id)")
         return None
     low = check(target_id, ctx, col.type, allow_optional_param=not col.required)
@@ -383,6 +426,58 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     return qir.Assign(a.span, col, low)
 
 
+#: Link values that are valid EdgeQL but not lowered: what the E0206 calls them.
+_STATEMENT_VALUES = {ast.WithExpr: "a 'with' block", ast.StatementExpr: "a statement", ast.IfElse: "an 'if ... else'",
+                     ast.ForExpr: "a 'for' loop", ast.SelectExpr: "a select of an expression",
+                     ast.GroupExpr: "a 'group'"}
+
+
+def _bound_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
+    """The type of the object a ``with`` name is bound to (``who := (select User filter ...)``),
+    else ``None``."""
+    b = ctx.variables.get(name)
+    value = b.value if type(b) is qir.WithValue else None  # type: ignore[attr-defined]
+    if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
+        return value.target  # type: ignore[union-attr]
+    return None
+
+
+def _is_empty_set(value: ast.Expr) -> bool:
+    """``{}`` or ``<T>{}``: the empty set."""
+    if isinstance(value, ast.Cast):
+        value = value.operand
+    return isinstance(value, ast.SetLit) and not value.items
+
+
+def _clear(a: ast.Assignment, col, ctx: ExprContext) -> Optional[qir.Assign]:
+    """``p := {}`` / ``link := {}``: an optional property or single link set to the empty set
+    (https://docs.geldata.com/reference/edgeql/update): NULL. A required one is refused, as Gel
+    refuses it (``missing value for required property``)."""
+    if col.required:
+        ctx.reporter.error("E0304", f"'{a.name}' is required: it cannot be set to the empty set {{}}", a.value.span,
+                           "make it optional in the schema, or assign a value")
+        return None
+    return qir.Assign(a.span, col, qir.Literal(a.value.span, col.type, True, "null", None))
+
+
+def _link_by_filter(a: ast.Assignment, sub: ast.SubSelect, asserted: bool, col, ctx: ExprContext,
+                    insert: bool) -> Optional[qir.Assign]:
+    """``author := (select User filter .email = <str>$email)``: the link set to the one object
+    the sub-select finds, by any filter (https://docs.geldata.com/reference/edgeql/insert#links),
+    ``(SELECT "_q"."id" FROM users AS "_q" WHERE ...)``. As in Gel, the sub-select must be
+    known to find at most one object (a filter on ``.id`` or on every property of a full
+    exclusive constraint), or be wrapped in ``assert_single(...)`` (more than one object then
+    fails the statement, SQLSTATE 21000, Gel's CardinalityViolationError). When it finds none,
+    the link is empty: a required link then fails the statement (SQLSTATE 23502, Gel's
+    MissingRequiredError, raised when the statement runs)."""
+    low = computed_sql.subselect_value(sub, asserted, ctx)
+    if low is None:
+        return None
+    if not insert:
+        _mark_unchanged(a.value, col.name, ctx)
+    return qir.Assign(a.span, col, low)
+
+
 def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
     """``for x in array_unpack(<array<T>>$xs) union (insert ...)`` -> one
     ``INSERT ... SELECT ... FROM unnest($n::T[]) AS "_batch"(x)``: one round trip for any
@@ -393,6 +488,19 @@ def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprConte
     ``for x in json_array_unpack(<json>$items) union (insert ...)`` -> ``... FROM
     jsonb_array_elements($n::jsonb) AS "_batch"(x)``; the loop variable is json: its members
     are read with casts, ``<str>x['name']`` (``x ->> 'name'``)."""
+    batch = _loop(q, ctx)
+    if batch is None:
+        return None
+    w = _insert_write(q.body, subject, ctx, batch=batch)
+    if w is None:
+        return None
+    return _plan(qf, "insert", subject, _returning_id(w), ctx, MANY, w.exclusives)
+
+
+def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.Batch]:
+    """The rows a ``for`` loop iterates over: ``array_unpack(<array<T>>$xs)`` or
+    ``json_array_unpack(<json>$items)`` of a parameter (or of a ``with`` name bound to one). The
+    loop variable is put in scope; ``sql_name`` names its column of the ``"_batch"`` rows."""
     src = q.source
     json = isinstance(src, ast.FuncCall) and src.name in ("json_array_unpack", "std::json_array_unpack") \
         and len(src.args) == 1
@@ -406,23 +514,112 @@ def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprConte
     arr = check(arg, ctx, JSON if json else None)
     if arr is None:
         return None
+    param = is_param(arr) or (type(arr) is qir.VarRef and type(arr.binding) is qir.WithValue  # type: ignore[attr-defined]
+                              and arr.binding.inline and is_param(arr.binding.value))  # type: ignore[attr-defined]
     if json:
-        if arr.type.family != "json" or not is_param(arr):
+        if arr.type.family != "json" or not param:
             ctx.reporter.error("E0304", f"json_array_unpack needs a json parameter, got {arr.type.name}",
                                arg.span, "give it a type: <json>$items")
             return None
-        var = qir.LoopVar(q.var, JSON)
+        var = qir.LoopVar(q.var, JSON, sql_name)
     else:
-        if arr.type.element is None or not is_param(arr):
+        if arr.type.element is None or not param:
             ctx.reporter.error("E0304", f"array_unpack needs an array parameter, got {arr.type.name}", arg.span,
                                "give it a type: <array<str>>$names")
             return None
-        var = qir.LoopVar(q.var, arr.type.element)
+        var = qir.LoopVar(q.var, arr.type.element, sql_name)
     ctx.variables[q.var] = var
-    w = _insert_write(q.body, subject, ctx, batch=qir.Batch(src.span, var, arr, json))
-    if w is None:
+    return qir.Batch(src.span, var, arr, json)
+
+
+def _unparen(body):
+    """A ``for`` body without its parentheses: the statement node."""
+    return body.query if isinstance(body, ast.StatementExpr) else body
+
+
+def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qir.Query]:
+    """``for x in array_unpack(<array<T>>$xs) union (<body>)`` (https://docs.geldata.com/reference/edgeql/for):
+    the body run once per element, all in one statement, the results united. The body may be
+    ``with a := <expr>, ... <statement>`` (the names bound per element, written where they are
+    used) over an insert (``unless conflict``, upserts), an update (``UPDATE ... FROM`` the
+    loop's rows), a delete (``DELETE ... USING``) or a select of a type (one result row per
+    element and object it selects). A row an update or delete matches for several elements is
+    written once and returned once."""
+    body = _unparen(q.body)
+    inner_with: Tuple[ast.WithBinding, ...] = ()
+    if isinstance(body, ast.WithExpr):
+        inner_with, body = body.bindings, _unparen(body.body)
+    if isinstance(body, (ast.SelectExpr, ast.SubSelect)):
+        body = _as_select_query(body, ctx)
+        if body is None:
+            return None
+    if not isinstance(body, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.SelectQuery)) or \
+            not body.type_name:
+        what = type(body).__name__ if not isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) else \
+            "an update or delete of an expression"
+        ctx.reporter.error("E0206", f"a 'for' loop whose body is {_FOR_BODIES.get(what, what)} is not supported yet",
+                           getattr(body, "span", q.span),
+                           "a for body is an insert, update, delete or select of a type, optionally under 'with'")
         return None
-    return _plan(qf, "insert", subject, _returning_id(w), ctx, MANY, w.exclusives)
+    subject = ctx.schema.find_type(body.type_name, ctx.module)
+    if subject is None:
+        ctx.reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
+                           did_you_mean(body.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    ctx = dataclasses.replace(ctx, subject=subject, variables=dict(ctx.variables))
+    insert = isinstance(body, ast.InsertQuery)
+    batch = _loop(q, ctx, None if insert else f"_for_{q.var}")
+    if batch is None:
+        return None
+    for b in inner_with:
+        if isinstance(b.value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.StatementExpr)):
+            ctx.reporter.error("E0206", "a statement bound by 'with' inside a 'for' body is not supported yet",
+                               b.value.span, "bind values only, or run the statement as its own query")
+            return None
+        low = check(b.value, ctx)
+        if low is None:
+            return None
+        # Bound per element: written where it is used (it may read the loop variable).
+        ctx.variables[b.name] = qir.WithValue(b.name, low, True)
+    if insert:
+        w = _insert_write(body, subject, ctx, batch=batch)
+        if w is None:
+            return None
+        return _plan(qf, "insert", subject, _returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, ast.UpdateQuery):
+        w = _update_write(body, subject, ctx, batch)
+        if w is None:
+            return None
+        return _plan(qf, "update", subject, _returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, ast.DeleteQuery):
+        w = _delete_write(body, subject, ctx, batch)
+        if w is None:
+            return None
+        return _plan(qf, "delete", subject, _returning_id(w), ctx, MANY, ())
+    if body.order or body.offset is not None or body.limit is not None:
+        ctx.reporter.error("E0206", "'order by', 'offset' and 'limit' in a 'for' loop's select are not supported yet",
+                           body.span, "order or limit the objects in a query of their own")
+        return None
+    node, _ = _select_node(body, subject, ctx, batch=batch)
+    if node is None:
+        return None
+    return _plan(qf, "select", subject, node, ctx, MANY, (), _fields(node.shape))
+
+
+_FOR_BODIES = {"SelectExpr": "a select of an expression", "WithExpr": "a nested 'with'", "ForExpr": "another 'for'",
+               "GroupExpr": "a 'group'", "SelectDml": "a select of a statement"}
+
+
+def _as_select_query(e, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """``(select T { shape } filter ...)`` inside an expression, as a top-level select of a type
+    (``None``, reported, when it selects something else)."""
+    if isinstance(e, ast.SubSelect):
+        return ast.SelectQuery(e.type_name, e.type_span, None, e.filter, (), None, None, e.span)
+    if isinstance(e.subject, ast.VarRef) and ctx.schema.find_type(e.subject.name, ctx.module) is not None:
+        return ast.SelectQuery(e.subject.name, e.subject.span, e.shape, e.filter, e.order, e.offset, e.limit, e.span)
+    ctx.reporter.error("E0206", "a 'for' loop whose body selects an expression (not a type) is not supported yet",
+                       e.span, "select a type: for x in ... union (select T { ... } filter ...)")
+    return None
 
 
 def _returning_id(w) -> qir.Returning:
@@ -474,11 +671,16 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
         raisable = tuple(ex for ex in raisable if arbiter is not None and ex is not arbiter)
         if q.unless_conflict.else_ is not None and ok:
             conflict, touched = _conflict_else(q.unless_conflict, subject, ctx, conflict)
-            cardinality = ONE  # the new row, or the existing one
+            # The new row, or the existing one (when the else update's filter holds for it).
+            cardinality = AT_MOST_ONE if conflict.else_filter is not None else ONE
             raisable = tuple(dict.fromkeys(raisable + touched))
     if ctx.reporter.has_errors:
         return None
     sets, links = _split(values)
+    if batch is not None and conflict is not None and conflict.else_kind == "update":
+        conflict = _excluded_values(conflict, sets, subject, ctx)
+        if conflict is None:
+            return None
     if links and batch is not None:
         ctx.reporter.error("E0206", "multi links in a bulk insert are not supported yet", q.span)
         return None
@@ -492,6 +694,35 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
                            q.unless_conflict.span, "insert and update in separate queries")
         return None
     return qir.Insert(q.span, subject, sets, links, conflict, batch, cardinality, raisable, check)
+
+
+def _reads_loop(node: qir.Node) -> bool:
+    """Whether an expression reads a ``for`` loop's variable (directly or through a name bound
+    per element)."""
+    return any(type(n) is qir.VarRef and type(n.binding) is qir.LoopVar for n in qir.walk(node))  # type: ignore[attr-defined]
+
+
+def _excluded_values(conflict: qir.Conflict, sets, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Conflict]:
+    """In a loop's upsert, the else update's values that read the loop variable: Postgres'
+    ``DO UPDATE`` does not see the loop's row, only the proposed one (``excluded``). A value that
+    is the one the insert gives the same property is read from it (``excluded."col"``); any
+    other is refused."""
+    # (An inserted value that falls back to the column default differs from the update's.)
+    inserted = {a.column.name: lowering.expr_sql(a.value) for a in sets if a.default is None}
+    out = []
+    for a in conflict.else_sets:
+        if not _reads_loop(a.value) or a.op != ":=":
+            out.append(a)
+            continue
+        if inserted.get(a.column.name) != lowering.expr_sql(a.value):
+            ctx.reporter.error("E0206", f"in a 'for' loop's upsert, the else update's value of '{a.column.name}' reads "
+                               "the loop variable but is not the value the insert gives it: not supported yet",
+                               a.span, f"give '{a.column.name}' the same value in the insert and the update")
+            return None
+        col = a.column
+        out.append(dataclasses.replace(a, value=qir.ColumnRef(a.value.span, col.type, not col.required, col, subject,
+                                                              None, "excluded")))
+    return dataclasses.replace(conflict, else_sets=tuple(out))
 
 
 def _query_defaults(subject: ObjectType, given: Set[str], ctx: ExprContext) -> List[qir.Node]:
@@ -531,6 +762,7 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
     ctx.column_prefix = qi(subject.table)
     try:
         sets_nodes = _assignments(el.assignments, subject, ctx, insert=False)
+        filt = _where(el.filter, subject, ctx)[0] if el.filter is not None else None
     finally:
         ctx.column_prefix = None
     if not el.assignments:
@@ -542,7 +774,8 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
         ctx.reporter.error("E0206", f"changing the multi link '{a.name}' in an upsert is not supported yet",
                            a.name_span, "change the links in a separate update")
         return conflict, ()
-    return dataclasses.replace(conflict, else_kind="update", else_sets=sets), _exclusives_written(subject, sets)
+    return (dataclasses.replace(conflict, else_kind="update", else_sets=sets, else_filter=filt),
+            _exclusives_written(subject, sets))
 
 
 def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
@@ -579,7 +812,8 @@ def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: Exp
     return _plan(qf, "update", subject, _returning_id(w), ctx, w.cardinality, w.exclusives)
 
 
-def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Update]:
+def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
+                  batch: Optional[qir.Batch] = None) -> Optional[qir.Update]:
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx, None, "update read")
     nodes = _assignments(q.assignments, subject, ctx, insert=False)
@@ -589,8 +823,13 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> 
     if ctx.reporter.has_errors:
         return None
     sets, links = _split(nodes)
+    if batch is not None and (links or check is not None):
+        ctx.reporter.error("E0206", "changing a multi link in a 'for' loop's update is not supported yet" if links
+                           else f"a 'for' loop's update of '{subject.name}', which has access policies, is not "
+                           "supported yet", q.span, "run one update per element, or set the links in a separate query")
+        return None
     return qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
-                      check)
+                      check, batch)
 
 
 def _exclusives_written(subject: ObjectType, sets) -> Tuple[ExclusiveConstraint, ...]:
@@ -635,12 +874,13 @@ def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: Exp
     return _plan(qf, "delete", subject, _returning_id(w), ctx, w.cardinality, ())
 
 
-def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Delete]:
+def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext,
+                  batch: Optional[qir.Batch] = None) -> Optional[qir.Delete]:
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx, None, "delete")
     if ctx.reporter.has_errors:
         return None
-    return qir.Delete(q.span, subject, filt, cardinality, visible)
+    return qir.Delete(q.span, subject, filt, cardinality, visible, batch)
 
 
 def _write_of(q, subject: ObjectType, ctx: ExprContext):
@@ -684,17 +924,91 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
     """``(filter, cardinality)`` of a filter (``many`` unless it pins one row)."""
     if filt is None:
         return None, MANY
-    low = check(filt, ctx, BOOL)
+    bad = _set_path_misuse(filt, subject)
+    if bad is not None:
+        path, where = bad
+        ctx.reporter.error("E0206", f"'.{'.'.join(path.steps)}' is a set (a path through the multi link "
+                           f"'{path.steps[0]}'): using it {where} is not supported yet", path.span,
+                           "compare its values directly: filter .tags.name = 'x' keeps the objects with at "
+                           "least one such link")
+        return None, MANY
+    row = ctx.column_prefix or qi(subject.table)
+    scope = dataclasses.replace(ctx, set_links={}, set_row=(subject, row))
+    if any(_multi_path(n, subject) for n in ast.iter_nodes(filt)):
+        # The filter is written inside EXISTS (...) over the linked rows: the subject's columns
+        # are qualified, so a linked table's column of the same name cannot capture them.
+        scope.column_prefix = row
+    low = check(filt, scope, BOOL)
     if low is None:
         return None, MANY
     if low.type.family != "bool":
         ctx.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", filt.span)
         return None, MANY
+    if scope.set_links:
+        low = qir.SetFilter(low.span, low.type, False, tuple(scope.set_links.values()), low)  # type: ignore[arg-type]
     return low, AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
 
 
+#: Operators whose value is computed element by element (Gel: for every combination of their
+#: operands' elements): a path through a multi link may be their operand in a filter.
+_ELEMENTWISE = frozenset({"=", "!=", "<", "<=", ">", ">=", "like", "ilike", "not like", "not ilike", "++", "+", "-",
+                          "*", "/", "%", "and", "or"})
+_ELEMENTWISE_FUNCS = frozenset({"str_lower", "str_upper", "str_trim", "len", "std::str_lower", "std::str_upper",
+                                "std::str_trim", "std::len"})
+
+
+def _multi_path(e, subject: ObjectType) -> bool:
+    """``.tags.name``: a path through a multi link of ``subject``."""
+    if not isinstance(e, ast.Path) or len(e.steps) < 2:
+        return False
+    link = subject.links.get(e.steps[0])
+    return link is not None and link.column is None
+
+
+def _set_path_misuse(filt: ast.Expr, subject: ObjectType) -> Optional[Tuple[ast.Path, str]]:
+    """A path through a multi link (``.tags.name``) used where a filter is not computed element
+    by element (under ``exists``, ``??``, ``not in``'s right side, an aggregate, ...), with
+    where it is; ``None`` when every such path is an element-wise operand."""
+    def multi_path(e) -> bool:
+        return _multi_path(e, subject)
+
+    stack: List[Tuple[ast.Expr, Optional[str]]] = [(filt, None)]
+    while stack:
+        e, where = stack.pop()
+        if multi_path(e):
+            if where is not None:
+                return e, where  # type: ignore[return-value]
+            continue
+        if where is not None:
+            found = next((n for n in ast.iter_nodes(e) if multi_path(n)), None)
+            if found is not None:
+                return found, where  # type: ignore[return-value]
+            continue
+        if isinstance(e, ast.BinOp):
+            if e.op in _ELEMENTWISE or e.op == "in":
+                stack += [(e.left, None), (e.right, None)]
+            elif e.op == "not in":
+                stack += [(e.left, None), (e.right, "on the right of 'not in'")]
+            else:
+                stack += [(e.left, f"with '{e.op}'"), (e.right, f"with '{e.op}'")]
+        elif isinstance(e, ast.UnaryOp) and e.op in ("not", "-"):
+            stack.append((e.operand, None))
+        elif isinstance(e, ast.Cast):
+            stack.append((e.operand, None))
+        elif isinstance(e, ast.FuncCall) and e.name in _ELEMENTWISE_FUNCS:
+            stack += [(a, None) for a in e.args]
+        else:
+            what = f"in {e.name}()" if isinstance(e, ast.FuncCall) else \
+                f"under '{e.op}'" if isinstance(e, ast.UnaryOp) else "there"
+            for n in ast.iter_nodes(e):
+                if n is not e and multi_path(n):
+                    return n, what  # type: ignore[return-value]
+    return None
+
+
 def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, source=None,
-                 source_name: Optional[str] = None) -> Tuple[Optional[qir.Select], str]:
+                 source_name: Optional[str] = None,
+                 batch: Optional[qir.Batch] = None) -> Tuple[Optional[qir.Select], str]:
     """``select T { shape } [filter] [order by] [offset] [limit]``: the node and its
     cardinality.
 
@@ -743,7 +1057,7 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
     if ctx.reporter.has_errors:
         return None, cardinality
     return qir.Select(q.span, subject, tuple(elements), filt, tuple(order), bounds.get("offset"), bounds.get("limit"),
-                      source, source_name, visible), cardinality
+                      source, source_name, visible, batch=batch), cardinality
 
 
 def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
@@ -1184,6 +1498,8 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         assert subject is not None  # (checked by _selection_bindings)
         query = _plan_body(dataclasses.replace(qf, query=merged), merged, subject,
                            dataclasses.replace(ctx, subject=subject))
+    elif isinstance(body, ast.ForExpr):
+        query = _for_any(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")

@@ -763,6 +763,9 @@ class ConflictElse:
     type_span: Span
     assignments: Tuple["Assignment", ...]
     span: Span
+    #: ``else (update T filter <cond> set {...})``: the existing object is updated (and
+    #: returned) only when ``cond`` holds for it.
+    filter: Optional["Expr"] = None
 
 
 @dataclass(frozen=True)

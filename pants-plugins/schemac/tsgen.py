@@ -27,7 +27,7 @@ from schemac.compiler import Library
 from schemac.constraint_errors import KINDS
 from schemac.model import ValueType
 from schemac.names import comment_safe, js_string, ts_key, ts_pascal, ts_template
-from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
+from schemac.queries import AT_MOST_ONE, MANY, ONE, QueryPlan, filtered_upsert
 from schemac.render import render
 from schemac.extensions import VECTOR, is_vector
 from schemac.scalars import RANGE_ELEMENTS, TS_DECODERS, TS_INT64_BIGINT, range_kind
@@ -296,7 +296,10 @@ def _doc_lines(q: QueryPlan, errors: Dict[str, str]) -> List[str]:
     lines = q.doc.replace("*/", "*\\/").split("\n") if q.doc else [f"Runs query `{q.name}`."]
     lines = lines + ["", f"Source: {comment_safe(q.path)}."]
     if q.cardinality == AT_MOST_ONE:
-        if q.kind == "insert":
+        if q.kind == "insert" and filtered_upsert(q):
+            lines.append("Resolves to `null` when `unless conflict` skipped the insert and the existing object "
+                         "failed the else update's filter.")
+        elif q.kind == "insert":
             lines.append("Resolves to `null` when the insert was skipped by `unless conflict`.")
         elif q.scalar:
             lines.append("Resolves to `null` when the value is empty.")

@@ -1,0 +1,3 @@
+update Story
+filter .id = <uuid>$id
+set { editor := {} }

@@ -1,0 +1,1 @@
+update Member filter .name = <str>$name set { nick := <str>{} }

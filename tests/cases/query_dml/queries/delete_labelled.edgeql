@@ -1,0 +1,1 @@
+delete Story filter .labels.name = <str>$label

@@ -1,0 +1,1 @@
+select Story { title } filter .labels.name = <str>$label

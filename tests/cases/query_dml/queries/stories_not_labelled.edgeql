@@ -1,0 +1,1 @@
+select Story { title } filter not (.labels.name = <str>$label)

@@ -1,0 +1,220 @@
+// End-to-end test of the generated Go runner of tests/cases/query_dml (see
+// test_query_dml_e2e.py): links set by any filter, multi link changes by any filter, {}
+// assignments and upserts whose else update filters, through pgx v5 against the database in
+// $DATABASE_URL. The test empties the tables first, so it can run once per Go toolchain.
+package e2e
+
+import (
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	qd "schemactest/querydml"
+)
+
+func labels(t *testing.T, db *pgxpool.Pool, story string) []string {
+	t.Helper()
+	rows, err := db.Query(context.Background(),
+		"SELECT l.name FROM story_labels sl JOIN label l ON l.id = sl.target_id WHERE sl.source_id = $1 ORDER BY l.name", story)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	return names
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestQueryDml(t *testing.T) {
+	ctx := context.Background()
+	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	editorOf := func(story string) *string {
+		t.Helper()
+		var e *string
+		if err := db.QueryRow(ctx, "SELECT editor_id::text FROM story WHERE id = $1", story).Scan(&e); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	exec("TRUNCATE member, label CASCADE")
+	var ann string
+	if err := db.QueryRow(ctx, "INSERT INTO member (name, telegram_id, nick) VALUES ('ann', 1001, 'a') RETURNING id").Scan(&ann); err != nil {
+		t.Fatal(err)
+	}
+	exec("INSERT INTO member (name, telegram_id, nick) VALUES ('bob', 1002, 'b'), ('bea', 1003, 'b')")
+	exec("INSERT INTO label (name, kind) VALUES ('go', 'lang'), ('sql', 'lang'), ('news', 'topic')")
+	q := qd.New(db).Query
+
+	// A single link by an exclusive property, a multi link by any filter.
+	story, err := q.CreateStory(ctx, qd.CreateStoryParams{Title: "Hello", TelegramID: 1001, LabelKind: "lang"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var author string
+	if err := db.QueryRow(ctx, "SELECT author_id::text FROM story WHERE id = $1", story.ID).Scan(&author); err != nil || author != ann {
+		t.Fatalf("author: %q, %v", author, err)
+	}
+	if got := labels(t, db, story.ID); !reflect.DeepEqual(got, []string{"go", "sql"}) {
+		t.Fatalf("labels: %v", got)
+	}
+	if _, err := q.CreateStory(ctx, qd.CreateStoryParams{Title: "Orphan", TelegramID: 9, LabelKind: "lang"}); !errors.Is(err, qd.ErrNotNullViolation) {
+		t.Fatalf("want a not-null violation, got %v", err)
+	}
+
+	// assert_single: one object links, several fail the statement, none empties the link.
+	if row, err := q.SetEditor(ctx, qd.SetEditorParams{ID: story.ID, Nick: "a"}); err != nil || row == nil {
+		t.Fatalf("set_editor: %v, %v", row, err)
+	}
+	if e := editorOf(story.ID); e == nil || *e != ann {
+		t.Fatalf("editor: %v", e)
+	}
+	_, err = q.SetEditor(ctx, qd.SetEditorParams{ID: story.ID, Nick: "b"})
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+		t.Fatalf("want a cardinality violation, got %v", err)
+	}
+	if _, err := q.SetEditor(ctx, qd.SetEditorParams{ID: story.ID, Nick: "nobody"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := editorOf(story.ID); e != nil {
+		t.Fatalf("editor after no match: %v", *e)
+	}
+	exec("UPDATE story SET editor_id = $1", ann)
+	if row, err := q.ClearEditor(ctx, qd.ClearEditorParams{ID: story.ID}); err != nil || row == nil || row.ID != story.ID {
+		t.Fatalf("clear_editor: %v, %v", row, err)
+	}
+	if e := editorOf(story.ID); e != nil {
+		t.Fatalf("editor after {}: %v", *e)
+	}
+
+	// Multi link changes by a filter.
+	exec("UPDATE story_labels SET weight = 5")
+	if _, err := q.LabelStory(ctx, qd.LabelStoryParams{ID: story.ID, Kind: "topic"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := labels(t, db, story.ID); !reflect.DeepEqual(got, []string{"go", "news", "sql"}) {
+		t.Fatalf("labels after +=: %v", got)
+	}
+	if _, err := q.UnlabelStory(ctx, qd.UnlabelStoryParams{ID: story.ID, Kind: "lang"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := labels(t, db, story.ID); !reflect.DeepEqual(got, []string{"news"}) {
+		t.Fatalf("labels after -=: %v", got)
+	}
+	if _, err := q.ClearLabels(ctx, qd.ClearLabelsParams{ID: story.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got := labels(t, db, story.ID); len(got) != 0 {
+		t.Fatalf("labels after := {}: %v", got)
+	}
+
+	// An upsert whose else update filters.
+	zed, err := q.UpsertMember(ctx, qd.UpsertMemberParams{Name: "zed", TelegramID: 7, Nick: ptr("z")})
+	if err != nil || zed == nil || zed.Name != "zed" || zed.TelegramID != 7 || zed.Nick == nil || *zed.Nick != "z" {
+		t.Fatalf("upsert insert: %+v, %v", zed, err)
+	}
+	again, err := q.UpsertMember(ctx, qd.UpsertMemberParams{Name: "zed", TelegramID: 7, Nick: ptr("zz")})
+	if err != nil || again == nil || again.ID != zed.ID || again.Nick == nil || *again.Nick != "zz" {
+		t.Fatalf("upsert update: %+v, %v", again, err)
+	}
+	if none, err := q.UpsertMember(ctx, qd.UpsertMemberParams{Name: "other", TelegramID: 7, Nick: ptr("o")}); err != nil || none != nil {
+		t.Fatalf("upsert filtered out: %+v, %v", none, err)
+	}
+	_, err = q.UpsertMember(ctx, qd.UpsertMemberParams{Name: "zed", TelegramID: 8})
+	var nameErr *qd.UqMemberNameError
+	if !errors.As(err, &nameErr) {
+		t.Fatalf("want *UqMemberNameError, got %v", err)
+	}
+
+	// A with-bound value in a link's sub-select, the update's nested shape.
+	handed, err := q.HandOver(ctx, qd.HandOverParams{Editor: "bob", ID: story.ID})
+	if err != nil || handed == nil || handed.Title != "Hello" || handed.Editor == nil || handed.Editor.Name != "bob" {
+		t.Fatalf("hand_over: %+v, %v", handed, err)
+	}
+	handed, err = q.HandOver(ctx, qd.HandOverParams{Editor: "nobody", ID: story.ID})
+	if err != nil || handed == nil || handed.Editor != nil {
+		t.Fatalf("hand_over nobody: %+v, %v", handed, err)
+	}
+
+	// for loops over updates, deletes, selects and upserts.
+	second, err := q.CreateStory(ctx, qd.CreateStoryParams{Title: "Second", TelegramID: 1002, LabelKind: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	touched, err := q.TouchStories(ctx, qd.TouchStoriesParams{IDs: []string{story.ID, second.ID, second.ID}})
+	if err != nil || len(touched) != 2 {
+		t.Fatalf("touch_stories: %+v, %v", touched, err)
+	}
+	var views int32
+	if err := db.QueryRow(ctx, "SELECT views FROM story WHERE id = $1", second.ID).Scan(&views); err != nil || views != 1 {
+		t.Fatalf("views: %d, %v", views, err)
+	}
+	renamed, err := q.RenameStories(ctx, qd.RenameStoriesParams{Items: []byte(`[{"id": "` + story.ID + `", "title": "Hello again"}]`)})
+	if err != nil || len(renamed) != 1 || renamed[0].ID != story.ID {
+		t.Fatalf("rename_stories: %+v, %v", renamed, err)
+	}
+	byAuthors, err := q.StoriesByAuthors(ctx, qd.StoriesByAuthorsParams{TelegramIDs: []int64{1001, 1002, 5}})
+	if err != nil || len(byAuthors) != 2 {
+		t.Fatalf("stories_by_authors: %+v, %v", byAuthors, err)
+	}
+	for _, r := range byAuthors {
+		if !(r.Title == "Hello again" && r.Author.Name == "ann") && !(r.Title == "Second" && r.Author.Name == "bob") {
+			t.Fatalf("stories_by_authors row: %+v", r)
+		}
+	}
+	merged, err := q.MergeMembers(ctx, qd.MergeMembersParams{Members: []byte(`[{"name": "zedd", "telegram_id": 7}, {"name": "new", "telegram_id": 70}]`)})
+	if err != nil || len(merged) != 2 {
+		t.Fatalf("merge_members: %+v, %v", merged, err)
+	}
+	var name, nick string
+	if err := db.QueryRow(ctx, "SELECT name, nick FROM member WHERE telegram_id = 7").Scan(&name, &nick); err != nil || name != "zedd" || nick != "merged" {
+		t.Fatalf("merged member: %q %q %v", name, nick, err)
+	}
+	added, err := q.AddStories(ctx, qd.AddStoriesParams{Author: 70, Titles: []string{"N1", "N2"}})
+	if err != nil || len(added) != 2 {
+		t.Fatalf("add_stories: %+v, %v", added, err)
+	}
+	var bea string
+	if err := db.QueryRow(ctx, "SELECT id::text FROM member WHERE name = 'bea'").Scan(&bea); err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := q.DropMembers(ctx, qd.DropMembersParams{Names: []string{"bea", "nobody", "bea"}})
+	if err != nil || len(dropped) != 1 || dropped[0].ID != bea {
+		t.Fatalf("drop_members: %+v, %v", dropped, err)
+	}
+
+	// A path through a multi link in a filter: at least one linked object matches.
+	if _, err := q.LabelStory(ctx, qd.LabelStoryParams{ID: second.ID, Kind: "lang"}); err != nil {
+		t.Fatal(err)
+	}
+	labelled, err := q.StoriesLabelled(ctx, qd.StoriesLabelledParams{Label: "go"})
+	if err != nil || !reflect.DeepEqual(labelled, []qd.StoriesLabelledRow{{Title: "Second"}}) {
+		t.Fatalf("stories_labelled: %+v, %v", labelled, err)
+	}
+	if none, err := q.StoriesLabelled(ctx, qd.StoriesLabelledParams{Label: "news"}); err != nil || len(none) != 0 {
+		t.Fatalf("stories_labelled news: %+v, %v", none, err)
+	}
+}

@@ -1,0 +1,126 @@
+// End-to-end program for the generated TypeScript runner of tests/cases/query_dml (see
+// test_query_dml_e2e.py): links set by any filter, multi link changes by any filter, {}
+// assignments and upserts whose else update filters, through node-postgres. Prints one JSON
+// object of observations; a failed expectation throws (exit status 1).
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as qd from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const q = qd.createRunner(pool).query;
+const out: Record<string, boolean> = {};
+
+// Type-level checks: never called, but must compile (or fail to compile where marked).
+export async function typeChecks(): Promise<void> {
+  // An insert returns its one row; an upsert whose else update filters may return none.
+  const created: qd.CreateStoryResult = await q.createStory({ title: "", telegram_id: 1, label_kind: "" });
+  const upserted: qd.UpsertMemberResult | null = await q.upsertMember({ name: "", telegram_id: 1 });
+  // @ts-expect-error the upsert may return no row
+  const never: qd.UpsertMemberResult = await q.upsertMember({ name: "", telegram_id: 1 });
+  // The nested editor of an update is optional.
+  const handed = await q.handOver({ editor: "", id: "" });
+  const editor: string | undefined = handed?.editor?.name;
+  void created; void upserted; void never; void editor;
+}
+
+async function one<T>(sql: string, values: unknown[] = []): Promise<T> {
+  const res = await pool.query(sql, values);
+  return res.rows[0] as T;
+}
+
+async function labels(story: string): Promise<string[]> {
+  const res = await pool.query(
+    "SELECT l.name FROM story_labels sl JOIN label l ON l.id = sl.target_id WHERE sl.source_id = $1 ORDER BY l.name",
+    [story],
+  );
+  return res.rows.map((r: { name: string }) => r.name);
+}
+
+try {
+  await pool.query("TRUNCATE member, label CASCADE");
+  const ann = await one<{ id: string }>("INSERT INTO member (name, telegram_id, nick) VALUES ('ann', 1001, 'a') RETURNING id");
+  await pool.query("INSERT INTO member (name, telegram_id, nick) VALUES ('bob', 1002, 'b'), ('bea', 1003, 'b')");
+  await pool.query("INSERT INTO label (name, kind) VALUES ('go', 'lang'), ('sql', 'lang'), ('news', 'topic')");
+
+  // A single link by an exclusive property, a multi link by any filter.
+  const story = await q.createStory({ title: "Hello", telegram_id: 1001, label_kind: "lang" });
+  assert.deepEqual(await one("SELECT title, author_id FROM story WHERE id = $1", [story.id]), { title: "Hello", author_id: ann.id });
+  assert.deepEqual(await labels(story.id), ["go", "sql"]);
+  await assert.rejects(q.createStory({ title: "Orphan", telegram_id: 9, label_kind: "lang" }),
+    (err) => err instanceof qd.NotNullViolationError);
+  out["linkByFilter"] = true;
+
+  // assert_single: one object links, several fail the statement, none empties the link.
+  assert.deepEqual(await q.setEditor({ id: story.id, nick: "a" }), { id: story.id });
+  assert.deepEqual(await one("SELECT editor_id FROM story WHERE id = $1", [story.id]), { editor_id: ann.id });
+  await assert.rejects(q.setEditor({ id: story.id, nick: "b" }), (err: { code?: string }) => err.code === "21000");
+  assert.deepEqual(await q.setEditor({ id: story.id, nick: "nobody" }), { id: story.id });
+  assert.deepEqual(await one("SELECT editor_id FROM story WHERE id = $1", [story.id]), { editor_id: null });
+  await pool.query("UPDATE story SET editor_id = $1", [ann.id]);
+  assert.deepEqual(await q.clearEditor({ id: story.id }), { id: story.id });
+  assert.deepEqual(await one("SELECT editor_id FROM story WHERE id = $1", [story.id]), { editor_id: null });
+  out["assertSingleAndEmpty"] = true;
+
+  // Multi link changes by a filter.
+  await pool.query("UPDATE story_labels SET weight = 5");
+  assert.deepEqual(await q.labelStory({ id: story.id, kind: "topic" }), { id: story.id });
+  assert.deepEqual(await labels(story.id), ["go", "news", "sql"]);
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM story_labels WHERE weight = 5"), { n: 2 });
+  assert.deepEqual(await q.unlabelStory({ id: story.id, kind: "lang" }), { id: story.id });
+  assert.deepEqual(await labels(story.id), ["news"]);
+  assert.deepEqual(await q.clearLabels({ id: story.id }), { id: story.id });
+  assert.deepEqual(await labels(story.id), []);
+  out["multiLinkByFilter"] = true;
+
+  // An upsert whose else update filters.
+  const zed = await q.upsertMember({ name: "zed", telegram_id: 7, nick: "z" });
+  assert.ok(zed !== null);
+  assert.deepEqual({ ...zed, id: "" }, { id: "", name: "zed", telegram_id: "7", nick: "z" });
+  assert.deepEqual(await q.upsertMember({ name: "zed", telegram_id: 7, nick: "zz" }), { ...zed, nick: "zz" });
+  assert.equal(await q.upsertMember({ name: "other", telegram_id: 7, nick: "o" }), null);
+  assert.deepEqual(await one("SELECT name, nick FROM member WHERE telegram_id = 7"), { name: "zed", nick: "zz" });
+  await assert.rejects(q.upsertMember({ name: "zed", telegram_id: 8 }), (err) => err instanceof qd.UqMemberNameError);
+  out["filteredUpsert"] = true;
+
+  // A with-bound value in a link's sub-select, the update's nested shape.
+  assert.deepEqual(await q.handOver({ editor: "bob", id: story.id }), { title: "Hello", editor: { name: "bob" } });
+  assert.deepEqual(await q.handOver({ editor: "nobody", id: story.id }), { title: "Hello", editor: null });
+  out["withInLink"] = true;
+
+  // for loops over updates, deletes, selects and upserts: one statement each.
+  const second = await q.createStory({ title: "Second", telegram_id: 1002, label_kind: "none" });
+  let statements = 0;
+  const counting: qd.Queryable = {
+    query: (text: string, values?: unknown[]) => {
+      statements++;
+      return pool.query(text, values as unknown[]);
+    },
+  };
+  const touched = await qd.createRunner(counting).query.touchStories({ ids: [story.id, second.id, second.id] });
+  assert.equal(statements, 1);
+  assert.deepEqual(touched.map((r) => r.id).sort(), [story.id, second.id].sort());
+  assert.deepEqual(await one("SELECT views FROM story WHERE id = $1", [second.id]), { views: 1 });
+  const renamed = await q.renameStories({ items: [{ id: story.id, title: "Hello again" }] });
+  assert.deepEqual(renamed, [{ id: story.id }]);
+  const byAuthors: qd.StoriesByAuthorsResult[] = await q.storiesByAuthors({ telegram_ids: [1001, 1002, 5] });
+  assert.deepEqual(byAuthors.map((r) => `${r.title}/${r.author.name}`).sort(), ["Hello again/ann", "Second/bob"]);
+  const merged = await q.mergeMembers({ members: [{ name: "zedd", telegram_id: 7 }, { name: "new", telegram_id: 70 }] });
+  assert.equal(merged.length, 2);
+  assert.deepEqual(await one("SELECT name, nick FROM member WHERE telegram_id = 7"), { name: "zedd", nick: "merged" });
+  const added = await q.addStories({ author: 70, titles: ["N1", "N2"] });
+  assert.equal(added.length, 2);
+  const bea = await one<{ id: string }>("SELECT id FROM member WHERE name = 'bea'");
+  assert.deepEqual(await q.dropMembers({ names: ["bea", "nobody", "bea"] }), [{ id: bea.id }]);
+  out["forLoops"] = true;
+
+  // A path through a multi link in a filter: at least one linked object matches.
+  await q.labelStory({ id: second.id, kind: "lang" });
+  const labelled: qd.StoriesLabelledResult[] = await q.storiesLabelled({ label: "go" });
+  assert.deepEqual(labelled, [{ title: "Second" }]);
+  assert.deepEqual(await q.storiesLabelled({ label: "news" }), []);
+  out["multiLinkFilter"] = true;
+} finally {
+  await pool.end();
+}
+console.log(JSON.stringify(out));
