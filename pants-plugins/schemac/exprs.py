@@ -1173,6 +1173,10 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _count(expr, ctx)
     if name == "json_get":
         return _json_get(expr, ctx)
+    if name in _STD_FUNCS:
+        return _std_func(expr, name, ctx)
+    if name in ("datetime_get", "datetime_truncate"):
+        return _datetime_unit_func(expr, name, ctx)
     if name in ("min", "max", "sum"):
         return computed_sql.aggregate(expr, name, ctx)
     if name == "len":
@@ -1218,6 +1222,92 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
         return None
     return qir.Call(expr.span, typ, False, expr.name, ())
+
+
+#: Standard-library functions with a direct Postgres spelling and Gel's empty-set rule (empty
+#: in, empty out: Postgres' NULL in, NULL out): name -> (argument families, result scalar
+#: (``None``: the first argument's type), SQL template). Gel: https://docs.geldata.com/reference/stdlib/string,
+#: .../stdlib/numbers, .../stdlib/uuid.
+_STD_FUNCS = {
+    "str_trim_start": (("str",), "str", "ltrim({0})"),
+    "str_trim_end": (("str",), "str", "rtrim({0})"),
+    "str_repeat": (("str", "num"), "str", "repeat({0}, CAST({1} AS integer))"),
+    "str_replace": (("str", "str", "str"), "str", "replace({0}, {1}, {2})"),
+    "str_reverse": (("str",), "str", "reverse({0})"),
+    # (Gel's find is 0-based, -1 when not found: Postgres' strpos is 1-based, 0 when not found)
+    "find": (("str", "str"), "int64", "(CAST(strpos({0}, {1}) AS bigint) - 1)"),
+    "math::abs": (("num",), None, "abs({0})"),
+    "uuid_generate_v4": ((), "uuid", "gen_random_uuid()"),
+}
+
+#: Gel's datetime_get elements -> Postgres' date_part fields
+#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_get).
+_DATETIME_GET = {"epochseconds": "epoch", "century": "century", "day": "day", "decade": "decade", "dow": "dow",
+                 "doy": "doy", "hour": "hour", "isodow": "isodow", "isoyear": "isoyear",
+                 "microseconds": "microseconds", "millennium": "millennium", "milliseconds": "milliseconds",
+                 "minutes": "minute", "month": "month", "quarter": "quarter", "seconds": "second", "week": "week",
+                 "year": "year"}
+#: Gel's datetime_truncate units -> Postgres' date_trunc fields
+#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_truncate).
+_DATETIME_TRUNCATE = {"microseconds": "microseconds", "milliseconds": "milliseconds", "seconds": "second",
+                      "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week", "months": "month",
+                      "quarters": "quarter", "years": "year", "decades": "decade", "centuries": "century"}
+
+
+def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """A function of :data:`_STD_FUNCS`: its arguments checked against the families, the
+    result empty when an argument may be."""
+    families, result, template = _STD_FUNCS[name]
+    if len(expr.args) != len(families) or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", f"{name}() takes {len(families)} argument{'' if len(families) == 1 else 's'}",
+                           expr.span)
+        return None
+    args = []
+    for a, family in zip(expr.args, families):
+        low = check(a, ctx, STR if family == "str" else INT64 if family == "num" else None)
+        if low is None:
+            return None
+        if low.type.family != family or low.type.element is not None:
+            ctx.reporter.error("E0304", f"{name}() needs a {family} argument here, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    rtype = args[0].type if result is None else ValueType(scalar=SCALARS[result])
+    return qir.SqlTemplate(expr.span, rtype, any(a.nullable for a in args), name, template, tuple(args),
+                           "p" * len(args), True)
+
+
+def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``datetime_get(dt, 'year')`` (a float64: ``date_part('year', dt AT TIME ZONE 'UTC')``)
+    and ``datetime_truncate(dt, 'days')`` (``date_trunc('day', dt, 'UTC')``): Gel reads a
+    datetime in UTC. The unit is a string literal."""
+    units = _DATETIME_GET if name == "datetime_get" else _DATETIME_TRUNCATE
+    if len(expr.args) != 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", f"{name}() takes a datetime and a unit", expr.span)
+        return None
+    unit = expr.args[1]
+    if not (isinstance(unit, ast.Literal) and unit.kind == "str"):
+        ctx.reporter.error("E0206", f"{name}() with a unit that is not a string literal is not supported yet",
+                           unit.span, f"write the unit, e.g. {name}(dt, '{next(iter(units))}')")
+        return None
+    field_name = units.get(str(unit.value))
+    if field_name is None:
+        ctx.reporter.error("E0304", f"'{unit.value}' is not a unit of {name}()", unit.span,
+                           "units: " + ", ".join(units))
+        return None
+    dt = check(expr.args[0], ctx, DATETIME)
+    if dt is None:
+        return None
+    if dt.type.scalar is None or dt.type.scalar.name != "datetime":
+        ctx.reporter.error("E0206" if dt.type.family in ("datetime", "local_datetime", "local_date") else "E0304",
+                           f"{name}() of a {dt.type.name} is not supported" if dt.type.family != "datetime" or
+                           dt.type.scalar is None else f"{name}() needs a datetime, got {dt.type.name}",
+                           expr.args[0].span)
+        return None
+    if name == "datetime_get":
+        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name,
+                               f"date_part({sql_string(field_name)}, {{0}} AT TIME ZONE 'UTC')", (dt,), "o", True)
+    return qir.SqlTemplate(expr.span, DATETIME, dt.nullable, name,
+                           f"date_trunc({sql_string(field_name)}, {{0}}, 'UTC')", (dt,), "p", True)
 
 
 def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -99,3 +99,10 @@ def test_with_names_are_in_scope_inside_a_sub_select():
 def test_path_from_a_with_value_is_located_e0206():
     assert diagnostics("with n := <str>$n select User filter .name = n.x") == [
         ("E0206", "a path from the 'with' name 'n' ('n.x') is not supported yet", 1, 46)]
+
+
+def test_datetime_unit_must_be_a_literal_and_a_gel_unit():
+    assert diagnostics("select datetime_get(<datetime>$t, <str>$unit)")[0][:2] == (
+        "E0206", "datetime_get() with a unit that is not a string literal is not supported yet")
+    code, message, _, _ = diagnostics("select datetime_truncate(<datetime>$t, 'day')")[0]
+    assert code == "E0304" and message == "'day' is not a unit of datetime_truncate()"

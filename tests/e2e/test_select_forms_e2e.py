@@ -5,7 +5,8 @@ the value itself, free objects (``select { a := ..., b := ... }``), returned as 
 ``with u := (select User filter ...) select u { ... }``, ``with module``, nested shapes with
 ``filter`` / ``order by`` / ``limit``, and free objects holding objects (``users := (select User
 { name } filter ...)``), ``x in array_unpack(...)``, ``json_get``, ``assert_single`` /
-``assert_exists`` (several rows fail with SQLSTATE 21000; none, a query of one row) (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
+``assert_exists`` (several rows fail with SQLSTATE 21000; none, a query of one row), standard
+library functions (str_*, find, math::abs, datetime_get / datetime_truncate in UTC, uuid_generate_v4) (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
 --noUncheckedIndexedAccess and runs on node-postgres (tests/e2e/select_forms_ts); the Go is
 gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21 (tests/e2e/select_forms_go)."""
 
@@ -31,7 +32,7 @@ def test_typescript_select_forms(pg, tsc_run, tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "counts": True, "values": True, "exists": True, "freeObjects": True, "withSelections": True,
         "nestedClauses": True, "objectFields": True, "functions": True,
-        "asserts": True}
+        "asserts": True, "stdFunctions": True}
 
 
 @pytest.mark.slow

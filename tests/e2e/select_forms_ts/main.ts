@@ -129,6 +129,17 @@ try {
   assert.deepEqual(await q.mustUser({ name: "Bob" }), { name: "Bob", active: false });
   await assert.rejects(q.mustUser({ name: "Zed" }), /returned no row/);
   out["asserts"] = true;
+
+  // Standard-library functions with Gel's results.
+  const t = new Date("2018-05-07T15:01:22.306Z");
+  const fn = await q.stdFunctions({ t, s: "ab" });
+  assert.match(fn.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.deepEqual({ ...fn, id: "" }, {
+    trimmed: "xy", repeated: "ababab", replaced: "a-b-", reversed: "cba", found: "2", not_found: "-1",
+    absolute: "3", year: 2018, minutes: 1, day: new Date("2018-05-07T00:00:00Z"), id: "",
+  });
+  assert.equal((await q.stdFunctions({ t })).repeated, null);
+  out["stdFunctions"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

@@ -211,4 +211,16 @@ func TestSelectForms(t *testing.T) {
 	if _, err = q.MustUser(ctx, sf.MustUserParams{Name: "Zed"}); !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatalf("MustUser(Zed) err = %v", err)
 	}
+
+	// Standard-library functions with Gel's results.
+	at := time.Date(2018, 5, 7, 15, 1, 22, 306000000, time.UTC)
+	fn, err := q.StdFunctions(ctx, sf.StdFunctionsParams{T: at, S: ptr("ab")})
+	if err != nil || fn.Trimmed != "xy" || fn.Repeated == nil || *fn.Repeated != "ababab" || fn.Replaced != "a-b-" ||
+		fn.Reversed != "cba" || fn.Found != 2 || fn.NotFound != -1 || fn.Absolute != 3 || fn.Year != 2018 ||
+		fn.Minutes != 1 || !fn.Day.Equal(time.Date(2018, 5, 7, 0, 0, 0, 0, time.UTC)) || len(fn.ID) != 36 {
+		t.Fatalf("StdFunctions = %+v, %v", fn, err)
+	}
+	if fn, err = q.StdFunctions(ctx, sf.StdFunctionsParams{T: at}); err != nil || fn.Repeated != nil {
+		t.Fatalf("StdFunctions(no s) = %+v, %v", fn, err)
+	}
 }

@@ -533,6 +533,41 @@ func (q *Queries) Stats(ctx context.Context, arg StatsParams) (StatsRow, error) 
 	return i, nil
 }
 
+// stdFunctionsSQL is the SQL of query std_functions (cases/select_forms/queries/std_functions.edgeql).
+const stdFunctionsSQL = `SELECT ltrim('  x') || rtrim('y  ') AS "trimmed", repeat($2::text, CAST(3 AS integer)) AS "repeated", replace('aXbX', 'X', '-') AS "replaced", reverse('abc') AS "reversed", CAST((CAST(strpos('hello', 'l') AS bigint) - 1) AS bigint) AS "found", CAST((CAST(strpos('hello', 'z') AS bigint) - 1) AS bigint) AS "not_found", CAST(abs(-3) AS bigint) AS "absolute", CAST(date_part('year', $1::timestamptz AT TIME ZONE 'UTC') AS double precision) AS "year", CAST(date_part('minute', $1::timestamptz AT TIME ZONE 'UTC') AS double precision) AS "minutes", date_trunc('day', $1::timestamptz, 'UTC') AS "day", gen_random_uuid() AS "id"`
+
+// StdFunctionsParams are the parameters of StdFunctions. Optional: S (nil stores NULL, or the
+// property's default in an insert).
+type StdFunctionsParams struct {
+	T time.Time
+	S *string
+}
+
+// StdFunctionsRow is one row returned by StdFunctions.
+type StdFunctionsRow struct {
+	Trimmed  string    `json:"trimmed"`
+	Repeated *string   `json:"repeated"`
+	Replaced string    `json:"replaced"`
+	Reversed string    `json:"reversed"`
+	Found    int64     `json:"found,string"`
+	NotFound int64     `json:"not_found,string"`
+	Absolute int64     `json:"absolute,string"`
+	Year     float64   `json:"year"`
+	Minutes  float64   `json:"minutes"`
+	Day      time.Time `json:"day"`
+	ID       string    `json:"id"`
+}
+
+// StdFunctions runs query std_functions (cases/select_forms/queries/std_functions.edgeql).
+func (q *Queries) StdFunctions(ctx context.Context, arg StdFunctionsParams) (StdFunctionsRow, error) {
+	row := q.db.QueryRow(ctx, stdFunctionsSQL, arg.T, arg.S)
+	var i StdFunctionsRow
+	if err := row.Scan(&i.Trimmed, &i.Repeated, &i.Replaced, &i.Reversed, &i.Found, &i.NotFound, &i.Absolute, &i.Year, &i.Minutes, &i.Day, &i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // userByNameSQL is the SQL of query user_by_name (cases/select_forms/queries/user_by_name.edgeql).
 const userByNameSQL = `SELECT "name", "email"
 FROM "user"

@@ -56,6 +56,9 @@ import {
   type StatsArgs,
   type StatsResult,
   stats,
+  type StdFunctionsArgs,
+  type StdFunctionsResult,
+  stdFunctions,
   type UserByNameArgs,
   type UserByNameResult,
   userByName,
@@ -116,6 +119,8 @@ export interface Runner {
     ping(args?: PingArgs): Promise<string>;
     /** Runs `stats` (cases/select_forms/queries/stats.edgeql). */
     stats(args: StatsArgs): Promise<StatsResult>;
+    /** Runs `std_functions` (cases/select_forms/queries/std_functions.edgeql). */
+    stdFunctions(args: StdFunctionsArgs): Promise<StdFunctionsResult>;
     /** Runs `user_by_name` (cases/select_forms/queries/user_by_name.edgeql). */
     userByName(args: UserByNameArgs): Promise<UserByNameResult | null>;
     /** Runs `user_posts` (cases/select_forms/queries/user_posts.edgeql). */
@@ -206,6 +211,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       overview: (args) => overview(db, args),
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),
+      stdFunctions: (args) => stdFunctions(db, args),
       userByName: (args) => userByName(db, args),
       userPosts: (args) => userPosts(db, args),
       usersNamed: (args) => usersNamed(db, args),

@@ -531,6 +531,47 @@ export async function stats(db: Queryable, args: StatsArgs): Promise<StatsResult
   return row;
 }
 
+/** SQL of query `std_functions` (cases/select_forms/queries/std_functions.edgeql). */
+export const stdFunctionsSql = `SELECT ltrim('  x') || rtrim('y  ') AS "trimmed", repeat($2::text, CAST(3 AS integer)) AS "repeated", replace('aXbX', 'X', '-') AS "replaced", reverse('abc') AS "reversed", CAST((CAST(strpos('hello', 'l') AS bigint) - 1) AS bigint) AS "found", CAST((CAST(strpos('hello', 'z') AS bigint) - 1) AS bigint) AS "not_found", CAST(abs(-3) AS bigint) AS "absolute", CAST(date_part('year', $1::timestamptz AT TIME ZONE 'UTC') AS double precision) AS "year", CAST(date_part('minute', $1::timestamptz AT TIME ZONE 'UTC') AS double precision) AS "minutes", date_trunc('day', $1::timestamptz, 'UTC') AS "day", gen_random_uuid() AS "id"`;
+
+/** Parameters of {@link stdFunctions}. */
+export interface StdFunctionsArgs {
+  readonly t: Date;
+  readonly s?: string | null;
+}
+
+/** One row returned by {@link stdFunctions}. */
+export interface StdFunctionsResult {
+  trimmed: string;
+  repeated: string | null;
+  replaced: string;
+  reversed: string;
+  found: string;
+  not_found: string;
+  absolute: string;
+  year: number;
+  minutes: number;
+  day: Date;
+  id: string;
+}
+
+/**
+ * Runs query `std_functions`.
+ *
+ * Source: cases/select_forms/queries/std_functions.edgeql.
+ */
+export async function stdFunctions(db: Queryable, args: StdFunctionsArgs): Promise<StdFunctionsResult> {
+  const rows = await run(db, stdFunctionsSql, [
+    args.t,
+    args.s ?? null,
+  ]);
+  const row = rows[0] as StdFunctionsResult | undefined;
+  if (row === undefined) {
+    throw new Error("std_functions: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `user_by_name` (cases/select_forms/queries/user_by_name.edgeql). */
 export const userByNameSql = `SELECT "name", "email"
 FROM "user"
