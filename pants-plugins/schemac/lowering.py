@@ -629,10 +629,15 @@ def _ids_sql(a: qir.LinkAssign) -> str:
     return f"{sql}::uuid[]" if type(a.ids) is qir.ParamRef else sql
 
 
-def _link_insert(join: str, ids: str, on_conflict: bool) -> Callable[[str], str]:
+def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None) -> Callable[[str], str]:
+    """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
+    column of the targets' subtype (it holds the id too; see :class:`schemac.model.PolyLink`)."""
+    extra_col = f", {qi(sub_column)}" if sub_column else ""
+    extra_val = ', "_t"."id"' if sub_column else ""
+
     def build(rows: str) -> str:
-        sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id")\n'
-               f'SELECT {rows}."id", "_t"."id" FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
+        sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
+               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
         return sql + ('\nON CONFLICT ("source_id", "target_id") DO NOTHING' if on_conflict else "")
     return build
 
@@ -655,12 +660,12 @@ def _link_changes(links) -> List[Callable[[str], str]]:
         join = a.link.join_table
         ids = _ids_sql(a)
         if a.op == "+=":
-            out.append(_link_insert(join, ids, True))
+            out.append(_link_insert(join, ids, True, a.link.column))
         elif a.op == "-=":
             out.append(_link_delete(join, ids, keep=False))
         else:
             out.append(_link_delete(join, ids, keep=True))
-            out.append(_link_insert(join, ids, True))
+            out.append(_link_insert(join, ids, True, a.link.column))
     return out
 
 
@@ -705,7 +710,7 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
             sql += _conflict_sql(w.conflict, w.subject)
         # The object and its links in one statement: the join rows are written from the
         # inserted row (none when `unless conflict` skipped it).
-        links = [_link_insert(a.link.join_table, _ids_sql(a), False) for a in w.links]
+        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column) for a in w.links]
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     if t is qir.Update:
         where = _where(w.filter, w.visible_sql)

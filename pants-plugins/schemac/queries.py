@@ -178,6 +178,21 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         seen.add(a.name)
         pl = subject.poly_links.get(a.name)
+        if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
+            # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
+            # in target_id and in the subtype's column
+            target = ctx.schema.find_type(a.value.type_name, ctx.module)
+            column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+            if column is None:
+                names = ", ".join(t.name for t, _ in pl.targets)
+                ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not "
+                                   f"{a.value.type_name}", a.value.type_span)
+                continue
+            assigned = _link_value(a, Link(pl.name, target, True, pl.required, column, pl.join_table),  # type: ignore[arg-type]
+                                   subject, ctx, insert)
+            if assigned is not None:
+                out.append(assigned)
+            continue
         if pl is not None and not pl.multi and a.op == ":=" and isinstance(a.value, ast.SubSelect):
             # link := (select Movie filter .id = ...): that subtype's column, the others NULL
             sets = _poly_link_value(a, pl, subject, ctx, insert)

@@ -320,3 +320,38 @@ def test_polymorphic_backlinks_compile_in_schemas_and_are_refused_where_queries_
     errors = compile_errors(lambda: check_library({"lib/schema.esdl": POLY_BACKLINKS, "lib/q.edgeql": query},
                                                   Options(library="lib")))
     assert errors == ["E0206"]
+
+
+def test_writes_of_polymorphic_multi_links(pg):
+    """``items := / += / -= (select Movie filter .id in array_unpack(...))`` on a polymorphic
+    multi link: join rows with the id in ``target_id`` and in the subtype's column; ``:=``
+    replaces every link (of any subtype); an id of another subtype is refused by its FK."""
+    import psycopg
+    from schemac.compiler import compile_library
+
+    sources = {"lib/schema.esdl": V2,
+               "lib/create.edgeql": "insert Watchlist { name := <str>$name, "
+                                    "items := (select Show filter .id in array_unpack(<array<uuid>>$shows)) }",
+               "lib/add.edgeql": "update Watchlist filter .id = <uuid>$id set { "
+                                 "items += (select Movie filter .id in array_unpack(<array<uuid>>$movies)) }",
+               "lib/drop.edgeql": "update Watchlist filter .id = <uuid>$id set { "
+                                  "items -= (select Show filter .id in array_unpack(<array<uuid>>$shows)) }",
+               "lib/only.edgeql": "update Watchlist filter .id = <uuid>$id set { "
+                                  "items := (select Movie filter .id in array_unpack(<array<uuid>>$movies)) }",
+               "lib/titles.edgeql": "select Watchlist { items: { title } order by .title }"}
+    pg.execute(compile_library(sources, Options(library="lib"))["sql/schema.sql"])
+    (alien,), (heat,) = pg.execute("INSERT INTO movie (title) VALUES ('Alien'), ('Heat') RETURNING id")
+    (lost,), (dark,) = pg.execute("INSERT INTO show (title) VALUES ('Lost'), ('Dark') RETURNING id")
+    plans = {q.name: q for q in check_library(sources, Options(library="lib")).queries}
+    titles = lambda: [i["title"] for i in _run(pg, plans["titles"])[0][0]]  # noqa: E731
+    (wid,), = _run(pg, plans["create"], name="w", shows=[lost, dark])
+    assert titles() == ["Dark", "Lost"]
+    _run(pg, plans["add"], id=wid, movies=[alien, alien])
+    assert titles() == ["Alien", "Dark", "Lost"]
+    assert pg.execute("SELECT count(*) FROM watchlist_items WHERE target_movie_id IS NOT NULL") == [(1,)]
+    _run(pg, plans["drop"], id=wid, shows=[dark])
+    assert titles() == ["Alien", "Lost"]
+    _run(pg, plans["only"], id=wid, movies=[heat])
+    assert titles() == ["Heat"]
+    with pytest.raises(psycopg.errors.ForeignKeyViolation):
+        _run(pg, plans["add"], id=wid, movies=[lost])
