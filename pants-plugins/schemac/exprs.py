@@ -24,7 +24,7 @@ from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.lowering import Lowered, emit
-from schemac.model import Column, Global, Link, ObjectType, Schema, ValueType
+from schemac.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
 from schemac import gel_auth
@@ -722,6 +722,8 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     comp = ctx.subject.computeds.get(name)
     if comp is not None and len(expr.steps) == 1:
         return computed_sql.computed_property(expr, comp, ctx)
+    if len(expr.steps) > 1 and name in ctx.subject.poly_links and not ctx.subject.poly_links[name].multi:
+        return _link_path(expr, ctx)
     if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
         return None
     link = ctx.subject.links.get(name)
@@ -789,8 +791,17 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     steps = expr.steps
     for i, step in enumerate(steps[:-1]):
         link = obj.links.get(step)  # type: ignore[union-attr]
-        if link is None and refuse_poly_link(obj, step, expr.span, ctx.reporter):
+        pl = obj.poly_links.get(step) if link is None else None  # type: ignore[union-attr]
+        if pl is not None and not pl.multi and not any(t.policies for t, _ in pl.targets):
+            # a polymorphic single link: through its abstract type's common properties
+            link = Link(pl.name, abstract_view(pl), False, pl.required, None, None, tuple(c for _, c in pl.targets))
+        elif link is None and refuse_poly_link(obj, step, expr.span, ctx.reporter):
             return None
+        if link is not None and link.columns:
+            optional = optional or not link.required
+            hops.append(link)
+            obj = link.target
+            continue
         if link is None or link.column is None:
             what = "a multi link" if link is not None else "not a link"
             ctx.reporter.error("E0206" if link is not None else "E0302",

@@ -409,12 +409,16 @@ def _link_path(node: qir.LinkPath) -> str:
     where = []
     for i, link in enumerate(hops, 1):
         alias = qi(f"_l{i}")
+        source = node.subject_row if i == 1 else qi(f"_l{i - 1}")
+        # (a polymorphic link: the id is whichever of its columns is set)
+        ref = (f"COALESCE({', '.join(f'{source}.{qi(c)}' for c in link.columns)})" if link.columns
+               else f"{source}.{qi(link.column)}")  # type: ignore[arg-type]
+        target = link.target.from_sql or qi(link.target.table)
         if i == 1:
-            parts.append(f"{qi(link.target.table)} AS {alias}")
-            where.append(f'{alias}."id" = {node.subject_row}.{qi(link.column)}')  # type: ignore[arg-type]
+            parts.append(f"{target} AS {alias}")
+            where.append(f'{alias}."id" = {ref}')
         else:
-            parts.append(f'JOIN {qi(link.target.table)} AS {alias} ON {alias}."id" = '
-                         f'{qi(f"_l{i - 1}")}.{qi(link.column)}')  # type: ignore[arg-type]
+            parts.append(f'JOIN {target} AS {alias} ON {alias}."id" = {ref}')
         visible = node.visible_sql[i - 1] if i - 1 < len(node.visible_sql) else None
         if visible is not None:
             where.append(visible)

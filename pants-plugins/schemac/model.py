@@ -525,3 +525,29 @@ def backlink_link(source: ObjectType, name: str, subject: ObjectType) -> Optiona
         return Link(name, subject, True, poly.required, None, poly.join_table)
     return Link(name, subject, False, poly.required, column, None)
 
+
+def abstract_view(pl: PolyLink) -> ObjectType:
+    """The abstract target of a polymorphic link as queries read it: the properties all its
+    concrete subtypes share (same name, type and ``required``), rows from a ``UNION ALL`` of
+    their tables (``from_sql``); no links, computeds or policies of its own."""
+    subs = [t for t, _ in pl.targets]
+    first = subs[0]
+    common = []
+    for c in first.columns:
+        if c.link is not None:
+            continue
+        others = [t.column(c.name) for t in subs[1:]]
+        if all(o is not None and o.link is None and o.type.family == c.type.family and o.required == c.required
+               for o in others):
+            common.append(c)
+    cols = ", ".join(quote_name(c.name) for c in common)
+    union = " UNION ALL ".join(f"SELECT {cols} FROM {quote_name(t.table)}" for t in subs)
+    short = pl.abstract.split("::")[-1]
+    module = pl.abstract.rsplit("::", 1)[0]
+    return ObjectType(short, module, first.table, common, [], [], first.span, from_sql=f"({union})")
+
+
+def quote_name(name: str) -> str:
+    """``"name"`` (a Postgres identifier, quotes doubled)."""
+    return '"' + name.replace('"', '""') + '"'
+

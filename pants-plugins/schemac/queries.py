@@ -27,7 +27,7 @@ from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, check, column_of, is_param, refuse_poly_link
-from schemac.model import ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType
+from schemac.model import ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType, abstract_view
 from schemac.names import go_name
 from schemac.extensions import is_vector
 from schemac.qir import AT_MOST_ONE, MANY, ONE, ResultField
@@ -1262,15 +1262,7 @@ def _poly_shape_link(pl: PolyLink, type_name: Optional[str], span: Span, ctx: Ex
                            f"({', '.join(guarded)}) is not supported yet", span,
                            f"select one subtype: {pl.name}_x := .{pl.name}[is {guarded[0]}] {{ ... }}")
         return None
-    first = subs[0]
-    common = [c for c in first.columns if c.link is None and all(
-        (o := t.column(c.name)) is not None and o.link is None and o.type.family == c.type.family
-        and (o.required == c.required) for t in subs[1:])]
-    cols = ", ".join(qi(c.name) for c in common)
-    union = " UNION ALL ".join(f"SELECT {cols} FROM {qi(t.table)}" for t in subs)
-    short = pl.abstract.split("::")[-1]
-    view = ObjectType(short, pl.abstract.rsplit("::", 1)[0], snake_case(short), common, [], [], first.span,
-                      from_sql=f"({union})")
+    view = abstract_view(pl)
     return Link(pl.name, view, pl.multi, pl.required, None, pl.join_table,
                 () if pl.multi else tuple(c for _, c in pl.targets))
 

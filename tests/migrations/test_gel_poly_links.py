@@ -166,8 +166,9 @@ def test_polymorphic_links_migrate_and_keep_integrity(tmp_path, pg):
 @pytest.mark.parametrize("schema, query, code", [
     (V2, "select Review { body, subject: { title, release_year } }", "E0302"),  # not common to all
     (V2, "select Watchlist { m := .items[is Content] { title } }", "E0302"),  # [is T]: a concrete type
-    (V2, "select Review { body } filter .subject.title = <str>$t", "E0206"),
-    (V2, "select Watchlist { name } filter .favourite.id = <uuid>$id", "E0206"),
+    (V2, "select Review { body } filter .subject = <uuid>$t", "E0206"),  # the link alone, as a value
+    (V2, "select Watchlist { name } filter .items.title = <str>$t", "E0206"),  # a multi link: a set
+    (V2, "select Watchlist { name } filter .favourite.seasons = 1", "E0302"),  # not common
     (V2, "insert Review { body := <str>$body }", "E0206"),  # a required polymorphic link must be set
     (V2, "insert Review { body := <str>$b, subject := (select Review filter .id = <uuid>$r) }", "E0304"),
     (V2, "update Watchlist filter .name = <str>$n set { favourite := {} }", "E0206"),
@@ -265,6 +266,8 @@ def test_shapes_of_polymorphic_links(tmp_path, pg):
   favourite: { title },
   fav_show := .favourite[is Show] { seasons },
 } order by .name""",
+               "lib/by_subject.edgeql": "select Review { body, t := .subject.title } "
+                                        "filter .subject.title = <str>$title or .subject.id = <uuid>$id",
                "lib/counts.edgeql": "select Watchlist { name, n := count(.items), fav := exists .favourite, "
                                     "any := exists .items } filter exists .favourite or count(.items) > 0"}
     pg.execute(compile_library(sources, Options(library="lib"))["sql/schema.sql"])
@@ -286,6 +289,10 @@ def test_shapes_of_polymorphic_links(tmp_path, pg):
     assert mine == ("mine", [{"title": "Heat", "@added": "2026-01-02T00:00:00+00:00"},
                              {"title": "Lost", "@added": None}],
                     [{"title": "Heat", "release_year": 1995}], {"title": "Lost"}, {"seasons": 6})
+    (heat,), = pg.execute("SELECT id FROM movie WHERE title = 'Heat'")
+    (alien,), = pg.execute("SELECT id FROM movie WHERE title = 'Alien'")
+    assert _run(pg, plans["by_subject"], title="Lost", id=heat) == [("long", "Lost")]
+    assert _run(pg, plans["by_subject"], title="nope", id=alien) == [("scary", "Alien")]
     assert _run(pg, plans["counts"]) == [("mine", 2, True, True)]
     pg.execute("UPDATE watchlist SET favourite_show_id = NULL")
     assert _run(pg, plans["counts"]) == [("mine", 2, False, True)]
