@@ -133,9 +133,10 @@ class ExprContext:
     #: In a trigger's expression (a mutation rewrite): the records ``__subject__`` and
     #: ``__old__`` stand for (``NEW``, ``OLD``); a name missing here is not available.
     row_refs: Dict[str, str] = field(default_factory=dict)
-    #: The type ``__new__`` / ``__old__`` are objects of, when it is not ``subject`` (a Gel
-    #: trigger's update or delete of another type: ``.name`` is that type's, ``__new__.name``
-    #: the trigger's).
+    #: The type ``__new__`` / ``__old__`` / ``__subject__`` are objects of: the trigger's or the
+    #: rewrite's type, also where ``subject`` is another one (a Gel trigger's update or delete of
+    #: another type, a sub-select ``(select Log filter .msg = __new__.name)``: ``.msg`` is that
+    #: type's, ``__new__.name`` the trigger's).
     row_ref_subject: Optional[ObjectType] = None
     #: In an update rewrite: ``__specified__.name`` -> its SQL (``None`` after reporting).
     specified: Optional[Callable[[str, Span], Optional[str]]] = None

@@ -119,7 +119,7 @@ def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], repo
         for rw, module in rewrites:
             for kind in rw.kinds:
                 ctx = ExprContext(schema, obj, module, reporter, where=f"an {kind} rewrite", column_prefix="NEW",
-                                  row_refs={"__subject__": "NEW", **({"__old__": "OLD"} if kind == "update" else {})},
+                                  row_ref_subject=obj, row_refs={"__subject__": "NEW", **({"__old__": "OLD"} if kind == "update" else {})},
                                   specified=_specified(obj, specified, reporter) if kind == "update" else None)
                 low = lower(rw.expr, ctx, col.type)
                 if low is None:
@@ -226,7 +226,9 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         reporter.error("E0206", "a whole object with a shape (__new__ {**}) in a trigger is not supported yet",
                        shaped.span, "write the properties one by one: target_name := __new__.name")
         return False
-    ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs,
+    # row_ref_subject: inside a sub-select (select Log filter .msg = __new__.name) the subject
+    # is Log, while __new__ / __old__ stay objects of the trigger's type.
+    ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
                       column_prefix=refs.get("__new__", "OLD"))
     parts: List[str] = []
     ok = True

@@ -493,3 +493,33 @@ def test_trigger_bodies_update_delete_sets_and_assert(tmp_path, pg):
     assert pg.execute("SELECT name FROM folder ORDER BY name") == [("child",), ("root",)]
     _roundtrip(lib, pg, BODIES_V1)
     assert not any("triggers" in t for t in db_catalog(pg.conn).values() if isinstance(t, dict))
+
+
+# __new__ / __old__ inside a sub-select of a trigger body or its 'when' condition are objects of
+# the trigger's type, not of the sub-select's (they were checked against Log: a false E0202).
+SUBSELECT_ROWS = """
+type Log { required msg: str; n: int64; }
+type Item {
+  required name: str;
+  trigger counted after insert for each do (
+    insert Log { msg := 'seen ' ++ __new__.name, n := count((select Log filter .msg = 'seen ' ++ __new__.name)) }
+  );
+  trigger logged after update for each when (not exists (select Log filter .msg = __old__.name)) do (
+    assert(exists (select Log filter .msg = 'seen ' ++ __new__.name), message := 'never seen')
+  );
+}
+"""
+
+
+def test_row_references_inside_sub_selects_of_a_trigger(tmp_path, pg):
+    import psycopg
+
+    lib = Lib(tmp_path)
+    lib.generate(SUBSELECT_ROWS)
+    lib.apply(pg.url)
+    pg.execute("INSERT INTO item (name) VALUES ('a')")
+    pg.execute("INSERT INTO item (name) VALUES ('a')")
+    assert pg.execute("SELECT msg, n FROM log ORDER BY n") == [("seen a", 0), ("seen a", 1)]
+    pg.execute("UPDATE item SET name = 'a'")  # 'seen a' exists: the assert holds
+    with pytest.raises(psycopg.errors.RaiseException, match="never seen"):
+        pg.execute("UPDATE item SET name = 'b'")
