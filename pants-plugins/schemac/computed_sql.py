@@ -199,6 +199,10 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
         source, link_name, multi = found, what.link, True
     else:
         comp: Computed = what
+        if comp.set_expr:
+            inner_ctx = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
+                                            bound_statements={})
+            return expr_object_set(comp.expr, inner_ctx, alias, span)
         source, multi = comp.target, comp.multi
         # Inside the computed's own expression `Type.prop` of its type reads the object.
         inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
@@ -460,3 +464,240 @@ def _object_path(arg, ctx, alias: str):
             return False
         return objects, arg.steps[1:]
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Sets of objects written as expressions: paths through links, unions, filtered sub-selects.
+
+
+def _flatten_path(expr) -> Optional[List[object]]:
+    """``.a[is T].b.c`` -> ``['a', ('is', TypeRef), 'b', 'c']`` (a leading backlink stays a
+    :class:`~schemac.syntax.Backlink` element); ``None`` when ``expr`` is not such a path."""
+    out: List[object] = []
+    node = expr
+    while True:
+        if isinstance(node, ast.Step) and node.kind == ".":
+            out.insert(0, node.name)
+            node = node.base
+        elif isinstance(node, ast.TypeFilter):
+            out.insert(0, ("is", node.type))
+            node = node.base
+        elif isinstance(node, ast.Path):
+            out[0:0] = list(node.steps)
+            return out
+        elif isinstance(node, ast.Backlink):
+            out.insert(0, node)
+            return out
+        else:
+            return None
+
+
+def union_parts(expr) -> Optional[List[object]]:
+    """The operands of ``a union b union c``; ``None`` when ``expr`` is not a union."""
+    if not (isinstance(expr, ast.BinOp) and expr.op == "union"):
+        return None
+    out: List[object] = []
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.BinOp) and n.op == "union":
+            stack.extend((n.right, n.left))
+        else:
+            out.append(n)
+    return out
+
+
+def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -> Optional[ObjectType]:
+    """The object type of the objects ``expr`` stands for when it is a set of objects of
+    ``subject`` written as a path through links (``.items[is Media].edges.character``), a union
+    of such sets, or ``(select <set> filter ...)``; ``None`` otherwise (nothing reported). Used
+    to tell a computed link from a computed property before checking it."""
+    if depth > 20 or subject is None:
+        return None
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None:
+        return set_target(expr.subject, subject, schema, module, depth + 1)
+    parts = union_parts(expr)
+    if parts is not None:
+        targets = [set_target(p, subject, schema, module, depth + 1) for p in parts]
+        # (a union of sets of several types is reported when it is checked)
+        return targets[0] if targets and all(t is not None for t in targets) else None
+    steps = _flatten_path(expr)
+    if steps is None:
+        return None
+    cur = subject
+    for i, step in enumerate(steps):
+        if isinstance(step, ast.Backlink):
+            if step.type_name is None:
+                return None
+            cur = schema.find_type(step.type_name, module)
+        elif isinstance(step, tuple):
+            t = schema.find_type(step[1].name, module)
+            if t is None:
+                return None
+            cur = t
+        elif cur is None:
+            return None
+        elif step in cur.links:
+            cur = cur.links[step].target
+        elif step in cur.poly_links:
+            cur = None  # (its subtype comes with the next [is T])
+        elif step in cur.computeds:
+            comp = cur.computeds[step]
+            if comp.target is not None:
+                cur = comp.target
+            else:
+                cur = set_target(comp.expr, cur, schema, comp.module, depth + 1)
+                if cur is None and isinstance(comp.expr, ast.Backlink) and comp.expr.type_name:
+                    cur = schema.find_type(comp.expr.type_name, comp.module)
+        else:
+            return None
+        if cur is None and not (isinstance(step, str) and i + 1 < len(steps) and isinstance(steps[i + 1], tuple)):
+            return None
+    return cur
+
+
+def is_set_expr(expr) -> bool:
+    """A path of several steps, a type filter or a union: what :func:`expr_object_set` reads."""
+    if union_parts(expr) is not None:
+        return True
+    steps = _flatten_path(expr)
+    return steps is not None and (len(steps) > 1 or any(isinstance(s, tuple) for s in steps))
+
+
+def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
+    """The objects an expression stands for, as the rows of one type named ``alias``: a
+    backlink or (computed) link of the subject, ``(select <set> filter ...)``, a path through
+    links (``.items[is Media].edges.character``: the distinct objects it reaches, as in Gel), or
+    a union of such sets of one type (``A union B``: duplicates kept, Gel's union is a multiset
+    union: https://docs.geldata.com/reference/edgeql/sets). ``None`` after reporting."""
+    from schemac.exprs import BOOL, check
+
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and expr.filter is not None and (
+                is_set_expr(expr.subject) or link_set_of(expr.subject, ctx) is not None):
+        base = expr_object_set(expr.subject, ctx, alias, span)
+        if base is None:
+            return None
+        inner = dataclasses.replace(ctx, subject=base.source, column_prefix=alias, subject_column=None, variables={},
+                                    bound_statements={}, outer=(ctx.subject, subject_ref(ctx)))
+        filt = check(expr.filter, inner, BOOL)
+        if filt is None:
+            return None
+        if base.filter is not None:
+            filt = qir.Binary(expr.span, BOOL, True, "and", base.filter, filt)
+        return dataclasses.replace(base, filter=filt)
+    parts = union_parts(expr)
+    if parts is not None:
+        sets = []
+        for p in parts:
+            s = expr_object_set(p, ctx, alias, span)
+            if s is None:
+                return None
+            if sets and s.source is not sets[0].source:
+                ctx.reporter.error("E0206", f"a union of {sets[0].source.name} and {s.source.name} objects is not "
+                                   "supported yet", p.span, "unite sets of one type")
+                return None
+            sets.append(s)
+        return qir.ObjectSet(span, alias, sets[0].source, True, parts=tuple(sets))
+    if link_set_of(expr, ctx) is not None:
+        found = link_set_of(expr, ctx)
+        return object_set(found[0], ctx, alias, span)  # type: ignore[index]
+    steps = _flatten_path(expr)
+    if steps is not None and isinstance(expr, ast.Path) and len(steps) == 1 and ctx.subject is not None \
+            and steps[0] in ctx.subject.links:
+        link = ctx.subject.links[steps[0]]
+        return qir.ObjectSet(span, alias, link.target, link.multi, None, link, subject_ref(ctx),
+                             _visible(link.target, ctx, alias), True)
+    if steps is None or ctx.subject is None:
+        ctx.reporter.error("E0206", "this expression is not a set of objects that can be read here yet", expr.span,
+                           "a set of objects is a backlink, a link, a path through links, or a union of them")
+        return None
+    hops = _path_hops(steps, expr.span, ctx)
+    if hops is None:
+        return None
+    target = hops[-1].target
+    cond = qir.InPath(expr.span, BOOL, False, alias, subject_ref(ctx), tuple(hops))
+    return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+
+
+def _path_hops(steps, span, ctx) -> Optional[List[qir.PathHop]]:
+    from schemac.diagnostics import did_you_mean
+
+    cur: ObjectType = ctx.subject
+    hops: List[qir.PathHop] = []
+    i = 0
+    while i < len(steps):
+        step = steps[i]
+        nxt = steps[i + 1] if i + 1 < len(steps) else None
+        narrowed = None
+        if isinstance(nxt, tuple):
+            narrowed = ctx.schema.find_type(nxt[1].name, ctx.module)
+            if narrowed is None:
+                ctx.reporter.error("E0301", f"unknown type '{nxt[1].name}'", nxt[1].span)
+                return None
+        if hops and _visible(cur, ctx, qi("_x")) is not None:
+            ctx.reporter.error("E0206", f"a path through '{cur.name}', which has access policies, is not supported in "
+                               "a set of objects yet", span)
+            return None
+        if isinstance(step, ast.Backlink):
+            inner = dataclasses.replace(ctx, subject=cur)
+            source = _backlink_source(step, inner)
+            if source is None:
+                return None
+            link = source.links[step.link]
+            hops.append(qir.PathHop(span, "backlink", cur, source, True, link))
+            cur = source
+        elif isinstance(step, tuple):
+            ctx.reporter.error("E0206", f"'[is {step[1].name}]' is supported after a link only", step[1].span)
+            return None
+        elif step in cur.links:
+            link = cur.links[step]
+            if narrowed is not None and narrowed is not link.target:
+                ctx.reporter.error("E0206", f"'[is {narrowed.name}]' of the link '{step}' (to {link.target.name}) is "
+                                   "not supported", span)
+                return None
+            hops.append(qir.PathHop(span, "link", cur, link.target, link.multi, link))
+            cur = link.target
+        elif step in cur.poly_links:
+            pl = cur.poly_links[step]
+            col = next((c for t, c in pl.targets if t is narrowed), None) if narrowed is not None else None
+            if col is None:
+                ctx.reporter.error("E0206", f"'{step}' links to several types ({', '.join(t.name for t, _ in pl.targets)})"
+                                   f": name one with [is T] in a path", span,
+                                   f"e.g. .{step}[is {pl.targets[0][0].name}]")
+                return None
+            hops.append(qir.PathHop(span, "poly", cur, narrowed, pl.multi, pl, col))  # type: ignore[arg-type]
+            cur = narrowed  # type: ignore[assignment]
+        elif step in cur.computeds and cur.computeds[step].target is not None:
+            comp = cur.computeds[step]
+            row = qi(f"_r{len(hops)}_{ctx.depth}")
+            if hops:
+                scope = dataclasses.replace(ctx, subject=cur, column_prefix=row, subject_column=None, variables={},
+                                            bound_statements={})
+            else:
+                scope, row = ctx, subject_ref(ctx)
+            objects = object_set(comp, scope, qi(f"_o{len(hops)}_{ctx.depth}"), span)
+            if objects is None:
+                return None
+            hops.append(qir.PathHop(span, "computed", cur, comp.target, True, None, None, objects, row))
+            cur = comp.target  # type: ignore[assignment]
+        else:
+            what = "a property" if cur.column(step) is not None or step in cur.computeds else "not a link"
+            ctx.reporter.error("E0206" if what == "a property" else "E0302",
+                               f"'{step}' of '{cur.name}' is {what}: a set of objects is a path through links", span,
+                               None if what == "a property" else did_you_mean(step, list(cur.links)))
+            return None
+        i += 2 if narrowed is not None else 1
+    return hops
+
+
+def is_set_operand(expr, ctx) -> bool:
+    """``expr`` (the argument of ``count`` or ``exists``) is a union, a path of objects through
+    several links, or a filtered select of one: a set of objects of the subject."""
+    if ctx.subject is None:
+        return False
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and is_set_expr(expr.subject):
+        return set_target(expr.subject, ctx.subject, ctx.schema, ctx.module) is not None
+    return is_set_expr(expr) and set_target(expr, ctx.subject, ctx.schema, ctx.module) is not None

@@ -409,6 +409,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
             return None
         if isinstance(var, qir.LoopVar):
             return qir.VarRef(expr.span, var.type, False, expr.name, var)
+        if isinstance(var, qir.SetAlias):
+            ctx.reporter.error("E0206", f"'{expr.name}' is a set of values: only count({expr.name}) and exists "
+                               f"{expr.name} are supported", expr.span)
+            return None
         value = var.value  # type: ignore[attr-defined]
         return qir.VarRef(expr.span, value.type, value.nullable, expr.name, var)
     if isinstance(expr, ast.GlobalRef):
@@ -435,6 +439,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _if_else(expr, ctx, expected)
     if isinstance(expr, ast.SelectExpr):
         return _select_expr(expr, ctx, expected)
+    if isinstance(expr, ast.WithExpr):
+        return _with_expr(expr, ctx, expected)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
     what = _UNLOWERED_EXPRESSIONS.get(type(expr))
@@ -488,6 +494,74 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
                            "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
 
 
+#: Functions returning a set of values, which a ``with`` binding inside an expression may name
+#: to count it or test it (https://docs.geldata.com/reference/stdlib/string#function::std::re_match_all).
+_SET_FUNCTIONS = ("re_match_all", "std::re_match_all")
+
+
+def _with_expr(expr: ast.WithExpr, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """``(with a := <expr>, ... select <expr>)`` inside an expression
+    (https://docs.geldata.com/reference/edgeql/with): each binding is checked in the scope of
+    the ``with`` (a path in it reads the object the expression is evaluated for) and written
+    where it is read; ``with m := re_match_all(...)`` names a set, which is only counted or
+    tested. The body is ``select <expr>`` (or ``(select T filter ...)``)."""
+    variables = dict(ctx.variables)
+    scope = ctx
+    for b in expr.bindings:
+        value = b.value
+        if not isinstance(value, ast.Expr.__args__):  # type: ignore[attr-defined]
+            ctx.reporter.error("E0206", f"a statement bound in a 'with' inside {ctx.where} is not supported yet", b.span)
+            return None
+        if isinstance(value, ast.FuncCall) and value.name in _SET_FUNCTIONS:
+            variables[b.name] = qir.SetAlias(b.name, value, scope)
+        else:
+            # (qualified: the name may be read inside a sub-select of another row)
+            prefix = scope.column_prefix or (computed_sql.subject_ref(scope) if scope.subject is not None else None)
+            low = check(value, dataclasses.replace(scope, column_prefix=prefix))
+            if low is None:
+                return None
+            variables[b.name] = qir.WithValue(b.name, low, True)
+        scope = dataclasses.replace(scope, variables=dict(variables))
+    if not isinstance(expr.body, ast.Expr.__args__):  # type: ignore[attr-defined]
+        ctx.reporter.error("E0206", f"a 'with' inside {ctx.where} must select a value", expr.span)
+        return None
+    return check(expr.body, scope, expected)  # type: ignore[arg-type]
+
+
+def _set_function(expr: ast.FuncCall, ctx: ExprContext, exists: bool) -> Optional[qir.Expr]:
+    """``count(re_match_all(pattern, s))`` / ``exists re_match_all(...)``: the number of matches
+    of a regular expression in ``s`` (Gel's regular expressions are Postgres': 0 and false when
+    ``s`` is empty) -> ``(SELECT count(*) FROM regexp_matches(s, pattern, 'g'))``."""
+    if len(expr.args) != 2:
+        ctx.reporter.error("E0304", "re_match_all() takes a pattern and a string", expr.span)
+        return None
+    args = []
+    for a in expr.args:
+        low = check(a, ctx, STR)
+        if low is None:
+            return None
+        if low.type.family != "str" or low.type.element is not None:
+            ctx.reporter.error("E0304", f"re_match_all() needs str arguments, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    if exists:
+        return qir.SqlTemplate(expr.span, BOOL, False, "re_match_all",
+                               "EXISTS (SELECT 1 FROM regexp_matches({1}, {0}, 'g'))", tuple(args), "pp", True)
+    return qir.SqlTemplate(expr.span, INT64, False, "re_match_all",
+                           "(SELECT count(*) FROM regexp_matches({1}, {0}, 'g'))", tuple(args), "pp", True)
+
+
+def _set_operand(expr, ctx: ExprContext):
+    """``(syntax, scope)`` of a set of values named by a ``with`` (``count(m)``) or written in
+    place (``count(re_match_all(...))``); ``None`` otherwise."""
+    if isinstance(expr, ast.VarRef) and isinstance(ctx.variables.get(expr.name), qir.SetAlias):
+        alias = ctx.variables[expr.name]
+        return alias.expr, alias.scope  # type: ignore[attr-defined]
+    if isinstance(expr, ast.FuncCall) and expr.name in _SET_FUNCTIONS:
+        return expr, ctx
+    return None
+
+
 def _select_expr(expr: ast.SelectExpr, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
     """A sub-query used as a value (https://docs.geldata.com/reference/edgeql/select):
     ``(select User { name } filter .email = ...)`` is the id of its one object, as ``(select
@@ -497,7 +571,8 @@ def _select_expr(expr: ast.SelectExpr, ctx: ExprContext, expected: Optional[Valu
     if sub is not None and ctx.params is not None:
         return computed_sql.subselect_value(sub, False, ctx)
     if expr.shape is None and expr.filter is None and not expr.order and expr.offset is None \
-            and expr.limit is None and not isinstance(expr.subject, (ast.VarRef, ast.Backlink)):
+            and expr.limit is None and not isinstance(expr.subject, ast.Backlink) \
+            and not (isinstance(expr.subject, ast.VarRef) and expr.subject.name not in ctx.variables):
         return check(expr.subject, ctx, expected)
     what = ("sub-queries with 'order by', 'offset' or 'limit'" if expr.order or expr.offset or expr.limit
             else "sub-queries ('(select ...)') of a set of objects")
@@ -870,6 +945,12 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     of objects of the type (https://docs.geldata.com/reference/stdlib/set#function::std::count)."""
     if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.type_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"))
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and _set_operand(expr.args[0], ctx) is not None:
+        inner, scope = _set_operand(expr.args[0], ctx)  # type: ignore[misc]
+        return _set_function(inner, scope, False)
+    if len(expr.args) == 1 and computed_sql.is_set_operand(expr.args[0], ctx):
+        objects = computed_sql.expr_object_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"), expr.args[0].span)
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
     if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.object_set_of(expr.args[0], ctx, f"_c{ctx.depth}")
@@ -1370,6 +1451,12 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         if computed_sql.type_set_of(expr.operand, ctx) is not None:
             # `exists User`, `exists (select User filter ...)`
             objects = computed_sql.type_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
+        if _set_operand(expr.operand, ctx) is not None:
+            inner, scope = _set_operand(expr.operand, ctx)  # type: ignore[misc]
+            return _set_function(inner, scope, True)
+        if computed_sql.is_set_operand(expr.operand, ctx):
+            objects = computed_sql.expr_object_set(expr.operand, ctx, qi(f"_e{ctx.depth}"), expr.operand.span)
             return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
         if computed_sql.link_set_of(expr.operand, ctx) is not None:
             objects = computed_sql.object_set_of(expr.operand, ctx, f"_e{ctx.depth}")

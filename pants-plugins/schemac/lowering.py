@@ -337,6 +337,10 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     (and restricted to those the source's access policies let the query see)."""
     source = f"FROM {qi(s.source.table)} AS {s.alias} WHERE "
     visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
+    if s.parts:
+        union = " UNION ALL ".join(f"SELECT {s.alias}.* {object_set_sql(p)}" for p in s.parts)
+        where = "true" if s.filter is None else _op(s.filter)
+        return f"FROM ({union}) AS {s.alias} WHERE {where}{visible}"
     if s.cond is None and s.link is None:
         # Every object of the type (`count(User)`).
         return source[:-len(" WHERE ")] + ("" if s.visible_sql is None else f" WHERE {s.visible_sql}")
@@ -355,6 +359,32 @@ def object_set_sql(s: qir.ObjectSet) -> str:
         return source + (f'{s.alias}."id" IN (SELECT "source_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
                          f'WHERE "target_id" = {me}."id")') + visible
     return source + f'{s.alias}.{qi(link.column)} = {me}."id"' + visible  # type: ignore[arg-type]
+
+
+def _path_ids(hops, subject_row: str) -> str:
+    """A query of the ids of the objects a path reaches from the subject row, one hop after
+    another (each hop reads the ids of the one before: ``IN (...)``)."""
+    prev: Optional[str] = None
+    for i, h in enumerate(hops):
+        j, r = qi(f"_j{i}"), qi(f"_h{i}")
+        if h.kind in ("link", "poly") and h.link.multi:
+            col = '"target_id"' if h.kind == "link" else qi(h.column)
+            sel, src, key = f"{j}.{col}", f"{qi(h.link.join_table)} AS {j}", f'{j}."source_id"'
+        elif h.kind in ("link", "poly"):
+            col = qi(h.link.column) if h.kind == "link" else qi(h.column)
+            sel, src, key = f"{r}.{col}", f"{qi(h.source.table)} AS {r}", f'{r}."id"'
+        elif h.kind == "backlink" and h.link.multi:
+            sel, src, key = f'{j}."source_id"', f"{qi(h.link.join_table)} AS {j}", f'{j}."target_id"'
+        elif h.kind == "backlink":
+            sel, src, key = f'{r}."id"', f"{qi(h.target.table)} AS {r}", f"{r}.{qi(h.link.column)}"
+        else:
+            a = h.objects.alias
+            sel = f'{a}."id"'
+            src = f"{qi(h.source.table)} AS {h.row} CROSS JOIN LATERAL (SELECT {a}.* {object_set_sql(h.objects)}) AS {a}"
+            key = f'{h.row}."id"'
+        match = f'{key} = {subject_row}."id"' if prev is None else f"{key} IN ({prev})"
+        prev = f"SELECT {sel} FROM {src} WHERE {match}"
+    return prev  # type: ignore[return-value]
 
 
 def _object_id(node: qir.ObjectId) -> str:
@@ -459,6 +489,7 @@ _EXPR = {
     # (every extension template is a function call or a parenthesised operator: atomic)
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
+    qir.InPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})',
     qir.AggregateObjects: lambda n: f"(SELECT {n.func}({expr_sql(n.value)}) {object_set_sql(n.objects)})",
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,

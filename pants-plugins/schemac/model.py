@@ -272,6 +272,9 @@ class Computed:
     #: For ``(select .<link[is T] filter ...)`` / ``(select .link filter ...)``: the filter
     #: (syntax, over the target's objects).
     filter: Optional[object] = field(default=None, compare=False)
+    #: ``expr`` is a set of objects read by ``schemac.computed_sql.expr_object_set``: a path
+    #: through links (``.items[is Media].edges.character``) or a union.
+    set_expr: bool = False
     #: Its declaration had errors (reported): reading it reports nothing more.
     broken: bool = False
     #: A computed the schema may declare but queries cannot read yet (a polymorphic backlink,

@@ -147,6 +147,17 @@ class WithValue(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class SetAlias(Node):
+    """``with m := re_match_all(p, s)`` inside an expression: a name for a set of values that
+    is only counted or tested (``count(m)``, ``exists m``): ``expr`` (syntax), checked where
+    it is read in the scope ``scope`` of the binding (a ``schemac.exprs.ExprContext``)."""
+
+    name: str
+    expr: object
+    scope: object
+
+
+@dataclass(frozen=True, eq=False)
 class VarRef(Expr):
     """A use of a ``for`` variable or a ``with`` binding."""
 
@@ -238,6 +249,39 @@ class ObjectSet(Node):
     forward: bool = False
     #: A further condition on the rows (``(select .<author[is Post] filter .published)``).
     filter: Optional[Expr] = None
+    #: ``A union B``: the rows of each part (all of ``source``), duplicates kept as in Gel
+    #: (``UNION ALL``); ``filter`` and ``visible_sql`` then apply to the union.
+    parts: Tuple["ObjectSet", ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class PathHop(Node):
+    """One step of a path of objects (``.items[is Media].edges.character``): from the objects
+    of ``source`` reached so far to those of ``target``. ``kind``: ``link`` (a stored link of
+    ``source``), ``poly`` (one subtype's ``column`` of a polymorphic link), ``backlink``
+    (``link`` of ``target`` pointing back), ``computed`` (a computed link: ``objects``, over
+    rows of ``source`` named ``row``)."""
+
+    span: Span
+    kind: str
+    source: ObjectType
+    target: ObjectType
+    multi: bool
+    link: Optional[Link] = None
+    column: Optional[str] = None
+    objects: Optional["ObjectSet"] = None
+    row: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class InPath(Expr):
+    """``alias.id`` is one of the objects a path of ``hops`` reaches from the subject row
+    (named ``subject_row``): a path of objects has no duplicates
+    (https://docs.geldata.com/reference/edgeql/paths)."""
+
+    alias: str
+    subject_row: str
+    hops: Tuple[PathHop, ...]
 
 
 @dataclass(frozen=True, eq=False)

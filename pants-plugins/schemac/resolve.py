@@ -29,7 +29,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from schemac import fts, gel_auth
+from schemac import computed_sql, fts, gel_auth
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
@@ -171,6 +171,7 @@ class _Resolver:
         self._long_links: Set[Span] = set()
         self.global_decls: Dict[str, ast.GlobalDecl] = {}
         self._global_pins: List[Tuple[str, ast.GlobalDecl, ast.SubSelect, ObjectType]] = []
+        self._set_computeds: List[Tuple[ObjectType, str, str]] = []
 
     # ---------------------------------------------------------------- names
     def declare_names(self) -> None:
@@ -567,9 +568,10 @@ class _Resolver:
             for key in concrete:
                 for name, (decl, module) in computeds[key].items():
                     is_link = isinstance(decl.computed, ast.Backlink) or single_subselect(decl.computed)[0] is not None \
-                        or link_select(decl.computed) is not None
+                        or link_select(decl.computed) is not None or computed_sql.is_set_expr(decl.computed)
                     if is_link == links_first:
                         self._computed(self.schema.types[key], decl, module)
+        self._check_set_computeds()
         # Access policies (their expressions may read computeds and globals).
         for key in concrete:
             self._policies(key, self.schema.types[key])
@@ -657,6 +659,13 @@ class _Resolver:
                 return
             source, link = found
             new = dataclasses.replace(comp, target=source, multi=True, required=False, backlink=link)
+        elif (link_select(expr) is None or _selects_computed(obj, expr)) \
+                and computed_sql.set_target(expr, obj, self.schema, module) is not None:
+            # A path through links or a union (checked once every computed is typed: it may
+            # read computed links of other types).
+            target = computed_sql.set_target(expr, obj, self.schema, module)
+            new = dataclasses.replace(comp, target=target, multi=True, required=False, set_expr=True)
+            self._set_computeds.append((obj, decl.name, module))
         elif link_select(expr) is not None:
             new = self._link_select(obj, decl, comp, module)
             if new is None:
@@ -702,6 +711,15 @@ class _Resolver:
             self.reporter.error("E0201", f"computed property '{decl.name}' selects objects: declare it a link",
                                 decl.span)
         obj.computeds[decl.name] = new
+
+    def _check_set_computeds(self) -> None:
+        """Check the computed links made of paths and unions (``multi link characters :=
+        (.items[is Media].edges.character union ...)``) once every computed is typed."""
+        for obj, name, module in self._set_computeds:
+            comp = obj.computeds[name]
+            ctx = ExprContext(self.schema, obj, module, self.reporter, params=ParamTable(), where="a computed")
+            if computed_sql.expr_object_set(comp.expr, ctx, qi("_s"), comp.span) is None:
+                obj.computeds[name] = dataclasses.replace(comp, broken=True)
 
     def _link_select(self, obj: ObjectType, decl: ast.PointerDecl, comp: Computed, module: str) -> Optional[Computed]:
         """``multi link published := (select .<author[is Post] filter .published)`` / ``(select
@@ -1683,6 +1701,12 @@ class _Resolver:
                                         "rename one of the types or properties")
                 else:
                     seen[name] = obj.name
+
+
+def _selects_computed(obj: ObjectType, expr) -> bool:
+    """``(select .archive filter ...)`` where ``archive`` is a computed of ``obj``."""
+    found = link_select(expr)
+    return found is not None and isinstance(found[0], ast.Path) and found[0].steps[0] in obj.computeds
 
 
 def _comment(annotations) -> Optional[str]:

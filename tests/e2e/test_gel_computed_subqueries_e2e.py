@@ -1,8 +1,10 @@
 """Computeds and computed globals holding sub-queries (tests/cases/computed_subqueries) end to
 end on Postgres 15, through the generated runners: filtered backlinks and links, min / max /
 sum over a set of objects (empty and 0 without any), exists of a sub-select, max of a set
-literal, a sub-select reading its object by type name (``Post.editor_handle``), and a computed
-global with a shape, bound from the runner's globals. The TypeScript compiles under tsc
+literal, a sub-select reading its object by type name (``Post.editor_handle``), a computed
+global with a shape, bound from the runner's globals, computed links made of paths through
+links (distinct objects) and unions (duplicates kept), ``[is T]`` on a polymorphic link, and
+``re_match_all`` counted in a ``with`` block. The TypeScript compiles under tsc
 --strict and runs on node-postgres; the Go is gofmt/vet-clean and runs on pgx with the
 machine's Go and Go 1.21."""
 
@@ -27,7 +29,7 @@ def test_typescript_computed_subqueries(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "filteredLinks": True, "aggregates": True, "emptySets": True, "filterOnAggregate": True,
-        "computedGlobal": True, "typeNamePath": True}
+        "computedGlobal": True, "typeNamePath": True, "pathsAndUnions": True, "withRegexMatches": True}
 
 
 @pytest.mark.slow

@@ -34,15 +34,36 @@ type Author {
   property best_score := max({.score_a, .score_b});
   score_a: int32;
   score_b: int32;
+
+  # A path through links: the distinct authors reviewing my posts.
+  multi link my_reviewers := .<author[is Post].reviewers;
+  # A union keeps duplicates (Gel's union is a multiset union).
+  multi link circle := (.follows union .<author[is Post].reviewers);
+  # exists of a filtered union of backlinks.
+  property has_open_work := exists (select .<author[is Post] union .<co_author[is Post] filter not .published);
+  # `[is T]` on a link to an abstract type with several subtypes.
+  multi pins: Pinnable;
+  multi link pinned_posts := .pins[is Post];
 }
 
-type Post {
+abstract type Pinnable {}
+
+type Note extending Pinnable {
+  required text: str;
+}
+
+type Post extending Pinnable {
   required title: str;
   required author: Author;
+  co_author: Author;
+  multi reviewers: Author;
   required published: bool;
   required likes: int32;
   required created: datetime;
   editor_handle: str;
   # `Post.editor_handle`: in a computed of Post, the Post it is evaluated for.
   link editor := (select Author filter .handle = Post.editor_handle);
+  # A `with` block naming a set of regular expression matches, counted.
+  property bangs := (with m := re_match_all(r'!+', .title) select count(m));
+  property loud := exists re_match_all(r'[A-Z]{3}', .title);
 }

@@ -33,7 +33,7 @@ async function id(sql: string, values: unknown[]): Promise<string> {
 }
 
 try {
-  await pool.query("TRUNCATE author CASCADE");
+  await pool.query("TRUNCATE author, note CASCADE");
   const author = (name: string, handle: string, a: number | null, b: number | null) =>
     id("INSERT INTO author (name, handle, score_a, score_b) VALUES ($1, $2, $3, $4) RETURNING id",
       [name, handle, a, b]);
@@ -93,6 +93,34 @@ try {
   assert.deepEqual(await asAnn.withGlobals({ current_user_id: bob }).query.whoami({}), { name: "Bob", handle: "bob" });
   out["computedGlobal"] = true;
   out["typeNamePath"] = true;
+
+  // Paths through links, unions, [is T] on a polymorphic link, re_match_all in a with block.
+  const postId = async (title: string) =>
+    ((await pool.query("SELECT id FROM post WHERE title = $1", [title])).rows[0] as { id: string }).id;
+  for (const [title, reviewer] of [["a1", abe], ["a1", bob], ["a2", abe]] as const) {
+    await pool.query("INSERT INTO post_reviewers (source_id, target_id) VALUES ($1, $2)", [await postId(title), reviewer]);
+  }
+  await pool.query("UPDATE post SET co_author_id = $1 WHERE title = 'b1'", [abe]);
+  await post("wow!! OMG!", cid, true, 0, "2024-05-01T00:00:00Z", null);
+  const note = await id("INSERT INTO note (text) VALUES ('n') RETURNING id", []);
+  const a1 = await postId("a1");
+  await pool.query("INSERT INTO author_pins (source_id, target_id, target_post_id) VALUES ($1, $2, $2)", [ann, a1]);
+  await pool.query("INSERT INTO author_pins (source_id, target_id, target_note_id) VALUES ($1, $2, $2)", [ann, note]);
+  const names = (xs: Array<{ name: string }>) => xs.map((x) => x.name).sort();
+  const circles = await q.circles({});
+  assert.deepEqual(circles.map((c) => ({ ...c, my_reviewers: names(c.my_reviewers), circle: names(c.circle) })), [
+    { name: "Abe", has_open_work: true, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [] },
+    { name: "Ann", has_open_work: true, circle_size: "5", my_reviewers: ["Abe", "Bob"],
+      circle: ["Abe", "Abe", "Bob", "Bob", "Cid"], pinned_posts: [{ title: "a1" }] },
+    { name: "Bob", has_open_work: true, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [] },
+    { name: "Cid", has_open_work: false, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [] },
+  ]);
+  out["pathsAndUnions"] = true;
+  assert.deepEqual(await q.postMarks({}), [
+    { title: "a1", bangs: "0", loud: false }, { title: "a2", bangs: "0", loud: false },
+    { title: "a3", bangs: "0", loud: false }, { title: "b1", bangs: "0", loud: false },
+    { title: "wow!! OMG!", bangs: "2", loud: true }]);
+  out["withRegexMatches"] = true;
 } finally {
   await pool.end();
 }

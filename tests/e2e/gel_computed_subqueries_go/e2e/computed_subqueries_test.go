@@ -39,7 +39,7 @@ func TestComputedSubqueries(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	exec(`TRUNCATE author CASCADE`)
+	exec(`TRUNCATE author, note CASCADE`)
 	author := func(name, handle string, a, b *int32) string {
 		return id(`INSERT INTO author (name, handle, score_a, score_b) VALUES ($1, $2, $3, $4) RETURNING id`,
 			name, handle, a, b)
@@ -125,5 +125,55 @@ func TestComputedSubqueries(t *testing.T) {
 	me, err := asAnn.WithGlobals(cs.Globals{CurrentUserID: &bob}).Query.Whoami(ctx)
 	if err != nil || me == nil || me.Name != "Bob" || me.Handle != "bob" {
 		t.Fatalf("whoami: %+v %v", me, err)
+	}
+
+	// Paths through links, unions, [is T] on a polymorphic link, re_match_all in a with block.
+	postID := func(title string) string { return id(`SELECT id FROM post WHERE title = $1`, title) }
+	for _, r := range [][2]string{{"a1", abe}, {"a1", bob}, {"a2", abe}} {
+		exec(`INSERT INTO post_reviewers (source_id, target_id) VALUES ($1, $2)`, postID(r[0]), r[1])
+	}
+	exec(`UPDATE post SET co_author_id = $1 WHERE title = 'b1'`, abe)
+	post("wow!! OMG!", cid, true, 0, "2024-05-01T00:00:00Z", nil)
+	note := id(`INSERT INTO note (text) VALUES ('n') RETURNING id`)
+	exec(`INSERT INTO author_pins (source_id, target_id, target_post_id) VALUES ($1, $2, $2)`, ann, postID("a1"))
+	exec(`INSERT INTO author_pins (source_id, target_id, target_note_id) VALUES ($1, $2, $2)`, ann, note)
+	circles, err := q.Circles(ctx)
+	if err != nil || len(circles) != 4 {
+		t.Fatalf("circles: %+v %v", circles, err)
+	}
+	type circle struct {
+		name    string
+		open    bool
+		size    int64
+		revs    []string
+		members []string
+		pinned  []string
+	}
+	var got []circle
+	for _, c := range circles {
+		x := circle{name: c.Name, open: c.HasOpenWork, size: c.CircleSize}
+		for _, r := range c.MyReviewers {
+			x.revs = append(x.revs, r.Name)
+		}
+		for _, m := range c.Circle {
+			x.members = append(x.members, m.Name)
+		}
+		for _, p := range c.PinnedPosts {
+			x.pinned = append(x.pinned, p.Title)
+		}
+		sort.Strings(x.revs)
+		sort.Strings(x.members)
+		got = append(got, x)
+	}
+	want := []circle{{"Abe", true, 0, nil, nil, nil},
+		{"Ann", true, 5, []string{"Abe", "Bob"}, []string{"Abe", "Abe", "Bob", "Bob", "Cid"}, []string{"a1"}},
+		{"Bob", true, 0, nil, nil, nil}, {"Cid", false, 0, nil, nil, nil}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("circles: %+v", got)
+	}
+	marks, err := q.PostMarks(ctx)
+	if err != nil || len(marks) != 5 || marks[0].Bangs != 0 || marks[0].Loud ||
+		marks[4].Title != "wow!! OMG!" || marks[4].Bangs != 2 || !marks[4].Loud {
+		t.Fatalf("post marks: %+v %v", marks, err)
 	}
 }

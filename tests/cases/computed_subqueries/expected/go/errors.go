@@ -123,6 +123,33 @@ func (e *FkPostAuthorIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// FkPostCoAuthorIDError is returned when Post: co_author_id refers to no author row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_post_co_author_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkPostCoAuthorIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_co_author_id".
+func (e *FkPostCoAuthorIDError) Constraint() string {
+	return "fk_post_co_author_id"
+}
+
+// Error implements error.
+func (e *FkPostCoAuthorIDError) Error() string {
+	return "Post: co_author_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_co_author_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkPostCoAuthorIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostCoAuthorIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // FkAuthorFollowsSourceIDError is returned when Author.follows: source_id refers to no author row,
 // or a referenced row is being deleted (ON DELETE CASCADE) (constraint
 // fk_author_follows_source_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
@@ -179,6 +206,173 @@ func (e *FkAuthorFollowsTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// CkAuthorPinsPinsOneTargetError is returned when Author.pins: CHECK (num_nonnulls(target_note_id,
+// target_post_id) = 1 AND "target_id" = COALESCE(target_note_id, target_post_id)) failed
+// (constraint ck_author_pins_pins_one_target). Match it with errors.As; errors.Is(err,
+// ErrCheckViolation) also holds. Err is the driver error.
+type CkAuthorPinsPinsOneTargetError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_author_pins_pins_one_target".
+func (e *CkAuthorPinsPinsOneTargetError) Constraint() string {
+	return "ck_author_pins_pins_one_target"
+}
+
+// Error implements error.
+func (e *CkAuthorPinsPinsOneTargetError) Error() string {
+	return "Author.pins: CHECK (num_nonnulls(target_note_id, target_post_id) = 1 AND \"target_id\" = COALESCE(target_note_id, target_post_id)) failed (ck_author_pins_pins_one_target)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *CkAuthorPinsPinsOneTargetError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkAuthorPinsPinsOneTargetError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkAuthorPinsSourceIDError is returned when Author.pins: source_id refers to no author row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_author_pins_source_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkAuthorPinsSourceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_author_pins_source_id".
+func (e *FkAuthorPinsSourceIDError) Constraint() string {
+	return "fk_author_pins_source_id"
+}
+
+// Error implements error.
+func (e *FkAuthorPinsSourceIDError) Error() string {
+	return "Author.pins: source_id refers to no author row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_author_pins_source_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkAuthorPinsSourceIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkAuthorPinsSourceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkAuthorPinsTargetNoteIDError is returned when Author.pins: target_note_id refers to no note
+// row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_author_pins_target_note_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkAuthorPinsTargetNoteIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_author_pins_target_note_id".
+func (e *FkAuthorPinsTargetNoteIDError) Constraint() string {
+	return "fk_author_pins_target_note_id"
+}
+
+// Error implements error.
+func (e *FkAuthorPinsTargetNoteIDError) Error() string {
+	return "Author.pins: target_note_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_author_pins_target_note_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkAuthorPinsTargetNoteIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkAuthorPinsTargetNoteIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkAuthorPinsTargetPostIDError is returned when Author.pins: target_post_id refers to no post
+// row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_author_pins_target_post_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkAuthorPinsTargetPostIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_author_pins_target_post_id".
+func (e *FkAuthorPinsTargetPostIDError) Constraint() string {
+	return "fk_author_pins_target_post_id"
+}
+
+// Error implements error.
+func (e *FkAuthorPinsTargetPostIDError) Error() string {
+	return "Author.pins: target_post_id refers to no post row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_author_pins_target_post_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkAuthorPinsTargetPostIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkAuthorPinsTargetPostIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkPostReviewersSourceIDError is returned when Post.reviewers: source_id refers to no post row,
+// or a referenced row is being deleted (ON DELETE CASCADE) (constraint
+// fk_post_reviewers_source_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkPostReviewersSourceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_reviewers_source_id".
+func (e *FkPostReviewersSourceIDError) Constraint() string {
+	return "fk_post_reviewers_source_id"
+}
+
+// Error implements error.
+func (e *FkPostReviewersSourceIDError) Error() string {
+	return "Post.reviewers: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_reviewers_source_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkPostReviewersSourceIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostReviewersSourceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkPostReviewersTargetIDError is returned when Post.reviewers: target_id refers to no author row,
+// or a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_post_reviewers_target_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkPostReviewersTargetIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_post_reviewers_target_id".
+func (e *FkPostReviewersTargetIDError) Constraint() string {
+	return "fk_post_reviewers_target_id"
+}
+
+// Error implements error.
+func (e *FkPostReviewersTargetIDError) Error() string {
+	return "Post.reviewers: target_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_reviewers_target_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkPostReviewersTargetIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPostReviewersTargetIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // driverMessage is ": " and the driver error's message, or "" without one (a typed error built
 // by hand may leave Err nil: its methods must not panic).
 func driverMessage(err *pgconn.PgError) string {
@@ -214,10 +408,24 @@ func translateError(err error) error {
 		return &UqAuthorHandleError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_author_id":
 		return &FkPostAuthorIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_co_author_id":
+		return &FkPostCoAuthorIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_author_follows_source_id":
 		return &FkAuthorFollowsSourceIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_author_follows_target_id":
 		return &FkAuthorFollowsTargetIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_author_pins_pins_one_target":
+		return &CkAuthorPinsPinsOneTargetError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_author_pins_source_id":
+		return &FkAuthorPinsSourceIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_author_pins_target_note_id":
+		return &FkAuthorPinsTargetNoteIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_author_pins_target_post_id":
+		return &FkAuthorPinsTargetPostIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_reviewers_source_id":
+		return &FkPostReviewersSourceIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_reviewers_target_id":
+		return &FkPostReviewersTargetIDError{Err: pgErr}
 	}
 	return err
 }

@@ -66,6 +66,69 @@ func (q *Queries) AuthorPage(ctx context.Context, arg AuthorPageParams) (*Author
 	return &i, nil
 }
 
+// circlesSQL is the SQL of query circles (cases/computed_subqueries/queries/circles.edgeql).
+const circlesSQL = `SELECT "name",
+       (EXISTS (SELECT 1 FROM (SELECT "_e2".* FROM "post" AS "_e2" WHERE "_e2"."author_id" = "author"."id" UNION ALL SELECT "_e2".* FROM "post" AS "_e2" WHERE "_e2"."co_author_id" = "author"."id") AS "_e2" WHERE (NOT "_e2".published))) AS "has_open_work",
+       (SELECT count(*) FROM (SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_c1" WHERE true) AS "circle_size",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "my_reviewers",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM (SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_s1" WHERE true) AS "circle",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j0"."target_post_id" FROM "author_pins" AS "_j0" WHERE "_j0"."source_id" = "author"."id")) AS "pinned_posts"
+FROM "author"
+ORDER BY name ASC NULLS FIRST`
+
+// CirclesParams is empty: Circles takes no parameters (it may be called as Circles(ctx) or, as
+// before, Circles(ctx, CirclesParams{})).
+type CirclesParams struct {
+}
+
+// CirclesMyReviewers is the my_reviewers shape of Circles.
+type CirclesMyReviewers struct {
+	Name string `json:"name"`
+}
+
+// CirclesCircle is the circle shape of Circles.
+type CirclesCircle struct {
+	Name string `json:"name"`
+}
+
+// CirclesPinnedPosts is the pinned_posts shape of Circles.
+type CirclesPinnedPosts struct {
+	Title string `json:"title"`
+}
+
+// CirclesRow is one row returned by Circles.
+type CirclesRow struct {
+	Name        string               `json:"name"`
+	HasOpenWork bool                 `json:"has_open_work"`
+	CircleSize  int64                `json:"circle_size,string"`
+	MyReviewers []CirclesMyReviewers `json:"my_reviewers"`
+	Circle      []CirclesCircle      `json:"circle"`
+	PinnedPosts []CirclesPinnedPosts `json:"pinned_posts"`
+}
+
+// Circles runs query circles (cases/computed_subqueries/queries/circles.edgeql).
+//
+// Computed links made of paths and unions, and a count of one.
+func (q *Queries) Circles(ctx context.Context, _ ...CirclesParams) ([]CirclesRow, error) {
+	rows, err := q.db.Query(ctx, circlesSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []CirclesRow
+	for rows.Next() {
+		var i CirclesRow
+		if err := rows.Scan(&i.Name, &i.HasOpenWork, &i.CircleSize, &i.MyReviewers, &i.Circle, &i.PinnedPosts); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // likedAuthorsSQL is the SQL of query liked_authors (cases/computed_subqueries/queries/liked_authors.edgeql).
 const likedAuthorsSQL = `SELECT "name", CAST(coalesce((SELECT sum("_a2".likes) FROM "post" AS "_a2" WHERE "_a2"."author_id" = "author"."id"), 0) AS bigint) AS "total_likes"
 FROM "author"
@@ -142,6 +205,44 @@ func (q *Queries) MyPosts(ctx context.Context, _ ...MyPostsParams) ([]MyPostsRow
 	for rows.Next() {
 		var i MyPostsRow
 		if err := rows.Scan(&i.Title, &i.Editor); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// postMarksSQL is the SQL of query post_marks (cases/computed_subqueries/queries/post_marks.edgeql).
+const postMarksSQL = `SELECT "title", (SELECT count(*) FROM regexp_matches(title, '!+', 'g')) AS "bangs", EXISTS (SELECT 1 FROM regexp_matches(title, '[A-Z]{3}', 'g')) AS "loud"
+FROM "post"
+ORDER BY title ASC NULLS FIRST`
+
+// PostMarksParams is empty: PostMarks takes no parameters (it may be called as PostMarks(ctx) or,
+// as before, PostMarks(ctx, PostMarksParams{})).
+type PostMarksParams struct {
+}
+
+// PostMarksRow is one row returned by PostMarks.
+type PostMarksRow struct {
+	Title string `json:"title"`
+	Bangs int64  `json:"bangs,string"`
+	Loud  bool   `json:"loud"`
+}
+
+// PostMarks runs query post_marks (cases/computed_subqueries/queries/post_marks.edgeql).
+func (q *Queries) PostMarks(ctx context.Context, _ ...PostMarksParams) ([]PostMarksRow, error) {
+	rows, err := q.db.Query(ctx, postMarksSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PostMarksRow
+	for rows.Next() {
+		var i PostMarksRow
+		if err := rows.Scan(&i.Title, &i.Bangs, &i.Loud); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

@@ -5,4 +5,4 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "author_follows", "post", "author";
+DROP TABLE "post_reviewers", "author_pins", "author_follows", "post", "note", "author";

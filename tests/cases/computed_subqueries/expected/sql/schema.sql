@@ -12,10 +12,16 @@ CREATE TABLE "author" (
     CONSTRAINT "uq_author_handle" UNIQUE ("handle")
 );
 
+CREATE TABLE "note" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "text" text NOT NULL
+);
+
 CREATE TABLE "post" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "title" text NOT NULL,
     "author_id" uuid NOT NULL,
+    "co_author_id" uuid,
     "published" boolean NOT NULL,
     "likes" integer NOT NULL,
     "created" timestamptz NOT NULL,
@@ -28,8 +34,27 @@ CREATE TABLE "author_follows" (
     PRIMARY KEY ("source_id", "target_id")
 );
 
+CREATE TABLE "author_pins" (
+    "source_id" uuid NOT NULL,
+    "target_id" uuid NOT NULL,
+    "target_note_id" uuid,
+    "target_post_id" uuid,
+    PRIMARY KEY ("source_id", "target_id"),
+    CONSTRAINT "ck_author_pins_pins_one_target" CHECK (num_nonnulls(target_note_id, target_post_id) = 1 AND "target_id" = COALESCE(target_note_id, target_post_id))
+);
+
+CREATE TABLE "post_reviewers" (
+    "source_id" uuid NOT NULL,
+    "target_id" uuid NOT NULL,
+    PRIMARY KEY ("source_id", "target_id")
+);
+
 ALTER TABLE "post"
   ADD CONSTRAINT "fk_post_author_id" FOREIGN KEY ("author_id")
+  REFERENCES "author" ("id") ON DELETE RESTRICT;
+
+ALTER TABLE "post"
+  ADD CONSTRAINT "fk_post_co_author_id" FOREIGN KEY ("co_author_id")
   REFERENCES "author" ("id") ON DELETE RESTRICT;
 
 ALTER TABLE "author_follows"
@@ -40,8 +65,43 @@ ALTER TABLE "author_follows"
   ADD CONSTRAINT "fk_author_follows_target_id" FOREIGN KEY ("target_id")
   REFERENCES "author" ("id") ON DELETE RESTRICT;
 
+ALTER TABLE "author_pins"
+  ADD CONSTRAINT "fk_author_pins_source_id" FOREIGN KEY ("source_id")
+  REFERENCES "author" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "author_pins"
+  ADD CONSTRAINT "fk_author_pins_target_note_id" FOREIGN KEY ("target_note_id")
+  REFERENCES "note" ("id") ON DELETE RESTRICT;
+
+ALTER TABLE "author_pins"
+  ADD CONSTRAINT "fk_author_pins_target_post_id" FOREIGN KEY ("target_post_id")
+  REFERENCES "post" ("id") ON DELETE RESTRICT;
+
+ALTER TABLE "post_reviewers"
+  ADD CONSTRAINT "fk_post_reviewers_source_id" FOREIGN KEY ("source_id")
+  REFERENCES "post" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "post_reviewers"
+  ADD CONSTRAINT "fk_post_reviewers_target_id" FOREIGN KEY ("target_id")
+  REFERENCES "author" ("id") ON DELETE RESTRICT;
+
 CREATE INDEX "ix_post_author_id"
   ON "post" ("author_id");
 
+CREATE INDEX "ix_post_co_author_id"
+  ON "post" ("co_author_id");
+
 CREATE INDEX "ix_author_follows_target_id"
   ON "author_follows" ("target_id");
+
+CREATE INDEX "ix_author_pins_target_id"
+  ON "author_pins" ("target_id");
+
+CREATE INDEX "ix_author_pins_target_note_id"
+  ON "author_pins" ("target_note_id");
+
+CREATE INDEX "ix_author_pins_target_post_id"
+  ON "author_pins" ("target_post_id");
+
+CREATE INDEX "ix_post_reviewers_target_id"
+  ON "post_reviewers" ("target_id");

@@ -88,6 +88,16 @@ export class FkPostAuthorIdError extends ForeignKeyViolationError {
   }
 }
 
+/** Post: co_author_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_post_co_author_id`). */
+export class FkPostCoAuthorIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_co_author_id";
+
+  constructor(cause: unknown) {
+    super("Post: co_author_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_co_author_id)", "fk_post_co_author_id", "post", ["co_author_id"], cause);
+  }
+}
+
 /** Author.follows: source_id refers to no author row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_author_follows_source_id`). */
 export class FkAuthorFollowsSourceIdError extends ForeignKeyViolationError {
   /** The constraint this class stands for. */
@@ -105,6 +115,66 @@ export class FkAuthorFollowsTargetIdError extends ForeignKeyViolationError {
 
   constructor(cause: unknown) {
     super("Author.follows: target_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_author_follows_target_id)", "fk_author_follows_target_id", "author_follows", ["target_id"], cause);
+  }
+}
+
+/** Author.pins: CHECK (num_nonnulls(target_note_id, target_post_id) = 1 AND "target_id" = COALESCE(target_note_id, target_post_id)) failed (constraint `ck_author_pins_pins_one_target`). */
+export class CkAuthorPinsPinsOneTargetError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_author_pins_pins_one_target";
+
+  constructor(cause: unknown) {
+    super("Author.pins: CHECK (num_nonnulls(target_note_id, target_post_id) = 1 AND \"target_id\" = COALESCE(target_note_id, target_post_id)) failed (ck_author_pins_pins_one_target)", "ck_author_pins_pins_one_target", "author_pins", cause);
+  }
+}
+
+/** Author.pins: source_id refers to no author row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_author_pins_source_id`). */
+export class FkAuthorPinsSourceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_author_pins_source_id";
+
+  constructor(cause: unknown) {
+    super("Author.pins: source_id refers to no author row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_author_pins_source_id)", "fk_author_pins_source_id", "author_pins", ["source_id"], cause);
+  }
+}
+
+/** Author.pins: target_note_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_author_pins_target_note_id`). */
+export class FkAuthorPinsTargetNoteIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_author_pins_target_note_id";
+
+  constructor(cause: unknown) {
+    super("Author.pins: target_note_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_author_pins_target_note_id)", "fk_author_pins_target_note_id", "author_pins", ["target_note_id"], cause);
+  }
+}
+
+/** Author.pins: target_post_id refers to no post row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_author_pins_target_post_id`). */
+export class FkAuthorPinsTargetPostIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_author_pins_target_post_id";
+
+  constructor(cause: unknown) {
+    super("Author.pins: target_post_id refers to no post row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_author_pins_target_post_id)", "fk_author_pins_target_post_id", "author_pins", ["target_post_id"], cause);
+  }
+}
+
+/** Post.reviewers: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_reviewers_source_id`). */
+export class FkPostReviewersSourceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_reviewers_source_id";
+
+  constructor(cause: unknown) {
+    super("Post.reviewers: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_post_reviewers_source_id)", "fk_post_reviewers_source_id", "post_reviewers", ["source_id"], cause);
+  }
+}
+
+/** Post.reviewers: target_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_post_reviewers_target_id`). */
+export class FkPostReviewersTargetIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_post_reviewers_target_id";
+
+  constructor(cause: unknown) {
+    super("Post.reviewers: target_id refers to no author row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_post_reviewers_target_id)", "fk_post_reviewers_target_id", "post_reviewers", ["target_id"], cause);
   }
 }
 
@@ -133,10 +203,24 @@ export function translateError(err: unknown): unknown {
       return code === "23505" ? new UqAuthorHandleError(err) : err;
     case "fk_post_author_id":
       return code === "23503" ? new FkPostAuthorIdError(err) : err;
+    case "fk_post_co_author_id":
+      return code === "23503" ? new FkPostCoAuthorIdError(err) : err;
     case "fk_author_follows_source_id":
       return code === "23503" ? new FkAuthorFollowsSourceIdError(err) : err;
     case "fk_author_follows_target_id":
       return code === "23503" ? new FkAuthorFollowsTargetIdError(err) : err;
+    case "ck_author_pins_pins_one_target":
+      return code === "23514" ? new CkAuthorPinsPinsOneTargetError(err) : err;
+    case "fk_author_pins_source_id":
+      return code === "23503" ? new FkAuthorPinsSourceIdError(err) : err;
+    case "fk_author_pins_target_note_id":
+      return code === "23503" ? new FkAuthorPinsTargetNoteIdError(err) : err;
+    case "fk_author_pins_target_post_id":
+      return code === "23503" ? new FkAuthorPinsTargetPostIdError(err) : err;
+    case "fk_post_reviewers_source_id":
+      return code === "23503" ? new FkPostReviewersSourceIdError(err) : err;
+    case "fk_post_reviewers_target_id":
+      return code === "23503" ? new FkPostReviewersTargetIdError(err) : err;
   }
   return err;
 }

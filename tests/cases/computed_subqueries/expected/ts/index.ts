@@ -5,12 +5,18 @@ import {
   type AuthorPageArgs,
   type AuthorPageResult,
   authorPage,
+  type CirclesArgs,
+  type CirclesResult,
+  circles,
   type LikedAuthorsArgs,
   type LikedAuthorsResult,
   likedAuthors,
   type MyPostsArgs,
   type MyPostsResult,
   myPosts,
+  type PostMarksArgs,
+  type PostMarksResult,
+  postMarks,
   type WhoamiArgs,
   type WhoamiResult,
   whoami,
@@ -34,10 +40,14 @@ export interface Runner {
   readonly query: {
     /** Runs `author_page` (cases/computed_subqueries/queries/author_page.edgeql). */
     authorPage(args: AuthorPageArgs): Promise<AuthorPageResult | null>;
+    /** Runs `circles` (cases/computed_subqueries/queries/circles.edgeql). */
+    circles(args?: CirclesArgs): Promise<CirclesResult[]>;
     /** Runs `liked_authors` (cases/computed_subqueries/queries/liked_authors.edgeql). */
     likedAuthors(args: LikedAuthorsArgs): Promise<LikedAuthorsResult[]>;
     /** Runs `my_posts` (cases/computed_subqueries/queries/my_posts.edgeql). */
     myPosts(args?: MyPostsArgs): Promise<MyPostsResult[]>;
+    /** Runs `post_marks` (cases/computed_subqueries/queries/post_marks.edgeql). */
+    postMarks(args?: PostMarksArgs): Promise<PostMarksResult[]>;
     /** Runs `whoami` (cases/computed_subqueries/queries/whoami.edgeql). */
     whoami(args?: WhoamiArgs): Promise<WhoamiResult | null>;
   };
@@ -114,8 +124,10 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
   return {
     query: {
       authorPage: (args) => authorPage(db, args),
+      circles: (args) => circles(db, args),
       likedAuthors: (args) => likedAuthors(db, args),
       myPosts: (args) => myPosts(db, args, globals),
+      postMarks: (args) => postMarks(db, args),
       whoami: (args) => whoami(db, args, globals),
     },
     globals,

@@ -62,6 +62,41 @@ export async function authorPage(db: Queryable, args: AuthorPageArgs): Promise<A
   return (rows[0] as AuthorPageResult | undefined) ?? null;
 }
 
+/** SQL of query `circles` (cases/computed_subqueries/queries/circles.edgeql). */
+export const circlesSql = `SELECT "name",
+       (EXISTS (SELECT 1 FROM (SELECT "_e2".* FROM "post" AS "_e2" WHERE "_e2"."author_id" = "author"."id" UNION ALL SELECT "_e2".* FROM "post" AS "_e2" WHERE "_e2"."co_author_id" = "author"."id") AS "_e2" WHERE (NOT "_e2".published))) AS "has_open_work",
+       (SELECT count(*) FROM (SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_c1" WHERE true) AS "circle_size",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "my_reviewers",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM (SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_s1" WHERE true) AS "circle",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j0"."target_post_id" FROM "author_pins" AS "_j0" WHERE "_j0"."source_id" = "author"."id")) AS "pinned_posts"
+FROM "author"
+ORDER BY name ASC NULLS FIRST`;
+
+/** Parameters of {@link circles}. */
+export interface CirclesArgs {
+}
+
+/** One row returned by {@link circles}. */
+export interface CirclesResult {
+  name: string;
+  has_open_work: boolean;
+  circle_size: string;
+  my_reviewers: Array<{ name: string }>;
+  circle: Array<{ name: string }>;
+  pinned_posts: Array<{ title: string }>;
+}
+
+/**
+ * Computed links made of paths and unions, and a count of one.
+ *
+ * Source: cases/computed_subqueries/queries/circles.edgeql.
+ */
+export async function circles(db: Queryable, args: CirclesArgs = {}): Promise<CirclesResult[]> {
+  void args;
+  const rows = await run(db, circlesSql, []);
+  return rows as CirclesResult[];
+}
+
 /** SQL of query `liked_authors` (cases/computed_subqueries/queries/liked_authors.edgeql). */
 export const likedAuthorsSql = `SELECT "name", CAST(coalesce((SELECT sum("_a2".likes) FROM "post" AS "_a2" WHERE "_a2"."author_id" = "author"."id"), 0) AS bigint) AS "total_likes"
 FROM "author"
@@ -124,6 +159,33 @@ export async function myPosts(
     globals.current_user_id ?? null,
   ]);
   return rows as MyPostsResult[];
+}
+
+/** SQL of query `post_marks` (cases/computed_subqueries/queries/post_marks.edgeql). */
+export const postMarksSql = `SELECT "title", (SELECT count(*) FROM regexp_matches(title, '!+', 'g')) AS "bangs", EXISTS (SELECT 1 FROM regexp_matches(title, '[A-Z]{3}', 'g')) AS "loud"
+FROM "post"
+ORDER BY title ASC NULLS FIRST`;
+
+/** Parameters of {@link postMarks}. */
+export interface PostMarksArgs {
+}
+
+/** One row returned by {@link postMarks}. */
+export interface PostMarksResult {
+  title: string;
+  bangs: string;
+  loud: boolean;
+}
+
+/**
+ * Runs query `post_marks`.
+ *
+ * Source: cases/computed_subqueries/queries/post_marks.edgeql.
+ */
+export async function postMarks(db: Queryable, args: PostMarksArgs = {}): Promise<PostMarksResult[]> {
+  void args;
+  const rows = await run(db, postMarksSql, []);
+  return rows as PostMarksResult[];
 }
 
 /** SQL of query `whoami` (cases/computed_subqueries/queries/whoami.edgeql). */

@@ -1,0 +1,1 @@
+select Post { title, bangs, loud } order by .title;
