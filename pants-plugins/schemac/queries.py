@@ -1634,6 +1634,16 @@ def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
     if isinstance(value, ast.SubSelect):
         value = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
                                value.span)
+    if isinstance(value, ast.GlobalRef) and not value.steps:
+        # `select global current_user { name }` of a global holding an object
+        # (https://docs.geldata.com/reference/datamodel/globals): that object, by its id.
+        g = ctx.schema.find(value.name, ctx.module, ctx.schema.globals)
+        target = getattr(g, "target", None)
+        if target is None:
+            return None
+        return ast.SelectQuery(target.qualname, value.span, shape,
+                               ast.BinOp("=", ast.Path(("id",), value.span), value, value.span), (), None, None,
+                               value.span)
     if isinstance(value, ast.VarRef):
         value = ast.SelectExpr(value, None, None, (), None, None, value.span)
     if not isinstance(value, ast.SelectExpr) or not isinstance(value.subject, ast.VarRef):

@@ -140,6 +140,13 @@ try {
   });
   assert.equal((await q.stdFunctions({ t })).repeated, null);
   out["stdFunctions"] = true;
+
+  // select global current_user { ... }: the object a global holds.
+  const ann = (await pool.query("SELECT id FROM \"user\" WHERE name = 'Ann'")).rows[0] as { id: string };
+  const asAnn = sf.createRunner(pool, { globals: { current_user_id: ann.id } }).query;
+  assert.deepEqual(await asAnn.me(), { name: "Ann", email: "ann@example.com" });
+  assert.equal(await q.me(), null);
+  out["globalObject"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

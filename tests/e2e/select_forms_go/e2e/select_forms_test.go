@@ -223,4 +223,17 @@ func TestSelectForms(t *testing.T) {
 	if fn, err = q.StdFunctions(ctx, sf.StdFunctionsParams{T: at}); err != nil || fn.Repeated != nil {
 		t.Fatalf("StdFunctions(no s) = %+v, %v", fn, err)
 	}
+
+	// select global current_user { ... }: the object a global holds.
+	var annID string
+	if err := db.QueryRow(ctx, `SELECT id FROM "user" WHERE name = 'Ann'`).Scan(&annID); err != nil {
+		t.Fatal(err)
+	}
+	me, err := sf.New(db).WithGlobals(sf.Globals{CurrentUserID: &annID}).Query.Me(ctx)
+	if err != nil || me == nil || me.Name != "Ann" || me.Email == nil || *me.Email != "ann@example.com" {
+		t.Fatalf("Me = %+v, %v", me, err)
+	}
+	if me, err = q.Me(ctx); err != nil || me != nil {
+		t.Fatalf("Me(no global) = %+v, %v", me, err)
+	}
 }

@@ -257,6 +257,39 @@ func (q *Queries) MaybeEcho(ctx context.Context, arg MaybeEchoParams) (*string, 
 	return i.Value, nil
 }
 
+// meSQL is the SQL of query me (cases/select_forms/queries/me.edgeql).
+const meSQL = `SELECT "name", "email"
+FROM "user"
+WHERE id = (SELECT "id" FROM "user" WHERE id = $1)`
+
+// MeParams is empty: Me takes no parameters (it may be called as Me(ctx) or, as before, Me(ctx,
+// MeParams{})).
+type MeParams struct {
+}
+
+// MeRow is one row returned by Me.
+type MeRow struct {
+	Name  string  `json:"name"`
+	Email *string `json:"email"`
+}
+
+// Me runs query me (cases/select_forms/queries/me.edgeql).
+//
+// It returns nil, nil when no row matched.
+//
+// It reads the global current_user_id from the runner's Globals.
+func (q *Queries) Me(ctx context.Context, _ ...MeParams) (*MeRow, error) {
+	row := q.db.QueryRow(ctx, meSQL, q.globals.CurrentUserID)
+	var i MeRow
+	if err := row.Scan(&i.Name, &i.Email); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // mustUserSQL is the SQL of query must_user (cases/select_forms/queries/must_user.edgeql).
 const mustUserSQL = `SELECT "name", "active"
 FROM "user"

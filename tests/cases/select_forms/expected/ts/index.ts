@@ -29,6 +29,9 @@ import {
   type MaybeEchoArgs,
   type MaybeEchoResult,
   maybeEcho,
+  type MeArgs,
+  type MeResult,
+  me,
   type MustUserArgs,
   type MustUserResult,
   mustUser,
@@ -76,9 +79,18 @@ import {
   wrappedSelect,
 } from "./queries.js";
 
+import type { Globals } from "./globals.js";
+
 export * from "./errors.js";
+export * from "./globals.js";
 export * from "./models.js";
 export * from "./queries.js";
+
+/** Options of {@link createRunner}. */
+export interface RunnerOptions {
+  /** The globals the queries read (see {@link Globals}). */
+  readonly globals?: Globals;
+}
 
 /** The typed runner of library "select_forms": one method per query file. */
 export interface Runner {
@@ -101,6 +113,8 @@ export interface Runner {
     jsonFields(args: JsonFieldsArgs): Promise<JsonFieldsResult>;
     /** Runs `maybe_echo` (cases/select_forms/queries/maybe_echo.edgeql). */
     maybeEcho(args: MaybeEchoArgs): Promise<string | null>;
+    /** Runs `me` (cases/select_forms/queries/me.edgeql). */
+    me(args?: MeArgs): Promise<MeResult | null>;
     /** Runs `must_user` (cases/select_forms/queries/must_user.edgeql). */
     mustUser(args: MustUserArgs): Promise<MustUserResult>;
     /** Runs `name_check` (cases/select_forms/queries/name_check.edgeql). */
@@ -132,6 +146,16 @@ export interface Runner {
     /** Runs `wrapped_select` (cases/select_forms/queries/wrapped_select.edgeql). */
     wrappedSelect(args?: WrappedSelectArgs): Promise<WrappedSelectResult[]>;
   };
+
+  /** The globals this runner's queries read. */
+  readonly globals: Readonly<Globals>;
+
+  /**
+   * A runner on the same connection (and in the same transaction) whose globals are `globals`
+   * merged over this runner's (a key given as `undefined` unsets that global). This runner is
+   * left unchanged.
+   */
+  withGlobals(globals: Globals): Runner;
 
   /**
    * Runs `fn` in one transaction and resolves to its result: `BEGIN`, then `COMMIT` when `fn`
@@ -182,15 +206,16 @@ async function inTransaction<T>(
 }
 
 /**
- * Creates the runner: `createRunner(pool).query.activeNamed(...)`.
- * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`).
+ * Creates the runner: `createRunner(pool, { globals: { ... } }).query.activeNamed(...)`.
+ * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`);
+ * `options.globals` are the values of the globals its queries read (see {@link Globals}).
  */
-export function createRunner(db: Queryable): Runner {
-  return makeRunner(db, 0);
+export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner {
+  return makeRunner(db, Object.freeze({ ...options.globals }), 0);
 }
 
 /** The runner on `db` inside `depth` transactions (0: none, 1: in a transaction, 2+: savepoints). */
-function makeRunner(db: Queryable, depth: number): Runner {
+function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): Runner {
   return {
     query: {
       activeNamed: (args) => activeNamed(db, args),
@@ -202,6 +227,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       firstUsers: (args) => firstUsers(db, args),
       jsonFields: (args) => jsonFields(db, args),
       maybeEcho: (args) => maybeEcho(db, args),
+      me: (args) => me(db, args, globals),
       mustUser: (args) => mustUser(db, args),
       nameCheck: (args) => nameCheck(db, args),
       notes: (args) => notes(db, args),
@@ -218,9 +244,11 @@ function makeRunner(db: Queryable, depth: number): Runner {
       usersNotNamed: (args) => usersNotNamed(db, args),
       wrappedSelect: (args) => wrappedSelect(db, args),
     },
+    globals,
+    withGlobals: (more) => makeRunner(db, Object.freeze({ ...globals, ...more }), depth),
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };
-      const inner = (on: Queryable) => makeRunner(on, depth + 1);
+      const inner = (on: Queryable) => makeRunner(on, globals, depth + 1);
       if (depth > 0) {
         const savepoint = `schemac_savepoint_${depth}`;
         return inTransaction(db, fn, state, inner(db), [

@@ -1,0 +1,1 @@
+select global current_user { name, email };
