@@ -1154,13 +1154,18 @@ class _Resolver:
             self.reporter.error("E0205", "'on target delete allow' would leave a required link empty",
                                 decl.name_span, "use 'restrict' or 'delete source', or make the link optional")
             return
-        for what, present in (("a default", ptr.default is not None), ("constraints", bool(ptr.constraints)),
+        plain_exclusive = all(c.name == "exclusive" and not c.args and not c.on and c.filter is None
+                              and c.except_ is None for c, _ in ptr.constraints)
+        for what, present in (("a default", ptr.default is not None),
+                              ("constraints other than a plain 'constraint exclusive'",
+                               bool(ptr.constraints) and not plain_exclusive),
                               ("rewrites", bool(ptr.rewrites)),
                               ("'on source delete'", ptr.on_source_delete is not None
                                and ptr.on_source_delete[0] != "allow")):
             if present:
                 self.reporter.error("E0206", f"{what} on a polymorphic link ('{decl.name}' to abstract type "
                                     f"'{abstract_key.split('::')[-1]}') is not supported yet", decl.name_span)
+                obj.refused_pointers.add(decl.name)  # (reading it reports nothing more)
                 return
         if decl.multi:
             table = short_identifier(f"{obj.table}_{snake_case(decl.name)}")
@@ -1204,6 +1209,13 @@ class _Resolver:
                                        pointer=f"{'target' if decl.multi else decl.name}[is {sub.qualname}]"))
             host.foreign_keys.append(ForeignKey(object_name("fk", table, [column]), column, sub.table, on_delete))
             host.indexes.append(Index(object_name("ix", table, [column]), (qi(column),), "btree", None, None))
+        if ptr.constraints:
+            # constraint exclusive: an object is the target of at most one link (ids are unique
+            # across tables, so one UNIQUE per subtype column says it; a multi link: its
+            # join table's target_id)
+            for column in ([c for _, c in targets] if not decl.multi else ["target_id"]):
+                host.exclusives.append(ExclusiveConstraint(object_name("uq", table, [column]), (column,), None,
+                                                           ptr.constraints[0][0].span))
         listed = ", ".join(quote_ident(c) for _, c in targets)
         if decl.multi:
             check = f"num_nonnulls({listed}) = 1 AND \"target_id\" = COALESCE({listed})"

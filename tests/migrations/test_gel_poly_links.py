@@ -182,6 +182,7 @@ def test_queries_through_polymorphic_links_are_refused_where_they_stand(schema, 
 @pytest.mark.parametrize("body, code", [
     ("multi items: Content { on target delete delete source; }", "E0206"),
     ("item: Content { default := (select Movie limit 1); }", "E0206"),
+    ("item: Content { constraint max_len_value(3); }", "E0206"),
     ("required item: Content { on target delete allow; }", "E0205"),
     ("item: Content { on source delete delete target; }", "E0206"),
 ])
@@ -362,3 +363,30 @@ def test_writes_of_polymorphic_multi_links(pg):
     assert titles() == ["Heat"]
     with pytest.raises(psycopg.errors.ForeignKeyViolation):
         _run(pg, plans["add"], id=wid, movies=[lost])
+
+
+def test_exclusive_polymorphic_links(pg):
+    """``constraint exclusive`` on a polymorphic link: an object is the target of at most one
+    such link (one UNIQUE per subtype column; a multi link's join table: target_id), so a
+    backlink to it is single-valued in spirit, as in Gel."""
+    import psycopg
+    from schemac.compiler import compile_library
+
+    schema = V1 + """
+type Feature { required slot: str; item: Content { constraint exclusive; } }
+type Shelf { multi items: Content { constraint exclusive; } }
+"""
+    pg.execute(compile_library({"lib/schema.esdl": schema}, Options(library="lib"))["sql/schema.sql"])
+    (m,), = pg.execute("INSERT INTO movie (title) VALUES ('Alien') RETURNING id")
+    (s,), = pg.execute("INSERT INTO show (title) VALUES ('Lost') RETURNING id")
+    pg.execute("INSERT INTO feature (slot, item_movie_id) VALUES ('a', %s)", (m,))
+    pg.execute("INSERT INTO feature (slot, item_show_id) VALUES ('b', %s)", (s,))
+    pg.execute("INSERT INTO feature (slot) VALUES ('c'), ('d')")  # empty links do not collide
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        pg.execute("INSERT INTO feature (slot, item_movie_id) VALUES ('e', %s)", (m,))
+    pg.execute("INSERT INTO shelf DEFAULT VALUES")
+    pg.execute("INSERT INTO shelf DEFAULT VALUES")
+    (a,), (b,) = pg.execute("SELECT id FROM shelf ORDER BY id")
+    pg.execute("INSERT INTO shelf_items (source_id, target_id, target_show_id) VALUES (%s, %s, %s)", (a, s, s))
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        pg.execute("INSERT INTO shelf_items (source_id, target_id, target_show_id) VALUES (%s, %s, %s)", (b, s, s))
