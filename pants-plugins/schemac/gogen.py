@@ -225,6 +225,10 @@ def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
     if q.exclusives:
         names = ", ".join([f"*{errors.get(ex.name) or go_name(ex.name) + 'Error'}" for ex in q.exclusives])
         lines += [""] + wrap(f"A duplicate is reported as {names}.")
+    if q.foreign_keys:
+        fks = "; ".join(f"*{errors.get(name) or go_name(name) + 'Error'} when {when.replace('`', '')}"
+                        for name, when in q.foreign_keys)
+        lines += [""] + wrap(f"A violated foreign key is reported as {fks}.")
     read = [p.global_ for p in q.params if p.global_ is not None]
     if read:
         text = f"It reads the global{'s' if len(read) > 1 else ''} " + ", ".join(g.key for g in read) + \

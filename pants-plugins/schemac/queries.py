@@ -83,6 +83,9 @@ class QueryPlan:
     #: combination of them left out (:func:`schemac.lowering.statement_variants`; ``sql`` is
     #: the first, leaving out none). Empty for every other query.
     variants: Tuple[lowering.Variant, ...] = ()
+    #: The foreign keys the statement can violate (:func:`foreign_keys_violated`): ``(constraint
+    #: name, when)``, for the runners' ``@throws`` / doc comments.
+    foreign_keys: Tuple[Tuple[str, str], ...] = ()
 
 
 def filtered_upsert(q: QueryPlan) -> bool:
@@ -109,7 +112,58 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
     return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
                      query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
-                     variants)
+                     variants, foreign_keys_violated(schema, query.statement))
+
+
+#: ON DELETE actions that make deleting a referenced row fail (a deferred check fails at
+#: COMMIT, not in the statement).
+_REFUSING = ("RESTRICT", "NO ACTION")
+
+
+def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, str], ...]:
+    """The foreign keys (SQLSTATE 23503) a statement can violate, each once, in the order met:
+    ``(name, when)``. An insert or update writing a single link (its ``_id`` column: the id is
+    the caller's, ``(select T filter .id = $x)``) can name a missing row; one adding multi-link
+    targets (``:=``, ``+=``) can, through the join table's ``target_id``; a delete can hit the
+    foreign keys that refuse it (``RESTRICT`` / ``NO ACTION``) on every table referencing the
+    deleted rows, and on the tables whose rows an ``ON DELETE CASCADE`` deletes with them.
+    Removing links (``-=``) and clearing a link violate none. Foreign keys written by triggers
+    are not followed."""
+    out: Dict[str, str] = {}
+    by_table = {t.table: t for t in schema.every_table()}
+    for n in qir.walk(stmt):
+        t = type(n)
+        if t is qir.Insert or t is qir.Update:
+            table = by_table.get(n.subject.table)  # type: ignore[attr-defined]
+            fks = {fk.column: fk for fk in table.foreign_keys} if table is not None else {}
+            for a in n.sets:  # type: ignore[attr-defined]
+                fk = fks.get(a.column.name)
+                if fk is not None and a.op == ":=":
+                    out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
+            for a in n.links:  # type: ignore[attr-defined]
+                join = by_table.get(a.link.join_table)
+                if a.op == "-=" or join is None:
+                    continue
+                for fk in join.foreign_keys:
+                    if fk.column == "target_id":
+                        out.setdefault(fk.name, f"an id of `{a.link.name}` names no `{fk.target_table}` row")
+        elif t is qir.Delete:
+            seen: Set[str] = set()
+            todo = [n.subject.table]  # type: ignore[attr-defined]
+            while todo:
+                deleted = todo.pop(0)
+                if deleted in seen:
+                    continue
+                seen.add(deleted)
+                for other in schema.every_table():
+                    for fk in other.foreign_keys:
+                        if fk.target_table != deleted:
+                            continue
+                        if fk.on_delete_sql in _REFUSING:
+                            out.setdefault(fk.name, f"a row of `{other.table}` still refers to a deleted `{deleted}` row")
+                        elif fk.on_delete_sql == "CASCADE":
+                            todo.append(other.table)
+    return tuple(out.items())
 
 
 def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[qir.Query]:

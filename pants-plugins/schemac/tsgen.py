@@ -308,6 +308,8 @@ def _doc_lines(q: QueryPlan, errors: Dict[str, str]) -> List[str]:
     for ex in q.exclusives:
         lines.append(f"@throws {{@link {errors.get(ex.name) or ts_pascal(ex.name) + 'Error'}}} on a duplicate "
                      f"for `{ex.name}`.")
+    for name, when in q.foreign_keys:
+        lines.append(f"@throws {{@link {errors.get(name) or ts_pascal(name) + 'Error'}}} when {when} (`{name}`).")
     read = [p.global_ for p in q.params if p.global_ is not None]
     if read:
         lines.append("Reads the global" + ("s " if len(read) > 1 else " ") + ", ".join(f"`{g.key}`" for g in read)

@@ -31,6 +31,9 @@ type AddCommentRow struct {
 // AddComment runs query add_comment (schemas/blog/queries/add_comment.edgeql).
 //
 // Comment on a post. Anonymous comments have no author.
+//
+// A violated foreign key is reported as *FkCommentPostIDError when post_id names no post row;
+// *FkCommentAuthorIDError when author_id names no user row.
 func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
 	row := q.db.QueryRow(ctx, addCommentSQL, arg.PostID, arg.AuthorID, arg.Body)
 	var i AddCommentRow
@@ -224,6 +227,8 @@ type CreateDraftRow struct {
 // skipped (null).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
+//
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no user row.
 func (q *Queries) CreateDraft(ctx context.Context, arg CreateDraftParams) (*CreateDraftRow, error) {
 	omitted := 0
 	if arg.ReadingMinutes == nil {

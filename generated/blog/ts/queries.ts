@@ -41,6 +41,8 @@ export interface AddCommentResult {
  * Comment on a post. Anonymous comments have no author.
  *
  * Source: schemas/blog/queries/add_comment.edgeql.
+ * @throws {@link FkCommentPostIdError} when `post_id` names no `post` row (`fk_comment_post_id`).
+ * @throws {@link FkCommentAuthorIdError} when `author_id` names no `user` row (`fk_comment_author_id`).
  */
 export async function addComment(db: Queryable, args: AddCommentArgs): Promise<AddCommentResult> {
   const rows = await run(db, addCommentSql, [
@@ -199,6 +201,7 @@ export interface CreateDraftResult {
  *
  * Source: schemas/blog/queries/create_draft.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
+ * @throws {@link FkPostAuthorIdError} when `author_id` names no `user` row (`fk_post_author_id`).
  */
 export async function createDraft(db: Queryable, args: CreateDraftArgs): Promise<CreateDraftResult | null> {
   // (every index has its entry)

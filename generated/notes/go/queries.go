@@ -85,6 +85,8 @@ type CreateNoteRow struct {
 //
 // A new note of the signed-in user (the owner link's default).
 //
+// A violated foreign key is reported as *FkNoteOwnerIDError when owner_id names no user row.
+//
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) CreateNote(ctx context.Context, arg CreateNoteParams) (CreateNoteRow, error) {
 	row := q.db.QueryRow(ctx, createNoteSQL, arg.Title, arg.Body, arg.Shared, q.globals.CurrentUserID)

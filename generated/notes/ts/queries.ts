@@ -81,6 +81,7 @@ export interface CreateNoteResult {
  * A new note of the signed-in user (the owner link's default).
  *
  * Source: schemas/notes/queries/create_note.edgeql.
+ * @throws {@link FkNoteOwnerIdError} when `owner_id` names no `user` row (`fk_note_owner_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function createNote(

@@ -50,6 +50,10 @@ type AddMemberRow struct {
 // Add a user to an organization. Null when they are a member already.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
+//
+// A violated foreign key is reported as *FkMembershipOrgIDError when org_id names no organization
+// row; *FkMembershipUserIDError when user_id names no user row; *FkMembershipInvitedByIDError when
+// invited_by_id names no user row.
 func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (*AddMemberRow, error) {
 	omitted := 0
 	if arg.Role == nil {
@@ -210,6 +214,9 @@ type CreateAPIKeyRow struct {
 // Store a new API key (the caller generated the secret and hashed it).
 //
 // A duplicate is reported as *UqAPIKeyPrefixError.
+//
+// A violated foreign key is reported as *FkAPIKeyOrgIDError when org_id names no organization row;
+// *FkAPIKeyCreatedByIDError when created_by_id names no user row.
 func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (CreateAPIKeyRow, error) {
 	row := q.db.QueryRow(ctx, createAPIKeySQL, arg.OrgID, arg.Prefix, arg.SecretHash, arg.Label, arg.Scopes, arg.CreatedByID, arg.ExpiresAt)
 	var i CreateAPIKeyRow
@@ -311,6 +318,9 @@ type CreateProjectRow struct {
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
 // A duplicate is reported as *UqProjectOrgIDNameError.
+//
+// A violated foreign key is reported as *FkProjectOrgIDError when org_id names no organization
+// row.
 func (q *Queries) CreateProject(ctx context.Context, arg CreateProjectParams) (*CreateProjectRow, error) {
 	row := q.db.QueryRow(ctx, createProjectSQL, arg.OrgID, arg.Name, arg.Slug, arg.Description, arg.Labels)
 	var i CreateProjectRow

@@ -58,6 +58,9 @@ export interface AddMemberResult {
  *
  * Source: schemas/saas/queries/add_member.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
+ * @throws {@link FkMembershipOrgIdError} when `org_id` names no `organization` row (`fk_membership_org_id`).
+ * @throws {@link FkMembershipUserIdError} when `user_id` names no `user` row (`fk_membership_user_id`).
+ * @throws {@link FkMembershipInvitedByIdError} when `invited_by_id` names no `user` row (`fk_membership_invited_by_id`).
  */
 export async function addMember(db: Queryable, args: AddMemberArgs): Promise<AddMemberResult | null> {
   // (every index has its entry)
@@ -200,6 +203,8 @@ export interface CreateApiKeyResult {
  *
  * Source: schemas/saas/queries/create_api_key.edgeql.
  * @throws {@link UqApiKeyPrefixError} on a duplicate for `uq_api_key_prefix`.
+ * @throws {@link FkApiKeyOrgIdError} when `org_id` names no `organization` row (`fk_api_key_org_id`).
+ * @throws {@link FkApiKeyCreatedByIdError} when `created_by_id` names no `user` row (`fk_api_key_created_by_id`).
  */
 export async function createApiKey(db: Queryable, args: CreateApiKeyArgs): Promise<CreateApiKeyResult> {
   const rows = await run(db, createApiKeySql, [
@@ -297,6 +302,7 @@ export interface CreateProjectResult {
  * Source: schemas/saas/queries/create_project.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  * @throws {@link UqProjectOrgIdNameError} on a duplicate for `uq_project_org_id_name`.
+ * @throws {@link FkProjectOrgIdError} when `org_id` names no `organization` row (`fk_project_org_id`).
  */
 export async function createProject(db: Queryable, args: CreateProjectArgs): Promise<CreateProjectResult | null> {
   const rows = await run(db, createProjectSql, [

@@ -34,6 +34,9 @@ type AddLineRow struct {
 // Put a product into an order at its current price; null when the product is already in it.
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
+//
+// A violated foreign key is reported as *FkOrderLineOrderIDError when order_id names no order row;
+// *FkOrderLineProductIDError when product_id names no product row.
 func (q *Queries) AddLine(ctx context.Context, arg AddLineParams) (*AddLineRow, error) {
 	row := q.db.QueryRow(ctx, addLineSQL, arg.OrderID, arg.ProductID, arg.Quantity, arg.UnitPrice)
 	var i AddLineRow
@@ -150,6 +153,9 @@ type IssueInvoiceRow struct {
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
 // A duplicate is reported as *UqBillingInvoiceNumberError.
+//
+// A violated foreign key is reported as *FkBillingInvoiceOrderIDError when order_id names no order
+// row; *FkBillingInvoiceCustomerIDError when customer_id names no customer row.
 func (q *Queries) IssueInvoice(ctx context.Context, arg IssueInvoiceParams) (*IssueInvoiceRow, error) {
 	row := q.db.QueryRow(ctx, issueInvoiceSQL, arg.Number, arg.OrderID, arg.CustomerID, arg.Total, arg.DueAt)
 	var i IssueInvoiceRow
@@ -184,6 +190,9 @@ type OpenCartRow struct {
 // exclusive constraint on Order, status = Cart, is the arbiter).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
+//
+// A violated foreign key is reported as *FkOrderCustomerIDError when customer_id names no customer
+// row.
 func (q *Queries) OpenCart(ctx context.Context, arg OpenCartParams) (*OpenCartRow, error) {
 	row := q.db.QueryRow(ctx, openCartSQL, arg.CustomerID)
 	var i OpenCartRow
@@ -260,6 +269,9 @@ type RecordPaymentRow struct {
 // (null the second time).
 //
 // It returns nil, nil when the insert was skipped by unless conflict.
+//
+// A violated foreign key is reported as *FkBillingPaymentInvoiceIDError when invoice_id names no
+// billing_invoice row.
 func (q *Queries) RecordPayment(ctx context.Context, arg RecordPaymentParams) (*RecordPaymentRow, error) {
 	row := q.db.QueryRow(ctx, recordPaymentSQL, arg.InvoiceID, arg.Amount, arg.Method, arg.ExternalRef)
 	var i RecordPaymentRow

@@ -44,6 +44,8 @@ export interface AddLineResult {
  *
  * Source: schemas/shop/queries/add_line.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
+ * @throws {@link FkOrderLineOrderIdError} when `order_id` names no `order` row (`fk_order_line_order_id`).
+ * @throws {@link FkOrderLineProductIdError} when `product_id` names no `product` row (`fk_order_line_product_id`).
  */
 export async function addLine(db: Queryable, args: AddLineArgs): Promise<AddLineResult | null> {
   const rows = await run(db, addLineSql, [
@@ -148,6 +150,8 @@ export interface IssueInvoiceResult {
  * Source: schemas/shop/queries/issue_invoice.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  * @throws {@link UqBillingInvoiceNumberError} on a duplicate for `uq_billing_invoice_number`.
+ * @throws {@link FkBillingInvoiceOrderIdError} when `order_id` names no `order` row (`fk_billing_invoice_order_id`).
+ * @throws {@link FkBillingInvoiceCustomerIdError} when `customer_id` names no `customer` row (`fk_billing_invoice_customer_id`).
  */
 export async function issueInvoice(db: Queryable, args: IssueInvoiceArgs): Promise<IssueInvoiceResult | null> {
   const rows = await run(db, issueInvoiceSql, [
@@ -182,6 +186,7 @@ export interface OpenCartResult {
  *
  * Source: schemas/shop/queries/open_cart.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
+ * @throws {@link FkOrderCustomerIdError} when `customer_id` names no `customer` row (`fk_order_customer_id`).
  */
 export async function openCart(db: Queryable, args: OpenCartArgs): Promise<OpenCartResult | null> {
   const rows = await run(db, openCartSql, [
@@ -251,6 +256,7 @@ export interface RecordPaymentResult {
  *
  * Source: schemas/shop/queries/record_payment.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
+ * @throws {@link FkBillingPaymentInvoiceIdError} when `invoice_id` names no `billing_invoice` row (`fk_billing_payment_invoice_id`).
  */
 export async function recordPayment(db: Queryable, args: RecordPaymentArgs): Promise<RecordPaymentResult | null> {
   const rows = await run(db, recordPaymentSql, [

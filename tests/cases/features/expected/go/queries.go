@@ -94,6 +94,9 @@ type CreateInvoiceRow struct {
 // CreateInvoice runs query create_invoice (cases/features/queries/create_invoice.edgeql).
 //
 // A duplicate is reported as *UqBillingInvoiceNumberError.
+//
+// A violated foreign key is reported as *FkBillingInvoiceAccountIDError when account_id names no
+// account row.
 func (q *Queries) CreateInvoice(ctx context.Context, arg CreateInvoiceParams) (CreateInvoiceRow, error) {
 	row := q.db.QueryRow(ctx, createInvoiceSQL, arg.Number, arg.AccountID)
 	var i CreateInvoiceRow
@@ -145,6 +148,8 @@ type CreatePostRow struct {
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
 // A duplicate is reported as *UqPostTitleError.
+//
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row.
 func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (*CreatePostRow, error) {
 	omitted := 0
 	if arg.Visibility == nil {
@@ -198,6 +203,9 @@ type CreateTaggedPostRow struct {
 // Create a post with its tags (a multi link), in one statement.
 //
 // A duplicate is reported as *UqPostAuthorIDSlugError, *UqPostTitleError.
+//
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row;
+// *FkPostTagsTargetIDError when an id of tags names no tag row.
 func (q *Queries) CreateTaggedPost(ctx context.Context, arg CreateTaggedPostParams) (CreateTaggedPostRow, error) {
 	row := q.db.QueryRow(ctx, createTaggedPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIDs)
 	var i CreateTaggedPostRow

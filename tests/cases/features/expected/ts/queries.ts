@@ -116,6 +116,7 @@ export interface CreateInvoiceResult {
  *
  * Source: cases/features/queries/create_invoice.edgeql.
  * @throws {@link UqBillingInvoiceNumberError} on a duplicate for `uq_billing_invoice_number`.
+ * @throws {@link FkBillingInvoiceAccountIdError} when `account_id` names no `account` row (`fk_billing_invoice_account_id`).
  */
 export async function createInvoice(db: Queryable, args: CreateInvoiceArgs): Promise<CreateInvoiceResult> {
   const rows = await run(db, createInvoiceSql, [
@@ -168,6 +169,7 @@ export interface CreatePostResult {
  * Source: cases/features/queries/create_post.edgeql.
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
+ * @throws {@link FkPostAuthorIdError} when `author_id` names no `account` row (`fk_post_author_id`).
  */
 export async function createPost(db: Queryable, args: CreatePostArgs): Promise<CreatePostResult | null> {
   // (every index has its entry)
@@ -213,6 +215,8 @@ export interface CreateTaggedPostResult {
  * Source: cases/features/queries/create_tagged_post.edgeql.
  * @throws {@link UqPostAuthorIdSlugError} on a duplicate for `uq_post_author_id_slug`.
  * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
+ * @throws {@link FkPostAuthorIdError} when `author_id` names no `account` row (`fk_post_author_id`).
+ * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function createTaggedPost(db: Queryable, args: CreateTaggedPostArgs): Promise<CreateTaggedPostResult> {
   const rows = await run(db, createTaggedPostSql, [

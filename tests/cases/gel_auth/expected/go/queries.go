@@ -90,6 +90,9 @@ type AddLoginRow struct {
 //
 // A duplicate is reported as *UqExtAuthEmailPasswordFactorIdentityIDError,
 // *UqExtAuthEmailPasswordFactorEmailError.
+//
+// A violated foreign key is reported as *FkExtAuthEmailPasswordFactorIdentityIDError when
+// identity_id names no ext_auth_local_identity row.
 func (q *Queries) AddLogin(ctx context.Context, arg AddLoginParams) (AddLoginRow, error) {
 	row := q.db.QueryRow(ctx, addLoginSQL, arg.Email, arg.PasswordHash, arg.Identity)
 	var i AddLoginRow
@@ -118,6 +121,9 @@ type AddUserRow struct {
 // AddUser runs query add_user (cases/gel_auth/queries/add_user.edgeql).
 //
 // A duplicate is reported as *UqUserIdentityIDError.
+//
+// A violated foreign key is reported as *FkUserIdentityIDError when identity_id names no
+// ext_auth_identity row.
 func (q *Queries) AddUser(ctx context.Context, arg AddUserParams) (AddUserRow, error) {
 	row := q.db.QueryRow(ctx, addUserSQL, arg.Name, arg.Identity)
 	var i AddUserRow
@@ -277,6 +283,8 @@ type WritePostRow struct {
 // WritePost runs query write_post (cases/gel_auth/queries/write_post.edgeql).
 //
 // The author is the signed-in user (the link's default reads the global).
+//
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no user row.
 //
 // It reads the global ext::auth::identity_id from the runner's Globals.
 func (q *Queries) WritePost(ctx context.Context, arg WritePostParams) (WritePostRow, error) {

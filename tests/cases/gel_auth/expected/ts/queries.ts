@@ -107,6 +107,7 @@ export interface AddLoginResult {
  * Source: cases/gel_auth/queries/add_login.edgeql.
  * @throws {@link UqExtAuthEmailPasswordFactorIdentityIdError} on a duplicate for `uq_ext_auth_email_password_factor_identity_id`.
  * @throws {@link UqExtAuthEmailPasswordFactorEmailError} on a duplicate for `uq_ext_auth_email_password_factor_email`.
+ * @throws {@link FkExtAuthEmailPasswordFactorIdentityIdError} when `identity_id` names no `ext_auth_local_identity` row (`fk_ext_auth_email_password_factor_identity_id`).
  */
 export async function addLogin(db: Queryable, args: AddLoginArgs): Promise<AddLoginResult> {
   const rows = await run(db, addLoginSql, [
@@ -142,6 +143,7 @@ export interface AddUserResult {
  *
  * Source: cases/gel_auth/queries/add_user.edgeql.
  * @throws {@link UqUserIdentityIdError} on a duplicate for `uq_user_identity_id`.
+ * @throws {@link FkUserIdentityIdError} when `identity_id` names no `ext_auth_identity` row (`fk_user_identity_id`).
  */
 export async function addUser(db: Queryable, args: AddUserArgs): Promise<AddUserResult> {
   const rows = await run(db, addUserSql, [
@@ -289,6 +291,7 @@ export interface WritePostResult {
  * The author is the signed-in user (the link's default reads the global).
  *
  * Source: cases/gel_auth/queries/write_post.edgeql.
+ * @throws {@link FkPostAuthorIdError} when `author_id` names no `user` row (`fk_post_author_id`).
  * Reads the global `ext::auth::identity_id` from `globals`.
  */
 export async function writePost(

@@ -140,6 +140,9 @@ type FavourMovieRow struct {
 // FavourMovie runs query favour_movie (cases/gel_poly_links/queries/favour_movie.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkWatchlistFavouriteMovieIDError when favourite_movie_id
+// names no movie row; *FkWatchlistFavouriteShowIDError when favourite_show_id names no show row.
 func (q *Queries) FavourMovie(ctx context.Context, arg FavourMovieParams) (*FavourMovieRow, error) {
 	row := q.db.QueryRow(ctx, favourMovieSQL, arg.ID, arg.Movie)
 	var i FavourMovieRow
@@ -173,6 +176,9 @@ type FavourShowRow struct {
 // FavourShow runs query favour_show (cases/gel_poly_links/queries/favour_show.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkWatchlistFavouriteShowIDError when favourite_show_id
+// names no show row; *FkWatchlistFavouriteMovieIDError when favourite_movie_id names no movie row.
 func (q *Queries) FavourShow(ctx context.Context, arg FavourShowParams) (*FavourShowRow, error) {
 	row := q.db.QueryRow(ctx, favourShowSQL, arg.ID, arg.Show)
 	var i FavourShowRow
@@ -202,6 +208,9 @@ type ReviewMovieRow struct {
 }
 
 // ReviewMovie runs query review_movie (cases/gel_poly_links/queries/review_movie.edgeql).
+//
+// A violated foreign key is reported as *FkReviewSubjectMovieIDError when subject_movie_id names
+// no movie row; *FkReviewSubjectShowIDError when subject_show_id names no show row.
 func (q *Queries) ReviewMovie(ctx context.Context, arg ReviewMovieParams) (ReviewMovieRow, error) {
 	row := q.db.QueryRow(ctx, reviewMovieSQL, arg.Body, arg.Movie)
 	var i ReviewMovieRow
@@ -228,6 +237,9 @@ type ReviewShowRow struct {
 }
 
 // ReviewShow runs query review_show (cases/gel_poly_links/queries/review_show.edgeql).
+//
+// A violated foreign key is reported as *FkReviewSubjectShowIDError when subject_show_id names no
+// show row; *FkReviewSubjectMovieIDError when subject_movie_id names no movie row.
 func (q *Queries) ReviewShow(ctx context.Context, arg ReviewShowParams) (ReviewShowRow, error) {
 	row := q.db.QueryRow(ctx, reviewShowSQL, arg.Body, arg.Show)
 	var i ReviewShowRow

@@ -185,6 +185,8 @@ export interface FavourMovieResult {
  *
  * Source: cases/gel_poly_links/queries/favour_movie.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkWatchlistFavouriteMovieIdError} when `favourite_movie_id` names no `movie` row (`fk_watchlist_favourite_movie_id`).
+ * @throws {@link FkWatchlistFavouriteShowIdError} when `favourite_show_id` names no `show` row (`fk_watchlist_favourite_show_id`).
  */
 export async function favourMovie(db: Queryable, args: FavourMovieArgs): Promise<FavourMovieResult | null> {
   const rows = await run(db, favourMovieSql, [
@@ -217,6 +219,8 @@ export interface FavourShowResult {
  *
  * Source: cases/gel_poly_links/queries/favour_show.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkWatchlistFavouriteShowIdError} when `favourite_show_id` names no `show` row (`fk_watchlist_favourite_show_id`).
+ * @throws {@link FkWatchlistFavouriteMovieIdError} when `favourite_movie_id` names no `movie` row (`fk_watchlist_favourite_movie_id`).
  */
 export async function favourShow(db: Queryable, args: FavourShowArgs): Promise<FavourShowResult | null> {
   const rows = await run(db, favourShowSql, [
@@ -246,6 +250,8 @@ export interface ReviewMovieResult {
  * Runs query `review_movie`.
  *
  * Source: cases/gel_poly_links/queries/review_movie.edgeql.
+ * @throws {@link FkReviewSubjectMovieIdError} when `subject_movie_id` names no `movie` row (`fk_review_subject_movie_id`).
+ * @throws {@link FkReviewSubjectShowIdError} when `subject_show_id` names no `show` row (`fk_review_subject_show_id`).
  */
 export async function reviewMovie(db: Queryable, args: ReviewMovieArgs): Promise<ReviewMovieResult> {
   const rows = await run(db, reviewMovieSql, [
@@ -279,6 +285,8 @@ export interface ReviewShowResult {
  * Runs query `review_show`.
  *
  * Source: cases/gel_poly_links/queries/review_show.edgeql.
+ * @throws {@link FkReviewSubjectShowIdError} when `subject_show_id` names no `show` row (`fk_review_subject_show_id`).
+ * @throws {@link FkReviewSubjectMovieIdError} when `subject_movie_id` names no `movie` row (`fk_review_subject_movie_id`).
  */
 export async function reviewShow(db: Queryable, args: ReviewShowArgs): Promise<ReviewShowResult> {
   const rows = await run(db, reviewShowSql, [

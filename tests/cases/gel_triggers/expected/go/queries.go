@@ -63,6 +63,9 @@ type AddAuthoredRow struct {
 // AddAuthored runs query add_authored (cases/gel_triggers/queries/add_authored.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkAuthorPostsTargetIDError when an id of posts names no
+// post row.
 func (q *Queries) AddAuthored(ctx context.Context, arg AddAuthoredParams) (*AddAuthoredRow, error) {
 	row := q.db.QueryRow(ctx, addAuthoredSQL, arg.ID, arg.Posts)
 	var i AddAuthoredRow
@@ -149,6 +152,9 @@ type AddPostRow struct {
 }
 
 // AddPost runs query add_post (cases/gel_triggers/queries/add_post.edgeql).
+//
+// A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
+// row.
 func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, error) {
 	row := q.db.QueryRow(ctx, addPostSQL, arg.Title, arg.Tags)
 	var i AddPostRow
@@ -231,6 +237,9 @@ type DeletePostRow struct {
 // DeletePost runs query delete_post (cases/gel_triggers/queries/delete_post.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkAuthorPostsTargetIDError when a row of author_posts
+// still refers to a deleted post row.
 func (q *Queries) DeletePost(ctx context.Context, arg DeletePostParams) (*DeletePostRow, error) {
 	row := q.db.QueryRow(ctx, deletePostSQL, arg.ID)
 	var i DeletePostRow
@@ -485,6 +494,8 @@ type SetAvatarRow struct {
 // SetAvatar runs query set_avatar (cases/gel_triggers/queries/set_avatar.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkAuthorAvatarIDError when avatar_id names no image row.
 func (q *Queries) SetAvatar(ctx context.Context, arg SetAvatarParams) (*SetAvatarRow, error) {
 	row := q.db.QueryRow(ctx, setAvatarSQL, arg.ID, arg.Image)
 	var i SetAvatarRow

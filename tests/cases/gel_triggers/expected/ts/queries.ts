@@ -80,6 +80,7 @@ export interface AddAuthoredResult {
  *
  * Source: cases/gel_triggers/queries/add_authored.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkAuthorPostsTargetIdError} when an id of `posts` names no `post` row (`fk_author_posts_target_id`).
  */
 export async function addAuthored(db: Queryable, args: AddAuthoredArgs): Promise<AddAuthoredResult | null> {
   const rows = await run(db, addAuthoredSql, [
@@ -178,6 +179,7 @@ export interface AddPostResult {
  * Runs query `add_post`.
  *
  * Source: cases/gel_triggers/queries/add_post.edgeql.
+ * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function addPost(db: Queryable, args: AddPostArgs): Promise<AddPostResult> {
   const rows = await run(db, addPostSql, [
@@ -270,6 +272,7 @@ export interface DeletePostResult {
  *
  * Source: cases/gel_triggers/queries/delete_post.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkAuthorPostsTargetIdError} when a row of `author_posts` still refers to a deleted `post` row (`fk_author_posts_target_id`).
  */
 export async function deletePost(db: Queryable, args: DeletePostArgs): Promise<DeletePostResult | null> {
   const rows = await run(db, deletePostSql, [
@@ -470,6 +473,7 @@ export interface SetAvatarResult {
  *
  * Source: cases/gel_triggers/queries/set_avatar.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkAuthorAvatarIdError} when `avatar_id` names no `image` row (`fk_author_avatar_id`).
  */
 export async function setAvatar(db: Queryable, args: SetAvatarArgs): Promise<SetAvatarResult | null> {
   const rows = await run(db, setAvatarSql, [

@@ -26,6 +26,8 @@ type AddNoteRow struct {
 
 // AddNote runs query add_note (cases/globals/queries/add_note.edgeql).
 //
+// A violated foreign key is reported as *FkNoteOwnerIDError when owner_id names no user row.
+//
 // It reads the globals current_user_id, tenant from the runner's Globals. While tenant is unset it
 // returns a *MissingGlobalError and sends nothing.
 func (q *Queries) AddNote(ctx context.Context, arg AddNoteParams) (AddNoteRow, error) {
@@ -161,6 +163,8 @@ type JotRow struct {
 // Jot runs query jot (cases/globals/queries/jot.edgeql).
 //
 // A note of the signed-in user: the owner comes from the link's default.
+//
+// A violated foreign key is reported as *FkNoteOwnerIDError when owner_id names no user row.
 //
 // It reads the globals tenant, current_user_id from the runner's Globals. While tenant is unset it
 // returns a *MissingGlobalError and sends nothing.

@@ -47,6 +47,7 @@ export interface AddNoteResult {
  * Runs query `add_note`.
  *
  * Source: cases/globals/queries/add_note.edgeql.
+ * @throws {@link FkNoteOwnerIdError} when `owner_id` names no `user` row (`fk_note_owner_id`).
  * Reads the globals `current_user_id`, `tenant` from `globals`.
  * @throws {@link MissingGlobalError} when `tenant` is not set (nothing is sent).
  */
@@ -186,6 +187,7 @@ export interface JotResult {
  * A note of the signed-in user: the owner comes from the link's default.
  *
  * Source: cases/globals/queries/jot.edgeql.
+ * @throws {@link FkNoteOwnerIdError} when `owner_id` names no `user` row (`fk_note_owner_id`).
  * Reads the globals `tenant`, `current_user_id` from `globals`.
  * @throws {@link MissingGlobalError} when `tenant` is not set (nothing is sent).
  */

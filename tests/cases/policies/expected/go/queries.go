@@ -32,6 +32,8 @@ type AddNoteRow struct {
 
 // AddNote runs query add_note (cases/policies/queries/add_note.edgeql).
 //
+// A violated foreign key is reported as *FkNoteOwnerIDError when owner_id names no user row.
+//
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) AddNote(ctx context.Context, arg AddNoteParams) (AddNoteRow, error) {
 	row := q.db.QueryRow(ctx, addNoteSQL, arg.Body, arg.Public, q.globals.CurrentUserID)
@@ -63,6 +65,8 @@ type AddNoteForRow struct {
 }
 
 // AddNoteFor runs query add_note_for (cases/policies/queries/add_note_for.edgeql).
+//
+// A violated foreign key is reported as *FkNoteOwnerIDError when owner_id names no user row.
 //
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) AddNoteFor(ctx context.Context, arg AddNoteForParams) (AddNoteForRow, error) {
@@ -205,6 +209,8 @@ type GiveNoteRow struct {
 // GiveNote runs query give_note (cases/policies/queries/give_note.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkNoteOwnerIDError when owner_id names no user row.
 //
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) GiveNote(ctx context.Context, arg GiveNoteParams) (*GiveNoteRow, error) {

@@ -44,6 +44,7 @@ export interface AddNoteResult {
  * Runs query `add_note`.
  *
  * Source: cases/policies/queries/add_note.edgeql.
+ * @throws {@link FkNoteOwnerIdError} when `owner_id` names no `user` row (`fk_note_owner_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function addNote(
@@ -87,6 +88,7 @@ export interface AddNoteForResult {
  * Runs query `add_note_for`.
  *
  * Source: cases/policies/queries/add_note_for.edgeql.
+ * @throws {@link FkNoteOwnerIdError} when `owner_id` names no `user` row (`fk_note_owner_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function addNoteFor(
@@ -246,6 +248,7 @@ export interface GiveNoteResult {
  *
  * Source: cases/policies/queries/give_note.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkNoteOwnerIdError} when `owner_id` names no `user` row (`fk_note_owner_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function giveNote(

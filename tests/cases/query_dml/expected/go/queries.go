@@ -28,6 +28,8 @@ type AddStoriesRow struct {
 }
 
 // AddStories runs query add_stories (cases/query_dml/queries/add_stories.edgeql).
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
 func (q *Queries) AddStories(ctx context.Context, arg AddStoriesParams) ([]AddStoriesRow, error) {
 	rows, err := q.db.Query(ctx, addStoriesSQL, arg.Author, arg.Titles)
 	if err != nil {
@@ -67,6 +69,8 @@ type ClearEditorRow struct {
 // ClearEditor runs query clear_editor (cases/query_dml/queries/clear_editor.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryEditorIDError when editor_id names no member row.
 func (q *Queries) ClearEditor(ctx context.Context, arg ClearEditorParams) (*ClearEditorRow, error) {
 	row := q.db.QueryRow(ctx, clearEditorSQL, arg.ID)
 	var i ClearEditorRow
@@ -111,6 +115,9 @@ type ClearLabelsRow struct {
 // ClearLabels runs query clear_labels (cases/query_dml/queries/clear_labels.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryLabelsTargetIDError when an id of labels names no
+// label row.
 func (q *Queries) ClearLabels(ctx context.Context, arg ClearLabelsParams) (*ClearLabelsRow, error) {
 	row := q.db.QueryRow(ctx, clearLabelsSQL, arg.ID)
 	var i ClearLabelsRow
@@ -181,6 +188,9 @@ type CreateStoryRow struct {
 // CreateStory runs query create_story (cases/query_dml/queries/create_story.edgeql).
 //
 // A link set by an exclusive property, a multi link by any filter.
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row;
+// *FkStoryLabelsTargetIDError when an id of labels names no label row.
 func (q *Queries) CreateStory(ctx context.Context, arg CreateStoryParams) (CreateStoryRow, error) {
 	row := q.db.QueryRow(ctx, createStorySQL, arg.Title, arg.TelegramID, arg.LabelKind)
 	var i CreateStoryRow
@@ -243,6 +253,10 @@ type DropMembersRow struct {
 }
 
 // DropMembers runs query drop_members (cases/query_dml/queries/drop_members.edgeql).
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when a row of story still refers to
+// a deleted member row; *FkStoryEditorIDError when a row of story still refers to a deleted member
+// row.
 func (q *Queries) DropMembers(ctx context.Context, arg DropMembersParams) ([]DropMembersRow, error) {
 	rows, err := q.db.Query(ctx, dropMembersSQL, arg.Names)
 	if err != nil {
@@ -294,6 +308,8 @@ type HandOverRow struct {
 // HandOver runs query hand_over (cases/query_dml/queries/hand_over.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryEditorIDError when editor_id names no member row.
 func (q *Queries) HandOver(ctx context.Context, arg HandOverParams) (*HandOverRow, error) {
 	row := q.db.QueryRow(ctx, handOverSQL, arg.Editor, arg.ID)
 	var i HandOverRow
@@ -334,6 +350,9 @@ type LabelStoryRow struct {
 // LabelStory runs query label_story (cases/query_dml/queries/label_story.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryLabelsTargetIDError when an id of labels names no
+// label row.
 func (q *Queries) LabelStory(ctx context.Context, arg LabelStoryParams) (*LabelStoryRow, error) {
 	row := q.db.QueryRow(ctx, labelStorySQL, arg.ID, arg.Kind)
 	var i LabelStoryRow
@@ -446,6 +465,8 @@ type SetEditorRow struct {
 // SetEditor runs query set_editor (cases/query_dml/queries/set_editor.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryEditorIDError when editor_id names no member row.
 func (q *Queries) SetEditor(ctx context.Context, arg SetEditorParams) (*SetEditorRow, error) {
 	row := q.db.QueryRow(ctx, setEditorSQL, arg.ID, arg.Nick)
 	var i SetEditorRow

@@ -41,6 +41,7 @@ export interface AddStoriesResult {
  * Runs query `add_stories`.
  *
  * Source: cases/query_dml/queries/add_stories.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
  */
 export async function addStories(db: Queryable, args: AddStoriesArgs): Promise<AddStoriesResult[]> {
   const rows = await run(db, addStoriesSql, [
@@ -71,6 +72,7 @@ export interface ClearEditorResult {
  *
  * Source: cases/query_dml/queries/clear_editor.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryEditorIdError} when `editor_id` names no `member` row (`fk_story_editor_id`).
  */
 export async function clearEditor(db: Queryable, args: ClearEditorArgs): Promise<ClearEditorResult | null> {
   const rows = await run(db, clearEditorSql, [
@@ -113,6 +115,7 @@ export interface ClearLabelsResult {
  *
  * Source: cases/query_dml/queries/clear_labels.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryLabelsTargetIdError} when an id of `labels` names no `label` row (`fk_story_labels_target_id`).
  */
 export async function clearLabels(db: Queryable, args: ClearLabelsArgs): Promise<ClearLabelsResult | null> {
   const rows = await run(db, clearLabelsSql, [
@@ -178,6 +181,8 @@ export interface CreateStoryResult {
  * A link set by an exclusive property, a multi link by any filter.
  *
  * Source: cases/query_dml/queries/create_story.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ * @throws {@link FkStoryLabelsTargetIdError} when an id of `labels` names no `label` row (`fk_story_labels_target_id`).
  */
 export async function createStory(db: Queryable, args: CreateStoryArgs): Promise<CreateStoryResult> {
   const rows = await run(db, createStorySql, [
@@ -239,6 +244,8 @@ export interface DropMembersResult {
  * Runs query `drop_members`.
  *
  * Source: cases/query_dml/queries/drop_members.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when a row of `story` still refers to a deleted `member` row (`fk_story_author_id`).
+ * @throws {@link FkStoryEditorIdError} when a row of `story` still refers to a deleted `member` row (`fk_story_editor_id`).
  */
 export async function dropMembers(db: Queryable, args: DropMembersArgs): Promise<DropMembersResult[]> {
   const rows = await run(db, dropMembersSql, [
@@ -275,6 +282,7 @@ export interface HandOverResult {
  *
  * Source: cases/query_dml/queries/hand_over.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryEditorIdError} when `editor_id` names no `member` row (`fk_story_editor_id`).
  */
 export async function handOver(db: Queryable, args: HandOverArgs): Promise<HandOverResult | null> {
   const rows = await run(db, handOverSql, [
@@ -314,6 +322,7 @@ export interface LabelStoryResult {
  *
  * Source: cases/query_dml/queries/label_story.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryLabelsTargetIdError} when an id of `labels` names no `label` row (`fk_story_labels_target_id`).
  */
 export async function labelStory(db: Queryable, args: LabelStoryArgs): Promise<LabelStoryResult | null> {
   const rows = await run(db, labelStorySql, [
@@ -406,6 +415,7 @@ export interface SetEditorResult {
  *
  * Source: cases/query_dml/queries/set_editor.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryEditorIdError} when `editor_id` names no `member` row (`fk_story_editor_id`).
  */
 export async function setEditor(db: Queryable, args: SetEditorArgs): Promise<SetEditorResult | null> {
   const rows = await run(db, setEditorSql, [

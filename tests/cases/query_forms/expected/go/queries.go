@@ -116,6 +116,9 @@ type AddTagsRow struct {
 // AddTags runs query add_tags (cases/query_forms/queries/add_tags.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
+// row.
 func (q *Queries) AddTags(ctx context.Context, arg AddTagsParams) (*AddTagsRow, error) {
 	row := q.db.QueryRow(ctx, addTagsSQL, arg.ID, arg.TagIDs)
 	var i AddTagsRow
@@ -171,6 +174,9 @@ type CreatePostRow struct {
 // Create a post with its tags and return it with its author, in one statement.
 //
 // A duplicate is reported as *UqPostSlugError.
+//
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row;
+// *FkPostTagsTargetIDError when an id of tags names no tag row.
 func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (CreatePostRow, error) {
 	row := q.db.QueryRow(ctx, createPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIDs)
 	var i CreatePostRow
@@ -239,6 +245,8 @@ type ImportPostsRow struct {
 // ImportPosts runs query import_posts (cases/query_forms/queries/import_posts.edgeql).
 //
 // Bulk import from a JSON array of {title, slug, views?, labels?, author}; known slugs are skipped.
+//
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row.
 func (q *Queries) ImportPosts(ctx context.Context, arg ImportPostsParams) ([]ImportPostsRow, error) {
 	rows, err := q.db.Query(ctx, importPostsSQL, arg.Items)
 	if err != nil {
@@ -438,6 +446,9 @@ type RetagPostRow struct {
 // Replace a post's tags and retitle it; returns the new state of the row.
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
+// row.
 func (q *Queries) RetagPost(ctx context.Context, arg RetagPostParams) (*RetagPostRow, error) {
 	row := q.db.QueryRow(ctx, retagPostSQL, arg.ID, arg.Title, arg.TagIDs)
 	var i RetagPostRow

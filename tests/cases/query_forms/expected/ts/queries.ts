@@ -112,6 +112,7 @@ export interface AddTagsResult {
  *
  * Source: cases/query_forms/queries/add_tags.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function addTags(db: Queryable, args: AddTagsArgs): Promise<AddTagsResult | null> {
   const rows = await run(db, addTagsSql, [
@@ -158,6 +159,8 @@ export interface CreatePostResult {
  *
  * Source: cases/query_forms/queries/create_post.edgeql.
  * @throws {@link UqPostSlugError} on a duplicate for `uq_post_slug`.
+ * @throws {@link FkPostAuthorIdError} when `author_id` names no `account` row (`fk_post_author_id`).
+ * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function createPost(db: Queryable, args: CreatePostArgs): Promise<CreatePostResult> {
   const rows = await run(db, createPostSql, [
@@ -234,6 +237,7 @@ export interface ImportPostsResult {
  * Bulk import from a JSON array of {title, slug, views?, labels?, author}; known slugs are skipped.
  *
  * Source: cases/query_forms/queries/import_posts.edgeql.
+ * @throws {@link FkPostAuthorIdError} when `author_id` names no `account` row (`fk_post_author_id`).
  */
 export async function importPosts(db: Queryable, args: ImportPostsArgs): Promise<ImportPostsResult[]> {
   const rows = await run(db, importPostsSql, [
@@ -394,6 +398,7 @@ export interface RetagPostResult {
  *
  * Source: cases/query_forms/queries/retag_post.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function retagPost(db: Queryable, args: RetagPostArgs): Promise<RetagPostResult | null> {
   const rows = await run(db, retagPostSql, [

@@ -126,6 +126,10 @@ type DropIdleRow struct {
 }
 
 // DropIdle runs query drop_idle (cases/runner_options/queries/drop_idle.edgeql).
+//
+// A violated foreign key is reported as *FkBoardLeadIDError when a row of board still refers to a
+// deleted counter row; *FkBoardCountersTargetIDError when a row of board_counters still refers to
+// a deleted counter row.
 func (q *Queries) DropIdle(ctx context.Context, arg DropIdleParams) ([]DropIdleRow, error) {
 	rows, err := q.db.QueryContext(ctx, dropIdleSQL, arg.Level)
 	if err != nil {

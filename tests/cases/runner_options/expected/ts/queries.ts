@@ -161,6 +161,8 @@ export interface DropIdleResult {
  * Runs query `drop_idle`.
  *
  * Source: cases/runner_options/queries/drop_idle.edgeql.
+ * @throws {@link FkBoardLeadIdError} when a row of `board` still refers to a deleted `counter` row (`fk_board_lead_id`).
+ * @throws {@link FkBoardCountersTargetIdError} when a row of `board_counters` still refers to a deleted `counter` row (`fk_board_counters_target_id`).
  */
 export async function dropIdle(db: Queryable, args: DropIdleArgs): Promise<DropIdleResult[]> {
   const rows = await run(db, dropIdleSql, [
