@@ -246,6 +246,13 @@ def _inline_computed(expr: ast.SelectExpr, ctx) -> Optional[Computed]:
         return Computed("", expr, ctx.module, expr.span, target=source, multi=True, backlink=base.link, filter=filt)
     name = base.steps[0]  # type: ignore[attr-defined]
     link = subject.links.get(name)
+    comp = subject.computeds.get(name)
+    if link is None and comp is not None and comp.target is not None and (comp.backlink or comp.forward):
+        # `count(.likes filter .kind = 'Like')` of a computed link `likes := .<post[is Like]`:
+        # its objects, filtered further.
+        both = filt if comp.filter is None else (
+            comp.filter if filt is None else ast.BinOp("and", comp.filter, filt, expr.span))  # type: ignore[arg-type]
+        return dataclasses.replace(comp, filter=both)
     if link is None:
         ctx.reporter.error("E0206" if name in subject.computeds else "E0302",
                            f"'(select .{name} ...)': '{name}' is not a stored link of '{subject.name}'",

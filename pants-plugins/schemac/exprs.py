@@ -27,7 +27,7 @@ from schemac.lowering import Lowered, emit
 from schemac.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
 from schemac.sqlnames import qi, quote_ident, sql_string
 from schemac.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
-from schemac import gel_auth
+from schemac import gel_auth, stdfuncs
 from schemac.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES, MAX_VECTOR_DIMS, PG_EXTENSIONS,
                                 VECTOR, extension_of, vector_scalar)
 
@@ -152,6 +152,18 @@ class ExprContext:
     set_links: Optional[Dict[str, qir.Node]] = None
     #: The subject and its row the ``set_links`` are joined to.
     set_row: Optional[Tuple[ObjectType, str]] = None
+
+
+def assignment_cast(expr: ast.Expr, target: Optional[ValueType]) -> ast.Expr:
+    """Gel's assignment cast from ``str`` to an enum (its standard library declares ``create
+    cast from std::str to std::anyenum`` with ``allow assignment``;
+    https://docs.geldata.com/reference/stdlib/enum): a string literal given to an enum property
+    (a default, an insert or update) is the member of that name, ``<Status>'Pending'`` (an
+    unknown name is E0203). Anything else is returned as it is."""
+    if target is not None and target.enum is not None and target.element is None \
+            and isinstance(expr, ast.Literal) and expr.kind == "str":
+        return ast.Cast(ast.TypeRef(target.enum.qualname, (), expr.span), expr, expr.span)
+    return expr
 
 
 def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -1272,6 +1284,10 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _datetime_unit_func(expr, name, ctx)
     if name in ("min", "max", "sum"):
         return computed_sql.aggregate(expr, name, ctx)
+    if name == "math::mean":
+        return stdfuncs.mean(expr, ctx)
+    if name in stdfuncs.SCALAR_MATH:
+        return stdfuncs.scalar_math(expr, name, ctx)
     if name == "len":
         if len(expr.args) != 1:
             ctx.reporter.error("E0304", "len() takes one argument", expr.span)

@@ -26,7 +26,8 @@ from schemac import computed_sql, lowering, policies, qir
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
-from schemac.exprs import BOOL, ExprContext, ParamSpec, ParamTable, check, column_of, is_param, refuse_poly_link
+from schemac.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check, column_of, is_param,
+                           refuse_poly_link)
 from schemac.model import ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType, abstract_view
 from schemac.names import go_name
 from schemac.extensions import is_vector
@@ -289,7 +290,8 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                 out.append(node)
             continue
         use_default = insert and col.has_default and isinstance(a.value, (ast.Param, ast.Cast))
-        low = check(a.value, ctx, col.type, allow_optional_param=use_default or not col.required)
+        low = check(assignment_cast(a.value, col.type), ctx, col.type,
+                    allow_optional_param=use_default or not col.required)
         if low is None:
             continue
         if low.type.family != col.type.family:

@@ -33,7 +33,7 @@ from schemac import computed_sql, fts, gel_auth
 from schemac import syntax as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
-from schemac.exprs import BOOL, ExprContext, ParamTable, ext_needs, lower, resolve_type_ref
+from schemac.exprs import BOOL, ExprContext, ParamTable, assignment_cast, ext_needs, lower, resolve_type_ref
 from schemac.extensions import EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of, known_extension
 from schemac.model import (
     AccessPolicy,
@@ -94,6 +94,40 @@ VALUE_CONSTRAINTS = {
     "regexp": (1, "str", "{c} ~ {0}"),
     "one_of": (-1, "same", "{c} IN ({args})"),
 }
+
+
+#: A value constraint over every element of an array column (a multi property), where a CHECK
+#: may hold no sub-query: ``<bound> op ALL (col)`` -- the bound on the left, so the operator is
+#: mirrored.
+_ALL_ELEMENTS = {"min_value": "<=", "max_value": ">=", "min_ex_value": "<", "max_ex_value": ">"}
+
+
+def _each_element_check(name: str, col: str, args_sql: List[str], args: Sequence[ast.Expr]) -> Optional[str]:
+    """The CHECK of value constraint ``name`` on a multi property (https://docs.geldata.com/
+    reference/datamodel/constraints: a constraint on a multi property holds for each of its
+    values), stored as the array ``col``. An empty array passes, as an empty multi property
+    does. Lengths count characters through a SQL/JSON path regular expression: no element
+    matches ``^.{N+1}`` (max_len_value) / every element matches ``^.{N}`` (min_len_value);
+    repetition counts above 255 (the regular expression engine's limit) are split. ``None``
+    when a length is not an integer literal."""
+    if name in _ALL_ELEMENTS:
+        return f"{args_sql[0]} {_ALL_ELEMENTS[name]} ALL ({col})"
+    if name == "one_of":
+        return f"{col} <@ ARRAY[{', '.join(args_sql)}]"
+    if not (isinstance(args[0], ast.Literal) and args[0].kind == "int"):
+        return None
+    length = int(args[0].value)  # type: ignore[arg-type]
+    at_least = length + 1 if name == "max_len_value" else length
+    parts = []
+    if at_least >= 255:
+        parts.append(f"(.{{255}}){{{at_least // 255}}}")
+    if at_least % 255:
+        parts.append(f".{{{at_least % 255}}}")
+    pattern = "^" + "".join(parts)
+    test = f'@ like_regex "{pattern}" flag "s"'
+    if name == "max_len_value":
+        return f"NOT jsonb_path_exists(to_jsonb({col}), '$[*] ? ({test})')"
+    return f"NOT jsonb_path_exists(to_jsonb({col}), '$[*] ? (!({test}))')"
 
 
 def table_name(module: str, type_name: str) -> str:
@@ -1082,7 +1116,7 @@ class _Resolver:
                 f"date_part('{f}', {col_sql}) = 0" for f in fields)))
         if custom is not None:
             for c in custom.constraints:  # type: ignore[attr-defined]
-                self._value_constraint(obj, col, c, custom.module)  # type: ignore[attr-defined]
+                self._value_constraint(obj, col, c, custom.module, multi=decl.multi)  # type: ignore[attr-defined]
 
     def _link(self, obj: ObjectType, ptr: _Pointer, target_key: str) -> None:
         decl = ptr.decl
@@ -1285,7 +1319,7 @@ class _Resolver:
             if ptr.default is not None:
                 self._default(obj, col, ptr)
             for c, module in ptr.constraints:
-                self._value_constraint(obj, col, c, module)
+                self._value_constraint(obj, col, c, module, multi=decl.multi)
         # Type-level constraints and indexes, inherited ones first.
         for k in self.mro.get(key, [key]):
             t = self.decls[k]
@@ -1308,7 +1342,7 @@ class _Resolver:
                                 "a link's default may be an object global (default := global current_user) or a "
                                 "sub-select of one object: default := (select User filter .name = 'admin')")
             return
-        low = lower(default, ctx, col.type)
+        low = lower(assignment_cast(default, col.type), ctx, col.type)
         if low is None:
             return
         if low.column is not None:
@@ -1370,8 +1404,10 @@ class _Resolver:
         i = next(i for i, c in enumerate(obj.columns) if c is col)
         obj.columns[i] = dataclasses.replace(col, query_default=default, query_default_module=ptr.default_module)
 
-    def _value_constraint(self, obj: ObjectType, col: Column, c: ast.ConstraintDecl, module: str) -> None:
-        """A constraint declared on a property (or inherited from its custom scalar)."""
+    def _value_constraint(self, obj: ObjectType, col: Column, c: ast.ConstraintDecl, module: str,
+                          multi: bool = False) -> None:
+        """A constraint declared on a property (or inherited from its custom scalar); on a
+        ``multi`` property it holds for each value."""
         ctx = ExprContext(self.schema, obj, module, self.reporter, where="a constraint", subject_column=col)
         if c.name == "exclusive":
             if c.args or c.on:
@@ -1396,11 +1432,24 @@ class _Resolver:
             self.reporter.error("E0205", f"constraint {c.name} takes {arity if arity >= 0 else 'one or more'} "
                                 f"argument{'s' if arity != 1 else ''}", c.span)
             return
-        if col.type.element is not None or col.link is not None:
-            self.reporter.error("E0205", f"constraint {c.name} applies to scalar properties only", c.span)
+        if col.link is not None:
+            self.reporter.error("E0205", f"constraint {c.name} applies to properties only", c.span)
             return
+        elem_type = col.type.element
+        if elem_type is not None and not multi:
+            # An array<T> property: Gel's len() of an array is its length.
+            if c.name not in ("max_len_value", "min_len_value"):
+                self.reporter.error("E0206", f"constraint {c.name} on an array is not supported yet", c.span,
+                                    "use a multi property (each value is constrained)")
+                return
+            elem_type = None
+        if elem_type is not None and c.name == "regexp":
+            self.reporter.error("E0206", "constraint regexp on a multi property or an array is not supported yet",
+                                c.span, "constrain a scalar property, or check the values in the application")
+            return
+        value_type = elem_type if elem_type is not None else col.type
         expected = {"int": ValueType(scalar=SCALARS["int64"]), "str": ValueType(scalar=SCALARS["str"]),
-                    "same": col.type}[arg_kind]
+                    "same": value_type}[arg_kind]
         args_sql: List[str] = []
         for a in c.args:
             low = lower(a, ctx, expected)
@@ -1413,16 +1462,27 @@ class _Resolver:
                 self.reporter.error("E0205", f"{c.name} needs a {expected.name} argument, got {low.type.name}", a.span)
                 return
             args_sql.append(low.sql)
-        if arg_kind == "int" and col.type.family != "str":
+        if arg_kind == "int" and col.type.element is not None and not multi:
+            op = "<=" if c.name == "max_len_value" else ">="
+            self._add_check(obj, object_name("ck", obj.table, [col.name, c.name]),
+                            f"cardinality({quote_ident(col.name)}) {op} {args_sql[0]}", c.span)
+            return
+        if arg_kind == "int" and value_type.family != "str":
             self.reporter.error("E0205", f"{c.name} applies to str properties, not {col.type.name}", c.span)
             return
-        if c.name == "regexp" and col.type.family != "str":
+        if c.name == "regexp" and value_type.family != "str":
             self.reporter.error("E0205", f"regexp applies to str properties, not {col.type.name}", c.span)
             return
-        if c.name.endswith("value") and arg_kind == "same" and col.type.family not in ("num", "datetime", "str"):
+        if c.name.endswith("value") and arg_kind == "same" and value_type.family not in ("num", "datetime", "str"):
             self.reporter.error("E0205", f"{c.name} needs an ordered type, not {col.type.name}", c.span)
             return
-        sql = template.format(*args_sql, c=quote_ident(col.name), args=", ".join(args_sql))
+        if elem_type is not None:
+            sql = _each_element_check(c.name, quote_ident(col.name), args_sql, [a for a in c.args])
+            if sql is None:
+                self.reporter.error("E0206", f"{c.name} on a multi property needs an integer literal", c.args[0].span)
+                return
+        else:
+            sql = template.format(*args_sql, c=quote_ident(col.name), args=", ".join(args_sql))
         self._add_check(obj, object_name("ck", obj.table, [col.name, c.name]), sql, c.span)
 
     def _type_constraint(self, obj: ObjectType, c: ast.ConstraintDecl, module: str) -> None:
