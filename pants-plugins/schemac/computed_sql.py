@@ -521,6 +521,10 @@ def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -
     to tell a computed link from a computed property before checking it."""
     if depth > 20 or subject is None:
         return None
+    if isinstance(expr, ast.WithExpr):
+        return set_target(expr.body, subject, schema, module, depth + 1)
+    if _asserted_single(expr) is not None:
+        return set_target(_asserted_single(expr), subject, schema, module, depth + 1)
     if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
             and expr.limit is None:
         return set_target(expr.subject, subject, schema, module, depth + 1)
@@ -564,8 +568,37 @@ def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -
     return cur
 
 
+def _asserted_single(expr):
+    """``x`` of ``assert_single(x)``, else ``None``."""
+    if isinstance(expr, ast.FuncCall) and expr.name in ("assert_single", "std::assert_single") and len(expr.args) == 1:
+        return expr.args[0]
+    return None
+
+
+def single_set(expr) -> bool:
+    """``expr`` is ``assert_single(<set>)`` (possibly inside ``(select ...)`` / ``with``): a
+    computed link holding at most one object."""
+    while True:
+        if isinstance(expr, ast.WithExpr):
+            expr = expr.body
+        elif isinstance(expr, ast.SelectExpr) and expr.filter is None and expr.shape is None and not expr.order \
+                and expr.offset is None and expr.limit is None:
+            expr = expr.subject
+        else:
+            return _asserted_single(expr) is not None
+
+
 def is_set_expr(expr) -> bool:
-    """A path of several steps, a type filter or a union: what :func:`expr_object_set` reads."""
+    """A path of several steps, a type filter or a union, also inside ``with`` or
+    ``assert_single``: what :func:`expr_object_set` reads."""
+    if isinstance(expr, ast.WithExpr):
+        return is_set_expr(expr.body)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None:
+        return is_set_expr(expr.subject) or link_select(expr) is not None
+    if _asserted_single(expr) is not None:
+        inner = _asserted_single(expr)
+        return is_set_expr(inner) or isinstance(inner, ast.Backlink)
     if union_parts(expr) is not None:
         return True
     steps = _flatten_path(expr)
@@ -578,15 +611,27 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     links (``.items[is Media].edges.character``: the distinct objects it reaches, as in Gel), or
     a union of such sets of one type (``A union B``: duplicates kept, Gel's union is a multiset
     union: https://docs.geldata.com/reference/edgeql/sets). ``None`` after reporting."""
-    from schemac.exprs import BOOL, check
+    from schemac.exprs import BOOL, check, with_scope
 
+    if isinstance(expr, ast.WithExpr):
+        scope = with_scope(expr, ctx)
+        return None if scope is None else expr_object_set(expr.body, scope, alias, span)
+    if _asserted_single(expr) is not None:
+        # assert_single(<set>): at most one object; a shape reads it with a scalar sub-select,
+        # which fails the statement on two (SQLSTATE 21000), as Gel's CardinalityViolationError.
+        found = expr_object_set(_asserted_single(expr), ctx, alias, span)
+        return None if found is None else dataclasses.replace(found, multi=False)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and expr.filter is None:
+        return expr_object_set(expr.subject, ctx, alias, span)
     if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
             and expr.limit is None and expr.filter is not None and (
                 is_set_expr(expr.subject) or link_set_of(expr.subject, ctx) is not None):
         base = expr_object_set(expr.subject, ctx, alias, span)
         if base is None:
             return None
-        inner = dataclasses.replace(ctx, subject=base.source, column_prefix=alias, subject_column=None, variables={},
+        # (a `with` around the select may bind names the filter reads)
+        inner = dataclasses.replace(ctx, subject=base.source, column_prefix=alias, subject_column=None,
                                     bound_statements={}, outer=(ctx.subject, subject_ref(ctx)))
         filt = check(expr.filter, inner, BOOL)
         if filt is None:

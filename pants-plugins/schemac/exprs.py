@@ -517,6 +517,18 @@ def _with_expr(expr: ast.WithExpr, ctx: ExprContext, expected: Optional[ValueTyp
     the ``with`` (a path in it reads the object the expression is evaluated for) and written
     where it is read; ``with m := re_match_all(...)`` names a set, which is only counted or
     tested. The body is ``select <expr>`` (or ``(select T filter ...)``)."""
+    scope = with_scope(expr, ctx)
+    if scope is None:
+        return None
+    if not isinstance(expr.body, ast.Expr.__args__):  # type: ignore[attr-defined]
+        ctx.reporter.error("E0206", f"a 'with' inside {ctx.where} must select a value", expr.span)
+        return None
+    return check(expr.body, scope, expected)  # type: ignore[arg-type]
+
+
+def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
+    """The scope of the body of ``(with a := ..., ... <body>)`` inside an expression: ``ctx``
+    with each binding as a variable (see :func:`_with_expr`); ``None`` after reporting."""
     variables = dict(ctx.variables)
     scope = ctx
     for b in expr.bindings:
@@ -534,10 +546,7 @@ def _with_expr(expr: ast.WithExpr, ctx: ExprContext, expected: Optional[ValueTyp
                 return None
             variables[b.name] = qir.WithValue(b.name, low, True)
         scope = dataclasses.replace(scope, variables=dict(variables))
-    if not isinstance(expr.body, ast.Expr.__args__):  # type: ignore[attr-defined]
-        ctx.reporter.error("E0206", f"a 'with' inside {ctx.where} must select a value", expr.span)
-        return None
-    return check(expr.body, scope, expected)  # type: ignore[arg-type]
+    return scope
 
 
 def _set_function(expr: ast.FuncCall, ctx: ExprContext, exists: bool) -> Optional[qir.Expr]:

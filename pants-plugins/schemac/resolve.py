@@ -698,7 +698,8 @@ class _Resolver:
             # A path through links or a union (checked once every computed is typed: it may
             # read computed links of other types).
             target = computed_sql.set_target(expr, obj, self.schema, module)
-            new = dataclasses.replace(comp, target=target, multi=True, required=False, set_expr=True)
+            new = dataclasses.replace(comp, target=target, multi=not computed_sql.single_set(expr), required=False,
+                                      set_expr=True)
             self._set_computeds.append((obj, decl.name, module))
         elif link_select(expr) is not None:
             new = self._link_select(obj, decl, comp, module)

@@ -100,13 +100,17 @@ def test_paths_unions_and_with_blocks_are_computeds():
                      "multi link drafts := (select .<author[is Post] union .<author[is Post] filter not .published);\n"
                      "multi link pub := (select .<author[is Post] filter .published);\n"
                      "multi link liked := (select .pub filter .likes > 1);\n"
-                     "property n := (with x := .a, m := re_match_all('a+', .name) select count(m) + x);",
+                     "property n := (with x := .a, m := re_match_all('a+', .name) select count(m) + x);\n"
+                     "link top := (select assert_single((select .<author[is Post] filter .likes > 9)));\n"
+                     "multi link others := (with me := .id select .follows.follows filter .id != me);",
                      "property loud := exists re_match_all('[A-Z]', .title);")
     author = schema.find_type("Author", "default")
     for name, target in (("reviewers", "Author"), ("circle", "Author"), ("drafts", "Post"), ("liked", "Post")):
         comp = author.computeds[name]
         assert (comp.target.name, comp.multi) == (target, True), name
     assert (author.computeds["n"].type.name, author.computeds["n"].required) == ("int64", False)
+    assert (author.computeds["top"].target.name, author.computeds["top"].multi) == ("Post", False)
+    assert (author.computeds["others"].target.name, author.computeds["others"].multi) == ("Author", True)
     assert schema.find_type("Post", "default").computeds["loud"].type.name == "bool"
 
 

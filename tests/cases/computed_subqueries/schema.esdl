@@ -44,6 +44,10 @@ type Author {
   # `[is T]` on a link to an abstract type with several subtypes.
   multi pins: Pinnable;
   multi link pinned_posts := .pins[is Post];
+  # assert_single of a set: at most one object (two fail the statement, as in Gel).
+  link best_post := (select assert_single((select .<author[is Post] filter .likes >= 10)));
+  # A with block around a set: my posts' reviewers other than me.
+  multi link outside_reviewers := (with me := .id select .<author[is Post].reviewers filter .id != me);
 }
 
 abstract type Pinnable {}

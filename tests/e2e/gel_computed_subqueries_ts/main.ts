@@ -97,7 +97,7 @@ try {
   // Paths through links, unions, [is T] on a polymorphic link, re_match_all in a with block.
   const postId = async (title: string) =>
     ((await pool.query("SELECT id FROM post WHERE title = $1", [title])).rows[0] as { id: string }).id;
-  for (const [title, reviewer] of [["a1", abe], ["a1", bob], ["a2", abe]] as const) {
+  for (const [title, reviewer] of [["a1", abe], ["a1", bob], ["a2", abe], ["a2", ann]] as const) {
     await pool.query("INSERT INTO post_reviewers (source_id, target_id) VALUES ($1, $2)", [await postId(title), reviewer]);
   }
   await pool.query("UPDATE post SET co_author_id = $1 WHERE title = 'b1'", [abe]);
@@ -108,13 +108,22 @@ try {
   await pool.query("INSERT INTO author_pins (source_id, target_id, target_note_id) VALUES ($1, $2, $2)", [ann, note]);
   const names = (xs: Array<{ name: string }>) => xs.map((x) => x.name).sort();
   const circles = await q.circles({});
-  assert.deepEqual(circles.map((c) => ({ ...c, my_reviewers: names(c.my_reviewers), circle: names(c.circle) })), [
-    { name: "Abe", has_open_work: true, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [] },
-    { name: "Ann", has_open_work: true, circle_size: "5", my_reviewers: ["Abe", "Bob"],
-      circle: ["Abe", "Abe", "Bob", "Bob", "Cid"], pinned_posts: [{ title: "a1" }] },
-    { name: "Bob", has_open_work: true, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [] },
-    { name: "Cid", has_open_work: false, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [] },
+  assert.deepEqual(circles.map((c) => ({ ...c, my_reviewers: names(c.my_reviewers), circle: names(c.circle),
+    outside_reviewers: names(c.outside_reviewers) })), [
+    { name: "Abe", has_open_work: true, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [],
+      best_post: null, outside_reviewers: [] },
+    { name: "Ann", has_open_work: true, circle_size: "6", my_reviewers: ["Abe", "Ann", "Bob"],
+      circle: ["Abe", "Abe", "Ann", "Bob", "Bob", "Cid"], pinned_posts: [{ title: "a1" }],
+      best_post: { title: "a2" }, outside_reviewers: ["Abe", "Bob"] },
+    { name: "Bob", has_open_work: true, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [],
+      best_post: null, outside_reviewers: [] },
+    { name: "Cid", has_open_work: false, circle_size: "0", my_reviewers: [], circle: [], pinned_posts: [],
+      best_post: null, outside_reviewers: [] },
   ]);
+  // Two objects where assert_single allows one: the statement fails (SQLSTATE 21000).
+  await pool.query("UPDATE post SET likes = 20 WHERE title = 'a1'");
+  await assert.rejects(q.circles({}), (e: { code?: string }) => e.code === "21000");
+  await pool.query("UPDATE post SET likes = 5 WHERE title = 'a1'");
   out["pathsAndUnions"] = true;
   assert.deepEqual(await q.postMarks({}), [
     { title: "a1", bangs: "0", loud: false }, { title: "a2", bangs: "0", loud: false },

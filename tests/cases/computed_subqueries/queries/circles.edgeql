@@ -6,5 +6,7 @@ select Author {
   my_reviewers: { name },
   circle: { name },
   pinned_posts: { title },
+  best_post: { title },
+  outside_reviewers: { name },
 }
 order by .name;

@@ -7,12 +7,14 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"reflect"
 	"sort"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	cs "schemactest/computedsubqueries"
@@ -129,7 +131,7 @@ func TestComputedSubqueries(t *testing.T) {
 
 	// Paths through links, unions, [is T] on a polymorphic link, re_match_all in a with block.
 	postID := func(title string) string { return id(`SELECT id FROM post WHERE title = $1`, title) }
-	for _, r := range [][2]string{{"a1", abe}, {"a1", bob}, {"a2", abe}} {
+	for _, r := range [][2]string{{"a1", abe}, {"a1", bob}, {"a2", abe}, {"a2", ann}} {
 		exec(`INSERT INTO post_reviewers (source_id, target_id) VALUES ($1, $2)`, postID(r[0]), r[1])
 	}
 	exec(`UPDATE post SET co_author_id = $1 WHERE title = 'b1'`, abe)
@@ -148,6 +150,8 @@ func TestComputedSubqueries(t *testing.T) {
 		revs    []string
 		members []string
 		pinned  []string
+		best    string
+		outside []string
 	}
 	var got []circle
 	for _, c := range circles {
@@ -161,16 +165,31 @@ func TestComputedSubqueries(t *testing.T) {
 		for _, p := range c.PinnedPosts {
 			x.pinned = append(x.pinned, p.Title)
 		}
+		if c.BestPost != nil {
+			x.best = c.BestPost.Title
+		}
+		for _, o := range c.OutsideReviewers {
+			x.outside = append(x.outside, o.Name)
+		}
 		sort.Strings(x.revs)
 		sort.Strings(x.members)
+		sort.Strings(x.outside)
 		got = append(got, x)
 	}
-	want := []circle{{"Abe", true, 0, nil, nil, nil},
-		{"Ann", true, 5, []string{"Abe", "Bob"}, []string{"Abe", "Abe", "Bob", "Bob", "Cid"}, []string{"a1"}},
-		{"Bob", true, 0, nil, nil, nil}, {"Cid", false, 0, nil, nil, nil}}
+	want := []circle{{"Abe", true, 0, nil, nil, nil, "", nil},
+		{"Ann", true, 6, []string{"Abe", "Ann", "Bob"}, []string{"Abe", "Abe", "Ann", "Bob", "Bob", "Cid"},
+			[]string{"a1"}, "a2", []string{"Abe", "Bob"}},
+		{"Bob", true, 0, nil, nil, nil, "", nil}, {"Cid", false, 0, nil, nil, nil, "", nil}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("circles: %+v", got)
 	}
+	// Two objects where assert_single allows one: the statement fails (SQLSTATE 21000).
+	exec(`UPDATE post SET likes = 20 WHERE title = 'a1'`)
+	var pgErr *pgconn.PgError
+	if _, err := q.Circles(ctx); !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+		t.Fatalf("two best posts: %v", err)
+	}
+	exec(`UPDATE post SET likes = 5 WHERE title = 'a1'`)
 	marks, err := q.PostMarks(ctx)
 	if err != nil || len(marks) != 5 || marks[0].Bangs != 0 || marks[0].Loud ||
 		marks[4].Title != "wow!! OMG!" || marks[4].Bangs != 2 || !marks[4].Loud {

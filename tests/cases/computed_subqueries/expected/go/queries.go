@@ -72,7 +72,9 @@ const circlesSQL = `SELECT "name",
        (SELECT count(*) FROM (SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_c1" WHERE true) AS "circle_size",
        (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "my_reviewers",
        (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM (SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_s1" WHERE true) AS "circle",
-       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j0"."target_post_id" FROM "author_pins" AS "_j0" WHERE "_j0"."source_id" = "author"."id")) AS "pinned_posts"
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j0"."target_post_id" FROM "author_pins" AS "_j0" WHERE "_j0"."source_id" = "author"."id")) AS "pinned_posts",
+       (SELECT json_build_object('title', "_s1"."title") FROM "post" AS "_s1" WHERE "_s1"."author_id" = "author"."id" AND ("_s1".likes >= 10)) AS "best_post",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id")) AND ("_s1".id <> "author".id)) AS "outside_reviewers"
 FROM "author"
 ORDER BY name ASC NULLS FIRST`
 
@@ -96,14 +98,26 @@ type CirclesPinnedPosts struct {
 	Title string `json:"title"`
 }
 
+// CirclesBestPost is the best_post shape of Circles.
+type CirclesBestPost struct {
+	Title string `json:"title"`
+}
+
+// CirclesOutsideReviewers is the outside_reviewers shape of Circles.
+type CirclesOutsideReviewers struct {
+	Name string `json:"name"`
+}
+
 // CirclesRow is one row returned by Circles.
 type CirclesRow struct {
-	Name        string               `json:"name"`
-	HasOpenWork bool                 `json:"has_open_work"`
-	CircleSize  int64                `json:"circle_size,string"`
-	MyReviewers []CirclesMyReviewers `json:"my_reviewers"`
-	Circle      []CirclesCircle      `json:"circle"`
-	PinnedPosts []CirclesPinnedPosts `json:"pinned_posts"`
+	Name             string                    `json:"name"`
+	HasOpenWork      bool                      `json:"has_open_work"`
+	CircleSize       int64                     `json:"circle_size,string"`
+	MyReviewers      []CirclesMyReviewers      `json:"my_reviewers"`
+	Circle           []CirclesCircle           `json:"circle"`
+	PinnedPosts      []CirclesPinnedPosts      `json:"pinned_posts"`
+	BestPost         *CirclesBestPost          `json:"best_post"`
+	OutsideReviewers []CirclesOutsideReviewers `json:"outside_reviewers"`
 }
 
 // Circles runs query circles (cases/computed_subqueries/queries/circles.edgeql).
@@ -118,7 +132,7 @@ func (q *Queries) Circles(ctx context.Context, _ ...CirclesParams) ([]CirclesRow
 	var items []CirclesRow
 	for rows.Next() {
 		var i CirclesRow
-		if err := rows.Scan(&i.Name, &i.HasOpenWork, &i.CircleSize, &i.MyReviewers, &i.Circle, &i.PinnedPosts); err != nil {
+		if err := rows.Scan(&i.Name, &i.HasOpenWork, &i.CircleSize, &i.MyReviewers, &i.Circle, &i.PinnedPosts, &i.BestPost, &i.OutsideReviewers); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

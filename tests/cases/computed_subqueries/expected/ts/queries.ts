@@ -68,7 +68,9 @@ export const circlesSql = `SELECT "name",
        (SELECT count(*) FROM (SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_c1".* FROM "author" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_c1" WHERE true) AS "circle_size",
        (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "my_reviewers",
        (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM (SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "target_id" FROM "author_follows" WHERE "source_id" = "author"."id") UNION ALL SELECT "_s1".* FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id"))) AS "_s1" WHERE true) AS "circle",
-       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j0"."target_post_id" FROM "author_pins" AS "_j0" WHERE "_j0"."source_id" = "author"."id")) AS "pinned_posts"
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j0"."target_post_id" FROM "author_pins" AS "_j0" WHERE "_j0"."source_id" = "author"."id")) AS "pinned_posts",
+       (SELECT json_build_object('title', "_s1"."title") FROM "post" AS "_s1" WHERE "_s1"."author_id" = "author"."id" AND ("_s1".likes >= 10)) AS "best_post",
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "author" AS "_s1" WHERE "_s1"."id" IN (SELECT "_j1"."target_id" FROM "post_reviewers" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "author"."id")) AND ("_s1".id <> "author".id)) AS "outside_reviewers"
 FROM "author"
 ORDER BY name ASC NULLS FIRST`;
 
@@ -84,6 +86,8 @@ export interface CirclesResult {
   my_reviewers: Array<{ name: string }>;
   circle: Array<{ name: string }>;
   pinned_posts: Array<{ title: string }>;
+  best_post: { title: string } | null;
+  outside_reviewers: Array<{ name: string }>;
 }
 
 /**
