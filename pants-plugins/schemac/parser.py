@@ -1782,7 +1782,7 @@ class _Builder:
             n += 1
         name_tok = children[n - 1]
         required = None  # REQUIRED wins over OPTIONAL (the grammar allows one of them)
-        multi = overloaded = False
+        multi = overloaded = single = False
         kind = None  # the first PROPERTY/LINK keyword, as written
         for t in children[:n - 1]:
             qual = t.type
@@ -1793,6 +1793,8 @@ class _Builder:
                     required = False
             elif qual == "MULTI":
                 multi = True
+            elif qual == "SINGLE":
+                single = True
             elif qual == "OVERLOADED":
                 overloaded = True
             elif (qual == "PROPERTY" or qual == "LINK") and kind is None:
@@ -1848,6 +1850,7 @@ class _Builder:
             on_delete, tuple(link_props) if link_props else (), meta,
             _new_span(self.file, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column),
             computed, extends, on_source_delete, tuple(rewrites), tuple(indexes), union, on_source_delete_span,
+            single,
         )
 
     def pointer_decl(self, meta, children):

@@ -736,6 +736,17 @@ class _Resolver:
             new = dataclasses.replace(comp, type=low.type, required=not low.nullable)
         if decl.type is not None:
             self._check_declared_type(decl, new, module)
+        pinned = link_select(decl.computed) is not None and new.target is not None and \
+            link_select(decl.computed)[1] is not None and \
+            _filter_pins_one(link_select(decl.computed)[1], new.target)  # type: ignore[index,arg-type]
+        if decl.single and new.multi and not pinned:
+            # Gel refuses the schema: "possibly more than one element returned by an expression
+            # for a computed link explicitly declared as 'single'"
+            # (https://docs.geldata.com/reference/datamodel/computeds).
+            self.reporter.error("E0204", f"computed '{decl.name}' is declared single, but its expression may "
+                                "select more than one object", decl.span,
+                                "declare it multi, or filter on .id or on an exclusive property")
+            new = dataclasses.replace(new, broken=True)
         if decl.required and not new.required and new.target is None:
             self.reporter.warning("W0006", f"required computed '{decl.name}' may be empty: not enforced",
                                   decl.name_span)

@@ -619,6 +619,9 @@ class PointerDecl:
     union: Tuple["TypeRef", ...] = ()
     #: Where ``on source delete ...`` is written.
     on_source_delete_span: Optional[Span] = None
+    #: ``single`` was written (for a computed, Gel checks that its expression cannot return
+    #: more than one element; a stored pointer is single unless ``multi``).
+    single: bool = False
 
 
 @dataclass(frozen=True)

@@ -131,3 +131,14 @@ def test_forms_not_lowered_are_located_refusals(member, message):
     assert got and all(code == "E0206" for _, code, _ in got), got
     assert message in [m for _, _, m in got]
     assert all(line in (9, 10) for line, _, _ in got), got
+
+
+def test_a_computed_declared_single_may_not_select_several_objects():
+    # Gel refuses such a schema ("possibly more than one element returned by an expression for a
+    # computed link explicitly declared as 'single'"); it came out as a list before.
+    diags = _diags("single link top := (select .<author[is Post] filter .likes > 100);\n"
+                   "single link first := .<author[is Post];")
+    assert [(code, msg.split(",")[0]) for _, code, msg in diags] == [
+        ("E0204", "computed 'top' is declared single"), ("E0204", "computed 'first' is declared single")]
+    # a filter on an exclusive property pins one object: accepted
+    assert _diags("single link ann := (select .follows filter .name = 'Ann');") == []
