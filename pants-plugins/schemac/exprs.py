@@ -152,6 +152,11 @@ class ExprContext:
     set_links: Optional[Dict[str, qir.Node]] = None
     #: The subject and its row the ``set_links`` are joined to.
     set_row: Optional[Tuple[ObjectType, str]] = None
+    #: Writes bound by ``with p := (insert ...)``: name -> the write node (a link may be
+    #: assigned it: ``author := p``).
+    bound_writes: Dict[str, qir.Node] = field(default_factory=dict)
+    #: While a write's values are checked: the inserts nested in them (:class:`schemac.qir.BoundWrite`).
+    nested: Optional[List[qir.Node]] = None
 
 
 def assignment_cast(expr: ast.Expr, target: Optional[ValueType]) -> ast.Expr:

@@ -117,7 +117,7 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
-                     qir.SetFilter})
+                     qir.SetFilter, qir.WrittenIds})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -422,6 +422,12 @@ def _object_ids(node: qir.ObjectIds) -> str:
     return f'ARRAY(SELECT {node.alias}."id" FROM {qi(node.target.table)} AS {node.alias} WHERE {where})'
 
 
+def _written_ids(node: qir.WrittenIds) -> str:
+    if node.many:
+        return f'ARRAY(SELECT "id" FROM {qi(node.cte)})'
+    return f'(SELECT "id" FROM {qi(node.cte)})'
+
+
 def _visible_id(node: qir.VisibleId) -> str:
     value = node.value
     value_sql = expr_sql(value)
@@ -501,6 +507,7 @@ _EXPR = {
     qir.ObjectRow: _object_row,
     qir.ObjectIds: _object_ids,
     qir.SetFilter: _set_filter,
+    qir.WrittenIds: _written_ids,
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -766,6 +773,18 @@ def _of(table: str, cols: str, batch) -> str:
     return f"{table}.*" if batch is not None and cols == "*" else cols
 
 
+def nested_ctes(w) -> List[Tuple[str, str]]:
+    """The CTEs of the inserts nested in a write's values (theirs first), each returning its
+    row's id, followed by its join-table writes."""
+    out: List[Tuple[str, str]] = []
+    for b in getattr(w, "nested", ()):
+        out += nested_ctes(b.write)
+        statement, links = write_sql(b.write)
+        out.append((b.name, statement('"id"')))
+        out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # Inserts leaving out omitted parameters: the database applies its own column DEFAULT
 
@@ -893,13 +912,14 @@ def _returning_sql(r: qir.Returning) -> str:
     picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
     columns = _columns(picked)
     check = r.write.check_sql  # type: ignore[attr-defined]
+    nested = nested_ctes(r.write)
     if not links and check is None:
-        return statement(", ".join(columns))
+        return render_ctes(nested, statement(", ".join(columns)))
     inner = columns if '"id"' in columns else ['"id"'] + columns
     if check is not None:
         # The access policy check reads every column of the written rows.
         inner = ["*"] + [c for c in columns if " AS " in c]
-    ctes = [("_new", statement(", ".join(inner)))]
+    ctes = nested + [("_new", statement(", ".join(inner)))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
     where = f"\nWHERE {check}" if check is not None else ""
     return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
@@ -914,7 +934,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return _returning_sql(stmt)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
         statement, links = write_sql(stmt.write)  # type: ignore[attr-defined]
-        ctes = [("_new", statement("*"))] + [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
+        ctes = nested_ctes(stmt.write) + [("_new", statement("*"))]  # type: ignore[attr-defined]
+        ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
     if t is qir.With:
         return _with_sql(stmt)  # type: ignore[arg-type]
@@ -932,6 +953,7 @@ def _with_sql(w: qir.With) -> str:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
             statement, links = write_sql(b.write)  # type: ignore[attr-defined]
+            ctes += nested_ctes(b.write)  # type: ignore[attr-defined]
             ctes.append((name, statement("*")))
             ctes += [(f"{name}_link{i}", link(qi(name))) for i, link in enumerate(links, 1)]
         elif not b.inline:  # type: ignore[attr-defined]

@@ -380,6 +380,18 @@ class ObjectIds(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class WrittenIds(Expr):
+    """The ids of the objects a write of the same statement wrote, read from its CTE ``cte``: a
+    write bound by ``with p := (insert ...)`` assigned to a link (``author := p``) or a nested
+    insert (``author := (insert User {...})``,
+    https://docs.geldata.com/reference/edgeql/insert#nested-inserts). ``many``: all of them,
+    a ``uuid[]`` (a multi link); else the one id."""
+
+    cte: str
+    many: bool
+
+
+@dataclass(frozen=True, eq=False)
 class VisibleId(Expr):
     """The id ``value`` assigned to a link whose target has access policies: the id only when
     the policies let the query see that object (else empty)."""
@@ -614,12 +626,18 @@ class Insert(Node):
     #: The access policy check of the new rows, named ``"_new"`` (lowered by
     #: ``schemac.policies.write_check``): the statement is then a CTE selected through it.
     check_sql: Optional[str] = None
+    #: Inserts nested in its values (``author := (insert User {...})``): :class:`BoundWrite`
+    #: nodes, each written first as the CTE its ``name`` names.
+    nested: Tuple["BoundWrite", ...] = ()
 
     kind = "insert"
 
     @property
     def written_links(self) -> Tuple[str, ...]:
-        return tuple(a.link.name for a in self.links)
+        """The links whose new targets the statement itself does not see: its multi links, and
+        single links assigned objects the same statement inserts."""
+        return tuple(a.link.name for a in self.links) + tuple(
+            a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
 
 
 @dataclass(frozen=True, eq=False)
@@ -644,7 +662,10 @@ class Update(Node):
 
     @property
     def written_links(self) -> Tuple[str, ...]:
-        return tuple(a.link.name for a in self.links)
+        """The links whose new targets the statement itself does not see: its multi links, and
+        single links assigned objects the same statement inserts."""
+        return tuple(a.link.name for a in self.links) + tuple(
+            a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
 
 
 @dataclass(frozen=True, eq=False)

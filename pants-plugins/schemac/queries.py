@@ -374,6 +374,9 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
                     and len(source.args) == 1:
                 source = source.args[0]
     uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
+    if source is None and (_is_nested_insert(value) or (isinstance(value, ast.VarRef)
+                                                        and value.name in ctx.bound_writes)):
+        return _written(a, value, link, ctx, many=True)
     if source is None and _is_empty_set(value):
         # `tags := {}`: no links (`+= {}` / `-= {}` change nothing).
         return qir.SqlTemplate(value.span, uuid_array, False, "no_ids", "'{{}}'::uuid[]", (), "", True)
@@ -473,6 +476,14 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         if not insert:
             _mark_unchanged(a.value, col.name, ctx)
         return qir.Assign(a.span, col, low)
+    if target_id is None and (_is_nested_insert(value) or (isinstance(value, ast.VarRef)
+                                                           and value.name in ctx.bound_writes)):
+        low = _written(a, value, link, ctx, many=False)
+        if low is None:
+            return None
+        # (None written: a required link fails the statement, SQLSTATE 23502, as Gel's
+        # MissingRequiredError when it runs.)
+        return qir.Assign(a.span, col, low)
     if target_id is None and isinstance(value, tuple(_STATEMENT_VALUES)):
         ctx.reporter.error("E0206", f"a link's value that is {_STATEMENT_VALUES[type(value)]} is not supported yet",
                            value.span, f"write {a.name} := (select {link.target.name} filter ...)")
@@ -495,6 +506,58 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         # Only an object the target's access policies let the query see can be linked.
         low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
     return qir.Assign(a.span, col, low)
+
+
+def _is_nested_insert(value: ast.Expr) -> bool:
+    return isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.InsertQuery)
+
+
+def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: bool) -> Optional[qir.Expr]:
+    """A link assigned objects the same statement writes: a write bound by ``with p := (insert
+    ...)`` (its CTE ``"_with_p"``) or a nested insert (``author := (insert User {...})``,
+    https://docs.geldata.com/reference/edgeql/insert#nested-inserts), written first as a CTE
+    of its own. As in Gel, a single link takes at most one object (an update or delete bound by
+    ``with`` that may write several is refused)."""
+    uuid = ValueType(scalar=SCALARS["uuid"])
+    if isinstance(value, ast.VarRef):
+        w = ctx.bound_writes[value.name]
+        if w.subject is not link.target:  # type: ignore[attr-defined]
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, but '{value.name}' is "
+                               f"{ctx.bound_statements.get(value.name, 'a write')}", value.span)
+            return None
+        card = w.cardinality  # type: ignore[attr-defined]
+        if not many and card == MANY:
+            ctx.reporter.error("E0304", f"'{value.name}' may write several objects, but '{a.name}' is a single link",
+                               value.span, "filter the bound statement on .id or an exclusive property")
+            return None
+        return qir.WrittenIds(value.span, ValueType(element=uuid) if many else uuid, not many and card != ONE,
+                              f"_with_{value.name}", many)
+    q = value.query  # type: ignore[attr-defined]
+    target = ctx.schema.find_type(q.type_name, ctx.module)
+    if target is None:
+        ctx.reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
+                           did_you_mean(q.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    if target is not link.target:
+        ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {q.type_name}", q.type_span)
+        return None
+    if ctx.nested is None or any(type(v) is qir.LoopVar for v in ctx.variables.values()):
+        # (Gel evaluates an update's values once per object it updates: as many inserts.)
+        ctx.reporter.error("E0206", "a nested insert in an update, a 'for' loop or an upsert's else is not supported "
+                           "yet", value.span, "bind it, inserted once: with p := (insert ...) ... link := p")
+        return None
+    inner = dataclasses.replace(ctx, subject=target, column_prefix=None)
+    w = _insert_write(q, target, inner)
+    if w is None:
+        return None
+    if w.check_sql is not None:
+        ctx.reporter.error("E0206", f"a nested insert of '{target.name}', which has access policies, is not supported "
+                           "yet", value.span, "insert the object in a query of its own")
+        return None
+    name = f"_nested{sum(1 for k in ctx.bound_writes if k.startswith(' nested')) + 1}"
+    ctx.bound_writes[" nested" + name] = w  # (counted so each nested insert gets its own CTE)
+    ctx.nested.append(qir.BoundWrite(value.span, name, w))
+    return qir.WrittenIds(value.span, ValueType(element=uuid) if many else uuid, w.cardinality != ONE, name, many)
 
 
 #: Link values that are valid EdgeQL but not lowered: what the E0206 calls them.
@@ -718,7 +781,12 @@ def _split(nodes: List[qir.Node]) -> Tuple[Tuple[qir.Assign, ...], Tuple[qir.Lin
 
 def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
                   batch: Optional[qir.Batch] = None) -> Optional[qir.Insert]:
-    values = _assignments(q.assignments, subject, ctx, insert=True)
+    saved, ctx.nested = ctx.nested, ([] if batch is None else None)
+    try:
+        values = _assignments(q.assignments, subject, ctx, insert=True)
+        nested = tuple(ctx.nested or ())
+    finally:
+        ctx.nested = saved
     given = {a.name for a in q.assignments}
     missing = [c.link or c.name for c in subject.columns
                if c.required and not c.defaulted and (c.link or c.name) not in given]
@@ -764,7 +832,11 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
         ctx.reporter.error("E0206", f"an upsert of '{subject.name}', which has access policies, is not supported yet",
                            q.unless_conflict.span, "insert and update in separate queries")
         return None
-    return qir.Insert(q.span, subject, sets, links, conflict, batch, cardinality, raisable, check)
+    if nested and q.unless_conflict is not None:
+        ctx.reporter.error("E0206", "a nested insert in an insert with 'unless conflict' is not supported yet",
+                           nested[0].span, "insert the object first: with p := (insert ...) ...")
+        return None
+    return qir.Insert(q.span, subject, sets, links, conflict, batch, cardinality, raisable, check, nested)
 
 
 def _reads_loop(node: qir.Node) -> bool:
@@ -887,7 +959,11 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
                   batch: Optional[qir.Batch] = None) -> Optional[qir.Update]:
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx, None, "update read")
-    nodes = _assignments(q.assignments, subject, ctx, insert=False)
+    saved, ctx.nested = ctx.nested, None
+    try:
+        nodes = _assignments(q.assignments, subject, ctx, insert=False)
+    finally:
+        ctx.nested = saved
     check = policies.write_check(subject, "update write", ctx, '"_new"')
     if not q.assignments:
         ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
@@ -1249,8 +1325,9 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
                                    el.span)
                 continue
-            if link.multi and el.name in written:
-                ctx.reporter.error("E0206", f"selecting the multi link '{el.name}' that the same statement writes is "
+            if el.name in written and (link.multi or [e.name for e in el.shape] != ["id"]):
+                ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
+                                   "same statement writes is "
                                    "not supported yet", el.span,
                                    "its new links are not visible to the statement; select them in a second query")
                 continue
@@ -1529,6 +1606,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                                "not supported yet", b.value.span, "run the write as a query of its own")
                 continue
             writes[b.name] = w
+            ctx.bound_writes[b.name] = w
             exclusives.extend(w.exclusives)
             bindings.append(qir.BoundWrite(b.span, b.name, w))
             ctx.bound_statements[b.name] = f"{'an' if w.kind in ('insert', 'update') else 'a'} {w.kind} of " \

@@ -299,3 +299,50 @@ def test_multi_link_paths_outside_element_wise_operators_are_refused():
     assert _errors("select Story order by .labels.name") == [
         "1:23 E0206 '.labels.name': a path through the multi link 'labels' is a set; only paths through single "
         "links can be used here"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Objects the same statement inserts, assigned to links: a nested insert
+# (https://docs.geldata.com/reference/edgeql/insert#nested-inserts) or a write bound by with
+# (https://docs.geldata.com/reference/edgeql/with), each a CTE written first.
+
+
+def test_nested_inserts_are_written_first_in_the_same_statement(db, q):
+    plan = q["story_with_new_author"]
+    assert plan.cardinality == "one" and plan.sql.count(";") == 0
+    ((sid,),) = run(db, plan, "Hello", "ann", 1, "fresh")
+    assert db.execute("SELECT m.name, m.telegram_id FROM story s JOIN member m ON m.id = s.author_id "
+                      "WHERE s.id = %s", (sid,)) == [("ann", 1)]
+    assert labels_of(db, sid) == ["fresh"]
+    # A nested insert that fails (a duplicate) fails the statement: nothing is written.
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        run(db, plan, "Again", "ann", 2, "other")
+    assert db.execute("SELECT count(*) FROM story") == [(1,)]
+    assert db.execute("SELECT count(*) FROM label") == [(1,)]
+
+
+def test_a_bound_insert_assigned_to_a_link(db, q):
+    plan = q["member_and_story"]
+    assert plan.cardinality == "one"
+    assert [f.name for f in plan.result] == ["title", "author_id"]
+    ((title, author),) = run(db, plan, "bob", 2, "B")
+    assert title == "B" and db.execute("SELECT name FROM member WHERE id = %s", (author,)) == [("bob",)]
+    member(db, "ann", 1)
+    ((sid,),) = run(db, q["create_story"], "S", 1, "x")
+    assert run(db, q["reassign_to_new"], "cy", 3, sid) == [(sid,)]
+    assert db.execute("SELECT m.name FROM story s JOIN member m ON m.id = s.editor_id WHERE s.id = %s",
+                      (sid,)) == [("cy",)]
+    # As in Gel, the bound insert runs once even when the update matches nothing.
+    assert run(db, q["reassign_to_new"], "dee", 4, "00000000-0000-0000-0000-000000000000") == []
+    assert db.execute("SELECT count(*) FROM member WHERE name = 'dee'") == [(1,)]
+
+
+def test_written_objects_refusals():
+    assert _errors("update Story filter .id = <uuid>$id set { editor := (insert Member { name := 'x', "
+                   "telegram_id := 1 }) }") == [
+        "1:53 E0206 a nested insert in an update, a 'for' loop or an upsert's else is not supported yet"]
+    assert _errors("with m := (insert Member { name := 'x', telegram_id := 1 }) "
+                   "select (insert Story { title := 't', author := m }) { author: { name } }") == [
+        "1:115 E0206 selecting the link 'author' that the same statement writes is not supported yet"]
+    assert _errors("with m := (update Member set { nick := 'n' }) insert Story { title := 't', author := m }") == [
+        "1:86 E0304 'm' may write several objects, but 'author' is a single link"]

@@ -120,6 +120,18 @@ try {
   assert.deepEqual(labelled, [{ title: "Second" }]);
   assert.deepEqual(await q.storiesLabelled({ label: "news" }), []);
   out["multiLinkFilter"] = true;
+
+  // Objects the same statement inserts, assigned to links.
+  const nested = await q.storyWithNewAuthor({ title: "Nested", name: "neo", telegram_id: 42, label: "fresh" });
+  assert.deepEqual(await one("SELECT m.name FROM story s JOIN member m ON m.id = s.author_id WHERE s.id = $1", [nested.id]),
+    { name: "neo" });
+  assert.deepEqual(await labels(nested.id), ["fresh"]);
+  await assert.rejects(q.storyWithNewAuthor({ title: "Dup", name: "neo", telegram_id: 43, label: "other" }),
+    (err) => err instanceof qd.UqMemberNameError);
+  const bound: qd.MemberAndStoryResult = await q.memberAndStory({ name: "tri", telegram_id: 44, title: "Bound" });
+  assert.deepEqual(await one("SELECT name FROM member WHERE id = $1", [bound.author_id]), { name: "tri" });
+  assert.deepEqual(await q.reassignToNew({ name: "quad", telegram_id: 45, id: nested.id }), { id: nested.id });
+  out["writtenLinks"] = true;
 } finally {
   await pool.end();
 }

@@ -217,4 +217,29 @@ func TestQueryDml(t *testing.T) {
 	if none, err := q.StoriesLabelled(ctx, qd.StoriesLabelledParams{Label: "news"}); err != nil || len(none) != 0 {
 		t.Fatalf("stories_labelled news: %+v, %v", none, err)
 	}
+
+	// Objects the same statement inserts, assigned to links.
+	nested, err := q.StoryWithNewAuthor(ctx, qd.StoryWithNewAuthorParams{Title: "Nested", Name: "neo", TelegramID: 42, Label: "fresh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := labels(t, db, nested.ID); !reflect.DeepEqual(got, []string{"fresh"}) {
+		t.Fatalf("nested labels: %v", got)
+	}
+	_, err = q.StoryWithNewAuthor(ctx, qd.StoryWithNewAuthorParams{Title: "Dup", Name: "neo", TelegramID: 43, Label: "other"})
+	var dupErr *qd.UqMemberNameError
+	if !errors.As(err, &dupErr) {
+		t.Fatalf("want *UqMemberNameError, got %v", err)
+	}
+	bound, err := q.MemberAndStory(ctx, qd.MemberAndStoryParams{Name: "tri", TelegramID: 44, Title: "Bound"})
+	if err != nil || bound.Title != "Bound" {
+		t.Fatalf("member_and_story: %+v, %v", bound, err)
+	}
+	var boundName string
+	if err := db.QueryRow(ctx, "SELECT name FROM member WHERE id = $1", bound.AuthorID).Scan(&boundName); err != nil || boundName != "tri" {
+		t.Fatalf("bound author: %q, %v", boundName, err)
+	}
+	if row, err := q.ReassignToNew(ctx, qd.ReassignToNewParams{Name: "quad", TelegramID: 45, ID: nested.ID}); err != nil || row == nil || row.ID != nested.ID {
+		t.Fatalf("reassign_to_new: %+v, %v", row, err)
+	}
 }

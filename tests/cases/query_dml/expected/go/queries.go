@@ -365,6 +365,41 @@ func (q *Queries) LabelStory(ctx context.Context, arg LabelStoryParams) (*LabelS
 	return &i, nil
 }
 
+// memberAndStorySQL is the SQL of query member_and_story (cases/query_dml/queries/member_and_story.edgeql).
+const memberAndStorySQL = `WITH "_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($1, $2)
+RETURNING *
+)
+INSERT INTO "story" ("title", "author_id")
+VALUES ($3, (SELECT "id" FROM "_with_m"))
+RETURNING "title", "author_id"`
+
+// MemberAndStoryParams are the parameters of MemberAndStory.
+type MemberAndStoryParams struct {
+	Name       string
+	TelegramID int64
+	Title      string
+}
+
+// MemberAndStoryRow is one row returned by MemberAndStory.
+type MemberAndStoryRow struct {
+	Title    string `json:"title"`
+	AuthorID string `json:"author_id"`
+}
+
+// MemberAndStory runs query member_and_story (cases/query_dml/queries/member_and_story.edgeql).
+//
+// A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+func (q *Queries) MemberAndStory(ctx context.Context, arg MemberAndStoryParams) (MemberAndStoryRow, error) {
+	row := q.db.QueryRow(ctx, memberAndStorySQL, arg.Name, arg.TelegramID, arg.Title)
+	var i MemberAndStoryRow
+	if err := row.Scan(&i.Title, &i.AuthorID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // mergeMembersSQL is the SQL of query merge_members (cases/query_dml/queries/merge_members.edgeql).
 const mergeMembersSQL = `INSERT INTO "member" ("name", "telegram_id", "nick")
 SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')
@@ -405,6 +440,46 @@ func (q *Queries) MergeMembers(ctx context.Context, arg MergeMembersParams) ([]M
 		return nil, translateError(err)
 	}
 	return items, nil
+}
+
+// reassignToNewSQL is the SQL of query reassign_to_new (cases/query_dml/queries/reassign_to_new.edgeql).
+const reassignToNewSQL = `WITH "_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($1, $2)
+RETURNING *
+)
+UPDATE "story"
+SET "editor_id" = (SELECT "id" FROM "_with_m")
+WHERE id = $3
+RETURNING "id"`
+
+// ReassignToNewParams are the parameters of ReassignToNew.
+type ReassignToNewParams struct {
+	Name       string
+	TelegramID int64
+	ID         string
+}
+
+// ReassignToNewRow is one row returned by ReassignToNew.
+type ReassignToNewRow struct {
+	ID string `json:"id"`
+}
+
+// ReassignToNew runs query reassign_to_new (cases/query_dml/queries/reassign_to_new.edgeql).
+//
+// It returns nil, nil when no row matched.
+//
+// A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+func (q *Queries) ReassignToNew(ctx context.Context, arg ReassignToNewParams) (*ReassignToNewRow, error) {
+	row := q.db.QueryRow(ctx, reassignToNewSQL, arg.Name, arg.TelegramID, arg.ID)
+	var i ReassignToNewRow
+	if err := row.Scan(&i.ID); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
 }
 
 // renameStoriesSQL is the SQL of query rename_stories (cases/query_dml/queries/rename_stories.edgeql).
@@ -633,6 +708,52 @@ func (q *Queries) StoriesNotLabelled(ctx context.Context, arg StoriesNotLabelled
 		return nil, translateError(err)
 	}
 	return items, nil
+}
+
+// storyWithNewAuthorSQL is the SQL of query story_with_new_author (cases/query_dml/queries/story_with_new_author.edgeql).
+const storyWithNewAuthorSQL = `WITH "_nested1" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($2, $3)
+RETURNING "id"
+),
+"_nested2" AS (
+INSERT INTO "label" ("name", "kind")
+VALUES ($4, 'new')
+RETURNING "id"
+),
+"_new" AS (
+INSERT INTO "story" ("title", "author_id")
+VALUES ($1, (SELECT "id" FROM "_nested1"))
+RETURNING "id"
+),
+"_link1" AS (
+INSERT INTO "story_labels" ("source_id", "target_id")
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "id" FROM "_nested2")) AS "id") AS "_t"
+)
+SELECT "id" FROM "_new"`
+
+// StoryWithNewAuthorParams are the parameters of StoryWithNewAuthor.
+type StoryWithNewAuthorParams struct {
+	Title      string
+	Name       string
+	TelegramID int64
+	Label      string
+}
+
+// StoryWithNewAuthorRow is one row returned by StoryWithNewAuthor.
+type StoryWithNewAuthorRow struct {
+	ID string `json:"id"`
+}
+
+// StoryWithNewAuthor runs query story_with_new_author
+// (cases/query_dml/queries/story_with_new_author.edgeql).
+func (q *Queries) StoryWithNewAuthor(ctx context.Context, arg StoryWithNewAuthorParams) (StoryWithNewAuthorRow, error) {
+	row := q.db.QueryRow(ctx, storyWithNewAuthorSQL, arg.Title, arg.Name, arg.TelegramID, arg.Label)
+	var i StoryWithNewAuthorRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
 }
 
 // touchStoriesSQL is the SQL of query touch_stories (cases/query_dml/queries/touch_stories.edgeql).

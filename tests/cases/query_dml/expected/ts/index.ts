@@ -29,9 +29,15 @@ import {
   type LabelStoryArgs,
   type LabelStoryResult,
   labelStory,
+  type MemberAndStoryArgs,
+  type MemberAndStoryResult,
+  memberAndStory,
   type MergeMembersArgs,
   type MergeMembersResult,
   mergeMembers,
+  type ReassignToNewArgs,
+  type ReassignToNewResult,
+  reassignToNew,
   type RenameStoriesArgs,
   type RenameStoriesResult,
   renameStories,
@@ -50,6 +56,9 @@ import {
   type StoriesNotLabelledArgs,
   type StoriesNotLabelledResult,
   storiesNotLabelled,
+  type StoryWithNewAuthorArgs,
+  type StoryWithNewAuthorResult,
+  storyWithNewAuthor,
   type TouchStoriesArgs,
   type TouchStoriesResult,
   touchStories,
@@ -86,8 +95,12 @@ export interface Runner {
     handOver(args: HandOverArgs): Promise<HandOverResult | null>;
     /** Runs `label_story` (cases/query_dml/queries/label_story.edgeql). */
     labelStory(args: LabelStoryArgs): Promise<LabelStoryResult | null>;
+    /** Runs `member_and_story` (cases/query_dml/queries/member_and_story.edgeql). */
+    memberAndStory(args: MemberAndStoryArgs): Promise<MemberAndStoryResult>;
     /** Runs `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
     mergeMembers(args: MergeMembersArgs): Promise<MergeMembersResult[]>;
+    /** Runs `reassign_to_new` (cases/query_dml/queries/reassign_to_new.edgeql). */
+    reassignToNew(args: ReassignToNewArgs): Promise<ReassignToNewResult | null>;
     /** Runs `rename_stories` (cases/query_dml/queries/rename_stories.edgeql). */
     renameStories(args: RenameStoriesArgs): Promise<RenameStoriesResult[]>;
     /** Runs `set_editor` (cases/query_dml/queries/set_editor.edgeql). */
@@ -100,6 +113,8 @@ export interface Runner {
     storiesLabelled(args: StoriesLabelledArgs): Promise<StoriesLabelledResult[]>;
     /** Runs `stories_not_labelled` (cases/query_dml/queries/stories_not_labelled.edgeql). */
     storiesNotLabelled(args: StoriesNotLabelledArgs): Promise<StoriesNotLabelledResult[]>;
+    /** Runs `story_with_new_author` (cases/query_dml/queries/story_with_new_author.edgeql). */
+    storyWithNewAuthor(args: StoryWithNewAuthorArgs): Promise<StoryWithNewAuthorResult>;
     /** Runs `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
     touchStories(args: TouchStoriesArgs): Promise<TouchStoriesResult[]>;
     /** Runs `unlabel_story` (cases/query_dml/queries/unlabel_story.edgeql). */
@@ -177,13 +192,16 @@ function makeRunner(db: Queryable, depth: number): Runner {
       dropMembers: (args) => dropMembers(db, args),
       handOver: (args) => handOver(db, args),
       labelStory: (args) => labelStory(db, args),
+      memberAndStory: (args) => memberAndStory(db, args),
       mergeMembers: (args) => mergeMembers(db, args),
+      reassignToNew: (args) => reassignToNew(db, args),
       renameStories: (args) => renameStories(db, args),
       setEditor: (args) => setEditor(db, args),
       storiesByAuthors: (args) => storiesByAuthors(db, args),
       storiesByLabel: (args) => storiesByLabel(db, args),
       storiesLabelled: (args) => storiesLabelled(db, args),
       storiesNotLabelled: (args) => storiesNotLabelled(db, args),
+      storyWithNewAuthor: (args) => storyWithNewAuthor(db, args),
       touchStories: (args) => touchStories(db, args),
       unlabelStory: (args) => unlabelStory(db, args),
       upsertMember: (args) => upsertMember(db, args),

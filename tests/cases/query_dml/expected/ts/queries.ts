@@ -332,6 +332,49 @@ export async function labelStory(db: Queryable, args: LabelStoryArgs): Promise<L
   return (rows[0] as LabelStoryResult | undefined) ?? null;
 }
 
+/** SQL of query `member_and_story` (cases/query_dml/queries/member_and_story.edgeql). */
+export const memberAndStorySql = `WITH "_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($1, $2)
+RETURNING *
+)
+INSERT INTO "story" ("title", "author_id")
+VALUES ($3, (SELECT "id" FROM "_with_m"))
+RETURNING "title", "author_id"`;
+
+/** Parameters of {@link memberAndStory}. */
+export interface MemberAndStoryArgs {
+  readonly name: string;
+  readonly telegram_id: number | string | bigint;
+  readonly title: string;
+}
+
+/** One row returned by {@link memberAndStory}. */
+export interface MemberAndStoryResult {
+  title: string;
+  author_id: string;
+}
+
+/**
+ * Runs query `member_and_story`.
+ *
+ * Source: cases/query_dml/queries/member_and_story.edgeql.
+ * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
+ * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ */
+export async function memberAndStory(db: Queryable, args: MemberAndStoryArgs): Promise<MemberAndStoryResult> {
+  const rows = await run(db, memberAndStorySql, [
+    args.name,
+    args.telegram_id,
+    args.title,
+  ]);
+  const row = rows[0] as MemberAndStoryResult | undefined;
+  if (row === undefined) {
+    throw new Error("member_and_story: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
 export const mergeMembersSql = `INSERT INTO "member" ("name", "telegram_id", "nick")
 SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')
@@ -362,6 +405,46 @@ export async function mergeMembers(db: Queryable, args: MergeMembersArgs): Promi
     JSON.stringify(args.members),
   ]);
   return rows as MergeMembersResult[];
+}
+
+/** SQL of query `reassign_to_new` (cases/query_dml/queries/reassign_to_new.edgeql). */
+export const reassignToNewSql = `WITH "_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($1, $2)
+RETURNING *
+)
+UPDATE "story"
+SET "editor_id" = (SELECT "id" FROM "_with_m")
+WHERE id = $3
+RETURNING "id"`;
+
+/** Parameters of {@link reassignToNew}. */
+export interface ReassignToNewArgs {
+  readonly name: string;
+  readonly telegram_id: number | string | bigint;
+  readonly id: string;
+}
+
+/** One row returned by {@link reassignToNew}. */
+export interface ReassignToNewResult {
+  id: string;
+}
+
+/**
+ * Runs query `reassign_to_new`.
+ *
+ * Source: cases/query_dml/queries/reassign_to_new.edgeql.
+ * Resolves to `null` when no row matched.
+ * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
+ * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ */
+export async function reassignToNew(db: Queryable, args: ReassignToNewArgs): Promise<ReassignToNewResult | null> {
+  const rows = await run(db, reassignToNewSql, [
+    args.name,
+    args.telegram_id,
+    args.id,
+  ]);
+  return (rows[0] as ReassignToNewResult | undefined) ?? null;
 }
 
 /** SQL of query `rename_stories` (cases/query_dml/queries/rename_stories.edgeql). */
@@ -535,6 +618,60 @@ export async function storiesNotLabelled(db: Queryable, args: StoriesNotLabelled
     args.label,
   ]);
   return rows as StoriesNotLabelledResult[];
+}
+
+/** SQL of query `story_with_new_author` (cases/query_dml/queries/story_with_new_author.edgeql). */
+export const storyWithNewAuthorSql = `WITH "_nested1" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($2, $3)
+RETURNING "id"
+),
+"_nested2" AS (
+INSERT INTO "label" ("name", "kind")
+VALUES ($4, 'new')
+RETURNING "id"
+),
+"_new" AS (
+INSERT INTO "story" ("title", "author_id")
+VALUES ($1, (SELECT "id" FROM "_nested1"))
+RETURNING "id"
+),
+"_link1" AS (
+INSERT INTO "story_labels" ("source_id", "target_id")
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "id" FROM "_nested2")) AS "id") AS "_t"
+)
+SELECT "id" FROM "_new"`;
+
+/** Parameters of {@link storyWithNewAuthor}. */
+export interface StoryWithNewAuthorArgs {
+  readonly title: string;
+  readonly name: string;
+  readonly telegram_id: number | string | bigint;
+  readonly label: string;
+}
+
+/** One row returned by {@link storyWithNewAuthor}. */
+export interface StoryWithNewAuthorResult {
+  id: string;
+}
+
+/**
+ * Runs query `story_with_new_author`.
+ *
+ * Source: cases/query_dml/queries/story_with_new_author.edgeql.
+ */
+export async function storyWithNewAuthor(db: Queryable, args: StoryWithNewAuthorArgs): Promise<StoryWithNewAuthorResult> {
+  const rows = await run(db, storyWithNewAuthorSql, [
+    args.title,
+    args.name,
+    args.telegram_id,
+    args.label,
+  ]);
+  const row = rows[0] as StoryWithNewAuthorResult | undefined;
+  if (row === undefined) {
+    throw new Error("story_with_new_author: the statement returned no row");
+  }
+  return row;
 }
 
 /** SQL of query `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
