@@ -64,9 +64,15 @@ def as_subselect(expr) -> Optional[ast.SubSelect]:
     if isinstance(expr, ast.SubSelect):
         return expr
     if isinstance(expr, ast.SelectExpr) and isinstance(expr.subject, ast.VarRef) and expr.filter is not None \
-            and not expr.order and expr.offset is None and expr.limit is None:
+            and not expr.order and expr.offset is None and expr.limit is None and not sets_link_props(expr):
         return ast.SubSelect(expr.subject.name, expr.subject.span, expr.filter, expr.span)
     return None
+
+
+def sets_link_props(expr) -> bool:
+    """``(select Tag { @weight := 2 } ...)``: a shape setting link properties (it is not only
+    what an output shows)."""
+    return isinstance(expr, ast.SelectExpr) and any(el.link_prop and el.value is not None for el in expr.shape or ())
 
 
 def link_select(expr) -> Optional[Tuple[object, Optional[object]]]:

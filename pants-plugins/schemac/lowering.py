@@ -671,15 +671,23 @@ def _ids_sql(a: qir.LinkAssign) -> str:
     return f"{sql}::uuid[]" if type(a.ids) is qir.ParamRef else sql
 
 
-def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None) -> Callable[[str], str]:
+def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None,
+                 props=()) -> Callable[[str], str]:
     """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
-    column of the targets' subtype (it holds the id too; see :class:`schemac.model.PolyLink`)."""
+    column of the targets' subtype (it holds the id too; see :class:`schemac.model.PolyLink`);
+    ``props``: link properties set on them (an existing link then gets the new values, as Gel
+    re-links it)."""
     extra_col = f", {qi(sub_column)}" if sub_column else ""
     extra_val = ', "_t"."id"' if sub_column else ""
+    extra_col += "".join(f", {qi(c.name)}" for c, _ in props)
+    extra_val += "".join(f", {param_sql(v, expr_sql(v))}" for _, v in props)
 
     def build(rows: str) -> str:
         sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
                f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
+        if on_conflict and props:
+            sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in props)
+            return sql + f'\nON CONFLICT ("source_id", "target_id") DO UPDATE SET {sets}'
         return sql + ('\nON CONFLICT ("source_id", "target_id") DO NOTHING' if on_conflict else "")
     return build
 
@@ -702,12 +710,12 @@ def _link_changes(links) -> List[Callable[[str], str]]:
         join = a.link.join_table
         ids = _ids_sql(a)
         if a.op == "+=":
-            out.append(_link_insert(join, ids, True, a.link.column))
+            out.append(_link_insert(join, ids, True, a.link.column, a.props))
         elif a.op == "-=":
             out.append(_link_delete(join, ids, keep=False))
         else:
             out.append(_link_delete(join, ids, keep=True))
-            out.append(_link_insert(join, ids, True, a.link.column))
+            out.append(_link_insert(join, ids, True, a.link.column, a.props))
     return out
 
 
@@ -752,7 +760,7 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
             sql += _conflict_sql(w.conflict, w.subject)
         # The object and its links in one statement: the join rows are written from the
         # inserted row (none when `unless conflict` skipped it).
-        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column) for a in w.links]
+        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) for a in w.links]
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     if t is qir.Update:
         where = _where(w.filter, w.visible_sql)

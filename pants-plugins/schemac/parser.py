@@ -1278,12 +1278,7 @@ class _Builder:
             if (isinstance(q.subject, ast.VarRef) and q.shape is None and q.filter is not None and not q.order
                     and q.offset is None and q.limit is None):
                 return ast.SubSelect(q.subject.name, q.subject.span, q.filter, span)
-            if q.shape and isinstance(q.subject, ast.VarRef):
-                for el in q.shape:
-                    if el.link_prop and el.value is not None:
-                        raise CompileError([Diagnostic(
-                            "E0206", f"setting link properties ('@{el.name} := ...') is not supported yet", el.span,
-                            "set them with a separate statement on the link's rows")])
+            # (`(select Tag { @weight := 2 } filter ...)` sets link properties: see schemac.queries.)
             return dataclasses.replace(q, span=span)
         if isinstance(q, (ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
             return dataclasses.replace(q, span=span)

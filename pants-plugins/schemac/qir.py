@@ -578,12 +578,16 @@ class Assign(Node):
 
 @dataclass(frozen=True, eq=False)
 class LinkAssign(Node):
-    """``tags := / += / -= (select Tag filter .id in array_unpack(<array<uuid>>$ids))``."""
+    """``tags := / += / -= (select Tag filter .id in array_unpack(<array<uuid>>$ids))``.
+    ``props``: link properties set on the links it writes, ``(select Tag { @weight := 2 }
+    filter ...)`` (https://docs.geldata.com/reference/datamodel/linkprops): (join-table
+    column, value) pairs."""
 
     span: Span
     link: Link
     op: str
     ids: Expr
+    props: Tuple[Tuple[Column, Expr], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -361,6 +361,50 @@ def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Op
     return qir.Assign(a.span, col, low, a.op, element=low.type.family != col.type.family)
 
 
+def _link_props(a: ast.Assignment, link, ctx: ExprContext):
+    """``tags += (select Tag { @weight := <int32>$w } filter ...)``: the assignment of the
+    objects alone (``(select Tag filter ...)``) and the link properties it sets, (join-table
+    column, value) pairs (https://docs.geldata.com/reference/datamodel/linkprops). A value
+    may not read the linked object's properties (``E0206``)."""
+    value = a.value
+    join = _join_table(link, ctx)
+    if a.op == "-=" or value.order or value.offset is not None or value.limit is not None or join is None \
+            or not isinstance(value.subject, ast.VarRef):
+        ctx.reporter.error("E0206", "setting link properties here (in '-=', with order/offset/limit, on a select "
+                           "of an expression) is not supported yet", value.span,
+                           "set them with := or += on (select Type { @prop := ... } filter ...)")
+        return None
+    props = []
+    for el in value.shape:
+        if not (el.link_prop and el.value is not None):
+            continue  # (an output shape: what the links are is all that counts)
+        col = join.column(el.name)
+        if col is None or col.name in ("source_id", "target_id"):
+            names = [c.name for c in join.columns if c.name not in ("source_id", "target_id")]
+            ctx.reporter.error("E0302", f"link '{a.name}' has no property '{el.name}'", el.span,
+                               did_you_mean(el.name, names) or (f"its link properties: {', '.join(names)}" if names
+                                                                else f"'{a.name}' declares no link properties"))
+            return None
+        if any(isinstance(n, (ast.Path, ast.LinkPropRef)) for n in ast.iter_nodes(el.value)):
+            ctx.reporter.error("E0206", "a link property's value reading the linked object is not supported yet",
+                               el.value.span, "give it a value of the query: a parameter, a constant, a with name")
+            return None
+        low = check(el.value, dataclasses.replace(ctx, subject=None), col.type, allow_optional_param=not col.required)
+        if low is None:
+            return None
+        if low.type.family != col.type.family:
+            ctx.reporter.error("E0304", f"'@{el.name}' is {col.type.name}, but the value is {low.type.name}",
+                               el.value.span)
+            return None
+        if col.required and low.nullable:
+            ctx.reporter.error("E0304", f"'@{el.name}' is required, but the value may be empty", el.value.span)
+            return None
+        props.append((col, low))
+    filt = value.filter if value.filter is not None else ast.Literal("bool", True, value.span)
+    sub = ast.SubSelect(value.subject.name, value.subject.span, filt, value.span)
+    return dataclasses.replace(a, value=sub), tuple(props)
+
+
 def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.Expr]:
     """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))`` (or ``.id in $ids``)
     -> the ``uuid[]`` of target ids."""
@@ -436,8 +480,19 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         if insert and a.op != ":=":
             ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
             return None
+        props: Tuple[Tuple[object, qir.Expr], ...] = ()
+        if computed_sql.sets_link_props(a.value):
+            split = _link_props(a, link, ctx)
+            if split is None:
+                return None
+            a, props = split
         ids = _multi_link_ids(a, link, ctx)
-        return None if ids is None else qir.LinkAssign(a.span, link, a.op, ids)
+        return None if ids is None else qir.LinkAssign(a.span, link, a.op, ids, props)  # type: ignore[arg-type]
+    if computed_sql.sets_link_props(a.value):
+        el = next(e for e in a.value.shape if e.link_prop and e.value is not None)  # type: ignore[union-attr]
+        ctx.reporter.error("E0206", f"setting link properties ('@{el.name} := ...') of the single link '{a.name}' is "
+                           "not supported yet", el.span, "link properties are stored for multi links")
+        return None
     col = subject.column(link.column)
     assert col is not None
     if col.readonly and not insert:

@@ -346,3 +346,37 @@ def test_written_objects_refusals():
         "1:115 E0206 selecting the link 'author' that the same statement writes is not supported yet"]
     assert _errors("with m := (update Member set { nick := 'n' }) insert Story { title := 't', author := m }") == [
         "1:86 E0304 'm' may write several objects, but 'author' is a single link"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Link properties set by the links' sub-select (https://docs.geldata.com/reference/datamodel/linkprops).
+
+
+def weights(db, sid):
+    return sorted(db.execute("SELECT l.name, sl.weight FROM story_labels sl JOIN label l ON l.id = sl.target_id "
+                             "WHERE sl.source_id = %s", (sid,)))
+
+
+def test_link_properties_set_by_insert_and_update(db, q):
+    member(db, "ann", 1)
+    label(db, "go", "lang"), label(db, "sql", "lang"), label(db, "news", "topic")
+    ((sid,),) = run(db, q["story_with_weights"], "S", 1, "go")
+    assert weights(db, sid) == [("go", 5)]
+    # += links the new labels with the weight, and an existing link gets the new weight.
+    assert run(db, q["weigh_labels"], sid, 7, "lang") == [(sid,)]
+    assert weights(db, sid) == [("go", 7), ("sql", 7)]
+    # Without a link property, += keeps an existing link's (and a new one takes the default).
+    run(db, q["label_story"], sid, "topic")
+    run(db, q["label_story"], sid, "lang")
+    assert weights(db, sid) == [("go", 7), ("news", 1), ("sql", 7)]
+
+
+def test_link_property_refusals():
+    assert _errors("update Story filter .id = <uuid>$id set { editor := (select Member { @x := 1 } filter "
+                   ".name = 'a') }") == [
+        "1:70 E0206 setting link properties ('@x := ...') of the single link 'editor' is not supported yet"]
+    assert _errors("update Story filter .id = <uuid>$id set { labels += (select Label { @nope := 1 } filter "
+                   ".name = 'a') }") == ["1:69 E0302 link 'labels' has no property 'nope'"]
+    assert _errors("update Story filter .id = <uuid>$id set { labels += (select Label { @weight := len(.name) } "
+                   "filter .name = 'a') }") == [
+        "1:80 E0206 a link property's value reading the linked object is not supported yet"]

@@ -191,8 +191,9 @@ def test_refused_forms_are_located_e0206():
         "select Post { title } filter .title[0] = 'x';":
             ("1:30", "indexing a str value is not supported; only json values can be indexed"),
         "group Post by .title;": ("1:1", "group queries are not supported yet"),
-        "update Post filter .id = <uuid>$id set { tags += (select Tag { @position := 1 } filter .id in "
-        "array_unpack(<array<uuid>>$ids)) };": ("1:64", "setting link properties ('@position := ...') is not supported yet"),
+        "update Post filter .id = <uuid>$id set { tags -= (select Tag { @position := 1 } filter .id in "
+        "array_unpack(<array<uuid>>$ids)) };": ("1:50", "setting link properties here (in '-=', with "
+                                                "order/offset/limit, on a select of an expression) is not supported yet"),
     }
     for text, (where, message) in cases.items():
         with pytest.raises(CompileError) as exc:

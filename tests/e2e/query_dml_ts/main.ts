@@ -132,6 +132,15 @@ try {
   assert.deepEqual(await one("SELECT name FROM member WHERE id = $1", [bound.author_id]), { name: "tri" });
   assert.deepEqual(await q.reassignToNew({ name: "quad", telegram_id: 45, id: nested.id }), { id: nested.id });
   out["writtenLinks"] = true;
+
+  // Link properties set by the links' sub-select.
+  const weighted = await q.storyWithWeights({ title: "Weighted", telegram_id: 1001, label: "go" });
+  assert.deepEqual(await q.weighLabels({ id: weighted.id, weight: 9, kind: "lang" }), { id: weighted.id });
+  const ws = await pool.query(
+    "SELECT l.name, sl.weight FROM story_labels sl JOIN label l ON l.id = sl.target_id WHERE sl.source_id = $1 ORDER BY l.name",
+    [weighted.id]);
+  assert.deepEqual(ws.rows, [{ name: "go", weight: 9 }, { name: "sql", weight: 9 }]);
+  out["linkProperties"] = true;
 } finally {
   await pool.end();
 }

@@ -242,4 +242,17 @@ func TestQueryDml(t *testing.T) {
 	if row, err := q.ReassignToNew(ctx, qd.ReassignToNewParams{Name: "quad", TelegramID: 45, ID: nested.ID}); err != nil || row == nil || row.ID != nested.ID {
 		t.Fatalf("reassign_to_new: %+v, %v", row, err)
 	}
+
+	// Link properties set by the links' sub-select.
+	weighted, err := q.StoryWithWeights(ctx, qd.StoryWithWeightsParams{Title: "Weighted", TelegramID: 1001, Label: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row, err := q.WeighLabels(ctx, qd.WeighLabelsParams{ID: weighted.ID, Weight: 9, Kind: "lang"}); err != nil || row == nil {
+		t.Fatalf("weigh_labels: %+v, %v", row, err)
+	}
+	var nine int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM story_labels WHERE source_id = $1 AND weight = 9", weighted.ID).Scan(&nine); err != nil || nine != 2 {
+		t.Fatalf("weights: %d, %v", nine, err)
+	}
 }

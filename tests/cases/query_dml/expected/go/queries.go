@@ -756,6 +756,41 @@ func (q *Queries) StoryWithNewAuthor(ctx context.Context, arg StoryWithNewAuthor
 	return i, nil
 }
 
+// storyWithWeightsSQL is the SQL of query story_with_weights (cases/query_dml/queries/story_with_weights.edgeql).
+const storyWithWeightsSQL = `WITH "_new" AS (
+INSERT INTO "story" ("title", "author_id")
+VALUES ($1, (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".telegram_id = $2))
+RETURNING "id"
+),
+"_link1" AS (
+INSERT INTO "story_labels" ("source_id", "target_id", "weight")
+SELECT "_new"."id", "_t"."id", 5 FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "label" AS "_q0" WHERE "_q0".name = $3)) AS "id") AS "_t"
+)
+SELECT "id" FROM "_new"`
+
+// StoryWithWeightsParams are the parameters of StoryWithWeights.
+type StoryWithWeightsParams struct {
+	Title      string
+	TelegramID int64
+	Label      string
+}
+
+// StoryWithWeightsRow is one row returned by StoryWithWeights.
+type StoryWithWeightsRow struct {
+	ID string `json:"id"`
+}
+
+// StoryWithWeights runs query story_with_weights
+// (cases/query_dml/queries/story_with_weights.edgeql).
+func (q *Queries) StoryWithWeights(ctx context.Context, arg StoryWithWeightsParams) (StoryWithWeightsRow, error) {
+	row := q.db.QueryRow(ctx, storyWithWeightsSQL, arg.Title, arg.TelegramID, arg.Label)
+	var i StoryWithWeightsRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // touchStoriesSQL is the SQL of query touch_stories (cases/query_dml/queries/touch_stories.edgeql).
 const touchStoriesSQL = `UPDATE "story"
 SET "views" = views + 1
@@ -870,6 +905,49 @@ func (q *Queries) UpsertMember(ctx context.Context, arg UpsertMemberParams) (*Up
 	row := q.db.QueryRow(ctx, upsertMemberSQL, arg.Name, arg.TelegramID, arg.Nick)
 	var i UpsertMemberRow
 	if err := row.Scan(&i.ID, &i.Name, &i.TelegramID, &i.Nick); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
+// weighLabelsSQL is the SQL of query weigh_labels (cases/query_dml/queries/weigh_labels.edgeql).
+const weighLabelsSQL = `WITH "_new" AS (
+SELECT "id"
+FROM "story"
+WHERE id = $1
+FOR UPDATE
+),
+"_link1" AS (
+INSERT INTO "story_labels" ("source_id", "target_id", "weight")
+SELECT "_new"."id", "_t"."id", $2::integer FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "label" AS "_q0" WHERE "_q0".kind = $3)) AS "id") AS "_t"
+ON CONFLICT ("source_id", "target_id") DO UPDATE SET "weight" = excluded."weight"
+)
+SELECT "id" FROM "_new"`
+
+// WeighLabelsParams are the parameters of WeighLabels.
+type WeighLabelsParams struct {
+	ID     string
+	Weight int32
+	Kind   string
+}
+
+// WeighLabelsRow is one row returned by WeighLabels.
+type WeighLabelsRow struct {
+	ID string `json:"id"`
+}
+
+// WeighLabels runs query weigh_labels (cases/query_dml/queries/weigh_labels.edgeql).
+//
+// Links to the labels of a kind, with a weight (an existing link gets the new weight).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) WeighLabels(ctx context.Context, arg WeighLabelsParams) (*WeighLabelsRow, error) {
+	row := q.db.QueryRow(ctx, weighLabelsSQL, arg.ID, arg.Weight, arg.Kind)
+	var i WeighLabelsRow
+	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, nil
 		}

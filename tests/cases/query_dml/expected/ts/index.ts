@@ -59,6 +59,9 @@ import {
   type StoryWithNewAuthorArgs,
   type StoryWithNewAuthorResult,
   storyWithNewAuthor,
+  type StoryWithWeightsArgs,
+  type StoryWithWeightsResult,
+  storyWithWeights,
   type TouchStoriesArgs,
   type TouchStoriesResult,
   touchStories,
@@ -68,6 +71,9 @@ import {
   type UpsertMemberArgs,
   type UpsertMemberResult,
   upsertMember,
+  type WeighLabelsArgs,
+  type WeighLabelsResult,
+  weighLabels,
 } from "./queries.js";
 
 export * from "./errors.js";
@@ -115,12 +121,16 @@ export interface Runner {
     storiesNotLabelled(args: StoriesNotLabelledArgs): Promise<StoriesNotLabelledResult[]>;
     /** Runs `story_with_new_author` (cases/query_dml/queries/story_with_new_author.edgeql). */
     storyWithNewAuthor(args: StoryWithNewAuthorArgs): Promise<StoryWithNewAuthorResult>;
+    /** Runs `story_with_weights` (cases/query_dml/queries/story_with_weights.edgeql). */
+    storyWithWeights(args: StoryWithWeightsArgs): Promise<StoryWithWeightsResult>;
     /** Runs `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
     touchStories(args: TouchStoriesArgs): Promise<TouchStoriesResult[]>;
     /** Runs `unlabel_story` (cases/query_dml/queries/unlabel_story.edgeql). */
     unlabelStory(args: UnlabelStoryArgs): Promise<UnlabelStoryResult | null>;
     /** Runs `upsert_member` (cases/query_dml/queries/upsert_member.edgeql). */
     upsertMember(args: UpsertMemberArgs): Promise<UpsertMemberResult | null>;
+    /** Runs `weigh_labels` (cases/query_dml/queries/weigh_labels.edgeql). */
+    weighLabels(args: WeighLabelsArgs): Promise<WeighLabelsResult | null>;
   };
 
   /**
@@ -202,9 +212,11 @@ function makeRunner(db: Queryable, depth: number): Runner {
       storiesLabelled: (args) => storiesLabelled(db, args),
       storiesNotLabelled: (args) => storiesNotLabelled(db, args),
       storyWithNewAuthor: (args) => storyWithNewAuthor(db, args),
+      storyWithWeights: (args) => storyWithWeights(db, args),
       touchStories: (args) => touchStories(db, args),
       unlabelStory: (args) => unlabelStory(db, args),
       upsertMember: (args) => upsertMember(db, args),
+      weighLabels: (args) => weighLabels(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };

@@ -674,6 +674,48 @@ export async function storyWithNewAuthor(db: Queryable, args: StoryWithNewAuthor
   return row;
 }
 
+/** SQL of query `story_with_weights` (cases/query_dml/queries/story_with_weights.edgeql). */
+export const storyWithWeightsSql = `WITH "_new" AS (
+INSERT INTO "story" ("title", "author_id")
+VALUES ($1, (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".telegram_id = $2))
+RETURNING "id"
+),
+"_link1" AS (
+INSERT INTO "story_labels" ("source_id", "target_id", "weight")
+SELECT "_new"."id", "_t"."id", 5 FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "label" AS "_q0" WHERE "_q0".name = $3)) AS "id") AS "_t"
+)
+SELECT "id" FROM "_new"`;
+
+/** Parameters of {@link storyWithWeights}. */
+export interface StoryWithWeightsArgs {
+  readonly title: string;
+  readonly telegram_id: number | string | bigint;
+  readonly label: string;
+}
+
+/** One row returned by {@link storyWithWeights}. */
+export interface StoryWithWeightsResult {
+  id: string;
+}
+
+/**
+ * Runs query `story_with_weights`.
+ *
+ * Source: cases/query_dml/queries/story_with_weights.edgeql.
+ */
+export async function storyWithWeights(db: Queryable, args: StoryWithWeightsArgs): Promise<StoryWithWeightsResult> {
+  const rows = await run(db, storyWithWeightsSql, [
+    args.title,
+    args.telegram_id,
+    args.label,
+  ]);
+  const row = rows[0] as StoryWithWeightsResult | undefined;
+  if (row === undefined) {
+    throw new Error("story_with_weights: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
 export const touchStoriesSql = `UPDATE "story"
 SET "views" = views + 1
@@ -779,4 +821,45 @@ export async function upsertMember(db: Queryable, args: UpsertMemberArgs): Promi
     args.nick ?? null,
   ]);
   return (rows[0] as UpsertMemberResult | undefined) ?? null;
+}
+
+/** SQL of query `weigh_labels` (cases/query_dml/queries/weigh_labels.edgeql). */
+export const weighLabelsSql = `WITH "_new" AS (
+SELECT "id"
+FROM "story"
+WHERE id = $1
+FOR UPDATE
+),
+"_link1" AS (
+INSERT INTO "story_labels" ("source_id", "target_id", "weight")
+SELECT "_new"."id", "_t"."id", $2::integer FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "label" AS "_q0" WHERE "_q0".kind = $3)) AS "id") AS "_t"
+ON CONFLICT ("source_id", "target_id") DO UPDATE SET "weight" = excluded."weight"
+)
+SELECT "id" FROM "_new"`;
+
+/** Parameters of {@link weighLabels}. */
+export interface WeighLabelsArgs {
+  readonly id: string;
+  readonly weight: number;
+  readonly kind: string;
+}
+
+/** One row returned by {@link weighLabels}. */
+export interface WeighLabelsResult {
+  id: string;
+}
+
+/**
+ * Links to the labels of a kind, with a weight (an existing link gets the new weight).
+ *
+ * Source: cases/query_dml/queries/weigh_labels.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function weighLabels(db: Queryable, args: WeighLabelsArgs): Promise<WeighLabelsResult | null> {
+  const rows = await run(db, weighLabelsSql, [
+    args.id,
+    args.weight,
+    args.kind,
+  ]);
+  return (rows[0] as WeighLabelsResult | undefined) ?? null;
 }
