@@ -391,6 +391,8 @@ type MemberAndStoryRow struct {
 // MemberAndStory runs query member_and_story (cases/query_dml/queries/member_and_story.edgeql).
 //
 // A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
 func (q *Queries) MemberAndStory(ctx context.Context, arg MemberAndStoryParams) (MemberAndStoryRow, error) {
 	row := q.db.QueryRow(ctx, memberAndStorySQL, arg.Name, arg.TelegramID, arg.Title)
 	var i MemberAndStoryRow
@@ -470,6 +472,8 @@ type ReassignToNewRow struct {
 // It returns nil, nil when no row matched.
 //
 // A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+//
+// A violated foreign key is reported as *FkStoryEditorIDError when editor_id names no member row.
 func (q *Queries) ReassignToNew(ctx context.Context, arg ReassignToNewParams) (*ReassignToNewRow, error) {
 	row := q.db.QueryRow(ctx, reassignToNewSQL, arg.Name, arg.TelegramID, arg.ID)
 	var i ReassignToNewRow
@@ -747,6 +751,9 @@ type StoryWithNewAuthorRow struct {
 
 // StoryWithNewAuthor runs query story_with_new_author
 // (cases/query_dml/queries/story_with_new_author.edgeql).
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row;
+// *FkStoryLabelsTargetIDError when an id of labels names no label row.
 func (q *Queries) StoryWithNewAuthor(ctx context.Context, arg StoryWithNewAuthorParams) (StoryWithNewAuthorRow, error) {
 	row := q.db.QueryRow(ctx, storyWithNewAuthorSQL, arg.Title, arg.Name, arg.TelegramID, arg.Label)
 	var i StoryWithNewAuthorRow
@@ -782,6 +789,9 @@ type StoryWithWeightsRow struct {
 
 // StoryWithWeights runs query story_with_weights
 // (cases/query_dml/queries/story_with_weights.edgeql).
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row;
+// *FkStoryLabelsTargetIDError when an id of labels names no label row.
 func (q *Queries) StoryWithWeights(ctx context.Context, arg StoryWithWeightsParams) (StoryWithWeightsRow, error) {
 	row := q.db.QueryRow(ctx, storyWithWeightsSQL, arg.Title, arg.TelegramID, arg.Label)
 	var i StoryWithWeightsRow
@@ -944,6 +954,9 @@ type WeighLabelsRow struct {
 // Links to the labels of a kind, with a weight (an existing link gets the new weight).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryLabelsTargetIDError when an id of labels names no
+// label row.
 func (q *Queries) WeighLabels(ctx context.Context, arg WeighLabelsParams) (*WeighLabelsRow, error) {
 	row := q.db.QueryRow(ctx, weighLabelsSQL, arg.ID, arg.Weight, arg.Kind)
 	var i WeighLabelsRow

@@ -361,6 +361,7 @@ export interface MemberAndStoryResult {
  * Source: cases/query_dml/queries/member_and_story.edgeql.
  * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
  * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
  */
 export async function memberAndStory(db: Queryable, args: MemberAndStoryArgs): Promise<MemberAndStoryResult> {
   const rows = await run(db, memberAndStorySql, [
@@ -437,6 +438,7 @@ export interface ReassignToNewResult {
  * Resolves to `null` when no row matched.
  * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
  * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ * @throws {@link FkStoryEditorIdError} when `editor_id` names no `member` row (`fk_story_editor_id`).
  */
 export async function reassignToNew(db: Queryable, args: ReassignToNewArgs): Promise<ReassignToNewResult | null> {
   const rows = await run(db, reassignToNewSql, [
@@ -659,6 +661,8 @@ export interface StoryWithNewAuthorResult {
  * Runs query `story_with_new_author`.
  *
  * Source: cases/query_dml/queries/story_with_new_author.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ * @throws {@link FkStoryLabelsTargetIdError} when an id of `labels` names no `label` row (`fk_story_labels_target_id`).
  */
 export async function storyWithNewAuthor(db: Queryable, args: StoryWithNewAuthorArgs): Promise<StoryWithNewAuthorResult> {
   const rows = await run(db, storyWithNewAuthorSql, [
@@ -702,6 +706,8 @@ export interface StoryWithWeightsResult {
  * Runs query `story_with_weights`.
  *
  * Source: cases/query_dml/queries/story_with_weights.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ * @throws {@link FkStoryLabelsTargetIdError} when an id of `labels` names no `label` row (`fk_story_labels_target_id`).
  */
 export async function storyWithWeights(db: Queryable, args: StoryWithWeightsArgs): Promise<StoryWithWeightsResult> {
   const rows = await run(db, storyWithWeightsSql, [
@@ -854,6 +860,7 @@ export interface WeighLabelsResult {
  *
  * Source: cases/query_dml/queries/weigh_labels.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryLabelsTargetIdError} when an id of `labels` names no `label` row (`fk_story_labels_target_id`).
  */
 export async function weighLabels(db: Queryable, args: WeighLabelsArgs): Promise<WeighLabelsResult | null> {
   const rows = await run(db, weighLabelsSql, [
