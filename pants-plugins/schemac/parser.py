@@ -363,7 +363,7 @@ def _state_scanner(basic) -> Optional[tuple]:
         first = _terminal_first_chars(t, flags)
         if first is None or any(_same_char(ch, k, ic) for ch, ic in first for k in skip_first):
             return None
-    alternation = "|".join("(?P<%s>%s)" % (t.name, t.pattern.to_regexp()) for t in tokens)
+    alternation = _guarded_alternation(tokens, flags)
     skip = "|".join(t.pattern.to_regexp() for t in skipped)
     # (?=(X*))\1 is an atomic X*: the skipped text is never given back to the alternation.
     pattern = "(?=((?:%s)*))\\1(?:%s)" % (skip, alternation) if skip else "()(?:%s)" % alternation
@@ -378,6 +378,36 @@ def _state_scanner(basic) -> Optional[tuple]:
         if cb is not None or newlines or t.name == "NAME":
             special[t.name] = ({} if cb else None, cb.scanner.fullmatch if cb else None, newlines)
     return regex.match, special
+
+
+def _guarded_alternation(tokens, flags: int) -> str:
+    """``(?P<A>a)|(?P<B>b)|...`` of ``tokens`` in lark's order, where each run of three or more
+    consecutive terminals that can only start with a letter (the keywords a state accepts where
+    no NAME is: ``filter``, ``order``, ``union``, ``except``, ... after an expression) is one
+    alternative behind a lookahead, ``(?=[A-Za-z])(?:...)``: a token that does not start with a
+    letter (``;``, ``}``, ``)``, ``=``: most tokens of those states) fails the whole run at once
+    instead of each keyword in turn, as ``re`` tries alternatives one by one (the keywords'
+    case-insensitive ``(?i:...)`` groups made that cost grow). The alternatives keep their
+    order, so the token matched is the same."""
+    parts, run = [], []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            parts.append("(?=[A-Za-z])(?:%s)" % "|".join(run))
+        else:
+            parts.extend(run)
+        run.clear()
+
+    for t in tokens:
+        alt = "(?P<%s>%s)" % (t.name, t.pattern.to_regexp())
+        first = _terminal_first_chars(t, flags)
+        if first and all(len(ch) == 1 and ch.isascii() and ch.isalpha() for ch, _ in first):
+            run.append(alt)
+        else:
+            flush()
+            parts.append(alt)
+    flush()
+    return "|".join(parts)
 
 
 def _terminal_first_chars(t, flags: int):
