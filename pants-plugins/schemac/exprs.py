@@ -159,6 +159,17 @@ class ExprContext:
     nested: Optional[List[qir.Node]] = None
 
 
+#: Modules of Gel's standard library that are services or catalogues of the Gel server
+#: (https://docs.geldata.com/reference/stdlib): a type of one is E0206, not an unknown module.
+GEL_STD_SERVICE_MODULES = {
+    "net": "a service of the Gel server (HTTP requests it sends) that Postgres does not have",
+    "net::http": "a service of the Gel server (HTTP requests it sends) that Postgres does not have",
+    "sys": "the Gel server's own catalogue, which Postgres does not have",
+    "cfg": "the Gel server's configuration, which Postgres does not have",
+    "schema": "the Gel server's schema introspection, which Postgres does not have",
+}
+
+
 def assignment_cast(expr: ast.Expr, target: Optional[ValueType]) -> ast.Expr:
     """Gel's assignment cast from ``str`` to an enum (its standard library declares ``create
     cast from std::str to std::anyenum`` with ``allow assignment``;
@@ -197,6 +208,13 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     if ref.name in ("range", "std::range", "multirange", "std::multirange"):
         return _range_type(ref, ctx)
     if ref.args:
+        if ref.name in ("tuple", "std::tuple"):
+            # https://docs.geldata.com/reference/stdlib/tuple: no storage chosen yet (a composite
+            # type or jsonb, each with its own TS/Go mapping); refused where it is written.
+            ctx.reporter.error("E0206", f"tuple types ('{ref}') are not supported yet", ref.span,
+                               "store each element as a property of its own, or a multi link to a type holding "
+                               "them (an array of tuples: one object per tuple)")
+            return None
         ctx.reporter.error("E0206", f"parameterised type '{ref}' is not supported yet", ref.span)
         return None
     scalar = lookup_scalar(ref.name)
@@ -216,6 +234,11 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
                            did_you_mean(ref.name.split("::", 1)[1] if module == "std::cal" else ref.name,
                                         [n for n in SCALARS if n.startswith("cal::")]))
+        return None
+    gel_module = (module or "")[5:] if (module or "").startswith("std::") else module
+    if gel_module in GEL_STD_SERVICE_MODULES and module not in ctx.schema.modules:
+        ctx.reporter.error("E0206", f"'{ref.name}' belongs to Gel's '{gel_module}' module, "
+                           f"{GEL_STD_SERVICE_MODULES[gel_module]}", ref.span)
         return None
     if module is not None and module != "std" and module not in ctx.schema.modules:
         ctx.reporter.error("E0208", f"unknown module '{module}'", ref.span,

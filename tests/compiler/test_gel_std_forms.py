@@ -167,3 +167,15 @@ def test_std_function_misuse_is_located():
     assert "error[E0206]: math::mean() is supported over a property of a multi link, backlink or computed link" in text
     text = _errors("type T { s: str; f := math::floor(.s); }")
     assert "error[E0304]: math::floor() needs a number, got str" in text
+
+
+def test_gel_server_modules_and_tuples_are_refused_precisely():
+    # std::net::http (https://docs.geldata.com/reference/stdlib/net) is a service of the Gel
+    # server: not an unknown module.
+    text = _errors("function f(x: str) -> net::http::ScheduledRequest using (x);\ntype T { a: str; }")
+    assert "error[E0206]: 'net::http::ScheduledRequest' belongs to Gel's 'net::http' module, a service of the Gel " \
+           "server" in text and "E0208" not in text
+    text = _errors("type Stop { required points: array<tuple<decimal, decimal>>; days: tuple<bool, bool>; }")
+    assert "s.esdl:1:36: error[E0206]: tuple types ('tuple<decimal, decimal>') are not supported yet" in text
+    assert "s.esdl:1:68: error[E0206]: tuple types ('tuple<bool, bool>') are not supported yet" in text
+    assert "hint: store each element as a property of its own" in text
