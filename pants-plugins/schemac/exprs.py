@@ -52,7 +52,7 @@ FUNCTIONS = {
 }
 
 _CMP = frozenset({"=", "!=", "<", "<=", ">", ">=", "?=", "?!=", "like", "ilike"})
-_ARITH = frozenset({"+", "-", "*", "/", "%"})
+_ARITH = frozenset({"+", "-", "*", "/", "%", "//"})
 #: The binary operators :func:`_binop_step` lowers (the grammar reads all of EdgeQL's).
 _LOWERED_BINOPS = frozenset({"and", "or", "++", "??"}) | _CMP | _ARITH
 
@@ -1004,6 +1004,8 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.object_set_of(expr.args[0], ctx, f"_c{ctx.depth}")
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and _count_form_refused(expr.args[0], ctx):
+        return None
     if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
@@ -1026,6 +1028,27 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                            expr.args[0].span)
         return None
     return qir.Call(expr.span, INT64, False, "count_array", (arg,))
+
+
+def _count_form_refused(arg, ctx: ExprContext) -> bool:
+    """Valid Gel that ``count()`` does not lower yet gets a located E0206 naming the form
+    (https://docs.geldata.com/reference/stdlib/set#function::std::count): a path from a type
+    (``count(Person.friends)``, the distinct objects its links reach) and a selection with
+    ``order by`` / ``offset`` / ``limit`` (``with u := (select Person ... limit 2) select count(u)``)."""
+    if isinstance(arg, ast.EnumRef) and arg.enum not in ctx.variables and arg.enum not in ctx.type_sets \
+            and ctx.schema.find_type(arg.enum, ctx.module) is not None:
+        ctx.reporter.error("E0206", f"count() of a path from a type ('{arg.enum}.{arg.member}') is not supported yet",
+                           arg.span, f"count the links of each object instead: select {arg.enum} "
+                           f"{{ n := count(.{arg.member}) }}")
+        return True
+    sel = arg
+    if isinstance(arg, ast.VarRef) and arg.name in ctx.type_sets and arg.name not in ctx.variables:
+        sel = ctx.type_sets[arg.name]
+    if isinstance(sel, ast.SelectExpr) and (sel.order or sel.offset is not None or sel.limit is not None):
+        ctx.reporter.error("E0206", "count() of a selection with order by / offset / limit is not supported yet",
+                           arg.span, "count the filtered selection: count((select T filter ...))")
+        return True
+    return False
 
 
 #: Functions with arguments: name -> (arity, argument family, result type); their SQL is
@@ -1501,6 +1524,16 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
                 sql = "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
             return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
                                    True)
+        link = ctx.subject.links.get(op.steps[0]) \
+            if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
+        if link is not None and link.column is None and link.join_table is not None:
+            # `exists .bs` of a multi link (https://docs.geldata.com/reference/stdlib/set#operator::exists):
+            # a join row of the subject, as count(.bs) counts them
+            row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
+            alias = qi(f"_j{ctx.depth}")
+            sql = f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id")'
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                                   True)
         if computed_sql.type_set_of(expr.operand, ctx) is not None:
             # `exists User`, `exists (select User filter ...)`
             objects = computed_sql.type_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
@@ -1551,7 +1584,7 @@ def _pair(expr: ast.BinOp, ctx: ExprContext):
 
 
 #: Left-associative operators: chains of them are checked iteratively (see :func:`_binop`).
-_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "++", "??"})
+_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "//", "++", "??"})
 
 
 def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1625,8 +1658,77 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
             ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",
                                expr.span)
             return None
-        return qir.Binary(expr.span, left.type, nullable, op, left, right)
+        result = arith_result(op, _num_operand_type(left), _num_operand_type(right))
+        if result is None:
+            ctx.reporter.error("E0304", f"'{op}' cannot mix {left.type.name} and {right.type.name} "
+                               "(Gel has no implicit cast between them)", expr.span,
+                               "cast one operand explicitly, e.g. <float64>x or <decimal>x")
+            return None
+        if result == "":  # not a standard numeric scalar (kept as before: the left operand's type)
+            return qir.Binary(expr.span, left.type, nullable, op, left, right)
+        same = next((x.type for x in (left, right) if type(x) is not qir.Literal and _num_operand_type(x) == result),
+                    None)
+        return qir.Binary(expr.span, same or ValueType(scalar=SCALARS[result]), nullable, op, left, right)
     raise AssertionError(op)  # pragma: no cover
+
+
+#: Gel's implicit numeric casts (https://docs.geldata.com/reference/stdlib/numbers,
+#: https://docs.geldata.com/reference/stdlib/casts): int16 -> int32 -> int64 -> bigint -> decimal,
+#: int16 -> float32 -> float64, int32 -> float64, int64 -> float64. An arithmetic operator's
+#: operands meet at their nearest common type; float and bigint/decimal do not meet.
+_IMPLICIT_NUM = {
+    "int16": ("int32", "float32"),
+    "int32": ("int64", "float64"),
+    "int64": ("bigint", "float64"),
+    "bigint": ("decimal",),
+    "float32": ("float64",),
+    "float64": (),
+    "decimal": (),
+}
+
+
+def _num_reach(name: str) -> frozenset:
+    seen = {name}
+    todo = [name]
+    while todo:
+        for n in _IMPLICIT_NUM[todo.pop()]:
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return frozenset(seen)
+
+
+def arith_result(op: str, left: str, right: str) -> Optional[str]:
+    """The scalar an arithmetic operator ``op`` returns for operands of the numeric scalars
+    ``left`` and ``right``, as Gel types it (https://docs.geldata.com/reference/stdlib/numbers):
+    the operands' nearest common type (``int32 + int64`` is ``int64``), except ``/``, which on
+    integers is ``float64`` (``10 / 4`` is ``2.5``) and on ``bigint`` is ``decimal``; ``//`` and
+    ``%`` keep the common type. ``None`` when the operands have no common type (a float with a
+    ``bigint`` or ``decimal``); ``""`` when either is not a standard numeric scalar."""
+    if left not in _IMPLICIT_NUM or right not in _IMPLICIT_NUM:
+        return ""
+    common = _num_reach(left) & _num_reach(right)
+    best = next((c for c in common if _num_reach(c) >= common), None)
+    if best is None:
+        return None
+    if op == "/":
+        if best in ("int16", "int32", "int64"):
+            return "float64"
+        if best == "bigint":
+            return "decimal"
+    return best
+
+
+def _num_operand_type(x: qir.Expr) -> str:
+    """An operand's scalar for :func:`arith_result`; an integer literal is Gel's ``int64`` and a
+    float literal ``float64`` whatever the other operand (``<int32>$x + 1`` is ``int64``)."""
+    if type(x) is qir.Literal:
+        if x.kind == "int":  # type: ignore[attr-defined]
+            return "int64"
+        if x.kind == "float":  # type: ignore[attr-defined]
+            return "float64"
+    t = x.type
+    return t.scalar.name if t.scalar is not None and t.element is None and t.enum is None else ""
 
 
 def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -74,10 +74,10 @@ _CALLS = {
 
 _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
         "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
-_ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "++": "||", "and": "AND", "or": "OR"}
+_ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "//": "/", "++": "||", "and": "AND", "or": "OR"}
 
 #: Left-associative operators: a chain of them is lowered with a loop (see :func:`_binary`).
-_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "++", "??"})
+_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "//", "++", "??"})
 
 
 def emit(node: qir.Expr) -> Lowered:
@@ -103,7 +103,7 @@ def _atomic(node: qir.Expr) -> bool:
     if t is qir.Call:
         return _CALLS[node.func][1]  # type: ignore[attr-defined]
     if t is qir.Binary:
-        return node.op == "??"  # type: ignore[attr-defined]
+        return node.op in ("??", "%", "//")  # type: ignore[attr-defined]
     if t is qir.InSet:
         return not node.items  # type: ignore[attr-defined]
     if t is qir.JsonCast:
@@ -267,7 +267,45 @@ def _binary_step(node: qir.Binary, left_sql: str, flat: bool = False) -> str:
         return f"{_operand(left, left_sql, right)} {_CMP[op]} {_operand(right, right_sql, left)}"
     if op == "??":
         return f"COALESCE({_operand(left, left_sql)}, {_operand(right, right_sql)})"
+    if op in _NUMERIC_OPS and node.type.family == "num" and node.type.element is None:
+        return _arith(node, _operand(left, left_sql), _operand(right, right_sql))
     return f"{left_sql if flat else _operand(left, left_sql)} {_ARITH[op]} {_operand(right, right_sql)}"
+
+
+_NUMERIC_OPS = frozenset({"+", "-", "*", "/", "%", "//"})
+_FLOATS = frozenset({"real", "double precision"})
+
+
+def _arith(node: qir.Binary, left: str, right: str) -> str:
+    """Arithmetic as Gel computes it (https://docs.geldata.com/reference/stdlib/numbers): each
+    operand is cast to the result's type first, so Postgres computes in the wide type
+    (``<int32>$x + 1`` is int64 and does not overflow at 2^31; ``10 / 4`` is float64 2.5, not
+    Postgres' integer division); ``%`` is Gel's floor modulo (the sign of the divisor:
+    ``-10 % 4`` is 2, where Postgres' ``%`` truncates to -2) and ``//`` floor division
+    (``-10 // 4`` is -3). Written without adding the divisor to the remainder, which could
+    overflow."""
+    pg = node.type.pg
+    lit = [type(x) is qir.Literal and x.kind == "int" for x in (node.left, node.right)]  # type: ignore[attr-defined]
+    # (an integer literal beside a cast operand takes its type from it: no cast of its own)
+    if node.left.type.pg != pg and not (lit[0] and not lit[1]):
+        left = f"CAST({left} AS {pg})"
+    if node.right.type.pg != pg and not (lit[1] and not lit[0]):
+        right = f"CAST({right} AS {pg})"
+    op = node.op
+    if op not in ("%", "//"):
+        return f"{left} {op} {right}"
+    if pg in _FLOATS:
+        # Postgres has no '%' on floats: a - b * floor(a / b) is the floor modulo.
+        return f"({left} - {right} * floor({left} / {right}))" if op == "%" else f"floor({left} / {right})"
+    positive = type(node.right) is qir.Literal and node.right.kind == "int" \
+        and int(node.right.value) > 0  # type: ignore[attr-defined]
+    off = (f"({left} % {right}) < 0" if positive
+           else f"({left} % {right}) <> 0 AND (({left} % {right}) < 0) <> ({right} < 0)")
+    if op == "%":
+        return f"(({left} % {right}) + CASE WHEN {off} THEN {right} ELSE 0 END)"
+    if pg == "numeric":
+        return f"floor({left} / {right})"
+    return f"({left} / {right} - CASE WHEN {off} THEN 1 ELSE 0 END)"
 
 
 def _in_set(node: qir.InSet) -> str:

@@ -471,6 +471,9 @@ class Schema:
     #: User functions and aliases (:class:`schemac.functions.UserFunction`), by qualified
     #: name: inlined where they are called.
     functions: Dict[str, object] = field(default_factory=dict)
+    #: Abstract object types (no table), qualified name -> the name: a query selecting one
+    #: gets a located E0206 rather than E0301 unknown type.
+    abstract_types: Dict[str, str] = field(default_factory=dict)
 
     def all_tables(self) -> List[ObjectType]:
         """Every table of this library: object types, then join tables (tables of dependency

@@ -45,6 +45,18 @@ _KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
 _CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
 
 
+
+def _abstract_type(schema, name: str, module: str, span, reporter) -> bool:
+    """A statement on an abstract type (``select Content { title }``, valid Gel: the objects of
+    its concrete subtypes, https://docs.geldata.com/reference/edgeql/select#polymorphic-queries)
+    gets a located E0206 naming the form, not E0301 unknown type."""
+    if schema.find(name, module, schema.abstract_types) is None:
+        return False
+    reporter.error("E0206", f"a query on the abstract type '{name}' (the objects of its concrete subtypes) is not "
+                   "supported yet", span, "select each concrete subtype, or reach them through a link to the "
+                   "abstract type")
+    return True
+
 def query_name(stem: str) -> str:
     """The query name of a file stem, as Gel users write them: ``get_user``, ``get-user`` and
     ``getUser`` are all ``get_user`` (TS ``getUser``, Go ``GetUser``); anything else is kept
@@ -190,6 +202,8 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         query = _for_any(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
+    if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter):
+        return None
     if subject is None:
         reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
                        did_you_mean(q.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
@@ -751,6 +765,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
                            "a for body is an insert, update, delete or select of a type, optionally under 'with'")
         return None
     subject = ctx.schema.find_type(body.type_name, ctx.module)
+    if subject is None and _abstract_type(ctx.schema, body.type_name, ctx.module, body.type_span, ctx.reporter):
+        return None
     if subject is None:
         ctx.reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
                            did_you_mean(body.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
@@ -1702,6 +1718,8 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         return None
     else:
         subject = schema.find_type(body.type_name, ctx.module)
+        if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter):
+            return None
         if subject is None:
             reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
                            did_you_mean(body.type_name.split("::")[-1], [t.name for t in schema.all_types()]

@@ -570,6 +570,7 @@ class _Resolver:
                      self.reporter, self.schema.module_library)
         self.linearize()
         concrete = [k for k, t in self.decls.items() if not t.abstract]
+        self.schema.abstract_types.update((k, t.name) for k, t in self.decls.items() if t.abstract)
         # Pass 1: tables and scalar columns of every concrete type (links need all tables).
         pointers: Dict[str, Dict[str, _Pointer]] = {}
         for key in concrete:

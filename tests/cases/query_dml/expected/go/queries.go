@@ -803,7 +803,7 @@ func (q *Queries) StoryWithWeights(ctx context.Context, arg StoryWithWeightsPara
 
 // touchStoriesSQL is the SQL of query touch_stories (cases/query_dml/queries/touch_stories.edgeql).
 const touchStoriesSQL = `UPDATE "story"
-SET "views" = views + 1
+SET "views" = CAST(views AS bigint) + 1
 FROM unnest($1::uuid[]::uuid[]) AS "_batch"("_for_sid")
 WHERE id = "_batch"."_for_sid"
 RETURNING "id"`

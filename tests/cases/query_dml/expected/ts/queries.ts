@@ -724,7 +724,7 @@ export async function storyWithWeights(db: Queryable, args: StoryWithWeightsArgs
 
 /** SQL of query `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
 export const touchStoriesSql = `UPDATE "story"
-SET "views" = views + 1
+SET "views" = CAST(views AS bigint) + 1
 FROM unnest($1::uuid[]::uuid[]) AS "_batch"("_for_sid")
 WHERE id = "_batch"."_for_sid"
 RETURNING "id"`;
