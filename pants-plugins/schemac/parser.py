@@ -1248,6 +1248,19 @@ class _Builder:
         left, op, right = children
         return ast.BinOp(op.value.lower(), left, right, self._span(meta))
 
+    def tuple_element(self, meta, children):
+        """``t.0``: an element of a tuple named ``t`` (a path step from the name)."""
+        (name, span), index = children[0], children[-1]
+        return ast.Step(ast.VarRef(name, span), str(index), ".", self._span(meta))
+
+    def lt_op(self, meta, children):
+        left, right = [c for c in children if not isinstance(c, Token)]
+        return ast.BinOp("<", left, right, self._span(meta))
+
+    def gt_op(self, meta, children):
+        left, right = [c for c in children if not isinstance(c, Token)]
+        return ast.BinOp(">", left, right, self._span(meta))
+
     def _bin(op):  # noqa: N805 - factory for the operator rules below
         def build(self, meta, children):
             left, right = children
@@ -2377,7 +2390,9 @@ def _refuse_unplanned_query(q) -> None:
     while isinstance(body, ast.WithQuery):
         body = body.body
     problem = None
-    if isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
+    if isinstance(body, ast.GroupExpr):
+        problem = "group queries are not supported yet"
+    elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
         problem = f"{'an update' if isinstance(body, ast.UpdateQuery) else 'a delete'} of an expression " \
                   "(not a type name) is not supported yet"
     if problem is not None:

@@ -106,3 +106,21 @@ def test_datetime_unit_must_be_a_literal_and_a_gel_unit():
         "E0206", "datetime_get() with a unit that is not a string literal is not supported yet")
     code, message, _, _ = diagnostics("select datetime_truncate(<datetime>$t, 'day')")[0]
     assert code == "E0304" and message == "'day' is not a unit of datetime_truncate()"
+
+
+def test_a_bare_name_compared_with_less_or_greater_than_parses():
+    # After a bare name the lexer read `<` as a type's angle bracket: E0100 on valid EdgeQL.
+    out = compile_library({"schema.esdl": SCHEMA, "queries/q.edgeql":
+                           "with n := <int64>$n select User { name } filter n < 3 and n > 1"},
+                          Options(library="t"))
+    assert "WHERE ($1::bigint < 3) AND ($1::bigint > 1)" in out["ts/queries.ts"]
+
+
+@pytest.mark.parametrize("query, message, col", [
+    # (E0100 before: the grammar had no tuple element step from a name, nor group after with)
+    ("with t := <str>$x select t.0", "path steps after an expression are not supported", 26),
+    ("with a := 1 group User by .name", "group queries are not supported yet", 13),
+])
+def test_valid_forms_not_lowered_are_e0206_not_e0100(query, message, col):
+    diags = diagnostics(query)
+    assert diags[0][0] == "E0206" and message in diags[0][1] and diags[0][2:] == (1, col), diags
