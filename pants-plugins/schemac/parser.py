@@ -2361,10 +2361,10 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
     Raises :class:`~schemac.diagnostics.CompileError` on syntax errors or when the file holds
     zero or several queries."""
     m = _FIRST_WORD.match(text)
-    if m and m.group(1) in UNSUPPORTED_QUERY_FORMS:
+    if m and m.group(1).lower() in UNSUPPORTED_QUERY_FORMS:
         line, col = _position(text, m.start(1))
         raise CompileError([Diagnostic(
-            "E0206", f"{UNSUPPORTED_QUERY_FORMS[m.group(1)]} are not supported yet",
+            "E0206", f"{UNSUPPORTED_QUERY_FORMS[m.group(1).lower()]} are not supported yet",
             Span.point(path, line, col, len(m.group(1))), "supported queries: select, insert, update, delete")])
     queries = _parse(path, text, "query_file", "query file")
     if len(queries) != 1:
@@ -2401,7 +2401,10 @@ def _refuse_unplanned_query(q) -> None:
 
 
 #: Query forms the grammar does not have yet, by their first word.
-UNSUPPORTED_QUERY_FORMS = {"group": "group queries"}
+UNSUPPORTED_QUERY_FORMS = {"group": "group queries",
+                           # (https://docs.geldata.com/reference/reference/edgeql/configure: server
+                           # settings, not a query a runner calls)
+                           "configure": "configure statements"}
 _FIRST_WORD = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)")
 
 
