@@ -85,6 +85,7 @@ CODES: Dict[str, str] = {
     "W0005": "migration hint does not apply (already applied, or misspelled)",
     "W0006": "required computed not enforced",
     "W0007": "index of a Gel server service not created",
+    "W0008": "an insert default copied into the statement (past the fifth omittable parameter)",
 }
 
 

@@ -681,6 +681,9 @@ def _assign_sql(a: qir.Assign) -> str:
         if a.default == "param":
             # Given (the variant where the runner sends it): the value. Omitted, the column is
             # left out of the insert (see statement_variants): the database's DEFAULT applies.
+            # Past the MAX_OMITTABLE-th, NULL gets a copy of the default.
+            if a.value.param.index in _copied:  # type: ignore[attr-defined]
+                return f"COALESCE({sql}::{col.type.pg}, {col.default_sql})"
             return f"{sql}::{col.type.pg}"
         if a.default == "cast":
             # A default reading a global: the parameter typed as the column.
@@ -838,6 +841,8 @@ def nested_ctes(w) -> List[Tuple[str, str]]:
 #: leaves out (``None`` otherwise). Parameters are then written as ``\x00n\x00`` and numbered
 #: afterwards (a NUL never occurs in SQL text).
 _omitted: Optional[FrozenSet[int]] = None
+#: While :func:`statement_variants` writes: the defaulted parameters past :data:`MAX_OMITTABLE`.
+_copied: FrozenSet[int] = frozenset()
 
 #: At most this many omittable parameters per statement: each combination is a statement of its own.
 MAX_OMITTABLE = 5
@@ -854,11 +859,18 @@ class Variant:
     sent: Tuple[int, ...]
 
 
-def omittable(stmt: qir.Node) -> Tuple[int, ...]:
+def defaulted_params(stmt: qir.Node) -> Tuple[int, ...]:
     """The parameters (indices) an insert assigns to properties with a default (``p :=
-    <optional T>$p``): left out, the property gets the column's DEFAULT."""
+    <optional T>$p``)."""
     return tuple(sorted({n.value.param.index for n in qir.walk(stmt)  # type: ignore[attr-defined]
                          if type(n) is qir.Assign and n.default == "param"}))
+
+
+def omittable(stmt: qir.Node) -> Tuple[int, ...]:
+    """The first :data:`MAX_OMITTABLE` of :func:`defaulted_params`: left out, the property gets
+    the column's DEFAULT. Any further one is always sent, and ``NULL`` gets a copy of the
+    default (``COALESCE``; the compiler warns, W0008)."""
+    return defaulted_params(stmt)[:MAX_OMITTABLE]
 
 
 def _omits(a: qir.Assign) -> bool:
@@ -874,7 +886,7 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
     the bulk form's ``SELECT``), so Postgres applies the column's current ``DEFAULT``
     (https://www.postgresql.org/docs/15/sql-insert.html): a migration that changes the default
     changes what a deployed runner writes, and a runner never sends a copy of it."""
-    global _omitted
+    global _omitted, _copied
     keys = omittable(stmt)
     if not keys:
         return ()
@@ -882,10 +894,12 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
     for mask in range(1 << len(keys)):
         omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
         _omitted = omitted
+        _copied = frozenset(defaulted_params(stmt)[MAX_OMITTABLE:])
         try:
             marked = statement_sql(stmt)
         finally:
             _omitted = None
+            _copied = frozenset()
         used = sorted({int(n) for n in _MARK.findall(marked)})
         number = {old: new for new, old in enumerate(used, 1)}
         sql = _MARK.sub(lambda m: f"${number[int(m.group(1))]}", marked)

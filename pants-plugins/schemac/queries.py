@@ -112,15 +112,16 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     query = check_query(schema, qf, reporter)
     if query is None:
         return None
-    keys = lowering.omittable(query.statement)
+    keys = lowering.defaulted_params(query.statement)
     if len(keys) > lowering.MAX_OMITTABLE:
         extra = next(n for n in qir.walk(query.statement) if type(n) is qir.Assign and n.default == "param"
                      and n.value.param.index == keys[lowering.MAX_OMITTABLE])  # type: ignore[attr-defined]
-        reporter.error("E0206", f"an insert with {len(keys)} optional parameters for properties with a default: "
-                       f"at most {lowering.MAX_OMITTABLE} (the runner sends one statement per combination of them "
-                       "left out, so that the database applies its own defaults)", extra.span,
-                       "make some of them required (drop 'optional'), or set the rarely given ones with an update")
-        return None
+        reporter.warning("W0008", f"an insert with {len(keys)} optional parameters for properties with a default: "
+                         f"the first {lowering.MAX_OMITTABLE} are left out for the database to apply its own "
+                         "DEFAULT; from this one on, a missing value gets a copy of the default written into the "
+                         "statement", extra.span,
+                         "a migration changing these defaults needs the runner regenerated; make some of them "
+                         "required (drop 'optional'), or set the rarely given ones with an update")
     variants = lowering.statement_variants(query.statement)
     sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
     return QueryPlan(query.name, query.path, query.kind, query.subject, sql,

@@ -740,6 +740,11 @@ class _Resolver:
         pinned = link_select(decl.computed) is not None and new.target is not None and \
             link_select(decl.computed)[1] is not None and \
             _filter_pins_one(link_select(decl.computed)[1], new.target)  # type: ignore[index,arg-type]
+        # A backlink through a link with an exclusive constraint reaches at most one object
+        # (each target is linked once: School.classes { constraint exclusive } gives a Class
+        # one school), as Gel's cardinality inference has it.
+        pinned = pinned or (new.backlink is not None and new.target is not None
+                            and self._exclusive_link(new.target, new.backlink))
         if decl.single and new.multi and not pinned:
             # Gel refuses the schema: "possibly more than one element returned by an expression
             # for a computed link explicitly declared as 'single'"
@@ -767,6 +772,15 @@ class _Resolver:
             ctx = ExprContext(self.schema, obj, module, self.reporter, params=ParamTable(), where="a computed")
             if computed_sql.expr_object_set(comp.expr, ctx, qi("_s"), comp.span) is None:
                 obj.computeds[name] = dataclasses.replace(comp, broken=True)
+
+    def _exclusive_link(self, source: ObjectType, link: str) -> bool:
+        """Whether ``source``'s link ``link`` (declared on it or inherited) is ``constraint exclusive``."""
+        key = self._type_key(source.name, source.module)
+        for k in self.mro.get(key, [key]) if key else []:
+            for p in self.decls[k].pointers:
+                if p.name == link and any(c.name == "exclusive" for c in p.constraints):
+                    return True
+        return False
 
     def _link_select(self, obj: ObjectType, decl: ast.PointerDecl, comp: Computed, module: str) -> Optional[Computed]:
         """``multi link published := (select .<author[is Post] filter .published)`` / ``(select

@@ -142,3 +142,8 @@ def test_a_computed_declared_single_may_not_select_several_objects():
         ("E0204", "computed 'top' is declared single"), ("E0204", "computed 'first' is declared single")]
     # a filter on an exclusive property pins one object: accepted
     assert _diags("single link ann := (select .follows filter .name = 'Ann');") == []
+    # a backlink through a link declared exclusive reaches one object at most
+    assert _diags("", "single shelf := .<books[is Shelf];",
+                  "type Shelf { multi books: Post { constraint exclusive; }; }\n") == []
+    assert [c for _, c, _ in _diags("", "single shelf := .<books[is Shelf];",
+                                    "type Shelf { multi books: Post; }\n")] == ["E0204"]

@@ -1,8 +1,8 @@
 """An insert's optional parameters for properties with a default: the runner sends the
 statement that leaves an omitted one's column out, so the database applies its own DEFAULT
 (issue 14; the old runners' test is tests/migrations/test_old_runner_defaults.py). No default is
-copied into a query's SQL; one statement per combination, deterministic; more than
-``MAX_OMITTABLE`` such parameters are refused with a location."""
+copied into a query's SQL; one statement per combination, deterministic; past
+``MAX_OMITTABLE`` such parameters, a missing value gets a copy of the default (warning W0008)."""
 
 from __future__ import annotations
 
@@ -77,13 +77,24 @@ def test_the_runners_choose_the_statement_by_the_omitted_parameters():
     assert "\tif !arg.Genre.Valid {\n" in sql_nulls
 
 
-def test_more_omittable_parameters_than_the_limit_are_refused_at_the_first_one_over_it():
-    props = "".join(f"  p{i}: int32 {{ default := {i} }};\n" for i in range(MAX_OMITTABLE + 1))
-    sets = ", ".join(f"p{i} := <optional int32>$p{i}" for i in range(MAX_OMITTABLE + 1))
+def test_past_the_limit_a_missing_value_gets_a_copy_of_the_default_with_a_warning(pg):
+    n = MAX_OMITTABLE + 2
+    props = "".join(f"  p{i}: int32 {{ default := {i} }};\n" for i in range(n))
+    sets = ", ".join(f"p{i} := <optional int32>$p{i}" for i in range(n))
     sources = {"l/schema.esdl": f"type Wide {{\n{props}}}\n", "l/queries/add_wide.edgeql": f"insert Wide {{ {sets} }};\n"}
-    with pytest.raises(CompileError) as e:
-        check_library(sources, Options(library="l"))
-    [d] = e.value.diagnostics
-    assert d.code == "E0206" and f"at most {MAX_OMITTABLE}" in d.message and d.hint
+    lib = check_library(sources, Options(library="l"))
+    [w] = [d for d in lib.warnings if d.code == "W0008"]
     col = sets.index(f"p{MAX_OMITTABLE} :=") + len("insert Wide { ") + 1
-    assert (d.span.file, d.span.line, d.span.col) == ("l/queries/add_wide.edgeql", 1, col)
+    assert (w.span.file, w.span.line, w.span.col) == ("l/queries/add_wide.edgeql", 1, col) and w.hint
+    [q] = lib.queries
+    assert len(q.variants) == 1 << MAX_OMITTABLE
+    # the first MAX_OMITTABLE are left out, the rest always sent and COALESCEd with a copy
+    last = q.variants[-1]
+    assert last.omitted == tuple(range(1, MAX_OMITTABLE + 1))
+    assert [f'"p{i}"' in last.sql.split("VALUES")[0] for i in range(n)] == [False] * MAX_OMITTABLE + [True] * 2
+    assert last.sql.count("COALESCE(") == 2
+    pg.execute(compile_library(sources, Options(library="l"))["sql/000001_init.up.sql"])
+    pg.execute("ALTER TABLE wide ALTER COLUMN p0 SET DEFAULT 40, ALTER COLUMN p6 SET DEFAULT 46")
+    pg.execute(re.sub(r"\$[0-9]+", "%s", last.sql), (None, None))
+    # p0 was left out: the database's current default; p6 was sent NULL: the copy of the old one
+    assert pg.execute("SELECT p0, p5, p6 FROM wide") == [(40, 5, 6)]
