@@ -182,6 +182,19 @@ def test_layout_of_queries():
         ")\n")
 
 
+def test_a_comment_after_a_blank_first_line_does_not_become_the_doc_text():
+    # leading_comment reads only the comment lines at the very top; dropping the blank first
+    # line turned this comment into the query's doc text (found by the fuzz test)
+    from schemac.parser import leading_comment
+
+    src = "\n\n# not a doc\nselect 1;"
+    out = format_text(src, "query")
+    assert out == "\n# not a doc\nselect 1;\n"
+    assert leading_comment(out) == leading_comment(src) == ""
+    assert format_text(out, "query") == out
+    assert format_text("# doc\nselect 1;", "query") == "# doc\nselect 1;\n"
+
+
 def test_text_that_does_not_parse_is_not_formatted():
     with pytest.raises(FormatError) as e:
         format_source("q.edgeql", "select Job {")

@@ -280,6 +280,11 @@ def format_text(text: str, kind: str) -> str:
         result.append(line)
     while result and not result[-1]:
         result.pop()
+    if kind == "query" and result and result[0].startswith("#") and not text.split("\n", 1)[0].strip():
+        # A query's doc text is the comment lines at the very top of the file
+        # (schemac.parser.leading_comment): a comment after a blank first line is not one, and
+        # must not become one.
+        result.insert(0, "")
     return "\n".join(result) + "\n" if result else ""
 
 
