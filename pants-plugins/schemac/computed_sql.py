@@ -37,10 +37,24 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
                 if isinstance(a, ast.Path) and len(a.steps) == 1 and \
                         not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
                     pinned.add(a.steps[0])
+                elif isinstance(a, ast.Path) and len(a.steps) == 2 and _pins_link(subject, a.steps) and \
+                        not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
+                    # `.user.discord_id = x` with discord_id exclusive: one user, so `.user` is
+                    # pinned (Gel infers the same through the link).
+                    pinned.add(a.steps[0])
     # A single link is pinned by its FK column (``.identity = global x`` with an exclusive
     # identity link).
     pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
     return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _pins_link(subject: ObjectType, steps) -> bool:
+    """``.link.prop``: a single link whose target ``prop`` alone is a full exclusive constraint
+    (or its id)."""
+    link = subject.links.get(steps[0])
+    if link is None or link.column is None:
+        return False
+    return steps[1] == "id" or any(not ex.partial and list(ex.columns) == [steps[1]] for ex in link.target.exclusives)
 
 
 def single_subselect(expr) -> Tuple[Optional[ast.SubSelect], bool]:

@@ -380,3 +380,20 @@ def test_link_property_refusals():
     assert _errors("update Story filter .id = <uuid>$id set { labels += (select Label { @weight := len(.name) } "
                    "filter .name = 'a') }") == [
         "1:80 E0206 a link property's value reading the linked object is not supported yet"]
+
+
+def test_a_path_to_an_exclusive_property_pins_its_single_link():
+    # `.owner.email = x` with email exclusive is one owner; with `owner` exclusive, one P (as Gel infers).
+    from schemac.compiler import Options, check_library
+    from schemac.diagnostics import CompileError
+
+    schema = ("type U { required email: str { constraint exclusive; }; }\n"
+              "type P { required owner: U { constraint exclusive; }; }\n"
+              "type Q { required owner: U; }\n"
+              "type N { p: P; q: Q; }\n")
+    check_library({"s.esdl": schema, "q/a.edgeql": "insert N { p := (select P filter .owner.email = <str>$e) };"},
+                  Options("t"))
+    with pytest.raises(CompileError) as exc:
+        check_library({"s.esdl": schema, "q/b.edgeql": "insert N { q := (select Q filter .owner.email = <str>$e) };"},
+                      Options("t"))
+    assert "may select several 'Q' objects" in str(exc.value)
