@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Dict, List
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO_ROOT / "schemas"
@@ -67,7 +68,7 @@ def generated_files() -> Dict[str, str]:
 
 def case_plans(case: str) -> Dict[str, object]:
     """``{query name: QueryPlan}`` of a golden case under ``tests/cases/<case>/``."""
-    from schemac.compiler import check_library
+    from schemac.pipeline import check_library
 
     root = REPO_ROOT / "tests" / "cases" / case
     sources = {f"cases/{case}/{f.relative_to(root).as_posix()}": f.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""``python -m schemac``: the command line (see :mod:`schemac.cli`).
+"""``python -m schemac``: the command line (see :mod:`schemac.cli.main`).
 
 The process ends with :func:`os._exit` once the command has returned and stdout/stderr are
 flushed: a compile leaves millions of small objects alive (syntax trees, the model, the
@@ -11,7 +11,7 @@ reason.) ``python -X dev -m schemac`` keeps the normal shutdown, e.g. to see res
 import os
 import sys
 
-from schemac.cli import main
+from schemac.cli.main import main
 
 status = main()
 if sys.flags.dev_mode or not isinstance(status, int):

@@ -1,4 +1,6 @@
-"""Shared template environment: jinja2 templates shipped in ``schemac/templates``.
+"""Shared template environment: the jinja2 templates of the back ends (``backends/ts/templates``,
+``backends/go/templates``) and of the migrations (``migrate/templates``), each named by its path
+in the package.
 
 Templates are loaded with :mod:`pkgutil` (so they work from a wheel, a PEX or a source tree)
 and rendered with ``StrictUndefined``: a missing variable is a bug, never an empty string.
@@ -10,7 +12,7 @@ Two things make rendering cheaper without changing a byte of output:
   yields every piece on its own, and joins them all), and looks ``view.key`` up in a plain dict
   inline (jinja2 calls ``environment.getattr`` for every ``.``);
 * the compiled templates are kept in a jinja2 bytecode cache, in the parser's cache directory
-  (:func:`schemac.parser._cache_dir`; none when there is none, or when it is not the user's
+  (:func:`schemac.cache._cache_dir`; none when there is none, or when it is not the user's
   own), in files named by a hash of jinja2's version and this module's source, so a changed
   code generator never reads another one's code.
 """
@@ -31,7 +33,7 @@ from jinja2.compiler import CodeGenerator, Frame, optimizeconst
 
 
 def _load(name: str) -> str:
-    data = pkgutil.get_data("schemac", f"templates/{name}")
+    data = pkgutil.get_data("schemac", name)
     if data is None:  # pragma: no cover - packaging error
         raise jinja2.TemplateNotFound(name)
     return data.decode("utf-8")
@@ -123,7 +125,7 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         """Fill ``bucket`` from its file when that file may be trusted and is readable."""
-        from schemac.parser import read_trusted_cache_file
+        from schemac.cache import read_trusted_cache_file
 
         data = read_trusted_cache_file(self._get_cache_filename(bucket))
         if data is None:
@@ -144,7 +146,7 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
 def _bytecode_cache() -> Optional[jinja2.BytecodeCache]:
     """A bytecode cache in the parser's cache directory, or ``None`` when there is no usable
     one (unset, not creatable, or not the user's own / writable by others)."""
-    from schemac.parser import _cache_dir, _trusted
+    from schemac.cache import _cache_dir, _trusted
 
     directory = _cache_dir()
     if not directory:
@@ -179,5 +181,6 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, **context) -> str:
-    """Render ``templates/<template>`` with ``context``."""
+    """Render the template at ``template`` (a path in the package: ``backends/ts/templates/index.ts.j2``)
+    with ``context``."""
     return environment().get_template(template).render(**context)

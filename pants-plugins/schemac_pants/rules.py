@@ -77,7 +77,7 @@ COMPILER_PACKAGE = "schemac"
 # compiler's diagnostics name the files the user knows.
 COMPILER_DIR = "__schemac_compiler"
 OUTPUT_DIR = "__schemac_out"
-# The compiler's parser cache (see schemac/parser.py): a Pants named cache, mounted here.
+# The compiler's parser cache (see schemac/syntax/parser.py): a Pants named cache, mounted here.
 PARSER_CACHE_NAME = "schemac_parser"
 PARSER_CACHE_DIR = "__schemac_parser_cache"
 # The compiler writes these subtrees of --out; each becomes one generated source type.

@@ -35,7 +35,7 @@ _GO_KEYWORDS = frozenset(
     interface map package range return select struct switch type var""".split()
 )
 TS_MODULE_KINDS = ("esm", "commonjs")
-# The compiler's --ts-int64 and --go-driver choices (schemac.compiler.TS_INT64_MODES, GO_DRIVERS).
+# The compiler's --ts-int64 and --go-driver choices (schemac.pipeline.TS_INT64_MODES, GO_DRIVERS).
 TS_INT64_KINDS = ("string", "bigint")
 GO_DRIVER_KINDS = ("pgx", "database/sql")
 

@@ -15,7 +15,7 @@ phases (grammar build, lark parse = lexing + LALR + building the syntax tree, re
 query planning, rendering SQL/TS/Go) measured without a profiler, and the top functions under
 cProfile (file:function, by own time and by cumulative time).
 
-The parser caches lark's analysis of the grammar on disk (``schemac.parser``), and the renderer
+The parser caches lark's analysis of the grammar on disk (``schemac.syntax.parser``), and the renderer
 its compiled templates (``schemac.render``), in one cache directory; the runs use a fresh cache
 directory of their own, filled once before them by a one-type compile (the one-off cost is
 printed), so every run is a cold process with warm caches, as on a developer's machine or CI
@@ -233,7 +233,7 @@ def default_python() -> str:
     return str(venv) if venv.exists() else sys.executable
 
 
-#: The parser cache directory of the runs (``SCHEMAC_CACHE_DIR``, see ``schemac.parser``): a
+#: The parser cache directory of the runs (``SCHEMAC_CACHE_DIR``, see ``schemac.syntax.parser``): a
 #: fresh directory per benchmark, warmed once before the runs (:func:`warm_parser_cache`), or
 #: ``""`` (no cache: every run analyses the grammar) with ``--no-parser-cache``.
 PARSER_CACHE: Dict[str, str] = {}
@@ -318,7 +318,7 @@ def startup_seconds(python: str, pythonpath: Path, repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
         t0 = time.perf_counter()
-        subprocess.run([python, "-c", "import schemac.cli, schemac.compiler, schemac.gogen, schemac.tsgen, schemac.sqlgen"],
+        subprocess.run([python, "-c", "import schemac.cli.main, schemac.pipeline, schemac.backends.go.codegen, schemac.backends.ts.codegen, schemac.backends.sql.codegen"],
                        env=env, check=True)
         best = min(best, time.perf_counter() - t0)
     return best
@@ -329,7 +329,7 @@ def warm_parser_cache(python: str, pythonpath: Path) -> Tuple[float, float]:
     templates): ``(seconds of a process that compiles a one-type library with an empty cache,
     the same with the cache filled)`` — what the first compile on a machine pays once."""
     env = _env(pythonpath)
-    code = ("from schemac.compiler import Options, compile_library; "
+    code = ("from schemac.pipeline import Options, compile_library; "
             "compile_library({'s.esdl': 'type T { x: str; }', 'q.edgeql': 'select T { x };'}, Options(library='warm'))")
     times = []
     for _ in range(2):
@@ -361,13 +361,13 @@ PHASES: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = (
     ("grammar build or cache load (Lark)", (("lark", "Lark.__init__"), ("lark", "Lark._load"))),
     ("pre-scan (prescan.blank_unsupported)", (("schemac.prescan", "blank_unsupported"),)),
     ("lark parse (lex + LALR + AST callbacks)", (("lark", "Lark.parse"),)),
-    ("front end: rest (parse_schema/query)", (("schemac.parser", "parse_schema"), ("schemac.parser", "parse_query"))),
-    ("resolve schema", (("schemac.resolve", "build_schema"),)),
-    ("plan queries", (("schemac.queries", "plan_query"),)),
+    ("front end: rest (parse_schema/query)", (("schemac.syntax.parser", "parse_schema"), ("schemac.syntax.parser", "parse_query"))),
+    ("resolve schema", (("schemac.semantics.resolve", "build_schema"),)),
+    ("plan queries", (("schemac.semantics.queries", "plan_query"),)),
     ("jinja2 template compile", (("jinja2", "Environment.compile"),)),
-    ("render SQL", (("schemac.sqlgen", "render_sql"),)),
-    ("render TypeScript", (("schemac.tsgen", "render_typescript"),)),
-    ("render Go", (("schemac.gogen", "render_go"),)),
+    ("render SQL", (("schemac.backends.sql.codegen", "render_sql"),)),
+    ("render TypeScript", (("schemac.backends.ts.codegen", "render_typescript"),)),
+    ("render Go", (("schemac.backends.go.codegen", "render_go"),)),
 )
 
 
@@ -452,8 +452,9 @@ def phase_timers() -> Iterator[Dict[str, _Timer]]:
 def _import_compiler(pythonpath: Path):
     if str(pythonpath) not in sys.path:
         sys.path.insert(0, str(pythonpath))
-    from schemac.compiler import Options, compile_library  # noqa: F401 - also loads the back ends
-    import schemac.gogen, schemac.sqlgen, schemac.tsgen  # noqa: F401,E401
+    from schemac.semantics.library import Options
+    from schemac.pipeline import compile_library  # noqa: F401 - also loads the back ends
+    import schemac.backends.go.codegen, schemac.backends.sql.codegen, schemac.backends.ts.codegen  # noqa: F401,E401
 
     return Options, compile_library
 

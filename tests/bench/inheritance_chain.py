@@ -21,7 +21,8 @@ from typing import Dict, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "pants-plugins"))
 
-from schemac.compiler import Options, compile_library  # noqa: E402
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library  # noqa: E402
 
 
 def chain_library(n: int) -> Dict[str, str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from compile_speed import DEFAULT_PYTHONPATH, count_lines, generate_library, profile, time_phases
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 
 def test_generated_library_compiles():

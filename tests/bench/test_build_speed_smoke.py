@@ -19,7 +19,8 @@ from build_speed import (
 )
 from test_pants_export_codegen_e2e import PantsRun
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 
 def _library_sources(lib_dir):

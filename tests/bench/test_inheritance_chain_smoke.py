@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from inheritance_chain import chain_library, main
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 
 def test_the_chain_compiles_into_one_table():

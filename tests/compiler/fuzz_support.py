@@ -38,7 +38,8 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 from schemac.diagnostics import CODES, CompileError, Diagnostic
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

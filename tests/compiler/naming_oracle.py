@@ -41,7 +41,8 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from build_check import check_batch  # noqa: E402
-from schemac.compiler import Options, compile_library  # noqa: E402
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library  # noqa: E402
 from schemac.diagnostics import CODES, CompileError  # noqa: E402
 
 LONG = "l" + "o" * 62 + "ng"  # 65 bytes

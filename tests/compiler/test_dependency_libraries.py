@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 from schemac.diagnostics import CompileError
 
 ACCOUNTS = {

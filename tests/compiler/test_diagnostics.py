@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 from schemac.diagnostics import CompileError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import re
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 
 SOURCES = {
     "s.esdl": "enum Priority { Low, Medium, High }\ntype Task { required title: str; prio: Priority; }",

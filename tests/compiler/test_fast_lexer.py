@@ -1,4 +1,4 @@
-"""The parser's fast lexer (``schemac.parser._FastContextualLexer``) is lark's contextual lexer,
+"""The parser's fast lexer (``schemac.syntax.parser._FastContextualLexer``) is lark's contextual lexer,
 token for token: same types (keywords only where the grammar expects one), values and
 positions (``line``/``column``/``end_*``/``*_pos``), and the same errors, with what was expected.
 
@@ -20,7 +20,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from fuzz_support import ODD_TOKENS, SPACE_TOKENS, TOKENS, tokenize
-from schemac import parser as P
+from schemac.syntax import parser as P
 
 REPO = Path(__file__).resolve().parents[2]
 STARTS = ("schema", "query_file", "type_start")
@@ -28,14 +28,14 @@ STARTS = ("schema", "query_file", "type_start")
 
 @pytest.fixture(scope="module")
 def lexers():
-    grammar = pkgutil.get_data("schemac", "grammar.lark").decode("utf-8")
+    grammar = pkgutil.get_data("schemac.syntax", "grammar.lark").decode("utf-8")
     kw = dict(parser="lalr", start=list(STARTS), keep_all_tokens=True, maybe_placeholders=False)
     return Lark(grammar, lexer="contextual", **kw), Lark(grammar, lexer=P._FastContextualLexer, **kw)
 
 
 def _tok(t, unquote=False):
     """A comparable token. ``unquote``: a NAME in backticks (lark's lexer keeps the quotes) as
-    the name it stands for, as the fast lexer gives it (``schemac.parser._unquoted_name``)."""
+    the name it stands for, as the fast lexer gives it (``schemac.syntax.parser._unquoted_name``)."""
     if t is None:
         return None
     if unquote and t.type == "NAME" and str(t)[:1] == "`":
@@ -169,7 +169,7 @@ def test_every_state_of_the_grammar_has_a_fast_pattern(lexers):
 
 
 # ---------------------------------------------------------------------------------------------
-# The parser's own LALR loop (``schemac.parser._parse_from_state``, the fast lexer inlined into
+# The parser's own LALR loop (``schemac.syntax.parser._parse_from_state``, the fast lexer inlined into
 # it, ``_rule``s of one symbol as unit reductions) against lark's loop and lark's lexer, both
 # building the AST with the same builder: same syntax trees (spans included) and same errors.
 
@@ -178,7 +178,7 @@ def test_every_state_of_the_grammar_has_a_fast_pattern(lexers):
 def ast_parsers():
     from schemac.diagnostics import CompileError
 
-    grammar = pkgutil.get_data("schemac", "grammar.lark").decode("utf-8")
+    grammar = pkgutil.get_data("schemac.syntax", "grammar.lark").decode("utf-8")
     options = dict(P._lark_options(), lexer="contextual")
     reference = Lark(grammar, **options)
     ref_builder = P._Builder("")

@@ -232,8 +232,8 @@ def test_insert_with_a_multi_link_is_one_atomic_statement(db):
 
 def test_upsert_reading_the_existing_row_runs_on_postgres(db):
     """Inside DO UPDATE, `excluded` is in scope too: the existing row's columns are qualified."""
-    from schemac.compiler import check_library
-    from schemac.compiler import Options as _Options
+    from schemac.pipeline import check_library
+    from schemac.semantics.library import Options as _Options
 
     sources = {f"cases/features/{f.relative_to(CASE).as_posix()}": f.read_text()
                for f in sorted(CASE.glob("*.esdl"))}

@@ -118,7 +118,7 @@ def test_generated_libraries():
 
 
 def _diagnostics(sources) -> str:
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
     from schemac.diagnostics import CompileError
 
     from fuzz_support import OPTIONS

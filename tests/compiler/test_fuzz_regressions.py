@@ -76,7 +76,7 @@ def test_nul_in_query_doc_comment():
 
 _SMALL_STACK_THREAD = """
 import sys, threading
-from schemac.compiler import Options, compile_library
+from schemac.pipeline import Options, compile_library
 from schemac.diagnostics import CompileError
 schema = "type T {\\n  required a: str;\\n  b: int64;\\n}\\n"
 query = "update T filter " + " or ".join(".a = 'v%d'" % i for i in range(800)) + " set { b := 1 };"

@@ -10,9 +10,10 @@ import re
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
-from schemac.exprs import arith_result
+from schemac.semantics.exprs import arith_result
 
 SCHEMA = """
 module default {

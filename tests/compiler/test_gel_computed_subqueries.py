@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
 
 BASE = """

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 from schemac.diagnostics import CompileError
-from schemac.parser import parse_schema
+from schemac.syntax.parser import parse_schema
 
 
 def diagnose(sources):
@@ -32,7 +33,7 @@ def test_index_arguments_parse_and_are_refused_on_kinds_without_arguments():
 
 
 def compile_sql(schema: str, queries=None):
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     sources = {"t/schema.esdl": schema}
     sources.update({f"t/queries/{k}.edgeql": v for k, v in (queries or {}).items()})
@@ -148,7 +149,7 @@ def test_extension_misuse_is_located(schema, expected):
 
 
 def test_gel_server_services_are_accepted_with_a_warning():
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     warnings = []
     out = compile_library({"t/s.esdl": "using extension auth;\nusing extension graphql;\ntype T { a: str; }\n"},
@@ -163,7 +164,7 @@ def test_gel_server_services_are_accepted_with_a_warning():
 def test_gel_auth_data_model_becomes_the_tables_the_schema_names():
     # https://docs.geldata.com/reference/auth ("Example usage"): only Identity is named, so only
     # its table is created (Auditable is abstract; LocalIdentity and the factors are not named).
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     warnings = []
     out = compile_library({"t/s.esdl": "using extension auth;\ntype User { required identity: ext::auth::Identity; }\n",
@@ -194,7 +195,7 @@ def test_gel_auth_types_a_schema_does_not_name_are_not_in_queries():
 
 def test_deferred_ai_index_is_accepted_with_a_warning_and_creates_nothing():
     # https://docs.geldata.com/reference/ai/extai: only ext::ai::search reads the index.
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     warnings = []
     out = compile_library({"t/s.esdl": "using extension ai;\ntype Doc {\n  body: str;\n"

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
 
 SCHEMA = """

@@ -12,7 +12,8 @@ import psycopg
 import pytest
 
 from libraries import run_plan
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 
 SCHEMA = """
 scalar type Role extending enum<Admin, Member>;
@@ -48,7 +49,7 @@ QUERIES = {
 def lib(pg):
     sources = {"s.esdl": SCHEMA, **{f"q/{k}.edgeql": v for k, v in QUERIES.items()}}
     compiled = check_library(sources, Options(library="t"))
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     pg.execute(compile_library(sources, Options(library="t"))["sql/000001_init.up.sql"])
     return {q.name: q for q in compiled.queries}

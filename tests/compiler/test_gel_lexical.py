@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 from schemac.diagnostics import CompileError
-from schemac.parser import parse_schema
+from schemac.syntax.parser import parse_schema
 
 GEL_SCHEMA = r"""module default {
   abstract type Named { required `select`: str }

@@ -1,17 +1,18 @@
 """All of Gel 6/7's schema language parses (https://docs.geldata.com/reference/datamodel and
 https://docs.geldata.com/reference/sdl): valid Gel never meets a syntax error (E0100). What the
 compiler does not lower yet is refused by the resolver with one located E0206 naming it; each
-declaration is in the syntax tree (``schemac.syntax``) with its span, for the stages that will
+declaration is in the syntax tree (``schemac.syntax.tree``) with its span, for the stages that will
 lower it. The cases are small schemas written from the Gel docs' examples."""
 
 from __future__ import annotations
 
 import pytest
 
-from schemac import syntax as ast
-from schemac.compiler import Options, compile_library
+from schemac.syntax import tree as ast
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 from schemac.diagnostics import CompileError
-from schemac.parser import parse_query, parse_schema
+from schemac.syntax.parser import parse_query, parse_schema
 
 
 def _diags(schema: str, queries=None):

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from libraries import case_plans, run_plan
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 from schemac.diagnostics import CompileError
 
 CASE = Path(__file__).resolve().parents[1] / "cases" / "gel_shapes"

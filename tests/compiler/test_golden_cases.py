@@ -19,7 +19,8 @@ from typing import Dict
 
 import pytest
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "schema.esdl").exists())

@@ -10,9 +10,10 @@ import re
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
-from schemac.lowering import MAX_OMITTABLE
+from schemac.semantics.lowering import MAX_OMITTABLE
 
 SCHEMA = """
 enum Genre { Fiction, Poetry }

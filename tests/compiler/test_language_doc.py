@@ -25,7 +25,8 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "language.md"

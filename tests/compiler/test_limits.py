@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 
 SCHEMA = "type T { required n: int64; required s: str; o: str; }"
 

@@ -1,4 +1,4 @@
-"""The naming layer (schemac.naming, docs/language.md "Naming"): every example of issue 13
+"""The naming layer (schemac.semantics.naming, docs/language.md "Naming"): every example of issue 13
 either builds (SQL applies on Postgres 15, tsc --strict, gofmt -l empty, go vet) or is
 refused with a located error naming both sources.
 
@@ -17,7 +17,8 @@ from typing import Dict, Tuple
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -334,7 +335,7 @@ def test_long_names_are_shortened_and_rows_keep_their_names(pg):
     """Tables and join tables over 63 bytes get a digest instead of Postgres' silent cut (two
     long names sharing 63 bytes stay apart); the columns a query returns are named as the TS
     result keys and Go fields say (Postgres would cut a longer alias)."""
-    from schemac.sqlnames import short_identifier
+    from schemac.semantics.sqlnames import short_identifier
 
     out = _compile(LONG_NAMES, "t")
     up = out["sql/000001_init.up.sql"]
@@ -362,7 +363,7 @@ def test_long_names_are_shortened_and_rows_keep_their_names(pg):
 def test_the_reserved_names_hold_every_top_level_name_of_the_runner_templates():
     """A name a template declares at the top level (the runner's own) must be reserved, or a
     declaration of the same name would redeclare it (kept in step as the templates grow)."""
-    from schemac.naming import GO_TAKEN, TS_TAKEN
+    from schemac.semantics.naming import GO_TAKEN, TS_TAKEN
 
     templates = Path(__file__).resolve().parents[2] / "pants-plugins" / "schemac" / "templates"
     go_decl = re.compile(r"^(?:func|type|var|const) ([A-Za-z_]\w*)", re.M)

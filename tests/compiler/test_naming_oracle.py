@@ -14,7 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from build_check import tools_available  # noqa: E402
 from naming_oracle import compile_one, refusal_problem, run_oracle  # noqa: E402
 
-from schemac.compiler import Options, check_library  # noqa: E402
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library  # noqa: E402
 from schemac.diagnostics import CompileError  # noqa: E402
 
 

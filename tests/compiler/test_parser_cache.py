@@ -1,4 +1,4 @@
-"""The parser cache (``schemac.parser._load_or_build``): lark's analysis of the grammar is
+"""The parser cache (``schemac.syntax.parser._load_or_build``): lark's analysis of the grammar is
 saved once and loaded by later processes; a loaded parser parses exactly like a built one, and
 a bad, foreign or unwritable cache never breaks a compile (the parser is built instead)."""
 
@@ -11,9 +11,9 @@ import stat
 import pytest
 from lark import Lark
 
-from schemac import parser as P
+from schemac.syntax import parser as P
 
-GRAMMAR = pkgutil.get_data("schemac", "grammar.lark").decode("utf-8")
+GRAMMAR = pkgutil.get_data("schemac.syntax", "grammar.lark").decode("utf-8")
 
 SCHEMA = """module app {
   scalar type Slug extending str { constraint max_len_value(64); };

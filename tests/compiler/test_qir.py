@@ -1,12 +1,13 @@
-"""The typed query IR (schemac.qir): what the checker hands the lowering. Every expression
+"""The typed query IR (schemac.semantics.qir): what the checker hands the lowering. Every expression
 carries its type and cardinality and every path its resolved column; the SQL of a query is the
 lowering of its IR and nothing else; the lowering walks long operator chains without deep
 recursion."""
 
 from __future__ import annotations
 
-from schemac import lowering, qir
-from schemac.compiler import Options, check_library
+from schemac.semantics import lowering, qir
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 
 SCHEMA = """
 type Account {

@@ -218,7 +218,8 @@ def test_empty_set_clears_an_optional_property(db, q):
 
 
 def _errors(query: str):
-    from schemac.compiler import Options, check_library
+    from schemac.semantics.library import Options
+    from schemac.pipeline import check_library
     from schemac.diagnostics import CompileError
 
     root = CASE
@@ -384,7 +385,8 @@ def test_link_property_refusals():
 
 def test_a_path_to_an_exclusive_property_pins_its_single_link():
     # `.owner.email = x` with email exclusive is one owner; with `owner` exclusive, one P (as Gel infers).
-    from schemac.compiler import Options, check_library
+    from schemac.semantics.library import Options
+    from schemac.pipeline import check_library
     from schemac.diagnostics import CompileError
 
     schema = ("type U { required email: str { constraint exclusive; }; }\n"

@@ -172,7 +172,8 @@ def test_partial_update_leaves_omitted_values(db):
 
 
 def test_refused_forms_are_located_e0206():
-    from schemac.compiler import check_library, Options
+    from schemac.pipeline import check_library
+    from schemac.semantics.library import Options
     from schemac.diagnostics import CompileError
 
     sources = {f"cases/query_forms/{f.relative_to(CASE).as_posix()}": f.read_text()

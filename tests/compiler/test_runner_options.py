@@ -16,7 +16,8 @@ from typing import Dict
 import pytest
 
 from libraries import GENERATED, REPO_ROOT, SCHEMAS, jobs_with_extra_sources, library_sources
-from schemac.compiler import GO_DRIVERS, TS_INT64_MODES, Options, compile_library
+from schemac.pipeline import GO_DRIVERS, TS_INT64_MODES, compile_library
+from schemac.semantics.library import Options
 from schemac.diagnostics import CompileError
 
 BIGINT = Options(library="jobs", ts_int64="bigint")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from schemac.compiler import Options, compile_library
-from schemac.names import go_name, ts_camel
-from schemac.sqlnames import NON_UNRESERVED_KEYWORDS, object_name, qi, quote_ident, snake_case
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
+from schemac.semantics.names import go_name, ts_camel
+from schemac.semantics.sqlnames import NON_UNRESERVED_KEYWORDS, object_name, qi, quote_ident, snake_case
 
 
 def test_keyword_list_matches_the_server(pg):

@@ -12,7 +12,8 @@ import pytest
 
 from libraries import SCHEMAS, library_sources
 from schemac import render
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 
 @pytest.fixture

@@ -13,7 +13,8 @@ import uuid
 import psycopg
 
 from libraries import run_plan
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 
 SCHEMA = """
 type Owner { required name: str; }

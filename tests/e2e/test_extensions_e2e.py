@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from schemac.compiler import Options, check_library, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library, compile_library
 
 HERE = Path(__file__).parent
 

@@ -44,7 +44,8 @@ def test_go_policies(pg, go_run, tmp_path):
 def test_go_database_sql_globals_and_policies(pg, go_run, tmp_path):
     """The same case compiled with go_driver="database/sql": globals and access policy errors
     through *sql.DB and pgx's stdlib driver."""
-    from schemac.compiler import Options, compile_library
+    from schemac.semantics.library import Options
+    from schemac.pipeline import compile_library
 
     case = CASE.parent
     sources = {f"cases/policies/{f.relative_to(case).as_posix()}": f.read_text()

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 HERE = Path(__file__).parent
 
@@ -97,7 +98,7 @@ def test_migration_types_and_unit_checks(pg, tmp_path):
 
 
 def test_nested_shapes_refuse_types_json_cannot_carry(tmp_path):
-    from schemac.compiler import check_library
+    from schemac.pipeline import check_library
     from schemac.diagnostics import CompileError
 
     sources = dict(SOURCES)
@@ -172,7 +173,7 @@ def test_sequence_scalars_share_one_postgres_sequence(pg, tmp_path):
     explicit value is kept; sequence_next / sequence_reset draw from and move it."""
     import re
 
-    from schemac.compiler import check_library
+    from schemac.pipeline import check_library
 
     out = {}
     for rel, text in compile_library(SEQUENCE_SOURCES, Options(library="sq")).items():
@@ -230,7 +231,7 @@ def test_date_and_time_arithmetic_and_constructors_on_postgres(pg):
     filters, with data."""
     import re
 
-    from schemac.compiler import check_library
+    from schemac.pipeline import check_library
 
     out = compile_library(TIME_SOURCES, Options(library="tm"))
     pg.execute(out["sql/000001_init.up.sql"])

@@ -12,7 +12,8 @@ import psycopg
 import pytest
 
 from libraries import GENERATED, SCHEMAS, library_sources, run_plan
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 
 HERE = Path(__file__).parent
 JOBS = GENERATED / "jobs"
@@ -178,7 +179,7 @@ def test_typescript_runner_end_to_end(pg, tsc_run, tmp_path):
 @pytest.mark.slow
 def test_typescript_runner_compiles_as_commonjs(tsc_run, tmp_path):
     lib_dir = SCHEMAS / "jobs"
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     outputs = compile_library(library_sources(lib_dir), Options(library="jobs", ts_module="commonjs"))
     src = tmp_path / "src"

@@ -22,7 +22,8 @@ import psycopg
 import pytest
 
 from libraries import GENERATED, SCHEMAS, library_sources
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 from schemac.migrate.history import split_statements
 
 HERE = Path(__file__).parent

@@ -18,7 +18,8 @@ from typing import Dict
 
 import pytest
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 SOURCES = {
     "rf/schema.esdl": (

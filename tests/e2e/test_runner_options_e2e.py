@@ -14,7 +14,8 @@ from typing import Dict
 import pytest
 
 from libraries import GENERATED, SCHEMAS, jobs_with_extra_sources, library_sources
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 HERE = Path(__file__).parent
 

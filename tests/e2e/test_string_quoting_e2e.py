@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 HERE = Path(__file__).parent
 

@@ -13,10 +13,10 @@ import sys
 import pytest
 from hypothesis import given
 
-from schemac.compiler import QUERY_SUFFIXES, SCHEMA_SUFFIXES
+from schemac.pipeline import QUERY_SUFFIXES, SCHEMA_SUFFIXES
 from schemac.diagnostics import CompileError, Span
 from schemac.fmt import FormatError, format_source, format_text, lex
-from schemac.parser import parse_query, parse_schema
+from schemac.syntax.parser import parse_query, parse_schema
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -185,7 +185,7 @@ def test_layout_of_queries():
 def test_a_comment_after_a_blank_first_line_does_not_become_the_doc_text():
     # leading_comment reads only the comment lines at the very top; dropping the blank first
     # line turned this comment into the query's doc text (found by the fuzz test)
-    from schemac.parser import leading_comment
+    from schemac.syntax.parser import leading_comment
 
     src = "\n\n# not a doc\nselect 1;"
     out = format_text(src, "query")

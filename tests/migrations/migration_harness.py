@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 from schemac.diagnostics import CompileError
 from schemac.migrate.apply import apply
 from schemac.migrate.catalog import catalog_of
@@ -41,7 +42,7 @@ class Lib:
         fails the test unless its rule is in ``squawk_expect`` (an unsafe form asked for)."""
         (self.dir / "schema.esdl").write_text(schema)
         lib = check_library(self.sources(), Options(library=self.name))
-        history = lib.history or History(f"{self.name}/migrations")
+        history = History.from_sources(self.sources()) or History(f"{self.name}/migrations")
         assert history.verify() == []
         gen = next_migration(self.name, history, catalog_of(lib.schema), lib.hints, DiffOptions(**opts), name,
                              locations_of(lib.schema))

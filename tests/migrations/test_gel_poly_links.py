@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from migration_harness import Lib, codes, compile_errors, db_catalog
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 
 V1 = """
 abstract type Content {
@@ -228,7 +229,7 @@ def test_backlinks_through_polymorphic_links(pg):
     """``.<node[is Reaction]`` from a concrete subtype (https://docs.geldata.com/reference/datamodel/links#backlinks)
     reads the polymorphic link as a link to that subtype: its column of a single link, the
     join table's ``target_id`` of a multi link. Shapes, count() and exists on PostgreSQL 15."""
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     sources = {"lib/schema.esdl": BACKLINKS,
                "lib/posts.edgeql": "select Post { body, reactions: { emoji }, n := count(.reactions), "
@@ -256,7 +257,7 @@ def test_shapes_of_polymorphic_links(tmp_path, pg):
     abstract type's common properties from a UNION ALL of the subtypes' tables, single and multi
     (with a link property and order by), and ``name := .link[is T] { ... }`` for one subtype's
     own properties; on PostgreSQL 15 with data."""
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     sources = {"lib/schema.esdl": V2,
                "lib/reviews.edgeql": "select Review { body, subject: { title } } order by .body",
@@ -335,7 +336,7 @@ def test_writes_of_polymorphic_multi_links(pg):
     multi link: join rows with the id in ``target_id`` and in the subtype's column; ``:=``
     replaces every link (of any subtype); an id of another subtype is refused by its FK."""
     import psycopg
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     sources = {"lib/schema.esdl": V2,
                "lib/create.edgeql": "insert Watchlist { name := <str>$name, "
@@ -370,7 +371,7 @@ def test_exclusive_polymorphic_links(pg):
     such link (one UNIQUE per subtype column; a multi link's join table: target_id), so a
     backlink to it is single-valued in spirit, as in Gel."""
     import psycopg
-    from schemac.compiler import compile_library
+    from schemac.pipeline import compile_library
 
     schema = V1 + """
 type Feature { required slot: str; item: Content { constraint exclusive; } }

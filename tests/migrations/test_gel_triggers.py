@@ -12,7 +12,8 @@ import re
 import pytest
 
 from migration_harness import Lib, compile_errors, db_catalog
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 
 V1 = """
 type Post {

@@ -16,7 +16,8 @@ from typing import Dict
 import pytest
 
 from migration_harness import Lib
-from schemac.compiler import Options, compile_library
+from schemac.semantics.library import Options
+from schemac.pipeline import compile_library
 
 V1 = """
 enum Genre { Fiction, Poetry, Essay }

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from migration_harness import Lib, compile_errors, db_catalog
-from schemac.compiler import Options, check_library
+from schemac.semantics.library import Options
+from schemac.pipeline import check_library
 from schemac.migrate.apply import MigrationError, apply, migrations_of
 from schemac.migrate.history import History
 
@@ -118,7 +119,7 @@ def test_the_checksum_chain_detects_tampering(tmp_path, tamper):
         b.write_text(ta)
     problems = lib.history().verify()
     assert problems and {p.code for p in problems} == {"E0405"}, problems
-    assert compile_errors(lambda: __import__("schemac.compiler").compiler.compile_library(
+    assert compile_errors(lambda: __import__("schemac.pipeline").pipeline.compile_library(
         lib.sources(), Options(library="lib"))) == ["E0405"] * len(problems)
 
 
@@ -186,6 +187,7 @@ def test_misspelled_rename_warns_and_the_change_is_refused_at_the_declaration(tm
     assert gen.plan.errors[0].span is not None and gen.plan.errors[0].span.file == "lib/schema.esdl"
     w = [d for d in gen.plan.lints if d.code == "W0005"]
     assert w and "no Ticket.titel" in w[0].message and w[0].span.line > 1
+    assert w[0].severity == "warning"  # printed as warning[W0005], as documented
 
 
 def test_a_rename_onto_a_name_the_last_migration_still_has_is_refused(tmp_path):
@@ -273,7 +275,7 @@ def test_apply_refuses_a_database_golang_migrate_manages(tmp_path, pg):
 
 
 def test_two_libraries_share_one_database_and_history_table(tmp_path, pg):
-    from schemac.compiler import compile_library  # noqa: F401  (the dependency is compiled as an extern)
+    from schemac.pipeline import compile_library  # noqa: F401  (the dependency is compiled as an extern)
 
     accounts = Lib(tmp_path, "accounts")
     accounts.generate("type User { required email: str; }")

@@ -338,7 +338,7 @@ def test_generate_into_a_folder_of_another_name_continues_its_history_and_apply_
 def test_the_pants_entry_puts_the_users_command_first_and_hints_name_pants(tmp_path, pg):
     """`./pants run <library> -- status` executes `migrate target --library L --dir D status`;
     with SCHEMAC_RUN_AS set (by the Pants rule), hints print the Pants command."""
-    from schemac.cli import _runner_argv
+    from schemac.cli.main import _runner_argv
 
     assert _runner_argv(["migrate", "target", "--library", "l", "--dir", "d"]) == [
         "migrate", "apply", "--library", "l", "--dir", "d"]

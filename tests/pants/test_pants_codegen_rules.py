@@ -436,7 +436,7 @@ def test_compile_argv_defaults_and_sorting() -> None:
     (SchemaGoDriverField, ("pgx", "database/sql"), "lib/pq"),
 ])
 def test_runner_option_fields_accept_only_the_compilers_choices(field, good, bad) -> None:
-    from schemac.compiler import GO_DRIVERS, TS_INT64_MODES
+    from schemac.pipeline import GO_DRIVERS, TS_INT64_MODES
 
     assert field.valid_choices == (TS_INT64_MODES if field is SchemaTsInt64Field else GO_DRIVERS)
     for value in good:
@@ -484,7 +484,7 @@ def test_read_compiler_files_ships_the_whole_package() -> None:
     assert f"{COMPILER_DIR}/schemac/__main__.py" in shipped
     templates = pkg / "templates"
     if templates.is_dir():
-        assert any(p.startswith(f"{COMPILER_DIR}/schemac/templates/") for p in shipped)
+        assert any(p.startswith(f"{COMPILER_DIR}/schemac/backends/ts/templates/") for p in shipped)
     # Content-addressed and path-free: nothing of the checkout's location leaks in.
     assert all(str(REPO_ROOT) not in p for p in shipped)
 

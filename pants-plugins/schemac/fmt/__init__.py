@@ -282,7 +282,7 @@ def format_text(text: str, kind: str) -> str:
         result.pop()
     if kind == "query" and result and result[0].startswith("#") and not text.split("\n", 1)[0].strip():
         # A query's doc text is the comment lines at the very top of the file
-        # (schemac.parser.leading_comment): a comment after a blank first line is not one, and
+        # (schemac.syntax.parser.leading_comment): a comment after a blank first line is not one, and
         # must not become one.
         result.insert(0, "")
     return "\n".join(result) + "\n" if result else ""
@@ -389,9 +389,9 @@ def format_source(path: str, text: str) -> str:
     Raises :class:`FormatError` when it does not parse."""
     import posixpath
 
-    from schemac.compiler import QUERY_SUFFIXES, SCHEMA_SUFFIXES
+    from schemac.pipeline import QUERY_SUFFIXES, SCHEMA_SUFFIXES
     from schemac.diagnostics import CompileError
-    from schemac.parser import parse_query, parse_schema
+    from schemac.syntax.parser import parse_query, parse_schema
 
     kind = "query" if path.endswith(QUERY_SUFFIXES) else "schema"
     if not path.endswith(SCHEMA_SUFFIXES + QUERY_SUFFIXES):

@@ -1,7 +1,7 @@
 """Editor support for schemac: a language server (``python -m schemac lsp``).
 
-A thin layer over the compiler's public entry points (:mod:`schemac.parser`,
-:mod:`schemac.resolve`, :mod:`schemac.queries`, :mod:`schemac.diagnostics`). The compiler core
+A thin layer over the compiler's public entry points (:mod:`schemac.syntax.parser`,
+:mod:`schemac.semantics.resolve`, :mod:`schemac.semantics.queries`, :mod:`schemac.diagnostics`). The compiler core
 never imports this package; only :mod:`schemac.lsp.server` needs ``pygls``.
 
 * :mod:`schemac.lsp.tokens` - a tolerant lexer and the token-level scan that classifies every

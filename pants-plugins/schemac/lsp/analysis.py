@@ -6,9 +6,9 @@ nearest folder with schema files (the file's own, or the one above a ``queries/`
 The library's ``dependencies`` name other libraries, whose schema files are read too.
 
 :class:`Analyzer` runs the compiler's front end on a library's sources (the files on disk,
-overlaid with the editor's unsaved texts) the way :func:`schemac.compiler.check_library` does:
-parse every file, build the schema (:func:`schemac.resolve.build_schema`), check the migration
-hints, plan every query (:func:`schemac.queries.plan_query`). It keeps what it can reuse: a
+overlaid with the editor's unsaved texts) the way :func:`schemac.pipeline.check_library` does:
+parse every file, build the schema (:func:`schemac.semantics.resolve.build_schema`), check the migration
+hints, plan every query (:func:`schemac.semantics.queries.plan_query`). It keeps what it can reuse: a
 file is parsed again only when its text changed, and the query plans are kept while neither
 the schema files nor the query changed. It also keeps the *last good* parse of every schema
 file, so the symbol index (completion, hover, definition) survives a file that does not parse
@@ -30,16 +30,17 @@ import posixpath
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from schemac import syntax as ast
-from schemac.compiler import QUERY_SUFFIXES, SCHEMA_SUFFIXES, Options
+from schemac.syntax import tree as ast
+from schemac.pipeline import QUERY_SUFFIXES, SCHEMA_SUFFIXES
+from schemac.semantics.library import Options
 from schemac.diagnostics import CompileError, Diagnostic, Reporter, Span
 from schemac.lsp.index import SymbolIndex
 from schemac.migrate.history import is_history_path
-from schemac.migrate.hints import resolve_hints
-from schemac.model import Schema
-from schemac.parser import parse_query, parse_schema
-from schemac.queries import QueryPlan, plan_query
-from schemac.resolve import build_schema, extern_file
+from schemac.semantics.migration_hints import resolve_hints
+from schemac.semantics.model import Schema
+from schemac.syntax.parser import parse_query, parse_schema
+from schemac.semantics.queries import QueryPlan, plan_query
+from schemac.semantics.resolve import build_schema, extern_file
 
 DEFAULT_SOURCES = tuple(f"*{s}" for s in SCHEMA_SUFFIXES) + tuple(f"*{s}" for s in QUERY_SUFFIXES) + tuple(
     f"queries/*{s}" for s in QUERY_SUFFIXES)

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from schemac.lsp.analysis import Analysis, file_kind
 from schemac.lsp.index import SymbolIndex, short_name
 from schemac.lsp.tokens import Context, Ref, context_at, scan
-from schemac.scalars import SCALARS
+from schemac.semantics.scalars import SCALARS
 
 
 # ---------------------------------------------------------------------------------------------
@@ -28,7 +28,7 @@ _LARK_LOCK = threading.Lock()
 def _grammar_parser():
     from lark import Lark
 
-    data = pkgutil.get_data("schemac", "grammar.lark")
+    data = pkgutil.get_data("schemac.syntax", "grammar.lark")
     assert data is not None
     with _LARK_LOCK:
         return Lark(data.decode("utf-8"), parser="lalr", lexer="contextual", start=["schema", "query_file"])
@@ -496,10 +496,10 @@ def signatures(analysis: Analysis, plan) -> Tuple[str, str]:
     cache = analysis.__dict__.setdefault("_sigs", {})
     if id(plan) in cache:
         return cache[id(plan)]
-    from schemac.compiler import Library
-    from schemac.gogen import render_go
-    from schemac.model import Schema
-    from schemac.tsgen import render_typescript
+    from schemac.semantics.library import Library
+    from schemac.backends.go.codegen import render_go
+    from schemac.semantics.model import Schema
+    from schemac.backends.ts.codegen import render_typescript
 
     opts = analysis.config.compile_options()
     lib = Library(opts, Schema(), [plan], [])

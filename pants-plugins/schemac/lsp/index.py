@@ -1,12 +1,12 @@
 """The symbol index of a library: every declared type, enum (and its members), custom scalar,
 property and link, with where it is declared, built from the files' syntax trees
-(:mod:`schemac.syntax`). It answers the name lookups of the token scan
+(:mod:`schemac.syntax.tree`). It answers the name lookups of the token scan
 (:mod:`schemac.lsp.tokens`) without the resolved schema, so it also works from the last good
 parse of a file that no longer parses.
 
-Names resolve as the compiler resolves them (:func:`schemac.model.name_candidates`): a bare
+Names resolve as the compiler resolves them (:func:`schemac.semantics.model.name_candidates`): a bare
 name in its module, then in ``default``; a dependency library's modules are moved under the
-library's name (:func:`schemac.resolve.extern_file`).
+library's name (:func:`schemac.semantics.resolve.extern_file`).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from schemac import syntax as ast
+from schemac.syntax import tree as ast
 from schemac.diagnostics import Span
-from schemac.model import name_candidates
-from schemac.scalars import SCALARS
+from schemac.semantics.model import name_candidates
+from schemac.semantics.scalars import SCALARS
 
 
 @dataclass
@@ -109,7 +109,7 @@ class SymbolIndex:
     @classmethod
     def build(cls, files: Iterable[ast.SchemaFile], texts: Dict[str, str]) -> "SymbolIndex":
         """``files``: this library's files and its dependencies' files already moved under
-        their library (see :func:`schemac.resolve.extern_file`)."""
+        their library (see :func:`schemac.semantics.resolve.extern_file`)."""
         idx = cls()
         split: Dict[str, List[str]] = {}
         for f in files:

@@ -21,7 +21,8 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from schemac.diagnostics import Diagnostic
 from schemac.lsp import features
-from schemac.lsp.analysis import Analysis, Analyzer, LibraryConfig, discover_libraries, file_kind, find_library
+from schemac.lsp.analysis import (Analysis, Analyzer, LibraryConfig, discover_libraries, file_kind,
+                                  find_library)
 from schemac.lsp.text import LineIndex
 
 DEBOUNCE_S = 0.15

@@ -1,6 +1,6 @@
 """The catalog: what a library's schema is in Postgres, as plain data, and its snapshot file.
 
-A :class:`Catalog` is built from the resolved :class:`~schemac.model.Schema` by
+A :class:`Catalog` is built from the resolved :class:`~schemac.semantics.model.Schema` by
 :func:`catalog_of`. It holds only what the database sees (tables, columns, constraints,
 indexes, comments) plus the schema names each table and column came from (``origin``,
 ``pointer``), which is what lets the diff engine follow a declared rename.
@@ -16,7 +16,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from schemac.model import ObjectType, Schema
+from schemac.semantics.model import ObjectType, Schema
 from schemac.frozen import fast_init_all
 
 #: Version of the snapshot format; bumped when its meaning changes.
@@ -75,7 +75,7 @@ class ForeignKeyDef:
 
 @dataclass(frozen=True)
 class TriggerDef:
-    """A trigger and its own PL/pgSQL function (see :class:`schemac.model.Trigger`)."""
+    """A trigger and its own PL/pgSQL function (see :class:`schemac.semantics.model.Trigger`)."""
 
     name: str
     function: str
@@ -124,11 +124,6 @@ def origin_of(t: ObjectType) -> str:
     """What a table stores: the type's qualified name, or ``<type>.<link>`` for the join table
     of a multi link (``default::Post.tags``)."""
     return f"{t.join_of[0]}.{t.join_of[1]}" if t.join_of else t.qualname
-
-
-def is_join_origin(origin: str) -> bool:
-    """Whether an origin is a multi link's join table (``default::Post.tags``)."""
-    return "." in origin.rsplit("::", 1)[-1]
 
 
 def _table_def(t: ObjectType) -> TableDef:

@@ -24,10 +24,10 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from schemac.diagnostics import Diagnostic
 from schemac.frozen import fast_init_all
-from schemac.migrate.catalog import (Catalog, ColumnDef, IndexDef, TableDef, TriggerDef, UniqueDef, is_join_origin,
-                                     origin_of)
-from schemac.migrate.hints import Hints
-from schemac.sqlnames import qi, quote_ident, sql_string
+from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, TriggerDef, UniqueDef, origin_of
+from schemac.semantics.model import is_join_origin
+from schemac.semantics.migration_hints import Hints
+from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 
 # Phases (statement order inside one migration).
 RENAME, DROP_FK, DROP_INDEX, DROP_UNIQUE, DROP_CHECK, DROP_COLUMN, DROP_TABLE = 10, 20, 21, 22, 23, 30, 31
@@ -318,7 +318,7 @@ class _Differ:
             if old not in old_origins and new not in old_origins:
                 self.plan.lints.append(Diagnostic(
                     "W0005", f"migration hint does not apply: the last migration has no type {self._short(old)}",
-                    self._hint_span(("type", old)), "check the old name"))
+                    self._hint_span(("type", old)), "check the old name", severity="warning"))
         for (typ, old), new in self.hints.pointer_renames.items():
             ot = old_by_origin.get(typ)
             if ot is None:
@@ -329,7 +329,7 @@ class _Differ:
             if old not in pointers and old not in join_links and new not in pointers and new not in join_links:
                 self.plan.lints.append(Diagnostic(
                     "W0005", f"migration hint does not apply: the last migration has no {self._short(typ)}.{old}",
-                    self._hint_span(("pointer", typ, old)), "check the old name"))
+                    self._hint_span(("pointer", typ, old)), "check the old name", severity="warning"))
 
     def change(self, text: str) -> None:
         self.plan.changes.append(text)

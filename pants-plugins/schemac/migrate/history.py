@@ -23,9 +23,9 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from schemac.diagnostics import Diagnostic, Span
 from schemac.migrate.catalog import Catalog, SnapshotError, dump_snapshot, load_snapshot
 from schemac.migrate.diff import FINISH, MAIN, ONLINE, PRE, DiffOptions, Plan, diff
-from schemac.migrate.hints import Hints
+from schemac.semantics.migration_hints import Hints
 from schemac.render import render
-from schemac.sqlnames import qi
+from schemac.semantics.sqlnames import qi
 
 MIGRATIONS_DIR = "migrations"
 SNAPSHOT_FILE = "snapshot.json"
@@ -285,7 +285,7 @@ def render_file(library: str, base: str, direction: str, description: str, state
         notes_ = [*notes]
         header = []
         body = [f"SET LOCAL {k} = '{v}';" for k, v in settings] + list(statements) if statements else []
-    return render("migration.sql.j2", library=library, base=base, direction=direction, description=description,
+    return render("migrate/templates/migration.sql.j2", library=library, base=base, direction=direction, description=description,
                   notes=notes_, statements=body, no_transaction=no_transaction, header=header)
 
 
@@ -437,4 +437,4 @@ def schema_sql(library: str, current: Catalog, up: Optional[Plan] = None) -> str
     load a schema directly; databases are evolved with the migrations). ``up``: the diff from
     an empty catalog, if already made."""
     plan = up or diff(Catalog(), current)
-    return render("schema.sql.j2", library=library, statements=[s.sql for s in plan.ordered()])
+    return render("migrate/templates/schema.sql.j2", library=library, statements=[s.sql for s in plan.ordered()])

@@ -1,0 +1,1 @@
+"""The Go back end: ``go/`` (see :mod:`schemac.backends.go.codegen`)."""

@@ -1,0 +1,1 @@
+"""The SQL back end: ``sql/`` (see :mod:`schemac.backends.sql.codegen`)."""

@@ -1,0 +1,1 @@
+"""The TypeScript back end: ``ts/`` (see :mod:`schemac.backends.ts.codegen`)."""

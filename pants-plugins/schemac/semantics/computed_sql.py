@@ -1,0 +1,775 @@
+"""Checking of computed pointers and backlinks where a query reads them (they are never
+stored); their SQL is written by :mod:`schemac.semantics.lowering`.
+
+* A computed property (https://docs.geldata.com/reference/datamodel/computeds) read as ``.name``
+  is its expression, checked in the scope of the object (:class:`~schemac.semantics.qir.ComputedRef`,
+  lowered inline: ``.first ++ ' ' ++ .last`` -> ``("first" || ' ') || "last"``), so a select,
+  filter or order on it stays one statement.
+* A backlink ``.<author[is Post]`` (https://docs.geldata.com/reference/datamodel/links#backlinks)
+  or a computed link (a backlink, or ``(select T filter ...)``) is a set of objects: the rows of
+  ``T`` that :func:`object_set` describes (:class:`~schemac.semantics.qir.ObjectSet`, lowered to a
+  ``FROM ... WHERE ...`` correlated with the subject row). ``count(...)`` counts them, ``exists
+  ...`` tests them, and a shape selects them as a JSON list (:mod:`schemac.semantics.queries`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional, Tuple
+
+from schemac.semantics import qir
+from schemac.syntax import tree as ast
+from schemac.semantics.model import Computed, ObjectType, backlink_link
+from schemac.semantics.sqlnames import qi
+
+#: Computed pointers being expanded (type table, name): a computed that reads itself is
+#: reported instead of recursing forever.
+_EXPANDING: List[Tuple[str, str]] = []
+
+
+def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
+    """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
+    exclusive constraint (values that read no property), as a conjunct: at most one object."""
+    pinned = set()
+    for c in ast.conjuncts(filt):
+        if isinstance(c, ast.BinOp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.Path) and len(a.steps) == 1 and \
+                        not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
+                    pinned.add(a.steps[0])
+                elif isinstance(a, ast.Path) and len(a.steps) == 2 and _pins_link(subject, a.steps) and \
+                        not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
+                    # `.user.discord_id = x` with discord_id exclusive: one user, so `.user` is
+                    # pinned (Gel infers the same through the link).
+                    pinned.add(a.steps[0])
+    # A single link is pinned by its FK column (``.identity = global x`` with an exclusive
+    # identity link).
+    pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
+    return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _pins_link(subject: ObjectType, steps) -> bool:
+    """``.link.prop``: a single link whose target ``prop`` alone is a full exclusive constraint
+    (or its id)."""
+    link = subject.links.get(steps[0])
+    if link is None or link.column is None:
+        return False
+    return steps[1] == "id" or any(not ex.partial and list(ex.columns) == [steps[1]] for ex in link.target.exclusives)
+
+
+def single_subselect(expr) -> Tuple[Optional[ast.SubSelect], bool]:
+    """``(sub-select, asserted)`` of ``(select T filter ...)`` or ``assert_single((select T filter
+    ...))`` (Gel's assert_single: at most one object, checked when the statement runs); ``(None,
+    False)`` for anything else."""
+    if isinstance(expr, ast.FuncCall) and expr.name in ("assert_single", "std::assert_single") and \
+            len(expr.args) == 1 and as_subselect(expr.args[0]) is not None:
+        return as_subselect(expr.args[0]), True
+    if as_subselect(expr) is not None:
+        return as_subselect(expr), False
+    return None, False
+
+
+def as_subselect(expr) -> Optional[ast.SubSelect]:
+    """``expr`` as a :class:`~schemac.syntax.tree.SubSelect` when it is ``(select T filter ...)``,
+    also with a shape, ``(select User { id, name } filter ...)``: where a sub-select is a
+    value (a computed link or global, a link's value) it stands for its objects, and a shape
+    only chooses what a query that outputs them shows
+    (https://docs.geldata.com/reference/edgeql/shapes); ``None`` otherwise."""
+    if isinstance(expr, ast.SubSelect):
+        return expr
+    if isinstance(expr, ast.SelectExpr) and isinstance(expr.subject, ast.VarRef) and expr.filter is not None \
+            and not expr.order and expr.offset is None and expr.limit is None and not sets_link_props(expr):
+        return ast.SubSelect(expr.subject.name, expr.subject.span, expr.filter, expr.span)
+    return None
+
+
+def sets_link_props(expr) -> bool:
+    """``(select Tag { @weight := 2 } ...)``: a shape setting link properties (it is not only
+    what an output shows)."""
+    return isinstance(expr, ast.SelectExpr) and any(el.link_prop and el.value is not None for el in expr.shape or ())
+
+
+def link_select(expr) -> Optional[Tuple[object, Optional[object]]]:
+    """``(base, filter)`` of ``(select .<author[is Post] [filter ...])`` or ``(select .link
+    [filter ...])``: a computed link to some of the objects of a backlink or of a stored link
+    of the object (https://docs.geldata.com/reference/datamodel/computeds); ``None`` for any
+    other expression."""
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and (isinstance(expr.subject, ast.Backlink) or (
+                isinstance(expr.subject, ast.Path) and len(expr.subject.steps) == 1)):
+        return expr.subject, expr.filter
+    return None
+
+
+def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False):
+    """A sub-select used as a value, ``(select User filter .clerk_id = global uid)``: the id of
+    its one object, ``(SELECT "id" FROM t WHERE ...)`` (with the target's access policies).
+    It must pin one object (its filter on ``.id`` or a full exclusive constraint) or be
+    wrapped in ``assert_single(...)``: more than one row then fails the statement (SQLSTATE
+    21000), as Gel's CardinalityViolationError. ``many``: the ids of every object it selects, an
+    array (:class:`~schemac.semantics.qir.ObjectIds`), the value of a multi link."""
+    from schemac.diagnostics import did_you_mean
+    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics import policies
+
+    target = ctx.schema.find_type(expr.type_name, ctx.module)
+    if target is None:
+        ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span,
+                           did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    if not many and not asserted and not filter_pins_one(expr.filter, target):
+        ctx.reporter.error("E0206", f"this sub-select may select several '{target.name}' objects: as a value it must "
+                           "select at most one", expr.span,
+                           "filter on .id or every property of an exclusive constraint with '=', or wrap it in "
+                           "assert_single(...)")
+        return None
+    alias = qi(f"_q{ctx.depth}")
+    # (a query's `with` names stay in scope: `with n := <str>$n, u := (select User filter .name = n)`)
+    inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None,
+                                variables=ctx.variables if ctx.params is not None else {}, bound_statements={}, set_links=None, set_row=None)
+    cond = check(expr.filter, inner, BOOL)
+    if cond is None:
+        return None
+    if cond.type.family != "bool":
+        ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", expr.filter.span)
+        return None
+    visible = policies.read_predicate(target, ctx, alias)
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    if many:
+        return qir.ObjectIds(expr.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, target, alias,
+                             cond, visible)
+    return qir.ObjectRow(expr.span, ValueType(scalar=SCALARS["uuid"]), True, target, alias, None, cond, visible)
+
+
+def subject_ref(ctx) -> str:
+    """How the subject row is named in SQL: its alias in a nested shape, else its table."""
+    return ctx.column_prefix or qi(ctx.subject.table)
+
+
+def refuse_computed(comp: Computed, span, reporter) -> bool:
+    """Report a computed queries cannot read yet (:attr:`Computed.refused`) where a query reads
+    it; ``True`` when it is one."""
+    if comp.refused is None:
+        return False
+    reporter.error("E0206", comp.refused, span, "select the backlink of each concrete type: .<link[is Type]")
+    return True
+
+
+def computed_property(expr: ast.Path, comp: Computed, ctx):
+    """``.name`` of a computed property: its expression, checked in the object's scope."""
+    from schemac.semantics.exprs import check
+
+    if refuse_computed(comp, expr.span, ctx.reporter):
+        return None
+    if comp.broken:
+        return None
+    if comp.target is not None:
+        ctx.reporter.error("E0206", f"'{comp.name}' is a computed link (a set of {comp.target.name} objects): count "
+                           "it, test it with exists, or select it with a shape", expr.span,
+                           f"e.g. count(.{comp.name}) or {comp.name}: {{ id }}")
+        return None
+    key = (ctx.subject.table, comp.name)
+    if key in _EXPANDING:
+        ctx.reporter.error("E0210", f"computed '{comp.name}' reads itself", expr.span,
+                           "a computed cannot depend on itself, directly or through other computeds")
+        return None
+    _EXPANDING.append(key)
+    try:
+        inner = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
+                                    bound_statements={})
+        low = check(comp.expr, inner)  # type: ignore[arg-type]
+    finally:
+        _EXPANDING.pop()
+    if low is None:
+        return None
+    return qir.ComputedRef(expr.span, low.type, low.nullable, comp, low)
+
+
+def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
+    """``(what, target)`` when ``expr`` is a set of objects of the subject: a backlink
+    (``.<author[is Post]``) or ``.name`` of a computed link; ``None`` otherwise (nothing
+    reported)."""
+    if isinstance(expr, ast.Backlink):
+        return expr, None  # type: ignore[return-value]
+    if link_select(expr) is not None and ctx.subject is not None:
+        return expr, None  # type: ignore[return-value]
+    if isinstance(expr, ast.Path) and len(expr.steps) == 1 and ctx.subject is not None:
+        comp = ctx.subject.computeds.get(expr.steps[0])
+        if comp is not None and comp.target is not None:
+            return comp, comp.target
+    return None
+
+
+def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
+    """The objects ``what`` (a :class:`~schemac.syntax.tree.Backlink` or a computed link) of the
+    subject row, the target rows named ``alias``."""
+    from schemac.semantics.exprs import BOOL, check
+
+    subject = ctx.subject
+    if isinstance(what, ast.SelectExpr):
+        what = _inline_computed(what, ctx)
+        if what is None:
+            return None
+    if isinstance(what, ast.Backlink):
+        found = _backlink_source(what, ctx)
+        if found is None:
+            return None
+        source, link_name, multi = found, what.link, True
+    else:
+        comp: Computed = what
+        if comp.set_expr:
+            inner_ctx = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
+                                            bound_statements={})
+            return expr_object_set(comp.expr, inner_ctx, alias, span)
+        source, multi = comp.target, comp.multi
+        # Inside the computed's own expression `Type.prop` of its type reads the object.
+        inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
+                                    subject_column=None, variables={}, bound_statements={},
+                                    outer=(subject, subject_ref(ctx)))
+        if comp.backlink is None and comp.forward is None:
+            sub: ast.SubSelect = single_subselect(comp.expr)[0]  # type: ignore[assignment]
+            cond = check(sub.filter, inner, BOOL)
+            if cond is None:
+                return None
+            return qir.ObjectSet(span, alias, source, multi, cond,  # type: ignore[arg-type]
+                                 visible_sql=_visible(source, ctx, alias))  # type: ignore[arg-type]
+        filt = None
+        if comp.filter is not None:
+            filt = check(comp.filter, inner, BOOL)  # type: ignore[arg-type]
+            if filt is None:
+                return None
+        if comp.forward is not None:
+            link = subject.links[comp.forward]
+            return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
+                                 _visible(source, ctx, alias), True, filt)  # type: ignore[arg-type]
+        link = backlink_link(source, comp.backlink, subject)  # type: ignore[arg-type]
+        return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
+                             _visible(source, ctx, alias), False, filt)  # type: ignore[arg-type]
+    link = backlink_link(source, link_name, subject)  # type: ignore[arg-type]
+    return qir.ObjectSet(span, alias, source, multi, None, link, subject_ref(ctx),  # type: ignore[arg-type]
+                         _visible(source, ctx, alias))  # type: ignore[arg-type]
+
+
+def _inline_computed(expr: ast.SelectExpr, ctx) -> Optional[Computed]:
+    """``(select .<author[is Post] filter ...)`` / ``(select .link filter ...)`` written in place
+    (``exists (select .<author[is Post] filter .draft)``): the computed link it would be."""
+    from schemac.diagnostics import did_you_mean
+
+    base, filt = link_select(expr)  # type: ignore[misc]
+    subject = ctx.subject
+    if isinstance(base, ast.Backlink):
+        source = _backlink_source(base, ctx)
+        if source is None:
+            return None
+        return Computed("", expr, ctx.module, expr.span, target=source, multi=True, backlink=base.link, filter=filt)
+    name = base.steps[0]  # type: ignore[attr-defined]
+    link = subject.links.get(name)
+    comp = subject.computeds.get(name)
+    if link is None and comp is not None and comp.target is not None and (comp.backlink or comp.forward):
+        # `count(.likes filter .kind = 'Like')` of a computed link `likes := .<post[is Like]`:
+        # its objects, filtered further.
+        both = filt if comp.filter is None else (
+            comp.filter if filt is None else ast.BinOp("and", comp.filter, filt, expr.span))  # type: ignore[arg-type]
+        return dataclasses.replace(comp, filter=both)
+    if link is None:
+        ctx.reporter.error("E0206" if name in subject.computeds else "E0302",
+                           f"'(select .{name} ...)': '{name}' is not a stored link of '{subject.name}'",
+                           base.span, did_you_mean(name, list(subject.links)))  # type: ignore[attr-defined]
+        return None
+    return Computed("", expr, ctx.module, expr.span, target=link.target, multi=link.multi, forward=name, filter=filt)
+
+
+def _visible(target: ObjectType, ctx, alias: str) -> Optional[str]:
+    """The ``select`` access policy predicate of ``target`` (its rows named ``alias``), or ``None``."""
+    from schemac.semantics import policies
+
+    return policies.read_predicate(target, ctx, alias)
+
+
+def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
+    """The type whose link points back at the subject (see the resolver's check of the same)."""
+    from schemac.diagnostics import did_you_mean
+
+    subject = ctx.subject
+    if subject is None:
+        ctx.reporter.error("E0202", f"'.<{expr.link}' has no subject here", expr.span)
+        return None
+    candidates = [t for t in ctx.schema.all_types() if backlink_link(t, expr.link, subject) is not None]
+    if expr.type_name is not None:
+        source = ctx.schema.find_type(expr.type_name, ctx.module)
+        if source is None:
+            ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span or expr.span,
+                               did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+            return None
+        if source not in candidates:
+            ctx.reporter.error("E0302", f"type '{source.name}' has no link '{expr.link}' to '{subject.name}'",
+                               expr.span)
+            return None
+        return source
+    if len(candidates) == 1:
+        return candidates[0]
+    if not candidates:
+        ctx.reporter.error("E0302", f"no type has a link '{expr.link}' to '{subject.name}'", expr.span)
+    else:
+        names = ", ".join(t.name for t in candidates)
+        ctx.reporter.error("E0206", f"'.<{expr.link}' reaches several types ({names}): polymorphic backlinks are not "
+                           "supported", expr.span, f"name one: .<{expr.link}[is {candidates[0].name}]")
+    return None
+
+
+def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
+    """``(type, filter)`` when ``expr`` is the set of every object of a type, ``User``, or a
+    selection of them, ``(select User filter .active)`` / ``User filter .active`` (``filter``
+    ``None`` for all of them); ``None`` otherwise (nothing reported). A ``with`` name shadows a
+    type's."""
+    if isinstance(expr, ast.VarRef):
+        if expr.name in ctx.variables or expr.name in ctx.bound_statements:
+            return None
+        if expr.name in ctx.type_sets:  # with u := (select User filter ...)
+            return type_set_of(ctx.type_sets[expr.name], ctx)
+        t = ctx.schema.find_type(expr.name, ctx.module)
+        return None if t is None else (t, None)
+    if isinstance(expr, ast.SubSelect):
+        t = ctx.schema.find_type(expr.type_name, ctx.module)
+        return None if t is None or expr.type_name in ctx.variables else (t, expr.filter)
+    if (isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None
+            and expr.limit is None and isinstance(expr.subject, ast.VarRef)):
+        found = type_set_of(expr.subject, ctx)
+        return None if found is None else (found[0], expr.filter)
+    return None
+
+
+def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
+    """The objects of a :func:`type_set_of` expression (rows named ``alias``, restricted to those
+    the type's access policies let the query see), its filter checked in the type's scope."""
+    from schemac.semantics.exprs import BOOL, check
+
+    found = type_set_of(expr, ctx)
+    assert found is not None
+    source, filt = found
+    cond = None
+    if filt is not None:
+        inner = dataclasses.replace(ctx, subject=source, column_prefix=alias, subject_column=None)
+        cond = check(filt, inner, BOOL)  # type: ignore[arg-type]
+        if cond is None:
+            return None
+        if cond.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
+            return None
+    return qir.ObjectSet(expr.span, alias, source, True, cond, visible_sql=_visible(source, ctx, alias))
+
+
+def object_set_of(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
+    """The set of objects ``expr`` stands for (``count(<set>)``, ``exists <set>``), its rows
+    named ``alias``; ``None`` when ``expr`` is not one (or after reporting)."""
+    found = link_set_of(expr, ctx)
+    if found is None:
+        return None
+    return object_set(found[0], ctx, qi(alias), expr.span)
+
+
+#: Value families ``min`` / ``max`` order as Postgres does (an enum orders by declaration in
+#: Gel, a bool not at all in Postgres: refused).
+_ORDERED_FAMILIES = frozenset({"num", "str", "datetime", "local_date", "local_datetime", "local_time", "duration",
+                               "relative_duration", "date_duration"})
+
+
+def aggregate(expr: ast.FuncCall, func: str, ctx):
+    """``min(.posts.published_at)`` / ``max(...)`` / ``sum(.items.qty)``: an aggregate of a
+    property over a set of objects (a multi link, backlink or computed link followed by a
+    property: https://docs.geldata.com/reference/stdlib/set) -> ``(SELECT min(t.p) FROM ...
+    WHERE <the objects>)``. As in Gel, ``min`` and ``max`` of an empty set are empty and
+    ``sum`` of one is ``0``. ``min({a, b})`` / ``max({a, b})`` of a set literal are ``LEAST`` /
+    ``GREATEST`` (both skip empty elements, as Gel's set functions do); a single value is its
+    own minimum. Returns ``None`` after reporting."""
+    from schemac.semantics.exprs import check
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    if len(expr.args) != 1:
+        ctx.reporter.error("E0304", f"{func}() takes one set", expr.span)
+        return None
+    arg = expr.args[0]
+    if isinstance(arg, ast.SetLit):
+        if func == "sum" or not arg.items:
+            ctx.reporter.error("E0206", f"{func}() of a set literal is only supported for min and max of values",
+                               expr.span)
+            return None
+        items = []
+        for item in arg.items:
+            low = check(item, ctx, items[0].type if items else None)
+            if low is None:
+                return None
+            if items and low.type.family != items[0].type.family:
+                ctx.reporter.error("E0304", f"{func}() of a set mixes {items[0].type.name} and {low.type.name}",
+                                   item.span)
+                return None
+            items.append(low)
+        if not _ordered(items[0].type, func, expr.span, ctx):
+            return None
+        args = ", ".join(f"{{{i}}}" for i in range(len(items)))
+        template = f"{'LEAST' if func == 'min' else 'GREATEST'}({args})"
+        return qir.SqlTemplate(expr.span, items[0].type, all(i.nullable for i in items), func, template, tuple(items),
+                               "p" * len(items), True)
+    objects_and_rest = _object_path(arg, ctx, f"_a{ctx.depth}")
+    if objects_and_rest is False:
+        return None
+    if objects_and_rest is None:
+        low = check(arg, ctx)  # a single value: the set of one element
+        if low is None:
+            return None
+        if func == "sum" and (low.type.family != "num" or low.type.element is not None):
+            ctx.reporter.error("E0304", f"sum() needs numbers, got {low.type.name}", arg.span)
+            return None
+        if func != "sum" and not _ordered(low.type, func, arg.span, ctx):
+            return None
+        return low
+    objects, rest = objects_and_rest
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={})
+    value = check(ast.Path(rest, arg.span), inner)
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", f"{func}() of a multi property of several objects is not supported", arg.span)
+        return None
+    if func == "sum":
+        scalar = value.type.scalar.name if value.type.scalar is not None else ""
+        result = {"int16": "int64", "int32": "int64", "int64": "int64", "float32": "float32", "float64": "float64",
+                  "decimal": "decimal", "bigint": "bigint"}.get(scalar)
+        if result is None:
+            ctx.reporter.error("E0304", f"sum() needs numbers, got {value.type.name}", arg.span)
+            return None
+        vtype = ValueType(scalar=SCALARS[result])
+        agg = qir.AggregateObjects(expr.span, vtype, False, "sum", objects, value)
+        # Postgres' sum of bigint is numeric and NULL over no rows: Gel's is int64 and 0.
+        return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (agg,), "r",
+                               True)
+    if not _ordered(value.type, func, arg.span, ctx):
+        return None
+    return qir.AggregateObjects(expr.span, value.type, True, func, objects, value)
+
+
+def _ordered(vtype, func: str, span, ctx) -> bool:
+    if vtype.element is None and vtype.enum is None and vtype.family in _ORDERED_FAMILIES:
+        return True
+    ctx.reporter.error("E0206", f"{func}() of {vtype.name} values is not supported", span,
+                       "min and max take numbers, strings, dates and times, and durations")
+    return False
+
+
+def _object_path(arg, ctx, alias: str):
+    """``(objects, rest)`` when ``arg`` is ``.link.prop...`` whose first step is a set of objects
+    of the subject (a multi link, a backlink-like computed link) and ``rest`` the path from each
+    object; ``None`` when it is not one; ``False`` after reporting."""
+    steps: List[str] = []
+    root = arg
+    while isinstance(root, ast.Step) and root.kind == ".":
+        steps.insert(0, root.name)
+        root = root.base
+    if isinstance(root, ast.Backlink) and steps and ctx.subject is not None:
+        # `.<author[is Post].score`
+        objects = object_set(root, ctx, qi(alias), arg.span)
+        return False if objects is None else (objects, tuple(steps))
+    if not isinstance(arg, ast.Path) or len(arg.steps) < 2 or ctx.subject is None:
+        return None
+    name = arg.steps[0]
+    subject = ctx.subject
+    link = subject.links.get(name)
+    if link is not None and link.multi:
+        objects = qir.ObjectSet(arg.span, qi(alias), link.target, True, None, link, subject_ref(ctx),
+                                _visible(link.target, ctx, qi(alias)), True)
+        return objects, arg.steps[1:]
+    comp = subject.computeds.get(name)
+    if comp is not None and refuse_computed(comp, arg.span, ctx.reporter):
+        return False
+    if comp is not None and comp.target is not None:
+        objects = object_set(comp, ctx, qi(alias), arg.span)
+        if objects is None:
+            return False
+        return objects, arg.steps[1:]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Sets of objects written as expressions: paths through links, unions, filtered sub-selects.
+
+
+def _flatten_path(expr) -> Optional[List[object]]:
+    """``.a[is T].b.c`` -> ``['a', ('is', TypeRef), 'b', 'c']`` (a leading backlink stays a
+    :class:`~schemac.syntax.tree.Backlink` element); ``None`` when ``expr`` is not such a path."""
+    out: List[object] = []
+    node = expr
+    while True:
+        if isinstance(node, ast.Step) and node.kind == ".":
+            out.insert(0, node.name)
+            node = node.base
+        elif isinstance(node, ast.TypeFilter):
+            out.insert(0, ("is", node.type))
+            node = node.base
+        elif isinstance(node, ast.Path):
+            out[0:0] = list(node.steps)
+            return out
+        elif isinstance(node, ast.Backlink):
+            out.insert(0, node)
+            return out
+        else:
+            return None
+
+
+def union_parts(expr) -> Optional[List[object]]:
+    """The operands of ``a union b union c``; ``None`` when ``expr`` is not a union."""
+    if not (isinstance(expr, ast.BinOp) and expr.op == "union"):
+        return None
+    out: List[object] = []
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.BinOp) and n.op == "union":
+            stack.extend((n.right, n.left))
+        else:
+            out.append(n)
+    return out
+
+
+def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -> Optional[ObjectType]:
+    """The object type of the objects ``expr`` stands for when it is a set of objects of
+    ``subject`` written as a path through links (``.items[is Media].edges.character``), a union
+    of such sets, or ``(select <set> filter ...)``; ``None`` otherwise (nothing reported). Used
+    to tell a computed link from a computed property before checking it."""
+    if depth > 20 or subject is None:
+        return None
+    if isinstance(expr, ast.WithExpr):
+        return set_target(expr.body, subject, schema, module, depth + 1)
+    if _asserted_single(expr) is not None:
+        return set_target(_asserted_single(expr), subject, schema, module, depth + 1)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None:
+        return set_target(expr.subject, subject, schema, module, depth + 1)
+    parts = union_parts(expr)
+    if parts is not None:
+        targets = [set_target(p, subject, schema, module, depth + 1) for p in parts]
+        # (a union of sets of several types is reported when it is checked)
+        return targets[0] if targets and all(t is not None for t in targets) else None
+    steps = _flatten_path(expr)
+    if steps is None:
+        return None
+    cur = subject
+    for i, step in enumerate(steps):
+        if isinstance(step, ast.Backlink):
+            if step.type_name is None:
+                return None
+            cur = schema.find_type(step.type_name, module)
+        elif isinstance(step, tuple):
+            t = schema.find_type(step[1].name, module)
+            if t is None:
+                return None
+            cur = t
+        elif cur is None:
+            return None
+        elif step in cur.links:
+            cur = cur.links[step].target
+        elif step in cur.poly_links:
+            cur = None  # (its subtype comes with the next [is T])
+        elif step in cur.computeds:
+            comp = cur.computeds[step]
+            if comp.target is not None:
+                cur = comp.target
+            else:
+                cur = set_target(comp.expr, cur, schema, comp.module, depth + 1)
+                if cur is None and isinstance(comp.expr, ast.Backlink) and comp.expr.type_name:
+                    cur = schema.find_type(comp.expr.type_name, comp.module)
+        else:
+            return None
+        if cur is None and not (isinstance(step, str) and i + 1 < len(steps) and isinstance(steps[i + 1], tuple)):
+            return None
+    return cur
+
+
+def _asserted_single(expr):
+    """``x`` of ``assert_single(x)``, else ``None``."""
+    if isinstance(expr, ast.FuncCall) and expr.name in ("assert_single", "std::assert_single") and len(expr.args) == 1:
+        return expr.args[0]
+    return None
+
+
+def single_set(expr) -> bool:
+    """``expr`` is ``assert_single(<set>)`` (possibly inside ``(select ...)`` / ``with``): a
+    computed link holding at most one object."""
+    while True:
+        if isinstance(expr, ast.WithExpr):
+            expr = expr.body
+        elif isinstance(expr, ast.SelectExpr) and expr.filter is None and expr.shape is None and not expr.order \
+                and expr.offset is None and expr.limit is None:
+            expr = expr.subject
+        else:
+            return _asserted_single(expr) is not None
+
+
+def is_set_expr(expr) -> bool:
+    """A path of several steps, a type filter or a union, also inside ``with`` or
+    ``assert_single``: what :func:`expr_object_set` reads."""
+    if isinstance(expr, ast.WithExpr):
+        return is_set_expr(expr.body)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None:
+        return is_set_expr(expr.subject) or link_select(expr) is not None
+    if _asserted_single(expr) is not None:
+        inner = _asserted_single(expr)
+        return is_set_expr(inner) or isinstance(inner, ast.Backlink)
+    if union_parts(expr) is not None:
+        return True
+    steps = _flatten_path(expr)
+    return steps is not None and (len(steps) > 1 or any(isinstance(s, tuple) for s in steps))
+
+
+def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
+    """The objects an expression stands for, as the rows of one type named ``alias``: a
+    backlink or (computed) link of the subject, ``(select <set> filter ...)``, a path through
+    links (``.items[is Media].edges.character``: the distinct objects it reaches, as in Gel), or
+    a union of such sets of one type (``A union B``: duplicates kept, Gel's union is a multiset
+    union: https://docs.geldata.com/reference/edgeql/sets). ``None`` after reporting."""
+    from schemac.semantics.exprs import BOOL, check, with_scope
+
+    if isinstance(expr, ast.WithExpr):
+        scope = with_scope(expr, ctx)
+        return None if scope is None else expr_object_set(expr.body, scope, alias, span)
+    if _asserted_single(expr) is not None:
+        # assert_single(<set>): at most one object; a shape reads it with a scalar sub-select,
+        # which fails the statement on two (SQLSTATE 21000), as Gel's CardinalityViolationError.
+        found = expr_object_set(_asserted_single(expr), ctx, alias, span)
+        return None if found is None else dataclasses.replace(found, multi=False)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and expr.filter is None:
+        return expr_object_set(expr.subject, ctx, alias, span)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and expr.filter is not None and (
+                is_set_expr(expr.subject) or link_set_of(expr.subject, ctx) is not None):
+        base = expr_object_set(expr.subject, ctx, alias, span)
+        if base is None:
+            return None
+        # (a `with` around the select may bind names the filter reads)
+        inner = dataclasses.replace(ctx, subject=base.source, column_prefix=alias, subject_column=None,
+                                    bound_statements={}, outer=(ctx.subject, subject_ref(ctx)))
+        filt = check(expr.filter, inner, BOOL)
+        if filt is None:
+            return None
+        if base.filter is not None:
+            filt = qir.Binary(expr.span, BOOL, True, "and", base.filter, filt)
+        return dataclasses.replace(base, filter=filt)
+    parts = union_parts(expr)
+    if parts is not None:
+        sets = []
+        for p in parts:
+            s = expr_object_set(p, ctx, alias, span)
+            if s is None:
+                return None
+            if sets and s.source is not sets[0].source:
+                ctx.reporter.error("E0206", f"a union of {sets[0].source.name} and {s.source.name} objects is not "
+                                   "supported yet", p.span, "unite sets of one type")
+                return None
+            sets.append(s)
+        return qir.ObjectSet(span, alias, sets[0].source, True, parts=tuple(sets))
+    if link_set_of(expr, ctx) is not None:
+        found = link_set_of(expr, ctx)
+        return object_set(found[0], ctx, alias, span)  # type: ignore[index]
+    steps = _flatten_path(expr)
+    if steps is not None and isinstance(expr, ast.Path) and len(steps) == 1 and ctx.subject is not None \
+            and steps[0] in ctx.subject.links:
+        link = ctx.subject.links[steps[0]]
+        return qir.ObjectSet(span, alias, link.target, link.multi, None, link, subject_ref(ctx),
+                             _visible(link.target, ctx, alias), True)
+    if steps is None or ctx.subject is None:
+        ctx.reporter.error("E0206", "this expression is not a set of objects that can be read here yet", expr.span,
+                           "a set of objects is a backlink, a link, a path through links, or a union of them")
+        return None
+    hops = _path_hops(steps, expr.span, ctx)
+    if hops is None:
+        return None
+    target = hops[-1].target
+    cond = qir.InPath(expr.span, BOOL, False, alias, subject_ref(ctx), tuple(hops))
+    return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+
+
+def _path_hops(steps, span, ctx) -> Optional[List[qir.PathHop]]:
+    from schemac.diagnostics import did_you_mean
+
+    cur: ObjectType = ctx.subject
+    hops: List[qir.PathHop] = []
+    i = 0
+    while i < len(steps):
+        step = steps[i]
+        nxt = steps[i + 1] if i + 1 < len(steps) else None
+        narrowed = None
+        if isinstance(nxt, tuple):
+            narrowed = ctx.schema.find_type(nxt[1].name, ctx.module)
+            if narrowed is None:
+                ctx.reporter.error("E0301", f"unknown type '{nxt[1].name}'", nxt[1].span)
+                return None
+        if hops and _visible(cur, ctx, qi("_x")) is not None:
+            ctx.reporter.error("E0206", f"a path through '{cur.name}', which has access policies, is not supported in "
+                               "a set of objects yet", span)
+            return None
+        if isinstance(step, ast.Backlink):
+            inner = dataclasses.replace(ctx, subject=cur)
+            source = _backlink_source(step, inner)
+            if source is None:
+                return None
+            link = source.links[step.link]
+            hops.append(qir.PathHop(span, "backlink", cur, source, True, link))
+            cur = source
+        elif isinstance(step, tuple):
+            ctx.reporter.error("E0206", f"'[is {step[1].name}]' is supported after a link only", step[1].span)
+            return None
+        elif step in cur.links:
+            link = cur.links[step]
+            if narrowed is not None and narrowed is not link.target:
+                ctx.reporter.error("E0206", f"'[is {narrowed.name}]' of the link '{step}' (to {link.target.name}) is "
+                                   "not supported", span)
+                return None
+            hops.append(qir.PathHop(span, "link", cur, link.target, link.multi, link))
+            cur = link.target
+        elif step in cur.poly_links:
+            pl = cur.poly_links[step]
+            col = next((c for t, c in pl.targets if t is narrowed), None) if narrowed is not None else None
+            if col is None:
+                ctx.reporter.error("E0206", f"'{step}' links to several types ({', '.join(t.name for t, _ in pl.targets)})"
+                                   f": name one with [is T] in a path", span,
+                                   f"e.g. .{step}[is {pl.targets[0][0].name}]")
+                return None
+            hops.append(qir.PathHop(span, "poly", cur, narrowed, pl.multi, pl, col))  # type: ignore[arg-type]
+            cur = narrowed  # type: ignore[assignment]
+        elif step in cur.computeds and cur.computeds[step].target is not None:
+            comp = cur.computeds[step]
+            row = qi(f"_r{len(hops)}_{ctx.depth}")
+            if hops:
+                scope = dataclasses.replace(ctx, subject=cur, column_prefix=row, subject_column=None, variables={},
+                                            bound_statements={})
+            else:
+                scope, row = ctx, subject_ref(ctx)
+            objects = object_set(comp, scope, qi(f"_o{len(hops)}_{ctx.depth}"), span)
+            if objects is None:
+                return None
+            hops.append(qir.PathHop(span, "computed", cur, comp.target, True, None, None, objects, row))
+            cur = comp.target  # type: ignore[assignment]
+        else:
+            what = "a property" if cur.column(step) is not None or step in cur.computeds else "not a link"
+            ctx.reporter.error("E0206" if what == "a property" else "E0302",
+                               f"'{step}' of '{cur.name}' is {what}: a set of objects is a path through links", span,
+                               None if what == "a property" else did_you_mean(step, list(cur.links)))
+            return None
+        i += 2 if narrowed is not None else 1
+    return hops
+
+
+def is_set_operand(expr, ctx) -> bool:
+    """``expr`` (the argument of ``count`` or ``exists``) is a union, a path of objects through
+    several links, or a filtered select of one: a set of objects of the subject."""
+    if ctx.subject is None:
+        return False
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None and is_set_expr(expr.subject):
+        return set_target(expr.subject, ctx.subject, ctx.schema, ctx.module) is not None
+    return is_set_expr(expr) and set_target(expr, ctx.subject, ctx.schema, ctx.module) is not None

@@ -1,0 +1,1822 @@
+"""Type checking of expressions (defaults, constraint filters, query filters and assigned
+values): :func:`check` turns an expression's syntax tree into a typed :mod:`schemac.semantics.qir`
+expression (its type, whether it may be empty, every path resolved to its column or binding),
+or ``None`` after reporting a diagnostic, so one pass finds every error. The SQL is written by
+:mod:`schemac.semantics.lowering`; :func:`lower` does both, for callers that want the SQL at once (schema
+defaults, constraints, indexes).
+
+Values from the user (parameters) are always bound as ``$n``; only schema constants (enum
+members, literals written in the schema or query text) are spelled into SQL.
+
+Operators (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``<`` ``<=`` ``>``
+``>=`` as in SQL; ``!=`` -> ``<>``; ``?=`` -> ``IS NOT DISTINCT FROM``; ``?!=`` ->
+``IS DISTINCT FROM``; ``++`` -> ``||``; ``??`` -> ``COALESCE``; ``like``/``ilike`` as in SQL.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+from schemac.semantics import computed_sql, fts, qir
+from schemac.syntax import tree as ast
+from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.frozen import fast_init_all
+from schemac.semantics.lowering import Lowered, emit
+from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
+from schemac.semantics.sqlnames import qi, quote_ident, sql_string
+from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
+from schemac.semantics import gel_auth, stdfuncs
+from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
+                                          MAX_VECTOR_DIMS, PG_EXTENSIONS, VECTOR, extension_of, vector_scalar)
+
+BOOL = ValueType(scalar=SCALARS["bool"])
+STR = ValueType(scalar=SCALARS["str"])
+INT64 = ValueType(scalar=SCALARS["int64"])
+FLOAT64 = ValueType(scalar=SCALARS["float64"])
+DATETIME = ValueType(scalar=SCALARS["datetime"])
+VECTOR_PARAM = ValueType(scalar=vector_scalar(None))
+_UUID = ValueType(scalar=SCALARS["uuid"])
+
+#: The value type of each scalar, made once (value types are immutable and compare by value).
+_SCALAR_TYPES: Dict[str, ValueType] = {}
+
+#: Functions without arguments: name -> result type (their SQL: ``schemac.semantics.lowering._CALLS``).
+FUNCTIONS = {
+    "now": DATETIME,
+    "datetime_current": DATETIME,
+    "datetime_of_statement": DATETIME,
+    "datetime_of_transaction": DATETIME,
+    "std::datetime_current": DATETIME,
+}
+
+_CMP = frozenset({"=", "!=", "<", "<=", ">", ">=", "?=", "?!=", "like", "ilike"})
+_ARITH = frozenset({"+", "-", "*", "/", "%", "//"})
+#: The binary operators :func:`_binop_step` lowers (the grammar reads all of EdgeQL's).
+_LOWERED_BINOPS = frozenset({"and", "or", "++", "??"}) | _CMP | _ARITH
+
+#: Date and time arithmetic, as Gel types it (https://docs.geldata.com/reference/stdlib/datetime):
+#: (left family, operator, right family) -> (result scalar, SQL template over {0} and {1}).
+#: Postgres' date + interval is a timestamp and date - date an integer of days: cast back.
+_TEMPORAL = {}
+for _op in ("+", "-"):
+    for _d in ("duration", "relative_duration"):
+        _TEMPORAL[("datetime", _op, _d)] = ("datetime", f"{{0}} {_op} {{1}}")
+        _TEMPORAL[("local_datetime", _op, _d)] = ("cal::local_datetime", f"{{0}} {_op} {{1}}")
+    _TEMPORAL[("local_datetime", _op, "date_duration")] = ("cal::local_datetime", f"{{0}} {_op} {{1}}")
+    _TEMPORAL[("local_date", _op, "date_duration")] = ("cal::local_date", f"CAST({{0}} {_op} {{1}} AS date)")
+    _TEMPORAL[("local_time", _op, "duration")] = ("cal::local_time", f"{{0}} {_op} {{1}}")
+    for _d, _name in (("duration", "duration"), ("relative_duration", "cal::relative_duration"),
+                      ("date_duration", "cal::date_duration")):
+        _TEMPORAL[(_d, _op, _d)] = (_name, f"{{0}} {_op} {{1}}")
+for _d in ("duration", "relative_duration"):
+    _TEMPORAL[(_d, "+", "datetime")] = ("datetime", "{0} + {1}")
+_TEMPORAL[("datetime", "-", "datetime")] = ("duration", "{0} - {1}")
+_TEMPORAL[("local_datetime", "-", "local_datetime")] = ("cal::relative_duration", "{0} - {1}")
+_TEMPORAL[("local_date", "-", "local_date")] = ("cal::date_duration", "make_interval(days => {0} - {1})")
+
+
+@dataclass
+class ParamSpec:
+    """A query parameter: bound as ``$index`` (1-based, order of first use). ``optional``
+    parameters accept NULL (TS ``?: T | null``, Go pointer)."""
+
+    name: str
+    index: int
+    type: ValueType
+    optional: bool
+    span: Span
+    #: Set when NULL leaves a property unchanged (``p := $p ?? .p`` in an update): its name.
+    unchanged: Optional[str] = None
+    #: Set for the value of a global (``global name``): bound from the runner's globals
+    #: context, not from the query's arguments. ``name`` is then ``global <qualname>``.
+    global_: Optional[Global] = None
+
+
+@dataclass
+class ParamTable:
+    """Parameters of one query, in order of first use."""
+
+    params: Dict[str, ParamSpec] = field(default_factory=dict)
+
+    def ordered(self) -> List[ParamSpec]:
+        return sorted(self.params.values(), key=lambda p: p.index)
+
+
+@dataclass
+class ExprContext:
+    """What an expression can see: the subject type (for ``.prop`` paths), the schema, the
+    module names resolve in, and the parameter table (``None`` where parameters are not
+    allowed, e.g. in schema defaults and constraint filters)."""
+
+    schema: Schema
+    subject: Optional[ObjectType]
+    module: str
+    reporter: Reporter
+    params: Optional[ParamTable] = None
+    where: str = "expression"
+    #: The column ``__subject__`` stands for (in a property's constraint).
+    subject_column: Optional[Column] = None
+    #: Current nesting depth of :func:`lower` (see :data:`MAX_EXPRESSION_DEPTH`).
+    depth: int = 0
+    #: Variables in scope (a ``for`` loop's element, ``with`` bindings): name -> its binding
+    #: (:class:`schemac.semantics.qir.LoopVar` / :class:`schemac.semantics.qir.WithValue`).
+    variables: Dict[str, qir.Node] = field(default_factory=dict)
+    #: When set (a quoted table name or alias), columns are written ``"table".col``: needed
+    #: where another row is in scope too (``ON CONFLICT ... DO UPDATE`` sees ``excluded``; a
+    #: computed read inside a nested shape or a correlated sub-select).
+    column_prefix: Optional[str] = None
+    #: Names bound to statements by ``with p := (insert ...)``: name -> what it is, e.g.
+    #: "an insert of 'Post'" (they are selected, ``select p { ... }``, not used as values).
+    bound_statements: Dict[str, str] = field(default_factory=dict)
+    #: In a trigger's expression (a mutation rewrite): the records ``__subject__`` and
+    #: ``__old__`` stand for (``NEW``, ``OLD``); a name missing here is not available.
+    row_refs: Dict[str, str] = field(default_factory=dict)
+    #: The type ``__new__`` / ``__old__`` / ``__subject__`` are objects of: the trigger's or the
+    #: rewrite's type, also where ``subject`` is another one (a Gel trigger's update or delete of
+    #: another type, a sub-select ``(select Log filter .msg = __new__.name)``: ``.msg`` is that
+    #: type's, ``__new__.name`` the trigger's).
+    row_ref_subject: Optional[ObjectType] = None
+    #: In an update rewrite: ``__specified__.name`` -> its SQL (``None`` after reporting).
+    specified: Optional[Callable[[str, Span], Optional[str]]] = None
+    #: Names bound by ``with u := (select User filter ...)`` to a selection of a type's objects:
+    #: name -> that expression (read by ``select u { ... }``, ``count(u)``, ``exists u``).
+    type_sets: Dict[str, ast.Expr] = field(default_factory=dict)
+    #: Inside a computed's sub-select: the object the computed belongs to and how its row is
+    #: named in SQL; ``Type.prop`` of that type reads it (``link author := (select User filter
+    #: .handle = Message.author_handle)``).
+    outer: Optional[Tuple[ObjectType, str]] = None
+    #: In a query's filter: the multi links its paths go through (``.tags.name``), name ->
+    #: :class:`schemac.semantics.qir.SetLink` (see ``schemac.semantics.queries._where``); ``None`` elsewhere.
+    set_links: Optional[Dict[str, qir.Node]] = None
+    #: The subject and its row the ``set_links`` are joined to.
+    set_row: Optional[Tuple[ObjectType, str]] = None
+    #: Writes bound by ``with p := (insert ...)``: name -> the write node (a link may be
+    #: assigned it: ``author := p``).
+    bound_writes: Dict[str, qir.Node] = field(default_factory=dict)
+    #: While a write's values are checked: the inserts nested in them (:class:`schemac.semantics.qir.BoundWrite`).
+    nested: Optional[List[qir.Node]] = None
+
+
+#: Modules of Gel's standard library that are services or catalogues of the Gel server
+#: (https://docs.geldata.com/reference/stdlib): a type of one is E0206, not an unknown module.
+GEL_STD_SERVICE_MODULES = {
+    "net": "a service of the Gel server (HTTP requests it sends) that Postgres does not have",
+    "net::http": "a service of the Gel server (HTTP requests it sends) that Postgres does not have",
+    "sys": "the Gel server's own catalogue, which Postgres does not have",
+    "cfg": "the Gel server's configuration, which Postgres does not have",
+    "schema": "the Gel server's schema introspection, which Postgres does not have",
+}
+
+
+def assignment_cast(expr: ast.Expr, target: Optional[ValueType]) -> ast.Expr:
+    """Gel's assignment cast from ``str`` to an enum (its standard library declares ``create
+    cast from std::str to std::anyenum`` with ``allow assignment``;
+    https://docs.geldata.com/reference/stdlib/enum): a string literal given to an enum property
+    (a default, an insert or update) is the member of that name, ``<Status>'Pending'`` (an
+    unknown name is E0203). Anything else is returned as it is."""
+    if target is not None and target.enum is not None and target.element is None \
+            and isinstance(expr, ast.Literal) and expr.kind == "str":
+        return ast.Cast(ast.TypeRef(target.enum.qualname, (), expr.span), expr, expr.span)
+    return expr
+
+
+def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """The value type named by ``ref`` (a scalar or an enum), or ``None`` after reporting."""
+    if ref.name.startswith("ext::"):
+        return _ext_type(ref, ctx)
+    if ref.name in ("array", "std::array"):
+        if len(ref.args) != 1:
+            ctx.reporter.error("E0201", "array takes exactly one element type: array<T>", ref.span)
+            return None
+        elem = resolve_type_ref(ref.args[0], ctx)
+        if elem is None:
+            return None
+        if elem.element is not None:
+            ctx.reporter.error("E0206", "arrays of arrays are not supported", ref.span)
+            return None
+        if elem.family == "vector":
+            ctx.reporter.error("E0206", "arrays of vectors are not supported", ref.span,
+                               "use a multi link to a type holding one vector each")
+            return None
+        if range_kind(elem.scalar):
+            ctx.reporter.error("E0206", f"arrays of {elem.name} are not supported", ref.span,
+                               "use a multirange for a set of ranges")
+            return None
+        return ValueType(element=elem)
+    if ref.name in ("range", "std::range", "multirange", "std::multirange"):
+        return _range_type(ref, ctx)
+    if ref.args:
+        if ref.name in ("tuple", "std::tuple"):
+            # https://docs.geldata.com/reference/stdlib/tuple: no storage chosen yet (a composite
+            # type or jsonb, each with its own TS/Go mapping); refused where it is written.
+            ctx.reporter.error("E0206", f"tuple types ('{ref}') are not supported yet", ref.span,
+                               "store each element as a property of its own, or a multi link to a type holding "
+                               "them (an array of tuples: one object per tuple)")
+            return None
+        ctx.reporter.error("E0206", f"parameterised type '{ref}' is not supported yet", ref.span)
+        return None
+    scalar = lookup_scalar(ref.name)
+    if scalar is not None:
+        vtype = _SCALAR_TYPES.get(scalar.name)
+        if vtype is None or vtype.scalar is not scalar:
+            vtype = _SCALAR_TYPES[scalar.name] = ValueType(scalar=scalar)
+        return vtype
+    enum = ctx.schema.find_enum(ref.name, ctx.module)
+    if enum is not None:
+        return ValueType(enum=enum)
+    custom = ctx.schema.find(ref.name, ctx.module, ctx.schema.scalars)
+    if custom is not None:
+        return custom.base  # type: ignore[attr-defined]
+    module = ref.name.rsplit("::", 1)[0] if "::" in ref.name else None
+    if module in ("cal", "std::cal"):
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
+                           did_you_mean(ref.name.split("::", 1)[1] if module == "std::cal" else ref.name,
+                                        [n for n in SCALARS if n.startswith("cal::")]))
+        return None
+    gel_module = (module or "")[5:] if (module or "").startswith("std::") else module
+    if gel_module in GEL_STD_SERVICE_MODULES and module not in ctx.schema.modules:
+        ctx.reporter.error("E0206", f"'{ref.name}' belongs to Gel's '{gel_module}' module, "
+                           f"{GEL_STD_SERVICE_MODULES[gel_module]}", ref.span)
+        return None
+    if module is not None and module != "std" and module not in ctx.schema.modules:
+        ctx.reporter.error("E0208", f"unknown module '{module}'", ref.span,
+                           did_you_mean(module, [m for m in ctx.schema.modules]))
+        return None
+    candidates = (list(SCALARS) + [e.name for e in ctx.schema.all_enums()] + [c.name for c in ctx.schema.scalars.values()]
+                  + [t.name for t in ctx.schema.all_types()])
+    if ctx.schema.find_type(ref.name, ctx.module) is not None:
+        ctx.reporter.error("E0201", f"'{ref.name}' is an object type, not a scalar or enum", ref.span,
+                           "links to object types are not supported yet; use a uuid property")
+    else:
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
+                           did_you_mean(ref.name.rsplit("::", 1)[-1], candidates))
+    return None
+
+
+def _range_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """``range<T>`` / ``multirange<T>`` (https://docs.geldata.com/reference/stdlib/range) for
+    the element types Postgres has a range type of (:data:`schemac.semantics.scalars.RANGE_ELEMENTS`)."""
+    multi = ref.name.endswith("multirange")
+    if len(ref.args) != 1:
+        ctx.reporter.error("E0201", f"{ref.name} takes exactly one element type: {ref.name}<T>", ref.span)
+        return None
+    elem = resolve_type_ref(ref.args[0], ctx)
+    if elem is None:
+        return None
+    name = elem.scalar.name if elem.scalar is not None and elem.element is None else None
+    if name not in RANGE_ELEMENTS:
+        hint = ("Postgres has no range of floating-point numbers: use range<decimal>"
+                if name in ("float32", "float64") else
+                "ranges are of int32, int64, decimal, datetime, cal::local_datetime or cal::local_date")
+        ctx.reporter.error("E0206", f"'{ref}' is not supported", ref.span, hint)
+        return None
+    return ValueType(scalar=range_scalar(name, multi))  # type: ignore[arg-type]
+
+
+def ext_needs(name: str, span, ctx: ExprContext) -> bool:
+    """Whether ``name`` (``ext::pgvector::vector``, ``ext::pg_trgm::similarity``) may be used:
+    its extension is declared and lowers to Postgres. Otherwise reports a located error:
+    a Gel server service (E0206: Postgres has no such thing), an extension not declared
+    (E0201, with the ``using extension`` line to add), or an unknown extension."""
+    ext = extension_of(name)
+    if ext == "auth":
+        return _auth_needs(name, span, ctx)
+    if ext in GEL_SERVICES and ext not in ctx.schema.extensions:
+        ctx.reporter.error("E0201", f"'{name}' needs the {ext} extension", span,
+                           f"add 'using extension {ext};' to a schema file")
+        return False
+    if ext in GEL_SERVICES:
+        ctx.reporter.error("E0206", f"'{name}' belongs to Gel's '{ext}' extension, a service of the Gel server that "
+                           "Postgres does not have", span, _SERVICE_HINTS.get(ext, f"see {GEL_SERVICES[ext].doc}"))
+        return False
+    if ext is None or ext not in PG_EXTENSIONS:
+        ctx.reporter.error("E0201", f"unknown extension module in '{name}'", span,
+                           did_you_mean(ext or name, list(PG_EXTENSIONS)))
+        return False
+    if ext not in ctx.schema.extensions:
+        ctx.reporter.error("E0201", f"'{name}' needs the {ext} extension", span,
+                           f"add 'using extension {ext};' to a schema file")
+        return False
+    return True
+
+
+def _auth_needs(name: str, span, ctx: ExprContext) -> bool:
+    """A name of ``ext::auth`` that is not part of the schema (the data model's types and the
+    global ``ClientTokenIdentity`` are, see :mod:`schemac.semantics.gel_auth`): the extension is not
+    declared (E0201), the name belongs to its service (E0206), or a type the schema does not
+    name is used by a query (E0201)."""
+    if "auth" not in ctx.schema.extensions:
+        ctx.reporter.error("E0201", f"'{name}' needs the auth extension", span,
+                           "add 'using extension auth;' to a schema file")
+        return False
+    refused = gel_auth.refusal(name)
+    if refused is not None:
+        ctx.reporter.error("E0206", refused[0], span, refused[1])
+        return False
+    short = name.split("::")[-1]
+    if short in gel_auth.data_model_names():
+        ctx.reporter.error("E0201", f"'{name}' is not in this schema", span,
+                           "schemac creates the ext::auth types a schema file names: name it there "
+                           "(e.g. in a link)")
+        return False
+    ctx.reporter.error("E0206", f"'{name}' belongs to the service of Gel's 'auth' extension, which Postgres "
+                       "does not have", span, "schemac creates the tables of its data model (ext::auth::Identity, "
+                       "...), not its functions (https://docs.geldata.com/reference/auth)")
+    return False
+
+
+#: What to do instead of a Gel server service's types (shown with the E0206).
+_SERVICE_HINTS = {
+    "ai": "compute embeddings in the application and store them in an ext::pgvector::vector property "
+          "with an ext::pgvector index",
+}
+
+
+def _ext_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """A type of an extension module: ``ext::pgvector::vector<N>`` (``vector`` without ``<N>``,
+    as in a parameter cast), or a located error."""
+    if not ext_needs(ref.name, ref.span, ctx):
+        return None
+    if ref.name != VECTOR:
+        ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
+                           did_you_mean(ref.name, [VECTOR]))
+        return None
+    if not ref.args:
+        return ValueType(scalar=vector_scalar(None))
+    arg = ref.args[0]
+    if len(ref.args) != 1 or not arg.name.isdigit() or not 1 <= int(arg.name) <= MAX_VECTOR_DIMS:
+        ctx.reporter.error("E0201", f"'{ref}': a vector takes one dimension count, 1 to {MAX_VECTOR_DIMS}", ref.span,
+                           f"write e.g. {VECTOR}<1536>")
+        return None
+    return ValueType(scalar=vector_scalar(int(arg.name)))
+
+
+#: Deepest nesting :func:`check` accepts (parentheses, unary operators, right operands; chains
+#: of a left-associative operator do not nest, see :func:`_binop`). Deeper input is reported as
+#: E0103 instead of exhausting Python's stack.
+MAX_EXPRESSION_DEPTH = 150
+
+
+def lower(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
+          allow_optional_param: bool = False) -> Optional[Lowered]:
+    """Type-check ``expr`` (:func:`check`) and lower it to SQL (:func:`schemac.semantics.lowering.emit`).
+    Returns ``None`` after reporting diagnostics to ``ctx.reporter``."""
+    node = check(expr, ctx, expected, allow_optional_param)
+    return None if node is None else emit(node)
+
+
+def check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None,
+          allow_optional_param: bool = False) -> Optional[qir.Expr]:
+    """Type-check ``expr``: its typed IR (:mod:`schemac.semantics.qir`).
+
+    ``expected`` types untyped parameters (``$name``) and enum members; ``allow_optional_param``
+    lets an untyped parameter be optional (it is assigned to an optional property). Returns
+    ``None`` after reporting diagnostics to ``ctx.reporter``; an expression nested deeper than
+    :data:`MAX_EXPRESSION_DEPTH` is reported as ``E0103`` at its location."""
+    if ctx.depth >= MAX_EXPRESSION_DEPTH:
+        ctx.reporter.error("E0103", f"expression nested more than {MAX_EXPRESSION_DEPTH} levels deep", expr.span,
+                           "split long chains of operators, e.g. use 'in {...}' instead of many 'or'")
+        return None
+    ctx.depth += 1
+    try:
+        return _check(expr, ctx, expected, allow_optional_param)
+    finally:
+        ctx.depth -= 1
+
+
+def is_param(node: qir.Expr) -> bool:
+    """True for a parameter (Postgres cannot always type it from its context)."""
+    return type(node) is qir.ParamRef
+
+
+def column_of(node: qir.Expr) -> Optional[Column]:
+    """The column a path reads (``.prop``, ``.link``, ``__subject__``), else ``None``."""
+    t = type(node)
+    return node.column if t is qir.ColumnRef or t is qir.SubjectRef else None  # type: ignore[attr-defined]
+
+
+def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
+           allow_optional_param: bool) -> Optional[qir.Expr]:
+    if isinstance(expr, ast.Literal):
+        return _literal(expr, ctx, expected)
+    if isinstance(expr, ast.EnumRef):
+        return _enum_ref(expr, ctx)
+    if isinstance(expr, ast.Path):
+        return _path(expr, ctx)
+    if isinstance(expr, ast.Param):
+        return _param(expr, ctx, expected, allow_optional_param)
+    if isinstance(expr, ast.FuncCall):
+        return _func(expr, ctx)
+    if isinstance(expr, ast.UnaryOp):
+        return _unary(expr, ctx)
+    if isinstance(expr, ast.BinOp):
+        if expr.op in ("in", "not in"):
+            return _in(expr, ctx)
+        return _binop(expr, ctx)
+    if isinstance(expr, ast.Cast):
+        return _cast(expr, ctx, allow_optional_param)
+    if isinstance(expr, ast.SetLit):
+        ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
+                           expr.span)
+        return None
+    if isinstance(expr, ast.Tuple_):
+        ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))'", expr.span)
+        return None
+    if isinstance(expr, ast.Index):
+        return _index(expr, ctx)
+    if isinstance(expr, ast.VarRef):
+        var = ctx.variables.get(expr.name)
+        if var is None and expr.name in ctx.bound_statements:
+            ctx.reporter.error("E0206", f"'{expr.name}' is {ctx.bound_statements[expr.name]}: using a bound statement "
+                               "as a value is not supported yet", expr.span,
+                               f"select its rows: select {expr.name} {{ ... }}")
+            return None
+        if var is None and expr.name in ctx.type_sets:
+            # a `with` name read as a value: its expression, where it is used
+            return check(ctx.type_sets[expr.name], ctx, expected)
+        if var is None:
+            alias = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
+            if alias is not None and alias.alias:  # type: ignore[attr-defined]
+                from schemac.semantics import functions
+
+                return functions.call(expr, alias, ctx, expected)  # type: ignore[arg-type]
+        if var is None:
+            ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
+                               did_you_mean(expr.name, list(ctx.variables)) or
+                               "properties are written with a leading dot: .name")
+            return None
+        if isinstance(var, qir.LoopVar):
+            return qir.VarRef(expr.span, var.type, False, expr.name, var)
+        if isinstance(var, qir.SetAlias):
+            ctx.reporter.error("E0206", f"'{expr.name}' is a set of values: only count({expr.name}) and exists "
+                               f"{expr.name} are supported", expr.span)
+            return None
+        value = var.value  # type: ignore[attr-defined]
+        return qir.VarRef(expr.span, value.type, value.nullable, expr.name, var)
+    if isinstance(expr, ast.GlobalRef):
+        return _global(expr, ctx)
+    if isinstance(expr, ast.Backlink):
+        ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
+                           "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
+        return None
+    if isinstance(expr, ast.NamedArg):
+        ctx.reporter.error("E0304", f"named argument '{expr.name}' is not accepted here", expr.span,
+                           "pass the arguments of this function by position")
+        return None
+    if isinstance(expr, ast.Introspect):
+        ctx.reporter.error("E0206", "'introspect' is only supported as the argument of sequence_next() and "
+                           "sequence_reset()", expr.span)
+        return None
+    if isinstance(expr, ast.SubSelect) and ctx.params is not None:
+        return computed_sql.subselect_value(expr, False, ctx)
+    if isinstance(expr, ast.SubSelect):
+        ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
+                           expr.span, "write e.g. author := (select User filter .id = $author_id)")
+        return None
+    if isinstance(expr, ast.IfElse):
+        return _if_else(expr, ctx, expected)
+    if isinstance(expr, ast.SelectExpr):
+        return _select_expr(expr, ctx, expected)
+    if isinstance(expr, ast.WithExpr):
+        return _with_expr(expr, ctx, expected)
+    if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
+        return _row_ref(expr, ctx)
+    what = _UNLOWERED_EXPRESSIONS.get(type(expr))
+    if what is None:
+        raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
+    ctx.reporter.error("E0206", f"{what} are not supported in {ctx.where} yet", expr.span)
+    return None
+
+
+#: Expressions the grammar reads (all of EdgeQL's that schemas use:
+#: https://docs.geldata.com/reference/edgeql) that are not lowered to SQL here yet, by what the
+#: E0206 calls them.
+_UNLOWERED_EXPRESSIONS = {
+    ast.Step: "path steps after an expression",
+    ast.LinkPropRef: "link property references ('@name')",
+    ast.TypeFilter: "type filters ('[is Type]')",
+    ast.Slice: "slices ('[a:b]')",
+    ast.IfElse: "conditional expressions ('if ... else')",
+    ast.TypeCheck: "type checks ('is Type')",
+    ast.NamedArg: "named function arguments ('name := value')",
+    ast.NamedTuple: "named tuples",
+    ast.ArrayLit: "array literals",
+    ast.SelectExpr: "sub-queries ('(select ...)')",
+    ast.WithExpr: "'with' blocks inside an expression",
+    ast.GroupExpr: "'group' expressions",
+    ast.ForExpr: "'for' loops inside an expression",
+    ast.StatementExpr: "statements inside an expression",
+    ast.ShapeExpr: "shapes on an expression ('expr { ... }')",
+    ast.FreeObject: "free objects ('{ a := ... }') inside an expression",
+}
+
+
+def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """``a if cond else b`` (https://docs.geldata.com/reference/edgeql/expressions): ``a`` where
+    ``cond`` is true, ``b`` where it is false, and empty where ``cond`` is empty (Gel's
+    operators over an empty set give an empty set): ``CASE (cond) WHEN true ... WHEN false ...
+    END``, NULL otherwise."""
+    cond = check(expr.cond, ctx, BOOL)
+    then = check(expr.then, ctx, expected)
+    else_ = check(expr.else_, ctx, expected or (then.type if then is not None else None))
+    if cond is None or then is None or else_ is None:
+        return None
+    if cond.type.family != "bool":
+        ctx.reporter.error("E0304", f"the condition of 'if ... else' must be bool, got {cond.type.name}", expr.cond.span)
+        return None
+    if then.type.family != else_.type.family:
+        ctx.reporter.error("E0304", f"the branches of 'if ... else' are {then.type.name} and {else_.type.name}",
+                           expr.span, "give both branches the same type, e.g. with a cast <T>")
+        return None
+    return qir.SqlTemplate(expr.span, then.type, True, "if_else",
+                           "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
+
+
+#: Functions returning a set of values, which a ``with`` binding inside an expression may name
+#: to count it or test it (https://docs.geldata.com/reference/stdlib/string#function::std::re_match_all).
+_SET_FUNCTIONS = ("re_match_all", "std::re_match_all")
+
+
+def _with_expr(expr: ast.WithExpr, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """``(with a := <expr>, ... select <expr>)`` inside an expression
+    (https://docs.geldata.com/reference/edgeql/with): each binding is checked in the scope of
+    the ``with`` (a path in it reads the object the expression is evaluated for) and written
+    where it is read; ``with m := re_match_all(...)`` names a set, which is only counted or
+    tested. The body is ``select <expr>`` (or ``(select T filter ...)``)."""
+    scope = with_scope(expr, ctx)
+    if scope is None:
+        return None
+    if not isinstance(expr.body, ast.Expr.__args__):  # type: ignore[attr-defined]
+        ctx.reporter.error("E0206", f"a 'with' inside {ctx.where} must select a value", expr.span)
+        return None
+    return check(expr.body, scope, expected)  # type: ignore[arg-type]
+
+
+def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
+    """The scope of the body of ``(with a := ..., ... <body>)`` inside an expression: ``ctx``
+    with each binding as a variable (see :func:`_with_expr`); ``None`` after reporting."""
+    variables = dict(ctx.variables)
+    scope = ctx
+    for b in expr.bindings:
+        value = b.value
+        if not isinstance(value, ast.Expr.__args__):  # type: ignore[attr-defined]
+            ctx.reporter.error("E0206", f"a statement bound in a 'with' inside {ctx.where} is not supported yet", b.span)
+            return None
+        if isinstance(value, ast.FuncCall) and value.name in _SET_FUNCTIONS:
+            variables[b.name] = qir.SetAlias(b.name, value, scope)
+        else:
+            # (qualified: the name may be read inside a sub-select of another row)
+            prefix = scope.column_prefix or (computed_sql.subject_ref(scope) if scope.subject is not None else None)
+            low = check(value, dataclasses.replace(scope, column_prefix=prefix))
+            if low is None:
+                return None
+            variables[b.name] = qir.WithValue(b.name, low, True)
+        scope = dataclasses.replace(scope, variables=dict(variables))
+    return scope
+
+
+def _set_function(expr: ast.FuncCall, ctx: ExprContext, exists: bool) -> Optional[qir.Expr]:
+    """``count(re_match_all(pattern, s))`` / ``exists re_match_all(...)``: the number of matches
+    of a regular expression in ``s`` (Gel's regular expressions are Postgres': 0 and false when
+    ``s`` is empty) -> ``(SELECT count(*) FROM regexp_matches(s, pattern, 'g'))``."""
+    if len(expr.args) != 2:
+        ctx.reporter.error("E0304", "re_match_all() takes a pattern and a string", expr.span)
+        return None
+    args = []
+    for a in expr.args:
+        low = check(a, ctx, STR)
+        if low is None:
+            return None
+        if low.type.family != "str" or low.type.element is not None:
+            ctx.reporter.error("E0304", f"re_match_all() needs str arguments, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    if exists:
+        return qir.SqlTemplate(expr.span, BOOL, False, "re_match_all",
+                               "EXISTS (SELECT 1 FROM regexp_matches({1}, {0}, 'g'))", tuple(args), "pp", True)
+    return qir.SqlTemplate(expr.span, INT64, False, "re_match_all",
+                           "(SELECT count(*) FROM regexp_matches({1}, {0}, 'g'))", tuple(args), "pp", True)
+
+
+def _set_operand(expr, ctx: ExprContext):
+    """``(syntax, scope)`` of a set of values named by a ``with`` (``count(m)``) or written in
+    place (``count(re_match_all(...))``); ``None`` otherwise."""
+    if isinstance(expr, ast.VarRef) and isinstance(ctx.variables.get(expr.name), qir.SetAlias):
+        alias = ctx.variables[expr.name]
+        return alias.expr, alias.scope  # type: ignore[attr-defined]
+    if isinstance(expr, ast.FuncCall) and expr.name in _SET_FUNCTIONS:
+        return expr, ctx
+    return None
+
+
+def _select_expr(expr: ast.SelectExpr, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """A sub-query used as a value (https://docs.geldata.com/reference/edgeql/select):
+    ``(select User { name } filter .email = ...)`` is the id of its one object, as ``(select
+    User filter ...)`` (a shape only chooses what a query outputs); ``(select <expr>)`` without
+    a filter, order or limit is ``<expr>`` (``(select min(.posts.date))``)."""
+    sub = computed_sql.as_subselect(expr)
+    if sub is not None and ctx.params is not None:
+        return computed_sql.subselect_value(sub, False, ctx)
+    if expr.shape is None and expr.filter is None and not expr.order and expr.offset is None \
+            and expr.limit is None and not isinstance(expr.subject, ast.Backlink) \
+            and not (isinstance(expr.subject, ast.VarRef) and expr.subject.name not in ctx.variables):
+        return check(expr.subject, ctx, expected)
+    what = ("sub-queries with 'order by', 'offset' or 'limit'" if expr.order or expr.offset or expr.limit
+            else "sub-queries ('(select ...)') of a set of objects")
+    ctx.reporter.error("E0206", f"{what} are not supported as a value in {ctx.where} yet", expr.span,
+                       "a computed link may be (select .<link[is T] filter ...) or (select .link filter ...); "
+                       "count it or test it with exists")
+    return None
+
+
+_ROW_REFS = ("__subject__", "__old__", "__new__", "__specified__")
+
+
+def _row_ref_root(expr: ast.Step) -> Optional[str]:
+    """The special name a path ``__old__.a.b`` starts from (``__subject__``, ``__old__``,
+    ``__specified__``), or ``None``."""
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step) and node.kind == ".":
+        node = node.base
+    if isinstance(node, ast.Path) and node.steps == ("__subject__",):
+        return "__subject__"
+    if isinstance(node, ast.VarRef) and node.name in _ROW_REFS:
+        return node.name
+    return None
+
+
+def _row_ref(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``__subject__.name`` / ``__old__.name`` (the row a mutation writes, as written / as it
+    was) and ``__specified__.name`` (whether the mutation gave ``name``) in a mutation rewrite
+    (https://docs.geldata.com/reference/datamodel/mutation_rewrites). The path after the row
+    reads as a path from the subject (``__old__.author.id``)."""
+    root = _row_ref_root(expr)
+    steps: List[str] = []
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step):
+        steps.append(node.name)
+        node = node.base
+    steps.reverse()
+    if root == "__specified__":
+        if ctx.specified is None:
+            ctx.reporter.error("E0206", f"__specified__ is not supported in {ctx.where}", expr.span,
+                               "it is known in update rewrites only (Postgres does not tell an insert's "
+                               "trigger which columns the statement named)")
+            return None
+        if len(steps) != 1:
+            ctx.reporter.error("E0304", "__specified__ is a tuple of booleans: __specified__.name", expr.span)
+            return None
+        sql = ctx.specified(steps[0], expr.span)
+        if sql is None:
+            return None
+        return qir.SqlTemplate(expr.span, BOOL, False, "specified", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                               False)
+    record = ctx.row_refs.get(root)  # type: ignore[arg-type]
+    if record is None:
+        ctx.reporter.error("E0206", f"{root} is not available in {ctx.where}", expr.span,
+                           "__old__ is the object before an update: use it in update rewrites"
+                           if root == "__old__" else None)
+        return None
+    return check(ast.Path(tuple(steps), expr.span),
+                 dataclasses.replace(ctx, column_prefix=record, subject=ctx.row_ref_subject or ctx.subject))
+
+
+def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``global name`` (https://docs.geldata.com/reference/datamodel/globals): a parameter bound
+    from the runner's globals context (once per query, however often it is read), ``COALESCE``d
+    with its default when it has one; a computed global is its expression, inlined (an object
+    global is the id of its object: ``(SELECT "id" FROM t WHERE ...)``)."""
+    g: Optional[Global] = ctx.schema.find(expr.name, ctx.module, ctx.schema.globals)  # type: ignore[assignment]
+    if g is None and extension_of(expr.name) is not None:
+        ext_needs(expr.name, expr.span, ctx)  # (an extension's global: reports why it is not there)
+        return None
+    if g is None and ctx.schema.find(expr.name, ctx.module, ctx.schema.refused_globals) is not None:
+        return None  # its declaration was refused, and reported
+    if g is None:
+        ctx.reporter.error("E0302", f"unknown global '{expr.name}'", expr.span,
+                           did_you_mean(expr.name.split("::")[-1], [x.name for x in ctx.schema.globals.values()]))
+        return None
+    if ctx.params is None:
+        ctx.reporter.error("E0206", f"globals cannot be read in {ctx.where}", expr.span,
+                           "a global is a value of one request: read it in queries, computeds and access policies")
+        return None
+    if g.computed is not None:
+        inner = dataclasses.replace(ctx, subject=None, module=g.module, subject_column=None, variables={},
+                                    column_prefix=None, bound_statements={})
+        computed = computed_sql.single_subselect(g.computed)[0] or g.computed
+        if isinstance(computed, ast.SubSelect):
+            assert g.target is not None
+            inner.subject = g.target
+            cond = check(computed.filter, inner, BOOL)
+            if cond is None:
+                return None
+            if cond.type.family != "bool":
+                ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", computed.filter.span)
+                return None
+            from schemac.semantics import policies
+
+            visible = policies.read_predicate(g.target, inner)
+            if expr.steps and expr.steps != ("id",):
+                # `global current_user.name`: a property of the global's object.
+                alias = qi(f"_g{ctx.depth}")
+                scope = dataclasses.replace(inner, column_prefix=alias)
+                prop = check(ast.Path(expr.steps, expr.span), scope)
+                if prop is None:
+                    return None
+                cond = check(computed.filter, scope, BOOL)
+                visible = policies.read_predicate(g.target, scope, alias)
+                return qir.ObjectRow(expr.span, prop.type, True, g.target, alias, prop, cond, visible)  # type: ignore[arg-type]
+            return qir.ObjectId(expr.span, _UUID, True, g.target, cond, visible)
+        if expr.steps:
+            ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}' of global '{expr.name}': only a global holding an "
+                               "object has properties", expr.span)
+            return None
+        return check(computed, inner)  # type: ignore[arg-type]
+    if expr.steps:
+        ctx.reporter.error("E0304", f"global '{expr.name}' is a {g.type.name if g.type else 'value'}: it has no "
+                           f"'.{expr.steps[0]}'", expr.span)
+        return None
+    assert g.type is not None
+    key = f"global {g.qualname}"
+    spec = ctx.params.params.get(key)
+    if spec is None:
+        spec = ParamSpec(key, len(ctx.params.params) + 1, g.type, not g.must_be_set, expr.span, global_=g)
+        ctx.params.params[key] = spec
+    if g.default_sql is not None:
+        return qir.GlobalDefault(expr.span, g.type, False, spec, g.default_sql)
+    return qir.ParamRef(expr.span, g.type, not g.required, spec)
+
+
+def _index(expr: ast.Index, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x['key']`` (``x[0]``: an array element) on a json value; the result is json (empty
+    when the member is missing), cast it to read a scalar: ``<str>x['key']``."""
+    base = check(expr.base, ctx)
+    if base is None:
+        return None
+    if base.type.family != "json":
+        ctx.reporter.error("E0206", f"indexing a {base.type.name} value is not supported; only json values "
+                           "can be indexed", expr.span, "index a json value: <str>item['name']")
+        return None
+    key = check(expr.key, ctx)
+    if key is None:
+        return None
+    if key.type.family not in ("str", "num") or key.type.element is not None:
+        ctx.reporter.error("E0304", f"a json index is a str or an integer, got {key.type.name}", expr.key.span)
+        return None
+    return qir.JsonIndex(expr.span, base.type, True, base, key)
+
+
+def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    if expr.kind == "str":
+        if "\0" in expr.value:  # type: ignore[operator]
+            ctx.reporter.error("E0102", "string literals cannot contain NUL characters", expr.span)
+            return None
+        return qir.Literal(expr.span, STR, False, "str", expr.value)
+    if expr.kind == "bool":
+        return qir.Literal(expr.span, BOOL, False, "bool", expr.value)
+    if expr.kind == "int":
+        typ = expected if expected is not None and expected.family == "num" else INT64
+        return qir.Literal(expr.span, typ, False, "int", expr.value)
+    if expr.kind == "float":
+        typ = expected if expected is not None and expected.family == "num" else FLOAT64
+        return qir.Literal(expr.span, typ, False, "float", expr.value)
+    raise AssertionError(expr.kind)  # pragma: no cover
+
+
+def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
+    enum = None if expr.enum in ctx.variables or expr.enum in ctx.type_sets else ctx.schema.find_enum(expr.enum, ctx.module)
+    if enum is None and expr.enum in ctx.type_sets and expr.member == "id":
+        # `u.id` of `with u := (select User filter ...)`: the id of its one object
+        return check(ctx.type_sets[expr.enum], ctx)
+    if enum is None and (expr.enum in ctx.variables or expr.enum in ctx.type_sets):
+        ctx.reporter.error("E0206", f"a path from the 'with' name '{expr.enum}' ('{expr.enum}.{expr.member}') is not "
+                           "supported yet", expr.span)
+        return None
+    if enum is None:
+        cands = [e.name for e in ctx.schema.all_enums()]
+        named = ctx.schema.find_type(expr.enum, ctx.module)
+        if named is not None and named is ctx.subject and ctx.params is not None:
+            # `select User ... filter User.name = ...`: the selected type's own path, as `.name`
+            # (https://docs.geldata.com/reference/edgeql/paths).
+            return _path(ast.Path((expr.member,), expr.span), ctx)
+        if named is not None and ctx.outer is not None and named is ctx.outer[0]:
+            # In a computed of `Message`, `Message.author_id` is the object the computed is
+            # evaluated for (Gel binds the source type's path to it), also inside a sub-select.
+            outer = dataclasses.replace(ctx, subject=ctx.outer[0], column_prefix=ctx.outer[1], outer=None)
+            return _path(ast.Path((expr.member,), expr.span), outer)
+        if named is not None:
+            msg = f"'{expr.enum}.{expr.member}' looks like a link traversal, which is not supported yet"
+            ctx.reporter.error("E0206", msg, expr.span)
+        else:
+            ctx.reporter.error("E0201", f"unknown enum '{expr.enum}'", expr.span, did_you_mean(expr.enum, cands))
+        return None
+    if expr.member not in enum.members:
+        ctx.reporter.error("E0203", f"enum '{enum.name}' has no member '{expr.member}'", expr.member_span,
+                           did_you_mean(expr.member, enum.members))
+        return None
+    return qir.EnumMember(expr.span, ValueType(enum=enum), False, enum, expr.member)
+
+
+def refuse_poly_link(subject: Optional[ObjectType], name: str, span, reporter: Reporter) -> bool:
+    """Report a polymorphic link (a link to an abstract type with several concrete subtypes,
+    :class:`schemac.semantics.model.PolyLink`) read or written by a query: its storage is compiled, its
+    query forms are not yet. ``True`` when ``name`` is one (reported)."""
+    pl = subject.poly_links.get(name) if subject is not None else None
+    if pl is None:
+        return False
+    names = ", ".join(t.name for t, _ in pl.targets)
+    reporter.error("E0206", f"'{name}' links to abstract type '{pl.abstract.split('::')[-1]}' ({names}): a "
+                   "polymorphic link in a query is not supported yet", span,
+                   f"query it from a concrete type, e.g. select {pl.targets[0][0].name} filter ...")
+    return True
+
+
+def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
+    if expr.steps == ("__subject__",):
+        col = ctx.subject_column
+        if col is None:
+            ctx.reporter.error("E0202", "__subject__ is only valid in a property's constraint", expr.span)
+            return None
+        return qir.SubjectRef(expr.span, col.type, not col.required, col)
+    if ctx.subject is None:
+        ctx.reporter.error("E0202", f"'.{'.'.join(expr.steps)}' has no subject here", expr.span)
+        return None
+    name = expr.steps[0]
+    comp = ctx.subject.computeds.get(name)
+    if comp is not None and len(expr.steps) == 1:
+        return computed_sql.computed_property(expr, comp, ctx)
+    if len(expr.steps) > 1 and name in ctx.subject.poly_links and not ctx.subject.poly_links[name].multi:
+        return _link_path(expr, ctx)
+    if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
+        return None
+    link = ctx.subject.links.get(name)
+    if link is not None:
+        if expr.steps[1:] in ((), ("id",)) and link.column is not None:
+            # A single link stands for its target's id (its FK column).
+            col = ctx.subject.column(link.column)
+            assert col is not None
+            return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix)
+        if link.column is not None:
+            return _link_path(expr, ctx)
+        if len(expr.steps) > 1 and ctx.set_links is not None and ctx.set_row is not None and \
+                ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
+            return _set_path(expr, link, ctx)
+        if len(expr.steps) == 1:
+            ctx.reporter.error("E0206", f"'.{name}' is a multi link, a set of objects: count it, test it with "
+                               "exists, or select it in a shape", expr.span, f"e.g. count(.{name}) or exists .{name}")
+        else:
+            ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': a path through the multi link '{name}' is a "
+                               "set; only paths through single links can be used here",
+                               expr.span, f"count it or test it: count(.{name}), exists .{name}")
+        return None
+    if len(expr.steps) > 1:
+        ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
+        return None
+    col = ctx.subject.column(name)
+    if col is None and name in ctx.subject.refused_pointers:
+        return None  # its declaration was refused, and reported
+    if col is None:
+        code = "E0302" if ctx.params is not None else "E0202"
+        ctx.reporter.error(code, f"type '{ctx.subject.name}' has no property '{name}'", expr.span,
+                           did_you_mean(name, [c.name for c in ctx.subject.columns if c.link is None]
+                                        + list(ctx.subject.links)))
+        return None
+    return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
+
+
+def _set_path(expr: ast.Path, link, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.tags.name`` in a query's filter: the path from one linked object (each use of the
+    same multi link in the filter is the same object, as Gel factors common path prefixes:
+    https://docs.geldata.com/reference/edgeql/paths); the filter becomes an ``EXISTS`` over the
+    links (:class:`schemac.semantics.qir.SetFilter`)."""
+    from schemac.semantics import policies
+
+    assert ctx.set_links is not None and ctx.set_row is not None
+    s = ctx.set_links.get(link.name)
+    if s is None:
+        alias = qi(f"_m{len(ctx.set_links) + 1}")
+        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(link.target, ctx, alias))
+        ctx.set_links[link.name] = s
+    inner = dataclasses.replace(ctx, subject=link.target, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
+                                set_row=None)
+    return check(ast.Path(expr.steps[1:], expr.span), inner)
+
+
+def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.author.name`` / ``.author.org.name``: a property reached through single links
+    (https://docs.geldata.com/reference/edgeql/paths), read by a correlated sub-select joining
+    the linked rows (each only when the target's access policies let the query see it); empty
+    when any link on the way is empty."""
+    obj = ctx.subject
+    assert obj is not None
+    hops = []
+    optional = False
+    steps = expr.steps
+    for i, step in enumerate(steps[:-1]):
+        link = obj.links.get(step)  # type: ignore[union-attr]
+        pl = obj.poly_links.get(step) if link is None else None  # type: ignore[union-attr]
+        if pl is not None and not pl.multi and not any(t.policies for t, _ in pl.targets):
+            # a polymorphic single link: through its abstract type's common properties
+            link = Link(pl.name, abstract_view(pl), False, pl.required, None, None, tuple(c for _, c in pl.targets))
+        elif link is None and refuse_poly_link(obj, step, expr.span, ctx.reporter):
+            return None
+        if link is not None and link.columns:
+            optional = optional or not link.required
+            hops.append(link)
+            obj = link.target
+            continue
+        if link is None or link.column is None:
+            what = "a multi link" if link is not None else "not a link"
+            ctx.reporter.error("E0206" if link is not None else "E0302",
+                               f"'.{'.'.join(steps)}': '{step}' of '{obj.name}' is {what}", expr.span,  # type: ignore[union-attr]
+                               "paths go through single links only" if link is not None else
+                               did_you_mean(step, list(obj.links)))  # type: ignore[union-attr]
+            return None
+        optional = optional or not link.required
+        hops.append(link)
+        obj = link.target
+    last = steps[-1]
+    col = obj.column(last)  # type: ignore[union-attr]
+    if col is None or col.link is not None:
+        if last in obj.computeds or last in obj.links:  # type: ignore[union-attr]
+            ctx.reporter.error("E0206", f"'.{'.'.join(steps)}': '{last}' is a link or computed; a path may end in a "
+                               "stored property only", expr.span)
+        else:
+            ctx.reporter.error("E0302", f"type '{obj.name}' has no property '{last}'", expr.span,  # type: ignore[union-attr]
+                               did_you_mean(last, [c.name for c in obj.columns if c.link is None]))  # type: ignore[union-attr]
+        return None
+    from schemac.semantics import policies
+
+    visible = tuple(policies.read_predicate(link.target, ctx, qi(f"_l{i}")) for i, link in enumerate(hops, 1))
+    row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
+    return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible)
+
+
+def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
+           allow_optional: bool) -> Optional[qir.Expr]:
+    if ctx.params is None:
+        ctx.reporter.error("E0206", f"parameters are not allowed in {ctx.where}", expr.span)
+        return None
+    declared: Optional[ValueType] = None
+    optional = False
+    if expr.type is not None:
+        declared = resolve_type_ref(expr.type, ctx)
+        if declared is None:
+            return None
+        optional = expr.type.optional
+    typ = declared or expected
+    if typ is None:
+        ctx.reporter.error("E0303", f"cannot infer the type of parameter ${expr.name}", expr.span,
+                           f"give it a type: ${expr.name}<str> (or another scalar/enum type)")
+        return None
+    if declared is None:
+        optional = allow_optional
+    existing = ctx.params.params.get(expr.name)
+    if existing is None:
+        existing = ParamSpec(expr.name, len(ctx.params.params) + 1, typ, optional, expr.span)
+        ctx.params.params[expr.name] = existing
+    else:
+        if existing.type != typ:
+            ctx.reporter.error("E0307", f"parameter ${expr.name} is used as {existing.type.name} and as {typ.name}",
+                               expr.span, "use two parameters, or give both uses the same type")
+            return None
+        # A parameter is optional only if every use accepts NULL.
+        existing.optional = existing.optional and optional
+    return qir.ParamRef(expr.span, typ, existing.optional, existing)
+
+
+def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``count(.multi_link)``: the number of its links; ``count(.tags)`` of a multi property or
+    array: its length (0 for an empty or NULL array); ``count`` of a backlink or computed link:
+    the number of its objects; ``count(User)`` / ``count((select User filter ...))``: the number
+    of objects of the type (https://docs.geldata.com/reference/stdlib/set#function::std::count)."""
+    if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:
+        objects = computed_sql.type_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"))
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and _set_operand(expr.args[0], ctx) is not None:
+        inner, scope = _set_operand(expr.args[0], ctx)  # type: ignore[misc]
+        return _set_function(inner, scope, False)
+    if len(expr.args) == 1 and computed_sql.is_set_operand(expr.args[0], ctx):
+        objects = computed_sql.expr_object_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"), expr.args[0].span)
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
+        objects = computed_sql.object_set_of(expr.args[0], ctx, f"_c{ctx.depth}")
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and _count_form_refused(expr.args[0], ctx):
+        return None
+    if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
+        ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
+        return None
+    name = expr.args[0].steps[0]
+    pl = ctx.subject.poly_links.get(name) if ctx.subject is not None else None
+    if pl is not None and pl.multi and ctx.subject is not None:
+        # a polymorphic multi link: its join rows, whatever their target's type
+        link = Link(pl.name, pl.targets[0][0], True, pl.required, None, pl.join_table)
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
+    if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
+        return None
+    link = ctx.subject.links.get(name) if ctx.subject is not None else None
+    if link is not None and link.multi and ctx.subject is not None:
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
+    arg = check(expr.args[0], ctx)
+    if arg is None:
+        return None
+    if arg.type.element is None:
+        ctx.reporter.error("E0304", f"count() needs a multi property, an array or a multi link, got {arg.type.name}",
+                           expr.args[0].span)
+        return None
+    return qir.Call(expr.span, INT64, False, "count_array", (arg,))
+
+
+def _count_form_refused(arg, ctx: ExprContext) -> bool:
+    """Valid Gel that ``count()`` does not lower yet gets a located E0206 naming the form
+    (https://docs.geldata.com/reference/stdlib/set#function::std::count): a path from a type
+    (``count(Person.friends)``, the distinct objects its links reach) and a selection with
+    ``order by`` / ``offset`` / ``limit`` (``with u := (select Person ... limit 2) select count(u)``)."""
+    if isinstance(arg, ast.EnumRef) and arg.enum not in ctx.variables and arg.enum not in ctx.type_sets \
+            and ctx.schema.find_type(arg.enum, ctx.module) is not None:
+        ctx.reporter.error("E0206", f"count() of a path from a type ('{arg.enum}.{arg.member}') is not supported yet",
+                           arg.span, f"count the links of each object instead: select {arg.enum} "
+                           f"{{ n := count(.{arg.member}) }}")
+        return True
+    sel = arg
+    if isinstance(arg, ast.VarRef) and arg.name in ctx.type_sets and arg.name not in ctx.variables:
+        sel = ctx.type_sets[arg.name]
+    if isinstance(sel, ast.SelectExpr) and (sel.order or sel.offset is not None or sel.limit is not None):
+        ctx.reporter.error("E0206", "count() of a selection with order by / offset / limit is not supported yet",
+                           arg.span, "count the filtered selection: count((select T filter ...))")
+        return True
+    return False
+
+
+#: Functions with arguments: name -> (arity, argument family, result type); their SQL is
+#: ``schemac.semantics.lowering._CALLS[name]``. ``len`` works on str and arrays.
+FUNCTIONS_WITH_ARGS = {
+    "str_lower": (1, "str", STR),
+    "str_upper": (1, "str", STR),
+    "str_trim": (1, "str", STR),
+    "re_test": (2, "str", BOOL),
+}
+
+
+def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """A function of an extension module (:data:`schemac.semantics.extensions.EXT_FUNCTIONS`): its
+    arguments checked and typed (an untyped parameter takes the argument's type), lowered to the
+    Postgres function or operator of the same meaning."""
+    if not ext_needs(expr.name, expr.span, ctx):
+        return None
+    spec = EXT_FUNCTIONS.get(expr.name)
+    if spec is None:
+        ext = extension_of(expr.name)
+        ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
+                           did_you_mean(expr.name, [f for f in EXT_FUNCTIONS if extension_of(f) == ext]))
+        return None
+    kinds, template, result = spec
+    optional_last = EXT_FUNCTION_OPTIONAL_LAST.get(expr.name)
+    if optional_last is not None and len(expr.args) == len(kinds) + 1:
+        template, last = optional_last
+        kinds = kinds + (last,)
+    if len(expr.args) != len(kinds):
+        ctx.reporter.error("E0304", f"{expr.name}() takes {len(kinds)} argument{'s' if len(kinds) != 1 else ''}",
+                           expr.span)
+        return None
+    args = []
+    for a, kind in zip(expr.args, kinds):
+        expected = {"str": STR, "bytes_or_str": STR, "int": INT64, "vector": VECTOR_PARAM}[kind]
+        low = check(a, ctx, expected)
+        if low is None:
+            return None
+        ok = {"str": low.type.family == "str", "bytes_or_str": low.type.family in ("str", "bytes"),
+              "int": low.type.family == "num" and low.type.scalar is not None
+              and low.type.scalar.name in ("int16", "int32", "int64"),
+              "vector": low.type.family == "vector"}[kind]
+        if not ok or low.type.element is not None:
+            what = {"bytes_or_str": "str or bytes", "int": "an integer", "vector": VECTOR}.get(kind, kind)
+            ctx.reporter.error("E0304", f"{expr.name}() needs {what} here, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    return qir.ExtCall(expr.span, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args), expr.name,
+                       template, tuple(args))
+
+
+def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """Gel's range functions (https://docs.geldata.com/reference/stdlib/range):
+    ``range(lower, upper)`` (bounds ``[lower, upper)``, either may be empty: unbounded) ->
+    ``int8range($1, $2)`` etc.; ``contains(r, x)`` -> ``r @> x`` (``x`` a value or a range);
+    ``overlaps(a, b)`` -> ``a && b``; ``range_is_empty(r)``, ``range_get_lower(r)``,
+    ``range_get_upper(r)`` -> ``isempty``, ``lower``, ``upper``."""
+    arity = {"range": 2, "contains": 2, "overlaps": 2}.get(name, 1)
+    if len(expr.args) != arity:
+        ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
+        return None
+    if name == "range":
+        lo = check(expr.args[0], ctx)
+        if lo is None:
+            return None
+        hi = check(expr.args[1], ctx, lo.type)
+        if hi is None:
+            return None
+        elem = lo.type.scalar.name if lo.type.scalar is not None and lo.type.element is None else None
+        if elem not in RANGE_ELEMENTS or hi.type.family != lo.type.family:
+            ctx.reporter.error("E0304", f"range() needs two bounds of one range element type, got {lo.type.name} and "
+                               f"{hi.type.name}", expr.span,
+                               "ranges are of int32, int64, decimal, datetime, cal::local_datetime or cal::local_date")
+            return None
+        rt = range_scalar(elem, False)  # type: ignore[arg-type]
+        return qir.ExtCall(expr.span, ValueType(scalar=rt), lo.nullable or hi.nullable, "range",
+                           rt.pg + "({0}, {1})", (lo, hi))
+    first = check(expr.args[0], ctx)
+    if first is None:
+        return None
+    kind = range_kind(first.type.scalar) if first.type.element is None else ""
+    if not kind:
+        ctx.reporter.error("E0304", f"{name}() needs a range or multirange, got {first.type.name}", expr.args[0].span)
+        return None
+    elem_name = first.type.scalar.sql_family.split(":", 1)[1]  # type: ignore[union-attr]
+    if name in ("range_is_empty", "range_get_lower", "range_get_upper"):
+        if kind != "range":
+            ctx.reporter.error("E0304", f"{name}() needs a range, got {first.type.name}", expr.args[0].span)
+            return None
+        if name == "range_is_empty":
+            return qir.Call(expr.span, BOOL, first.nullable, name, (first,))
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[elem_name]), True, name, (first,))
+    second = check(expr.args[1], ctx, first.type)
+    if second is None:
+        return None
+    allowed = {first.type.family, f"range:{elem_name}", f"multirange:{elem_name}"}
+    if name == "contains":
+        allowed.add(SCALARS[elem_name].sql_family)
+    if second.type.family not in allowed or second.type.element is not None:
+        ctx.reporter.error("E0304", f"{name}() cannot take {first.type.name} and {second.type.name}", expr.span)
+        return None
+    # (a parameter is always cast: '@>' takes a range or an element, Postgres cannot tell which)
+    return qir.Call(expr.span, BOOL, first.nullable or second.nullable, "range_" + name, (first, second))
+
+
+#: Gel's duration constructors (named arguments) -> (result, allowed units -> make_interval's).
+_TIME_CONSTRUCTORS = {
+    "to_duration": ("duration", {"hours": "hours", "minutes": "mins", "seconds": "secs", "microseconds": None}),
+    "cal::to_relative_duration": ("cal::relative_duration", {
+        "years": "years", "months": "months", "days": "days", "hours": "hours", "minutes": "mins",
+        "seconds": "secs", "microseconds": None}),
+    "cal::to_date_duration": ("cal::date_duration", {"years": "years", "months": "months", "days": "days"}),
+}
+
+
+def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """Gel's date and time constructors (https://docs.geldata.com/reference/stdlib/datetime):
+    ``to_duration(hours := 1, minutes := 30)`` (and ``cal::to_relative_duration``,
+    ``cal::to_date_duration``) -> ``make_interval(...)``; ``cal::to_local_date(s)`` and the other
+    ``cal::to_local_*(s)`` -> a cast of the text; ``cal::to_local_date(dt, zone)`` /
+    ``cal::to_local_datetime(dt, zone)`` -> the wall-clock date / time of ``dt`` in ``zone``;
+    ``duration_to_seconds(d)`` -> ``EXTRACT(EPOCH FROM d)`` (decimal)."""
+    if name in _TIME_CONSTRUCTORS:
+        result, units = _TIME_CONSTRUCTORS[name]
+        parts: List[str] = []
+        if not expr.args:
+            ctx.reporter.error("E0304", f"{name}() needs at least one named argument", expr.span,
+                               f"its arguments: {', '.join(n + ' := ...' for n in units)}")
+            return None
+        nullable = False
+        values: List[qir.Expr] = []
+        for arg in expr.args:
+            if not isinstance(arg, ast.NamedArg) or arg.name not in units:
+                ctx.reporter.error("E0304", f"{name}() takes named arguments: {', '.join(units)}",
+                                   arg.span, did_you_mean(arg.name, list(units)) if isinstance(arg, ast.NamedArg) else None)
+                return None
+            low = check(arg.value, ctx, INT64)
+            if low is None:
+                return None
+            integral = low.type.scalar is not None and low.type.scalar.name in ("int16", "int32", "int64") \
+                and not (isinstance(arg.value, ast.Literal) and arg.value.kind == "float")
+            if low.type.family != "num" or low.type.element is not None or (arg.name != "seconds" and not integral):
+                what = "a number" if arg.name == "seconds" else "an integer"
+                got = "a fractional number" if isinstance(arg.value, ast.Literal) and arg.value.kind == "float" \
+                    else low.type.name
+                ctx.reporter.error("E0304", f"'{arg.name}' must be {what}, got {got}", arg.value.span,
+                                   "fractions of a unit go in seconds := ..." if arg.name != "seconds" else None)
+                return None
+            nullable = nullable or low.nullable
+            value = "{%d}" % len(values)
+            values.append(low)
+            target = units[arg.name]
+            if target is None:  # microseconds: make_interval has no such argument
+                parts.append(f"secs => CAST({value} AS double precision) / 1000000")
+            elif target in ("secs",):
+                parts.append(f"secs => CAST({value} AS double precision)")
+            else:
+                parts.append(f"{target} => CAST({value} AS integer)")
+        secs = [p for p in parts if p.startswith("secs => ")]
+        if len(secs) > 1:
+            parts = [p for p in parts if not p.startswith("secs => ")] + [
+                "secs => " + " + ".join(p[len("secs => "):] for p in secs)]
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, name,
+                               f"make_interval({', '.join(parts)})", tuple(values), "o" * len(values), True)
+    args = []
+    for a in expr.args:
+        low = check(a, ctx, STR)
+        if low is None:
+            return None
+        args.append(low)
+    if name == "duration_to_seconds":
+        if len(args) != 1 or args[0].type.family not in ("duration",):
+            ctx.reporter.error("E0304", "duration_to_seconds() takes one duration", expr.span)
+            return None
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS["decimal"]), args[0].nullable, name,
+                               "EXTRACT(EPOCH FROM {0})", (args[0],), "r", True)
+    target = {"cal::to_local_date": "cal::local_date", "cal::to_local_datetime": "cal::local_datetime",
+              "cal::to_local_time": "cal::local_time"}[name]
+    pg = SCALARS[target].pg
+    nullable = any(a.nullable for a in args)
+    if len(args) == 1 and args[0].type.family == "str":
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
+                               f"CAST({{0}} AS {pg})", (args[0],), "r", True)
+    if len(args) == 2 and args[0].type.family == "datetime" and args[1].type.family == "str":
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
+                               f"CAST(timezone({{1}}, {{0}}) AS {pg})", (args[0], args[1]), "rp", True)
+    ctx.reporter.error("E0304", f"{name}() takes a str, or a datetime and a time zone name", expr.span,
+                       f"write e.g. {name}('...') or {name}(datetime_current(), 'Europe/Paris')")
+    return None
+
+
+def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``fts::search(Doc, <str>$q [, language := 'eng'])`` in a filter of ``select Doc``:
+    whether the row's fts::index document matches the query, ``doc @@
+    websearch_to_tsquery(...)`` (https://docs.geldata.com/reference/stdlib/fts; see
+    :mod:`schemac.semantics.fts`). ``exists fts::search(...)`` is the same test."""
+    if name == "fts::with_options":
+        ctx.reporter.error("E0304", "fts::with_options() is only valid in an fts::index", expr.span)
+        return None
+    positional = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
+    named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
+    subject = ctx.subject
+    if len(positional) != 2 or not isinstance(positional[0], ast.VarRef) or subject is None \
+            or positional[0].name not in (subject.name, subject.qualname):
+        ctx.reporter.error("E0304", "fts::search() takes the type being selected and a query string", expr.span,
+                           f"write e.g. filter exists fts::search({subject.name if subject else 'Doc'}, <str>$q)")
+        return None
+    if subject.fts_document is None:
+        ctx.reporter.error("E0206", f"type '{subject.name}' has no fts::index to search", expr.span,
+                           f"declare index fts::index on (fts::with_options(.<property>, language := "
+                           f"fts::Language.eng)) on {subject.name}")
+        return None
+    language = "eng"
+    for arg in named:
+        if arg.name != "language":
+            ctx.reporter.error("E0206", f"fts::search() argument '{arg.name}' is not supported", arg.span,
+                               "only language := '<lang>' is")
+            return None
+        value = arg.value
+        if not (isinstance(value, ast.Literal) and value.kind == "str" and value.value in fts.LANGUAGES):
+            ctx.reporter.error("E0304", "language must be a string literal naming an fts::Language member",
+                               arg.span, "e.g. language := 'eng'")
+            return None
+        language = str(value.value)
+    query = check(positional[1], ctx, STR)
+    if query is None:
+        return None
+    if query.type.family != "str" or query.type.element is not None:
+        ctx.reporter.error("E0304", f"fts::search() needs a str query, got {query.type.name}", positional[1].span)
+        return None
+    return qir.FtsSearch(expr.span, BOOL, query.nullable, subject.fts_document, fts.regconfig(language), query)
+
+
+def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``sequence_next(introspect T)`` -> ``nextval(...)``; ``sequence_reset(introspect T)`` ->
+    ``setval(..., 1, false)`` (the next value is 1 again), ``sequence_reset(introspect T, v)`` ->
+    ``setval(..., v)`` (the next value is v + 1), as
+    https://docs.geldata.com/reference/stdlib/sequence documents them; all return int64."""
+    arity = (1,) if name == "sequence_next" else (1, 2)
+    if len(expr.args) not in arity or not isinstance(expr.args[0], ast.Introspect):
+        ctx.reporter.error("E0304", f"{name}() takes 'introspect <sequence type>'"
+                           + (" and an optional int64 value" if name == "sequence_reset" else ""), expr.span,
+                           f"write e.g. {name}(introspect TicketNo)")
+        return None
+    ref = expr.args[0].type
+    custom = ctx.schema.find(ref.name, ctx.module, ctx.schema.scalars)
+    if custom is None or not getattr(custom, "sequence", None):
+        ctx.reporter.error("E0304", f"'{ref}' is not a sequence type", ref.span,
+                           "declare it with: scalar type <Name> extending sequence;")
+        return None
+    seq = sql_string(qi(custom.sequence)).replace("{", "{{").replace("}", "}}")  # type: ignore[attr-defined]
+    if name == "sequence_next":
+        return qir.ExtCall(expr.span, INT64, False, name, f"nextval({seq})", ())
+    if len(expr.args) == 1:
+        return qir.ExtCall(expr.span, INT64, False, name, f"setval({seq}, 1, false)", ())
+    value = check(expr.args[1], ctx, INT64)
+    if value is None:
+        return None
+    if value.type.family != "num" or value.type.element is not None:
+        ctx.reporter.error("E0304", f"sequence_reset() needs an int64 value, got {value.type.name}", expr.args[1].span)
+        return None
+    return qir.ExtCall(expr.span, INT64, value.nullable, name, f"setval({seq}, {{0}})", (value,))
+
+
+def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    if expr.name.startswith("ext::"):
+        return _ext_func(expr, ctx)
+    name = expr.name[5:] if expr.name.startswith("std::") else expr.name
+    if name == "assert_single" and len(expr.args) == 1:
+        # Gel's assert_single: our values are single already; a sub-select is checked by the
+        # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
+        sub = computed_sql.as_subselect(expr.args[0])
+        if sub is not None and ctx.params is not None:
+            return computed_sql.subselect_value(sub, True, ctx)
+        return check(expr.args[0], ctx)
+    if name in ("sequence_next", "sequence_reset"):
+        return _sequence_func(expr, name, ctx)
+    if name in ("fts::search", "fts::with_options"):
+        return _fts_search(expr, name, ctx)
+    if name in _TIME_CONSTRUCTORS or name in ("cal::to_local_date", "cal::to_local_datetime", "cal::to_local_time",
+                                              "duration_to_seconds"):
+        return _time_func(expr, name, ctx)
+    if name in ("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"):
+        return _range_func(expr, name, ctx)
+    if name == "count":
+        return _count(expr, ctx)
+    if name == "json_get":
+        return _json_get(expr, ctx)
+    if name in _STD_FUNCS:
+        return _std_func(expr, name, ctx)
+    if name in ("datetime_get", "datetime_truncate"):
+        return _datetime_unit_func(expr, name, ctx)
+    if name in ("min", "max", "sum"):
+        return computed_sql.aggregate(expr, name, ctx)
+    if name == "math::mean":
+        return stdfuncs.mean(expr, ctx)
+    if name in stdfuncs.SCALAR_MATH:
+        return stdfuncs.scalar_math(expr, name, ctx)
+    if name == "len":
+        if len(expr.args) != 1:
+            ctx.reporter.error("E0304", "len() takes one argument", expr.span)
+            return None
+        arg = check(expr.args[0], ctx)
+        if arg is None:
+            return None
+        if arg.type.element is not None:
+            return qir.Call(expr.span, INT64, arg.nullable, "len_array", (arg,))
+        if arg.type.family not in ("str", "bytes"):
+            ctx.reporter.error("E0304", f"len() needs a str, bytes or array, got {arg.type.name}", expr.args[0].span)
+            return None
+        return qir.Call(expr.span, INT64, arg.nullable, "len_str" if arg.type.family == "str" else "len_bytes", (arg,))
+    if name in FUNCTIONS_WITH_ARGS:
+        arity, family, result = FUNCTIONS_WITH_ARGS[name]
+        if len(expr.args) != arity:
+            ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
+            return None
+        args = []
+        for a in expr.args:
+            low = check(a, ctx, STR)
+            if low is None:
+                return None
+            if low.type.family != family:
+                ctx.reporter.error("E0304", f"{name}() needs {family} arguments, got {low.type.name}", a.span)
+                return None
+            args.append(low)
+        return qir.Call(expr.span, result, any(a.nullable for a in args), name, tuple(args))
+    user = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
+    if user is not None and not user.alias:  # type: ignore[attr-defined]
+        from schemac.semantics import functions
+
+        return functions.call(expr, user, ctx)  # type: ignore[arg-type]
+    typ = FUNCTIONS.get(expr.name)
+    if typ is None:
+        known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len", "count"]
+        ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
+                           did_you_mean(expr.name, known))
+        return None
+    if expr.args:
+        ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
+        return None
+    return qir.Call(expr.span, typ, False, expr.name, ())
+
+
+#: Standard-library functions with a direct Postgres spelling and Gel's empty-set rule (empty
+#: in, empty out: Postgres' NULL in, NULL out): name -> (argument families, result scalar
+#: (``None``: the first argument's type), SQL template). Gel: https://docs.geldata.com/reference/stdlib/string,
+#: .../stdlib/numbers, .../stdlib/uuid.
+_STD_FUNCS = {
+    "str_trim_start": (("str",), "str", "ltrim({0})"),
+    "str_trim_end": (("str",), "str", "rtrim({0})"),
+    "str_repeat": (("str", "num"), "str", "repeat({0}, CAST({1} AS integer))"),
+    "str_replace": (("str", "str", "str"), "str", "replace({0}, {1}, {2})"),
+    "str_reverse": (("str",), "str", "reverse({0})"),
+    # (Gel's find is 0-based, -1 when not found: Postgres' strpos is 1-based, 0 when not found)
+    "find": (("str", "str"), "int64", "(CAST(strpos({0}, {1}) AS bigint) - 1)"),
+    "math::abs": (("num",), None, "abs({0})"),
+    "uuid_generate_v4": ((), "uuid", "gen_random_uuid()"),
+}
+
+#: Gel's datetime_get elements -> Postgres' date_part fields
+#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_get).
+_DATETIME_GET = {"epochseconds": "epoch", "century": "century", "day": "day", "decade": "decade", "dow": "dow",
+                 "doy": "doy", "hour": "hour", "isodow": "isodow", "isoyear": "isoyear",
+                 "microseconds": "microseconds", "millennium": "millennium", "milliseconds": "milliseconds",
+                 "minutes": "minute", "month": "month", "quarter": "quarter", "seconds": "second", "week": "week",
+                 "year": "year"}
+#: Gel's datetime_truncate units -> Postgres' date_trunc fields
+#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_truncate).
+_DATETIME_TRUNCATE = {"microseconds": "microseconds", "milliseconds": "milliseconds", "seconds": "second",
+                      "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week", "months": "month",
+                      "quarters": "quarter", "years": "year", "decades": "decade", "centuries": "century"}
+
+
+def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """A function of :data:`_STD_FUNCS`: its arguments checked against the families, the
+    result empty when an argument may be."""
+    families, result, template = _STD_FUNCS[name]
+    if len(expr.args) != len(families) or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", f"{name}() takes {len(families)} argument{'' if len(families) == 1 else 's'}",
+                           expr.span)
+        return None
+    args = []
+    for a, family in zip(expr.args, families):
+        low = check(a, ctx, STR if family == "str" else INT64 if family == "num" else None)
+        if low is None:
+            return None
+        if low.type.family != family or low.type.element is not None:
+            ctx.reporter.error("E0304", f"{name}() needs a {family} argument here, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    rtype = args[0].type if result is None else ValueType(scalar=SCALARS[result])
+    return qir.SqlTemplate(expr.span, rtype, any(a.nullable for a in args), name, template, tuple(args),
+                           "p" * len(args), True)
+
+
+def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``datetime_get(dt, 'year')`` (a float64: ``date_part('year', dt AT TIME ZONE 'UTC')``)
+    and ``datetime_truncate(dt, 'days')`` (``date_trunc('day', dt, 'UTC')``): Gel reads a
+    datetime in UTC. The unit is a string literal."""
+    units = _DATETIME_GET if name == "datetime_get" else _DATETIME_TRUNCATE
+    if len(expr.args) != 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", f"{name}() takes a datetime and a unit", expr.span)
+        return None
+    unit = expr.args[1]
+    if not (isinstance(unit, ast.Literal) and unit.kind == "str"):
+        ctx.reporter.error("E0206", f"{name}() with a unit that is not a string literal is not supported yet",
+                           unit.span, f"write the unit, e.g. {name}(dt, '{next(iter(units))}')")
+        return None
+    field_name = units.get(str(unit.value))
+    if field_name is None:
+        ctx.reporter.error("E0304", f"'{unit.value}' is not a unit of {name}()", unit.span,
+                           "units: " + ", ".join(units))
+        return None
+    dt = check(expr.args[0], ctx, DATETIME)
+    if dt is None:
+        return None
+    if dt.type.scalar is None or dt.type.scalar.name != "datetime":
+        ctx.reporter.error("E0206" if dt.type.family in ("datetime", "local_datetime", "local_date") else "E0304",
+                           f"{name}() of a {dt.type.name} is not supported" if dt.type.family != "datetime" or
+                           dt.type.scalar is None else f"{name}() needs a datetime, got {dt.type.name}",
+                           expr.args[0].span)
+        return None
+    if name == "datetime_get":
+        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name,
+                               f"date_part({sql_string(field_name)}, {{0}} AT TIME ZONE 'UTC')", (dt,), "o", True)
+    return qir.SqlTemplate(expr.span, DATETIME, dt.nullable, name,
+                           f"date_trunc({sql_string(field_name)}, {{0}}, 'UTC')", (dt,), "p", True)
+
+
+def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``json_get(j, 'a', 'b')`` (https://docs.geldata.com/reference/stdlib/json#function::std::json_get):
+    the json value at that path (object keys, or array indexes as strings), empty when there is
+    none: ``jsonb_extract_path(j, 'a', 'b')``."""
+    if len(expr.args) < 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0206" if any(isinstance(a, ast.NamedArg) for a in expr.args) else "E0304",
+                           "json_get() takes a json value and one or more path elements (the default := argument "
+                           "is not supported yet)", expr.span)
+        return None
+    json_type = ValueType(scalar=SCALARS["json"])
+    args = []
+    for i, a in enumerate(expr.args):
+        low = check(a, ctx, json_type if i == 0 else STR)
+        if low is None:
+            return None
+        want = "json" if i == 0 else "str"
+        if low.type.family != want:
+            ctx.reporter.error("E0304", f"json_get() needs a {want} {'value' if i == 0 else 'path element'}, got "
+                               f"{low.type.name}", a.span)
+            return None
+        args.append(low)
+    template = "jsonb_extract_path(" + ", ".join(f"{{{i}}}" for i in range(len(args))) + ")"
+    return qir.SqlTemplate(expr.span, json_type, True, "json_get", template, tuple(args), "p" * len(args), True)
+
+
+def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
+    if expr.op not in ("exists", "not", "-"):
+        ctx.reporter.error("E0206", f"'{expr.op}' is not supported in {ctx.where} yet", expr.span)
+        return None
+    if expr.op == "exists" and isinstance(expr.operand, ast.FuncCall) \
+            and expr.operand.name in ("fts::search", "std::fts::search"):
+        return check(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
+    if expr.op == "exists":
+        op = expr.operand
+        if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None \
+                and op.steps[0] in ctx.subject.poly_links:
+            # a polymorphic link: one of its columns set (single), a join row (multi)
+            pl = ctx.subject.poly_links[op.steps[0]]
+            row = ctx.column_prefix or qi(ctx.subject.table)
+            if pl.multi:
+                sql = f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id")'  # type: ignore[arg-type]
+            else:
+                sql = "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                                   True)
+        link = ctx.subject.links.get(op.steps[0]) \
+            if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
+        if link is not None and link.column is None and link.join_table is not None:
+            # `exists .bs` of a multi link (https://docs.geldata.com/reference/stdlib/set#operator::exists):
+            # a join row of the subject, as count(.bs) counts them
+            row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
+            alias = qi(f"_j{ctx.depth}")
+            sql = f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id")'
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                                   True)
+        if computed_sql.type_set_of(expr.operand, ctx) is not None:
+            # `exists User`, `exists (select User filter ...)`
+            objects = computed_sql.type_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
+        if _set_operand(expr.operand, ctx) is not None:
+            inner, scope = _set_operand(expr.operand, ctx)  # type: ignore[misc]
+            return _set_function(inner, scope, True)
+        if computed_sql.is_set_operand(expr.operand, ctx):
+            objects = computed_sql.expr_object_set(expr.operand, ctx, qi(f"_e{ctx.depth}"), expr.operand.span)
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
+        if computed_sql.link_set_of(expr.operand, ctx) is not None:
+            objects = computed_sql.object_set_of(expr.operand, ctx, f"_e{ctx.depth}")
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
+        inner = check(expr.operand, ctx, None)
+        if inner is None:
+            return None
+        return qir.Unary(expr.span, BOOL, False, "exists", inner)
+    if expr.op == "not":
+        inner = check(expr.operand, ctx, BOOL)
+        if inner is None:
+            return None
+        if inner.type.family != "bool":
+            ctx.reporter.error("E0304", f"'not' needs a bool operand, got {inner.type.name}", expr.operand.span)
+            return None
+        return qir.Unary(expr.span, BOOL, inner.nullable, "not", inner)
+    inner = check(expr.operand, ctx, None)
+    if inner is None:
+        return None
+    if inner.type.family != "num":
+        ctx.reporter.error("E0304", f"unary '-' needs a number, got {inner.type.name}", expr.operand.span)
+        return None
+    return qir.Unary(expr.span, inner.type, inner.nullable, "-", inner)
+
+
+def _pair(expr: ast.BinOp, ctx: ExprContext):
+    """Check both operands; an untyped parameter takes its type from the other side."""
+    def untyped_param(e):
+        return isinstance(e, ast.Param) and e.type is None
+
+    if untyped_param(expr.left) and not untyped_param(expr.right):
+        right = check(expr.right, ctx)
+        # `$p ?? fallback`: the parameter may be omitted, that is what '??' is for.
+        left = check(expr.left, ctx, right.type if right else None, allow_optional_param=expr.op == "??")
+    else:
+        left = check(expr.left, ctx)
+        right = check(expr.right, ctx, left.type if left else None)
+    return left, right
+
+
+#: Left-associative operators: chains of them are checked iteratively (see :func:`_binop`).
+_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "//", "++", "??"})
+
+
+def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
+    """Check a binary operator. A left-associative chain (``a or b or c ...``, ``a + b + ...``)
+    is a left-deep tree; it is walked down its left spine with a loop, not with recursion, so
+    chains of any length compile without deep Python stacks."""
+    if expr.op not in _LOWERED_BINOPS:
+        # (EdgeQL operators the grammar reads but nothing lowers yet: ^ // union except ...)
+        ctx.reporter.error("E0206", f"the operator '{expr.op}' is not supported in {ctx.where} yet", expr.span)
+        return None
+    spine = [expr]
+    while isinstance(spine[-1].left, ast.BinOp) and spine[-1].left.op in _CHAINED:
+        spine.append(spine[-1].left)
+    low = _binop_step(spine.pop(), ctx, None)
+    for node in reversed(spine):
+        if low is None:
+            return None
+        low = _binop_step(node, ctx, low)
+    return low
+
+
+def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> Optional[qir.Expr]:
+    """One operator; ``left`` is its already checked left operand, or ``None``."""
+    op = expr.op
+    if op in ("and", "or"):
+        if left is None:
+            left = check(expr.left, ctx, BOOL)
+        right = check(expr.right, ctx, BOOL)
+        if left is None or right is None:
+            return None
+        for side, e in ((left, expr.left), (right, expr.right)):
+            if side.type.family != "bool":
+                ctx.reporter.error("E0304", f"'{op}' needs bool operands, got {side.type.name}", e.span)
+                return None
+        return qir.Binary(expr.span, BOOL, left.nullable or right.nullable, op, left, right)
+    if left is None:
+        left, right = _pair(expr, ctx)
+    else:
+        right = check(expr.right, ctx, left.type)
+    if left is None or right is None:
+        return None
+    nullable = left.nullable or right.nullable
+    if op in _CMP:
+        if left.type.family != right.type.family:
+            ctx.reporter.error("E0304", f"cannot compare {left.type.name} with {right.type.name} using '{op}'",
+                               expr.span, _cast_hint(left.type, right.type))
+            return None
+        if op in ("like", "ilike") and left.type.family != "str":
+            ctx.reporter.error("E0304", f"'{op}' needs str operands, got {left.type.name}", expr.span)
+            return None
+        if op in ("?=", "?!="):
+            nullable = False
+        return qir.Binary(expr.span, BOOL, nullable, op, left, right)
+    if op == "++":
+        if left.type.family != "str" or right.type.family != "str":
+            ctx.reporter.error("E0304", f"'++' needs str operands, got {left.type.name} and {right.type.name}",
+                               expr.span)
+            return None
+        return qir.Binary(expr.span, STR, nullable, op, left, right)
+    if op == "??":
+        if left.type.family != right.type.family:
+            ctx.reporter.error("E0304", f"'??' operands differ: {left.type.name} and {right.type.name}", expr.span)
+            return None
+        return qir.Binary(expr.span, left.type, left.nullable and right.nullable, op, left, right)
+    if op in ("+", "-") and (left.type.family, op, right.type.family) in _TEMPORAL:
+        result, template = _TEMPORAL[(left.type.family, op, right.type.family)]
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, op, template, (left, right),
+                               "xx", template.startswith(("(", "make_")))
+    if op in _ARITH:
+        if left.type.family != "num" or right.type.family != "num":
+            ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",
+                               expr.span)
+            return None
+        result = arith_result(op, _num_operand_type(left), _num_operand_type(right))
+        if result is None:
+            ctx.reporter.error("E0304", f"'{op}' cannot mix {left.type.name} and {right.type.name} "
+                               "(Gel has no implicit cast between them)", expr.span,
+                               "cast one operand explicitly, e.g. <float64>x or <decimal>x")
+            return None
+        if result == "":  # not a standard numeric scalar (kept as before: the left operand's type)
+            return qir.Binary(expr.span, left.type, nullable, op, left, right)
+        same = next((x.type for x in (left, right) if type(x) is not qir.Literal and _num_operand_type(x) == result),
+                    None)
+        return qir.Binary(expr.span, same or ValueType(scalar=SCALARS[result]), nullable, op, left, right)
+    raise AssertionError(op)  # pragma: no cover
+
+
+#: Gel's implicit numeric casts (https://docs.geldata.com/reference/stdlib/numbers,
+#: https://docs.geldata.com/reference/stdlib/casts): int16 -> int32 -> int64 -> bigint -> decimal,
+#: int16 -> float32 -> float64, int32 -> float64, int64 -> float64. An arithmetic operator's
+#: operands meet at their nearest common type; float and bigint/decimal do not meet.
+_IMPLICIT_NUM = {
+    "int16": ("int32", "float32"),
+    "int32": ("int64", "float64"),
+    "int64": ("bigint", "float64"),
+    "bigint": ("decimal",),
+    "float32": ("float64",),
+    "float64": (),
+    "decimal": (),
+}
+
+
+def _num_reach(name: str) -> frozenset:
+    seen = {name}
+    todo = [name]
+    while todo:
+        for n in _IMPLICIT_NUM[todo.pop()]:
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return frozenset(seen)
+
+
+def arith_result(op: str, left: str, right: str) -> Optional[str]:
+    """The scalar an arithmetic operator ``op`` returns for operands of the numeric scalars
+    ``left`` and ``right``, as Gel types it (https://docs.geldata.com/reference/stdlib/numbers):
+    the operands' nearest common type (``int32 + int64`` is ``int64``), except ``/``, which on
+    integers is ``float64`` (``10 / 4`` is ``2.5``) and on ``bigint`` is ``decimal``; ``//`` and
+    ``%`` keep the common type. ``None`` when the operands have no common type (a float with a
+    ``bigint`` or ``decimal``); ``""`` when either is not a standard numeric scalar."""
+    if left not in _IMPLICIT_NUM or right not in _IMPLICIT_NUM:
+        return ""
+    common = _num_reach(left) & _num_reach(right)
+    best = next((c for c in common if _num_reach(c) >= common), None)
+    if best is None:
+        return None
+    if op == "/":
+        if best in ("int16", "int32", "int64"):
+            return "float64"
+        if best == "bigint":
+            return "decimal"
+    return best
+
+
+def _num_operand_type(x: qir.Expr) -> str:
+    """An operand's scalar for :func:`arith_result`; an integer literal is Gel's ``int64`` and a
+    float literal ``float64`` whatever the other operand (``<int32>$x + 1`` is ``int64``)."""
+    if type(x) is qir.Literal:
+        if x.kind == "int":  # type: ignore[attr-defined]
+            return "int64"
+        if x.kind == "float":  # type: ignore[attr-defined]
+            return "float64"
+    t = x.type
+    return t.scalar.name if t.scalar is not None and t.element is None and t.enum is None else ""
+
+
+def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x in {a, b}``; ``x in $arr`` (an array)."""
+    left = check(expr.left, ctx)
+    if left is None:
+        return None
+    negate = expr.op == "not in"
+    if isinstance(expr.right, ast.SetLit):
+        if not expr.right.items:
+            return qir.InSet(expr.span, BOOL, False, left, (), negate)
+        items = []
+        for item in expr.right.items:
+            low = check(item, ctx, left.type)
+            if low is None:
+                return None
+            if low.type.family != left.type.family:
+                ctx.reporter.error("E0304", f"'{expr.op}' compares {left.type.name} with {low.type.name}", item.span)
+                return None
+            items.append(low)
+        return qir.InSet(expr.span, BOOL, left.nullable, left, tuple(items), negate)
+    right_expr = expr.right
+    if isinstance(right_expr, ast.VarRef) and right_expr.name not in ctx.variables \
+            and isinstance(ctx.type_sets.get(right_expr.name), ast.FuncCall):
+        right_expr = ctx.type_sets[right_expr.name]  # with ids := array_unpack(...) ... in ids
+    if isinstance(right_expr, ast.FuncCall) and right_expr.name in ("array_unpack", "std::array_unpack") \
+            and len(right_expr.args) == 1:
+        # `x in array_unpack(arr)`: x is one of the array's elements (Gel's arrays hold no
+        # empty elements), `x = ANY (arr)`; none of an empty array
+        # (https://docs.geldata.com/reference/stdlib/array#function::std::array_unpack).
+        right_expr = right_expr.args[0]
+    right = check(right_expr, ctx, ValueType(element=left.type))
+    if right is None:
+        return None
+    if right.type.element is None or right.type.element.family != left.type.family:
+        ctx.reporter.error("E0304", f"the right side of '{expr.op}' must be a set {{...}} or an array of "
+                           f"{left.type.name}, got {right.type.name}", expr.right.span)
+        return None
+    return qir.InArray(expr.span, BOOL, left.nullable, left, right, negate)
+
+
+def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qir.Expr]:
+    """``<T>$p`` types a parameter (Gel's spelling of ``$p<T>``); ``<T>expr`` is a cast."""
+    if isinstance(expr.operand, ast.Param):
+        if expr.operand.type is not None:
+            ctx.reporter.error("E0304", "a parameter is typed twice", expr.span, "write either <T>$p or $p<T>")
+            return None
+        return check(ast.Param(expr.operand.name, expr.type, expr.span), ctx, None, allow_optional)
+    target = resolve_type_ref(expr.type, ctx)
+    if target is None:
+        return None
+    if isinstance(expr.operand, ast.SetLit) and not expr.operand.items:
+        # <T>{}: the empty set of T
+        return qir.SqlTemplate(expr.span, target, True, "empty", f"NULL::{target.pg}", (), "", True)
+    if target.enum is not None and isinstance(expr.operand, ast.Literal) and expr.operand.kind == "str":
+        # <Enum>'member': Gel's way to name a member, also one that is not an identifier.
+        member = str(expr.operand.value)
+        if member not in target.enum.members:
+            ctx.reporter.error("E0203", f"enum '{target.enum.name}' has no member {member!r}", expr.operand.span,
+                               did_you_mean(member, target.enum.members))
+            return None
+        return qir.EnumMember(expr.span, target, False, target.enum, member)
+    inner = check(expr.operand, ctx, None)
+    if inner is None:
+        return None
+    if inner.type.family == "json" and target.family != "json":
+        # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
+        # property refuses when written); `<optional T>x['k']` may be empty.
+        if target.element is not None and (target.element.element is not None or target.element.family == "json"):
+            ctx.reporter.error("E0206", f"casting json to {target.name} is not supported", expr.span)
+            return None
+        return qir.JsonCast(expr.span, target, expr.type.optional, inner)
+    if target.enum is not None and inner.type.enum != target.enum:
+        ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
+                           expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
+        return None
+    return qir.Cast(expr.span, target, inner.nullable, inner)
+
+
+def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:
+    if a.enum is not None and b.family == "str":
+        return f"compare with an enum member instead, e.g. {a.enum.name}.{a.enum.members[0]}"
+    if b.enum is not None and a.family == "str":
+        return f"compare with an enum member instead, e.g. {b.enum.name}.{b.enum.members[0]}"
+    if a.family != b.family:
+        return f"cast one side, e.g. <{a.name}>..."
+    return None
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())

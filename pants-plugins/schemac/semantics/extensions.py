@@ -1,0 +1,183 @@
+"""Gel extensions (``using extension NAME;``) and what they lower to in Postgres.
+
+Gel's extensions (https://docs.geldata.com/reference/datamodel/extensions) are of two kinds:
+
+* wrappers of a Postgres extension -- ``pgvector`` (https://docs.geldata.com/reference/stdlib/pgvector),
+  ``pg_trgm`` (https://docs.geldata.com/reference/stdlib/pg_trgm), ``pgcrypto``
+  (https://docs.geldata.com/reference/stdlib/pgcrypto), ``fuzzystrmatch``
+  (https://docs.geldata.com/reference/stdlib/fuzzystrmatch) and ``pg_unaccent``. The migration creates the Postgres
+  extension (``CREATE EXTENSION IF NOT EXISTS``) before the tables, and their types, functions
+  and index kinds lower to it (:data:`EXT_FUNCTIONS`, :data:`EXT_INDEXES`,
+  :func:`vector_scalar`);
+* services of the Gel server -- ``auth``, ``ai``, ``graphql``, ``edgeql_http`` and the others of
+  :data:`GEL_SERVICES`. Postgres has nothing to create for them: the declaration is accepted with
+  a warning (a schema that declares them still compiles), and a reference to one of their types,
+  functions or index kinds (``ext::ai::search``, ``ext::ai::index``) is a located E0206, except
+  the data model of ``auth`` (``ext::auth::Identity`` and its relatives become tables, see
+  :mod:`schemac.semantics.gel_auth`) and a ``deferred index ext::ai::index`` (warning W0007, nothing
+  created: only ``ext::ai::search`` reads it).
+
+The compiler core does not import Pants (this module is plain data and small helpers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+from schemac.semantics.scalars import Scalar
+
+
+@dataclass(frozen=True)
+class Extension:
+    """A Gel extension schemac knows: ``pg`` is the Postgres extension it needs (``None`` for a
+    Gel server service), ``doc`` Gel's documentation page."""
+
+    name: str
+    pg: Optional[str]
+    doc: str
+
+
+_DOCS = "https://docs.geldata.com/reference/stdlib/"
+
+#: Gel extensions with a Postgres counterpart, by Gel name.
+PG_EXTENSIONS: Dict[str, Extension] = {
+    e.name: e for e in [
+        Extension("pgvector", "vector", _DOCS + "pgvector"),
+        Extension("pg_trgm", "pg_trgm", _DOCS + "pg_trgm"),
+        Extension("pgcrypto", "pgcrypto", _DOCS + "pgcrypto"),
+        Extension("fuzzystrmatch", "fuzzystrmatch", _DOCS + "fuzzystrmatch"),
+        Extension("pg_unaccent", "unaccent", _DOCS + "pg_unaccent"),
+    ]
+}
+
+#: Gel extensions that are services of the Gel server (HTTP endpoints, an auth service, AI
+#: indexes computed by the server): nothing exists for them in Postgres.
+GEL_SERVICES: Dict[str, Extension] = {
+    e.name: e for e in [
+        Extension("auth", None, "https://docs.geldata.com/reference/auth"),
+        Extension("ai", None, "https://docs.geldata.com/reference/ai"),
+        Extension("graphql", None, "https://docs.geldata.com/reference/using/graphql"),
+        Extension("edgeql_http", None, "https://docs.geldata.com/reference/using/http"),
+        Extension("notebook", None, "https://docs.geldata.com/reference/using/http"),
+    ]
+}
+
+
+def known_extension(name: str) -> Optional[Extension]:
+    """The :class:`Extension` named ``name``, or ``None``."""
+    return PG_EXTENSIONS.get(name) or GEL_SERVICES.get(name)
+
+
+#: Gel extensions with a Postgres counterpart that schemac does not lower yet: declaring one
+#: is a located E0206 (PostGIS's many types and functions are not mapped).
+NOT_YET = {"postgis": "https://docs.geldata.com/reference/stdlib/postgis"}
+
+
+# ------------------------------------------------------------------------------- pgvector
+VECTOR = "ext::pgvector::vector"
+
+
+def vector_scalar(dims: Optional[int]) -> Scalar:
+    """The scalar ``ext::pgvector::vector<dims>`` (``vector(dims)``; ``dims`` ``None``:
+    ``vector``, e.g. a query parameter). TypeScript: ``number[]`` (node-postgres returns the
+    extension's text ``[1,2,3]``, which the runner parses); Go: the generated ``Vector``
+    (``[]float32`` with ``sql.Scanner``/``driver.Valuer`` for that text form; nil is NULL)."""
+    got = _VECTORS.get(dims)
+    if got is None:
+        name = VECTOR if dims is None else f"{VECTOR}<{dims}>"
+        pg = "vector" if dims is None else f"vector({dims})"
+        got = _VECTORS[dims] = Scalar(name, pg, "number[]", "readonly number[]", "Vector", "Vector", "", "vector",
+                                      "Vector")
+    return got
+
+
+_VECTORS: Dict[Optional[int], Scalar] = {}
+
+#: pgvector's largest dimension count for a ``vector`` column.
+MAX_VECTOR_DIMS = 16000
+
+
+def is_vector(scalar: Optional[Scalar]) -> bool:
+    return scalar is not None and scalar.sql_family == "vector"
+
+
+# ------------------------------------------------------------------------------- functions
+#: Extension functions: Gel name -> (argument kinds, SQL template over ``{0}``..., result
+#: scalar name). Argument kinds: ``str``, ``bytes_or_str``, ``vector``, ``int``. Each is the
+#: Postgres function or operator of the same meaning.
+EXT_FUNCTIONS: Dict[str, Tuple[Tuple[str, ...], str, str]] = {
+    # pgvector: https://docs.geldata.com/reference/stdlib/pgvector
+    "ext::pgvector::euclidean_distance": (("vector", "vector"), "({0} <-> {1})", "float64"),
+    "ext::pgvector::neg_inner_product": (("vector", "vector"), "({0} <#> {1})", "float64"),
+    "ext::pgvector::cosine_distance": (("vector", "vector"), "({0} <=> {1})", "float64"),
+    "ext::pgvector::euclidean_norm": (("vector",), "vector_norm({0})", "float64"),
+    # pg_trgm: https://docs.geldata.com/reference/stdlib/pg_trgm
+    "ext::pg_trgm::similarity": (("str", "str"), "similarity({0}, {1})", "float32"),
+    "ext::pg_trgm::similar": (("str", "str"), "({0} % {1})", "bool"),
+    "ext::pg_trgm::similarity_dist": (("str", "str"), "({0} <-> {1})", "float32"),
+    "ext::pg_trgm::word_similarity": (("str", "str"), "word_similarity({0}, {1})", "float32"),
+    "ext::pg_trgm::word_similar": (("str", "str"), "({0} <% {1})", "bool"),
+    "ext::pg_trgm::word_similarity_dist": (("str", "str"), "({0} <<-> {1})", "float32"),
+    "ext::pg_trgm::strict_word_similarity": (("str", "str"), "strict_word_similarity({0}, {1})", "float32"),
+    "ext::pg_trgm::strict_word_similar": (("str", "str"), "({0} <<% {1})", "bool"),
+    "ext::pg_trgm::strict_word_similarity_dist": (("str", "str"), "({0} <<<-> {1})", "float32"),
+    # pgcrypto: https://docs.geldata.com/reference/stdlib/pgcrypto
+    "ext::pgcrypto::digest": (("bytes_or_str", "str"), "digest({0}, {1})", "bytes"),
+    "ext::pgcrypto::hmac": (("bytes_or_str", "bytes_or_str", "str"), "hmac({0}, {1}, {2})", "bytes"),
+    "ext::pgcrypto::gen_salt": (("str",), "gen_salt({0})", "str"),
+    "ext::pgcrypto::crypt": (("str", "str"), "crypt({0}, {1})", "str"),
+    # fuzzystrmatch: https://docs.geldata.com/reference/stdlib/fuzzystrmatch
+    "ext::fuzzystrmatch::soundex": (("str",), "soundex({0})", "str"),
+    "ext::fuzzystrmatch::difference": (("str", "str"), "difference({0}, {1})", "int32"),
+    "ext::fuzzystrmatch::levenshtein": (("str", "str"), "levenshtein({0}, {1})", "int32"),
+    "ext::fuzzystrmatch::levenshtein_less_equal": (("str", "str", "int"),
+                                                   "levenshtein_less_equal({0}, {1}, CAST({2} AS integer))", "int32"),
+    "ext::fuzzystrmatch::metaphone": (("str", "int"), "metaphone({0}, CAST({1} AS integer))", "str"),
+    "ext::fuzzystrmatch::dmetaphone": (("str",), "dmetaphone({0})", "str"),
+    "ext::fuzzystrmatch::dmetaphone_alt": (("str",), "dmetaphone_alt({0})", "str"),
+    # pg_unaccent: https://docs.geldata.com/reference/stdlib/pg_unaccent
+    "ext::pg_unaccent::unaccent": (("str",), "unaccent({0})", "str"),
+}
+
+#: Functions with an optional last argument: name -> (template with it, its kind).
+EXT_FUNCTION_OPTIONAL_LAST = {
+    "ext::pgcrypto::gen_salt": ("gen_salt({0}, CAST({1} AS integer))", "int"),
+}
+
+
+# ------------------------------------------------------------------------------- index kinds
+@dataclass(frozen=True)
+class IndexKind:
+    """An extension index kind: the Postgres access method, the operator class of its key
+    column, the value kind it indexes (``vector``/``str``), and its named arguments
+    (name -> required) written as storage parameters (``WITH (lists = 100)``)."""
+
+    method: str
+    opclass: str
+    value: str
+    args: Tuple[Tuple[str, bool], ...] = ()
+
+
+_IVF = (("lists", True),)
+_HNSW = (("m", False), ("ef_construction", False))
+
+#: Gel extension index kinds -> how Postgres builds them.
+EXT_INDEXES: Dict[str, IndexKind] = {
+    "ext::pgvector::ivfflat_euclidean": IndexKind("ivfflat", "vector_l2_ops", "vector", _IVF),
+    "ext::pgvector::ivfflat_ip": IndexKind("ivfflat", "vector_ip_ops", "vector", _IVF),
+    "ext::pgvector::ivfflat_cosine": IndexKind("ivfflat", "vector_cosine_ops", "vector", _IVF),
+    "ext::pgvector::hnsw_euclidean": IndexKind("hnsw", "vector_l2_ops", "vector", _HNSW),
+    "ext::pgvector::hnsw_ip": IndexKind("hnsw", "vector_ip_ops", "vector", _HNSW),
+    "ext::pgvector::hnsw_cosine": IndexKind("hnsw", "vector_cosine_ops", "vector", _HNSW),
+    "ext::pg_trgm::gin": IndexKind("gin", "gin_trgm_ops", "str"),
+    "ext::pg_trgm::gist": IndexKind("gist", "gist_trgm_ops", "str"),
+}
+
+
+def extension_of(qualname: str) -> Optional[str]:
+    """``pgvector`` for ``ext::pgvector::vector``; ``None`` for a name outside ``ext::``."""
+    parts = qualname.split("::")
+    if len(parts) >= 3 and parts[0] == "ext":
+        return parts[1]
+    return None

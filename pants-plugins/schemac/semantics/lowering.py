@@ -1,0 +1,1029 @@
+"""Lowering of the typed query IR (:mod:`schemac.semantics.qir`) to Postgres SQL.
+
+Everything here is already checked: the lowering never reports an error, it only writes SQL
+(one statement per query; CTEs, correlated sub-selects and JSON aggregation where needed).
+Every user value is a bound ``$n``; schema constants (enum members, literals) are spelled in.
+
+Rules, per form (the Gel semantics they implement are in ``docs/language.md``):
+
+* ``insert`` returns ``{ id }`` (Gel's default shape); ``unless conflict on (.a, .b)`` becomes
+  ``ON CONFLICT ("a", "b") [WHERE <predicate>] DO NOTHING``. For a *partial* exclusive
+  constraint the index predicate is repeated, because Postgres only infers a partial unique
+  index as the arbiter when the conflict target's WHERE implies the index predicate
+  (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT);
+* ``update`` and ``delete`` return ``{ id }`` of every row they touch; an update that only
+  changes links locks its rows (``SELECT ... FOR UPDATE``);
+* a multi link's join rows are written by CTEs reading the written rows, in the same statement;
+* ``select Type { a, b, link: { id } }`` returns the shape's columns (a single link's id as
+  ``link_id``); a nested shape is a correlated sub-select building JSON; ``order by`` sorts
+  empty values first ascending and last descending, as Gel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, FrozenSet, List, Optional, Tuple
+
+from schemac.semantics import qir
+from schemac.frozen import fast_init_all
+from schemac.semantics.model import Column, ObjectType, ValueType
+from schemac.semantics.sqlnames import qi, quote_ident, sql_string
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An expression in SQL (see :func:`emit`). ``atomic`` is true when ``sql`` needs no
+    parentheses as an operand; ``nullable`` when it may be NULL; ``column`` the column it reads
+    when it is a path."""
+
+    sql: str
+    type: ValueType
+    nullable: bool = False
+    atomic: bool = True
+    column: Optional[Column] = None
+    is_param: bool = False
+
+#: Function calls: ``func`` -> (SQL template, atomic, arguments as operands). ``{0}`` is the
+#: first argument's SQL, parenthesised (and a parameter cast) when ``operands``. Gel's
+#: ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
+#: ``datetime_of_transaction()`` are the transaction start (``now()``), as in Postgres.
+_CALLS = {
+    "now": ("now()", True, False),
+    "datetime_current": ("clock_timestamp()", True, False),
+    "datetime_of_statement": ("statement_timestamp()", True, False),
+    "datetime_of_transaction": ("now()", True, False),
+    "std::datetime_current": ("clock_timestamp()", True, False),
+    "str_lower": ("lower({0})", True, True),
+    "str_upper": ("upper({0})", True, True),
+    "str_trim": ("btrim({0})", True, True),
+    "re_test": ("{1} ~ {0}", False, True),
+    "len_array": ("cardinality({0})", True, True),
+    "len_str": ("char_length({0})", True, False),
+    "len_bytes": ("octet_length({0})", True, False),
+    "count_array": ("coalesce(cardinality({0}), 0)", True, False),
+    "range_is_empty": ("isempty({0})", True, False),
+    "range_get_lower": ("lower({0})", True, False),
+    "range_get_upper": ("upper({0})", True, False),
+    "range_contains": ("{0} @> {1}", False, True),
+    "range_overlaps": ("{0} && {1}", False, True),
+}
+
+_CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
+        "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
+_ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "//": "/", "++": "||", "and": "AND", "or": "OR"}
+
+#: Left-associative operators: a chain of them is lowered with a loop (see :func:`_binary`).
+_CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "//", "++", "??"})
+
+
+def emit(node: qir.Expr) -> Lowered:
+    """The SQL of a checked expression, with what callers need to know about it."""
+    t = type(node)
+    column = node.column if t is qir.ColumnRef or t is qir.SubjectRef else None  # type: ignore[attr-defined]
+    return Lowered(expr_sql(node), node.type, node.nullable, _atomic(node), column, t is qir.ParamRef)
+
+
+def expr_sql(node: qir.Expr) -> str:
+    """The SQL of a checked expression."""
+    return _EXPR[type(node)](node)
+
+
+def _atomic(node: qir.Expr) -> bool:
+    """True when the node's SQL needs no parentheses as an operand."""
+    t = type(node)
+    if t in _ATOMIC:
+        return True
+    if t is qir.VarRef:
+        b = node.binding  # type: ignore[attr-defined]
+        return not (type(b) is qir.WithValue and b.inline) or _atomic(b.value)
+    if t is qir.Call:
+        return _CALLS[node.func][1]  # type: ignore[attr-defined]
+    if t is qir.Binary:
+        return node.op in ("??", "%", "//")  # type: ignore[attr-defined]
+    if t is qir.InSet:
+        return not node.items  # type: ignore[attr-defined]
+    if t is qir.JsonCast:
+        return node.type.element is None
+    if t is qir.SqlTemplate:
+        return node.atomic  # type: ignore[attr-defined]
+    return False
+
+
+_ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
+                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.ObjectId,
+                     qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
+                     qir.SetFilter, qir.WrittenIds})
+
+
+def param_sql(node: qir.Expr, sql: str) -> str:
+    """``sql`` of ``node``, with an explicit ``::type`` cast when it is a parameter (which
+    Postgres cannot type from its context)."""
+    return f"{sql}::{node.type.pg}" if type(node) is qir.ParamRef else sql
+
+
+def _operand(x: qir.Expr, sql: str, other: Optional[qir.Expr] = None) -> str:
+    """``x`` (whose SQL is ``sql``) as an operand: parenthesised unless atomic; a parameter gets
+    a ``::type`` cast unless the other operand is a column (Postgres types it from the column)."""
+    if type(x) is qir.ParamRef and (other is None or type(other) not in (qir.ColumnRef, qir.SubjectRef)):
+        return f"{sql}::{x.type.pg}"
+    return sql if _atomic(x) else f"({sql})"
+
+
+def _op(x: qir.Expr, other: Optional[qir.Expr] = None) -> str:
+    return _operand(x, expr_sql(x), other)
+
+
+def _literal(node: qir.Literal) -> str:
+    if node.kind == "str":
+        return sql_string(node.value)  # type: ignore[arg-type]
+    if node.kind == "bool":
+        return "true" if node.value else "false"
+    if node.kind == "null":
+        return "NULL"
+    return str(node.value)
+
+
+def _column(node: qir.ColumnRef) -> str:
+    name = quote_ident(node.column.name)
+    return f"{node.qualifier}.{name}" if node.qualifier else name
+
+
+def _var(node: qir.VarRef) -> str:
+    b = node.binding
+    if type(b) is qir.LoopVar:
+        return f'"_batch".{qi(b.sql_name or node.name)}'
+    if b.inline:  # type: ignore[attr-defined]
+        value = b.value  # type: ignore[attr-defined]
+        return param_sql(value, expr_sql(value))
+    return f'(SELECT "v" FROM {qi("_with_" + node.name)})'
+
+
+def _call(node: qir.Call) -> str:
+    template, _, operands = _CALLS[node.func]
+    if operands:
+        return template.format(*(_op(a) for a in node.args))
+    return template.format(*(expr_sql(a) for a in node.args))
+
+
+def _count_link(node: qir.CountLink) -> str:
+    return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
+            f'WHERE "_c"."source_id" = {node.subject_row}."id")')
+
+
+def _unary(node: qir.Unary) -> str:
+    inner = _op(node.operand)
+    if node.op == "exists":
+        return f"{inner} IS NOT NULL"
+    if node.op == "not":
+        return f"NOT {inner}"
+    return f"-{inner}"
+
+
+def _binary(node: qir.Binary) -> str:
+    """A chain of a left-associative operator (``a or b or c ...``) is a left-deep tree: it is
+    walked down its left spine with a loop, so chains of any length need no deep stack. A chain
+    of ``and`` or of ``or`` is written flat (``(a) OR (b) OR (c)``): Postgres' grammar gathers it
+    into one node, where as many nested parentheses as terms would take its parser as deep (a
+    20,000-term chain ran out of memory). A chain of ``++``: :func:`_concat_chain`."""
+    if _is_concat_chain(node):
+        return _concat_chain(node)
+    spine = [node]
+    while (type(spine[-1].left) is qir.Binary and spine[-1].left.op in _CHAINED  # type: ignore[attr-defined]
+           and not _is_concat_chain(spine[-1].left)):  # type: ignore[arg-type]
+        spine.append(spine[-1].left)  # type: ignore[arg-type]
+    bottom = spine.pop()
+    sql = _binary_step(bottom, expr_sql(bottom.left))
+    prev = bottom.op
+    for n in reversed(spine):
+        sql = _binary_step(n, sql, flat=n.op == prev and n.op in _FLAT)
+        prev = n.op
+    return sql
+
+
+#: Operators whose chains are written without parentheses around the chain so far.
+_FLAT = frozenset({"and", "or"})
+
+
+def _is_concat_chain(node: qir.Expr) -> bool:
+    """``a ++ b ++ c``: two ``++`` or more."""
+    return (type(node) is qir.Binary and node.op == "++"  # type: ignore[attr-defined]
+            and type(node.left) is qir.Binary and node.left.op == "++")  # type: ignore[attr-defined]
+
+
+def _concat_chain(node: qir.Binary) -> str:
+    """``a ++ b ++ c ...``: Postgres nests ``a || b || c`` as deep as the chain is long when it
+    analyses it (5,000 terms exceed its stack, with parentheses or without), so the chain is
+    written as a balanced tree, ``(a || b) || (c || d)``: the same value (``||`` is associative,
+    and NULL when an operand is), nested only as deep as the chain's logarithm. Three terms keep
+    their left-to-right grouping."""
+    chain = [node]
+    while type(chain[-1].left) is qir.Binary and chain[-1].left.op == "++":  # type: ignore[attr-defined]
+        chain.append(chain[-1].left)  # type: ignore[arg-type]
+    operands = [chain[-1].left] + [n.right for n in reversed(chain)]
+    parts = [_op(x) for x in operands]
+
+    def balanced(lo: int, hi: int) -> str:
+        if hi - lo == 1:
+            return parts[lo]
+        mid = lo + (hi - lo + 1) // 2
+        left, right = balanced(lo, mid), balanced(mid, hi)
+        return f"{left if mid - lo == 1 else f'({left})'} || {right if hi - mid == 1 else f'({right})'}"
+
+    return balanced(0, len(parts))
+
+
+#: Comparisons that order their operands: an enum's are by declaration order (see :func:`enum_rank`).
+_ORDERING = frozenset({"<", "<=", ">", ">="})
+
+
+def enum_rank(enum, sql: str) -> str:
+    """The position of an enum value (SQL ``sql``, text) among the enum's members, 1 for the
+    first declared: Gel orders enum values by declaration, not as text
+    (https://docs.geldata.com/reference/stdlib/enum), and schemac stores them as text. NULL for
+    NULL. ``array_position`` is immutable, so the expression may also appear in an index or a
+    constraint."""
+    members = ", ".join(sql_string(m) for m in enum.members)
+    return f"array_position(ARRAY[{members}]::text[], {sql})"
+
+
+def _enum_of(node: qir.Expr):
+    t = node.type
+    return t.enum if t is not None and t.element is None else None
+
+
+def _binary_step(node: qir.Binary, left_sql: str, flat: bool = False) -> str:
+    op, left, right = node.op, node.left, node.right
+    right_sql = expr_sql(right)
+    if op in _ORDERING and _enum_of(left) is not None and _enum_of(right) is not None:
+        enum = _enum_of(left)
+        return (f"{enum_rank(enum, _operand(left, left_sql, right))} {_CMP[op]} "
+                f"{enum_rank(enum, _operand(right, right_sql, left))}")
+    if op in _CMP:
+        return f"{_operand(left, left_sql, right)} {_CMP[op]} {_operand(right, right_sql, left)}"
+    if op == "??":
+        return f"COALESCE({_operand(left, left_sql)}, {_operand(right, right_sql)})"
+    if op in _NUMERIC_OPS and node.type.family == "num" and node.type.element is None:
+        return _arith(node, _operand(left, left_sql), _operand(right, right_sql))
+    return f"{left_sql if flat else _operand(left, left_sql)} {_ARITH[op]} {_operand(right, right_sql)}"
+
+
+_NUMERIC_OPS = frozenset({"+", "-", "*", "/", "%", "//"})
+_FLOATS = frozenset({"real", "double precision"})
+
+
+def _arith(node: qir.Binary, left: str, right: str) -> str:
+    """Arithmetic as Gel computes it (https://docs.geldata.com/reference/stdlib/numbers): each
+    operand is cast to the result's type first, so Postgres computes in the wide type
+    (``<int32>$x + 1`` is int64 and does not overflow at 2^31; ``10 / 4`` is float64 2.5, not
+    Postgres' integer division); ``%`` is Gel's floor modulo (the sign of the divisor:
+    ``-10 % 4`` is 2, where Postgres' ``%`` truncates to -2) and ``//`` floor division
+    (``-10 // 4`` is -3). Written without adding the divisor to the remainder, which could
+    overflow."""
+    pg = node.type.pg
+    lit = [type(x) is qir.Literal and x.kind == "int" for x in (node.left, node.right)]  # type: ignore[attr-defined]
+    # (an integer literal beside a cast operand takes its type from it: no cast of its own)
+    if node.left.type.pg != pg and not (lit[0] and not lit[1]):
+        left = f"CAST({left} AS {pg})"
+    if node.right.type.pg != pg and not (lit[1] and not lit[0]):
+        right = f"CAST({right} AS {pg})"
+    op = node.op
+    if op not in ("%", "//"):
+        return f"{left} {op} {right}"
+    if pg in _FLOATS:
+        # Postgres has no '%' on floats: a - b * floor(a / b) is the floor modulo.
+        return f"({left} - {right} * floor({left} / {right}))" if op == "%" else f"floor({left} / {right})"
+    positive = type(node.right) is qir.Literal and node.right.kind == "int" \
+        and int(node.right.value) > 0  # type: ignore[attr-defined]
+    off = (f"({left} % {right}) < 0" if positive
+           else f"({left} % {right}) <> 0 AND (({left} % {right}) < 0) <> ({right} < 0)")
+    if op == "%":
+        return f"(({left} % {right}) + CASE WHEN {off} THEN {right} ELSE 0 END)"
+    if pg == "numeric":
+        return f"floor({left} / {right})"
+    return f"({left} / {right} - CASE WHEN {off} THEN 1 ELSE 0 END)"
+
+
+def _in_set(node: qir.InSet) -> str:
+    if not node.items:
+        return "true" if node.negate else "false"
+    items = ", ".join(_op(i, node.left) for i in node.items)
+    return f"{_op(node.left)} {'NOT IN' if node.negate else 'IN'} ({items})"
+
+
+def _in_array(node: qir.InArray) -> str:
+    left, right = _op(node.left), _op(node.right)
+    return f"{left} <> ALL ({right})" if node.negate else f"{left} = ANY ({right})"
+
+
+def _cast(node: qir.Cast) -> str:
+    return f"CAST({expr_sql(node.operand)} AS {node.type.pg})"
+
+
+def _json_cast(node: qir.JsonCast) -> str:
+    """``<T>json``: the json scalar's text cast to ``T`` (JSON null and a missing member are
+    empty); an array of scalars is read with ``jsonb_array_elements_text``."""
+    inner = node.operand
+    inner_sql = expr_sql(inner)
+    target = node.type
+    if target.element is not None:
+        elem = target.element
+        value = "_e" if elem.pg == "text" else f"CAST(_e AS {elem.pg})"
+        src = inner_sql if _atomic(inner) else f"({inner_sql})"
+        return (f"CASE WHEN jsonb_typeof({src}) = 'array' THEN ARRAY(SELECT {value} FROM "
+                f"jsonb_array_elements_text({src}) WITH ORDINALITY AS _j(_e, _n) ORDER BY _n) END")
+    if type(inner) is qir.JsonIndex:
+        # `x ->> 'k'`: cheaper than `(x -> 'k') #>> '{}'`.
+        text = f"{_op(inner.base)} ->> {_op(inner.key)}"
+    else:
+        text = f"{_operand(inner, inner_sql)} #>> '{{}}'"
+    if target.pg == "text":
+        return f"({text})"
+    return f"CAST(({text}) AS {target.pg})"
+
+
+def _sql_template(node: qir.SqlTemplate) -> str:
+    args = node.args
+    out = []
+    for i, (a, mode) in enumerate(zip(args, node.modes)):
+        sql = expr_sql(a)
+        if mode == "o":
+            sql = _operand(a, sql)
+        elif mode == "p":
+            sql = param_sql(a, sql)
+        elif mode == "x":
+            sql = _operand(a, sql, args[1 - i])
+        out.append(sql)
+    return node.template.format(*out)
+
+
+def _computed(node: qir.ComputedRef) -> str:
+    """A computed property's expression, inlined: parenthesised unless atomic, a parameter cast."""
+    value = node.value
+    sql = expr_sql(value)
+    if type(value) is qir.ParamRef:
+        return f"{sql}::{value.type.pg}"
+    return sql if _atomic(value) else f"({sql})"
+
+
+def object_set_sql(s: qir.ObjectSet) -> str:
+    """``FROM <source> AS <alias> WHERE <the rows of the set>``, correlated with the subject row
+    (and restricted to those the source's access policies let the query see)."""
+    source = f"FROM {qi(s.source.table)} AS {s.alias} WHERE "
+    visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
+    if s.parts:
+        union = " UNION ALL ".join(f"SELECT {s.alias}.* {object_set_sql(p)}" for p in s.parts)
+        where = "true" if s.filter is None else _op(s.filter)
+        return f"FROM ({union}) AS {s.alias} WHERE {where}{visible}"
+    if s.cond is None and s.link is None:
+        # Every object of the type (`count(User)`).
+        return source[:-len(" WHERE ")] + ("" if s.visible_sql is None else f" WHERE {s.visible_sql}")
+    if s.filter is not None:
+        visible = f" AND {_op(s.filter)}" + visible
+    if s.cond is not None:
+        return source + expr_sql(s.cond) + visible
+    link, me = s.link, s.subject_row
+    assert link is not None
+    if s.forward and link.multi:
+        return source + (f'{s.alias}."id" IN (SELECT "target_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
+                         f'WHERE "source_id" = {me}."id")') + visible
+    if s.forward:
+        return source + f'{s.alias}."id" = {me}.{qi(link.column)}' + visible  # type: ignore[arg-type]
+    if link.multi:
+        return source + (f'{s.alias}."id" IN (SELECT "source_id" FROM {qi(link.join_table)} '  # type: ignore[arg-type]
+                         f'WHERE "target_id" = {me}."id")') + visible
+    return source + f'{s.alias}.{qi(link.column)} = {me}."id"' + visible  # type: ignore[arg-type]
+
+
+def _path_ids(hops, subject_row: str) -> str:
+    """A query of the ids of the objects a path reaches from the subject row, one hop after
+    another (each hop reads the ids of the one before: ``IN (...)``)."""
+    prev: Optional[str] = None
+    for i, h in enumerate(hops):
+        j, r = qi(f"_j{i}"), qi(f"_h{i}")
+        if h.kind in ("link", "poly") and h.link.multi:
+            col = '"target_id"' if h.kind == "link" else qi(h.column)
+            sel, src, key = f"{j}.{col}", f"{qi(h.link.join_table)} AS {j}", f'{j}."source_id"'
+        elif h.kind in ("link", "poly"):
+            col = qi(h.link.column) if h.kind == "link" else qi(h.column)
+            sel, src, key = f"{r}.{col}", f"{qi(h.source.table)} AS {r}", f'{r}."id"'
+        elif h.kind == "backlink" and h.link.multi:
+            sel, src, key = f'{j}."source_id"', f"{qi(h.link.join_table)} AS {j}", f'{j}."target_id"'
+        elif h.kind == "backlink":
+            sel, src, key = f'{r}."id"', f"{qi(h.target.table)} AS {r}", f"{r}.{qi(h.link.column)}"
+        else:
+            a = h.objects.alias
+            sel = f'{a}."id"'
+            src = f"{qi(h.source.table)} AS {h.row} CROSS JOIN LATERAL (SELECT {a}.* {object_set_sql(h.objects)}) AS {a}"
+            key = f'{h.row}."id"'
+        match = f'{key} = {subject_row}."id"' if prev is None else f"{key} IN ({prev})"
+        prev = f"SELECT {sel} FROM {src} WHERE {match}"
+    return prev  # type: ignore[return-value]
+
+
+def _object_id(node: qir.ObjectId) -> str:
+    cond = expr_sql(node.cond)
+    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    return f'(SELECT "id" FROM {qi(node.target.table)} WHERE {where})'
+
+
+def _object_row(node: qir.ObjectRow) -> str:
+    cond = expr_sql(node.cond)
+    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    value = f'{node.alias}."id"' if node.value is None else expr_sql(node.value)
+    return f"(SELECT {value} FROM {qi(node.target.table)} AS {node.alias} WHERE {where})"
+
+
+def _set_filter(node: qir.SetFilter) -> str:
+    """``EXISTS (SELECT 1 FROM <join> AS "_m1j" JOIN <target> AS "_m1" ON ... WHERE "_m1j"."source_id"
+    = <row>."id" AND (<cond>))``: the filter holds for at least one linked object."""
+    parts, where = [], []
+    for i, s in enumerate(node.sets):
+        join = qi(s.alias.strip('"') + "j")
+        head = "FROM" if i == 0 else "CROSS JOIN"
+        parts.append(f'{head} {qi(s.link.join_table)} AS {join} JOIN {qi(s.link.target.table)} AS {s.alias} '  # type: ignore[arg-type]
+                     f'ON {s.alias}."id" = {join}."target_id"')
+        where.append(f'{join}."source_id" = {s.subject_row}."id"')
+        if s.visible_sql is not None:
+            where.append(s.visible_sql)
+    where.append(f"({expr_sql(node.cond)})")
+    return f"EXISTS (SELECT 1 {' '.join(parts)} WHERE {' AND '.join(where)})"
+
+
+def _object_ids(node: qir.ObjectIds) -> str:
+    cond = expr_sql(node.cond)
+    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    return f'ARRAY(SELECT {node.alias}."id" FROM {qi(node.target.table)} AS {node.alias} WHERE {where})'
+
+
+def _written_ids(node: qir.WrittenIds) -> str:
+    if node.many:
+        return f'ARRAY(SELECT "id" FROM {qi(node.cte)})'
+    return f'(SELECT "id" FROM {qi(node.cte)})'
+
+
+def _visible_id(node: qir.VisibleId) -> str:
+    value = node.value
+    value_sql = expr_sql(value)
+    if type(value) is qir.ParamRef:
+        value_sql += "::uuid"
+    return (f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE '
+            f'"_t"."id" = {value_sql} AND {node.visible_sql})')
+
+
+def _link_path(node: qir.LinkPath) -> str:
+    """``(SELECT "_l2"."c" FROM t1 AS "_l1" JOIN t2 AS "_l2" ON "_l2"."id" = "_l1"."l2_id"
+    WHERE "_l1"."id" = <row>."l1_id")``: empty when a link on the way is empty."""
+    hops = node.hops
+    parts = []
+    where = []
+    for i, link in enumerate(hops, 1):
+        alias = qi(f"_l{i}")
+        source = node.subject_row if i == 1 else qi(f"_l{i - 1}")
+        # (a polymorphic link: the id is whichever of its columns is set)
+        ref = (f"COALESCE({', '.join(f'{source}.{qi(c)}' for c in link.columns)})" if link.columns
+               else f"{source}.{qi(link.column)}")  # type: ignore[arg-type]
+        target = link.target.from_sql or qi(link.target.table)
+        if i == 1:
+            parts.append(f"{target} AS {alias}")
+            where.append(f'{alias}."id" = {ref}')
+        else:
+            parts.append(f'JOIN {target} AS {alias} ON {alias}."id" = {ref}')
+        visible = node.visible_sql[i - 1] if i - 1 < len(node.visible_sql) else None
+        if visible is not None:
+            where.append(visible)
+    last = qi(f"_l{len(hops)}")
+    return f"(SELECT {last}.{qi(node.column.name)} FROM {' '.join(parts)} WHERE {' AND '.join(where)})"
+
+
+def _param_text(index: int) -> str:
+    """``$n`` (marked for numbering while a :class:`Variant` is written)."""
+    return f"${index}" if _omitted is None else f"\x00{index}\x00"
+
+
+def _global_default(node: qir.GlobalDefault) -> str:
+    return f"COALESCE({_param_text(node.param.index)}::{node.type.pg}, {node.default_sql})"  # type: ignore[attr-defined]
+
+
+def _json_index(node: qir.JsonIndex) -> str:
+    return f"{_op(node.base)} -> {_op(node.key)}"
+
+
+_EXPR = {
+    qir.Literal: _literal,
+    qir.EnumMember: lambda n: sql_string(n.member),
+    qir.ColumnRef: _column,
+    qir.SubjectRef: lambda n: quote_ident(n.column.name),
+    qir.ParamRef: lambda n: _param_text(n.param.index),
+    qir.VarRef: _var,
+    qir.Call: _call,
+    qir.CountLink: _count_link,
+    qir.Unary: _unary,
+    qir.Binary: _binary,
+    qir.InSet: _in_set,
+    qir.InArray: _in_array,
+    qir.Cast: _cast,
+    qir.JsonCast: _json_cast,
+    qir.JsonIndex: _json_index,
+    qir.ComputedRef: _computed,
+    # (every extension template is a function call or a parenthesised operator: atomic)
+    qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
+    qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
+    qir.InPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})',
+    qir.AggregateObjects: lambda n: f"(SELECT {n.func}({expr_sql(n.value)}) {object_set_sql(n.objects)})",
+    qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
+    qir.GlobalDefault: _global_default,
+    qir.SqlTemplate: _sql_template,
+    qir.FtsSearch: lambda n: f"({n.document_sql}) @@ websearch_to_tsquery({n.regconfig}, {_op(n.query)})",
+    qir.LinkPath: _link_path,
+    qir.ObjectId: _object_id,
+    qir.VisibleId: _visible_id,
+    qir.ObjectRow: _object_row,
+    qir.ObjectIds: _object_ids,
+    qir.SetFilter: _set_filter,
+    qir.WrittenIds: _written_ids,
+}
+
+# ---------------------------------------------------------------------------------------------
+# Shapes
+
+#: How a scalar is spelled inside a nested shape's JSON: 64-bit and arbitrary-precision numbers
+#: as strings (no float rounding in JS), bytes as base64 (what Go's encoding/json expects);
+#: everything else as ``json_build_object`` writes it (timestamps as ISO 8601 strings).
+JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})::text",
+                 "bytes": "encode({}, 'base64')",
+                 # RFC 3339 at UTC (what Go's time.Time reads; pgx scans date and timestamp
+                 # as UTC times); the TS runner cuts them back to the type's own form.
+                 "cal::local_date": "to_char({}, 'YYYY-MM-DD\"T00:00:00Z\"')",
+                 "cal::local_datetime": "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"}
+
+
+def _json_value(vtype: ValueType, sql: str) -> str:
+    if vtype.scalar is not None and vtype.scalar.name in JSON_SPELLING:
+        return JSON_SPELLING[vtype.scalar.name].format(sql)
+    return sql
+
+
+def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None) -> List[Tuple[str, qir.ResultField]]:
+    """``[(SQL, field)]`` of a shape over rows named ``alias``. A single link with a sub-shape
+    is a correlated sub-select building one JSON object; a multi link one building a JSON array
+    (``json_agg``, ordered by the target's id). ``join_alias``: inside a multi link's shape,
+    the alias of its join table (``@prop`` reads it)."""
+    out: List[Tuple[str, qir.ResultField]] = []
+    for el in elements:
+        t = type(el)
+        if t is qir.ShapeColumn:
+            col = el.column
+            if depth > 0:
+                out.append((_json_value(col.type, f"{alias}.{qi(col.name)}"), el.field))
+            else:
+                out.append((qi(col.name), el.field))
+        elif t is qir.ShapeLinkProp:
+            out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}"), el.field))
+        elif t is qir.ShapeLinkId:
+            out.append((qi(el.column.name), el.field))
+        elif t is qir.ShapeComputed:
+            sql = param_sql(el.value, expr_sql(el.value))
+            out.append((_json_value(el.value.type, sql) if depth > 0 else sql, el.field))
+        elif t is qir.ShapeComputedLink:
+            # A backlink or computed link: its objects, like a stored link's.
+            inner_alias = qi(f"_s{depth + 1}")
+            inner = shape_sql(el.elements, inner_alias, depth + 1)
+            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            from_where = object_set_sql(el.objects)
+            out.append((_nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth), el.field))
+        else:
+            link = el.link
+            inner_alias = qi(f"_s{depth + 1}")
+            join = qi(f"_j{depth + 1}")
+            inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None)
+            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            target = link.target.from_sql or qi(link.target.table)
+            visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
+            if link.multi:
+                from_where = (f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "
+                              f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible}")
+            else:
+                ref = (f"COALESCE({', '.join(f'{alias}.{qi(c)}' for c in link.columns)})" if link.columns
+                       else f"{alias}.{qi(link.column)}")  # type: ignore[arg-type]
+                from_where = f"FROM {target} AS {inner_alias} WHERE {inner_alias}.\"id\" = {ref}{visible}"
+            out.append((_nested_sql(obj, from_where, inner_alias, link.multi, el.clauses, depth), el.field))
+    return out
+
+
+def _nested_sql(obj: str, from_where: str, alias: str, multi: bool, clauses: Optional[qir.ShapeClauses],
+                depth: int) -> str:
+    """A nested shape's sub-select: one JSON object (``obj``) of the rows ``from_where`` (a
+    ``FROM ... WHERE ...`` naming them ``alias``), or for a multi link a JSON array of them, in
+    the ``order by`` of its clauses then by id (by id alone without one). With ``offset`` /
+    ``limit`` the rows are picked in that order by an inner select, which numbers them
+    (``row_number()``) so the array keeps the order."""
+    where, keys, page = "", [], ""
+    if clauses is not None:
+        if clauses.filter is not None:
+            where = f" AND ({expr_sql(clauses.filter)})"
+        keys = [_order_sql(k) for k in clauses.order]
+        if clauses.offset is not None:
+            page += f" OFFSET {expr_sql(clauses.offset)}"
+        if clauses.limit is not None:
+            page += f" LIMIT {expr_sql(clauses.limit)}"
+    keys.append(f'{alias}."id"')
+    order = ", ".join(keys)
+    if not multi:
+        return f"(SELECT {obj} {from_where}{where}{' ORDER BY ' + order if page else ''}{page})"
+    if not page:
+        return f"(SELECT coalesce(json_agg({obj} ORDER BY {order}), '[]'::json) {from_where}{where})"
+    rows = qi(f"_r{depth + 1}")
+    return (f"(SELECT coalesce(json_agg({rows}.\"v\" ORDER BY {rows}.\"n\"), '[]'::json) FROM "
+            f"(SELECT {obj} AS \"v\", row_number() OVER (ORDER BY {order}) AS \"n\" {from_where}{where} "
+            f"ORDER BY {order}{page}) AS {rows})")
+
+
+def _order_sql(k: qir.OrderKey) -> str:
+    """An ``order by`` key in SQL: Gel's order of empty values always written out."""
+    return f"{_order_key(k.expr)}{' DESC' if k.descending else ' ASC'} NULLS {k.empty.upper()}"
+
+
+def _columns(picked: List[Tuple[str, qir.ResultField]]) -> List[str]:
+    return [sql if sql == qi(f.name) else f"{sql} AS {qi(f.name)}" for sql, f in picked]
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+def render_ctes(ctes: List[Tuple[str, str]], final: str) -> str:
+    """``WITH "a" AS (\n...\n),\n"b" AS (\n...\n)\n<final>`` (just ``final`` without CTEs)."""
+    if not ctes:
+        return final
+    return "WITH " + ",\n".join(f"{qi(name)} AS (\n{body}\n)" for name, body in ctes) + "\n" + final
+
+
+def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
+    """``"\nWHERE ..."`` of a filter (``""`` without one), restricted to the rows an access
+    policy predicate allows."""
+    if visible is None:
+        return "" if filt is None else f"\nWHERE {expr_sql(filt)}"
+    if filt is None:
+        return f"\nWHERE {visible}"
+    return f"\nWHERE ({expr_sql(filt)}) AND {visible}"
+
+
+def _assign_sql(a: qir.Assign) -> str:
+    value = a.value
+    sql = expr_sql(value)
+    col = a.column
+    if a.op == ":=":
+        if a.default == "param":
+            # Given (the variant where the runner sends it): the value. Omitted, the column is
+            # left out of the insert (see statement_variants): the database's DEFAULT applies.
+            # Past the MAX_OMITTABLE-th, NULL gets a copy of the default.
+            if a.value.param.index in _copied:  # type: ignore[attr-defined]
+                return f"COALESCE({sql}::{col.type.pg}, {col.default_sql})"
+            return f"{sql}::{col.type.pg}"
+        if a.default == "cast":
+            # A default reading a global: the parameter typed as the column.
+            return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql
+        if a.default == "json":
+            # `<optional T>item['k']` of a json loop: a missing member means the default.
+            return f"COALESCE({sql}, {col.default_sql})"
+        return sql
+    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` removes every
+    # occurrence, keeping the order of the rest.
+    value_sql = param_sql(value, sql)
+    target = qi(col.name)
+    if a.op == "+=":
+        return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
+    keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
+    return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
+            f"WHERE {keep} ORDER BY _n)")
+
+
+def _set_list(sets) -> str:
+    return ",\n    ".join(f"{qi(a.column.name)} = {_assign_sql(a)}" for a in sets)
+
+
+def _ids_sql(a: qir.LinkAssign) -> str:
+    sql = expr_sql(a.ids)
+    return f"{sql}::uuid[]" if type(a.ids) is qir.ParamRef else sql
+
+
+def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None,
+                 props=()) -> Callable[[str], str]:
+    """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
+    column of the targets' subtype (it holds the id too; see :class:`schemac.semantics.model.PolyLink`);
+    ``props``: link properties set on them (an existing link then gets the new values, as Gel
+    re-links it)."""
+    extra_col = f", {qi(sub_column)}" if sub_column else ""
+    extra_val = ', "_t"."id"' if sub_column else ""
+    extra_col += "".join(f", {qi(c.name)}" for c, _ in props)
+    extra_val += "".join(f", {param_sql(v, expr_sql(v))}" for _, v in props)
+
+    def build(rows: str) -> str:
+        sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
+               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
+        if on_conflict and props:
+            sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in props)
+            return sql + f'\nON CONFLICT ("source_id", "target_id") DO UPDATE SET {sets}'
+        return sql + ('\nON CONFLICT ("source_id", "target_id") DO NOTHING' if on_conflict else "")
+    return build
+
+
+def _link_delete(join: str, ids: str, keep: bool) -> Callable[[str], str]:
+    """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
+    def build(rows: str) -> str:
+        which = f' AND "_l"."target_id" <> ALL ({ids})' if keep else f' AND "_l"."target_id" = ANY ({ids})'
+        return f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id"{which}'
+    return build
+
+
+def _link_changes(links) -> List[Callable[[str], str]]:
+    """The join-table writes of ``tags += / -= / := (select Tag filter .id in ...)`` in an
+    update: ``+=`` inserts the missing links (``ON CONFLICT DO NOTHING``: a link is a set),
+    ``-=`` deletes the given ones, ``:=`` deletes every other link and inserts the missing
+    ones (links that stay keep their link properties)."""
+    out: List[Callable[[str], str]] = []
+    for a in links:
+        join = a.link.join_table
+        ids = _ids_sql(a)
+        if a.op == "+=":
+            out.append(_link_insert(join, ids, True, a.link.column, a.props))
+        elif a.op == "-=":
+            out.append(_link_delete(join, ids, keep=False))
+        else:
+            out.append(_link_delete(join, ids, keep=True))
+            out.append(_link_insert(join, ids, True, a.link.column, a.props))
+    return out
+
+
+def _conflict_sql(c: qir.Conflict, subject: ObjectType) -> str:
+    if c.arbiter is None:
+        return "\nON CONFLICT DO NOTHING"
+    ex = c.arbiter
+    target = ", ".join(qi(col) for col in ex.columns)
+    where = f" WHERE ({ex.predicate_sql})" if ex.partial else ""
+    head = f"\nON CONFLICT ({target}){where}"
+    if c.else_kind is None:
+        return f"{head} DO NOTHING"
+    if c.else_kind == "select":
+        # Writes the existing row's own id back: the row is unchanged, but locked and returned.
+        return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
+    # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
+    # the columns.
+    where = "" if c.else_filter is None else f"\nWHERE {expr_sql(c.else_filter)}"
+    return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}{where}"
+
+
+def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+    """An insert, update or delete: ``(statement, links)``. ``statement(cols)`` is the statement
+    returning ``cols``; ``links`` build the statements writing multi links' join tables, given
+    the name of the CTE that holds the written rows."""
+    table = qi(w.subject.table)
+    t = type(w)
+    if t is qir.Insert:
+        values = [(a.column.name, _assign_sql(a)) for a in w.sets if not _omits(a)]
+        if values:
+            cols = ", ".join(qi(c) for c, _ in values)
+            vals = ", ".join(v for _, v in values)
+            if w.batch is not None:
+                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {_batch_sql(w.batch)}"
+            else:
+                sql = f"INSERT INTO {table} ({cols})\nVALUES ({vals})"
+        elif w.batch is not None:  # one row of defaults per element (an empty select list)
+            sql = f"INSERT INTO {table}\nSELECT\nFROM {_batch_sql(w.batch)}"
+        else:
+            sql = f"INSERT INTO {table} DEFAULT VALUES"
+        if w.conflict is not None:
+            sql += _conflict_sql(w.conflict, w.subject)
+        # The object and its links in one statement: the join rows are written from the
+        # inserted row (none when `unless conflict` skipped it).
+        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) for a in w.links]
+        return (lambda cols: f"{sql}\nRETURNING {cols}"), links
+    if t is qir.Update:
+        where = _where(w.filter, w.visible_sql)
+        batch = "" if w.batch is None else f"\nFROM {_batch_sql(w.batch)}"
+        if w.sets:
+            upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{batch}{where}"
+            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, w.batch)}"), _link_changes(w.links)
+        # Only links change: the rows are locked, as an update would.
+        # (A loop's update always sets a column: the checker refuses multi links there.)
+        return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
+    using = "" if w.batch is None else f"\nUSING {_batch_sql(w.batch)}"
+    sql = f"DELETE FROM {table}{using}{_where(w.filter, w.visible_sql)}"
+    return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, w.batch)}"), []
+
+
+def _of(table: str, cols: str, batch) -> str:
+    """``RETURNING`` columns of a write joined with a loop's rows: ``*`` is the table's only."""
+    return f"{table}.*" if batch is not None and cols == "*" else cols
+
+
+def nested_ctes(w) -> List[Tuple[str, str]]:
+    """The CTEs of the inserts nested in a write's values (theirs first), each returning its
+    row's id, followed by its join-table writes."""
+    out: List[Tuple[str, str]] = []
+    for b in getattr(w, "nested", ()):
+        out += nested_ctes(b.write)
+        statement, links = write_sql(b.write)
+        out.append((b.name, statement('"id"')))
+        out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Inserts leaving out omitted parameters: the database applies its own column DEFAULT
+
+#: While :func:`statement_variants` writes a variant: the indices of the parameters the runner
+#: leaves out (``None`` otherwise). Parameters are then written as ``\x00n\x00`` and numbered
+#: afterwards (a NUL never occurs in SQL text).
+_omitted: Optional[FrozenSet[int]] = None
+#: While :func:`statement_variants` writes: the defaulted parameters past :data:`MAX_OMITTABLE`.
+_copied: FrozenSet[int] = frozenset()
+
+#: At most this many omittable parameters per statement: each combination is a statement of its own.
+MAX_OMITTABLE = 5
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The statement the runner sends when the parameters ``omitted`` (1-based indices of the
+    query's parameters) are NULL / left out: ``sql`` numbers the parameters it binds ``$1..``,
+    and ``sent`` lists their indices in the query's parameters, in that order."""
+
+    omitted: Tuple[int, ...]
+    sql: str
+    sent: Tuple[int, ...]
+
+
+def defaulted_params(stmt: qir.Node) -> Tuple[int, ...]:
+    """The parameters (indices) an insert assigns to properties with a default (``p :=
+    <optional T>$p``)."""
+    return tuple(sorted({n.value.param.index for n in qir.walk(stmt)  # type: ignore[attr-defined]
+                         if type(n) is qir.Assign and n.default == "param"}))
+
+
+def omittable(stmt: qir.Node) -> Tuple[int, ...]:
+    """The first :data:`MAX_OMITTABLE` of :func:`defaulted_params`: left out, the property gets
+    the column's DEFAULT. Any further one is always sent, and ``NULL`` gets a copy of the
+    default (``COALESCE``; the compiler warns, W0008)."""
+    return defaulted_params(stmt)[:MAX_OMITTABLE]
+
+
+def _omits(a: qir.Assign) -> bool:
+    return _omitted is not None and a.default == "param" and a.value.param.index in _omitted  # type: ignore[attr-defined]
+
+
+def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
+    """One statement per combination of omitted :func:`omittable` parameters (none for a
+    statement without them), in the order of the bit masks: bit ``i`` set omits the ``i``-th
+    omittable parameter (the runner computes the same mask). The first variant omits nothing.
+
+    An omitted parameter's column is left out of the insert's column list (of ``VALUES`` or of
+    the bulk form's ``SELECT``), so Postgres applies the column's current ``DEFAULT``
+    (https://www.postgresql.org/docs/15/sql-insert.html): a migration that changes the default
+    changes what a deployed runner writes, and a runner never sends a copy of it."""
+    global _omitted, _copied
+    keys = omittable(stmt)
+    if not keys:
+        return ()
+    out = []
+    for mask in range(1 << len(keys)):
+        omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
+        _omitted = omitted
+        _copied = frozenset(defaulted_params(stmt)[MAX_OMITTABLE:])
+        try:
+            marked = statement_sql(stmt)
+        finally:
+            _omitted = None
+            _copied = frozenset()
+        used = sorted({int(n) for n in _MARK.findall(marked)})
+        number = {old: new for new, old in enumerate(used, 1)}
+        sql = _MARK.sub(lambda m: f"${number[int(m.group(1))]}", marked)
+        out.append(Variant(tuple(sorted(omitted)), sql, tuple(used)))
+    return tuple(out)
+
+
+_MARK = re.compile("\x00([0-9]+)\x00")
+
+
+def _batch_sql(b: qir.Batch) -> str:
+    """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``."""
+    src = expr_sql(b.source)
+    name = qi(b.var.sql_name or b.var.name)
+    if b.json:
+        return f'jsonb_array_elements({src}::jsonb) AS "_batch"({name})'
+    return f'unnest({src}::{b.source.type.pg}) AS "_batch"({name})'
+
+
+def _order_key(expr: qir.Expr) -> str:
+    """An ``order by`` key: an enum sorts by declaration order (:func:`enum_rank`)."""
+    enum = _enum_of(expr)
+    return expr_sql(expr) if enum is None else enum_rank(enum, _op(expr))
+
+
+def _select_sql(s: qir.Select) -> str:
+    picked = shape_sql(s.shape, qi(s.subject.table), 0)
+    tail = ""
+    if s.order:
+        tail += "\nORDER BY " + ", ".join(_order_sql(k) for k in s.order)
+    if s.offset is not None:
+        tail += f"\nOFFSET {expr_sql(s.offset)}"
+    if s.limit is not None:
+        tail += f"\nLIMIT {expr_sql(s.limit)}"
+    sep = ",\n       " if any(f.shape is not None for _, f in picked) else ", "
+    table = qi(s.subject.table)
+    from_sql = table if s.source_name is None else f"{qi(s.source_name)} AS {table}"
+    if s.batch is not None:
+        from_sql = f"{_batch_sql(s.batch)}, {from_sql}"
+    where = _where(s.filter, s.visible_sql)
+    if s.assert_single:
+        # Gel's assert_single (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
+        # the same rows as a scalar sub-select, which fails the statement when there are
+        # several (SQLSTATE 21000, cardinality_violation), and is empty when there are none.
+        cond = where[len("\nWHERE "):] if where else ""
+        guard = f"1 = (SELECT 1 FROM {table}{' WHERE ' + cond if cond else ''})"
+        where = f"\nWHERE ({cond}) AND {guard}" if cond else f"\nWHERE {guard}"
+    return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{where}{tail}"
+
+
+def _values_sql(s: qir.SelectValues) -> str:
+    """One row: ``SELECT <value> AS "value"``, or a free object's fields. A number is cast to its
+    Gel type's Postgres type (``1`` is an ``int64``, not Postgres' ``integer``; ``1.5`` a
+    ``float64``, not a ``numeric``), so the runners read it as that type."""
+    cols = []
+    for sql, f in shape_sql(s.elements, "", 0):
+        value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
+        if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
+                and not (type(value) is qir.SqlTemplate and value.func == "empty")
+                and f.type.element is None):
+            sql = f"CAST({sql} AS {f.type.pg})"
+        cols.append(f"{sql} AS {qi(f.name)}")
+    return "SELECT " + ", ".join(cols)
+
+
+def _returning_sql(r: qir.Returning) -> str:
+    """A write returning a flat shape. With join-table writes the statement is the CTE
+    ``"_new"`` they read, and the query selects its rows: one statement, atomic."""
+    statement, links = write_sql(r.write)
+    picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
+    columns = _columns(picked)
+    check = r.write.check_sql  # type: ignore[attr-defined]
+    nested = nested_ctes(r.write)
+    if not links and check is None:
+        return render_ctes(nested, statement(", ".join(columns)))
+    inner = columns if '"id"' in columns else ['"id"'] + columns
+    if check is not None:
+        # The access policy check reads every column of the written rows.
+        inner = ["*"] + [c for c in columns if " AS " in c]
+    ctes = nested + [("_new", statement(", ".join(inner)))]
+    ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
+    where = f"\nWHERE {check}" if check is not None else ""
+    return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
+
+
+def statement_sql(stmt: qir.Node) -> str:
+    """The SQL of a checked statement."""
+    t = type(stmt)
+    if t is qir.Select:
+        return _select_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.Returning:
+        return _returning_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.WriteThenSelect:
+        statement, links = write_sql(stmt.write)  # type: ignore[attr-defined]
+        ctes = nested_ctes(stmt.write) + [("_new", statement("*"))]  # type: ignore[attr-defined]
+        ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
+        return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
+    if t is qir.With:
+        return _with_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.SelectValues:
+        return _values_sql(stmt)  # type: ignore[arg-type]
+    raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
+
+
+def _with_sql(w: qir.With) -> str:
+    """A binding to a parameter or a constant is written where it is used; any other value is
+    computed once, in a CTE ``"_with_x"``; a bound write is the CTE ``"_with_p"`` (``RETURNING
+    *``, followed by its join-table writes), run exactly once even when nothing reads it."""
+    ctes: List[Tuple[str, str]] = []
+    for b in w.bindings:
+        if type(b) is qir.BoundWrite:
+            name = f"_with_{b.name}"
+            statement, links = write_sql(b.write)  # type: ignore[attr-defined]
+            ctes += nested_ctes(b.write)  # type: ignore[attr-defined]
+            ctes.append((name, statement("*")))
+            ctes += [(f"{name}_link{i}", link(qi(name))) for i, link in enumerate(links, 1)]
+        elif not b.inline:  # type: ignore[attr-defined]
+            ctes.append((f"_with_{b.name}", f'SELECT {expr_sql(b.value)} AS "v"'))  # type: ignore[attr-defined]
+    sql = statement_sql(w.body)
+    if ctes:
+        head = ",\n".join(f"{qi(n)} AS (\n{text}\n)" for n, text in ctes)
+        sql = f"WITH {head},\n{sql[len('WITH '):]}" if sql.startswith("WITH ") else f"WITH {head}\n{sql}"
+    return sql
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())

@@ -1,0 +1,114 @@
+"""Access policies (https://docs.geldata.com/reference/datamodel/access_policies), enforced by
+rewriting every generated query, as Gel does:
+
+* a type without policies allows everything; once it has one, an operation is allowed on an
+  object only when at least one ``allow`` policy of that kind holds for it and no ``deny``
+  policy of that kind does (a policy holds when its ``when`` and its ``using`` are both true;
+  an empty result counts as false);
+* ``select``: every scan of the type (the queried type, nested shapes, backlinks, computed links,
+  object globals, link values) only sees the objects it allows; ``update read`` and ``delete``
+  further restrict which objects an update or delete touches. Objects outside are skipped
+  silently;
+* ``insert`` and ``update write`` check each new or updated object: one that is not allowed makes
+  the statement fail (nothing is written), raising a typed access policy error in the runners.
+  The check is a SQL expression that fails for such a row: ``CAST('schemac-access-policy|<type>|
+  <kind>|<id>|<message>' AS integer)`` (SQLSTATE 22P02; the runners recognise the prefix).
+
+Policies of other types are not applied inside a policy's own ``when`` / ``using`` (Gel applies
+them there too; schemac does not, so a policy never recurses).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import List, Optional
+
+from schemac.semantics.model import ObjectType
+from schemac.semantics.sqlnames import qi, sql_string
+
+#: The prefix of the text whose failed cast reports a violation (read by the runners).
+MARK = "schemac-access-policy"
+
+#: Depth of policy expansion: policies are not applied inside policy expressions.
+_EXPANDING: List[str] = []
+
+
+def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
+    """``([(policy, SQL)] of allow policies, [...] of deny policies)`` of ``kind``, or ``None``
+    after an error was reported."""
+    from schemac.semantics.exprs import BOOL, lower
+
+    allows, denies = [], []
+    for pol in obj.policies:
+        if kind not in pol.kinds:
+            continue
+        inner = dataclasses.replace(ctx, subject=obj, module=pol.module, column_prefix=alias, subject_column=None,
+                                    variables={}, bound_statements={})
+        parts = []
+        for expr in (pol.when, pol.using):
+            if expr is None:
+                continue
+            low = lower(expr, inner, BOOL)  # type: ignore[arg-type]
+            if low is None:
+                return None
+            parts.append(f"COALESCE({low.sql}, false)" if low.nullable else f"({low.sql})")
+        (allows if pol.allow else denies).append((pol, " AND ".join(parts) if parts else "true"))
+    return allows, denies
+
+
+def predicate(obj: ObjectType, kind: str, ctx, alias: Optional[str] = None) -> Optional[str]:
+    """SQL true for the rows of ``obj`` (named ``alias``, or unqualified) that ``kind`` allows,
+    or ``None`` when the type has no policy (or inside a policy expression)."""
+    if not obj.policies or _EXPANDING:
+        return None
+    _EXPANDING.append(obj.qualname)
+    try:
+        found = _conditions(obj, kind, ctx, alias)
+    finally:
+        _EXPANDING.pop()
+    if found is None:
+        return "false"
+    allows, denies = found
+    allow = " OR ".join(f"({c})" for _, c in allows) if allows else "false"
+    if not denies:
+        return f"({allow})"
+    return f"({allow}) AND NOT ({' OR '.join(f'({c})' for _, c in denies)})"
+
+
+def read_predicate(obj: ObjectType, ctx, alias: Optional[str] = None, *kinds: str) -> Optional[str]:
+    """The ``select`` predicate, and those of ``kinds`` (``update read``, ``delete``), joined."""
+    parts = [p for p in (predicate(obj, k, ctx, alias) for k in ("select",) + kinds) if p is not None]
+    return " AND ".join(parts) if parts else None
+
+
+def write_check(obj: ObjectType, kind: str, ctx, alias: str) -> Optional[str]:
+    """For ``insert`` / ``update write``: SQL that is true for an allowed row of ``alias`` and
+    fails the statement for any other (see the module docstring), or ``None`` when the type
+    has no policy."""
+    if not obj.policies or _EXPANDING:
+        return None
+    _EXPANDING.append(obj.qualname)
+    try:
+        found = _conditions(obj, kind, ctx, alias)
+    finally:
+        _EXPANDING.pop()
+    if found is None:
+        return "false"
+    allows, denies = found
+    allow = " OR ".join(f"({c})" for _, c in allows) if allows else "false"
+    ok = f"({allow})" if not denies else f"({allow}) AND NOT ({' OR '.join(f'({c})' for _, c in denies)})"
+    action = "insert" if kind == "insert" else "update"
+    default = f"access policy violation on {action} of {obj.qualname}"
+    messages = [p.errmessage for p, _ in allows if p.errmessage]
+    otherwise = sql_string("; ".join(messages) if messages else default)
+    if denies:
+        whens = " ".join(f"WHEN {c} THEN {sql_string(p.errmessage or default)}" for p, c in denies)
+        message = f"CASE {whens} ELSE {otherwise} END"
+    else:
+        message = otherwise
+    text = f"{sql_string(f'{MARK}|{obj.qualname}|{action}|')} || {alias}.\"id\"::text || '|' || {message}"
+    return f"(CASE WHEN {ok} THEN true ELSE CAST({text} AS integer) IS NULL END)"
+
+
+def alias_of(obj: ObjectType) -> str:
+    return qi(obj.table)

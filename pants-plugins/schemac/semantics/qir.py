@@ -1,0 +1,822 @@
+"""The typed query IR: what the checker (:mod:`schemac.semantics.exprs`, :mod:`schemac.semantics.queries`) knows
+about a query once it is checked, and all that the lowering (:mod:`schemac.semantics.lowering`) reads to
+write its SQL.
+
+Every node is a plain frozen dataclass carrying the :class:`~schemac.diagnostics.Span` of the
+source it came from. Every expression carries its :class:`~schemac.semantics.model.ValueType` and whether
+it may be empty (``nullable``; its :attr:`Expr.cardinality` is then ``at_most_one``, else
+``one``); every path is resolved to the column, link or binding it reads (no names are looked
+up again after checking). Statements carry their result fields, cardinality and the exclusive
+constraints they can violate. Nothing here holds SQL text except what the schema already
+lowered (column defaults, partial-index predicates, and the access policy predicates that
+:mod:`schemac.semantics.policies` lowers per query: the ``*_sql`` fields). Gel does the same: EdgeQL is compiled to
+an IR of typed, scoped sets before any SQL (https://docs.geldata.com/reference/edgeql).
+
+How to add a query form:
+
+1. add the node(s) here: a frozen dataclass deriving from :class:`Expr` (an expression: its
+   fields after ``span, type, nullable``) or :class:`Node` (a statement or a part of one), with
+   a docstring naming the EdgeQL it stands for and its Gel doc page;
+2. produce it in the checker (``schemac.semantics.exprs._check`` for expressions, ``schemac.semantics.queries`` for
+   statements): resolve every name, report errors (file:line:col, stable code, hint) and infer
+   the type and cardinality as Gel does; the checker never writes SQL;
+3. lower it in :mod:`schemac.semantics.lowering` (``_EXPR`` for expressions, ``lower_statement`` for
+   statements): one SQL statement in all, every user value a bound ``$n``; the lowering never
+   reports errors (whatever it cannot lower the checker must refuse first);
+4. add a golden case under ``tests/cases`` and an e2e test on Postgres, and document the form
+   with its SQL in ``docs/language.md``.
+
+:func:`walk` visits every node below a root (e.g. to find the parameters a statement uses).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Iterator, Optional, Tuple
+
+from schemac.diagnostics import Span
+from schemac.frozen import fast_init_all
+from schemac.semantics.model import (Column, Computed, EnumType, ExclusiveConstraint, Link, ObjectType,
+                                     ValueType)
+
+#: Cardinalities (Gel's ``One``, ``AtMostOne``, ``Many``).
+ONE = "one"
+AT_MOST_ONE = "at_most_one"
+MANY = "many"
+
+
+class Node:
+    """Base of every IR node (statements and expressions)."""
+
+    __slots__ = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Expressions
+
+
+@dataclass(frozen=True, eq=False)
+class Expr(Node):
+    """A checked expression: ``type``, and ``nullable`` when it may be the empty set."""
+
+    span: Span
+    type: ValueType
+    nullable: bool
+
+    @property
+    def cardinality(self) -> str:
+        return AT_MOST_ONE if self.nullable else ONE
+
+
+@dataclass(frozen=True, eq=False)
+class Literal(Expr):
+    """``'text'``, ``42``, ``1.5``, ``true``: ``kind`` is ``str``/``int``/``float``/``bool``,
+    ``value`` as in :class:`schemac.syntax.tree.Literal`."""
+
+    kind: str
+    value: object
+
+
+@dataclass(frozen=True, eq=False)
+class EnumMember(Expr):
+    """``Status.Done`` or ``<Status>'Done'``."""
+
+    enum: EnumType
+    member: str
+
+
+@dataclass(frozen=True, eq=False)
+class ColumnRef(Expr):
+    """``.prop`` of the subject (``subject`` is ``None`` in schema expressions that have one
+    implicitly), or ``.link`` / ``.link.id`` of a single link (``link`` set, ``column`` its FK
+    column). ``qualifier``: the SQL name of the row it reads where another row is in scope too
+    (a nested shape's alias, ``"table"`` beside ``excluded``); ``None`` for the statement's own
+    row."""
+
+    column: Column
+    subject: Optional[ObjectType]
+    link: Optional[Link] = None
+    qualifier: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class LinkPath(Expr):
+    """``.author.name``: the property ``column`` reached through the single links ``hops``
+    from the subject row (named ``subject_row``); ``visible_sql``: each hop's target's access
+    policy predicate (lowered by ``schemac.semantics.policies``), or ``None``."""
+
+    hops: Tuple[Link, ...]
+    column: Column
+    subject_row: str
+    visible_sql: Tuple[Optional[str], ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class SubjectRef(Expr):
+    """``__subject__`` in a property's constraint: the property's column."""
+
+    column: Column
+
+
+@dataclass(frozen=True, eq=False)
+class ParamRef(Expr):
+    """``<T>$name`` / ``$name<T>`` / ``$name``: a bound parameter (``param`` is shared by every
+    use of the name)."""
+
+    param: object  # schemac.semantics.exprs.ParamSpec
+
+
+@dataclass(frozen=True, eq=False)
+class LoopVar(Node):
+    """The element variable of ``for x in array_unpack(...)`` / ``json_array_unpack(...)``."""
+
+    name: str
+    type: ValueType
+    #: Its column of the ``"_batch"`` row when not ``name``: a loop over an update, delete or
+    #: select names it ``_for_<name>`` so it cannot be mistaken for a column of the table.
+    sql_name: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class WithValue(Node):
+    """``with x := <expr>``: ``inline`` when the value is a parameter or a constant, written
+    where it is used; otherwise it is computed once (a CTE)."""
+
+    name: str
+    value: Expr
+    inline: bool
+
+
+@dataclass(frozen=True, eq=False)
+class SetAlias(Node):
+    """``with m := re_match_all(p, s)`` inside an expression: a name for a set of values that
+    is only counted or tested (``count(m)``, ``exists m``): ``expr`` (syntax), checked where
+    it is read in the scope ``scope`` of the binding (a ``schemac.semantics.exprs.ExprContext``)."""
+
+    name: str
+    expr: object
+    scope: object
+
+
+@dataclass(frozen=True, eq=False)
+class VarRef(Expr):
+    """A use of a ``for`` variable or a ``with`` binding."""
+
+    name: str
+    binding: Node  # LoopVar | WithValue
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Expr):
+    """A standard-library function call; ``func`` names its lowering (see
+    ``schemac.semantics.lowering._CALLS``), e.g. ``str_lower``, ``len_str``, ``count_array``."""
+
+    func: str
+    args: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class ExtCall(Expr):
+    """A function of a declared extension (``ext::pg_trgm::similarity(a, b)``): ``template``
+    is its Postgres spelling (``schemac.semantics.extensions.EXT_FUNCTIONS``), its arguments operands."""
+
+    func: str
+    template: str
+    args: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class FtsSearch(Expr):
+    """``fts::search(Doc, <str>$q, language := 'eng')`` (https://docs.geldata.com/reference/stdlib/fts):
+    whether the row's fts::index document (``document_sql``, lowered by the schema) matches."""
+
+    document_sql: str
+    regconfig: str
+    query: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class SqlTemplate(Expr):
+    """A standard-library operation whose Postgres spelling the checker chose from the operand
+    types (date and time arithmetic, ``make_interval`` constructors, ``cal::to_local_*``):
+    ``template`` over the arguments, each written as ``modes[i]`` says: ``r`` its SQL, ``o`` as
+    an operand, ``p`` its SQL with a parameter cast, ``x`` as an operand of a two-argument
+    operator (a parameter cast unless the other is a column). ``func`` names the operation."""
+
+    func: str
+    template: str
+    args: Tuple[Expr, ...]
+    modes: str
+    atomic: bool
+
+
+@dataclass(frozen=True, eq=False)
+class CountLink(Expr):
+    """``count(.multi_link)``: the number of the subject's links (the subject row is named
+    ``subject_row``)."""
+
+    subject: ObjectType
+    link: Link
+    subject_row: str
+
+
+@dataclass(frozen=True, eq=False)
+class ComputedRef(Expr):
+    """``.name`` of a computed property (https://docs.geldata.com/reference/datamodel/computeds):
+    its expression ``value``, checked in the object's scope, inlined."""
+
+    computed: Computed
+    value: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectSet(Node):
+    """The objects of a backlink ``.<author[is Post]`` or a computed link of the subject row,
+    named ``alias``: the rows of ``source`` matching ``cond`` (a computed ``(select T filter
+    ...)``), or whose ``link`` points at the subject row (named ``subject_row``); with neither,
+    every object of ``source`` (``count(User)``)."""
+
+    span: Span
+    alias: str
+    source: ObjectType
+    multi: bool
+    cond: Optional[Expr] = None
+    link: Optional[Link] = None
+    subject_row: Optional[str] = None
+    #: The source's access policy predicate over ``alias`` (lowered by ``schemac.semantics.policies``).
+    visible_sql: Optional[str] = None
+    #: ``link`` is the subject's own stored link to ``source`` (``(select .link filter ...)``),
+    #: not one of ``source`` pointing back.
+    forward: bool = False
+    #: A further condition on the rows (``(select .<author[is Post] filter .published)``).
+    filter: Optional[Expr] = None
+    #: ``A union B``: the rows of each part (all of ``source``), duplicates kept as in Gel
+    #: (``UNION ALL``); ``filter`` and ``visible_sql`` then apply to the union.
+    parts: Tuple["ObjectSet", ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class PathHop(Node):
+    """One step of a path of objects (``.items[is Media].edges.character``): from the objects
+    of ``source`` reached so far to those of ``target``. ``kind``: ``link`` (a stored link of
+    ``source``), ``poly`` (one subtype's ``column`` of a polymorphic link), ``backlink``
+    (``link`` of ``target`` pointing back), ``computed`` (a computed link: ``objects``, over
+    rows of ``source`` named ``row``)."""
+
+    span: Span
+    kind: str
+    source: ObjectType
+    target: ObjectType
+    multi: bool
+    link: Optional[Link] = None
+    column: Optional[str] = None
+    objects: Optional["ObjectSet"] = None
+    row: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class InPath(Expr):
+    """``alias.id`` is one of the objects a path of ``hops`` reaches from the subject row
+    (named ``subject_row``): a path of objects has no duplicates
+    (https://docs.geldata.com/reference/edgeql/paths)."""
+
+    alias: str
+    subject_row: str
+    hops: Tuple[PathHop, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class AggregateObjects(Expr):
+    """``min(.posts.date)``, ``max(...)``, ``sum(...)``: an aggregate of ``value`` (a property of
+    each object, read from the rows named ``objects.alias``) over a set of objects
+    (https://docs.geldata.com/reference/stdlib/set). ``func`` is the Postgres aggregate."""
+
+    func: str
+    objects: ObjectSet
+    value: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class SetLink(Node):
+    """A multi link a filter reads a path through (``.tags`` of ``.tags.name``): its target rows,
+    named ``alias``, joined through the link's table (``alias`` + ``j``) to the subject row
+    ``subject_row``; ``visible_sql``: the target's access policy predicate over ``alias``."""
+
+    link: Link
+    alias: str
+    subject_row: str
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class SetFilter(Expr):
+    """A filter reading paths through multi links, ``filter .tags.name = 'x'``: true when
+    ``cond`` holds for at least one combination of the links' targets (Gel keeps an object when
+    at least one value of its filter's set is true:
+    https://docs.geldata.com/database/reference/edgeql/select)."""
+
+    sets: Tuple[SetLink, ...]
+    cond: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class CountObjects(Expr):
+    """``count(.<author[is Post])``, ``count(.computed_link)``."""
+
+    objects: ObjectSet
+
+
+@dataclass(frozen=True, eq=False)
+class ExistsObjects(Expr):
+    """``exists .<author[is Post]``, ``exists .computed_link``."""
+
+    objects: ObjectSet
+
+
+@dataclass(frozen=True, eq=False)
+class GlobalDefault(Expr):
+    """``global name`` of a global with a default (https://docs.geldata.com/reference/datamodel/globals):
+    its parameter, or the default when it is not set."""
+
+    param: object  # schemac.semantics.exprs.ParamSpec
+    default_sql: str
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectId(Expr):
+    """A computed global of object type, ``global current_user := (select User filter ...)``:
+    the id of the object of ``target`` matching ``cond``."""
+
+    target: ObjectType
+    cond: Expr
+    #: The target's access policy predicate (already lowered by ``schemac.semantics.policies``), if any.
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectRow(Expr):
+    """One object of ``target`` (its row named ``alias``) matching ``cond``, and ``value`` read
+    from it (``None``: its id): a sub-select used as a value, ``(select User filter .email =
+    $e)`` / ``assert_single((select ...))``, or ``global current_user.name``. ``visible_sql``:
+    the target's access policy predicate (lowered by ``schemac.semantics.policies``), if any."""
+
+    target: ObjectType
+    alias: str
+    value: Optional[Expr]
+    cond: Expr
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectIds(Expr):
+    """The ids of every object of ``target`` (rows named ``alias``) matching ``cond``, a
+    ``uuid[]``: the value of a multi link, ``tags += (select Tag filter .name in {'a', 'b'})``
+    (https://docs.geldata.com/reference/edgeql/update). ``visible_sql``: the target's access
+    policy predicate, if any."""
+
+    target: ObjectType
+    alias: str
+    cond: Expr
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class WrittenIds(Expr):
+    """The ids of the objects a write of the same statement wrote, read from its CTE ``cte``: a
+    write bound by ``with p := (insert ...)`` assigned to a link (``author := p``) or a nested
+    insert (``author := (insert User {...})``,
+    https://docs.geldata.com/reference/edgeql/insert#nested-inserts). ``many``: all of them,
+    a ``uuid[]`` (a multi link); else the one id."""
+
+    cte: str
+    many: bool
+
+
+@dataclass(frozen=True, eq=False)
+class VisibleId(Expr):
+    """The id ``value`` assigned to a link whose target has access policies: the id only when
+    the policies let the query see that object (else empty)."""
+
+    value: Expr
+    target: ObjectType
+    visible_sql: str
+
+
+@dataclass(frozen=True, eq=False)
+class Unary(Expr):
+    """``exists x``, ``not x``, ``-x``."""
+
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class Binary(Expr):
+    """``a <op> b``: ``and``/``or``, comparisons (``=`` ``!=`` ``?=`` ``?!=`` ``<`` ... ``like``
+    ``ilike``), ``++``, ``??``, arithmetic."""
+
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class InSet(Expr):
+    """``x [not] in {a, b}``."""
+
+    left: Expr
+    items: Tuple[Expr, ...]
+    negate: bool
+
+
+@dataclass(frozen=True, eq=False)
+class InArray(Expr):
+    """``x [not] in <array>`` (an array parameter or column)."""
+
+    left: Expr
+    right: Expr
+    negate: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Cast(Expr):
+    """``<T>x`` of a non-json value (the target is ``type``)."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class JsonCast(Expr):
+    """``<T>json`` / ``<optional T>json``: a json scalar (or array of scalars) read as ``T``."""
+
+    operand: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class JsonIndex(Expr):
+    """``x['key']`` / ``x[0]`` of a json value (json; empty when missing)."""
+
+    base: Expr
+    key: Expr
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes
+
+
+@dataclass(frozen=True)
+class ResultField:
+    """One field of a query result row: name, type, and whether it may be NULL.
+
+    A nested shape (``author: { name }``) has ``type`` ``None`` and its fields in ``shape``;
+    ``multi`` marks a list of them (a multi link). Values inside a nested shape travel as JSON
+    (see ``schemac.semantics.lowering.JSON_SPELLING``): ``in_json`` is set on those fields."""
+
+    name: str
+    type: Optional[ValueType]
+    optional: bool
+    shape: Optional[Tuple["ResultField", ...]] = None
+    multi: bool = False
+    in_json: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeColumn(Node):
+    """``name`` in a shape: a property of the object."""
+
+    span: Span
+    field: ResultField
+    column: Column
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeComputed(Node):
+    """``name`` in a shape: a computed property, its value inlined."""
+
+    span: Span
+    field: ResultField
+    value: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeComputedLink(Node):
+    """``name: { ... }`` of a backlink or computed link: its objects as JSON."""
+
+    span: Span
+    field: ResultField
+    objects: ObjectSet
+    elements: Tuple[Node, ...]
+    #: ``name: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
+    clauses: Optional["ShapeClauses"] = None
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeLinkProp(Node):
+    """``@name`` inside a multi link's shape: a link property (a join-table column)."""
+
+    span: Span
+    field: ResultField
+    column: Column
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeLinkId(Node):
+    """``link: { id }`` of a single link at the top level: its FK column (field ``link_id``)."""
+
+    span: Span
+    field: ResultField
+    link: Link
+    column: Column
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeLink(Node):
+    """``link: { ... }``: the linked object(s) as JSON; ``join_type`` is a multi link's join
+    table (its link properties), ``None`` for a single link."""
+
+    span: Span
+    field: ResultField
+    link: Link
+    elements: Tuple[Node, ...]
+    join_type: Optional[ObjectType]
+    #: The target's access policy predicate over its rows (lowered by ``schemac.semantics.policies``).
+    visible_sql: Optional[str] = None
+    #: ``link: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
+    clauses: Optional["ShapeClauses"] = None
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeClauses(Node):
+    """The clauses of a nested shape, ``posts: { title } filter .published order by .title
+    limit 3`` (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links):
+    over the linked objects (their rows named as the nested shape's)."""
+
+    span: Span
+    filter: Optional[Expr]
+    order: Tuple["OrderKey", ...]
+    offset: Optional[Expr]
+    limit: Optional[Expr]
+
+
+# ---------------------------------------------------------------------------------------------
+# Statements
+
+
+@dataclass(frozen=True, eq=False)
+class Assign(Node):
+    """``p := value`` (``op`` ``:=``), ``p += value`` / ``p -= value`` on a multi property
+    (``element``: the value is one element, not an array). ``default``: an omitted (NULL)
+    value means the column default: ``param`` for a parameter, ``json`` for a json member;
+    ``cast``: the value is a default that reads a global (a parameter cast to the column type)."""
+
+    span: Span
+    column: Column
+    value: Expr
+    op: str = ":="
+    default: Optional[str] = None
+    element: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class LinkAssign(Node):
+    """``tags := / += / -= (select Tag filter .id in array_unpack(<array<uuid>>$ids))``.
+    ``props``: link properties set on the links it writes, ``(select Tag { @weight := 2 }
+    filter ...)`` (https://docs.geldata.com/reference/datamodel/linkprops): (join-table
+    column, value) pairs."""
+
+    span: Span
+    link: Link
+    op: str
+    ids: Expr
+    props: Tuple[Tuple[Column, Expr], ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Conflict(Node):
+    """``unless conflict [on (...)] [else (...)]``: ``arbiter`` is ``None`` for the bare form;
+    ``else_kind`` is ``select``/``update``/``None``; ``else_sets`` the update's assignments."""
+
+    span: Span
+    arbiter: Optional[ExclusiveConstraint]
+    else_kind: Optional[str] = None
+    else_sets: Tuple[Assign, ...] = ()
+    #: ``else (update T filter <cond> set {...})``: the existing row is updated (and returned)
+    #: only when ``cond`` holds for it.
+    else_filter: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class Batch(Node):
+    """The source of a bulk insert: ``array_unpack(<array<T>>$xs)`` (``json`` false) or
+    ``json_array_unpack(<json>$items)``, with the loop variable."""
+
+    span: Span
+    var: LoopVar
+    source: Expr
+    json: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Insert(Node):
+    """``insert T { ... } [unless conflict ...]`` (``batch``: the body of a ``for``)."""
+
+    span: Span
+    subject: ObjectType
+    sets: Tuple[Assign, ...]
+    links: Tuple[LinkAssign, ...]
+    conflict: Optional[Conflict]
+    batch: Optional[Batch]
+    cardinality: str
+    exclusives: Tuple[ExclusiveConstraint, ...]
+    #: The access policy check of the new rows, named ``"_new"`` (lowered by
+    #: ``schemac.semantics.policies.write_check``): the statement is then a CTE selected through it.
+    check_sql: Optional[str] = None
+    #: Inserts nested in its values (``author := (insert User {...})``): :class:`BoundWrite`
+    #: nodes, each written first as the CTE its ``name`` names.
+    nested: Tuple["BoundWrite", ...] = ()
+
+    kind = "insert"
+
+    @property
+    def written_links(self) -> Tuple[str, ...]:
+        """The links whose new targets the statement itself does not see: its multi links, and
+        single links assigned objects the same statement inserts."""
+        return tuple(a.link.name for a in self.links) + tuple(
+            a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
+
+
+@dataclass(frozen=True, eq=False)
+class Update(Node):
+    """``update T [filter ...] set { ... }``."""
+
+    span: Span
+    subject: ObjectType
+    filter: Optional[Expr]
+    sets: Tuple[Assign, ...]
+    links: Tuple[LinkAssign, ...]
+    cardinality: str
+    exclusives: Tuple[ExclusiveConstraint, ...]
+    #: The access policy predicates (lowered by ``schemac.semantics.policies``): which rows it may touch,
+    #: and the check of the updated rows (named ``"_new"``).
+    visible_sql: Optional[str] = None
+    check_sql: Optional[str] = None
+    #: ``for x in ... union (update ...)``: the rows of the loop, joined (``UPDATE ... FROM``).
+    batch: Optional["Batch"] = None
+
+    kind = "update"
+
+    @property
+    def written_links(self) -> Tuple[str, ...]:
+        """The links whose new targets the statement itself does not see: its multi links, and
+        single links assigned objects the same statement inserts."""
+        return tuple(a.link.name for a in self.links) + tuple(
+            a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
+
+
+@dataclass(frozen=True, eq=False)
+class Delete(Node):
+    """``delete T [filter ...]``."""
+
+    span: Span
+    subject: ObjectType
+    filter: Optional[Expr]
+    cardinality: str
+    #: The access policy predicate of the rows it may delete (lowered by ``schemac.semantics.policies``).
+    visible_sql: Optional[str] = None
+    #: ``for x in ... union (delete ...)``: the rows of the loop, joined (``DELETE ... USING``).
+    batch: Optional["Batch"] = None
+
+    kind = "delete"
+    exclusives: Tuple[ExclusiveConstraint, ...] = ()
+    written_links: Tuple[str, ...] = ()
+    check_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class OrderKey(Node):
+    """``expr [asc|desc] [empty first|last]`` (``empty`` resolved: Gel's default applied)."""
+
+    span: Span
+    expr: Expr
+    descending: bool
+    empty: str
+
+
+@dataclass(frozen=True, eq=False)
+class Select(Node):
+    """``select T { shape } [filter] [order by] [offset] [limit]``. ``source``: the rows of a
+    write (``with p := (insert ...) select p {...}``, ``select (insert ...) {...}``), read
+    under the name ``source_name`` instead of the table."""
+
+    span: Span
+    subject: ObjectType
+    shape: Tuple[Node, ...]
+    filter: Optional[Expr]
+    order: Tuple[OrderKey, ...]
+    offset: Optional[Expr]
+    limit: Optional[Expr]
+    source: Optional[Node] = None
+    source_name: Optional[str] = None
+    #: The access policy predicate of the rows it may see (lowered by ``schemac.semantics.policies``).
+    visible_sql: Optional[str] = None
+    #: ``select assert_single(u) { ... }``: more than one row fails the statement.
+    assert_single: bool = False
+    #: ``for x in ... union (select ...)``: the rows of the loop, joined (one result row per
+    #: element and object matching it, as Gel's ``union`` of the bodies' results).
+    batch: Optional["Batch"] = None
+
+
+@dataclass(frozen=True, eq=False)
+class SelectValues(Node):
+    """``select <expr>`` of anything but a type or a write
+    (https://docs.geldata.com/reference/edgeql/select): one row of ``elements``
+    (:class:`ShapeComputed` and :class:`ShapeComputedLink` nodes, as in a shape). A free object
+    ``select { a := ..., b := ... }`` has one element per field; a single value (``select 1``,
+    ``select count(User)``, ``select <str>$x``) one element named ``value`` (``scalar``: the
+    runners return the value itself, not a row)."""
+
+    span: Span
+    elements: Tuple[Node, ...]
+    scalar: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Returning(Node):
+    """A write returning a flat shape of its rows (a plain write returns ``{ id }``)."""
+
+    span: Span
+    write: Node
+    shape: Tuple[Node, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class WriteThenSelect(Node):
+    """``select (insert ...) { nested shape }``: the write, then ``select`` over its rows
+    (whose ``source_name`` names them)."""
+
+    span: Span
+    write: Node
+    select: Select
+
+
+@dataclass(frozen=True, eq=False)
+class BoundWrite(Node):
+    """``with p := (insert|update|delete ...)``: runs once, whether or not it is read."""
+
+    span: Span
+    name: str
+    write: Node
+
+
+@dataclass(frozen=True, eq=False)
+class With(Node):
+    """``with a := ..., p := (insert ...) <body>``: ``bindings`` are :class:`WithValue` and
+    :class:`BoundWrite` nodes in order."""
+
+    span: Span
+    bindings: Tuple[Node, ...]
+    body: Node
+
+
+@dataclass(frozen=True, eq=False)
+class Query(Node):
+    """One checked query file: its statement, parameters (in ``$n`` order), result fields
+    (:class:`ResultField`), cardinality, the kind reported to the runners
+    (``select``/``insert``/``update``/``delete``), its subject type, and the exclusive
+    constraints it can violate."""
+
+    name: str
+    path: str
+    kind: str
+    #: ``None`` for a select of a value (:class:`SelectValues`).
+    subject: Optional[ObjectType]
+    statement: Node
+    params: Tuple[object, ...]
+    result: Tuple[ResultField, ...]
+    cardinality: str
+    exclusives: Tuple[ExclusiveConstraint, ...]
+    doc: str = ""
+    #: The result is one value, not a row (``select count(User)``): ``result`` holds its one
+    #: field, and the runners return that field's value.
+    scalar: bool = False
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """``node`` and every IR node below it, depth first (the value of an inline ``with``
+    binding is visited where it is used; a :class:`WithValue` also has its value below it)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, VarRef) and isinstance(n.binding, WithValue) and n.binding.inline:
+            stack.append(n.binding.value)
+        for f in fields(n):  # type: ignore[arg-type]
+            v = getattr(n, f.name)
+            if isinstance(v, Node) and not isinstance(n, VarRef):
+                stack.append(v)
+            elif isinstance(v, tuple):
+                stack.extend(x for x in v if isinstance(x, Node))
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())

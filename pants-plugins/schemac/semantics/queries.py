@@ -1,0 +1,2033 @@
+"""Query checking: one named query file -> its typed IR (:class:`schemac.semantics.qir.Query`), then,
+through :mod:`schemac.semantics.lowering`, a :class:`QueryPlan` (parameterised SQL, typed parameters,
+typed result, cardinality): the plain data model the TS and Go renderers read.
+
+Rules (their SQL: :mod:`schemac.semantics.lowering`):
+
+* every user value is a bound parameter ``$n`` (never spliced into SQL);
+* ``insert`` returns ``{ id }`` (Gel's default shape); ``update`` and ``delete`` return
+  ``{ id }`` of every row they touch; ``select (insert ...) { shape }`` any shape of them;
+* ``select Type { a, b, link: { id } }`` returns the shape's columns (a single link's id as
+  ``link_id``); ``order by`` sorts empty values first ascending and last descending, as Gel;
+* cardinality: insert -> ``one`` (``at_most_one`` with ``unless conflict``); select, update and
+  delete -> ``at_most_one`` when the filter pins ``.id`` or every column of a full
+  (non-partial) exclusive constraint with ``=`` (or, for select, ``limit 1``), else ``many``. A partial exclusive never makes a query
+  single (a row outside its predicate may share the key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Set, Tuple
+
+from schemac.semantics import computed_sql, lowering, policies, qir
+from schemac.syntax import tree as ast
+from schemac.diagnostics import Reporter, Span, did_you_mean
+from schemac.frozen import fast_init_all
+from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
+                                     column_of, is_param, refuse_poly_link)
+from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
+                                     abstract_view)
+from schemac.semantics.names import go_name
+from schemac.semantics.extensions import is_vector
+from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
+from schemac.semantics.scalars import NOT_IN_JSON, SCALARS, range_kind
+from schemac.semantics.sqlnames import qi, snake_case
+
+#: Kept importable from here: how scalars are spelled in a nested shape's JSON.
+JSON_SPELLING = lowering.JSON_SPELLING
+
+JSON = ValueType(scalar=SCALARS["json"])
+
+_QUERY_NAME = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
+_KEBAB = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+_CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
+
+
+
+def _abstract_type(schema, name: str, module: str, span, reporter) -> bool:
+    """A statement on an abstract type (``select Content { title }``, valid Gel: the objects of
+    its concrete subtypes, https://docs.geldata.com/reference/edgeql/select#polymorphic-queries)
+    gets a located E0206 naming the form, not E0301 unknown type."""
+    if schema.find(name, module, schema.abstract_types) is None:
+        return False
+    reporter.error("E0206", f"a query on the abstract type '{name}' (the objects of its concrete subtypes) is not "
+                   "supported yet", span, "select each concrete subtype, or reach them through a link to the "
+                   "abstract type")
+    return True
+
+def query_name(stem: str) -> str:
+    """The query name of a file stem, as Gel users write them: ``get_user``, ``get-user`` and
+    ``getUser`` are all ``get_user`` (TS ``getUser``, Go ``GetUser``); anything else is kept
+    as written (and refused by :func:`check_query`)."""
+    if _KEBAB.match(stem):
+        return stem.replace("-", "_")
+    if _CAMEL.match(stem) and not _QUERY_NAME.match(stem):
+        return snake_case(stem)
+    return stem
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    """A checked, lowered query.
+
+    ``name``: snake_case query name (file stem). ``sql``: the statement with ``$1..$n``.
+    ``params``: in ``$n`` order. ``result``: fields of one result row. ``cardinality``:
+    ``one`` | ``at_most_one`` | ``many``. ``exclusives``: the exclusive constraints the statement can
+    violate (an insert: all of its type's; an update: those whose columns or predicate it
+    writes), for typed errors. ``ir``: the checked query the SQL was lowered from."""
+
+    name: str
+    path: str
+    kind: str
+    subject: Optional[ObjectType]
+    sql: str
+    params: Tuple[ParamSpec, ...]
+    result: Tuple[ResultField, ...]
+    cardinality: str
+    exclusives: Tuple[ExclusiveConstraint, ...]
+    doc: str = ""
+    ir: Optional[qir.Query] = dataclasses.field(default=None, compare=False, repr=False)
+    #: The result is one value (``select count(User)``), not a row: ``result`` holds its one
+    #: field, and the runners return the value itself.
+    scalar: bool = False
+    #: An insert with optional parameters for properties with defaults: one statement per
+    #: combination of them left out (:func:`schemac.semantics.lowering.statement_variants`; ``sql`` is
+    #: the first, leaving out none). Empty for every other query.
+    variants: Tuple[lowering.Variant, ...] = ()
+    #: The foreign keys the statement can violate (:func:`foreign_keys_violated`): ``(constraint
+    #: name, when)``, for the runners' ``@throws`` / doc comments.
+    foreign_keys: Tuple[Tuple[str, str], ...] = ()
+
+
+def filtered_upsert(q: QueryPlan) -> bool:
+    """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
+    return q.ir is not None and any(type(n) is qir.Conflict and n.else_filter is not None  # type: ignore[attr-defined]
+                                    for n in qir.walk(q.ir.statement))
+
+
+def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
+    """Check and lower one query file. Returns ``None`` after reporting diagnostics."""
+    query = check_query(schema, qf, reporter)
+    if query is None:
+        return None
+    keys = lowering.defaulted_params(query.statement)
+    if len(keys) > lowering.MAX_OMITTABLE:
+        extra = next(n for n in qir.walk(query.statement) if type(n) is qir.Assign and n.default == "param"
+                     and n.value.param.index == keys[lowering.MAX_OMITTABLE])  # type: ignore[attr-defined]
+        reporter.warning("W0008", f"an insert with {len(keys)} optional parameters for properties with a default: "
+                         f"the first {lowering.MAX_OMITTABLE} are left out for the database to apply its own "
+                         "DEFAULT; from this one on, a missing value gets a copy of the default written into the "
+                         "statement", extra.span,
+                         "a migration changing these defaults needs the runner regenerated; make some of them "
+                         "required (drop 'optional'), or set the rarely given ones with an update")
+    variants = lowering.statement_variants(query.statement)
+    sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
+    return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
+                     query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
+                     variants, foreign_keys_violated(schema, query.statement))
+
+
+#: ON DELETE actions that make deleting a referenced row fail (a deferred check fails at
+#: COMMIT, not in the statement).
+_REFUSING = ("RESTRICT", "NO ACTION")
+
+
+def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, str], ...]:
+    """The foreign keys (SQLSTATE 23503) a statement can violate, each once, in the order met:
+    ``(name, when)``. An insert or update writing a single link (its ``_id`` column: the id is
+    the caller's, ``(select T filter .id = $x)``) can name a missing row; one adding multi-link
+    targets (``:=``, ``+=``) can, through the join table's ``target_id``; a delete can hit the
+    foreign keys that refuse it (``RESTRICT`` / ``NO ACTION``) on every table referencing the
+    deleted rows, and on the tables whose rows an ``ON DELETE CASCADE`` deletes with them.
+    Removing links (``-=``) and clearing a link violate none. Foreign keys written by triggers
+    are not followed."""
+    out: Dict[str, str] = {}
+    by_table = {t.table: t for t in schema.every_table()}
+    for n in qir.walk(stmt):
+        t = type(n)
+        if t is qir.Insert or t is qir.Update:
+            table = by_table.get(n.subject.table)  # type: ignore[attr-defined]
+            fks = {fk.column: fk for fk in table.foreign_keys} if table is not None else {}
+            for a in n.sets:  # type: ignore[attr-defined]
+                fk = fks.get(a.column.name)
+                if fk is not None and a.op == ":=":
+                    out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
+            for a in n.links:  # type: ignore[attr-defined]
+                join = by_table.get(a.link.join_table)
+                if a.op == "-=" or join is None:
+                    continue
+                for fk in join.foreign_keys:
+                    if fk.column == "target_id":
+                        out.setdefault(fk.name, f"an id of `{a.link.name}` names no `{fk.target_table}` row")
+        elif t is qir.Delete:
+            seen: Set[str] = set()
+            todo = [n.subject.table]  # type: ignore[attr-defined]
+            while todo:
+                deleted = todo.pop(0)
+                if deleted in seen:
+                    continue
+                seen.add(deleted)
+                for other in schema.every_table():
+                    for fk in other.foreign_keys:
+                        if fk.target_table != deleted:
+                            continue
+                        if fk.on_delete_sql in _REFUSING:
+                            out.setdefault(fk.name, f"a row of `{other.table}` still refers to a deleted `{deleted}` row")
+                        elif fk.on_delete_sql == "CASCADE":
+                            todo.append(other.table)
+    return tuple(out.items())
+
+
+def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[qir.Query]:
+    """Check one query file: its typed IR, or ``None`` after reporting diagnostics."""
+    q = qf.query
+    if not _QUERY_NAME.match(qf.name):
+        reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case, kebab-case or camelCase name",
+                       Span.point(qf.path, 1, 1),
+                       "name query files like enqueue_job.edgeql, enqueue-job.edgeql or enqueueJob.edgeql")
+        return None
+    if isinstance(q, ast.WithQuery):
+        before = len(reporter.diagnostics)
+        query = _with(qf, q, schema, reporter)
+        return query if len(reporter.diagnostics) == before else None
+    if isinstance(q, ast.SelectValue):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _select_value(qf, q, ctx)
+        return query if len(reporter.diagnostics) == before else None
+    if isinstance(q, ast.ForExpr):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _for_any(qf, q, ctx)
+        return query if len(reporter.diagnostics) == before else None
+    subject = schema.find_type(q.type_name)
+    if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter):
+        return None
+    if subject is None:
+        reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
+                       did_you_mean(q.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
+        return None
+    params = ParamTable()
+    ctx = ExprContext(schema, subject, "default", reporter, params=params, where="a query")
+    before = len(reporter.diagnostics)
+    query = _plan_body(qf, q, subject, ctx)
+    if len(reporter.diagnostics) != before:
+        return None
+    return query
+
+
+def _plan_body(qf: ast.QueryFile, q, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    """Check a query (not ``with``) in the scope ``ctx``."""
+    if isinstance(q, ast.InsertQuery):
+        return _insert(qf, q, subject, ctx)
+    if isinstance(q, ast.UpdateQuery):
+        return _update(qf, q, subject, ctx)
+    if isinstance(q, ast.SelectQuery):
+        return _select(qf, q, subject, ctx)
+    if isinstance(q, ast.ForQuery):
+        return _for(qf, q, subject, ctx)
+    if isinstance(q, ast.SelectDml):
+        return _select_dml(qf, q, subject, ctx)
+    return _delete(qf, q, subject, ctx)
+
+
+def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -> List[qir.Node]:
+    """Check ``p := value`` assignments: :class:`~schemac.semantics.qir.Assign` (a column) and
+    :class:`~schemac.semantics.qir.LinkAssign` (a multi link) nodes, in order.
+
+    In an insert, a parameter assigned to a property with a default is optional: when it is
+    NULL (omitted) the runner sends the statement that leaves the column out, so the column's
+    DEFAULT applies (:func:`schemac.semantics.lowering.statement_variants`)."""
+    out: List[qir.Node] = []
+    seen: Set[str] = set()
+    for a in assigns:
+        if a.name in seen:
+            ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
+            continue
+        seen.add(a.name)
+        pl = subject.poly_links.get(a.name)
+        if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
+            # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
+            # in target_id and in the subtype's column
+            target = ctx.schema.find_type(a.value.type_name, ctx.module)
+            column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+            if column is None:
+                names = ", ".join(t.name for t, _ in pl.targets)
+                ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not "
+                                   f"{a.value.type_name}", a.value.type_span)
+                continue
+            assigned = _link_value(a, Link(pl.name, target, True, pl.required, column, pl.join_table),  # type: ignore[arg-type]
+                                   subject, ctx, insert)
+            if assigned is not None:
+                out.append(assigned)
+            continue
+        if pl is not None and not pl.multi and a.op == ":=" and isinstance(a.value, ast.SubSelect):
+            # link := (select Movie filter .id = ...): that subtype's column, the others NULL
+            sets = _poly_link_value(a, pl, subject, ctx, insert)
+            if sets is not None:
+                out.extend(sets)
+            continue
+        if refuse_poly_link(subject, a.name, a.name_span, ctx.reporter):
+            continue
+        link = subject.links.get(a.name)
+        if link is not None:
+            assigned = _link_value(a, link, subject, ctx, insert)
+            if assigned is not None:
+                out.append(assigned)
+            continue
+        col = subject.column(a.name)
+        if a.name in subject.computeds:
+            ctx.reporter.error("E0302", f"'{a.name}' is computed and cannot be assigned", a.name_span,
+                               "a computed is never stored: assign the properties it reads")
+            continue
+        if col is None or col.link is not None:
+            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
+                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None]
+                                            + list(subject.links)))
+            continue
+        if col.is_id:
+            ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
+            continue
+        if col.readonly and not insert:
+            ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span,
+                               "readonly properties are set once, by insert")
+            continue
+        if a.op != ":=":
+            node = _add_or_remove(a, col, insert, ctx)
+            if node is not None:
+                out.append(node)
+            continue
+        if _is_empty_set(a.value):
+            node = _clear(a, col, ctx)
+            if node is not None:
+                out.append(node)
+            continue
+        use_default = insert and col.has_default and isinstance(a.value, (ast.Param, ast.Cast))
+        low = check(assignment_cast(a.value, col.type), ctx, col.type,
+                    allow_optional_param=use_default or not col.required)
+        if low is None:
+            continue
+        if low.type.family != col.type.family:
+            ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
+                               a.value.span)
+            continue
+        if use_default and low.nullable and is_param(low):
+            out.append(qir.Assign(a.span, col, low, default="param"))
+            continue
+        if insert and col.has_default and low.nullable and isinstance(a.value, ast.Cast):
+            # `<optional T>item['k']` of a json loop: a missing member means the default.
+            out.append(qir.Assign(a.span, col, low, default="json"))
+            continue
+        if col.required and low.nullable and not _reads_global(a.value):
+            ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,
+                               "make the parameter required (drop 'optional') or the property optional")
+            continue
+        if not insert:
+            _mark_unchanged(a.value, col.name, ctx)
+        out.append(qir.Assign(a.span, col, low))
+    return out
+
+
+def _reads_global(value: ast.Expr) -> bool:
+    """Whether a value reads a global. Such a value may be empty for a required property: as in
+    Gel, that is an error when the statement runs (a NOT NULL violation), not when it compiles,
+    since the application supplies the global."""
+    return any(isinstance(n, ast.GlobalRef) for n in ast.iter_nodes(value))
+
+
+def _mark_unchanged(value: ast.Expr, column: str, ctx: ExprContext) -> None:
+    """``p := $p ?? .p`` (or ``<optional T>$p ?? .p``) in an update: an omitted ``$p`` leaves
+    ``p`` unchanged; the parameter says so (its doc in the generated code)."""
+    if not (isinstance(value, ast.BinOp) and value.op == "??" and isinstance(value.right, ast.Path)
+            and value.right.steps == (column,)):
+        return
+    left = value.left
+    if isinstance(left, ast.Cast) and isinstance(left.operand, ast.Param):
+        left = left.operand
+    if isinstance(left, ast.Param) and ctx.params is not None:
+        spec = ctx.params.params.get(left.name)
+        if spec is not None and spec.optional:
+            spec.unchanged = column
+
+
+def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Optional[qir.Assign]:
+    """``tags += value`` / ``tags -= value`` on a multi property (an array column) in an update.
+    ``value`` is one element or an array of them. ``+=`` appends (a multi property is a
+    multiset, as in Gel); ``-=`` removes every occurrence, keeping the order of the rest."""
+    if insert:
+        ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
+        return None
+    if col.type.element is None:
+        ctx.reporter.error("E0304", f"'{a.op}' needs a multi property or an array, but '{a.name}' is "
+                           f"{col.type.name}", a.name_span, f"write {a.name} := ...")
+        return None
+    if col.readonly:
+        ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span)
+        return None
+    elem = col.type.element
+    low = check(a.value, ctx, elem)
+    if low is None:
+        return None
+    if low.type.family not in (elem.family, col.type.family):
+        ctx.reporter.error("E0304", f"'{a.name}' holds {elem.name}, but the value is {low.type.name}", a.value.span)
+        return None
+    return qir.Assign(a.span, col, low, a.op, element=low.type.family != col.type.family)
+
+
+def _link_props(a: ast.Assignment, link, ctx: ExprContext):
+    """``tags += (select Tag { @weight := <int32>$w } filter ...)``: the assignment of the
+    objects alone (``(select Tag filter ...)``) and the link properties it sets, (join-table
+    column, value) pairs (https://docs.geldata.com/reference/datamodel/linkprops). A value
+    may not read the linked object's properties (``E0206``)."""
+    value = a.value
+    join = _join_table(link, ctx)
+    if a.op == "-=" or value.order or value.offset is not None or value.limit is not None or join is None \
+            or not isinstance(value.subject, ast.VarRef):
+        ctx.reporter.error("E0206", "setting link properties here (in '-=', with order/offset/limit, on a select "
+                           "of an expression) is not supported yet", value.span,
+                           "set them with := or += on (select Type { @prop := ... } filter ...)")
+        return None
+    props = []
+    for el in value.shape:
+        if not (el.link_prop and el.value is not None):
+            continue  # (an output shape: what the links are is all that counts)
+        col = join.column(el.name)
+        if col is None or col.name in ("source_id", "target_id"):
+            names = [c.name for c in join.columns if c.name not in ("source_id", "target_id")]
+            ctx.reporter.error("E0302", f"link '{a.name}' has no property '{el.name}'", el.span,
+                               did_you_mean(el.name, names) or (f"its link properties: {', '.join(names)}" if names
+                                                                else f"'{a.name}' declares no link properties"))
+            return None
+        if any(isinstance(n, (ast.Path, ast.LinkPropRef)) for n in ast.iter_nodes(el.value)):
+            ctx.reporter.error("E0206", "a link property's value reading the linked object is not supported yet",
+                               el.value.span, "give it a value of the query: a parameter, a constant, a with name")
+            return None
+        low = check(el.value, dataclasses.replace(ctx, subject=None), col.type, allow_optional_param=not col.required)
+        if low is None:
+            return None
+        if low.type.family != col.type.family:
+            ctx.reporter.error("E0304", f"'@{el.name}' is {col.type.name}, but the value is {low.type.name}",
+                               el.value.span)
+            return None
+        if col.required and low.nullable:
+            ctx.reporter.error("E0304", f"'@{el.name}' is required, but the value may be empty", el.value.span)
+            return None
+        props.append((col, low))
+    filt = value.filter if value.filter is not None else ast.Literal("bool", True, value.span)
+    sub = ast.SubSelect(value.subject.name, value.subject.span, filt, value.span)
+    return dataclasses.replace(a, value=sub), tuple(props)
+
+
+def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))`` (or ``.id in $ids``)
+    -> the ``uuid[]`` of target ids."""
+    value = a.value
+    source = None
+    if isinstance(value, ast.SubSelect) and value.type_name.split("::")[-1] == link.target.name:
+        f = value.filter
+        if isinstance(f, ast.BinOp) and f.op == "in" and isinstance(f.left, ast.Path) and f.left.steps == ("id",):
+            source = f.right
+            if isinstance(source, ast.FuncCall) and source.name in ("array_unpack", "std::array_unpack") \
+                    and len(source.args) == 1:
+                source = source.args[0]
+    uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
+    if source is None and (_is_nested_insert(value) or (isinstance(value, ast.VarRef)
+                                                        and value.name in ctx.bound_writes)):
+        return _written(a, value, link, ctx, many=True)
+    if source is None and _is_empty_set(value):
+        # `tags := {}`: no links (`+= {}` / `-= {}` change nothing).
+        return qir.SqlTemplate(value.span, uuid_array, False, "no_ids", "'{{}}'::uuid[]", (), "", True)
+    if source is None and isinstance(value, ast.SubSelect):
+        # Any other filter: the ids of the objects it selects.
+        if ctx.schema.find_type(value.type_name, ctx.module) is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {value.type_name}",
+                               value.type_span)
+            return None
+        return computed_sql.subselect_value(value, False, ctx, many=True)
+    if source is None:
+        ctx.reporter.error("E0304", f"the value of multi link '{a.name}' must be (select {link.target.name} filter "
+                           f".id in array_unpack(<array<uuid>>$ids))", value.span,
+                           f"write {a.name} := (select {link.target.name} filter .id in array_unpack(<array<uuid>>${a.name}))")
+        return None
+    low = check(source, ctx, uuid_array)
+    if low is None:
+        return None
+    if low.type.family != uuid_array.family:
+        ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
+        return None
+    return low
+
+
+def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: ExprContext,
+                     insert: bool) -> Optional[List[qir.Node]]:
+    """``subject := (select Movie filter .id = <value>)`` on a polymorphic single link: the
+    column of the subtype the sub-select names gets the id, the other subtypes' columns NULL
+    (an update may change the subtype); the CHECK and foreign keys hold the rest."""
+    value: ast.SubSelect = a.value  # type: ignore[assignment]
+    target = ctx.schema.find_type(value.type_name, ctx.module)
+    column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+    if column is None:
+        names = ", ".join(t.name for t, _ in pl.targets)
+        ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not {value.type_name}",
+                           value.type_span, f"write {a.name} := (select {pl.targets[0][0].name} filter .id = ...)")
+        return None
+    link = Link(pl.name, target, False, pl.required, column, None)  # type: ignore[arg-type]
+    assigned = _link_value(a, link, subject, ctx, insert)
+    if assigned is None:
+        return None
+    out: List[qir.Node] = [assigned]
+    for _, other in pl.targets:
+        if other != column:
+            col = subject.column(other)
+            assert col is not None
+            out.append(qir.Assign(a.span, col, qir.SqlTemplate(a.span, col.type, True, "empty", "NULL::uuid", (), "",
+                                                               True)))
+    return out
+
+
+def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
+                insert: bool) -> Optional[qir.Node]:
+    """``author := (select User filter .id = <value>)`` -> the FK column ``author_id`` set to
+    the value; a multi link -> a :class:`~schemac.semantics.qir.LinkAssign`."""
+    if link.multi:
+        if insert and a.op != ":=":
+            ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
+            return None
+        props: Tuple[Tuple[object, qir.Expr], ...] = ()
+        if computed_sql.sets_link_props(a.value):
+            split = _link_props(a, link, ctx)
+            if split is None:
+                return None
+            a, props = split
+        ids = _multi_link_ids(a, link, ctx)
+        return None if ids is None else qir.LinkAssign(a.span, link, a.op, ids, props)  # type: ignore[arg-type]
+    if computed_sql.sets_link_props(a.value):
+        el = next(e for e in a.value.shape if e.link_prop and e.value is not None)  # type: ignore[union-attr]
+        ctx.reporter.error("E0206", f"setting link properties ('@{el.name} := ...') of the single link '{a.name}' is "
+                           "not supported yet", el.span, "link properties are stored for multi links")
+        return None
+    col = subject.column(link.column)
+    assert col is not None
+    if col.readonly and not insert:
+        ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span)
+        return None
+    value = a.value
+    target_id = None
+    if isinstance(value, ast.GlobalRef):
+        g = ctx.schema.find(value.name, ctx.module, ctx.schema.globals)
+        if g is not None and g.target is not None:  # type: ignore[attr-defined]
+            if g.target is not link.target:  # type: ignore[attr-defined]
+                ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, but global '{value.name}' is "
+                                   f"a {g.target.name}", value.span)  # type: ignore[attr-defined]
+                return None
+            target_id = value
+    if _is_empty_set(value):
+        return _clear(a, col, ctx)
+    sub, asserted = computed_sql.single_subselect(value)
+    if sub is not None:
+        if ctx.schema.find_type(sub.type_name, ctx.module) is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {sub.type_name}",
+                               sub.type_span)
+            return None
+        f = sub.filter
+        if not asserted and isinstance(f, ast.BinOp) and f.op == "=":
+            for side, other in ((f.left, f.right), (f.right, f.left)):
+                if isinstance(side, ast.Path) and side.steps == ("id",):
+                    target_id = other
+        if target_id is None:
+            return _link_by_filter(a, sub, asserted, col, ctx, insert)
+    if target_id is None and isinstance(value, ast.VarRef) and _bound_object(value.name, ctx) is link.target:
+        # `with who := (select User filter ...)` ... `author := who`: that object.
+        low = check(value, ctx)
+        if low is None:
+            return None
+        if not insert:
+            _mark_unchanged(a.value, col.name, ctx)
+        return qir.Assign(a.span, col, low)
+    if target_id is None and (_is_nested_insert(value) or (isinstance(value, ast.VarRef)
+                                                           and value.name in ctx.bound_writes)):
+        low = _written(a, value, link, ctx, many=False)
+        if low is None:
+            return None
+        # (None written: a required link fails the statement, SQLSTATE 23502, as Gel's
+        # MissingRequiredError when it runs.)
+        return qir.Assign(a.span, col, low)
+    if target_id is None and isinstance(value, tuple(_STATEMENT_VALUES)):
+        ctx.reporter.error("E0206", f"a link's value that is {_STATEMENT_VALUES[type(value)]} is not supported yet",
+                           value.span, f"write {a.name} := (select {link.target.name} filter ...)")
+        return None
+    if target_id is None:
+        ctx.reporter.error("E0304", f"the value of link '{a.name}' must be (select {link.target.name} filter ...)",
+                           value.span, f"write {a.name} := (select {link.target.name} filter .id = ${a.name}_id)")
+        return None
+    low = check(target_id, ctx, col.type, allow_optional_param=not col.required)
+    if low is None:
+        return None
+    if low.type.family != "uuid":
+        ctx.reporter.error("E0304", f"an id is a uuid, not {low.type.name}", target_id.span)
+        return None
+    if col.required and low.nullable and not _reads_global(target_id):
+        ctx.reporter.error("E0304", f"link '{a.name}' is required, but the value may be empty", target_id.span)
+        return None
+    visible = policies.read_predicate(link.target, ctx, '"_t"')
+    if visible is not None:
+        # Only an object the target's access policies let the query see can be linked.
+        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
+    return qir.Assign(a.span, col, low)
+
+
+def _is_nested_insert(value: ast.Expr) -> bool:
+    return isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.InsertQuery)
+
+
+def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: bool) -> Optional[qir.Expr]:
+    """A link assigned objects the same statement writes: a write bound by ``with p := (insert
+    ...)`` (its CTE ``"_with_p"``) or a nested insert (``author := (insert User {...})``,
+    https://docs.geldata.com/reference/edgeql/insert#nested-inserts), written first as a CTE
+    of its own. As in Gel, a single link takes at most one object (an update or delete bound by
+    ``with`` that may write several is refused)."""
+    uuid = ValueType(scalar=SCALARS["uuid"])
+    if isinstance(value, ast.VarRef):
+        w = ctx.bound_writes[value.name]
+        if w.subject is not link.target:  # type: ignore[attr-defined]
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, but '{value.name}' is "
+                               f"{ctx.bound_statements.get(value.name, 'a write')}", value.span)
+            return None
+        card = w.cardinality  # type: ignore[attr-defined]
+        if not many and card == MANY:
+            ctx.reporter.error("E0304", f"'{value.name}' may write several objects, but '{a.name}' is a single link",
+                               value.span, "filter the bound statement on .id or an exclusive property")
+            return None
+        return qir.WrittenIds(value.span, ValueType(element=uuid) if many else uuid, not many and card != ONE,
+                              f"_with_{value.name}", many)
+    q = value.query  # type: ignore[attr-defined]
+    target = ctx.schema.find_type(q.type_name, ctx.module)
+    if target is None:
+        ctx.reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
+                           did_you_mean(q.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    if target is not link.target:
+        ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {q.type_name}", q.type_span)
+        return None
+    if ctx.nested is None or any(type(v) is qir.LoopVar for v in ctx.variables.values()):
+        # (Gel evaluates an update's values once per object it updates: as many inserts.)
+        ctx.reporter.error("E0206", "a nested insert in an update, a 'for' loop or an upsert's else is not supported "
+                           "yet", value.span, "bind it, inserted once: with p := (insert ...) ... link := p")
+        return None
+    inner = dataclasses.replace(ctx, subject=target, column_prefix=None)
+    w = _insert_write(q, target, inner)
+    if w is None:
+        return None
+    if w.check_sql is not None:
+        ctx.reporter.error("E0206", f"a nested insert of '{target.name}', which has access policies, is not supported "
+                           "yet", value.span, "insert the object in a query of its own")
+        return None
+    name = f"_nested{sum(1 for k in ctx.bound_writes if k.startswith(' nested')) + 1}"
+    ctx.bound_writes[" nested" + name] = w  # (counted so each nested insert gets its own CTE)
+    ctx.nested.append(qir.BoundWrite(value.span, name, w))
+    return qir.WrittenIds(value.span, ValueType(element=uuid) if many else uuid, w.cardinality != ONE, name, many)
+
+
+#: Link values that are valid EdgeQL but not lowered: what the E0206 calls them.
+_STATEMENT_VALUES = {ast.WithExpr: "a 'with' block", ast.StatementExpr: "a statement", ast.IfElse: "an 'if ... else'",
+                     ast.ForExpr: "a 'for' loop", ast.SelectExpr: "a select of an expression",
+                     ast.GroupExpr: "a 'group'"}
+
+
+def _bound_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
+    """The type of the object a ``with`` name is bound to (``who := (select User filter ...)``),
+    else ``None``."""
+    b = ctx.variables.get(name)
+    value = b.value if type(b) is qir.WithValue else None  # type: ignore[attr-defined]
+    if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
+        return value.target  # type: ignore[union-attr]
+    return None
+
+
+def _is_empty_set(value: ast.Expr) -> bool:
+    """``{}`` or ``<T>{}``: the empty set."""
+    if isinstance(value, ast.Cast):
+        value = value.operand
+    return isinstance(value, ast.SetLit) and not value.items
+
+
+def _clear(a: ast.Assignment, col, ctx: ExprContext) -> Optional[qir.Assign]:
+    """``p := {}`` / ``link := {}``: an optional property or single link set to the empty set
+    (https://docs.geldata.com/reference/edgeql/update): NULL. A required one is refused, as Gel
+    refuses it (``missing value for required property``)."""
+    if col.required:
+        ctx.reporter.error("E0304", f"'{a.name}' is required: it cannot be set to the empty set {{}}", a.value.span,
+                           "make it optional in the schema, or assign a value")
+        return None
+    return qir.Assign(a.span, col, qir.Literal(a.value.span, col.type, True, "null", None))
+
+
+def _link_by_filter(a: ast.Assignment, sub: ast.SubSelect, asserted: bool, col, ctx: ExprContext,
+                    insert: bool) -> Optional[qir.Assign]:
+    """``author := (select User filter .email = <str>$email)``: the link set to the one object
+    the sub-select finds, by any filter (https://docs.geldata.com/reference/edgeql/insert#links),
+    ``(SELECT "_q"."id" FROM users AS "_q" WHERE ...)``. As in Gel, the sub-select must be
+    known to find at most one object (a filter on ``.id`` or on every property of a full
+    exclusive constraint), or be wrapped in ``assert_single(...)`` (more than one object then
+    fails the statement, SQLSTATE 21000, Gel's CardinalityViolationError). When it finds none,
+    the link is empty: a required link then fails the statement (SQLSTATE 23502, Gel's
+    MissingRequiredError, raised when the statement runs)."""
+    low = computed_sql.subselect_value(sub, asserted, ctx)
+    if low is None:
+        return None
+    if not insert:
+        _mark_unchanged(a.value, col.name, ctx)
+    return qir.Assign(a.span, col, low)
+
+
+def _for(qf: ast.QueryFile, q: ast.ForQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    """``for x in array_unpack(<array<T>>$xs) union (insert ...)`` -> one
+    ``INSERT ... SELECT ... FROM unnest($n::T[]) AS "_batch"(x)``: one round trip for any
+    number of rows. Duplicates within one batch: ``unless conflict`` (``DO NOTHING``) keeps the
+    first and skips the rest; an upsert (``DO UPDATE``) cannot touch a row twice and the whole
+    statement fails with SQLSTATE 21000, inserting nothing.
+
+    ``for x in json_array_unpack(<json>$items) union (insert ...)`` -> ``... FROM
+    jsonb_array_elements($n::jsonb) AS "_batch"(x)``; the loop variable is json: its members
+    are read with casts, ``<str>x['name']`` (``x ->> 'name'``)."""
+    batch = _loop(q, ctx)
+    if batch is None:
+        return None
+    w = _insert_write(q.body, subject, ctx, batch=batch)
+    if w is None:
+        return None
+    return _plan(qf, "insert", subject, _returning_id(w), ctx, MANY, w.exclusives)
+
+
+def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.Batch]:
+    """The rows a ``for`` loop iterates over: ``array_unpack(<array<T>>$xs)`` or
+    ``json_array_unpack(<json>$items)`` of a parameter (or of a ``with`` name bound to one). The
+    loop variable is put in scope; ``sql_name`` names its column of the ``"_batch"`` rows."""
+    src = q.source
+    json = isinstance(src, ast.FuncCall) and src.name in ("json_array_unpack", "std::json_array_unpack") \
+        and len(src.args) == 1
+    if not json and not (isinstance(src, ast.FuncCall) and src.name in ("array_unpack", "std::array_unpack")
+                         and len(src.args) == 1):
+        ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param) or "
+                           "json_array_unpack(<json>$param) only", src.span,
+                           "write e.g. for name in array_unpack(<array<str>>$names) union (insert ...)")
+        return None
+    arg = src.args[0]  # type: ignore[attr-defined]
+    arr = check(arg, ctx, JSON if json else None)
+    if arr is None:
+        return None
+    param = is_param(arr) or (type(arr) is qir.VarRef and type(arr.binding) is qir.WithValue  # type: ignore[attr-defined]
+                              and arr.binding.inline and is_param(arr.binding.value))  # type: ignore[attr-defined]
+    if json:
+        if arr.type.family != "json" or not param:
+            ctx.reporter.error("E0304", f"json_array_unpack needs a json parameter, got {arr.type.name}",
+                               arg.span, "give it a type: <json>$items")
+            return None
+        var = qir.LoopVar(q.var, JSON, sql_name)
+    else:
+        if arr.type.element is None or not param:
+            ctx.reporter.error("E0304", f"array_unpack needs an array parameter, got {arr.type.name}", arg.span,
+                               "give it a type: <array<str>>$names")
+            return None
+        var = qir.LoopVar(q.var, arr.type.element, sql_name)
+    ctx.variables[q.var] = var
+    return qir.Batch(src.span, var, arr, json)
+
+
+def _unparen(body):
+    """A ``for`` body without its parentheses: the statement node."""
+    return body.query if isinstance(body, ast.StatementExpr) else body
+
+
+def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qir.Query]:
+    """``for x in array_unpack(<array<T>>$xs) union (<body>)`` (https://docs.geldata.com/reference/edgeql/for):
+    the body run once per element, all in one statement, the results united. The body may be
+    ``with a := <expr>, ... <statement>`` (the names bound per element, written where they are
+    used) over an insert (``unless conflict``, upserts), an update (``UPDATE ... FROM`` the
+    loop's rows), a delete (``DELETE ... USING``) or a select of a type (one result row per
+    element and object it selects). A row an update or delete matches for several elements is
+    written once and returned once."""
+    body = _unparen(q.body)
+    inner_with: Tuple[ast.WithBinding, ...] = ()
+    if isinstance(body, ast.WithExpr):
+        inner_with, body = body.bindings, _unparen(body.body)
+    if isinstance(body, (ast.SelectExpr, ast.SubSelect)):
+        body = _as_select_query(body, ctx)
+        if body is None:
+            return None
+    if not isinstance(body, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.SelectQuery)) or \
+            not body.type_name:
+        what = type(body).__name__ if not isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) else \
+            "an update or delete of an expression"
+        ctx.reporter.error("E0206", f"a 'for' loop whose body is {_FOR_BODIES.get(what, what)} is not supported yet",
+                           getattr(body, "span", q.span),
+                           "a for body is an insert, update, delete or select of a type, optionally under 'with'")
+        return None
+    subject = ctx.schema.find_type(body.type_name, ctx.module)
+    if subject is None and _abstract_type(ctx.schema, body.type_name, ctx.module, body.type_span, ctx.reporter):
+        return None
+    if subject is None:
+        ctx.reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
+                           did_you_mean(body.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    ctx = dataclasses.replace(ctx, subject=subject, variables=dict(ctx.variables))
+    insert = isinstance(body, ast.InsertQuery)
+    batch = _loop(q, ctx, None if insert else f"_for_{q.var}")
+    if batch is None:
+        return None
+    for b in inner_with:
+        if isinstance(b.value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.StatementExpr)):
+            ctx.reporter.error("E0206", "a statement bound by 'with' inside a 'for' body is not supported yet",
+                               b.value.span, "bind values only, or run the statement as its own query")
+            return None
+        low = check(b.value, ctx)
+        if low is None:
+            return None
+        # Bound per element: written where it is used (it may read the loop variable).
+        ctx.variables[b.name] = qir.WithValue(b.name, low, True)
+    if insert:
+        w = _insert_write(body, subject, ctx, batch=batch)
+        if w is None:
+            return None
+        return _plan(qf, "insert", subject, _returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, ast.UpdateQuery):
+        w = _update_write(body, subject, ctx, batch)
+        if w is None:
+            return None
+        return _plan(qf, "update", subject, _returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, ast.DeleteQuery):
+        w = _delete_write(body, subject, ctx, batch)
+        if w is None:
+            return None
+        return _plan(qf, "delete", subject, _returning_id(w), ctx, MANY, ())
+    if body.order or body.offset is not None or body.limit is not None:
+        ctx.reporter.error("E0206", "'order by', 'offset' and 'limit' in a 'for' loop's select are not supported yet",
+                           body.span, "order or limit the objects in a query of their own")
+        return None
+    node, _ = _select_node(body, subject, ctx, batch=batch)
+    if node is None:
+        return None
+    return _plan(qf, "select", subject, node, ctx, MANY, (), _fields(node.shape))
+
+
+_FOR_BODIES = {"SelectExpr": "a select of an expression", "WithExpr": "a nested 'with'", "ForExpr": "another 'for'",
+               "GroupExpr": "a 'group'", "SelectDml": "a select of a statement"}
+
+
+def _as_select_query(e, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """``(select T { shape } filter ...)`` inside an expression, as a top-level select of a type
+    (``None``, reported, when it selects something else)."""
+    if isinstance(e, ast.SubSelect):
+        return ast.SelectQuery(e.type_name, e.type_span, None, e.filter, (), None, None, e.span)
+    if isinstance(e.subject, ast.VarRef) and ctx.schema.find_type(e.subject.name, ctx.module) is not None:
+        return ast.SelectQuery(e.subject.name, e.subject.span, e.shape, e.filter, e.order, e.offset, e.limit, e.span)
+    ctx.reporter.error("E0206", "a 'for' loop whose body selects an expression (not a type) is not supported yet",
+                       e.span, "select a type: for x in ... union (select T { ... } filter ...)")
+    return None
+
+
+def _returning_id(w) -> qir.Returning:
+    """A plain write's statement: it returns ``{ id }``."""
+    id_col = w.subject.columns[0]  # the implicit id comes first
+    assert id_col.is_id
+    return qir.Returning(w.span, w, (qir.ShapeColumn(w.span, ResultField("id", id_col.type, False), id_col),))
+
+
+def _insert(qf: ast.QueryFile, q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    w = _insert_write(q, subject, ctx)
+    if w is None:
+        return None
+    return _plan(qf, "insert", subject, _returning_id(w), ctx, w.cardinality, w.exclusives)
+
+
+def _split(nodes: List[qir.Node]) -> Tuple[Tuple[qir.Assign, ...], Tuple[qir.LinkAssign, ...]]:
+    """``(column assignments, multi link assignments)``, each in order."""
+    sets = []
+    links = []
+    for n in nodes:
+        (sets if type(n) is qir.Assign else links).append(n)
+    return tuple(sets), tuple(links)  # type: ignore[return-value]
+
+
+def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
+                  batch: Optional[qir.Batch] = None) -> Optional[qir.Insert]:
+    saved, ctx.nested = ctx.nested, ([] if batch is None else None)
+    try:
+        values = _assignments(q.assignments, subject, ctx, insert=True)
+        nested = tuple(ctx.nested or ())
+    finally:
+        ctx.nested = saved
+    given = {a.name for a in q.assignments}
+    missing = [c.link or c.name for c in subject.columns
+               if c.required and not c.defaulted and (c.link or c.name) not in given]
+    values += _query_defaults(subject, given, ctx)
+    for pl in subject.poly_links.values():
+        if pl.required and not pl.multi and pl.name not in given:
+            refuse_poly_link(subject, pl.name, q.type_span, ctx.reporter)  # (it must be set: refused)
+    if missing:
+        ctx.reporter.error("E0305", f"insert of '{subject.name}' is missing required "
+                           f"propert{'y' if len(missing) == 1 else 'ies'} {', '.join(repr(m) for m in missing)}",
+                           q.type_span, f"add e.g. {missing[0]} := ${missing[0]}" if missing[0] not in subject.links
+                           else f"add e.g. {missing[0]} := (select ... filter .id = ${missing[0]}_id)")
+    conflict = None
+    cardinality = ONE
+    raisable = tuple(subject.exclusives)
+    if q.unless_conflict is not None:
+        cardinality = AT_MOST_ONE
+        ok, arbiter = _on_conflict(q.unless_conflict, subject, ctx)
+        conflict = qir.Conflict(q.unless_conflict.span, arbiter)
+        # The absorbed conflict is not an error; a bare `unless conflict` absorbs them all.
+        raisable = tuple(ex for ex in raisable if arbiter is not None and ex is not arbiter)
+        if q.unless_conflict.else_ is not None and ok:
+            conflict, touched = _conflict_else(q.unless_conflict, subject, ctx, conflict)
+            # The new row, or the existing one (when the else update's filter holds for it).
+            cardinality = AT_MOST_ONE if conflict.else_filter is not None else ONE
+            raisable = tuple(dict.fromkeys(raisable + touched))
+    if ctx.reporter.has_errors:
+        return None
+    sets, links = _split(values)
+    if batch is not None and conflict is not None and conflict.else_kind == "update":
+        conflict = _excluded_values(conflict, sets, subject, ctx)
+        if conflict is None:
+            return None
+    if links and batch is not None:
+        ctx.reporter.error("E0206", "multi links in a bulk insert are not supported yet", q.span)
+        return None
+    if links and q.unless_conflict is not None and q.unless_conflict.else_ is not None:
+        ctx.reporter.error("E0206", "setting a multi link in an upsert is not supported yet", q.unless_conflict.span,
+                           "the links would also be added to the existing object; set them in a separate query")
+        return None
+    check = policies.write_check(subject, "insert", ctx, '"_new"')
+    if check is not None and q.unless_conflict is not None and q.unless_conflict.else_ is not None:
+        ctx.reporter.error("E0206", f"an upsert of '{subject.name}', which has access policies, is not supported yet",
+                           q.unless_conflict.span, "insert and update in separate queries")
+        return None
+    if nested and q.unless_conflict is not None:
+        ctx.reporter.error("E0206", "a nested insert in an insert with 'unless conflict' is not supported yet",
+                           nested[0].span, "insert the object first: with p := (insert ...) ...")
+        return None
+    return qir.Insert(q.span, subject, sets, links, conflict, batch, cardinality, raisable, check, nested)
+
+
+def _reads_loop(node: qir.Node) -> bool:
+    """Whether an expression reads a ``for`` loop's variable (directly or through a name bound
+    per element)."""
+    return any(type(n) is qir.VarRef and type(n.binding) is qir.LoopVar for n in qir.walk(node))  # type: ignore[attr-defined]
+
+
+def _excluded_values(conflict: qir.Conflict, sets, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Conflict]:
+    """In a loop's upsert, the else update's values that read the loop variable: Postgres'
+    ``DO UPDATE`` does not see the loop's row, only the proposed one (``excluded``). A value that
+    is the one the insert gives the same property is read from it (``excluded."col"``); any
+    other is refused."""
+    # (An inserted value that falls back to the column default differs from the update's.)
+    inserted = {a.column.name: lowering.expr_sql(a.value) for a in sets if a.default is None}
+    out = []
+    for a in conflict.else_sets:
+        if not _reads_loop(a.value) or a.op != ":=":
+            out.append(a)
+            continue
+        if inserted.get(a.column.name) != lowering.expr_sql(a.value):
+            ctx.reporter.error("E0206", f"in a 'for' loop's upsert, the else update's value of '{a.column.name}' reads "
+                               "the loop variable but is not the value the insert gives it: not supported yet",
+                               a.span, f"give '{a.column.name}' the same value in the insert and the update")
+            return None
+        col = a.column
+        out.append(dataclasses.replace(a, value=qir.ColumnRef(a.value.span, col.type, not col.required, col, subject,
+                                                              None, "excluded")))
+    return dataclasses.replace(conflict, else_sets=tuple(out))
+
+
+def _query_defaults(subject: ObjectType, given: Set[str], ctx: ExprContext) -> List[qir.Node]:
+    """The defaults that read a global, for the columns an insert leaves out (see
+    :attr:`schemac.semantics.model.Column.query_default`)."""
+    out: List[qir.Node] = []
+    for c in subject.columns:
+        if c.query_default is None or (c.link or c.name) in given:
+            continue
+        scope = dataclasses.replace(ctx, module=c.query_default_module, column_prefix=None)
+        low = check(c.query_default, scope, c.type)  # type: ignore[arg-type]
+        if low is not None:
+            out.append(qir.Assign(low.span, c, low, default="cast"))
+    return out
+
+
+def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext,
+                   conflict: qir.Conflict) -> Tuple[qir.Conflict, Tuple[ExclusiveConstraint, ...]]:
+    """``else (update T set {...})`` -> ``DO UPDATE SET ...``; ``else (select T)`` -> a no-op
+    ``DO UPDATE`` that makes ``RETURNING`` yield the existing row (``DO NOTHING`` returns no
+    row). Values may read the existing row (``.attempts + 1``); parameters are the insert's.
+    Returns the conflict clause and the exclusive constraints the update part can still
+    violate."""
+    el = uc.else_
+    assert el is not None
+    if el.type_name.split("::")[-1] != subject.name:
+        ctx.reporter.error("E0304", f"the else branch must {el.kind} '{subject.name}', not '{el.type_name}'",
+                           el.type_span)
+        return conflict, ()
+    if not uc.on:
+        ctx.reporter.error("E0306", "an upsert needs 'unless conflict on (...)' to name its arbiter", uc.span,
+                           "write e.g. unless conflict on (.email) else (update ...)")
+        return conflict, ()
+    if el.kind == "select":
+        return dataclasses.replace(conflict, else_kind="select"), ()
+    # Inside DO UPDATE the proposed row (`excluded`) is in scope too: qualify the columns.
+    ctx.column_prefix = qi(subject.table)
+    try:
+        sets_nodes = _assignments(el.assignments, subject, ctx, insert=False)
+        filt = _where(el.filter, subject, ctx)[0] if el.filter is not None else None
+    finally:
+        ctx.column_prefix = None
+    if not el.assignments:
+        ctx.reporter.error("E0304", "the else update needs at least one assignment", el.span)
+        return conflict, ()
+    sets, links = _split(sets_nodes)
+    if links:
+        a = next(a for a in el.assignments if a.name == links[0].link.name)
+        ctx.reporter.error("E0206", f"changing the multi link '{a.name}' in an upsert is not supported yet",
+                           a.name_span, "change the links in a separate update")
+        return conflict, ()
+    return (dataclasses.replace(conflict, else_kind="update", else_sets=sets, else_filter=filt),
+            _exclusives_written(subject, sets))
+
+
+def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
+                 ctx: ExprContext) -> Tuple[bool, Optional[ExclusiveConstraint]]:
+    """``(ok, arbiter)``: the arbiter constraint is ``None`` for a bare ``unless conflict``,
+    which absorbs a conflict on any constraint; ``ok`` is false after an error."""
+    if not uc.on:
+        return True, None
+    names: List[str] = []
+    for p in uc.on:
+        low = check(p, ctx)
+        col = column_of(low) if low is not None else None
+        if col is not None:
+            names.append(col.name)
+        elif low is not None:
+            ctx.reporter.error("E0306", "'unless conflict on' names properties (.a, .b)", p.span)
+    if len(names) != len(uc.on):
+        return False, None
+    for ex in subject.exclusives:
+        if set(ex.columns) == set(names) and len(ex.columns) == len(names):
+            return True, ex
+    cands = [f"on ({', '.join('.' + c for c in ex.columns)})" for ex in subject.exclusives]
+    hint = ("exclusive constraints of '%s': %s" % (subject.name, "; ".join(cands))) if cands else \
+        f"'{subject.name}' declares no exclusive constraint; add one, or drop 'on (...)'"
+    ctx.reporter.error("E0306", f"no exclusive constraint of '{subject.name}' is on ({', '.join('.' + n for n in names)})",
+                       uc.span, hint)
+    return False, None
+
+
+def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    w = _update_write(q, subject, ctx)
+    if w is None:
+        return None
+    return _plan(qf, "update", subject, _returning_id(w), ctx, w.cardinality, w.exclusives)
+
+
+def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
+                  batch: Optional[qir.Batch] = None) -> Optional[qir.Update]:
+    filt, cardinality = _where(q.filter, subject, ctx)
+    visible = policies.read_predicate(subject, ctx, None, "update read")
+    saved, ctx.nested = ctx.nested, None
+    try:
+        nodes = _assignments(q.assignments, subject, ctx, insert=False)
+    finally:
+        ctx.nested = saved
+    check = policies.write_check(subject, "update write", ctx, '"_new"')
+    if not q.assignments:
+        ctx.reporter.error("E0304", "an update needs at least one assignment in 'set { ... }'", q.span)
+    if ctx.reporter.has_errors:
+        return None
+    sets, links = _split(nodes)
+    if batch is not None and (links or check is not None):
+        ctx.reporter.error("E0206", "changing a multi link in a 'for' loop's update is not supported yet" if links
+                           else f"a 'for' loop's update of '{subject.name}', which has access policies, is not "
+                           "supported yet", q.span, "run one update per element, or set the links in a separate query")
+        return None
+    return qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
+                      check, batch)
+
+
+def _exclusives_written(subject: ObjectType, sets) -> Tuple[ExclusiveConstraint, ...]:
+    """The exclusive constraints an update of the ``sets`` columns can violate: those whose
+    columns or predicate it writes, except a partial one the update can only take rows out of
+    (it leaves the key alone and sets the predicate's column to another value: ``set { status
+    := Status.Running }`` against ``filter .status = Status.Pending``)."""
+    written = {a.column.name for a in sets}
+    return tuple(ex for ex in subject.exclusives if written & (set(ex.columns) | set(ex.predicate_columns))
+                 and not _only_leaves(ex, sets, written))
+
+
+#: A partial constraint's predicate ``col = 'value'`` (``filter .col = Enum.Member``).
+_EQUALITY_PREDICATE = re.compile(r"^\(?([a-z_][a-z0-9_]*) = '((?:[^']|'')*)'\)?$")
+
+
+def _only_leaves(ex: ExclusiveConstraint, sets, written) -> bool:
+    """True when an update writing ``sets`` cannot bring a row into the partial constraint
+    ``ex``: its key columns are not written, and its predicate ``col = 'v'`` has ``col`` set to a
+    constant other than ``v``."""
+    if not ex.partial or written & set(ex.columns):
+        return False
+    m = _EQUALITY_PREDICATE.match(ex.predicate_sql or "")
+    if m is None:
+        return False
+    column, value = m.group(1), m.group(2).replace("''", "'")
+    for a in sets:
+        if a.column.name == column:
+            v = a.value
+            if type(v) is qir.EnumMember:
+                return v.member != value
+            if type(v) is qir.Literal and v.kind == "str":
+                return v.value != value
+            return False
+    return False
+
+
+def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    w = _delete_write(q, subject, ctx)
+    if w is None:
+        return None
+    return _plan(qf, "delete", subject, _returning_id(w), ctx, w.cardinality, ())
+
+
+def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext,
+                  batch: Optional[qir.Batch] = None) -> Optional[qir.Delete]:
+    filt, cardinality = _where(q.filter, subject, ctx)
+    visible = policies.read_predicate(subject, ctx, None, "delete")
+    if ctx.reporter.has_errors:
+        return None
+    return qir.Delete(q.span, subject, filt, cardinality, visible, batch)
+
+
+def _write_of(q, subject: ObjectType, ctx: ExprContext):
+    if isinstance(q, ast.InsertQuery):
+        return _insert_write(q, subject, ctx)
+    if isinstance(q, ast.UpdateQuery):
+        return _update_write(q, subject, ctx)
+    return _delete_write(q, subject, ctx)
+
+
+def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
+    """True when ``filt`` is a conjunction containing ``.col = <value not reading columns>``
+    for ``id`` or for every column of a full exclusive constraint."""
+    pinned: Set[str] = set()
+
+    def reads_columns(e: ast.Expr) -> bool:
+        return any(isinstance(n, ast.Path) for n in ast.iter_nodes(e))
+
+    def column_of_path(path: ast.Path) -> Optional[str]:
+        """The column a path reads: a property, or a single link (``.org`` / ``.org.id``)."""
+        link = subject.links.get(path.steps[0])
+        if link is not None and link.column is not None and path.steps[1:] in ((), ("id",)):
+            return link.column
+        return path.steps[0] if len(path.steps) == 1 else None
+
+    for c in ast.conjuncts(filt):
+        if isinstance(c, ast.BinOp) and c.op == "=":
+            for a, b in ((c.left, c.right), (c.right, c.left)):
+                if isinstance(a, ast.EnumRef) and a.enum.split("::")[-1] == subject.name:
+                    a = ast.Path((a.member,), a.span)  # `User.name`: the subject's own path
+                if isinstance(a, ast.Path) and not reads_columns(b):
+                    col = column_of_path(a)
+                    if col is not None:
+                        pinned.add(col)
+    if "id" in pinned:
+        return True
+    return any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> Tuple[Optional[qir.Expr], str]:
+    """``(filter, cardinality)`` of a filter (``many`` unless it pins one row)."""
+    if filt is None:
+        return None, MANY
+    bad = _set_path_misuse(filt, subject)
+    if bad is not None:
+        path, where = bad
+        ctx.reporter.error("E0206", f"'.{'.'.join(path.steps)}' is a set (a path through the multi link "
+                           f"'{path.steps[0]}'): using it {where} is not supported yet", path.span,
+                           "compare its values directly: filter .tags.name = 'x' keeps the objects with at "
+                           "least one such link")
+        return None, MANY
+    row = ctx.column_prefix or qi(subject.table)
+    scope = dataclasses.replace(ctx, set_links={}, set_row=(subject, row))
+    if any(_multi_path(n, subject) for n in ast.iter_nodes(filt)):
+        # The filter is written inside EXISTS (...) over the linked rows: the subject's columns
+        # are qualified, so a linked table's column of the same name cannot capture them.
+        scope.column_prefix = row
+    low = check(filt, scope, BOOL)
+    if low is None:
+        return None, MANY
+    if low.type.family != "bool":
+        ctx.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", filt.span)
+        return None, MANY
+    if scope.set_links:
+        low = qir.SetFilter(low.span, low.type, False, tuple(scope.set_links.values()), low)  # type: ignore[arg-type]
+    return low, AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
+
+
+#: Operators whose value is computed element by element (Gel: for every combination of their
+#: operands' elements): a path through a multi link may be their operand in a filter.
+_ELEMENTWISE = frozenset({"=", "!=", "<", "<=", ">", ">=", "like", "ilike", "not like", "not ilike", "++", "+", "-",
+                          "*", "/", "%", "and", "or"})
+_ELEMENTWISE_FUNCS = frozenset({"str_lower", "str_upper", "str_trim", "len", "std::str_lower", "std::str_upper",
+                                "std::str_trim", "std::len"})
+
+
+def _multi_path(e, subject: ObjectType) -> bool:
+    """``.tags.name``: a path through a multi link of ``subject``."""
+    if not isinstance(e, ast.Path) or len(e.steps) < 2:
+        return False
+    link = subject.links.get(e.steps[0])
+    return link is not None and link.column is None
+
+
+def _set_path_misuse(filt: ast.Expr, subject: ObjectType) -> Optional[Tuple[ast.Path, str]]:
+    """A path through a multi link (``.tags.name``) used where a filter is not computed element
+    by element (under ``exists``, ``??``, ``not in``'s right side, an aggregate, ...), with
+    where it is; ``None`` when every such path is an element-wise operand."""
+    def multi_path(e) -> bool:
+        return _multi_path(e, subject)
+
+    stack: List[Tuple[ast.Expr, Optional[str]]] = [(filt, None)]
+    while stack:
+        e, where = stack.pop()
+        if multi_path(e):
+            if where is not None:
+                return e, where  # type: ignore[return-value]
+            continue
+        if where is not None:
+            found = next((n for n in ast.iter_nodes(e) if multi_path(n)), None)
+            if found is not None:
+                return found, where  # type: ignore[return-value]
+            continue
+        if isinstance(e, ast.BinOp):
+            if e.op in _ELEMENTWISE or e.op == "in":
+                stack += [(e.left, None), (e.right, None)]
+            elif e.op == "not in":
+                stack += [(e.left, None), (e.right, "on the right of 'not in'")]
+            else:
+                stack += [(e.left, f"with '{e.op}'"), (e.right, f"with '{e.op}'")]
+        elif isinstance(e, ast.UnaryOp) and e.op in ("not", "-"):
+            stack.append((e.operand, None))
+        elif isinstance(e, ast.Cast):
+            stack.append((e.operand, None))
+        elif isinstance(e, ast.FuncCall) and e.name in _ELEMENTWISE_FUNCS:
+            stack += [(a, None) for a in e.args]
+        else:
+            what = f"in {e.name}()" if isinstance(e, ast.FuncCall) else \
+                f"under '{e.op}'" if isinstance(e, ast.UnaryOp) else "there"
+            for n in ast.iter_nodes(e):
+                if n is not e and multi_path(n):
+                    return n, what  # type: ignore[return-value]
+    return None
+
+
+def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, source=None,
+                 source_name: Optional[str] = None,
+                 batch: Optional[qir.Batch] = None) -> Tuple[Optional[qir.Select], str]:
+    """``select T { shape } [filter] [order by] [offset] [limit]``: the node and its
+    cardinality.
+
+    Ordering follows Gel: empty values sort first ascending and last descending unless
+    ``empty first|last`` says otherwise (Postgres' default is the opposite, so NULLS FIRST/LAST
+    is always spelled out).
+
+    ``source``: select the rows a write returned instead (``with p := (insert ...) select p
+    {...}``), read under ``source_name``, aliased as the table, so the shape's sub-selects read
+    it like the table."""
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
+    written = source.written_links if source is not None else ()
+    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written)
+    filt, cardinality = _where(q.filter, subject, ctx)
+    visible = policies.read_predicate(subject, ctx) if source is None else None
+    if source is not None:
+        # Fewer rows than the write returned, never more.
+        base = source.cardinality
+        if base == ONE:
+            cardinality = AT_MOST_ONE if q.filter is not None or q.offset is not None else ONE
+        elif base == AT_MOST_ONE:
+            cardinality = AT_MOST_ONE
+    order: List[qir.OrderKey] = []
+    for item in q.order:
+        low = check(item.expr, ctx)
+        if low is None:
+            continue
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            continue
+        empty = item.empty or ("last" if item.descending else "first")
+        order.append(qir.OrderKey(item.span, low, item.descending, empty))
+    bounds: Dict[str, qir.Expr] = {}
+    for word, expr in (("offset", q.offset), ("limit", q.limit)):
+        if expr is None:
+            continue
+        low = check(expr, ctx, ValueType(scalar=SCALARS["int64"]))
+        if low is None:
+            continue
+        if low.type.family != "num" or column_of(low) is not None:
+            ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
+            continue
+        bounds[word] = low
+        if word == "limit" and isinstance(expr, ast.Literal) and expr.value == 1 and cardinality == MANY:
+            cardinality = AT_MOST_ONE
+    if ctx.reporter.has_errors:
+        return None, cardinality
+    return qir.Select(q.span, subject, tuple(elements), filt, tuple(order), bounds.get("offset"), bounds.get("limit"),
+                      source, source_name, visible, batch=batch), cardinality
+
+
+def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    node, cardinality = _select_node(q, subject, ctx)
+    if node is None:
+        return None
+    return _plan(qf, "select", subject, node, ctx, cardinality, (), _fields(node.shape))
+
+
+def _fields(elements) -> Tuple[ResultField, ...]:
+    return tuple(el.field for el in elements)
+
+
+#: Deepest nesting of shapes.
+MAX_SHAPE_DEPTH = 4
+
+
+def _join_table(link, ctx: ExprContext) -> Optional[ObjectType]:
+    """The join table of a multi link, as a type whose columns are its link properties."""
+    return next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+
+
+def _json_ok(vtype: ValueType, span: Span, ctx: ExprContext) -> bool:
+    """Whether a value of ``vtype`` can travel in a nested shape's JSON (else reported: see
+    :data:`schemac.semantics.scalars.NOT_IN_JSON`)."""
+    elem = vtype.element if vtype.element is not None else vtype
+    name = elem.scalar.name if elem.scalar is not None else None
+    if is_vector(elem.scalar) or range_kind(elem.scalar) or name in NOT_IN_JSON or (vtype.element is not None and name in JSON_SPELLING and name.startswith("cal::")):
+        ctx.reporter.error("E0206", f"a {vtype.name} value inside a nested shape is not supported yet", span,
+                           "select it at the top level of a query (nested shapes travel as JSON, which the "
+                           "Go runner cannot decode into this type)")
+        return False
+    return True
+
+
+def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
+           link_props: Optional[Tuple[str, ObjectType]] = None,
+           written: Tuple[str, ...] = ()) -> List[qir.Node]:
+    """The checked elements of a shape over ``subject`` (rows named ``alias``: the table at the
+    top, ``"_s<depth>"`` in nested shapes, as :func:`schemac.semantics.lowering.shape_sql` names them).
+    A top-level ``link: { id }`` is just the FK column.
+
+    ``link_props``: inside a multi link's shape, (link name, join table): ``@prop`` reads a
+    link property from it, as the field ``@prop``. ``written``: multi links the statement
+    whose rows are selected writes; their join rows are not visible to the same statement, so
+    selecting them is refused."""
+    out: List[qir.Node] = []
+    seen: Set[str] = set()
+    if any(el.splat for el in shape):
+        shape = _expand_splats(shape, subject)
+    for el in shape:
+        unsupported = _unsupported_element(el)
+        if unsupported is not None:
+            ctx.reporter.error("E0206", f"{unsupported} in a shape {'is' if el.type_filter is None else 'are'} not "
+                               "supported yet", el.span)
+            continue
+        poly: Optional[Link] = None
+        v = el.value
+        if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.TypeFilter) and isinstance(v.base.base, ast.Path) \
+                and len(v.base.base.steps) == 1 and v.base.base.steps[0] in subject.poly_links:
+            # name := .link[is T] { ... }: the objects of a polymorphic link that are T's
+            poly = _poly_shape_link(subject.poly_links[v.base.base.steps[0]], v.base.type.name, v.base.span, ctx)
+            if poly is None:
+                continue
+            el = dataclasses.replace(el, shape=v.shape, value=None)
+        if el.value is not None:
+            if el.name in seen:
+                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+                continue
+            seen.add(el.name)
+            node = _computed_shape_element(el, subject, alias, ctx, depth)
+            if node is not None:
+                out.append(node)
+            continue
+        key = "@" + el.name if el.link_prop else el.name
+        if key in seen or (go_name(key) in {go_name(k) for k in seen}):
+            ctx.reporter.error("E0309", f"'{key}' appears twice in the shape" if key in seen else
+                               f"'{key}' and another field of the shape have the same name in Go", el.span)
+            continue
+        seen.add(key)
+        if el.link_prop:
+            if link_props is None:
+                ctx.reporter.error("E0304", f"'@{el.name}' is a link property: it can only be selected inside the "
+                                   "shape of a multi link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
+                continue
+            link_name, join_type = link_props
+            col = join_type.column(el.name)
+            if col is None or col.name in ("source_id", "target_id"):
+                props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
+                ctx.reporter.error("E0302", f"link '{link_name}' has no property '{el.name}'", el.span,
+                                   did_you_mean(el.name, props) or
+                                   (f"its link properties: {', '.join(props)}" if props else
+                                    f"'{link_name}' declares no link properties"))
+                continue
+            if not _json_ok(col.type, el.span, ctx):
+                continue
+            out.append(qir.ShapeLinkProp(el.span, ResultField(key, col.type, not col.required, in_json=True), col))
+            continue
+        if poly is None and el.name in subject.poly_links and el.shape is not None:
+            poly = _poly_shape_link(subject.poly_links[el.name], None, el.span, ctx)
+            if poly is None:
+                continue
+        if poly is None and refuse_poly_link(subject, el.name, el.span, ctx.reporter):
+            continue
+        link = poly or subject.links.get(el.name)
+        if link is not None:
+            if el.shape is None:
+                ctx.reporter.error("E0304", f"'{el.name}' is a link: give it a shape", el.span,
+                                   f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
+                continue
+            if depth == 0 and not link.multi and link.column is not None and [e.name for e in el.shape] == ["id"] \
+                    and not _has_clauses(el):
+                col = subject.column(link.column)  # type: ignore[arg-type]
+                assert col is not None
+                out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col))
+                continue
+            if depth + 1 > MAX_SHAPE_DEPTH:
+                ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
+                                   el.span)
+                continue
+            if el.name in written and (link.multi or [e.name for e in el.shape] != ["id"]):
+                ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
+                                   "same statement writes is "
+                                   "not supported yet", el.span,
+                                   "its new links are not visible to the statement; select them in a second query")
+                continue
+            join_type = _join_table(link, ctx) if link.multi else None
+            props = (el.name, join_type) if join_type is not None else None
+            inner_alias = qi(f"_s{depth + 1}")
+            inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
+            ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx)
+            if not ok:
+                continue
+            nested = _fields(inner)
+            visible = policies.read_predicate(link.target, ctx, inner_alias)
+            if link.multi:
+                field = ResultField(el.name, None, False, nested, True, depth > 0)
+            else:
+                # (a filter or an offset may leave a required link's object out)
+                field = ResultField(el.name, None, not link.required or clauses is not None, nested, False,
+                                    depth > 0)
+            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses))
+            continue
+        comp = subject.computeds.get(el.name)
+        if comp is not None and computed_sql.refuse_computed(comp, el.span, ctx.reporter):
+            continue
+        if comp is not None:
+            node = _computed_element(el, comp, subject, alias, ctx, depth)
+            if node is not None:
+                out.append(node)
+            continue
+        if el.shape is not None:
+            ctx.reporter.error("E0304", f"'{el.name}' is not a link: it takes no shape", el.span)
+            continue
+        col = subject.column(el.name)
+        if col is None or col.link is not None:
+            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
+                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
+                                            + list(subject.links)))
+            continue
+        if depth > 0 and not _json_ok(col.type, el.span, ctx):
+            continue
+        out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
+    return out
+
+
+def _poly_shape_link(pl: PolyLink, type_name: Optional[str], span: Span, ctx: ExprContext) -> Optional[Link]:
+    """A polymorphic link (:class:`schemac.semantics.model.PolyLink`) as a shape reads it: with ``[is T]``
+    (``.items[is Movie] { ... }``, https://docs.geldata.com/reference/edgeql/shapes) a link to
+    the concrete subtype ``T`` alone (its column; a multi link's join rows whose ``target_id``
+    is a ``T``); else a link to the abstract type with the properties all its concrete subtypes
+    share (https://docs.geldata.com/reference/edgeql/select, polymorphic queries), read from a
+    ``UNION ALL`` of their tables."""
+    if type_name is not None:
+        target = ctx.schema.find_type(type_name, ctx.module)
+        column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+        if column is None:
+            names = ", ".join(t.name for t, _ in pl.targets)
+            ctx.reporter.error("E0302", f"'{pl.name}' links to {names}; '[is {type_name}]' names none of them "
+                               "(a concrete subtype is needed)", span)
+            return None
+        return Link(pl.name, target, pl.multi, False, None if pl.multi else column,  # type: ignore[arg-type]
+                    pl.join_table)
+    subs = [t for t, _ in pl.targets]
+    guarded = [t.name for t in subs if t.policies]
+    if guarded:
+        ctx.reporter.error("E0206", f"a shape of the polymorphic link '{pl.name}' over types with access policies "
+                           f"({', '.join(guarded)}) is not supported yet", span,
+                           f"select one subtype: {pl.name}_x := .{pl.name}[is {guarded[0]}] {{ ... }}")
+        return None
+    view = abstract_view(pl)
+    return Link(pl.name, view, pl.multi, pl.required, None, pl.join_table,
+                () if pl.multi else tuple(c for _, c in pl.targets))
+
+
+def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
+    """What a shape element uses that shapes do not lower yet (named in an E0206), or ``None``."""
+    if el.backlink:
+        return f"a backlink ('.<{el.name}')"
+    if el.type_filter is not None:
+        return f"type-filtered elements ('[is {el.type_filter}].{el.name}')"
+    return None
+
+
+def _has_clauses(el) -> bool:
+    return el.filter is not None or bool(el.order) or el.offset is not None or el.limit is not None
+
+
+def _shape_clauses(el, target: ObjectType, alias: str,
+                   ctx: ExprContext) -> Tuple[bool, Optional[qir.ShapeClauses]]:
+    """``(ok, clauses)`` of a nested shape's ``filter`` / ``order by`` / ``offset`` / ``limit``
+    (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links),
+    checked over the linked objects (``target``, rows named ``alias``). ``el``: anything with
+    those four attributes (a shape element, a sub-select)."""
+    if not _has_clauses(el):
+        return True, None
+    scope = dataclasses.replace(ctx, subject=target, column_prefix=alias)
+    before = len(ctx.reporter.diagnostics)
+    filt = None
+    if el.filter is not None:
+        filt = check(el.filter, scope, BOOL)
+        if filt is not None and filt.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {filt.type.name}", el.filter.span)
+    order: List[qir.OrderKey] = []
+    for item in el.order:
+        low = check(item.expr, scope)
+        if low is None:
+            continue
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            continue
+        order.append(qir.OrderKey(item.span, low, item.descending, item.empty or ("last" if item.descending else "first")))
+    bounds: Dict[str, qir.Expr] = {}
+    for word, expr in (("offset", el.offset), ("limit", el.limit)):
+        if expr is None:
+            continue
+        low = check(expr, scope, ValueType(scalar=SCALARS["int64"]))
+        if low is not None and (low.type.family != "num" or column_of(low) is not None):
+            ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
+        elif low is not None:
+            bounds[word] = low
+    if len(ctx.reporter.diagnostics) != before:
+        return False, None
+    return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
+
+
+def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
+    """``{*}``: every property of the type (``id`` first, then in declaration order, computed
+    properties after stored ones); ``{**}``: those and every link, each with ``{*}`` of its
+    target (https://docs.geldata.com/reference/edgeql/select#splats). An element written next
+    to a splat replaces the splat's element of the same name, wherever it stands."""
+    explicit = {el.name for el in shape if not el.splat and not el.link_prop}
+    out: List[ast.ShapeElement] = []
+    for el in shape:
+        if not el.splat:
+            out.append(el)
+            continue
+        names = [c.name for c in subject.columns if c.link is None]
+        names += [c.name for c in subject.computeds.values() if c.target is None and c.refused is None]
+        out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
+        if el.name == "**":
+            star = (ast.ShapeElement("*", None, el.span),)
+            links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
+            out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit]
+        explicit |= {e.name for e in out}
+    return tuple(out)
+
+
+def _computed_shape_element(el: ast.ShapeElement, subject: ObjectType, alias: str, ctx: ExprContext,
+                            depth: int) -> Optional[qir.Node]:
+    """``name := expr`` in a shape (https://docs.geldata.com/reference/edgeql/shapes#computed-fields):
+    the expression, checked in the scope of the object, as a field of its type; empty when the
+    expression may be empty (``n := count(.posts)`` is never empty)."""
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+    low = check(el.value, scope)  # type: ignore[arg-type]
+    if low is None:
+        return None
+    if depth > 0 and not _json_ok(low.type, el.span, ctx):
+        return None
+    return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
+
+
+def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: str, ctx: ExprContext,
+                      depth: int) -> Optional[qir.Node]:
+    """A computed property or link in a shape (https://docs.geldata.com/reference/datamodel/computeds):
+    its expression inlined (a property), or its objects as a JSON object / list built by a
+    correlated sub-select like a stored link's (a backlink or computed link)."""
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+    if comp.target is None:
+        if el.shape is not None:
+            ctx.reporter.error("E0304", f"'{el.name}' is a computed property: it takes no shape", el.span)
+            return None
+        low = check(ast.Path((el.name,), el.span), scope)
+        if low is None:
+            return None
+        return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
+    if el.shape is None:
+        ctx.reporter.error("E0304", f"'{el.name}' is a computed link: give it a shape", el.span,
+                           f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
+        return None
+    if depth + 1 > MAX_SHAPE_DEPTH:
+        ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported", el.span)
+        return None
+    inner_alias = qi(f"_s{depth + 1}")
+    scope.column_prefix = alias
+    objects = computed_sql.object_set(comp, scope, inner_alias, el.span)
+    if objects is None:
+        return None
+    inner = _shape(el.shape, objects.source, inner_alias, ctx, depth + 1)
+    ok, clauses = _shape_clauses(el, objects.source, inner_alias, ctx)
+    if not ok:
+        return None
+    nested = _fields(inner)
+    if objects.multi:
+        field = ResultField(el.name, None, False, nested, True, depth > 0)
+    else:
+        field = ResultField(el.name, None, True, nested, False, depth > 0)
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
+
+
+def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
+    """``select (update ...) { a, b, link: { id } }``: the statement's ``RETURNING`` lists the
+    shape. A shape with nested links selects from the written rows instead, as
+    ``with p := (update ...) select p { ... }`` does."""
+    w = _write_of(q.body, subject, ctx)
+    if w is None:
+        return None
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.span),)
+    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links)
+    if ctx.reporter.has_errors:
+        return None
+    nested = any(isinstance(el, (qir.ShapeLink, qir.ShapeComputedLink)) for el in elements)
+    if nested and w.check_sql is not None:
+        ctx.reporter.error("E0206", f"a nested shape over a write of '{subject.name}', which has access policies, is "
+                           "not supported yet", q.span, "select the written objects in a second query")
+        return None
+    if nested:
+        sel = ast.SelectQuery(subject.name, q.span, shape, None, (), None, None, q.span)
+        node, cardinality = _select_node(sel, subject, ctx, w, "_new")
+        if node is None:
+            return None
+        return _plan(qf, w.kind, subject, qir.WriteThenSelect(q.span, w, node), ctx, cardinality, w.exclusives,
+                     _fields(node.shape))
+    return _plan(qf, w.kind, subject, qir.Returning(q.span, w, tuple(elements)), ctx, w.cardinality, w.exclusives,
+                 _fields(elements))
+
+
+def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:
+    """``with x := <expr>, p := (insert ...) <query>``.
+
+    A binding to a parameter or a constant is that value, written where it is used (a
+    parameter is bound once, however often it is used); any other expression is computed once.
+    A binding to an insert, update or delete runs exactly once even when nothing reads it, and
+    ``select p { ... }`` selects its rows with any shape."""
+    params = ParamTable()
+    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query")
+    bindings: List[qir.Node] = []
+    writes: Dict[str, qir.Node] = {}
+    exclusives: List[ExclusiveConstraint] = []
+    seen: Set[str] = set()
+    selections = _selection_bindings(q, schema)
+    for b in q.bindings:
+        if b.name == "module" and isinstance(b.value, ast.VarRef) and b.span != b.value.span \
+                and b.name_span == b.value.span:
+            # `with module x` (https://docs.geldata.com/reference/edgeql/with#module-selection):
+            # bare names resolve in module x first, then in default.
+            if not any(m == b.value.name or m.startswith(b.value.name + "::")
+                       for m in {t.qualname.rsplit("::", 1)[0] for t in schema.all_types()}
+                       | {e.qualname.rsplit("::", 1)[0] for e in schema.all_enums()}):
+                reporter.error("E0301", f"unknown module '{b.value.name}'", b.value.span)
+                continue
+            ctx.module = b.value.name
+            continue
+        if b.name in seen:
+            reporter.error("E0309", f"'{b.name}' is bound twice", b.name_span)
+            continue
+        seen.add(b.name)
+        value = b.value
+        if b.name in selections:
+            # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
+            ctx.type_sets[b.name] = value
+            continue
+        if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
+            # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
+            # (`.id in ids`); its parameter is bound there.
+            ctx.type_sets[b.name] = value
+            continue
+        if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
+            subject = schema.find_type(value.type_name, ctx.module)
+            if subject is None:
+                reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
+                               did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
+                continue
+            w = _write_of(value, subject, dataclasses.replace(ctx, subject=subject))
+            if w is None:
+                continue
+            if w.check_sql is not None:
+                reporter.error("E0206", f"binding a write of '{subject.name}', which has access policies, in 'with' is "
+                               "not supported yet", b.value.span, "run the write as a query of its own")
+                continue
+            writes[b.name] = w
+            ctx.bound_writes[b.name] = w
+            exclusives.extend(w.exclusives)
+            bindings.append(qir.BoundWrite(b.span, b.name, w))
+            ctx.bound_statements[b.name] = f"{'an' if w.kind in ('insert', 'update') else 'a'} {w.kind} of " \
+                                           f"'{subject.name}'"
+            continue
+        low = check(value, ctx)
+        if low is None:
+            continue
+        constant = isinstance(value, (ast.Literal, ast.EnumRef, ast.VarRef)) or is_param(low)
+        binding = qir.WithValue(b.name, low, constant)
+        ctx.variables[b.name] = binding
+        bindings.append(binding)
+    if reporter.has_errors:
+        return None
+    body = q.body
+    query: Optional[qir.Query]
+    if isinstance(body, ast.SelectQuery) and body.type_name in writes:
+        w = writes[body.type_name]
+        node, cardinality = _select_node(body, w.subject, dataclasses.replace(ctx, subject=w.subject),  # type: ignore[attr-defined]
+                                         w, f"_with_{body.type_name}")
+        query = None if node is None else _plan(qf, w.kind, w.subject, node, ctx, cardinality,  # type: ignore[attr-defined]
+                                                w.exclusives, _fields(node.shape))  # type: ignore[attr-defined]
+    elif isinstance(body, ast.SelectValue):
+        query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
+    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets:
+        merged = _select_of_selection(body, ctx.type_sets[body.type_name], ctx)
+        if merged is None:
+            return None
+        subject = schema.find_type(merged.type_name, ctx.module)
+        assert subject is not None  # (checked by _selection_bindings)
+        query = _plan_body(dataclasses.replace(qf, query=merged), merged, subject,
+                           dataclasses.replace(ctx, subject=subject))
+    elif isinstance(body, ast.ForExpr):
+        query = _for_any(dataclasses.replace(qf, query=body), body, ctx)
+    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
+        reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
+                       "select a type, or a bound statement: with p := (insert ...) select p { ... }")
+        return None
+    else:
+        subject = schema.find_type(body.type_name, ctx.module)
+        if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter):
+            return None
+        if subject is None:
+            reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
+                           did_you_mean(body.type_name.split("::")[-1], [t.name for t in schema.all_types()]
+                                        + list(writes)))
+            return None
+        inner = dataclasses.replace(qf, query=body)
+        query = _plan_body(inner, body, subject, dataclasses.replace(ctx, subject=subject))
+    if query is None or reporter.has_errors:
+        return None
+    statement = qir.With(q.span, tuple(bindings), query.statement)
+    used = _params_used(statement)
+    for p in query.params:
+        # (a global read by an access policy is in the policy's SQL, not in the IR)
+        if id(p) not in used and p.global_ is None:
+            reporter.error("E0304", f"parameter ${p.name} is never used", p.span,
+                           "use the name it is bound to, or drop the binding")
+            return None
+    all_exclusives = tuple(dict.fromkeys(tuple(exclusives) + query.exclusives))
+    return dataclasses.replace(query, statement=statement, exclusives=all_exclusives, doc=qf.doc)
+
+
+def _selection_of(value, schema: Schema, module: str) -> Optional[Tuple[str, Span]]:
+    """``(type name, span)`` when ``value`` selects objects of a type without a shape:
+    ``(select User filter ...)``, ``(select User order by ... limit n)``, ``User``."""
+    if isinstance(value, ast.SubSelect):
+        name, span = value.type_name, value.type_span
+    elif isinstance(value, ast.SelectExpr) and value.shape is None and isinstance(value.subject, ast.VarRef):
+        name, span = value.subject.name, value.subject.span
+    else:
+        return None
+    return (name, span) if schema.find_type(name, module) is not None else None
+
+
+def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
+    """The ``with`` names bound to a selection of a type's objects (:func:`_selection_of`) that
+    the query reads only as a set of objects: the subject of its select (``select u { ... }``),
+    or ``count(u)`` / ``exists u``. Others (``author := u`` in an insert) stay values."""
+    module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
+                   and b.name_span == b.value.span), "default")
+    candidates = {b.name for b in q.bindings if _selection_of(b.value, schema, module) is not None}
+    if not candidates:
+        return set()
+    exprs: List[object] = [b.value for b in q.bindings]
+    body = q.body
+    if isinstance(body, ast.SelectQuery):
+        exprs += [body.filter, body.offset, body.limit] + [o.expr for o in body.order]
+        exprs += _shape_values(body.shape or ())
+    elif isinstance(body, ast.SelectValue):
+        exprs.append(body.value)
+    else:
+        return set()  # (writes read their bindings as values)
+    set_uses: Set[int] = set()
+    if isinstance(body, ast.SelectValue) and isinstance(body.value, ast.FreeObject):
+        set_uses.update(id(el.value) for el in body.value.elements)  # (users := u)
+    value_uses: Set[str] = set()
+    for e in exprs:
+        if e is None or isinstance(e, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
+            continue
+        for n in ast.iter_nodes(e):  # type: ignore[arg-type]
+            if isinstance(n, ast.FuncCall) and len(n.args) == 1 and \
+                    n.name.replace("std::", "") in ("assert_single", "assert_exists"):
+                set_uses.add(id(n.args[0]))  # select assert_single(u) { ... }
+            elif isinstance(n, ast.FuncCall) and n.name in ("count", "std::count") and len(n.args) == 1:
+                arg = n.args[0]
+                arg = arg.subject if isinstance(arg, ast.SelectExpr) and arg.shape is None else arg
+                set_uses.add(id(arg))
+            elif isinstance(n, ast.UnaryOp) and n.op == "exists":
+                set_uses.add(id(n.operand))
+            elif isinstance(n, ast.VarRef) and n.name in candidates and id(n) not in set_uses:
+                value_uses.add(n.name)
+            elif isinstance(n, ast.ShapeExpr):  # u { name }
+                set_uses.add(id(n.base))
+                exprs += _shape_values(n.shape)
+            elif isinstance(n, ast.SelectExpr):  # (select u { name } ...)
+                set_uses.add(id(n.subject))
+                exprs += _shape_values(n.shape or ()) + [o.expr for o in n.order]
+    return candidates - value_uses
+
+
+def _shape_values(shape) -> List[object]:
+    """The expressions of a shape's elements (computed values, nested clauses), nested shapes too."""
+    out: List[object] = []
+    stack = list(shape)
+    while stack:
+        el = stack.pop()
+        out += [el.value, el.filter, el.offset, el.limit] + [o.expr for o in el.order]
+        stack.extend(el.shape or ())
+    return out
+
+
+def _peel_asserts(value) -> Tuple[object, Set[str]]:
+    """``assert_single(assert_exists(u)) { shape }`` -> (``u { shape }``, the asserts)."""
+    asserts: Set[str] = set()
+    shape = None
+    while True:
+        if isinstance(value, ast.ShapeExpr) and shape is None:
+            value, shape = value.base, value.shape
+            continue
+        if isinstance(value, ast.FuncCall) and len(value.args) == 1 and \
+                value.name.replace("std::", "") in ("assert_single", "assert_exists"):
+            asserts.add(value.name.replace("std::", ""))
+            value = value.args[0]
+            continue
+        break
+    if shape is not None:
+        value = ast.ShapeExpr(value, shape, value.span)
+    return value, asserts
+
+
+def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """A value that selects objects of a type, as the equivalent ``select T { shape } [filter]
+    [order by] [offset] [limit]`` (``shape`` ``None``: ``{ id }``): ``(select User { name }
+    filter ...)``, ``(select User filter ...)``, ``User { name }``, and the same of a ``with``
+    selection (``u { name }``, ``(select u { name } order by .name)``); ``None`` for any other
+    value (nothing reported)."""
+    shape = None
+    if isinstance(value, ast.ShapeExpr):
+        value, shape = value.base, value.shape
+    if isinstance(value, ast.SubSelect):
+        value = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                               value.span)
+    if isinstance(value, ast.GlobalRef) and not value.steps:
+        # `select global current_user { name }` of a global holding an object
+        # (https://docs.geldata.com/reference/datamodel/globals): that object, by its id.
+        g = ctx.schema.find(value.name, ctx.module, ctx.schema.globals)
+        target = getattr(g, "target", None)
+        if target is None:
+            return None
+        return ast.SelectQuery(target.qualname, value.span, shape,
+                               ast.BinOp("=", ast.Path(("id",), value.span), value, value.span), (), None, None,
+                               value.span)
+    if isinstance(value, ast.VarRef):
+        value = ast.SelectExpr(value, None, None, (), None, None, value.span)
+    if not isinstance(value, ast.SelectExpr) or not isinstance(value.subject, ast.VarRef):
+        return None
+    if shape is not None and value.shape is not None:
+        return None
+    name = value.subject.name
+    if name in ctx.variables or name in ctx.bound_statements:
+        return None
+    q = ast.SelectQuery(name, value.subject.span, shape if shape is not None else value.shape, value.filter,
+                        value.order, value.offset, value.limit, value.span)
+    if name in ctx.type_sets:
+        return _select_of_selection(q, ctx.type_sets[name], ctx)
+    return q if ctx.schema.find_type(name, ctx.module) is not None else None
+
+
+def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
+                     asserted: bool = False) -> Optional[qir.Node]:
+    """A free object's field holding objects (``users := (select User { name } filter ...)``):
+    a JSON list of them, or one object (``null`` when none) when the filter pins one, the
+    limit is 1 or it is ``assert_single(...)``, built like a nested shape's (a scalar
+    sub-select: several rows fail the statement, SQLSTATE 21000, as Gel's assert_single)."""
+    subject = ctx.schema.find_type(q.type_name, ctx.module)
+    assert subject is not None
+    alias = qi("_s1")
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias)
+    cond = None
+    if q.filter is not None:
+        cond = check(q.filter, scope, BOOL)
+        if cond is None:
+            return None
+        if cond.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", q.filter.span)
+            return None
+    ok, clauses = _shape_clauses(dataclasses.replace(q, filter=None), subject, alias, ctx)
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
+    inner = _shape(shape, subject, alias, ctx, 1)
+    if not ok or ctx.reporter.has_errors:
+        return None
+    single = asserted or (q.filter is not None and _pins_one_row(q.filter, subject)) or \
+        (isinstance(q.limit, ast.Literal) and q.limit.value == 1)
+    objects = qir.ObjectSet(q.span, alias, subject, not single, cond,
+                            visible_sql=policies.read_predicate(subject, ctx, alias))
+    field = ResultField(el.name, None, single, _fields(inner), not single)
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
+
+
+def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """``with u := (select User filter f [order by ...] [offset] [limit]) select u { shape }
+    [filter g] [order by ...] [offset] [limit]`` is ``select User { shape } filter f and g ...``:
+    the same objects, one statement. When the binding orders or pages its objects, the select
+    may not filter, order or page them again (E0206)."""
+    if isinstance(value, ast.SubSelect):
+        inner = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                               value.span)
+    else:
+        inner = value
+    type_name = inner.subject.name  # type: ignore[union-attr]
+    paged = bool(inner.order) or inner.offset is not None or inner.limit is not None
+    if paged and (body.filter is not None or body.order or body.offset is not None or body.limit is not None):
+        ctx.reporter.error("E0206", f"filtering, ordering or paging '{body.type_name}', which orders or pages its "
+                           "objects, is not supported yet", body.span,
+                           "move the clauses into one select: with ... select User { ... } filter ... order by ...")
+        return None
+    filt = inner.filter
+    if body.filter is not None:
+        filt = body.filter if filt is None else ast.BinOp("and", filt, body.filter, body.filter.span)
+    return ast.SelectQuery(type_name, body.type_span, body.shape, filt, body.order or inner.order,
+                           body.offset if body.offset is not None else inner.offset,
+                           body.limit if body.limit is not None else inner.limit, body.span)
+
+
+def _params_used(statement: qir.With) -> Set[int]:
+    """The ids of the parameters the statement's SQL binds: those of its body and bound writes
+    and computed values, and of the constant bindings it reads."""
+    roots = [statement.body] + [b for b in statement.bindings
+                                if not (isinstance(b, qir.WithValue) and b.inline)]
+    return {id(n.param) for r in roots for n in qir.walk(r) if isinstance(n, qir.ParamRef)}  # type: ignore[attr-defined]
+
+
+def _plan(qf: ast.QueryFile, kind: str, subject: Optional[ObjectType], statement: qir.Node, ctx: ExprContext,
+          cardinality: str, exclusives: Tuple[ExclusiveConstraint, ...],
+          result: Optional[Tuple[ResultField, ...]] = None, scalar: bool = False) -> qir.Query:
+    if result is None:
+        assert subject is not None
+        id_col = subject.column("id")
+        assert id_col is not None
+        result = (ResultField("id", id_col.type, False),)
+    return qir.Query(qf.name, qf.path, kind, subject, statement, tuple(ctx.params.ordered()), result,  # type: ignore[union-attr]
+                     cardinality, exclusives, qf.doc, scalar)
+
+
+def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Optional[qir.Query]:
+    """``select <expr>`` of anything but a type or a write (https://docs.geldata.com/reference/edgeql/select):
+    one row. A free object ``select { a := ..., b := ... }`` is a row of its fields (Gel types
+    it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
+    ``select count(User)``) a single value, which the runners return as it is: exactly one
+    when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
+    inner, asserts = _peel_asserts(q.value)
+    selection = None if _has_clauses(q) else _object_selection(inner, ctx)
+    if selection is not None:
+        # `select (select User { name } filter ...)`, `select u { name }` of a with selection,
+        # `select assert_single(u) { ... }`
+        subject = ctx.schema.find_type(selection.type_name, ctx.module)
+        assert subject is not None
+        if not asserts:
+            return _select(qf, selection, subject, dataclasses.replace(ctx, subject=subject))
+        node, cardinality = _select_node(selection, subject, dataclasses.replace(ctx, subject=subject))
+        if node is None:
+            return None
+        if "assert_single" in asserts and cardinality == MANY:
+            node, cardinality = dataclasses.replace(node, assert_single=True), AT_MOST_ONE
+        if "assert_exists" in asserts:
+            if cardinality == MANY:
+                ctx.reporter.error("E0206", "assert_exists() of several objects is not supported yet", q.value.span,
+                                   "wrap it in assert_single(...) too, or select the objects and test the list")
+                return None
+            # One object: the runners fail when the statement returns no row, as Gel's
+            # assert_exists fails (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists).
+            cardinality = ONE
+        return _plan(qf, "select", subject, node, ctx, cardinality, (), _fields(node.shape))
+    for word, clause in (("filter", q.filter), ("order by", q.order), ("offset", q.offset), ("limit", q.limit)):
+        if clause:
+            ctx.reporter.error("E0206", f"'{word}' on a selected expression (not a type) is not supported yet",
+                               q.span, "select a type to filter, order or page it: select User { ... } filter ...")
+            return None
+    value = q.value
+    if isinstance(value, ast.FreeObject):
+        elements: List[qir.Node] = []
+        seen: Set[str] = set()
+        for el in value.elements:
+            if el.name in seen or go_name(el.name) in {go_name(k) for k in seen}:
+                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the free object" if el.name in seen else
+                                   f"'{el.name}' and another field of the free object have the same name in Go",
+                                   el.span)
+                continue
+            seen.add(el.name)
+            inner, asserts = _peel_asserts(el.value)
+            objects = _object_selection(inner, ctx)
+            if objects is not None and "assert_exists" in asserts:
+                ctx.reporter.error("E0206", "assert_exists() in a free object's field is not supported yet", el.span,
+                                   "select the object in a query of its own: select assert_exists(x) { ... }")
+                continue
+            if objects is not None:
+                node = _objects_element(el, objects, ctx, "assert_single" in asserts)
+                if node is not None:
+                    elements.append(node)
+                continue
+            low = check(el.value, ctx)  # type: ignore[arg-type]
+            if low is not None:
+                elements.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, _may_be_empty(low)), low))
+        if ctx.reporter.has_errors:
+            return None
+        node = qir.SelectValues(q.span, tuple(elements), False)
+        return _plan(qf, "select", None, node, ctx, ONE, (), _fields(elements))
+    low = check(value, ctx)
+    if low is None:
+        return None
+    empty = _may_be_empty(low)
+    el = qir.ShapeComputed(value.span, ResultField("value", low.type, empty), low)
+    node = qir.SelectValues(q.span, (el,), True)
+    return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if empty else ONE, (), (el.field,), scalar=True)
+
+
+def _may_be_empty(low: qir.Expr) -> bool:
+    """Whether a selected value may be empty: ``nullable``, or a json value read as a scalar
+    (``<str>json_get(j, 'k')``, ``<str>j['k']``: empty when the member is missing or JSON null,
+    which an assignment to a required property reports when it runs)."""
+    if low.nullable:
+        return True
+    if type(low) is qir.JsonCast:
+        operand = low.operand  # type: ignore[attr-defined]
+        return operand.nullable or type(operand) is qir.JsonIndex
+    return False
+
+
+# The frozen dataclasses above are created in bulk: give them the faster __init__.
+fast_init_all(globals())

@@ -1,0 +1,493 @@
+"""Gel's mutation rewrites and source deletion policies, lowered to Postgres triggers.
+
+Both change what a write does to rows other than the ones it names, so they live in the
+database (created and dropped by the migrations, see :mod:`schemac.migrate.diff`) and hold for
+every writer of the tables, not only for the generated runners. Each trigger runs a PL/pgSQL
+function of its own (:class:`schemac.semantics.model.Trigger`).
+
+**Mutation rewrites** (https://docs.geldata.com/reference/datamodel/mutation_rewrites):
+``rewrite insert, update using (expr)`` on a property sets the property to ``expr`` whenever an
+object is inserted (updated), whatever the statement gave it. Lowered to one ``BEFORE INSERT``
+and one ``BEFORE UPDATE`` row trigger per table, named ``schemac_rewrite_insert`` /
+``schemac_rewrite_update``, that assign every rewritten column of the row (``NEW``). The
+expression is lowered like a default, with the row being written as its subject: ``.title``
+reads the value the statement wrote (``NEW."title"``). Every rewrite of a row is computed from
+the row as the statement wrote it, before any rewrite is applied (one ``SELECT ... INTO``), as
+Gel evaluates them all against the same ``__subject__``. ``datetime_of_statement()`` is
+``statement_timestamp()``: the same value for every row of one statement, as in Gel.
+
+**Source deletion policies** (https://docs.geldata.com/reference/datamodel/links#deletion-policies):
+``on source delete delete target`` deletes the link's targets when its source object is
+deleted; ``... delete target if orphan`` only the targets that no other object still links to
+through the same link (the link of every type that inherits the declaration); ``allow`` (the
+default) only removes the link. A single link gets an ``AFTER DELETE`` row trigger on its
+table (``schemac_source_delete_<link>``), which deletes the target its FK column named. A
+multi link gets one on its join table, which Postgres empties by the source FK's ``ON DELETE
+CASCADE``: a join row whose source no longer exists was removed with its source (a link removed
+by an update leaves its source in place, and its target alone), so its target is deleted. The
+target's own deletion policies then apply as in Gel: a target another object still links to
+with ``on target delete restrict`` (the default) stops the delete with a foreign key violation.
+
+**Target deletion of multi links**: ``on target delete delete source`` on a multi link deletes
+the objects linking to a deleted target (a single link's is its foreign key's ``ON DELETE
+CASCADE``): :func:`target_delete_source`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from typing import Dict, List, Optional, Tuple
+
+from schemac.syntax import tree as ast
+from schemac.diagnostics import Reporter
+from schemac.semantics.exprs import BOOL, ExprContext, lower
+from schemac.semantics.model import Link, ObjectType, Schema, Trigger
+from schemac.semantics.sqlnames import object_name, qi, sql_string
+
+#: Trigger names are per table; Postgres fires the triggers of one event in name order.
+REWRITE_TRIGGER = "schemac_rewrite_{kind}"
+SOURCE_DELETE_TRIGGER = "schemac_source_delete"
+TARGET_DELETE_TRIGGER = "schemac_target_delete"
+#: (sorts before ``schemac_rewrite_update``: Postgres fires it first)
+SPECIFIED_TRIGGER = "schemac_0_specified"
+
+
+def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter,
+                   gel_triggers: Optional[Dict[str, List[Tuple[object, str]]]] = None) -> None:
+    """Add the triggers of every concrete type (``types``: qualified name -> (its table, its
+    effective pointers as :class:`schemac.semantics.resolve._Pointer`)) to ``schema``'s tables;
+    ``gel_triggers``: qualified name -> the Gel triggers it has (its own and inherited ones,
+    with the module each is written in)."""
+    holders: Dict[int, List[Tuple[ObjectType, Link]]] = {}
+    for obj, pointers in types.values():
+        for ptr in pointers.values():
+            link = obj.links.get(ptr.decl.name)  # type: ignore[attr-defined]
+            if link is not None:
+                holders.setdefault(id(ptr.decl), []).append((obj, link))  # type: ignore[attr-defined]
+    for obj, pointers in types.values():
+        if obj.library is not None:
+            continue  # a dependency library's table: its own migrations create its triggers
+        _rewrites(schema, obj, pointers, reporter)
+        for ptr in pointers.values():
+            if ptr.on_source_delete is not None:  # type: ignore[attr-defined]
+                _source_delete(schema, obj, ptr, holders.get(id(ptr.decl), []), reporter)  # type: ignore[attr-defined]
+    reported = set()
+    for key, (obj, _) in types.items():
+        if obj.library is not None:
+            continue
+        for trig, module in (gel_triggers or {}).get(key, ()):
+            # (a trigger of an abstract type is checked for each subtype, reported once)
+            _gel_trigger(schema, obj, trig, module, Reporter() if id(trig) in reported else reporter)  # type: ignore[arg-type]
+            reported.add(id(trig))
+
+
+# ------------------------------------------------------------------------------- rewrites
+def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], reporter: Reporter) -> None:
+    assigned: Dict[str, List[Tuple[str, str]]] = {"insert": [], "update": []}
+    specified: Dict[str, str] = {}  # column -> the setting its marker trigger sets
+    for ptr in pointers.values():
+        rewrites: List[Tuple[ast.RewriteDecl, str]] = ptr.rewrites  # type: ignore[attr-defined]
+        if not rewrites:
+            continue
+        decl: ast.PointerDecl = ptr.decl  # type: ignore[attr-defined]
+        seen: Dict[str, ast.RewriteDecl] = {}
+        ok = True
+        for rw, _ in rewrites:
+            for kind in rw.kinds:
+                if kind in seen:
+                    reporter.error("E0200", f"'{decl.name}' has two {kind} rewrites", rw.span,
+                                   "a property has at most one insert and one update rewrite "
+                                   "(one rule may cover both: rewrite insert, update using (...))")
+                    ok = False
+                seen[kind] = rw
+        if not ok:
+            continue
+        if decl.name in obj.links:
+            reporter.error("E0206", f"a rewrite of link '{decl.name}' is not supported yet", rewrites[0][0].span,
+                           "rewrite a property (e.g. the id of the object, in a uuid property)")
+            continue
+        col = obj.column(decl.name)
+        if col is None:
+            continue  # not stored (reported where it is declared)
+        if decl.multi:
+            reporter.error("E0206", f"a rewrite of multi property '{decl.name}' is not supported yet",
+                           rewrites[0][0].span, "rewrite an array<...> property instead")
+            continue
+        kinds: List[str] = []
+        for rw, module in rewrites:
+            for kind in rw.kinds:
+                ctx = ExprContext(schema, obj, module, reporter, where=f"an {kind} rewrite", column_prefix="NEW",
+                                  row_ref_subject=obj, row_refs={"__subject__": "NEW", **({"__old__": "OLD"} if kind == "update" else {})},
+                                  specified=_specified(obj, specified, reporter) if kind == "update" else None)
+                low = lower(rw.expr, ctx, col.type)
+                if low is None:
+                    break  # (reported once, not once per kind)
+                if low.type.family != col.type.family:
+                    reporter.error("E0204", f"the rewrite of '{decl.name}' is {low.type.name}, but the property is "
+                                   f"{col.type.name}", rw.expr.span)
+                    break
+                if kind not in kinds:
+                    kinds.append(kind)
+                assigned[kind].append((col.name, low.sql))
+        if kinds:
+            i = next(i for i, c in enumerate(obj.columns) if c is col)
+            obj.columns[i] = dataclasses.replace(col, rewrites=tuple(k for k in ("insert", "update") if k in kinds))
+    for col_name in sorted(specified):
+        obj.triggers.append(Trigger(
+            object_name(SPECIFIED_TRIGGER, col_name, []), object_name("sp", obj.table, [col_name]), "BEFORE",
+            (f"UPDATE OF {qi(col_name)}",), "ROW",
+            f"PERFORM set_config({sql_string(specified[col_name])}, 'on', true);\nRETURN NEW;"))
+    for kind in ("insert", "update"):
+        cols = assigned[kind]
+        if not cols:
+            continue
+        if len(cols) == 1:
+            assign = f"NEW.{qi(cols[0][0])} := {cols[0][1]};"
+        else:
+            # All from the row as written: the first assignment must not be seen by the next.
+            values = ",\n       ".join(sql for _, sql in cols)
+            targets = ", ".join(f"NEW.{qi(name)}" for name, _ in cols)
+            assign = f"SELECT {values}\n  INTO {targets};"
+        if kind == "update":
+            # The markers of this row are read: clear them for the next row.
+            assign += "".join(f"\nPERFORM set_config({sql_string(specified[c])}, '', true);" for c in sorted(specified))
+        obj.triggers.append(Trigger(REWRITE_TRIGGER.format(kind=kind), object_name("rw", obj.table, [kind]),
+                                    "BEFORE", (kind.upper(),), "ROW", f"{assign}\nRETURN NEW;"))
+
+
+def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
+    """``__specified__.name`` in an update rewrite: whether the UPDATE statement names the
+    column. Postgres tells a trigger that only through ``UPDATE OF column``: a ``BEFORE UPDATE
+    OF "col"`` row trigger (``schemac_0_specified_<col>``, fired before the rewrite trigger by
+    name order) sets a transaction-local setting that the rewrite reads and clears, row by
+    row."""
+    def sql(name: str, span) -> Optional[str]:
+        link = obj.links.get(name)
+        if link is not None and link.multi:
+            reporter.error("E0206", f"__specified__.{name} of a multi link is not supported", span,
+                           "Postgres tells a trigger which columns an UPDATE names; a multi link is a table")
+            return None
+        col = obj.column(link.column if link is not None else name)  # type: ignore[arg-type]
+        if col is None or col.is_id:
+            reporter.error("E0202", f"type '{obj.name}' has no property '{name}'", span)
+            return None
+        key = f"{obj.table}__{col.name}"
+        if not re.match(r"^[a-z_][a-z0-9_]*$", key) or len(key) > 50:
+            key = "c" + hashlib.sha256(key.encode()).hexdigest()[:16]
+        specified[col.name] = f"schemac.specified_{key}"
+        return f"coalesce(current_setting({sql_string(specified[col.name])}, true), '') = 'on'"
+    return sql
+
+
+# --------------------------------------------------------------------------- Gel triggers
+def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module: str, reporter: Reporter) -> bool:
+    """``trigger name after insert, update, delete for each|all [when (cond)] do (body)``
+    (https://docs.geldata.com/reference/datamodel/triggers): an ``AFTER`` row trigger of each
+    concrete table of the type (``for all``: a statement trigger, when nothing reads
+    ``__new__``/``__old__``), whose function runs the body for the row (``__new__`` is ``NEW``,
+    ``__old__`` is ``OLD``), when ``cond`` holds. The body is one statement or a set of them,
+    ``{(insert ...), (update ...)}``, run in order: ``insert T {...}``, ``update T filter ... set
+    {...}``, ``delete T filter ...`` and ``assert(cond, message := '...')`` (an exception when
+    ``cond`` is false, which undoes the statement that fired it). Other bodies, ``after commit
+    of`` and ``for all`` bodies that read the rows are refused (``E0206``)."""
+    if trig.commit:
+        reporter.error("E0206", "'after commit of' triggers are not supported", trig.span,
+                       "Postgres runs triggers inside the transaction; drop 'commit of' to run it before the commit")
+        return False
+    kinds = tuple(k for k in ("insert", "update", "delete") if k in trig.kinds)
+    refs: Dict[str, str] = {}
+    if "delete" not in kinds:
+        refs["__new__"] = "NEW"
+    if "insert" not in kinds:
+        refs["__old__"] = "OLD"
+    statements = _trigger_statements(trig.body)
+    if statements is None:
+        reporter.error("E0206", "trigger bodies other than insert, update, delete or assert() statements are not "
+                       "supported yet", trig.body.span,
+                       "write the trigger as do (insert Log { ... }), or a set of such statements {(...), (...)}")
+        return False
+    exprs: List[object] = [trig.when] if trig.when is not None else []
+    for stmt in statements:
+        if isinstance(stmt, ast.FuncCall):
+            exprs.append(stmt)
+            continue
+        exprs += [a.value for a in getattr(stmt, "assignments", ())]
+        exprs += [stmt.filter] if getattr(stmt, "filter", None) is not None else []
+    nodes = [n for e in exprs for n in ast.iter_nodes(e)]
+    reads_rows = any(isinstance(n, (ast.VarRef, ast.Step)) and _root_name(n) in ("__new__", "__old__") for n in nodes)
+    if trig.scope == "all" and (reads_rows or trig.when is not None):
+        reporter.error("E0206", "'for all' triggers that read __new__, __old__ or have 'when' are not supported yet",
+                       trig.span, "use 'for each': it runs once per object")
+        return False
+    shaped = next((n for n in nodes if isinstance(n, ast.ShapeExpr)), None)
+    if shaped is not None:
+        reporter.error("E0206", "a whole object with a shape (__new__ {**}) in a trigger is not supported yet",
+                       shaped.span, "write the properties one by one: target_name := __new__.name")
+        return False
+    # row_ref_subject: inside a sub-select (select Log filter .msg = __new__.name) the subject
+    # is Log, while __new__ / __old__ stay objects of the trigger's type.
+    ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
+                      column_prefix=refs.get("__new__", "OLD"))
+    parts: List[str] = []
+    ok = True
+    for stmt in statements:
+        if isinstance(stmt, ast.InsertQuery):
+            sql = _trigger_insert(schema, obj, stmt, ctx, refs, kinds, module, reporter)
+        elif isinstance(stmt, (ast.UpdateQuery, ast.DeleteQuery)):
+            sql = _trigger_write(schema, obj, stmt, refs, kinds, module, reporter)
+        else:
+            sql = _trigger_assert(stmt, ctx, reporter)
+        if sql is None:
+            ok = False
+        else:
+            parts.append(sql)
+    cond = None
+    if trig.when is not None:
+        low = lower(trig.when, ctx, BOOL)
+        if low is None:
+            ok = False
+        elif low.type.family != "bool":
+            reporter.error("E0304", f"a trigger's 'when' must be bool, got {low.type.name}", trig.when.span)
+            ok = False
+        else:
+            cond = low.sql
+    if not ok:
+        return False
+    body = "\n".join(parts)
+    if cond is not None:
+        body = f"IF {cond} THEN\n  " + body.replace("\n", "\n  ") + "\nEND IF;"
+    obj.triggers.append(Trigger(object_name("gel", trig.name, []),
+                                object_name("tg", obj.table, [trig.name]), "AFTER", tuple(k.upper() for k in kinds),
+                                "ROW" if trig.scope == "each" else "STATEMENT", f"{body}\nRETURN NULL;"))
+    return True
+
+
+def _trigger_statements(body) -> Optional[List[object]]:
+    """The statements of a trigger's body, in order: one statement, or a set literal of them
+    (``{(insert ...), (update ...)}``); ``assert(...)`` also written ``select assert(...)``.
+    ``None`` when the body is something else."""
+    items = body.items if isinstance(body, ast.SetLit) else (body,)
+    out: List[object] = []
+    for item in items:
+        while isinstance(item, ast.StatementExpr):
+            item = item.query
+        if isinstance(item, ast.SelectExpr) and item.shape is None and item.filter is None and not item.order \
+                and item.offset is None and item.limit is None:
+            item = item.subject
+        if isinstance(item, ast.InsertQuery) and item.unless_conflict is None:
+            out.append(item)
+        elif isinstance(item, (ast.UpdateQuery, ast.DeleteQuery)) and item.subject is None:
+            out.append(item)
+        elif isinstance(item, ast.FuncCall) and item.name in ("assert", "std::assert"):
+            out.append(item)
+        else:
+            return None
+    return out
+
+
+def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) -> Optional[str]:
+    """``assert(cond, message := '...')`` (https://docs.geldata.com/reference/stdlib/generic):
+    an exception (SQLSTATE P0001, with the message) when ``cond`` is false; nothing when it is
+    true or empty, as in Gel."""
+    args = [a for a in call.args if not isinstance(a, ast.NamedArg)]
+    named = {a.name: a for a in call.args if isinstance(a, ast.NamedArg)}
+    if len(args) != 1 or set(named) - {"message"}:
+        reporter.error("E0304", "assert() takes a bool and an optional message := '...'", call.span)
+        return None
+    message = "assertion failed"
+    if "message" in named:
+        value = named["message"].value
+        if not isinstance(value, ast.Literal) or value.kind != "str":
+            reporter.error("E0206", "an assert() message other than a string literal is not supported in a trigger",
+                           value.span)
+            return None
+        message = value.value
+    low = lower(args[0], ctx, BOOL)
+    if low is None:
+        return None
+    if low.type.family != "bool":
+        reporter.error("E0304", f"assert() takes a bool, got {low.type.name}", args[0].span)
+        return None
+    return f"IF NOT ({low.sql}) THEN\n  RAISE EXCEPTION USING MESSAGE = {sql_string(message)};\nEND IF;"
+
+
+def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], kinds, module: str,
+                   reporter: Reporter) -> Optional[str]:
+    """``update T filter f set {...}`` / ``delete T filter f`` in a trigger's body: one UPDATE
+    or DELETE of ``T``'s table; in ``f`` and the values, ``.name`` is ``T``'s and
+    ``__new__.name`` / ``__old__.name`` the trigger's row. Access policies do not apply (the
+    statement runs in the database, as any trigger's)."""
+    target = schema.find_type(stmt.type_name, module)
+    if target is None:
+        reporter.error("E0201", f"unknown type '{stmt.type_name}'", stmt.type_span)
+        return None
+    ctx = ExprContext(schema, target, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj)
+    where = filt = ""
+    if stmt.filter is not None:
+        low = lower(stmt.filter, ctx, BOOL)
+        if low is None:
+            return None
+        if low.type.family != "bool":
+            reporter.error("E0304", f"a filter must be bool, got {low.type.name}", stmt.filter.span)
+            return None
+        filt = low.sql
+        where = f"\n  WHERE {filt}"
+    guard = ""
+    if target.table == obj.table and "__new__" in refs:
+        # Gel: a trigger cannot modify the object that set it off (an error at run time)
+        cond = f"\"id\" = NEW.\"id\"" + (f" AND ({filt})" if filt else "")
+        guard = (f"IF EXISTS (SELECT 1 FROM {qi(target.table)} WHERE {cond}) THEN\n"
+                 f"  RAISE EXCEPTION USING MESSAGE = {sql_string('a trigger cannot modify the object that set it off')};\n"
+                 f"END IF;\n")
+    if isinstance(stmt, ast.DeleteQuery):
+        return f"{guard}DELETE FROM {qi(target.table)}{where};"
+    sets: List[str] = []
+    for a in stmt.assignments:
+        pair = _trigger_value(obj, target, a, ctx, refs, kinds, reporter)
+        if pair is None:
+            return None
+        sets.append(f"{qi(pair[0])} = {pair[1]}")
+    if not sets:
+        return None if stmt.assignments else f"UPDATE {qi(target.table)} SET \"id\" = \"id\"{where};"
+    return f"{guard}UPDATE {qi(target.table)}\n  SET {', '.join(sets)}{where};"
+
+
+def _trigger_value(obj: ObjectType, target: ObjectType, a, ctx: ExprContext, refs: Dict[str, str], kinds,
+                   reporter: Reporter) -> Optional[Tuple[str, str]]:
+    """(column, SQL) of one assignment of a trigger's insert or update: a property, or a single
+    link given ``__new__`` / ``__old__`` (their id), a sub-select or ``{}``."""
+    if a.op != ":=":
+        reporter.error("E0206", f"'{a.op}' in a trigger's statement is not supported", a.span)
+        return None
+    link = target.links.get(a.name)
+    if link is not None:
+        if link.multi:
+            reporter.error("E0206", f"multi link '{a.name}' in a trigger's statement is not supported yet", a.span)
+            return None
+        root = a.value.name if isinstance(a.value, ast.VarRef) else None
+        if root in ("__new__", "__old__"):
+            if root not in refs:
+                reporter.error("E0206", f"{root} is not available in a trigger on {', '.join(kinds)}", a.value.span)
+                return None
+            if link.target is not obj:
+                reporter.error("E0204", f"link '{a.name}' of '{target.name}' points to '{link.target.name}', "
+                               f"not to '{obj.name}'", a.value.span)
+                return None
+            return link.column, f"{refs[root]}.\"id\""  # type: ignore[return-value]
+        if isinstance(a.value, ast.SetLit) and not a.value.items:
+            return link.column, "NULL"  # type: ignore[return-value]
+        col = target.column(link.column)  # type: ignore[arg-type]
+    else:
+        col = target.column(a.name)
+        if col is None or col.is_id:
+            if a.name in target.poly_links:
+                reporter.error("E0206", f"polymorphic link '{a.name}' in a trigger's statement is not supported yet",
+                               a.name_span)
+                return None
+            reporter.error("E0202", f"type '{target.name}' has no property or link '{a.name}'", a.name_span)
+            return None
+    low = lower(a.value, ctx, col.type)  # type: ignore[union-attr]
+    if low is None:
+        return None
+    if low.type.family != col.type.family:  # type: ignore[union-attr]
+        reporter.error("E0204", f"'{a.name}' is {col.type.name}, got {low.type.name}", a.value.span)  # type: ignore[union-attr]
+        return None
+    return col.name, low.sql  # type: ignore[union-attr]
+
+
+def _trigger_insert(schema: Schema, obj: ObjectType, body: ast.InsertQuery, ctx: ExprContext, refs: Dict[str, str],
+                    kinds, module: str, reporter: Reporter) -> Optional[str]:
+    """``insert T {...}`` in a trigger's body: one INSERT, checked like a query's (required
+    properties given)."""
+    target = schema.find_type(body.type_name, module)
+    if target is None:
+        reporter.error("E0201", f"unknown type '{body.type_name}'", body.type_span)
+        return None
+    cols: List[str] = []
+    values: List[str] = []
+    ok = True
+    for a in body.assignments:
+        pair = _trigger_value(obj, target, a, ctx, refs, kinds, reporter)
+        if pair is None:
+            ok = False
+            continue
+        cols.append(pair[0])
+        values.append(pair[1])
+    given = {a.name for a in body.assignments}
+    missing = [c.link or c.name for c in target.columns
+               if c.required and not c.defaulted and (c.link or c.name) not in given]
+    if missing:
+        reporter.error("E0305", f"the trigger's insert of '{target.name}' is missing required "
+                       f"{', '.join(repr(m) for m in missing)}", body.type_span)
+        ok = False
+    if not ok:
+        return None
+    return (f"INSERT INTO {qi(target.table)} ({', '.join(qi(c) for c in cols)})\n"
+            f"  VALUES ({', '.join(values)});") if cols else f"INSERT INTO {qi(target.table)} DEFAULT VALUES;"
+
+
+def _root_name(node) -> Optional[str]:
+    while isinstance(node, ast.Step):
+        node = node.base
+    return node.name if isinstance(node, ast.VarRef) else None
+
+
+# ----------------------------------------------------------------------- target deletion
+def target_delete_source(join: ObjectType, source: ObjectType, target: ObjectType) -> Trigger:
+    """``on target delete delete source`` on a multi link: deleting a target deletes the objects
+    that link to it (https://docs.geldata.com/reference/datamodel/links#deletion-policies). The
+    join table's target foreign key removes the link rows (``ON DELETE CASCADE``); this
+    ``AFTER DELETE`` trigger of the join table deletes the source of a removed row whose target
+    is gone (a row removed with its source, or by an update, leaves the target in place)."""
+    body = (f"IF NOT EXISTS (SELECT 1 FROM {qi(target.table)} WHERE \"id\" = OLD.\"target_id\") THEN\n"
+            f"  DELETE FROM {qi(source.table)}\n    WHERE \"id\" = OLD.\"source_id\";\nEND IF;\nRETURN NULL;")
+    return Trigger(TARGET_DELETE_TRIGGER, object_name("td", join.table, []), "AFTER", ("DELETE",), "ROW", body)
+
+
+# ----------------------------------------------------------------------- source deletion
+def _source_delete(schema: Schema, obj: ObjectType, ptr, holders: List[Tuple[ObjectType, Link]],
+                   reporter: Reporter) -> None:
+    policy, span = ptr.on_source_delete
+    decl: ast.PointerDecl = ptr.decl
+    link = obj.links.get(decl.name)
+    if link is None:
+        if obj.column(decl.name) is not None:
+            reporter.error("E0205", "'on source delete' only applies to links", span)
+        return  # (a link that did not resolve was reported)
+    if policy == "allow":
+        return  # Gel's default: deleting the source only removes the link
+    orphan = policy == "delete target if orphan"
+    target = qi(link.target.table)
+    name = object_name(SOURCE_DELETE_TRIGGER, decl.name, [])
+    function = object_name("sd", obj.table, [decl.name])
+    if not link.multi:
+        col = qi(link.column)  # type: ignore[arg-type]
+        cond = f"{qi('id')} = OLD.{col}"
+        if orphan:
+            for other, olink in holders:
+                cond += (f"\n  AND NOT EXISTS (SELECT 1 FROM {qi(other.table)} "
+                         f"WHERE {qi(olink.column)} = OLD.{col})")  # type: ignore[arg-type]
+        body = f"DELETE FROM {target}\n  WHERE {cond};\nRETURN NULL;"
+        obj.triggers.append(Trigger(name, function, "AFTER", ("DELETE",), "ROW", body))
+        return
+    join = next(t for t in schema.join_tables if t.table == link.join_table)
+    jq = qi(join.table)
+    lines = [f"IF NOT EXISTS (SELECT 1 FROM {qi(obj.table)} WHERE \"id\" = OLD.\"source_id\") THEN"]
+    if orphan:
+        cond = "\"id\" = OLD.\"target_id\""
+        for other, olink in holders:
+            cond += (f"\n      AND NOT EXISTS (SELECT 1 FROM {qi(olink.join_table)} "  # type: ignore[arg-type]
+                     f"WHERE \"target_id\" = OLD.\"target_id\")")
+    else:
+        # Links to the same target from sources deleted by the same statement are about to go
+        # with them: remove them now, so that they do not hold the target back.
+        lines.append(f"  DELETE FROM {jq} AS j\n    WHERE j.\"target_id\" = OLD.\"target_id\"\n"
+                     f"      AND NOT EXISTS (SELECT 1 FROM {qi(obj.table)} AS s WHERE s.\"id\" = j.\"source_id\");")
+        cond = "\"id\" = OLD.\"target_id\""
+    lines.append(f"  DELETE FROM {target}\n    WHERE {cond};")
+    lines.append("END IF;")
+    lines.append("RETURN NULL;")
+    function = object_name("sd", join.table, [])
+    join.triggers.append(Trigger(SOURCE_DELETE_TRIGGER, function, "AFTER", ("DELETE",), "ROW", "\n".join(lines)))
