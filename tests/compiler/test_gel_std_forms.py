@@ -163,6 +163,23 @@ def test_set_aggregates_counts_and_math_on_postgres(pg):
         pg.execute(q.sql)
 
 
+def test_round_to_digits_of_a_decimal(pg):
+    # round(value: decimal, d: int64) -> decimal, half away from zero
+    # (https://docs.geldata.com/reference/stdlib/numbers#function::std::round)
+    _migrate(pg, SETS)
+    pg.execute("INSERT INTO movie (id, title) VALUES ('00000000-0000-0000-0000-000000000001', 'A')")
+    pg.execute("INSERT INTO review (movie_id, rating, price) VALUES "
+               "('00000000-0000-0000-0000-000000000001', 15, 2.25), ('00000000-0000-0000-0000-000000000001', 25, -2.35), "
+               "('00000000-0000-0000-0000-000000000001', 35, NULL)")
+    q = _query(SETS, "select Review { p := round(.price, 1), r := round(.rating, -1) } order by .rating;")
+    assert {f.name: (f.type.name, f.optional) for f in q.result if f.name in ("p", "r")} == {
+        "p": ("decimal", True), "r": ("decimal", False)}
+    assert [(str(p) if p is not None else None, str(r)) for p, r in pg.execute(q.sql)] == [
+        ("2.3", "20"), ("-2.4", "30"), (None, "40")]
+    text = _errors(SETS.replace("property rounded := round(.score);", "property rounded := round(.score, 1);"))
+    assert "error[E0304]: round(value, d) needs a decimal value, got float64" in text
+
+
 def test_std_function_misuse_is_located():
     text = _errors("type T { s: str; m := math::mean(.s); }")
     assert "error[E0206]: math::mean() is supported over a property of a multi link, backlink or computed link" in text

@@ -69,8 +69,11 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
 def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
     from schemac.semantics.exprs import check
 
+    if name == "round" and len(expr.args) == 2:
+        return _round_to_digits(expr, ctx)
     if len(expr.args) != 1:
-        ctx.reporter.error("E0304", f"{name}() takes one argument", expr.span)
+        ctx.reporter.error("E0304", f"{name}() takes one argument"
+                           + (" (or a decimal and a number of digits)" if name == "round" else ""), expr.span)
         return None
     arg = check(expr.args[0], ctx)
     if arg is None:
@@ -91,3 +94,29 @@ def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
         else:
             result, template = _vt("float64"), f"{func}(CAST({{0}} AS double precision))"
     return qir.SqlTemplate(expr.span, result, arg.nullable, name, template, (arg,), "p", True)
+
+
+def _round_to_digits(expr, ctx) -> Optional[qir.Expr]:
+    """``round(value: decimal, d: int64) -> decimal``: rounded to ``d`` decimal digits (a
+    negative ``d`` rounds left of the point), half away from zero
+    (https://docs.geldata.com/reference/stdlib/numbers#function::std::round); Postgres'
+    ``round(numeric, integer)``. An integer value is cast to decimal (Gel's implicit cast); a
+    float is not: Gel has no ``round(float64, int64)``."""
+    from schemac.semantics.exprs import check
+
+    value, digits = check(expr.args[0], ctx), check(expr.args[1], ctx)
+    if value is None or digits is None:
+        return None
+    if value.type.family != "num" or value.type.element is not None or value.type.scalar is None \
+            or value.type.scalar.name.startswith("float"):
+        ctx.reporter.error("E0304", f"round(value, d) needs a decimal value, got {value.type.name}",
+                           expr.args[0].span, "cast it: round(<decimal>x, 2)")
+        return None
+    if digits.type.family != "num" or digits.type.scalar is None or \
+            digits.type.scalar.name not in ("int16", "int32", "int64"):
+        ctx.reporter.error("E0304", f"round(value, d) takes an integer number of digits, got {digits.type.name}",
+                           expr.args[1].span)
+        return None
+    result = _vt("decimal")
+    return qir.SqlTemplate(expr.span, result, value.nullable or digits.nullable, "round",
+                           "round(CAST({0} AS numeric), CAST({1} AS integer))", (value, digits), "pp", True)
