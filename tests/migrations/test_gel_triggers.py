@@ -524,3 +524,43 @@ def test_row_references_inside_sub_selects_of_a_trigger(tmp_path, pg):
     pg.execute("UPDATE item SET name = 'a'")  # 'seen a' exists: the assert holds
     with pytest.raises(psycopg.errors.RaiseException, match="never seen"):
         pg.execute("UPDATE item SET name = 'b'")
+
+
+# An update that changes only a multi link is an update of the object in Gel: its update
+# rewrites run and its update triggers fire (it used to lock the rows with SELECT ... FOR UPDATE
+# only, so neither happened; found by a new-user test).
+LINK_ONLY = """
+type Tag { required name: str; }
+type Log { required msg: str; }
+type Item {
+  required name: str;
+  multi tags: Tag;
+  modified_at: datetime { rewrite update using (datetime_of_statement()); };
+  trigger log_upd after update for each do (insert Log { msg := __new__.name });
+}
+"""
+
+
+def test_an_update_of_links_only_runs_update_rewrites_and_triggers(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate(LINK_ONLY)
+    lib.apply(pg.url)
+    checked = check_library({"lib/schema.esdl": LINK_ONLY, "lib/tag_item.edgeql":
+                             "update Item filter .name = <str>$n set { tags += (select Tag filter .name = <str>$t) };"},
+                            Options(library="lib"))
+    plan = checked.queries[0]
+    assert plan.sql.startswith('WITH "_new" AS (\nUPDATE "item"\nSET "id" = "item"."id"\n')
+    pg.execute("INSERT INTO item (name) VALUES ('i1'), ('i2')")
+    pg.execute("INSERT INTO tag (name) VALUES ('t1')")
+    index = {p.name: p.index for p in plan.params}
+    sql = re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%"))
+    assert len(pg.execute(sql, {f"p{index['n']}": "i1", f"p{index['t']}": "t1"})) == 1
+    assert pg.execute("SELECT count(*) FROM item_tags") == [(1,)]
+    assert pg.execute("SELECT name FROM item WHERE modified_at IS NOT NULL") == [("i1",)]
+    assert pg.execute("SELECT msg FROM log") == [("i1",)]
+    # without update triggers or rewrites, the rows are only locked (no new row versions)
+    plain = check_library({"lib/schema.esdl": "type Tag { required name: str; }\n"
+                           "type Item { required name: str; multi tags: Tag; }",
+                           "lib/tag_item.edgeql": "update Item filter .name = <str>$n "
+                           "set { tags += (select Tag filter .name = <str>$t) };"}, Options(library="lib"))
+    assert "FOR UPDATE" in plain.queries[0].sql

@@ -809,8 +809,14 @@ def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         if w.sets:
             upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{batch}{where}"
             return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, w.batch)}"), _link_changes(w.links)
-        # Only links change: the rows are locked, as an update would.
+        # Only links change. Gel counts it an update of the object: its update rewrites run
+        # and its update triggers fire (https://docs.geldata.com/reference/datamodel/triggers,
+        # .../mutation_rewrites), so with such Postgres triggers on the table the rows get an
+        # update that changes no column; otherwise they are locked, as an update would.
         # (A loop's update always sets a column: the checker refuses multi links there.)
+        if any("UPDATE" in tr.events for tr in w.subject.triggers):
+            touch = f'UPDATE {table}\nSET "id" = {table}."id"{where}'
+            return (lambda cols: f"{touch}\nRETURNING {cols}"), _link_changes(w.links)
         return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
     using = "" if w.batch is None else f"\nUSING {_batch_sql(w.batch)}"
     sql = f"DELETE FROM {table}{using}{_where(w.filter, w.visible_sql)}"
