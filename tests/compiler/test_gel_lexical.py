@@ -124,3 +124,25 @@ def test_an_escape_error_in_a_later_line_of_a_string_is_located_there():
 def test_line_continuation_drops_the_break_and_the_next_lines_indent():
     f = parse_schema("s.gel", "type A { a: str { default := 'a \\\n      b\\\r\n c' } }")
     assert f.types[0].pointers[0].default.value == "a bc"
+
+
+def test_a_for_loop_body_may_be_an_unparenthesised_atom():
+    # Gel accepts `for t in X union t.name` (a path as the body, as real query files write it
+    # inside array_agg((...))); it was E0100. It parses as the parenthesised form does.
+    import dataclasses
+
+    from schemac.syntax.parser import parse_query
+
+    def body(text):
+        q = parse_query("q.edgeql", text, "q").query
+        node = q.value.body
+        return type(node).__name__, {k: v for k, v in dataclasses.asdict(node).items() if "span" not in k}
+
+    assert body("select (for t in {1, 2} union t.x);") == body("select (for t in {1, 2} union (t.x));")
+    assert body("select (for t in {1, 2} union t.x.y);")[0] == "Step"
+    schema = "type Person { required name: str; multi friends: Person; }"
+    with pytest.raises(CompileError) as e:
+        compile_library({"s.esdl": schema, "q/names.edgeql":
+                         "select Person { name, n := array_agg((for f in .friends union f.name)) };"},
+                        Options(library="t"))
+    assert [d.code for d in e.value.diagnostics] == ["E0206"]
