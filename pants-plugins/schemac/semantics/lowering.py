@@ -896,11 +896,12 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
     keys = omittable(stmt)
     if not keys:
         return ()
+    copied = frozenset(defaulted_params(stmt)[MAX_OMITTABLE:])
     out = []
     for mask in range(1 << len(keys)):
         omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
         _omitted = omitted
-        _copied = frozenset(defaulted_params(stmt)[MAX_OMITTABLE:])
+        _copied = copied
         try:
             marked = statement_sql(stmt)
         finally:

@@ -723,9 +723,8 @@ class _Resolver:
             new = dataclasses.replace(comp, type=low.type, required=not low.nullable)
         if decl.type is not None:
             self._check_declared_type(decl, new, module)
-        pinned = link_select(decl.computed) is not None and new.target is not None and \
-            link_select(decl.computed)[1] is not None and \
-            _filter_pins_one(link_select(decl.computed)[1], new.target)  # type: ignore[index,arg-type]
+        filt = (link_select(decl.computed) or (None, None))[1]
+        pinned = filt is not None and new.target is not None and _filter_pins_one(filt, new.target)  # type: ignore[arg-type]
         # A backlink through a link with an exclusive constraint reaches at most one object
         # (each target is linked once: School.classes { constraint exclusive } gives a Class
         # one school), as Gel's cardinality inference has it.
