@@ -26,7 +26,8 @@ def test_typescript_policies(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "gel_policies_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "insertChecks": True, "selectFilters": True, "updateChecks": True, "deletesAndDeny": True}
+        "insertChecks": True, "selectFilters": True, "updateChecks": True, "deletesAndDeny": True,
+        "pathsToObjects": True}
 
 
 @pytest.mark.slow

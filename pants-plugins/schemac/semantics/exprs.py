@@ -483,6 +483,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _with_expr(expr, ctx, expected)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
+        return _object_path(expr, ctx)
     what = _UNLOWERED_EXPRESSIONS.get(type(expr))
     if what is None:
         raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
@@ -629,6 +631,51 @@ def _select_expr(expr: ast.SelectExpr, ctx: ExprContext, expected: Optional[Valu
                        "a computed link may be (select .<link[is T] filter ...) or (select .link filter ...); "
                        "count it or test it with exists")
     return None
+
+
+def _object_path_base(expr: ast.Step, ctx: ExprContext):
+    """``(base, steps)`` of ``assert_single(.part).message.chat.owner``: path steps after an
+    expression that is a set of objects of the subject (a backlink, a computed link, a path
+    through links, ``(select <set> filter ...)``, also in ``assert_single(...)``); ``None`` for
+    any other base."""
+    steps: List[str] = []
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step) and node.kind == ".":
+        steps.insert(0, node.name)
+        node = node.base
+    if ctx.subject is None:
+        return None
+    inner = computed_sql._asserted_single(node)  # (private to the module pair)
+    probe = inner if inner is not None else node
+    if isinstance(probe, ast.Backlink) or computed_sql.is_set_expr(probe) \
+            or computed_sql.link_set_of(probe, ctx) is not None:
+        return node, tuple(steps)
+    return None
+
+
+def _object_path(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``assert_single(.part).message.chat.owner`` (https://docs.geldata.com/reference/edgeql/paths):
+    a path read from each object of a set; when the set holds at most one object (a single
+    computed link, or ``assert_single(...)``), the path's value of that object:
+    ``(SELECT <path> FROM <the objects>)``, empty when there is none and, like Gel's
+    ``assert_single``, a failed statement when there are several (SQLSTATE 21000, a scalar
+    sub-select of two rows). Each object is one the target's access policies let the query
+    see."""
+    base, steps = _object_path_base(expr, ctx)  # type: ignore[misc]
+    objects = computed_sql.expr_object_set(base, ctx, qi(f"_p{ctx.depth}"), base.span)
+    if objects is None:
+        return None
+    if objects.multi:
+        ctx.reporter.error("E0206", f"'.{'.'.join(steps)}' after a set of {objects.source.name} objects is a set of "
+                           f"values; only a path after one object is supported in {ctx.where}", expr.span,
+                           "wrap the set in assert_single(...) when it holds one object")
+        return None
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={}, set_links=None, set_row=None)
+    value = check(ast.Path(steps, expr.span), inner)
+    if value is None:
+        return None
+    return qir.ObjectValue(expr.span, value.type, True, objects, value)
 
 
 _ROW_REFS = ("__subject__", "__old__", "__new__", "__specified__")
@@ -939,7 +986,18 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         obj = link.target
     last = steps[-1]
     col = obj.column(last)  # type: ignore[union-attr]
-    if col is None or col.link is not None:
+    end = obj.links.get(last)  # type: ignore[union-attr]
+    if end is not None and end.column is not None:
+        # `.chat.owner`: a path ending in a single link is its object, compared by id
+        # (https://docs.geldata.com/reference/edgeql/paths): the link's FK column, or, when the
+        # target has access policies, its id read through them (an object the query cannot
+        # see is empty).
+        from schemac.semantics import policies
+
+        if policies.read_predicate(end.target, ctx, qi("_x")) is not None:
+            return _link_path(ast.Path(steps + ("id",), expr.span), ctx)
+        col = obj.column(end.column)  # type: ignore[union-attr]
+    elif col is None or col.link is not None:
         if last in obj.computeds or last in obj.links:  # type: ignore[union-attr]
             ctx.reporter.error("E0206", f"'.{'.'.join(steps)}': '{last}' is a link or computed; a path may end in a "
                                "stored property only", expr.span)

@@ -536,6 +536,7 @@ _EXPR = {
     qir.InPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})',
     qir.AggregateObjects: lambda n: f"(SELECT {n.func}({expr_sql(n.value)}) {object_set_sql(n.objects)})",
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
+    qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
     qir.SqlTemplate: _sql_template,
     qir.FtsSearch: lambda n: f"({n.document_sql}) @@ websearch_to_tsquery({n.regconfig}, {_op(n.query)})",

@@ -297,6 +297,16 @@ class AggregateObjects(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class ObjectValue(Expr):
+    """``assert_single(.part).message.name``: ``value`` (a path from each object, read from the
+    rows named ``objects.alias``) of the one object of a set that holds at most one
+    (https://docs.geldata.com/reference/edgeql/paths); several objects fail the statement."""
+
+    objects: ObjectSet
+    value: Expr
+
+
+@dataclass(frozen=True, eq=False)
 class SetLink(Node):
     """A multi link a filter reads a path through (``.tags`` of ``.tags.name``): its target rows,
     named ``alias``, joined through the link's table (``alias`` + ``j``) to the subject row

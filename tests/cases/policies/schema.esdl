@@ -37,3 +37,24 @@ type Note {
       errmessage := 'a note needs a body';
     };
 }
+
+# Paths to an object in a policy: a path ending in a link compares the object (its id), and a
+# path may follow an expression that holds one object (assert_single).
+type Comment {
+  required note: Note;
+  required text: str;
+  attachment: Attachment;
+
+  access policy note_owner_has_full_access
+    allow all
+    using (.note.owner ?= global current_user);
+}
+
+type Attachment {
+  required name: str;
+  comment := .<attachment[is Comment];
+
+  access policy comment_owner_has_full_access
+    allow all
+    using (assert_single(.comment).note.owner ?= global current_user);
+}

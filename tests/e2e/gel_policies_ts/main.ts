@@ -15,7 +15,7 @@ async function rows(sql: string): Promise<unknown[]> {
 }
 
 try {
-  await pool.query('TRUNCATE "user", note CASCADE');
+  await pool.query('TRUNCATE "user", note, comment, attachment CASCADE');
   const ann = ((await rows("INSERT INTO \"user\" (name) VALUES ('Ann') RETURNING id"))[0] as { id: string }).id;
   const bob = ((await rows("INSERT INTO \"user\" (name) VALUES ('Bob') RETURNING id"))[0] as { id: string }).id;
   const nobody = ap.createRunner(pool);
@@ -65,6 +65,25 @@ try {
   assert.deepEqual(await asAnn.query.deleteNote({ id: secret.id }), { id: secret.id });
   assert.deepEqual(await bodies(asAnn), ["ann public"]);
   out["deletesAndDeny"] = true;
+
+  // A path ending in a link compares its object (.note.owner ?= global current_user); a path
+  // after assert_single(.comment) reads the one comment's note's owner.
+  await asAnn.query.addComment({ note: shared.id, text: "nice" });
+  await assert.rejects(asBob.query.addComment({ note: shared.id, text: "bob was here" }), (err) =>
+    err instanceof ap.AccessPolicyError && err.type === "default::Comment" && err.action === "insert");
+  const texts = async (r: ap.Runner) => (await r.query.comments({})).map((c) => c.text);
+  assert.deepEqual(await texts(asAnn), ["nice"]);
+  assert.deepEqual(await texts(asBob), []);
+  await rows("INSERT INTO attachment (name) VALUES ('a0'), ('a1')");
+  await rows("UPDATE comment SET attachment_id = (SELECT id FROM attachment WHERE name = 'a1')");
+  const names = async (r: ap.Runner) => (await r.query.attachments({})).map((a) => a.name);
+  assert.deepEqual(await names(asAnn), ["a1"]);
+  assert.deepEqual(await names(asBob), []);
+  assert.deepEqual(await names(nobody), ["a0"]); // no comment: {} ?= {} is true, as in Gel
+  // Two comments: assert_single fails the query (a cardinality violation).
+  await rows(`INSERT INTO comment (note_id, text, attachment_id) SELECT note_id, 'again', attachment_id FROM comment`);
+  await assert.rejects(asAnn.query.attachments({}), (err) => (err as { code?: string }).code === "21000");
+  out["pathsToObjects"] = true;
 } finally {
   await pool.end();
 }

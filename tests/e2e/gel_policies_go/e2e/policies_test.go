@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	ap "schemactest/policies"
@@ -25,7 +26,7 @@ func TestPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.Exec(ctx, `TRUNCATE "user", note CASCADE`); err != nil {
+	if _, err := db.Exec(ctx, `TRUNCATE "user", note, comment, attachment CASCADE`); err != nil {
 		t.Fatal(err)
 	}
 	var ann, bob string
@@ -112,5 +113,64 @@ func TestPolicies(t *testing.T) {
 	}
 	if gone, err := asAnn.Query.DeleteNote(ctx, ap.DeleteNoteParams{ID: secret.ID}); err != nil || gone == nil || gone.ID != secret.ID {
 		t.Fatalf("delete: %v %v", gone, err)
+	}
+
+	// A path ending in a link compares its object (.note.owner ?= global current_user); a path
+	// after assert_single(.comment) reads the one comment's note's owner.
+	if _, err := asAnn.Query.AddComment(ctx, ap.AddCommentParams{Note: shared.ID, Text: "nice"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := asBob.Query.AddComment(ctx, ap.AddCommentParams{Note: shared.ID, Text: "bob was here"}); !errors.As(err, &denied) ||
+		denied.Type != "default::Comment" || denied.Action != "insert" {
+		t.Fatalf("Bob commented on Ann's note: %v", err)
+	}
+	texts := func(r *ap.Runner) []string {
+		t.Helper()
+		comments, err := r.Query.Comments(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, c := range comments {
+			out = append(out, c.Text)
+		}
+		return out
+	}
+	if got := texts(asAnn); !reflect.DeepEqual(got, []string{"nice"}) {
+		t.Fatalf("Ann's comments: %v", got)
+	}
+	if got := texts(asBob); !reflect.DeepEqual(got, []string{}) {
+		t.Fatalf("Bob's comments: %v", got)
+	}
+	if _, err := db.Exec(ctx, `INSERT INTO attachment (name) VALUES ('a0'), ('a1')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, `UPDATE comment SET attachment_id = (SELECT id FROM attachment WHERE name = 'a1')`); err != nil {
+		t.Fatal(err)
+	}
+	names := func(r *ap.Runner) ([]string, error) {
+		attachments, err := r.Query.Attachments(ctx)
+		out := []string{}
+		for _, a := range attachments {
+			out = append(out, a.Name)
+		}
+		return out, err
+	}
+	for _, c := range []struct {
+		r    *ap.Runner
+		want []string
+	}{{asAnn, []string{"a1"}}, {asBob, []string{}}, {nobody, []string{"a0"}}} { // no comment: {} ?= {}
+		if got, err := names(c.r); err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Fatalf("attachments: %v %v, want %v", got, err, c.want)
+		}
+	}
+	// Two comments: assert_single fails the query (a cardinality violation).
+	if _, err := db.Exec(ctx, `INSERT INTO comment (note_id, text, attachment_id)
+		SELECT note_id, 'again', attachment_id FROM comment`); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if _, err := names(asAnn); !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+		t.Fatalf("two comments: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ type DBTX interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Runner runs the library's queries: runner.Query.AddNote(ctx, ...).
+// Runner runs the library's queries: runner.Query.AddComment(ctx, ...).
 type Runner struct {
 	Query *Queries
 }

@@ -71,6 +71,61 @@ func (e *FkNoteOwnerIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// FkCommentNoteIDError is returned when Comment: note_id refers to no note row, or a referenced
+// row is being deleted (ON DELETE RESTRICT) (constraint fk_comment_note_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkCommentNoteIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_comment_note_id".
+func (e *FkCommentNoteIDError) Constraint() string {
+	return "fk_comment_note_id"
+}
+
+// Error implements error.
+func (e *FkCommentNoteIDError) Error() string {
+	return "Comment: note_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_comment_note_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkCommentNoteIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkCommentNoteIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkCommentAttachmentIDError is returned when Comment: attachment_id refers to no attachment row,
+// or a referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_comment_attachment_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkCommentAttachmentIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_comment_attachment_id".
+func (e *FkCommentAttachmentIDError) Constraint() string {
+	return "fk_comment_attachment_id"
+}
+
+// Error implements error.
+func (e *FkCommentAttachmentIDError) Error() string {
+	return "Comment: attachment_id refers to no attachment row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_comment_attachment_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkCommentAttachmentIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkCommentAttachmentIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // ErrAccessPolicy: an insert or update that the access policies of the object's type do not
 // allow; errors.Is(err, ErrAccessPolicy) holds for every *AccessPolicyError.
 var ErrAccessPolicy = errors.New("access policy violation")
@@ -154,6 +209,10 @@ func translateError(err error) error {
 	switch {
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_note_owner_id":
 		return &FkNoteOwnerIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_comment_note_id":
+		return &FkCommentNoteIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_comment_attachment_id":
+		return &FkCommentAttachmentIDError{Err: pgErr}
 	}
 	return err
 }

@@ -9,6 +9,40 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
+// addCommentSQL is the SQL of query add_comment (cases/policies/queries/add_comment.edgeql).
+const addCommentSQL = `WITH "_new" AS (
+INSERT INTO "comment" ("note_id", "text")
+VALUES ((SELECT "_t"."id" FROM "note" AS "_t" WHERE "_t"."id" = $1::uuid AND ((("_t".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE("_t".public, false))))), $3)
+RETURNING *
+)
+SELECT "id" FROM "_new"
+WHERE (CASE WHEN ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_new"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE CAST('schemac-access-policy|default::Comment|insert|' || "_new"."id"::text || '|' || 'access policy violation on insert of default::Comment' AS integer) IS NULL END)`
+
+// AddCommentParams are the parameters of AddComment.
+type AddCommentParams struct {
+	Note string
+	Text string
+}
+
+// AddCommentRow is one row returned by AddComment.
+type AddCommentRow struct {
+	ID string `json:"id"`
+}
+
+// AddComment runs query add_comment (cases/policies/queries/add_comment.edgeql).
+//
+// A violated foreign key is reported as *FkCommentNoteIDError when note_id names no note row.
+//
+// It reads the global current_user_id from the runner's Globals.
+func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
+	row := q.db.QueryRow(ctx, addCommentSQL, arg.Note, q.globals.CurrentUserID, arg.Text)
+	var i AddCommentRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // addNoteSQL is the SQL of query add_note (cases/policies/queries/add_note.edgeql).
 const addNoteSQL = `WITH "_new" AS (
 INSERT INTO "note" ("body", "public", "owner_id")
@@ -115,6 +149,84 @@ func (q *Queries) ArchiveNote(ctx context.Context, arg ArchiveNoteParams) (*Arch
 	return &i, nil
 }
 
+// attachmentsSQL is the SQL of query attachments (cases/policies/queries/attachments.edgeql).
+const attachmentsSQL = `SELECT "name"
+FROM "attachment"
+WHERE (((((SELECT (SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_p2"."note_id") FROM "comment" AS "_p2" WHERE "_p2"."attachment_id" = "attachment"."id")) IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $1))))
+ORDER BY name ASC NULLS FIRST`
+
+// AttachmentsParams is empty: Attachments takes no parameters (it may be called as
+// Attachments(ctx) or, as before, Attachments(ctx, AttachmentsParams{})).
+type AttachmentsParams struct {
+}
+
+// AttachmentsRow is one row returned by Attachments.
+type AttachmentsRow struct {
+	Name string `json:"name"`
+}
+
+// Attachments runs query attachments (cases/policies/queries/attachments.edgeql).
+//
+// It reads the global current_user_id from the runner's Globals.
+func (q *Queries) Attachments(ctx context.Context, _ ...AttachmentsParams) ([]AttachmentsRow, error) {
+	rows, err := q.db.Query(ctx, attachmentsSQL, q.globals.CurrentUserID)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []AttachmentsRow
+	for rows.Next() {
+		var i AttachmentsRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// commentsSQL is the SQL of query comments (cases/policies/queries/comments.edgeql).
+const commentsSQL = `SELECT "text"
+FROM "comment"
+WHERE ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "comment"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $1))))
+ORDER BY text ASC NULLS FIRST`
+
+// CommentsParams is empty: Comments takes no parameters (it may be called as Comments(ctx) or, as
+// before, Comments(ctx, CommentsParams{})).
+type CommentsParams struct {
+}
+
+// CommentsRow is one row returned by Comments.
+type CommentsRow struct {
+	Text string `json:"text"`
+}
+
+// Comments runs query comments (cases/policies/queries/comments.edgeql).
+//
+// It reads the global current_user_id from the runner's Globals.
+func (q *Queries) Comments(ctx context.Context, _ ...CommentsParams) ([]CommentsRow, error) {
+	rows, err := q.db.Query(ctx, commentsSQL, q.globals.CurrentUserID)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []CommentsRow
+	for rows.Next() {
+		var i CommentsRow
+		if err := rows.Scan(&i.Text); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // deleteNoteSQL is the SQL of query delete_note (cases/policies/queries/delete_note.edgeql).
 const deleteNoteSQL = `DELETE FROM "note"
 WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
@@ -133,6 +245,9 @@ type DeleteNoteRow struct {
 // DeleteNote runs query delete_note (cases/policies/queries/delete_note.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkCommentNoteIDError when a row of comment still refers
+// to a deleted note row.
 //
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) DeleteNote(ctx context.Context, arg DeleteNoteParams) (*DeleteNoteRow, error) {

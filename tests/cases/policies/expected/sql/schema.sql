@@ -15,9 +15,35 @@ CREATE TABLE "note" (
     "archived" boolean
 );
 
+CREATE TABLE "comment" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "note_id" uuid NOT NULL,
+    "text" text NOT NULL,
+    "attachment_id" uuid
+);
+
+CREATE TABLE "attachment" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "name" text NOT NULL
+);
+
 ALTER TABLE "note"
   ADD CONSTRAINT "fk_note_owner_id" FOREIGN KEY ("owner_id")
   REFERENCES "user" ("id") ON DELETE RESTRICT;
 
+ALTER TABLE "comment"
+  ADD CONSTRAINT "fk_comment_note_id" FOREIGN KEY ("note_id")
+  REFERENCES "note" ("id") ON DELETE RESTRICT;
+
+ALTER TABLE "comment"
+  ADD CONSTRAINT "fk_comment_attachment_id" FOREIGN KEY ("attachment_id")
+  REFERENCES "attachment" ("id") ON DELETE RESTRICT;
+
 CREATE INDEX "ix_note_owner_id"
   ON "note" ("owner_id");
+
+CREATE INDEX "ix_comment_note_id"
+  ON "comment" ("note_id");
+
+CREATE INDEX "ix_comment_attachment_id"
+  ON "comment" ("attachment_id");

@@ -68,6 +68,26 @@ export class FkNoteOwnerIdError extends ForeignKeyViolationError {
   }
 }
 
+/** Comment: note_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_comment_note_id`). */
+export class FkCommentNoteIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_comment_note_id";
+
+  constructor(cause: unknown) {
+    super("Comment: note_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_comment_note_id)", "fk_comment_note_id", "comment", ["note_id"], cause);
+  }
+}
+
+/** Comment: attachment_id refers to no attachment row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_comment_attachment_id`). */
+export class FkCommentAttachmentIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_comment_attachment_id";
+
+  constructor(cause: unknown) {
+    super("Comment: attachment_id refers to no attachment row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_comment_attachment_id)", "fk_comment_attachment_id", "comment", ["attachment_id"], cause);
+  }
+}
+
 /**
  * An insert or update that the access policies of the object's type do not allow
  * (https://docs.geldata.com/reference/datamodel/access_policies), like Gel's AccessPolicyError:
@@ -121,6 +141,10 @@ export function translateError(err: unknown): unknown {
   switch (constraint) {
     case "fk_note_owner_id":
       return code === "23503" ? new FkNoteOwnerIdError(err) : err;
+    case "fk_comment_note_id":
+      return code === "23503" ? new FkCommentNoteIdError(err) : err;
+    case "fk_comment_attachment_id":
+      return code === "23503" ? new FkCommentAttachmentIdError(err) : err;
   }
   return err;
 }

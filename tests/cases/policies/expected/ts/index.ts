@@ -2,6 +2,9 @@
 
 import {
   type Queryable,
+  type AddCommentArgs,
+  type AddCommentResult,
+  addComment,
   type AddNoteArgs,
   type AddNoteResult,
   addNote,
@@ -11,6 +14,12 @@ import {
   type ArchiveNoteArgs,
   type ArchiveNoteResult,
   archiveNote,
+  type AttachmentsArgs,
+  type AttachmentsResult,
+  attachments,
+  type CommentsArgs,
+  type CommentsResult,
+  comments,
   type DeleteNoteArgs,
   type DeleteNoteResult,
   deleteNote,
@@ -44,12 +53,18 @@ export interface RunnerOptions {
 /** The typed runner of library "policies": one method per query file. */
 export interface Runner {
   readonly query: {
+    /** Runs `add_comment` (cases/policies/queries/add_comment.edgeql). */
+    addComment(args: AddCommentArgs): Promise<AddCommentResult>;
     /** Runs `add_note` (cases/policies/queries/add_note.edgeql). */
     addNote(args: AddNoteArgs): Promise<AddNoteResult>;
     /** Runs `add_note_for` (cases/policies/queries/add_note_for.edgeql). */
     addNoteFor(args: AddNoteForArgs): Promise<AddNoteForResult>;
     /** Runs `archive_note` (cases/policies/queries/archive_note.edgeql). */
     archiveNote(args: ArchiveNoteArgs): Promise<ArchiveNoteResult | null>;
+    /** Runs `attachments` (cases/policies/queries/attachments.edgeql). */
+    attachments(args?: AttachmentsArgs): Promise<AttachmentsResult[]>;
+    /** Runs `comments` (cases/policies/queries/comments.edgeql). */
+    comments(args?: CommentsArgs): Promise<CommentsResult[]>;
     /** Runs `delete_note` (cases/policies/queries/delete_note.edgeql). */
     deleteNote(args: DeleteNoteArgs): Promise<DeleteNoteResult | null>;
     /** Runs `edit_note` (cases/policies/queries/edit_note.edgeql). */
@@ -121,7 +136,7 @@ async function inTransaction<T>(
 }
 
 /**
- * Creates the runner: `createRunner(pool, { globals: { ... } }).query.addNote(...)`.
+ * Creates the runner: `createRunner(pool, { globals: { ... } }).query.addComment(...)`.
  * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`);
  * `options.globals` are the values of the globals its queries read (see {@link Globals}).
  */
@@ -133,9 +148,12 @@ export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner
 function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): Runner {
   return {
     query: {
+      addComment: (args) => addComment(db, args, globals),
       addNote: (args) => addNote(db, args, globals),
       addNoteFor: (args) => addNoteFor(db, args, globals),
       archiveNote: (args) => archiveNote(db, args, globals),
+      attachments: (args) => attachments(db, args, globals),
+      comments: (args) => comments(db, args, globals),
       deleteNote: (args) => deleteNote(db, args, globals),
       editNote: (args) => editNote(db, args, globals),
       giveNote: (args) => giveNote(db, args, globals),

@@ -20,6 +20,50 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
   }
 }
 
+/** SQL of query `add_comment` (cases/policies/queries/add_comment.edgeql). */
+export const addCommentSql = `WITH "_new" AS (
+INSERT INTO "comment" ("note_id", "text")
+VALUES ((SELECT "_t"."id" FROM "note" AS "_t" WHERE "_t"."id" = $1::uuid AND ((("_t".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE("_t".public, false))))), $3)
+RETURNING *
+)
+SELECT "id" FROM "_new"
+WHERE (CASE WHEN ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_new"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE CAST('schemac-access-policy|default::Comment|insert|' || "_new"."id"::text || '|' || 'access policy violation on insert of default::Comment' AS integer) IS NULL END)`;
+
+/** Parameters of {@link addComment}. */
+export interface AddCommentArgs {
+  readonly note: string;
+  readonly text: string;
+}
+
+/** One row returned by {@link addComment}. */
+export interface AddCommentResult {
+  id: string;
+}
+
+/**
+ * Runs query `add_comment`.
+ *
+ * Source: cases/policies/queries/add_comment.edgeql.
+ * @throws {@link FkCommentNoteIdError} when `note_id` names no `note` row (`fk_comment_note_id`).
+ * Reads the global `current_user_id` from `globals`.
+ */
+export async function addComment(
+  db: Queryable,
+  args: AddCommentArgs,
+  globals: Globals = {},
+): Promise<AddCommentResult> {
+  const rows = await run(db, addCommentSql, [
+    args.note,
+    globals.current_user_id ?? null,
+    args.text,
+  ]);
+  const row = rows[0] as AddCommentResult | undefined;
+  if (row === undefined) {
+    throw new Error("add_comment: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `add_note` (cases/policies/queries/add_note.edgeql). */
 export const addNoteSql = `WITH "_new" AS (
 INSERT INTO "note" ("body", "public", "owner_id")
@@ -147,6 +191,72 @@ export async function archiveNote(
   return (rows[0] as ArchiveNoteResult | undefined) ?? null;
 }
 
+/** SQL of query `attachments` (cases/policies/queries/attachments.edgeql). */
+export const attachmentsSql = `SELECT "name"
+FROM "attachment"
+WHERE (((((SELECT (SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_p2"."note_id") FROM "comment" AS "_p2" WHERE "_p2"."attachment_id" = "attachment"."id")) IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $1))))
+ORDER BY name ASC NULLS FIRST`;
+
+/** Parameters of {@link attachments}. */
+export interface AttachmentsArgs {
+}
+
+/** One row returned by {@link attachments}. */
+export interface AttachmentsResult {
+  name: string;
+}
+
+/**
+ * Runs query `attachments`.
+ *
+ * Source: cases/policies/queries/attachments.edgeql.
+ * Reads the global `current_user_id` from `globals`.
+ */
+export async function attachments(
+  db: Queryable,
+  args: AttachmentsArgs = {},
+  globals: Globals = {},
+): Promise<AttachmentsResult[]> {
+  void args;
+  const rows = await run(db, attachmentsSql, [
+    globals.current_user_id ?? null,
+  ]);
+  return rows as AttachmentsResult[];
+}
+
+/** SQL of query `comments` (cases/policies/queries/comments.edgeql). */
+export const commentsSql = `SELECT "text"
+FROM "comment"
+WHERE ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "comment"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $1))))
+ORDER BY text ASC NULLS FIRST`;
+
+/** Parameters of {@link comments}. */
+export interface CommentsArgs {
+}
+
+/** One row returned by {@link comments}. */
+export interface CommentsResult {
+  text: string;
+}
+
+/**
+ * Runs query `comments`.
+ *
+ * Source: cases/policies/queries/comments.edgeql.
+ * Reads the global `current_user_id` from `globals`.
+ */
+export async function comments(
+  db: Queryable,
+  args: CommentsArgs = {},
+  globals: Globals = {},
+): Promise<CommentsResult[]> {
+  void args;
+  const rows = await run(db, commentsSql, [
+    globals.current_user_id ?? null,
+  ]);
+  return rows as CommentsResult[];
+}
+
 /** SQL of query `delete_note` (cases/policies/queries/delete_note.edgeql). */
 export const deleteNoteSql = `DELETE FROM "note"
 WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
@@ -167,6 +277,7 @@ export interface DeleteNoteResult {
  *
  * Source: cases/policies/queries/delete_note.edgeql.
  * Resolves to `null` when no row matched.
+ * @throws {@link FkCommentNoteIdError} when a row of `comment` still refers to a deleted `note` row (`fk_comment_note_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function deleteNote(

@@ -1,0 +1,1 @@
+insert Comment { note := (select Note filter .id = <uuid>$note), text := <str>$text };

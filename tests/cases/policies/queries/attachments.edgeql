@@ -1,0 +1,1 @@
+select Attachment { name } order by .name;

@@ -1,0 +1,1 @@
+select Comment { text } order by .text;
