@@ -190,9 +190,13 @@ def test_std_function_misuse_is_located():
 def test_gel_server_modules_and_tuples_are_refused_precisely():
     # std::net::http (https://docs.geldata.com/reference/stdlib/net) is a service of the Gel
     # server: not an unknown module.
-    text = _errors("function f(x: str) -> net::http::ScheduledRequest using (x);\ntype T { a: str; }")
-    assert "error[E0206]: 'net::http::ScheduledRequest' belongs to Gel's 'net::http' module, a service of the Gel " \
+    text = _errors("type T { a: str; m: net::http::Method; }")
+    assert "error[E0206]: 'net::http::Method' belongs to Gel's 'net::http' module, a service of the Gel " \
            "server" in text and "E0208" not in text
+    # A function returning one is a declaration (unused, nothing to compile), refused where called.
+    text = _errors("function f(x: str) -> net::http::ScheduledRequest using (x);\ntype T { a: str; r := f(.a); }")
+    assert "s.esdl:2:23: error[E0206]: function 'f()' cannot be inlined: it returns 'net::http::ScheduledRequest', " \
+           "of Gel's 'net::http' module, a service of the Gel server" in text and "E0208" not in text
     text = _errors("type Stop { required points: array<tuple<decimal, decimal>>; days: tuple<bool, bool>; }")
     assert "s.esdl:1:36: error[E0206]: tuple types ('tuple<decimal, decimal>') are not supported yet" in text
     assert "s.esdl:1:68: error[E0206]: tuple types ('tuple<bool, bool>') are not supported yet" in text

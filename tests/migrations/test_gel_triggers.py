@@ -564,3 +564,34 @@ def test_an_update_of_links_only_runs_update_rewrites_and_triggers(tmp_path, pg)
                            "lib/tag_item.edgeql": "update Item filter .name = <str>$n "
                            "set { tags += (select Tag filter .name = <str>$t) };"}, Options(library="lib"))
     assert "FOR UPDATE" in plain.queries[0].sql
+
+
+# A trigger that sends an HTTP request (https://docs.geldata.com/reference/stdlib/net): Gel's
+# server sends it after the commit; Postgres cannot, so the trigger is refused naming the call,
+# also through a user function (which, returning net::http::ScheduledRequest, is accepted as a
+# declaration and refused where it is called).
+NET_HTTP = """
+type Chat {
+  title: str;
+  trigger notify after update for each do (
+    select net::http::schedule_request('http://localhost/x', method := net::http::Method.POST)
+  );
+  trigger summarize after insert for each do (select request(__new__.id));
+}
+function request(id: uuid) -> net::http::ScheduledRequest using (
+  net::http::schedule_request('http://localhost/' ++ <str>id, method := net::http::Method.POST)
+);
+"""
+
+
+def test_a_trigger_sending_http_requests_is_refused_naming_gels_net_module():
+    from schemac.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as exc:
+        check_library({"lib/schema.esdl": NET_HTTP}, Options(library="lib"))
+    why = "a function of Gel's 'net::http' module, a service of the Gel server (HTTP requests it sends) that " \
+          "Postgres does not have"
+    assert [(d.code, d.message, d.span.line) for d in exc.value.diagnostics if d.severity == "error"] == [
+        ("E0206", f"trigger 'notify' calls 'net::http::schedule_request()', {why}", 5),
+        ("E0206", f"trigger 'summarize' calls 'request()', which calls net::http::schedule_request(), {why}", 7),
+    ]

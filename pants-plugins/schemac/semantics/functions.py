@@ -30,6 +30,21 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.model import Schema, ValueType
 
 
+def _service_why(mod: str) -> str:
+    from schemac.semantics.exprs import GEL_STD_SERVICE_MODULES
+
+    return GEL_STD_SERVICE_MODULES[mod]
+
+
+def _service_module(name: str) -> Optional[str]:
+    """The Gel server service module (``net::http``) a qualified type name belongs to, if any."""
+    from schemac.semantics.exprs import GEL_STD_SERVICE_MODULES
+
+    mod = name.rpartition("::")[0]
+    mod = mod[5:] if mod.startswith("std::") else mod
+    return mod if mod in GEL_STD_SERVICE_MODULES else None
+
+
 @dataclass(frozen=True)
 class Param:
     name: str
@@ -98,6 +113,10 @@ def declare(schema: Schema, files, reporter: Reporter, type_ctx, is_object_type)
                     reason = reason or "it returns a set ('set of')"
                 elif is_object_type(d.returns.name, d.module):
                     reason = reason or f"it returns objects ({d.returns})"
+                elif _service_module(d.returns.name) is not None:
+                    # (`-> net::http::ScheduledRequest`: accepted, refused where it is called)
+                    mod = _service_module(d.returns.name)
+                    reason = reason or f"it returns '{d.returns.name}', of Gel's '{mod}' module, {_service_why(mod)}"
                 else:
                     returns = resolve_type_ref(d.returns, type_ctx(d.module))
                     if returns is None:

@@ -203,6 +203,13 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     if "insert" not in kinds:
         refs["__old__"] = "OLD"
     statements = _trigger_statements(trig.body)
+    service = _gel_service_use(trig.body, schema, module)
+    if service is not None:
+        name, span, what = service
+        reporter.error("E0206", f"trigger '{trig.name}' calls '{name}', {what}", span,
+                       "Gel's server sends those requests after the commit; a Postgres trigger cannot: "
+                       "have the application send them, or poll a table the trigger writes")
+        return False
     if statements is None:
         reporter.error("E0206", "trigger bodies other than insert, update, delete or assert() statements are not "
                        "supported yet", trig.body.span,
@@ -262,6 +269,49 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
                                 object_name("tg", obj.table, [trig.name]), "AFTER", tuple(k.upper() for k in kinds),
                                 "ROW" if trig.scope == "each" else "STATEMENT", f"{body}\nRETURN NULL;"))
     return True
+
+
+def _syntax_nodes(node):
+    """Every syntax node below ``node`` (any expression or statement), the root first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if not dataclasses.is_dataclass(n):
+            continue
+        for f in dataclasses.fields(n):
+            v = getattr(n, f.name)
+            if isinstance(v, (tuple, list)):
+                for x in v:
+                    if isinstance(x, tuple):
+                        stack.extend(y for y in x if dataclasses.is_dataclass(y))
+                    elif dataclasses.is_dataclass(x):
+                        stack.append(x)
+            elif dataclasses.is_dataclass(v) and not isinstance(v, type) and f.name != "span" \
+                    and not f.name.endswith("_span"):
+                stack.append(v)
+
+
+def _gel_service_use(body, schema: Schema, module: str, depth: int = 0) -> Optional[Tuple[str, object, str]]:
+    """``(name, span, why)`` of the first call in ``body`` of a function of a module that is a
+    service of the Gel server (``net::http::schedule_request``: Gel sends the HTTP request
+    after the commit, https://docs.geldata.com/reference/stdlib/net), also through a user
+    function whose body or result type uses one; ``None`` when there is none."""
+    from schemac.semantics.exprs import GEL_STD_SERVICE_MODULES
+
+    for n in _syntax_nodes(body):
+        if not isinstance(n, ast.FuncCall):
+            continue
+        mod = n.name.rpartition("::")[0]
+        mod = mod[5:] if mod.startswith("std::") else mod
+        if mod in GEL_STD_SERVICE_MODULES and mod not in schema.modules:
+            return (f"{n.name}()", n.span, f"a function of Gel's '{mod}' module, {GEL_STD_SERVICE_MODULES[mod]}")
+        fn = schema.find(n.name, module, schema.functions) if depth < 8 else None
+        if fn is not None and getattr(fn, "body", None) is not None:
+            found = _gel_service_use(fn.body, schema, fn.module, depth + 1)  # type: ignore[attr-defined]
+            if found is not None:
+                return (f"{n.name}()", n.span, f"which calls {found[0]}, {found[2]}")
+    return None
 
 
 def _trigger_statements(body) -> Optional[List[object]]:
