@@ -185,7 +185,6 @@ def test_queries_through_polymorphic_links_are_refused_where_they_stand(schema, 
     ("item: Content { default := (select Movie limit 1); }", "E0206"),
     ("item: Content { constraint max_len_value(3); }", "E0206"),
     ("required item: Content { on target delete allow; }", "E0205"),
-    ("item: Content { on source delete delete target; }", "E0206"),
 ])
 def test_polymorphic_link_refusals(body, code):
     schema = V1 + f"type Box {{ {body} }}"
@@ -391,3 +390,99 @@ type Shelf { multi items: Content { constraint exclusive; } }
     pg.execute("INSERT INTO shelf_items (source_id, target_id, target_show_id) VALUES (%s, %s, %s)", (a, s, s))
     with pytest.raises(psycopg.errors.UniqueViolation):
         pg.execute("INSERT INTO shelf_items (source_id, target_id, target_show_id) VALUES (%s, %s, %s)", (b, s, s))
+
+
+SOURCE_DELETE = V1 + """
+type Box {
+  required label: str;
+  item: Content { on source delete delete target; on target delete allow; }
+  multi items: Content { on source delete delete target; on target delete allow; }
+}
+type Shelf {
+  required label: str;
+  kept: Content { on source delete delete target if orphan; on target delete allow; }
+  multi piles: Content { on source delete delete target if orphan; on target delete allow; }
+}
+"""
+
+
+def test_source_deletion_policies_of_polymorphic_links(tmp_path, pg):
+    """``on source delete delete target [if orphan]`` on polymorphic links
+    (https://docs.geldata.com/reference/datamodel/links#deletion-policies): deleting the source
+    deletes the target from the table of whichever subtype it is (its set column), single and
+    multi; ``if orphan`` keeps a target another object still links to through the same link.
+    Migrated up -> down -> up and run as plain SQL on PostgreSQL 15."""
+    lib = Lib(tmp_path)
+    lib.generate(V1)
+    lib.apply(pg.url)
+    up, down = _roundtrip(lib, pg, SOURCE_DELETE)
+    assert 'CREATE TRIGGER "schemac_source_delete_item" AFTER DELETE ON "box"' in up
+    assert 'CREATE TRIGGER "schemac_source_delete" AFTER DELETE ON "box_items"' in up
+    assert 'DROP TRIGGER IF EXISTS "schemac_source_delete_kept" ON "shelf";' in down
+
+    def titles():
+        return sorted(r[0] for r in pg.execute("SELECT title FROM movie UNION ALL SELECT title FROM show"))
+
+    pg.execute("INSERT INTO movie (title) VALUES ('m1'), ('m2'), ('m3'), ('m4')")
+    pg.execute("INSERT INTO show (title) VALUES ('s1'), ('s2'), ('s3'), ('s4')")
+    # delete target: a single link to a show, a multi link to a movie and a show
+    pg.execute("""INSERT INTO box (label, item_show_id) SELECT 'b1', id FROM show WHERE title = 's1'""")
+    pg.execute("""INSERT INTO box (label, item_movie_id) SELECT 'b2', id FROM movie WHERE title = 'm4'""")
+    pg.execute("""INSERT INTO box_items (source_id, target_id, target_movie_id, target_show_id)
+                  SELECT b.id, x.id, x.mid, x.sid FROM box b,
+                  (SELECT id, id AS mid, NULL::uuid AS sid FROM movie WHERE title = 'm1'
+                   UNION ALL SELECT id, NULL, id FROM show WHERE title = 's2') x WHERE b.label = 'b1'""")
+    pg.execute("DELETE FROM box WHERE label = 'b1'")
+    assert titles() == ["m2", "m3", "m4", "s3", "s4"]
+    # if orphan: s3 is kept by two shelves, m2 is piled on two shelves, m3 on one
+    pg.execute("""INSERT INTO shelf (label, kept_show_id) SELECT l, (SELECT id FROM show WHERE title = 's3')
+                  FROM (VALUES ('x'), ('y')) v(l)""")
+    pg.execute("""INSERT INTO shelf_piles (source_id, target_id, target_movie_id)
+                  SELECT s.id, m.id, m.id FROM shelf s, movie m
+                  WHERE m.title = 'm2' OR (s.label = 'x' AND m.title = 'm3')""")
+    pg.execute("DELETE FROM shelf WHERE label = 'x'")
+    assert titles() == ["m2", "m4", "s3", "s4"]  # m3 had no other shelf; s3 and m2 are still on y
+    pg.execute("DELETE FROM shelf WHERE label = 'y'")
+    assert titles() == ["m4", "s4"]
+    # a target of another subtype's column stays; removing a link by an update keeps the target
+    pg.execute("UPDATE box SET item_movie_id = NULL WHERE label = 'b2'")
+    pg.execute("DELETE FROM box")
+    assert titles() == ["m4", "s4"]
+
+
+TYPE_NAMES = """
+abstract type Edition {
+  tag := .__type__.name;
+  required name: str;
+}
+type OneDay extending Edition {}
+module other {
+  type MultiDay extending default::Edition {}
+}
+"""
+
+
+def test_type_name_of_the_object(pg):
+    """``.__type__.name`` (https://docs.geldata.com/reference/datamodel/introspection/objects):
+    the qualified name of the object's type; each concrete type has its own table, so a computed
+    of an abstract type gives each subtype's name; in shapes, filters and order by."""
+    from schemac.pipeline import compile_library
+
+    sources = {"lib/schema.esdl": TYPE_NAMES,
+               "lib/one.edgeql": "select OneDay { name, tag, t := .__type__.name } filter .tag = 'default::OneDay'",
+               "lib/multi.edgeql": "select other::MultiDay { tag } order by .__type__.name"}
+    pg.execute(compile_library(sources, Options(library="lib"))["sql/schema.sql"])
+    pg.execute("INSERT INTO one_day (name) VALUES ('a')")
+    pg.execute("INSERT INTO other_multi_day (name) VALUES ('b')")
+    plans = {q.name: q for q in check_library(sources, Options(library="lib")).queries}
+    assert _run(pg, plans["one"]) == [("a", "default::OneDay", "default::OneDay")]
+    assert _run(pg, plans["multi"]) == [("other::MultiDay",)]
+    tag = plans["one"].result[1]
+    assert (tag.name, tag.type.name, tag.optional) == ("tag", "str", False)
+
+
+@pytest.mark.parametrize("expr", [".__type__.id", ".__type__"])
+def test_other_introspection_paths_are_refused(expr):
+    schema = f"type A {{ required name: str; t := {expr}; }}"
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": schema}, Options(library="lib")))
+    assert errors == ["E0206"]

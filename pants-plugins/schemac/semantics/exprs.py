@@ -891,6 +891,8 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0202", f"'.{'.'.join(expr.steps)}' has no subject here", expr.span)
         return None
     name = expr.steps[0]
+    if name == "__type__":
+        return _type_name(expr, ctx)
     comp = ctx.subject.computeds.get(name)
     if comp is not None and len(expr.steps) == 1:
         return computed_sql.computed_property(expr, comp, ctx)
@@ -931,6 +933,27 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                         + list(ctx.subject.links)))
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
+
+
+def _type_name(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.__type__.name``: the qualified name of the object's type, ``'default::Movie'``
+    (https://docs.geldata.com/reference/datamodel/introspection/objects: every object links to
+    its ``schema::ObjectType`` through ``__type__``). A concrete type's rows are of that type
+    alone (each concrete type has its own table, a subtype's rows are not in it), so the name is
+    a constant of the table being read; a computed declared in an abstract type is checked, and
+    inlined, for each concrete type that inherits it. Other introspection paths have no storage."""
+    subject = ctx.subject
+    assert subject is not None
+    if expr.steps != ("__type__", "name"):
+        ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': of the type introspection link '__type__' only "
+                           "'.__type__.name' is supported", expr.span, "read the type's name: .__type__.name")
+        return None
+    if subject.from_sql is not None or subject.join_of is not None:
+        ctx.reporter.error("E0206", "'.__type__.name' of an object of an abstract type (a polymorphic link's "
+                           "target) is not supported yet", expr.span,
+                           "read it from a concrete type, or select the subtype with [is T]")
+        return None
+    return qir.Literal(expr.span, STR, False, "str", subject.qualname)
 
 
 def _set_path(expr: ast.Path, link, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -930,6 +930,11 @@ def _batch_sql(b: qir.Batch) -> str:
 def _order_key(expr: qir.Expr) -> str:
     """An ``order by`` key: an enum sorts by declaration order (:func:`enum_rank`)."""
     enum = _enum_of(expr)
+    if type(expr) is qir.Literal:
+        # Postgres reads a bare constant ORDER BY key as a column position (an integer) or
+        # refuses it; cast, it is an expression (a constant key, .__type__.name of a table's
+        # rows, orders nothing, as in Gel)
+        return f"{expr_sql(expr)}::{expr.type.pg}"
     return expr_sql(expr) if enum is None else enum_rank(enum, _op(expr))
 
 

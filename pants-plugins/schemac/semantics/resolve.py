@@ -1205,9 +1205,7 @@ class _Resolver:
         for what, present in (("a default", ptr.default is not None),
                               ("constraints other than a plain 'constraint exclusive'",
                                bool(ptr.constraints) and not plain_exclusive),
-                              ("rewrites", bool(ptr.rewrites)),
-                              ("'on source delete'", ptr.on_source_delete is not None
-                               and ptr.on_source_delete[0] != "allow")):
+                              ("rewrites", bool(ptr.rewrites))):
             if present:
                 self.reporter.error("E0206", f"{what} on a polymorphic link ('{decl.name}' to abstract type "
                                     f"'{abstract_key.split('::')[-1]}') is not supported yet", decl.name_span)

@@ -43,7 +43,7 @@ from typing import Dict, List, Optional, Tuple
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter
 from schemac.semantics.exprs import BOOL, ExprContext, lower
-from schemac.semantics.model import Link, ObjectType, Schema, Trigger
+from schemac.semantics.model import ObjectType, PolyLink, Schema, Trigger
 from schemac.semantics.sqlnames import object_name, qi, sql_string
 
 #: Trigger names are per table; Postgres fires the triggers of one event in name order.
@@ -60,10 +60,10 @@ def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, 
     effective pointers as :class:`schemac.semantics.resolve._Pointer`)) to ``schema``'s tables;
     ``gel_triggers``: qualified name -> the Gel triggers it has (its own and inherited ones,
     with the module each is written in)."""
-    holders: Dict[int, List[Tuple[ObjectType, Link]]] = {}
+    holders: Dict[int, List[Tuple[ObjectType, object]]] = {}
     for obj, pointers in types.values():
         for ptr in pointers.values():
-            link = obj.links.get(ptr.decl.name)  # type: ignore[attr-defined]
+            link = obj.links.get(ptr.decl.name) or obj.poly_links.get(ptr.decl.name)  # type: ignore[attr-defined]
             if link is not None:
                 holders.setdefault(id(ptr.decl), []).append((obj, link))  # type: ignore[attr-defined]
     for obj, pointers in types.values():
@@ -497,10 +497,15 @@ def target_delete_source(join: ObjectType, source: ObjectType, target: ObjectTyp
 
 
 # ----------------------------------------------------------------------- source deletion
-def _source_delete(schema: Schema, obj: ObjectType, ptr, holders: List[Tuple[ObjectType, Link]],
+def _source_delete(schema: Schema, obj: ObjectType, ptr, holders: List[Tuple[ObjectType, object]],
                    reporter: Reporter) -> None:
     policy, span = ptr.on_source_delete
     decl: ast.PointerDecl = ptr.decl
+    poly = obj.poly_links.get(decl.name)
+    if poly is not None:
+        if policy != "allow":
+            _poly_source_delete(schema, obj, poly, policy == "delete target if orphan", holders)
+        return
     link = obj.links.get(decl.name)
     if link is None:
         if obj.column(decl.name) is not None:
@@ -518,7 +523,7 @@ def _source_delete(schema: Schema, obj: ObjectType, ptr, holders: List[Tuple[Obj
         if orphan:
             for other, olink in holders:
                 cond += (f"\n  AND NOT EXISTS (SELECT 1 FROM {qi(other.table)} "
-                         f"WHERE {qi(olink.column)} = OLD.{col})")  # type: ignore[arg-type]
+                         f"WHERE {qi(olink.column)} = OLD.{col})")  # type: ignore[attr-defined]
         body = f"DELETE FROM {target}\n  WHERE {cond};\nRETURN NULL;"
         obj.triggers.append(Trigger(name, function, "AFTER", ("DELETE",), "ROW", body))
         return
@@ -541,3 +546,51 @@ def _source_delete(schema: Schema, obj: ObjectType, ptr, holders: List[Tuple[Obj
     lines.append("RETURN NULL;")
     function = object_name("sd", join.table, [])
     join.triggers.append(Trigger(SOURCE_DELETE_TRIGGER, function, "AFTER", ("DELETE",), "ROW", "\n".join(lines)))
+
+
+def _poly_source_delete(schema: Schema, obj: ObjectType, poly: PolyLink, orphan: bool,
+                        holders: List[Tuple[ObjectType, object]]) -> None:
+    """``on source delete delete target [if orphan]`` on a polymorphic link (one FK column per
+    concrete subtype, :class:`schemac.semantics.model.PolyLink`): the target is deleted from the
+    table of whichever subtype it is, the one whose column is set
+    (https://docs.geldata.com/reference/datamodel/links#deletion-policies). A single link: an
+    ``AFTER DELETE`` row trigger of the source table deletes from each subtype's table the row
+    its column named (at most one column is set). A multi link: the trigger of its join table,
+    as for a link to one type, deletes the target through the join row's subtype column. ``if
+    orphan``: unless another object still links to it through the same link (its columns of
+    that subtype, or the ``target_id`` of the join tables, in every type inheriting the link)."""
+    name = object_name(SOURCE_DELETE_TRIGGER, poly.name, [])
+    if not poly.multi:
+        stmts = []
+        for sub, col in poly.targets:
+            c = qi(col)
+            cond = f"\"id\" = OLD.{c}"
+            if orphan:
+                for other, olink in holders:
+                    ocol = next((oc for t, oc in getattr(olink, "targets", ()) if t is sub), None)
+                    if ocol is not None:
+                        cond += f"\n  AND NOT EXISTS (SELECT 1 FROM {qi(other.table)} WHERE {qi(ocol)} = OLD.{c})"
+            stmts.append(f"DELETE FROM {qi(sub.table)}\n  WHERE {cond};")
+        body = "\n".join(stmts) + "\nRETURN NULL;"
+        obj.triggers.append(Trigger(name, object_name("sd", obj.table, [poly.name]), "AFTER", ("DELETE",), "ROW",
+                                    body))
+        return
+    join = next(t for t in schema.join_tables if t.table == poly.join_table)
+    jq = qi(join.table)
+    lines = [f"IF NOT EXISTS (SELECT 1 FROM {qi(obj.table)} WHERE \"id\" = OLD.\"source_id\") THEN"]
+    if orphan:
+        rest = "".join(f"\n      AND NOT EXISTS (SELECT 1 FROM {qi(olink.join_table)} "  # type: ignore[attr-defined]
+                       f"WHERE \"target_id\" = OLD.\"target_id\")"
+                       for _, olink in holders if getattr(olink, "join_table", None))
+    else:
+        # Links to the same target from sources deleted by the same statement are about to go
+        # with them: remove them now, so that they do not hold the target back.
+        lines.append(f"  DELETE FROM {jq} AS j\n    WHERE j.\"target_id\" = OLD.\"target_id\"\n"
+                     f"      AND NOT EXISTS (SELECT 1 FROM {qi(obj.table)} AS s WHERE s.\"id\" = j.\"source_id\");")
+        rest = ""
+    for sub, col in poly.targets:
+        lines.append(f"  DELETE FROM {qi(sub.table)}\n    WHERE \"id\" = OLD.{qi(col)}{rest};")
+    lines.append("END IF;")
+    lines.append("RETURN NULL;")
+    join.triggers.append(Trigger(SOURCE_DELETE_TRIGGER, object_name("sd", join.table, []), "AFTER", ("DELETE",),
+                                 "ROW", "\n".join(lines)))
