@@ -25,6 +25,8 @@ from schemac.semantics.sqlnames import qi
 #: Computed pointers being expanded (type table, name): a computed that reads itself is
 #: reported instead of recursing forever.
 _EXPANDING: List[Tuple[str, str]] = []
+#: Computed links being expanded inside a path of objects (see :func:`_path_hops`).
+_HOP_LEVELS: List[str] = []
 
 
 def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
@@ -477,6 +479,15 @@ def _object_path(arg, ctx, alias: str):
         return None
     name = arg.steps[0]
     subject = ctx.subject
+    if len(arg.steps) > 2 and (name in subject.links and subject.links[name].multi or (
+            name in subject.computeds and subject.computeds[name].target is not None)):
+        # `.musics.genre.name`: the property of each of the distinct objects the path reaches
+        # (Gel's paths through links are sets of distinct objects, so a genre of two musics
+        # counts once): the objects of `.musics.genre`, then `.name` of each.
+        objects = expr_object_set(ast.Path(arg.steps[:-1], arg.span), ctx, qi(alias), arg.span)
+        if objects is None:
+            return False
+        return objects, arg.steps[-1:]
     link = subject.links.get(name)
     if link is not None and link.multi:
         objects = qir.ObjectSet(arg.span, qi(alias), link.target, True, None, link, subject_ref(ctx),
@@ -743,13 +754,22 @@ def _path_hops(steps, span, ctx) -> Optional[List[qir.PathHop]]:
             cur = narrowed  # type: ignore[assignment]
         elif step in cur.computeds and cur.computeds[step].target is not None:
             comp = cur.computeds[step]
-            row = qi(f"_r{len(hops)}_{ctx.depth}")
+            # (a computed link whose own expression is a path through computeds nests this:
+            # each level names its rows apart, or the inner rows would shadow the outer ones)
+            level = f"_{len(_HOP_LEVELS)}" if _HOP_LEVELS else ""
+            row = qi(f"_r{len(hops)}_{ctx.depth}{level}")
             if hops:
                 scope = dataclasses.replace(ctx, subject=cur, column_prefix=row, subject_column=None, variables={},
                                             bound_statements={})
             else:
-                scope, row = ctx, subject_ref(ctx)
-            objects = object_set(comp, scope, qi(f"_o{len(hops)}_{ctx.depth}"), span)
+                # (a row of its own, correlated with the subject by the hop's key: naming it as
+                # the subject's table would shadow the subject row)
+                scope = dataclasses.replace(ctx, column_prefix=row, subject_column=None)
+            _HOP_LEVELS.append(step)
+            try:
+                objects = object_set(comp, scope, qi(f"_o{len(hops)}_{ctx.depth}{level}"), span)
+            finally:
+                _HOP_LEVELS.pop()
             if objects is None:
                 return None
             hops.append(qir.PathHop(span, "computed", cur, comp.target, True, None, None, objects, row))

@@ -426,6 +426,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return None
     if isinstance(expr, ast.Index):
         return _index(expr, ctx)
+    if isinstance(expr, ast.ArrayLit):
+        return _array_lit(expr, ctx, expected)
     if isinstance(expr, ast.VarRef):
         var = ctx.variables.get(expr.name)
         if var is None and expr.name in ctx.bound_statements:
@@ -481,6 +483,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _select_expr(expr, ctx, expected)
     if isinstance(expr, ast.WithExpr):
         return _with_expr(expr, ctx, expected)
+    if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
+            and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
+            and ctx.subject.links[expr.base.steps[0]].multi:
+        return _link_prop_values(expr, ctx)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
@@ -796,12 +802,91 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.ParamRef(expr.span, g.type, not g.required, spec)
 
 
+def _array_lit(expr: ast.ArrayLit, ctx: ExprContext, expected: Optional[ValueType]) -> Optional[qir.Expr]:
+    """``[a, b, c]`` (https://docs.geldata.com/reference/stdlib/array): ``ARRAY[a, b, c]``. The
+    elements meet at one type as Gel's implicit casts allow (``[1, 2.5]`` is ``array<float64>``);
+    an array of arrays is not a Gel type. An element that is empty makes the array empty (Gel
+    builds an array from each combination of its elements' values, so none when one has none).
+    ``[]`` takes its type from where it is used (``<array<str>>[]``, a typed parameter's
+    default)."""
+    want = expected.element if expected is not None and expected.element is not None else None
+    if not expr.items:
+        if want is None:
+            ctx.reporter.error("E0304", "the type of an empty array literal is unknown here", expr.span,
+                               "cast it: <array<str>>[]")
+            return None
+        return qir.SqlTemplate(expr.span, ValueType(element=want), False, "array",
+                               f"CAST(ARRAY[] AS {want.pg}[])", (), "", True)
+    items: List[qir.Expr] = []
+    for item in expr.items:
+        low = check(item, ctx, want)
+        if low is None:
+            return None
+        if low.type.element is not None:
+            ctx.reporter.error("E0304", "an array of arrays is not a Gel type", item.span,
+                               "nest a tuple or a json value instead")
+            return None
+        items.append(low)
+    elem = items[0].type
+    for low, item in zip(items[1:], expr.items[1:]):
+        if low.type.family != elem.family:
+            ctx.reporter.error("E0304", f"the elements of an array literal are {elem.name} and {low.type.name}",
+                               item.span, _cast_hint(elem, low.type))
+            return None
+        if elem.family == "num" and low.type != elem:
+            common = arith_result("+", elem.scalar.name if elem.scalar is not None else "", _num_operand_type(low))
+            if common is None:
+                ctx.reporter.error("E0304", f"the elements of an array literal are {elem.name} and {low.type.name} "
+                                   "(Gel has no implicit cast between them)", item.span,
+                                   "cast one explicitly, e.g. <float64>x or <decimal>x")
+                return None
+            if common:
+                elem = ValueType(scalar=SCALARS[common])
+    if want is not None and want.family == elem.family:
+        elem = want
+    atype = ValueType(element=elem)
+    body = ", ".join(f"{{{i}}}" for i in range(len(items)))
+    template = f"CAST(ARRAY[{body}] AS {atype.pg})"
+    nullable = [i for i, low in enumerate(items) if low.nullable]
+    if nullable:
+        # (an empty element: the array is empty too)
+        test = " OR ".join(f"{{{i}}} IS NULL" for i in nullable)
+        template = f"CASE WHEN {test} THEN NULL ELSE {template} END"
+    return qir.SqlTemplate(expr.span, atype, bool(nullable), "array", template, tuple(items), "o" * len(items),
+                           not nullable)
+
+
+def _array_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``arr[i]`` (https://docs.geldata.com/reference/stdlib/array#operator::arrayidx): the
+    element at the 0-based index ``i``, counted from the end when negative (``arr[-1]`` is the
+    last); an index outside the array fails the statement, as Gel's "array index ... is out of
+    bounds" (Postgres' 1-based ``arr[i]`` would give NULL): the failing cast names the index."""
+    key = check(expr.key, ctx, INT64)
+    if key is None:
+        return None
+    if key.type.family != "num" or key.type.scalar is None or key.type.scalar.name not in ("int16", "int32", "int64"):
+        ctx.reporter.error("E0304", f"an array index is an integer, got {key.type.name}", expr.key.span)
+        return None
+    # (each operand written once: a sub-select names them, so a long index expression is not
+    # repeated in each branch)
+    template = ("(SELECT _ix._a[CASE WHEN _ix._i >= 0 AND _ix._i < _ix._n THEN _ix._i + 1 "
+                "WHEN _ix._i < 0 AND -_ix._i <= _ix._n THEN _ix._n + _ix._i + 1 "
+                "ELSE CAST('array index ' || CAST(_ix._i AS text) || ' is out of bounds' AS integer) END] "
+                "FROM (SELECT _ix0._a, _ix0._i, coalesce(cardinality(_ix0._a), 0) AS _n "
+                "FROM (SELECT {0} AS _a, CAST({1} AS bigint) AS _i) AS _ix0) AS _ix)")
+    return qir.SqlTemplate(expr.span, base.type.element, base.nullable or key.nullable, "array_index", template,
+                           (base, key), "oo", True)
+
+
 def _index(expr: ast.Index, ctx: ExprContext) -> Optional[qir.Expr]:
     """``x['key']`` (``x[0]``: an array element) on a json value; the result is json (empty
-    when the member is missing), cast it to read a scalar: ``<str>x['key']``."""
+    when the member is missing), cast it to read a scalar: ``<str>x['key']``. ``arr[i]`` of an
+    array: :func:`_array_index`."""
     base = check(expr.base, ctx)
     if base is None:
         return None
+    if base.type.element is not None:
+        return _array_index(expr, base, ctx)
     if base.type.family != "json":
         ctx.reporter.error("E0206", f"indexing a {base.type.name} value is not supported; only json values "
                            "can be indexed", expr.span, "index a json value: <str>item['name']")
@@ -1009,6 +1094,8 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         obj = link.target
     last = steps[-1]
     col = obj.column(last)  # type: ignore[union-attr]
+    if col is None and last in obj.computeds and obj.computeds[last].target is None:  # type: ignore[union-attr]
+        return _computed_through_link(expr, ctx)
     end = obj.links.get(last)  # type: ignore[union-attr]
     if end is not None and end.column is not None:
         # `.chat.owner`: a path ending in a single link is its object, compared by id
@@ -1033,6 +1120,67 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     visible = tuple(policies.read_predicate(link.target, ctx, qi(f"_l{i}")) for i, link in enumerate(hops, 1))
     row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
     return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible)
+
+
+def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.folders@path``: the link property ``path`` of each of the object's ``folders`` links
+    (https://docs.geldata.com/reference/datamodel/linkprops), a set of values, which schemac
+    gives as an array as it does a multi property: ``ARRAY(SELECT j."path" FROM <join table> AS j
+    WHERE j."source_id" = <row>."id" AND j."path" IS NOT NULL)`` (an empty link property is no
+    value of the set; the links to objects the target's access policies hide are left out, as
+    Gel hides them). ``[]`` when there is none."""
+    from schemac.semantics import policies
+
+    subject = ctx.subject
+    link = subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
+    table = next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    col = table.column(expr.name) if table is not None else None
+    if col is None or col.name in ("source_id", "target_id"):
+        ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span,
+                           did_you_mean(expr.name, [c.name for c in table.columns
+                                                    if c.name not in ("source_id", "target_id")] if table else []))
+        return None
+    if col.type.element is not None:
+        ctx.reporter.error("E0206", f"'@{expr.name}' of several links is a set of arrays, which is not supported",
+                           expr.span)
+        return None
+    j, t = qi(f"_lj{ctx.depth}"), qi(f"_lt{ctx.depth}")
+    row = ctx.column_prefix or qi(subject.table)  # type: ignore[union-attr]
+    visible = policies.read_predicate(link.target, ctx, t)
+    source = f"{qi(link.join_table)} AS {j}"  # type: ignore[arg-type]
+    if visible is not None:
+        source += f' JOIN {qi(link.target.table)} AS {t} ON {t}."id" = {j}."target_id"'
+    value = f"{j}.{qi(col.name)}"
+    sql = (f'ARRAY(SELECT {value} FROM {source} WHERE {j}."source_id" = {row}."id" AND {value} IS NOT NULL'
+           + ("" if visible is None else f" AND {visible}") + ")")
+    return qir.SqlTemplate(expr.span, ValueType(element=col.type), False, "link_prop_values",
+                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+
+
+def _computed_through_link(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.album.title``: a computed property of the object a single link reaches
+    (https://docs.geldata.com/reference/datamodel/computeds): the rest of the path read from
+    the linked row, ``(SELECT <.title of "_lp2"> FROM "album" AS "_lp2" WHERE "_lp2"."id" =
+    <row>."album_id")`` (each hop a sub-select of its own, with the target's access policies);
+    empty when the link is."""
+    from schemac.semantics import policies
+
+    subject = ctx.subject
+    link = subject.links[expr.steps[0]]  # type: ignore[union-attr]
+    alias = qi(f"_lp{len(expr.steps)}_{ctx.depth}")
+    fk = subject.column(link.column)  # type: ignore[union-attr, arg-type]
+    inner = dataclasses.replace(ctx, subject=link.target, column_prefix=alias, subject_column=None,
+                                set_links=None, set_row=None)
+    value = check(ast.Path(expr.steps[1:], expr.span), inner)
+    if value is None or fk is None:
+        return None
+    id_col = link.target.column("id")
+    cond = qir.Binary(expr.span, BOOL, False, "=",
+                      qir.ColumnRef(expr.span, id_col.type, False, id_col, link.target, None, alias),
+                      qir.ColumnRef(expr.span, fk.type, not fk.required, fk, subject, None,
+                                    ctx.column_prefix or qi(subject.table)))  # type: ignore[union-attr]
+    return qir.ObjectRow(expr.span, value.type, True, link.target, alias, value, cond,
+                         policies.read_predicate(link.target, ctx, alias))
 
 
 def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
@@ -1427,6 +1575,12 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return computed_sql.aggregate(expr, name, ctx)
     if name == "math::mean":
         return stdfuncs.mean(expr, ctx)
+    if name == "to_str":
+        return stdfuncs.to_str(expr, ctx)
+    if name == "array_join":
+        return stdfuncs.array_join(expr, ctx)
+    if name == "array_agg":
+        return stdfuncs.array_agg(expr, ctx)
     if name in stdfuncs.SCALAR_MATH:
         return stdfuncs.scalar_math(expr, name, ctx)
     if name == "len":
@@ -1672,6 +1826,8 @@ def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
     """Check a binary operator. A left-associative chain (``a or b or c ...``, ``a + b + ...``)
     is a left-deep tree; it is walked down its left spine with a loop, not with recursion, so
     chains of any length compile without deep Python stacks."""
+    if expr.op == "^":
+        return _power(expr, ctx)
     if expr.op not in _LOWERED_BINOPS:
         # (EdgeQL operators the grammar reads but nothing lowers yet: ^ // union except ...)
         ctx.reporter.error("E0206", f"the operator '{expr.op}' is not supported in {ctx.where} yet", expr.span)
@@ -1751,6 +1907,37 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
                     None)
         return qir.Binary(expr.span, same or ValueType(scalar=SCALARS[result]), nullable, op, left, right)
     raise AssertionError(op)  # pragma: no cover
+
+
+def _power(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``a ^ b`` (https://docs.geldata.com/reference/stdlib/numbers#operator::pow): the operands
+    meet at their common type as for ``+``; integers give ``float64`` (``2 ^ -1`` is 0.5),
+    ``float32`` a ``float32``, ``bigint`` and ``decimal`` a ``decimal``, as Gel's operators are
+    typed. Postgres' ``power()`` in the matching type (it fails as Gel's does on ``0 ^ -1``)."""
+    left, right = _pair(expr, ctx)
+    if left is None or right is None:
+        return None
+    if left.type.family != "num" or right.type.family != "num" or left.type.element is not None \
+            or right.type.element is not None:
+        ctx.reporter.error("E0304", f"'^' needs numbers, got {left.type.name} and {right.type.name}", expr.span)
+        return None
+    common = arith_result("^", _num_operand_type(left), _num_operand_type(right))
+    if common is None or common == "":
+        ctx.reporter.error("E0304", f"'^' cannot mix {left.type.name} and {right.type.name} "
+                           "(Gel has no implicit cast between them)", expr.span,
+                           "cast one operand explicitly, e.g. <float64>x or <decimal>x")
+        return None
+    if common in ("bigint", "decimal"):
+        result, pg = "decimal", "numeric"
+    elif common == "float32":
+        result, pg = "float32", "double precision"
+    else:
+        result, pg = "float64", "double precision"
+    template = f"power(CAST({{0}} AS {pg}), CAST({{1}} AS {pg}))"
+    if result == "float32":
+        template = f"CAST({template} AS real)"
+    return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), left.nullable or right.nullable, "^",
+                           template, (left, right), "pp", True)
 
 
 #: Gel's implicit numeric casts (https://docs.geldata.com/reference/stdlib/numbers,

@@ -533,8 +533,12 @@ _EXPR = {
     # (every extension template is a function call or a parenthesised operator: atomic)
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
-    qir.InPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})',
-    qir.AggregateObjects: lambda n: f"(SELECT {n.func}({expr_sql(n.value)}) {object_set_sql(n.objects)})",
+    qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else
+                           f'{n.alias}."id" IN (SELECT "_pi"."id" FROM {qi(n.root_table)} AS {n.subject_row} '
+                           f'CROSS JOIN LATERAL ({_path_ids(n.hops, n.subject_row)}) AS "_pi"("id"))'),
+    qir.AggregateObjects: lambda n: (f"(SELECT {n.func}({expr_sql(n.value)}"
+                                     + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else "")
+                                     + f") {object_set_sql(n.objects)})"),
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,

@@ -283,6 +283,9 @@ class InPath(Expr):
     alias: str
     subject_row: str
     hops: Tuple[PathHop, ...]
+    #: A path from every object of a type (``Artist.keywords``): the table whose rows, named
+    #: ``subject_row``, the path starts from (``None``: from the subject row).
+    root_table: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -294,6 +297,9 @@ class AggregateObjects(Expr):
     func: str
     objects: ObjectSet
     value: Expr
+    #: ``array_agg((select <set>.p order by <set>.p desc))``: the aggregate's own ordering of
+    #: ``value`` (an SQL ``ORDER BY`` clause's direction and empties: ``DESC NULLS LAST``), or "".
+    order: str = ""
 
 
 @dataclass(frozen=True, eq=False)

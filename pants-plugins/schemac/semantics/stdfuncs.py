@@ -40,6 +40,18 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     from schemac.semantics.exprs import check
 
     arg = expr.args[0] if len(expr.args) == 1 else None
+    fallback = None
+    if isinstance(arg, ast.BinOp) and arg.op == "??":
+        # `math::mean(.musics.rating ?? {0.0})`: the mean of the set, or of the fallback when
+        # the set is empty (one value: its own mean).
+        fb = arg.right
+        if isinstance(fb, ast.SetLit) and len(fb.items) == 1:
+            fb = fb.items[0]
+        if isinstance(fb, ast.SetLit):
+            ctx.reporter.error("E0206", "math::mean(a ?? {x, y, ...}) with a fallback of several values is not "
+                               "supported", arg.right.span, "give one fallback value: math::mean(a ?? {0.0})")
+            return None
+        fallback, arg = fb, arg.left
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}") if arg is not None else None
     if found is False:
         return None
@@ -59,6 +71,18 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
         return None
     result = _vt("decimal") if vtype.scalar.name in ("decimal", "bigint") else _vt("float64")
     avg = qir.AggregateObjects(expr.span, result, True, "avg", objects, value)
+    if fallback is not None:
+        fb_low = check(fallback, ctx, value.type)
+        if fb_low is None:
+            return None
+        if fb_low.type.family != "num" or fb_low.type.element is not None:
+            ctx.reporter.error("E0304", f"'??' operands differ: {vtype.name} and {fb_low.type.name}", fallback.span)
+            return None
+        # (a non-empty set's mean is never empty: coalesce picks the fallback's exactly when
+        # the set is empty; the fallback may itself be empty, and so is then the mean)
+        return qir.SqlTemplate(expr.span, result, fb_low.nullable, "math::mean",
+                               f"coalesce(CAST({{0}} AS {result.pg}), CAST({{1}} AS {result.pg}))", (avg, fb_low),
+                               "rp", True)
     # Gel: "invalid input to mean(): not enough elements in input set" -- the statement fails
     # (the failing cast reads the set again, so Postgres cannot fold it into a constant).
     template = (f"coalesce(CAST({{0}} AS {result.pg}), CAST('invalid input to mean(): not enough elements in "
@@ -120,3 +144,270 @@ def _round_to_digits(expr, ctx) -> Optional[qir.Expr]:
     result = _vt("decimal")
     return qir.SqlTemplate(expr.span, result, value.nullable or digits.nullable, "round",
                            "round(CAST({0} AS numeric), CAST({1} AS integer))", (value, digits), "pp", True)
+
+
+#: Postgres ``to_char`` patterns of a time zone: schemac reads a ``datetime`` in UTC (as Gel's
+#: sessions do) through ``AT TIME ZONE 'UTC'``, a timestamp without a zone, for which Postgres
+#: prints these empty where Gel prints ``UTC`` / ``+00``.
+_TZ_PATTERNS = ("TZH", "TZM", "TZ", "tz", "OF")
+
+#: ``to_str(value)`` without a format, by the value's family (``{0}`` the value): Gel's text of
+#: each (https://docs.geldata.com/reference/stdlib/string#function::std::to_str), its ISO 8601
+#: JSON form for dates and times.
+_TO_STR_PLAIN = {
+    "num": "CAST({0} AS text)",
+    "str": "{0}",
+    "json": "CAST({0} AS text)",
+    "bytes": "convert_from({0}, 'UTF8')",
+    "datetime": "(trim(CAST(to_json({0} AT TIME ZONE 'UTC') AS text), '\"') || '+00:00')",
+    "local_date": "trim(CAST(to_json({0}) AS text), '\"')",
+    "local_datetime": "trim(CAST(to_json({0}) AS text), '\"')",
+    "local_time": "trim(CAST(to_json({0}) AS text), '\"')",
+}
+
+
+def to_str(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
+    """``to_str(value [, fmt])`` (https://docs.geldata.com/reference/stdlib/string#function::std::to_str),
+    as Gel defines each form in Postgres: a number without a format is its text (``CAST(x AS
+    text)``), with one ``to_char(x, fmt)``; a ``datetime`` / ``cal::local_*`` / ``duration`` with
+    a format is ``to_char`` of it (a ``datetime`` read in UTC, as Gel's sessions do: the
+    time-zone patterns ``TZ``, ``tz``, ``OF``, ``TZH``, ``TZM``, which would print empty, are
+    refused, E0206), without one its ISO 8601 text; ``to_str(array<str>, delimiter)`` is
+    ``array_join`` (``array_to_string``); ``to_str(json)`` its text, ``to_str(json, 'pretty')``
+    ``jsonb_pretty``; ``to_str(bytes)`` decodes UTF-8. The format is a string literal: Gel
+    fails an empty one (so does the compiler, E0304). ``to_str(duration)`` without a format is
+    refused (E0206): Gel prints ISO 8601 (``PT1H30M``), which Postgres prints only under
+    ``IntervalStyle = iso_8601``. Empty in, empty out."""
+    from schemac.semantics.exprs import check
+
+    args = [a for a in expr.args]
+    if not 1 <= len(args) <= 2 or any(isinstance(a, ast.NamedArg) for a in args):
+        ctx.reporter.error("E0304", "to_str() takes a value and an optional format", expr.span)
+        return None
+    value = check(args[0], ctx)
+    if value is None:
+        return None
+    str_t = _vt("str")
+    vt = value.type
+    if vt.element is not None:
+        if vt.element.family != "str" or len(args) != 2:
+            ctx.reporter.error("E0304", f"to_str() of an array takes an array<str> and a delimiter, got {vt.name}",
+                               expr.span, "to_str(array_of_str, ', ') (or array_join)")
+            return None
+        return _array_join(expr, value, args[1], ctx)
+    family = vt.family if vt.enum is None else "enum"
+    fmt = None
+    if len(args) == 2:
+        if not (isinstance(args[1], ast.Literal) and args[1].kind == "str"):
+            fmt_low = check(args[1], ctx, str_t)
+            if fmt_low is None:
+                return None
+            if fmt_low.type.family != "str":
+                ctx.reporter.error("E0304", f"the format of to_str() is a str, got {fmt_low.type.name}", args[1].span)
+                return None
+            ctx.reporter.error("E0206", "to_str() with a format that is not a string literal is not supported",
+                               args[1].span, "write the format in the query: to_str(x, 'HH24:MI:SS')")
+            return None
+        fmt = str(args[1].value)
+        if fmt == "":
+            ctx.reporter.error("E0304", "to_str(): the format must be a non-empty string", args[1].span)
+            return None
+    if fmt is None:
+        if family == "duration":
+            ctx.reporter.error("E0206", "to_str() of a duration without a format is not supported", expr.span,
+                               "Gel prints ISO 8601 (PT1H30M), which Postgres prints only under IntervalStyle "
+                               "iso_8601; give a format, e.g. to_str(d, 'HH24:MI:SS')")
+            return None
+        template = _TO_STR_PLAIN.get(family)
+        if template is None:
+            ctx.reporter.error("E0304", f"to_str() of a {vt.name} is not a Gel function", expr.span,
+                               "cast it: <str>x")
+            return None
+        return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", template, (value,), "o",
+                               template.startswith(("CAST", "convert_from", "trim", "(")) or template == "{0}")
+    from schemac.semantics.sqlnames import sql_string
+
+    if family == "json":
+        if fmt != "pretty":
+            ctx.reporter.error("E0304", f"to_str(): format '{fmt}' is invalid for json", args[1].span,
+                               "the one format of a json value is 'pretty'")
+            return None
+        return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", "jsonb_pretty({0})", (value,), "p", True)
+    if family not in ("num", "datetime", "duration", "local_date", "local_datetime", "local_time"):
+        ctx.reporter.error("E0304", f"to_str() of a {vt.name} takes no format", args[1].span)
+        return None
+    if family == "datetime":
+        tz = next((p for p in _TZ_PATTERNS if p in fmt), None)
+        if tz is not None:
+            ctx.reporter.error("E0206", f"to_str() of a datetime with the time-zone pattern '{tz}' is not supported",
+                               args[1].span, "datetimes are formatted in UTC; leave the zone out of the format, "
+                               "or append it as text")
+            return None
+        template = f"to_char({{0}} AT TIME ZONE 'UTC', {sql_string(fmt)})"
+    else:
+        template = f"to_char({{0}}, {sql_string(fmt)})"
+    return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", template, (value,), "o", True)
+
+
+def array_join(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
+    """``array_join(array<str>, delimiter)`` (https://docs.geldata.com/reference/stdlib/array#function::std::array_join):
+    the elements joined with the delimiter, ``array_to_string``."""
+    from schemac.semantics.exprs import check
+
+    if len(expr.args) != 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", "array_join() takes an array<str> and a delimiter", expr.span)
+        return None
+    value = check(expr.args[0], ctx)
+    if value is None:
+        return None
+    if value.type.element is None or value.type.element.family != "str":
+        ctx.reporter.error("E0304", f"array_join() needs an array<str>, got {value.type.name}", expr.args[0].span)
+        return None
+    return _array_join(expr, value, expr.args[1], ctx)
+
+
+def _array_join(expr, value, delimiter, ctx) -> Optional[qir.Expr]:
+    from schemac.semantics.exprs import check
+
+    delim = check(delimiter, ctx, _vt("str"))
+    if delim is None:
+        return None
+    if delim.type.family != "str" or delim.type.element is not None:
+        ctx.reporter.error("E0304", f"the delimiter is a str, got {delim.type.name}", delimiter.span)
+        return None
+    return qir.SqlTemplate(expr.span, _vt("str"), value.nullable or delim.nullable, "array_join",
+                           "array_to_string({0}, {1})", (value, delim), "pp", True)
+
+
+def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
+    """``array_agg(set)`` (https://docs.geldata.com/reference/stdlib/array#function::std::array_agg):
+    the values of a set as an array, ``[]`` for the empty set. Over a property of the objects of
+    a multi link, backlink or computed link (``array_agg(.musics.genre.name)``: the distinct
+    objects the path reaches, as for ``sum``) it is ``coalesce((SELECT array_agg(alias.col)
+    FROM ...), '{}')``; of one value (possibly empty) the array of it. ``(select ...)`` around
+    the set is read through. Gel keeps no order here (a set has none), nor does Postgres."""
+    from schemac.semantics import computed_sql
+    from schemac.semantics.exprs import check
+
+    if len(expr.args) != 1 or isinstance(expr.args[0], ast.NamedArg):
+        ctx.reporter.error("E0304", "array_agg() takes one set", expr.span)
+        return None
+    arg = expr.args[0]
+    while isinstance(arg, ast.SelectExpr) and arg.shape is None and arg.filter is None and not arg.order \
+            and arg.offset is None and arg.limit is None:
+        arg = arg.subject
+    if isinstance(arg, ast.SelectExpr) and arg.order:
+        return _ordered_array_agg(expr, arg, ctx)
+    found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}")
+    if found is False:
+        return None
+    if found is None:
+        value = check(arg, ctx)
+        if value is None:
+            return None
+        if value.type.element is not None:
+            ctx.reporter.error("E0304", "array_agg() of arrays is not a Gel function (an array of arrays is not a "
+                               "Gel type)", arg.span)
+            return None
+        atype = ValueType(element=value.type)
+        template = f"CASE WHEN {{0}} IS NULL THEN CAST(ARRAY[] AS {atype.pg}) ELSE ARRAY[{{0}}] END"
+        return qir.SqlTemplate(expr.span, atype, False, "array_agg", template, (value,), "o", True)
+    objects, rest = found
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={})
+    value = check(ast.Path(tuple(rest), arg.span), inner)
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", "array_agg() of a multi property or an array of several objects is not "
+                           "supported", arg.span)
+        return None
+    atype = ValueType(element=value.type)
+    agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
+    return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
+                           (agg,), "r", True)
+
+
+def _syntax_key(node):
+    """``node`` without its source positions, to compare two expressions as written."""
+    if isinstance(node, tuple):
+        return tuple(_syntax_key(n) for n in node)
+    if dataclasses.is_dataclass(node):
+        return (type(node).__name__,) + tuple(
+            _syntax_key(getattr(node, f.name)) for f in dataclasses.fields(node)
+            if f.name != "span" and not f.name.endswith("_span"))
+    return node
+
+
+def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
+    """``array_agg((select <set>.p order by <set>.p [desc]))``: the values in that order
+    (https://docs.geldata.com/reference/stdlib/array#function::std::array_agg keeps the order of
+    an ordered input), ``array_agg(p ORDER BY p ASC NULLS FIRST)``, empties first ascending as
+    Gel orders. ``<set>`` is a path of objects from the subject (``.musics.keywords``) or from
+    every object of a type (``Artist.keywords``: the distinct objects it reaches from all
+    artists; a type read by name in a computed is all its objects, ``__source__`` / the leading
+    dot being the object itself). Other orderings are E0206."""
+    from schemac.semantics import computed_sql, policies
+    from schemac.semantics.exprs import BOOL, check
+
+    subject = sel.subject
+    if sel.shape is not None or sel.filter is not None or sel.offset is not None or sel.limit is not None \
+            or len(sel.order) != 1 or _syntax_key(sel.order[0].expr) != _syntax_key(subject) \
+            or not (isinstance(subject, ast.Step) and subject.kind == "."
+                    or isinstance(subject, ast.Path) and len(subject.steps) >= 2):
+        ctx.reporter.error("E0206", "array_agg() of a sub-select is supported when it orders a path's values by "
+                           "themselves, e.g. array_agg((select .tags.name order by .tags.name))", sel.span)
+        return None
+    item = sel.order[0]
+    empty = item.empty or ("last" if item.descending else "first")
+    order = f"{'DESC' if item.descending else 'ASC'} NULLS {empty.upper()}"
+    alias = qi(f"_a{ctx.depth}")
+    steps: list = []
+    root = subject.base if isinstance(subject, ast.Step) else subject
+    while isinstance(root, ast.Step) and root.kind == ".":
+        steps.insert(0, root.name)
+        root = root.base
+    root_type = None
+    if isinstance(root, ast.EnumRef) and root.enum not in ctx.variables and root.enum not in ctx.type_sets:
+        root_type = ctx.schema.find_type(root.enum, ctx.module)
+    if root_type is not None:
+        steps.insert(0, root.member)
+        if policies.read_predicate(root_type, ctx, qi("_tr")) is not None:
+            ctx.reporter.error("E0206", f"a path from '{root_type.name}', which has access policies, is not supported "
+                               "in array_agg() yet", subject.span)
+            return None
+        scope = dataclasses.replace(ctx, subject=root_type, column_prefix=qi("_tr"), subject_column=None,
+                                    variables={}, bound_statements={}, set_links=None, set_row=None)
+        hops = computed_sql._path_hops(steps, subject.span, scope)
+        if hops is None:
+            return None
+        target = hops[-1].target
+        cond = qir.InPath(subject.span, BOOL, False, alias, qi("_tr"), tuple(hops), root_type.table)
+        objects = qir.ObjectSet(subject.span, alias, target, True, cond,
+                                visible_sql=policies.read_predicate(target, ctx, alias))
+        rest = (subject.name,)
+    else:
+        found = computed_sql._object_path(subject, ctx, f"_a{ctx.depth}") if isinstance(subject, ast.Path) else None
+        if isinstance(subject, ast.Step) and isinstance(root, ast.Path):
+            found = computed_sql._object_path(ast.Path(tuple(root.steps) + tuple(steps) + (subject.name,),
+                                                       subject.span), ctx, f"_a{ctx.depth}")
+        if found is False:
+            return None
+        if found is None:
+            ctx.reporter.error("E0206", "array_agg() of an ordered sub-select is supported over a path of objects "
+                               "(.link.prop, Type.link.prop)", subject.span)
+            return None
+        objects, rest = found
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={}, set_links=None, set_row=None)
+    value = check(ast.Path(tuple(rest), subject.span), inner)
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", "array_agg() of a multi property or an array of several objects is not "
+                           "supported", subject.span)
+        return None
+    atype = ValueType(element=value.type)
+    agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value, order)
+    return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
+                           (agg,), "r", True)
