@@ -36,6 +36,7 @@ STR = ValueType(scalar=SCALARS["str"])
 INT64 = ValueType(scalar=SCALARS["int64"])
 FLOAT64 = ValueType(scalar=SCALARS["float64"])
 DATETIME = ValueType(scalar=SCALARS["datetime"])
+LOCAL_DATE = ValueType(scalar=SCALARS["cal::local_date"])
 VECTOR_PARAM = ValueType(scalar=vector_scalar(None))
 _UUID = ValueType(scalar=SCALARS["uuid"])
 
@@ -417,6 +418,11 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _binop(expr, ctx)
     if isinstance(expr, ast.Cast):
         return _cast(expr, ctx, allow_optional_param)
+    if isinstance(expr, ast.SetLit) and not expr.items and expected is not None:
+        # `{}` where the context gives its type (the other branch of `x if c else {}`, the other
+        # operand of `x ?? {}`): the empty set of that type
+        # (https://docs.geldata.com/reference/edgeql/sets#empty-set).
+        return qir.SqlTemplate(expr.span, expected, True, "empty", f"NULL::{expected.pg}", (), "", True)
     if isinstance(expr, ast.SetLit):
         ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
                            expr.span)
@@ -527,8 +533,13 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
     operators over an empty set give an empty set): ``CASE (cond) WHEN true ... WHEN false ...
     END``, NULL otherwise."""
     cond = check(expr.cond, ctx, BOOL)
-    then = check(expr.then, ctx, expected)
-    else_ = check(expr.else_, ctx, expected or (then.type if then is not None else None))
+    if _is_empty_literal(expr.then) and expected is None:
+        # `{} if c else x`: the empty set takes the type of the other branch
+        else_ = check(expr.else_, ctx, expected)
+        then = check(expr.then, ctx, else_.type if else_ is not None else None)
+    else:
+        then = check(expr.then, ctx, expected)
+        else_ = check(expr.else_, ctx, expected or (then.type if then is not None else None))
     if cond is None or then is None or else_ is None:
         return None
     if cond.type.family != "bool":
@@ -540,6 +551,10 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
         return None
     return qir.SqlTemplate(expr.span, then.type, True, "if_else",
                            "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
+
+
+def _is_empty_literal(expr) -> bool:
+    return isinstance(expr, ast.SetLit) and not expr.items
 
 
 #: Functions returning a set of values, which a ``with`` binding inside an expression may name
@@ -1561,6 +1576,10 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if name in _TIME_CONSTRUCTORS or name in ("cal::to_local_date", "cal::to_local_datetime", "cal::to_local_time",
                                               "duration_to_seconds"):
         return _time_func(expr, name, ctx)
+    if name == "contains" and len(expr.args) == 2:
+        found = _contains(expr, ctx)
+        if found is not False:
+            return found  # type: ignore[return-value]
     if name in ("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"):
         return _range_func(expr, name, ctx)
     if name == "count":
@@ -1569,7 +1588,7 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _json_get(expr, ctx)
     if name in _STD_FUNCS:
         return _std_func(expr, name, ctx)
-    if name in ("datetime_get", "datetime_truncate"):
+    if name in ("datetime_get", "datetime_truncate", "cal::date_get"):
         return _datetime_unit_func(expr, name, ctx)
     if name in ("min", "max", "sum"):
         return computed_sql.aggregate(expr, name, ctx)
@@ -1642,6 +1661,8 @@ _STD_FUNCS = {
     "find": (("str", "str"), "int64", "(CAST(strpos({0}, {1}) AS bigint) - 1)"),
     "math::abs": (("num",), None, "abs({0})"),
     "uuid_generate_v4": ((), "uuid", "gen_random_uuid()"),
+    # (https://docs.geldata.com/reference/stdlib/numbers#function::std::random: 0 <= x < 1)
+    "random": ((), "float64", "random()"),
 }
 
 #: Gel's datetime_get elements -> Postgres' date_part fields
@@ -1651,6 +1672,11 @@ _DATETIME_GET = {"epochseconds": "epoch", "century": "century", "day": "day", "d
                  "microseconds": "microseconds", "millennium": "millennium", "milliseconds": "milliseconds",
                  "minutes": "minute", "month": "month", "quarter": "quarter", "seconds": "second", "week": "week",
                  "year": "year"}
+#: cal::date_get's elements -> Postgres' date_part fields
+#: (https://docs.geldata.com/reference/stdlib/datetime#function::cal::date_get).
+_DATE_GET = {"century": "century", "day": "day", "decade": "decade", "dow": "dow", "doy": "doy", "isodow": "isodow",
+             "isoyear": "isoyear", "millennium": "millennium", "month": "month", "quarter": "quarter", "week": "week",
+             "year": "year"}
 #: Gel's datetime_truncate units -> Postgres' date_trunc fields
 #: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_truncate).
 _DATETIME_TRUNCATE = {"microseconds": "microseconds", "milliseconds": "milliseconds", "seconds": "second",
@@ -1683,10 +1709,14 @@ def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.E
 def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
     """``datetime_get(dt, 'year')`` (a float64: ``date_part('year', dt AT TIME ZONE 'UTC')``)
     and ``datetime_truncate(dt, 'days')`` (``date_trunc('day', dt, 'UTC')``): Gel reads a
-    datetime in UTC. The unit is a string literal."""
-    units = _DATETIME_GET if name == "datetime_get" else _DATETIME_TRUNCATE
+    datetime in UTC. ``datetime_get`` of a ``cal::local_datetime`` and ``cal::date_get(d,
+    'month')`` of a ``cal::local_date`` (https://docs.geldata.com/reference/stdlib/datetime#function::cal::date_get)
+    read the value as it is: ``date_part('month', d)``. The unit is a string literal."""
+    units = _DATETIME_TRUNCATE if name == "datetime_truncate" else _DATE_GET if name == "cal::date_get" \
+        else _DATETIME_GET
     if len(expr.args) != 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
-        ctx.reporter.error("E0304", f"{name}() takes a datetime and a unit", expr.span)
+        what = "a cal::local_date" if name == "cal::date_get" else "a datetime"
+        ctx.reporter.error("E0304", f"{name}() takes {what} and a unit", expr.span)
         return None
     unit = expr.args[1]
     if not (isinstance(unit, ast.Literal) and unit.kind == "str"):
@@ -1698,10 +1728,25 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Opti
         ctx.reporter.error("E0304", f"'{unit.value}' is not a unit of {name}()", unit.span,
                            "units: " + ", ".join(units))
         return None
-    dt = check(expr.args[0], ctx, DATETIME)
+    dt = check(expr.args[0], ctx, LOCAL_DATE if name == "cal::date_get" else DATETIME)
     if dt is None:
         return None
-    if dt.type.scalar is None or dt.type.scalar.name != "datetime":
+    scalar = dt.type.scalar.name if dt.type.scalar is not None and dt.type.element is None else None
+    if name == "cal::date_get":
+        if scalar != "cal::local_date":
+            ctx.reporter.error("E0304", f"cal::date_get() needs a cal::local_date, got {dt.type.name}",
+                               expr.args[0].span)
+            return None
+        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name, f"date_part({sql_string(field_name)}, {{0}})",
+                               (dt,), "p", True)
+    if name == "datetime_get" and scalar == "cal::local_datetime":
+        if field_name == "epoch":
+            ctx.reporter.error("E0304", "'epochseconds' is not a unit of datetime_get() of a cal::local_datetime",
+                               unit.span)
+            return None
+        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name, f"date_part({sql_string(field_name)}, {{0}})",
+                               (dt,), "p", True)
+    if scalar != "datetime":
         ctx.reporter.error("E0206" if dt.type.family in ("datetime", "local_datetime", "local_date") else "E0304",
                            f"{name}() of a {dt.type.name} is not supported" if dt.type.family != "datetime" or
                            dt.type.scalar is None else f"{name}() needs a datetime, got {dt.type.name}",
@@ -1712,6 +1757,34 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Opti
                                f"date_part({sql_string(field_name)}, {{0}} AT TIME ZONE 'UTC')", (dt,), "o", True)
     return qir.SqlTemplate(expr.span, DATETIME, dt.nullable, name,
                            f"date_trunc({sql_string(field_name)}, {{0}}, 'UTC')", (dt,), "p", True)
+
+
+def _contains(expr: ast.FuncCall, ctx: ExprContext):
+    """``contains(haystack, needle)`` of a str, bytes or array
+    (https://docs.geldata.com/reference/stdlib/string#function::std::contains,
+    .../stdlib/array#function::std::contains): whether the string holds the substring
+    (``strpos(h, n) > 0``; every string holds ''), the bytes the byte string
+    (``position(n IN h) > 0``), the array the element (``n = ANY(h)``); empty when either
+    argument is. ``False`` when the haystack is a range or multirange (:func:`_range_func`
+    reads it), ``None`` after reporting."""
+    first = check(expr.args[0], ctx)
+    if first is None:
+        return None
+    elem = first.type.element
+    if elem is None and first.type.family not in ("str", "bytes"):
+        return False
+    second = check(expr.args[1], ctx, elem if elem is not None else first.type)
+    if second is None:
+        return None
+    want = elem if elem is not None else first.type
+    if second.type.family != want.family or second.type.element is not None:
+        ctx.reporter.error("E0304", f"contains() cannot take {first.type.name} and {second.type.name}", expr.span,
+                           f"the needle of a {first.type.name} is a {want.name}")
+        return None
+    template = ("{1} = ANY({0})" if elem is not None else "(strpos({0}, {1}) > 0)" if first.type.family == "str"
+                else "(position({1} IN {0}) > 0)")
+    return qir.SqlTemplate(expr.span, BOOL, first.nullable or second.nullable, "contains", template,
+                           (first, second), "pp", elem is None)
 
 
 def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:

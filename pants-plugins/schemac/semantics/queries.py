@@ -425,6 +425,21 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))`` (or ``.id in $ids``)
     -> the ``uuid[]`` of target ids."""
     value = a.value
+    if isinstance(value, ast.VarRef) and value.name in ctx.type_sets and value.name not in ctx.variables:
+        # `with m := (select Message filter ...)` ... `messages := m`: the objects it selects
+        bound = ctx.type_sets[value.name]
+        sub = bound if isinstance(bound, ast.SubSelect) else computed_sql.as_subselect(bound)
+        if sub is None and isinstance(bound, ast.SelectExpr) and bound.filter is None and bound.shape is None \
+                and isinstance(bound.subject, ast.VarRef) and not bound.order and bound.offset is None \
+                and bound.limit is None:
+            sub = ast.SubSelect(bound.subject.name, bound.subject.span, ast.Literal("bool", True, bound.span),
+                                bound.span)
+        if sub is None:
+            ctx.reporter.error("E0206", f"the value of multi link '{a.name}' is '{value.name}', a selection with order "
+                               "by, offset or limit: not supported yet", value.span,
+                               f"select the objects with a filter: (select {link.target.name} filter ...)")
+            return None
+        value = dataclasses.replace(sub, span=value.span)
     source = None
     if isinstance(value, ast.SubSelect) and value.type_name.split("::")[-1] == link.target.name:
         f = value.filter
@@ -1658,7 +1673,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         value = b.value
         if b.name in selections:
             # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
-            ctx.type_sets[b.name] = value
+            ctx.type_sets[b.name] = _if_else_selection(value, schema, ctx.module) or value
             continue
         if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
             # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
@@ -1743,9 +1758,39 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     return dataclasses.replace(query, statement=statement, exclusives=all_exclusives, doc=qf.doc)
 
 
+def _if_else_selection(value, schema: Schema, module: str) -> Optional[ast.SelectExpr]:
+    """``(select User filter f) if cond else (select User [filter g])`` (both branches
+    selections of one type without order, offset or limit; ``cond`` reads no path) as the one
+    selection ``(select User filter (f if cond else g))``: Gel's ``if ... else`` is the objects
+    of the branch ``cond`` picks, and none when ``cond`` is empty
+    (https://docs.geldata.com/reference/edgeql/expressions), which is what the merged filter
+    keeps (``CASE cond WHEN true THEN f WHEN false THEN g END``: NULL keeps no row). ``None``
+    for any other value."""
+    if not isinstance(value, ast.IfElse) or any(isinstance(n, (ast.Path, ast.Backlink))
+                                                for n in ast.iter_nodes(value.cond)):
+        return None
+    branches = []
+    for b in (value.then, value.else_):
+        if isinstance(b, ast.SubSelect):
+            b = ast.SelectExpr(ast.VarRef(b.type_name, b.type_span), None, b.filter, (), None, None, b.span)
+        if not (isinstance(b, ast.SelectExpr) and b.shape is None and not b.order and b.offset is None
+                and b.limit is None and isinstance(b.subject, ast.VarRef)
+                and schema.find_type(b.subject.name, module) is not None):
+            return None
+        branches.append(b)
+    then, else_ = branches
+    if schema.find_type(then.subject.name, module) is not schema.find_type(else_.subject.name, module):  # type: ignore[union-attr]
+        return None
+    filters = [b.filter if b.filter is not None else ast.Literal("bool", True, b.span) for b in branches]
+    merged = ast.IfElse(value.cond, filters[0], filters[1], value.span)
+    return ast.SelectExpr(then.subject, None, merged, (), None, None, value.span)
+
+
 def _selection_of(value, schema: Schema, module: str) -> Optional[Tuple[str, Span]]:
     """``(type name, span)`` when ``value`` selects objects of a type without a shape:
-    ``(select User filter ...)``, ``(select User order by ... limit n)``, ``User``."""
+    ``(select User filter ...)``, ``(select User order by ... limit n)``, ``User``, and
+    :func:`_if_else_selection`."""
+    value = _if_else_selection(value, schema, module) or value
     if isinstance(value, ast.SubSelect):
         name, span = value.type_name, value.type_span
     elif isinstance(value, ast.SelectExpr) and value.shape is None and isinstance(value.subject, ast.VarRef):
@@ -1766,14 +1811,29 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
         return set()
     exprs: List[object] = [b.value for b in q.bindings]
     body = q.body
+    set_uses: Set[int] = set()
     if isinstance(body, ast.SelectQuery):
         exprs += [body.filter, body.offset, body.limit] + [o.expr for o in body.order]
         exprs += _shape_values(body.shape or ())
     elif isinstance(body, ast.SelectValue):
         exprs.append(body.value)
+    elif isinstance(body, (ast.InsertQuery, ast.UpdateQuery)) and body.type_name:
+        # `messages := m` / `tags += m` of a multi link: the objects of the selection
+        # (https://docs.geldata.com/reference/edgeql/insert#links); any other use reads it as a value.
+        subject = schema.find_type(body.type_name, module)
+        if subject is None:
+            return set()
+        for a in body.assignments:
+            link = subject.links.get(a.name)
+            if link is not None and link.multi and isinstance(a.value, ast.VarRef) and a.value.name in candidates:
+                set_uses.add(id(a.value))
+            exprs.append(a.value)
+        if isinstance(body, ast.UpdateQuery):
+            exprs.append(body.filter)
+        elif body.unless_conflict is not None and body.unless_conflict.else_ is not None:
+            return set()  # (an upsert's else reads its values apart)
     else:
-        return set()  # (writes read their bindings as values)
-    set_uses: Set[int] = set()
+        return set()  # (other writes read their bindings as values)
     if isinstance(body, ast.SelectValue) and isinstance(body.value, ast.FreeObject):
         set_uses.update(id(el.value) for el in body.value.elements)  # (users := u)
     value_uses: Set[str] = set()
