@@ -56,8 +56,8 @@ MEMBER_REFUSED = [
     ("deferred index fts::index on ((fts::with_options(.name, language := fts::Language.eng), .note));",
      "deferred indexes are not supported yet"),
     ("link owner -> Account | Log;", "links to a union of types ('Account | Log') are not supported yet"),
-    ("multi link peers -> Account { rank: int64; index on (@rank) }",
-     "indexes in a link's body are not supported yet"),
+    ("multi link peers -> Account { rank: int64 { index on (.rank) } }",
+     "indexes in a link property's body are not supported"),
 ]
 
 

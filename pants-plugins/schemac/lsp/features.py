@@ -419,7 +419,7 @@ def type_hover(analysis: Analysis, qn: str) -> Optional[str]:
             rows.append(f"| `{c.name}` | `{c.type.pg}` | {'' if c.required else 'NULL'} | "
                         f"{'`' + c.default_sql + '`' if c.default_sql else ''} |")
         out.append("\n".join(rows))
-        cons = [f"- unique `{x.name}` ({', '.join(x.columns)})" + (f" where `{x.predicate_sql}`" if x.partial else "")
+        cons = [f"- unique `{x.name}` ({', '.join(x.keys_sql or x.columns)})" + (f" where `{x.predicate_sql}`" if x.partial else "")
                 for x in t.exclusives]
         cons += [f"- foreign key `{fk.name}`: `{fk.column}` -> `{fk.target_table}` ({fk.on_delete_sql})"
                  for fk in t.foreign_keys]

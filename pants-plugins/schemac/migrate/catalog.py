@@ -46,11 +46,20 @@ class CheckDef:
 
 @dataclass(frozen=True)
 class UniqueDef:
-    """A UNIQUE constraint (``predicate`` is ``None``) or a partial unique index."""
+    """A UNIQUE constraint (``predicate`` is ``None``, no ``keys``) or a unique index: partial
+    (``predicate``) or on expressions (``keys``: the SQL of every key, ``columns`` the columns
+    they read)."""
 
     name: str
     columns: Tuple[str, ...]
     predicate: Optional[str] = None
+    keys: Tuple[str, ...] = ()
+
+    @property
+    def is_index(self) -> bool:
+        """Created as a unique index (a table's UNIQUE constraint has neither a predicate nor
+        expressions)."""
+        return self.predicate is not None or bool(self.keys)
 
 
 @dataclass(frozen=True)
@@ -141,7 +150,8 @@ def _table_def(t: ObjectType) -> TableDef:
         columns=tuple(cols),
         primary_key=primary,
         checks=tuple(CheckDef(ck.name, ck.expression_sql) for ck in t.checks),
-        uniques=tuple(UniqueDef(ex.name, tuple(ex.columns), ex.predicate_sql) for ex in t.exclusives),
+        uniques=tuple(UniqueDef(ex.name, tuple(ex.columns), ex.predicate_sql, tuple(ex.keys_sql))
+                      for ex in t.exclusives),
         foreign_keys=tuple(ForeignKeyDef(fk.name, fk.column, fk.target_table, fk.on_delete_sql)
                            for fk in t.foreign_keys),
         indexes=tuple(IndexDef(ix.name, tuple(ix.keys_sql), ix.method, ix.predicate_sql, ix.comment, ix.with_sql)
@@ -205,7 +215,7 @@ def load_snapshot(text: str) -> Catalog:
                               for c in t.get("columns", [])),
                 primary_key=tuple(t.get("primary_key", [])),
                 checks=tuple(CheckDef(c["name"], c["expression"]) for c in t.get("checks", [])),
-                uniques=tuple(UniqueDef(u["name"], tuple(u["columns"]), u.get("predicate"))
+                uniques=tuple(UniqueDef(u["name"], tuple(u["columns"]), u.get("predicate"), tuple(u.get("keys", ())))
                               for u in t.get("uniques", [])),
                 foreign_keys=tuple(ForeignKeyDef(f["name"], f["column"], f["target"], f["on_delete"])
                                    for f in t.get("foreign_keys", [])),

@@ -160,7 +160,7 @@ def create_table_sql(t: TableDef) -> str:
         lines.append(f"PRIMARY KEY ({', '.join(qi(c) for c in t.primary_key)})")
     lines += [f"CONSTRAINT {qi(ck.name)} CHECK ({ck.expression})" for ck in t.checks]
     lines += [f"CONSTRAINT {qi(u.name)} UNIQUE ({', '.join(qi(c) for c in u.columns)})"
-              for u in t.uniques if u.predicate is None]
+              for u in t.uniques if not u.is_index]
     body = ",\n".join(f"    {line}" for line in lines)
     return f"CREATE TABLE {qi(t.name)} (\n{body}\n);"
 
@@ -195,7 +195,7 @@ def unique_index_sql(table: str, u: UniqueDef, concurrently: bool = False) -> st
     conc = " CONCURRENTLY" if concurrently else ""
     where = f"\n  WHERE ({u.predicate})" if u.predicate is not None else ""
     return (f"CREATE UNIQUE INDEX{conc} IF NOT EXISTS {qi(u.name)}\n  ON {qi(table)} "
-            f"({', '.join(qi(c) for c in u.columns)}){where};")
+            f"({', '.join(u.keys or [qi(c) for c in u.columns])}){where};")
 
 
 def index_sql(table: str, ix: IndexDef, concurrently: bool = False) -> str:
@@ -414,7 +414,7 @@ class _Differ:
         for fk in t.foreign_keys:
             self.emit(ADD_FK, fk_sql(t.name, fk))
         for u in t.uniques:
-            if u.predicate is not None:
+            if u.is_index:
                 self.emit(INDEXES, unique_index_sql(t.name, u))
         for ix in t.indexes:
             self.emit(INDEXES, index_sql(t.name, ix))
@@ -807,20 +807,21 @@ class _Differ:
 
         # UNIQUE constraints and partial unique indexes
         def ukey_old(u):
-            return (tuple(cm.get(c, c) for c in u.columns), mapped(u.predicate))
+            return (tuple(cm.get(c, c) for c in u.columns), mapped(u.predicate),
+                    tuple(rename_identifiers(k, cm) for k in u.keys))
 
         def ukey_new(u):
-            return (tuple(u.columns), u.predicate)
+            return (tuple(u.columns), u.predicate, tuple(u.keys))
 
         def add_unique(u):
             self.change(f"add exclusive {u.name}")
             self.lint("MF101", f"unique {u.name!r} is added to {nt.name}: it fails if rows are duplicates")
-            if u.predicate is None and self.opt.online_indexes and self.safe:
+            if not u.is_index and self.opt.online_indexes and self.safe:
                 # A unique index built concurrently, then made the constraint (a brief lock).
                 self._index(nt, u.name, lambda conc: unique_index_sql(nt.name, u, conc))
                 self.emit(ATTACH_UNIQUE, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(u.name)} UNIQUE USING INDEX {qi(u.name)};",
                           FINISH)
-            elif u.predicate is None:
+            elif not u.is_index:
                 self.emit(ADD_UNIQUE, f"ALTER TABLE {tq} ADD CONSTRAINT {qi(u.name)} UNIQUE "
                                       f"({', '.join(qi(c) for c in u.columns)});")
                 if not self.opt.down:
@@ -831,15 +832,13 @@ class _Differ:
 
         def drop_unique(u):
             self.change(f"drop exclusive {u.name}")
-            if u.predicate is None:
+            if not u.is_index:
                 self.emit(DROP_UNIQUE, f"ALTER TABLE {tq} DROP CONSTRAINT {qi(u.name)};")
             else:
                 self._drop_index(ot, u.name, lambda conc: unique_index_sql(ot.name, u, conc))
 
-        old_u = {True: [u for u in ot.uniques if u.predicate is not None],
-                 False: [u for u in ot.uniques if u.predicate is None]}
-        new_u = {True: [u for u in nt.uniques if u.predicate is not None],
-                 False: [u for u in nt.uniques if u.predicate is None]}
+        old_u = {True: [u for u in ot.uniques if u.is_index], False: [u for u in ot.uniques if not u.is_index]}
+        new_u = {True: [u for u in nt.uniques if u.is_index], False: [u for u in nt.uniques if not u.is_index]}
         match(old_u[False], new_u[False], ukey_old, ukey_new, drop_unique, add_unique,
               lambda a, b: f"ALTER TABLE {tq} RENAME CONSTRAINT {qi(a)} TO {qi(b)};", "constraint")
         match(old_u[True], new_u[True], ukey_old, ukey_new, drop_unique, add_unique,

@@ -47,7 +47,7 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
     # A single link is pinned by its FK column (``.identity = global x`` with an exclusive
     # identity link).
     pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
-    return "id" in pinned or any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+    return "id" in pinned or any(ex.pins and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 
 def _pins_link(subject: ObjectType, steps) -> bool:
@@ -56,7 +56,7 @@ def _pins_link(subject: ObjectType, steps) -> bool:
     link = subject.links.get(steps[0])
     if link is None or link.column is None:
         return False
-    return steps[1] == "id" or any(not ex.partial and list(ex.columns) == [steps[1]] for ex in link.target.exclusives)
+    return steps[1] == "id" or any(ex.pins and list(ex.columns) == [steps[1]] for ex in link.target.exclusives)
 
 
 def single_subselect(expr) -> Tuple[Optional[ast.SubSelect], bool]:
@@ -181,12 +181,54 @@ def computed_property(expr: ast.Path, comp: Computed, ctx):
     try:
         inner = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
                                     bound_statements={})
-        low = check(comp.expr, inner)  # type: ignore[arg-type]
+        low = property_set(comp.expr, inner)
+        if low is None:
+            low = check(comp.expr, inner)  # type: ignore[arg-type]
+        elif low is False:
+            low = None
     finally:
         _EXPANDING.pop()
     if low is None:
         return None
     return qir.ComputedRef(expr.span, low.type, low.nullable, comp, low)
+
+
+def property_set(expr, ctx):
+    """``tags := .linkedTags.name``: a computed property whose path goes through a multi link
+    (or a backlink, or a computed link) to a property of each object is a set of values
+    (https://docs.geldata.com/reference/datamodel/computeds, implicitly ``multi``). It is read
+    as the array of those values (as a stored ``multi`` property is: a shape gets a list,
+    ``count()`` and ``x in .tags`` work on it): ``coalesce((SELECT array_agg(t.name) FROM tag
+    AS t WHERE t.id IN (<the links>) AND t.name IS NOT NULL), '{}')``; empty values are no
+    elements, as a set holds none, and no object is an empty list. The order of the elements is
+    unspecified, as a set's. ``None`` when ``expr`` is not such a path, ``False`` after
+    reporting."""
+    from schemac.semantics.exprs import check
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    found = _object_path(expr, ctx, f"_v{ctx.depth}")
+    if found is None or found is False:
+        return found
+    objects, rest = found
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={})
+    value = check(ast.Path(tuple(rest), expr.span), inner)
+    if value is None:
+        return False
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", f"a computed property of the {value.type.name} values of several objects is not "
+                           "supported", expr.span, "select the objects' property in a shape instead")
+        return False
+    if value.nullable:
+        present = qir.Unary(expr.span, ValueType(scalar=SCALARS["bool"]), False, "exists", value)
+        cond = present if objects.filter is None else \
+            qir.Binary(expr.span, present.type, False, "and", objects.filter, present)
+        objects = dataclasses.replace(objects, filter=cond)
+    vtype = ValueType(element=value.type)
+    agg = qir.AggregateObjects(expr.span, vtype, True, "array_agg", objects, value)
+    return qir.SqlTemplate(expr.span, vtype, False, "array_agg", f"coalesce({{0}}, CAST('{{{{}}}}' AS {vtype.pg}))",
+                           (agg,), "r", True)
 
 
 def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:

@@ -56,8 +56,9 @@ def _for_table(t: ObjectType) -> List[ConstraintError]:
     out: List[ConstraintError] = []
     for ex in t.exclusives:
         where = f" among rows where {ex.predicate_sql}" if ex.partial else ""
+        keys = ex.keys_sql or ex.columns  # (an exclusive on expressions: the keys' SQL)
         out.append(ConstraintError("exclusive", ex.name, t.table, t.name, ex.columns,
-                                   f"duplicate ({', '.join(ex.columns)}){where}"))
+                                   f"duplicate ({', '.join(keys)}){where}"))
     for ck in t.checks:
         out.append(ConstraintError("check", ck.name, t.table, t.name, (), f"CHECK ({ck.expression_sql}) failed"))
     for fk in t.foreign_keys:

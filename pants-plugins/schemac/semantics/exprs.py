@@ -1858,6 +1858,11 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         inner = check(expr.operand, ctx, None)
         if inner is None:
             return None
+        comp = ctx.subject.computeds.get(op.steps[0]) \
+            if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
+        if comp is not None and comp.multi and comp.target is None:
+            # a computed set of values (`.tags.name`), read as their array: one at least
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", "cardinality({0}) > 0", (inner,), "r", False)
         return qir.Unary(expr.span, BOOL, False, "exists", inner)
     if expr.op == "not":
         inner = check(expr.operand, ctx, BOOL)

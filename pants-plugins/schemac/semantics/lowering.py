@@ -64,7 +64,7 @@ _CALLS = {
     "len_array": ("cardinality({0})", True, True),
     "len_str": ("char_length({0})", True, False),
     "len_bytes": ("octet_length({0})", True, False),
-    "count_array": ("coalesce(cardinality({0}), 0)", True, False),
+    "count_array": ("CAST(coalesce(cardinality({0}), 0) AS bigint)", True, False),
     "range_is_empty": ("isempty({0})", True, False),
     "range_get_lower": ("lower({0})", True, False),
     "range_get_upper": ("upper({0})", True, False),

@@ -147,17 +147,35 @@ class ExclusiveConstraint:
     (``filter .status = QueueStatus.Pending``) to a partial unique index whose predicate is
     ``predicate_sql`` (``status = 'Pending'``). A row is constrained only when the predicate is
     *true*: rows where it is NULL or false are exempt, as for any Postgres partial index
-    (https://www.postgresql.org/docs/15/indexes-partial.html)."""
+    (https://www.postgresql.org/docs/15/indexes-partial.html).
+
+    On expressions (``exclusive on (str_lower(.name))``, ``on ((.a, str_lower(.b)))``,
+    ``on (true)``: https://docs.geldata.com/reference/datamodel/constraints), ``keys_sql`` holds
+    the SQL of every key in order (a quoted column, or an expression in parentheses) and it
+    lowers to a unique expression index; ``columns`` are then the columns the keys read (what
+    a write must touch to violate it)."""
 
     name: str
     columns: Tuple[str, ...]
     predicate_sql: Optional[str]
     span: Span
     predicate_columns: Tuple[str, ...] = ()
+    keys_sql: Tuple[str, ...] = ()
 
     @property
     def partial(self) -> bool:
         return self.predicate_sql is not None
+
+    @property
+    def on_expressions(self) -> bool:
+        return bool(self.keys_sql)
+
+    @property
+    def pins(self) -> bool:
+        """True when objects whose ``columns`` are all equal are one object: a full (not
+        partial) constraint on the properties themselves. (Gel infers no cardinality from an
+        exclusive on expressions, and neither does schemac.)"""
+        return self.predicate_sql is None and not self.keys_sql
 
 
 @dataclass(frozen=True)

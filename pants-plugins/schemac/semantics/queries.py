@@ -1025,10 +1025,11 @@ def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
             ctx.reporter.error("E0306", "'unless conflict on' names properties (.a, .b)", p.span)
     if len(names) != len(uc.on):
         return False, None
-    for ex in subject.exclusives:
+    on_props = [ex for ex in subject.exclusives if not ex.on_expressions]
+    for ex in on_props:
         if set(ex.columns) == set(names) and len(ex.columns) == len(names):
             return True, ex
-    cands = [f"on ({', '.join('.' + c for c in ex.columns)})" for ex in subject.exclusives]
+    cands = [f"on ({', '.join('.' + c for c in ex.columns)})" for ex in on_props]
     hint = ("exclusive constraints of '%s': %s" % (subject.name, "; ".join(cands))) if cands else \
         f"'{subject.name}' declares no exclusive constraint; add one, or drop 'on (...)'"
     ctx.reporter.error("E0306", f"no exclusive constraint of '{subject.name}' is on ({', '.join('.' + n for n in names)})",
@@ -1152,7 +1153,7 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
                         pinned.add(col)
     if "id" in pinned:
         return True
-    return any(not ex.partial and set(ex.columns) <= pinned for ex in subject.exclusives)
+    return any(ex.pins and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 
 def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> Tuple[Optional[qir.Expr], str]:

@@ -29,12 +29,13 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from schemac.semantics import computed_sql, fts, gel_auth
+from schemac.semantics import computed_sql, fts, gel_auth, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
-from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, ext_needs, lower,
+from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, check, ext_needs, lower,
                                      resolve_type_ref)
+from schemac.semantics.lowering import emit
 from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of,
                                           known_extension)
 from schemac.semantics.model import (AccessPolicy, CheckConstraint, Column, CustomScalar, EnumType,
@@ -275,6 +276,9 @@ class _Resolver:
                             self.reporter.error("E0206", "computed link properties are not supported yet",
                                                 lp.span, hint)
                         self._refuse_pointer_parts(lp, hint)
+                        for ix in lp.indexes:
+                            self.reporter.error("E0206", "indexes in a link property's body are not supported",
+                                                ix.span, "declare it in the link's body: index on (@name)")
 
     def _refuse_constraint(self, c: ast.ConstraintDecl, hint: str) -> None:
         """(Delegated constraints are lowered: each concrete type's table gets its own.)"""
@@ -284,8 +288,6 @@ class _Resolver:
         if p.union:
             self.reporter.error("E0206", f"links to a union of types ('{' | '.join(str(u) for u in p.union)}') "
                                 "are not supported yet", p.span, "link to a common abstract type instead")
-        for ix in p.indexes:
-            self.reporter.error("E0206", "indexes in a link's body are not supported yet", ix.span, hint)
         for c in p.constraints:
             self._refuse_constraint(c, hint)
 
@@ -716,11 +718,14 @@ class _Resolver:
                                       multi=not asserted and not _filter_pins_one(expr.filter, target))
         else:
             ctx = ExprContext(self.schema, obj, module, self.reporter, params=ParamTable(), where="a computed")
-            low = lower(ast.Path((decl.name,), decl.name_span), ctx)
-            if low is None:
+            node = check(ast.Path((decl.name,), decl.name_span), ctx)
+            if node is None:
                 obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
                 return
-            new = dataclasses.replace(comp, type=low.type, required=not low.nullable)
+            # a set of values (`.linkedTags.name`, read as their array): multi, maybe empty
+            values = isinstance(node, qir.ComputedRef) and isinstance(node.value, qir.SqlTemplate) \
+                and node.value.func == "array_agg"
+            new = dataclasses.replace(comp, type=node.type, required=not node.nullable and not values, multi=values)
         if decl.type is not None:
             self._check_declared_type(decl, new, module)
         filt = (link_select(decl.computed) or (None, None))[1]
@@ -1320,9 +1325,11 @@ class _Resolver:
 
     # ---------------------------------------------------------------- members
     def _members(self, key: str, obj: ObjectType, pointers: Dict[str, _Pointer]) -> None:
-        # Defaults and pointer-level constraints.
+        # Defaults, pointer-level constraints and indexes.
         for ptr in pointers.values():
             decl = ptr.decl
+            for ix in decl.indexes:
+                self._pointer_index(obj, ptr, ix)
             col = obj.column(decl.name) or (obj.column(f"{decl.name}_id") if decl.name in obj.links else None)
             if col is None:
                 continue
@@ -1338,6 +1345,51 @@ class _Resolver:
             for ix in t.indexes:
                 if not ix.deferred or _gel_server_index(ix):  # (ext::ai::index: refused by _index)
                     self._index(obj, ix, t.module)
+
+    def _pointer_index(self, obj: ObjectType, ptr: _Pointer, ix: ast.IndexDecl) -> None:
+        """``index on (...)`` in a pointer's body. In a multi link's (or in an abstract link's
+        it extends), Gel indexes the link's properties (``index on (__subject__@weight)``,
+        https://docs.geldata.com/reference/datamodel/indexes and /links#link-properties): an
+        index of the link's join table over those columns. In the body of a property (Gel reads
+        a pointer declared without ``property``/``link`` and with a block as a link's
+        declaration, indexes included, then types it), the index reads the object
+        (``required status: str { index on (.status); }``, ``__subject__`` the property
+        itself): an index of the object's table, as if declared on the type."""
+        decl = ptr.decl
+        link = obj.links.get(decl.name)
+        if decl.name in obj.poly_links or (link is not None and not link.multi) or \
+                (link is None and obj.column(decl.name) is None):
+            if decl.name in obj.refused_pointers:
+                return  # its declaration was refused, and reported
+            what = "a polymorphic link" if decl.name in obj.poly_links else "a single link" if link is not None \
+                else "this pointer"
+            self.reporter.error("E0206", f"an index in the body of {what} ('{decl.name}') is not supported", ix.span,
+                                "declare the index on the type: index on (.link)")
+            return
+        if link is None:
+            subject = ast.Path((decl.name,), ix.span)
+            self._index(obj, _map_expr_decl(ix, lambda n: subject if isinstance(n, ast.Path)
+                                            and n.steps == ("__subject__",) else n), ptr.module)
+            return
+        join = next(t for t in self.schema.join_tables if t.join_of == (obj.qualname, decl.name))
+        bad: List[Span] = []
+
+        def link_prop(n):
+            if isinstance(n, ast.LinkPropRef):
+                return ast.Path((n.name,), n.span)
+            if isinstance(n, ast.Step) and n.kind == "@" and isinstance(n.base, ast.Path) \
+                    and n.base.steps == ("__subject__",):
+                return ast.Path((n.name,), n.span)
+            if isinstance(n, (ast.Path, ast.Step, ast.Backlink)):
+                bad.append(n.span)
+            return n
+
+        mapped = _map_expr_decl(ix, link_prop)
+        if bad:
+            self.reporter.error("E0206", f"an index of the link '{decl.name}' may read its link properties only "
+                                "(@name)", bad[0], "index the target's properties on the target type")
+            return
+        self._index(join, mapped, ptr.module)
 
     def _default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
         ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, where="a default")
@@ -1506,20 +1558,37 @@ class _Resolver:
                                     "write e.g. constraint exclusive on (.name, .actor);")
                 return
             cols: List[str] = []
+            keys: List[str] = []
+            expressions = False
             for path in c.on:
-                low = lower(path, ctx)
-                if low is None:
+                node = check(path, ctx)
+                if node is None:
                     return
-                if low.column is None or not isinstance(path, ast.Path):
-                    self.reporter.error("E0205", "exclusive constraints are on properties (.a, .b); expressions are "
-                                        "not supported", path.span)
+                low = emit(node)
+                if low.column is not None and isinstance(path, ast.Path):
+                    if low.column.name in cols:
+                        self.reporter.error("E0205", f"'{low.column.name}' appears twice in the exclusive constraint",
+                                            path.span)
+                        return
+                    cols.append(low.column.name)
+                    keys.append(qi(low.column.name))
+                    continue
+                # An expression (https://docs.geldata.com/reference/datamodel/constraints):
+                # ``on (str_lower(.name))``, ``on ((.a, str_lower(.b)))``, ``on (true)``: a
+                # unique index on the expressions, which may read only the object's own columns.
+                bad = next((n for n in qir.walk(node) if type(n) not in _ROW_LOCAL), None)
+                if bad is not None:
+                    self.reporter.error("E0206", "an exclusive constraint on an expression that reads other objects, "
+                                        "links, globals or parameters is not supported", path.span,
+                                        "Postgres indexes an expression of the row's own columns only: use "
+                                        "properties, or a trigger in the application")
                     return
-                if low.column.name in cols:
-                    self.reporter.error("E0205", f"'{low.column.name}' appears twice in the exclusive constraint",
-                                        path.span)
-                    return
-                cols.append(low.column.name)
-            self._exclusive(obj, cols, c, ctx)
+                expressions = True
+                keys.append(f"({low.sql})")
+                for n in qir.walk(node):
+                    if type(n) is qir.ColumnRef and n.column.name not in cols:  # type: ignore[attr-defined]
+                        cols.append(n.column.name)  # type: ignore[attr-defined]
+            self._exclusive(obj, cols, c, ctx, tuple(keys) if expressions else ())
             return
         if c.name == "expression":
             if len(c.on) != 1:
@@ -1551,22 +1620,26 @@ class _Resolver:
         sql = low.sql if c.filter is not None else f"({low.sql}) IS NOT TRUE"
         return True, sql, tuple(sorted(_paths_in(expr)))
 
-    def _exclusive(self, obj: ObjectType, cols: List[str], c, ctx: ExprContext) -> None:
+    def _exclusive(self, obj: ObjectType, cols: List[str], c, ctx: ExprContext, keys: Tuple[str, ...] = ()) -> None:
+        """An exclusive constraint on ``cols``, or on the expressions ``keys`` (their SQL; ``cols``
+        are then the columns they read, and its name ends in ``expr``: ``uq_handle_realm_name_expr``)."""
         ok, predicate, pred_cols = self._partial_predicate(c, ctx)
         if not ok:
             return
-        name = object_name("uq", obj.table, cols)
+        parts = list(cols) + (["expr"] if keys else [])
+        name = object_name("uq", obj.table, parts)
         same_name = [ex for ex in obj.exclusives if ex.name == name]
-        if any(ex.predicate_sql == predicate for ex in same_name):
-            self.reporter.error("E0200", f"duplicate exclusive constraint on ({', '.join(cols)})", c.span,
+        if any(ex.predicate_sql == predicate and ex.keys_sql == keys for ex in same_name):
+            self.reporter.error("E0200", f"duplicate exclusive constraint on ({', '.join(keys or cols)})", c.span,
                                 "remove the duplicate constraint")
             return
         if same_name:
-            # Several partial constraints on the same columns: the later ones are told apart by
-            # a digest of their predicate (the first keeps the plain name).
-            digest = hashlib.sha256((predicate or "").encode()).hexdigest()[:8]
-            name = object_name("uq", obj.table, cols + [digest])
-        obj.exclusives.append(ExclusiveConstraint(name, tuple(cols), predicate, c.span, pred_cols))
+            # Several partial constraints on the same columns (or constraints on expressions of
+            # them): the later ones are told apart by a digest of their predicate and keys (the
+            # first keeps the plain name).
+            digest = hashlib.sha256("|".join([predicate or "", *keys]).encode()).hexdigest()[:8]
+            name = object_name("uq", obj.table, parts + [digest])
+        obj.exclusives.append(ExclusiveConstraint(name, tuple(cols), predicate, c.span, pred_cols, keys))
 
     def _check(self, obj: ObjectType, name_parts: List[str], expr: ast.Expr, ctx: ExprContext, c) -> None:
         low = lower(expr, ctx, BOOL)
@@ -1799,6 +1872,47 @@ def _comment(annotations) -> Optional[str]:
     if len(annotations) == 1:
         return annotations[0][1]
     return "\n".join(f"{name.split('::')[-1]}: {text}" for name, text in annotations)
+
+
+#: The IR nodes an expression of an exclusive constraint may hold: it becomes a unique index
+#: on the row's own columns, so nothing that reads another row, a link, a global or a
+#: parameter (each of those would be a subquery or a per-query value).
+_ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call, qir.ExtCall,
+                        qir.SqlTemplate, qir.Unary, qir.Binary, qir.InSet, qir.InArray, qir.Cast, qir.JsonCast,
+                        qir.JsonIndex})
+
+
+def _map_expr(node, f):
+    """``node`` with every sub-expression ``n`` replaced by ``f(n)`` (``f`` returns ``n``
+    itself to keep it and go down into it)."""
+    new = f(node)
+    if new is not node or not dataclasses.is_dataclass(node) or isinstance(node, Span):
+        return new
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        nv = _map_value(v, f)
+        if nv is not v:
+            changes[fld.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _map_value(v, f):
+    if isinstance(v, tuple):
+        items = tuple(_map_value(x, f) for x in v)
+        return items if any(a is not b for a, b in zip(items, v)) else v
+    if dataclasses.is_dataclass(v) and not isinstance(v, (Span, type)):
+        return _map_expr(v, f)
+    return v
+
+
+def _map_expr_decl(ix: ast.IndexDecl, f) -> ast.IndexDecl:
+    """An index declaration whose expressions (``on``, ``except``, ``filter``, arguments) are
+    mapped by :func:`_map_expr`."""
+    return dataclasses.replace(
+        ix, on=tuple(_map_expr(e, f) for e in ix.on),
+        except_=None if ix.except_ is None else _map_expr(ix.except_, f),
+        filter=None if ix.filter is None else _map_expr(ix.filter, f))
 
 
 def _paths_in(expr: ast.Expr) -> Set[str]:

@@ -1,0 +1,1 @@
+insert Banner { text := <optional str>$text };

@@ -1,0 +1,1 @@
+insert Handle { realm := <str>$realm, name := <str>$name, code := <optional str>$code };

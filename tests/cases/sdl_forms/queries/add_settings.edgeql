@@ -1,0 +1,2 @@
+# The one Settings object.
+insert Settings { motd := <str>$motd };

@@ -1,0 +1,1 @@
+insert Topic { name := <str>$name, note := <optional str>$note };

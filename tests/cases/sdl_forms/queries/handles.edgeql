@@ -1,0 +1,1 @@
+select Handle { realm, name, code_lc } filter .realm = <str>$realm order by .name;

@@ -1,0 +1,1 @@
+update Handle filter .id = <uuid>$id set { name := <str>$name };

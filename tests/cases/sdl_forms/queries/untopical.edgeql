@@ -1,0 +1,1 @@
+select Question { title, topic_names } filter not exists .topic_names;
