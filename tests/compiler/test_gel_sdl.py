@@ -204,7 +204,7 @@ module default {
     access policy own when (global current_user_id ?= .id) allow select, update read
       using (.id = global current_user_id) { errmessage := 'not yours' };
     trigger log after insert, update for each when (__new__.name != __old__.name)
-      do (insert Log { msg := __new__.name ++ `if`, target := __new__ { ** } });
+      do (insert Log { msg := __new__.name ++ <str>__new__.`id`, target := <json>__new__ { ** } });
     trigger log2 after commit of delete for all do (for x in __old__ union (insert Log { msg := x.name }));
     index on (.name) except (.admin);
     constraint expression on (.name != '') { errmessage := 'empty' };

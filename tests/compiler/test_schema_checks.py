@@ -78,8 +78,12 @@ def test_link_rules():
     err, text = diagnose("type U { a: str; }\n"
                          "type P { required owner: U { on target delete allow }; "
                          "link name -> str; }\n")
-    assert "'on target delete allow' would leave a required link empty" in text
     assert "link 'name' must point to an object type, not str" in text
+    assert [d.code for d in err.diagnostics] == ["E0201"]
+    # 'allow' on a required link: Gel refuses to delete a target it still points to (gel#8417)
+    out = compile_library({"s.esdl": "type U { a: str; }\ntype P { required owner: U { on target delete allow }; }\n"},
+                          Options("t"))
+    assert 'FOREIGN KEY ("owner_id")\n  REFERENCES "u" ("id") ON DELETE RESTRICT;' in out["sql/000001_init.up.sql"]
 
 
 def test_exclusive_and_value_constraint_rules():

@@ -595,3 +595,123 @@ def test_a_trigger_sending_http_requests_is_refused_naming_gels_net_module():
         ("E0206", f"trigger 'notify' calls 'net::http::schedule_request()', {why}", 5),
         ("E0206", f"trigger 'summarize' calls 'request()', which calls net::http::schedule_request(), {why}", 7),
     ]
+
+
+# A default that reads other properties of the object (Gel evaluates it for the object being
+# inserted): a BEFORE INSERT trigger sets the column the insert left empty, from the row as
+# written; a string literal given to an enum is its member in each branch of 'if ... else'.
+ROW_DEFAULT_V1 = """
+scalar type Status extending enum<PRIVATE, PUBLIC>;
+type Note {
+  required public: bool;
+  required title: str;
+}
+"""
+ROW_DEFAULT_V2 = ROW_DEFAULT_V1.replace("""  required title: str;
+}""", """  required title: str;
+  required status: Status {
+    default := (select 'PUBLIC' if .public else 'PRIVATE');
+  }
+  required slug: str {
+    default := str_lower(.title) ++ '-' ++ <str>.status;
+    rewrite insert using (.slug ++ '!');
+  }
+}""")
+
+
+def test_a_default_reading_other_properties_is_a_before_insert_trigger(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate(ROW_DEFAULT_V1)
+    lib.apply(pg.url)
+    up, down = _roundtrip(lib, pg, ROW_DEFAULT_V2)
+    assert 'CREATE TRIGGER "schemac_default" BEFORE INSERT ON "note"' in up
+    assert 'DROP TRIGGER IF EXISTS "schemac_default" ON "note";' in down
+    pg.execute("INSERT INTO note (public, title) VALUES (true, 'Hello'), (false, 'Secret')")
+    pg.execute("INSERT INTO note (public, title, status, slug) VALUES (false, 'Given', 'PUBLIC', 'given')")
+    # (the defaults apply before the insert rewrite, which reads the slug they gave)
+    assert pg.execute("SELECT title, status, slug FROM note ORDER BY title") == [
+        ("Given", "PUBLIC", "given!"), ("Hello", "PUBLIC", "hello-PUBLIC!"), ("Secret", "PRIVATE", "secret-PRIVATE!")]
+    # A generated insert that leaves the status out (its parameter omitted) gets the default.
+    checked = check_library({"lib/schema.esdl": ROW_DEFAULT_V2, "lib/add.edgeql":
+                             "insert Note { public := <bool>$public, title := <str>$title, "
+                             "status := <optional Status>$status }"}, Options(library="lib"))
+    plan = checked.queries[0]
+    assert not plan.variants  # (the trigger fills a NULL: nothing to leave out)
+    index = {p.name: p.index for p in plan.params}
+    sql = re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%"))
+    pg.execute(sql, {f"p{index['public']}": True, f"p{index['title']}": "Via Runner", f"p{index['status']}": None})
+    assert pg.execute("SELECT status, slug FROM note WHERE title = 'Via Runner'") == [("PUBLIC", "via runner-PUBLIC!")]
+
+
+def test_a_default_reading_other_properties_of_an_optional_property_is_refused():
+    from schemac.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as exc:
+        check_library({"lib/schema.esdl": "type T { a: int64; b: int64 { default := .a + 1; } }"}, Options(library="lib"))
+    assert [(d.code, d.message) for d in exc.value.diagnostics] == [
+        ("E0206", "a default that reads other properties of an optional property is not supported")]
+
+
+# An audit log (the form real schemas use): each insert, update and delete of an Audited type
+# writes a Log row whose 'target' is the object (__new__ {**}: the shape only chooses what an
+# output shows) through a polymorphic link, and whose json holds the object with all its
+# properties and links (<json>__new__ {**}: https://docs.geldata.com/reference/edgeql/select#splats).
+AUDIT = """
+scalar type Action extending enum<`INSERT`, `UPDATE`, `DELETE`>;
+type Log {
+  required action: Action;
+  old: json;
+  new: json;
+  target: Audited { on target delete allow; };
+}
+abstract type Audited {
+  trigger log_insert after insert for each do (
+    insert Log { action := Action.`INSERT`, target := __new__ {**}, new := <json>__new__ {**} }
+  );
+  trigger log_update after update for each do (
+    insert Log { action := Action.`UPDATE`, target := __new__, old := <json>__old__ {**}, new := <json>__new__ {**} }
+  );
+  trigger log_delete after delete for each do (
+    insert Log { action := Action.`DELETE`, old := <json>__old__ { * } }
+  );
+}
+type Tag { required name: str; }
+type Author extending Audited { required name: str; }
+type Post extending Audited {
+  required title: str;
+  views: int64;
+  author: Author;
+  multi tags: Tag;
+  shout := str_upper(.title) ++ '!';
+}
+"""
+
+
+def test_trigger_inserts_the_object_and_its_json(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate("type Tag { required name: str; }")
+    lib.apply(pg.url)
+    up, _ = _roundtrip(lib, pg, AUDIT)
+    assert "jsonb_build_object('id', NEW.\"id\", 'title', NEW.\"title\"" in up
+    [(ann,)] = pg.execute("INSERT INTO author (name) VALUES ('Ann') RETURNING id")
+    [(post,)] = pg.execute(f"INSERT INTO post (title, views, author_id) VALUES ('Hi', 9007199254740993, '{ann}') "
+                           "RETURNING id")
+    pg.execute("INSERT INTO tag (name) VALUES ('b'), ('a')")
+    pg.execute(f"INSERT INTO post_tags (source_id, target_id) SELECT '{post}', id FROM tag")
+    pg.execute(f"UPDATE post SET title = 'Hello' WHERE id = '{post}'")
+    # the object itself through the polymorphic link: the column of its own type
+    assert pg.execute("SELECT target_author_id, target_post_id FROM log ORDER BY ctid") == [
+        (ann, None), (None, post), (None, post)]
+    pg.execute(f"DELETE FROM post_tags WHERE source_id = '{post}'")
+    pg.execute(f"DELETE FROM post WHERE id = '{post}'")
+    rows = pg.execute("SELECT action, target_author_id, target_post_id, old, new FROM log ORDER BY ctid")
+    assert [r[0] for r in rows] == ["INSERT", "INSERT", "UPDATE", "DELETE"]
+    assert rows[2][1:3] == (None, None)  # (on target delete allow)
+    assert rows[0][4] == {"id": str(ann), "name": "Ann"}
+    # every property (computed too), every link with its target's properties; int64 a number
+    assert rows[1][4] == {"id": str(post), "title": "Hi", "views": 9007199254740993, "shout": "HI!",
+                          "author": {"id": str(ann), "name": "Ann"}, "tags": []}
+    old, new = rows[2][3], rows[2][4]
+    assert old["title"] == "Hi" and new["title"] == "Hello" and new["shout"] == "HELLO!"
+    assert sorted(t["name"] for t in new["tags"]) == ["a", "b"]
+    assert rows[3][3] == {"id": str(post), "title": "Hello", "views": 9007199254740993, "shout": "HELLO!"}

@@ -504,6 +504,19 @@ def _ordered(vtype, func: str, span, ctx) -> bool:
     return False
 
 
+def set_first_step(path, ctx) -> bool:
+    """``.name.rest`` whose first step is a set of objects of the subject: a multi link or a
+    computed link (what :func:`_object_path` reads)."""
+    if ctx.subject is None:
+        return False
+    name = path.steps[0]
+    link = ctx.subject.links.get(name)
+    if link is not None:
+        return link.multi
+    comp = ctx.subject.computeds.get(name)
+    return comp is not None and comp.target is not None
+
+
 def _object_path(arg, ctx, alias: str):
     """``(objects, rest)`` when ``arg`` is ``.link.prop...`` whose first step is a set of objects
     of the subject (a multi link, a backlink-like computed link) and ``rest`` the path from each

@@ -158,6 +158,8 @@ class ExprContext:
     bound_writes: Dict[str, qir.Node] = field(default_factory=dict)
     #: While a write's values are checked: the inserts nested in them (:class:`schemac.semantics.qir.BoundWrite`).
     nested: Optional[List[qir.Node]] = None
+    #: In a Gel trigger: ``<json>__new__ {**}`` -> the JSON of the row (``None`` after reporting).
+    row_json: Optional[Callable[[ast.ShapeExpr], Optional[qir.Expr]]] = None
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server
@@ -177,9 +179,21 @@ def assignment_cast(expr: ast.Expr, target: Optional[ValueType]) -> ast.Expr:
     https://docs.geldata.com/reference/stdlib/enum): a string literal given to an enum property
     (a default, an insert or update) is the member of that name, ``<Status>'Pending'`` (an
     unknown name is E0203). Anything else is returned as it is."""
-    if target is not None and target.enum is not None and target.element is None \
-            and isinstance(expr, ast.Literal) and expr.kind == "str":
+    if target is None or target.enum is None or target.element is not None:
+        return expr
+    if isinstance(expr, ast.Literal) and expr.kind == "str":
         return ast.Cast(ast.TypeRef(target.enum.qualname, (), expr.span), expr, expr.span)
+    # The cast reaches the literals a value is made of: `'PUBLIC' if .public else 'PRIVATE'`,
+    # `(select 'PUBLIC')`.
+    if isinstance(expr, ast.IfElse):
+        then, else_ = assignment_cast(expr.then, target), assignment_cast(expr.else_, target)
+        if then is not expr.then or else_ is not expr.else_:
+            return dataclasses.replace(expr, then=then, else_=else_)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and expr.filter is None and not expr.order \
+            and expr.offset is None and expr.limit is None:
+        subject = assignment_cast(expr.subject, target)
+        if subject is not expr.subject:
+            return dataclasses.replace(expr, subject=subject)
     return expr
 
 
@@ -516,7 +530,6 @@ _UNLOWERED_EXPRESSIONS = {
     ast.TypeCheck: "type checks ('is Type')",
     ast.NamedArg: "named function arguments ('name := value')",
     ast.NamedTuple: "named tuples",
-    ast.ArrayLit: "array literals",
     ast.SelectExpr: "sub-queries ('(select ...)')",
     ast.WithExpr: "'with' blocks inside an expression",
     ast.GroupExpr: "'group' expressions",
@@ -1953,6 +1966,16 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
         if op in ("?=", "?!="):
             nullable = False
         return qir.Binary(expr.span, BOOL, nullable, op, left, right)
+    if op == "++" and (left.type.element is not None or right.type.element is not None):
+        # array ++ array (https://docs.geldata.com/reference/stdlib/array#operator::arrayplus):
+        # Postgres' || keeps the other array when one is NULL; Gel's ++ of an empty set is empty.
+        if left.type.family != right.type.family:
+            ctx.reporter.error("E0304", f"'++' needs operands of one type, got {left.type.name} and {right.type.name}",
+                               expr.span)
+            return None
+        template = "({0} || {1})" if not nullable else \
+            "CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL ELSE {0} || {1} END"
+        return qir.SqlTemplate(expr.span, left.type, nullable, "array_concat", template, (left, right), "pp", True)
     if op == "++":
         if left.type.family != "str" or right.type.family != "str":
             ctx.reporter.error("E0304", f"'++' needs str operands, got {left.type.name} and {right.type.name}",
@@ -2137,6 +2160,10 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
                                did_you_mean(member, target.enum.members))
             return None
         return qir.EnumMember(expr.span, target, False, target.enum, member)
+    if target.family == "json" and isinstance(expr.operand, ast.ShapeExpr) and ctx.row_json is not None \
+            and isinstance(expr.operand.base, ast.VarRef) and expr.operand.base.name in ctx.row_refs:
+        # `<json>__new__ {**}` in a trigger: the object as JSON.
+        return ctx.row_json(expr.operand)
     inner = check(expr.operand, ctx, None)
     if inner is None:
         return None
@@ -2147,6 +2174,13 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
             ctx.reporter.error("E0206", f"casting json to {target.name} is not supported", expr.span)
             return None
         return qir.JsonCast(expr.span, target, expr.type.optional, inner)
+    if target.family == "json" and inner.type.family != "json":
+        # `<json>x` (https://docs.geldata.com/reference/stdlib/json): the value as JSON (a string,
+        # a number, a bool, an array), not its text parsed as JSON.
+        if inner.type.family == "bytes" or (inner.type.element is not None and inner.type.element.family == "bytes"):
+            ctx.reporter.error("E0206", f"casting {inner.type.name} to json is not supported", expr.span)
+            return None
+        return qir.SqlTemplate(expr.span, target, inner.nullable, "to_json", "to_jsonb({0})", (inner,), "p", True)
     if target.enum is not None and inner.type.enum != target.enum:
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")

@@ -567,37 +567,40 @@ JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})
                  "cal::local_datetime": "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"}
 
 
-def _json_value(vtype: ValueType, sql: str) -> str:
-    if vtype.scalar is not None and vtype.scalar.name in JSON_SPELLING:
+def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:
+    if vtype.scalar is not None and vtype.scalar.name in JSON_SPELLING and (
+            not gel_json or vtype.scalar.name == "bytes"):
         return JSON_SPELLING[vtype.scalar.name].format(sql)
     return sql
 
 
-def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None) -> List[Tuple[str, qir.ResultField]]:
+def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None,
+              gel_json: bool = False) -> List[Tuple[str, qir.ResultField]]:
     """``[(SQL, field)]`` of a shape over rows named ``alias``. A single link with a sub-shape
     is a correlated sub-select building one JSON object; a multi link one building a JSON array
     (``json_agg``, ordered by the target's id). ``join_alias``: inside a multi link's shape,
-    the alias of its join table (``@prop`` reads it)."""
+    the alias of its join table (``@prop`` reads it). ``gel_json``: the values as Gel's
+    ``<json>`` cast spells them (numbers as JSON numbers), not as the runners read them."""
     out: List[Tuple[str, qir.ResultField]] = []
     for el in elements:
         t = type(el)
         if t is qir.ShapeColumn:
             col = el.column
             if depth > 0:
-                out.append((_json_value(col.type, f"{alias}.{qi(col.name)}"), el.field))
+                out.append((_json_value(col.type, f"{alias}.{qi(col.name)}", gel_json), el.field))
             else:
                 out.append((qi(col.name), el.field))
         elif t is qir.ShapeLinkProp:
-            out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}"), el.field))
+            out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}", gel_json), el.field))
         elif t is qir.ShapeLinkId:
             out.append((qi(el.column.name), el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))
-            out.append((_json_value(el.value.type, sql) if depth > 0 else sql, el.field))
+            out.append((_json_value(el.value.type, sql, gel_json) if depth > 0 else sql, el.field))
         elif t is qir.ShapeComputedLink:
             # A backlink or computed link: its objects, like a stored link's.
             inner_alias = qi(f"_s{depth + 1}")
-            inner = shape_sql(el.elements, inner_alias, depth + 1)
+            inner = shape_sql(el.elements, inner_alias, depth + 1, gel_json=gel_json)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             from_where = object_set_sql(el.objects)
             out.append((_nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth), el.field))
@@ -605,7 +608,8 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             link = el.link
             inner_alias = qi(f"_s{depth + 1}")
             join = qi(f"_j{depth + 1}")
-            inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None)
+            inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None,
+                              gel_json=gel_json)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             target = link.target.from_sql or qi(link.target.table)
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
@@ -690,6 +694,9 @@ def _assign_sql(a: qir.Assign) -> str:
             if a.value.param.index in _copied:  # type: ignore[attr-defined]
                 return f"COALESCE({sql}::{col.type.pg}, {col.default_sql})"
             return f"{sql}::{col.type.pg}"
+        if a.default == "row":
+            # A default reading the row: its BEFORE INSERT trigger fills a NULL.
+            return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql
         if a.default == "cast":
             # A default reading a global: the parameter typed as the column.
             return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql

@@ -118,6 +118,10 @@ class Column:
     #: polymorphic link's column of one subtype, ``<link>[is <Subtype>]`` (one per column, so the
     #: migration diff tells them apart).
     pointer: Optional[str] = None
+    #: A default that reads other properties of the object (``default := ('PUBLIC' if .public
+    #: else 'PRIVATE')``): its SQL over the row being inserted (``NEW``), set by a BEFORE
+    #: INSERT trigger of its table when the insert leaves the (required) column empty.
+    row_default_sql: Optional[str] = None
 
     @property
     def has_default(self) -> bool:
@@ -127,7 +131,8 @@ class Column:
     def defaulted(self) -> bool:
         """An insert may leave it out: it has a SQL default, a query-time default or an insert
         rewrite."""
-        return self.default_sql is not None or self.query_default is not None or "insert" in self.rewrites
+        return self.default_sql is not None or self.query_default is not None or "insert" in self.rewrites \
+            or self.row_default_sql is not None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ them there too; schemac does not, so a policy never recurses).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import List, Optional
 
@@ -31,6 +32,17 @@ MARK = "schemac-access-policy"
 
 #: Depth of policy expansion: policies are not applied inside policy expressions.
 _EXPANDING: List[str] = []
+
+
+@contextlib.contextmanager
+def not_applied():
+    """Within it no access policy is applied (a trigger's statements run in the database, for
+    every writer, as any Postgres trigger's)."""
+    _EXPANDING.append("")
+    try:
+        yield
+    finally:
+        _EXPANDING.pop()
 
 
 def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):

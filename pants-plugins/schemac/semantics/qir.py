@@ -583,7 +583,8 @@ class Assign(Node):
     """``p := value`` (``op`` ``:=``), ``p += value`` / ``p -= value`` on a multi property
     (``element``: the value is one element, not an array). ``default``: an omitted (NULL)
     value means the column default: ``param`` for a parameter, ``json`` for a json member;
-    ``cast``: the value is a default that reads a global (a parameter cast to the column type)."""
+    ``cast``: the value is a default that reads a global (a parameter cast to the column type);
+    ``row``: a NULL is filled by the default that reads the row (its BEFORE INSERT trigger)."""
 
     span: Span
     column: Column

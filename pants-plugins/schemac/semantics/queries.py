@@ -305,7 +305,9 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             if node is not None:
                 out.append(node)
             continue
-        use_default = insert and col.has_default and isinstance(a.value, (ast.Param, ast.Cast))
+        # (a default reading the row, col.row_default_sql: its trigger fills a NULL)
+        use_default = insert and (col.has_default or col.row_default_sql is not None) \
+            and isinstance(a.value, (ast.Param, ast.Cast))
         low = check(assignment_cast(a.value, col.type), ctx, col.type,
                     allow_optional_param=use_default or not col.required)
         if low is None:
@@ -315,7 +317,10 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                                a.value.span)
             continue
         if use_default and low.nullable and is_param(low):
-            out.append(qir.Assign(a.span, col, low, default="param"))
+            out.append(qir.Assign(a.span, col, low, default="param" if col.has_default else "row"))
+            continue
+        if insert and col.row_default_sql is not None and low.nullable and isinstance(a.value, ast.Cast):
+            out.append(qir.Assign(a.span, col, low, default="row"))
             continue
         if insert and col.has_default and low.nullable and isinstance(a.value, ast.Cast):
             # `<optional T>item['k']` of a json loop: a missing member means the default.

@@ -1158,9 +1158,9 @@ class _Resolver:
             self.reporter.error("E0206", "link properties on single links are not supported yet",
                                 decl.link_props[0].span, "make the link 'multi', or move the property to the type")
         if action == "allow" and ptr.required:
-            self.reporter.error("E0205", "'on target delete allow' would leave a required link empty",
-                                decl.name_span, "use 'restrict' or 'delete source', or make the link optional")
-            return
+            # Gel accepts it, and refuses the deletion of a target still linked (it would leave
+            # the required link empty: https://github.com/geldata/gel/issues/8417): restrict.
+            action = "restrict"
         column = f"{decl.name}_id"
         size = len(decl.name.encode("utf-8"))
         if size + 3 > MAX_IDENTIFIER_BYTES:
@@ -1202,9 +1202,7 @@ class _Resolver:
             self.reporter.error("E0206", "link properties on single links are not supported yet",
                                 decl.link_props[0].span, "make the link 'multi', or move the property to the type")
         if action == "allow" and ptr.required and not decl.multi:
-            self.reporter.error("E0205", "'on target delete allow' would leave a required link empty",
-                                decl.name_span, "use 'restrict' or 'delete source', or make the link optional")
-            return
+            action = "restrict"  # (as for a link to one type, above)
         plain_exclusive = all(c.name == "exclusive" and not c.args and not c.on and c.filter is None
                               and c.except_ is None for c, _ in ptr.constraints)
         for what, present in (("a default", ptr.default is not None),
@@ -1404,6 +1402,9 @@ class _Resolver:
                                 "a link's default may be an object global (default := global current_user) or a "
                                 "sub-select of one object: default := (select User filter .name = 'admin')")
             return
+        if any(isinstance(n, ast.Path) for n in ast.iter_nodes(default)):
+            self._row_default(obj, col, ptr)
+            return
         low = lower(assignment_cast(default, col.type), ctx, col.type)
         if low is None:
             return
@@ -1418,6 +1419,34 @@ class _Resolver:
         i = next(i for i, c in enumerate(obj.columns) if c is col)
         obj.columns[i] = Column(col.name, col.type, col.required, low.sql, col.span, col.is_id, col.readonly,
                                 col.comment, col.link)
+
+    def _row_default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
+        """A default that reads other properties of the object, ``default := ('PUBLIC' if .public
+        else 'PRIVATE')`` (Gel evaluates it for the object being inserted): a Postgres column
+        default cannot read the row, so a BEFORE INSERT trigger of the table sets the column from
+        the row as the insert wrote it (``NEW``) when the insert left it empty
+        (:func:`schemac.semantics.triggers.build_triggers`). Only for a required property: for an
+        optional one Postgres cannot tell an insert that leaves it out (the default applies)
+        from one that gives it empty (it stays empty)."""
+        default = ptr.default
+        assert default is not None
+        if not col.required:
+            self.reporter.error("E0206", "a default that reads other properties of an optional property is not "
+                                "supported", default.span,
+                                "Postgres cannot tell an insert that leaves it out from one that gives it empty: "
+                                "make the property required, or compute it with 'rewrite insert using (...)'")
+            return
+        ctx = ExprContext(self.schema, obj, ptr.default_module, self.reporter, where="a default",
+                          column_prefix="NEW")
+        low = lower(assignment_cast(default, col.type), ctx, col.type)
+        if low is None:
+            return
+        if low.type.family != col.type.family or (low.type.enum is not None and low.type.enum is not col.type.enum):
+            self.reporter.error("E0204", f"default of '{col.name}' is {low.type.name}, but the property is "
+                                f"{col.type.name}", default.span)
+            return
+        i = next(i for i, c in enumerate(obj.columns) if c is col)
+        obj.columns[i] = dataclasses.replace(col, row_default_sql=low.sql)
 
     def _query_default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
         """A default that reads a global (``created_by: User { default := global current_user }``,

@@ -301,6 +301,8 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}")
     if found is False:
         return None
+    if found is None and _set_paths(arg, ctx):
+        return _array_agg_of_values(expr, arg, ctx)
     if found is None:
         value = check(arg, ctx)
         if value is None:
@@ -326,6 +328,72 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
     return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
                            (agg,), "r", True)
+
+
+def _set_paths(arg, ctx):
+    """The paths ``.link.rest`` in ``arg`` whose first step is a set of objects of the subject
+    (a multi link or a computed link)."""
+    from schemac.semantics import computed_sql
+
+    return [n for n in ast.iter_nodes(arg) if isinstance(n, ast.Path) and len(n.steps) > 1
+            and computed_sql.set_first_step(n, ctx)]
+
+
+def _array_agg_of_values(expr: ast.FuncCall, arg, ctx) -> Optional[qir.Expr]:
+    """``array_agg(array_join(.varieties.names, ' '))``: a value computed from each object of a
+    multi link or computed link, one element per object (Gel computes the function for each
+    element of the set): ``coalesce((SELECT array_remove(array_agg(<value>), NULL) FROM <the
+    objects>), '{}')`` (Gel's sets hold no empty value)."""
+    from schemac.semantics import computed_sql
+    from schemac.semantics.exprs import check
+
+    paths = _set_paths(arg, ctx)
+    first = paths[0].steps[0]
+    others = [n for n in ast.iter_nodes(arg) if isinstance(n, (ast.Path, ast.Backlink))
+              and not (isinstance(n, ast.Path) and len(n.steps) > 1 and n.steps[0] == first)]
+    if others:
+        ctx.reporter.error("E0206", f"array_agg() of a value reading '.{first}' and other paths is not supported",
+                           arg.span, "aggregate a value of the linked objects alone")
+        return None
+    found = computed_sql._object_path(ast.Path(paths[0].steps, arg.span), ctx, f"_a{ctx.depth}")
+    if not found:
+        return None
+    objects, _ = found
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={})
+    value = check(_strip_first_step(arg, first), inner)
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0304", "array_agg() of arrays is not a Gel function (an array of arrays is not a "
+                           "Gel type)", arg.span)
+        return None
+    atype = ValueType(element=value.type)
+    agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
+    return qir.SqlTemplate(expr.span, atype, False, "array_agg",
+                           f"coalesce(array_remove({{0}}, NULL), CAST(ARRAY[] AS {atype.pg}))", (agg,), "r", True)
+
+
+def _strip_first_step(expr, first: str):
+    """``expr`` with each path ``.first.a.b`` read as ``.a.b`` (from each linked object)."""
+    if isinstance(expr, ast.Path):
+        return ast.Path(expr.steps[1:], expr.span) if len(expr.steps) > 1 and expr.steps[0] == first else expr
+    if not dataclasses.is_dataclass(expr):
+        return expr
+    changes = {}
+    for f in dataclasses.fields(expr):
+        if f.name == "span" or f.name.endswith("_span"):
+            continue
+        v = getattr(expr, f.name)
+        if isinstance(v, tuple):
+            new = tuple(_strip_first_step(x, first) if dataclasses.is_dataclass(x) else x for x in v)
+            if any(a is not b for a, b in zip(new, v)):
+                changes[f.name] = new
+        elif dataclasses.is_dataclass(v):
+            new = _strip_first_step(v, first)
+            if new is not v:
+                changes[f.name] = new
+    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def _syntax_key(node):

@@ -48,6 +48,8 @@ from schemac.semantics.sqlnames import object_name, qi, sql_string
 
 #: Trigger names are per table; Postgres fires the triggers of one event in name order.
 REWRITE_TRIGGER = "schemac_rewrite_{kind}"
+#: (sorts before ``schemac_rewrite_insert``: Postgres fires it first)
+DEFAULT_TRIGGER = "schemac_default"
 SOURCE_DELETE_TRIGGER = "schemac_source_delete"
 TARGET_DELETE_TRIGGER = "schemac_target_delete"
 #: (sorts before ``schemac_rewrite_update``: Postgres fires it first)
@@ -69,6 +71,7 @@ def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, 
     for obj, pointers in types.values():
         if obj.library is not None:
             continue  # a dependency library's table: its own migrations create its triggers
+        _row_defaults(obj)
         _rewrites(schema, obj, pointers, reporter)
         for ptr in pointers.values():
             if ptr.on_source_delete is not None:  # type: ignore[attr-defined]
@@ -81,6 +84,20 @@ def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, 
             # (a trigger of an abstract type is checked for each subtype, reported once)
             _gel_trigger(schema, obj, trig, module, Reporter() if id(trig) in reported else reporter)  # type: ignore[arg-type]
             reported.add(id(trig))
+
+
+# --------------------------------------------------------------------- row-reading defaults
+def _row_defaults(obj: ObjectType) -> None:
+    """The defaults that read other properties of the object
+    (:attr:`schemac.semantics.model.Column.row_default_sql`, https://docs.geldata.com/reference/datamodel/properties#default-values):
+    one ``BEFORE INSERT`` row trigger of the table, ``schemac_default`` (fired before the
+    rewrites, by name order, as Gel applies the defaults before the rewrites), that sets each
+    such column the insert left empty, in declaration order, from the row as it was written."""
+    lines = [f"IF NEW.{qi(c.name)} IS NULL THEN\n  NEW.{qi(c.name)} := {c.row_default_sql};\nEND IF;"
+             for c in obj.columns if c.row_default_sql is not None]
+    if lines:
+        obj.triggers.append(Trigger(DEFAULT_TRIGGER, object_name("df", obj.table, []), "BEFORE", ("INSERT",), "ROW",
+                                    "\n".join(lines) + "\nRETURN NEW;"))
 
 
 # ------------------------------------------------------------------------------- rewrites
@@ -228,15 +245,11 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         reporter.error("E0206", "'for all' triggers that read __new__, __old__ or have 'when' are not supported yet",
                        trig.span, "use 'for each': it runs once per object")
         return False
-    shaped = next((n for n in nodes if isinstance(n, ast.ShapeExpr)), None)
-    if shaped is not None:
-        reporter.error("E0206", "a whole object with a shape (__new__ {**}) in a trigger is not supported yet",
-                       shaped.span, "write the properties one by one: target_name := __new__.name")
-        return False
     # row_ref_subject: inside a sub-select (select Log filter .msg = __new__.name) the subject
     # is Log, while __new__ / __old__ stay objects of the trigger's type.
     ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
                       column_prefix=refs.get("__new__", "OLD"))
+    ctx.row_json = lambda shaped: _row_json(obj, shaped, refs, module, reporter, schema)
     parts: List[str] = []
     ok = True
     for stmt in statements:
@@ -312,6 +325,44 @@ def _gel_service_use(body, schema: Schema, module: str, depth: int = 0) -> Optio
             if found is not None:
                 return (f"{n.name}()", n.span, f"which calls {found[0]}, {found[2]}")
     return None
+
+
+def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], module: str, reporter: Reporter,
+              schema: Schema):
+    """``<json>__new__ {**}`` (``__old__``, any shape) in a trigger: the object as a JSON
+    object of its shape, as Gel casts an object with a shape to json
+    (https://docs.geldata.com/reference/stdlib/json): ``{**}`` is every property (``id``
+    first), every link with its target's properties (``null`` / ``[]`` when empty) and the
+    computed ones (https://docs.geldata.com/reference/edgeql/select#splats). Built like a
+    query's nested shape over the trigger's row (``NEW`` / ``OLD``), with Gel's JSON spelling
+    of each value (numbers as numbers); ``jsonb``. Access policies do not apply in a trigger."""
+    from schemac.semantics import lowering, policies, qir
+    from schemac.semantics.exprs import ParamTable
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.queries import _shape
+    from schemac.semantics.scalars import SCALARS
+
+    root = shaped.base.name  # type: ignore[attr-defined]
+    record = refs.get(root)
+    if record is None:
+        reporter.error("E0206", f"{root} is not available in a trigger on this event", shaped.span)
+        return None
+    ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
+                      column_prefix=record, params=ParamTable())
+    before = len(reporter.diagnostics)
+    with policies.not_applied():
+        elements = _shape(shaped.shape, obj, record, ctx, 1)
+        if len(reporter.diagnostics) != before:
+            return None
+        if ctx.params.params:  # type: ignore[union-attr]
+            first = ctx.params.ordered()[0]  # type: ignore[union-attr]
+            reporter.error("E0206", "a global read by the shape of an object in a trigger is not supported",
+                           first.span, "Postgres triggers do not see the request's globals")
+            return None
+        fields = lowering.shape_sql(elements, record, 1, gel_json=True)
+    sql = "jsonb_build_object(" + ", ".join(f"{sql_string(f.name)}, {v}" for v, f in fields) + ")"
+    return qir.SqlTemplate(shaped.span, ValueType(scalar=SCALARS["json"]), False, "row_json",
+                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
 
 
 def _trigger_statements(body) -> Optional[List[object]]:
@@ -411,6 +462,22 @@ def _trigger_value(obj: ObjectType, target: ObjectType, a, ctx: ExprContext, ref
     if a.op != ":=":
         reporter.error("E0206", f"'{a.op}' in a trigger's statement is not supported", a.span)
         return None
+    if isinstance(a.value, ast.ShapeExpr) and isinstance(a.value.base, ast.VarRef) \
+            and a.value.base.name in ("__new__", "__old__"):
+        # `target := __new__ {**}`: the object (a shape only chooses what an output shows)
+        a = dataclasses.replace(a, value=a.value.base)
+    pl = target.poly_links.get(a.name)
+    root = a.value.name if isinstance(a.value, ast.VarRef) else None
+    if pl is not None and not pl.multi and root in ("__new__", "__old__"):
+        # A polymorphic link (one FK column per concrete subtype): the trigger's type's column.
+        if root not in refs:
+            reporter.error("E0206", f"{root} is not available in a trigger on {', '.join(kinds)}", a.value.span)
+            return None
+        column = next((c for t, c in pl.targets if t is obj), None)
+        if column is None:
+            reporter.error("E0204", f"link '{a.name}' of '{target.name}' does not point to '{obj.name}'", a.value.span)
+            return None
+        return column, f"{refs[root]}.\"id\""
     link = target.links.get(a.name)
     if link is not None:
         if link.multi:
