@@ -319,16 +319,30 @@ def test_access_policy_errors_are_located():
     assert "an access policy condition must be bool, got str" in text
 
 
-def test_writes_that_policies_check_are_refused_where_the_check_cannot_run():
+def test_writes_that_policies_check_carry_the_check_in_their_returning():
+    """A write of a type with policies that the query may not read to its end (bound in `with`,
+    selected with a nested shape) and an upsert check their rows in their own RETURNING: a
+    data-modifying CTE runs to its end whether or not it is read (tests/e2e/test_query_links_e2e.py
+    runs them). An upsert checks a row it inserted (xmax = 0) as an insert, one it updated as an
+    update, and updates only an existing row the update policies let it see."""
     schema = ("global uid: uuid;\n"
-              "type U { required name: str { constraint exclusive; }; access policy p allow all using (.id ?= global uid); }\n")
-    err, text = diagnose(schema,
-                         a="insert U { name := <str>$n } unless conflict on (.name) else (update U set { name := 'x' });")
-    assert codes(err) == ["E0206"]
-    assert "an upsert of 'U', which has access policies, is not supported yet" in text
-    err, text = diagnose(schema, b="with u := (insert U { name := <str>$n }) select u { name };")
-    assert codes(err) == ["E0206"]
-    assert "binding a write of 'U', which has access policies, in 'with' is not supported yet" in text
+              "type O { required name: str; }\n"
+              "type U { required name: str { constraint exclusive; }; owner: O;\n"
+              "  access policy p allow all using (.id ?= global uid); }\n")
+    queries = {
+        "upsert": "insert U { name := <str>$n } unless conflict on (.name) else (update U set { name := 'x' });",
+        "bound": "with u := (insert U { name := <str>$n }) select u { name };",
+        "nested": "select (insert U { name := <str>$n }) { owner: { name } };",
+    }
+    sources = {"s/schema.esdl": schema}
+    sources.update({f"s/queries/{k}.edgeql": v for k, v in queries.items()})
+    sql = {q.name: q.sql for q in check_library(sources, Options(library="t")).queries}
+    for name in queries:
+        assert 'AS "_allowed"' in sql[name], sql[name]
+        assert "schemac-access-policy|default::U|insert|" in sql[name]
+    assert '"u".xmax = 0' in sql["upsert"] and "schemac-access-policy|default::U|update|" in sql["upsert"]
+    assert 'DO UPDATE\nSET "name" = \'x\'\nWHERE' in sql["upsert"]
+    assert '"_with_u" AS (\nINSERT INTO "u" ("name")\nVALUES ($1)\nRETURNING *, (CASE' in sql["bound"]
 
 
 def test_a_refused_auth_declaration_does_not_cascade():

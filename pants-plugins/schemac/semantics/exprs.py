@@ -160,6 +160,10 @@ class ExprContext:
     nested: Optional[List[qir.Node]] = None
     #: In a Gel trigger: ``<json>__new__ {**}`` -> the JSON of the row (``None`` after reporting).
     row_json: Optional[Callable[[ast.ShapeExpr], Optional[qir.Expr]]] = None
+    #: Names bound by ``with`` to a selection of objects, ``p := (select Player filter ...)``:
+    #: name -> that expression, however the query reads it (a link's value reads the objects:
+    #: ``author := p``, ``tags += p``).
+    selections: Dict[str, ast.Expr] = field(default_factory=dict)
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server

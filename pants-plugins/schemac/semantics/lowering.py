@@ -117,7 +117,7 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
-                     qir.SetFilter, qir.WrittenIds})
+                     qir.SetFilter, qir.WrittenIds, qir.AssertExists})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -466,6 +466,23 @@ def _written_ids(node: qir.WrittenIds) -> str:
     return f'(SELECT "id" FROM {qi(node.cte)})'
 
 
+#: A scalar sub-select of two rows: evaluated, it fails the statement with SQLSTATE 21000
+#: (cardinality_violation), as Gel's assert_exists() raises CardinalityViolationError. Postgres
+#: runs an uncorrelated sub-select only where its value is needed (a constant would be folded
+#: when the statement is planned, failing it every time).
+_NO_OBJECT = 'SELECT NULL::uuid FROM (VALUES (1), (2)) AS "_none"("n")'
+
+
+def _assert_exists(node: qir.AssertExists) -> str:
+    """The id, or else the failing sub-select (``COALESCE`` reads its second argument only for
+    NULL); the ids when there is at least one."""
+    value = expr_sql(node.value)
+    if not node.many:
+        return f"COALESCE({value}, ({_NO_OBJECT}))"
+    return (f'(SELECT CASE WHEN cardinality("_ids"."v") > 0 THEN "_ids"."v" ELSE ARRAY[({_NO_OBJECT})] END '
+            f'FROM (SELECT {value} AS "v") AS "_ids")')
+
+
 def _visible_id(node: qir.VisibleId) -> str:
     value = node.value
     value_sql = expr_sql(value)
@@ -547,6 +564,7 @@ _EXPR = {
     qir.LinkPath: _link_path,
     qir.ObjectId: _object_id,
     qir.VisibleId: _visible_id,
+    qir.AssertExists: _assert_exists,
     qir.ObjectRow: _object_row,
     qir.ObjectIds: _object_ids,
     qir.SetFilter: _set_filter,
@@ -786,14 +804,27 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType) -> str:
         return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
-    where = "" if c.else_filter is None else f"\nWHERE {expr_sql(c.else_filter)}"
+    conds = ([] if c.else_filter is None else [expr_sql(c.else_filter)]) + \
+        ([] if c.else_visible_sql is None else [c.else_visible_sql])
+    where = "" if not conds else "\nWHERE " + (conds[0] if len(conds) == 1 else " AND ".join(f"({x})" for x in conds))
     return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}{where}"
 
 
-def write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+def write_sql(w, in_cte: bool = False) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     """An insert, update or delete: ``(statement, links)``. ``statement(cols)`` is the statement
     returning ``cols``; ``links`` build the statements writing multi links' join tables, given
-    the name of the CTE that holds the written rows."""
+    the name of the CTE that holds the written rows. ``in_cte``: the statement is a CTE whose
+    rows nothing may read to the end: its access policy check is in its ``RETURNING`` (a
+    data-modifying CTE runs to its end, ``RETURNING`` included, whether or not it is read);
+    an upsert's always is."""
+    check = w.returning_check if in_cte or w.check_sql is None else None
+    statement, links = _write_sql(w)
+    if check is None:
+        return statement, links
+    return (lambda cols: statement(f'{cols}, {check} AS "_allowed"')), links
+
+
+def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     table = qi(w.subject.table)
     t = type(w)
     if t is qir.Insert:
@@ -846,7 +877,7 @@ def nested_ctes(w) -> List[Tuple[str, str]]:
     out: List[Tuple[str, str]] = []
     for b in getattr(w, "nested", ()):
         out += nested_ctes(b.write)
-        statement, links = write_sql(b.write)
+        statement, links = write_sql(b.write, in_cte=True)
         out.append((b.name, statement('"id"')))
         out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
     return out
@@ -997,7 +1028,7 @@ def _returning_sql(r: qir.Returning) -> str:
     columns = _columns(picked)
     check = r.write.check_sql  # type: ignore[attr-defined]
     nested = nested_ctes(r.write)
-    if not links and check is None:
+    if not links and check is None and r.write.returning_check is None:  # type: ignore[attr-defined]
         return render_ctes(nested, statement(", ".join(columns)))
     inner = columns if '"id"' in columns else ['"id"'] + columns
     if check is not None:
@@ -1017,7 +1048,7 @@ def statement_sql(stmt: qir.Node) -> str:
     if t is qir.Returning:
         return _returning_sql(stmt)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
-        statement, links = write_sql(stmt.write)  # type: ignore[attr-defined]
+        statement, links = write_sql(stmt.write, in_cte=True)  # type: ignore[attr-defined]
         ctes = nested_ctes(stmt.write) + [("_new", statement("*"))]  # type: ignore[attr-defined]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
@@ -1036,7 +1067,7 @@ def _with_sql(w: qir.With) -> str:
     for b in w.bindings:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
-            statement, links = write_sql(b.write)  # type: ignore[attr-defined]
+            statement, links = write_sql(b.write, in_cte=True)  # type: ignore[attr-defined]
             ctes += nested_ctes(b.write)  # type: ignore[attr-defined]
             ctes.append((name, statement("*")))
             ctes += [(f"{name}_link{i}", link(qi(name))) for i, link in enumerate(links, 1)]

@@ -409,6 +409,16 @@ class WrittenIds(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class AssertExists(Expr):
+    """``assert_exists(<objects>)`` as a link's value: ``value`` (an id, or a ``uuid[]`` when
+    ``many``), failing the statement when it holds no object
+    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists)."""
+
+    value: Expr
+    many: bool
+
+
+@dataclass(frozen=True, eq=False)
 class VisibleId(Expr):
     """The id ``value`` assigned to a link whose target has access policies: the id only when
     the policies let the query see that object (else empty)."""
@@ -620,6 +630,10 @@ class Conflict(Node):
     #: ``else (update T filter <cond> set {...})``: the existing row is updated (and returned)
     #: only when ``cond`` holds for it.
     else_filter: Optional[Expr] = None
+    #: The type's ``update read`` access policies over the existing row (lowered by
+    #: ``schemac.semantics.policies``): a row they hide is not updated, and the statement returns
+    #: no object for it.
+    else_visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -651,6 +665,11 @@ class Insert(Node):
     #: Inserts nested in its values (``author := (insert User {...})``): :class:`BoundWrite`
     #: nodes, each written first as the CTE its ``name`` names.
     nested: Tuple["BoundWrite", ...] = ()
+    #: The access policy check over the table's own name, written into the statement's
+    #: ``RETURNING`` (as ``"_allowed"``) where the statement is a CTE that nothing may read to
+    #: its end (bound by ``with``, nested, selected with a nested shape) or an upsert (an
+    #: inserted row, ``xmax = 0``, gets the insert check; an updated one the update's).
+    returning_check: Optional[str] = None
 
     kind = "insert"
 
@@ -679,6 +698,8 @@ class Update(Node):
     check_sql: Optional[str] = None
     #: ``for x in ... union (update ...)``: the rows of the loop, joined (``UPDATE ... FROM``).
     batch: Optional["Batch"] = None
+    #: As :attr:`Insert.returning_check`.
+    returning_check: Optional[str] = None
 
     kind = "update"
 
@@ -707,6 +728,7 @@ class Delete(Node):
     exclusives: Tuple[ExclusiveConstraint, ...] = ()
     written_links: Tuple[str, ...] = ()
     check_sql: Optional[str] = None
+    returning_check: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)

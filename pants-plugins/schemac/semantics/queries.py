@@ -104,7 +104,8 @@ class QueryPlan:
 
 def filtered_upsert(q: QueryPlan) -> bool:
     """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
-    return q.ir is not None and any(type(n) is qir.Conflict and n.else_filter is not None  # type: ignore[attr-defined]
+    return q.ir is not None and any(type(n) is qir.Conflict and (n.else_filter is not None or  # type: ignore[attr-defined]
+                                                                 n.else_visible_sql is not None)  # type: ignore[attr-defined]
                                     for n in qir.walk(q.ir.statement))
 
 
@@ -249,6 +250,18 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         seen.add(a.name)
         pl = subject.poly_links.get(a.name)
+        exists = False
+        if pl is not None or a.name in subject.links:
+            source = _link_source(a, subject, ctx)
+            if source is None:
+                continue
+            a, exists = source
+            if exists:
+                n = len(out)
+                out.extend(_assignments((a,), subject, ctx, insert))
+                if len(out) > n:
+                    out[n] = _asserted(out[n])
+                continue
         if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
             # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
             # in target_id and in the subtype's column
@@ -334,6 +347,70 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             _mark_unchanged(a.value, col.name, ctx)
         out.append(qir.Assign(a.span, col, low))
     return out
+
+
+def _link_source(a: ast.Assignment, subject: ObjectType,
+                 ctx: ExprContext) -> Optional[Tuple[ast.Assignment, bool]]:
+    """A link's value as the forms below read it: ``(a, exists)``, ``exists`` when it is wrapped
+    in ``assert_exists(...)`` (the statement fails when it selects no object,
+    https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists). A link is
+    assigned any expression of objects of its type (https://docs.geldata.com/reference/edgeql/insert#links,
+    .../update): a ``with`` name bound to a selection, ``p := (select Player filter ...)``, is
+    that selection (``author := p``, ``tags += p``; a select has no effect, so reading it
+    where it is used is the same set of objects); in ``link -= (select .link filter ...)``, the
+    objects of the link that the filter keeps are removed, which are the objects of its
+    type that the filter keeps (removing an object that is not linked changes nothing)."""
+    value, exists = a.value, False
+    while isinstance(value, ast.FuncCall) and value.name in ("assert_exists", "std::assert_exists") \
+            and len(value.args) == 1:
+        value, exists = value.args[0], True
+    link = subject.links.get(a.name)
+    if isinstance(value, ast.FuncCall) and value.name in ("assert_single", "std::assert_single") \
+            and len(value.args) == 1 and isinstance(value.args[0], ast.VarRef):
+        inner = _selected(value.args[0], link is None, ctx)
+        if inner is not value.args[0]:
+            value = dataclasses.replace(value, args=(inner,))
+    elif isinstance(value, ast.VarRef):
+        value = _selected(value, link is None, ctx)
+    elif isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.Path) and value.shape is None \
+            and not value.order and value.offset is None and value.limit is None \
+            and value.subject.steps == (a.name,) and value.filter is not None:
+        if a.op != "-=" or link is None:
+            ctx.reporter.error("E0206", f"'{a.name} {a.op} (select .{a.name} filter ...)' is not supported yet"
+                               if link is not None else f"'(select .{a.name} ...)' of a polymorphic link as its "
+                               "value is not supported yet", value.span,
+                               f"select the objects by their type: (select {_target_name(subject, a.name)} filter ...)")
+            return None
+        value = ast.SubSelect(link.target.qualname, value.subject.span, value.filter, value.span)
+    if value is a.value:
+        return a, False
+    return dataclasses.replace(a, value=value), exists
+
+
+def _target_name(subject: ObjectType, name: str) -> str:
+    link = subject.links.get(name)
+    return link.target.name if link is not None else subject.poly_links[name].targets[0][0].name
+
+
+def _selected(ref: ast.VarRef, poly: bool, ctx: ExprContext) -> ast.Expr:
+    """The selection a ``with`` name is bound to (see :func:`_link_source`), or ``ref`` itself
+    for any other name, and for a name bound to one object (its value is computed once, and
+    the link reads it) unless the link is polymorphic (the selection names the subtype)."""
+    sel = ctx.selections.get(ref.name)
+    if sel is None or ref.name in ctx.bound_writes or (not poly and _bound_object(ref.name, ctx) is not None):
+        return ref
+    sub = computed_sql.as_subselect(sel)
+    return ref if sub is None else sub
+
+
+def _asserted(node: qir.Node) -> qir.Node:
+    """A link's assignment whose value is ``assert_exists(...)``: its ids fail the statement when
+    there are none (:class:`~schemac.semantics.qir.AssertExists`)."""
+    if type(node) is qir.LinkAssign:
+        ids = node.ids  # type: ignore[attr-defined]
+        return dataclasses.replace(node, ids=qir.AssertExists(ids.span, ids.type, False, ids, True))
+    value = node.value  # type: ignore[attr-defined]
+    return dataclasses.replace(node, value=qir.AssertExists(value.span, value.type, False, value, False))
 
 
 def _reads_global(value: ast.Expr) -> bool:
@@ -457,6 +534,17 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     if source is None and (_is_nested_insert(value) or (isinstance(value, ast.VarRef)
                                                         and value.name in ctx.bound_writes)):
         return _written(a, value, link, ctx, many=True)
+    if source is None and isinstance(value, ast.VarRef) and _bound_object(value.name, ctx) is not None:
+        # `with c := (select Collection filter .id = ...)` ... `tracked += c`: that object, if any.
+        if _bound_object(value.name, ctx) is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, but '{value.name}' is a "
+                               f"{_bound_object(value.name, ctx).name}", value.span)  # type: ignore[union-attr]
+            return None
+        low = check(value, ctx)
+        if low is None:
+            return None
+        return qir.SqlTemplate(value.span, uuid_array, False, "ids_of_one", "array_remove(ARRAY[{0}], NULL)", (low,),
+                               "r", True)
     if source is None and _is_empty_set(value):
         # `tags := {}`: no links (`+= {}` / `-= {}` change nothing).
         return qir.SqlTemplate(value.span, uuid_array, False, "no_ids", "'{{}}'::uuid[]", (), "", True)
@@ -640,10 +728,6 @@ def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: b
     inner = dataclasses.replace(ctx, subject=target, column_prefix=None)
     w = _insert_write(q, target, inner)
     if w is None:
-        return None
-    if w.check_sql is not None:
-        ctx.reporter.error("E0206", f"a nested insert of '{target.name}', which has access policies, is not supported "
-                           "yet", value.span, "insert the object in a query of its own")
         return None
     name = f"_nested{sum(1 for k in ctx.bound_writes if k.startswith(' nested')) + 1}"
     ctx.bound_writes[" nested" + name] = w  # (counted so each nested insert gets its own CTE)
@@ -921,15 +1005,27 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
                            "the links would also be added to the existing object; set them in a separate query")
         return None
     check = policies.write_check(subject, "insert", ctx, '"_new"')
-    if check is not None and q.unless_conflict is not None and q.unless_conflict.else_ is not None:
-        ctx.reporter.error("E0206", f"an upsert of '{subject.name}', which has access policies, is not supported yet",
-                           q.unless_conflict.span, "insert and update in separate queries")
-        return None
+    returning = None
+    if check is not None:
+        table = qi(subject.table)
+        returning = policies.write_check(subject, "insert", ctx, table)
+        if conflict is not None and conflict.else_kind == "update":
+            # An upsert (https://docs.geldata.com/reference/datamodel/access_policies): the new
+            # object gets the insert check, the existing one the else update's (whose `update
+            # read` policies choose whether it is updated at all; Postgres finds the conflict
+            # with any row, as an exclusive constraint holds across every object).
+            updated = policies.write_check(subject, "update write", ctx, table)
+            returning = f"(CASE WHEN {table}.xmax = 0 THEN {returning} ELSE {updated} END)"
+            check = None
+            visible = policies.read_predicate(subject, ctx, table, "update read")
+            conflict = dataclasses.replace(conflict, else_visible_sql=visible)
+            if visible is not None:
+                cardinality = AT_MOST_ONE
     if nested and q.unless_conflict is not None:
         ctx.reporter.error("E0206", "a nested insert in an insert with 'unless conflict' is not supported yet",
                            nested[0].span, "insert the object first: with p := (insert ...) ...")
         return None
-    return qir.Insert(q.span, subject, sets, links, conflict, batch, cardinality, raisable, check, nested)
+    return qir.Insert(q.span, subject, sets, links, conflict, batch, cardinality, raisable, check, nested, returning)
 
 
 def _reads_loop(node: qir.Node) -> bool:
@@ -1069,8 +1165,9 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
                            else f"a 'for' loop's update of '{subject.name}', which has access policies, is not "
                            "supported yet", q.span, "run one update per element, or set the links in a separate query")
         return None
+    returning = None if check is None else policies.write_check(subject, "update write", ctx, qi(subject.table))
     return qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
-                      check, batch)
+                      check, batch, returning)
 
 
 def _exclusives_written(subject: ObjectType, sets) -> Tuple[ExclusiveConstraint, ...]:
@@ -1631,10 +1728,6 @@ def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: E
     if ctx.reporter.has_errors:
         return None
     nested = any(isinstance(el, (qir.ShapeLink, qir.ShapeComputedLink)) for el in elements)
-    if nested and w.check_sql is not None:
-        ctx.reporter.error("E0206", f"a nested shape over a write of '{subject.name}', which has access policies, is "
-                           "not supported yet", q.span, "select the written objects in a second query")
-        return None
     if nested:
         sel = ast.SelectQuery(subject.name, q.span, shape, None, (), None, None, q.span)
         node, cardinality = _select_node(sel, subject, ctx, w, "_new")
@@ -1677,7 +1770,15 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             continue
         seen.add(b.name)
         value = b.value
-        if b.name in selections:
+        several = False
+        if _selection_of(value, schema, ctx.module) is not None:
+            ctx.selections[b.name] = _if_else_selection(value, schema, ctx.module) or value
+            sub = computed_sql.as_subselect(ctx.selections[b.name])
+            target = schema.find_type(sub.type_name, ctx.module) if sub is not None else None
+            # (a selection that may hold several objects is no one value: it is read where it
+            # is used, as a link's value or a set)
+            several = target is not None and not computed_sql.filter_pins_one(sub.filter, target)  # type: ignore[union-attr]
+        if b.name in selections or several:
             # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
             ctx.type_sets[b.name] = _if_else_selection(value, schema, ctx.module) or value
             continue
@@ -1694,10 +1795,6 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             w = _write_of(value, subject, dataclasses.replace(ctx, subject=subject))
             if w is None:
-                continue
-            if w.check_sql is not None:
-                reporter.error("E0206", f"binding a write of '{subject.name}', which has access policies, in 'with' is "
-                               "not supported yet", b.value.span, "run the write as a query of its own")
                 continue
             writes[b.name] = w
             ctx.bound_writes[b.name] = w

@@ -1,0 +1,148 @@
+// End-to-end program for the generated TypeScript runner of tests/cases/query_links (see
+// test_query_links_e2e.py), through node-postgres: links assigned with-bound selections,
+// assert_exists / assert_single of them and `-= (select .link filter ...)`; polymorphic multi
+// links written through with names; writes bound in `with`, selected with a nested shape and
+// upserts on types with access policies, checked as Gel checks them. Prints one JSON object of
+// observations; a failed expectation throws (exit status 1).
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as ql from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const out: Record<string, boolean> = {};
+
+// Type-level checks: never called, but must compile (or fail to compile where marked).
+export async function typeChecks(r: ql.Runner): Promise<void> {
+  // An upsert whose else update the update policies may hide may return no row.
+  const upserted: ql.MemberUpsertResult | null = await r.query.memberUpsert({ club: "", handle: "", points: 1 });
+  // @ts-expect-error the upsert may return no row
+  const never: ql.MemberUpsertResult = await r.query.memberUpsert({ club: "", handle: "", points: 1 });
+  // A bound insert returns its one row, whose curator may be empty.
+  const created: ql.ShelfCreateResult = await r.query.shelfCreate({ title: "", handle: "" });
+  const curator: string | undefined = created.curator?.handle;
+  void upserted; void never; void curator;
+}
+
+async function rows<T>(sql: string, values: unknown[] = []): Promise<T[]> {
+  return (await pool.query(sql, values)).rows as T[];
+}
+
+function denied(action: string, message: string) {
+  return (err: unknown) => err instanceof ql.AccessPolicyError && err.action === action && err.message === message;
+}
+
+function sqlstate(code: string) {
+  return (err: unknown) => (err as { code?: string }).code === code;
+}
+
+try {
+  await pool.query("TRUNCATE club, member, shelf, book, film CASCADE");
+  const [a] = await rows<{ id: string }>("INSERT INTO club (name) VALUES ('A') RETURNING id");
+  const [b] = await rows<{ id: string }>("INSERT INTO club (name) VALUES ('B') RETURNING id");
+  await pool.query("INSERT INTO book (code, pages) VALUES ('B1', 300)");
+  await pool.query("INSERT INTO film (code, minutes) VALUES ('F1', 90), ('F2', 150), ('F3', 200)");
+  const nobody = ql.createRunner(pool);
+  const inA = nobody.withGlobals({ club_id: a!.id }).query;
+  const inB = nobody.withGlobals({ club_id: b!.id }).query;
+  const points = async (club: string, handle: string) =>
+    (await rows<{ points: number }>("SELECT points FROM member WHERE club_id = $1 AND handle = $2", [club, handle]))
+      .map((m) => m.points);
+
+  // Upserts on a type with access policies: the new member gets the insert check, the existing
+  // one the update's; a conflicting member the update policies hide is left alone (null).
+  assert.deepEqual(await inA.memberUpsertSelect({ handle: "ann", points: 5 }), { handle: "ann", points: 5 });
+  assert.deepEqual(await inA.memberUpsertSelect({ handle: "ann", points: 3 }), { handle: "ann", points: 8 });
+  await assert.rejects(inA.memberUpsertSelect({ handle: "bob", points: -1 }),
+    denied("insert", "points cannot go below zero"));
+  await assert.rejects(inA.memberUpsertSelect({ handle: "ann", points: -100 }),
+    denied("update", "points cannot go below zero"));
+  assert.deepEqual(await points(a!.id, "ann"), [8]);
+  assert.deepEqual(await points(a!.id, "bob"), []);
+  assert.deepEqual(await inB.memberUpsertSelect({ handle: "ann", points: 1 }), { handle: "ann", points: 1 });
+  assert.equal(await inB.memberUpsert({ club: a!.id, handle: "ann", points: 50 }), null);
+  assert.deepEqual(await points(a!.id, "ann"), [8]);
+  await assert.rejects(inB.memberUpsert({ club: a!.id, handle: "zed", points: 1 }),
+    denied("insert", "only members of the club write this"));
+  const cat = await inA.memberUpsert({ club: a!.id, handle: "cat", points: 2 });
+  assert.ok(cat !== null);
+  assert.deepEqual(await inA.memberUpsert({ club: a!.id, handle: "cat", points: 1 }), cat);
+  assert.deepEqual(await points(a!.id, "cat"), [3]);
+  out["upserts"] = true;
+
+  // An update bound in `with`: checked although the query reads only some of its columns.
+  assert.deepEqual(await inA.memberAddPoints({ handle: "ann", points: 2 }), { handle: "ann", points: 10 });
+  await assert.rejects(inA.memberAddPoints({ handle: "ann", points: -50 }), denied("update", "points cannot go below zero"));
+  assert.deepEqual(await points(a!.id, "ann"), [10]);
+  assert.equal(await inB.memberAddPoints({ handle: "cat", points: 1 }), null);
+  out["boundUpdate"] = true;
+
+  // An insert bound in `with` (and one selected with a nested shape): a with name bound to one
+  // member is its curator; the has_a_title policy refuses an empty title, writing nothing.
+  assert.deepEqual(await inA.shelfCreate({ title: "Classics", handle: "ann" }),
+    { title: "Classics", curator: { handle: "ann" } });
+  assert.deepEqual(await inA.shelfCreate({ title: "Loose", handle: "nobody" }), { title: "Loose", curator: null });
+  assert.deepEqual(await inA.shelfCreateDirect({ title: "Films", handle: "cat" }),
+    { title: "Films", curator: { handle: "cat" } });
+  await assert.rejects(inA.shelfCreate({ title: "", handle: "ann" }), denied("insert", "a shelf needs a title"));
+  await assert.rejects(inA.shelfCreateDirect({ title: "", handle: "ann" }), denied("insert", "a shelf needs a title"));
+  await assert.rejects(nobody.query.shelfCreate({ title: "Nowhere", handle: "ann" }), ql.NotNullViolationError);
+  assert.deepEqual((await rows<{ title: string }>("SELECT title FROM shelf ORDER BY title")).map((s) => s.title),
+    ["Classics", "Films", "Loose"]);
+  out["boundInserts"] = true;
+
+  // A polymorphic multi link written through with names: one book, every film of a selection
+  // that may hold several, one film removed; another club's update skips the shelf.
+  const [classics] = await rows<{ id: string }>("SELECT id FROM shelf WHERE title = 'Classics'");
+  const works = async () => (await rows<{ code: string; book: boolean }>(
+    `SELECT coalesce(b.code, f.code) AS code, w.target_book_id IS NOT NULL AS book FROM shelf_works w
+     LEFT JOIN book b ON b.id = w.target_book_id LEFT JOIN film f ON f.id = w.target_film_id
+     WHERE w.source_id = $1 ORDER BY 1`, [classics!.id]));
+  assert.deepEqual(await inA.shelfAddBook({ code: "B1", id: classics!.id }), { id: classics!.id });
+  assert.deepEqual(await inA.shelfAddFilms({ id: classics!.id, longer_than: 100 }), { id: classics!.id });
+  assert.deepEqual(await works(), [{ code: "B1", book: true }, { code: "F2", book: false }, { code: "F3", book: false }]);
+  assert.deepEqual(await inA.shelfDropFilm({ code: "F2", id: classics!.id }), { id: classics!.id });
+  assert.equal(await inB.shelfDropFilm({ code: "F3", id: classics!.id }), null);
+  assert.deepEqual(await works(), [{ code: "B1", book: true }, { code: "F3", book: false }]);
+  // A polymorphic single link: the film's column is set, the book's emptied; an unknown film
+  // fails the statement (assert_exists) and changes nothing.
+  await pool.query("UPDATE shelf SET highlight_book_id = (SELECT id FROM book) WHERE id = $1", [classics!.id]);
+  assert.ok(await inA.shelfHighlight({ code: "F3", id: classics!.id }));
+  const highlight = async () => await rows<{ film: string | null; book: string | null }>(
+    `SELECT f.code AS film, b.code AS book FROM shelf s LEFT JOIN film f ON f.id = s.highlight_film_id
+     LEFT JOIN book b ON b.id = s.highlight_book_id WHERE s.id = $1`, [classics!.id]);
+  assert.deepEqual(await highlight(), [{ film: "F3", book: null }]);
+  await assert.rejects(inA.shelfHighlight({ code: "F9", id: classics!.id }), sqlstate("21000"));
+  assert.deepEqual(await highlight(), [{ film: "F3", book: null }]);
+  out["polymorphicLinks"] = true;
+
+  // assert_exists: an unknown shelf fails the statement (cardinality_violation, as Gel's
+  // CardinalityViolationError) and writes nothing; `-= (select .follows filter ...)` removes
+  // the followed shelves the filter keeps.
+  const [films] = await rows<{ id: string }>("SELECT id FROM shelf WHERE title = 'Films'");
+  const follows = async () => (await rows<{ title: string }>(
+    `SELECT s.title FROM member_follows f JOIN shelf s ON s.id = f.target_id JOIN member m ON m.id = f.source_id
+     WHERE m.club_id = $1 AND m.handle = 'ann' ORDER BY 1`, [a!.id])).map((s) => s.title);
+  assert.ok(await inA.memberFollow({ shelf: classics!.id, handle: "ann" }));
+  assert.ok(await inA.memberFollow({ shelf: films!.id, handle: "ann" }));
+  await assert.rejects(inA.memberFollow({ shelf: "00000000-0000-0000-0000-000000000000", handle: "ann" }),
+    sqlstate("21000"));
+  assert.deepEqual(await follows(), ["Classics", "Films"]);
+  assert.ok(await inA.memberUnfollowTitled({ handle: "ann", title: "Films" }));
+  assert.deepEqual(await follows(), ["Classics"]);
+  out["assertExistsAndSubsets"] = true;
+
+  // assert_single of a selection that may hold several members: one is linked, several fail
+  // the statement (ann is a member of both clubs) and change nothing.
+  const curatorOf = async () => (await rows<{ handle: string }>(
+    "SELECT m.handle FROM shelf s JOIN member m ON m.id = s.curator_id WHERE s.id = $1", [classics!.id]))
+    .map((m) => m.handle);
+  assert.ok(await inA.shelfSetCurator({ id: classics!.id, handle: "cat" }));
+  assert.deepEqual(await curatorOf(), ["cat"]);
+  await assert.rejects(inA.shelfSetCurator({ id: classics!.id, handle: "ann" }), sqlstate("21000"));
+  assert.deepEqual(await curatorOf(), ["cat"]);
+  out["assertSingle"] = true;
+} finally {
+  await pool.end();
+}
+console.log(JSON.stringify(out));
