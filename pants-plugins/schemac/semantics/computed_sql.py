@@ -208,7 +208,9 @@ def property_set(expr, ctx):
     from schemac.semantics.scalars import SCALARS
 
     found = _object_path(expr, ctx, f"_v{ctx.depth}")
-    if found is None or found is False:
+    if found is None:
+        return _unpacked_set(expr, ctx)
+    if found is False:
         return found
     objects, rest = found
     inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
@@ -227,8 +229,57 @@ def property_set(expr, ctx):
         objects = dataclasses.replace(objects, filter=cond)
     vtype = ValueType(element=value.type)
     agg = qir.AggregateObjects(expr.span, vtype, True, "array_agg", objects, value)
-    return qir.SqlTemplate(expr.span, vtype, False, "array_agg", f"coalesce({{0}}, CAST('{{{{}}}}' AS {vtype.pg}))",
+    return qir.SqlTemplate(expr.span, vtype, False, "value_set", f"coalesce({{0}}, CAST('{{{{}}}}' AS {vtype.pg}))",
                            (agg,), "r", True)
+
+
+def is_value_set(node) -> bool:
+    """``node`` (a checked computed property) is a set of values read as their array: a path
+    through a multi link (:func:`property_set`) or a function of ``array_unpack()``."""
+    value = node.value if isinstance(node, qir.ComputedRef) else node
+    return isinstance(value, qir.ValueSet) or (isinstance(value, qir.SqlTemplate) and value.func == "value_set")
+
+
+_ARRAY_UNPACK = ("array_unpack", "std::array_unpack")
+
+
+def _unpacked_set(expr, ctx):
+    """``shortname := (select <str>array_unpack(str_split(.name, ' '))[0])``: an expression of
+    the elements of one array (https://docs.geldata.com/reference/stdlib/array#function::std::array_unpack)
+    is a set of values, one per element (``(select e)`` is ``e``), read as their array
+    (:class:`~schemac.semantics.qir.ValueSet`). ``None`` when ``expr`` holds no
+    ``array_unpack()``, ``False`` after reporting."""
+    from schemac.semantics.exprs import check
+    from schemac.semantics.model import ValueType
+
+    body = expr
+    while isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None and not body.order \
+            and body.offset is None and body.limit is None:
+        body = body.subject
+    calls = [n for n in ast.iter_nodes(body) if isinstance(n, ast.FuncCall) and n.name in _ARRAY_UNPACK]
+    if not calls:
+        return None
+    call = calls[0]
+    if len(calls) > 1 or len(call.args) != 1:
+        ctx.reporter.error("E0206", "a computed of several array_unpack() sets is not supported", calls[-1].span,
+                           "unpack one array per computed")
+        return False
+    array = check(call.args[0], ctx)
+    if array is None:
+        return False
+    if array.type.element is None:
+        ctx.reporter.error("E0304", f"array_unpack() needs an array, got {array.type.name}", call.args[0].span)
+        return False
+    name = f"__unpacked{ctx.depth}"
+    var = qir.LoopVar(name, array.type.element, "v", qi(f"_u{ctx.depth}"))
+    inner = dataclasses.replace(ctx, variables={**ctx.variables, name: var})
+    value = check(ast.map_expr(body, lambda n: ast.VarRef(name, n.span) if n is call else n), inner)
+    if value is None:
+        return False
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", f"a computed set of {value.type.name} values is not supported", expr.span)
+        return False
+    return qir.ValueSet(expr.span, ValueType(element=value.type), False, array, var, value)
 
 
 def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:

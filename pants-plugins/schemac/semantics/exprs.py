@@ -900,13 +900,41 @@ def _array_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[
         ctx.reporter.error("E0304", f"an array index is an integer, got {key.type.name}", expr.key.span)
         return None
     # (each operand written once: a sub-select names them, so a long index expression is not
-    # repeated in each branch)
-    template = ("(SELECT _ix._a[CASE WHEN _ix._i >= 0 AND _ix._i < _ix._n THEN _ix._i + 1 "
+    # repeated in each branch; the failing cast reads the array's length too, so Postgres cannot
+    # fold it into a constant error when the index is a constant; an empty array or index is
+    # empty, as in Gel)
+    template = ("(SELECT CASE WHEN _ix._a IS NULL OR _ix._i IS NULL THEN NULL ELSE "
+                "_ix._a[CASE WHEN _ix._i >= 0 AND _ix._i < _ix._n THEN _ix._i + 1 "
                 "WHEN _ix._i < 0 AND -_ix._i <= _ix._n THEN _ix._n + _ix._i + 1 "
-                "ELSE CAST('array index ' || CAST(_ix._i AS text) || ' is out of bounds' AS integer) END] "
+                "ELSE CAST('array index ' || CAST(_ix._i AS text) || ' is out of bounds' "
+                "|| left(CAST(_ix._n AS text), 0) AS integer) END] END "
                 "FROM (SELECT _ix0._a, _ix0._i, coalesce(cardinality(_ix0._a), 0) AS _n "
                 "FROM (SELECT {0} AS _a, CAST({1} AS bigint) AS _i) AS _ix0) AS _ix)")
     return qir.SqlTemplate(expr.span, base.type.element, base.nullable or key.nullable, "array_index", template,
+                           (base, key), "oo", True)
+
+
+def _str_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``s[i]`` (https://docs.geldata.com/reference/stdlib/string#operator::stridx): the
+    character at the 0-based index ``i``, counted from the end when negative; an index outside
+    the string fails the statement, as Gel's "string index ... is out of bounds" (Postgres'
+    ``substr`` would give ''): the failing cast names the index (and reads the length, so that
+    Postgres cannot fold it into a constant error). Empty when ``s`` is."""
+    key = check(expr.key, ctx, INT64)
+    if key is None:
+        return None
+    if key.type.family != "num" or key.type.scalar is None or key.type.scalar.name not in ("int16", "int32", "int64"):
+        ctx.reporter.error("E0304", f"a string index is an integer, got {key.type.name}", expr.key.span)
+        return None
+    template = ("(SELECT CASE WHEN _sx._s IS NULL OR _sx._i IS NULL THEN NULL ELSE substr(_sx._s, CAST(CASE "
+                "WHEN _sx._i >= 0 AND _sx._i < _sx._n THEN _sx._i + 1 "
+                "WHEN _sx._i < 0 AND -_sx._i <= _sx._n THEN _sx._n + _sx._i + 1 "
+                "ELSE CAST('string index ' || CAST(_sx._i AS text) || ' is out of bounds' "
+                "|| left(CAST(_sx._n AS text), 0) AS integer) END "
+                "AS integer), 1) END "
+                "FROM (SELECT _sx0._s, _sx0._i, CAST(char_length(_sx0._s) AS bigint) AS _n "
+                "FROM (SELECT {0} AS _s, CAST({1} AS bigint) AS _i) AS _sx0) AS _sx)")
+    return qir.SqlTemplate(expr.span, base.type, base.nullable or key.nullable, "str_index", template,
                            (base, key), "oo", True)
 
 
@@ -919,6 +947,8 @@ def _index(expr: ast.Index, ctx: ExprContext) -> Optional[qir.Expr]:
         return None
     if base.type.element is not None:
         return _array_index(expr, base, ctx)
+    if base.type.family == "str" and base.type.enum is None:
+        return _str_index(expr, base, ctx)
     if base.type.family != "json":
         ctx.reporter.error("E0206", f"indexing a {base.type.name} value is not supported; only json values "
                            "can be indexed", expr.span, "index a json value: <str>item['name']")
@@ -1615,6 +1645,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return stdfuncs.to_str(expr, ctx)
     if name == "array_join":
         return stdfuncs.array_join(expr, ctx)
+    if name == "str_split":
+        return stdfuncs.str_split(expr, ctx)
     if name == "array_agg":
         return stdfuncs.array_agg(expr, ctx)
     if name in stdfuncs.SCALAR_MATH:

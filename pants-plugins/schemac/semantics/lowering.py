@@ -156,7 +156,7 @@ def _column(node: qir.ColumnRef) -> str:
 def _var(node: qir.VarRef) -> str:
     b = node.binding
     if type(b) is qir.LoopVar:
-        return f'"_batch".{qi(b.sql_name or node.name)}'
+        return f'{b.row or qi("_batch")}.{qi(b.sql_name or node.name)}'
     if b.inline:  # type: ignore[attr-defined]
         value = b.value  # type: ignore[attr-defined]
         return param_sql(value, expr_sql(value))
@@ -173,6 +173,15 @@ def _call(node: qir.Call) -> str:
 def _count_link(node: qir.CountLink) -> str:
     return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
             f'WHERE "_c"."source_id" = {node.subject_row}."id")')
+
+
+def _value_set(node: qir.ValueSet) -> str:
+    """``coalesce(ARRAY(SELECT <body> FROM unnest(<array>) AS "_u1"("v") [WHERE <body> IS NOT
+    NULL]), '{}')``."""
+    body = expr_sql(node.body)
+    where = f" WHERE ({body}) IS NOT NULL" if node.body.nullable else ""
+    return (f"coalesce(ARRAY(SELECT {body} FROM unnest({expr_sql(node.array)}) AS {node.var.row}"
+            f"({qi(node.var.sql_name or node.var.name)}){where}), CAST('{{}}' AS {node.type.pg}))")
 
 
 def _unary(node: qir.Unary) -> str:
@@ -547,6 +556,7 @@ _EXPR = {
     qir.JsonCast: _json_cast,
     qir.JsonIndex: _json_index,
     qir.ComputedRef: _computed,
+    qir.ValueSet: _value_set,
     # (every extension template is a function call or a parenthesised operator: atomic)
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",

@@ -135,6 +135,9 @@ class LoopVar(Node):
     #: Its column of the ``"_batch"`` row when not ``name``: a loop over an update, delete or
     #: select names it ``_for_<name>`` so it cannot be mistaken for a column of the table.
     sql_name: Optional[str] = None
+    #: The SQL name of the row holding it when not ``"_batch"`` (an element of a
+    #: :class:`ValueSet`).
+    row: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -310,6 +313,18 @@ class ObjectValue(Expr):
 
     objects: ObjectSet
     value: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class ValueSet(Expr):
+    """``f(array_unpack(arr))`` as a computed property
+    (https://docs.geldata.com/reference/stdlib/array#function::std::array_unpack): a set of
+    values, read as their array (as a ``multi`` property is): ``body`` for each element ``var``
+    of ``array``, the empty results left out."""
+
+    array: Expr
+    var: LoopVar
+    body: Expr
 
 
 @dataclass(frozen=True, eq=False)

@@ -723,8 +723,7 @@ class _Resolver:
                 obj.computeds[decl.name] = dataclasses.replace(comp, broken=True)
                 return
             # a set of values (`.linkedTags.name`, read as their array): multi, maybe empty
-            values = isinstance(node, qir.ComputedRef) and isinstance(node.value, qir.SqlTemplate) \
-                and node.value.func == "array_agg"
+            values = computed_sql.is_value_set(node)
             new = dataclasses.replace(comp, type=node.type, required=not node.nullable and not values, multi=values)
         if decl.type is not None:
             self._check_declared_type(decl, new, module)
@@ -1911,37 +1910,13 @@ _ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.Computed
                         qir.JsonIndex})
 
 
-def _map_expr(node, f):
-    """``node`` with every sub-expression ``n`` replaced by ``f(n)`` (``f`` returns ``n``
-    itself to keep it and go down into it)."""
-    new = f(node)
-    if new is not node or not dataclasses.is_dataclass(node) or isinstance(node, Span):
-        return new
-    changes = {}
-    for fld in dataclasses.fields(node):
-        v = getattr(node, fld.name)
-        nv = _map_value(v, f)
-        if nv is not v:
-            changes[fld.name] = nv
-    return dataclasses.replace(node, **changes) if changes else node
-
-
-def _map_value(v, f):
-    if isinstance(v, tuple):
-        items = tuple(_map_value(x, f) for x in v)
-        return items if any(a is not b for a, b in zip(items, v)) else v
-    if dataclasses.is_dataclass(v) and not isinstance(v, (Span, type)):
-        return _map_expr(v, f)
-    return v
-
-
 def _map_expr_decl(ix: ast.IndexDecl, f) -> ast.IndexDecl:
     """An index declaration whose expressions (``on``, ``except``, ``filter``, arguments) are
-    mapped by :func:`_map_expr`."""
+    mapped by :func:`schemac.syntax.tree.map_expr`."""
     return dataclasses.replace(
-        ix, on=tuple(_map_expr(e, f) for e in ix.on),
-        except_=None if ix.except_ is None else _map_expr(ix.except_, f),
-        filter=None if ix.filter is None else _map_expr(ix.filter, f))
+        ix, on=tuple(ast.map_expr(e, f) for e in ix.on),
+        except_=None if ix.except_ is None else ast.map_expr(ix.except_, f),
+        filter=None if ix.filter is None else ast.map_expr(ix.filter, f))
 
 
 def _paths_in(expr: ast.Expr) -> Set[str]:

@@ -266,6 +266,32 @@ def array_join(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     return _array_join(expr, value, expr.args[1], ctx)
 
 
+def str_split(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
+    """``str_split(s, delimiter)`` (https://docs.geldata.com/reference/stdlib/string#function::std::str_split):
+    the pieces of ``s`` between the delimiters, empty ones kept, as Gel defines it:
+    ``string_to_array(s, d)``, and each character when the delimiter is empty
+    (``regexp_split_to_array(s, '')``)."""
+    from schemac.semantics.exprs import check
+
+    if len(expr.args) != 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", "str_split() takes a str and a delimiter", expr.span)
+        return None
+    args = []
+    for a in expr.args:
+        low = check(a, ctx, _vt("str"))
+        if low is None:
+            return None
+        if low.type.family != "str" or low.type.element is not None:
+            ctx.reporter.error("E0304", f"str_split() needs a str, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    # (the delimiter is named once: a sub-select binds it)
+    template = ("(SELECT CASE WHEN _sp._d != '' THEN string_to_array(_sp._s, _sp._d) "
+                "ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT {0} AS _s, {1} AS _d) AS _sp)")
+    return qir.SqlTemplate(expr.span, ValueType(element=_vt("str")), args[0].nullable or args[1].nullable,
+                           "str_split", template, tuple(args), "pp", True)
+
+
 def _array_join(expr, value, delimiter, ctx) -> Optional[qir.Expr]:
     from schemac.semantics.exprs import check
 

@@ -7,6 +7,8 @@ Names are kept as written; resolution (modules, types, enum members) happens lat
 
 from __future__ import annotations
 
+import dataclasses as _dc
+
 from dataclasses import dataclass
 from typing import Optional, Tuple, Union
 
@@ -389,6 +391,30 @@ def iter_nodes(expr: "Expr"):
             stack.extend(x for x in (node.limit, node.offset, node.filter, node.subject) if x is not None)
         elif isinstance(node, FreeObject):
             stack.extend(el.value for el in reversed(node.elements) if el.value is not None)
+
+
+def map_expr(node, f):
+    """``node`` with every sub-expression ``n`` replaced by ``f(n)`` (``f`` returns ``n``
+    itself to keep it and go down into it)."""
+    new = f(node)
+    if new is not node or not _dc.is_dataclass(node) or isinstance(node, Span):
+        return new
+    changes = {}
+    for fld in _dc.fields(node):
+        v = getattr(node, fld.name)
+        nv = _map_value(v, f)
+        if nv is not v:
+            changes[fld.name] = nv
+    return _dc.replace(node, **changes) if changes else node
+
+
+def _map_value(v, f):
+    if isinstance(v, tuple):
+        items = tuple(_map_value(x, f) for x in v)
+        return items if any(a is not b for a, b in zip(items, v)) else v
+    if _dc.is_dataclass(v) and not isinstance(v, (Span, type)):
+        return map_expr(v, f)
+    return v
 
 
 def conjuncts(expr: "Expr"):
