@@ -126,7 +126,10 @@ def test_extension_functions_lower_to_their_postgres_operators_and_functions():
     ("using extension pgvektor;",
      "t/s.esdl:1:1: error[E0206]: unknown extension 'pgvektor'\n    using extension pgvektor;\n"
      "    ^^^^^^^^^^^^^^^^^^^^^^^^\nhint: did you mean 'pgvector'?"),
-    ("using extension postgis;", "t/s.esdl:1:1: error[E0206]: extension 'postgis' is not supported yet"),
+    ("using extension postgis;\ntype T { g: ext::postgis::geometry; index ext::postgis::gist on (.g); }",
+     "t/s.esdl:2:37: error[E0206]: index kind 'ext::postgis::gist' is not supported"),
+    ("type T { g: ext::postgis::geometry; }",
+     "t/s.esdl:1:13: error[E0201]: 'ext::postgis::geometry' needs the postgis extension"),
     ("using extension pgvector;\ntype T { e: ext::pgvector::vector<0>; }",
      "t/s.esdl:2:13: error[E0201]: 'ext::pgvector::vector<0>': a vector takes one dimension count, 1 to 16000"),
     ("using extension pgvector;\ntype T { e: ext::pgvector::vector<3>; index ext::pgvector::ivfflat_cosine on (.e); }",

@@ -29,6 +29,7 @@ from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
 from schemac.semantics import gel_auth, stdfuncs
 from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
+                                          POSTGIS_FUNCTIONS, POSTGIS_SCALARS,
                                           MAX_VECTOR_DIMS, PG_EXTENSIONS, VECTOR, extension_of, vector_scalar)
 
 BOOL = ValueType(scalar=SCALARS["bool"])
@@ -358,9 +359,12 @@ def _ext_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     as in a parameter cast), or a located error."""
     if not ext_needs(ref.name, ref.span, ctx):
         return None
+    postgis = POSTGIS_SCALARS.get(ref.name)
+    if postgis is not None and not ref.args:
+        return ValueType(scalar=postgis)
     if ref.name != VECTOR:
         ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
-                           did_you_mean(ref.name, [VECTOR]))
+                           did_you_mean(ref.name, [VECTOR] + list(POSTGIS_SCALARS)))
         return None
     if not ref.args:
         return ValueType(scalar=vector_scalar(None))
@@ -1358,6 +1362,8 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     Postgres function or operator of the same meaning."""
     if not ext_needs(expr.name, expr.span, ctx):
         return None
+    if expr.name in POSTGIS_FUNCTIONS or extension_of(expr.name) == "postgis":
+        return _postgis_func(expr, ctx)
     spec = EXT_FUNCTIONS.get(expr.name)
     if spec is None:
         ext = extension_of(expr.name)
@@ -1390,6 +1396,55 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         args.append(low)
     return qir.ExtCall(expr.span, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args), expr.name,
                        template, tuple(args))
+
+
+def _postgis_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """A PostGIS function as Gel's ``ext::postgis`` names it (ST_ name without the prefix,
+    https://docs.geldata.com/reference/stdlib/postgis), by its overloads in
+    :data:`schemac.semantics.extensions.POSTGIS_FUNCTIONS`: the first whose argument types fit
+    (an untyped parameter takes the type of the first overload's argument; integers are
+    accepted where a float64 is). Empty when an argument is, as PostGIS's functions are strict."""
+    overloads = POSTGIS_FUNCTIONS.get(expr.name)
+    if overloads is None:
+        ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
+                           did_you_mean(expr.name, list(POSTGIS_FUNCTIONS)) or
+                           f"supported: {', '.join(n.split('::')[-1] for n in POSTGIS_FUNCTIONS)}")
+        return None
+    arities = sorted({len(k) for k, _, _ in overloads})
+    candidates = [o for o in overloads if len(o[0]) == len(expr.args)]
+    if not candidates:
+        ctx.reporter.error("E0304", f"{expr.name}() takes {' or '.join(map(str, arities))} arguments", expr.span)
+        return None
+
+    def vt(name: str) -> ValueType:
+        return ValueType(scalar=POSTGIS_SCALARS.get(name) or SCALARS[name])
+
+    args = []
+    for i, a in enumerate(expr.args):
+        low = check(a, ctx, vt(candidates[0][0][i]))
+        if low is None:
+            return None
+        args.append(low)
+
+    def fits(want: str, got: qir.Expr) -> bool:
+        if got.type.element is not None:
+            return False
+        if want in ("float64", "int64"):
+            return got.type.family == "num" and (want == "float64" or got.type.scalar.name in
+                                                 ("int16", "int32", "int64"))  # type: ignore[union-attr]
+        return got.type.family == vt(want).family
+
+    for kinds, template, result in candidates:
+        if all(fits(k, a) for k, a in zip(kinds, args)):
+            cast = [f"CAST({{{i}}} AS double precision)" if k == "float64" and a.type.scalar is not None
+                    and a.type.scalar.name != "float64" else f"{{{i}}}"
+                    for i, (k, a) in enumerate(zip(kinds, args))]
+            return qir.ExtCall(expr.span, vt(result), any(a.nullable for a in args), expr.name,
+                               template.format(*cast), tuple(args))
+    got = ", ".join(a.type.name for a in args)
+    want = "; ".join("(" + ", ".join(k) + ")" for k, _, _ in candidates)
+    ctx.reporter.error("E0304", f"{expr.name}() takes {want}, got ({got})", expr.span)
+    return None
 
 
 def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -2221,6 +2276,10 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
         return None
+    if target.family == "str" and inner.type.family in ("geometry", "geography") and inner.type.element is None:
+        # Gel's cast of a geometry / geography to str is its WKT (ST_AsText), not PostGIS's
+        # text output (hex EWKB): https://docs.geldata.com/reference/stdlib/postgis
+        return qir.ExtCall(expr.span, target, inner.nullable, "ext::postgis::astext", "ST_AsText({0})", (inner,))
     return qir.Cast(expr.span, target, inner.nullable, inner)
 
 

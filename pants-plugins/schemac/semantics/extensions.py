@@ -48,6 +48,7 @@ PG_EXTENSIONS: Dict[str, Extension] = {
         Extension("pgcrypto", "pgcrypto", _DOCS + "pgcrypto"),
         Extension("fuzzystrmatch", "fuzzystrmatch", _DOCS + "fuzzystrmatch"),
         Extension("pg_unaccent", "unaccent", _DOCS + "pg_unaccent"),
+        Extension("postgis", "postgis", _DOCS + "postgis"),
     ]
 }
 
@@ -70,8 +71,8 @@ def known_extension(name: str) -> Optional[Extension]:
 
 
 #: Gel extensions with a Postgres counterpart that schemac does not lower yet: declaring one
-#: is a located E0206 (PostGIS's many types and functions are not mapped).
-NOT_YET = {"postgis": "https://docs.geldata.com/reference/stdlib/postgis"}
+#: is a located E0206 (name -> Gel's documentation page).
+NOT_YET: Dict[str, str] = {}
 
 
 # ------------------------------------------------------------------------------- pgvector
@@ -100,6 +101,56 @@ MAX_VECTOR_DIMS = 16000
 
 def is_vector(scalar: Optional[Scalar]) -> bool:
     return scalar is not None and scalar.sql_family == "vector"
+
+
+# ------------------------------------------------------------------------------- postgis
+#: PostGIS's types as Gel's ``ext::postgis`` names them
+#: (https://docs.geldata.com/reference/stdlib/postgis): each is the PostGIS type of the same
+#: name. In TypeScript and Go a value is a ``string`` in PostGIS's text form, as node-postgres
+#: and pgx return it with no type registered (a geometry or geography: hex-encoded EWKB,
+#: ``0101000020E6...``; a box: ``BOX(1 2,3 4)``), and a parameter is any text PostGIS reads:
+#: WKT, EWKT (``SRID=4326;POINT(1 2)``) or hex (E)WKB. Inside a nested shape (JSON) the same
+#: text (PostGIS's own cast to json would give GeoJSON, another form).
+POSTGIS_SCALARS: Dict[str, Scalar] = {
+    f"ext::postgis::{name}": Scalar(f"ext::postgis::{name}", name, "string", "string", "string", "*string", "",
+                                    name, "sql.NullString")
+    for name in ("geometry", "geography", "box2d", "box3d")
+}
+
+_G, _GG = "ext::postgis::geometry", "ext::postgis::geography"
+
+#: PostGIS functions as Gel exposes them: PostGIS's ``ST_`` name without its prefix, in
+#: ``ext::postgis`` (https://docs.geldata.com/reference/stdlib/postgis); name -> overloads
+#: (argument types, SQL template, result type), the first whose arguments fit is taken. Gel's
+#: ``int64`` arguments are PostGIS's ``integer`` ones (cast), its ``float64`` results
+#: ``double precision``; ``srid`` is ``int64``.
+POSTGIS_FUNCTIONS: Dict[str, Tuple[Tuple[Tuple[str, ...], str, str], ...]] = {
+    "ext::postgis::makepoint": ((("float64", "float64"), "ST_MakePoint({0}, {1})", _G),
+                                (("float64", "float64", "float64"), "ST_MakePoint({0}, {1}, {2})", _G)),
+    "ext::postgis::setsrid": (((_G, "int64"), "ST_SetSRID({0}, CAST({1} AS integer))", _G),
+                              ((_GG, "int64"), "ST_SetSRID({0}, CAST({1} AS integer))", _GG)),
+    "ext::postgis::srid": (((_G,), "CAST(ST_SRID({0}) AS bigint)", "int64"),
+                           ((_GG,), "CAST(ST_SRID({0}) AS bigint)", "int64")),
+    "ext::postgis::x": (((_G,), "ST_X({0})", "float64"),),
+    "ext::postgis::y": (((_G,), "ST_Y({0})", "float64"),),
+    "ext::postgis::distance": (((_G, _G), "ST_Distance({0}, {1})", "float64"),
+                               ((_GG, _GG), "ST_Distance({0}, {1})", "float64"),
+                               ((_GG, _GG, "bool"), "ST_Distance({0}, {1}, {2})", "float64")),
+    "ext::postgis::dwithin": (((_G, _G, "float64"), "ST_DWithin({0}, {1}, {2})", "bool"),
+                              ((_GG, _GG, "float64"), "ST_DWithin({0}, {1}, {2})", "bool")),
+    "ext::postgis::area": (((_G,), "ST_Area({0})", "float64"), ((_GG,), "ST_Area({0})", "float64")),
+    "ext::postgis::length": (((_G,), "ST_Length({0})", "float64"), ((_GG,), "ST_Length({0})", "float64")),
+    "ext::postgis::intersects": (((_G, _G), "ST_Intersects({0}, {1})", "bool"),
+                                 ((_GG, _GG), "ST_Intersects({0}, {1})", "bool")),
+    "ext::postgis::contains": (((_G, _G), "ST_Contains({0}, {1})", "bool"),),
+    "ext::postgis::within": (((_G, _G), "ST_Within({0}, {1})", "bool"),),
+    "ext::postgis::astext": (((_G,), "ST_AsText({0})", "str"), ((_GG,), "ST_AsText({0})", "str")),
+    "ext::postgis::asgeojson": (((_G,), "ST_AsGeoJSON({0})", "str"), ((_GG,), "ST_AsGeoJSON({0})", "str")),
+    "ext::postgis::geomfromtext": ((("str",), "ST_GeomFromText({0})", _G),
+                                   (("str", "int64"), "ST_GeomFromText({0}, CAST({1} AS integer))", _G)),
+    "ext::postgis::to_geography": (((_G,), "geography({0})", _GG),),
+    "ext::postgis::to_geometry": (((_GG,), "geometry({0})", _G),),
+}
 
 
 # ------------------------------------------------------------------------------- functions

@@ -592,7 +592,10 @@ JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})
                  # RFC 3339 at UTC (what Go's time.Time reads; pgx scans date and timestamp
                  # as UTC times); the TS runner cuts them back to the type's own form.
                  "cal::local_date": "to_char({}, 'YYYY-MM-DD\"T00:00:00Z\"')",
-                 "cal::local_datetime": "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"}
+                 "cal::local_datetime": "to_char({}, 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')",
+                 # PostGIS's text form, as at the top level (its cast to json would be GeoJSON)
+                 "ext::postgis::geometry": "({})::text", "ext::postgis::geography": "({})::text",
+                 "ext::postgis::box2d": "({})::text", "ext::postgis::box3d": "({})::text"}
 
 
 def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:

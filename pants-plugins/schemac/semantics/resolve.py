@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
@@ -1588,7 +1589,24 @@ class _Resolver:
             cols: List[str] = []
             keys: List[str] = []
             expressions = False
+            # A polymorphic single link's element is one of its columns (one per concrete
+            # subtype, see _poly_link): the constraint is one per combination of them, as ids
+            # are unique across the tables and exactly the set column's one applies to a row (a
+            # NULL column never conflicts) -- (.creator, .slug) with creator: Team | User is
+            # UNIQUE (creator_team_id, slug) and UNIQUE (creator_user_id, slug).
+            poly_cols: Dict[str, List[str]] = {}
             for path in c.on:
+                poly = (obj.poly_links.get(path.steps[0]) if isinstance(path, ast.Path) and len(path.steps) == 1
+                        else None)
+                if poly is not None and not poly.multi:
+                    if poly.name in poly_cols:
+                        self.reporter.error("E0205", f"'{poly.name}' appears twice in the exclusive constraint",
+                                            path.span)
+                        return
+                    poly_cols[poly.name] = [col for _, col in poly.targets]
+                    cols.append(f"\0{poly.name}")  # (replaced by each of its columns below)
+                    keys.append(f"\0{poly.name}")
+                    continue
                 node = check(path, ctx)
                 if node is None:
                     return
@@ -1616,7 +1634,15 @@ class _Resolver:
                 for n in qir.walk(node):
                     if type(n) is qir.ColumnRef and n.column.name not in cols:  # type: ignore[attr-defined]
                         cols.append(n.column.name)  # type: ignore[attr-defined]
-            self._exclusive(obj, cols, c, ctx, tuple(keys) if expressions else ())
+            if poly_cols and expressions:
+                self.reporter.error("E0206", "an exclusive constraint on an expression and a polymorphic link is not "
+                                    "supported yet", c.span)
+                return
+            names = list(poly_cols)
+            for choice in itertools.product(*(poly_cols[n] for n in names)):
+                picked = dict(zip([f"\0{n}" for n in names], choice))
+                self._exclusive(obj, [picked.get(col, col) for col in cols], c, ctx,
+                                tuple(keys) if expressions else ())
             return
         if c.name == "expression":
             if len(c.on) != 1:
