@@ -190,3 +190,201 @@ def test_cal_date_get(db):
         "select Message { h := cal::date_get(.born, 'hour') }")
     assert "error[E0304]: cal::date_get() needs a cal::local_date, got str" in _errors(
         "select Message { h := cal::date_get(.content, 'day') }")
+
+
+# ---------------------------------------------------------------------------------------------
+# Sets of objects of a query's `with` names, and paths from them
+# (https://docs.geldata.com/reference/edgeql/with, .../edgeql/paths)
+
+GAME = """
+module default {
+  scalar type Rank extending enum<S, A, B>;
+  type Player { required name: str { constraint exclusive; } }
+  type Character {
+    required cid: int32 { constraint exclusive; }
+    required rank: Rank;
+    required image: str;
+  }
+  type Waifu {
+    required character: Character;
+    required owner: Player;
+    hidden: bool;
+    access policy open allow all using (true);
+    access policy shown deny select using (.hidden ?? false);
+  }
+  type Roll {
+    required author: Player;
+    required reason: str;
+    coins: int32;
+    multi received: Waifu;
+  }
+  type Collection {
+    required name: str;
+    multi characters: Character;
+  }
+}
+"""
+
+GAME_QUERIES = {
+    "roll_stats": """
+        with player := (select Player filter .name = <str>$name),
+          rolls := (select player.<author[is Roll] filter .reason in {'a', 'b'})
+        select {
+          total := count(rolls),
+          coins := sum(rolls.coins),
+          reasons := array_agg(rolls.reason),
+          ranks := array_agg(rolls.received.character.rank),
+          received := count(rolls.received),
+          a_count := count((select rolls filter .reason = 'a')),
+          any_received := exists rolls.received,
+        }""",
+    "last_rolls": """
+        with rolls := (select Roll order by .reason desc then .coins limit <int64>$n)
+        select { reasons := array_agg(rolls.reason), n := count(rolls) }""",
+    "collection_stats": """
+        with player := (select Player filter .name = <str>$name),
+          collec := (select Collection filter .id = <uuid>$id),
+          charas := (select collec.characters filter .image not ilike '%/default.jpg'),
+          owned := (select Waifu filter .owner = assert_exists(player) and .character in charas),
+          owned_ids := (select owned.character.cid),
+        select {
+          collection := assert_exists(collec) { name },
+          nb_charas := count(charas),
+          nb_owned := count(owned_ids),
+        }""",
+    "owner_of": "with player := (select Player filter .name = <str>$name) "
+                "select Waifu { character: { cid } } filter .owner = assert_exists(player)",
+}
+
+
+def _game_plans():
+    src = {"g/schema.esdl": GAME}
+    src.update({f"g/{k}.edgeql": v for k, v in GAME_QUERIES.items()})
+    return src, {q.name: q for q in check_library(src, Options(library="g")).queries}
+
+
+@pytest.fixture
+def game(pg):
+    src, plans = _game_plans()
+    pg.execute(compile_library(src, Options(library="g"))["sql/schema.sql"])
+    pg.execute("INSERT INTO player (name) VALUES ('ann'), ('bob')")
+    pg.execute("INSERT INTO character (cid, rank, image) VALUES (1, 'S', 'x.jpg'), (2, 'A', 'y/default.jpg'), "
+               "(3, 'B', 'z.jpg'), (4, 'S', 'w.jpg')")
+    pg.execute("INSERT INTO waifu (character_id, owner_id, hidden) SELECT c.id, p.id, c.cid = 4 FROM character c, "
+               "player p WHERE p.name = 'ann' AND c.cid IN (1, 3, 4)")
+    pg.execute("INSERT INTO waifu (character_id, owner_id) SELECT c.id, p.id FROM character c, player p "
+               "WHERE p.name = 'bob' AND c.cid IN (1, 2)")
+    # ann: roll a (3 coins) received her waifus of 1 and 4 (hidden), roll b received bob's of 1
+    # (the same character again), roll c (not counted) received hers of 3
+    for reason, coins, where in (("a", 3, "p.name = 'ann' AND c.cid IN (1, 4)"),
+                                 ("b", None, "p.name = 'bob' AND c.cid = 1"),
+                                 ("c", 7, "p.name = 'ann' AND c.cid = 3")):
+        pg.execute("INSERT INTO roll (author_id, reason, coins) SELECT id, %s, %s FROM player WHERE name = 'ann'",
+                   (reason, coins))
+        pg.execute(f"INSERT INTO roll_received (source_id, target_id) SELECT r.id, w.id FROM roll r, waifu w "
+                   f"JOIN character c ON c.id = w.character_id JOIN player p ON p.id = w.owner_id "
+                   f"WHERE r.reason = %s AND {where}", (reason,))
+    pg.execute("INSERT INTO collection (name) VALUES ('all')")
+    pg.execute("INSERT INTO collection_characters (source_id, target_id) SELECT l.id, c.id FROM collection l, "
+               "character c")
+    return pg, plans
+
+
+def test_sets_of_with_names_count_sum_and_array_agg(game):
+    db, plans = game
+    q = plans["roll_stats"]
+    (total, coins, reasons, ranks, received, a_count, any_received), = _run(db, q, name="ann")
+    assert (total, coins, sorted(reasons), a_count, any_received) == (2, 3, ["a", "b"], 1, True)
+    # the waifus received, distinct; the one the access policy hides leads nowhere
+    assert received == 2
+    # rolls.received.character: the distinct characters reached (character 1 twice: once), as Gel's paths
+    assert ranks == ["S"]
+    # nobody's rolls: Gel's count 0, sum 0, array_agg [], exists false
+    assert _run(db, q, name="zed") == [(0, 0, [], [], 0, 0, False)]
+    fields = {f.name: f for f in q.result}
+    assert fields["reasons"].type.name == "array<str>" and not fields["reasons"].optional
+    assert fields["ranks"].type.name == "array<Rank>" and fields["total"].type.name == "int64"
+    assert q.cardinality == "one"
+
+
+def test_a_paged_selection_keeps_its_order(game):
+    db, plans = game
+    assert _run(db, plans["last_rolls"], n=2) == [(["c", "b"], 2)]
+    assert _run(db, plans["last_rolls"], n=0) == [([], 0)]
+    assert 'array_agg("_a1".reason ORDER BY "_a1"."_n")' in plans["last_rolls"].sql
+
+
+def test_in_a_set_of_objects_and_assert_exists(game):
+    db, plans = game
+    q = plans["collection_stats"]
+    coll = db.execute("SELECT id FROM collection")[0][0]
+    (collection, nb_charas, nb_owned), = _run(db, q, name="ann", id=coll)
+    assert (collection, nb_charas, nb_owned) == ({"name": "all"}, 3, 2)  # cid 1, 3 (4 hidden; 2 default.jpg)
+    (collection, nb_charas, nb_owned), = _run(db, q, name="bob", id=coll)
+    assert nb_owned == 1
+    assert not next(f for f in q.result if f.name == "collection").optional
+    import psycopg
+
+    # no such collection / player: Gel's assert_exists fails the statement
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="assert_exists violation"):
+        _run(db, q, name="ann", id="00000000-0000-0000-0000-000000000000")
+    db.conn.rollback()
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="assert_exists violation"):
+        _run(db, plans["owner_of"], name="zed")
+    db.conn.rollback()
+    assert len(_run(db, plans["owner_of"], name="ann")) == 2  # (her hidden one is not seen)
+
+
+# ---------------------------------------------------------------------------------------------
+# any() / all() over paths through multi links (https://docs.geldata.com/reference/stdlib/set#function::std::any)
+
+TAGS = """
+module default {
+  type Tag { required name: str { constraint exclusive; } note: str; }
+  type Media {
+    required title: str;
+    multi tags: Tag { rank: int32; }
+  }
+}
+"""
+
+TAG_QUERIES = {
+    "by_tag": "select Media { title } filter any(.tags.name = <str>$name) and any(.tags@rank >= <int32>$rank) "
+              "order by .title",
+    "all_ranked": "select Media { title } filter all(.tags@rank >= <int32>$rank) order by .title",
+    "maybe_tag": "with name := <optional str>$name select Media { title } "
+                 "filter (any(.tags.name = name) if exists name else true) order by .title",
+    "noted": "select Media { title } filter exists .tags.note order by .title",
+    "flags": "select Media { title, a := any(.tags.name like 'x%'), b := all(.tags.name like 'x%') } order by .title",
+    "not_ilike": "select Tag { name } filter .name not ilike 'X%' order by .name",
+}
+
+
+@pytest.fixture
+def tags(pg):
+    src = {"t/schema.esdl": TAGS}
+    src.update({f"t/{k}.edgeql": v for k, v in TAG_QUERIES.items()})
+    plans = {q.name: q for q in check_library(src, Options(library="t")).queries}
+    pg.execute(compile_library(src, Options(library="t"))["sql/schema.sql"])
+    pg.execute("INSERT INTO tag (name, note) VALUES ('xa', NULL), ('xb', 'n'), ('c', NULL)")
+    pg.execute("INSERT INTO media (title) VALUES ('m1'), ('m2'), ('m3')")
+    # m1: xa (rank 1), c (rank 5); m2: xb (rank 9); m3: none
+    for title, tag, rank in (("m1", "xa", 1), ("m1", "c", 5), ("m2", "xb", 9)):
+        pg.execute("INSERT INTO media_tags (source_id, target_id, rank) SELECT m.id, t.id, %s FROM media m, tag t "
+                   "WHERE m.title = %s AND t.name = %s", (rank, title, tag))
+    return pg, plans
+
+
+def test_any_and_all_read_their_own_linked_objects(tags):
+    db, plans = tags
+    # each any() its own tag: m1 has a tag named xa and (another) tag ranked >= 5
+    assert _run(db, plans["by_tag"], name="xa", rank=5) == [("m1",)]
+    assert _run(db, plans["by_tag"], name="xa", rank=6) == []
+    # all() of no links is true (m3); m1's xa has rank 1
+    assert _run(db, plans["all_ranked"], rank=5) == [("m2",), ("m3",)]
+    assert _run(db, plans["maybe_tag"], name="c") == [("m1",)]
+    assert _run(db, plans["maybe_tag"], name=None) == [("m1",), ("m2",), ("m3",)]
+    assert _run(db, plans["noted"]) == [("m2",)]
+    # any of the empty set is false, all of it true
+    assert _run(db, plans["flags"]) == [("m1", True, False), ("m2", True, True), ("m3", False, True)]
+    assert _run(db, plans["not_ilike"]) == [("c",)]

@@ -572,6 +572,14 @@ def _object_path(arg, ctx, alias: str):
     """``(objects, rest)`` when ``arg`` is ``.link.prop...`` whose first step is a set of objects
     of the subject (a multi link, a backlink-like computed link) and ``rest`` the path from each
     object; ``None`` when it is not one; ``False`` after reporting."""
+    found = query_value_path(arg, ctx)
+    if found is not None:
+        # `rolls.reason`, `rolls.received.character.rank` of a query's names: the property of
+        # each of the (distinct) objects of the set
+        objects = query_set(found[0], ctx, qi(alias))
+        if objects is None:
+            return False
+        return objects, (found[1],)
     steps: List[str] = []
     root = arg
     while isinstance(root, ast.Step) and root.kind == ".":
@@ -810,7 +818,7 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
 
 
-def _path_hops(steps, span, ctx) -> Optional[List[qir.PathHop]]:
+def _path_hops(steps, span, ctx, rooted: bool = False) -> Optional[List[qir.PathHop]]:
     from schemac.diagnostics import did_you_mean
 
     cur: ObjectType = ctx.subject
@@ -825,10 +833,9 @@ def _path_hops(steps, span, ctx) -> Optional[List[qir.PathHop]]:
             if narrowed is None:
                 ctx.reporter.error("E0301", f"unknown type '{nxt[1].name}'", nxt[1].span)
                 return None
-        if hops and _visible(cur, ctx, qi("_x")) is not None:
-            ctx.reporter.error("E0206", f"a path through '{cur.name}', which has access policies, is not supported in "
-                               "a set of objects yet", span)
-            return None
+        if hops and _visible(cur, ctx, qi(f"_v{len(hops) - 1}")) is not None:
+            # a path through objects with access policies: only those the query may see lead on
+            hops[-1] = dataclasses.replace(hops[-1], visible_sql=_visible(cur, ctx, qi(f"_v{len(hops) - 1}")))
         if isinstance(step, ast.Backlink):
             inner = dataclasses.replace(ctx, subject=cur)
             source = _backlink_source(step, inner)
@@ -899,3 +906,265 @@ def is_set_operand(expr, ctx) -> bool:
             and expr.limit is None and is_set_expr(expr.subject):
         return set_target(expr.subject, ctx.subject, ctx.schema, ctx.module) is not None
     return is_set_expr(expr) and set_target(expr, ctx.subject, ctx.schema, ctx.module) is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Sets of objects of a query's names: `with` selections, the object a `with` name holds, every
+# object of a type, and paths from them (https://docs.geldata.com/reference/edgeql/with).
+
+
+def _rooted_steps(expr) -> Tuple[object, List[object]]:
+    """``(root, steps)`` of a path from an expression (``rolls.received.character``,
+    ``player.<author[is Roll]``): ``steps`` as :func:`_path_hops` reads them (link names,
+    :class:`~schemac.syntax.tree.Backlink` elements, ``('is', TypeRef)`` after a link)."""
+    steps: List[object] = []
+    node = expr
+    while True:
+        if isinstance(node, ast.Step) and node.kind == ".":
+            steps.insert(0, node.name)
+            node = node.base
+        elif isinstance(node, ast.Step) and node.kind == ".<":
+            steps.insert(0, ast.Backlink(node.name, None, node.span))
+            node = node.base
+        elif isinstance(node, ast.TypeFilter) and isinstance(node.base, ast.Step) and node.base.kind == ".<":
+            steps.insert(0, ast.Backlink(node.base.name, node.type.name, node.span, node.type.span))
+            node = node.base.base
+        elif isinstance(node, ast.TypeFilter) and isinstance(node.base, ast.Step) and node.base.kind == ".":
+            steps.insert(0, ("is", node.type))
+            steps.insert(0, node.base.name)
+            node = node.base.base
+        elif isinstance(node, ast.EnumRef):
+            steps.insert(0, node.member)
+            return ast.VarRef(node.enum, node.span), steps
+        else:
+            return node, steps
+
+
+def _plain_shape(shape) -> bool:
+    """A shape of stored names only (``{ content, timestamp }``): it chooses what an output
+    shows, nothing else (https://docs.geldata.com/reference/edgeql/shapes)."""
+    return shape is None or all(el.value is None and not el.shape and el.filter is None and not el.order
+                                and el.offset is None and el.limit is None and not el.link_prop
+                                and el.type_filter is None and not el.backlink for el in shape)
+
+
+def _object_var(name: str, ctx) -> Optional[ObjectType]:
+    """The type of the one object a ``with`` name holds (``player := (select Player filter
+    .id = ...)``), else ``None``."""
+    b = ctx.variables.get(name)
+    value = getattr(b, "value", None) if type(b) is qir.WithValue else None
+    if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
+        return value.target  # type: ignore[union-attr]
+    return None
+
+
+def _root_type(root, ctx, depth: int = 0) -> Optional[ObjectType]:
+    """The type of the objects of a query-level set ``root`` (without steps), else ``None``."""
+    if depth > 20:
+        return None
+    if isinstance(root, ast.VarRef):
+        name = root.name
+        if name in ctx.type_sets and name not in ctx.variables:
+            return query_set_target(ctx.type_sets[name], ctx, depth + 1)
+        if name in ctx.variables:
+            return _object_var(name, ctx)
+        if name in ctx.bound_statements:
+            return None
+        return ctx.schema.find_type(name, ctx.module)
+    if isinstance(root, ast.SubSelect):
+        return _root_type(ast.VarRef(root.type_name, root.type_span), ctx, depth + 1)
+    if isinstance(root, ast.SelectExpr) and _plain_shape(root.shape):
+        return query_set_target(root.subject, ctx, depth + 1)
+    return None
+
+
+def _step_target(cur: ObjectType, step, ctx) -> Optional[ObjectType]:
+    if isinstance(step, ast.Backlink):
+        return ctx.schema.find_type(step.type_name, ctx.module) if step.type_name else None
+    if isinstance(step, tuple):
+        return ctx.schema.find_type(step[1].name, ctx.module)
+    if step in cur.links:
+        return cur.links[step].target
+    comp = cur.computeds.get(step)
+    if comp is not None and comp.target is not None:
+        return comp.target
+    if comp is not None:
+        return set_target(comp.expr, cur, ctx.schema, comp.module)
+    return None
+
+
+def query_set_target(expr, ctx, depth: int = 0) -> Optional[ObjectType]:
+    """The type of the objects when ``expr`` is a set of objects of the query's names (see
+    :func:`query_set`); ``None`` otherwise (nothing reported)."""
+    root, steps = _rooted_steps(expr)
+    if isinstance(root, ast.EnumRef) or (isinstance(root, ast.VarRef) and not steps and root is expr):
+        pass
+    cur = _root_type(root, ctx, depth)
+    if cur is None or (isinstance(root, ast.VarRef) and steps and ctx.schema.find_enum(root.name, ctx.module)
+                       is not None and root.name not in ctx.type_sets and root.name not in ctx.variables):
+        return None
+    for i, step in enumerate(steps):
+        if isinstance(step, str) and i + 1 < len(steps) and isinstance(steps[i + 1], tuple):
+            continue  # (the link's subtype comes next)
+        nxt = _step_target(cur, step, ctx)
+        if nxt is None:
+            return None
+        cur = nxt
+    return cur
+
+
+def query_value_path(expr, ctx, depth: int = 0) -> Optional[Tuple[object, str]]:
+    """``(objects, p)`` when ``expr`` is ``S.p``: a property of each object of a set of the
+    query's names (also a ``with`` name bound to one, ``ids := (select rolls.id)``); else
+    ``None``."""
+    while isinstance(expr, ast.SelectExpr) and expr.shape is None and expr.filter is None and not expr.order \
+            and expr.offset is None and expr.limit is None:
+        expr = expr.subject
+    if isinstance(expr, ast.VarRef) and expr.name in ctx.type_sets and expr.name not in ctx.variables and depth < 20:
+        return query_value_path(ctx.type_sets[expr.name], ctx, depth + 1)
+    if isinstance(expr, ast.EnumRef):
+        objects: object = ast.VarRef(expr.enum, expr.span)
+        prop = expr.member
+    elif isinstance(expr, ast.Step) and expr.kind == ".":
+        objects, prop = expr.base, expr.name
+    else:
+        return None
+    root, _ = _rooted_steps(objects)
+    if isinstance(root, (ast.Path, ast.Backlink)):
+        return None
+    target = query_set_target(objects, ctx)
+    if target is None or prop in target.links or prop in target.poly_links:
+        return None
+    comp = target.computeds.get(prop)
+    if target.column(prop) is None and (comp is None or comp.target is not None):
+        return None
+    return objects, prop
+
+
+def query_value_target(expr, ctx) -> bool:
+    """``expr`` is ``S.p`` (:func:`query_value_path`)."""
+    return query_value_path(expr, ctx) is not None
+
+
+def _sub_alias(alias: str, suffix: str) -> str:
+    return qi(alias.strip('"') + suffix)
+
+
+def query_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
+    """The objects of a set of the query's names, rows named ``alias``: a ``with`` selection
+    (``with u := (select User filter ...) ... u``, also ordered or paged), the one object a
+    ``with`` name holds, every object of a type, ``(select S filter ...  order by ... limit n)``
+    of one, and a path of objects from one (``rolls.received.character``,
+    ``player.<author[is Roll]``: the distinct objects it reaches, as every path of objects in
+    Gel). ``None`` after reporting."""
+    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    root, steps = _rooted_steps(expr)
+    if steps:
+        base = query_set(root, ctx, _sub_alias(alias, "r"))
+        if base is None:
+            return None
+        scope = dataclasses.replace(ctx, subject=base.source)
+        hops = _path_hops(steps, expr.span, scope, rooted=True)
+        if hops is None:
+            return None
+        target = hops[-1].target
+        cond = qir.InSetPath(expr.span, BOOL, False, alias, base, tuple(hops))
+        return qir.ObjectSet(expr.span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+    if isinstance(root, ast.VarRef):
+        name = root.name
+        if name in ctx.type_sets and name not in ctx.variables:
+            return query_set(ctx.type_sets[name], ctx, alias)
+        t = _object_var(name, ctx) if name in ctx.variables else None
+        if t is not None:
+            value = check(root, ctx)
+            if value is None:
+                return None
+            uuid = ValueType(scalar=SCALARS["uuid"])
+            own = qir.ColumnRef(root.span, uuid, False, t.column("id"), t, None, alias)  # type: ignore[arg-type]
+            cond = qir.Binary(root.span, qir_bool(), True, "=", own, value)
+            return qir.ObjectSet(root.span, alias, t, False, cond, visible_sql=_visible(t, ctx, alias))
+        t = ctx.schema.find_type(name, ctx.module)
+        assert t is not None  # (query_set_target found it)
+        return qir.ObjectSet(root.span, alias, t, True, visible_sql=_visible(t, ctx, alias))
+    if isinstance(root, ast.SubSelect):
+        base = query_set(ast.VarRef(root.type_name, root.type_span), ctx, alias)
+        return None if base is None else _filtered(base, root.filter, root.span, ctx)
+    assert isinstance(root, ast.SelectExpr)
+    base = query_set(root.subject, ctx, alias)
+    if base is None:
+        return None
+    if root.filter is not None:
+        base = _filtered(base, root.filter, root.span, ctx)
+        if base is None:
+            return None
+    if root.order or root.offset is not None or root.limit is not None:
+        if base.page is not None:
+            base = qir.ObjectSet(base.span, alias, base.source, True, parts=(base,))
+        clauses = _page(root, base.source, alias, ctx)
+        if clauses is None:
+            return None
+        base = dataclasses.replace(base, page=clauses, multi=True)
+    return base
+
+
+def _page(sel, source: ObjectType, alias: str, ctx) -> Optional[qir.ShapeClauses]:
+    """The ``order by`` / ``offset`` / ``limit`` of a selection, over its objects (as Gel orders:
+    empty values first ascending, last descending)."""
+    from schemac.semantics.exprs import check
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    scope = dataclasses.replace(ctx, subject=source, column_prefix=alias, subject_column=None, set_links=None,
+                                set_row=None)
+    order = []
+    for item in sel.order:
+        low = check(item.expr, scope)
+        if low is None:
+            return None
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            return None
+        order.append(qir.OrderKey(item.span, low, item.descending,
+                                  item.empty or ("last" if item.descending else "first")))
+    bounds = {}
+    for word, e in (("offset", sel.offset), ("limit", sel.limit)):
+        if e is None:
+            continue
+        low = check(e, ctx, ValueType(scalar=SCALARS["int64"]))
+        if low is None:
+            return None
+        if low.type.family != "num" or low.type.element is not None:
+            ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", e.span)
+            return None
+        bounds[word] = low
+    return qir.ShapeClauses(sel.span, None, tuple(order), bounds.get("offset"), bounds.get("limit"))
+
+
+def qir_bool():
+    from schemac.semantics.exprs import BOOL
+
+    return BOOL
+
+
+def _filtered(base: qir.ObjectSet, filt, span, ctx) -> Optional[qir.ObjectSet]:
+    """``base`` with the further condition ``filt`` (checked over its objects)."""
+    from schemac.semantics.exprs import BOOL, check
+
+    if base.page is not None:
+        base = qir.ObjectSet(base.span, base.alias, base.source, True, parts=(base,))
+    inner = dataclasses.replace(ctx, subject=base.source, column_prefix=base.alias, subject_column=None,
+                                set_links=None, set_row=None)
+    cond = check(filt, inner, BOOL)
+    if cond is None:
+        return None
+    if cond.type.family != "bool":
+        ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
+        return None
+    if base.cond is None and base.link is None and not base.parts:
+        return dataclasses.replace(base, cond=cond)  # (every object of a type, filtered)
+    if base.filter is not None:
+        cond = qir.Binary(span, BOOL, True, "and", base.filter, cond)
+    return dataclasses.replace(base, filter=cond)

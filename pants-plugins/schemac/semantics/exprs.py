@@ -53,7 +53,7 @@ FUNCTIONS = {
     "std::datetime_current": DATETIME,
 }
 
-_CMP = frozenset({"=", "!=", "<", "<=", ">", ">=", "?=", "?!=", "like", "ilike"})
+_CMP = frozenset({"=", "!=", "<", "<=", ">", ">=", "?=", "?!=", "like", "ilike", "not like", "not ilike"})
 _ARITH = frozenset({"+", "-", "*", "/", "%", "//"})
 #: The binary operators :func:`_binop_step` lowers (the grammar reads all of EdgeQL's).
 _LOWERED_BINOPS = frozenset({"and", "or", "++", "??"}) | _CMP | _ARITH
@@ -514,6 +514,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
             and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
             and ctx.subject.links[expr.base.steps[0]].multi:
+        if ctx.set_links is not None and ctx.set_row is not None and ctx.set_row[0] is ctx.subject:
+            return _set_link_prop(expr, ctx)
         return _link_prop_values(expr, ctx)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
@@ -1188,6 +1190,30 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible)
 
 
+def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.tags@rank`` in a filter (or ``any()``) that reads the paths through ``tags`` one linked
+    object at a time (:func:`_set_path`): the link property of that link, its join row's column
+    (https://docs.geldata.com/reference/datamodel/linkprops)."""
+    from schemac.semantics import policies
+
+    assert ctx.set_links is not None and ctx.set_row is not None
+    link = ctx.subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
+    table = next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    col = table.column(expr.name) if table is not None else None
+    if col is None or col.name in ("source_id", "target_id"):
+        ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span)
+        return None
+    s = ctx.set_links.get(link.name)
+    if s is None:
+        alias = qi(f"_m{len(ctx.set_links) + 1}")
+        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(link.target, ctx, alias))
+        ctx.set_links[link.name] = s
+    join = qi(s.alias.strip('"') + "j")  # type: ignore[attr-defined]
+    sql = f"{join}.{qi(col.name)}"
+    return qir.SqlTemplate(expr.span, col.type, not col.required, "link_prop", sql.replace("{", "{{").replace("}", "}}"),
+                           (), "", True)
+
+
 def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
     """``.folders@path``: the link property ``path`` of each of the object's ``folders`` links
     (https://docs.geldata.com/reference/datamodel/linkprops), a set of values, which schemac
@@ -1293,6 +1319,27 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if len(expr.args) == 1 and _set_operand(expr.args[0], ctx) is not None:
         inner, scope = _set_operand(expr.args[0], ctx)  # type: ignore[misc]
         return _set_function(inner, scope, False)
+    if len(expr.args) == 1 and _query_set_operand(expr.args[0], ctx):
+        # `count(rolls)` of a paged selection, `count(rolls.received)`, `count((select rolls
+        # filter ...))`: the (distinct) objects of a set of the query's names
+        objects = computed_sql.query_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"))
+        return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and computed_sql.query_value_target(expr.args[0], ctx):
+        # `count(rolls.reason)`: the values (each object's, when it has one)
+        found = computed_sql._object_path(expr.args[0], ctx, f"_c{ctx.depth}")
+        if not found:
+            return None
+        objects, rest = found
+        inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                    set_links=None, set_row=None)
+        value = check(ast.Path(tuple(rest), expr.args[0].span), inner)
+        if value is None:
+            return None
+        if value.type.element is not None:
+            ctx.reporter.error("E0206", "count() of a multi property of several objects is not supported yet",
+                               expr.args[0].span)
+            return None
+        return qir.AggregateObjects(expr.span, INT64, False, "count", objects, value)
     if len(expr.args) == 1 and computed_sql.is_set_operand(expr.args[0], ctx):
         objects = computed_sql.expr_object_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"), expr.args[0].span)
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
@@ -1323,6 +1370,24 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                            expr.args[0].span)
         return None
     return qir.Call(expr.span, INT64, False, "count_array", (arg,))
+
+
+def _query_set_operand(arg, ctx: ExprContext) -> bool:
+    """``arg`` is a set of objects of the query's names (:func:`computed_sql.query_set`) that
+    the simpler forms (``count(User)``, ``count(u)`` of a filtered ``with`` selection) do not
+    read: a path from a ``with`` name or a type, a paged selection, a sub-select of one."""
+    while isinstance(arg, ast.SelectExpr) and arg.shape is None and arg.filter is None and not arg.order \
+            and arg.offset is None and arg.limit is None:
+        arg = arg.subject
+    if computed_sql.type_set_of(arg, ctx) is not None and not isinstance(arg, ast.VarRef):
+        return False
+    if isinstance(arg, ast.VarRef) and arg.name not in ctx.type_sets:
+        return False  # (a type, a value: the forms below)
+    if isinstance(arg, ast.VarRef) and computed_sql.type_set_of(arg, ctx) is not None:
+        return False
+    if isinstance(arg, ast.EnumRef) and arg.enum not in ctx.type_sets and arg.enum not in ctx.variables:
+        return False  # (Type.link: count()'s own refusal)
+    return computed_sql.query_set_target(arg, ctx) is not None
 
 
 def _count_form_refused(arg, ctx: ExprContext) -> bool:
@@ -1671,6 +1736,10 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         if sub is not None and ctx.params is not None:
             return computed_sql.subselect_value(sub, True, ctx)
         return check(expr.args[0], ctx)
+    if name == "assert_exists" and len(expr.args) == 1:
+        return _assert_exists(expr, ctx)
+    if name in ("any", "all") and len(expr.args) == 1:
+        return _any_all(expr, name, ctx)
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
     if name in ("fts::search", "fts::with_options"):
@@ -1863,6 +1932,56 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Opti
                            f"date_trunc({sql_string(field_name)}, {{0}}, 'UTC')", (dt,), "p", True)
 
 
+def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``any(.tags.name = x)`` / ``all(...)`` of a set of bools
+    (https://docs.geldata.com/reference/stdlib/set#function::std::any): whether one / every
+    element is true; ``any`` of the empty set is false, ``all`` of it true. Paths through multi
+    links in the argument are read in a scope of its own (each ``any`` its own linked objects):
+    ``EXISTS (SELECT 1 FROM <links> WHERE cond)``, ``NOT EXISTS (... WHERE (cond) IS FALSE)``;
+    an argument of one value is ``coalesce(x, false)`` / ``coalesce(x, true)``."""
+    if ctx.subject is not None:
+        row = ctx.column_prefix or qi(ctx.subject.table)
+        scope = dataclasses.replace(ctx, set_links={}, set_row=(ctx.subject, row), column_prefix=row)
+    else:
+        scope = ctx
+    low = check(expr.args[0], scope, BOOL)
+    if low is None:
+        return None
+    if low.type.family != "bool" or low.type.element is not None:
+        ctx.reporter.error("E0304", f"{name}() needs a set of bool, got {low.type.name}", expr.args[0].span)
+        return None
+    if scope.set_links:
+        sets = tuple(scope.set_links.values())
+        if name == "any":
+            return qir.SetFilter(expr.span, BOOL, False, sets, low)  # type: ignore[arg-type]
+        falsified = qir.SqlTemplate(low.span, BOOL, False, "is_false", "({0}) IS FALSE", (low,), "r", False)
+        exists = qir.SetFilter(expr.span, BOOL, False, sets, falsified)  # type: ignore[arg-type]
+        return qir.SqlTemplate(expr.span, BOOL, False, "all", "NOT {0}", (exists,), "r", False)
+    return qir.SqlTemplate(expr.span, BOOL, False, name, f"coalesce({{0}}, {'false' if name == 'any' else 'true'})",
+                           (low,), "r", True)
+
+
+def _assert_exists(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``assert_exists(x)`` of one value or object (``.owner = assert_exists(player)``):
+    ``x``, and when it is empty the statement fails with Gel's message
+    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists: "assert_exists
+    violation: expression returned an empty set", a CardinalityViolationError), by a cast
+    that fails (it reads ``x`` again, so Postgres cannot fold it into a constant); never empty."""
+    arg = check(expr.args[0], ctx)
+    if arg is None:
+        return None
+    if not arg.nullable:
+        return arg
+    msg = "'assert_exists violation: expression returned an empty set'"
+    probe = f"{msg} || coalesce(CAST({{0}} AS text), '')"
+    if arg.type.element is not None or arg.type.family in ("json", "bytes", "vector") or arg.type.enum is not None:
+        ctx.reporter.error("E0206", f"assert_exists() of a {arg.type.name} value is not supported yet", expr.span)
+        return None
+    fail = f"CAST(CAST({probe} AS integer) AS {arg.type.pg})" if arg.type.family == "str" \
+        else f"CAST({probe} AS {arg.type.pg})"
+    return qir.SqlTemplate(expr.span, arg.type, False, "assert_exists", f"coalesce({{0}}, {fail})", (arg,), "p", True)
+
+
 def _contains(expr: ast.FuncCall, ctx: ExprContext):
     """``contains(haystack, needle)`` of a str, bytes or array
     (https://docs.geldata.com/reference/stdlib/string#function::std::contains,
@@ -1953,6 +2072,24 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         if _set_operand(expr.operand, ctx) is not None:
             inner, scope = _set_operand(expr.operand, ctx)  # type: ignore[misc]
             return _set_function(inner, scope, True)
+        if isinstance(op, ast.Path) and len(op.steps) == 2 and ctx.subject is not None \
+                and op.steps[0] in ctx.subject.links and ctx.subject.links[op.steps[0]].column is None \
+                and ctx.subject.links[op.steps[0]].target.column(op.steps[1]) is not None \
+                and op.steps[1] not in ctx.subject.links[op.steps[0]].target.links:
+            # `exists .messages.noindex`: whether one linked object has a value
+            # (https://docs.geldata.com/reference/stdlib/set#operator::exists), over the links in a
+            # scope of its own: EXISTS (... WHERE <path> IS NOT NULL)
+            row = ctx.column_prefix or qi(ctx.subject.table)
+            scope = dataclasses.replace(ctx, set_links={}, set_row=(ctx.subject, row), column_prefix=row)
+            value = check(op, scope)
+            if value is None:
+                return None
+            cond = qir.Unary(expr.span, BOOL, False, "exists", value)
+            return qir.SetFilter(expr.span, BOOL, False, tuple(scope.set_links.values()), cond)  # type: ignore[union-attr]
+        if _query_set_operand(expr.operand, ctx):
+            # `exists rolls.received`, `exists (select s filter ...)` of a query's names
+            objects = computed_sql.query_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
+            return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
         if computed_sql.is_set_operand(expr.operand, ctx):
             objects = computed_sql.expr_object_set(expr.operand, ctx, qi(f"_e{ctx.depth}"), expr.operand.span)
             return None if objects is None else qir.ExistsObjects(expr.span, BOOL, False, objects)
@@ -2051,7 +2188,7 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
             ctx.reporter.error("E0304", f"cannot compare {left.type.name} with {right.type.name} using '{op}'",
                                expr.span, _cast_hint(left.type, right.type))
             return None
-        if op in ("like", "ilike") and left.type.family != "str":
+        if op in ("like", "ilike", "not like", "not ilike") and left.type.family != "str":
             ctx.reporter.error("E0304", f"'{op}' needs str operands, got {left.type.name}", expr.span)
             return None
         if op in ("?=", "?!="):
@@ -2211,6 +2348,20 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
             items.append(low)
         return qir.InSet(expr.span, BOOL, left.nullable, left, tuple(items), negate)
     right_expr = expr.right
+    if computed_sql.query_set_target(right_expr, ctx) is not None and not isinstance(right_expr, ast.FuncCall):
+        # `.character in charas` of a set of objects (https://docs.geldata.com/reference/edgeql/sets):
+        # whether the object is one of them; `x in {}` of an empty set is false
+        target = computed_sql.query_set_target(right_expr, ctx)
+        link = getattr(left, "link", None) if type(left) is qir.ColumnRef else None
+        if left.type.family != "uuid" or left.type.element is not None or (link is not None and link.target
+                                                                          is not target):
+            ctx.reporter.error("E0304", f"'{expr.op}' compares {link.target.name if link is not None else left.type.name}"
+                               f" with {target.name} objects", expr.span)  # type: ignore[union-attr]
+            return None
+        objects = computed_sql.query_set(right_expr, ctx, qi(f"_i{ctx.depth}"))
+        if objects is None:
+            return None
+        return qir.InObjects(expr.span, BOOL, left.nullable, left, objects, negate)
     if isinstance(right_expr, ast.VarRef) and right_expr.name not in ctx.variables \
             and isinstance(ctx.type_sets.get(right_expr.name), ast.FuncCall):
         right_expr = ctx.type_sets[right_expr.name]  # with ids := array_unpack(...) ... in ids

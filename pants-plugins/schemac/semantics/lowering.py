@@ -21,6 +21,7 @@ Rules, per form (the Gel semantics they implement are in ``docs/language.md``):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Callable, FrozenSet, List, Optional, Tuple
@@ -73,7 +74,8 @@ _CALLS = {
 }
 
 _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
-        "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE"}
+        "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE",
+        "not like": "NOT LIKE", "not ilike": "NOT ILIKE"}
 _ARITH = {"+": "+", "-": "-", "*": "*", "/": "/", "%": "%", "//": "/", "++": "||", "and": "AND", "or": "OR"}
 
 #: Left-associative operators: a chain of them is lowered with a loop (see :func:`_binary`).
@@ -381,7 +383,19 @@ def _computed(node: qir.ComputedRef) -> str:
 
 def object_set_sql(s: qir.ObjectSet) -> str:
     """``FROM <source> AS <alias> WHERE <the rows of the set>``, correlated with the subject row
-    (and restricted to those the source's access policies let the query see)."""
+    (and restricted to those the source's access policies let the query see). A paged set is
+    its rows in order, numbered ``"_n"``: ``FROM (SELECT <alias>.*, row_number() OVER (ORDER BY
+    ...) AS "_n" FROM ... ORDER BY ... LIMIT n) AS <alias> WHERE true``."""
+    if s.page is not None:
+        inner = object_set_sql(dataclasses.replace(s, page=None))
+        keys = ", ".join([_order_sql(k) for k in s.page.order] + [f'{s.alias}."id"'])
+        page = ""
+        if s.page.offset is not None:
+            page += f" OFFSET {expr_sql(s.page.offset)}"
+        if s.page.limit is not None:
+            page += f" LIMIT {expr_sql(s.page.limit)}"
+        return (f'FROM (SELECT {s.alias}.*, row_number() OVER (ORDER BY {keys}) AS "_n" {inner} '
+                f"ORDER BY {keys}{page}) AS {s.alias} WHERE true")
     source = f"FROM {qi(s.source.table)} AS {s.alias} WHERE "
     visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
     if s.parts:
@@ -408,10 +422,11 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     return source + f'{s.alias}.{qi(link.column)} = {me}."id"' + visible  # type: ignore[arg-type]
 
 
-def _path_ids(hops, subject_row: str) -> str:
-    """A query of the ids of the objects a path reaches from the subject row, one hop after
-    another (each hop reads the ids of the one before: ``IN (...)``)."""
-    prev: Optional[str] = None
+def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None) -> str:
+    """A query of the ids of the objects a path reaches from the subject row (or from the
+    objects of ``root``), one hop after another (each hop reads the ids of the one before:
+    ``IN (...)``)."""
+    prev: Optional[str] = None if root is None else f'SELECT {root.alias}."id" {object_set_sql(root)}'
     for i, h in enumerate(hops):
         j, r = qi(f"_j{i}"), qi(f"_h{i}")
         if h.kind in ("link", "poly") and h.link.multi:
@@ -431,6 +446,9 @@ def _path_ids(hops, subject_row: str) -> str:
             key = f'{h.row}."id"'
         match = f'{key} = {subject_row}."id"' if prev is None else f"{key} IN ({prev})"
         prev = f"SELECT {sel} FROM {src} WHERE {match}"
+        if h.visible_sql is not None:
+            v = qi(f"_v{i}")
+            prev = f'SELECT {v}."id" FROM {qi(h.target.table)} AS {v} WHERE {v}."id" IN ({prev}) AND {h.visible_sql}'
     return prev  # type: ignore[return-value]
 
 
@@ -563,8 +581,13 @@ _EXPR = {
     qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else
                            f'{n.alias}."id" IN (SELECT "_pi"."id" FROM {qi(n.root_table)} AS {n.subject_row} '
                            f'CROSS JOIN LATERAL ({_path_ids(n.hops, n.subject_row)}) AS "_pi"("id"))'),
+    qir.InSetPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, "", n.root)})',
+    qir.InObjects: lambda n: (f'{_op(n.left)} {"NOT IN" if n.negate else "IN"} '
+                              f'(SELECT {n.objects.alias}."id" {object_set_sql(n.objects)})'),
     qir.AggregateObjects: lambda n: (f"(SELECT {n.func}({expr_sql(n.value)}"
-                                     + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else "")
+                                     + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else
+                                        f' ORDER BY {n.objects.alias}."_n"' if n.objects.page is not None
+                                        and n.func == "array_agg" else "")
                                      + f") {object_set_sql(n.objects)})"),
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
@@ -634,7 +657,13 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             inner = shape_sql(el.elements, inner_alias, depth + 1, gel_json=gel_json)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             from_where = object_set_sql(el.objects)
-            out.append((_nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth), el.field))
+            sql = _nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth)
+            if el.required:
+                # Gel's assert_exists: no object fails the statement (a cast that reads the
+                # sub-select again, so Postgres cannot fold it into a constant)
+                sql = (f"coalesce({sql}, CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || "
+                       f"coalesce(CAST({sql} AS text), '') AS integer) AS text) AS json))")
+            out.append((sql, el.field))
         else:
             link = el.link
             inner_alias = qi(f"_s{depth + 1}")

@@ -256,6 +256,9 @@ class ObjectSet(Node):
     #: ``A union B``: the rows of each part (all of ``source``), duplicates kept as in Gel
     #: (``UNION ALL``); ``filter`` and ``visible_sql`` then apply to the union.
     parts: Tuple["ObjectSet", ...] = ()
+    #: ``with s := (select User order by .name limit 3)``: the rows in that order, paged
+    #: (:class:`ShapeClauses` without a filter; each row numbered ``"_n"`` in that order).
+    page: Optional["ShapeClauses"] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -275,6 +278,9 @@ class PathHop(Node):
     column: Optional[str] = None
     objects: Optional["ObjectSet"] = None
     row: Optional[str] = None
+    #: The target's access policy predicate over its rows named ``"_v<i>"`` (``i`` the hop's
+    #: index) when the path goes on from them: only the objects the query may see lead on.
+    visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -289,6 +295,27 @@ class InPath(Expr):
     #: A path from every object of a type (``Artist.keywords``): the table whose rows, named
     #: ``subject_row``, the path starts from (``None``: from the subject row).
     root_table: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class InSetPath(Expr):
+    """``alias.id`` is one of the objects a path of ``hops`` reaches from the objects of
+    ``root`` (``player.<author[is Roll]``, ``rolls.received.character`` of ``with`` names):
+    distinct objects, as every path of objects (https://docs.geldata.com/reference/edgeql/paths)."""
+
+    alias: str
+    root: "ObjectSet"
+    hops: Tuple[PathHop, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class InObjects(Expr):
+    """``x in S`` / ``x not in S`` of a set of objects ``S`` (``.character in charas``): whether
+    the object ``x`` (its id) is one of them."""
+
+    left: Expr
+    objects: "ObjectSet"
+    negate: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -549,6 +576,8 @@ class ShapeComputedLink(Node):
     elements: Tuple[Node, ...]
     #: ``name: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
     clauses: Optional["ShapeClauses"] = None
+    #: ``x := assert_exists(u) { ... }`` of one object: no object fails the statement.
+    required: bool = False
 
 
 @dataclass(frozen=True, eq=False)

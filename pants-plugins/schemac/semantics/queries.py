@@ -1335,13 +1335,78 @@ def _set_path_misuse(filt: ast.Expr, subject: ObjectType) -> Optional[Tuple[ast.
             stack.append((e.operand, None))
         elif isinstance(e, ast.FuncCall) and e.name in _ELEMENTWISE_FUNCS:
             stack += [(a, None) for a in e.args]
+        elif isinstance(e, ast.FuncCall) and e.name.replace("std::", "") in ("any", "all") and len(e.args) == 1:
+            # (any() / all() read the paths of their argument in a scope of their own)
+            inner = _set_path_misuse(e.args[0], subject)
+            if inner is not None:
+                return inner
+        elif isinstance(e, ast.UnaryOp) and e.op == "exists" and multi_path(e.operand):
+            continue  # (exists .tags.name: whether one linked object has one, read on its own)
         else:
             what = f"in {e.name}()" if isinstance(e, ast.FuncCall) else \
                 f"under '{e.op}'" if isinstance(e, ast.UnaryOp) else "there"
-            for n in ast.iter_nodes(e):
+            for n in _nodes_outside_any(e):
                 if n is not e and multi_path(n):
                     return n, what  # type: ignore[return-value]
+            for n in _nodes_outside_any(e):
+                if n is not e and _own_scope(n):
+                    inner = _set_path_misuse(n.args[0] if isinstance(n, ast.FuncCall) else n, subject)
+                    if inner is not None:
+                        return inner
     return None
+
+
+def _own_scope(e) -> bool:
+    """``any(...)`` / ``all(...)`` (and ``exists`` of a path through a multi link): read the
+    paths of their argument in a scope of their own."""
+    return isinstance(e, ast.FuncCall) and e.name.replace("std::", "") in ("any", "all") and len(e.args) == 1
+
+
+def _nodes_outside_any(e):
+    """The nodes of ``e``, not descending into :func:`_own_scope` calls (yielded themselves)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        if n is not e and _own_scope(n):
+            continue
+        stack.extend(_direct_children(n))
+
+
+def _direct_children(n) -> List[object]:
+    if isinstance(n, ast.BinOp):
+        return [n.left, n.right]
+    if isinstance(n, (ast.UnaryOp, ast.Cast)):
+        return [n.operand]
+    if isinstance(n, ast.FuncCall):
+        return list(n.args)
+    if isinstance(n, (ast.Tuple_, ast.SetLit)):
+        return list(n.items)
+    if isinstance(n, ast.SubSelect):
+        return [n.filter]
+    if isinstance(n, ast.Index):
+        return [n.base, n.key]
+    if isinstance(n, (ast.Step, ast.TypeFilter, ast.ShapeExpr)):
+        return [n.base]
+    if isinstance(n, ast.IfElse):
+        return [n.cond, n.then, n.else_]
+    return _generic_children(n)
+
+
+def _generic_children(n) -> List[object]:
+    """The direct children of any other node: what :func:`ast.iter_nodes` pushes for it."""
+    gen = ast.iter_nodes(n)
+    next(gen)
+    out = []
+    # (iter_nodes walks the whole subtree depth first: a node below an earlier child is skipped)
+    seen: Set[int] = set()
+    for c in gen:
+        if id(c) in seen:
+            continue
+        out.append(c)
+        for d in list(ast.iter_nodes(c))[1:]:
+            seen.add(id(d))
+    return out
 
 
 def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, source=None,
@@ -1780,7 +1845,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             several = target is not None and not computed_sql.filter_pins_one(sub.filter, target)  # type: ignore[union-attr]
         if b.name in selections or several:
             # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
-            ctx.type_sets[b.name] = _if_else_selection(value, schema, ctx.module) or value
+            ctx.type_sets[b.name] = _normal_selection(value, schema, ctx.module)
             continue
         if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
             # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
@@ -1822,6 +1887,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                                                 w.exclusives, _fields(node.shape))  # type: ignore[attr-defined]
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
+    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \
+            not _simple_selection(ctx.type_sets[body.type_name]):
+        reporter.error("E0206", f"selecting '{body.type_name}', a set of objects reached through a path or another "
+                       "'with' name, with a shape is not supported yet", body.type_span,
+                       "select the type with a filter: select T { ... } filter ...")
+        return None
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets:
         merged = _select_of_selection(body, ctx.type_sets[body.type_name], ctx)
         if merged is None:
@@ -1889,18 +1960,83 @@ def _if_else_selection(value, schema: Schema, module: str) -> Optional[ast.Selec
     return ast.SelectExpr(then.subject, None, merged, (), None, None, value.span)
 
 
-def _selection_of(value, schema: Schema, module: str) -> Optional[Tuple[str, Span]]:
+def _selection_of(value, schema: Schema, module: str,
+                  known: Optional[Dict[str, ObjectType]] = None) -> Optional[Tuple[str, Span]]:
     """``(type name, span)`` when ``value`` selects objects of a type without a shape:
     ``(select User filter ...)``, ``(select User order by ... limit n)``, ``User``, and
     :func:`_if_else_selection`."""
-    value = _if_else_selection(value, schema, module) or value
+    value = _normal_selection(value, schema, module)
     if isinstance(value, ast.SubSelect):
         name, span = value.type_name, value.type_span
     elif isinstance(value, ast.SelectExpr) and value.shape is None and isinstance(value.subject, ast.VarRef):
         name, span = value.subject.name, value.subject.span
     else:
+        name, span = "", value.span
+    if known is not None:
+        # a selection of an earlier `with` name or a path of objects from one
+        # (`(select player.<author[is Roll] filter ...)`, `(select rolls filter ...)`)
+        t = _rooted_selection_type(value, schema, module, known)
+        if t is not None:
+            return t.qualname, span
+    return (name, span) if name and schema.find_type(name, module) is not None else None
+
+
+def _normal_selection(value, schema: Schema, module: str):
+    """A binding's selection as the compiler reads it: :func:`_if_else_selection` merged, a
+    shape of stored names only dropped (it chooses what an output shows)."""
+    value = _if_else_selection(value, schema, module) or value
+    if isinstance(value, ast.SelectExpr) and value.shape is not None and computed_sql._plain_shape(value.shape):
+        value = dataclasses.replace(value, shape=None)
+    return value
+
+
+def _rooted_selection_type(value, schema: Schema, module: str, known: Dict[str, ObjectType]) -> Optional[ObjectType]:
+    """The type of the objects of ``value`` when it selects a path of objects from a ``with``
+    name of ``known`` (or from a type): ``player.<author[is Roll]``, ``(select rolls.received
+    filter ...)``, ``(select rolls order by ...)``; else ``None``."""
+    if isinstance(value, ast.SubSelect):
+        return known.get(value.type_name)
+    while isinstance(value, ast.SelectExpr) and value.shape is None:
+        value = value.subject
+    root, steps = computed_sql._rooted_steps(value)
+    if not isinstance(root, ast.VarRef):
         return None
-    return (name, span) if schema.find_type(name, module) is not None else None
+    cur = known.get(root.name)
+    if cur is None and steps:
+        cur = schema.find_type(root.name, module)
+        if cur is None or schema.find_enum(root.name, module) is not None:
+            return None
+    scope = _StaticScope(schema, module)
+    for i, step in enumerate(steps):
+        if isinstance(step, str) and i + 1 < len(steps) and isinstance(steps[i + 1], tuple):
+            continue
+        cur = computed_sql._step_target(cur, step, scope) if cur is not None else None
+    return cur
+
+
+def _value_path_of(value, schema: Schema, module: str, known: Dict[str, ObjectType]) -> bool:
+    """``value`` is ``(select S.p)`` / ``S.p``: a property of the objects of a set of an earlier
+    ``with`` name of ``known``."""
+    while isinstance(value, ast.SelectExpr) and value.shape is None and value.filter is None and not value.order \
+            and value.offset is None and value.limit is None:
+        value = value.subject
+    if isinstance(value, ast.EnumRef):
+        objects, prop = ast.VarRef(value.enum, value.span), value.member
+    elif isinstance(value, ast.Step) and value.kind == ".":
+        objects, prop = value.base, value.name
+    else:
+        return False
+    root, _ = computed_sql._rooted_steps(objects)
+    if not isinstance(root, ast.VarRef) or root.name not in known:
+        return False
+    t = _rooted_selection_type(objects, schema, module, known)
+    return t is not None and t.column(prop) is not None and prop not in t.links
+
+
+@dataclasses.dataclass
+class _StaticScope:
+    schema: Schema
+    module: str
 
 
 def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
@@ -1909,7 +2045,19 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
     or ``count(u)`` / ``exists u``. Others (``author := u`` in an insert) stay values."""
     module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
                    and b.name_span == b.value.span), "default")
-    candidates = {b.name for b in q.bindings if _selection_of(b.value, schema, module) is not None}
+    known: Dict[str, ObjectType] = {}
+    candidates = set()
+    for b in q.bindings:
+        found = _selection_of(b.value, schema, module, known)
+        if found is not None:
+            candidates.add(b.name)
+            t = schema.find_type(found[0], module)
+            if t is not None:
+                known[b.name] = t
+        else:
+            known.pop(b.name, None)
+            if _value_path_of(b.value, schema, module, known):
+                candidates.add(b.name)  # `ids := (select rolls.character.id_al)`: counted, aggregated
     if not candidates:
         return set()
     exprs: List[object] = [b.value for b in q.bindings]
@@ -1953,6 +2101,13 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
                 set_uses.add(id(arg))
             elif isinstance(n, ast.UnaryOp) and n.op == "exists":
                 set_uses.add(id(n.operand))
+            elif isinstance(n, ast.BinOp) and n.op in ("in", "not in"):
+                set_uses.add(id(n.right))  # .character in charas
+            elif isinstance(n, ast.FuncCall) and len(n.args) == 1 and n.name.replace("std::", "") in (
+                    "array_agg", "sum", "min", "max", "math::mean"):
+                arg = n.args[0]
+                arg = arg.subject if isinstance(arg, ast.SelectExpr) and arg.shape is None else arg
+                set_uses.add(id(arg))
             elif isinstance(n, ast.VarRef) and n.name in candidates and id(n) not in set_uses:
                 value_uses.add(n.name)
             elif isinstance(n, ast.ShapeExpr):  # u { name }
@@ -2025,6 +2180,8 @@ def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
     name = value.subject.name
     if name in ctx.variables or name in ctx.bound_statements:
         return None
+    if name in ctx.type_sets and not _simple_selection(ctx.type_sets[name]):
+        return None
     q = ast.SelectQuery(name, value.subject.span, shape if shape is not None else value.shape, value.filter,
                         value.order, value.offset, value.limit, value.span)
     if name in ctx.type_sets:
@@ -2061,6 +2218,12 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
                             visible_sql=policies.read_predicate(subject, ctx, alias))
     field = ResultField(el.name, None, single, _fields(inner), not single)
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
+
+
+def _simple_selection(value) -> bool:
+    """A selection of a type's objects by name (what :func:`_select_of_selection` merges)."""
+    return isinstance(value, ast.SubSelect) or (isinstance(value, ast.SelectExpr) and value.shape is None
+                                                 and isinstance(value.subject, ast.VarRef))
 
 
 def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
@@ -2155,12 +2318,18 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
             seen.add(el.name)
             inner, asserts = _peel_asserts(el.value)
             objects = _object_selection(inner, ctx)
-            if objects is not None and "assert_exists" in asserts:
-                ctx.reporter.error("E0206", "assert_exists() in a free object's field is not supported yet", el.span,
-                                   "select the object in a query of its own: select assert_exists(x) { ... }")
-                continue
             if objects is not None:
                 node = _objects_element(el, objects, ctx, "assert_single" in asserts)
+                if node is not None and "assert_exists" in asserts:
+                    if node.objects.multi:  # type: ignore[attr-defined]
+                        ctx.reporter.error("E0206", "assert_exists() of several objects in a free object's field is "
+                                           "not supported yet", el.span,
+                                           "wrap it in assert_single(...) too, or select the objects in a query of "
+                                           "its own")
+                        continue
+                    # (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists)
+                    node = dataclasses.replace(node, required=True,  # type: ignore[call-arg]
+                                               field=dataclasses.replace(node.field, optional=False))  # type: ignore[attr-defined]
                 if node is not None:
                     elements.append(node)
                 continue

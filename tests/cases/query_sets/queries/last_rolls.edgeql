@@ -1,0 +1,2 @@
+with rolls := (select Roll order by .reason desc then .coins limit <int64>$n)
+select { reasons := array_agg(rolls.reason), n := count(rolls) };

@@ -1,0 +1,80 @@
+// End-to-end test of the generated Go runner of tests/cases/query_sets (see
+// test_query_sets_e2e.py): sets of objects of a query's `with` names, array_agg, any/all and
+// assert_exists, through pgx v5 against the database in $DATABASE_URL. The test empties the
+// tables first, so it can run once per Go toolchain.
+package e2e
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	qs "schemactest/querysets"
+)
+
+func TestQuerySets(t *testing.T) {
+	ctx := context.Background()
+	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, sql := range []string{
+		`TRUNCATE player, character, waifu, roll, collection CASCADE`,
+		`INSERT INTO player (name) VALUES ('ann'), ('bob')`,
+		`INSERT INTO character (cid, rank, image) VALUES (1, 'S', 'x.jpg'), (2, 'A', 'y/default.jpg'), (3, 'B', 'z.jpg')`,
+		`INSERT INTO waifu (character_id, owner_id) SELECT c.id, p.id FROM character c, player p WHERE (p.name = 'ann' AND c.cid IN (1, 3)) OR (p.name = 'bob' AND c.cid IN (1, 2))`,
+		`INSERT INTO roll (author_id, reason, coins) SELECT id, v.r, v.c FROM player, (VALUES ('a', 3), ('b', NULL), ('c', 7)) AS v(r, c) WHERE name = 'ann'`,
+		`INSERT INTO roll_received (source_id, target_id) SELECT r.id, w.id FROM roll r, waifu w JOIN character c ON c.id = w.character_id JOIN player p ON p.id = w.owner_id WHERE (r.reason = 'a' AND p.name = 'ann' AND c.cid = 1) OR (r.reason = 'b' AND p.name = 'bob' AND c.cid = 1) OR (r.reason = 'c' AND p.name = 'ann' AND c.cid = 3)`,
+		`INSERT INTO collection (name) VALUES ('all'), ('none')`,
+		`INSERT INTO collection_characters (source_id, target_id, weight) SELECT l.id, c.id, c.cid * 4 FROM collection l, character c WHERE l.name = 'all'`,
+	} {
+		if _, err := db.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := qs.New(db).Query
+
+	ann, err := q.RollStats(ctx, qs.RollStatsParams{Name: "ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(ann.Reasons)
+	want := qs.RollStatsRow{Total: 2, Coins: 3, Reasons: []string{"a", "b"}, Ranks: []qs.Rank{qs.RankS}, Received: 2,
+		ACount: 1, AnyReceived: true}
+	if !reflect.DeepEqual(ann, want) {
+		t.Fatalf("RollStats(ann) = %+v, want %+v", ann, want)
+	}
+	zed, err := q.RollStats(ctx, qs.RollStatsParams{Name: "zed"})
+	if err != nil || zed.Total != 0 || zed.Coins != 0 || len(zed.Reasons) != 0 || len(zed.Ranks) != 0 || zed.AnyReceived {
+		t.Fatalf("RollStats(zed) = %+v, %v", zed, err)
+	}
+
+	last, err := q.LastRolls(ctx, qs.LastRollsParams{N: 2})
+	if err != nil || !reflect.DeepEqual(last.Reasons, []string{"c", "b"}) || last.N != 2 {
+		t.Fatalf("LastRolls(2) = %+v, %v", last, err)
+	}
+
+	var all string
+	if err := db.QueryRow(ctx, `SELECT id FROM collection WHERE name = 'all'`).Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	st, err := q.CollectionStats(ctx, qs.CollectionStatsParams{Name: "ann", ID: all})
+	if err != nil || st.Collection.Name != "all" || st.NbCharas != 2 || st.NbOwned != 2 {
+		t.Fatalf("CollectionStats(ann) = %+v, %v", st, err)
+	}
+	if _, err := q.CollectionStats(ctx, qs.CollectionStatsParams{Name: "ann", ID: "00000000-0000-0000-0000-000000000000"}); err == nil ||
+		!strings.Contains(err.Error(), "assert_exists violation: expression returned an empty set") {
+		t.Fatalf("CollectionStats(no collection) error = %v", err)
+	}
+
+	w, err := q.Weighted(ctx, qs.WeightedParams{W: 10})
+	if err != nil || len(w) != 2 || !w[0].Heavy || w[0].AllS || w[1].Heavy || !w[1].AllS {
+		t.Fatalf("Weighted(10) = %+v, %v", w, err)
+	}
+}
