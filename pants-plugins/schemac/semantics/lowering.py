@@ -672,6 +672,13 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                               gel_json=gel_json)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             target = link.target.from_sql or qi(link.target.table)
+            if el.written_cte is not None:
+                # The objects a write of the same statement wrote, as it left them; the others
+                # as the table holds them (the statement does not see its own writes there).
+                cols = ", ".join(qi(c.name) for c in link.target.columns)
+                cte = qi(el.written_cte)
+                target = (f'(SELECT {cols} FROM {cte} UNION ALL SELECT {cols} FROM {target} '
+                          f'WHERE "id" NOT IN (SELECT "id" FROM {cte}))')
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
             if link.multi:
                 from_where = (f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "

@@ -32,7 +32,7 @@ How to add a query form:
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Iterator, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple
 
 from schemac.diagnostics import Span
 from schemac.frozen import fast_init_all
@@ -613,6 +613,10 @@ class ShapeLink(Node):
     visible_sql: Optional[str] = None
     #: ``link: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
     clauses: Optional["ShapeClauses"] = None
+    #: A single link the selected write assigned the objects of a write bound by ``with``: that
+    #: write's CTE, whose rows stand for the target's (the statement does not see its own
+    #: writes in the table).
+    written_cte: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -724,6 +728,14 @@ class Insert(Node):
         return tuple(a.link.name for a in self.links) + tuple(
             a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
 
+    @property
+    def written_sources(self) -> Dict[str, str]:
+        """The single links assigned the objects of a write bound by ``with``: link name -> that
+        write's CTE, whose rows (``RETURNING *``) are those objects as the statement leaves them."""
+        return {a.column.link: a.value.cte for a in self.sets  # type: ignore[attr-defined]
+                if type(a.value) is WrittenIds and a.column.link and not a.value.many  # type: ignore[attr-defined]
+                and a.value.cte.startswith("_with_")}  # type: ignore[attr-defined]
+
 
 @dataclass(frozen=True, eq=False)
 class Update(Node):
@@ -753,6 +765,14 @@ class Update(Node):
         single links assigned objects the same statement inserts."""
         return tuple(a.link.name for a in self.links) + tuple(
             a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
+
+    @property
+    def written_sources(self) -> Dict[str, str]:
+        """The single links assigned the objects of a write bound by ``with``: link name -> that
+        write's CTE, whose rows (``RETURNING *``) are those objects as the statement leaves them."""
+        return {a.column.link: a.value.cte for a in self.sets  # type: ignore[attr-defined]
+                if type(a.value) is WrittenIds and a.column.link and not a.value.many  # type: ignore[attr-defined]
+                and a.value.cte.startswith("_with_")}  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True, eq=False)

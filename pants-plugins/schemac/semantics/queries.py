@@ -1424,7 +1424,8 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
     it like the table."""
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
     written = source.written_links if source is not None else ()
-    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written)
+    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written,
+                      written_from=getattr(source, "written_sources", {}))
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx) if source is None else None
     if source is not None:
@@ -1498,7 +1499,7 @@ def _json_ok(vtype: ValueType, span: Span, ctx: ExprContext) -> bool:
 
 def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
            link_props: Optional[Tuple[str, ObjectType]] = None,
-           written: Tuple[str, ...] = ()) -> List[qir.Node]:
+           written: Tuple[str, ...] = (), written_from: Optional[Dict[str, str]] = None) -> List[qir.Node]:
     """The checked elements of a shape over ``subject`` (rows named ``alias``: the table at the
     top, ``"_s<depth>"`` in nested shapes, as :func:`schemac.semantics.lowering.shape_sql` names them).
     A top-level ``link: { id }`` is just the FK column.
@@ -1506,7 +1507,10 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
     ``link_props``: inside a multi link's shape, (link name, join table): ``@prop`` reads a
     link property from it, as the field ``@prop``. ``written``: multi links the statement
     whose rows are selected writes; their join rows are not visible to the same statement, so
-    selecting them is refused."""
+    selecting them is refused. ``written_from``: single links it assigns the objects of a write
+    bound by ``with``, name -> that write's CTE: their objects are read from it, as the
+    statement leaves them (Gel's result shows the objects after the statement,
+    https://docs.geldata.com/reference/edgeql/with), and from the table for the others."""
     out: List[qir.Node] = []
     seen: Set[str] = set()
     if any(el.splat for el in shape):
@@ -1581,7 +1585,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
                                    el.span)
                 continue
-            if el.name in written and (link.multi or [e.name for e in el.shape] != ["id"]):
+            written_cte = (written_from or {}).get(el.name) if not link.multi and depth == 0 else None
+            if el.name in written and written_cte is None and (link.multi or [e.name for e in el.shape] != ["id"]):
                 ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
                                    "same statement writes is "
                                    "not supported yet", el.span,
@@ -1602,7 +1607,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 # (a filter or an offset may leave a required link's object out)
                 field = ResultField(el.name, None, not link.required or clauses is not None, nested, False,
                                     depth > 0)
-            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses))
+            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses, written_cte))
             continue
         comp = subject.computeds.get(el.name)
         if comp is not None and computed_sql.refuse_computed(comp, el.span, ctx.reporter):
@@ -1789,7 +1794,8 @@ def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: E
     if w is None:
         return None
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.span),)
-    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links)
+    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links,
+                      written_from=getattr(w, "written_sources", {}))
     if ctx.reporter.has_errors:
         return None
     nested = any(isinstance(el, (qir.ShapeLink, qir.ShapeComputedLink)) for el in elements)

@@ -89,6 +89,13 @@ try {
   await assert.rejects(nobody.query.shelfCreate({ title: "Nowhere", handle: "ann" }), ql.NotNullViolationError);
   assert.deepEqual((await rows<{ title: string }>("SELECT title FROM shelf ORDER BY title")).map((s) => s.title),
     ["Classics", "Films", "Loose"]);
+  // A link assigned the member another write of the same statement inserts, then updates: the
+  // curator is read as the statement leaves it (points 1, then 2), not as the table held it.
+  assert.deepEqual(await inA.shelfForMember({ handle: "dan", title: "Dan's" }),
+    { title: "Dan's", curator: { handle: "dan", points: 1 } });
+  assert.deepEqual(await inA.shelfForMember({ handle: "dan", title: "Dan's too" }),
+    { title: "Dan's too", curator: { handle: "dan", points: 2 } });
+  await pool.query("DELETE FROM shelf WHERE title LIKE 'Dan''s%'");
   out["boundInserts"] = true;
 
   // A polymorphic multi link written through with names: one book, every film of a selection

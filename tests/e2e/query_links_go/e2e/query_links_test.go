@@ -162,6 +162,13 @@ func TestQueryLinks(t *testing.T) {
 	if _, err := nobody.Query.ShelfCreate(ctx, ql.ShelfCreateParams{Title: "Nowhere", Handle: "ann"}); !errors.As(err, &notNull) {
 		t.Fatalf("shelf without a club: %v", err)
 	}
+	for i, title := range []string{"Dan's", "Dan's too"} {
+		f, err := inA.ShelfForMember(ctx, ql.ShelfForMemberParams{Handle: "dan", Title: title})
+		if err != nil || f.Title != title || f.Curator == nil || f.Curator.Handle != "dan" || f.Curator.Points != int32(i+1) {
+			t.Fatalf("shelf for a member written by the same statement: %+v %v", f, err)
+		}
+	}
+	exec(`DELETE FROM shelf WHERE title LIKE 'Dan''s%'`)
 	if got := texts(t, db, `SELECT title FROM shelf ORDER BY title`); !reflect.DeepEqual(got, []string{"Classics", "Films", "Loose"}) {
 		t.Fatalf("shelves: %v", got)
 	}

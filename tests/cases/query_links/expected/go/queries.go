@@ -467,6 +467,61 @@ func (q *Queries) ShelfDropFilm(ctx context.Context, arg ShelfDropFilmParams) (*
 	return &i, nil
 }
 
+// shelfForMemberSQL is the SQL of query shelf_for_member (cases/query_links/queries/shelf_for_member.edgeql).
+const shelfForMemberSQL = `WITH "_with_member" AS (
+INSERT INTO "member" ("club_id", "handle", "points")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2, CAST(1 AS integer))
+ON CONFLICT ("club_id", "handle") DO UPDATE
+SET "points" = "member".points + CAST(1 AS integer)
+WHERE ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)))
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+),
+"_with_shelf" AS (
+INSERT INTO "shelf" ("club_id", "title", "curator_id")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $3, (SELECT "id" FROM "_with_member"))
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+)
+SELECT "title",
+       (SELECT json_build_object('handle', "_s1"."handle", 'points', "_s1"."points") FROM (SELECT "id", "club_id", "handle", "points" FROM "_with_member" UNION ALL SELECT "id", "club_id", "handle", "points" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_with_member")) AS "_s1" WHERE "_s1"."id" = "shelf"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "curator"
+FROM "_with_shelf" AS "shelf"`
+
+// ShelfForMemberParams are the parameters of ShelfForMember.
+type ShelfForMemberParams struct {
+	Handle string
+	Title  string
+}
+
+// ShelfForMemberCurator is the curator shape of ShelfForMember.
+type ShelfForMemberCurator struct {
+	Handle string `json:"handle"`
+	Points int32  `json:"points"`
+}
+
+// ShelfForMemberRow is one row returned by ShelfForMember.
+type ShelfForMemberRow struct {
+	Title   string                 `json:"title"`
+	Curator *ShelfForMemberCurator `json:"curator"`
+}
+
+// ShelfForMember runs query shelf_for_member (cases/query_links/queries/shelf_for_member.edgeql).
+//
+// A shelf curated by a member the same statement inserts or updates: the curator is read as
+// the statement leaves it.
+//
+// A violated foreign key is reported as *FkShelfClubIDError when club_id names no club row;
+// *FkShelfCuratorIDError when curator_id names no member row; *FkMemberClubIDError when club_id
+// names no club row.
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) ShelfForMember(ctx context.Context, arg ShelfForMemberParams) (ShelfForMemberRow, error) {
+	row := q.db.QueryRow(ctx, shelfForMemberSQL, q.globals.ClubID, arg.Handle, arg.Title)
+	var i ShelfForMemberRow
+	if err := row.Scan(&i.Title, &i.Curator); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // shelfHighlightSQL is the SQL of query shelf_highlight (cases/query_links/queries/shelf_highlight.edgeql).
 const shelfHighlightSQL = `WITH "_new" AS (
 UPDATE "shelf"

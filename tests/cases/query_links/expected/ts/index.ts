@@ -32,6 +32,9 @@ import {
   type ShelfDropFilmArgs,
   type ShelfDropFilmResult,
   shelfDropFilm,
+  type ShelfForMemberArgs,
+  type ShelfForMemberResult,
+  shelfForMember,
   type ShelfHighlightArgs,
   type ShelfHighlightResult,
   shelfHighlight,
@@ -76,6 +79,8 @@ export interface Runner {
     shelfCreateDirect(args: ShelfCreateDirectArgs): Promise<ShelfCreateDirectResult>;
     /** Runs `shelf_drop_film` (cases/query_links/queries/shelf_drop_film.edgeql). */
     shelfDropFilm(args: ShelfDropFilmArgs): Promise<ShelfDropFilmResult | null>;
+    /** Runs `shelf_for_member` (cases/query_links/queries/shelf_for_member.edgeql). */
+    shelfForMember(args: ShelfForMemberArgs): Promise<ShelfForMemberResult>;
     /** Runs `shelf_highlight` (cases/query_links/queries/shelf_highlight.edgeql). */
     shelfHighlight(args: ShelfHighlightArgs): Promise<ShelfHighlightResult | null>;
     /** Runs `shelf_set_curator` (cases/query_links/queries/shelf_set_curator.edgeql). */
@@ -163,6 +168,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       shelfCreate: (args) => shelfCreate(db, args, globals),
       shelfCreateDirect: (args) => shelfCreateDirect(db, args, globals),
       shelfDropFilm: (args) => shelfDropFilm(db, args, globals),
+      shelfForMember: (args) => shelfForMember(db, args, globals),
       shelfHighlight: (args) => shelfHighlight(db, args, globals),
       shelfSetCurator: (args) => shelfSetCurator(db, args, globals),
     },

@@ -485,6 +485,63 @@ export async function shelfDropFilm(
   return (rows[0] as ShelfDropFilmResult | undefined) ?? null;
 }
 
+/** SQL of query `shelf_for_member` (cases/query_links/queries/shelf_for_member.edgeql). */
+export const shelfForMemberSql = `WITH "_with_member" AS (
+INSERT INTO "member" ("club_id", "handle", "points")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2, CAST(1 AS integer))
+ON CONFLICT ("club_id", "handle") DO UPDATE
+SET "points" = "member".points + CAST(1 AS integer)
+WHERE ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)))
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+),
+"_with_shelf" AS (
+INSERT INTO "shelf" ("club_id", "title", "curator_id")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $3, (SELECT "id" FROM "_with_member"))
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+)
+SELECT "title",
+       (SELECT json_build_object('handle', "_s1"."handle", 'points', "_s1"."points") FROM (SELECT "id", "club_id", "handle", "points" FROM "_with_member" UNION ALL SELECT "id", "club_id", "handle", "points" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_with_member")) AS "_s1" WHERE "_s1"."id" = "shelf"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "curator"
+FROM "_with_shelf" AS "shelf"`;
+
+/** Parameters of {@link shelfForMember}. */
+export interface ShelfForMemberArgs {
+  readonly handle: string;
+  readonly title: string;
+}
+
+/** One row returned by {@link shelfForMember}. */
+export interface ShelfForMemberResult {
+  title: string;
+  curator: { handle: string; points: number } | null;
+}
+
+/**
+ * A shelf curated by a member the same statement inserts or updates: the curator is read as
+ * the statement leaves it.
+ *
+ * Source: cases/query_links/queries/shelf_for_member.edgeql.
+ * @throws {@link FkShelfClubIdError} when `club_id` names no `club` row (`fk_shelf_club_id`).
+ * @throws {@link FkShelfCuratorIdError} when `curator_id` names no `member` row (`fk_shelf_curator_id`).
+ * @throws {@link FkMemberClubIdError} when `club_id` names no `club` row (`fk_member_club_id`).
+ * Reads the global `club_id` from `globals`.
+ */
+export async function shelfForMember(
+  db: Queryable,
+  args: ShelfForMemberArgs,
+  globals: Globals = {},
+): Promise<ShelfForMemberResult> {
+  const rows = await run(db, shelfForMemberSql, [
+    globals.club_id ?? null,
+    args.handle,
+    args.title,
+  ]);
+  const row = rows[0] as ShelfForMemberResult | undefined;
+  if (row === undefined) {
+    throw new Error("shelf_for_member: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `shelf_highlight` (cases/query_links/queries/shelf_highlight.edgeql). */
 export const shelfHighlightSql = `WITH "_new" AS (
 UPDATE "shelf"
