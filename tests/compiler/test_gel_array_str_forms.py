@@ -210,3 +210,17 @@ def test_a_computed_link_through_computed_links_reads_its_own_object(pg):
                "FROM (VALUES ('p2', 'one'), ('p1', 'two')) AS v(t, b)")
     q = _plans(BLOGS, authors="select Author { name, n_posts, titles, blog_names } order by .name;")["authors"]
     assert pg.execute(q.sql) == [("ann", 2, "p1,p2", "one,two"), ("bob", 0, "", "")]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("reset schema to initial;", "q/q.edgeql:1:1: error[E0206]: reset statements (session and schema commands) are "
+                                 "not supported yet"),
+    ("start transaction;", "q/q.edgeql:1:1: error[E0206]: transaction statements (the runners manage transactions)"),
+    ("drop type T;", "q/q.edgeql:1:1: error[E0206]: DDL statements (the schema changes through migrations)"),
+    ("select { n := count((delete T filter .name = 'x')) };",
+     "q/q.edgeql:1:21: error[E0206]: count() of an insert, update or delete is not supported yet"),
+])
+def test_gel_commands_and_counted_statements_are_refused_not_syntax_errors(query, message):
+    # (valid EdgeQL: https://docs.geldata.com/reference/edgeql; a runner calls queries)
+    text = _errors(QUERIES, q=query)
+    assert message in text and "E0100" not in text

@@ -124,6 +124,9 @@ class Catalog:
     extensions: Tuple[str, ...] = ()
     #: Sequences of sequence scalars (``scalar type N extending sequence``), sorted.
     sequences: Tuple[str, ...] = ()
+    #: Composite types of tuple properties (https://docs.geldata.com/reference/stdlib/tuple):
+    #: ``(name, ((attribute, type), ...))`` in creation order (a tuple's element tuples first).
+    composites: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
 
     def table(self, name: str) -> Optional[TableDef]:
         return next((t for t in self.tables if t.name == name), None)
@@ -169,7 +172,19 @@ def catalog_of(schema: Schema) -> Catalog:
         enums={e.qualname: tuple(e.members) for e in schema.all_enums()},
         extensions=schema.pg_extensions(),
         sequences=schema.sequences(),
+        composites=_composites(schema),
     )
+
+
+def _composites(schema: Schema) -> Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...]:
+    """The composite types the library's tuple properties need, each once, in the order the
+    tables declare them (a tuple's element tuples before it)."""
+    out: Dict[str, Tuple[Tuple[str, str], ...]] = {}
+    for t in schema.all_tables():
+        for c in t.columns:
+            for tup in c.type.tuples():
+                out.setdefault(tup.composite, tup.composite_fields)
+    return tuple(out.items())
 
 
 def dump_snapshot(catalog: Catalog) -> str:
@@ -183,6 +198,8 @@ def dump_snapshot(catalog: Catalog) -> str:
         doc["extensions"] = list(catalog.extensions)
     if catalog.sequences:
         doc["sequences"] = list(catalog.sequences)
+    if catalog.composites:
+        doc["composites"] = [{"name": n, "fields": [list(f) for f in fields]} for n, fields in catalog.composites]
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -228,7 +245,9 @@ def load_snapshot(text: str) -> Catalog:
         enums = {k: tuple(v) for k, v in doc.get("enums", {}).items()}
         extensions = tuple(sorted(str(e) for e in doc.get("extensions", [])))
         sequences = tuple(sorted(str(e) for e in doc.get("sequences", [])))
-        return Catalog(tuple(tables), enums, extensions, sequences)
+        composites = tuple((str(c["name"]), tuple((str(a), str(t)) for a, t in c["fields"]))
+                           for c in doc.get("composites", []))
+        return Catalog(tuple(tables), enums, extensions, sequences, composites)
     except SnapshotError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as e:

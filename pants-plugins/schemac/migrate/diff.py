@@ -35,6 +35,7 @@ CREATE_TABLE, ADD_COLUMN, DROP_DEFAULT, DROP_NOT_NULL, ALTER_TYPE, SET_DEFAULT =
 REWRITE, FILL, SET_NOT_NULL = 50, 51, 52
 ADD_CHECK, ADD_UNIQUE, ADD_FK, INDEXES, COPY_LINKS, LATE_DROP, COMMENT = 60, 61, 62, 63, 66, 80, 90
 CREATE_EXTENSION, CREATE_SEQUENCE, DROP_SEQUENCE, DROP_EXTENSION = 35, 36, 84, 85
+CREATE_TYPE, DROP_TYPE = 37, 83
 # Phases of the finishing file (validations first: they scan under SHARE UPDATE EXCLUSIVE; the
 # ACCESS EXCLUSIVE steps come last, so that lock is held only for the commit).
 VALIDATE, FINISH_NOT_NULL, FINISH_DROP_HELPER, ATTACH_UNIQUE = 100, 110, 111, 112
@@ -406,6 +407,19 @@ class _Differ:
         for name in sorted(old_seq - new_seq):
             self.change(f"drop sequence {name}")
             self.emit(DROP_SEQUENCE, f"DROP SEQUENCE IF EXISTS {qi(name)};")
+        # Composite types of tuple properties: created before the columns of their type, dropped
+        # after them (outer tuples first). A type's name follows from its elements, so a tuple
+        # type changed is another composite type.
+        old_ct, new_ct = dict(self.old.composites), dict(self.new.composites)
+        for name, fields in self.new.composites:
+            if name not in old_ct:
+                self.change(f"create type {name}")
+                attrs = ", ".join(f"{qi(a)} {t}" for a, t in fields)
+                self.emit(CREATE_TYPE, f"CREATE TYPE {qi(name)} AS ({attrs});")
+        for name, _ in reversed(self.old.composites):
+            if name not in new_ct:
+                self.change(f"drop type {name}")
+                self.emit(DROP_TYPE, f"DROP TYPE IF EXISTS {qi(name)};")
 
     # -- whole tables
     def create_table(self, t: TableDef) -> None:

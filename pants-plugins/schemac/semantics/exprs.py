@@ -202,15 +202,17 @@ def assignment_cast(expr: ast.Expr, target: Optional[ValueType]) -> ast.Expr:
     return expr
 
 
-def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
-    """The value type named by ``ref`` (a scalar or an enum), or ``None`` after reporting."""
+def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext, allow_tuple: bool = False) -> Optional[ValueType]:
+    """The value type named by ``ref`` (a scalar or an enum), or ``None`` after reporting.
+    ``allow_tuple``: a tuple type (or an array of tuples) is accepted, as a property's type:
+    see :func:`_tuple_type`; elsewhere (parameters, casts) it is E0206."""
     if ref.name.startswith("ext::"):
         return _ext_type(ref, ctx)
     if ref.name in ("array", "std::array"):
         if len(ref.args) != 1:
             ctx.reporter.error("E0201", "array takes exactly one element type: array<T>", ref.span)
             return None
-        elem = resolve_type_ref(ref.args[0], ctx)
+        elem = resolve_type_ref(ref.args[0], ctx, allow_tuple)
         if elem is None:
             return None
         if elem.element is not None:
@@ -228,12 +230,13 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
     if ref.name in ("range", "std::range", "multirange", "std::multirange"):
         return _range_type(ref, ctx)
     if ref.args:
+        if ref.name in ("tuple", "std::tuple") and allow_tuple:
+            return _tuple_type(ref, ctx)
         if ref.name in ("tuple", "std::tuple"):
-            # https://docs.geldata.com/reference/stdlib/tuple: no storage chosen yet (a composite
-            # type or jsonb, each with its own TS/Go mapping); refused where it is written.
-            ctx.reporter.error("E0206", f"tuple types ('{ref}') are not supported yet", ref.span,
-                               "store each element as a property of its own, or a multi link to a type holding "
-                               "them (an array of tuples: one object per tuple)")
+            # https://docs.geldata.com/reference/stdlib/tuple: stored as a property (a composite
+            # type), not yet a parameter's or a cast's type.
+            ctx.reporter.error("E0206", f"tuple types ('{ref}') are only supported as a property's type yet", ref.span,
+                               "pass each element as a parameter of its own")
             return None
         ctx.reporter.error("E0206", f"parameterised type '{ref}' is not supported yet", ref.span)
         return None
@@ -273,6 +276,36 @@ def resolve_type_ref(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
         ctx.reporter.error("E0201", f"unknown type '{ref.name}'", ref.span,
                            did_you_mean(ref.name.rsplit("::", 1)[-1], candidates))
     return None
+
+
+def _tuple_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """``tuple<decimal, decimal>`` / ``tuple<x: str, y: int64>`` as a property's type
+    (https://docs.geldata.com/reference/stdlib/tuple): a Postgres composite type per distinct
+    tuple type (:attr:`schemac.semantics.model.ValueType.composite`), created before the tables
+    by the migrations; its elements are scalars, enums, arrays or tuples. Either every element
+    is named or none is, as in Gel."""
+    fields = []
+    for arg in ref.args:
+        t = resolve_type_ref(dataclasses.replace(arg, label=None), ctx, True)
+        if t is None:
+            return None
+        if t.family == "vector" or range_kind(t.scalar):
+            ctx.reporter.error("E0206", f"a tuple of {t.name} is not supported", arg.span)
+            return None
+        fields.append((arg.label, t))
+    if not fields:
+        ctx.reporter.error("E0201", "a tuple type has at least one element: tuple<T, ...>", ref.span)
+        return None
+    named = [n is not None for n, _ in fields]
+    if any(named) and not all(named):
+        ctx.reporter.error("E0201", "either every element of a tuple type is named or none is", ref.span)
+        return None
+    names = [n for n, _ in fields if n is not None]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup is not None:
+        ctx.reporter.error("E0200", f"the tuple type names '{dup}' twice", ref.span)
+        return None
+    return ValueType(fields=tuple(fields))
 
 
 def _range_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
@@ -449,8 +482,11 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
                            expr.span)
         return None
+    if isinstance(expr, (ast.Tuple_, ast.NamedTuple)) and expected is not None and expected.fields:
+        return _tuple_lit(expr, ctx, expected)
     if isinstance(expr, ast.Tuple_):
-        ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))'", expr.span)
+        ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))' and as the value of a tuple "
+                           "property yet", expr.span)
         return None
     if isinstance(expr, ast.Index):
         return _index(expr, ctx)
@@ -521,6 +557,13 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _row_ref(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
         return _object_path(expr, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)):
+        # `.points[0].1`, `(.pos).x`: an element of a tuple value
+        base = check(expr.base, ctx)
+        if base is None:
+            return None
+        if base.type.fields:
+            return _tuple_element(base, expr.name, expr.span, ctx)
     what = _UNLOWERED_EXPRESSIONS.get(type(expr))
     if what is None:
         raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
@@ -1073,6 +1116,15 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                "set; only paths through single links can be used here",
                                expr.span, f"count it or test it: count(.{name}), exists .{name}")
         return None
+    if len(expr.steps) > 1 and ctx.subject.column(name) is not None and ctx.subject.column(name).type.fields:
+        # `.days.0`, `.pos.x`: elements of a tuple property
+        col = ctx.subject.column(name)
+        low: qir.Expr = qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
+        for step in expr.steps[1:]:
+            low = _tuple_element(low, step, expr.span, ctx)  # type: ignore[assignment]
+            if low is None:
+                return None
+        return low
     if len(expr.steps) > 1:
         ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
         return None
@@ -1249,6 +1301,70 @@ def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
                            sql.replace("{", "{{").replace("}", "}}"), (), "", True)
 
 
+def _tuple_lit(expr, ctx: ExprContext, expected: ValueType) -> Optional[qir.Expr]:
+    """``(true, false)`` / ``(x := 1.5, y := 2)`` where a tuple type is expected (a tuple
+    property's value, an element of an array of tuples): ``CAST(ROW(a, b) AS "tuple_...")``, each
+    element checked against its element type (a named tuple's by name, in any order, as Gel
+    matches them); empty when an element is (https://docs.geldata.com/reference/stdlib/tuple)."""
+    fields = expected.fields or ()
+    if isinstance(expr, ast.NamedTuple):
+        given = dict(expr.items)
+        names = [n for n, _ in fields]
+        if any(n is None for n in names) or set(given) != set(names) or len(given) != len(expr.items):
+            ctx.reporter.error("E0304", f"this named tuple does not match {expected.name}", expr.span,
+                               "name each element of the type once")
+            return None
+        items = [given[n] for n in names]  # type: ignore[index]
+    else:
+        items = list(expr.items)
+        if len(items) != len(fields):
+            ctx.reporter.error("E0304", f"a tuple of {len(items)} elements is not a {expected.name}", expr.span)
+            return None
+    lows = []
+    for item, (_, ftype) in zip(items, fields):
+        low = check(item, ctx, ftype)
+        if low is None:
+            return None
+        if low.type.family != ftype.family and not (ftype.family == "num" and low.type.family == "num"):
+            ctx.reporter.error("E0304", f"this element is {low.type.name}, the tuple's is {ftype.name}", item.span)
+            return None
+        lows.append(low)
+    body = ", ".join(f"CAST({{{i}}} AS {t.pg})" for i, (_, t) in enumerate(fields))
+    template = f"CAST(ROW({body}) AS {expected.pg})"
+    nullable = [i for i, low in enumerate(lows) if low.nullable]
+    if nullable:
+        test = " OR ".join(f"{{{i}}} IS NULL" for i in nullable)
+        template = f"CASE WHEN {test} THEN NULL ELSE {template} END"
+    return qir.SqlTemplate(expr.span, expected, bool(nullable), "tuple", template, tuple(lows), "o" * len(lows),
+                           not nullable)
+
+
+def _tuple_element(base: qir.Expr, step: str, span: Span, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``t.0`` / ``t.name`` (https://docs.geldata.com/reference/stdlib/tuple#operator::tupleidx):
+    an element of a tuple value, by position (0-based) or, in a named tuple, by name: the
+    composite type's attribute, ``(t)."f0"`` / ``(t)."name"``; empty when the tuple is."""
+    fields = base.type.fields
+    if not fields:
+        ctx.reporter.error("E0304", f"'.{step}' of a {base.type.name}: only a tuple has elements here", span)
+        return None
+    attrs = base.type.composite_fields
+    if step.isdigit():
+        i = int(step)
+        if i >= len(fields):
+            ctx.reporter.error("E0302", f"{base.type.name} has no element {i} (it has {len(fields)})", span)
+            return None
+    else:
+        names = [n for n, _ in fields]
+        if step not in names:
+            ctx.reporter.error("E0302", f"{base.type.name} has no element '{step}'", span,
+                               did_you_mean(step, [n for n in names if n is not None]))
+            return None
+        i = names.index(step)
+    elem = fields[i][1]
+    return qir.SqlTemplate(span, elem, base.nullable, "tuple_element", f"({{0}}).{qi(attrs[i][0])}", (base,), "r",
+                           True)
+
+
 def _computed_through_link(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     """``.album.title``: a computed property of the object a single link reaches
     (https://docs.geldata.com/reference/datamodel/computeds): the rest of the path read from
@@ -1400,6 +1516,11 @@ def _count_form_refused(arg, ctx: ExprContext) -> bool:
         ctx.reporter.error("E0206", f"count() of a path from a type ('{arg.enum}.{arg.member}') is not supported yet",
                            arg.span, f"count the links of each object instead: select {arg.enum} "
                            f"{{ n := count(.{arg.member}) }}")
+        return True
+    if isinstance(arg, ast.StatementExpr):
+        # `count((delete Music filter ...))`: the number of objects the statement wrote
+        ctx.reporter.error("E0206", "count() of an insert, update or delete is not supported yet", arg.span,
+                           "run the statement as a query of its own: the runners return the objects it wrote")
         return True
     sel = arg
     if isinstance(arg, ast.VarRef) and arg.name in ctx.type_sets and arg.name not in ctx.variables:

@@ -73,6 +73,9 @@ _CALLS = {
     "range_overlaps": ("{0} && {1}", False, True),
 }
 
+#: Calls whose Postgres result is an ``integer`` where Gel's is an ``int64``.
+_INT4_CALLS = frozenset({"len_array", "len_str", "len_bytes"})
+
 _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
         "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE",
         "not like": "NOT LIKE", "not ilike": "NOT ILIKE"}
@@ -650,6 +653,10 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             out.append((qi(el.column.name), el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))
+            if depth == 0 and type(el.value) is qir.Call and el.value.func in _INT4_CALLS:  # type: ignore[attr-defined]
+                # Postgres' lengths are `integer`; Gel's len() is int64, which the runners read
+                # as an int8 (node-postgres: its text)
+                sql = f"CAST({sql} AS bigint)"
             out.append((_json_value(el.value.type, sql, gel_json) if depth > 0 else sql, el.field))
         elif t is qir.ShapeComputedLink:
             # A backlink or computed link: its objects, like a stored link's.

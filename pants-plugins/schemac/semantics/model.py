@@ -48,11 +48,17 @@ class ValueType:
     scalar: Optional[Scalar] = None
     enum: Optional[EnumType] = None
     element: Optional["ValueType"] = None
+    #: ``tuple<A, B>`` / ``tuple<x: A, y: B>`` (https://docs.geldata.com/reference/stdlib/tuple):
+    #: its elements, each with its name (``None`` when unnamed). Stored as a Postgres composite
+    #: type (:attr:`composite`, created by the migrations).
+    fields: Optional[Tuple[Tuple[Optional[str], "ValueType"], ...]] = None
 
     @property
     def name(self) -> str:
         if self.element is not None:
             return f"array<{self.element.name}>"
+        if self.fields is not None:
+            return "tuple<" + ", ".join(t.name if n is None else f"{n}: {t.name}" for n, t in self.fields) + ">"
         return self.enum.name if self.enum else self.scalar.name  # type: ignore[union-attr]
 
     @property
@@ -60,14 +66,55 @@ class ValueType:
         """Values of equal family compare and assign without a cast."""
         if self.element is not None:
             return f"array:{self.element.family}"
+        if self.fields is not None:
+            return "tuple:" + ",".join(t.family for _, t in self.fields)
         return f"enum:{self.enum.qualname}" if self.enum else self.scalar.sql_family  # type: ignore[union-attr]
 
     @property
     def pg(self) -> str:
-        """Postgres column type (``text`` for enums, ``T[]`` for arrays)."""
+        """Postgres column type (``text`` for enums, ``T[]`` for arrays, the quoted composite type
+        of a tuple)."""
         if self.element is not None:
             return f"{self.element.pg}[]"
+        if self.fields is not None:
+            return f'"{self.composite}"'
         return "text" if self.enum else self.scalar.pg  # type: ignore[union-attr]
+
+    @property
+    def composite(self) -> str:
+        """A tuple's Postgres composite type: ``tuple_`` and its elements' types (with their names
+        for a named tuple), e.g. ``tuple_numeric_numeric``; one type per distinct tuple type, its
+        attributes named ``f0``, ``f1``... (a named tuple's: its names)."""
+        from schemac.semantics.sqlnames import short_identifier
+
+        assert self.fields is not None
+        parts = []
+        for n, t in self.fields:
+            base = t.pg.replace('"', "").replace("[]", "_array").replace(" ", "_")
+            parts.append(base if n is None else f"{n}_{base}")
+        return short_identifier("tuple_" + "_".join(parts))
+
+    @property
+    def composite_fields(self) -> Tuple[Tuple[str, str], ...]:
+        """``(attribute, Postgres type)`` of a tuple's composite type."""
+        assert self.fields is not None
+        return tuple((n if n is not None else f"f{i}", t.pg) for i, (n, t) in enumerate(self.fields))
+
+    def tuples(self) -> List["ValueType"]:
+        """The tuple types this type is or holds (itself, an array's element, nested tuples),
+        innermost first: the composite types its column needs, in creation order."""
+        out: List[ValueType] = []
+        if self.element is not None:
+            out.extend(self.element.tuples())
+        if self.fields is not None:
+            for _, t in self.fields:
+                out.extend(t.tuples())
+            out.append(self)
+        return out
+
+    @property
+    def has_tuple(self) -> bool:
+        return bool(self.tuples())
 
 
 @dataclass(frozen=True)

@@ -1068,7 +1068,7 @@ class _Resolver:
         if key is not None:
             return "link", key
         custom = self._custom_scalar_of(ref.name, ptr.module) if not ref.args else None
-        vtype = resolve_type_ref(ref, self._type_context(ptr.module))
+        vtype = resolve_type_ref(ref, self._type_context(ptr.module), allow_tuple=True)
         if vtype is None:
             return None
         return "value", (vtype, custom)

@@ -2348,7 +2348,20 @@ def _refuse_unplanned_query(q) -> None:
 UNSUPPORTED_QUERY_FORMS = {"group": "group queries",
                            # (https://docs.geldata.com/reference/reference/edgeql/configure: server
                            # settings, not a query a runner calls)
-                           "configure": "configure statements"}
+                           "configure": "configure statements",
+                           # (https://docs.geldata.com/reference/edgeql: the schema changes through
+                           # migrations, and a runner manages its own transactions and session)
+                           "reset": "reset statements (session and schema commands)",
+                           "create": "DDL statements (the schema changes through migrations)",
+                           "alter": "DDL statements (the schema changes through migrations)",
+                           "drop": "DDL statements (the schema changes through migrations)",
+                           "start": "transaction statements (the runners manage transactions)",
+                           "commit": "transaction statements (the runners manage transactions)",
+                           "rollback": "transaction statements (the runners manage transactions)",
+                           "declare": "transaction statements (the runners manage transactions)",
+                           "release": "transaction statements (the runners manage transactions)",
+                           "describe": "describe statements (introspection commands)",
+                           "administer": "administer statements (server commands)"}
 _FIRST_WORD = re.compile(r"(?:\s|#[^\n]*)*([A-Za-z_]+)")
 
 
