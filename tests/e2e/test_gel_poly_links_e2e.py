@@ -24,7 +24,8 @@ def test_typescript_polymorphic_links(pg, tsc_run, tmp_path):
     shutil.copytree(CASE / "ts", src / "gen")
     shutil.copy(HERE / "gel_poly_links_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"writes": True, "reads": True, "deletes": True}
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"writes": True, "reads": True, "deletes": True,
+                                                                 "nested": True}
 
 
 @pytest.mark.slow

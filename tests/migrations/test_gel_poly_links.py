@@ -530,3 +530,18 @@ def test_exclusive_constraints_over_polymorphic_links(pg):
     pg.execute("INSERT INTO wallet (\"primary\", actor_team_id) SELECT true, id FROM team")
     with pytest.raises(psycopg.errors.UniqueViolation):
         pg.execute("INSERT INTO wallet (\"primary\", actor_person_id) SELECT true, id FROM person")
+
+
+@pytest.mark.parametrize("query, code", [
+    # [is T].name on the object itself parses (valid Gel), and is refused where it stands
+    ("select Watchlist { n := [is Watchlist].name }", "E0206"),
+    ("select Watchlist { w := [is Watchlist] }", "E0206"),
+    # a for loop over a set that holds more than constants
+    ("for n in {<str>$a, 'b'} union (insert Watchlist { name := n })", "E0206"),
+    # a nested insert of a type the link does not reach
+    ("insert Review { body := 'b', subject := (insert Watchlist { name := 'w' }) }", "E0304"),
+])
+def test_subject_type_filters_and_loops_are_located(query, code):
+    errors = compile_errors(lambda: check_library({"lib/schema.esdl": V2, "lib/q.edgeql": query},
+                                                  Options(library="lib")))
+    assert errors == [code]

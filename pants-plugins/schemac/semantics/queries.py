@@ -307,8 +307,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             if assigned is not None:
                 out.append(assigned)
             continue
-        if pl is not None and not pl.multi and a.op == ":=" and isinstance(a.value, ast.SubSelect):
-            # link := (select Movie filter .id = ...): that subtype's column, the others NULL
+        if pl is not None and not pl.multi and a.op == ":=" and (
+                isinstance(a.value, ast.SubSelect) or _is_nested_insert(a.value)
+                or (isinstance(a.value, ast.VarRef) and a.value.name in ctx.bound_writes)):
+            # link := (select Movie filter .id = ...), (insert Movie {...}), a with-bound
+            # insert: that subtype's column, the others NULL
             sets = _poly_link_value(a, pl, subject, ctx, insert)
             if sets is not None:
                 out.extend(sets)
@@ -603,14 +606,23 @@ def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: 
                      insert: bool) -> Optional[List[qir.Node]]:
     """``subject := (select Movie filter .id = <value>)`` on a polymorphic single link: the
     column of the subtype the sub-select names gets the id, the other subtypes' columns NULL
-    (an update may change the subtype); the CHECK and foreign keys hold the rest."""
-    value: ast.SubSelect = a.value  # type: ignore[assignment]
-    target = ctx.schema.find_type(value.type_name, ctx.module)
+    (an update may change the subtype); the CHECK and foreign keys hold the rest. The value may
+    also be a nested insert of one subtype, ``subject := (insert Movie { ... })``, or a
+    ``with``-bound one (https://docs.geldata.com/reference/edgeql/insert#nested-inserts)."""
+    value = a.value
+    if isinstance(value, ast.VarRef):
+        target = ctx.bound_writes[value.name].subject  # type: ignore[attr-defined]
+        type_name, type_span = value.name, value.span
+    else:
+        if _is_nested_insert(value):
+            value = value.query  # type: ignore[attr-defined]
+        type_name, type_span = value.type_name, value.type_span  # type: ignore[attr-defined]
+        target = ctx.schema.find_type(type_name, ctx.module)
     column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
     if column is None:
         names = ", ".join(t.name for t, _ in pl.targets)
-        ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not {value.type_name}",
-                           value.type_span, f"write {a.name} := (select {pl.targets[0][0].name} filter .id = ...)")
+        ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not {type_name}",
+                           type_span, f"write {a.name} := (select {pl.targets[0][0].name} filter .id = ...)")
         return None
     link = Link(pl.name, target, False, pl.required, column, None)  # type: ignore[arg-type]
     assigned = _link_value(a, link, subject, ctx, insert)
@@ -841,6 +853,19 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
     ``json_array_unpack(<json>$items)`` of a parameter (or of a ``with`` name bound to one). The
     loop variable is put in scope; ``sql_name`` names its column of the ``"_batch"`` rows."""
     src = q.source
+    if isinstance(src, ast.SetLit) and src.items and all(_constant(i) for i in src.items):
+        # for x in {1, 2, 3}: a set of constants is iterated as the array of them
+        # (https://docs.geldata.com/reference/edgeql/for), unnest(ARRAY[1, 2, 3]::bigint[])
+        arr = check(ast.ArrayLit(src.items, src.span), ctx)
+        if arr is None:
+            return None
+        if arr.type.element is None or arr.type.element.element is not None:
+            ctx.reporter.error("E0304", f"a for loop over {{...}} needs values of one scalar type, got {arr.type.name}",
+                               src.span)
+            return None
+        var = qir.LoopVar(q.var, arr.type.element, sql_name)
+        ctx.variables[q.var] = var
+        return qir.Batch(src.span, var, arr, False)
     json = isinstance(src, ast.FuncCall) and src.name in ("json_array_unpack", "std::json_array_unpack") \
         and len(src.args) == 1
     if not json and not (isinstance(src, ast.FuncCall) and src.name in ("array_unpack", "std::array_unpack")
@@ -869,6 +894,17 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         var = qir.LoopVar(q.var, arr.type.element, sql_name)
     ctx.variables[q.var] = var
     return qir.Batch(src.span, var, arr, json)
+
+
+def _constant(e) -> bool:
+    """A literal, possibly negated or cast (``1``, ``-1``, ``<int16>1``, ``'a'``)."""
+    if isinstance(e, ast.Literal):
+        return True
+    if isinstance(e, ast.Cast):
+        return _constant(e.operand)
+    if isinstance(e, ast.UnaryOp) and e.op == "-":
+        return _constant(e.operand)
+    return False
 
 
 def _unparen(body):
@@ -1565,7 +1601,12 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
                 continue
             seen.add(el.name)
-            node = _computed_shape_element(el, subject, alias, ctx, depth)
+            back = v.base if isinstance(v, ast.ShapeExpr) else v
+            if isinstance(back, ast.Backlink):
+                node = _backlink_shape_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None,
+                                               subject, alias, ctx, depth)
+            else:
+                node = _computed_shape_element(el, subject, alias, ctx, depth)
             if node is not None:
                 out.append(node)
             continue
@@ -1776,6 +1817,30 @@ def _computed_shape_element(el: ast.ShapeElement, subject: ObjectType, alias: st
     if depth > 0 and not _json_ok(low.type, el.span, ctx):
         return None
     return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
+
+
+def _backlink_shape_element(el: ast.ShapeElement, back: ast.Backlink, shape, subject: ObjectType, alias: str,
+                            ctx: ExprContext, depth: int) -> Optional[qir.Node]:
+    """``name := .<link[is T] { ... }`` in a shape
+    (https://docs.geldata.com/reference/edgeql/shapes#computed-fields,
+    https://docs.geldata.com/reference/datamodel/links#backlinks): the objects of ``T`` whose
+    link ``link`` points at the object, a JSON list built like a computed backlink's. Without a
+    shape the objects are their ids (``{ id }``), as Gel returns an object set."""
+    if depth + 1 > MAX_SHAPE_DEPTH:
+        ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported", el.span)
+        return None
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias)
+    inner_alias = qi(f"_s{depth + 1}")
+    objects = computed_sql.object_set(back, scope, inner_alias, el.span)
+    if objects is None:
+        return None
+    inner = _shape(shape if shape is not None else (ast.ShapeElement("id", None, back.span),), objects.source,
+                   inner_alias, ctx, depth + 1)
+    ok, clauses = _shape_clauses(el, objects.source, inner_alias, ctx)
+    if not ok:
+        return None
+    field = ResultField(el.name, None, False, _fields(inner), True, depth > 0)
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
 def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: str, ctx: ExprContext,

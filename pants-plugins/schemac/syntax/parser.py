@@ -1318,6 +1318,13 @@ class _Builder:
         base, ref = children
         return ast.TypeFilter(base, ref, self._span(meta))
 
+    def subject_type_filter(self, meta, children):
+        # `[is T].name` in a shape's expression (Gel: the object itself, filtered by type):
+        # the type filter of the empty path
+        (ref,) = children
+        span = self._span(meta)
+        return ast.TypeFilter(ast.Path((), span), ref, span)
+
     def slice_op(self, meta, children):
         base, start, stop = children
         return ast.Slice(base, start, stop, self._span(meta))

@@ -58,6 +58,24 @@ try {
   [, m] = await db.query.watchlists();
   assert.deepEqual([m?.favourite, m?.items.map((i) => i.title), m?.shows], [null, ["Alien"], []]);
   out["deletes"] = true;
+
+  // A nested insert and a with-bound one set the column of their subtype (a loop over
+  // constants links two reviews to one new show); backlinks read through the link.
+  const fresh = await db.query.reviewNewMovie({ body: "fresh", title: "Up" });
+  assert.equal((await db.query.reviewNewShowTwice({ title: "Dark" })).length, 2);
+  const stored = await pool.query(
+    `SELECT body, subject_movie_id IS NOT NULL AS movie, (SELECT title FROM show WHERE id = subject_show_id) AS show
+     FROM review ORDER BY body`);
+  assert.deepEqual(stored.rows, [
+    { body: "first", movie: false, show: "Dark" }, { body: "fresh", movie: true, show: null },
+    { body: "scary", movie: true, show: null }, { body: "second", movie: false, show: "Dark" },
+  ]);
+  const byMovie = await db.query.movieReviews();
+  assert.deepEqual(byMovie.map((x) => [x.title, x.reviews, x.review_ids.length]), [
+    ["Alien", [{ body: "scary" }], 1], ["Heat", [], 0], ["Up", [{ body: "fresh" }], 1],
+  ]);
+  assert.equal(byMovie[2]?.review_ids[0]?.id, fresh.id);
+  out["nested"] = true;
 } finally {
   await pool.end();
 }

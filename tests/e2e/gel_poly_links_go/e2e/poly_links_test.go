@@ -103,4 +103,27 @@ func TestPolymorphicLinks(t *testing.T) {
 	if m = lists[1]; m.Favourite != nil || len(m.Items) != 1 || m.Items[0].Title != "Alien" || len(m.Shows) != 0 {
 		t.Fatalf("after deleting the show: %+v", m)
 	}
+
+	// A nested insert and a with-bound one set the column of their subtype (a loop over
+	// constants links two reviews to one new show); backlinks read through the link.
+	fresh, err := r.Query.ReviewNewMovie(ctx, gp.ReviewNewMovieParams{Body: "fresh", Title: "Up"})
+	must(err)
+	twice, err := r.Query.ReviewNewShowTwice(ctx, gp.ReviewNewShowTwiceParams{Title: "Dark"})
+	must(err)
+	if len(twice) != 2 {
+		t.Fatalf("reviews of the new show: %+v", twice)
+	}
+	var shows int
+	must(db.QueryRow(ctx, `SELECT count(*) FROM review JOIN show ON show.id = review.subject_show_id
+		WHERE show.title = 'Dark'`).Scan(&shows))
+	if shows != 2 {
+		t.Fatalf("reviews linked to Dark: %d", shows)
+	}
+	byMovie, err := r.Query.MovieReviews(ctx)
+	must(err)
+	if len(byMovie) != 3 || byMovie[0].Title != "Alien" || len(byMovie[1].Reviews) != 0 ||
+		!reflect.DeepEqual(byMovie[2].Reviews, []gp.MovieReviewsReviews{{Body: "fresh"}}) ||
+		len(byMovie[2].ReviewIDs) != 1 || byMovie[2].ReviewIDs[0].ID != fresh.ID {
+		t.Fatalf("movie reviews: %+v", byMovie)
+	}
 }

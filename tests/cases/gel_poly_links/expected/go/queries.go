@@ -191,6 +191,59 @@ func (q *Queries) FavourShow(ctx context.Context, arg FavourShowParams) (*Favour
 	return &i, nil
 }
 
+// movieReviewsSQL is the SQL of query movie_reviews (cases/gel_poly_links/queries/movie_reviews.edgeql).
+const movieReviewsSQL = `SELECT "title",
+       (SELECT coalesce(json_agg(json_build_object('body', "_s1"."body") ORDER BY "_s1"."id"), '[]'::json) FROM "review" AS "_s1" WHERE "_s1"."subject_movie_id" = "movie"."id") AS "reviews",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM "review" AS "_s1" WHERE "_s1"."subject_movie_id" = "movie"."id") AS "review_ids"
+FROM "movie"
+ORDER BY title ASC NULLS FIRST`
+
+// MovieReviewsParams is empty: MovieReviews takes no parameters (it may be called as
+// MovieReviews(ctx) or, as before, MovieReviews(ctx, MovieReviewsParams{})).
+type MovieReviewsParams struct {
+}
+
+// MovieReviewsReviews is the reviews shape of MovieReviews.
+type MovieReviewsReviews struct {
+	Body string `json:"body"`
+}
+
+// MovieReviewsReviewIDs is the review_ids shape of MovieReviews.
+type MovieReviewsReviewIDs struct {
+	ID string `json:"id"`
+}
+
+// MovieReviewsRow is one row returned by MovieReviews.
+type MovieReviewsRow struct {
+	Title     string                  `json:"title"`
+	Reviews   []MovieReviewsReviews   `json:"reviews"`
+	ReviewIDs []MovieReviewsReviewIDs `json:"review_ids"`
+}
+
+// MovieReviews runs query movie_reviews (cases/gel_poly_links/queries/movie_reviews.edgeql).
+//
+// Backlinks through the polymorphic link, as computed shape elements: with a shape, and
+// without one (the objects' ids).
+func (q *Queries) MovieReviews(ctx context.Context, _ ...MovieReviewsParams) ([]MovieReviewsRow, error) {
+	rows, err := q.db.Query(ctx, movieReviewsSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []MovieReviewsRow
+	for rows.Next() {
+		var i MovieReviewsRow
+		if err := rows.Scan(&i.Title, &i.Reviews, &i.ReviewIDs); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // reviewMovieSQL is the SQL of query review_movie (cases/gel_poly_links/queries/review_movie.edgeql).
 const reviewMovieSQL = `INSERT INTO "review" ("body", "subject_movie_id", "subject_show_id")
 VALUES ($1, $2, NULL::uuid)
@@ -218,6 +271,91 @@ func (q *Queries) ReviewMovie(ctx context.Context, arg ReviewMovieParams) (Revie
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// reviewNewMovieSQL is the SQL of query review_new_movie (cases/gel_poly_links/queries/review_new_movie.edgeql).
+const reviewNewMovieSQL = `WITH "_nested1" AS (
+INSERT INTO "movie" ("title")
+VALUES ($2)
+RETURNING "id"
+)
+INSERT INTO "review" ("body", "subject_movie_id", "subject_show_id")
+VALUES ($1, (SELECT "id" FROM "_nested1"), NULL::uuid)
+RETURNING "id"`
+
+// ReviewNewMovieParams are the parameters of ReviewNewMovie.
+type ReviewNewMovieParams struct {
+	Body  string
+	Title string
+}
+
+// ReviewNewMovieRow is one row returned by ReviewNewMovie.
+type ReviewNewMovieRow struct {
+	ID string `json:"id"`
+}
+
+// ReviewNewMovie runs query review_new_movie
+// (cases/gel_poly_links/queries/review_new_movie.edgeql).
+//
+// A nested insert of one subtype sets the polymorphic link (its column).
+//
+// A violated foreign key is reported as *FkReviewSubjectMovieIDError when subject_movie_id names
+// no movie row; *FkReviewSubjectShowIDError when subject_show_id names no show row.
+func (q *Queries) ReviewNewMovie(ctx context.Context, arg ReviewNewMovieParams) (ReviewNewMovieRow, error) {
+	row := q.db.QueryRow(ctx, reviewNewMovieSQL, arg.Body, arg.Title)
+	var i ReviewNewMovieRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// reviewNewShowTwiceSQL is the SQL of query review_new_show_twice (cases/gel_poly_links/queries/review_new_show_twice.edgeql).
+const reviewNewShowTwiceSQL = `WITH "_with_show" AS (
+INSERT INTO "show" ("title")
+VALUES ($1)
+RETURNING *
+)
+INSERT INTO "review" ("body", "subject_show_id", "subject_movie_id")
+SELECT "_batch"."body", (SELECT "id" FROM "_with_show"), NULL::uuid
+FROM unnest(CAST(ARRAY['first', 'second'] AS text[])::text[]) AS "_batch"("body")
+RETURNING "id"`
+
+// ReviewNewShowTwiceParams are the parameters of ReviewNewShowTwice.
+type ReviewNewShowTwiceParams struct {
+	Title string
+}
+
+// ReviewNewShowTwiceRow is one row returned by ReviewNewShowTwice.
+type ReviewNewShowTwiceRow struct {
+	ID string `json:"id"`
+}
+
+// ReviewNewShowTwice runs query review_new_show_twice
+// (cases/gel_poly_links/queries/review_new_show_twice.edgeql).
+//
+// A with-bound insert of one subtype linked from each object a loop over constants inserts.
+//
+// A violated foreign key is reported as *FkReviewSubjectShowIDError when subject_show_id names no
+// show row; *FkReviewSubjectMovieIDError when subject_movie_id names no movie row.
+func (q *Queries) ReviewNewShowTwice(ctx context.Context, arg ReviewNewShowTwiceParams) ([]ReviewNewShowTwiceRow, error) {
+	rows, err := q.db.Query(ctx, reviewNewShowTwiceSQL, arg.Title)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []ReviewNewShowTwiceRow
+	for rows.Next() {
+		var i ReviewNewShowTwiceRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // reviewShowSQL is the SQL of query review_show (cases/gel_poly_links/queries/review_show.edgeql).

@@ -20,9 +20,18 @@ import {
   type FavourShowArgs,
   type FavourShowResult,
   favourShow,
+  type MovieReviewsArgs,
+  type MovieReviewsResult,
+  movieReviews,
   type ReviewMovieArgs,
   type ReviewMovieResult,
   reviewMovie,
+  type ReviewNewMovieArgs,
+  type ReviewNewMovieResult,
+  reviewNewMovie,
+  type ReviewNewShowTwiceArgs,
+  type ReviewNewShowTwiceResult,
+  reviewNewShowTwice,
   type ReviewShowArgs,
   type ReviewShowResult,
   reviewShow,
@@ -53,8 +62,14 @@ export interface Runner {
     favourMovie(args: FavourMovieArgs): Promise<FavourMovieResult | null>;
     /** Runs `favour_show` (cases/gel_poly_links/queries/favour_show.edgeql). */
     favourShow(args: FavourShowArgs): Promise<FavourShowResult | null>;
+    /** Runs `movie_reviews` (cases/gel_poly_links/queries/movie_reviews.edgeql). */
+    movieReviews(args?: MovieReviewsArgs): Promise<MovieReviewsResult[]>;
     /** Runs `review_movie` (cases/gel_poly_links/queries/review_movie.edgeql). */
     reviewMovie(args: ReviewMovieArgs): Promise<ReviewMovieResult>;
+    /** Runs `review_new_movie` (cases/gel_poly_links/queries/review_new_movie.edgeql). */
+    reviewNewMovie(args: ReviewNewMovieArgs): Promise<ReviewNewMovieResult>;
+    /** Runs `review_new_show_twice` (cases/gel_poly_links/queries/review_new_show_twice.edgeql). */
+    reviewNewShowTwice(args: ReviewNewShowTwiceArgs): Promise<ReviewNewShowTwiceResult[]>;
     /** Runs `review_show` (cases/gel_poly_links/queries/review_show.edgeql). */
     reviewShow(args: ReviewShowArgs): Promise<ReviewShowResult>;
     /** Runs `reviews` (cases/gel_poly_links/queries/reviews.edgeql). */
@@ -129,7 +144,10 @@ function makeRunner(db: Queryable, depth: number): Runner {
       deleteShow: (args) => deleteShow(db, args),
       favourMovie: (args) => favourMovie(db, args),
       favourShow: (args) => favourShow(db, args),
+      movieReviews: (args) => movieReviews(db, args),
       reviewMovie: (args) => reviewMovie(db, args),
+      reviewNewMovie: (args) => reviewNewMovie(db, args),
+      reviewNewShowTwice: (args) => reviewNewShowTwice(db, args),
       reviewShow: (args) => reviewShow(db, args),
       reviews: (args) => reviews(db, args),
       watchlists: (args) => watchlists(db, args),

@@ -230,6 +230,36 @@ export async function favourShow(db: Queryable, args: FavourShowArgs): Promise<F
   return (rows[0] as FavourShowResult | undefined) ?? null;
 }
 
+/** SQL of query `movie_reviews` (cases/gel_poly_links/queries/movie_reviews.edgeql). */
+export const movieReviewsSql = `SELECT "title",
+       (SELECT coalesce(json_agg(json_build_object('body', "_s1"."body") ORDER BY "_s1"."id"), '[]'::json) FROM "review" AS "_s1" WHERE "_s1"."subject_movie_id" = "movie"."id") AS "reviews",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM "review" AS "_s1" WHERE "_s1"."subject_movie_id" = "movie"."id") AS "review_ids"
+FROM "movie"
+ORDER BY title ASC NULLS FIRST`;
+
+/** Parameters of {@link movieReviews}. */
+export interface MovieReviewsArgs {
+}
+
+/** One row returned by {@link movieReviews}. */
+export interface MovieReviewsResult {
+  title: string;
+  reviews: Array<{ body: string }>;
+  review_ids: Array<{ id: string }>;
+}
+
+/**
+ * Backlinks through the polymorphic link, as computed shape elements: with a shape, and
+ * without one (the objects' ids).
+ *
+ * Source: cases/gel_poly_links/queries/movie_reviews.edgeql.
+ */
+export async function movieReviews(db: Queryable, args: MovieReviewsArgs = {}): Promise<MovieReviewsResult[]> {
+  void args;
+  const rows = await run(db, movieReviewsSql, []);
+  return rows as MovieReviewsResult[];
+}
+
 /** SQL of query `review_movie` (cases/gel_poly_links/queries/review_movie.edgeql). */
 export const reviewMovieSql = `INSERT INTO "review" ("body", "subject_movie_id", "subject_show_id")
 VALUES ($1, $2, NULL::uuid)
@@ -263,6 +293,81 @@ export async function reviewMovie(db: Queryable, args: ReviewMovieArgs): Promise
     throw new Error("review_movie: the statement returned no row");
   }
   return row;
+}
+
+/** SQL of query `review_new_movie` (cases/gel_poly_links/queries/review_new_movie.edgeql). */
+export const reviewNewMovieSql = `WITH "_nested1" AS (
+INSERT INTO "movie" ("title")
+VALUES ($2)
+RETURNING "id"
+)
+INSERT INTO "review" ("body", "subject_movie_id", "subject_show_id")
+VALUES ($1, (SELECT "id" FROM "_nested1"), NULL::uuid)
+RETURNING "id"`;
+
+/** Parameters of {@link reviewNewMovie}. */
+export interface ReviewNewMovieArgs {
+  readonly body: string;
+  readonly title: string;
+}
+
+/** One row returned by {@link reviewNewMovie}. */
+export interface ReviewNewMovieResult {
+  id: string;
+}
+
+/**
+ * A nested insert of one subtype sets the polymorphic link (its column).
+ *
+ * Source: cases/gel_poly_links/queries/review_new_movie.edgeql.
+ * @throws {@link FkReviewSubjectMovieIdError} when `subject_movie_id` names no `movie` row (`fk_review_subject_movie_id`).
+ * @throws {@link FkReviewSubjectShowIdError} when `subject_show_id` names no `show` row (`fk_review_subject_show_id`).
+ */
+export async function reviewNewMovie(db: Queryable, args: ReviewNewMovieArgs): Promise<ReviewNewMovieResult> {
+  const rows = await run(db, reviewNewMovieSql, [
+    args.body,
+    args.title,
+  ]);
+  const row = rows[0] as ReviewNewMovieResult | undefined;
+  if (row === undefined) {
+    throw new Error("review_new_movie: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `review_new_show_twice` (cases/gel_poly_links/queries/review_new_show_twice.edgeql). */
+export const reviewNewShowTwiceSql = `WITH "_with_show" AS (
+INSERT INTO "show" ("title")
+VALUES ($1)
+RETURNING *
+)
+INSERT INTO "review" ("body", "subject_show_id", "subject_movie_id")
+SELECT "_batch"."body", (SELECT "id" FROM "_with_show"), NULL::uuid
+FROM unnest(CAST(ARRAY['first', 'second'] AS text[])::text[]) AS "_batch"("body")
+RETURNING "id"`;
+
+/** Parameters of {@link reviewNewShowTwice}. */
+export interface ReviewNewShowTwiceArgs {
+  readonly title: string;
+}
+
+/** One row returned by {@link reviewNewShowTwice}. */
+export interface ReviewNewShowTwiceResult {
+  id: string;
+}
+
+/**
+ * A with-bound insert of one subtype linked from each object a loop over constants inserts.
+ *
+ * Source: cases/gel_poly_links/queries/review_new_show_twice.edgeql.
+ * @throws {@link FkReviewSubjectShowIdError} when `subject_show_id` names no `show` row (`fk_review_subject_show_id`).
+ * @throws {@link FkReviewSubjectMovieIdError} when `subject_movie_id` names no `movie` row (`fk_review_subject_movie_id`).
+ */
+export async function reviewNewShowTwice(db: Queryable, args: ReviewNewShowTwiceArgs): Promise<ReviewNewShowTwiceResult[]> {
+  const rows = await run(db, reviewNewShowTwiceSql, [
+    args.title,
+  ]);
+  return rows as ReviewNewShowTwiceResult[];
 }
 
 /** SQL of query `review_show` (cases/gel_poly_links/queries/review_show.edgeql). */
