@@ -3,7 +3,7 @@ runners: exclusive constraints on expressions (``on (true)`` delegated to each s
 ((.realm, str_lower(.name)))``, ``on (.code_lc)`` through a computed) raise their typed errors
 on insert and update, and a bare ``unless conflict`` absorbs them; a computed set of values
 through a multi link (``topic_names := .topics.name``) selected as a list, counted, tested with
-``in`` and ``exists``. The TypeScript compiles under
+``in`` and ``exists``; an update and a delete of a ``with``-bound selection. The TypeScript compiles under
 tsc --strict and runs on node-postgres (tests/e2e/sdl_forms_ts); the Go is gofmt/vet-clean and
 runs on pgx with the machine's Go and Go 1.21 (tests/e2e/sdl_forms_go)."""
 
@@ -27,7 +27,8 @@ def test_typescript_sdl_forms(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "sdl_forms_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "singleton": True, "tupleWithExpression": True, "computedKey": True, "valueSet": True}
+        "singleton": True, "tupleWithExpression": True, "computedKey": True, "withSelectionWrites": True,
+        "valueSet": True}
 
 
 @pytest.mark.slow

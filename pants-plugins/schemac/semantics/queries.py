@@ -2004,6 +2004,14 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                            dataclasses.replace(ctx, subject=subject))
     elif isinstance(body, ast.ForExpr):
         query = _for_any(dataclasses.replace(qf, query=body), body, ctx)
+    elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in ctx.type_sets:
+        write = _write_of_selection(body, ctx.type_sets[body.type_name], ctx)
+        if write is None:
+            return None
+        subject = schema.find_type(write.type_name, ctx.module)
+        assert subject is not None  # (checked by _selection_bindings)
+        query = _plan_body(dataclasses.replace(qf, query=write), write, subject,
+                           dataclasses.replace(ctx, subject=subject))
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")
@@ -2169,6 +2177,11 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
         exprs += _shape_values(body.shape or ())
     elif isinstance(body, ast.SelectValue):
         exprs.append(body.value)
+    elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in candidates:
+        # `update u set { ... }` / `delete u`: the objects of the selection (_write_of_selection)
+        exprs.append(body.filter)
+        if isinstance(body, ast.UpdateQuery):
+            exprs += [a.value for a in body.assignments]
     elif isinstance(body, (ast.InsertQuery, ast.UpdateQuery)) and body.type_name:
         # `messages := m` / `tags += m` of a multi link: the objects of the selection
         # (https://docs.geldata.com/reference/edgeql/insert#links); any other use reads it as a value.
@@ -2350,6 +2363,28 @@ def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Opti
     return ast.SelectQuery(type_name, body.type_span, body.shape, filt, body.order or inner.order,
                            body.offset if body.offset is not None else inner.offset,
                            body.limit if body.limit is not None else inner.limit, body.span)
+
+
+def _write_of_selection(body, value, ctx: ExprContext):
+    """``with t := (select Thread filter f) update t [filter g] set { ... }`` (or ``delete t
+    [filter g]``) is ``update Thread filter f and g set { ... }``: the statement writes the
+    objects of the selection (https://docs.geldata.com/reference/edgeql/update,
+    https://docs.geldata.com/reference/edgeql/with). A selection that orders or pages its
+    objects is E0206."""
+    if isinstance(value, ast.SubSelect):
+        inner = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                               value.span)
+    else:
+        inner = value
+    if inner.order or inner.offset is not None or inner.limit is not None:
+        what = "an update" if isinstance(body, ast.UpdateQuery) else "a delete"
+        ctx.reporter.error("E0206", f"{what} of '{body.type_name}', which orders or pages its objects, is not "
+                           "supported yet", body.type_span, "filter the objects to write instead")
+        return None
+    filt = inner.filter
+    if body.filter is not None:
+        filt = body.filter if filt is None else ast.BinOp("and", filt, body.filter, body.filter.span)
+    return dataclasses.replace(body, type_name=inner.subject.name, filter=filt)  # type: ignore[union-attr]
 
 
 def _params_used(statement: qir.With) -> Set[int]:

@@ -46,6 +46,14 @@ try {
   void bob;
   out["computedKey"] = true;
 
+  // Writes of a with-bound selection: its objects, and the write's own filter.
+  assert.deepEqual(await q.moveHandles({ from: "a", keep: "Bob", to: "e" }), [{ id: ann.id }]);
+  await assert.rejects(q.moveHandles({ from: "a", keep: "", to: "b" }),
+    (err) => err instanceof sf.UqHandleRealmNameExprError);
+  assert.deepEqual(await q.dropRealm({ realm: "e" }), [{ id: ann.id }]);
+  assert.deepEqual((await q.handles({ realm: "a" })).map((h) => h.name), ["Bob"]);
+  out["withSelectionWrites"] = true;
+
   // A computed set of values through a multi link: a list (empty values are no elements).
   await q.addTopic({ name: "go", note: "fast" });
   await q.addTopic({ name: "sql" });

@@ -103,6 +103,20 @@ func TestSdlForms(t *testing.T) {
 		t.Fatalf("handles: %+v", got)
 	}
 
+	// Writes of a with-bound selection: its objects, and the write's own filter.
+	moved, err := q.MoveHandles(ctx, sf.MoveHandlesParams{From: "a", Keep: "Bob", To: "e"})
+	if err != nil || len(moved) != 1 || moved[0].ID != ann.ID {
+		t.Fatalf("move_handles: %+v, %v", moved, err)
+	}
+	_, err = q.MoveHandles(ctx, sf.MoveHandlesParams{From: "a", Keep: "", To: "b"})
+	if !errors.As(err, &nameErr) {
+		t.Fatalf("move_handles: want *UqHandleRealmNameExprError, got %v", err)
+	}
+	dropped, err := q.DropRealm(ctx, sf.DropRealmParams{Realm: "e"})
+	if err != nil || len(dropped) != 1 || dropped[0].ID != ann.ID {
+		t.Fatalf("drop_realm: %+v, %v", dropped, err)
+	}
+
 	// A computed set of values through a multi link: a list (empty values are no elements).
 	for _, tp := range []sf.AddTopicParams{{Name: "go", Note: ptr("fast")}, {Name: "sql"}, {Name: "rust", Note: ptr("safe")}} {
 		if _, err := q.AddTopic(ctx, tp); err != nil {

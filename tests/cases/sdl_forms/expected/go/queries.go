@@ -159,6 +159,42 @@ func (q *Queries) AddTopic(ctx context.Context, arg AddTopicParams) (AddTopicRow
 	return i, nil
 }
 
+// dropRealmSQL is the SQL of query drop_realm (cases/sdl_forms/queries/drop_realm.edgeql).
+const dropRealmSQL = `DELETE FROM "handle"
+WHERE realm = $1
+RETURNING "id"`
+
+// DropRealmParams are the parameters of DropRealm.
+type DropRealmParams struct {
+	Realm string
+}
+
+// DropRealmRow is one row returned by DropRealm.
+type DropRealmRow struct {
+	ID string `json:"id"`
+}
+
+// DropRealm runs query drop_realm (cases/sdl_forms/queries/drop_realm.edgeql).
+func (q *Queries) DropRealm(ctx context.Context, arg DropRealmParams) ([]DropRealmRow, error) {
+	rows, err := q.db.Query(ctx, dropRealmSQL, arg.Realm)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []DropRealmRow
+	for rows.Next() {
+		var i DropRealmRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // handlesSQL is the SQL of query handles (cases/sdl_forms/queries/handles.edgeql).
 const handlesSQL = `SELECT "realm", "name", lower(code) AS "code_lc"
 FROM "handle"
@@ -188,6 +224,49 @@ func (q *Queries) Handles(ctx context.Context, arg HandlesParams) ([]HandlesRow,
 	for rows.Next() {
 		var i HandlesRow
 		if err := rows.Scan(&i.Realm, &i.Name, &i.CodeLc); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// moveHandlesSQL is the SQL of query move_handles (cases/sdl_forms/queries/move_handles.edgeql).
+const moveHandlesSQL = `UPDATE "handle"
+SET "realm" = $3
+WHERE (realm = $1) AND (name <> $2)
+RETURNING "id"`
+
+// MoveHandlesParams are the parameters of MoveHandles.
+type MoveHandlesParams struct {
+	From string
+	Keep string
+	To   string
+}
+
+// MoveHandlesRow is one row returned by MoveHandles.
+type MoveHandlesRow struct {
+	ID string `json:"id"`
+}
+
+// MoveHandles runs query move_handles (cases/sdl_forms/queries/move_handles.edgeql).
+//
+// An update of a with-bound selection: the selection's objects (and the update's own filter).
+//
+// A duplicate is reported as *UqHandleRealmNameExprError.
+func (q *Queries) MoveHandles(ctx context.Context, arg MoveHandlesParams) ([]MoveHandlesRow, error) {
+	rows, err := q.db.Query(ctx, moveHandlesSQL, arg.From, arg.Keep, arg.To)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []MoveHandlesRow
+	for rows.Next() {
+		var i MoveHandlesRow
+		if err := rows.Scan(&i.ID); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

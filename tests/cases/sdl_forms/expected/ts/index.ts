@@ -17,9 +17,15 @@ import {
   type AddTopicArgs,
   type AddTopicResult,
   addTopic,
+  type DropRealmArgs,
+  type DropRealmResult,
+  dropRealm,
   type HandlesArgs,
   type HandlesResult,
   handles,
+  type MoveHandlesArgs,
+  type MoveHandlesResult,
+  moveHandles,
   type QuestionsArgs,
   type QuestionsResult,
   questions,
@@ -51,8 +57,12 @@ export interface Runner {
     addSettings(args: AddSettingsArgs): Promise<AddSettingsResult>;
     /** Runs `add_topic` (cases/sdl_forms/queries/add_topic.edgeql). */
     addTopic(args: AddTopicArgs): Promise<AddTopicResult>;
+    /** Runs `drop_realm` (cases/sdl_forms/queries/drop_realm.edgeql). */
+    dropRealm(args: DropRealmArgs): Promise<DropRealmResult[]>;
     /** Runs `handles` (cases/sdl_forms/queries/handles.edgeql). */
     handles(args: HandlesArgs): Promise<HandlesResult[]>;
+    /** Runs `move_handles` (cases/sdl_forms/queries/move_handles.edgeql). */
+    moveHandles(args: MoveHandlesArgs): Promise<MoveHandlesResult[]>;
     /** Runs `questions` (cases/sdl_forms/queries/questions.edgeql). */
     questions(args: QuestionsArgs): Promise<QuestionsResult[]>;
     /** Runs `rename_handle` (cases/sdl_forms/queries/rename_handle.edgeql). */
@@ -128,7 +138,9 @@ function makeRunner(db: Queryable, depth: number): Runner {
       addQuestion: (args) => addQuestion(db, args),
       addSettings: (args) => addSettings(db, args),
       addTopic: (args) => addTopic(db, args),
+      dropRealm: (args) => dropRealm(db, args),
       handles: (args) => handles(db, args),
+      moveHandles: (args) => moveHandles(db, args),
       questions: (args) => questions(db, args),
       renameHandle: (args) => renameHandle(db, args),
       tryHandle: (args) => tryHandle(db, args),

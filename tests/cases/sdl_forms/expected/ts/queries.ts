@@ -194,6 +194,33 @@ export async function addTopic(db: Queryable, args: AddTopicArgs): Promise<AddTo
   return row;
 }
 
+/** SQL of query `drop_realm` (cases/sdl_forms/queries/drop_realm.edgeql). */
+export const dropRealmSql = `DELETE FROM "handle"
+WHERE realm = $1
+RETURNING "id"`;
+
+/** Parameters of {@link dropRealm}. */
+export interface DropRealmArgs {
+  readonly realm: string;
+}
+
+/** One row returned by {@link dropRealm}. */
+export interface DropRealmResult {
+  id: string;
+}
+
+/**
+ * Runs query `drop_realm`.
+ *
+ * Source: cases/sdl_forms/queries/drop_realm.edgeql.
+ */
+export async function dropRealm(db: Queryable, args: DropRealmArgs): Promise<DropRealmResult[]> {
+  const rows = await run(db, dropRealmSql, [
+    args.realm,
+  ]);
+  return rows as DropRealmResult[];
+}
+
 /** SQL of query `handles` (cases/sdl_forms/queries/handles.edgeql). */
 export const handlesSql = `SELECT "realm", "name", lower(code) AS "code_lc"
 FROM "handle"
@@ -222,6 +249,39 @@ export async function handles(db: Queryable, args: HandlesArgs): Promise<Handles
     args.realm,
   ]);
   return rows as HandlesResult[];
+}
+
+/** SQL of query `move_handles` (cases/sdl_forms/queries/move_handles.edgeql). */
+export const moveHandlesSql = `UPDATE "handle"
+SET "realm" = $3
+WHERE (realm = $1) AND (name <> $2)
+RETURNING "id"`;
+
+/** Parameters of {@link moveHandles}. */
+export interface MoveHandlesArgs {
+  readonly from: string;
+  readonly keep: string;
+  readonly to: string;
+}
+
+/** One row returned by {@link moveHandles}. */
+export interface MoveHandlesResult {
+  id: string;
+}
+
+/**
+ * An update of a with-bound selection: the selection's objects (and the update's own filter).
+ *
+ * Source: cases/sdl_forms/queries/move_handles.edgeql.
+ * @throws {@link UqHandleRealmNameExprError} on a duplicate for `uq_handle_realm_name_expr`.
+ */
+export async function moveHandles(db: Queryable, args: MoveHandlesArgs): Promise<MoveHandlesResult[]> {
+  const rows = await run(db, moveHandlesSql, [
+    args.from,
+    args.keep,
+    args.to,
+  ]);
+  return rows as MoveHandlesResult[];
 }
 
 /** SQL of query `questions` (cases/sdl_forms/queries/questions.edgeql). */

@@ -1,0 +1,2 @@
+with hs := (select Handle filter .realm = <str>$realm)
+delete hs;
