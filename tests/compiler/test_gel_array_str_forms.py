@@ -178,6 +178,7 @@ module default {
     multi link posts := .<blog[is Post];
     property my_tags := to_str(array_agg((select .posts.tags.name order by .posts.tags.name desc)), ',');
     property all_tags := array_join(array_agg((select Post.tags.name order by Post.tags.name)), ',');
+    property own_tags := array_join(array_agg((select Blog.posts.tags.name order by Blog.posts.tags.name)), ',');
   }
 }
 """
@@ -192,10 +193,12 @@ def test_array_agg_of_an_ordered_path_from_the_object_and_from_a_type(pg):
     pg.execute("""INSERT INTO post_tags (source_id, target_id) SELECT p.id, t.id
                   FROM (VALUES ('p1', 'a'), ('p1', 'c'), ('p2', 'c'), ('p3', 'b')) AS v(pt, tn)
                   JOIN post p ON p.title = v.pt JOIN tag t ON t.name = v.tn""")
-    q = _plans(BLOGS, blogs="select Blog { name, my_tags, all_tags } order by .name;")["blogs"]
+    q = _plans(BLOGS, blogs="select Blog { name, my_tags, all_tags, own_tags } order by .name;")["blogs"]
     # each tag once (a path reaches distinct objects), in the order asked; `Post.tags` is the
-    # tags of every post, whichever blog reads it
-    assert pg.execute(q.sql) == [("one", "c,a", "a,b,c"), ("three", "", "a,b,c"), ("two", "b", "a,b,c")]
+    # tags of every post, whichever blog reads it; `Blog.posts` in a computed of Blog is the
+    # blog's own (Gel binds the type's path to the object)
+    assert pg.execute(q.sql) == [("one", "c,a", "a,b,c", "a,c"), ("three", "", "a,b,c", ""),
+                                 ("two", "b", "a,b,c", "b")]
     text = _errors(BLOGS.replace("order by .posts.tags.name desc", "order by .posts.title"))
     assert "error[E0206]: array_agg() of a sub-select is supported when it orders a path's values by themselves" in text
 

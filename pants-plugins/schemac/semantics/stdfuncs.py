@@ -439,8 +439,9 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
     an ordered input), ``array_agg(p ORDER BY p ASC NULLS FIRST)``, empties first ascending as
     Gel orders. ``<set>`` is a path of objects from the subject (``.musics.keywords``) or from
     every object of a type (``Artist.keywords``: the distinct objects it reaches from all
-    artists; a type read by name in a computed is all its objects, ``__source__`` / the leading
-    dot being the object itself). Other orderings are E0206."""
+    artists), except where the type is the object's own (a computed of ``Artist``, a query
+    selecting ``Artist``): there Gel binds the type's path to the object, so ``Artist.keywords``
+    is ``.keywords``. Other orderings are E0206."""
     from schemac.semantics import computed_sql, policies
     from schemac.semantics.exprs import BOOL, check
 
@@ -464,6 +465,21 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
     root_type = None
     if isinstance(root, ast.EnumRef) and root.enum not in ctx.variables and root.enum not in ctx.type_sets:
         root_type = ctx.schema.find_type(root.enum, ctx.module)
+    scope = ctx
+    if root_type is not None and ctx.outer is not None and root_type is ctx.outer[0] and root_type is not ctx.subject:
+        scope = dataclasses.replace(ctx, subject=ctx.outer[0], column_prefix=ctx.outer[1], outer=None)
+    if root_type is not None and root_type is scope.subject:
+        # `Artist.keywords` in a computed of Artist (or a query selecting Artist): the object
+        # itself, as Gel binds the type's path to it (as `.keywords`)
+        found = computed_sql._object_path(ast.Path((root.member,) + tuple(steps) + (subject.name,), subject.span),
+                                          scope, f"_a{ctx.depth}")
+        if found is False:
+            return None
+        if found is None:
+            ctx.reporter.error("E0206", "array_agg() of an ordered sub-select is supported over a path of objects "
+                               "(.link.prop, Type.link.prop)", subject.span)
+            return None
+        return _aggregate_ordered(expr, found, order, subject, scope)
     if root_type is not None:
         steps.insert(0, root.member)
         if policies.read_predicate(root_type, ctx, qi("_tr")) is not None:
@@ -492,6 +508,13 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
                                "(.link.prop, Type.link.prop)", subject.span)
             return None
         objects, rest = found
+    return _aggregate_ordered(expr, (objects, rest), order, subject, ctx)
+
+
+def _aggregate_ordered(expr, found, order: str, subject, ctx) -> Optional[qir.Expr]:
+    from schemac.semantics.exprs import check
+
+    objects, rest = found
     inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
                                 variables={}, bound_statements={}, set_links=None, set_row=None)
     value = check(ast.Path(tuple(rest), subject.span), inner)
