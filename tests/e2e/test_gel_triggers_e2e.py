@@ -26,7 +26,7 @@ def test_typescript_rewrites_triggers_and_deletion_policies(pg, tsc_run, tmp_pat
     shutil.copy(HERE / "gel_triggers_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "rewrites": True, "triggers": True, "deletionPolicies": True}
+        "rewrites": True, "triggers": True, "deletionPolicies": True, "globals": True}
 
 
 @pytest.mark.slow

@@ -715,3 +715,61 @@ def test_trigger_inserts_the_object_and_its_json(tmp_path, pg):
     assert old["title"] == "Hi" and new["title"] == "Hello" and new["shout"] == "HELLO!"
     assert sorted(t["name"] for t in new["tags"]) == ["a", "b"]
     assert rows[3][3] == {"id": str(post), "title": "Hello", "views": 9007199254740993, "shout": "HELLO!"}
+
+
+# Globals in a trigger (performed_by := global current_user): every generated write statement
+# hands the values of the globals triggers read over as transaction-local settings (parameters
+# bound from the runner's globals context), read by the triggers' SQL; a writer that gives none
+# (plain SQL) leaves them empty (a global with a default reads its default).
+TRIGGER_GLOBALS = """
+global current_user_id: uuid;
+global current_user := (select User filter .id = global current_user_id);
+global tag: str { default := 'none'; }
+type User { required name: str; }
+type Log { required msg: str; who: User; tag: str; }
+type Item {
+  required name: str;
+  trigger log_write after insert, update for each do (
+    insert Log { msg := __new__.name, who := global current_user, tag := global tag }
+  );
+  trigger log_delete after delete for each do (
+    insert Log { msg := 'deleted ' ++ __old__.name, who := global current_user, tag := global tag }
+  );
+}
+"""
+
+TRIGGER_GLOBAL_QUERIES = {
+    "add": "insert Item { name := <str>$name }",
+    "add_many": "for n in array_unpack(<array<str>>$names) union (insert Item { name := n })",
+    "rename": "update Item filter .name = <str>$name set { name := <str>$new }",
+    "remove": "delete Item filter .name = <str>$name",
+    "upsert": "insert Item { name := <str>$name } unless conflict",
+    "users": "select User { name }",
+}
+
+
+def test_triggers_read_the_globals_of_the_statement_that_set_them_off(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate(TRIGGER_GLOBALS)
+    lib.apply(pg.url)
+    sources = {"lib/schema.esdl": TRIGGER_GLOBALS,
+               **{f"lib/{k}.edgeql": v for k, v in TRIGGER_GLOBAL_QUERIES.items()}}
+    plans = {q.name: q for q in check_library(sources, Options(library="lib")).queries}
+    assert "set_config(" not in plans["users"].sql  # (a select sets off no trigger)
+    [(ann,)] = pg.execute("INSERT INTO \"user\" (name) VALUES ('Ann') RETURNING id")
+
+    def run(query, globals_, **args):
+        plan = plans[query]
+        values = {f"p{p.index}": (globals_.get(p.name[len("global default::"):]) if p.global_ is not None
+                                  else args[p.name]) for p in plan.params}
+        return pg.execute(re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%")), values)
+
+    run("add", {"current_user_id": ann, "tag": "t1"}, name="a")
+    run("add_many", {"current_user_id": ann}, names=["b", "c"])
+    run("rename", {"tag": "t2"}, name="a", new="a2")
+    run("remove", {"current_user_id": ann, "tag": "t3"}, name="b")
+    pg.execute("INSERT INTO item (name) VALUES ('plain')")  # a writer that hands nothing over
+    assert pg.execute("SELECT msg, who_id, tag FROM log ORDER BY ctid") == [
+        ("a", ann, "t1"), ("b", ann, "none"), ("c", ann, "none"), ("a2", None, "t2"), ("deleted b", ann, "t3"),
+        ("plain", None, "none")]
+    assert [p.name for p in plans["add"].params] == ["name", "global default::current_user_id", "global default::tag"]

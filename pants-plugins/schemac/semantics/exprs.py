@@ -25,7 +25,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.lowering import Lowered, emit
 from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
-from schemac.semantics.sqlnames import qi, quote_ident, sql_string
+from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string
 from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
 from schemac.semantics import gel_auth, stdfuncs
 from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
@@ -159,6 +159,9 @@ class ExprContext:
     bound_writes: Dict[str, qir.Node] = field(default_factory=dict)
     #: While a write's values are checked: the inserts nested in them (:class:`schemac.semantics.qir.BoundWrite`).
     nested: Optional[List[qir.Node]] = None
+    #: In a Gel trigger: the schema's :attr:`~schemac.semantics.model.Schema.trigger_globals`; a
+    #: global read there is recorded in it and read from its transaction-local setting.
+    trigger_globals: Optional[Dict[str, Global]] = None
     #: In a Gel trigger: ``<json>__new__ {**}`` -> the JSON of the row (``None`` after reporting).
     row_json: Optional[Callable[[ast.ShapeExpr], Optional[qir.Expr]]] = None
     #: Names bound by ``with`` to a selection of objects, ``p := (select Player filter ...)``:
@@ -832,7 +835,7 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0302", f"unknown global '{expr.name}'", expr.span,
                            did_you_mean(expr.name.split("::")[-1], [x.name for x in ctx.schema.globals.values()]))
         return None
-    if ctx.params is None:
+    if ctx.params is None and ctx.trigger_globals is None:
         ctx.reporter.error("E0206", f"globals cannot be read in {ctx.where}", expr.span,
                            "a global is a value of one request: read it in queries, computeds and access policies")
         return None
@@ -873,6 +876,17 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
                            f"'.{expr.steps[0]}'", expr.span)
         return None
     assert g.type is not None
+    if ctx.params is None and ctx.trigger_globals is not None:
+        # In a trigger: the value the write statement that set it off handed over (every
+        # generated write sets it, see schemac.semantics.queries.plan_query), empty when the
+        # writer gave none (a writer other than the runners, or a global left unset).
+        ctx.trigger_globals[g.qualname] = g
+        read = f"current_setting({sql_string(global_setting(g.qualname))}, true)"
+        sql = f"CASE WHEN left({read}, 1) = 'v' THEN CAST(substr({read}, 2) AS {g.type.pg}) END"
+        if g.default_sql is not None:
+            sql = f"COALESCE({sql}, {g.default_sql})"
+        return qir.SqlTemplate(expr.span, g.type, g.default_sql is None, "trigger_global",
+                               sql.replace("{", "{{").replace("}", "}}"), (), "", True)
     key = f"global {g.qualname}"
     spec = ctx.params.params.get(key)
     if spec is None:

@@ -880,20 +880,46 @@ def write_sql(w, in_cte: bool = False) -> Tuple[Callable[[str], str], List[Calla
     return (lambda cols: statement(f'{cols}, {check} AS "_allowed"')), links
 
 
+#: While a statement is written (set by :func:`schemac.semantics.queries.plan_query`): the
+#: globals Gel triggers read, ``(setting, parameter index, Postgres type)``; every write hands
+#: them over (:func:`_settings_from`).
+_trigger_settings: Tuple[Tuple[str, int, str], ...] = ()
+
+
+def _settings_from() -> str:
+    """A one-row ``FROM`` item setting each global the triggers read as a transaction-local
+    setting, ``'v' || value`` (``''`` when the global is empty): the write reads it for each row
+    it writes, so the settings hold when the row's triggers run (an AFTER trigger runs at the
+    end of the statement)."""
+    calls = ", ".join(f"set_config({sql_string(name)}, coalesce('v' || CAST(CAST({_param_text(i)} AS {pg}) AS text), "
+                      f"''), true) AS {qi(f'_g{n}')}" for n, (name, i, pg) in enumerate(_trigger_settings, 1))
+    return f'(SELECT {calls}) AS "_globals"'
+
+
 def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+    """:func:`write_sql` without the access policy check. When Gel triggers read globals, each
+    write reads the one-row :func:`_settings_from` too (``INSERT ... SELECT ... FROM``,
+    ``UPDATE ... FROM``, ``DELETE ... USING``)."""
     table = qi(w.subject.table)
     t = type(w)
+    handed = _settings_from() if _trigger_settings else None
     if t is qir.Insert:
         values = [(a.column.name, _assign_sql(a)) for a in w.sets if not _omits(a)]
         if values:
             cols = ", ".join(qi(c) for c, _ in values)
             vals = ", ".join(v for _, v in values)
             if w.batch is not None:
-                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {_batch_sql(w.batch)}"
+                src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
+                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {src}"
+            elif handed is not None:
+                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {handed}"
             else:
                 sql = f"INSERT INTO {table} ({cols})\nVALUES ({vals})"
         elif w.batch is not None:  # one row of defaults per element (an empty select list)
-            sql = f"INSERT INTO {table}\nSELECT\nFROM {_batch_sql(w.batch)}"
+            src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
+            sql = f"INSERT INTO {table}\nSELECT\nFROM {src}"
+        elif handed is not None:
+            sql = f"INSERT INTO {table}\nSELECT\nFROM {handed}"
         else:
             sql = f"INSERT INTO {table} DEFAULT VALUES"
         if w.conflict is not None:
@@ -902,29 +928,38 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         # inserted row (none when `unless conflict` skipped it).
         links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) for a in w.links]
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
+    joined = w.batch is not None or handed is not None
     if t is qir.Update:
         where = _where(w.filter, w.visible_sql)
-        batch = "" if w.batch is None else f"\nFROM {_batch_sql(w.batch)}"
+        froms = ([handed] if handed is not None else []) + ([_batch_sql(w.batch)] if w.batch is not None else [])
+        batch = f"\nFROM {', '.join(froms)}" if froms else ""
         if w.sets:
             upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{batch}{where}"
-            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, w.batch)}"), _link_changes(w.links)
+            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, joined)}"), _link_changes(w.links)
         # Only links change. Gel counts it an update of the object: its update rewrites run
         # and its update triggers fire (https://docs.geldata.com/reference/datamodel/triggers,
         # .../mutation_rewrites), so with such Postgres triggers on the table the rows get an
         # update that changes no column; otherwise they are locked, as an update would.
         # (A loop's update always sets a column: the checker refuses multi links there.)
         if any("UPDATE" in tr.events for tr in w.subject.triggers):
-            touch = f'UPDATE {table}\nSET "id" = {table}."id"{where}'
-            return (lambda cols: f"{touch}\nRETURNING {cols}"), _link_changes(w.links)
+            touch = f'UPDATE {table}\nSET "id" = {table}."id"{batch}{where}'
+            return (lambda cols: f"{touch}\nRETURNING {_of(table, cols, joined)}"), _link_changes(w.links)
+        if handed is not None:
+            return (lambda cols: f"SELECT {_of(table, cols, True)}\nFROM {table}, {handed}{where}\nFOR UPDATE OF {table}"), \
+                _link_changes(w.links)
         return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
-    using = "" if w.batch is None else f"\nUSING {_batch_sql(w.batch)}"
+    usings = ([handed] if handed is not None else []) + ([_batch_sql(w.batch)] if w.batch is not None else [])
+    using = f"\nUSING {', '.join(usings)}" if usings else ""
     sql = f"DELETE FROM {table}{using}{_where(w.filter, w.visible_sql)}"
-    return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, w.batch)}"), []
+    return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, joined)}"), []
 
 
-def _of(table: str, cols: str, batch) -> str:
-    """``RETURNING`` columns of a write joined with a loop's rows: ``*`` is the table's only."""
-    return f"{table}.*" if batch is not None and cols == "*" else cols
+def _of(table: str, cols: str, joined: bool) -> str:
+    """``RETURNING`` columns of a write joined with other rows (a loop's, the handed-over
+    globals'): ``*`` is the table's only."""
+    if joined and (cols == "*" or cols.startswith("*, ")):
+        return f"{table}.*{cols[1:]}"
+    return cols
 
 
 def nested_ctes(w) -> List[Tuple[str, str]]:

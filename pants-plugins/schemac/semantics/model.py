@@ -538,6 +538,10 @@ class Schema:
     globals: Dict[str, Global] = field(default_factory=dict)
     #: Globals whose declaration was refused (reported): reading one reports nothing more.
     refused_globals: Dict[str, Span] = field(default_factory=dict)
+    #: The globals Gel triggers read (qualified name -> global): every generated write statement
+    #: hands their values to the triggers through transaction-local settings
+    #: (:func:`schemac.semantics.sqlnames.global_setting`).
+    trigger_globals: Dict[str, "Global"] = field(default_factory=dict)
     #: User functions and aliases (:class:`schemac.semantics.functions.UserFunction`), by qualified
     #: name: inlined where they are called.
     functions: Dict[str, object] = field(default_factory=dict)

@@ -34,6 +34,7 @@ from schemac.semantics.names import go_name
 from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
 from schemac.semantics.scalars import NOT_IN_JSON, SCALARS, range_kind
+from schemac.semantics import sqlnames
 from schemac.semantics.sqlnames import qi, snake_case
 
 #: Kept importable from here: how scalars are spelled in a nested shape's JSON.
@@ -126,8 +127,13 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
                          "statement", extra.span,
                          "a migration changing these defaults needs the runner regenerated; make some of them "
                          "required (drop 'optional'), or set the rarely given ones with an update")
-    variants = lowering.statement_variants(query.statement)
-    sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
+    query, settings = _trigger_global_params(schema, query)
+    lowering._trigger_settings = settings
+    try:
+        variants = lowering.statement_variants(query.statement)
+        sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
+    finally:
+        lowering._trigger_settings = ()
     return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
                      query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
                      variants, foreign_keys_violated(schema, query.statement))
@@ -159,6 +165,34 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
                                "written by queries; select the other properties")
                 return True
     return False
+
+
+_WRITES = (qir.Insert, qir.Update, qir.Delete)
+
+
+def _trigger_global_params(schema: Schema, query: qir.Query):
+    """``(query, settings)``: when Gel triggers read globals (``performed_by := global
+    current_user``, https://docs.geldata.com/reference/datamodel/triggers), a statement that
+    writes hands their values to the triggers it sets off, directly or through cascades, as
+    transaction-local settings (``set_config(name, value, true)``, read by the triggers' SQL:
+    :func:`schemac.semantics.sqlnames.global_setting`): each is a parameter bound from the
+    runner's globals context like any global the query reads (added, optional, after the
+    query's own), and ``settings`` lists ``(setting, parameter index, Postgres type)`` for
+    :func:`schemac.semantics.lowering.write_sql`."""
+    if not schema.trigger_globals or not any(isinstance(n, _WRITES) for n in qir.walk(query.statement)):
+        return query, ()
+    params = list(query.params)
+    by_name = {p.name: p for p in params}  # type: ignore[attr-defined]
+    settings = []
+    span = getattr(query.statement, "span", None)
+    for qualname in sorted(schema.trigger_globals):
+        g = schema.trigger_globals[qualname]
+        spec = by_name.get(f"global {qualname}")
+        if spec is None:
+            spec = ParamSpec(f"global {qualname}", len(params) + 1, g.type, True, span, global_=g)  # type: ignore[arg-type]
+            params.append(spec)
+        settings.append((sqlnames.global_setting(qualname), spec.index, g.type.pg))  # type: ignore[union-attr]
+    return dataclasses.replace(query, params=tuple(params)), tuple(settings)
 
 
 #: ON DELETE actions that make deleting a referenced row fail (a deferred check fails at

@@ -90,3 +90,12 @@ def object_name(prefix: str, table: str, columns: Iterable[str]) -> str:
     ``uq_job_name_actor``. Names longer than Postgres' 63-byte limit are cut and suffixed with
     8 hex digits of their SHA-256 so they stay unique and stable."""
     return short_identifier("_".join([prefix, table, *columns]))
+
+
+def global_setting(qualname: str) -> str:
+    """The transaction-local setting (``set_config(name, value, true)``) through which a
+    generated write statement hands the value of global ``qualname`` to the triggers that read
+    it: ``schemac.g_default__current_user_id_<hash>`` (settings' names are case-insensitive; the
+    hash of the exact name keeps two globals apart)."""
+    key = re.sub(r"[^a-z0-9_]", "_", qualname.lower().replace("::", "__"))[:40]
+    return f"schemac.g_{key}_{hashlib.sha256(qualname.encode()).hexdigest()[:8]}"

@@ -248,7 +248,7 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     # row_ref_subject: inside a sub-select (select Log filter .msg = __new__.name) the subject
     # is Log, while __new__ / __old__ stay objects of the trigger's type.
     ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
-                      column_prefix=refs.get("__new__", "OLD"))
+                      column_prefix=refs.get("__new__", "OLD"), trigger_globals=schema.trigger_globals)
     ctx.row_json = lambda shaped: _row_json(obj, shaped, refs, module, reporter, schema)
     parts: List[str] = []
     ok = True
@@ -337,7 +337,6 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
     query's nested shape over the trigger's row (``NEW`` / ``OLD``), with Gel's JSON spelling
     of each value (numbers as numbers); ``jsonb``. Access policies do not apply in a trigger."""
     from schemac.semantics import lowering, policies, qir
-    from schemac.semantics.exprs import ParamTable
     from schemac.semantics.model import ValueType
     from schemac.semantics.queries import _shape
     from schemac.semantics.scalars import SCALARS
@@ -348,16 +347,11 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
         reporter.error("E0206", f"{root} is not available in a trigger on this event", shaped.span)
         return None
     ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
-                      column_prefix=record, params=ParamTable())
+                      column_prefix=record, trigger_globals=schema.trigger_globals)
     before = len(reporter.diagnostics)
     with policies.not_applied():
         elements = _shape(shaped.shape, obj, record, ctx, 1)
         if len(reporter.diagnostics) != before:
-            return None
-        if ctx.params.params:  # type: ignore[union-attr]
-            first = ctx.params.ordered()[0]  # type: ignore[union-attr]
-            reporter.error("E0206", "a global read by the shape of an object in a trigger is not supported",
-                           first.span, "Postgres triggers do not see the request's globals")
             return None
         fields = lowering.shape_sql(elements, record, 1, gel_json=True)
     sql = "jsonb_build_object(" + ", ".join(f"{sql_string(f.name)}, {v}" for v, f in fields) + ")"
@@ -424,7 +418,8 @@ def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], 
     if target is None:
         reporter.error("E0201", f"unknown type '{stmt.type_name}'", stmt.type_span)
         return None
-    ctx = ExprContext(schema, target, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj)
+    ctx = ExprContext(schema, target, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
+                      trigger_globals=schema.trigger_globals)
     where = filt = ""
     if stmt.filter is not None:
         low = lower(stmt.filter, ctx, BOOL)

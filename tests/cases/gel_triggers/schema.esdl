@@ -42,15 +42,16 @@ type Post {
     on target delete delete source;
   }
 
+  # A global the trigger reads: each generated write hands the runner's globals over.
   trigger log_insert after insert for each do (
-    insert Log { action := 'insert', title := __new__.title }
+    insert Log { action := 'insert', title := __new__.title, actor := global actor }
   );
   trigger log_update after update for each when (__old__.title != __new__.title) do (
     insert Log { action := 'rename', title := __old__.title ++ ' -> ' ++ __new__.title }
   );
   # A set of statements, in order; an update of another type.
   trigger log_delete after delete for each do ({
-    (insert Log { action := 'delete', title := __old__.title }),
+    (insert Log { action := 'delete', title := __old__.title, actor := global actor }),
     (update Counter filter .name = 'posts' set { n := .n - 1 }),
   });
   trigger count_insert after insert for each do (
@@ -72,4 +73,7 @@ type Counter {
 type Log {
   required action: str;
   required title: str;
+  actor: str;
 }
+
+global actor: str;

@@ -91,6 +91,15 @@ try {
   assert.deepEqual(await count(), ["0"]); // the cascades' deletes fired the trigger too
   assert.deepEqual(await rows("SELECT count(*)::int AS n FROM post_tags"), [{ n: 0 }]);
   out["deletionPolicies"] = true;
+
+  // A global the triggers read: the runner's globals reach them; without any, it is empty.
+  const asEve = db.withGlobals({ actor: "eve" });
+  const eves = await asEve.query.addPost({ title: "By Eve", tags: [] });
+  await asEve.query.deletePost({ id: eves.id });
+  assert.deepEqual(await rows("SELECT action, actor FROM log WHERE title = 'By Eve' ORDER BY action DESC"),
+    [{ action: "insert", actor: "eve" }, { action: "delete", actor: "eve" }]);
+  assert.deepEqual(await rows("SELECT DISTINCT actor FROM log WHERE title <> 'By Eve'"), [{ actor: null }]);
+  out["globals"] = true;
 } finally {
   await pool.end();
 }

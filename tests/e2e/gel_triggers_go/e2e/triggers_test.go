@@ -176,4 +176,29 @@ func TestRewritesTriggersAndDeletionPolicies(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Fatalf("counter at the end: %d", n)
 	}
+
+	// A global the triggers read: the runner's globals reach them; without any, it is empty.
+	eve := "eve"
+	asEve := r.WithGlobals(gt.Globals{Actor: &eve})
+	eves, err := asEve.Query.AddPost(ctx, gt.AddPostParams{Title: "By Eve", Tags: []string{}})
+	must(err)
+	_, err = asEve.Query.DeletePost(ctx, gt.DeletePostParams{ID: eves.ID})
+	must(err)
+	var actors []string
+	rows, err := db.Query(ctx, `SELECT action || ':' || coalesce(actor, '-') FROM log WHERE title = 'By Eve' ORDER BY action DESC`)
+	must(err)
+	for rows.Next() {
+		var a string
+		must(rows.Scan(&a))
+		actors = append(actors, a)
+	}
+	must(rows.Err())
+	if !reflect.DeepEqual(actors, []string{"insert:eve", "delete:eve"}) {
+		t.Fatalf("actors: %v", actors)
+	}
+	var others int
+	must(db.QueryRow(ctx, `SELECT count(*) FROM log WHERE title <> 'By Eve' AND actor IS NOT NULL`).Scan(&others))
+	if others != 0 {
+		t.Fatalf("%d log rows without globals have an actor", others)
+	}
 }

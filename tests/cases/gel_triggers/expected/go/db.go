@@ -28,12 +28,24 @@ func New(db DBTX) *Runner {
 	return &Runner{Query: &Queries{db: db}}
 }
 
-// WithTx returns a Runner that runs queries inside tx.
+// WithTx returns a Runner that runs queries inside tx, with r's globals.
 func (r *Runner) WithTx(tx pgx.Tx) *Runner {
-	return New(tx)
+	return &Runner{Query: &Queries{db: tx, globals: r.Query.globals}}
+}
+
+// WithGlobals returns a Runner on the same connection whose queries read the globals g (they
+// replace r's; r is left unchanged).
+func (r *Runner) WithGlobals(g Globals) *Runner {
+	return &Runner{Query: &Queries{db: r.Query.db, globals: g}}
+}
+
+// Globals returns the globals r's queries read.
+func (r *Runner) Globals() Globals {
+	return r.Query.globals
 }
 
 // Queries has one method per query file of the library.
 type Queries struct {
-	db DBTX
+	db      DBTX
+	globals Globals
 }

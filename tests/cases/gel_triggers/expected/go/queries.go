@@ -12,7 +12,8 @@ import (
 
 // addAuthorSQL is the SQL of query add_author (cases/gel_triggers/queries/add_author.edgeql).
 const addAuthorSQL = `INSERT INTO "author" ("name")
-VALUES ($1)
+SELECT $1
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 RETURNING "id"`
 
 // AddAuthorParams are the parameters of AddAuthor.
@@ -26,8 +27,10 @@ type AddAuthorRow struct {
 }
 
 // AddAuthor runs query add_author (cases/gel_triggers/queries/add_author.edgeql).
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) AddAuthor(ctx context.Context, arg AddAuthorParams) (AddAuthorRow, error) {
-	row := q.db.QueryRow(ctx, addAuthorSQL, arg.Name)
+	row := q.db.QueryRow(ctx, addAuthorSQL, arg.Name, q.globals.Actor)
 	var i AddAuthorRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
@@ -38,9 +41,9 @@ func (q *Queries) AddAuthor(ctx context.Context, arg AddAuthorParams) (AddAuthor
 // addAuthoredSQL is the SQL of query add_authored (cases/gel_triggers/queries/add_authored.edgeql).
 const addAuthoredSQL = `WITH "_new" AS (
 SELECT "id"
-FROM "author"
+FROM "author", (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($3 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
-FOR UPDATE
+FOR UPDATE OF "author"
 ),
 "_link1" AS (
 INSERT INTO "author_posts" ("source_id", "target_id")
@@ -66,8 +69,10 @@ type AddAuthoredRow struct {
 //
 // A violated foreign key is reported as *FkAuthorPostsTargetIDError when an id of posts names no
 // post row.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) AddAuthored(ctx context.Context, arg AddAuthoredParams) (*AddAuthoredRow, error) {
-	row := q.db.QueryRow(ctx, addAuthoredSQL, arg.ID, arg.Posts)
+	row := q.db.QueryRow(ctx, addAuthoredSQL, arg.ID, arg.Posts, q.globals.Actor)
 	var i AddAuthoredRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -80,7 +85,8 @@ func (q *Queries) AddAuthored(ctx context.Context, arg AddAuthoredParams) (*AddA
 
 // addCounterSQL is the SQL of query add_counter (cases/gel_triggers/queries/add_counter.edgeql).
 const addCounterSQL = `INSERT INTO "counter" ("name")
-VALUES ($1)
+SELECT $1
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 RETURNING "id"`
 
 // AddCounterParams are the parameters of AddCounter.
@@ -94,8 +100,10 @@ type AddCounterRow struct {
 }
 
 // AddCounter runs query add_counter (cases/gel_triggers/queries/add_counter.edgeql).
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) AddCounter(ctx context.Context, arg AddCounterParams) (AddCounterRow, error) {
-	row := q.db.QueryRow(ctx, addCounterSQL, arg.Name)
+	row := q.db.QueryRow(ctx, addCounterSQL, arg.Name, q.globals.Actor)
 	var i AddCounterRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
@@ -105,7 +113,8 @@ func (q *Queries) AddCounter(ctx context.Context, arg AddCounterParams) (AddCoun
 
 // addImageSQL is the SQL of query add_image (cases/gel_triggers/queries/add_image.edgeql).
 const addImageSQL = `INSERT INTO "image" ("url")
-VALUES ($1)
+SELECT $1
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 RETURNING "id"`
 
 // AddImageParams are the parameters of AddImage.
@@ -119,8 +128,10 @@ type AddImageRow struct {
 }
 
 // AddImage runs query add_image (cases/gel_triggers/queries/add_image.edgeql).
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) AddImage(ctx context.Context, arg AddImageParams) (AddImageRow, error) {
-	row := q.db.QueryRow(ctx, addImageSQL, arg.URL)
+	row := q.db.QueryRow(ctx, addImageSQL, arg.URL, q.globals.Actor)
 	var i AddImageRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
@@ -131,7 +142,8 @@ func (q *Queries) AddImage(ctx context.Context, arg AddImageParams) (AddImageRow
 // addPostSQL is the SQL of query add_post (cases/gel_triggers/queries/add_post.edgeql).
 const addPostSQL = `WITH "_new" AS (
 INSERT INTO "post" ("title")
-VALUES ($1)
+SELECT $1
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($3 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 RETURNING "id"
 ),
 "_link1" AS (
@@ -155,8 +167,10 @@ type AddPostRow struct {
 //
 // A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
 // row.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, error) {
-	row := q.db.QueryRow(ctx, addPostSQL, arg.Title, arg.Tags)
+	row := q.db.QueryRow(ctx, addPostSQL, arg.Title, arg.Tags, q.globals.Actor)
 	var i AddPostRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
@@ -166,7 +180,8 @@ func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, e
 
 // addTagSQL is the SQL of query add_tag (cases/gel_triggers/queries/add_tag.edgeql).
 const addTagSQL = `INSERT INTO "tag" ("name")
-VALUES ($1)
+SELECT $1
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 RETURNING "id"`
 
 // AddTagParams are the parameters of AddTag.
@@ -180,8 +195,10 @@ type AddTagRow struct {
 }
 
 // AddTag runs query add_tag (cases/gel_triggers/queries/add_tag.edgeql).
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) AddTag(ctx context.Context, arg AddTagParams) (AddTagRow, error) {
-	row := q.db.QueryRow(ctx, addTagSQL, arg.Name)
+	row := q.db.QueryRow(ctx, addTagSQL, arg.Name, q.globals.Actor)
 	var i AddTagRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)
@@ -191,6 +208,7 @@ func (q *Queries) AddTag(ctx context.Context, arg AddTagParams) (AddTagRow, erro
 
 // deleteAuthorSQL is the SQL of query delete_author (cases/gel_triggers/queries/delete_author.edgeql).
 const deleteAuthorSQL = `DELETE FROM "author"
+USING (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`
 
@@ -207,8 +225,10 @@ type DeleteAuthorRow struct {
 // DeleteAuthor runs query delete_author (cases/gel_triggers/queries/delete_author.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) DeleteAuthor(ctx context.Context, arg DeleteAuthorParams) (*DeleteAuthorRow, error) {
-	row := q.db.QueryRow(ctx, deleteAuthorSQL, arg.ID)
+	row := q.db.QueryRow(ctx, deleteAuthorSQL, arg.ID, q.globals.Actor)
 	var i DeleteAuthorRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -221,6 +241,7 @@ func (q *Queries) DeleteAuthor(ctx context.Context, arg DeleteAuthorParams) (*De
 
 // deletePostSQL is the SQL of query delete_post (cases/gel_triggers/queries/delete_post.edgeql).
 const deletePostSQL = `DELETE FROM "post"
+USING (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`
 
@@ -240,8 +261,10 @@ type DeletePostRow struct {
 //
 // A violated foreign key is reported as *FkAuthorPostsTargetIDError when a row of author_posts
 // still refers to a deleted post row.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) DeletePost(ctx context.Context, arg DeletePostParams) (*DeletePostRow, error) {
-	row := q.db.QueryRow(ctx, deletePostSQL, arg.ID)
+	row := q.db.QueryRow(ctx, deletePostSQL, arg.ID, q.globals.Actor)
 	var i DeletePostRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -254,6 +277,7 @@ func (q *Queries) DeletePost(ctx context.Context, arg DeletePostParams) (*Delete
 
 // deleteTagSQL is the SQL of query delete_tag (cases/gel_triggers/queries/delete_tag.edgeql).
 const deleteTagSQL = `DELETE FROM "tag"
+USING (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($2 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`
 
@@ -270,8 +294,10 @@ type DeleteTagRow struct {
 // DeleteTag runs query delete_tag (cases/gel_triggers/queries/delete_tag.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) DeleteTag(ctx context.Context, arg DeleteTagParams) (*DeleteTagRow, error) {
-	row := q.db.QueryRow(ctx, deleteTagSQL, arg.ID)
+	row := q.db.QueryRow(ctx, deleteTagSQL, arg.ID, q.globals.Actor)
 	var i DeleteTagRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -445,6 +471,7 @@ func (q *Queries) Posts(ctx context.Context, _ ...PostsParams) ([]PostsRow, erro
 // renamePostSQL is the SQL of query rename_post (cases/gel_triggers/queries/rename_post.edgeql).
 const renamePostSQL = `UPDATE "post"
 SET "title" = $2
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($3 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`
 
@@ -462,8 +489,10 @@ type RenamePostRow struct {
 // RenamePost runs query rename_post (cases/gel_triggers/queries/rename_post.edgeql).
 //
 // It returns nil, nil when no row matched.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) RenamePost(ctx context.Context, arg RenamePostParams) (*RenamePostRow, error) {
-	row := q.db.QueryRow(ctx, renamePostSQL, arg.ID, arg.Title)
+	row := q.db.QueryRow(ctx, renamePostSQL, arg.ID, arg.Title, q.globals.Actor)
 	var i RenamePostRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -477,6 +506,7 @@ func (q *Queries) RenamePost(ctx context.Context, arg RenamePostParams) (*Rename
 // setAvatarSQL is the SQL of query set_avatar (cases/gel_triggers/queries/set_avatar.edgeql).
 const setAvatarSQL = `UPDATE "author"
 SET "avatar_id" = $2
+FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($3 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`
 
@@ -496,8 +526,10 @@ type SetAvatarRow struct {
 // It returns nil, nil when no row matched.
 //
 // A violated foreign key is reported as *FkAuthorAvatarIDError when avatar_id names no image row.
+//
+// It reads the global actor from the runner's Globals.
 func (q *Queries) SetAvatar(ctx context.Context, arg SetAvatarParams) (*SetAvatarRow, error) {
-	row := q.db.QueryRow(ctx, setAvatarSQL, arg.ID, arg.Image)
+	row := q.db.QueryRow(ctx, setAvatarSQL, arg.ID, arg.Image, q.globals.Actor)
 	var i SetAvatarRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {

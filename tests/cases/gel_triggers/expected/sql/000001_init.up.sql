@@ -39,7 +39,8 @@ CREATE TABLE "counter" (
 CREATE TABLE "log" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "action" text NOT NULL,
-    "title" text NOT NULL
+    "title" text NOT NULL,
+    "actor" text
 );
 
 CREATE TABLE "author_posts" (
@@ -121,8 +122,8 @@ CREATE TRIGGER "schemac_rewrite_update" BEFORE UPDATE ON "post"
 
 CREATE FUNCTION "tg_post_log_insert"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
-  INSERT INTO "log" ("action", "title")
-    VALUES ('insert', NEW.title);
+  INSERT INTO "log" ("action", "title", "actor")
+    VALUES ('insert', NEW.title, CASE WHEN left(current_setting('schemac.g_default__actor_9858d36c', true), 1) = 'v' THEN CAST(substr(current_setting('schemac.g_default__actor_9858d36c', true), 2) AS text) END);
   RETURN NULL;
 END;
 $schemac$;
@@ -145,8 +146,8 @@ CREATE TRIGGER "gel_log_update" AFTER UPDATE ON "post"
 
 CREATE FUNCTION "tg_post_log_delete"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
-  INSERT INTO "log" ("action", "title")
-    VALUES ('delete', OLD.title);
+  INSERT INTO "log" ("action", "title", "actor")
+    VALUES ('delete', OLD.title, CASE WHEN left(current_setting('schemac.g_default__actor_9858d36c', true), 1) = 'v' THEN CAST(substr(current_setting('schemac.g_default__actor_9858d36c', true), 2) AS text) END);
   UPDATE "counter"
     SET "n" = n - 1
     WHERE name = 'posts';

@@ -49,9 +49,18 @@ import {
   setAvatar,
 } from "./queries.js";
 
+import type { Globals } from "./globals.js";
+
 export * from "./errors.js";
+export * from "./globals.js";
 export * from "./models.js";
 export * from "./queries.js";
+
+/** Options of {@link createRunner}. */
+export interface RunnerOptions {
+  /** The globals the queries read (see {@link Globals}). */
+  readonly globals?: Globals;
+}
 
 /** The typed runner of library "gel_triggers": one method per query file. */
 export interface Runner {
@@ -87,6 +96,16 @@ export interface Runner {
     /** Runs `set_avatar` (cases/gel_triggers/queries/set_avatar.edgeql). */
     setAvatar(args: SetAvatarArgs): Promise<SetAvatarResult | null>;
   };
+
+  /** The globals this runner's queries read. */
+  readonly globals: Readonly<Globals>;
+
+  /**
+   * A runner on the same connection (and in the same transaction) whose globals are `globals`
+   * merged over this runner's (a key given as `undefined` unsets that global). This runner is
+   * left unchanged.
+   */
+  withGlobals(globals: Globals): Runner;
 
   /**
    * Runs `fn` in one transaction and resolves to its result: `BEGIN`, then `COMMIT` when `fn`
@@ -137,36 +156,39 @@ async function inTransaction<T>(
 }
 
 /**
- * Creates the runner: `createRunner(pool).query.addAuthor(...)`.
- * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`).
+ * Creates the runner: `createRunner(pool, { globals: { ... } }).query.addAuthor(...)`.
+ * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`);
+ * `options.globals` are the values of the globals its queries read (see {@link Globals}).
  */
-export function createRunner(db: Queryable): Runner {
-  return makeRunner(db, 0);
+export function createRunner(db: Queryable, options: RunnerOptions = {}): Runner {
+  return makeRunner(db, Object.freeze({ ...options.globals }), 0);
 }
 
 /** The runner on `db` inside `depth` transactions (0: none, 1: in a transaction, 2+: savepoints). */
-function makeRunner(db: Queryable, depth: number): Runner {
+function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): Runner {
   return {
     query: {
-      addAuthor: (args) => addAuthor(db, args),
-      addAuthored: (args) => addAuthored(db, args),
-      addCounter: (args) => addCounter(db, args),
-      addImage: (args) => addImage(db, args),
-      addPost: (args) => addPost(db, args),
-      addTag: (args) => addTag(db, args),
-      deleteAuthor: (args) => deleteAuthor(db, args),
-      deletePost: (args) => deletePost(db, args),
-      deleteTag: (args) => deleteTag(db, args),
+      addAuthor: (args) => addAuthor(db, args, globals),
+      addAuthored: (args) => addAuthored(db, args, globals),
+      addCounter: (args) => addCounter(db, args, globals),
+      addImage: (args) => addImage(db, args, globals),
+      addPost: (args) => addPost(db, args, globals),
+      addTag: (args) => addTag(db, args, globals),
+      deleteAuthor: (args) => deleteAuthor(db, args, globals),
+      deletePost: (args) => deletePost(db, args, globals),
+      deleteTag: (args) => deleteTag(db, args, globals),
       images: (args) => images(db, args),
       logs: (args) => logs(db, args),
       postCount: (args) => postCount(db, args),
       posts: (args) => posts(db, args),
-      renamePost: (args) => renamePost(db, args),
-      setAvatar: (args) => setAvatar(db, args),
+      renamePost: (args) => renamePost(db, args, globals),
+      setAvatar: (args) => setAvatar(db, args, globals),
     },
+    globals,
+    withGlobals: (more) => makeRunner(db, Object.freeze({ ...globals, ...more }), depth),
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };
-      const inner = (on: Queryable) => makeRunner(on, depth + 1);
+      const inner = (on: Queryable) => makeRunner(on, globals, depth + 1);
       if (depth > 0) {
         const savepoint = `schemac_savepoint_${depth}`;
         return inTransaction(db, fn, state, inner(db), [
