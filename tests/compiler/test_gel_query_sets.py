@@ -252,6 +252,9 @@ GAME_QUERIES = {
           nb_charas := count(charas),
           nb_owned := count(owned_ids),
         }""",
+    "reasons": "with rolls := (select Roll order by .reason desc limit <int64>$n) select rolls.reason",
+    "distinct_ranks": "select distinct Waifu.character.rank",
+    "all_coins": "select Roll.coins",
     "owner_of": "with player := (select Player filter .name = <str>$name) "
                 "select Waifu { character: { cid } } filter .owner = assert_exists(player)",
 }
@@ -388,3 +391,14 @@ def test_any_and_all_read_their_own_linked_objects(tags):
     # any of the empty set is false, all of it true
     assert _run(db, plans["flags"]) == [("m1", True, False), ("m2", True, True), ("m3", False, True)]
     assert _run(db, plans["not_ilike"]) == [("c",)]
+
+
+def test_select_the_values_of_a_set(game):
+    db, plans = game
+    assert _run(db, plans["reasons"], n=2) == [("c",), ("b",)]  # in the selection's order
+    # distinct: each value once; (the hidden waifu's character 4 is not reached)
+    assert sorted(_run(db, plans["distinct_ranks"])) == [("A",), ("B",), ("S",)]
+    # an empty value is no element: roll b has no coins
+    assert sorted(_run(db, plans["all_coins"])) == [(3,), (7,)]
+    q = plans["all_coins"]
+    assert q.scalar and q.cardinality == "many" and q.result[0].type.name == "int32"

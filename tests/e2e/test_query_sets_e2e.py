@@ -2,7 +2,7 @@
 sets of objects of a query's ``with`` names and paths from them (``count``, ``sum``,
 ``array_agg`` of a str and of an enum property, ``exists``, ``x in s``, a paged selection's
 order kept by ``array_agg``), ``any`` / ``all`` over paths through multi links and link
-properties, ``assert_exists`` of a value and of a free object's field (its failure with Gel's
+properties, ``select [distinct] S.p`` (the values, returned as a list), ``assert_exists`` of a value and of a free object's field (its failure with Gel's
 message) (https://docs.geldata.com/reference/edgeql/with, .../edgeql/paths, .../stdlib/set).
 The TypeScript compiles under tsc --strict --noUncheckedIndexedAccess and runs on
 node-postgres (tests/e2e/query_sets_ts); the Go is gofmt/vet-clean and runs on pgx with the
@@ -28,7 +28,7 @@ def test_typescript_query_sets(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "query_sets_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "rollStats": True, "pagedOrder": True, "assertExists": True, "anyAll": True}
+        "rollStats": True, "pagedOrder": True, "assertExists": True, "anyAll": True, "valueSets": True}
 
 
 @pytest.mark.slow

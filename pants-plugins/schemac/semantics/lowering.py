@@ -1111,6 +1111,17 @@ def _values_sql(s: qir.SelectValues) -> str:
     return "SELECT " + ", ".join(cols)
 
 
+def _value_set_sql(s: qir.SelectValueSet) -> str:
+    """``SELECT [DISTINCT] "_v"."value" FROM (SELECT <value> AS "value"[, "_n"] FROM <the set>)
+    AS "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_n"]``: an empty value is no element
+    of the set."""
+    paged = s.objects.page is not None and not s.distinct
+    inner = f"SELECT {param_sql(s.value, expr_sql(s.value))} AS \"value\"" + (
+        f', {s.objects.alias}."_n"' if paged else "") + f" {object_set_sql(s.objects)}"
+    return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
+            f'WHERE "_v"."value" IS NOT NULL' + (' ORDER BY "_v"."_n"' if paged else ""))
+
+
 def _returning_sql(r: qir.Returning) -> str:
     """A write returning a flat shape. With join-table writes the statement is the CTE
     ``"_new"`` they read, and the query selects its rows: one statement, atomic."""
@@ -1147,6 +1158,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return _with_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectValues:
         return _values_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.SelectValueSet:
+        return _value_set_sql(stmt)  # type: ignore[arg-type]
     raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
 
 

@@ -844,6 +844,20 @@ class SelectValues(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class SelectValueSet(Node):
+    """``select [distinct] S.p`` of a set of objects of the query's names
+    (``select distinct messages.channel_id``, https://docs.geldata.com/reference/edgeql/select):
+    one row per object of ``objects`` whose ``value`` is not empty (a multiset of values, in the
+    set's order when it has one), each value once with ``distinct``
+    (https://docs.geldata.com/reference/stdlib/set#operator::distinct)."""
+
+    span: Span
+    objects: ObjectSet
+    value: Expr
+    distinct: bool
+
+
+@dataclass(frozen=True, eq=False)
 class Returning(Node):
     """A write returning a flat shape of its rows (a plain write returns ``{ id }``)."""
 

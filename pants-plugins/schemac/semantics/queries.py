@@ -2510,6 +2510,10 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
             return None
         node = qir.SelectValues(q.span, tuple(elements), False)
         return _plan(qf, "select", None, node, ctx, ONE, (), _fields(elements))
+    distinct = isinstance(value, ast.UnaryOp) and value.op == "distinct"
+    operand = value.operand if distinct else value  # type: ignore[attr-defined]
+    if computed_sql.query_value_path(operand, ctx) is not None:
+        return _select_value_set(qf, q, operand, distinct, ctx)
     low = check(value, ctx)
     if low is None:
         return None
@@ -2517,6 +2521,28 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     el = qir.ShapeComputed(value.span, ResultField("value", low.type, empty), low)
     node = qir.SelectValues(q.span, (el,), True)
     return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if empty else ONE, (), (el.field,), scalar=True)
+
+
+def _select_value_set(qf: ast.QueryFile, q: ast.SelectValue, operand, distinct: bool,
+                      ctx: ExprContext) -> Optional[qir.Query]:
+    """``select [distinct] S.p``: the values of a property of the objects of a set of the query's
+    names (``with m := (select Message filter ...) select distinct m.channel_id``), many rows of
+    one value each (the runners return the values): :class:`qir.SelectValueSet`."""
+    found = computed_sql._object_path(operand, ctx, "_v1")
+    if not found:
+        return None
+    objects, rest = found
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                set_links=None, set_row=None)
+    low = check(ast.Path(tuple(rest), operand.span), inner)
+    if low is None:
+        return None
+    if low.type.element is not None:
+        ctx.reporter.error("E0206", "selecting a multi property of several objects is not supported yet", operand.span)
+        return None
+    node = qir.SelectValueSet(q.span, objects, low, distinct)
+    field = ResultField("value", low.type, False)
+    return _plan(qf, "select", None, node, ctx, MANY, (), (field,), scalar=True)
 
 
 def _may_be_empty(low: qir.Expr) -> bool:

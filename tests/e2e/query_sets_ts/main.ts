@@ -76,6 +76,12 @@ try {
   ]);
   assert.deepEqual((await q.weighted({ w: 13 }))[0], { name: "all", heavy: false, all_s: false });
   out["anyAll"] = true;
+  // select S.p: the values, in the selection's order; distinct: each once
+  const rs: string[] = await q.reasons({ n: "2" });
+  assert.deepEqual(rs, ["c", "b"]);
+  const ranks: qs.Rank[] = await q.ranksOwned();
+  assert.deepEqual([...ranks].sort(), ["A", "B", "S"]);
+  out["valueSets"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

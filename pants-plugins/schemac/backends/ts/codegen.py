@@ -360,6 +360,7 @@ def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = Fal
                 helpers.add("rangeText")
     arg_params = [view for p, view in zip(q.params, params) if p.global_ is None]
     result = [(ts_key(f.name), _ts_field_type(f, used, bigint)) for f in q.result]  # (key, TS type)
+    index_ret = ret
     if q.scalar:
         # A single value (`select count(User)`): the function returns the row's one value.
         value_type = result[0][1]
@@ -369,13 +370,22 @@ def _query_view(q: QueryPlan, names: "Names", used: Set[str], bigint: bool = Fal
             ret = f"{value_type} | null"
         else:
             ret = value_type
+        index_ret = ret
+        probe = _Used(getattr(used, "enums", {}))
+        _ts_field_type(q.result[0], probe, bigint)
+        if probe:
+            # (index.ts imports no model type: a value of one, an enum, is named through the row)
+            value_ref = f'{result_type}["value"]'
+            index_ret = (f"{value_ref}[]" if q.cardinality == MANY else
+                         f"{value_ref} | null" if q.cardinality == AT_MOST_ONE and not value_type.endswith(" | null")
+                         else value_ref)
     decoder = _decoder(q, helpers if helpers is not None else set(), bigint, qn.decoder)
     return {
         "name": q.name, "path": comment_safe(q.path), "fn": fn, "key": qn.key,
         # (in a type, ``new(...)`` would be a construct signature)
         "key_decl": js_string(qn.key) if qn.key == "new" else qn.key, "sql_const": qn.sql_const,
         "sql_literal": ts_template(q.sql), "args_type": qn.args_type, "result_type": result_type,
-        "return_type": ret, "params": params,
+        "return_type": ret, "index_return_type": index_ret, "params": params,
         "args_params": arg_params, "reads_globals": len(arg_params) != len(params),
         "result": result, "cardinality": q.cardinality, "scalar": q.scalar,
         "doc": "\n".join([f" * {line}" if line else " *" for line in _doc_lines(q, names.ts_errors)]),

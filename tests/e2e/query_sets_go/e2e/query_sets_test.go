@@ -73,6 +73,16 @@ func TestQuerySets(t *testing.T) {
 		t.Fatalf("CollectionStats(no collection) error = %v", err)
 	}
 
+	rs, err := q.Reasons(ctx, qs.ReasonsParams{N: 2})
+	if err != nil || !reflect.DeepEqual(rs, []string{"c", "b"}) {
+		t.Fatalf("Reasons(2) = %v, %v", rs, err)
+	}
+	ranks, err := q.RanksOwned(ctx)
+	sort.Slice(ranks, func(i, j int) bool { return ranks[i] < ranks[j] })
+	if err != nil || !reflect.DeepEqual(ranks, []qs.Rank{qs.RankA, qs.RankB, qs.RankS}) {
+		t.Fatalf("RanksOwned = %v, %v", ranks, err)
+	}
+
 	w, err := q.Weighted(ctx, qs.WeightedParams{W: 10})
 	if err != nil || len(w) != 2 || !w[0].Heavy || w[0].AllS || w[1].Heavy || !w[1].AllS {
 		t.Fatalf("Weighted(10) = %+v, %v", w, err)

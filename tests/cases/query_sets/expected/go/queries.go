@@ -61,6 +61,74 @@ func (q *Queries) LastRolls(ctx context.Context, arg LastRollsParams) (LastRolls
 	return i, nil
 }
 
+// ranksOwnedSQL is the SQL of query ranks_owned (cases/query_sets/queries/ranks_owned.edgeql).
+const ranksOwnedSQL = `SELECT DISTINCT "_v"."value" FROM (SELECT "_v1".rank AS "value" FROM "character" AS "_v1" WHERE "_v1"."id" IN (SELECT "_h0"."character_id" FROM "waifu" AS "_h0" WHERE "_h0"."id" IN (SELECT "_v1r"."id" FROM "waifu" AS "_v1r"))) AS "_v" WHERE "_v"."value" IS NOT NULL`
+
+// RanksOwnedParams is empty: RanksOwned takes no parameters (it may be called as RanksOwned(ctx)
+// or, as before, RanksOwned(ctx, RanksOwnedParams{})).
+type RanksOwnedParams struct {
+}
+
+// RanksOwnedRow is the row the statement of RanksOwned returns: RanksOwned returns its Value.
+type RanksOwnedRow struct {
+	Value Rank `json:"value"`
+}
+
+// RanksOwned runs query ranks_owned (cases/query_sets/queries/ranks_owned.edgeql).
+func (q *Queries) RanksOwned(ctx context.Context, _ ...RanksOwnedParams) ([]Rank, error) {
+	rows, err := q.db.Query(ctx, ranksOwnedSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []Rank
+	for rows.Next() {
+		var i RanksOwnedRow
+		if err := rows.Scan(&i.Value); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i.Value)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// reasonsSQL is the SQL of query reasons (cases/query_sets/queries/reasons.edgeql).
+const reasonsSQL = `SELECT "_v"."value" FROM (SELECT "_v1".reason AS "value", "_v1"."_n" FROM (SELECT "_v1".*, row_number() OVER (ORDER BY "_v1".reason DESC NULLS LAST, "_v1"."id") AS "_n" FROM "roll" AS "_v1" ORDER BY "_v1".reason DESC NULLS LAST, "_v1"."id" LIMIT $1) AS "_v1" WHERE true) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_n"`
+
+// ReasonsParams are the parameters of Reasons.
+type ReasonsParams struct {
+	N int64
+}
+
+// ReasonsRow is the row the statement of Reasons returns: Reasons returns its Value.
+type ReasonsRow struct {
+	Value string `json:"value"`
+}
+
+// Reasons runs query reasons (cases/query_sets/queries/reasons.edgeql).
+func (q *Queries) Reasons(ctx context.Context, arg ReasonsParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, reasonsSQL, arg.N)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var i ReasonsRow
+		if err := rows.Scan(&i.Value); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i.Value)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // rollStatsSQL is the SQL of query roll_stats (cases/query_sets/queries/roll_stats.edgeql).
 const rollStatsSQL = `WITH "_with_player" AS (
 SELECT (SELECT "_q1"."id" FROM "player" AS "_q1" WHERE "_q1".name = $1) AS "v"

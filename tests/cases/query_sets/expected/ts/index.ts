@@ -8,6 +8,12 @@ import {
   type LastRollsArgs,
   type LastRollsResult,
   lastRolls,
+  type RanksOwnedArgs,
+  type RanksOwnedResult,
+  ranksOwned,
+  type ReasonsArgs,
+  type ReasonsResult,
+  reasons,
   type RollStatsArgs,
   type RollStatsResult,
   rollStats,
@@ -27,6 +33,10 @@ export interface Runner {
     collectionStats(args: CollectionStatsArgs): Promise<CollectionStatsResult>;
     /** Runs `last_rolls` (cases/query_sets/queries/last_rolls.edgeql). */
     lastRolls(args: LastRollsArgs): Promise<LastRollsResult>;
+    /** Runs `ranks_owned` (cases/query_sets/queries/ranks_owned.edgeql). */
+    ranksOwned(args?: RanksOwnedArgs): Promise<RanksOwnedResult["value"][]>;
+    /** Runs `reasons` (cases/query_sets/queries/reasons.edgeql). */
+    reasons(args: ReasonsArgs): Promise<string[]>;
     /** Runs `roll_stats` (cases/query_sets/queries/roll_stats.edgeql). */
     rollStats(args: RollStatsArgs): Promise<RollStatsResult>;
     /** Runs `weighted` (cases/query_sets/queries/weighted.edgeql). */
@@ -95,6 +105,8 @@ function makeRunner(db: Queryable, depth: number): Runner {
     query: {
       collectionStats: (args) => collectionStats(db, args),
       lastRolls: (args) => lastRolls(db, args),
+      ranksOwned: (args) => ranksOwned(db, args),
+      reasons: (args) => reasons(db, args),
       rollStats: (args) => rollStats(db, args),
       weighted: (args) => weighted(db, args),
     },

@@ -83,6 +83,54 @@ export async function lastRolls(db: Queryable, args: LastRollsArgs): Promise<Las
   return row;
 }
 
+/** SQL of query `ranks_owned` (cases/query_sets/queries/ranks_owned.edgeql). */
+export const ranksOwnedSql = `SELECT DISTINCT "_v"."value" FROM (SELECT "_v1".rank AS "value" FROM "character" AS "_v1" WHERE "_v1"."id" IN (SELECT "_h0"."character_id" FROM "waifu" AS "_h0" WHERE "_h0"."id" IN (SELECT "_v1r"."id" FROM "waifu" AS "_v1r"))) AS "_v" WHERE "_v"."value" IS NOT NULL`;
+
+/** Parameters of {@link ranksOwned}. */
+export interface RanksOwnedArgs {
+}
+
+/** The row the statement of {@link ranksOwned} returns: {@link ranksOwned} returns its `value`. */
+export interface RanksOwnedResult {
+  value: Rank;
+}
+
+/**
+ * Runs query `ranks_owned`.
+ *
+ * Source: cases/query_sets/queries/ranks_owned.edgeql.
+ */
+export async function ranksOwned(db: Queryable, args: RanksOwnedArgs = {}): Promise<Rank[]> {
+  void args;
+  const rows = await run(db, ranksOwnedSql, []);
+  return (rows as RanksOwnedResult[]).map((row) => row.value);
+}
+
+/** SQL of query `reasons` (cases/query_sets/queries/reasons.edgeql). */
+export const reasonsSql = `SELECT "_v"."value" FROM (SELECT "_v1".reason AS "value", "_v1"."_n" FROM (SELECT "_v1".*, row_number() OVER (ORDER BY "_v1".reason DESC NULLS LAST, "_v1"."id") AS "_n" FROM "roll" AS "_v1" ORDER BY "_v1".reason DESC NULLS LAST, "_v1"."id" LIMIT $1) AS "_v1" WHERE true) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_n"`;
+
+/** Parameters of {@link reasons}. */
+export interface ReasonsArgs {
+  readonly n: number | string | bigint;
+}
+
+/** The row the statement of {@link reasons} returns: {@link reasons} returns its `value`. */
+export interface ReasonsResult {
+  value: string;
+}
+
+/**
+ * Runs query `reasons`.
+ *
+ * Source: cases/query_sets/queries/reasons.edgeql.
+ */
+export async function reasons(db: Queryable, args: ReasonsArgs): Promise<string[]> {
+  const rows = await run(db, reasonsSql, [
+    args.n,
+  ]);
+  return (rows as ReasonsResult[]).map((row) => row.value);
+}
+
 /** SQL of query `roll_stats` (cases/query_sets/queries/roll_stats.edgeql). */
 export const rollStatsSql = `WITH "_with_player" AS (
 SELECT (SELECT "_q1"."id" FROM "player" AS "_q1" WHERE "_q1".name = $1) AS "v"

@@ -1,0 +1,1 @@
+select distinct Waifu.character.rank;

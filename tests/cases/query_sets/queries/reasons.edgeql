@@ -1,0 +1,2 @@
+with rolls := (select Roll order by .reason desc limit <int64>$n)
+select rolls.reason;
