@@ -227,3 +227,10 @@ def test_gel_commands_and_counted_statements_are_refused_not_syntax_errors(query
     # (valid EdgeQL: https://docs.geldata.com/reference/edgeql; a runner calls queries)
     text = _errors(QUERIES, q=query)
     assert message in text and "E0100" not in text
+
+
+def test_a_path_from_a_bound_statement_is_refused_not_an_unknown_enum():
+    # (valid Gel, https://docs.geldata.com/reference/edgeql/with: not E0201 "unknown enum")
+    text = _errors(QUERIES, q="with a := (insert T { name := <str>$n }) select a.id;")
+    assert "q/q.edgeql:1:49: error[E0206]: a path from the bound statement 'a' ('a.id') is not supported yet" in text
+    assert "hint: select it with a shape: select a { id }" in text and "E0201" not in text

@@ -1051,6 +1051,12 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0206", f"a path from the 'with' name '{expr.enum}' ('{expr.enum}.{expr.member}') is not "
                            "supported yet", expr.span)
         return None
+    if enum is None and expr.enum in ctx.bound_statements:
+        # `with a := (insert ...) select a.id`: valid Gel, not an unknown enum
+        ctx.reporter.error("E0206", f"a path from the bound statement '{expr.enum}' ('{expr.enum}.{expr.member}') is "
+                           "not supported yet", expr.span,
+                           f"select it with a shape: select {expr.enum} {{ {expr.member} }}")
+        return None
     if enum is None:
         cands = [e.name for e in ctx.schema.all_enums()]
         named = ctx.schema.find_type(expr.enum, ctx.module)
