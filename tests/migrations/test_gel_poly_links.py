@@ -545,3 +545,20 @@ def test_subject_type_filters_and_loops_are_located(query, code):
     errors = compile_errors(lambda: check_library({"lib/schema.esdl": V2, "lib/q.edgeql": query},
                                                   Options(library="lib")))
     assert errors == [code]
+
+
+def test_a_backlink_through_a_refused_polymorphic_link_reports_nothing_more():
+    """``.<edition[is Day]`` with ``Day`` abstract and its link refused where it is declared: only
+    that refusal (it was also an invented 'unknown type Day; did you mean Day?'); a link that no
+    subtype has is E0202."""
+    schema = """
+abstract type Ed { required name: str; day := .<edition[is Day]; }
+type A extending Ed {}
+type B extending Ed {}
+abstract type Day { required edition: Ed { constraint max_len_value(3); }; }
+type D1 extending Day {}
+type D2 extending Day {}
+"""
+    assert compile_errors(lambda: check_library({"lib/schema.esdl": schema}, Options(library="lib"))) == ["E0206"]
+    other = schema.replace("required edition: Ed { constraint max_len_value(3); };", "required edition: A;")
+    assert compile_errors(lambda: check_library({"lib/schema.esdl": other}, Options(library="lib"))) == ["E0202"]

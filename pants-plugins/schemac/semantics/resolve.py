@@ -859,6 +859,16 @@ class _Resolver:
         if expr.type_name is not None:
             key = self._type_key(expr.type_name, module)
             source = self.schema.types.get(key) if key else None
+            if source is None and key in self.decls and self.decls[key].abstract:
+                # An abstract type none of whose subtypes has a readable link here: its link was
+                # refused where it is declared (reported there: nothing more), or none declares it.
+                subs = [self.schema.types[k] for k in self._concrete_descendants().get(key, [])
+                        if k in self.schema.types]
+                if any(expr.link in t.refused_pointers for t in subs):
+                    return None
+                self.reporter.error("E0202", f"no concrete subtype of abstract type '{expr.type_name}' has a link "
+                                    f"'{expr.link}' to '{obj.name}'", expr.type_span or expr.span)
+                return None
             if source is None:
                 self.reporter.error("E0201", f"unknown type '{expr.type_name}'", expr.type_span or expr.span,
                                     did_you_mean(expr.type_name.split("::")[-1], [d.name for d in self.decls.values()]))
