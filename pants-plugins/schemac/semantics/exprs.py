@@ -600,7 +600,8 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
     """``a if cond else b`` (https://docs.geldata.com/reference/edgeql/expressions): ``a`` where
     ``cond`` is true, ``b`` where it is false, and empty where ``cond`` is empty (Gel's
     operators over an empty set give an empty set): ``CASE (cond) WHEN true ... WHEN false ...
-    END``, NULL otherwise."""
+    END``, NULL otherwise. A parameter is cast wherever it stands, the condition too: node-postgres
+    and pgx send untyped parameters, and Postgres types a bare ``CASE ($1)`` as text."""
     cond = check(expr.cond, ctx, BOOL)
     if _is_empty_literal(expr.then) and expected is None:
         # `{} if c else x`: the empty set takes the type of the other branch
@@ -619,7 +620,7 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
                            expr.span, "give both branches the same type, e.g. with a cast <T>")
         return None
     return qir.SqlTemplate(expr.span, then.type, True, "if_else",
-                           "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "rpp", True)
+                           "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "ppp", True)
 
 
 def _is_empty_literal(expr) -> bool:
@@ -1777,7 +1778,7 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
             ctx.reporter.error("E0304", "duration_to_seconds() takes one duration", expr.span)
             return None
         return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS["decimal"]), args[0].nullable, name,
-                               "EXTRACT(EPOCH FROM {0})", (args[0],), "r", True)
+                               "EXTRACT(EPOCH FROM {0})", (args[0],), "p", True)
     target = {"cal::to_local_date": "cal::local_date", "cal::to_local_datetime": "cal::local_datetime",
               "cal::to_local_time": "cal::local_time"}[name]
     pg = SCALARS[target].pg
@@ -2099,7 +2100,7 @@ def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Ex
         exists = qir.SetFilter(expr.span, BOOL, False, sets, falsified)  # type: ignore[arg-type]
         return qir.SqlTemplate(expr.span, BOOL, False, "all", "NOT {0}", (exists,), "r", False)
     return qir.SqlTemplate(expr.span, BOOL, False, name, f"coalesce({{0}}, {'false' if name == 'any' else 'true'})",
-                           (low,), "r", True)
+                           (low,), "p", True)
 
 
 def _assert_exists(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -611,7 +611,7 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
         if low is None:
             return None
         return qir.SqlTemplate(value.span, uuid_array, False, "ids_of_one", "array_remove(ARRAY[{0}], NULL)", (low,),
-                               "r", True)
+                               "p", True)
     if source is None and _is_empty_set(value):
         # `tags := {}`: no links (`+= {}` / `-= {}` change nothing).
         return qir.SqlTemplate(value.span, uuid_array, False, "no_ids", "'{{}}'::uuid[]", (), "", True)
