@@ -160,11 +160,26 @@ PEOPLE = """module default {
 }"""
 
 
+def test_count_of_an_ordered_limited_selection(pg):
+    """``count()`` of a with-bound selection with ``order by`` / ``offset`` / ``limit`` counts the
+    objects the selection keeps (https://docs.geldata.com/reference/stdlib/set#function::std::count,
+    .../edgeql/select#pagination); it was a located E0206 until sets of a query's with names landed."""
+    src = {"lib/schema.esdl": PEOPLE,
+           "lib/two.edgeql": "with u := (select Person order by .name limit 2) select count(u);",
+           "lib/rest.edgeql": "with u := (select Person order by .name offset 2) select count(u);",
+           "lib/many.edgeql": "with u := (select Person order by .name limit 10) select count(u);"}
+    pg.execute(compile_library(src, Options(library="lib"))["sql/schema.sql"])
+    plans = {q.name: q for q in check_library(src, Options(library="lib")).queries}
+    assert [tuple(r) for r in _run(pg, plans["two"])] == [(0,)]
+    pg.execute("INSERT INTO person (name) VALUES ('a'), ('b'), ('c')")
+    assert [tuple(r) for r in _run(pg, plans["two"])] == [(2,)]
+    assert [tuple(r) for r in _run(pg, plans["rest"])] == [(1,)]
+    assert [tuple(r) for r in _run(pg, plans["many"])] == [(3,)]
+
+
 @pytest.mark.parametrize("query, code, message, col", [
     ("select count(Person.friends);", "E0206", "count() of a path from a type ('Person.friends') is not supported yet",
      14),
-    ("with u := (select Person order by .name limit 2) select count(u);", "E0206",
-     "count() of a selection with order by / offset / limit is not supported yet", 63),
     ("select Content { title };", "E0206",
      "a query on the abstract type 'Content' (the objects of its concrete subtypes) is not supported yet", 8),
 ])
