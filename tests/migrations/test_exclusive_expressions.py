@@ -75,3 +75,24 @@ def test_a_duplicate_row_fails_the_migration_that_adds_it(tmp_path, pg):
     assert gen is not None and "MF101" in codes(gen.plan.lints)
     with pytest.raises(Exception, match="uq_handle_realm_name_expr"):
         lib.apply(pg.url)
+
+
+def test_an_exclusive_reading_no_column_survives_the_snapshot(tmp_path, pg):
+    """``constraint exclusive on (true)`` (at most one object: the index reads no column) is
+    saved in snapshot.json without a column list; the next generate reads it back (it failed
+    with E0407 "not a schemac snapshot: 'columns'")."""
+    import pytest
+
+    from schemac.migrate.catalog import dump_snapshot, load_snapshot
+
+    v1 = "type Singleton { required value: str; constraint exclusive on (true); }\n"
+    lib = _start(tmp_path, pg, v1)
+    snap = next(f for f in lib.migrations.iterdir() if f.name.endswith("snapshot.json"))
+    assert load_snapshot(dump_snapshot(load_snapshot(snap.read_text()))) == load_snapshot(snap.read_text())
+    pg.execute("INSERT INTO singleton (value) VALUES ('a')")
+    with pytest.raises(Exception, match="uq_singleton"):
+        pg.execute("INSERT INTO singleton (value) VALUES ('b')")
+    v2 = v1.replace("required value: str;", "required value: str; note: str;")
+    gen, up, _ = _step(lib, pg, v2)
+    assert 'ADD COLUMN "note"' in up and "CREATE UNIQUE INDEX" not in up
+    assert lib.generate(v2) is None

@@ -232,7 +232,7 @@ def load_snapshot(text: str) -> Catalog:
                               for c in t.get("columns", [])),
                 primary_key=tuple(t.get("primary_key", [])),
                 checks=tuple(CheckDef(c["name"], c["expression"]) for c in t.get("checks", [])),
-                uniques=tuple(UniqueDef(u["name"], tuple(u["columns"]), u.get("predicate"), tuple(u.get("keys", ())))
+                uniques=tuple(UniqueDef(u["name"], tuple(u.get("columns", ())), u.get("predicate"), tuple(u.get("keys", ())))
                               for u in t.get("uniques", [])),
                 foreign_keys=tuple(ForeignKeyDef(f["name"], f["column"], f["target"], f["on_delete"])
                                    for f in t.get("foreign_keys", [])),
