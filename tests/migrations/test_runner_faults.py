@@ -370,3 +370,36 @@ def test_a_history_table_made_by_the_previous_runner_learns_the_started_state(tm
     assert report.current_version == len(migrations_of(lib.history()))
     check = pg.execute("SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = 'schemac_migrations_state_check'")
     assert "started" in check[0][0]
+
+
+def test_a_down_whose_index_build_failed_leaves_no_invalid_index_and_a_later_down_rebuilds_it(tmp_path, pg):
+    """v1 ``on (true)`` (at most one object), v2 ``on ((.value, true))`` and two rows: the down of
+    v2 builds v1's unique index again, which fails on the two rows and leaves it INVALID (as
+    ``CREATE INDEX CONCURRENTLY`` does). ``CREATE ... IF NOT EXISTS`` would skip that INVALID
+    index and a later down would report success without the constraint: the runner drops an
+    INVALID index of a name a file builds before running it, and fails while one is left."""
+    from schemac.migrate.apply import down
+
+    lib = Lib(tmp_path)
+    v1 = "type Singleton { required value: str; constraint exclusive on (true); }\n"
+    lib.generate(v1)
+    lib.apply(pg.url)
+    lib.generate(v1.replace("on (true)", "on ((.value, true))"))
+    lib.apply(pg.url)
+    pg.execute("INSERT INTO singleton (value) VALUES ('a'), ('b')")
+    steps = lib.history().last_version - 1  # back to v1 (v2 may be more than one version)
+    with pytest.raises(MigrationError, match="could not create unique index"):
+        down(pg.url, lib.history(), steps)
+    assert [n for n, _ in invalid_indexes(pg.conn)] == ["uq_singleton_expr"]
+    # Again with the rows still there: it fails again, never "succeeds" over the INVALID index.
+    left = [s.version for s in status(pg.url, lib.history())[0] if s.state == "applied" and s.version > 1]
+    with pytest.raises(MigrationError, match="could not create unique index"):
+        down(pg.url, lib.history(), len(left))
+    pg.execute("DELETE FROM singleton WHERE value = 'b'")
+    down(pg.url, lib.history(), len(left))
+    assert invalid_indexes(pg.conn) == []
+    with pytest.raises(Exception, match="uq_singleton"):
+        pg.execute("INSERT INTO singleton (value) VALUES ('c')")
+    # And up again over an INVALID index of v2's name (an up whose build failed the same way).
+    apply(pg.url, lib.history())
+    assert invalid_indexes(pg.conn) == []

@@ -27,7 +27,10 @@ is, step it back, clear a failure (psycopg 3).
    builds is valid (``pg_index.indisvalid``). A run that died half way leaves ``started``,
    never ``applied``: the next run drops the INVALID indexes the file builds
    (``DROP INDEX CONCURRENTLY IF EXISTS``) and runs the file again; its statements are written to
-   be re-runnable (``IF NOT EXISTS`` / ``IF EXISTS``).
+   be re-runnable (``IF NOT EXISTS`` / ``IF EXISTS``). ``down`` does the same for a
+   no-transaction down file (the revert of a dropped index builds it again): an INVALID index
+   of a name it builds is dropped first, and a build left INVALID (a duplicate row) fails the
+   down instead of being kept by ``IF NOT EXISTS`` on the next run.
 
 golang-migrate applies the same files (its own table is ``schema_migrations``); use one
 runner per database.
@@ -434,10 +437,20 @@ def _run_statements(conn, m: Migration, statements: List[str], hook: Hook) -> No
             hook("after", m, i, stmt)
 
 
+def _drop_invalid(conn, names: List[str], say: Callable[[str], None]) -> None:
+    """Drop the INVALID indexes among ``names`` (what a failed or interrupted ``CREATE INDEX
+    CONCURRENTLY`` leaves), so the file's ``CREATE ... IF NOT EXISTS`` builds them again
+    instead of keeping them (https://www.postgresql.org/docs/15/sql-createindex.html#SQL-CREATEINDEX-CONCURRENTLY)."""
+    from psycopg import sql as psql
+
+    for name, _ in invalid_indexes(conn, names):
+        say(f"dropping INVALID index {name} (an interrupted build) to build it again")
+        conn.execute(psql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(psql.Identifier(name)))
+
+
 def _apply_one(conn, table: str, library: str, m: Migration, say: Callable[[str], None], hook: Hook,
                resuming: bool, again: Callable[[str], str]) -> None:
     import psycopg
-    from psycopg import sql as psql
 
     started = time.monotonic()
     statements = split_statements(m.up)
@@ -447,9 +460,7 @@ def _apply_one(conn, table: str, library: str, m: Migration, say: Callable[[str]
                 _record(conn, table, library, m, "started", None, started)
             # Rebuild what an interrupted run left INVALID (IF NOT EXISTS would keep it).
             names = concurrent_indexes(m.up)
-            for name, _ in invalid_indexes(conn, names):
-                say(f"dropping INVALID index {name} (an interrupted build) to build it again")
-                conn.execute(psql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(psql.Identifier(name)))
+            _drop_invalid(conn, names, say)
             _run_no_transaction(conn, m, m.up, statements, hook)
             left = invalid_indexes(conn, names)
             if left:
@@ -527,7 +538,16 @@ def down(database_url: str, history: History, steps: int, table: str = DEFAULT_T
             statements = split_statements(m.down)
             try:
                 if m.down_no_transaction:
+                    # A down that builds an index concurrently (the revert of a drop) and failed
+                    # left it INVALID, which IF NOT EXISTS would keep: drop it, build it again,
+                    # and fail while one is left (as apply does).
+                    names = concurrent_indexes(m.down)
+                    _drop_invalid(conn, names, say)
                     _run_no_transaction(conn, m, m.down, statements, hook)
+                    left = invalid_indexes(conn, names)
+                    if left:
+                        raise MigrationError(f"reverting {m.base} left index {left[0][0]} INVALID; "
+                                             "fix the cause and run down again")
                     conn.execute(f"DELETE FROM {table} WHERE library = %s AND version = %s", (library, version))
                 else:
                     with conn.transaction():
