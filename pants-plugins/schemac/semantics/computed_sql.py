@@ -589,6 +589,11 @@ def _object_path(arg, ctx, alias: str):
         # `.<author[is Post].score`
         objects = object_set(root, ctx, qi(alias), arg.span)
         return False if objects is None else (objects, tuple(steps))
+    if isinstance(arg, ast.Step) and arg.kind == "." and steps and ctx.subject is not None and (
+            is_set_expr(root) or link_set_of(root, ctx) is not None) and _asserted_single(root) is None:
+        # `.items[is Media].id_al`: the property of each of the distinct objects of the set
+        objects = expr_object_set(root, ctx, qi(alias), arg.span)
+        return False if objects is None else (objects, tuple(steps))
     if not isinstance(arg, ast.Path) or len(arg.steps) < 2 or ctx.subject is None:
         return None
     name = arg.steps[0]

@@ -591,6 +591,10 @@ _EXPR = {
                                      + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else
                                         f' ORDER BY {n.objects.alias}."_n"' if n.objects.page is not None
                                         and n.func == "array_agg" else "")
+                                     # (an empty value is no element of the set, and no Gel array
+                                     # holds one: Postgres' array_agg would keep a NULL)
+                                     + (f") FILTER (WHERE {expr_sql(n.value)} IS NOT NULL" if n.func == "array_agg"
+                                        and n.value.nullable else "")
                                      + f") {object_set_sql(n.objects)})"),
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",

@@ -1845,12 +1845,45 @@ def _computed_shape_element(el: ast.ShapeElement, subject: ObjectType, alias: st
     the expression, checked in the scope of the object, as a field of its type; empty when the
     expression may be empty (``n := count(.posts)`` is never empty)."""
     scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
-    low = check(el.value, scope)  # type: ignore[arg-type]
+    value = el.value
+    if _values_of_objects(value, scope):
+        # `ids := .items[is Media].id_al`: a set of values, a computed multi property, which
+        # schemac gives as an array (as @gel/generate and edgeql-go type it): array_agg of the
+        # values of the distinct objects, [] when there is none
+        value = ast.FuncCall("array_agg", (value,), value.span)  # type: ignore[arg-type]
+    low = check(value, scope)  # type: ignore[arg-type]
     if low is None:
         return None
     if depth > 0 and not _json_ok(low.type, el.span, ctx):
         return None
     return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
+
+
+def _values_of_objects(value, ctx: ExprContext) -> bool:
+    """``value`` is ``<set of objects of the subject>.p`` (``.items[is Media].id_al``, a path
+    through a multi link, backlink or computed link, then one property): a set of values."""
+    from schemac.semantics.exprs import _object_path_base
+
+    if isinstance(value, ast.Path) and len(value.steps) >= 2 and ctx.subject is not None:
+        first = value.steps[0]
+        link = ctx.subject.links.get(first)
+        comp = ctx.subject.computeds.get(first)
+        if not ((link is not None and link.multi) or (comp is not None and comp.target is not None and comp.multi)):
+            return False
+        target = computed_sql.set_target(ast.Path(value.steps[:-1], value.span), ctx.subject, ctx.schema, ctx.module)
+        return target is not None and value.steps[-1] not in target.links and target.column(value.steps[-1]) is not None
+    if not (isinstance(value, ast.Step) and value.kind == "." and isinstance(value.base, (ast.TypeFilter, ast.Backlink,
+                                                                                          ast.Step))):
+        return False
+    found = _object_path_base(value, ctx)
+    if found is None or len(found[1]) != 1 or computed_sql._asserted_single(found[0]) is not None:
+        return False
+    target = computed_sql.set_target(found[0], ctx.subject, ctx.schema, ctx.module)
+    if target is None or found[1][0] in target.links or target.column(found[1][0]) is None:
+        return False
+    return not computed_sql.single_set(found[0]) and not (
+        isinstance(found[0], ast.Path) and len(found[0].steps) == 1 and found[0].steps[0] in ctx.subject.links
+        and not ctx.subject.links[found[0].steps[0]].multi)
 
 
 def _backlink_shape_element(el: ast.ShapeElement, back: ast.Backlink, shape, subject: ObjectType, alias: str,
