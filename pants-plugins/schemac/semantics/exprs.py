@@ -558,6 +558,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _link_prop_values(expr, ctx)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "." and isinstance(expr.base, ast.Backlink) \
+            and ctx.set_links is not None and ctx.set_row is not None and ctx.subject is not None \
+            and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
+        return _set_backlink(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
         return _object_path(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)):
@@ -1198,6 +1202,35 @@ def _set_path(expr: ast.Path, link, ctx: ExprContext) -> Optional[qir.Expr]:
     inner = dataclasses.replace(ctx, subject=link.target, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
                                 set_row=None)
     return check(ast.Path(expr.steps[1:], expr.span), inner)
+
+
+def _set_backlink(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.<user[is Identity].provider`` in a query's filter: the property of one object whose link
+    points at the subject (https://docs.geldata.com/reference/datamodel/links#backlinks); as for a
+    path through a multi link (:func:`_set_path`) the filter becomes an ``EXISTS`` over those
+    objects, true when it holds for at least one of them."""
+    from schemac.semantics import policies
+
+    assert ctx.set_links is not None and ctx.set_row is not None and ctx.subject is not None
+    back = expr.base
+    assert isinstance(back, ast.Backlink)
+    source = computed_sql._backlink_source(back, ctx)
+    if source is None:
+        return None
+    link = computed_sql.backlink_link(source, back.link, ctx.subject)
+    if link is None or link.columns:
+        ctx.reporter.error("E0206", f"'.<{back.link}' through a polymorphic link in a filter is not supported yet",
+                           back.span)
+        return None
+    key = f".<{back.link}[is {source.qualname}]"
+    s = ctx.set_links.get(key)
+    if s is None:
+        alias = qi(f"_m{len(ctx.set_links) + 1}")
+        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(source, ctx, alias), source)
+        ctx.set_links[key] = s
+    inner = dataclasses.replace(ctx, subject=source, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
+                                set_row=None)
+    return check(ast.Path((expr.name,), expr.span), inner)
 
 
 def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -122,7 +122,7 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
-                     qir.SetFilter, qir.WrittenIds, qir.AssertExists})
+                     qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -475,6 +475,18 @@ def _set_filter(node: qir.SetFilter) -> str:
     for i, s in enumerate(node.sets):
         join = qi(s.alias.strip('"') + "j")
         head = "FROM" if i == 0 else "CROSS JOIN"
+        if s.source is not None and not s.link.multi:
+            # a backlink through a single link: the rows pointing at the subject row
+            parts.append(f"{head} {qi(s.source.table)} AS {s.alias}")
+            where.append(f'{s.alias}.{qi(s.link.column)} = {s.subject_row}."id"')  # type: ignore[arg-type]
+        elif s.source is not None:
+            parts.append(f'{head} {qi(s.link.join_table)} AS {join} JOIN {qi(s.source.table)} AS {s.alias} '  # type: ignore[arg-type]
+                         f'ON {s.alias}."id" = {join}."source_id"')
+            where.append(f'{join}."target_id" = {s.subject_row}."id"')
+        if s.source is not None:
+            if s.visible_sql is not None:
+                where.append(s.visible_sql)
+            continue
         parts.append(f'{head} {qi(s.link.join_table)} AS {join} JOIN {qi(s.link.target.table)} AS {s.alias} '  # type: ignore[arg-type]
                      f'ON {s.alias}."id" = {join}."target_id"')
         where.append(f'{join}."source_id" = {s.subject_row}."id"')
@@ -609,6 +621,7 @@ _EXPR = {
     qir.ObjectIds: _object_ids,
     qir.SetFilter: _set_filter,
     qir.WrittenIds: _written_ids,
+    qir.GroupValue: lambda n: _group_value(n),
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -1146,9 +1159,65 @@ def _returning_sql(r: qir.Returning) -> str:
     return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
 
 
+def _group_value(n: qir.GroupValue) -> str:
+    """A value of one group of :func:`_group_sql`: its key column, or an aggregate over its rows."""
+    if n.kind == "count":
+        return "count(*)"
+    if n.kind == "key":
+        return qi(f"_group_k{n.key}")
+    return f"{n.kind}({expr_sql(n.value)})"  # type: ignore[arg-type]
+
+
+def _group_sql(g: qir.Group) -> str:
+    """``group`` (https://docs.geldata.com/reference/edgeql/group): the grouped rows, each with
+    its key values as the columns ``"_group_k<i>"``, read under the table's name, then
+    ``GROUP BY`` those columns (Postgres puts the NULLs of a key in one group, as Gel puts the
+    objects whose key is empty); each group's elements are a ``json_agg`` of their shape,
+    ordered by the elements' ``order by`` then by id."""
+    table = qi(g.subject.table)
+    names = [qi(f"_group_k{i}") for i in range(len(g.keys))]
+    keys = ", ".join(f"{param_sql(k.value, expr_sql(k.value))} AS {n}" for k, n in zip(g.keys, names))
+    inner = f"SELECT {table}.*, {keys} FROM {table}{_where(g.filter, g.visible_sql)}".replace("\n", " ")
+    cols = []
+    for f in g.fields:
+        if type(f) is qir.ShapeComputed:
+            cols.append(f"{param_sql(f.value, expr_sql(f.value))} AS {qi(f.field.name)}")
+            continue
+        if f.kind == "key":  # type: ignore[attr-defined]
+            parts = []
+            for i in f.keys:  # type: ignore[attr-defined]
+                k, ref = g.keys[i], names[i]
+                value = (f"CASE WHEN {ref} IS NULL THEN NULL ELSE json_build_object('id', {ref}) END"
+                         if k.link is not None else _json_value(k.value.type, ref))
+                parts.append(f"{sql_string(k.name)}, {value}")
+            cols.append(f"json_build_object({', '.join(parts)}) AS \"key\"")
+        elif f.kind == "grouping":  # type: ignore[attr-defined]
+            cols.append(f"ARRAY[{', '.join(sql_string(k.name) for k in g.keys)}]::text[] AS \"grouping\"")
+        else:
+            inner_fields = shape_sql(f.elements, table, 1)  # type: ignore[attr-defined]
+            obj = "json_build_object(" + ", ".join(f"{sql_string(x.name)}, {sql}" for sql, x in inner_fields) + ")"
+            order = ", ".join([_order_sql(k) for k in f.order] + [f'{table}."id"'])  # type: ignore[attr-defined]
+            agg = f"json_agg({obj} ORDER BY {order})"
+            if f.filter is not None:  # type: ignore[attr-defined]
+                agg = f"coalesce({agg} FILTER (WHERE {expr_sql(f.filter)}), '[]'::json)"  # type: ignore[attr-defined]
+            cols.append(f"{agg} AS \"elements\"")
+    sql = (f"SELECT {', '.join(cols)}\nFROM ({inner}) AS {table}\nGROUP BY {', '.join(names)}")
+    if g.having is not None:
+        sql += f"\nHAVING {expr_sql(g.having)}"
+    order = [_order_sql(k) for k in g.order] or [f"{n} ASC NULLS FIRST" for n in names]
+    sql += "\nORDER BY " + ", ".join(order)
+    if g.offset is not None:
+        sql += f"\nOFFSET {expr_sql(g.offset)}"
+    if g.limit is not None:
+        sql += f"\nLIMIT {expr_sql(g.limit)}"
+    return sql
+
+
 def statement_sql(stmt: qir.Node) -> str:
     """The SQL of a checked statement."""
     t = type(stmt)
+    if t is qir.Group:
+        return _group_sql(stmt)  # type: ignore[arg-type]
     if t is qir.Select:
         return _select_sql(stmt)  # type: ignore[arg-type]
     if t is qir.Returning:

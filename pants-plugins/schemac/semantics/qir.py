@@ -364,6 +364,9 @@ class SetLink(Node):
     alias: str
     subject_row: str
     visible_sql: Optional[str] = None
+    #: A backlink (``.<user[is Identity]``): the rows of ``source`` whose ``link`` points at the
+    #: subject row.
+    source: Optional[ObjectType] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -855,6 +858,69 @@ class SelectValueSet(Node):
     objects: ObjectSet
     value: Expr
     distinct: bool
+
+
+@dataclass(frozen=True, eq=False)
+class GroupKey(Node):
+    """One grouping key of ``group``: ``by .prop`` / ``by .link`` / ``using name := expr by name``
+    (https://docs.geldata.com/reference/edgeql/group): its ``name`` (in ``key`` and ``grouping``),
+    its ``value`` over the grouped objects, and its field in the ``key`` object (a single link's
+    key is an object, ``{ id }``: ``link`` set)."""
+
+    span: Span
+    name: str
+    value: Expr
+    field: ResultField
+    link: Optional[Link] = None
+
+
+@dataclass(frozen=True, eq=False)
+class GroupValue(Expr):
+    """A value of one group in a select over groups: ``count(.elements)`` (``kind`` ``count``),
+    ``.key.name`` (``key``: the index of the key), ``sum(.elements.prop)`` / ``min`` / ``max``
+    (``kind`` the aggregate, ``value`` the property of each element)."""
+
+    kind: str
+    key: int = 0
+    value: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class GroupField(Node):
+    """A field of each group's result: ``key`` (its ``keys``, by index), ``grouping`` (the names
+    of the keys), ``elements`` (the grouped objects with the shape ``elements``, in the order
+    ``order`` then by id, those matching ``filter``)."""
+
+    span: Span
+    field: ResultField
+    kind: str
+    keys: Tuple[int, ...] = ()
+    elements: Tuple[Node, ...] = ()
+    order: Tuple["OrderKey", ...] = ()
+    filter: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class Group(Node):
+    """``group <objects> [{ shape }] [using k := expr, ...] by k, ...``
+    (https://docs.geldata.com/reference/edgeql/group): the objects of ``subject`` matching
+    ``filter`` (a ``with`` selection's), partitioned by the values of ``keys`` (an empty value
+    is a key value of its own); one result per group: ``fields`` (:class:`GroupField` and, in a
+    select over the groups, :class:`ShapeComputed` of :class:`GroupValue` expressions), the
+    groups filtered by ``having`` and ordered by ``order`` (by the keys without one: Gel leaves
+    the order unspecified), paged by ``offset`` / ``limit``."""
+
+    span: Span
+    subject: ObjectType
+    filter: Optional[Expr]
+    keys: Tuple[GroupKey, ...]
+    fields: Tuple[Node, ...]
+    having: Optional[Expr] = None
+    order: Tuple["OrderKey", ...] = ()
+    offset: Optional[Expr] = None
+    limit: Optional[Expr] = None
+    #: The subject's access policy predicate (lowered by ``schemac.semantics.policies``).
+    visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)

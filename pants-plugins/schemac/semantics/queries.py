@@ -268,6 +268,11 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         before = len(reporter.diagnostics)
         query = _for_any(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
+    if isinstance(q, ast.GroupExpr):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _group_query(qf, q, ctx)
+        return query if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
     if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter):
         return None
@@ -1365,8 +1370,11 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
     bad = _set_path_misuse(filt, subject)
     if bad is not None:
         path, where = bad
-        ctx.reporter.error("E0206", f"'.{'.'.join(path.steps)}' is a set (a path through the multi link "
-                           f"'{path.steps[0]}'): using it {where} is not supported yet", path.span,
+        through = (f"'.{'.'.join(path.steps)}' is a set (a path through the multi link '{path.steps[0]}')"
+                   if isinstance(path, ast.Path) else
+                   f"'.<{path.base.link}{'[is ' + path.base.type_name + ']' if path.base.type_name else ''}"  # type: ignore[attr-defined]
+                   f".{path.name}' is a set (of the objects whose link '{path.base.link}' points here)")  # type: ignore[attr-defined]
+        ctx.reporter.error("E0206", f"{through}: using it {where} is not supported yet", path.span,
                            "compare its values directly: filter .tags.name = 'x' keeps the objects with at "
                            "least one such link")
         return None, MANY
@@ -1396,7 +1404,10 @@ _ELEMENTWISE_FUNCS = frozenset({"str_lower", "str_upper", "str_trim", "len", "st
 
 
 def _multi_path(e, subject: ObjectType) -> bool:
-    """``.tags.name``: a path through a multi link of ``subject``."""
+    """``.tags.name``: a path through a multi link of ``subject``; ``.<user[is Identity].provider``:
+    a property of the objects whose link points at it (a set too)."""
+    if isinstance(e, ast.Step) and e.kind == "." and isinstance(e.base, ast.Backlink):
+        return True
     if not isinstance(e, ast.Path) or len(e.steps) < 2:
         return False
     link = subject.links.get(e.steps[0])
@@ -1986,6 +1997,9 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     exclusives: List[ExclusiveConstraint] = []
     seen: Set[str] = set()
     selections = _selection_bindings(q, schema)
+    #: `g := (group ...)` and `c := (select g { n := count(.elements) })`: the group and the
+    #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
+    groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = {}
     for b in q.bindings:
         if b.name == "module" and isinstance(b.value, ast.VarRef) and b.span != b.value.span \
                 and b.name_span == b.value.span:
@@ -2003,6 +2017,20 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             continue
         seen.add(b.name)
         value = b.value
+        if isinstance(value, ast.GroupExpr):
+            groups[b.name] = (value, ())
+            continue
+        if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) \
+                and value.subject.name in groups and value.subject.name not in ctx.variables:
+            g, extras = groups[value.subject.name]
+            if value.filter is not None or value.order or value.offset is not None or value.limit is not None \
+                    or any(el.value is None for el in value.shape or ()):
+                reporter.error("E0206", "a 'with' selection of groups other than (select g { name := ..., ... }) "
+                               "is not supported yet", value.span,
+                               "filter, order and shape the groups in the query's own select")
+                continue
+            groups[b.name] = (g, extras + tuple(value.shape or ()))
+            continue
         several = False
         if _selection_of(value, schema, ctx.module) is not None:
             ctx.selections[b.name] = _if_else_selection(value, schema, ctx.module) or value
@@ -2079,6 +2107,13 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         assert subject is not None  # (checked by _selection_bindings)
         query = _plan_body(dataclasses.replace(qf, query=write), write, subject,
                            dataclasses.replace(ctx, subject=subject))
+    elif isinstance(body, ast.GroupExpr) or (isinstance(body, ast.SelectQuery) and body.type_name in groups
+                                             and body.type_name not in ctx.variables):
+        if isinstance(body, ast.GroupExpr):
+            query = _group_query(dataclasses.replace(qf, query=body), body, ctx)
+        else:
+            g, extras = groups[body.type_name]
+            query = _group_query(dataclasses.replace(qf, query=body), g, ctx, body, extras)
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")
@@ -2242,6 +2277,8 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
     if isinstance(body, ast.SelectQuery):
         exprs += [body.filter, body.offset, body.limit] + [o.expr for o in body.order]
         exprs += _shape_values(body.shape or ())
+    elif isinstance(body, ast.GroupExpr):
+        exprs.append(body)
     elif isinstance(body, ast.SelectValue):
         exprs.append(body.value)
     elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in candidates:
@@ -2297,6 +2334,9 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
             elif isinstance(n, ast.SelectExpr):  # (select u { name } ...)
                 set_uses.add(id(n.subject))
                 exprs += _shape_values(n.shape or ()) + [o.expr for o in n.order]
+            elif isinstance(n, ast.GroupExpr):  # (group u by .name)
+                set_uses.add(id(n.subject))
+                exprs += _shape_values(n.shape or ()) + [v for _, v in n.using]
     return candidates - value_uses
 
 
@@ -2588,6 +2628,344 @@ def _may_be_empty(low: qir.Expr) -> bool:
         operand = low.operand  # type: ignore[attr-defined]
         return operand.nullable or type(operand) is qir.JsonIndex
     return False
+
+
+# ---------------------------------------------------------------------------------------------
+# group
+#
+# ``group`` (https://docs.geldata.com/reference/edgeql/group): the checker of the statement and of
+# a ``select`` over its groups, producing :class:`schemac.semantics.qir.Group`.
+#
+#     group <Type or with-bound selection> [{ shape }]
+#       [using name := expr, ...]
+#       by .prop | .link | name, ...
+#
+# is a set of free objects, one per distinct combination of the keys' values: ``key`` (an object of
+# the keys' values), ``grouping`` (the names of the keys) and ``elements`` (the objects of the
+# group, with the shape). An empty key value is a value of its own (the objects whose value is
+# empty form one group). Bound in ``with`` (``g := (group ...)``), the groups may be selected with
+# a shape of their own: ``key: { a }``, ``grouping``, ``elements: { ... } [filter ...] [order by
+# ...]`` and computed fields over each group (``n := count(.elements)``, ``.key.a``,
+# ``min(.elements.p)`` / ``max(...)``), filtered, ordered and paged; ``c := (select g { n :=
+# count(.elements) })`` adds computed fields that the final select reads (``filter .n > 1``).
+#
+# Lowered (:func:`schemac.semantics.lowering.statement_sql`) to one ``SELECT ... GROUP BY`` whose
+# elements are a ``json_agg`` of their shape. Refused with a located E0206: grouping sets
+# (``{a, b}``, ``cube``, ``rollup``), keys through several steps (``by .a.b``: bind it with
+# ``using``), multi links and array (or multi property) values as keys, and a group used as a
+# value.
+
+_INT64 = ValueType(scalar=SCALARS["int64"])
+_GROUPING = ValueType(element=ValueType(scalar=SCALARS["str"]))
+_UUID = ValueType(scalar=SCALARS["uuid"])
+
+def _group_query(qf: ast.QueryFile, g: ast.GroupExpr, ctx: ExprContext,
+                select: Optional[ast.SelectQuery] = None,
+                extras: Tuple[ast.ShapeElement, ...] = ()) -> Optional[qir.Query]:
+    """Check ``group ...`` (``select`` ``None``) or ``select <groups> { ... } ...`` over it
+    (``extras``: the computed fields a ``with`` binding added, ``c := (select g { n := ... })``)."""
+    node = _group_node(g, ctx, select, extras)
+    if node is None:
+        return None
+    fields = tuple(f.field for f in node.fields)  # type: ignore[attr-defined]
+    return _plan(qf, "select", node.subject, node, ctx, MANY, (), fields)
+
+
+def _group_subject(g: ast.GroupExpr, ctx: ExprContext) -> Optional[Tuple[ObjectType, Optional[ast.Expr]]]:
+    """The grouped objects: a type, or a ``with`` name bound to ``(select T filter ...)``."""
+    subj = g.subject
+    if isinstance(subj, ast.VarRef):
+        sel = ctx.type_sets.get(subj.name) if subj.name not in ctx.variables else None
+        if isinstance(sel, ast.SubSelect):
+            t = ctx.schema.find_type(sel.type_name, ctx.module)
+            if t is not None:
+                return t, sel.filter
+        elif isinstance(sel, ast.SelectExpr) and sel.shape is None and isinstance(sel.subject, ast.VarRef) \
+                and not sel.order and sel.offset is None and sel.limit is None:
+            t = ctx.schema.find_type(sel.subject.name, ctx.module)
+            if t is not None:
+                return t, sel.filter
+        elif sel is None and subj.name not in ctx.variables:
+            t = ctx.schema.find_type(subj.name, ctx.module)
+            if t is not None:
+                return t, None
+            if _abstract_type(ctx.schema, subj.name, ctx.module, subj.span, ctx.reporter):
+                return None
+            if "::" in subj.name or subj.name[:1].isupper():
+                ctx.reporter.error("E0301", f"unknown type '{subj.name}'", subj.span)
+                return None
+    ctx.reporter.error("E0206", "grouping anything but a type or a 'with' name bound to (select T filter ...) is "
+                       "not supported yet", subj.span,
+                       "bind the objects first: with m := (select T filter ...) group m ... by ...")
+    return None
+
+
+def _group_keys(g: ast.GroupExpr, subject: ObjectType, ctx: ExprContext) -> Optional[List[qir.GroupKey]]:
+    """The ``by`` keys, each ``.name`` of a property or single link, or a ``using`` name."""
+    scope = dataclasses.replace(ctx, subject=subject)
+    before = len(ctx.reporter.diagnostics)
+    using: Dict[str, Tuple[qir.Expr, ast.Expr]] = {}
+    for name, expr in g.using:
+        if name in using:
+            ctx.reporter.error("E0309", f"'{name}' is bound twice in 'using'", expr.span)
+            continue
+        low = check(expr, scope)
+        if low is not None:
+            using[name] = (low, expr)
+    keys: List[qir.GroupKey] = []
+    for b in g.by:
+        if isinstance(b, (ast.SetLit, ast.Tuple_)) or (isinstance(b, ast.FuncCall) and b.name.lower() in ("cube",
+                                                                                                         "rollup")):
+            ctx.reporter.error("E0206", "grouping sets ('{a, b}', '(a, b)', cube(), rollup()) are not supported yet",
+                               b.span, "group by each key: by .a, .b")
+            continue
+        if isinstance(b, ast.VarRef) and b.name in using:
+            name = b.name
+            low, _ = using[name]
+        elif isinstance(b, ast.Path) and len(b.steps) == 1:
+            name = b.steps[0]
+            link = subject.links.get(name)
+            if link is not None and link.multi:
+                ctx.reporter.error("E0206", f"grouping by the multi link '{name}' is not supported yet", b.span)
+                continue
+            low = check(b, scope)  # type: ignore[assignment]
+            if low is None:
+                continue
+        elif isinstance(b, ast.Path):
+            ctx.reporter.error("E0206", "a 'by' key through several steps is not supported yet", b.span,
+                               f"name it: using {b.steps[-1]} := .{'.'.join(b.steps)} by {b.steps[-1]}")
+            continue
+        else:
+            ctx.reporter.error("E0304", "a 'by' key is a property path (.name) or a name bound by 'using'", b.span,
+                               "write: group T using k := <expr> by k")
+            continue
+        if any(k.name == name for k in keys):
+            ctx.reporter.error("E0309", f"'{name}' appears twice in 'by'", b.span)
+            continue
+        col = column_of(low)
+        link = subject.links.get(col.link) if col is not None and col.link is not None else None
+        if low.type.element is not None:
+            ctx.reporter.error("E0206", f"grouping by an array (or a multi property), '{name}', is not supported yet",
+                               b.span)
+            continue
+        if low.type.family in ("json",):
+            ctx.reporter.error("E0206", f"grouping by a json value, '{name}', is not supported yet", b.span)
+            continue
+        if link is not None:
+            field = ResultField(name, None, low.nullable, (ResultField("id", _UUID, False, in_json=True),), False, True)
+        else:
+            if not _json_ok(low.type, b.span, ctx):
+                continue
+            field = ResultField(name, low.type, low.nullable, in_json=True)
+        keys.append(qir.GroupKey(b.span, name, low, field, link))
+    if len(ctx.reporter.diagnostics) != before:
+        return None
+    return keys
+
+
+class _GroupScope:
+    """What an expression over one group may read: ``count(.elements)``, ``.key.name``,
+    ``min(.elements.p)`` / ``max(.elements.p)``, and the computed fields bound before."""
+
+    def __init__(self, subject: ObjectType, keys: List[qir.GroupKey], ctx: ExprContext):
+        self.subject = subject
+        self.keys = keys
+        self.ctx = ctx
+        self.variables: Dict[str, qir.Node] = dict(ctx.variables)
+        self.computed: Dict[str, str] = {}
+        self.n = 0
+
+    def _bind(self, value: qir.Expr) -> str:
+        self.n += 1
+        name = f" g{self.n}"
+        self.variables[name] = qir.WithValue(name, value, True)
+        return name
+
+    def check(self, expr: ast.Expr, expected: Optional[ValueType] = None) -> Optional[qir.Expr]:
+        before = len(self.ctx.reporter.diagnostics)
+        rewritten = self._rewrite(expr)
+        if len(self.ctx.reporter.diagnostics) != before:
+            return None
+        scope = dataclasses.replace(self.ctx, subject=None, variables=self.variables)
+        return check(rewritten, scope, expected)
+
+    def add_computed(self, name: str, value: qir.Expr) -> None:
+        self.computed[name] = self._bind(value)
+
+    def _rewrite(self, e):
+        """``e`` with the reads of the group replaced by names bound to their values."""
+        if isinstance(e, ast.FuncCall) and len(e.args) == 1 and isinstance(e.args[0], ast.Path) \
+                and e.args[0].steps[0] == "elements":
+            fn = e.name.replace("std::", "")
+            steps = e.args[0].steps
+            if fn == "count" and len(steps) == 1:
+                return ast.VarRef(self._bind(qir.GroupValue(e.span, _INT64, False, "count")), e.span)
+            if fn in ("min", "max") and len(steps) == 2:
+                low = check(ast.Path(steps[1:], e.args[0].span), dataclasses.replace(self.ctx, subject=self.subject))
+                if low is None:
+                    return e
+                if low.type.enum is not None or low.type.element is not None or low.type.family in ("json", "bool"):
+                    self.ctx.reporter.error("E0206", f"{fn}() of a {low.type.name} value over a group's elements is "
+                                            "not supported yet", e.span)
+                    return e
+                return ast.VarRef(self._bind(qir.GroupValue(e.span, low.type, low.nullable, fn, 0, low)), e.span)
+        if isinstance(e, ast.Path):
+            head = e.steps[0]
+            if head == "key" and len(e.steps) == 2:
+                i = next((i for i, k in enumerate(self.keys) if k.name == e.steps[1]), None)
+                if i is None:
+                    self.ctx.reporter.error("E0302", f"the groups have no key '{e.steps[1]}'", e.span,
+                                            f"their keys: {', '.join(k.name for k in self.keys)}")
+                    return e
+                k = self.keys[i]
+                if k.link is not None:
+                    self.ctx.reporter.error("E0206", f"reading the object key '{k.name}' in an expression is not "
+                                            "supported yet", e.span, f"select it: key: {{ {k.name} }}")
+                    return e
+                return ast.VarRef(self._bind(qir.GroupValue(e.span, k.value.type, k.value.nullable, "key", i)), e.span)
+            if len(e.steps) == 1 and head in self.computed:
+                return ast.VarRef(self.computed[head], e.span)
+            self.ctx.reporter.error("E0206", f"'.{'.'.join(e.steps)}' over groups is not supported yet", e.span,
+                                    "a group's values: count(.elements), .key.<name>, min(.elements.<p>), "
+                                    "max(.elements.<p>), and the fields computed before")
+            return e
+        if not dataclasses.is_dataclass(e) or isinstance(e, ast.Literal):
+            return e
+        if isinstance(e, (ast.SelectExpr, ast.SubSelect, ast.WithExpr, ast.GroupExpr, ast.ForExpr, ast.FreeObject,
+                          ast.ShapeExpr, ast.StatementExpr)):
+            self.ctx.reporter.error("E0206", "a sub-query in an expression over groups is not supported yet", e.span)
+            return e
+        changes = {}
+        for f in dataclasses.fields(e):
+            v = getattr(e, f.name)
+            if dataclasses.is_dataclass(v) and hasattr(v, "span"):
+                nv = self._rewrite(v)
+                if nv is not v:
+                    changes[f.name] = nv
+            elif isinstance(v, tuple) and v and all(dataclasses.is_dataclass(x) and hasattr(x, "span") for x in v):
+                nt = tuple(self._rewrite(x) for x in v)
+                if any(a is not b for a, b in zip(nt, v)):
+                    changes[f.name] = nt
+        return dataclasses.replace(e, **changes) if changes else e
+
+
+def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQuery] = None,
+               extras: Tuple[ast.ShapeElement, ...] = ()) -> Optional[qir.Group]:
+    before = len(ctx.reporter.diagnostics)
+    got = _group_subject(g, ctx)
+    if got is None:
+        return None
+    subject, filter_ast = got
+    scope = dataclasses.replace(ctx, subject=subject)
+    filt = None
+    if filter_ast is not None:
+        filt, _ = _where(filter_ast, subject, scope)
+    keys = _group_keys(g, subject, ctx)
+    if keys is None or len(ctx.reporter.diagnostics) != before:
+        return None
+    table = qi(subject.table)
+    gs = _GroupScope(subject, keys, ctx)
+    for el in extras:
+        low = gs.check(el.value)  # type: ignore[arg-type]
+        if low is not None:
+            gs.add_computed(el.name, low)
+
+    def elements_field(el: Optional[ast.ShapeElement]) -> Optional[qir.GroupField]:
+        shape = el.shape if el is not None and el.shape is not None else g.shape
+        if shape is None:
+            shape = (ast.ShapeElement("id", None, (el or g).span),)
+        inner = _shape(shape, subject, table, scope, depth=1)
+        order: Tuple[qir.OrderKey, ...] = ()
+        where = None
+        if el is not None and (el.offset is not None or el.limit is not None):
+            ctx.reporter.error("E0206", "'offset' and 'limit' on a group's elements are not supported yet",
+                               (el.offset or el.limit).span)  # type: ignore[union-attr]
+            return None
+        if el is not None and _has_clauses(el):
+            ok, clauses = _shape_clauses(el, subject, table, ctx)
+            if not ok or clauses is None:
+                return None
+            order, where = clauses.order, clauses.filter
+        field = ResultField("elements", None, False, _fields(inner), True)
+        return qir.GroupField((el or g).span, field, "elements", (), tuple(inner), order, where)
+
+    def key_field(el: Optional[ast.ShapeElement]) -> Optional[qir.GroupField]:
+        chosen = list(range(len(keys)))
+        if el is not None and el.shape is not None:
+            chosen = []
+            for sub in el.shape:
+                i = next((i for i, k in enumerate(keys) if k.name == sub.name), None)
+                if i is None or sub.shape is not None or sub.value is not None:
+                    ctx.reporter.error("E0302", f"the groups have no key '{sub.name}'", sub.span,
+                                       f"their keys: {', '.join(k.name for k in keys)}")
+                    continue
+                chosen.append(i)
+        field = ResultField("key", None, False, tuple(keys[i].field for i in chosen))
+        return qir.GroupField((el or g).span, field, "key", tuple(chosen))
+
+    def grouping_field(span) -> qir.GroupField:
+        return qir.GroupField(span, ResultField("grouping", _GROUPING, False), "grouping", tuple(range(len(keys))))
+
+    fields: List[qir.Node] = []
+    having = None
+    order: List[qir.OrderKey] = []
+    bounds: Dict[str, qir.Expr] = {}
+    if select is None:
+        fields = [f for f in (key_field(None), grouping_field(g.span), elements_field(None)) if f is not None]
+    else:
+        seen = set()
+        for el in select.shape or ():
+            if el.name in seen:
+                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+                continue
+            seen.add(el.name)
+            if el.value is not None:
+                low = gs.check(el.value)
+                if low is not None:
+                    fields.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
+                    gs.add_computed(el.name, low)
+            elif el.name == "key":
+                fields.append(key_field(el))  # type: ignore[arg-type]
+            elif el.name == "grouping" and el.shape is None:
+                fields.append(grouping_field(el.span))
+            elif el.name == "elements":
+                f = elements_field(el)
+                if f is not None:
+                    fields.append(f)
+            elif el.name in gs.computed and el.shape is None:
+                low = gs.check(ast.Path((el.name,), el.span))
+                if low is not None:
+                    fields.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
+            else:
+                ctx.reporter.error("E0302", f"the groups have no field '{el.name}'", el.span,
+                                   "a group's fields: key, grouping, elements"
+                                   + "".join(f", {n}" for n in gs.computed))
+        if select.filter is not None:
+            having = gs.check(select.filter, BOOL)
+            if having is not None and having.type.family != "bool":
+                ctx.reporter.error("E0304", f"a filter must be bool, got {having.type.name}", select.filter.span)
+        for item in select.order:
+            low = gs.check(item.expr)
+            if low is None:
+                continue
+            if low.type.family in ("json", "bytes") or low.type.element is not None:
+                ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+                continue
+            order.append(qir.OrderKey(item.span, low, item.descending,
+                                      item.empty or ("last" if item.descending else "first")))
+        for word, expr in (("offset", select.offset), ("limit", select.limit)):
+            if expr is None:
+                continue
+            low = check(expr, ctx, _INT64)
+            if low is not None and (low.type.family != "num" or column_of(low) is not None):
+                ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
+            elif low is not None:
+                bounds[word] = low
+    if len(ctx.reporter.diagnostics) != before:
+        return None
+    visible = policies.read_predicate(subject, scope)
+    return qir.Group(g.span, subject, filt, tuple(keys), tuple(fields), having, tuple(order), bounds.get("offset"),
+                     bounds.get("limit"), visible)
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.

@@ -1378,12 +1378,20 @@ class _Builder:
         return ast.UnaryOp("distinct", children[0], self._span(meta))
 
     def detached_op(self, meta, children):
-        # (https://docs.geldata.com/reference/edgeql/with#detached: named where it stands)
+        # `detached T` (https://docs.geldata.com/reference/edgeql/paths#detached): every object of
+        # the type T, unrelated to any T of the enclosing scopes. Of another expression: named
+        # where it stands.
+        operand = children[0]
+        if isinstance(operand, ast.VarRef) and not operand.detached:
+            return ast.VarRef(operand.name, self._span(meta), True)
+        if isinstance(operand, ast.ShapeExpr) and isinstance(operand.base, ast.VarRef) \
+                and not operand.base.detached:  # detached User { name }
+            base = operand.base
+            return ast.ShapeExpr(ast.VarRef(base.name, base.span, True), operand.shape, self._span(meta))
         raise CompileError([Diagnostic(
-            "E0206", "'detached' is not supported yet", _new_span(self.file, meta.line, meta.col, meta.line,
-                                                                   meta.col + len("detached")),
-            "remove it: a sub-select of a type other than the statement's already reads all of "
-            "its objects; of the statement's own type it has no equivalent yet")])
+            "E0206", "'detached' of anything but a type name is not supported yet",
+            _new_span(self.file, meta.line, meta.col, meta.line, meta.col + len("detached")),
+            "write detached T for every object of the type T")])
 
     def dml_path(self, meta, children):
         """``update chat.archive ...``: steps from a name (the statement is refused by
@@ -2341,9 +2349,7 @@ def _refuse_unplanned_query(q) -> None:
     while isinstance(body, ast.WithQuery):
         body = body.body
     problem = None
-    if isinstance(body, ast.GroupExpr):
-        problem = "group queries are not supported yet"
-    elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
+    if isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
         problem = f"{'an update' if isinstance(body, ast.UpdateQuery) else 'a delete'} of an expression " \
                   "(not a type name) is not supported yet"
     if problem is not None:
@@ -2352,8 +2358,7 @@ def _refuse_unplanned_query(q) -> None:
 
 
 #: Query forms the grammar does not have yet, by their first word.
-UNSUPPORTED_QUERY_FORMS = {"group": "group queries",
-                           # (https://docs.geldata.com/reference/reference/edgeql/configure: server
+UNSUPPORTED_QUERY_FORMS = {# (https://docs.geldata.com/reference/reference/edgeql/configure: server
                            # settings, not a query a runner calls)
                            "configure": "configure statements",
                            # (https://docs.geldata.com/reference/edgeql: the schema changes through

@@ -110,10 +110,13 @@ class UnaryOp:
 
 @dataclass(frozen=True)
 class VarRef:
-    """A bare name: the variable of an enclosing ``for`` loop."""
+    """A bare name: the variable of an enclosing ``for`` loop, a ``with`` name, a type.
+    ``detached``: written ``detached T`` (https://docs.geldata.com/reference/edgeql/paths#detached):
+    every object of ``T``, never the object of an enclosing scope over ``T``."""
 
     name: str
     span: Span
+    detached: bool = False
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+group Item { title } by .shelf
