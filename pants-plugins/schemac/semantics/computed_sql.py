@@ -39,7 +39,7 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
                 if isinstance(a, ast.Path) and len(a.steps) == 1 and \
                         not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
                     pinned.add(a.steps[0])
-                elif isinstance(a, ast.Path) and len(a.steps) == 2 and _pins_link(subject, a.steps) and \
+                elif isinstance(a, ast.Path) and len(a.steps) == 2 and pins_link(subject, a.steps) and \
                         not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
                     # `.user.discord_id = x` with discord_id exclusive: one user, so `.user` is
                     # pinned (Gel infers the same through the link).
@@ -50,7 +50,7 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
     return "id" in pinned or any(ex.pins and set(ex.columns) <= pinned for ex in subject.exclusives)
 
 
-def _pins_link(subject: ObjectType, steps) -> bool:
+def pins_link(subject: ObjectType, steps) -> bool:
     """``.link.prop``: a single link whose target ``prop`` alone is a full exclusive constraint
     (or its id)."""
     link = subject.links.get(steps[0])

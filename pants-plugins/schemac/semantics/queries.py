@@ -1343,9 +1343,16 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
         return any(isinstance(n, ast.Path) for n in ast.iter_nodes(e))
 
     def column_of_path(path: ast.Path) -> Optional[str]:
-        """The column a path reads: a property, or a single link (``.org`` / ``.org.id``)."""
+        """The column a path reads: a property, or a single link (``.org`` / ``.org.id``). A
+        path through a single link to an exclusive property of its target, ``.user.email``,
+        pins the link (at most one user has that email), as Gel infers it: "if we see
+        `.foo.bar`, `bar` must be exclusive; then `.foo` may be exclusive or used in an
+        exclusive object constraint"."""
         link = subject.links.get(path.steps[0])
         if link is not None and link.column is not None and path.steps[1:] in ((), ("id",)):
+            return link.column
+        if link is not None and link.column is not None and len(path.steps) == 2 \
+                and computed_sql.pins_link(subject, path.steps):
             return link.column
         return path.steps[0] if len(path.steps) == 1 else None
 

@@ -18,10 +18,12 @@ export async function typeChecks(r: ql.Runner): Promise<void> {
   const upserted: ql.MemberUpsertResult | null = await r.query.memberUpsert({ club: "", handle: "", points: 1 });
   // @ts-expect-error the upsert may return no row
   const never: ql.MemberUpsertResult = await r.query.memberUpsert({ club: "", handle: "", points: 1 });
+  // `.club.name = $club and .handle = $handle` pins one member; assert_exists makes it one.
+  const pinned: ql.MemberShelvesResult = await r.query.memberShelves({ club: "", handle: "" });
   // A bound insert returns its one row, whose curator may be empty.
   const created: ql.ShelfCreateResult = await r.query.shelfCreate({ title: "", handle: "" });
   const curator: string | undefined = created.curator?.handle;
-  void upserted; void never; void curator;
+  void upserted; void never; void curator; void pinned;
 }
 
 async function rows<T>(sql: string, values: unknown[] = []): Promise<T[]> {
@@ -137,6 +139,11 @@ try {
   assert.deepEqual(await follows(), ["Classics", "Films"]);
   assert.ok(await inA.memberUnfollowTitled({ handle: "ann", title: "Films" }));
   assert.deepEqual(await follows(), ["Classics"]);
+  // A filter through an exclusive property of a single link pins one member: assert_exists
+  // returns it, and fails when there is none.
+  assert.deepEqual(await inB.memberShelves({ club: "A", handle: "ann" }),
+    { handle: "ann", follows: [{ title: "Classics" }] });
+  await assert.rejects(inA.memberShelves({ club: "A", handle: "nobody" }), /returned no row/);
   out["assertExistsAndSubsets"] = true;
 
   // assert_single of a selection that may hold several members: one is linked, several fail

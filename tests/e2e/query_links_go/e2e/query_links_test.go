@@ -244,6 +244,15 @@ func TestQueryLinks(t *testing.T) {
 		t.Fatalf("follows after unfollow: %v", got)
 	}
 
+	// A filter through an exclusive property of a single link pins one member.
+	if m, err := inB.MemberShelves(ctx, ql.MemberShelvesParams{Club: "A", Handle: "ann"}); err != nil || m.Handle != "ann" ||
+		len(m.Follows) != 1 || m.Follows[0].Title != "Classics" {
+		t.Fatalf("member shelves: %+v %v", m, err)
+	}
+	if _, err := inA.MemberShelves(ctx, ql.MemberShelvesParams{Club: "A", Handle: "nobody"}); err == nil {
+		t.Fatal("assert_exists of no member returned no error")
+	}
+
 	// assert_single of a selection that may hold several members.
 	curator := func() []string {
 		t.Helper()

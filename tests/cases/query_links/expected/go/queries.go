@@ -99,6 +99,45 @@ func (q *Queries) MemberFollow(ctx context.Context, arg MemberFollowParams) (*Me
 	return &i, nil
 }
 
+// memberShelvesSQL is the SQL of query member_shelves (cases/query_links/queries/member_shelves.edgeql).
+const memberShelvesSQL = `SELECT "handle",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
+FROM "member"
+WHERE (((SELECT "_l1"."name" FROM "club" AS "_l1" WHERE "_l1"."id" = "member"."club_id") = $2::text) AND (handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true))`
+
+// MemberShelvesParams are the parameters of MemberShelves.
+type MemberShelvesParams struct {
+	Club   string
+	Handle string
+}
+
+// MemberShelvesFollows is the follows shape of MemberShelves.
+type MemberShelvesFollows struct {
+	Title string `json:"title"`
+}
+
+// MemberShelvesRow is one row returned by MemberShelves.
+type MemberShelvesRow struct {
+	Handle  string                 `json:"handle"`
+	Follows []MemberShelvesFollows `json:"follows"`
+}
+
+// MemberShelves runs query member_shelves (cases/query_links/queries/member_shelves.edgeql).
+//
+// `.club.name = ...` pins the club (Club.name is exclusive), so with `.handle` the filter pins
+// one member through the (club, handle) constraint, as Gel infers it: assert_exists makes the
+// result exactly one member.
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) MemberShelves(ctx context.Context, arg MemberShelvesParams) (MemberShelvesRow, error) {
+	row := q.db.QueryRow(ctx, memberShelvesSQL, q.globals.ClubID, arg.Club, arg.Handle)
+	var i MemberShelvesRow
+	if err := row.Scan(&i.Handle, &i.Follows); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // memberUnfollowTitledSQL is the SQL of query member_unfollow_titled (cases/query_links/queries/member_unfollow_titled.edgeql).
 const memberUnfollowTitledSQL = `WITH "_new" AS (
 SELECT *

@@ -8,6 +8,9 @@ import {
   type MemberFollowArgs,
   type MemberFollowResult,
   memberFollow,
+  type MemberShelvesArgs,
+  type MemberShelvesResult,
+  memberShelves,
   type MemberUnfollowTitledArgs,
   type MemberUnfollowTitledResult,
   memberUnfollowTitled,
@@ -63,6 +66,8 @@ export interface Runner {
     memberAddPoints(args: MemberAddPointsArgs): Promise<MemberAddPointsResult | null>;
     /** Runs `member_follow` (cases/query_links/queries/member_follow.edgeql). */
     memberFollow(args: MemberFollowArgs): Promise<MemberFollowResult | null>;
+    /** Runs `member_shelves` (cases/query_links/queries/member_shelves.edgeql). */
+    memberShelves(args: MemberShelvesArgs): Promise<MemberShelvesResult>;
     /** Runs `member_unfollow_titled` (cases/query_links/queries/member_unfollow_titled.edgeql). */
     memberUnfollowTitled(args: MemberUnfollowTitledArgs): Promise<MemberUnfollowTitledResult | null>;
     /** Runs `member_upsert` (cases/query_links/queries/member_upsert.edgeql). */
@@ -160,6 +165,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
     query: {
       memberAddPoints: (args) => memberAddPoints(db, args, globals),
       memberFollow: (args) => memberFollow(db, args, globals),
+      memberShelves: (args) => memberShelves(db, args, globals),
       memberUnfollowTitled: (args) => memberUnfollowTitled(db, args, globals),
       memberUpsert: (args) => memberUpsert(db, args, globals),
       memberUpsertSelect: (args) => memberUpsertSelect(db, args, globals),

@@ -109,6 +109,49 @@ export async function memberFollow(
   return (rows[0] as MemberFollowResult | undefined) ?? null;
 }
 
+/** SQL of query `member_shelves` (cases/query_links/queries/member_shelves.edgeql). */
+export const memberShelvesSql = `SELECT "handle",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
+FROM "member"
+WHERE (((SELECT "_l1"."name" FROM "club" AS "_l1" WHERE "_l1"."id" = "member"."club_id") = $2::text) AND (handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true))`;
+
+/** Parameters of {@link memberShelves}. */
+export interface MemberShelvesArgs {
+  readonly club: string;
+  readonly handle: string;
+}
+
+/** One row returned by {@link memberShelves}. */
+export interface MemberShelvesResult {
+  handle: string;
+  follows: Array<{ title: string }>;
+}
+
+/**
+ * `.club.name = ...` pins the club (Club.name is exclusive), so with `.handle` the filter pins
+ * one member through the (club, handle) constraint, as Gel infers it: assert_exists makes the
+ * result exactly one member.
+ *
+ * Source: cases/query_links/queries/member_shelves.edgeql.
+ * Reads the global `club_id` from `globals`.
+ */
+export async function memberShelves(
+  db: Queryable,
+  args: MemberShelvesArgs,
+  globals: Globals = {},
+): Promise<MemberShelvesResult> {
+  const rows = await run(db, memberShelvesSql, [
+    globals.club_id ?? null,
+    args.club,
+    args.handle,
+  ]);
+  const row = rows[0] as MemberShelvesResult | undefined;
+  if (row === undefined) {
+    throw new Error("member_shelves: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `member_unfollow_titled` (cases/query_links/queries/member_unfollow_titled.edgeql). */
 export const memberUnfollowTitledSql = `WITH "_new" AS (
 SELECT *
