@@ -384,7 +384,8 @@ def test_gel_triggers_run_for_every_writer(tmp_path, pg):
 
 @pytest.mark.parametrize("trigger, code", [
     ("trigger t after insert for each do (select Person { name })", "E0206"),
-    ("trigger t after insert for each do (for x in {1, 2} union (insert Person { name := 'x' }))", "E0206"),
+    ("trigger t after insert for each do (for x in (select Person) union (insert Person { name := 'x' }))", "E0206"),
+    ("trigger t after insert for each do (for x in {1, 2} union (assert(x > 0)))", "E0206"),
     ("trigger t after update for each do (update Person filter .id = __new__.id set { name += 'x' })", "E0206"),
     ("trigger t after update for each do (assert(true, message := __new__.name))", "E0206"),
     ("trigger t after update for each do (assert(1))", "E0304"),
@@ -773,3 +774,40 @@ def test_triggers_read_the_globals_of_the_statement_that_set_them_off(tmp_path, 
         ("a", ann, "t1"), ("b", ann, "none"), ("c", ann, "none"), ("a2", None, "t2"), ("deleted b", ann, "t3"),
         ("plain", None, "none")]
     assert [p.name for p in plans["add"].params] == ["name", "global default::current_user_id", "global default::tag"]
+
+
+# for loops in a trigger's body (https://docs.geldata.com/reference/edgeql/for): one insert,
+# update or delete for all the elements of array_unpack(...) or a set literal.
+LOOPS = """
+type Log { required msg: str; }
+type Counter { required name: str; required n: int64 { default := 0; } }
+type Item {
+  required name: str;
+  tags: array<str>;
+  trigger tag_log after insert for each do (
+    for x in array_unpack(__new__.tags) union (insert Log { msg := __new__.name ++ ':' ++ x })
+  );
+  trigger count after insert for each do (
+    for name in {'items', 'all'} union (update Counter filter .name = name set { n := .n + 1 })
+  );
+  trigger untag after delete for each do (
+    for x in array_unpack(__old__.tags) union (delete Log filter .msg = __old__.name ++ ':' ++ x)
+  );
+}
+"""
+
+
+def test_trigger_bodies_that_are_for_loops(tmp_path, pg):
+    lib = Lib(tmp_path)
+    lib.generate("type Log { required msg: str; }")
+    lib.apply(pg.url)
+    up, _ = _roundtrip(lib, pg, LOOPS)
+    assert 'FROM unnest(NEW.tags) AS "_loop"("_for_x")' in up
+    pg.execute("INSERT INTO counter (name) VALUES ('items'), ('all'), ('other')")
+    pg.execute("INSERT INTO item (name, tags) VALUES ('a', '{red,blue}'), ('b', '{}'), ('c', NULL)")
+    assert sorted(pg.execute("SELECT msg FROM log")) == [("a:blue",), ("a:red",)]
+    # (the loop variable 'name' is not the column 'name' of counter)
+    assert pg.execute("SELECT name, n FROM counter ORDER BY name") == [("all", 3), ("items", 3), ("other", 0)]
+    pg.execute("INSERT INTO log (msg) VALUES ('keep')")
+    pg.execute("DELETE FROM item WHERE name = 'a'")
+    assert pg.execute("SELECT msg FROM log") == [("keep",)]

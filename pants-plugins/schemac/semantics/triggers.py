@@ -234,6 +234,9 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         return False
     exprs: List[object] = [trig.when] if trig.when is not None else []
     for stmt in statements:
+        if isinstance(stmt, _Loop):
+            exprs.append(stmt.source)
+            stmt = stmt.stmt
         if isinstance(stmt, ast.FuncCall):
             exprs.append(stmt)
             continue
@@ -253,10 +256,19 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     parts: List[str] = []
     ok = True
     for stmt in statements:
+        loop = None
+        if isinstance(stmt, _Loop):
+            loop = _loop_rows(stmt, ctx, reporter)
+            if loop is None:
+                ok = False
+                continue
+            stmt = stmt.stmt
         if isinstance(stmt, ast.InsertQuery):
-            sql = _trigger_insert(schema, obj, stmt, ctx, refs, kinds, module, reporter)
+            sctx = ctx if loop is None else dataclasses.replace(ctx, variables=loop[1])
+            sql = _trigger_insert(schema, obj, stmt, sctx, refs, kinds, module, reporter,
+                                  None if loop is None else loop[0])
         elif isinstance(stmt, (ast.UpdateQuery, ast.DeleteQuery)):
-            sql = _trigger_write(schema, obj, stmt, refs, kinds, module, reporter)
+            sql = _trigger_write(schema, obj, stmt, refs, kinds, module, reporter, loop)
         else:
             sql = _trigger_assert(stmt, ctx, reporter)
         if sql is None:
@@ -359,6 +371,60 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
                            sql.replace("{", "{{").replace("}", "}}"), (), "", True)
 
 
+_WRITE_STATEMENTS = (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Loop:
+    """``for x in <source> union (<insert | update | delete>)`` in a trigger's body."""
+
+    var: str
+    var_span: object
+    source: object
+    stmt: object
+    span: object
+
+
+def _loop_rows(loop: _Loop, ctx: ExprContext, reporter: Reporter) -> Optional[Tuple[str, Dict[str, object]]]:
+    """``(FROM item, variables)`` of a trigger's ``for`` loop
+    (https://docs.geldata.com/reference/edgeql/for): ``array_unpack(arr)`` is ``unnest(arr) AS
+    "_loop"("x")`` (none for an empty or empty array), a set literal ``{a, b}`` is ``(VALUES
+    (a), (b)) AS "_loop"("x")``; the loop's statement runs once for all its elements
+    (``INSERT ... SELECT ... FROM``, ``UPDATE ... FROM``, ``DELETE ... USING``)."""
+    from schemac.semantics import qir
+
+    src = loop.source
+    # (named apart from the written table's columns, which the statement reads unqualified)
+    alias = f'"_loop"({qi("_for_" + loop.var)})'
+    if isinstance(src, ast.FuncCall) and src.name in ("array_unpack", "std::array_unpack") and len(src.args) == 1:
+        arr = lower(src.args[0], ctx)
+        if arr is None:
+            return None
+        if arr.type.element is None:
+            reporter.error("E0304", f"array_unpack() needs an array, got {arr.type.name}", src.args[0].span)
+            return None
+        elem, sql = arr.type.element, f"unnest({arr.sql}) AS {alias}"
+    elif isinstance(src, ast.SetLit) and src.items:
+        lowered = []
+        for item in src.items:
+            low = lower(item, ctx, lowered[0].type if lowered else None)
+            if low is None:
+                return None
+            if lowered and low.type.family != lowered[0].type.family:
+                reporter.error("E0304", f"the elements of the set are {lowered[0].type.name} and {low.type.name}",
+                               item.span)
+                return None
+            lowered.append(low)
+        elem = lowered[0].type
+        sql = f"(VALUES {', '.join(f'(CAST({x.sql} AS {elem.pg}))' for x in lowered)}) AS {alias}"
+    else:
+        reporter.error("E0206", "a trigger's for loop over other than array_unpack(...) or a set literal {...} is "
+                       "not supported yet", src.span)  # type: ignore[attr-defined]
+        return None
+    var = qir.LoopVar(loop.var, elem, "_for_" + loop.var, '"_loop"')
+    return sql, {**ctx.variables, loop.var: var}
+
+
 def _trigger_statements(body) -> Optional[List[object]]:
     """The statements of a trigger's body, in order: one statement, or a set literal of them
     (``{(insert ...), (update ...)}``); ``assert(...)`` also written ``select assert(...)``.
@@ -366,12 +432,20 @@ def _trigger_statements(body) -> Optional[List[object]]:
     items = body.items if isinstance(body, ast.SetLit) else (body,)
     out: List[object] = []
     for item in items:
-        while isinstance(item, ast.StatementExpr):
-            item = item.query
-        if isinstance(item, ast.SelectExpr) and item.shape is None and item.filter is None and not item.order \
-                and item.offset is None and item.limit is None:
-            item = item.subject
-        if isinstance(item, ast.InsertQuery) and item.unless_conflict is None:
+        while True:
+            if isinstance(item, ast.StatementExpr):
+                item = item.query
+            elif isinstance(item, ast.SelectExpr) and item.shape is None and item.filter is None \
+                    and not item.order and item.offset is None and item.limit is None:
+                item = item.subject
+            else:
+                break
+        if isinstance(item, (ast.ForQuery, ast.ForExpr)):
+            inner = _trigger_statements(item.body)
+            if inner is None or len(inner) != 1 or not isinstance(inner[0], _WRITE_STATEMENTS):
+                return None
+            out.append(_Loop(item.var, item.var_span, item.source, inner[0], item.span))
+        elif isinstance(item, ast.InsertQuery) and item.unless_conflict is None:
             out.append(item)
         elif isinstance(item, (ast.UpdateQuery, ast.DeleteQuery)) and item.subject is None:
             out.append(item)
@@ -409,7 +483,7 @@ def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) ->
 
 
 def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], kinds, module: str,
-                   reporter: Reporter) -> Optional[str]:
+                   reporter: Reporter, loop: Optional[Tuple[str, Dict[str, object]]] = None) -> Optional[str]:
     """``update T filter f set {...}`` / ``delete T filter f`` in a trigger's body: one UPDATE
     or DELETE of ``T``'s table; in ``f`` and the values, ``.name`` is ``T``'s and
     ``__new__.name`` / ``__old__.name`` the trigger's row. Access policies do not apply (the
@@ -419,7 +493,7 @@ def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], 
         reporter.error("E0201", f"unknown type '{stmt.type_name}'", stmt.type_span)
         return None
     ctx = ExprContext(schema, target, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
-                      trigger_globals=schema.trigger_globals)
+                      trigger_globals=schema.trigger_globals, variables=dict(loop[1]) if loop is not None else {})
     where = filt = ""
     if stmt.filter is not None:
         low = lower(stmt.filter, ctx, BOOL)
@@ -434,11 +508,14 @@ def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], 
     if target.table == obj.table and "__new__" in refs:
         # Gel: a trigger cannot modify the object that set it off (an error at run time)
         cond = f"\"id\" = NEW.\"id\"" + (f" AND ({filt})" if filt else "")
-        guard = (f"IF EXISTS (SELECT 1 FROM {qi(target.table)} WHERE {cond}) THEN\n"
+        rows = qi(target.table) if loop is None else f"{qi(target.table)}, {loop[0]}"
+        guard = (f"IF EXISTS (SELECT 1 FROM {rows} WHERE {cond}) THEN\n"
                  f"  RAISE EXCEPTION USING MESSAGE = {sql_string('a trigger cannot modify the object that set it off')};\n"
                  f"END IF;\n")
     if isinstance(stmt, ast.DeleteQuery):
-        return f"{guard}DELETE FROM {qi(target.table)}{where};"
+        using = "" if loop is None else f"\n  USING {loop[0]}"
+        return f"{guard}DELETE FROM {qi(target.table)}{using}{where};"
+    from_ = "" if loop is None else f"\n  FROM {loop[0]}"
     sets: List[str] = []
     for a in stmt.assignments:
         pair = _trigger_value(obj, target, a, ctx, refs, kinds, reporter)
@@ -446,8 +523,8 @@ def _trigger_write(schema: Schema, obj: ObjectType, stmt, refs: Dict[str, str], 
             return None
         sets.append(f"{qi(pair[0])} = {pair[1]}")
     if not sets:
-        return None if stmt.assignments else f"UPDATE {qi(target.table)} SET \"id\" = \"id\"{where};"
-    return f"{guard}UPDATE {qi(target.table)}\n  SET {', '.join(sets)}{where};"
+        return None if stmt.assignments else f"UPDATE {qi(target.table)} SET \"id\" = {qi(target.table)}.\"id\"{from_}{where};"
+    return f"{guard}UPDATE {qi(target.table)}\n  SET {', '.join(sets)}{from_}{where};"
 
 
 def _trigger_value(obj: ObjectType, target: ObjectType, a, ctx: ExprContext, refs: Dict[str, str], kinds,
@@ -510,7 +587,7 @@ def _trigger_value(obj: ObjectType, target: ObjectType, a, ctx: ExprContext, ref
 
 
 def _trigger_insert(schema: Schema, obj: ObjectType, body: ast.InsertQuery, ctx: ExprContext, refs: Dict[str, str],
-                    kinds, module: str, reporter: Reporter) -> Optional[str]:
+                    kinds, module: str, reporter: Reporter, loop_from: Optional[str] = None) -> Optional[str]:
     """``insert T {...}`` in a trigger's body: one INSERT, checked like a query's (required
     properties given)."""
     target = schema.find_type(body.type_name, module)
@@ -536,6 +613,10 @@ def _trigger_insert(schema: Schema, obj: ObjectType, body: ast.InsertQuery, ctx:
         ok = False
     if not ok:
         return None
+    if loop_from is not None:
+        head = f"INSERT INTO {qi(target.table)} ({', '.join(qi(c) for c in cols)})" if cols else \
+            f"INSERT INTO {qi(target.table)}"
+        return f"{head}\n  SELECT {', '.join(values)}\n  FROM {loop_from};"
     return (f"INSERT INTO {qi(target.table)} ({', '.join(qi(c) for c in cols)})\n"
             f"  VALUES ({', '.join(values)});") if cols else f"INSERT INTO {qi(target.table)} DEFAULT VALUES;"
 
