@@ -234,3 +234,10 @@ def test_a_path_from_a_bound_statement_is_refused_not_an_unknown_enum():
     text = _errors(QUERIES, q="with a := (insert T { name := <str>$n }) select a.id;")
     assert "q/q.edgeql:1:49: error[E0206]: a path from the bound statement 'a' ('a.id') is not supported yet" in text
     assert "hint: select it with a shape: select a { id }" in text and "E0201" not in text
+
+
+def test_a_for_body_may_be_an_operator_expression_as_gel_parses_it():
+    # (https://docs.geldata.com/reference/edgeql/for: the body is an expression; it was E0100)
+    text = _errors(QUERIES, q="for t in (select T) union (t.name) except {'x'};")
+    assert "q/q.edgeql:1:28: error[E0206]: a 'for' loop whose body is an operator expression ('except') is not " \
+           "supported yet" in text and "E0100" not in text

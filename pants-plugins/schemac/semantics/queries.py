@@ -971,6 +971,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
             not body.type_name:
         what = type(body).__name__ if not isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) else \
             "an update or delete of an expression"
+        if isinstance(body, ast.BinOp):
+            what = f"an operator expression ('{body.op}')"
         ctx.reporter.error("E0206", f"a 'for' loop whose body is {_FOR_BODIES.get(what, what)} is not supported yet",
                            getattr(body, "span", q.span),
                            "a for body is an insert, update, delete or select of a type, optionally under 'with'")
