@@ -3,7 +3,8 @@ runners: exclusive constraints on expressions (``on (true)`` delegated to each s
 ((.realm, str_lower(.name)))``, ``on (.code_lc)`` through a computed) raise their typed errors
 on insert and update, and a bare ``unless conflict`` absorbs them; a computed set of values
 through a multi link (``topic_names := .topics.name``) selected as a list, counted, tested with
-``in`` and ``exists``; an update and a delete of a ``with``-bound selection. The TypeScript compiles under
+``in`` and ``exists``; an update and a delete of a ``with``-bound selection; an insert nested in an update of one
+object (none when it matches no object). The TypeScript compiles under
 tsc --strict and runs on node-postgres (tests/e2e/sdl_forms_ts); the Go is gofmt/vet-clean and
 runs on pgx with the machine's Go and Go 1.21 (tests/e2e/sdl_forms_go)."""
 
@@ -28,7 +29,7 @@ def test_typescript_sdl_forms(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "singleton": True, "tupleWithExpression": True, "computedKey": True, "withSelectionWrites": True,
-        "valueSet": True}
+        "valueSet": True, "nestedInsertInUpdate": True}
 
 
 @pytest.mark.slow

@@ -928,6 +928,9 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
             if w.batch is not None:
                 src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {src}"
+            elif w.only_for is not None:
+                src = "" if handed is None else f"\nFROM {handed}"
+                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}{src}\nWHERE {_exists_updated(w.only_for)}"
             elif handed is not None:
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {handed}"
             else:
@@ -935,6 +938,9 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         elif w.batch is not None:  # one row of defaults per element (an empty select list)
             src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
             sql = f"INSERT INTO {table}\nSELECT\nFROM {src}"
+        elif w.only_for is not None:
+            src = "" if handed is None else f"\nFROM {handed}"
+            sql = f"INSERT INTO {table}\nSELECT{src}\nWHERE {_exists_updated(w.only_for)}"
         elif handed is not None:
             sql = f"INSERT INTO {table}\nSELECT\nFROM {handed}"
         else:
@@ -969,6 +975,12 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     using = f"\nUSING {', '.join(usings)}" if usings else ""
     sql = f"DELETE FROM {table}{using}{_where(w.filter, w.visible_sql)}"
     return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, joined)}"), []
+
+
+def _exists_updated(u: qir.Update) -> str:
+    """``EXISTS`` the object an update (of at most one object) writes: the condition of the
+    inserts nested in its values."""
+    return f"EXISTS (SELECT 1 FROM {qi(u.subject.table)}{_where(u.filter, u.visible_sql)})".replace("\n", " ")
 
 
 def _of(table: str, cols: str, joined: bool) -> str:

@@ -721,6 +721,10 @@ class Insert(Node):
     #: its end (bound by ``with``, nested, selected with a nested shape) or an upsert (an
     #: inserted row, ``xmax = 0``, gets the insert check; an updated one the update's).
     returning_check: Optional[str] = None
+    #: Nested in the values of an update of at most one object: the update it belongs to. The
+    #: row is inserted only when that object exists (Gel evaluates an update's values once per
+    #: object it updates).
+    only_for: Optional["Update"] = None
 
     kind = "insert"
 
@@ -759,6 +763,8 @@ class Update(Node):
     batch: Optional["Batch"] = None
     #: As :attr:`Insert.returning_check`.
     returning_check: Optional[str] = None
+    #: Inserts nested in its values, when it updates at most one object (as :attr:`Insert.nested`).
+    nested: Tuple["BoundWrite", ...] = ()
 
     kind = "update"
 

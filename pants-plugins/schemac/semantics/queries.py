@@ -803,8 +803,10 @@ def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: b
         return None
     if ctx.nested is None or any(type(v) is qir.LoopVar for v in ctx.variables.values()):
         # (Gel evaluates an update's values once per object it updates: as many inserts.)
-        ctx.reporter.error("E0206", "a nested insert in an update, a 'for' loop or an upsert's else is not supported "
-                           "yet", value.span, "bind it, inserted once: with p := (insert ...) ... link := p")
+        ctx.reporter.error("E0206", "a nested insert in an update of several objects, a 'for' loop or an upsert's "
+                           "else is not supported yet", value.span,
+                           "filter the update on .id or an exclusive property, or bind the insert, inserted once: "
+                           "with p := (insert ...) ... link := p")
         return None
     inner = dataclasses.replace(ctx, subject=target, column_prefix=None)
     w = _insert_write(q, target, inner)
@@ -1256,9 +1258,12 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
                   batch: Optional[qir.Batch] = None) -> Optional[qir.Update]:
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx, None, "update read")
-    saved, ctx.nested = ctx.nested, None
+    # An insert nested in the values of an update of at most one object runs once, for that
+    # object (Gel evaluates the values once per object it updates); of several, it is refused.
+    saved, ctx.nested = ctx.nested, ([] if cardinality != MANY and batch is None else None)
     try:
         nodes = _assignments(q.assignments, subject, ctx, insert=False)
+        nested = tuple(ctx.nested or ())
     finally:
         ctx.nested = saved
     check = policies.write_check(subject, "update write", ctx, '"_new"')
@@ -1273,8 +1278,13 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
                            "supported yet", q.span, "run one update per element, or set the links in a separate query")
         return None
     returning = None if check is None else policies.write_check(subject, "update write", ctx, qi(subject.table))
-    return qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
-                      check, batch, returning)
+    update = qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
+                        check, batch, returning)
+    if not nested:
+        return update
+    update = dataclasses.replace(update, nested=tuple(
+        dataclasses.replace(b, write=dataclasses.replace(b.write, only_for=update)) for b in nested))
+    return update
 
 
 def _exclusives_written(subject: ObjectType, sets) -> Tuple[ExclusiveConstraint, ...]:

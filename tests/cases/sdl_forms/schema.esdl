@@ -35,6 +35,7 @@ module default {
   type Question {
     required title: str;
     multi topics: Topic;
+    pin: Topic;
     # sets of values through a multi link (https://docs.geldata.com/reference/datamodel/computeds)
     topic_names := .topics.name;
     topic_notes := .topics.note;

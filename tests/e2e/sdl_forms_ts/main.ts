@@ -58,7 +58,7 @@ try {
   await q.addTopic({ name: "go", note: "fast" });
   await q.addTopic({ name: "sql" });
   await q.addTopic({ name: "rust", note: "safe" });
-  await q.addQuestion({ title: "B", topics: ["go", "sql"] });
+  const qB = await q.addQuestion({ title: "B", topics: ["go", "sql"] });
   await q.addQuestion({ title: "A", topics: ["go", "rust"] });
   await q.addQuestion({ title: "C", topics: [] });
   const sorted = (r: sf.QuestionsResult) => ({ ...r, topic_names: [...r.topic_names].sort(), topic_notes: [...r.topic_notes].sort() });
@@ -69,6 +69,15 @@ try {
   assert.deepEqual(await q.questions({ topic: "none" }), []);
   assert.deepEqual(await q.untopical(), [{ title: "C", topic_names: [] }]);
   out["valueSet"] = true;
+
+  // A nested insert in an update of one object: once for it, none when it matches no object.
+  assert.deepEqual(await q.pinQuestion({ id: qB.id, name: "pinned" }), { id: qB.id });
+  assert.equal(await q.pinQuestion({ id: "00000000-0000-0000-0000-000000000000", name: "orphan" }), null);
+  assert.deepEqual((await pool.query(
+    "SELECT q.title, t.name, t.note FROM question q JOIN topic t ON t.id = q.pin_id")).rows,
+  [{ title: "B", name: "pinned", note: "pinned" }]);
+  assert.deepEqual((await pool.query("SELECT count(*)::int AS n FROM topic WHERE name = 'orphan'")).rows, [{ n: 0 }]);
+  out["nestedInsertInUpdate"] = true;
 } finally {
   await pool.end();
 }

@@ -123,10 +123,13 @@ func TestSdlForms(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	ids := map[string]string{}
 	for _, qp := range []sf.AddQuestionParams{{Title: "B", Topics: []string{"go", "sql"}}, {Title: "A", Topics: []string{"go", "rust"}}, {Title: "C", Topics: []string{}}} {
-		if _, err := q.AddQuestion(ctx, qp); err != nil {
+		row, err := q.AddQuestion(ctx, qp)
+		if err != nil {
 			t.Fatal(err)
 		}
+		ids[qp.Title] = row.ID
 	}
 	qs, err := q.Questions(ctx, sf.QuestionsParams{Topic: "go"})
 	if err != nil {
@@ -145,5 +148,20 @@ func TestSdlForms(t *testing.T) {
 	none, err := q.Untopical(ctx)
 	if err != nil || !reflect.DeepEqual(none, []sf.UntopicalRow{{Title: "C", TopicNames: []string{}}}) {
 		t.Fatalf("untopical: %+v, %v", none, err)
+	}
+
+	// A nested insert in an update of one object: once for it, none when it matches no object.
+	if row, err := q.PinQuestion(ctx, sf.PinQuestionParams{ID: ids["B"], Name: "pinned"}); err != nil || row == nil || row.ID != ids["B"] {
+		t.Fatalf("pin_question: %+v, %v", row, err)
+	}
+	if row, err := q.PinQuestion(ctx, sf.PinQuestionParams{ID: "00000000-0000-0000-0000-000000000000", Name: "orphan"}); err != nil || row != nil {
+		t.Fatalf("pin_question (no object): %+v, %v", row, err)
+	}
+	var pinned, orphans int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM question q JOIN topic t ON t.id = q.pin_id WHERE q.title = 'B' AND t.name = 'pinned'").Scan(&pinned); err != nil || pinned != 1 {
+		t.Fatalf("pinned: %d, %v", pinned, err)
+	}
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM topic WHERE name = 'orphan'").Scan(&orphans); err != nil || orphans != 0 {
+		t.Fatalf("orphans: %d, %v", orphans, err)
 	}
 }

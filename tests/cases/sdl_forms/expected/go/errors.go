@@ -150,6 +150,33 @@ func (e *UqHandleCodeExprError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// FkQuestionPinIDError is returned when Question: pin_id refers to no topic row, or a referenced
+// row is being deleted (ON DELETE RESTRICT) (constraint fk_question_pin_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkQuestionPinIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_question_pin_id".
+func (e *FkQuestionPinIDError) Constraint() string {
+	return "fk_question_pin_id"
+}
+
+// Error implements error.
+func (e *FkQuestionPinIDError) Error() string {
+	return "Question: pin_id refers to no topic row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_question_pin_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkQuestionPinIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkQuestionPinIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // FkQuestionTopicsSourceIDError is returned when Question.topics: source_id refers to no question
 // row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint
 // fk_question_topics_source_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
@@ -243,6 +270,8 @@ func translateError(err error) error {
 		return &UqHandleRealmNameExprError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_handle_code_expr":
 		return &UqHandleCodeExprError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_question_pin_id":
+		return &FkQuestionPinIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_question_topics_source_id":
 		return &FkQuestionTopicsSourceIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_question_topics_target_id":

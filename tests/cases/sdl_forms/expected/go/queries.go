@@ -277,6 +277,49 @@ func (q *Queries) MoveHandles(ctx context.Context, arg MoveHandlesParams) ([]Mov
 	return items, nil
 }
 
+// pinQuestionSQL is the SQL of query pin_question (cases/sdl_forms/queries/pin_question.edgeql).
+const pinQuestionSQL = `WITH "_nested1" AS (
+INSERT INTO "topic" ("name", "note")
+SELECT $2, 'pinned'
+WHERE EXISTS (SELECT 1 FROM "question" WHERE id = $1)
+RETURNING "id"
+)
+UPDATE "question"
+SET "pin_id" = (SELECT "id" FROM "_nested1")
+WHERE id = $1
+RETURNING "id"`
+
+// PinQuestionParams are the parameters of PinQuestion.
+type PinQuestionParams struct {
+	ID   string
+	Name string
+}
+
+// PinQuestionRow is one row returned by PinQuestion.
+type PinQuestionRow struct {
+	ID string `json:"id"`
+}
+
+// PinQuestion runs query pin_question (cases/sdl_forms/queries/pin_question.edgeql).
+//
+// A nested insert in an update of one object: inserted once, for that object, and not at all
+// when the filter matches none.
+//
+// It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkQuestionPinIDError when pin_id names no topic row.
+func (q *Queries) PinQuestion(ctx context.Context, arg PinQuestionParams) (*PinQuestionRow, error) {
+	row := q.db.QueryRow(ctx, pinQuestionSQL, arg.ID, arg.Name)
+	var i PinQuestionRow
+	if err := row.Scan(&i.ID); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // questionsSQL is the SQL of query questions (cases/sdl_forms/queries/questions.edgeql).
 const questionsSQL = `SELECT "title", coalesce((SELECT array_agg("_v1".name) FROM "topic" AS "_v1" WHERE "_v1"."id" IN (SELECT "target_id" FROM "question_topics" WHERE "source_id" = "question"."id")), CAST('{}' AS text[])) AS "topic_names", coalesce((SELECT array_agg("_v1".note) FILTER (WHERE "_v1".note IS NOT NULL) FROM "topic" AS "_v1" WHERE "_v1"."id" IN (SELECT "target_id" FROM "question_topics" WHERE "source_id" = "question"."id") AND ("_v1".note IS NOT NULL)), CAST('{}' AS text[])) AS "topic_notes", CAST(coalesce(cardinality(coalesce((SELECT array_agg("_v2".name) FROM "topic" AS "_v2" WHERE "_v2"."id" IN (SELECT "target_id" FROM "question_topics" WHERE "source_id" = "question"."id")), CAST('{}' AS text[]))), 0) AS bigint) AS "n"
 FROM "question"

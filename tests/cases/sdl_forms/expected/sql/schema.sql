@@ -27,7 +27,8 @@ CREATE TABLE "topic" (
 
 CREATE TABLE "question" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
-    "title" text NOT NULL
+    "title" text NOT NULL,
+    "pin_id" uuid
 );
 
 CREATE TABLE "question_topics" (
@@ -35,6 +36,10 @@ CREATE TABLE "question_topics" (
     "target_id" uuid NOT NULL,
     PRIMARY KEY ("source_id", "target_id")
 );
+
+ALTER TABLE "question"
+  ADD CONSTRAINT "fk_question_pin_id" FOREIGN KEY ("pin_id")
+  REFERENCES "topic" ("id") ON DELETE RESTRICT;
 
 ALTER TABLE "question_topics"
   ADD CONSTRAINT "fk_question_topics_source_id" FOREIGN KEY ("source_id")
@@ -55,6 +60,9 @@ CREATE UNIQUE INDEX IF NOT EXISTS "uq_handle_realm_name_expr"
 
 CREATE UNIQUE INDEX IF NOT EXISTS "uq_handle_code_expr"
   ON "handle" ((lower(code)));
+
+CREATE INDEX "ix_question_pin_id"
+  ON "question" ("pin_id");
 
 CREATE INDEX "ix_question_topics_target_id"
   ON "question_topics" ("target_id");

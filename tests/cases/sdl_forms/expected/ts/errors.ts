@@ -98,6 +98,16 @@ export class UqHandleCodeExprError extends ExclusiveViolationError {
   }
 }
 
+/** Question: pin_id refers to no topic row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_question_pin_id`). */
+export class FkQuestionPinIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_question_pin_id";
+
+  constructor(cause: unknown) {
+    super("Question: pin_id refers to no topic row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_question_pin_id)", "fk_question_pin_id", "question", ["pin_id"], cause);
+  }
+}
+
 /** Question.topics: source_id refers to no question row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_question_topics_source_id`). */
 export class FkQuestionTopicsSourceIdError extends ForeignKeyViolationError {
   /** The constraint this class stands for. */
@@ -145,6 +155,8 @@ export function translateError(err: unknown): unknown {
       return code === "23505" ? new UqHandleRealmNameExprError(err) : err;
     case "uq_handle_code_expr":
       return code === "23505" ? new UqHandleCodeExprError(err) : err;
+    case "fk_question_pin_id":
+      return code === "23503" ? new FkQuestionPinIdError(err) : err;
     case "fk_question_topics_source_id":
       return code === "23503" ? new FkQuestionTopicsSourceIdError(err) : err;
     case "fk_question_topics_target_id":

@@ -26,6 +26,9 @@ import {
   type MoveHandlesArgs,
   type MoveHandlesResult,
   moveHandles,
+  type PinQuestionArgs,
+  type PinQuestionResult,
+  pinQuestion,
   type QuestionsArgs,
   type QuestionsResult,
   questions,
@@ -63,6 +66,8 @@ export interface Runner {
     handles(args: HandlesArgs): Promise<HandlesResult[]>;
     /** Runs `move_handles` (cases/sdl_forms/queries/move_handles.edgeql). */
     moveHandles(args: MoveHandlesArgs): Promise<MoveHandlesResult[]>;
+    /** Runs `pin_question` (cases/sdl_forms/queries/pin_question.edgeql). */
+    pinQuestion(args: PinQuestionArgs): Promise<PinQuestionResult | null>;
     /** Runs `questions` (cases/sdl_forms/queries/questions.edgeql). */
     questions(args: QuestionsArgs): Promise<QuestionsResult[]>;
     /** Runs `rename_handle` (cases/sdl_forms/queries/rename_handle.edgeql). */
@@ -141,6 +146,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       dropRealm: (args) => dropRealm(db, args),
       handles: (args) => handles(db, args),
       moveHandles: (args) => moveHandles(db, args),
+      pinQuestion: (args) => pinQuestion(db, args),
       questions: (args) => questions(db, args),
       renameHandle: (args) => renameHandle(db, args),
       tryHandle: (args) => tryHandle(db, args),

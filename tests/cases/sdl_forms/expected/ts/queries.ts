@@ -284,6 +284,45 @@ export async function moveHandles(db: Queryable, args: MoveHandlesArgs): Promise
   return rows as MoveHandlesResult[];
 }
 
+/** SQL of query `pin_question` (cases/sdl_forms/queries/pin_question.edgeql). */
+export const pinQuestionSql = `WITH "_nested1" AS (
+INSERT INTO "topic" ("name", "note")
+SELECT $2, 'pinned'
+WHERE EXISTS (SELECT 1 FROM "question" WHERE id = $1)
+RETURNING "id"
+)
+UPDATE "question"
+SET "pin_id" = (SELECT "id" FROM "_nested1")
+WHERE id = $1
+RETURNING "id"`;
+
+/** Parameters of {@link pinQuestion}. */
+export interface PinQuestionArgs {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** One row returned by {@link pinQuestion}. */
+export interface PinQuestionResult {
+  id: string;
+}
+
+/**
+ * A nested insert in an update of one object: inserted once, for that object, and not at all
+ * when the filter matches none.
+ *
+ * Source: cases/sdl_forms/queries/pin_question.edgeql.
+ * Resolves to `null` when no row matched.
+ * @throws {@link FkQuestionPinIdError} when `pin_id` names no `topic` row (`fk_question_pin_id`).
+ */
+export async function pinQuestion(db: Queryable, args: PinQuestionArgs): Promise<PinQuestionResult | null> {
+  const rows = await run(db, pinQuestionSql, [
+    args.id,
+    args.name,
+  ]);
+  return (rows[0] as PinQuestionResult | undefined) ?? null;
+}
+
 /** SQL of query `questions` (cases/sdl_forms/queries/questions.edgeql). */
 export const questionsSql = `SELECT "title", coalesce((SELECT array_agg("_v1".name) FROM "topic" AS "_v1" WHERE "_v1"."id" IN (SELECT "target_id" FROM "question_topics" WHERE "source_id" = "question"."id")), CAST('{}' AS text[])) AS "topic_names", coalesce((SELECT array_agg("_v1".note) FILTER (WHERE "_v1".note IS NOT NULL) FROM "topic" AS "_v1" WHERE "_v1"."id" IN (SELECT "target_id" FROM "question_topics" WHERE "source_id" = "question"."id") AND ("_v1".note IS NOT NULL)), CAST('{}' AS text[])) AS "topic_notes", CAST(coalesce(cardinality(coalesce((SELECT array_agg("_v2".name) FROM "topic" AS "_v2" WHERE "_v2"."id" IN (SELECT "target_id" FROM "question_topics" WHERE "source_id" = "question"."id")), CAST('{}' AS text[]))), 0) AS bigint) AS "n"
 FROM "question"
