@@ -255,6 +255,10 @@ GAME_QUERIES = {
     "reasons": "with rolls := (select Roll order by .reason desc limit <int64>$n) select rolls.reason",
     "distinct_ranks": "select distinct Waifu.character.rank",
     "all_coins": "select Roll.coins",
+    "owned_any": "with players := (select Player filter .name = <str>$name) "
+                 "select Character { cid } filter any(.<character[is Waifu].owner in players) order by .cid",
+    "owned_all": "with players := (select Player filter .name = <str>$name) "
+                 "select Character { cid } filter all(.<character[is Waifu].owner in players) order by .cid",
     "owner_of": "with player := (select Player filter .name = <str>$name) "
                 "select Waifu { character: { cid } } filter .owner = assert_exists(player)",
 }
@@ -415,3 +419,12 @@ def test_a_set_of_values_in_a_shape_is_an_array(tags):
         ("m1", ["c", "xa"], [], []), ("m2", ["xb"], ["n"], ["n"]), ("m3", [], [], [])]
     fields = {f.name: f for f in plans["tag_values"].result}
     assert fields["names"].type.name == "array<str>" and not fields["names"].optional
+
+
+def test_any_all_of_a_path_in_a_set_of_objects(game):
+    db, plans = game
+    # ann's visible waifus are of characters 1 and 3 (her waifu of 4 is hidden by its policy)
+    assert _run(db, plans["owned_any"], name="ann") == [(1,), (3,)]
+    # all(): every visible waifu of the character is hers; none at all (4) is all of {}: true
+    assert _run(db, plans["owned_all"], name="ann") == [(3,), (4,)]
+    assert _run(db, plans["owned_any"], name="zed") == []

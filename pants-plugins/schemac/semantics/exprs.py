@@ -2114,6 +2114,27 @@ def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Ex
     links in the argument are read in a scope of its own (each ``any`` its own linked objects):
     ``EXISTS (SELECT 1 FROM <links> WHERE cond)``, ``NOT EXISTS (... WHERE (cond) IS FALSE)``;
     an argument of one value is ``coalesce(x, false)`` / ``coalesce(x, true)``."""
+    arg = expr.args[0]
+    if isinstance(arg, ast.BinOp) and arg.op in ("in", "not in") and ctx.subject is not None \
+            and (computed_sql.is_set_operand(arg.left, ctx) or computed_sql.link_set_of(arg.left, ctx) is not None) \
+            and computed_sql.query_set_target(arg.right, ctx) is not None:
+        # `any(.edges.media in medias)`: one (every) object the path reaches is one of the set's
+        objects = computed_sql.expr_object_set(arg.left, ctx, qi(f"_y{ctx.depth}"), arg.left.span)
+        others = computed_sql.query_set(arg.right, ctx, qi(f"_i{ctx.depth}"))
+        if objects is None or others is None:
+            return None
+        if computed_sql.query_set_target(arg.right, ctx) is not objects.source:
+            ctx.reporter.error("E0304", f"'{arg.op}' compares {objects.source.name} objects with "
+                               f"{others.source.name} objects", arg.span)
+            return None
+        col = objects.source.column("id")
+        own = qir.ColumnRef(arg.span, col.type, False, col, objects.source, None, objects.alias)  # type: ignore[arg-type,union-attr]
+        negate = (arg.op == "not in") != (name == "all")
+        test = qir.InObjects(arg.span, BOOL, False, own, others, negate)
+        both = test if objects.filter is None else qir.Binary(arg.span, BOOL, True, "and", objects.filter, test)
+        found = qir.ExistsObjects(expr.span, BOOL, False, dataclasses.replace(objects, filter=both))
+        return found if name == "any" else qir.SqlTemplate(expr.span, BOOL, False, "all", "NOT {0}", (found,), "r",
+                                                           False)
     if ctx.subject is not None:
         row = ctx.column_prefix or qi(ctx.subject.table)
         scope = dataclasses.replace(ctx, set_links={}, set_row=(ctx.subject, row), column_prefix=row)
