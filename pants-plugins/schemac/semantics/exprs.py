@@ -1291,7 +1291,10 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         return None
     from schemac.semantics import policies
 
-    visible = tuple(policies.read_predicate(link.target, ctx, qi(f"_l{i}")) for i, link in enumerate(hops, 1))
+    sources = [ctx.subject] + [h.target for h in hops[:-1]]
+    visible = tuple(policies.required_link_visible(policies.read_predicate(link.target, ctx, qi(f"_l{i}")), link,
+                                                   src, qi(f"_l{i}"))  # type: ignore[arg-type]
+                    for i, (link, src) in enumerate(zip(hops, sources), 1))
     row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
     return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible)
 

@@ -122,5 +122,21 @@ def write_check(obj: ObjectType, kind: str, ctx, alias: str) -> Optional[str]:
     return f"(CASE WHEN {ok} THEN true ELSE CAST({text} AS integer) IS NULL END)"
 
 
+def required_link_visible(pred: Optional[str], link, source: ObjectType, alias: str) -> Optional[str]:
+    """``pred`` (the ``select`` predicate of a link's target over ``alias``) for a *required*
+    single link: a target the policies hide fails the statement instead of reading as empty,
+    as Gel does (it reads such a link through ``assert_exists`` with the message "required
+    link 'chat' of object type 'default::Message' is hidden by access policy", a
+    CardinalityViolationError; https://docs.geldata.com/reference/datamodel/access_policies):
+    the generated types say the link is never empty. The failing cast reads the row (``id IS
+    NULL`` is never true), so Postgres cannot fold it into a constant. ``pred`` unchanged for
+    any other link."""
+    if pred is None or not link.required or link.multi:
+        return pred
+    msg = sql_string(f"required link '{link.name}' of object type '{source.qualname}' is hidden by access policy")
+    probe = f"CASE WHEN {alias}.\"id\" IS NULL THEN '?' ELSE '' END"
+    return f"(CASE WHEN {pred} THEN true ELSE CAST({msg} || {probe} AS integer) IS NULL END)"
+
+
 def alias_of(obj: ObjectType) -> str:
     return qi(obj.table)

@@ -1736,6 +1736,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             nested = _fields(inner)
             visible = policies.read_predicate(link.target, ctx, inner_alias)
+            if clauses is None:
+                visible = policies.required_link_visible(visible, link, subject, inner_alias)
             if link.multi:
                 field = ResultField(el.name, None, False, nested, True, depth > 0)
             else:
