@@ -64,8 +64,8 @@ def default_go_package(address: Address) -> str:
 class SchemaLibrarySourcesField(MultipleSourcesField):
     """The schema (`.esdl`, `.gel`) and named query (`.edgeql`) files of one `schema_library`."""
 
-    default = ("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "migrations/*.sql", "migrations/snapshot.json",
-               "migrations/schemac.sum")
+    default = ("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "dbschema/*.gel", "dbschema/*.esdl",
+               "migrations/*.sql", "migrations/snapshot.json", "migrations/schemac.sum")
     expected_file_extensions = SCHEMA_FILE_EXTENSIONS
     help = help_text(
         """
@@ -75,13 +75,17 @@ class SchemaLibrarySourcesField(MultipleSourcesField):
         together in one run of the schema compiler.
 
         Paths are relative to the BUILD file's directory. The default picks up `*.esdl`, `*.gel` and
-        `*.edgeql` next to the BUILD file, `queries/*.edgeql` and the `migrations/` files; list files or globs to change
-        that, and prefix a glob with `!` to leave files out, e.g.
-        `sources=["*.esdl", "queries/*.edgeql", "!queries/draft_*.edgeql"]`.
+        `*.edgeql` next to the BUILD file, `queries/*.edgeql`, the schema of a Gel project
+        (`dbschema/*.gel`, `dbschema/*.esdl`: a BUILD file next to `gel.toml` finds
+        `dbschema/default.gel`; Gel's own `dbschema/migrations/*.edgeql` are not read) and the
+        `migrations/` files. Queries kept elsewhere, as Gel projects often keep them next to the
+        code that runs them, are listed here: add their globs, e.g.
+        `sources=["dbschema/*.gel", "src/queries/*.edgeql", "migrations/*"]`, and prefix a glob
+        with `!` to leave files out, e.g. `"!queries/draft_*.edgeql"`.
         Each query file becomes one generated function named after the file.
 
-        Default: `("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "migrations/*.sql",
-        "migrations/snapshot.json", "migrations/schemac.sum")`.
+        Default: `("*.esdl", "*.gel", "*.edgeql", "queries/*.edgeql", "dbschema/*.gel",
+        "dbschema/*.esdl", "migrations/*.sql", "migrations/snapshot.json", "migrations/schemac.sum")`.
         Example: `sources=["schema.esdl", "queries/*.edgeql"]`.
         """
     )

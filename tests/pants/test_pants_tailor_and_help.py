@@ -220,3 +220,35 @@ def test_tailor_check_passes_on_this_repo() -> None:
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+# -----------------------------------------------------------------------------------------------
+# Default sources
+
+
+def test_default_sources_find_a_gel_projects_dbschema() -> None:
+    """A `schema_library()` next to `gel.toml` owns `dbschema/default.gel` (where every Gel project
+    keeps its schema, https://docs.geldata.com/reference/using/projects) and other schema files of
+    `dbschema/`, but not Gel's own `dbschema/migrations/*.edgeql`."""
+    from pants.engine.target import SourcesPaths, SourcesPathsRequest
+
+    from schemac_pants.target_types import SchemaLibrarySourcesField
+
+    rule_runner = RuleRunner(
+        rules=[*register.rules(), QueryRule(SourcesPaths, (SourcesPathsRequest,))],
+        target_types=register.target_types(),
+    )
+    rule_runner.write_files(
+        {
+            "app/BUILD": "schema_library()\n",
+            "app/gel.toml": "[instance]\nserver-version = \"6.0\"\n",
+            "app/dbschema/default.gel": "module default { " + SCHEMA + " }\n",
+            "app/dbschema/extra.esdl": "module default { type Tag { required name: str; } }\n",
+            "app/dbschema/migrations/00001-m1abc.edgeql": "CREATE MIGRATION m1abc ONTO initial {};\n",
+            "app/queries/enqueue.edgeql": QUERY,
+            "app/src/other.edgeql": QUERY,
+        }
+    )
+    tgt = rule_runner.get_target(Address("app"))
+    paths = rule_runner.request(SourcesPaths, [SourcesPathsRequest(tgt[SchemaLibrarySourcesField])])
+    assert sorted(paths.files) == ["app/dbschema/default.gel", "app/dbschema/extra.esdl", "app/queries/enqueue.edgeql"]

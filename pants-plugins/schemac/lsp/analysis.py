@@ -1,7 +1,8 @@
 """Libraries and their incremental analysis, for the language server.
 
 A file belongs to a library: the ``schema_library`` of a ``BUILD`` file whose sources match it
-(its ``sources`` globs, default ``*.esdl``, ``*.gel``, ``*.edgeql``, ``queries/*.edgeql``), else the
+(its ``sources`` globs, default ``*.esdl``, ``*.gel``, ``*.edgeql``, ``queries/*.edgeql``,
+``dbschema/*.gel``, ``dbschema/*.esdl``), else the
 nearest folder with schema files (the file's own, or the one above a ``queries/`` folder).
 The library's ``dependencies`` name other libraries, whose schema files are read too.
 
@@ -43,7 +44,7 @@ from schemac.semantics.queries import QueryPlan, plan_query
 from schemac.semantics.resolve import build_schema, extern_file
 
 DEFAULT_SOURCES = tuple(f"*{s}" for s in SCHEMA_SUFFIXES) + tuple(f"*{s}" for s in QUERY_SUFFIXES) + tuple(
-    f"queries/*{s}" for s in QUERY_SUFFIXES)
+    f"queries/*{s}" for s in QUERY_SUFFIXES) + tuple(f"dbschema/*{s}" for s in SCHEMA_SUFFIXES)
 
 
 def is_schema_path(path: str) -> bool:
