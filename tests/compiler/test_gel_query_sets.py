@@ -255,6 +255,9 @@ GAME_QUERIES = {
     "reasons": "with rolls := (select Roll order by .reason desc limit <int64>$n) select rolls.reason",
     "distinct_ranks": "select distinct Waifu.character.rank",
     "all_coins": "select Roll.coins",
+    "authors": "with rolls := (select Roll filter .reason != 'z') "
+               "select { per_roll := array_agg((for r in rolls union r.author.name)), "
+               "distinct_authors := array_agg(rolls.author.name) }",
     "owned_any": "with players := (select Player filter .name = <str>$name) "
                  "select Character { cid } filter any(.<character[is Waifu].owner in players) order by .cid",
     "owned_all": "with players := (select Player filter .name = <str>$name) "
@@ -428,3 +431,9 @@ def test_any_all_of_a_path_in_a_set_of_objects(game):
     # all(): every visible waifu of the character is hers; none at all (4) is all of {}: true
     assert _run(db, plans["owned_all"], name="ann") == [(3,), (4,)]
     assert _run(db, plans["owned_any"], name="zed") == []
+
+
+def test_array_agg_of_a_for_loop_keeps_duplicates(game):
+    db, plans = game
+    # a for loop's union keeps each roll's value; the path rolls.author is the distinct players
+    assert _run(db, plans["authors"]) == [(["ann", "ann", "ann"], ["ann"])]

@@ -324,6 +324,8 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
         arg = arg.subject
     if isinstance(arg, ast.SelectExpr) and arg.order:
         return _ordered_array_agg(expr, arg, ctx)
+    if isinstance(arg, ast.ForExpr) and computed_sql.query_set_target(arg.source, ctx) is not None:
+        return _for_array_agg(expr, arg, ctx)
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}")
     if found is False:
         return None
@@ -420,6 +422,42 @@ def _strip_first_step(expr, first: str):
             if new is not v:
                 changes[f.name] = new
     return dataclasses.replace(expr, **changes) if changes else expr
+
+
+def _for_array_agg(expr: ast.FuncCall, loop: ast.ForExpr, ctx) -> Optional[qir.Expr]:
+    """``array_agg((for t in S union t.offeree.user.name))`` of a set of objects ``S`` of the
+    query's names and a path through single links from each: the value of each object, the
+    duplicates kept (a ``for`` loop's ``union`` keeps them,
+    https://docs.geldata.com/reference/edgeql/for), empty ones left out:
+    ``(SELECT array_agg(<path of t>) FROM <S> AS t)``. Other bodies are E0206."""
+    from schemac.semantics import computed_sql
+    from schemac.semantics.exprs import check
+
+    body = loop.body
+    while isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None and not body.order \
+            and body.offset is None and body.limit is None:
+        body = body.subject
+    root, steps = computed_sql._rooted_steps(body)
+    if not (isinstance(root, ast.VarRef) and root.name == loop.var and steps and all(isinstance(x, str) for x in steps)):
+        ctx.reporter.error("E0206", "array_agg() of a 'for' loop is supported over a path from its variable "
+                           "(for t in s union t.link.prop)", loop.span)
+        return None
+    objects = computed_sql.query_set(loop.source, ctx, qi(f"_a{ctx.depth}"))
+    if objects is None:
+        return None
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                set_links=None, set_row=None)
+    value = check(ast.Path(tuple(steps), body.span), inner)  # type: ignore[arg-type]
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", "array_agg() of a multi property or an array of several objects is not "
+                           "supported", body.span)  # type: ignore[union-attr]
+        return None
+    atype = ValueType(element=value.type)
+    agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
+    return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
+                           (agg,), "r", True)
 
 
 def _syntax_key(node):
