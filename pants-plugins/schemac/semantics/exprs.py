@@ -2547,6 +2547,9 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
             items.append(low)
         return qir.InSet(expr.span, BOOL, left.nullable, left, tuple(items), negate)
     right_expr = expr.right
+    member = _in_multi_link(expr, left, negate, ctx)
+    if member is not None:
+        return member or None
     if computed_sql.query_set_target(right_expr, ctx) is not None and not isinstance(right_expr, ast.FuncCall):
         # `.character in charas` of a set of objects (https://docs.geldata.com/reference/edgeql/sets):
         # whether the object is one of them; `x in {}` of an empty set is false
@@ -2578,6 +2581,39 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
                            f"{left.type.name}, got {right.type.name}", expr.right.span)
         return None
     return qir.InArray(expr.span, BOOL, left.nullable, left, right, negate)
+
+
+def _in_multi_link(expr: ast.BinOp, left: qir.Expr, negate: bool, ctx: ExprContext):
+    """``x in .members`` / ``x in .members.id`` of a multi link of the subject
+    (https://docs.geldata.com/reference/edgeql/sets, the membership test Gel's access policy
+    docs write as ``global current_user in .members``): whether the object (its id) is one of
+    the link's targets, an ``EXISTS`` over the link table, among the targets the query may see
+    when the target has access policies (none are applied inside a policy); empty when ``x``
+    is. ``None`` for any other right side, ``False`` after reporting."""
+    right = expr.right
+    if not isinstance(right, ast.Path) or ctx.subject is None or not 1 <= len(right.steps) <= 2 \
+            or (len(right.steps) == 2 and right.steps[1] != "id"):
+        return None
+    link = ctx.subject.links.get(right.steps[0])
+    if link is None or not link.multi or link.join_table is None or link.columns:
+        return None
+    if left.type.family != "uuid" or left.type.element is not None:
+        ctx.reporter.error("E0304", f"'{expr.op}' compares {left.type.name} with {link.target.name} objects", expr.span)
+        return False
+    from schemac.semantics import policies
+
+    row = ctx.column_prefix or qi(ctx.subject.table)
+    alias = qi(f"_m{ctx.depth}")
+    target = qi(f"_mt{ctx.depth}")
+    visible = policies.read_predicate(link.target, ctx, target)
+    join = "" if visible is None else (f" JOIN {link.target.from_sql or qi(link.target.table)} AS {target} "
+                                       f"ON {target}.\"id\" = {alias}.\"target_id\" AND {visible}")
+    test = (f"{'NOT ' if negate else ''}EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias}{join} "
+            f"WHERE {alias}.\"source_id\" = {row}.\"id\" AND {alias}.\"target_id\" = {{0}})")
+    test = test.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
+    if left.nullable:
+        test = f"CASE WHEN {{0}} IS NULL THEN NULL ELSE {test} END"
+    return qir.SqlTemplate(expr.span, BOOL, left.nullable, "in_link", f"({test})", (left,), "p", True)
 
 
 def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qir.Expr]:

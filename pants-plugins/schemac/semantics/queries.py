@@ -1433,6 +1433,15 @@ def _multi_path(e, subject: ObjectType) -> bool:
     return link is not None and link.column is None
 
 
+def _link_membership(e, subject: ObjectType) -> bool:
+    """``.members`` / ``.members.id`` of a stored multi link: the right side of a membership
+    test ``x [not] in .members`` (``schemac.semantics.exprs._in_multi_link``)."""
+    if not isinstance(e, ast.Path) or not 1 <= len(e.steps) <= 2 or (len(e.steps) == 2 and e.steps[1] != "id"):
+        return False
+    link = subject.links.get(e.steps[0])
+    return link is not None and link.multi and link.join_table is not None and not link.columns
+
+
 def _set_path_misuse(filt: ast.Expr, subject: ObjectType) -> Optional[Tuple[ast.Path, str]]:
     """A path through a multi link (``.tags.name``) used where a filter is not computed element
     by element (under ``exists``, ``??``, ``not in``'s right side, an aggregate, ...), with
@@ -1455,6 +1464,8 @@ def _set_path_misuse(filt: ast.Expr, subject: ObjectType) -> Optional[Tuple[ast.
         if isinstance(e, ast.BinOp):
             if e.op in _ELEMENTWISE or e.op == "in":
                 stack += [(e.left, None), (e.right, None)]
+            elif e.op == "not in" and _link_membership(e.right, subject):
+                stack.append((e.left, None))  # (x not in .members: a test of the link table)
             elif e.op == "not in":
                 stack += [(e.left, None), (e.right, "on the right of 'not in'")]
             else:
