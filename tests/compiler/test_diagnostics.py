@@ -173,3 +173,25 @@ def test_cli_reports_errors_without_traceback(tmp_path):
     assert proc.stderr.startswith("schema.esdl:2:18: error[E0201]: unknown type 'strr'\n")
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_property_of_every_object_of_a_type_is_not_called_a_link_traversal():
+    """``User.handle`` in a shape of another type is the set of every User's handle
+    (https://docs.geldata.com/reference/edgeql/paths): a located E0206 that says so and points
+    to the aggregates that compile (it said "looks like a link traversal")."""
+    import pytest
+
+    from schemac.diagnostics import CompileError
+    from schemac.pipeline import check_library
+    from schemac.semantics.library import Options
+
+    schema = "module default { type User { required handle: str; } type Chat { required title: str; } }\n"
+    with pytest.raises(CompileError) as e:
+        check_library({"s.gel": schema, "q.edgeql": "select Chat { title, h := User.handle };\n"},
+                      Options(library="x"))
+    [d] = e.value.diagnostics
+    assert d.code == "E0206" and "link traversal" not in d.message
+    assert "'User.handle' is the 'handle' of every User object" in d.message and "array_agg(User.handle)" in d.hint
+    assert (d.span.line, d.span.col) == (1, 27)
+    check_library({"s.gel": schema, "q.edgeql": "select Chat { title, n := array_agg(User.handle) };\n"},
+                  Options(library="x"))

@@ -1075,8 +1075,13 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
             outer = dataclasses.replace(ctx, subject=ctx.outer[0], column_prefix=ctx.outer[1], outer=None)
             return _path(ast.Path((expr.member,), expr.span), outer)
         if named is not None:
-            msg = f"'{expr.enum}.{expr.member}' looks like a link traversal, which is not supported yet"
-            ctx.reporter.error("E0206", msg, expr.span)
+            # `User.handle` where `User` is not the object at hand: the set of that property of
+            # every User object (https://docs.geldata.com/reference/edgeql/paths), not a link
+            msg = (f"'{expr.enum}.{expr.member}' is the '{expr.member}' of every {expr.enum} object, a set: using it "
+                   "as a value here is not supported yet")
+            ctx.reporter.error("E0206", msg, expr.span,
+                               f"aggregate it (count({expr.enum}.{expr.member}), array_agg({expr.enum}.{expr.member})), "
+                               f"or select it in a query of its own: select {expr.enum}.{expr.member}")
         else:
             ctx.reporter.error("E0201", f"unknown enum '{expr.enum}'", expr.span, did_you_mean(expr.enum, cands))
         return None
