@@ -696,7 +696,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                               gel_json=gel_json)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             target = link.target.from_sql or qi(link.target.table)
-            if el.written_cte is not None:
+            if el.written_cte is not None and not link.multi:
                 # The objects a write of the same statement wrote, as it left them; the others
                 # as the table holds them (the statement does not see its own writes there).
                 cols = ", ".join(qi(c.name) for c in link.target.columns)
@@ -705,7 +705,9 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                           f'WHERE "id" NOT IN (SELECT "id" FROM {cte}))')
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
             if link.multi:
-                from_where = (f"FROM {qi(link.join_table)} AS {join} JOIN {target} AS {inner_alias} "
+                # (a new object's links: the join rows its insert's link CTE wrote)
+                links = qi(el.written_cte or link.join_table)  # type: ignore[arg-type]
+                from_where = (f"FROM {links} AS {join} JOIN {target} AS {inner_alias} "
                               f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible}")
             else:
                 ref = (f"COALESCE({', '.join(f'{alias}.{qi(c)}' for c in link.columns)})" if link.columns
@@ -1253,13 +1255,16 @@ def _with_sql(w: qir.With) -> str:
     computed once, in a CTE ``"_with_x"``; a bound write is the CTE ``"_with_p"`` (``RETURNING
     *``, followed by its join-table writes), run exactly once even when nothing reads it."""
     ctes: List[Tuple[str, str]] = []
+    # The link CTEs a select over a bound insert reads (its new object's links).
+    read = {n.written_cte for n in qir.walk(w.body) if type(n) is qir.ShapeLink and n.written_cte}  # type: ignore[attr-defined]
     for b in w.bindings:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
             statement, links = write_sql(b.write, in_cte=True)  # type: ignore[attr-defined]
             ctes += nested_ctes(b.write)  # type: ignore[attr-defined]
             ctes.append((name, statement("*")))
-            ctes += [(f"{name}_link{i}", link(qi(name))) for i, link in enumerate(links, 1)]
+            ctes += [(f"{name}_link{i}", link(qi(name)) + ("\nRETURNING *" if f"{name}_link{i}" in read else ""))
+                     for i, link in enumerate(links, 1)]
         elif not b.inline:  # type: ignore[attr-defined]
             ctes.append((f"_with_{b.name}", f'SELECT {expr_sql(b.value)} AS "v"'))  # type: ignore[attr-defined]
     sql = statement_sql(w.body)

@@ -618,7 +618,8 @@ class ShapeLink(Node):
     clauses: Optional["ShapeClauses"] = None
     #: A single link the selected write assigned the objects of a write bound by ``with``: that
     #: write's CTE, whose rows stand for the target's (the statement does not see its own
-    #: writes in the table).
+    #: writes in the table). A multi link of an object inserted by a write bound by ``with``:
+    #: the CTE of its join rows (``RETURNING *``), which stands for the join table.
     written_cte: Optional[str] = None
 
 

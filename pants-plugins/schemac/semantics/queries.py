@@ -1565,8 +1565,12 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
     it like the table."""
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
     written = source.written_links if source is not None else ()
-    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written,
-                      written_from=getattr(source, "written_sources", {}))
+    written_from = dict(getattr(source, "written_sources", {}))
+    if type(source) is qir.Insert and source.conflict is None and source.batch is None and source_name \
+            and source_name.startswith("_with_"):
+        # A new object's links are the join rows its insert writes: its link CTEs' rows.
+        written_from.update({a.link.name: f"{source_name}_link{i}" for i, a in enumerate(source.links, 1)})
+    elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written, written_from=written_from)
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx) if source is None else None
     if source is not None:
@@ -1731,7 +1735,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
                                    el.span)
                 continue
-            written_cte = (written_from or {}).get(el.name) if not link.multi and depth == 0 else None
+            written_cte = (written_from or {}).get(el.name) if depth == 0 else None
             if el.name in written and written_cte is None and (link.multi or [e.name for e in el.shape] != ["id"]):
                 ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
                                    "same statement writes is "

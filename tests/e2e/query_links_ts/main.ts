@@ -156,6 +156,14 @@ try {
   await assert.rejects(inA.shelfSetCurator({ id: classics!.id, handle: "ann" }), sqlstate("21000"));
   assert.deepEqual(await curatorOf(), ["cat"]);
   out["assertSingle"] = true;
+
+  // A new object's multi links, selected in the same statement: read from the join rows its
+  // insert writes (the table does not show them to the statement).
+  assert.deepEqual(await inA.shelfCreateWithFilms({ title: "Long", longer_than: 100 }),
+    { title: "Long", works: [{ code: "F2" }, { code: "F3" }] });
+  assert.deepEqual(await inA.memberJoinFollowing({ handle: "eve", titles: ["Films", "Classics", "Nope"] }),
+    { handle: "eve", follows: [{ title: "Classics" }, { title: "Films" }] });
+  out["newLinks"] = true;
 } finally {
   await pool.end();
 }

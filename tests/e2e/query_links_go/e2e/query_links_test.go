@@ -267,4 +267,14 @@ func TestQueryLinks(t *testing.T) {
 	if got := curator(); !reflect.DeepEqual(got, []string{"cat"}) {
 		t.Fatalf("curator: %v", got)
 	}
+
+	// A new object's multi links, selected in the same statement.
+	long, err := inA.ShelfCreateWithFilms(ctx, ql.ShelfCreateWithFilmsParams{Title: "Long", LongerThan: 100})
+	if err != nil || !reflect.DeepEqual(long.Works, []ql.ShelfCreateWithFilmsWorks{{Code: "F2"}, {Code: "F3"}}) {
+		t.Fatalf("new shelf's works: %+v %v", long, err)
+	}
+	eve, err := inA.MemberJoinFollowing(ctx, ql.MemberJoinFollowingParams{Handle: "eve", Titles: []string{"Films", "Classics", "Nope"}})
+	if err != nil || !reflect.DeepEqual(eve.Follows, []ql.MemberJoinFollowingFollows{{Title: "Classics"}, {Title: "Films"}}) {
+		t.Fatalf("new member's follows: %+v %v", eve, err)
+	}
 }

@@ -99,6 +99,58 @@ func (q *Queries) MemberFollow(ctx context.Context, arg MemberFollowParams) (*Me
 	return &i, nil
 }
 
+// memberJoinFollowingSQL is the SQL of query member_join_following (cases/query_links/queries/member_join_following.edgeql).
+const memberJoinFollowingSQL = `WITH "_with_joined" AS (
+INSERT INTO "member" ("club_id", "handle")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2)
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+),
+"_with_joined_link1" AS (
+INSERT INTO "member_follows" ("source_id", "target_id")
+SELECT "_with_joined"."id", "_t"."id" FROM "_with_joined", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".title = ANY ($3::text[])) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true)))) AS "id") AS "_t"
+RETURNING *
+)
+SELECT "handle",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "_with_joined_link1" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
+FROM "_with_joined" AS "member"`
+
+// MemberJoinFollowingParams are the parameters of MemberJoinFollowing.
+type MemberJoinFollowingParams struct {
+	Handle string
+	Titles []string
+}
+
+// MemberJoinFollowingFollows is the follows shape of MemberJoinFollowing.
+type MemberJoinFollowingFollows struct {
+	Title string `json:"title"`
+}
+
+// MemberJoinFollowingRow is one row returned by MemberJoinFollowing.
+type MemberJoinFollowingRow struct {
+	Handle  string                       `json:"handle"`
+	Follows []MemberJoinFollowingFollows `json:"follows"`
+}
+
+// MemberJoinFollowing runs query member_join_following
+// (cases/query_links/queries/member_join_following.edgeql).
+//
+// A new member's links are read from the join rows the insert writes.
+//
+// A duplicate is reported as *UqMemberClubIDHandleError.
+//
+// A violated foreign key is reported as *FkMemberClubIDError when club_id names no club row;
+// *FkMemberFollowsTargetIDError when an id of follows names no shelf row.
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) MemberJoinFollowing(ctx context.Context, arg MemberJoinFollowingParams) (MemberJoinFollowingRow, error) {
+	row := q.db.QueryRow(ctx, memberJoinFollowingSQL, q.globals.ClubID, arg.Handle, arg.Titles)
+	var i MemberJoinFollowingRow
+	if err := row.Scan(&i.Handle, &i.Follows); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // memberShelvesSQL is the SQL of query member_shelves (cases/query_links/queries/member_shelves.edgeql).
 const memberShelvesSQL = `SELECT "handle",
        (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
@@ -455,6 +507,55 @@ func (q *Queries) ShelfCreateDirect(ctx context.Context, arg ShelfCreateDirectPa
 	row := q.db.QueryRow(ctx, shelfCreateDirectSQL, q.globals.ClubID, arg.Title, arg.Handle)
 	var i ShelfCreateDirectRow
 	if err := row.Scan(&i.Title, &i.Curator); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// shelfCreateWithFilmsSQL is the SQL of query shelf_create_with_films (cases/query_links/queries/shelf_create_with_films.edgeql).
+const shelfCreateWithFilmsSQL = `WITH "_with_created" AS (
+INSERT INTO "shelf" ("club_id", "title")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2)
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+),
+"_with_created_link1" AS (
+INSERT INTO "shelf_works" ("source_id", "target_id", "target_film_id")
+SELECT "_with_created"."id", "_t"."id", "_t"."id" FROM "_with_created", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".minutes > $3)) AS "id") AS "_t"
+RETURNING *
+)
+SELECT "title",
+       (SELECT coalesce(json_agg(json_build_object('code', "_s1"."code") ORDER BY "_s1".code ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "_with_created_link1" AS "_j1" JOIN (SELECT "id", "code" FROM "book" UNION ALL SELECT "id", "code" FROM "film") AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "shelf"."id") AS "works"
+FROM "_with_created" AS "shelf"`
+
+// ShelfCreateWithFilmsParams are the parameters of ShelfCreateWithFilms.
+type ShelfCreateWithFilmsParams struct {
+	Title      string
+	LongerThan int32
+}
+
+// ShelfCreateWithFilmsWorks is the works shape of ShelfCreateWithFilms.
+type ShelfCreateWithFilmsWorks struct {
+	Code string `json:"code"`
+}
+
+// ShelfCreateWithFilmsRow is one row returned by ShelfCreateWithFilms.
+type ShelfCreateWithFilmsRow struct {
+	Title string                      `json:"title"`
+	Works []ShelfCreateWithFilmsWorks `json:"works"`
+}
+
+// ShelfCreateWithFilms runs query shelf_create_with_films
+// (cases/query_links/queries/shelf_create_with_films.edgeql).
+//
+// A new shelf's links (a polymorphic multi link) are read from the join rows the insert writes.
+//
+// A violated foreign key is reported as *FkShelfClubIDError when club_id names no club row.
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) ShelfCreateWithFilms(ctx context.Context, arg ShelfCreateWithFilmsParams) (ShelfCreateWithFilmsRow, error) {
+	row := q.db.QueryRow(ctx, shelfCreateWithFilmsSQL, q.globals.ClubID, arg.Title, arg.LongerThan)
+	var i ShelfCreateWithFilmsRow
+	if err := row.Scan(&i.Title, &i.Works); err != nil {
 		return i, translateError(err)
 	}
 	return i, nil

@@ -8,6 +8,9 @@ import {
   type MemberFollowArgs,
   type MemberFollowResult,
   memberFollow,
+  type MemberJoinFollowingArgs,
+  type MemberJoinFollowingResult,
+  memberJoinFollowing,
   type MemberShelvesArgs,
   type MemberShelvesResult,
   memberShelves,
@@ -32,6 +35,9 @@ import {
   type ShelfCreateDirectArgs,
   type ShelfCreateDirectResult,
   shelfCreateDirect,
+  type ShelfCreateWithFilmsArgs,
+  type ShelfCreateWithFilmsResult,
+  shelfCreateWithFilms,
   type ShelfDropFilmArgs,
   type ShelfDropFilmResult,
   shelfDropFilm,
@@ -66,6 +72,8 @@ export interface Runner {
     memberAddPoints(args: MemberAddPointsArgs): Promise<MemberAddPointsResult | null>;
     /** Runs `member_follow` (cases/query_links/queries/member_follow.edgeql). */
     memberFollow(args: MemberFollowArgs): Promise<MemberFollowResult | null>;
+    /** Runs `member_join_following` (cases/query_links/queries/member_join_following.edgeql). */
+    memberJoinFollowing(args: MemberJoinFollowingArgs): Promise<MemberJoinFollowingResult>;
     /** Runs `member_shelves` (cases/query_links/queries/member_shelves.edgeql). */
     memberShelves(args: MemberShelvesArgs): Promise<MemberShelvesResult>;
     /** Runs `member_unfollow_titled` (cases/query_links/queries/member_unfollow_titled.edgeql). */
@@ -82,6 +90,8 @@ export interface Runner {
     shelfCreate(args: ShelfCreateArgs): Promise<ShelfCreateResult>;
     /** Runs `shelf_create_direct` (cases/query_links/queries/shelf_create_direct.edgeql). */
     shelfCreateDirect(args: ShelfCreateDirectArgs): Promise<ShelfCreateDirectResult>;
+    /** Runs `shelf_create_with_films` (cases/query_links/queries/shelf_create_with_films.edgeql). */
+    shelfCreateWithFilms(args: ShelfCreateWithFilmsArgs): Promise<ShelfCreateWithFilmsResult>;
     /** Runs `shelf_drop_film` (cases/query_links/queries/shelf_drop_film.edgeql). */
     shelfDropFilm(args: ShelfDropFilmArgs): Promise<ShelfDropFilmResult | null>;
     /** Runs `shelf_for_member` (cases/query_links/queries/shelf_for_member.edgeql). */
@@ -165,6 +175,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
     query: {
       memberAddPoints: (args) => memberAddPoints(db, args, globals),
       memberFollow: (args) => memberFollow(db, args, globals),
+      memberJoinFollowing: (args) => memberJoinFollowing(db, args, globals),
       memberShelves: (args) => memberShelves(db, args, globals),
       memberUnfollowTitled: (args) => memberUnfollowTitled(db, args, globals),
       memberUpsert: (args) => memberUpsert(db, args, globals),
@@ -173,6 +184,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       shelfAddFilms: (args) => shelfAddFilms(db, args, globals),
       shelfCreate: (args) => shelfCreate(db, args, globals),
       shelfCreateDirect: (args) => shelfCreateDirect(db, args, globals),
+      shelfCreateWithFilms: (args) => shelfCreateWithFilms(db, args, globals),
       shelfDropFilm: (args) => shelfDropFilm(db, args, globals),
       shelfForMember: (args) => shelfForMember(db, args, globals),
       shelfHighlight: (args) => shelfHighlight(db, args, globals),

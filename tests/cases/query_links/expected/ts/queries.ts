@@ -109,6 +109,59 @@ export async function memberFollow(
   return (rows[0] as MemberFollowResult | undefined) ?? null;
 }
 
+/** SQL of query `member_join_following` (cases/query_links/queries/member_join_following.edgeql). */
+export const memberJoinFollowingSql = `WITH "_with_joined" AS (
+INSERT INTO "member" ("club_id", "handle")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2)
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+),
+"_with_joined_link1" AS (
+INSERT INTO "member_follows" ("source_id", "target_id")
+SELECT "_with_joined"."id", "_t"."id" FROM "_with_joined", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".title = ANY ($3::text[])) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true)))) AS "id") AS "_t"
+RETURNING *
+)
+SELECT "handle",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "_with_joined_link1" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
+FROM "_with_joined" AS "member"`;
+
+/** Parameters of {@link memberJoinFollowing}. */
+export interface MemberJoinFollowingArgs {
+  readonly handle: string;
+  readonly titles: readonly string[];
+}
+
+/** One row returned by {@link memberJoinFollowing}. */
+export interface MemberJoinFollowingResult {
+  handle: string;
+  follows: Array<{ title: string }>;
+}
+
+/**
+ * A new member's links are read from the join rows the insert writes.
+ *
+ * Source: cases/query_links/queries/member_join_following.edgeql.
+ * @throws {@link UqMemberClubIdHandleError} on a duplicate for `uq_member_club_id_handle`.
+ * @throws {@link FkMemberClubIdError} when `club_id` names no `club` row (`fk_member_club_id`).
+ * @throws {@link FkMemberFollowsTargetIdError} when an id of `follows` names no `shelf` row (`fk_member_follows_target_id`).
+ * Reads the global `club_id` from `globals`.
+ */
+export async function memberJoinFollowing(
+  db: Queryable,
+  args: MemberJoinFollowingArgs,
+  globals: Globals = {},
+): Promise<MemberJoinFollowingResult> {
+  const rows = await run(db, memberJoinFollowingSql, [
+    globals.club_id ?? null,
+    args.handle,
+    args.titles,
+  ]);
+  const row = rows[0] as MemberJoinFollowingResult | undefined;
+  if (row === undefined) {
+    throw new Error("member_join_following: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `member_shelves` (cases/query_links/queries/member_shelves.edgeql). */
 export const memberShelvesSql = `SELECT "handle",
        (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
@@ -475,6 +528,57 @@ export async function shelfCreateDirect(
   const row = rows[0] as ShelfCreateDirectResult | undefined;
   if (row === undefined) {
     throw new Error("shelf_create_direct: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `shelf_create_with_films` (cases/query_links/queries/shelf_create_with_films.edgeql). */
+export const shelfCreateWithFilmsSql = `WITH "_with_created" AS (
+INSERT INTO "shelf" ("club_id", "title")
+VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2)
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+),
+"_with_created_link1" AS (
+INSERT INTO "shelf_works" ("source_id", "target_id", "target_film_id")
+SELECT "_with_created"."id", "_t"."id", "_t"."id" FROM "_with_created", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".minutes > $3)) AS "id") AS "_t"
+RETURNING *
+)
+SELECT "title",
+       (SELECT coalesce(json_agg(json_build_object('code', "_s1"."code") ORDER BY "_s1".code ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "_with_created_link1" AS "_j1" JOIN (SELECT "id", "code" FROM "book" UNION ALL SELECT "id", "code" FROM "film") AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "shelf"."id") AS "works"
+FROM "_with_created" AS "shelf"`;
+
+/** Parameters of {@link shelfCreateWithFilms}. */
+export interface ShelfCreateWithFilmsArgs {
+  readonly title: string;
+  readonly longer_than: number;
+}
+
+/** One row returned by {@link shelfCreateWithFilms}. */
+export interface ShelfCreateWithFilmsResult {
+  title: string;
+  works: Array<{ code: string }>;
+}
+
+/**
+ * A new shelf's links (a polymorphic multi link) are read from the join rows the insert writes.
+ *
+ * Source: cases/query_links/queries/shelf_create_with_films.edgeql.
+ * @throws {@link FkShelfClubIdError} when `club_id` names no `club` row (`fk_shelf_club_id`).
+ * Reads the global `club_id` from `globals`.
+ */
+export async function shelfCreateWithFilms(
+  db: Queryable,
+  args: ShelfCreateWithFilmsArgs,
+  globals: Globals = {},
+): Promise<ShelfCreateWithFilmsResult> {
+  const rows = await run(db, shelfCreateWithFilmsSql, [
+    globals.club_id ?? null,
+    args.title,
+    args.longer_than,
+  ]);
+  const row = rows[0] as ShelfCreateWithFilmsResult | undefined;
+  if (row === undefined) {
+    throw new Error("shelf_create_with_films: the statement returned no row");
   }
   return row;
 }
