@@ -5,7 +5,8 @@ key values form a group of their own), ``by .link`` (the key is the object, ``{ 
 ``with`` binding (``key: { a }``, ``grouping``, computed fields ``count(.elements)`` /
 ``max(.elements.p)``, a filter on them, ``elements: { ... } order by ...``), and ``detached T``
 in a select of ``T`` (https://docs.geldata.com/reference/edgeql/paths#detached) and a backlink's
-property in a filter
+property in a filter, and a ``for`` loop whose body binds an insert and selects its objects
+(``with it := (insert ...) select it { ... }``)
 (``.<owner[is Item].kind = $k``). The TypeScript
 compiles under tsc --strict --noUncheckedIndexedAccess and runs on node-postgres
 (tests/e2e/group_forms_ts); the Go is gofmt/vet-clean and runs on pgx with the machine's Go and
@@ -32,7 +33,8 @@ def test_typescript_group_forms(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "byProperty": True, "byLink": True, "using": True, "selectOverGroups": True,
-        "detached": True, "backlinkFilter": True}
+        "detached": True, "backlinkFilter": True,
+        "forInsertSelect": True}
 
 
 @pytest.mark.slow

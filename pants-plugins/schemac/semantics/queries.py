@@ -965,6 +965,16 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     inner_with: Tuple[ast.WithBinding, ...] = ()
     if isinstance(body, ast.WithExpr):
         inner_with, body = body.bindings, _unparen(body.body)
+    # `with ..., w := (insert ...) select w { shape }`: the insert, returning the shape of the
+    # objects it inserts (as `select (insert ...) { shape }` does), once per element.
+    returning: Optional[Tuple[Optional[Tuple[ast.ShapeElement, ...]], Span]] = None
+    if isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) and body.filter is None \
+            and not body.order and body.offset is None and body.limit is None:
+        bound = [b for b in inner_with if isinstance(_unparen(b.value), ast.InsertQuery)]
+        if len(bound) == 1 and bound[0].name == body.subject.name:
+            returning = (body.shape, body.span)
+            inner_with = tuple(b for b in inner_with if b is not bound[0])
+            body = _unparen(bound[0].value)
     if isinstance(body, (ast.SelectExpr, ast.SubSelect)):
         body = _as_select_query(body, ctx)
         if body is None:
@@ -1005,6 +1015,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
         w = _insert_write(body, subject, ctx, batch=batch)
         if w is None:
             return None
+        if returning is not None:
+            return _write_returning(qf, w, subject, returning[0], returning[1], ctx, MANY)
         return _plan(qf, "insert", subject, _returning_id(w), ctx, MANY, w.exclusives)
     if isinstance(body, ast.UpdateQuery):
         w = _update_write(body, subject, ctx, batch)
@@ -2002,21 +2014,29 @@ def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: E
     w = _write_of(q.body, subject, ctx)
     if w is None:
         return None
-    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.span),)
+    return _write_returning(qf, w, subject, q.shape, q.span, ctx)
+
+
+def _write_returning(qf: ast.QueryFile, w, subject: ObjectType, shape, span: Span, ctx: ExprContext,
+                     cardinality: Optional[str] = None) -> Optional[qir.Query]:
+    """The query of a write returning ``shape`` of its objects (``{ id }`` without one):
+    ``RETURNING`` a flat shape; a shape with nested links selects from the written rows.
+    ``cardinality``: the query's, when not the write's (a ``for`` loop's: ``many``)."""
+    shape = shape if shape is not None else (ast.ShapeElement("id", None, span),)
     elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links,
                       written_from=getattr(w, "written_sources", {}))
     if ctx.reporter.has_errors:
         return None
     nested = any(isinstance(el, (qir.ShapeLink, qir.ShapeComputedLink)) for el in elements)
     if nested:
-        sel = ast.SelectQuery(subject.name, q.span, shape, None, (), None, None, q.span)
-        node, cardinality = _select_node(sel, subject, ctx, w, "_new")
+        sel = ast.SelectQuery(subject.name, span, shape, None, (), None, None, span)
+        node, selected = _select_node(sel, subject, ctx, w, "_new")
         if node is None:
             return None
-        return _plan(qf, w.kind, subject, qir.WriteThenSelect(q.span, w, node), ctx, cardinality, w.exclusives,
-                     _fields(node.shape))
-    return _plan(qf, w.kind, subject, qir.Returning(q.span, w, tuple(elements)), ctx, w.cardinality, w.exclusives,
-                 _fields(elements))
+        return _plan(qf, w.kind, subject, qir.WriteThenSelect(span, w, node), ctx, cardinality or selected,
+                     w.exclusives, _fields(node.shape))
+    return _plan(qf, w.kind, subject, qir.Returning(span, w, tuple(elements)), ctx, cardinality or w.cardinality,
+                 w.exclusives, _fields(elements))
 
 
 def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:

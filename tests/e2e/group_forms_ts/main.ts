@@ -92,6 +92,12 @@ try {
   assert.deepEqual(await q.peopleWithKind({ kind: "Book" }), [{ name: "ann" }]);
   assert.deepEqual(await q.peopleWithKind({ kind: "Game" }), []);
   out["backlinkFilter"] = true;
+
+  // for t in array_unpack($titles) union (with it := (insert Item {...}) select it { title, owner: { name } })
+  const added = await q.addItems({ owner: "bob", titles: ["G", "H"] });
+  assert.deepEqual(added.map((a) => [a.title, a.owner]).sort(), [["G", { name: "bob" }], ["H", { name: "bob" }]]);
+  assert.deepEqual(await q.addItems({ owner: "bob", titles: [] }), []);
+  out["forInsertSelect"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

@@ -153,4 +153,14 @@ func TestGroupForms(t *testing.T) {
 	if pk, err = q.PeopleWithKind(ctx, gf.PeopleWithKindParams{Kind: gf.KindGame}); err != nil || len(pk) != 0 {
 		t.Fatalf("PeopleWithKind(Game) = %+v, %v", pk, err)
 	}
+
+	// for t in array_unpack($titles) union (with it := (insert Item {...}) select it { title, owner: { name } })
+	added, err := q.AddItems(ctx, gf.AddItemsParams{Owner: "bob", Titles: []string{"G", "H"}})
+	if err != nil || len(added) != 2 || added[0].Owner == nil || added[0].Owner.Name != "bob" {
+		t.Fatalf("AddItems = %+v, %v", added, err)
+	}
+	addedTitle := func(e gf.AddItemsRow) string { return e.Title }
+	if !reflect.DeepEqual(titles(added, addedTitle), []string{"G", "H"}) {
+		t.Fatalf("AddItems = %+v", added)
+	}
 }

@@ -6,6 +6,63 @@ import (
 	"context"
 )
 
+// addItemsSQL is the SQL of query add_items (cases/group_forms/queries/add_items.edgeql).
+const addItemsSQL = `WITH "_with_owner" AS (
+SELECT (SELECT "_q1"."id" FROM "person" AS "_q1" WHERE "_q1".name = $1) AS "v"
+),
+"_new" AS (
+INSERT INTO "item" ("title", "owner_id")
+SELECT "_batch"."t", (SELECT "v" FROM "_with_owner")
+FROM unnest($2::text[]) AS "_batch"("t")
+RETURNING *
+)
+SELECT "title",
+       (SELECT json_build_object('name', "_s1"."name") FROM "person" AS "_s1" WHERE "_s1"."id" = "item"."owner_id") AS "owner"
+FROM "_new" AS "item"`
+
+// AddItemsParams are the parameters of AddItems.
+type AddItemsParams struct {
+	Owner  string
+	Titles []string
+}
+
+// AddItemsOwner is the owner shape of AddItems.
+type AddItemsOwner struct {
+	Name string `json:"name"`
+}
+
+// AddItemsRow is one row returned by AddItems.
+type AddItemsRow struct {
+	Title string         `json:"title"`
+	Owner *AddItemsOwner `json:"owner"`
+}
+
+// AddItems runs query add_items (cases/group_forms/queries/add_items.edgeql).
+//
+// A for loop whose body binds an insert and selects its objects with a nested shape
+// (https://docs.geldata.com/reference/edgeql/for): one row per inserted item.
+//
+// A violated foreign key is reported as *FkItemOwnerIDError when owner_id names no person row.
+func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) ([]AddItemsRow, error) {
+	rows, err := q.db.Query(ctx, addItemsSQL, arg.Owner, arg.Titles)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []AddItemsRow
+	for rows.Next() {
+		var i AddItemsRow
+		if err := rows.Scan(&i.Title, &i.Owner); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // busyOwnersSQL is the SQL of query busy_owners (cases/group_forms/queries/busy_owners.edgeql).
 const busyOwnersSQL = `SELECT json_build_object('owner_name', "_group_k0") AS "key", ARRAY['owner_name', 'kind']::text[] AS "grouping", count(*) AS "n", max(year) AS "newest", json_agg(json_build_object('title', "item"."title", 'year', "item"."year") ORDER BY "item".year DESC NULLS LAST, "item"."id") AS "elements"
 FROM (SELECT "item".*, (SELECT "_l1"."name" FROM "person" AS "_l1" WHERE "_l1"."id" = "item"."owner_id") AS "_group_k0", kind AS "_group_k1" FROM "item" WHERE kind IS NOT NULL) AS "item"

@@ -2,6 +2,9 @@
 
 import {
   type Queryable,
+  type AddItemsArgs,
+  type AddItemsResult,
+  addItems,
   type BusyOwnersArgs,
   type BusyOwnersResult,
   busyOwners,
@@ -29,6 +32,8 @@ export * from "./queries.js";
 /** The typed runner of library "group_forms": one method per query file. */
 export interface Runner {
   readonly query: {
+    /** Runs `add_items` (cases/group_forms/queries/add_items.edgeql). */
+    addItems(args: AddItemsArgs): Promise<AddItemsResult[]>;
     /** Runs `busy_owners` (cases/group_forms/queries/busy_owners.edgeql). */
     busyOwners(args: BusyOwnersArgs): Promise<BusyOwnersResult[]>;
     /** Runs `items_by_decade` (cases/group_forms/queries/items_by_decade.edgeql). */
@@ -92,7 +97,7 @@ async function inTransaction<T>(
 }
 
 /**
- * Creates the runner: `createRunner(pool).query.busyOwners(...)`.
+ * Creates the runner: `createRunner(pool).query.addItems(...)`.
  * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`).
  */
 export function createRunner(db: Queryable): Runner {
@@ -103,6 +108,7 @@ export function createRunner(db: Queryable): Runner {
 function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
+      addItems: (args) => addItems(db, args),
       busyOwners: (args) => busyOwners(db, args),
       itemsByDecade: (args) => itemsByDecade(db, args),
       itemsByKind: (args) => itemsByKind(db, args),

@@ -20,6 +20,47 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
   }
 }
 
+/** SQL of query `add_items` (cases/group_forms/queries/add_items.edgeql). */
+export const addItemsSql = `WITH "_with_owner" AS (
+SELECT (SELECT "_q1"."id" FROM "person" AS "_q1" WHERE "_q1".name = $1) AS "v"
+),
+"_new" AS (
+INSERT INTO "item" ("title", "owner_id")
+SELECT "_batch"."t", (SELECT "v" FROM "_with_owner")
+FROM unnest($2::text[]) AS "_batch"("t")
+RETURNING *
+)
+SELECT "title",
+       (SELECT json_build_object('name', "_s1"."name") FROM "person" AS "_s1" WHERE "_s1"."id" = "item"."owner_id") AS "owner"
+FROM "_new" AS "item"`;
+
+/** Parameters of {@link addItems}. */
+export interface AddItemsArgs {
+  readonly owner: string;
+  readonly titles: readonly string[];
+}
+
+/** One row returned by {@link addItems}. */
+export interface AddItemsResult {
+  title: string;
+  owner: { name: string } | null;
+}
+
+/**
+ * A for loop whose body binds an insert and selects its objects with a nested shape
+ * (https://docs.geldata.com/reference/edgeql/for): one row per inserted item.
+ *
+ * Source: cases/group_forms/queries/add_items.edgeql.
+ * @throws {@link FkItemOwnerIdError} when `owner_id` names no `person` row (`fk_item_owner_id`).
+ */
+export async function addItems(db: Queryable, args: AddItemsArgs): Promise<AddItemsResult[]> {
+  const rows = await run(db, addItemsSql, [
+    args.owner,
+    args.titles,
+  ]);
+  return rows as AddItemsResult[];
+}
+
 /** SQL of query `busy_owners` (cases/group_forms/queries/busy_owners.edgeql). */
 export const busyOwnersSql = `SELECT json_build_object('owner_name', "_group_k0") AS "key", ARRAY['owner_name', 'kind']::text[] AS "grouping", count(*) AS "n", max(year) AS "newest", json_agg(json_build_object('title', "item"."title", 'year', "item"."year") ORDER BY "item".year DESC NULLS LAST, "item"."id") AS "elements"
 FROM (SELECT "item".*, (SELECT "_l1"."name" FROM "person" AS "_l1" WHERE "_l1"."id" = "item"."owner_id") AS "_group_k0", kind AS "_group_k1" FROM "item" WHERE kind IS NOT NULL) AS "item"
