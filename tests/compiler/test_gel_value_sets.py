@@ -110,3 +110,20 @@ def test_indexing_a_column_by_a_constant_fails_only_out_of_bounds(pg):
     pg.execute("INSERT INTO t (tags, name) VALUES ('{}', '')")
     with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="array index 0 is out of bounds"):
         run_plan(pg, q)
+
+
+def test_exists_of_a_multi_property_is_one_value_at_least(pg):
+    """``exists .nicks`` of a ``multi`` property (stored as an array, never NULL) is true when it
+    holds a value (https://docs.geldata.com/reference/stdlib/set#operator::exists); of an
+    ``array<str>`` property, when it is set, even to ``[]``."""
+    schema = "type A { name: str; multi nicks: str; tags: array<str>; }"
+    pg.execute(compile_library({"default.gel": schema}, Options(library="c"))["sql/000001_init.up.sql"])
+    pg.execute("INSERT INTO a (name, nicks, tags) VALUES ('none', '{}', NULL), ('one', '{x}', '{}')")
+
+    def names(query):
+        q = check_library({"default.gel": schema, "q/q.edgeql": query}, Options(library="c")).queries[0]
+        return [r[0] for r in run_plan(pg, q)]
+
+    assert names("select A { name } filter exists .nicks order by .name;") == ["one"]
+    assert names("select A { name } filter not exists .nicks order by .name;") == ["none"]
+    assert names("select A { name } filter exists .tags order by .name;") == ["one"]

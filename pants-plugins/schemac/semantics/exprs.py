@@ -2305,8 +2305,10 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             return None
         comp = ctx.subject.computeds.get(op.steps[0]) \
             if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
-        if comp is not None and comp.multi and comp.target is None:
-            # a computed set of values (`.tags.name`), read as their array: one at least
+        if (comp is not None and comp.multi and comp.target is None) or \
+                (type(inner) is qir.ColumnRef and inner.column.multi):  # type: ignore[attr-defined]
+            # a multi property or a computed set of values (`.tags.name`), read as their
+            # array: one value at least (an array property exists when it is set, even empty)
             return qir.SqlTemplate(expr.span, BOOL, False, "exists", "cardinality({0}) > 0", (inner,), "r", False)
         return qir.Unary(expr.span, BOOL, False, "exists", inner)
     if expr.op == "not":

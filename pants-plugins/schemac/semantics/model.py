@@ -165,6 +165,8 @@ class Column:
     #: polymorphic link's column of one subtype, ``<link>[is <Subtype>]`` (one per column, so the
     #: migration diff tells them apart).
     pointer: Optional[str] = None
+    #: A ``multi`` property: a set of values, stored as an array (never NULL, ``'{}'`` when empty).
+    multi: bool = False
     #: A default that reads other properties of the object (``default := ('PUBLIC' if .public
     #: else 'PRIVATE')``): its SQL over the row being inserted (``NEW``), set by a BEFORE
     #: INSERT trigger of its table when the insert leaves the (required) column empty.

@@ -1114,7 +1114,7 @@ class _Resolver:
         if custom is not None and custom.sequence and not decl.multi:  # type: ignore[attr-defined]
             default_sql = f"nextval('{qi(custom.sequence)}')"  # type: ignore[attr-defined]
         col = Column(decl.name, vtype, required, default_sql, decl.span, readonly=ptr.readonly,
-                     comment=_comment(ptr.annotations))
+                     comment=_comment(ptr.annotations), multi=decl.multi)
         taken = obj.column(decl.name)
         if taken is not None and taken.link is not None:
             # (the other order, a property before the link, is caught in _link)
