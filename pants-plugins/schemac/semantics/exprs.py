@@ -1183,6 +1183,16 @@ def _type_name(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0206", f"'.{'.'.join(expr.steps)}': of the type introspection link '__type__' only "
                            "'.__type__.name' is supported", expr.span, "read the type's name: .__type__.name")
         return None
+    if subject.union_of and ctx.column_prefix is not None:
+        # an object of a polymorphic link's abstract target: the subtype whose table holds its
+        # id (ids are unique across tables)
+        row = ctx.column_prefix
+        whens = " ".join(f"WHEN {row}.\"id\" IN (SELECT \"id\" FROM {qi(table)}) THEN {sql_string(name)}"
+                         for name, table in subject.union_of[:-1])
+        last = sql_string(subject.union_of[-1][0])
+        sql = f"(CASE {whens} ELSE {last} END)" if whens else last
+        return qir.SqlTemplate(expr.span, STR, False, "type_name", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                               True)
     if subject.from_sql is not None or subject.join_of is not None:
         ctx.reporter.error("E0206", "'.__type__.name' of an object of an abstract type (a polymorphic link's "
                            "target) is not supported yet", expr.span,

@@ -414,6 +414,8 @@ class ObjectType:
     #: instead of ``table`` (a ``UNION ALL`` of its concrete subtypes' tables over the columns
     #: they share).
     from_sql: Optional[str] = None
+    #: With ``from_sql``: the concrete subtypes its rows come from, ``(qualname, table)``.
+    union_of: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def qualname(self) -> str:
@@ -626,7 +628,8 @@ def abstract_view(pl: PolyLink) -> ObjectType:
     union = " UNION ALL ".join(f"SELECT {cols} FROM {quote_name(t.table)}" for t in subs)
     short = pl.abstract.split("::")[-1]
     module = pl.abstract.rsplit("::", 1)[0]
-    return ObjectType(short, module, first.table, common, [], [], first.span, from_sql=f"({union})")
+    return ObjectType(short, module, first.table, common, [], [], first.span, from_sql=f"({union})",
+                      union_of=tuple((t.qualname, t.table) for t in subs))
 
 
 def quote_name(name: str) -> str:
