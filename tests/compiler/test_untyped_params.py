@@ -83,6 +83,9 @@ QUERIES = [
     "select <int64>$a in {1, 2};",
     "select <str>$a like 'x%';",
     "select User filter .best ?= (select User filter .id = <uuid>$id);",
+    "select <json>'{}';",
+    "select <json>['a', 'b'];",
+    "update User filter .id = <uuid>$id set { tags := ['x'] };",
 ]
 
 
@@ -160,3 +163,12 @@ def test_golden_case_statements_prepare_with_untyped_parameters(name, pg):
     lib = check_library(sources, Options(library=name, **options))
     pg.execute((case / "expected" / "sql" / "000001_init.up.sql").read_text())
     assert _unprepared(pg, lib) == []
+
+
+def test_a_str_literal_cast_to_json_is_a_json_string(pg):
+    """https://docs.geldata.com/reference/stdlib/json: casting a ``str`` to ``json`` gives a JSON
+    string (``<json>'{}'`` is ``"{}"``; ``to_json('{}')`` parses). A bare literal is of type
+    unknown to Postgres, which the polymorphic ``to_jsonb`` refuses (42804)."""
+    lib = _library(["select <json>'{}';", "select <json>['a', 'b'];"])
+    assert [tuple(r) for r in _run(pg, lib, "q0")] == [("{}",)]
+    assert [tuple(r) for r in _run(pg, lib, "q1")] == [(["a", "b"],)]

@@ -2674,7 +2674,10 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         if inner.type.family == "bytes" or (inner.type.element is not None and inner.type.element.family == "bytes"):
             ctx.reporter.error("E0206", f"casting {inner.type.name} to json is not supported", expr.span)
             return None
-        return qir.SqlTemplate(expr.span, target, inner.nullable, "to_json", "to_jsonb({0})", (inner,), "p", True)
+        # A string literal is of type unknown to Postgres, which to_jsonb (polymorphic) refuses:
+        # `<json>'{}'` is the JSON string "{}", as Gel casts a str.
+        template = "to_jsonb({0}::text)" if isinstance(inner, qir.Literal) and inner.kind == "str" else "to_jsonb({0})"
+        return qir.SqlTemplate(expr.span, target, inner.nullable, "to_json", template, (inner,), "p", True)
     if target.enum is not None and inner.type.enum != target.enum:
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
