@@ -68,23 +68,30 @@ def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
     return allows, denies
 
 
+def _expanded(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
+    """:func:`_conditions` of ``obj``, with policies not applied inside its expressions."""
+    _EXPANDING.append(obj.qualname)
+    try:
+        return _conditions(obj, kind, ctx, alias)
+    finally:
+        _EXPANDING.pop()
+
+
+def _allowed(allows, denies) -> str:
+    """SQL true where one allow condition holds and no deny condition does."""
+    allow = " OR ".join(f"({c})" for _, c in allows) if allows else "false"
+    if not denies:
+        return f"({allow})"
+    return f"({allow}) AND NOT ({' OR '.join(f'({c})' for _, c in denies)})"
+
+
 def predicate(obj: ObjectType, kind: str, ctx, alias: Optional[str] = None) -> Optional[str]:
     """SQL true for the rows of ``obj`` (named ``alias``, or unqualified) that ``kind`` allows,
     or ``None`` when the type has no policy (or inside a policy expression)."""
     if not obj.policies or _EXPANDING:
         return None
-    _EXPANDING.append(obj.qualname)
-    try:
-        found = _conditions(obj, kind, ctx, alias)
-    finally:
-        _EXPANDING.pop()
-    if found is None:
-        return "false"
-    allows, denies = found
-    allow = " OR ".join(f"({c})" for _, c in allows) if allows else "false"
-    if not denies:
-        return f"({allow})"
-    return f"({allow}) AND NOT ({' OR '.join(f'({c})' for _, c in denies)})"
+    found = _expanded(obj, kind, ctx, alias)
+    return "false" if found is None else _allowed(*found)
 
 
 def read_predicate(obj: ObjectType, ctx, alias: Optional[str] = None, *kinds: str) -> Optional[str]:
@@ -99,16 +106,11 @@ def write_check(obj: ObjectType, kind: str, ctx, alias: str) -> Optional[str]:
     has no policy."""
     if not obj.policies or _EXPANDING:
         return None
-    _EXPANDING.append(obj.qualname)
-    try:
-        found = _conditions(obj, kind, ctx, alias)
-    finally:
-        _EXPANDING.pop()
+    found = _expanded(obj, kind, ctx, alias)
     if found is None:
         return "false"
     allows, denies = found
-    allow = " OR ".join(f"({c})" for _, c in allows) if allows else "false"
-    ok = f"({allow})" if not denies else f"({allow}) AND NOT ({' OR '.join(f'({c})' for _, c in denies)})"
+    ok = _allowed(allows, denies)
     action = "insert" if kind == "insert" else "update"
     default = f"access policy violation on {action} of {obj.qualname}"
     messages = [p.errmessage for p, _ in allows if p.errmessage]
