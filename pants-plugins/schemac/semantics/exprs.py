@@ -956,16 +956,25 @@ def _array_lit(expr: ast.ArrayLit, ctx: ExprContext, expected: Optional[ValueTyp
                            not nullable)
 
 
+def _integer_index(expr: ast.Index, ctx: ExprContext, what: str) -> Optional[qir.Expr]:
+    """The checked index of ``expr`` (``arr[i]``, ``s[i]``): an integer, else E0304 naming
+    ``what`` is indexed."""
+    key = check(expr.key, ctx, INT64)
+    if key is None:
+        return None
+    if key.type.family != "num" or key.type.scalar is None or key.type.scalar.name not in ("int16", "int32", "int64"):
+        ctx.reporter.error("E0304", f"{what} index is an integer, got {key.type.name}", expr.key.span)
+        return None
+    return key
+
+
 def _array_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[qir.Expr]:
     """``arr[i]`` (https://docs.geldata.com/reference/stdlib/array#operator::arrayidx): the
     element at the 0-based index ``i``, counted from the end when negative (``arr[-1]`` is the
     last); an index outside the array fails the statement, as Gel's "array index ... is out of
     bounds" (Postgres' 1-based ``arr[i]`` would give NULL): the failing cast names the index."""
-    key = check(expr.key, ctx, INT64)
+    key = _integer_index(expr, ctx, "an array")
     if key is None:
-        return None
-    if key.type.family != "num" or key.type.scalar is None or key.type.scalar.name not in ("int16", "int32", "int64"):
-        ctx.reporter.error("E0304", f"an array index is an integer, got {key.type.name}", expr.key.span)
         return None
     # (each operand written once: a sub-select names them, so a long index expression is not
     # repeated in each branch; the failing cast reads the array's length too, so Postgres cannot
@@ -988,11 +997,8 @@ def _str_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[qi
     the string fails the statement, as Gel's "string index ... is out of bounds" (Postgres'
     ``substr`` would give ''): the failing cast names the index (and reads the length, so that
     Postgres cannot fold it into a constant error). Empty when ``s`` is."""
-    key = check(expr.key, ctx, INT64)
+    key = _integer_index(expr, ctx, "a string")
     if key is None:
-        return None
-    if key.type.family != "num" or key.type.scalar is None or key.type.scalar.name not in ("int16", "int32", "int64"):
-        ctx.reporter.error("E0304", f"a string index is an integer, got {key.type.name}", expr.key.span)
         return None
     template = ("(SELECT CASE WHEN _sx._s IS NULL OR _sx._i IS NULL THEN NULL ELSE substr(_sx._s, CAST(CASE "
                 "WHEN _sx._i >= 0 AND _sx._i < _sx._n THEN _sx._i + 1 "
