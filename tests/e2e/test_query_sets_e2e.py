@@ -28,7 +28,8 @@ def test_typescript_query_sets(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "query_sets_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "rollStats": True, "pagedOrder": True, "assertExists": True, "anyAll": True, "valueSets": True}
+        "rollStats": True, "pagedOrder": True, "assertExists": True, "anyAll": True, "valueSets": True,
+        "shadowed": True}
 
 
 @pytest.mark.slow

@@ -2039,6 +2039,84 @@ def _write_returning(qf: ast.QueryFile, w, subject: ObjectType, shape, span: Spa
                  w.exclusives, _fields(elements))
 
 
+def _unshadow(q: ast.WithQuery) -> ast.WithQuery:
+    """``q`` with every name bound once: Gel reads a ``with`` block in order, each binding in the
+    scope of the ones before it, and a name bound again shadows the earlier binding from there
+    on (``player := (select Player filter ...), player := assert_exists(player)``: the second
+    reads the first; Gel's compiler declares each binding's view in turn,
+    https://docs.geldata.com/reference/edgeql/with). An earlier binding of a name bound again is
+    renamed ``name~n``, and so are the references to it up to the binding that shadows it (its
+    value included); the last binding of a name keeps it."""
+    last = {b.name: i for i, b in enumerate(q.bindings)}
+    if len(last) == len(q.bindings):
+        return q
+    taken = set(last)
+    env: Dict[str, str] = {}
+    bindings = []
+    for i, b in enumerate(q.bindings):
+        value = _rename_refs(b.value, env)
+        name = b.name
+        if b.name == "module" and isinstance(b.value, ast.VarRef) and b.name_span == b.value.span:
+            bindings.append(b)  # (`with module x`)
+            continue
+        if last[b.name] != i:
+            n = 1
+            while f"{b.name}~{n}" in taken:
+                n += 1
+            name = f"{b.name}~{n}"
+            taken.add(name)
+            env[b.name] = name
+        else:
+            env.pop(b.name, None)
+        bindings.append(dataclasses.replace(b, name=name, value=value))
+    return dataclasses.replace(q, bindings=tuple(bindings), body=_rename_refs(q.body, env))
+
+
+#: The nodes that name a ``with`` binding (or a type) in a string field.
+_NAMING_FIELDS = {ast.VarRef: "name", ast.SubSelect: "type_name", ast.SelectQuery: "type_name",
+                  ast.InsertQuery: "type_name", ast.UpdateQuery: "type_name", ast.DeleteQuery: "type_name",
+                  ast.ConflictElse: "type_name"}
+
+
+def _rename_refs(node, env: Dict[str, str]):
+    """``node`` with the references to the names of ``env`` renamed (see :func:`_unshadow`); a
+    nested ``with``, a ``for`` variable or a ``group``'s ``using`` name that binds one of them
+    again hides it in its scope."""
+    if not env:
+        return node
+    if isinstance(node, tuple):
+        items = tuple(_rename_refs(x, env) for x in node)
+        return items if any(a is not b for a, b in zip(items, node)) else node
+    if not dataclasses.is_dataclass(node) or isinstance(node, (Span, type, ast.TypeRef)):
+        return node
+    if isinstance(node, (ast.WithExpr, ast.WithQuery)):
+        inner = dict(env)
+        bindings = []
+        for b in node.bindings:
+            bindings.append(dataclasses.replace(b, value=_rename_refs(b.value, inner)))
+            inner.pop(b.name, None)
+        return dataclasses.replace(node, bindings=tuple(bindings), body=_rename_refs(node.body, inner))
+    if isinstance(node, (ast.ForExpr, ast.ForQuery)):
+        inner = {k: v for k, v in env.items() if k != node.var}
+        return dataclasses.replace(node, source=_rename_refs(node.source, env), body=_rename_refs(node.body, inner))
+    if isinstance(node, ast.GroupExpr):
+        inner = {k: v for k, v in env.items() if k not in {n for n, _ in node.using}}
+        return dataclasses.replace(node, subject=_rename_refs(node.subject, env),
+                                   using=tuple((n, _rename_refs(v, env)) for n, v in node.using),
+                                   by=_rename_refs(node.by, inner), shape=_rename_refs(node.shape, inner))
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, str):
+            if _NAMING_FIELDS.get(type(node)) == fld.name and v in env:
+                changes[fld.name] = env[v]
+            continue
+        nv = _rename_refs(v, env)
+        if nv is not v:
+            changes[fld.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
+
+
 def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:
     """``with x := <expr>, p := (insert ...) <query>``.
 
@@ -2046,12 +2124,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     parameter is bound once, however often it is used); any other expression is computed once.
     A binding to an insert, update or delete runs exactly once even when nothing reads it, and
     ``select p { ... }`` selects its rows with any shape."""
+    q = _unshadow(q)
     params = ParamTable()
     ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query")
     bindings: List[qir.Node] = []
     writes: Dict[str, qir.Node] = {}
     exclusives: List[ExclusiveConstraint] = []
-    seen: Set[str] = set()
     selections = _selection_bindings(q, schema)
     #: `g := (group ...)` and `c := (select g { n := count(.elements) })`: the group and the
     #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
@@ -2068,10 +2146,6 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             ctx.module = b.value.name
             continue
-        if b.name in seen:
-            reporter.error("E0309", f"'{b.name}' is bound twice", b.name_span)
-            continue
-        seen.add(b.name)
         value = b.value
         if isinstance(value, ast.GroupExpr):
             groups[b.name] = (value, ())

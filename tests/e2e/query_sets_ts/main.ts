@@ -82,6 +82,13 @@ try {
   const ranks: qs.Rank[] = await q.ranksOwned();
   assert.deepEqual([...ranks].sort(), ["A", "B", "S"]);
   out["valueSets"] = true;
+  // a with name bound again shadows the earlier binding (its value reads it); a nested with too
+  assert.deepEqual(await q.rollsOf({}), [
+    { reason: "a", tag: "a!", by: "ann" }, { reason: "b", tag: "b!", by: "ann" }, { reason: "c", tag: "c!", by: "ann" },
+  ]);
+  assert.deepEqual(await q.rollsOf({ name: "BOB" }), []);
+  await assert.rejects(q.rollsOf({ name: "Zed" }), /assert_exists violation/);
+  out["shadowed"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

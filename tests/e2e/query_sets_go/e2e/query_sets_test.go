@@ -87,4 +87,20 @@ func TestQuerySets(t *testing.T) {
 	if err != nil || len(w) != 2 || !w[0].Heavy || w[0].AllS || w[1].Heavy || !w[1].AllS {
 		t.Fatalf("Weighted(10) = %+v, %v", w, err)
 	}
+
+	// a with name bound again shadows the earlier binding (its value reads it); a nested with too
+	rolls, err := q.RollsOf(ctx, qs.RollsOfParams{})
+	if err != nil || !reflect.DeepEqual(rolls, []qs.RollsOfRow{{Reason: "a", Tag: "a!", By: "ann"},
+		{Reason: "b", Tag: "b!", By: "ann"}, {Reason: "c", Tag: "c!", By: "ann"}}) {
+		t.Fatalf("RollsOf() = %+v, %v", rolls, err)
+	}
+	bob := "BOB"
+	if rolls, err := q.RollsOf(ctx, qs.RollsOfParams{Name: &bob}); err != nil || len(rolls) != 0 {
+		t.Fatalf("RollsOf(BOB) = %+v, %v", rolls, err)
+	}
+	zedName := "Zed"
+	if _, err := q.RollsOf(ctx, qs.RollsOfParams{Name: &zedName}); err == nil ||
+		!strings.Contains(err.Error(), "assert_exists violation") {
+		t.Fatalf("RollsOf(Zed) error = %v", err)
+	}
 }

@@ -163,6 +163,59 @@ func (q *Queries) RollStats(ctx context.Context, arg RollStatsParams) (RollStats
 	return i, nil
 }
 
+// rollsOfSQL is the SQL of query rolls_of (cases/query_sets/queries/rolls_of.edgeql).
+const rollsOfSQL = `WITH "_with_name~1" AS (
+SELECT COALESCE($1::text, 'ANN') AS "v"
+),
+"_with_name" AS (
+SELECT lower((SELECT "v" FROM "_with_name~1")) AS "v"
+),
+"_with_p" AS (
+SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")) AS text), '') AS uuid)) AS "v"
+)
+SELECT "reason", "roll".reason || '!' AS "tag", (SELECT "v" FROM "_with_name") AS "by"
+FROM "roll"
+WHERE author_id = (SELECT "v" FROM "_with_p")
+ORDER BY reason ASC NULLS FIRST`
+
+// RollsOfParams are the parameters of RollsOf. Optional: Name (nil stores NULL, or the property's
+// default in an insert).
+type RollsOfParams struct {
+	Name *string
+}
+
+// RollsOfRow is one row returned by RollsOf.
+type RollsOfRow struct {
+	Reason string `json:"reason"`
+	Tag    string `json:"tag"`
+	By     string `json:"by"`
+}
+
+// RollsOf runs query rolls_of (cases/query_sets/queries/rolls_of.edgeql).
+//
+// A name bound again in a `with` block shadows the earlier binding from there on, and its own
+// value reads the earlier one; a nested `with` may shadow an outer name too
+// (https://docs.geldata.com/reference/edgeql/with).
+func (q *Queries) RollsOf(ctx context.Context, arg RollsOfParams) ([]RollsOfRow, error) {
+	rows, err := q.db.Query(ctx, rollsOfSQL, arg.Name)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []RollsOfRow
+	for rows.Next() {
+		var i RollsOfRow
+		if err := rows.Scan(&i.Reason, &i.Tag, &i.By); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // weightedSQL is the SQL of query weighted (cases/query_sets/queries/weighted.edgeql).
 const weightedSQL = `SELECT "name", EXISTS (SELECT 1 FROM "collection_characters" AS "_m1j" JOIN "character" AS "_m1" ON "_m1"."id" = "_m1j"."target_id" WHERE "_m1j"."source_id" = "collection"."id" AND ("_m1j"."weight" >= $1::integer)) AS "heavy", NOT EXISTS (SELECT 1 FROM "collection_characters" AS "_m1j" JOIN "character" AS "_m1" ON "_m1"."id" = "_m1j"."target_id" WHERE "_m1j"."source_id" = "collection"."id" AND (("_m1".rank = 'S') IS FALSE)) AS "all_s"
 FROM "collection"

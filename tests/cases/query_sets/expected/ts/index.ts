@@ -17,6 +17,9 @@ import {
   type RollStatsArgs,
   type RollStatsResult,
   rollStats,
+  type RollsOfArgs,
+  type RollsOfResult,
+  rollsOf,
   type WeightedArgs,
   type WeightedResult,
   weighted,
@@ -39,6 +42,8 @@ export interface Runner {
     reasons(args: ReasonsArgs): Promise<string[]>;
     /** Runs `roll_stats` (cases/query_sets/queries/roll_stats.edgeql). */
     rollStats(args: RollStatsArgs): Promise<RollStatsResult>;
+    /** Runs `rolls_of` (cases/query_sets/queries/rolls_of.edgeql). */
+    rollsOf(args: RollsOfArgs): Promise<RollsOfResult[]>;
     /** Runs `weighted` (cases/query_sets/queries/weighted.edgeql). */
     weighted(args: WeightedArgs): Promise<WeightedResult[]>;
   };
@@ -108,6 +113,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       ranksOwned: (args) => ranksOwned(db, args),
       reasons: (args) => reasons(db, args),
       rollStats: (args) => rollStats(db, args),
+      rollsOf: (args) => rollsOf(db, args),
       weighted: (args) => weighted(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {

@@ -169,6 +169,47 @@ export async function rollStats(db: Queryable, args: RollStatsArgs): Promise<Rol
   return row;
 }
 
+/** SQL of query `rolls_of` (cases/query_sets/queries/rolls_of.edgeql). */
+export const rollsOfSql = `WITH "_with_name~1" AS (
+SELECT COALESCE($1::text, 'ANN') AS "v"
+),
+"_with_name" AS (
+SELECT lower((SELECT "v" FROM "_with_name~1")) AS "v"
+),
+"_with_p" AS (
+SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")) AS text), '') AS uuid)) AS "v"
+)
+SELECT "reason", "roll".reason || '!' AS "tag", (SELECT "v" FROM "_with_name") AS "by"
+FROM "roll"
+WHERE author_id = (SELECT "v" FROM "_with_p")
+ORDER BY reason ASC NULLS FIRST`;
+
+/** Parameters of {@link rollsOf}. */
+export interface RollsOfArgs {
+  readonly name?: string | null;
+}
+
+/** One row returned by {@link rollsOf}. */
+export interface RollsOfResult {
+  reason: string;
+  tag: string;
+  by: string;
+}
+
+/**
+ * A name bound again in a `with` block shadows the earlier binding from there on, and its own
+ * value reads the earlier one; a nested `with` may shadow an outer name too
+ * (https://docs.geldata.com/reference/edgeql/with).
+ *
+ * Source: cases/query_sets/queries/rolls_of.edgeql.
+ */
+export async function rollsOf(db: Queryable, args: RollsOfArgs): Promise<RollsOfResult[]> {
+  const rows = await run(db, rollsOfSql, [
+    args.name ?? null,
+  ]);
+  return rows as RollsOfResult[];
+}
+
 /** SQL of query `weighted` (cases/query_sets/queries/weighted.edgeql). */
 export const weightedSql = `SELECT "name", EXISTS (SELECT 1 FROM "collection_characters" AS "_m1j" JOIN "character" AS "_m1" ON "_m1"."id" = "_m1j"."target_id" WHERE "_m1j"."source_id" = "collection"."id" AND ("_m1j"."weight" >= $1::integer)) AS "heavy", NOT EXISTS (SELECT 1 FROM "collection_characters" AS "_m1j" JOIN "character" AS "_m1" ON "_m1"."id" = "_m1j"."target_id" WHERE "_m1j"."source_id" = "collection"."id" AND (("_m1".rank = 'S') IS FALSE)) AS "all_s"
 FROM "collection"
