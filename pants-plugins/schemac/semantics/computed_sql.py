@@ -471,6 +471,11 @@ _ORDERED_FAMILIES = frozenset({"num", "str", "datetime", "local_date", "local_da
                                "relative_duration", "date_duration"})
 
 
+#: sum()'s result type by its argument's (https://docs.geldata.com/reference/stdlib/set#function::std::sum).
+_SUM_RESULT = {"int16": "int64", "int32": "int64", "int64": "int64", "float32": "float32", "float64": "float64",
+               "decimal": "decimal", "bigint": "bigint"}
+
+
 def aggregate(expr: ast.FuncCall, func: str, ctx):
     """``min(.posts.published_at)`` / ``max(...)`` / ``sum(.items.qty)``: an aggregate of a
     property over a set of objects (a multi link, backlink or computed link followed by a
@@ -515,10 +520,15 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         low = check(arg, ctx)  # a single value: the set of one element
         if low is None:
             return None
-        if func == "sum" and (low.type.family != "num" or low.type.element is not None):
-            ctx.reporter.error("E0304", f"sum() needs numbers, got {low.type.name}", arg.span)
-            return None
-        if func != "sum" and not _ordered(low.type, func, arg.span, ctx):
+        if func == "sum":
+            if low.type.family != "num" or low.type.element is not None or low.type.scalar is None:
+                ctx.reporter.error("E0304", f"sum() needs numbers, got {low.type.name}", arg.span)
+                return None
+            # sum of one value is the value, of none 0 (never empty), in Gel's result type.
+            vtype = ValueType(scalar=SCALARS[_SUM_RESULT.get(low.type.scalar.name, low.type.scalar.name)])
+            return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (low,),
+                                   "p", True)
+        if not _ordered(low.type, func, arg.span, ctx):
             return None
         return low
     objects, rest = objects_and_rest
@@ -532,8 +542,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         return None
     if func == "sum":
         scalar = value.type.scalar.name if value.type.scalar is not None else ""
-        result = {"int16": "int64", "int32": "int64", "int64": "int64", "float32": "float32", "float64": "float64",
-                  "decimal": "decimal", "bigint": "bigint"}.get(scalar)
+        result = _SUM_RESULT.get(scalar)
         if result is None:
             ctx.reporter.error("E0304", f"sum() needs numbers, got {value.type.name}", arg.span)
             return None

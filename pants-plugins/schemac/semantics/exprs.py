@@ -1503,8 +1503,9 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
 
 
 def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
-    """``count(.multi_link)``: the number of its links; ``count(.tags)`` of a multi property or
-    array: its length (0 for an empty or NULL array); ``count`` of a backlink or computed link:
+    """``count(.multi_link)``: the number of its links; ``count(.tags)`` of a multi property: the
+    number of its values; of one value (an optional property, an ``array<T>`` property, a
+    parameter): 1, or 0 when it is empty; ``count`` of a backlink or computed link:
     the number of its objects; ``count(User)`` / ``count((select User filter ...))``: the number
     of objects of the type (https://docs.geldata.com/reference/stdlib/set#function::std::count)."""
     if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:
@@ -1559,10 +1560,11 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     arg = check(expr.args[0], ctx)
     if arg is None:
         return None
-    if arg.type.element is None:
-        ctx.reporter.error("E0304", f"count() needs a multi property, an array or a multi link, got {arg.type.name}",
-                           expr.args[0].span)
-        return None
+    if arg.type.element is None or (type(arg) is qir.ColumnRef and not arg.column.multi):  # type: ignore[attr-defined]
+        # one value (`count(.nick)`, `count(<optional str>$x)`, an array<T> property: one array):
+        # a set of at most one element, 1 when it is there, 0 when empty
+        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST(CASE WHEN {0} IS NULL THEN 0 ELSE 1 END AS bigint)",
+                               (arg,), "p", True)
     return qir.Call(expr.span, INT64, False, "count_array", (arg,))
 
 

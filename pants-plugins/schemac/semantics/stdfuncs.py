@@ -111,9 +111,11 @@ def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
         func = "ln" if name == "math::ln" else "log"
         template = f"{func}(CAST({{0}} AS {result.pg}))"
     else:
-        # Gel: round/ceil/floor of an integer are float64; of float32 float64 too.
+        # Gel: round/ceil/floor of an integer are float64; of float32 float64 too. A float64 is
+        # cast too: a float literal is a numeric in Postgres, whose round() takes a tie away from
+        # zero where Gel's float64 round takes it to the even neighbour (round(2.5) is 2).
         func = {"round": "round", "math::ceil": "ceil", "math::floor": "floor"}[name]
-        if scalar in ("decimal", "bigint", "float64"):
+        if scalar in ("decimal", "bigint"):
             result, template = arg.type, f"{func}({{0}})"
         else:
             result, template = _vt("float64"), f"{func}(CAST({{0}} AS double precision))"
