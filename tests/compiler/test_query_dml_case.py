@@ -229,6 +229,14 @@ def _errors(query: str):
     return [f"{d.span.line}:{d.span.col} {d.code} {d.message}" for d in exc.value.diagnostics]
 
 
+def _plan(query: str):
+    from schemac.semantics.library import Options
+    from schemac.pipeline import check_library
+
+    sources = {"cases/query_dml/schema.esdl": (CASE / "schema.esdl").read_text(), "cases/query_dml/queries/q.edgeql": query}
+    return check_library(sources, Options(library="query_dml")).queries[0]
+
+
 def test_refusals_are_located_and_name_the_form():
     assert _errors("update Member filter .name = <str>$n set { name := {} }") == [
         "1:52 E0304 'name' is required: it cannot be set to the empty set {}"]
@@ -343,10 +351,8 @@ def test_written_objects_refusals():
                    "telegram_id := 1 }) }") == [
         "1:54 E0206 a nested insert in an update of several objects, a 'for' loop or an upsert's else is not "
         "supported yet"]
-    # (A link assigned a write bound in `with` is read from its CTE: tests/cases/query_links.)
-    assert _errors("select (insert Story { title := 't', author := (insert Member { name := 'x', telegram_id := 1 "
-                   "}) }) { author: { name } }") == [
-        "1:103 E0206 selecting the link 'author' that the same statement writes is not supported yet"]
+    # (A link assigned a write bound in `with` or a nested insert is read from its CTE:
+    # tests/cases/query_links, test_a_nested_insert_is_read_from_its_cte below.)
     assert _errors("with m := (update Member set { nick := 'n' }) insert Story { title := 't', author := m }") == [
         "1:86 E0304 'm' may write several objects, but 'author' is a single link"]
 
@@ -401,3 +407,71 @@ def test_a_path_to_an_exclusive_property_pins_its_single_link():
         check_library({"s.esdl": schema, "q/b.edgeql": "insert N { q := (select Q filter .owner.email = <str>$e) };"},
                       Options("t"))
     assert "may select several 'Q' objects" in str(exc.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Get-or-insert link values (https://docs.geldata.com/reference/edgeql/insert#conditional-inserts):
+# `if exists m then m else (insert ...)` / `found ?? (insert ...)`, the insert run only when
+# nothing is found; paths from a with name bound to one object
+# (https://docs.geldata.com/reference/edgeql/with).
+
+
+def test_a_nested_insert_is_read_from_its_cte(db, q):
+    # The new member is not in the table for the statement itself: the shape and the paths
+    # read it from the nested insert's CTE (Gel's result shows the objects after the statement).
+    plan = _plan("select (insert Story { title := 't', author := (insert Member { name := 'x', telegram_id := 1 "
+                 "}) }) { author: { name }, n := .author.telegram_id }")
+    assert run(db, plan) == [({"name": "x"}, 1)]
+
+
+def test_get_or_insert_links_the_object_found_or_a_new_one(db, q):
+    plan = q["story_by_author_name"]
+    assert plan.cardinality == "one" and plan.sql.count(";") == 0
+    assert [(f.name, f.optional) for f in plan.result] == [
+        ("title", False), ("author_name", False), ("author_tg", False)]
+    member(db, "ann", 1)
+    # Found: linked, nothing inserted (the telegram id given is not used).
+    assert run(db, plan, "ann", "A", 99) == [("A", "ann", 1)]
+    assert db.execute("SELECT count(*) FROM member") == [(1,)]
+    # Not found: inserted, linked, and read back by the statement's own shape.
+    assert run(db, plan, "bob", "B", 2) == [("B", "bob", 2)]
+    assert db.execute("SELECT name, telegram_id FROM member ORDER BY name") == [("ann", 1), ("bob", 2)]
+    assert db.execute("SELECT s.title, m.name FROM story s JOIN member m ON m.id = s.author_id "
+                      "ORDER BY s.title") == [("A", "ann"), ("B", "bob")]
+    # The insert fails as it would alone (an exclusive telegram id): nothing is written.
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        run(db, plan, "cy", "C", 2)
+    assert db.execute("SELECT count(*) FROM story") == [(2,)]
+
+
+def test_get_or_insert_in_an_update_and_paths_from_a_bound_object(db, q):
+    plan = q["retitle_story"]
+    assert plan.cardinality == "at_most_one"
+    assert [(f.name, f.optional) for f in plan.result] == [
+        ("title", False), ("editor_name", True), ("author_name", False)]
+    ann = member(db, "ann", 1)
+    sid = db.execute("INSERT INTO story (title, author_id) VALUES ('T', %s) RETURNING id", (ann,))[0][0]
+    # No editor given: s.author.name, found; no title given: s.title.
+    assert run(db, plan, sid, None, None, 5) == [("T", "ann", "ann")]
+    assert db.execute("SELECT count(*) FROM member") == [(1,)]
+    # A new editor: inserted once, linked, read back.
+    assert run(db, plan, sid, "bob", "T2", 2) == [("T2", "bob", "ann")]
+    assert db.execute("SELECT name, telegram_id FROM member ORDER BY name") == [("ann", 1), ("bob", 2)]
+    assert run(db, plan, sid, "bob", None, 3) == [("T2", "bob", "ann")]
+    assert db.execute("SELECT count(*) FROM member") == [(2,)]
+    # No such story: nothing updated, nothing inserted.
+    assert run(db, plan, "00000000-0000-0000-0000-000000000000", "cy", None, 4) == []
+    assert db.execute("SELECT count(*) FROM member WHERE name = 'cy'") == [(0,)]
+
+
+def test_get_or_insert_refusals():
+    assert _errors("insert Story { title := 't', author := (select Member filter .nick = 'n') ?? "
+                   "(insert Member { name := 'x', telegram_id := 1 }) }") == [
+        "1:40 E0206 this sub-select may select several 'Member' objects: as a value it must select at most one"]
+    assert _errors("update Story filter .title = <str>$t set { editor := (select Member filter .name = 'x') ?? "
+                   "(insert Member { name := 'x', telegram_id := 1 }) }") == [
+        "1:92 E0206 a nested insert in an update of several objects, a 'for' loop or an upsert's else is not "
+        "supported yet"]
+    assert _errors("insert Story { title := 't', author := (select Label filter .name = 'x') ?? "
+                   "(insert Member { name := 'x', telegram_id := 1 }) }") == [
+        "1:48 E0304 'author' links to Member, not Label"]

@@ -2,7 +2,9 @@
 runners: links set by any filter (an exclusive property, ``assert_single``), multi link changes
 by any filter, ``{}`` assignments, upserts whose else update filters (TS ``null`` / Go ``nil``
 when it fails), ``for`` loops over updates, deletes, selects and upserts, paths through multi
-links in filters, nested inserts and with-bound inserts assigned to links, link properties set by inserts and updates. The TypeScript compiles under tsc --strict and runs on node-postgres
+links in filters, nested inserts and with-bound inserts assigned to links, link properties set by inserts and updates,
+get-or-insert links (``if exists m then m else (insert ...)``, ``found ?? (insert ...)``) read back by the
+statement's own shape, paths from a with name bound to one object. The TypeScript compiles under tsc --strict and runs on node-postgres
 (tests/e2e/query_dml_ts); the Go is gofmt/vet-clean and runs on pgx with the machine's Go and Go
 1.21 (tests/e2e/query_dml_go)."""
 
@@ -27,7 +29,8 @@ def test_typescript_query_dml(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "linkByFilter": True, "assertSingleAndEmpty": True, "multiLinkByFilter": True, "filteredUpsert": True,
-        "withInLink": True, "forLoops": True, "multiLinkFilter": True, "writtenLinks": True, "linkProperties": True}
+        "withInLink": True, "forLoops": True, "multiLinkFilter": True, "writtenLinks": True, "linkProperties": True,
+        "getOrInsert": True}
 
 
 @pytest.mark.slow

@@ -168,6 +168,10 @@ class ExprContext:
     #: name -> that expression, however the query reads it (a link's value reads the objects:
     #: ``author := p``, ``tags += p``).
     selections: Dict[str, ast.Expr] = field(default_factory=dict)
+    #: In a shape over the rows a write returned: its single links assigned objects the same
+    #: statement writes, name -> the CTE of that write (``None``: a link whose new objects the
+    #: statement cannot read). A path through one reads its objects from the CTE.
+    written_from: Dict[str, Optional[str]] = field(default_factory=dict)
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server
@@ -562,6 +566,9 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
             and ctx.set_links is not None and ctx.set_row is not None and ctx.subject is not None \
             and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
         return _set_backlink(expr, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "." and _var_object_steps(expr, ctx) is not None:
+        name, steps = _var_object_steps(expr, ctx)  # type: ignore[misc]
+        return _var_object_path(name, steps, expr.span, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
         return _object_path(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)):
@@ -771,6 +778,57 @@ def _object_path(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
     if value is None:
         return None
     return qir.ObjectValue(expr.span, value.type, True, objects, value)
+
+
+def _var_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
+    """The type of the one object a ``with`` name is bound to (``e := assert_exists(assert_single((select
+    Event filter .name = $n)))``, computed once), else ``None``."""
+    var = ctx.variables.get(name)
+    if type(var) is not qir.WithValue:
+        return None
+    value = var.value  # type: ignore[attr-defined]
+    while type(value) is qir.SqlTemplate and value.func == "assert_exists":  # type: ignore[attr-defined]
+        value = value.args[0]  # type: ignore[attr-defined]
+    if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[attr-defined]
+        return value.target  # type: ignore[attr-defined]
+    return None
+
+
+def _var_object_steps(expr: ast.Step, ctx: ExprContext) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """``(name, steps)`` of ``e.host.name`` when ``e`` is a ``with`` name bound to one object."""
+    steps: List[str] = []
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step) and node.kind == ".":
+        steps.insert(0, node.name)
+        node = node.base
+    if isinstance(node, ast.EnumRef) and _var_object(node.enum, ctx) is not None:
+        return node.enum, (node.member, *steps)
+    return None
+
+
+def _var_object_path(name: str, steps: Tuple[str, ...], span: Span, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``e.name`` / ``e.host.name`` of a ``with`` name bound to one object
+    (https://docs.geldata.com/reference/edgeql/with, .../edgeql/paths): the path read from that
+    object's row, ``(SELECT <path> FROM "event" AS "_v0" WHERE "_v0"."id" = <e>)``; empty when
+    the name is (or a link on the way is)."""
+    from schemac.semantics import policies
+
+    var = ctx.variables[name]
+    target = _var_object(name, ctx)
+    assert target is not None
+    alias = qi(f"_v{ctx.depth}")
+    inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None, variables={},
+                                bound_statements={}, set_links=None, set_row=None, written_from={})
+    value = check(ast.Path(steps, span), inner)
+    if value is None:
+        return None
+    id_col = target.column("id")
+    assert id_col is not None
+    ref = var.value  # type: ignore[attr-defined]
+    cond = qir.Binary(span, BOOL, False, "=", qir.ColumnRef(span, id_col.type, False, id_col, target, None, alias),
+                      qir.VarRef(span, ref.type, ref.nullable, name, var))
+    return qir.ObjectRow(span, value.type, ref.nullable or value.nullable, target, alias, value, cond,
+                         policies.read_predicate(target, ctx, alias))
 
 
 _ROW_REFS = ("__subject__", "__old__", "__new__", "__specified__")
@@ -1058,6 +1116,8 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
     if enum is None and expr.enum in ctx.type_sets and expr.member == "id":
         # `u.id` of `with u := (select User filter ...)`: the id of its one object
         return check(ctx.type_sets[expr.enum], ctx)
+    if enum is None and _var_object(expr.enum, ctx) is not None:
+        return _var_object_path(expr.enum, (expr.member,), expr.span, ctx)
     if enum is None and (expr.enum in ctx.variables or expr.enum in ctx.type_sets):
         ctx.reporter.error("E0206", f"a path from the 'with' name '{expr.enum}' ('{expr.enum}.{expr.member}') is not "
                            "supported yet", expr.span)
@@ -1317,7 +1377,16 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                                    src, qi(f"_l{i}"))  # type: ignore[arg-type]
                     for i, (link, src) in enumerate(zip(hops, sources), 1))
     row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
-    return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible)
+    first_cte = None
+    if hops and steps[0] in ctx.written_from:
+        # (the objects the statement wrote are not in the table for the statement itself)
+        first_cte = ctx.written_from[steps[0]]
+        if first_cte is None:
+            ctx.reporter.error("E0206", f"'.{'.'.join(steps)}' reads the link '{steps[0]}' that the same statement "
+                               "writes: not supported yet", expr.span,
+                               "its new objects are not visible to the statement; select them in a second query")
+            return None
+    return qir.LinkPath(expr.span, col.type, optional or not col.required, tuple(hops), col, row, visible, first_cte)
 
 
 def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -547,6 +547,8 @@ def _link_path(node: qir.LinkPath) -> str:
         ref = (f"COALESCE({', '.join(f'{source}.{qi(c)}' for c in link.columns)})" if link.columns
                else f"{source}.{qi(link.column)}")  # type: ignore[arg-type]
         target = link.target.from_sql or qi(link.target.table)
+        if i == 1 and node.first_cte is not None:
+            target = _written_rows(link.target, node.first_cte, target)
         if i == 1:
             parts.append(f"{target} AS {alias}")
             where.append(f'{alias}."id" = {ref}')
@@ -697,12 +699,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
             target = link.target.from_sql or qi(link.target.table)
             if el.written_cte is not None and not link.multi:
-                # The objects a write of the same statement wrote, as it left them; the others
-                # as the table holds them (the statement does not see its own writes there).
-                cols = ", ".join(qi(c.name) for c in link.target.columns)
-                cte = qi(el.written_cte)
-                target = (f'(SELECT {cols} FROM {cte} UNION ALL SELECT {cols} FROM {target} '
-                          f'WHERE "id" NOT IN (SELECT "id" FROM {cte}))')
+                target = _written_rows(link.target, el.written_cte, target)
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
             if link.multi:
                 # (a new object's links: the join rows its insert's link CTE wrote)
@@ -715,6 +712,28 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                 from_where = f"FROM {target} AS {inner_alias} WHERE {inner_alias}.\"id\" = {ref}{visible}"
             out.append((_nested_sql(obj, from_where, inner_alias, link.multi, el.clauses, depth), el.field))
     return out
+
+
+def _written_rows(target: ObjectType, cte: str, table: str) -> str:
+    """The objects of ``target`` as a statement leaves them: those a write of the same statement
+    wrote, from its CTE ``cte`` (``RETURNING *``); the others as the table holds them (the
+    statement does not see its own writes there)."""
+    cols = ", ".join(qi(c.name) for c in target.columns)
+    return (f'(SELECT {cols} FROM {qi(cte)} UNION ALL SELECT {cols} FROM {table} '
+            f'WHERE "id" NOT IN (SELECT "id" FROM {qi(cte)}))')
+
+
+def read_ctes(node: qir.Node) -> FrozenSet[str]:
+    """The CTEs of writes whose rows the statement ``node`` reads (a nested insert's then
+    returns ``*``, not only its id)."""
+    out = set()
+    for n in qir.walk(node):
+        t = type(n)
+        if t is qir.ShapeLink and n.written_cte:  # type: ignore[attr-defined]
+            out.add(n.written_cte)  # type: ignore[attr-defined]
+        elif t is qir.LinkPath and n.first_cte:  # type: ignore[attr-defined]
+            out.add(n.first_cte)  # type: ignore[attr-defined]
+    return frozenset(out)
 
 
 def _nested_sql(obj: str, from_where: str, alias: str, multi: bool, clauses: Optional[qir.ShapeClauses],
@@ -930,9 +949,9 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
             if w.batch is not None:
                 src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {src}"
-            elif w.only_for is not None:
+            elif w.only_for is not None or w.unless_found is not None:
                 src = "" if handed is None else f"\nFROM {handed}"
-                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}{src}\nWHERE {_exists_updated(w.only_for)}"
+                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}{src}\nWHERE {_insert_guard(w)}"
             elif handed is not None:
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {handed}"
             else:
@@ -940,9 +959,9 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         elif w.batch is not None:  # one row of defaults per element (an empty select list)
             src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
             sql = f"INSERT INTO {table}\nSELECT\nFROM {src}"
-        elif w.only_for is not None:
+        elif w.only_for is not None or w.unless_found is not None:
             src = "" if handed is None else f"\nFROM {handed}"
-            sql = f"INSERT INTO {table}\nSELECT{src}\nWHERE {_exists_updated(w.only_for)}"
+            sql = f"INSERT INTO {table}\nSELECT{src}\nWHERE {_insert_guard(w)}"
         elif handed is not None:
             sql = f"INSERT INTO {table}\nSELECT\nFROM {handed}"
         else:
@@ -979,6 +998,20 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, joined)}"), []
 
 
+def _insert_guard(w: qir.Insert) -> str:
+    """The condition of a nested insert's one row: the object it is nested in an update of
+    exists (:attr:`~schemac.semantics.qir.Insert.only_for`), no object was found
+    (:attr:`~schemac.semantics.qir.Insert.unless_found`)."""
+    found = None if w.unless_found is None else f"{_op(w.unless_found)} IS NULL"
+    if w.only_for is None:
+        return found  # type: ignore[return-value]
+    if found is None:
+        return _exists_updated(w.only_for)
+    # (CASE: the object is looked up only for the object updated, as Gel evaluates the update's
+    # values per object; AND would let Postgres evaluate either side first)
+    return f"CASE WHEN {_exists_updated(w.only_for)} THEN {found} ELSE false END"
+
+
 def _exists_updated(u: qir.Update) -> str:
     """``EXISTS`` the object an update (of at most one object) writes: the condition of the
     inserts nested in its values."""
@@ -993,14 +1026,15 @@ def _of(table: str, cols: str, joined: bool) -> str:
     return cols
 
 
-def nested_ctes(w) -> List[Tuple[str, str]]:
+def nested_ctes(w, read: FrozenSet[str] = frozenset()) -> List[Tuple[str, str]]:
     """The CTEs of the inserts nested in a write's values (theirs first), each returning its
-    row's id, followed by its join-table writes."""
+    row's id (its whole row when the statement reads it: ``read``, :func:`read_ctes`), followed
+    by its join-table writes."""
     out: List[Tuple[str, str]] = []
     for b in getattr(w, "nested", ()):
-        out += nested_ctes(b.write)
+        out += nested_ctes(b.write, read)
         statement, links = write_sql(b.write, in_cte=True)
-        out.append((b.name, statement('"id"')))
+        out.append((b.name, statement("*" if b.name in read else '"id"')))
         out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
     return out
 
@@ -1160,7 +1194,7 @@ def _returning_sql(r: qir.Returning) -> str:
     picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
     columns = _columns(picked)
     check = r.write.check_sql  # type: ignore[attr-defined]
-    nested = nested_ctes(r.write)
+    nested = nested_ctes(r.write, read_ctes(r))
     if not links and check is None and r.write.returning_check is None:  # type: ignore[attr-defined]
         return render_ctes(nested, statement(", ".join(columns)))
     inner = columns if '"id"' in columns else ['"id"'] + columns
@@ -1238,7 +1272,7 @@ def statement_sql(stmt: qir.Node) -> str:
         return _returning_sql(stmt)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
         statement, links = write_sql(stmt.write, in_cte=True)  # type: ignore[attr-defined]
-        ctes = nested_ctes(stmt.write) + [("_new", statement("*"))]  # type: ignore[attr-defined]
+        ctes = nested_ctes(stmt.write, read_ctes(stmt)) + [("_new", statement("*"))]  # type: ignore[attr-defined]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
     if t is qir.With:
@@ -1261,7 +1295,7 @@ def _with_sql(w: qir.With) -> str:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
             statement, links = write_sql(b.write, in_cte=True)  # type: ignore[attr-defined]
-            ctes += nested_ctes(b.write)  # type: ignore[attr-defined]
+            ctes += nested_ctes(b.write, read_ctes(w))  # type: ignore[attr-defined]
             ctes.append((name, statement("*")))
             ctes += [(f"{name}_link{i}", link(qi(name)) + ("\nRETURNING *" if f"{name}_link{i}" in read else ""))
                      for i, link in enumerate(links, 1)]

@@ -109,6 +109,10 @@ class LinkPath(Expr):
     column: Column
     subject_row: str
     visible_sql: Tuple[Optional[str], ...] = ()
+    #: The first link's objects that the statement whose rows are read wrote (a nested or
+    #: ``with``-bound insert assigned to it): they are read from this CTE (``RETURNING *``), the
+    #: others from the table (the statement does not see its own writes there).
+    first_cte: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -453,6 +457,17 @@ class WrittenIds(Expr):
     many: bool
 
 
+def written_cte(value: Node) -> Optional[str]:
+    """The CTE of the write of the same statement whose one object a single link is assigned:
+    :class:`WrittenIds` of one object, or the insert of a get-or-insert value (``COALESCE(<found>,
+    <the new id>)``); ``None`` for any other value."""
+    if type(value) is SqlTemplate and value.func == "found_or_inserted":  # type: ignore[attr-defined]
+        value = value.args[1]  # type: ignore[attr-defined]
+    if type(value) is WrittenIds and not value.many:  # type: ignore[attr-defined]
+        return value.cte  # type: ignore[attr-defined]
+    return None
+
+
 @dataclass(frozen=True, eq=False)
 class AssertExists(Expr):
     """``assert_exists(<objects>)`` as a link's value: ``value`` (an id, or a ``uuid[]`` when
@@ -726,6 +741,10 @@ class Insert(Node):
     #: row is inserted only when that object exists (Gel evaluates an update's values once per
     #: object it updates).
     only_for: Optional["Update"] = None
+    #: A nested insert that is the else of a get-or-insert link value, ``(with u := (select T
+    #: filter ...) select if exists u then u else (insert T {...}))`` / ``u ?? (insert T {...})``:
+    #: the id of the object found, the row inserted only when it is empty.
+    unless_found: Optional[Expr] = None
 
     kind = "insert"
 
@@ -734,15 +753,15 @@ class Insert(Node):
         """The links whose new targets the statement itself does not see: its multi links, and
         single links assigned objects the same statement inserts."""
         return tuple(a.link.name for a in self.links) + tuple(
-            a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
+            a.column.link for a in self.sets if a.column.link and written_cte(a.value) is not None)
 
     @property
     def written_sources(self) -> Dict[str, str]:
-        """The single links assigned the objects of a write bound by ``with``: link name -> that
-        write's CTE, whose rows (``RETURNING *``) are those objects as the statement leaves them."""
-        return {a.column.link: a.value.cte for a in self.sets  # type: ignore[attr-defined]
-                if type(a.value) is WrittenIds and a.column.link and not a.value.many  # type: ignore[attr-defined]
-                and a.value.cte.startswith("_with_")}  # type: ignore[attr-defined]
+        """The single links assigned the objects of a write of the same statement (bound by
+        ``with``, nested, or the insert of a get-or-insert): link name -> that write's CTE, whose
+        rows (``RETURNING *``) are those objects as the statement leaves them."""
+        return {a.column.link: written_cte(a.value) for a in self.sets  # type: ignore[misc]
+                if a.column.link and written_cte(a.value) is not None}
 
 
 @dataclass(frozen=True, eq=False)
@@ -774,15 +793,15 @@ class Update(Node):
         """The links whose new targets the statement itself does not see: its multi links, and
         single links assigned objects the same statement inserts."""
         return tuple(a.link.name for a in self.links) + tuple(
-            a.column.link for a in self.sets if type(a.value) is WrittenIds and a.column.link)
+            a.column.link for a in self.sets if a.column.link and written_cte(a.value) is not None)
 
     @property
     def written_sources(self) -> Dict[str, str]:
-        """The single links assigned the objects of a write bound by ``with``: link name -> that
-        write's CTE, whose rows (``RETURNING *``) are those objects as the statement leaves them."""
-        return {a.column.link: a.value.cte for a in self.sets  # type: ignore[attr-defined]
-                if type(a.value) is WrittenIds and a.column.link and not a.value.many  # type: ignore[attr-defined]
-                and a.value.cte.startswith("_with_")}  # type: ignore[attr-defined]
+        """The single links assigned the objects of a write of the same statement (bound by
+        ``with``, nested, or the insert of a get-or-insert): link name -> that write's CTE, whose
+        rows (``RETURNING *``) are those objects as the statement leaves them."""
+        return {a.column.link: written_cte(a.value) for a in self.sets  # type: ignore[misc]
+                if a.column.link and written_cte(a.value) is not None}
 
 
 @dataclass(frozen=True, eq=False)

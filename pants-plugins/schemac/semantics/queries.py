@@ -744,6 +744,9 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         # (None written: a required link fails the statement, SQLSTATE 23502, as Gel's
         # MissingRequiredError when it runs.)
         return qir.Assign(a.span, col, low)
+    parts = _get_or_insert_parts(value) if target_id is None else None
+    if parts is not None:
+        return _get_or_insert(a, parts[0], parts[1], link, col, ctx, insert)
     if target_id is None and isinstance(value, tuple(_STATEMENT_VALUES)):
         ctx.reporter.error("E0206", f"a link's value that is {_STATEMENT_VALUES[type(value)]} is not supported yet",
                            value.span, f"write {a.name} := (select {link.target.name} filter ...)")
@@ -768,11 +771,100 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     return qir.Assign(a.span, col, low)
 
 
+def _get_or_insert_parts(value) -> Optional[Tuple[ast.Expr, ast.StatementExpr]]:
+    """``(found, insert)`` of a get-or-insert value: ``if exists F then F else (insert T {...})``,
+    ``if not exists F then (insert T {...}) else F``, ``F ?? (insert T {...})``, also as the
+    body of ``(with u := F select ...)`` that names ``F`` (its one binding, read only there);
+    ``None`` for anything else."""
+    bound: Dict[str, ast.Expr] = {}
+    if isinstance(value, ast.WithExpr):
+        if len(value.bindings) != 1 or not isinstance(value.bindings[0].value, _EXPRESSION_NODES):
+            return None
+        bound = {value.bindings[0].name: value.bindings[0].value}  # type: ignore[dict-item]
+        value = value.body
+        if isinstance(value, ast.SelectExpr) and value.shape is None and value.filter is None \
+                and not value.order and value.offset is None and value.limit is None:
+            value = value.subject
+    found = ins = None
+    if isinstance(value, ast.BinOp) and value.op == "??":
+        found, ins = value.left, value.right
+    elif isinstance(value, ast.IfElse) and isinstance(value.cond, ast.UnaryOp):
+        cond, then, else_ = value.cond, value.then, value.else_
+        if cond.op == "not" and isinstance(cond.operand, ast.UnaryOp):
+            cond, then, else_ = cond.operand, else_, then
+        if cond.op == "exists" and isinstance(cond.operand, ast.VarRef) and isinstance(then, ast.VarRef) \
+                and cond.operand.name == then.name and not cond.operand.detached and not then.detached:
+            found, ins = then, else_
+    if found is None or not _is_nested_insert(ins):
+        return None
+    if bound:
+        # The binding is read as the object found, and nowhere else.
+        name = next(iter(bound))
+        if not (isinstance(found, ast.VarRef) and found.name == name) or any(
+                isinstance(n, ast.VarRef) and n.name == name for n in ast.iter_nodes(ins)):
+            return None
+        found = bound[name]
+    return found, ins  # type: ignore[return-value]
+
+
+#: Syntax nodes that are expressions (not statements).
+_EXPRESSION_NODES = tuple(t for t in ast.Expr.__args__ if t is not ast.StatementExpr)  # type: ignore[attr-defined]
+
+
+def _get_or_insert(a: ast.Assignment, found: ast.Expr, ins: ast.StatementExpr, link, col, ctx: ExprContext,
+                   insert: bool) -> Optional[qir.Node]:
+    """``host := (with u := (select User filter .name = $n) select if exists u then u else
+    (insert User { name := $n }))``, or ``... ?? (insert User {...})``: the object found, else a
+    new one. Gel runs a statement in a branch of ``if ... else`` / on the right of ``??`` only
+    when that branch is taken (https://docs.geldata.com/reference/edgeql/insert#conditional-inserts
+    and .../edgeql/expressions): the nested insert is a CTE that inserts its row only when
+    nothing was found (``INSERT ... SELECT ... WHERE <found> IS NULL``), and the link is
+    ``COALESCE(<found>, <the new row's id>)``. The statement reads one snapshot, so the object
+    looked up in the CTE and in the link's value is the same. ``found`` is one object of the
+    link's target: a sub-select that finds at most one (or ``assert_single`` of one), or a
+    ``with`` name bound to one."""
+    low: Optional[qir.Expr] = None
+    sub, asserted = computed_sql.single_subselect(found)
+    if isinstance(found, ast.FuncCall) and found.name in ("assert_exists", "std::assert_exists"):
+        sub = None  # (assert_exists(F) is never empty: the insert would never run)
+    if sub is not None:
+        if ctx.schema.find_type(sub.type_name, ctx.module) is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {sub.type_name}",
+                               sub.type_span)
+            return None
+        low = computed_sql.subselect_value(sub, asserted, ctx)
+        if low is None:
+            return None
+    elif isinstance(found, ast.VarRef) and _bound_object(found.name, ctx) is link.target:
+        low = check(found, ctx)
+        if low is None:
+            return None
+    else:
+        ctx.reporter.error("E0206", f"a get-or-insert value of link '{a.name}' that looks up something other than one "
+                           f"{link.target.name} object is not supported yet", found.span,
+                           f"look it up with (select {link.target.name} filter <exclusive property> = ...)")
+        return None
+    if ins.query.type_name.split("::")[-1] != link.target.name and \
+            ctx.schema.find_type(ins.query.type_name, ctx.module) is not link.target:  # type: ignore[attr-defined]
+        ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {ins.query.type_name}",  # type: ignore[attr-defined]
+                           ins.query.type_span)  # type: ignore[attr-defined]
+        return None
+    written = _written(a, ins, link, ctx, many=False, unless_found=low)
+    if written is None:
+        return None
+    uuid = ValueType(scalar=SCALARS["uuid"])
+    # (never empty: when nothing is found, the row is inserted)
+    value = qir.SqlTemplate(a.value.span, uuid, False, "found_or_inserted",
+                            "COALESCE({0}, {1})", (low, written), "rr", True)
+    return qir.Assign(a.span, col, value)
+
+
 def _is_nested_insert(value: ast.Expr) -> bool:
     return isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.InsertQuery)
 
 
-def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: bool) -> Optional[qir.Expr]:
+def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: bool,
+             unless_found: Optional[qir.Expr] = None) -> Optional[qir.Expr]:
     """A link assigned objects the same statement writes: a write bound by ``with p := (insert
     ...)`` (its CTE ``"_with_p"``) or a nested insert (``author := (insert User {...})``,
     https://docs.geldata.com/reference/edgeql/insert#nested-inserts), written first as a CTE
@@ -812,6 +904,8 @@ def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: b
     w = _insert_write(q, target, inner)
     if w is None:
         return None
+    if unless_found is not None:
+        w = dataclasses.replace(w, unless_found=unless_found, cardinality=AT_MOST_ONE)
     name = f"_nested{sum(1 for k in ctx.bound_writes if k.startswith(' nested')) + 1}"
     ctx.bound_writes[" nested" + name] = w  # (counted so each nested insert gets its own CTE)
     ctx.nested.append(qir.BoundWrite(value.span, name, w))
@@ -1696,6 +1790,12 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             if isinstance(back, ast.Backlink):
                 node = _backlink_shape_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None,
                                                subject, alias, ctx, depth)
+            elif depth == 0 and written:
+                # `host_name := .host.name` of a link the statement assigns a new object: read
+                # from the write's CTE.
+                reads = {n: (written_from or {}).get(n) for n in written}
+                node = _computed_shape_element(el, subject, alias, dataclasses.replace(ctx, written_from=reads),
+                                               depth)
             else:
                 node = _computed_shape_element(el, subject, alias, ctx, depth)
             if node is not None:

@@ -133,6 +133,23 @@ try {
   assert.deepEqual(await q.reassignToNew({ name: "quad", telegram_id: 45, id: nested.id }), { id: nested.id });
   out["writtenLinks"] = true;
 
+  // Get-or-insert links: the member found, else a new one read back by the same statement;
+  // paths from a with name bound to one object.
+  const found: qd.StoryByAuthorNameResult = await q.storyByAuthorName({ author: "tri", title: "Got", telegram_id: 501 });
+  assert.deepEqual(found, { title: "Got", author_name: "tri", author_tg: "44" });
+  const made = await q.storyByAuthorName({ author: "getter", title: "Made", telegram_id: 502 });
+  assert.deepEqual(made, { title: "Made", author_name: "getter", author_tg: "502" });
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM member WHERE telegram_id IN (501, 502)"), { n: 1 });
+  const gotId = (await one<{ id: string }>("SELECT id FROM story WHERE title = 'Got'")).id;
+  const kept: qd.RetitleStoryResult | null = await q.retitleStory({ id: gotId, telegram_id: 503 });
+  assert.deepEqual(kept, { title: "Got", editor_name: "tri", author_name: "tri" });
+  assert.deepEqual(await q.retitleStory({ id: gotId, editor: "edi", title: "Got2", telegram_id: 504 }),
+    { title: "Got2", editor_name: "edi", author_name: "tri" });
+  assert.deepEqual(await q.retitleStory({ id: "00000000-0000-0000-0000-000000000000", editor: "nobody", telegram_id: 505 }),
+    null);
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM member WHERE telegram_id IN (503, 504, 505)"), { n: 1 });
+  out["getOrInsert"] = true;
+
   // Link properties set by the links' sub-select.
   const weighted = await q.storyWithWeights({ title: "Weighted", telegram_id: 1001, label: "go" });
   assert.deepEqual(await q.weighLabels({ id: weighted.id, weight: 9, kind: "lang" }), { id: weighted.id });

@@ -243,6 +243,36 @@ func TestQueryDml(t *testing.T) {
 		t.Fatalf("reassign_to_new: %+v, %v", row, err)
 	}
 
+	// Get-or-insert links: the member found, else a new one read back by the same statement;
+	// paths from a with name bound to one object.
+	found, err := q.StoryByAuthorName(ctx, qd.StoryByAuthorNameParams{Author: "tri", Title: "Got", TelegramID: 501})
+	if err != nil || found != (qd.StoryByAuthorNameRow{Title: "Got", AuthorName: "tri", AuthorTg: 44}) {
+		t.Fatalf("story_by_author_name found: %+v, %v", found, err)
+	}
+	made, err := q.StoryByAuthorName(ctx, qd.StoryByAuthorNameParams{Author: "getter", Title: "Made", TelegramID: 502})
+	if err != nil || made != (qd.StoryByAuthorNameRow{Title: "Made", AuthorName: "getter", AuthorTg: 502}) {
+		t.Fatalf("story_by_author_name made: %+v, %v", made, err)
+	}
+	var gotID string
+	if err := db.QueryRow(ctx, "SELECT id::text FROM story WHERE title = 'Got'").Scan(&gotID); err != nil {
+		t.Fatal(err)
+	}
+	kept, err := q.RetitleStory(ctx, qd.RetitleStoryParams{ID: gotID, TelegramID: 503})
+	if err != nil || kept == nil || kept.Title != "Got" || kept.EditorName == nil || *kept.EditorName != "tri" || kept.AuthorName != "tri" {
+		t.Fatalf("retitle_story kept: %+v, %v", kept, err)
+	}
+	edited, err := q.RetitleStory(ctx, qd.RetitleStoryParams{ID: gotID, Editor: ptr("edi"), Title: ptr("Got2"), TelegramID: 504})
+	if err != nil || edited == nil || edited.Title != "Got2" || edited.EditorName == nil || *edited.EditorName != "edi" || edited.AuthorName != "tri" {
+		t.Fatalf("retitle_story edited: %+v, %v", edited, err)
+	}
+	if none, err := q.RetitleStory(ctx, qd.RetitleStoryParams{ID: "00000000-0000-0000-0000-000000000000", Editor: ptr("nobody"), TelegramID: 505}); err != nil || none != nil {
+		t.Fatalf("retitle_story none: %+v, %v", none, err)
+	}
+	var made3 int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM member WHERE telegram_id IN (501, 502, 503, 504, 505)").Scan(&made3); err != nil || made3 != 2 {
+		t.Fatalf("members made: %d, %v", made3, err)
+	}
+
 	// Link properties set by the links' sub-select.
 	weighted, err := q.StoryWithWeights(ctx, qd.StoryWithWeightsParams{Title: "Weighted", TelegramID: 1001, Label: "go"})
 	if err != nil {

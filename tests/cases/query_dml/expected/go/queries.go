@@ -524,6 +524,61 @@ func (q *Queries) RenameStories(ctx context.Context, arg RenameStoriesParams) ([
 	return items, nil
 }
 
+// retitleStorySQL is the SQL of query retitle_story (cases/query_dml/queries/retitle_story.edgeql).
+const retitleStorySQL = `WITH "_with_s" AS (
+SELECT coalesce((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+),
+"_with_editor_name" AS (
+SELECT COALESCE($2::text, (SELECT (SELECT "_l1"."name" FROM "member" AS "_l1" WHERE "_l1"."id" = "_v2"."author_id") FROM "story" AS "_v2" WHERE "_v2".id = (SELECT "v" FROM "_with_s"))) AS "v"
+),
+"_nested1" AS (
+INSERT INTO "member" ("name", "telegram_id")
+SELECT (SELECT "v" FROM "_with_editor_name"), $4
+WHERE CASE WHEN EXISTS (SELECT 1 FROM "story" WHERE id = $1) THEN (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = (SELECT "v" FROM "_with_editor_name")) IS NULL ELSE false END
+RETURNING *
+)
+UPDATE "story"
+SET "title" = COALESCE($3::text, (SELECT "_v2".title FROM "story" AS "_v2" WHERE "_v2".id = (SELECT "v" FROM "_with_s"))),
+    "editor_id" = COALESCE((SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = (SELECT "v" FROM "_with_editor_name")), (SELECT "id" FROM "_nested1"))
+WHERE id = $1
+RETURNING "title", (SELECT "_l1"."name" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_nested1" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_nested1")) AS "_l1" WHERE "_l1"."id" = "story"."editor_id") AS "editor_name", (SELECT "_l1"."name" FROM "member" AS "_l1" WHERE "_l1"."id" = "story"."author_id") AS "author_name"`
+
+// RetitleStoryParams are the parameters of RetitleStory. Optional: Editor, Title (nil stores NULL,
+// or the property's default in an insert).
+type RetitleStoryParams struct {
+	ID         string
+	Editor     *string
+	Title      *string
+	TelegramID int64
+}
+
+// RetitleStoryRow is one row returned by RetitleStory.
+type RetitleStoryRow struct {
+	Title      string  `json:"title"`
+	EditorName *string `json:"editor_name"`
+	AuthorName string  `json:"author_name"`
+}
+
+// RetitleStory runs query retitle_story (cases/query_dml/queries/retitle_story.edgeql).
+//
+// Paths from a with name bound to one object (s.title, s.author.name), and a get-or-insert
+// editor written with ?? (https://docs.geldata.com/reference/edgeql/with).
+//
+// It returns nil, nil when no row matched.
+//
+// A violated foreign key is reported as *FkStoryEditorIDError when editor_id names no member row.
+func (q *Queries) RetitleStory(ctx context.Context, arg RetitleStoryParams) (*RetitleStoryRow, error) {
+	row := q.db.QueryRow(ctx, retitleStorySQL, arg.ID, arg.Editor, arg.Title, arg.TelegramID)
+	var i RetitleStoryRow
+	if err := row.Scan(&i.Title, &i.EditorName, &i.AuthorName); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // setEditorSQL is the SQL of query set_editor (cases/query_dml/queries/set_editor.edgeql).
 const setEditorSQL = `UPDATE "story"
 SET "editor_id" = (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".nick = $2)
@@ -712,6 +767,47 @@ func (q *Queries) StoriesNotLabelled(ctx context.Context, arg StoriesNotLabelled
 		return nil, translateError(err)
 	}
 	return items, nil
+}
+
+// storyByAuthorNameSQL is the SQL of query story_by_author_name (cases/query_dml/queries/story_by_author_name.edgeql).
+const storyByAuthorNameSQL = `WITH "_nested1" AS (
+INSERT INTO "member" ("name", "telegram_id")
+SELECT $1::text, $3
+WHERE (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = $1::text) IS NULL
+RETURNING *
+)
+INSERT INTO "story" ("title", "author_id")
+VALUES ($2, COALESCE((SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = $1::text), (SELECT "id" FROM "_nested1")))
+RETURNING "title", (SELECT "_l1"."name" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_nested1" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_nested1")) AS "_l1" WHERE "_l1"."id" = "story"."author_id") AS "author_name", (SELECT "_l1"."telegram_id" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_nested1" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_nested1")) AS "_l1" WHERE "_l1"."id" = "story"."author_id") AS "author_tg"`
+
+// StoryByAuthorNameParams are the parameters of StoryByAuthorName.
+type StoryByAuthorNameParams struct {
+	Author     string
+	Title      string
+	TelegramID int64
+}
+
+// StoryByAuthorNameRow is one row returned by StoryByAuthorName.
+type StoryByAuthorNameRow struct {
+	Title      string `json:"title"`
+	AuthorName string `json:"author_name"`
+	AuthorTg   int64  `json:"author_tg,string"`
+}
+
+// StoryByAuthorName runs query story_by_author_name
+// (cases/query_dml/queries/story_by_author_name.edgeql).
+//
+// The story's author is the member of that name, or a new one (Gel's get-or-insert:
+// https://docs.geldata.com/reference/edgeql/insert#conditional-inserts).
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
+func (q *Queries) StoryByAuthorName(ctx context.Context, arg StoryByAuthorNameParams) (StoryByAuthorNameRow, error) {
+	row := q.db.QueryRow(ctx, storyByAuthorNameSQL, arg.Author, arg.Title, arg.TelegramID)
+	var i StoryByAuthorNameRow
+	if err := row.Scan(&i.Title, &i.AuthorName, &i.AuthorTg); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
 }
 
 // storyWithNewAuthorSQL is the SQL of query story_with_new_author (cases/query_dml/queries/story_with_new_author.edgeql).

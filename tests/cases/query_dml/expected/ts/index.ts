@@ -41,6 +41,9 @@ import {
   type RenameStoriesArgs,
   type RenameStoriesResult,
   renameStories,
+  type RetitleStoryArgs,
+  type RetitleStoryResult,
+  retitleStory,
   type SetEditorArgs,
   type SetEditorResult,
   setEditor,
@@ -56,6 +59,9 @@ import {
   type StoriesNotLabelledArgs,
   type StoriesNotLabelledResult,
   storiesNotLabelled,
+  type StoryByAuthorNameArgs,
+  type StoryByAuthorNameResult,
+  storyByAuthorName,
   type StoryWithNewAuthorArgs,
   type StoryWithNewAuthorResult,
   storyWithNewAuthor,
@@ -109,6 +115,8 @@ export interface Runner {
     reassignToNew(args: ReassignToNewArgs): Promise<ReassignToNewResult | null>;
     /** Runs `rename_stories` (cases/query_dml/queries/rename_stories.edgeql). */
     renameStories(args: RenameStoriesArgs): Promise<RenameStoriesResult[]>;
+    /** Runs `retitle_story` (cases/query_dml/queries/retitle_story.edgeql). */
+    retitleStory(args: RetitleStoryArgs): Promise<RetitleStoryResult | null>;
     /** Runs `set_editor` (cases/query_dml/queries/set_editor.edgeql). */
     setEditor(args: SetEditorArgs): Promise<SetEditorResult | null>;
     /** Runs `stories_by_authors` (cases/query_dml/queries/stories_by_authors.edgeql). */
@@ -119,6 +127,8 @@ export interface Runner {
     storiesLabelled(args: StoriesLabelledArgs): Promise<StoriesLabelledResult[]>;
     /** Runs `stories_not_labelled` (cases/query_dml/queries/stories_not_labelled.edgeql). */
     storiesNotLabelled(args: StoriesNotLabelledArgs): Promise<StoriesNotLabelledResult[]>;
+    /** Runs `story_by_author_name` (cases/query_dml/queries/story_by_author_name.edgeql). */
+    storyByAuthorName(args: StoryByAuthorNameArgs): Promise<StoryByAuthorNameResult>;
     /** Runs `story_with_new_author` (cases/query_dml/queries/story_with_new_author.edgeql). */
     storyWithNewAuthor(args: StoryWithNewAuthorArgs): Promise<StoryWithNewAuthorResult>;
     /** Runs `story_with_weights` (cases/query_dml/queries/story_with_weights.edgeql). */
@@ -206,11 +216,13 @@ function makeRunner(db: Queryable, depth: number): Runner {
       mergeMembers: (args) => mergeMembers(db, args),
       reassignToNew: (args) => reassignToNew(db, args),
       renameStories: (args) => renameStories(db, args),
+      retitleStory: (args) => retitleStory(db, args),
       setEditor: (args) => setEditor(db, args),
       storiesByAuthors: (args) => storiesByAuthors(db, args),
       storiesByLabel: (args) => storiesByLabel(db, args),
       storiesLabelled: (args) => storiesLabelled(db, args),
       storiesNotLabelled: (args) => storiesNotLabelled(db, args),
+      storyByAuthorName: (args) => storyByAuthorName(db, args),
       storyWithNewAuthor: (args) => storyWithNewAuthor(db, args),
       storyWithWeights: (args) => storyWithWeights(db, args),
       touchStories: (args) => touchStories(db, args),

@@ -478,6 +478,58 @@ export async function renameStories(db: Queryable, args: RenameStoriesArgs): Pro
   return rows as RenameStoriesResult[];
 }
 
+/** SQL of query `retitle_story` (cases/query_dml/queries/retitle_story.edgeql). */
+export const retitleStorySql = `WITH "_with_s" AS (
+SELECT coalesce((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+),
+"_with_editor_name" AS (
+SELECT COALESCE($2::text, (SELECT (SELECT "_l1"."name" FROM "member" AS "_l1" WHERE "_l1"."id" = "_v2"."author_id") FROM "story" AS "_v2" WHERE "_v2".id = (SELECT "v" FROM "_with_s"))) AS "v"
+),
+"_nested1" AS (
+INSERT INTO "member" ("name", "telegram_id")
+SELECT (SELECT "v" FROM "_with_editor_name"), $4
+WHERE CASE WHEN EXISTS (SELECT 1 FROM "story" WHERE id = $1) THEN (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = (SELECT "v" FROM "_with_editor_name")) IS NULL ELSE false END
+RETURNING *
+)
+UPDATE "story"
+SET "title" = COALESCE($3::text, (SELECT "_v2".title FROM "story" AS "_v2" WHERE "_v2".id = (SELECT "v" FROM "_with_s"))),
+    "editor_id" = COALESCE((SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = (SELECT "v" FROM "_with_editor_name")), (SELECT "id" FROM "_nested1"))
+WHERE id = $1
+RETURNING "title", (SELECT "_l1"."name" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_nested1" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_nested1")) AS "_l1" WHERE "_l1"."id" = "story"."editor_id") AS "editor_name", (SELECT "_l1"."name" FROM "member" AS "_l1" WHERE "_l1"."id" = "story"."author_id") AS "author_name"`;
+
+/** Parameters of {@link retitleStory}. */
+export interface RetitleStoryArgs {
+  readonly id: string;
+  readonly editor?: string | null;
+  readonly title?: string | null;
+  readonly telegram_id: number | string | bigint;
+}
+
+/** One row returned by {@link retitleStory}. */
+export interface RetitleStoryResult {
+  title: string;
+  editor_name: string | null;
+  author_name: string;
+}
+
+/**
+ * Paths from a with name bound to one object (s.title, s.author.name), and a get-or-insert
+ * editor written with ?? (https://docs.geldata.com/reference/edgeql/with).
+ *
+ * Source: cases/query_dml/queries/retitle_story.edgeql.
+ * Resolves to `null` when no row matched.
+ * @throws {@link FkStoryEditorIdError} when `editor_id` names no `member` row (`fk_story_editor_id`).
+ */
+export async function retitleStory(db: Queryable, args: RetitleStoryArgs): Promise<RetitleStoryResult | null> {
+  const rows = await run(db, retitleStorySql, [
+    args.id,
+    args.editor ?? null,
+    args.title ?? null,
+    args.telegram_id,
+  ]);
+  return (rows[0] as RetitleStoryResult | undefined) ?? null;
+}
+
 /** SQL of query `set_editor` (cases/query_dml/queries/set_editor.edgeql). */
 export const setEditorSql = `UPDATE "story"
 SET "editor_id" = (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".nick = $2)
@@ -620,6 +672,51 @@ export async function storiesNotLabelled(db: Queryable, args: StoriesNotLabelled
     args.label,
   ]);
   return rows as StoriesNotLabelledResult[];
+}
+
+/** SQL of query `story_by_author_name` (cases/query_dml/queries/story_by_author_name.edgeql). */
+export const storyByAuthorNameSql = `WITH "_nested1" AS (
+INSERT INTO "member" ("name", "telegram_id")
+SELECT $1::text, $3
+WHERE (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = $1::text) IS NULL
+RETURNING *
+)
+INSERT INTO "story" ("title", "author_id")
+VALUES ($2, COALESCE((SELECT "_q0"."id" FROM "member" AS "_q0" WHERE "_q0".name = $1::text), (SELECT "id" FROM "_nested1")))
+RETURNING "title", (SELECT "_l1"."name" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_nested1" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_nested1")) AS "_l1" WHERE "_l1"."id" = "story"."author_id") AS "author_name", (SELECT "_l1"."telegram_id" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_nested1" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_nested1")) AS "_l1" WHERE "_l1"."id" = "story"."author_id") AS "author_tg"`;
+
+/** Parameters of {@link storyByAuthorName}. */
+export interface StoryByAuthorNameArgs {
+  readonly author: string;
+  readonly title: string;
+  readonly telegram_id: number | string | bigint;
+}
+
+/** One row returned by {@link storyByAuthorName}. */
+export interface StoryByAuthorNameResult {
+  title: string;
+  author_name: string;
+  author_tg: string;
+}
+
+/**
+ * The story's author is the member of that name, or a new one (Gel's get-or-insert:
+ * https://docs.geldata.com/reference/edgeql/insert#conditional-inserts).
+ *
+ * Source: cases/query_dml/queries/story_by_author_name.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ */
+export async function storyByAuthorName(db: Queryable, args: StoryByAuthorNameArgs): Promise<StoryByAuthorNameResult> {
+  const rows = await run(db, storyByAuthorNameSql, [
+    args.author,
+    args.title,
+    args.telegram_id,
+  ]);
+  const row = rows[0] as StoryByAuthorNameResult | undefined;
+  if (row === undefined) {
+    throw new Error("story_by_author_name: the statement returned no row");
+  }
+  return row;
 }
 
 /** SQL of query `story_with_new_author` (cases/query_dml/queries/story_with_new_author.edgeql). */
