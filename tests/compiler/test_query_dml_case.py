@@ -475,3 +475,39 @@ def test_get_or_insert_refusals():
     assert _errors("insert Story { title := 't', author := (select Label filter .name = 'x') ?? "
                    "(insert Member { name := 'x', telegram_id := 1 }) }") == [
         "1:48 E0304 'author' links to Member, not Label"]
+
+
+def test_a_bound_bulk_insert_selected_in_the_shape_of_another(db, q):
+    # `with ss := (for s in json_array_unpack(params['stories']) union (insert Story {...}))`: the
+    # bulk insert runs once; `stories := ss { ... }` reads the objects it wrote from its CTE,
+    # and their author, the member the statement inserts, from that insert's CTE.
+    plan = q["member_with_stories"]
+    assert plan.cardinality == "one" and plan.sql.count(";") == 0
+    params = {"name": "ann", "telegram_id": 7, "stories": [{"title": "A"}, {"title": "B"}]}
+    ((name, stories, ids),) = run(db, plan, json.dumps(params))
+    assert name == "ann"
+    assert sorted(stories, key=lambda s: s["title"]) == [{"title": "A", "author_name": "ann"},
+                                                         {"title": "B", "author_name": "ann"}]
+    assert sorted(i["id"] for i in ids) == sorted(str(r[0]) for r in db.execute("SELECT id FROM story"))
+    assert db.execute("SELECT s.title, m.name FROM story s JOIN member m ON m.id = s.author_id ORDER BY 1") == [
+        ("A", "ann"), ("B", "ann")]
+    # No stories: the member alone, an empty list.
+    assert run(db, plan, json.dumps({"name": "bob", "telegram_id": 8, "stories": []}))[0][1:] == ([], [])
+    # A story that fails (no title: a required property) fails the statement: nothing is written.
+    with pytest.raises(psycopg.errors.NotNullViolation):
+        run(db, plan, json.dumps({"name": "cy", "telegram_id": 9, "stories": [{"nope": 1}]}))
+    assert db.execute("SELECT count(*) FROM member WHERE name = 'cy'") == [(0,)]
+
+
+def test_a_bulk_insert_over_a_member_of_a_json_parameter(db, q):
+    member(db, "ann", 1)
+    plan = _plan("with params := <json>$params, a := (select Member filter .name = <str>params['author']) "
+                 "for s in json_array_unpack(params['stories']) union (insert Story { title := <str>s['title'], "
+                 "author := a })")
+    assert len(run(db, plan, json.dumps({"author": "ann", "stories": [{"title": "x"}, {"title": "y"}]}))) == 2
+    assert db.execute("SELECT s.title, m.name FROM story s JOIN member m ON m.id = s.author_id ORDER BY 1") == [
+        ("x", "ann"), ("y", "ann")]
+    assert _errors("with p := <json>$p for s in json_array_unpack(p[<str>$k ++ 'x']) union (insert Member { "
+                   "name := <str>s, telegram_id := 1 })") == [
+        "1:47 E0304 json_array_unpack needs a json parameter, a 'with' name or a member of one (params['items']), got "
+        "another json value"]

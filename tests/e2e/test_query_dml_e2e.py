@@ -4,7 +4,8 @@ by any filter, ``{}`` assignments, upserts whose else update filters (TS ``null`
 when it fails), ``for`` loops over updates, deletes, selects and upserts, paths through multi
 links in filters, nested inserts and with-bound inserts assigned to links, link properties set by inserts and updates,
 get-or-insert links (``if exists m then m else (insert ...)``, ``found ?? (insert ...)``) read back by the
-statement's own shape, paths from a with name bound to one object. The TypeScript compiles under tsc --strict and runs on node-postgres
+statement's own shape, paths from a with name bound to one object, a bulk insert bound in with and
+selected in another's shape. The TypeScript compiles under tsc --strict and runs on node-postgres
 (tests/e2e/query_dml_ts); the Go is gofmt/vet-clean and runs on pgx with the machine's Go and Go
 1.21 (tests/e2e/query_dml_go)."""
 
@@ -30,7 +31,7 @@ def test_typescript_query_dml(pg, tsc_run, tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "linkByFilter": True, "assertSingleAndEmpty": True, "multiLinkByFilter": True, "filteredUpsert": True,
         "withInLink": True, "forLoops": True, "multiLinkFilter": True, "writtenLinks": True, "linkProperties": True,
-        "getOrInsert": True}
+        "getOrInsert": True, "boundBulkInsert": True}
 
 
 @pytest.mark.slow

@@ -399,7 +399,7 @@ def object_set_sql(s: qir.ObjectSet) -> str:
             page += f" LIMIT {expr_sql(s.page.limit)}"
         return (f'FROM (SELECT {s.alias}.*, row_number() OVER (ORDER BY {keys}) AS "_n" {inner} '
                 f"ORDER BY {keys}{page}) AS {s.alias} WHERE true")
-    source = f"FROM {qi(s.source.table)} AS {s.alias} WHERE "
+    source = f"FROM {qi(s.cte or s.source.table)} AS {s.alias} WHERE "
     visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
     if s.parts:
         union = " UNION ALL ".join(f"SELECT {s.alias}.* {object_set_sql(p)}" for p in s.parts)
@@ -1119,6 +1119,8 @@ _MARK = re.compile("\x00([0-9]+)\x00")
 def _batch_sql(b: qir.Batch) -> str:
     """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``."""
     src = expr_sql(b.source)
+    if not _atomic(b.source):
+        src = f"({src})"  # (`params -> 'items'`: the cast applies to the whole value)
     name = qi(b.var.sql_name or b.var.name)
     if b.json:
         return f'jsonb_array_elements({src}::jsonb) AS "_batch"({name})'

@@ -263,6 +263,9 @@ class ObjectSet(Node):
     #: ``with s := (select User order by .name limit 3)``: the rows in that order, paged
     #: (:class:`ShapeClauses` without a filter; each row numbered ``"_n"`` in that order).
     page: Optional["ShapeClauses"] = None
+    #: The rows a write of the same statement wrote, read from its CTE (``RETURNING *``)
+    #: instead of the table (``identities := ps`` of ``with ps := (insert ...)``).
+    cte: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -1015,10 +1015,15 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         return None
     param = is_param(arr) or (type(arr) is qir.VarRef and type(arr.binding) is qir.WithValue  # type: ignore[attr-defined]
                               and arr.binding.inline and is_param(arr.binding.value))  # type: ignore[attr-defined]
+    if json and not param:
+        # `json_array_unpack(params['items'])` of a query's json parameter or `with` name
+        # (`with items := params['items']`): one json value of the query, not of an object.
+        param = _query_json(arr)
     if json:
         if arr.type.family != "json" or not param:
-            ctx.reporter.error("E0304", f"json_array_unpack needs a json parameter, got {arr.type.name}",
-                               arg.span, "give it a type: <json>$items")
+            what = arr.type.name if arr.type.family != "json" else "another json value"
+            ctx.reporter.error("E0304", f"json_array_unpack needs a json parameter, a 'with' name or a member of one "
+                               f"(params['items']), got {what}", arg.span, "give it a type: <json>$items")
             return None
         var = qir.LoopVar(q.var, JSON, sql_name)
     else:
@@ -1029,6 +1034,17 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         var = qir.LoopVar(q.var, arr.type.element, sql_name)
     ctx.variables[q.var] = var
     return qir.Batch(src.span, var, arr, json)
+
+
+def _query_json(e: qir.Expr) -> bool:
+    """A json value of the query itself: a parameter, a query's ``with`` name, or a member of
+    one (``params['items']``, ``x[0]``) by a constant or parameter key."""
+    if is_param(e) or (type(e) is qir.VarRef and type(e.binding) is qir.WithValue):  # type: ignore[attr-defined]
+        return True
+    if type(e) is qir.JsonIndex:
+        key = e.key  # type: ignore[attr-defined]
+        return _query_json(e.base) and (type(key) is qir.Literal or is_param(key))  # type: ignore[attr-defined]
+    return False
 
 
 def _constant(e) -> bool:
@@ -1787,10 +1803,13 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             seen.add(el.name)
             back = v.base if isinstance(v, ast.ShapeExpr) else v
-            if isinstance(back, ast.Backlink):
+            if isinstance(back, ast.VarRef) and back.name in ctx.bound_writes and back.name not in ctx.variables:
+                node = _written_objects_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None, ctx,
+                                                depth)
+            elif isinstance(back, ast.Backlink):
                 node = _backlink_shape_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None,
                                                subject, alias, ctx, depth)
-            elif depth == 0 and written:
+            elif written:
                 # `host_name := .host.name` of a link the statement assigns a new object: read
                 # from the write's CTE.
                 reads = {n: (written_from or {}).get(n) for n in written}
@@ -1847,7 +1866,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
                                    el.span)
                 continue
-            written_cte = (written_from or {}).get(el.name) if depth == 0 else None
+            written_cte = (written_from or {}).get(el.name)
             if el.name in written and written_cte is None and (link.multi or [e.name for e in el.shape] != ["id"]):
                 ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
                                    "same statement writes is "
@@ -2069,6 +2088,31 @@ def _backlink_shape_element(el: ast.ShapeElement, back: ast.Backlink, shape, sub
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
+def _written_objects_element(el: ast.ShapeElement, ref: ast.VarRef, shape, ctx: ExprContext,
+                             depth: int) -> Optional[qir.Node]:
+    """``name := p`` / ``name := p { ... }`` in a shape, ``p`` a write bound by ``with``
+    (https://docs.geldata.com/reference/edgeql/with): the objects it wrote, as the statement
+    leaves them, read from its CTE (``RETURNING *``), a JSON list of them (one object, or
+    ``null``, when it writes at most one); without a shape their ids (``{ id }``), as Gel
+    returns an object set."""
+    w = ctx.bound_writes[ref.name]
+    if depth + 1 > MAX_SHAPE_DEPTH:
+        ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported", el.span)
+        return None
+    subject = w.subject  # type: ignore[attr-defined]
+    inner_alias = qi(f"_s{depth + 1}")
+    inner = _shape(shape if shape is not None else (ast.ShapeElement("id", None, ref.span),), subject, inner_alias,
+                   ctx, depth + 1, written=w.written_links, written_from=getattr(w, "written_sources", {}))  # type: ignore[attr-defined]
+    ok, clauses = _shape_clauses(el, subject, inner_alias, ctx)
+    if not ok or ctx.reporter.has_errors:
+        return None
+    multi = w.cardinality == MANY  # type: ignore[attr-defined]
+    objects = qir.ObjectSet(ref.span, inner_alias, subject, multi, cte=f"_with_{ref.name}")
+    field = ResultField(el.name, None, not multi and w.cardinality != ONE, _fields(inner), multi,  # type: ignore[attr-defined]
+                        depth > 0)
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
+
+
 def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: str, ctx: ExprContext,
                       depth: int) -> Optional[qir.Node]:
     """A computed property or link in a shape (https://docs.geldata.com/reference/datamodel/computeds):
@@ -2278,7 +2322,23 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # (`.id in ids`); its parameter is bound there.
             ctx.type_sets[b.name] = value
             continue
-        if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
+        if isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.ForQuery):
+            value = value.query
+        if isinstance(value, ast.ForQuery):
+            # `with ps := (for x in json_array_unpack(...) union (insert T {...}))`: the bulk
+            # insert, bound like any other write (https://docs.geldata.com/reference/edgeql/for).
+            subject = schema.find_type(value.type_name, ctx.module)
+            if subject is None:
+                reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
+                               did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
+                continue
+            inner = dataclasses.replace(ctx, subject=subject, variables=dict(ctx.variables))
+            batch = _loop(value, inner)
+            w = None if batch is None else _insert_write(value.body, subject, inner, batch=batch)
+            if w is None:
+                continue
+            w = dataclasses.replace(w, cardinality=MANY)
+        elif isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
             subject = schema.find_type(value.type_name, ctx.module)
             if subject is None:
                 reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
@@ -2287,6 +2347,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             w = _write_of(value, subject, dataclasses.replace(ctx, subject=subject))
             if w is None:
                 continue
+        if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.ForQuery)):
             writes[b.name] = w
             ctx.bound_writes[b.name] = w
             exclusives.extend(w.exclusives)

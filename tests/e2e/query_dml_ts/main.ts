@@ -150,6 +150,16 @@ try {
   assert.deepEqual(await one("SELECT count(*)::int AS n FROM member WHERE telegram_id IN (503, 504, 505)"), { n: 1 });
   out["getOrInsert"] = true;
 
+  // A bulk insert bound in with, its objects selected in the shape of another bound insert.
+  const bulk: qd.MemberWithStoriesResult = await q.memberWithStories({
+    params: { name: "bulk", telegram_id: 601, stories: [{ title: "S1" }, { title: "S2" }] } });
+  assert.equal(bulk.name, "bulk");
+  assert.deepEqual(bulk.stories.map((s) => `${s.title}/${s.author_name}`).sort(), ["S1/bulk", "S2/bulk"]);
+  assert.equal(bulk.story_ids.length, 2);
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM story s JOIN member m ON m.id = s.author_id WHERE m.name = 'bulk'"),
+    { n: 2 });
+  out["boundBulkInsert"] = true;
+
   // Link properties set by the links' sub-select.
   const weighted = await q.storyWithWeights({ title: "Weighted", telegram_id: 1001, label: "go" });
   assert.deepEqual(await q.weighLabels({ id: weighted.id, weight: 9, kind: "lang" }), { id: weighted.id });

@@ -273,6 +273,18 @@ func TestQueryDml(t *testing.T) {
 		t.Fatalf("members made: %d, %v", made3, err)
 	}
 
+	// A bulk insert bound in with, its objects selected in the shape of another bound insert.
+	bulk, err := q.MemberWithStories(ctx, qd.MemberWithStoriesParams{
+		Params: []byte(`{"name": "bulk", "telegram_id": 601, "stories": [{"title": "S1"}, {"title": "S2"}]}`)})
+	if err != nil || bulk.Name != "bulk" || len(bulk.Stories) != 2 || len(bulk.StoryIDs) != 2 {
+		t.Fatalf("member_with_stories: %+v, %v", bulk, err)
+	}
+	for _, s := range bulk.Stories {
+		if s.AuthorName != "bulk" || (s.Title != "S1" && s.Title != "S2") {
+			t.Fatalf("member_with_stories story: %+v", s)
+		}
+	}
+
 	// Link properties set by the links' sub-select.
 	weighted, err := q.StoryWithWeights(ctx, qd.StoryWithWeightsParams{Title: "Weighted", TelegramID: 1001, Label: "go"})
 	if err != nil {

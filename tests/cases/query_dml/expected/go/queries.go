@@ -402,6 +402,68 @@ func (q *Queries) MemberAndStory(ctx context.Context, arg MemberAndStoryParams) 
 	return i, nil
 }
 
+// memberWithStoriesSQL is the SQL of query member_with_stories (cases/query_dml/queries/member_with_stories.edgeql).
+const memberWithStoriesSQL = `WITH "_with_story_params" AS (
+SELECT $1::jsonb -> 'stories' AS "v"
+),
+"_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES (($1::jsonb ->> 'name'), CAST(($1::jsonb ->> 'telegram_id') AS bigint))
+RETURNING *
+),
+"_with_stories" AS (
+INSERT INTO "story" ("title", "author_id")
+SELECT ("_batch"."s" ->> 'title'), (SELECT "id" FROM "_with_m")
+FROM jsonb_array_elements((SELECT "v" FROM "_with_story_params")::jsonb) AS "_batch"("s")
+RETURNING *
+)
+SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title", 'author_name', (SELECT "_l1"."name" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_with_m" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_with_m")) AS "_l1" WHERE "_l1"."id" = "_s1"."author_id")) ORDER BY "_s1"."id"), '[]'::json) FROM "_with_stories" AS "_s1") AS "stories",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM "_with_stories" AS "_s1") AS "story_ids"
+FROM "_with_m" AS "member"`
+
+// MemberWithStoriesParams are the parameters of MemberWithStories.
+type MemberWithStoriesParams struct {
+	Params json.RawMessage
+}
+
+// MemberWithStoriesStories is the stories shape of MemberWithStories.
+type MemberWithStoriesStories struct {
+	Title      string `json:"title"`
+	AuthorName string `json:"author_name"`
+}
+
+// MemberWithStoriesStoryIDs is the story_ids shape of MemberWithStories.
+type MemberWithStoriesStoryIDs struct {
+	ID string `json:"id"`
+}
+
+// MemberWithStoriesRow is one row returned by MemberWithStories.
+type MemberWithStoriesRow struct {
+	Name     string                      `json:"name"`
+	Stories  []MemberWithStoriesStories  `json:"stories"`
+	StoryIDs []MemberWithStoriesStoryIDs `json:"story_ids"`
+}
+
+// MemberWithStories runs query member_with_stories
+// (cases/query_dml/queries/member_with_stories.edgeql).
+//
+// A bulk insert bound in with, reading a json member of a with name, its objects selected in
+// the shape of another bound insert (https://docs.geldata.com/reference/edgeql/for,
+// https://docs.geldata.com/reference/edgeql/with).
+//
+// A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
+func (q *Queries) MemberWithStories(ctx context.Context, arg MemberWithStoriesParams) (MemberWithStoriesRow, error) {
+	row := q.db.QueryRow(ctx, memberWithStoriesSQL, arg.Params)
+	var i MemberWithStoriesRow
+	if err := row.Scan(&i.Name, &i.Stories, &i.StoryIDs); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // mergeMembersSQL is the SQL of query merge_members (cases/query_dml/queries/merge_members.edgeql).
 const mergeMembersSQL = `INSERT INTO "member" ("name", "telegram_id", "nick")
 SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')

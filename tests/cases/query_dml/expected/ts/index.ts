@@ -32,6 +32,9 @@ import {
   type MemberAndStoryArgs,
   type MemberAndStoryResult,
   memberAndStory,
+  type MemberWithStoriesArgs,
+  type MemberWithStoriesResult,
+  memberWithStories,
   type MergeMembersArgs,
   type MergeMembersResult,
   mergeMembers,
@@ -109,6 +112,8 @@ export interface Runner {
     labelStory(args: LabelStoryArgs): Promise<LabelStoryResult | null>;
     /** Runs `member_and_story` (cases/query_dml/queries/member_and_story.edgeql). */
     memberAndStory(args: MemberAndStoryArgs): Promise<MemberAndStoryResult>;
+    /** Runs `member_with_stories` (cases/query_dml/queries/member_with_stories.edgeql). */
+    memberWithStories(args: MemberWithStoriesArgs): Promise<MemberWithStoriesResult>;
     /** Runs `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
     mergeMembers(args: MergeMembersArgs): Promise<MergeMembersResult[]>;
     /** Runs `reassign_to_new` (cases/query_dml/queries/reassign_to_new.edgeql). */
@@ -213,6 +218,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       handOver: (args) => handOver(db, args),
       labelStory: (args) => labelStory(db, args),
       memberAndStory: (args) => memberAndStory(db, args),
+      memberWithStories: (args) => memberWithStories(db, args),
       mergeMembers: (args) => mergeMembers(db, args),
       reassignToNew: (args) => reassignToNew(db, args),
       renameStories: (args) => renameStories(db, args),

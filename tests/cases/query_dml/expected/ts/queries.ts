@@ -376,6 +376,59 @@ export async function memberAndStory(db: Queryable, args: MemberAndStoryArgs): P
   return row;
 }
 
+/** SQL of query `member_with_stories` (cases/query_dml/queries/member_with_stories.edgeql). */
+export const memberWithStoriesSql = `WITH "_with_story_params" AS (
+SELECT $1::jsonb -> 'stories' AS "v"
+),
+"_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES (($1::jsonb ->> 'name'), CAST(($1::jsonb ->> 'telegram_id') AS bigint))
+RETURNING *
+),
+"_with_stories" AS (
+INSERT INTO "story" ("title", "author_id")
+SELECT ("_batch"."s" ->> 'title'), (SELECT "id" FROM "_with_m")
+FROM jsonb_array_elements((SELECT "v" FROM "_with_story_params")::jsonb) AS "_batch"("s")
+RETURNING *
+)
+SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title", 'author_name', (SELECT "_l1"."name" FROM (SELECT "id", "name", "telegram_id", "nick" FROM "_with_m" UNION ALL SELECT "id", "name", "telegram_id", "nick" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_with_m")) AS "_l1" WHERE "_l1"."id" = "_s1"."author_id")) ORDER BY "_s1"."id"), '[]'::json) FROM "_with_stories" AS "_s1") AS "stories",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM "_with_stories" AS "_s1") AS "story_ids"
+FROM "_with_m" AS "member"`;
+
+/** Parameters of {@link memberWithStories}. */
+export interface MemberWithStoriesArgs {
+  readonly params: JsonDocument;
+}
+
+/** One row returned by {@link memberWithStories}. */
+export interface MemberWithStoriesResult {
+  name: string;
+  stories: Array<{ title: string; author_name: string }>;
+  story_ids: Array<{ id: string }>;
+}
+
+/**
+ * A bulk insert bound in with, reading a json member of a with name, its objects selected in
+ * the shape of another bound insert (https://docs.geldata.com/reference/edgeql/for,
+ * https://docs.geldata.com/reference/edgeql/with).
+ *
+ * Source: cases/query_dml/queries/member_with_stories.edgeql.
+ * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
+ * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ */
+export async function memberWithStories(db: Queryable, args: MemberWithStoriesArgs): Promise<MemberWithStoriesResult> {
+  const rows = await run(db, memberWithStoriesSql, [
+    JSON.stringify(args.params),
+  ]);
+  const row = rows[0] as MemberWithStoriesResult | undefined;
+  if (row === undefined) {
+    throw new Error("member_with_stories: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
 export const mergeMembersSql = `INSERT INTO "member" ("name", "telegram_id", "nick")
 SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')
