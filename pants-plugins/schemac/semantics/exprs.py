@@ -16,6 +16,7 @@ Operators (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``<`` ``<
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -1690,6 +1691,11 @@ FUNCTIONS_WITH_ARGS = {
     "re_test": (2, "str", BOOL),
 }
 
+#: ``str_trim(s, tr)`` and its start/end forms with the characters to remove
+#: (https://docs.geldata.com/reference/stdlib/string#function::std::str_trim): Postgres' btrim,
+#: ltrim and rtrim take the same set of characters.
+_TRIM_CHARS = {"str_trim": "btrim({0}, {1})", "str_trim_start": "ltrim({0}, {1})", "str_trim_end": "rtrim({0}, {1})"}
+
 
 def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """A function of an extension module (:data:`schemac.semantics.extensions.EXT_FUNCTIONS`): its
@@ -1914,11 +1920,84 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
     if len(args) == 1 and args[0].type.family == "str":
         return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
                                f"CAST({{0}} AS {pg})", (args[0],), "r", True)
+    parts = {"cal::to_local_date": ("make_date", 3), "cal::to_local_datetime": ("make_timestamp", 6),
+             "cal::to_local_time": ("make_time", 3)}[name]
+    if len(args) == parts[1] and all(a.type.family == "num" and a.type.element is None for a in args):
+        # the parts (year, month, day [, hour, min, sec]), sec a float64
+        # (https://docs.geldata.com/reference/stdlib/datetime#function::cal::to_local_date)
+        casts = [f"CAST({{{i}}} AS integer)" for i in range(len(args))]
+        if name != "cal::to_local_date":
+            casts[-1] = f"CAST({{{len(args) - 1}}} AS double precision)"
+        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
+                               f"{parts[0]}({', '.join(casts)})", tuple(args), "p" * len(args), True)
     if len(args) == 2 and args[0].type.family == "datetime" and args[1].type.family == "str":
         return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
                                f"CAST(timezone({{1}}, {{0}}) AS {pg})", (args[0], args[1]), "rp", True)
     ctx.reporter.error("E0304", f"{name}() takes a str, or a datetime and a time zone name", expr.span,
                        f"write e.g. {name}('...') or {name}(datetime_current(), 'Europe/Paris')")
+    return None
+
+
+#: An ISO 8601 date and time with a time zone, the text ``to_datetime(s)`` reads
+#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::to_datetime):
+#: ``2018-05-07T15:01:22.306916+00``, ``20180507 150122Z``.
+_ISO_DATETIME = r"^\s*\d{4}(-\d{2}-\d{2}|\d{4})[tT ]\d{2}(:?\d{2}(:?\d{2}(\.\d+)?)?)?([zZ]|[+-]\d{2}(:?\d{2})?)\s*$"
+
+
+def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``to_datetime()`` (https://docs.geldata.com/reference/stdlib/datetime#function::std::to_datetime):
+    of an ISO 8601 string with a time zone (``CAST(s AS timestamptz)``; the statement fails on
+    another string, as Gel's, where Postgres would read it in the session's time zone); of a
+    string and a format holding ``TZH`` (``to_timestamp(s, fmt)``); of a ``cal::local_datetime``
+    and a time zone (``timezone(zone, ldt)``); of the parts year, month, day, hour, min, sec and a
+    time zone (``make_timestamptz``); of seconds since the Unix epoch (``to_timestamp(x)``)."""
+    if any(isinstance(a, ast.NamedArg) for a in expr.args) or len(expr.args) not in (1, 2, 7):
+        ctx.reporter.error("E0304", "to_datetime() takes a str [and a format], a cal::local_datetime and a time zone, "
+                           "seven parts (year, month, day, hour, min, sec, zone) or a number of seconds", expr.span)
+        return None
+    args = []
+    for i, a in enumerate(expr.args):
+        low = check(a, ctx, (INT64 if i < 5 else FLOAT64 if i == 5 else STR) if len(expr.args) == 7 else STR)
+        if low is None:
+            return None
+        if low.type.element is not None:
+            ctx.reporter.error("E0304", f"to_datetime() cannot take {low.type.name}", a.span)
+            return None
+        args.append(low)
+    families = tuple(a.type.family for a in args)
+    nullable = any(a.nullable for a in args)
+    if families == ("str",):
+        pattern = sql_string(_ISO_DATETIME).replace("{", "{{").replace("}", "}}")
+        template = (f"CASE WHEN {{0}} ~ {pattern} THEN CAST({{0}} AS timestamptz) ELSE CAST("
+                    "'to_datetime(): an ISO 8601 date and time with a time zone is required, got ' || {0} "
+                    "AS timestamptz) END")
+        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", template, tuple(args), "p", True)
+    if families == ("num",):
+        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime",
+                               "to_timestamp(CAST({0} AS double precision))", tuple(args), "p", True)
+    if families == ("local_datetime", "str"):
+        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", "timezone({1}, {0})", tuple(args),
+                               "pp", True)
+    if families == ("str", "str"):
+        fmt = expr.args[1]
+        if not (isinstance(fmt, ast.Literal) and fmt.kind == "str"):
+            ctx.reporter.error("E0206", "to_datetime() with a format that is not a string literal is not supported",
+                               fmt.span, "write the format, e.g. to_datetime(s, 'YYYY-MM-DD HH24:MI TZH')")
+            return None
+        unquoted = re.sub(r'"([^"\\]|\\.)*"', "", str(fmt.value))
+        if "TZH" not in unquoted:
+            ctx.reporter.error("E0304", f"to_datetime()'s format {sql_string(str(fmt.value))} has no time zone",
+                               fmt.span, "a datetime needs one: add TZH (and TZM), or read a cal::local_datetime with "
+                               "cal::to_local_datetime(s, fmt)")
+            return None
+        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", "to_timestamp({0}, {1})", tuple(args),
+                               "pp", True)
+    if len(args) == 7 and families[:6] == ("num",) * 6 and families[6] == "str":
+        template = ("make_timestamptz(" + ", ".join(f"CAST({{{i}}} AS integer)" for i in range(5))
+                    + ", CAST({5} AS double precision), {6})")
+        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", template, tuple(args), "p" * 7, True)
+    ctx.reporter.error("E0304", f"to_datetime() cannot take ({', '.join(a.type.name for a in args)})", expr.span,
+                       "it takes a str [and a format], a cal::local_datetime and a time zone, seven parts or a number")
     return None
 
 
@@ -2027,6 +2106,17 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _count(expr, ctx)
     if name == "json_get":
         return _json_get(expr, ctx)
+    if name in _TRIM_CHARS and len(expr.args) == 2:
+        return _std_func(expr, name, ctx, (("str", "str"), "str", _TRIM_CHARS[name]))
+    if name == "re_match":
+        found = _std_func(expr, name, ctx, (("str", "str"), "str",
+                                            "array_replace(regexp_match({1}, {0}), NULL, '')"))
+        # an array of the first match's groups ('' for a group that matched nothing), empty
+        # when the pattern does not match (https://docs.geldata.com/reference/stdlib/string#function::std::re_match)
+        return None if found is None else qir.SqlTemplate(  # type: ignore[attr-defined]
+            expr.span, ValueType(element=STR), True, name, found.template, found.args, found.modes, True)
+    if name == "to_datetime":
+        return _to_datetime(expr, ctx)
     if name in _STD_FUNCS:
         return _std_func(expr, name, ctx)
     if name in ("datetime_get", "datetime_truncate", "cal::date_get"):
@@ -2090,6 +2180,14 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.Call(expr.span, typ, False, expr.name, ())
 
 
+_UUID_V1MC = (
+    "(SELECT CAST(lpad(to_hex(_u.t & 4294967295), 8, '0') || lpad(to_hex((_u.t >> 32) & 65535), 4, '0') "
+    "|| lpad(to_hex(((_u.t >> 48) & 4095) | 4096), 4, '0') "
+    "|| lpad(to_hex(CAST(floor(random() * 16384) AS integer) | 32768), 4, '0') "
+    "|| lpad(to_hex(CAST(floor(random() * 281474976710656) AS bigint) | 1099511627776), 12, '0') AS uuid) "
+    "FROM (SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 10000000) AS bigint) + 122192928000000000 "
+    "AS t) AS _u)")
+
 #: Standard-library functions with a direct Postgres spelling and Gel's empty-set rule (empty
 #: in, empty out: Postgres' NULL in, NULL out): name -> (argument families, result scalar
 #: (``None``: the first argument's type), SQL template). Gel: https://docs.geldata.com/reference/stdlib/string,
@@ -2103,7 +2201,26 @@ _STD_FUNCS = {
     # (Gel's find is 0-based, -1 when not found: Postgres' strpos is 1-based, 0 when not found)
     "find": (("str", "str"), "int64", "(CAST(strpos({0}, {1}) AS bigint) - 1)"),
     "math::abs": (("num",), None, "abs({0})"),
+    # (https://docs.geldata.com/reference/stdlib/math)
+    "math::pi": ((), "float64", "pi()"),
+    "math::e": ((), "float64", "exp(CAST(1 AS double precision))"),
+    "math::acos": (("num",), "float64", "acos(CAST({0} AS double precision))"),
+    "math::asin": (("num",), "float64", "asin(CAST({0} AS double precision))"),
+    "math::atan": (("num",), "float64", "atan(CAST({0} AS double precision))"),
+    "math::atan2": (("num", "num"), "float64", "atan2(CAST({0} AS double precision), CAST({1} AS double precision))"),
+    "math::cos": (("num",), "float64", "cos(CAST({0} AS double precision))"),
+    "math::cot": (("num",), "float64", "cot(CAST({0} AS double precision))"),
+    "math::sin": (("num",), "float64", "sin(CAST({0} AS double precision))"),
+    "math::tan": (("num",), "float64", "tan(CAST({0} AS double precision))"),
     "uuid_generate_v4": ((), "uuid", "gen_random_uuid()"),
+    # A version 1 UUID with a random multicast node, as Gel's (https://docs.geldata.com/reference/stdlib/uuid):
+    # the time in 100 ns since 1582-10-15, version 1, a random clock sequence of variant 10, a
+    # random node with its multicast bit set. Postgres has no uuid-ossp without an extension.
+    "uuid_generate_v1mc": ((), "uuid", _UUID_V1MC),
+    # (https://docs.geldata.com/reference/stdlib/json#function::std::json_typeof,
+    # .../json#function::std::to_json: the string parsed as JSON)
+    "json_typeof": (("json",), "str", "jsonb_typeof({0})"),
+    "to_json": (("str",), "json", "CAST({0} AS jsonb)"),
     # (https://docs.geldata.com/reference/stdlib/numbers#function::std::random: 0 <= x < 1)
     "random": ((), "float64", "random()"),
 }
@@ -2127,10 +2244,10 @@ _DATETIME_TRUNCATE = {"microseconds": "microseconds", "milliseconds": "milliseco
                       "quarters": "quarter", "years": "year", "decades": "decade", "centuries": "century"}
 
 
-def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
-    """A function of :data:`_STD_FUNCS`: its arguments checked against the families, the
-    result empty when an argument may be."""
-    families, result, template = _STD_FUNCS[name]
+def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext, spec=None) -> Optional[qir.Expr]:
+    """A function of :data:`_STD_FUNCS` (or ``spec``, an entry of that form): its arguments
+    checked against the families, the result empty when an argument may be."""
+    families, result, template = spec or _STD_FUNCS[name]
     if len(expr.args) != len(families) or any(isinstance(a, ast.NamedArg) for a in expr.args):
         ctx.reporter.error("E0304", f"{name}() takes {len(families)} argument{'' if len(families) == 1 else 's'}",
                            expr.span)
@@ -2304,15 +2421,26 @@ def _contains(expr: ast.FuncCall, ctx: ExprContext):
 def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """``json_get(j, 'a', 'b')`` (https://docs.geldata.com/reference/stdlib/json#function::std::json_get):
     the json value at that path (object keys, or array indexes as strings), empty when there is
-    none: ``jsonb_extract_path(j, 'a', 'b')``."""
-    if len(expr.args) < 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
-        ctx.reporter.error("E0206" if any(isinstance(a, ast.NamedArg) for a in expr.args) else "E0304",
-                           "json_get() takes a json value and one or more path elements (the default := argument "
-                           "is not supported yet)", expr.span)
+    none: ``jsonb_extract_path(j, 'a', 'b')``; with ``default := d``, ``d`` when there is none:
+    ``coalesce(jsonb_extract_path(...), d)``."""
+    named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
+    positional = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
+    if len(positional) < 2 or any(a.name != "default" for a in named) or len(named) > 1:
+        ctx.reporter.error("E0304", "json_get() takes a json value, one or more path elements and an optional "
+                           "default := <json value>", expr.span)
         return None
     json_type = ValueType(scalar=SCALARS["json"])
+    default = None
+    if named:
+        default = check(named[0].value, ctx, json_type)
+        if default is None:
+            return None
+        if default.type.family != "json" or default.type.element is not None:
+            ctx.reporter.error("E0304", f"json_get()'s default must be json, got {default.type.name}",
+                               named[0].value.span, "cast it: default := <json>'none'")
+            return None
     args = []
-    for i, a in enumerate(expr.args):
+    for i, a in enumerate(positional):
         low = check(a, ctx, json_type if i == 0 else STR)
         if low is None:
             return None
@@ -2323,6 +2451,11 @@ def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
             return None
         args.append(low)
     template = "jsonb_extract_path(" + ", ".join(f"{{{i}}}" for i in range(len(args))) + ")"
+    if default is not None:
+        # Gel's json_get(..., default := d): the value at the path, or d when there is none
+        template = f"coalesce({template}, {{{len(args)}}})"
+        return qir.SqlTemplate(expr.span, json_type, default.nullable, "json_get", template, (*args, default),
+                               "p" * (len(args) + 1), True)
     return qir.SqlTemplate(expr.span, json_type, True, "json_get", template, tuple(args), "p" * len(args), True)
 
 

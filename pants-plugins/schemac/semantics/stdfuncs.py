@@ -23,7 +23,7 @@ from schemac.semantics.model import ValueType
 from schemac.semantics.scalars import SCALARS
 from schemac.semantics.sqlnames import qi
 
-SCALAR_MATH = ("math::ceil", "math::floor", "math::ln", "math::lg", "round")
+SCALAR_MATH = ("math::ceil", "math::floor", "math::ln", "math::lg", "math::exp", "math::log", "round")
 
 _INTS = ("int16", "int32", "int64")
 
@@ -55,6 +55,8 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}") if arg is not None else None
     if found is False:
         return None
+    if found is None and arg is not None and not isinstance(arg, ast.SetLit):
+        return _mean_of_one(expr, arg, fallback, ctx)
     if found is None:
         ctx.reporter.error("E0206", "math::mean() is supported over a property of a multi link, backlink or computed "
                            "link, e.g. math::mean(.<movie[is Review].rating)", expr.span)
@@ -90,11 +92,45 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     return qir.SqlTemplate(expr.span, result, False, "math::mean", template, (avg, avg), "rr", True)
 
 
+_NO_MEAN = "'invalid input to mean(): not enough elements in input set'"
+
+
+def _mean_of_one(expr: ast.FuncCall, arg, fallback, ctx) -> Optional[qir.Expr]:
+    """``math::mean(x)`` of one value (``math::mean(.score)``, ``math::mean(<optional float64>$x)``):
+    the value itself, as a float64 (decimal of a decimal); of the empty set the statement fails,
+    as Gel's (https://docs.geldata.com/reference/stdlib/math#function::math::mean)."""
+    from schemac.semantics.exprs import check
+
+    value = check(arg, ctx)
+    if value is None:
+        return None
+    if value.type.element is not None or value.type.scalar is None or value.type.family != "num":
+        ctx.reporter.error("E0206" if value.type.element is not None else "E0304",
+                           "math::mean() of a multi property or an array is not supported yet"
+                           if value.type.element is not None
+                           else f"math::mean() needs numbers, got {value.type.name}", arg.span,
+                           "math::mean() takes a property of a multi link, backlink or computed link, or one number")
+        return None
+    result = _vt("decimal") if value.type.scalar.name in ("decimal", "bigint") else _vt("float64")
+    if fallback is not None:
+        fb = check(fallback, ctx, value.type)
+        if fb is None:
+            return None
+        return qir.SqlTemplate(expr.span, result, fb.nullable, "math::mean",
+                               f"coalesce(CAST({{0}} AS {result.pg}), CAST({{1}} AS {result.pg}))", (value, fb), "pp",
+                               True)
+    return qir.SqlTemplate(expr.span, result, False, "math::mean",
+                           f"coalesce(CAST({{0}} AS {result.pg}), CAST({_NO_MEAN} || coalesce(CAST({{0}} AS text), '') "
+                           f"AS {result.pg}))", (value,), "p", True)
+
+
 def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
     from schemac.semantics.exprs import check
 
     if name == "round" and len(expr.args) == 2:
         return _round_to_digits(expr, ctx)
+    if name == "math::log":
+        return _log_base(expr, ctx)
     if len(expr.args) != 1:
         ctx.reporter.error("E0304", f"{name}() takes one argument"
                            + (" (or a decimal and a number of digits)" if name == "round" else ""), expr.span)
@@ -106,9 +142,9 @@ def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
         ctx.reporter.error("E0304", f"{name}() needs a number, got {arg.type.name}", expr.args[0].span)
         return None
     scalar = arg.type.scalar.name
-    if name in ("math::ln", "math::lg"):
+    if name in ("math::ln", "math::lg", "math::exp"):
         result = _vt("decimal") if scalar in ("decimal", "bigint") else _vt("float64")
-        func = "ln" if name == "math::ln" else "log"
+        func = {"math::ln": "ln", "math::lg": "log", "math::exp": "exp"}[name]
         template = f"{func}(CAST({{0}} AS {result.pg}))"
     else:
         # Gel: round/ceil/floor of an integer are float64; of float32 float64 too. A float64 is
@@ -120,6 +156,33 @@ def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
         else:
             result, template = _vt("float64"), f"{func}(CAST({{0}} AS double precision))"
     return qir.SqlTemplate(expr.span, result, arg.nullable, name, template, (arg,), "p", True)
+
+
+def _log_base(expr, ctx) -> Optional[qir.Expr]:
+    """``math::log(x, base := b) -> decimal`` (https://docs.geldata.com/reference/stdlib/math#function::math::log):
+    Postgres' ``log(b, x)`` of numerics; an integer is cast to decimal, a float is not (Gel has
+    no float64 form)."""
+    from schemac.semantics.exprs import check
+
+    positional = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
+    named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
+    if len(positional) != 1 or len(named) != 1 or named[0].name != "base":
+        ctx.reporter.error("E0304", "math::log() takes a value and base := <the base>", expr.span,
+                           "e.g. math::log(8n, base := 2n)")
+        return None
+    values = []
+    for a in (positional[0], named[0].value):
+        low = check(a, ctx, _vt("decimal"))
+        if low is None:
+            return None
+        if low.type.family != "num" or low.type.element is not None or low.type.scalar is None \
+                or low.type.scalar.name.startswith("float"):
+            ctx.reporter.error("E0304", f"math::log() needs decimals, got {low.type.name}", a.span,
+                               "cast it: <decimal>x")
+            return None
+        values.append(low)
+    return qir.SqlTemplate(expr.span, _vt("decimal"), any(v.nullable for v in values), "math::log",
+                           "log(CAST({1} AS numeric), CAST({0} AS numeric))", tuple(values), "pp", True)
 
 
 def _round_to_digits(expr, ctx) -> Optional[qir.Expr]:
