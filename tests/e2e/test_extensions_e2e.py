@@ -253,7 +253,7 @@ type Doc {
     "ft/queries/add_doc.edgeql": "insert Doc { title := <str>$title, body := <optional str>$body };",
     "ft/queries/search.edgeql": "select Doc { title } filter exists fts::search(Doc, <str>$q) order by .title;",
     "ft/queries/search_fr.edgeql": (
-        "select Doc { title } filter fts::search(Doc, <str>$q, language := 'fra') order by .title;"),
+        "select Doc { title } filter exists fts::search(Doc, <str>$q, language := 'fra') order by .title;"),
 }
 
 
@@ -296,9 +296,30 @@ def test_fts_misuse_is_located():
          None, "error[E0304]: language must be an fts::Language member Postgres has a configuration for"),
         ("type Doc { body: str; }", "select Doc { body } filter exists fts::search(Doc, 'x');",
          "t/queries/q.edgeql:1:35: error[E0206]: type 'Doc' has no fts::index to search"),
+        # Gel's fts::search is an optional tuple<object, score>: a filter tests it with exists
+        # (https://docs.geldata.com/reference/stdlib/fts)
         ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
-         "select Doc { body } filter fts::search(Doc, 'x', weights := <array<float64>>$w);",
-         "error[E0206]: fts::search() argument 'weights' is not supported"),
+         "select Doc { body } filter fts::search(Doc, 'x');",
+         "t/queries/q.edgeql:1:28: error[E0304]: fts::search() is an optional tuple<object: Doc, score: float32>, "
+         "not a bool"),
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
+         "select Doc { body } filter exists fts::search(Doc, 'x', weights := 'heavy');",
+         "error[E0304]: weights must be an array<float64>, got str"),
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
+         "select Doc { body } filter exists fts::search(Doc, 'x', language := <str>$lang);",
+         "error[E0206]: fts::search() with a language other than a string literal is not supported"),
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
+         "select Doc { body } filter exists fts::search(Doc, 'x', language := 'english');",
+         "error[E0304]: language must name an fts::Language member"),
+        # res.score is the score of the object in scope: only in a select of res.object
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
+         "with res := (select fts::search(Doc, <str>$q)) select Doc { body, s := res.score };",
+         "t/queries/q.edgeql:1:72: error[E0206]: reading 'res.score' outside a select of 'res.object' is not "
+         "supported"),
+        ("type Doc { body: str; index fts::index on (fts::with_options(.body, language := fts::Language.eng)); }",
+         "with res := (select fts::search(Doc, <str>$q)) select res;",
+         "error[E0206]: reading 'res', a set of fts::search() results, other than as 'res.object' or 'res.score' "
+         "is not supported"),
     ]:
         sources = {"t/schema.esdl": schema}
         if query:

@@ -27,7 +27,7 @@ from schemac.frozen import fast_init_all
 from schemac.semantics.lowering import Lowered, emit
 from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
 from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string
-from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, lookup_scalar, range_kind, range_scalar
+from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind, range_scalar
 from schemac.semantics import gel_auth, stdfuncs
 from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
                                           POSTGIS_FUNCTIONS, POSTGIS_SCALARS,
@@ -37,6 +37,12 @@ BOOL = ValueType(scalar=SCALARS["bool"])
 STR = ValueType(scalar=SCALARS["str"])
 INT64 = ValueType(scalar=SCALARS["int64"])
 FLOAT64 = ValueType(scalar=SCALARS["float64"])
+FLOAT32 = ValueType(scalar=SCALARS["float32"])
+#: A Postgres ``tsquery`` (:class:`schemac.semantics.qir.FtsQuery`): no Gel value has this type,
+#: and no query returns it.
+TSQUERY = ValueType(scalar=Scalar("fts::query", "tsquery", "never", "never", "", "", "", "fts::query", ""))
+#: The weights a search ranks with (:class:`schemac.semantics.qir.FtsWeights`).
+REAL_ARRAY = ValueType(element=FLOAT32)
 DATETIME = ValueType(scalar=SCALARS["datetime"])
 LOCAL_DATE = ValueType(scalar=SCALARS["cal::local_date"])
 VECTOR_PARAM = ValueType(scalar=vector_scalar(None))
@@ -165,6 +171,10 @@ class ExprContext:
     trigger_globals: Optional[Dict[str, Global]] = None
     #: In a Gel trigger: ``<json>__new__ {**}`` -> the JSON of the row (``None`` after reporting).
     row_json: Optional[Callable[[ast.ShapeExpr], Optional[qir.Expr]]] = None
+    #: In a query with ``with`` bindings: the ``tsquery`` of each full-text query its
+    #: ``fts::search`` calls read (key: the query's span and language), each computed once in a
+    #: ``with`` binding of its own (shared by a search's match and its score).
+    fts_queries: Optional[Dict[object, qir.WithValue]] = None
     #: Names bound by ``with`` to a selection of objects, ``p := (select Player filter ...)``:
     #: name -> that expression, however the query reads it (a link's value reads the objects:
     #: ``author := p``, ``tags += p``).
@@ -2001,11 +2011,13 @@ def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     return None
 
 
-def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
-    """``fts::search(Doc, <str>$q [, language := 'eng'])`` in a filter of ``select Doc``:
-    whether the row's fts::index document matches the query, ``doc @@
-    websearch_to_tsquery(...)`` (https://docs.geldata.com/reference/stdlib/fts; see
-    :mod:`schemac.semantics.fts`). ``exists fts::search(...)`` is the same test."""
+def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext, exists: bool = False) -> Optional[qir.Expr]:
+    """``fts::search(Doc, q [, language := 'eng'] [, weights := w])``
+    (https://docs.geldata.com/reference/stdlib/fts) of the row in scope, a ``Doc``: Gel's
+    ``optional tuple<object: Doc, score: float32>``. Under ``exists`` (``exists`` true) it is
+    whether the row's document matches; :data:`schemac.semantics.fts.SCORE_FUNC` (what
+    ``res.score`` of ``with res := (select fts::search(...))`` becomes) is the score of the
+    match. See :mod:`schemac.semantics.fts`."""
     if name == "fts::with_options":
         ctx.reporter.error("E0304", "fts::with_options() is only valid in an fts::index", expr.span)
         return None
@@ -2017,30 +2029,85 @@ def _fts_search(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir
         ctx.reporter.error("E0304", "fts::search() takes the type being selected and a query string", expr.span,
                            f"write e.g. filter exists fts::search({subject.name if subject else 'Doc'}, <str>$q)")
         return None
+    if name != fts.SCORE_FUNC and not exists:
+        ctx.reporter.error("E0304", f"fts::search() is an optional tuple<object: {subject.name}, score: float32>, "
+                           "not a bool", expr.span,
+                           f"test a match with exists fts::search({subject.name}, ...), or bind it, with res := "
+                           f"(select fts::search({subject.name}, ...)), and select res.object {{ ..., "
+                           "score := res.score }")
+        return None
     if subject.fts_document is None:
         ctx.reporter.error("E0206", f"type '{subject.name}' has no fts::index to search", expr.span,
                            f"declare index fts::index on (fts::with_options(.<property>, language := "
                            f"fts::Language.eng)) on {subject.name}")
         return None
     language = "eng"
+    weights: Optional[qir.Expr] = None
     for arg in named:
-        if arg.name != "language":
-            ctx.reporter.error("E0206", f"fts::search() argument '{arg.name}' is not supported", arg.span,
-                               "only language := '<lang>' is")
+        if arg.name not in ("language", "weights"):
+            ctx.reporter.error("E0304", f"fts::search() has no argument '{arg.name}'", arg.span,
+                               "its named arguments: language := '<lang>', weights := [<A>, <B>, <C>, <D>]")
             return None
         value = arg.value
-        if not (isinstance(value, ast.Literal) and value.kind == "str" and value.value in fts.LANGUAGES):
-            ctx.reporter.error("E0304", "language must be a string literal naming an fts::Language member",
+        if arg.name == "weights":
+            weights = check(value, ctx, ValueType(element=FLOAT64))
+            if weights is None:
+                return None
+            if weights.type.element is None or weights.type.element.family != "num":
+                ctx.reporter.error("E0304", f"weights must be an array<float64>, got {weights.type.name}", value.span,
+                                   "e.g. weights := [1, 0.5] (the weights of categories A, B, C, D)")
+                return None
+            continue
+        if isinstance(value, ast.Literal) and value.kind == "str" and value.value in fts.LANGUAGES:
+            language = str(value.value)
+        elif isinstance(value, ast.Literal):
+            ctx.reporter.error("E0304", "language must name an fts::Language member", arg.span,
+                               did_you_mean(str(value.value), list(fts.LANGUAGES))
+                               or f"one of: {', '.join(fts.LANGUAGES)}")
+            return None
+        else:
+            ctx.reporter.error("E0206", "fts::search() with a language other than a string literal is not supported",
                                arg.span, "e.g. language := 'eng'")
             return None
-        language = str(value.value)
     query = check(positional[1], ctx, STR)
     if query is None:
         return None
     if query.type.family != "str" or query.type.element is not None:
         ctx.reporter.error("E0304", f"fts::search() needs a str query, got {query.type.name}", positional[1].span)
         return None
-    return qir.FtsSearch(expr.span, BOOL, query.nullable, subject.fts_document, fts.regconfig(language), query)
+    parts: List[qir.Expr] = []
+    document: List[Tuple[str, str]] = []
+    for value, module, part_language, weight in subject.fts_parts:
+        low = check(value, dataclasses.replace(ctx, module=module))  # type: ignore[arg-type]
+        if low is None:
+            return None
+        parts.append(low)
+        document.append((part_language, weight or "A"))
+    tsquery: qir.Expr = qir.FtsQuery(query.span, TSQUERY, query.nullable, query, fts.regconfig(language))
+    tsquery = _fts_bound(tsquery, (positional[1].span, language), ctx)
+    if weights is not None:
+        weights = qir.FtsWeights(weights.span, REAL_ARRAY, False, weights)
+        weights = _fts_bound(weights, (weights.span, "weights"), ctx)
+    score = name == fts.SCORE_FUNC
+    return qir.FtsSearch(expr.span, FLOAT32 if score else BOOL, query.nullable, tuple(parts), tuple(document),
+                         tsquery, score, weights)
+
+
+def _fts_bound(value: qir.Expr, key: object, ctx: ExprContext) -> qir.Expr:
+    """``value`` (a full-text query's tsquery, a search's weights) computed once, in a ``with``
+    binding of the query (``ctx.fts_queries``, one per ``key``), where the query has them;
+    else ``value`` itself."""
+    if ctx.fts_queries is None:
+        return value
+    if key not in ctx.fts_queries:
+        taken = set(ctx.variables) | set(ctx.type_sets) | set(ctx.bound_statements) \
+            | {b.name for b in ctx.fts_queries.values()}
+        n = len(ctx.fts_queries) + 1
+        while f"fts{n}" in taken:
+            n += 1
+        ctx.fts_queries[key] = qir.WithValue(f"fts{n}", value, False)
+    binding = ctx.fts_queries[key]
+    return qir.VarRef(value.span, value.type, value.nullable, binding.name, binding)
 
 
 def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -2091,7 +2158,7 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _any_all(expr, name, ctx)
     if name in ("sequence_next", "sequence_reset"):
         return _sequence_func(expr, name, ctx)
-    if name in ("fts::search", "fts::with_options"):
+    if name in ("fts::search", "fts::with_options", fts.SCORE_FUNC):
         return _fts_search(expr, name, ctx)
     if name in _TIME_CONSTRUCTORS or name in ("cal::to_local_date", "cal::to_local_datetime", "cal::to_local_time",
                                               "duration_to_seconds"):
@@ -2465,7 +2532,7 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         return None
     if expr.op == "exists" and isinstance(expr.operand, ast.FuncCall) \
             and expr.operand.name in ("fts::search", "std::fts::search"):
-        return check(expr.operand, ctx, None)  # (a match or not: Gel's empty set when none)
+        return _fts_search(expr.operand, "fts::search", ctx, True)  # (a match or not: Gel's empty set when none)
     if expr.op == "exists":
         op = expr.operand
         if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None \

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, FrozenSet, List, Optional, Tuple
 
-from schemac.semantics import qir
+from schemac.semantics import fts, qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
@@ -561,6 +561,18 @@ def _link_path(node: qir.LinkPath) -> str:
     return f"(SELECT {last}.{qi(node.column.name)} FROM {' '.join(parts)} WHERE {' AND '.join(where)})"
 
 
+def _fts_search(node: qir.FtsSearch) -> str:
+    """``<document> @@ <query>``, or the score ``ts_rank(<weights>, <document>, <query>)``
+    (:mod:`schemac.semantics.fts`)."""
+    document = " || ".join(fts.document_part(expr_sql(v), language, weight)
+                           for v, (language, weight) in zip(node.parts, node.document))
+    query = _op(node.query)
+    if node.score:
+        weights = fts.weights_sql(None) if node.weights is None else _op(node.weights)
+        return f"ts_rank({weights}, {document}, {query})"
+    return f"({document}) @@ {query}"
+
+
 def _param_text(index: int) -> str:
     """``$n`` (marked for numbering while a :class:`Variant` is written)."""
     return f"${index}" if _omitted is None else f"\x00{index}\x00"
@@ -614,7 +626,9 @@ _EXPR = {
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
     qir.SqlTemplate: _sql_template,
-    qir.FtsSearch: lambda n: f"({n.document_sql}) @@ websearch_to_tsquery({n.regconfig}, {_op(n.query)})",
+    qir.FtsSearch: lambda n: _fts_search(n),
+    qir.FtsQuery: lambda n: fts.query_sql(_op(n.text), n.regconfig),
+    qir.FtsWeights: lambda n: fts.weights_sql(expr_sql(n.weights)),
     qir.LinkPath: _link_path,
     qir.ObjectId: _object_id,
     qir.VisibleId: _visible_id,

@@ -394,6 +394,9 @@ class ObjectType:
     #: The searchable document of its ``fts::index`` (SQL over its columns; see
     #: :mod:`schemac.semantics.fts`), or ``None``.
     fts_document: Optional[str] = None
+    #: The parts of that document as written (:data:`schemac.semantics.fts.Part`): a query
+    #: lowers them again where its row is in scope (a score, a search in a nested select).
+    fts_parts: Tuple[Tuple[object, str, str, Optional[str]], ...] = ()
     #: Set for the join table of a multi link: (source type qualname, link name).
     join_of: Optional[Tuple[str, str]] = None
     #: Set for a type of another library this one depends on (``schema_library``

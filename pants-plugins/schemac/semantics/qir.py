@@ -194,12 +194,36 @@ class ExtCall(Expr):
 
 @dataclass(frozen=True, eq=False)
 class FtsSearch(Expr):
-    """``fts::search(Doc, <str>$q, language := 'eng')`` (https://docs.geldata.com/reference/stdlib/fts):
-    whether the row's fts::index document (``document_sql``, lowered by the schema) matches."""
+    """``fts::search(Doc, q, language := 'eng', weights := w)``
+    (https://docs.geldata.com/reference/stdlib/fts) of the row in scope: whether its fts::index
+    document matches the query (``exists fts::search(...)``), or, ``score`` set, the relevance
+    of that match (``res.score``, a float32). ``parts`` are the document's values in this
+    scope, each with its language and weight category (``document``); ``query`` is the
+    ``tsquery`` (an :class:`FtsQuery`, or a ``with`` binding holding one); ``weights`` the
+    weights (an :class:`FtsWeights`, or a binding holding one), ``None`` for Gel's defaults."""
 
-    document_sql: str
-    regconfig: str
+    parts: Tuple[Expr, ...]
+    document: Tuple[Tuple[str, str], ...]
     query: Expr
+    score: bool = False
+    weights: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class FtsWeights(Expr):
+    """The ``real[]`` ``ts_rank`` weighs the categories D, C, B, A with, from Gel's ``weights``
+    argument ``weights`` (:func:`schemac.semantics.fts.weights_sql`)."""
+
+    weights: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class FtsQuery(Expr):
+    """The Postgres ``tsquery`` of a Gel full-text query ``text`` in the text search
+    configuration ``regconfig`` (:func:`schemac.semantics.fts.query_sql`)."""
+
+    text: Expr
+    regconfig: str
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from schemac.semantics import computed_sql, lowering, policies, qir
+from schemac.semantics import computed_sql, fts, lowering, policies, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -2269,8 +2269,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     A binding to an insert, update or delete runs exactly once even when nothing reads it, and
     ``select p { ... }`` selects its rows with any shape."""
     q = _unshadow(q)
+    desugared = fts.desugar_search_bindings(q, reporter)
+    if desugared is None:
+        return None
+    q = desugared
     params = ParamTable()
-    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query")
+    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query", fts_queries={})
     bindings: List[qir.Node] = []
     writes: Dict[str, qir.Node] = {}
     exclusives: List[ExclusiveConstraint] = []
@@ -2422,7 +2426,8 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         query = _plan_body(inner, body, subject, dataclasses.replace(ctx, subject=subject))
     if query is None or reporter.has_errors:
         return None
-    statement = qir.With(q.span, tuple(bindings), query.statement)
+    # (the full-text queries first: they read only parameters)
+    statement = qir.With(q.span, tuple(ctx.fts_queries.values()) + tuple(bindings), query.statement)  # type: ignore[union-attr]
     used = _params_used(statement)
     for p in query.params:
         # (a global read by an access policy is in the policy's SQL, not in the IR)

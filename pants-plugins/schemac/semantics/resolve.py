@@ -1816,6 +1816,7 @@ class _Resolver:
                                 "declare one, over all the properties to search (a tuple of fts::with_options)")
             return
         parts: List[str] = []
+        written: List[fts.Part] = []
         columns: List[str] = []
         for e in ix.on:
             opts = fts.with_options(e)
@@ -1860,9 +1861,11 @@ class _Resolver:
                                     value.span)  # type: ignore[union-attr]
                 return
             parts.append(fts.document_part(low.sql, language, weight))
+            written.append((value, ctx.module, language, weight))
             columns.extend(sorted(_paths_in(value)))  # type: ignore[arg-type]
         document = " || ".join(parts)
         obj.fts_document = document
+        obj.fts_parts = tuple(written)
         keys = (f"({document})",)
         digest = hashlib.sha256("|".join(["gin", *keys]).encode()).hexdigest()[:8]
         name = object_name("ix", obj.table, columns + ["fts", digest])
