@@ -202,6 +202,40 @@ def test_for_upsert_reads_the_loop_in_its_else_update(db, q):
         ("anna", 1, "merged"), ("bob", 2, "b")]
 
 
+def test_for_over_json_object_unpack(db, q):
+    """``for k in json_object_unpack(<json>$kinds)``: one element per member of the object, a
+    tuple<str, json> read as k.0 (its key) and k.1 (its value); to_str of a json value is its
+    JSON text (https://docs.geldata.com/reference/stdlib/json#function::std::json_object_unpack)."""
+    plan = q["merge_label_kinds"]
+    assert plan.kind == "insert" and plan.cardinality == "many"
+    go = label(db, "go", "old")
+    rows = run(db, plan, json.dumps({"go": "lang", "news": {"topic": True}, "n": 3}))
+    assert len(rows) == 3 and (go,) in rows
+    assert db.execute("SELECT name, kind FROM label ORDER BY name") == [
+        ("go", '"lang"'), ("n", "3"), ("news", '{"topic": true}')]
+    # An empty object, or none at all ({}), iterates over nothing.
+    assert run(db, plan, json.dumps({})) == [] and run(db, plan, None) == []
+    # Gel fails json_object_unpack of a non-object: so does the statement.
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        run(db, plan, json.dumps(["go"]))
+    assert db.execute("SELECT count(*) FROM label") == [(3,)]
+
+
+def test_a_loop_tuple_is_read_by_its_elements():
+    from schemac.diagnostics import CompileError
+    from schemac.pipeline import check_library
+    from schemac.semantics.library import Options
+
+    schema = (CASE / "schema.esdl").read_text()
+    for body, message in (
+            ("select k", "'k' is a tuple<str, json>: it is read by its elements only (k.0, k.1)"),
+            ("select k.2", "tuple<str, json> has no element 2 (it has 2)")):
+        query = f"for k in json_object_unpack(<json>$kinds) union (update Label filter .name = k.0 set {{ kind := <str>({body}) }})"
+        with pytest.raises(CompileError) as e:
+            check_library({"s.esdl": schema, "queries/q.edgeql": query}, Options(library="t"))
+        assert [(d.code, d.message) for d in e.value.diagnostics] == [("E0206" if "only" in message else "E0302", message)]
+
+
 def test_for_with_a_bound_object_links_it(db, q):
     plan = q["add_stories"]
     ann = member(db, "ann", 1)

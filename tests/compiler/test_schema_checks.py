@@ -183,7 +183,8 @@ def test_enum_member_checks():
      "error[E0304]: '@w' is a link property: it can only be selected inside the shape of a multi link"),
     ("select K { token, note: { token } };", "error[E0304]: 'note' is not a link: it takes no shape"),
     ("for x in {<str>$a} union (insert K { token := x });",
-     "error[E0206]: a for loop iterates over array_unpack(<array<T>>$param) or json_array_unpack(<json>$param) "
+     "error[E0206]: a for loop iterates over array_unpack(<array<T>>$param), json_array_unpack(<json>$param) "
+     "or json_object_unpack(<json>$param) "
      "only"),
     ("for x in array_unpack(<array<str>>$xs) union (insert K { token := y });", "error[E0302]: unknown name 'y'"),
     ("group K by (.note, .token);", "q/q.edgeql:1:12: error[E0206]: grouping sets ('{a, b}', '(a, b)', cube(), "

@@ -531,6 +531,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                                did_you_mean(expr.name, list(ctx.variables)) or
                                "properties are written with a leading dot: .name")
             return None
+        if isinstance(var, qir.LoopVar) and var.elements is not None:
+            ctx.reporter.error("E0206", f"'{expr.name}' is a {var.type.name}: it is read by its elements only "
+                               f"({expr.name}.0, {expr.name}.1)", expr.span)
+            return None
         if isinstance(var, qir.LoopVar):
             return qir.VarRef(expr.span, var.type, False, expr.name, var)
         if isinstance(var, qir.SetAlias):
@@ -565,6 +569,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _select_expr(expr, ctx, expected)
     if isinstance(expr, ast.WithExpr):
         return _with_expr(expr, ctx, expected)
+    if isinstance(expr, ast.Step) and expr.kind == "." and isinstance(expr.base, ast.VarRef) \
+            and isinstance(ctx.variables.get(expr.base.name), qir.LoopVar) \
+            and ctx.variables[expr.base.name].elements is not None:  # type: ignore[union-attr]
+        return _loop_element(expr, ctx.variables[expr.base.name], ctx)  # type: ignore[arg-type]
     if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
             and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
             and ctx.subject.links[expr.base.steps[0]].multi:
@@ -1495,6 +1503,26 @@ def _tuple_lit(expr, ctx: ExprContext, expected: ValueType) -> Optional[qir.Expr
         template = f"CASE WHEN {test} THEN NULL ELSE {template} END"
     return qir.SqlTemplate(expr.span, expected, bool(nullable), "tuple", template, tuple(lows), "o" * len(lows),
                            not nullable)
+
+
+def _loop_element(expr: ast.Step, var: qir.LoopVar, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x.0`` / ``x.name`` of a tuple loop variable held as one column per element
+    (:attr:`schemac.semantics.qir.LoopVar.elements`): that column of the loop's row."""
+    fields = var.type.fields or ()
+    names = [n for n, _ in fields]
+    if expr.name.isdigit():
+        i = int(expr.name)
+        if i >= len(fields):
+            ctx.reporter.error("E0302", f"{var.type.name} has no element {i} (it has {len(fields)})", expr.span)
+            return None
+    elif expr.name in names:
+        i = names.index(expr.name)
+    else:
+        ctx.reporter.error("E0302", f"{var.type.name} has no element '{expr.name}'", expr.span,
+                           did_you_mean(expr.name, [n for n in names if n is not None]))
+        return None
+    elem = qir.LoopVar(f"{var.name}.{expr.name}", fields[i][1], var.elements[i], var.row)  # type: ignore[index]
+    return qir.VarRef(expr.span, elem.type, False, elem.name, elem)
 
 
 def _tuple_element(base: qir.Expr, step: str, span: Span, ctx: ExprContext) -> Optional[qir.Expr]:

@@ -1136,6 +1136,8 @@ def _batch_sql(b: qir.Batch) -> str:
     if not _atomic(b.source):
         src = f"({src})"  # (`params -> 'items'`: the cast applies to the whole value)
     name = qi(b.var.sql_name or b.var.name)
+    if b.json_object:
+        return f'jsonb_each({src}::jsonb) AS "_batch"({", ".join(qi(e) for e in b.var.elements or ())})'
     if b.json:
         return f'jsonb_array_elements({src}::jsonb) AS "_batch"({name})'
     return f'unnest({src}::{b.source.type.pg}) AS "_batch"({name})'

@@ -142,6 +142,10 @@ class LoopVar(Node):
     #: The SQL name of the row holding it when not ``"_batch"`` (an element of a
     #: :class:`ValueSet`).
     row: Optional[str] = None
+    #: A tuple-typed variable held as one column per element of the ``"_batch"`` row (the
+    #: ``(key, value)`` of ``json_object_unpack``): their names, in order. It is read by its
+    #: elements only (``x.0``, ``x.name``).
+    elements: Optional[Tuple[str, ...]] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -733,12 +737,15 @@ class Conflict(Node):
 @dataclass(frozen=True, eq=False)
 class Batch(Node):
     """The source of a bulk insert: ``array_unpack(<array<T>>$xs)`` (``json`` false) or
-    ``json_array_unpack(<json>$items)``, with the loop variable."""
+    ``json_array_unpack(<json>$items)``, with the loop variable; ``json_object``:
+    ``json_object_unpack(<json>$obj)``, the variable a ``tuple<str, json>`` of its key and value
+    (:attr:`LoopVar.elements`)."""
 
     span: Span
     var: LoopVar
     source: Expr
     json: bool
+    json_object: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -147,6 +147,8 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
         if (type(n) is qir.SqlTemplate and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
                 (type(n) is qir.Call and n.func == "len_array"):  # type: ignore[attr-defined]
             consumed.update(id(a) for a in n.args)  # type: ignore[attr-defined]
+        elif type(n) is qir.LoopVar and n.elements is not None:  # type: ignore[attr-defined]
+            consumed.add(id(n))  # a loop's tuple, read by its elements (columns of the loop's row)
         elif type(n) is qir.Binary and n.op in ("=", "!=", "?=", "?!="):  # type: ignore[attr-defined]
             consumed.update((id(n.left), id(n.right)))  # type: ignore[attr-defined]
         elif type(n) is qir.Assign and ((type(n.value) is qir.SqlTemplate and n.value.func in ("tuple", "array"))
@@ -1003,22 +1005,39 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         return qir.Batch(src.span, var, arr, False)
     json = isinstance(src, ast.FuncCall) and src.name in ("json_array_unpack", "std::json_array_unpack") \
         and len(src.args) == 1
-    if not json and not (isinstance(src, ast.FuncCall) and src.name in ("array_unpack", "std::array_unpack")
-                         and len(src.args) == 1):
-        ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param) or "
-                           "json_array_unpack(<json>$param) only", src.span,
+    json_object = isinstance(src, ast.FuncCall) and src.name in ("json_object_unpack", "std::json_object_unpack") \
+        and len(src.args) == 1
+    if not json and not json_object and not (isinstance(src, ast.FuncCall)
+                                             and src.name in ("array_unpack", "std::array_unpack")
+                                             and len(src.args) == 1):
+        ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param), "
+                           "json_array_unpack(<json>$param) or json_object_unpack(<json>$param) only", src.span,
                            "write e.g. for name in array_unpack(<array<str>>$names) union (insert ...)")
         return None
     arg = src.args[0]  # type: ignore[attr-defined]
-    arr = check(arg, ctx, JSON if json else None)
+    arr = check(arg, ctx, JSON if json or json_object else None)
     if arr is None:
         return None
     param = is_param(arr) or (type(arr) is qir.VarRef and type(arr.binding) is qir.WithValue  # type: ignore[attr-defined]
                               and arr.binding.inline and is_param(arr.binding.value))  # type: ignore[attr-defined]
-    if json and not param:
+    if (json or json_object) and not param:
         # `json_array_unpack(params['items'])` of a query's json parameter or `with` name
         # (`with items := params['items']`): one json value of the query, not of an object.
         param = _query_json(arr)
+    if json_object:
+        # https://docs.geldata.com/reference/stdlib/json#function::std::json_object_unpack: the
+        # object's members as a set of tuple<str, json>, read as x.0 (the key) and x.1 (the
+        # value): jsonb_each's two columns of the "_batch" row.
+        if arr.type.family != "json" or not param:
+            what = arr.type.name if arr.type.family != "json" else "another json value"
+            ctx.reporter.error("E0304", f"json_object_unpack needs a json parameter, a 'with' name or a member of one "
+                               f"(params['settings']), got {what}", arg.span, "give it a type: <json>$settings")
+            return None
+        base = sql_name or q.var
+        var = qir.LoopVar(q.var, ValueType(fields=((None, ValueType(scalar=SCALARS["str"])), (None, JSON))), sql_name,
+                          elements=(f"{base}_0", f"{base}_1"))
+        ctx.variables[q.var] = var
+        return qir.Batch(src.span, var, arr, True, True)
     if json:
         if arr.type.family != "json" or not param:
             what = arr.type.name if arr.type.family != "json" else "another json value"
@@ -1394,10 +1413,9 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
     if ctx.reporter.has_errors:
         return None
     sets, links = _split(nodes)
-    if batch is not None and (links or check is not None):
-        ctx.reporter.error("E0206", "changing a multi link in a 'for' loop's update is not supported yet" if links
-                           else f"a 'for' loop's update of '{subject.name}', which has access policies, is not "
-                           "supported yet", q.span, "run one update per element, or set the links in a separate query")
+    if batch is not None and links:
+        ctx.reporter.error("E0206", "changing a multi link in a 'for' loop's update is not supported yet",
+                           q.span, "run one update per element, or set the links in a separate query")
         return None
     returning = None if check is None else policies.write_check(subject, "update write", ctx, qi(subject.table))
     update = qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,

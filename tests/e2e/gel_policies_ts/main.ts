@@ -55,6 +55,17 @@ try {
   await assert.rejects(asAnn.query.editNote({ id: secret.id, body: "" }), ap.AccessPolicyError);
   assert.deepEqual(await rows(`SELECT body, owner_id FROM note WHERE id = '${secret.id}'`),
     [{ body: "ann edited", owner_id: ann }]);
+  // A for loop's update: Bob's note is skipped (not Ann's to update); one refused value fails
+  // the whole statement and changes nothing.
+  const bobNote = (await rows("SELECT id FROM note WHERE body = 'bob secret'"))[0] as { id: string };
+  assert.deepEqual(await asAnn.query.editNotes({ items: [{ id: secret.id, body: "ann bulk" },
+    { id: bobNote.id, body: "defaced" }] }), [{ id: secret.id }]);
+  await assert.rejects(asAnn.query.editNotes({ items: [{ id: secret.id, body: "ann edited" },
+    { id: shared.id, body: "" }] }), (err) =>
+    err instanceof ap.AccessPolicyError && err.action === "update" && err.message === "a note needs a body");
+  assert.deepEqual(await rows("SELECT body FROM note ORDER BY body"),
+    [{ body: "ann bulk" }, { body: "ann public" }, { body: "bob secret" }]);
+  assert.deepEqual(await asAnn.query.editNotes({ items: [{ id: secret.id, body: "ann edited" }] }), [{ id: secret.id }]);
   out["updateChecks"] = true;
 
   // Archived notes neither change nor go away; deletes skip what is not allowed.

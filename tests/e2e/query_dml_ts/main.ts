@@ -108,6 +108,14 @@ try {
   const merged = await q.mergeMembers({ members: [{ name: "zedd", telegram_id: 7 }, { name: "new", telegram_id: 70 }] });
   assert.equal(merged.length, 2);
   assert.deepEqual(await one("SELECT name, nick FROM member WHERE telegram_id = 7"), { name: "zedd", nick: "merged" });
+  // for over json_object_unpack: k.0 the key, k.1 the json value (to_str: its JSON text).
+  const kinds = await q.mergeLabelKinds({ kinds: { zz_new: "fresh", zz_num: 3 } });
+  assert.equal(kinds.length, 2);
+  const again = await q.mergeLabelKinds({ kinds: { zz_new: ["re", "kind"] } });
+  assert.equal(again.length, 1);
+  assert.ok(kinds.some((k) => k.id === again[0]!.id));
+  assert.deepEqual((await pool.query("SELECT name, kind FROM label WHERE name LIKE 'zz%' ORDER BY name")).rows,
+    [{ name: "zz_new", kind: '["re", "kind"]' }, { name: "zz_num", kind: "3" }]);
   const added = await q.addStories({ author: 70, titles: ["N1", "N2"] });
   assert.equal(added.length, 2);
   const bea = await one<{ id: string }>("SELECT id FROM member WHERE name = 'bea'");

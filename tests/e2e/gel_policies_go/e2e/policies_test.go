@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"reflect"
@@ -100,6 +101,40 @@ func TestPolicies(t *testing.T) {
 	var owner string
 	if err := db.QueryRow(ctx, `SELECT owner_id FROM note WHERE id = $1`, secret.ID).Scan(&owner); err != nil || owner != ann {
 		t.Fatalf("owner after a refused update: %v %v", owner, err)
+	}
+
+	// A for loop's update: Bob's note is skipped (not Ann's to update); one refused value fails
+	// the whole statement and changes nothing.
+	var bobNote string
+	if err := db.QueryRow(ctx, `SELECT id FROM note WHERE body = 'bob secret'`).Scan(&bobNote); err != nil {
+		t.Fatal(err)
+	}
+	item := func(id, body string) json.RawMessage {
+		b, _ := json.Marshal(map[string]string{"id": id, "body": body})
+		return b
+	}
+	edited, err := asAnn.Query.EditNotes(ctx, ap.EditNotesParams{Items: []json.RawMessage{item(secret.ID, "ann bulk"), item(bobNote, "defaced")}})
+	if err != nil || len(edited) != 1 || edited[0].ID != secret.ID {
+		t.Fatalf("edit_notes: %+v %v", edited, err)
+	}
+	if _, err := asAnn.Query.EditNotes(ctx, ap.EditNotesParams{Items: []json.RawMessage{item(secret.ID, "x"), item(shared.ID, "")}}); !errors.As(err, &denied) ||
+		denied.Action != "update" || denied.Message != "a note needs a body" {
+		t.Fatalf("edit_notes with an empty body: %v", err)
+	}
+	var written []string
+	rs, err := db.Query(ctx, `SELECT body FROM note ORDER BY body`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rs.Next() {
+		var b string
+		if err := rs.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, b)
+	}
+	if !reflect.DeepEqual(written, []string{"ann bulk", "ann public", "bob secret"}) {
+		t.Fatalf("bodies after edit_notes: %v", written)
 	}
 
 	if _, err := asAnn.Query.ArchiveNote(ctx, ap.ArchiveNoteParams{ID: shared.ID}); err != nil {

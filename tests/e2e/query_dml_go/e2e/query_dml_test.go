@@ -193,6 +193,19 @@ func TestQueryDml(t *testing.T) {
 	if err := db.QueryRow(ctx, "SELECT name, nick FROM member WHERE telegram_id = 7").Scan(&name, &nick); err != nil || name != "zedd" || nick != "merged" {
 		t.Fatalf("merged member: %q %q %v", name, nick, err)
 	}
+	// for over json_object_unpack: k.0 the key, k.1 the json value (to_str: its JSON text).
+	kinds, err := q.MergeLabelKinds(ctx, qd.MergeLabelKindsParams{Kinds: []byte(`{"zz_new": "fresh", "zz_num": 3}`)})
+	if err != nil || len(kinds) != 2 {
+		t.Fatalf("merge_label_kinds: %+v, %v", kinds, err)
+	}
+	rekinded, err := q.MergeLabelKinds(ctx, qd.MergeLabelKindsParams{Kinds: []byte(`{"zz_new": ["re", "kind"]}`)})
+	if err != nil || len(rekinded) != 1 || (rekinded[0].ID != kinds[0].ID && rekinded[0].ID != kinds[1].ID) {
+		t.Fatalf("merge_label_kinds again: %+v, %v", rekinded, err)
+	}
+	var kind string
+	if err := db.QueryRow(ctx, "SELECT kind FROM label WHERE name = 'zz_new'").Scan(&kind); err != nil || kind != `["re", "kind"]` {
+		t.Fatalf("merged kind: %q %v", kind, err)
+	}
 	added, err := q.AddStories(ctx, qd.AddStoriesParams{Author: 70, Titles: []string{"N1", "N2"}})
 	if err != nil || len(added) != 2 {
 		t.Fatalf("add_stories: %+v, %v", added, err)

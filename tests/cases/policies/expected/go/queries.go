@@ -4,6 +4,7 @@ package policies
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/jackc/pgx/v5"
@@ -298,6 +299,54 @@ func (q *Queries) EditNote(ctx context.Context, arg EditNoteParams) (*EditNoteRo
 		return nil, translateError(err)
 	}
 	return &i, nil
+}
+
+// editNotesSQL is the SQL of query edit_notes (cases/policies/queries/edit_notes.edgeql).
+const editNotesSQL = `WITH "_new" AS (
+UPDATE "note"
+SET "body" = ("_batch"."_for_item" ->> 'body')
+FROM unnest($1::jsonb[]) AS "_batch"("_for_item")
+WHERE (id = CAST(("_batch"."_for_item" ->> 'id') AS uuid)) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+RETURNING "note".*
+)
+SELECT "id" FROM "_new"
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+
+// EditNotesParams are the parameters of EditNotes.
+type EditNotesParams struct {
+	Items []json.RawMessage
+}
+
+// EditNotesRow is one row returned by EditNotes.
+type EditNotesRow struct {
+	ID string `json:"id"`
+}
+
+// EditNotes runs query edit_notes (cases/policies/queries/edit_notes.edgeql).
+//
+// A for loop's update of a type with access policies (https://docs.geldata.com/reference/edgeql/for):
+// objects the update read policies hide are skipped, a value the update write policies refuse
+// fails the whole statement.
+//
+// It reads the global current_user_id from the runner's Globals.
+func (q *Queries) EditNotes(ctx context.Context, arg EditNotesParams) ([]EditNotesRow, error) {
+	rows, err := q.db.Query(ctx, editNotesSQL, arg.Items, q.globals.CurrentUserID)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []EditNotesRow
+	for rows.Next() {
+		var i EditNotesRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // giveNoteSQL is the SQL of query give_note (cases/policies/queries/give_note.edgeql).

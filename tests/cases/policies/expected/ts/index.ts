@@ -26,6 +26,9 @@ import {
   type EditNoteArgs,
   type EditNoteResult,
   editNote,
+  type EditNotesArgs,
+  type EditNotesResult,
+  editNotes,
   type GiveNoteArgs,
   type GiveNoteResult,
   giveNote,
@@ -69,6 +72,8 @@ export interface Runner {
     deleteNote(args: DeleteNoteArgs): Promise<DeleteNoteResult | null>;
     /** Runs `edit_note` (cases/policies/queries/edit_note.edgeql). */
     editNote(args: EditNoteArgs): Promise<EditNoteResult | null>;
+    /** Runs `edit_notes` (cases/policies/queries/edit_notes.edgeql). */
+    editNotes(args: EditNotesArgs): Promise<EditNotesResult[]>;
     /** Runs `give_note` (cases/policies/queries/give_note.edgeql). */
     giveNote(args: GiveNoteArgs): Promise<GiveNoteResult | null>;
     /** Runs `users` (cases/policies/queries/users.edgeql). */
@@ -156,6 +161,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       comments: (args) => comments(db, args, globals),
       deleteNote: (args) => deleteNote(db, args, globals),
       editNote: (args) => editNote(db, args, globals),
+      editNotes: (args) => editNotes(db, args, globals),
       giveNote: (args) => giveNote(db, args, globals),
       users: (args) => users(db, args, globals),
       visibleNotes: (args) => visibleNotes(db, args, globals),

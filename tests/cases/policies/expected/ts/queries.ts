@@ -2,6 +2,7 @@
 
 import { translateError } from "./errors.js";
 import type { Globals } from "./globals.js";
+import type { JsonDocument } from "./models.js";
 
 /**
  * What the queries need from node-postgres: `query(text, values)`. A `Pool`, a `PoolClient`,
@@ -331,6 +332,47 @@ export async function editNote(
     args.body,
   ]);
   return (rows[0] as EditNoteResult | undefined) ?? null;
+}
+
+/** SQL of query `edit_notes` (cases/policies/queries/edit_notes.edgeql). */
+export const editNotesSql = `WITH "_new" AS (
+UPDATE "note"
+SET "body" = ("_batch"."_for_item" ->> 'body')
+FROM unnest($1::jsonb[]) AS "_batch"("_for_item")
+WHERE (id = CAST(("_batch"."_for_item" ->> 'id') AS uuid)) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+RETURNING "note".*
+)
+SELECT "id" FROM "_new"
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+
+/** Parameters of {@link editNotes}. */
+export interface EditNotesArgs {
+  readonly items: readonly JsonDocument[];
+}
+
+/** One row returned by {@link editNotes}. */
+export interface EditNotesResult {
+  id: string;
+}
+
+/**
+ * A for loop's update of a type with access policies (https://docs.geldata.com/reference/edgeql/for):
+ * objects the update read policies hide are skipped, a value the update write policies refuse
+ * fails the whole statement.
+ *
+ * Source: cases/policies/queries/edit_notes.edgeql.
+ * Reads the global `current_user_id` from `globals`.
+ */
+export async function editNotes(
+  db: Queryable,
+  args: EditNotesArgs,
+  globals: Globals = {},
+): Promise<EditNotesResult[]> {
+  const rows = await run(db, editNotesSql, [
+    args.items,
+    globals.current_user_id ?? null,
+  ]);
+  return rows as EditNotesResult[];
 }
 
 /** SQL of query `give_note` (cases/policies/queries/give_note.edgeql). */

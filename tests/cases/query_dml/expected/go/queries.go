@@ -464,6 +464,48 @@ func (q *Queries) MemberWithStories(ctx context.Context, arg MemberWithStoriesPa
 	return i, nil
 }
 
+// mergeLabelKindsSQL is the SQL of query merge_label_kinds (cases/query_dml/queries/merge_label_kinds.edgeql).
+const mergeLabelKindsSQL = `INSERT INTO "label" ("name", "kind")
+SELECT "_batch"."k_0", CAST("_batch"."k_1" AS text)
+FROM jsonb_each($1::jsonb) AS "_batch"("k_0", "k_1")
+ON CONFLICT ("name") DO UPDATE
+SET "kind" = excluded.kind
+RETURNING "id"`
+
+// MergeLabelKindsParams are the parameters of MergeLabelKinds.
+type MergeLabelKindsParams struct {
+	Kinds json.RawMessage
+}
+
+// MergeLabelKindsRow is one row returned by MergeLabelKinds.
+type MergeLabelKindsRow struct {
+	ID string `json:"id"`
+}
+
+// MergeLabelKinds runs query merge_label_kinds (cases/query_dml/queries/merge_label_kinds.edgeql).
+//
+// for over json_object_unpack (https://docs.geldata.com/reference/stdlib/json#function::std::json_object_unpack):
+// one upsert per member of the object, its key k.0 and its json value k.1 (to_str: its JSON text).
+func (q *Queries) MergeLabelKinds(ctx context.Context, arg MergeLabelKindsParams) ([]MergeLabelKindsRow, error) {
+	rows, err := q.db.Query(ctx, mergeLabelKindsSQL, arg.Kinds)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []MergeLabelKindsRow
+	for rows.Next() {
+		var i MergeLabelKindsRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // mergeMembersSQL is the SQL of query merge_members (cases/query_dml/queries/merge_members.edgeql).
 const mergeMembersSQL = `INSERT INTO "member" ("name", "telegram_id", "nick")
 SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')

@@ -35,6 +35,9 @@ import {
   type MemberWithStoriesArgs,
   type MemberWithStoriesResult,
   memberWithStories,
+  type MergeLabelKindsArgs,
+  type MergeLabelKindsResult,
+  mergeLabelKinds,
   type MergeMembersArgs,
   type MergeMembersResult,
   mergeMembers,
@@ -114,6 +117,8 @@ export interface Runner {
     memberAndStory(args: MemberAndStoryArgs): Promise<MemberAndStoryResult>;
     /** Runs `member_with_stories` (cases/query_dml/queries/member_with_stories.edgeql). */
     memberWithStories(args: MemberWithStoriesArgs): Promise<MemberWithStoriesResult>;
+    /** Runs `merge_label_kinds` (cases/query_dml/queries/merge_label_kinds.edgeql). */
+    mergeLabelKinds(args: MergeLabelKindsArgs): Promise<MergeLabelKindsResult[]>;
     /** Runs `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
     mergeMembers(args: MergeMembersArgs): Promise<MergeMembersResult[]>;
     /** Runs `reassign_to_new` (cases/query_dml/queries/reassign_to_new.edgeql). */
@@ -219,6 +224,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       labelStory: (args) => labelStory(db, args),
       memberAndStory: (args) => memberAndStory(db, args),
       memberWithStories: (args) => memberWithStories(db, args),
+      mergeLabelKinds: (args) => mergeLabelKinds(db, args),
       mergeMembers: (args) => mergeMembers(db, args),
       reassignToNew: (args) => reassignToNew(db, args),
       renameStories: (args) => renameStories(db, args),

@@ -429,6 +429,37 @@ export async function memberWithStories(db: Queryable, args: MemberWithStoriesAr
   return row;
 }
 
+/** SQL of query `merge_label_kinds` (cases/query_dml/queries/merge_label_kinds.edgeql). */
+export const mergeLabelKindsSql = `INSERT INTO "label" ("name", "kind")
+SELECT "_batch"."k_0", CAST("_batch"."k_1" AS text)
+FROM jsonb_each($1::jsonb) AS "_batch"("k_0", "k_1")
+ON CONFLICT ("name") DO UPDATE
+SET "kind" = excluded.kind
+RETURNING "id"`;
+
+/** Parameters of {@link mergeLabelKinds}. */
+export interface MergeLabelKindsArgs {
+  readonly kinds: JsonDocument;
+}
+
+/** One row returned by {@link mergeLabelKinds}. */
+export interface MergeLabelKindsResult {
+  id: string;
+}
+
+/**
+ * for over json_object_unpack (https://docs.geldata.com/reference/stdlib/json#function::std::json_object_unpack):
+ * one upsert per member of the object, its key k.0 and its json value k.1 (to_str: its JSON text).
+ *
+ * Source: cases/query_dml/queries/merge_label_kinds.edgeql.
+ */
+export async function mergeLabelKinds(db: Queryable, args: MergeLabelKindsArgs): Promise<MergeLabelKindsResult[]> {
+  const rows = await run(db, mergeLabelKindsSql, [
+    JSON.stringify(args.kinds),
+  ]);
+  return rows as MergeLabelKindsResult[];
+}
+
 /** SQL of query `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
 export const mergeMembersSql = `INSERT INTO "member" ("name", "telegram_id", "nick")
 SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')
