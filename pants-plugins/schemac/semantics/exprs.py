@@ -649,7 +649,10 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
         ctx.reporter.error("E0304", f"the branches of 'if ... else' are {then.type.name} and {else_.type.name}",
                            expr.span, "give both branches the same type, e.g. with a cast <T>")
         return None
-    return qir.SqlTemplate(expr.span, then.type, True, "if_else",
+    # (never empty when neither the condition nor a branch may be: Gel's cardinality of
+    # 'a if c else b' is one when all three are one, https://docs.geldata.com/reference/edgeql/cardinality)
+    nullable = cond.nullable or then.nullable or else_.nullable
+    return qir.SqlTemplate(expr.span, then.type, nullable, "if_else",
                            "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "ppp", True)
 
 

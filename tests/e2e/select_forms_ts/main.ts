@@ -24,7 +24,11 @@ export async function typeChecks(): Promise<void> {
   const st: sf.StatsResult = await q.stats({ prefix: "" });
   const at: Date = st.at;
   const missing: string | null = st.missing;
-  void [n, s, maybe, b, notNull, at, missing];
+  // if ... else of values that are never empty is never empty; re_match may be
+  const more: sf.StdMoreResult = await q.stdMore({ doc: "", email: "" });
+  const pick: string = more.pick;
+  const groups: string[] | null = more.groups;
+  void [n, s, maybe, b, notNull, at, missing, pick, groups];
 }
 
 try {
@@ -140,6 +144,22 @@ try {
   });
   assert.equal((await q.stdFunctions({ t })).repeated, null);
   out["stdFunctions"] = true;
+
+  // More standard-library functions, with Gel's empty-set rules: sum of none is 0, the mean of
+  // the fallback, ?= of an empty value false, re_match without a match empty.
+  const more = await q.stdMore({ doc: '{"a": [1, 2]}', email: "ann@example", s: "x", n: 4 });
+  assert.match(more.v1, /^[0-9a-f]{8}-[0-9a-f]{4}-1[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f][13579bdf][0-9a-f]{10}$/);
+  assert.deepEqual({ ...more, v1: "" }, {
+    trimmed: "x", has: true, parts: ["a", "b", "", "c"], letters: ["a", "b", "c"], groups: ["ann", "example"],
+    text: "42 2018-05-07", rounded: 2, smallest: "1", total: "4", mean: 4, at: new Date("2018-05-07T13:01:22Z"),
+    day: "2018-05-07", kind: "object", field: [1, 2], v1: "", same: true, differs: false, size: "1", pick: "long",
+  });
+  const none = await q.stdMore({ doc: "[]", email: "nobody" });
+  assert.deepEqual(
+    [none.groups, none.total, none.mean, none.field, none.kind, none.same, none.differs, none.size, none.pick],
+    [null, "0", 7, "none", "array", false, true, null, "short"],
+  );
+  out["moreStdFunctions"] = true;
 
   // select global current_user { ... }: the object a global holds.
   const ann = (await pool.query("SELECT id FROM \"user\" WHERE name = 'Ann'")).rows[0] as { id: string };

@@ -224,6 +224,24 @@ func TestSelectForms(t *testing.T) {
 		t.Fatalf("StdFunctions(no s) = %+v, %v", fn, err)
 	}
 
+	// More standard-library functions, with Gel's empty-set rules: sum of none is 0, the mean
+	// of the fallback, ?= of an empty value false, re_match without a match empty.
+	more, err := q.StdMore(ctx, sf.StdMoreParams{S: ptr("x"), Doc: `{"a": [1, 2]}`, Email: "ann@example", N: ptr(int64(4))})
+	if err != nil || more.Trimmed != "x" || !more.Has || !reflect.DeepEqual(more.Parts, []string{"a", "b", "", "c"}) ||
+		!reflect.DeepEqual(more.Letters, []string{"a", "b", "c"}) ||
+		!reflect.DeepEqual(more.Groups, []string{"ann", "example"}) || more.Text != "42 2018-05-07" ||
+		more.Rounded != 2 || more.Smallest != 1 || more.Total != 4 || more.Mean != 4 ||
+		!more.At.Equal(time.Date(2018, 5, 7, 13, 1, 22, 0, time.UTC)) || more.Day != "2018-05-07" ||
+		more.Kind != "object" || string(more.Field) != "[1, 2]" || len(more.V1) != 36 || more.V1[14] != '1' ||
+		!more.Same || more.Differs || more.Size == nil || *more.Size != 1 || more.Pick != "long" {
+		t.Fatalf("StdMore = %+v, %v", more, err)
+	}
+	none, err := q.StdMore(ctx, sf.StdMoreParams{Doc: "[]", Email: "nobody"})
+	if err != nil || none.Groups != nil || none.Total != 0 || none.Mean != 7 || string(none.Field) != `"none"` ||
+		none.Kind != "array" || none.Same || !none.Differs || none.Size != nil || none.Pick != "short" {
+		t.Fatalf("StdMore(empty) = %+v, %v", none, err)
+	}
+
 	// select global current_user { ... }: the object a global holds.
 	var annID string
 	if err := db.QueryRow(ctx, `SELECT id FROM "user" WHERE name = 'Ann'`).Scan(&annID); err != nil {

@@ -601,6 +601,56 @@ func (q *Queries) StdFunctions(ctx context.Context, arg StdFunctionsParams) (Std
 	return i, nil
 }
 
+// stdMoreSQL is the SQL of query std_more (cases/select_forms/queries/std_more.edgeql).
+const stdMoreSQL = `WITH "_with_doc" AS (
+SELECT CAST($2::text AS jsonb) AS "v"
+)
+SELECT btrim('..x..', '.') AS "trimmed", (strpos('haystack', 'st') > 0) AS "has", (SELECT CASE WHEN _sp._d != '' THEN string_to_array(_sp._s, _sp._d) ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT 'a,b,,c' AS _s, ',' AS _d) AS _sp) AS "parts", (SELECT CASE WHEN _sp._d != '' THEN string_to_array(_sp._s, _sp._d) ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT 'abc' AS _s, '' AS _d) AS _sp) AS "letters", array_replace(regexp_match($3::text, '(\w+)@(\w+)'), NULL, '') AS "groups", (CAST(42 AS text) || ' ') || to_char(CAST('2018-05-07T15:01:22+00' AS timestamptz) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "text", CAST(round(CAST(2.5 AS double precision)) AS double precision) AS "rounded", CAST(LEAST(3, 1, 2) AS bigint) AS "smallest", CAST(CAST(coalesce($4::bigint, 0) AS bigint) AS bigint) AS "total", CAST(coalesce(CAST($4::bigint AS double precision), CAST(7 AS double precision)) AS double precision) AS "mean", CASE WHEN '2018-05-07T15:01:22+02' ~ '^\s*\d{4}(-\d{2}-\d{2}|\d{4})[tT ]\d{2}(:?\d{2}(:?\d{2}(\.\d+)?)?)?([zZ]|[+-]\d{2}(:?\d{2})?)\s*$' THEN CAST('2018-05-07T15:01:22+02' AS timestamptz) ELSE CAST('to_datetime(): an ISO 8601 date and time with a time zone is required, got ' || '2018-05-07T15:01:22+02' AS timestamptz) END AS "at", trim(CAST(to_json(make_date(CAST(2018 AS integer), CAST(5 AS integer), CAST(7 AS integer))) AS text), '"') AS "day", jsonb_typeof((SELECT "v" FROM "_with_doc")) AS "kind", coalesce(jsonb_extract_path((SELECT "v" FROM "_with_doc"), 'a'), to_jsonb('none'::text)) AS "field", (SELECT CAST(lpad(to_hex(_u.t & 4294967295), 8, '0') || lpad(to_hex((_u.t >> 32) & 65535), 4, '0') || lpad(to_hex(((_u.t >> 48) & 4095) | 4096), 4, '0') || lpad(to_hex(CAST(floor(random() * 16384) AS integer) | 32768), 4, '0') || lpad(to_hex(CAST(floor(random() * 281474976710656) AS bigint) | 1099511627776), 12, '0') AS uuid) FROM (SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 10000000) AS bigint) + 122192928000000000 AS t) AS _u) AS "v1", $1::text IS NOT DISTINCT FROM 'x' AS "same", $1::text IS DISTINCT FROM 'x' AS "differs", CAST(CAST(char_length($1::text) AS bigint) AS bigint) AS "size", CASE (char_length($3) > 8) WHEN true THEN 'long' WHEN false THEN 'short' END AS "pick"`
+
+// StdMoreParams are the parameters of StdMore. Optional: S, N (nil stores NULL, or the property's
+// default in an insert).
+type StdMoreParams struct {
+	S     *string
+	Doc   string
+	Email string
+	N     *int64
+}
+
+// StdMoreRow is one row returned by StdMore.
+type StdMoreRow struct {
+	Trimmed  string          `json:"trimmed"`
+	Has      bool            `json:"has"`
+	Parts    []string        `json:"parts"`
+	Letters  []string        `json:"letters"`
+	Groups   []string        `json:"groups"`
+	Text     string          `json:"text"`
+	Rounded  float64         `json:"rounded"`
+	Smallest int64           `json:"smallest,string"`
+	Total    int64           `json:"total,string"`
+	Mean     float64         `json:"mean"`
+	At       time.Time       `json:"at"`
+	Day      string          `json:"day"`
+	Kind     string          `json:"kind"`
+	Field    json.RawMessage `json:"field"`
+	V1       string          `json:"v1"`
+	Same     bool            `json:"same"`
+	Differs  bool            `json:"differs"`
+	Size     *int64          `json:"size,string"`
+	Pick     string          `json:"pick"`
+}
+
+// StdMore runs query std_more (cases/select_forms/queries/std_more.edgeql).
+//
+// More standard-library functions with Gel's empty-set rules (https://docs.geldata.com/reference/stdlib).
+func (q *Queries) StdMore(ctx context.Context, arg StdMoreParams) (StdMoreRow, error) {
+	row := q.db.QueryRow(ctx, stdMoreSQL, arg.S, arg.Doc, arg.Email, arg.N)
+	var i StdMoreRow
+	if err := row.Scan(&i.Trimmed, &i.Has, &i.Parts, &i.Letters, &i.Groups, &i.Text, &i.Rounded, &i.Smallest, &i.Total, &i.Mean, &i.At, &i.Day, &i.Kind, &i.Field, &i.V1, &i.Same, &i.Differs, &i.Size, &i.Pick); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // userByNameSQL is the SQL of query user_by_name (cases/select_forms/queries/user_by_name.edgeql).
 const userByNameSQL = `SELECT "name", "email"
 FROM "user"

@@ -62,6 +62,9 @@ import {
   type StdFunctionsArgs,
   type StdFunctionsResult,
   stdFunctions,
+  type StdMoreArgs,
+  type StdMoreResult,
+  stdMore,
   type UserByNameArgs,
   type UserByNameResult,
   userByName,
@@ -135,6 +138,8 @@ export interface Runner {
     stats(args: StatsArgs): Promise<StatsResult>;
     /** Runs `std_functions` (cases/select_forms/queries/std_functions.edgeql). */
     stdFunctions(args: StdFunctionsArgs): Promise<StdFunctionsResult>;
+    /** Runs `std_more` (cases/select_forms/queries/std_more.edgeql). */
+    stdMore(args: StdMoreArgs): Promise<StdMoreResult>;
     /** Runs `user_by_name` (cases/select_forms/queries/user_by_name.edgeql). */
     userByName(args: UserByNameArgs): Promise<UserByNameResult | null>;
     /** Runs `user_posts` (cases/select_forms/queries/user_posts.edgeql). */
@@ -238,6 +243,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),
       stdFunctions: (args) => stdFunctions(db, args),
+      stdMore: (args) => stdMore(db, args),
       userByName: (args) => userByName(db, args),
       userPosts: (args) => userPosts(db, args),
       usersNamed: (args) => usersNamed(db, args),

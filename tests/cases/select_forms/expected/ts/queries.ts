@@ -607,6 +607,62 @@ export async function stdFunctions(db: Queryable, args: StdFunctionsArgs): Promi
   return row;
 }
 
+/** SQL of query `std_more` (cases/select_forms/queries/std_more.edgeql). */
+export const stdMoreSql = `WITH "_with_doc" AS (
+SELECT CAST($2::text AS jsonb) AS "v"
+)
+SELECT btrim('..x..', '.') AS "trimmed", (strpos('haystack', 'st') > 0) AS "has", (SELECT CASE WHEN _sp._d != '' THEN string_to_array(_sp._s, _sp._d) ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT 'a,b,,c' AS _s, ',' AS _d) AS _sp) AS "parts", (SELECT CASE WHEN _sp._d != '' THEN string_to_array(_sp._s, _sp._d) ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT 'abc' AS _s, '' AS _d) AS _sp) AS "letters", array_replace(regexp_match($3::text, '(\\w+)@(\\w+)'), NULL, '') AS "groups", (CAST(42 AS text) || ' ') || to_char(CAST('2018-05-07T15:01:22+00' AS timestamptz) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS "text", CAST(round(CAST(2.5 AS double precision)) AS double precision) AS "rounded", CAST(LEAST(3, 1, 2) AS bigint) AS "smallest", CAST(CAST(coalesce($4::bigint, 0) AS bigint) AS bigint) AS "total", CAST(coalesce(CAST($4::bigint AS double precision), CAST(7 AS double precision)) AS double precision) AS "mean", CASE WHEN '2018-05-07T15:01:22+02' ~ '^\\s*\\d{4}(-\\d{2}-\\d{2}|\\d{4})[tT ]\\d{2}(:?\\d{2}(:?\\d{2}(\\.\\d+)?)?)?([zZ]|[+-]\\d{2}(:?\\d{2})?)\\s*$' THEN CAST('2018-05-07T15:01:22+02' AS timestamptz) ELSE CAST('to_datetime(): an ISO 8601 date and time with a time zone is required, got ' || '2018-05-07T15:01:22+02' AS timestamptz) END AS "at", trim(CAST(to_json(make_date(CAST(2018 AS integer), CAST(5 AS integer), CAST(7 AS integer))) AS text), '"') AS "day", jsonb_typeof((SELECT "v" FROM "_with_doc")) AS "kind", coalesce(jsonb_extract_path((SELECT "v" FROM "_with_doc"), 'a'), to_jsonb('none'::text)) AS "field", (SELECT CAST(lpad(to_hex(_u.t & 4294967295), 8, '0') || lpad(to_hex((_u.t >> 32) & 65535), 4, '0') || lpad(to_hex(((_u.t >> 48) & 4095) | 4096), 4, '0') || lpad(to_hex(CAST(floor(random() * 16384) AS integer) | 32768), 4, '0') || lpad(to_hex(CAST(floor(random() * 281474976710656) AS bigint) | 1099511627776), 12, '0') AS uuid) FROM (SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 10000000) AS bigint) + 122192928000000000 AS t) AS _u) AS "v1", $1::text IS NOT DISTINCT FROM 'x' AS "same", $1::text IS DISTINCT FROM 'x' AS "differs", CAST(CAST(char_length($1::text) AS bigint) AS bigint) AS "size", CASE (char_length($3) > 8) WHEN true THEN 'long' WHEN false THEN 'short' END AS "pick"`;
+
+/** Parameters of {@link stdMore}. */
+export interface StdMoreArgs {
+  readonly s?: string | null;
+  readonly doc: string;
+  readonly email: string;
+  readonly n?: number | string | bigint | null;
+}
+
+/** One row returned by {@link stdMore}. */
+export interface StdMoreResult {
+  trimmed: string;
+  has: boolean;
+  parts: string[];
+  letters: string[];
+  groups: string[] | null;
+  text: string;
+  rounded: number;
+  smallest: string;
+  total: string;
+  mean: number;
+  at: Date;
+  day: string;
+  kind: string;
+  field: JsonValue;
+  v1: string;
+  same: boolean;
+  differs: boolean;
+  size: string | null;
+  pick: string;
+}
+
+/**
+ * More standard-library functions with Gel's empty-set rules (https://docs.geldata.com/reference/stdlib).
+ *
+ * Source: cases/select_forms/queries/std_more.edgeql.
+ */
+export async function stdMore(db: Queryable, args: StdMoreArgs): Promise<StdMoreResult> {
+  const rows = await run(db, stdMoreSql, [
+    args.s ?? null,
+    args.doc,
+    args.email,
+    args.n ?? null,
+  ]);
+  const row = rows[0] as StdMoreResult | undefined;
+  if (row === undefined) {
+    throw new Error("std_more: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `user_by_name` (cases/select_forms/queries/user_by_name.edgeql). */
 export const userByNameSql = `SELECT "name", "email"
 FROM "user"
