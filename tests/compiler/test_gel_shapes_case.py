@@ -37,7 +37,7 @@ def plans():
 
 def test_file_names_in_every_spelling_name_the_query():
     assert {"authors_all", "book_details", "book_stats", "author_overview", "books_by_author",
-            "author_by_name"} == set(plans())
+            "author_by_name", "author_link_ids"} == set(plans())
 
 
 def test_splat_selects_every_property_computed_ones_included(db):

@@ -27,7 +27,7 @@ def test_typescript_gel_shapes(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "splat": True, "doubleSplat": True, "computedElements": True, "splatOverride": True,
-        "linkPath": True, "typePath": True}
+        "linkPath": True, "typePath": True, "bareLinks": True}
 
 
 @pytest.mark.slow

@@ -30,7 +30,8 @@ def test_typescript_query_links(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "upserts": True, "boundUpdate": True, "boundInserts": True, "polymorphicLinks": True,
-        "assertExistsAndSubsets": True, "assertSingle": True, "newLinks": True}
+        "assertExistsAndSubsets": True, "assertSingle": True, "newLinks": True,
+        "boundWriteValues": True}
 
 
 @pytest.mark.slow

@@ -33,6 +33,8 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
     """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
     exclusive constraint (values that read no property), as a conjunct: at most one object."""
     pinned = set()
+    if any(_false(c) or branches_pin(c, lambda b: filter_pins_one(b, subject)) for c in ast.conjuncts(filt)):
+        return True
     for c in ast.conjuncts(filt):
         if isinstance(c, ast.BinOp) and c.op == "=":
             for a, b in ((c.left, c.right), (c.right, c.left)):
@@ -48,6 +50,20 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
     # identity link).
     pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
     return "id" in pinned or any(ex.pins and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _false(c) -> bool:
+    """The literal ``false``: a filter that keeps no object (``<T>{}``, :func:`branches_pin`)."""
+    return isinstance(c, ast.Literal) and c.value is False
+
+
+def branches_pin(c, pins) -> bool:
+    """``f if cond else g`` (a filter merged from ``(select T filter f) if cond else (select T
+    filter g)``; ``<T>{}`` is the filter ``false``) where each branch pins at most one object
+    (``pins``) or is ``false``: at most one object, as Gel infers the cardinality of ``if ...
+    else`` from its branches'."""
+    return isinstance(c, ast.IfElse) and not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(c.cond)) \
+        and all(_false(b) or pins(b) for b in (c.then, c.else_))
 
 
 def pins_link(subject: ObjectType, steps) -> bool:

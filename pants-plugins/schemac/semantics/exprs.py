@@ -2875,6 +2875,12 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
     member = _in_multi_link(expr, left, negate, ctx)
     if member is not None:
         return member or None
+    comp = ctx.subject.computeds.get(right_expr.steps[0]) if ctx.subject is not None and isinstance(
+        right_expr, ast.Path) and len(right_expr.steps) == 1 else None
+    if comp is not None and comp.target is not None:
+        return _in_computed_link(expr, left, comp, negate, ctx)
+    if computed_sql.query_value_target(right_expr, ctx):
+        return _in_values(expr, left, negate, ctx)
     if computed_sql.query_set_target(right_expr, ctx) is not None and not isinstance(right_expr, ast.FuncCall):
         # `.character in charas` of a set of objects (https://docs.geldata.com/reference/edgeql/sets):
         # whether the object is one of them; `x in {}` of an empty set is false
@@ -2906,6 +2912,45 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
                            f"{left.type.name}, got {right.type.name}", expr.right.span)
         return None
     return qir.InArray(expr.span, BOOL, left.nullable, left, right, negate)
+
+
+def _in_values(expr: ast.BinOp, left: qir.Expr, negate: bool, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x in S.p`` of a property of each object of a set of the query's names
+    (``.id_al in waifus.character.id_al``, ``waifus`` a ``with`` selection): whether ``x`` is one
+    of their values (https://docs.geldata.com/reference/edgeql/sets: the path is the set of the
+    values of the distinct objects it reaches; an empty value is none), :class:`qir.InValues`."""
+    found = computed_sql._object_path(expr.right, ctx, f"_i{ctx.depth}")
+    if not found:
+        return None
+    objects, rest = found
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                set_links=None, set_row=None)
+    value = check(ast.Path(tuple(rest), expr.right.span), inner)
+    if value is None:
+        return None
+    if value.type.element is not None or left.type.element is not None or value.type.family != left.type.family:
+        ctx.reporter.error("E0304", f"'{expr.op}' compares {left.type.name} with {value.type.name} values", expr.span)
+        return None
+    return qir.InValues(expr.span, BOOL, left.nullable, left, objects, value, negate)
+
+
+def _in_computed_link(expr: ast.BinOp, left: qir.Expr, comp, negate: bool, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``x in .tracked`` of a computed link of the subject (a backlink, a union of paths, ...,
+    https://docs.geldata.com/reference/datamodel/computeds): whether the object ``x`` (its id) is
+    one of the link's objects (those the query may see), ``x IN (SELECT "id" FROM <the link's
+    objects>)``; empty when ``x`` is, as Gel's ``{} in S``."""
+    if computed_sql.refuse_computed(comp, expr.right.span, ctx.reporter):
+        return None
+    link = getattr(left, "link", None) if type(left) is qir.ColumnRef else None
+    if left.type.family != "uuid" or left.type.element is not None or (link is not None and link.target
+                                                                      is not comp.target):
+        ctx.reporter.error("E0304", f"'{expr.op}' compares {link.target.name if link is not None else left.type.name}"
+                           f" with {comp.target.name} objects", expr.span)
+        return None
+    objects = computed_sql.object_set(comp, ctx, qi(f"_i{ctx.depth}"), expr.right.span)
+    if objects is None:
+        return None
+    return qir.InObjects(expr.span, BOOL, left.nullable, left, objects, negate)
 
 
 def _in_multi_link(expr: ast.BinOp, left: qir.Expr, negate: bool, ctx: ExprContext):

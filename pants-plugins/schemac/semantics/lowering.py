@@ -334,6 +334,24 @@ def _in_array(node: qir.InArray) -> str:
     return f"{left} <> ALL ({right})" if node.negate else f"{left} = ANY ({right})"
 
 
+def _in_objects(node: qir.InObjects) -> str:
+    """``x [NOT] IN (SELECT "id" FROM <objects>)``; empty when ``x`` is, as Gel's ``{} in S``
+    (Postgres' ``NULL IN (<no row>)`` is false, ``NULL NOT IN (<no row>)`` true)."""
+    left = _op(node.left)
+    test = f'{left} {"NOT IN" if node.negate else "IN"} (SELECT {node.objects.alias}."id" {object_set_sql(node.objects)})'
+    return f"CASE WHEN {left} IS NULL THEN NULL ELSE {test} END" if node.left.nullable else test
+
+
+def _in_values(node: qir.InValues) -> str:
+    """``x [NOT] IN (SELECT "_v" FROM (SELECT <value> AS "_v" FROM <objects>) WHERE "_v" IS NOT
+    NULL)``: an empty value is no element of the set (and ``NOT IN`` of a set holding a NULL
+    would be NULL); empty when ``x`` is, as Gel's ``{} in S``."""
+    left = _op(node.left)
+    test = (f'{left} {"NOT IN" if node.negate else "IN"} (SELECT "_iv"."_v" FROM (SELECT {expr_sql(node.value)} '
+            f'AS "_v" {object_set_sql(node.objects)}) AS "_iv" WHERE "_iv"."_v" IS NOT NULL)')
+    return f"CASE WHEN {left} IS NULL THEN NULL ELSE {test} END" if node.left.nullable else test
+
+
 def _cast(node: qir.Cast) -> str:
     return f"CAST({expr_sql(node.operand)} AS {node.type.pg})"
 
@@ -611,8 +629,8 @@ _EXPR = {
                            f'{n.alias}."id" IN (SELECT "_pi"."id" FROM {qi(n.root_table)} AS {n.subject_row} '
                            f'CROSS JOIN LATERAL ({_path_ids(n.hops, n.subject_row)}) AS "_pi"("id"))'),
     qir.InSetPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, "", n.root)})',
-    qir.InObjects: lambda n: (f'{_op(n.left)} {"NOT IN" if n.negate else "IN"} '
-                              f'(SELECT {n.objects.alias}."id" {object_set_sql(n.objects)})'),
+    qir.InObjects: _in_objects,
+    qir.InValues: _in_values,
     qir.AggregateObjects: lambda n: (f"(SELECT {n.func}({expr_sql(n.value)}"
                                      + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else
                                         f' ORDER BY {n.objects.alias}."_n"' if n.objects.page is not None

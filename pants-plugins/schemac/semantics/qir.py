@@ -292,7 +292,8 @@ class ObjectSet(Node):
     #: (:class:`ShapeClauses` without a filter; each row numbered ``"_n"`` in that order).
     page: Optional["ShapeClauses"] = None
     #: The rows a write of the same statement wrote, read from its CTE (``RETURNING *``)
-    #: instead of the table (``identities := ps`` of ``with ps := (insert ...)``).
+    #: instead of the table (``identities := ps`` of ``with ps := (insert ...)``, ``{ p :=
+    #: assert_exists(updated) { name } }``; ``cond``, ``link`` unset).
     cte: Optional[str] = None
 
 
@@ -350,6 +351,18 @@ class InObjects(Expr):
 
     left: Expr
     objects: "ObjectSet"
+    negate: bool
+
+
+@dataclass(frozen=True, eq=False)
+class InValues(Expr):
+    """``x in S.p`` / ``x not in S.p`` (``.id_al in waifus.character.id_al``): whether ``x`` is
+    one of the values of ``value`` (a property of each object, read from the rows named
+    ``objects.alias``) of a set of objects; empty values are no element of the set."""
+
+    left: Expr
+    objects: ObjectSet
+    value: Expr
     negate: bool
 
 

@@ -1490,6 +1490,9 @@ def _pins_one_row(filt: ast.Expr, subject: ObjectType) -> bool:
     """True when ``filt`` is a conjunction containing ``.col = <value not reading columns>``
     for ``id`` or for every column of a full exclusive constraint."""
     pinned: Set[str] = set()
+    if any(computed_sql._false(c) or computed_sql.branches_pin(c, lambda b: _pins_one_row(b, subject))
+           for c in ast.conjuncts(filt)):
+        return True
 
     def reads_columns(e: ast.Expr) -> bool:
         return any(isinstance(n, ast.Path) for n in ast.iter_nodes(e))
@@ -1862,6 +1865,11 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             out.append(qir.ShapeLinkProp(el.span, ResultField(key, col.type, not col.required, in_json=True), col))
             continue
+        if el.shape is None and not el.link_prop and (el.name in subject.links or el.name in subject.poly_links or (
+                el.name in subject.computeds and subject.computeds[el.name].target is not None)):
+            # A link named without a shape is its objects' ids, `link: { id }`: Gel selects an
+            # object without a shape as its id (https://docs.geldata.com/reference/edgeql/select#shapes).
+            el = dataclasses.replace(el, shape=(ast.ShapeElement("id", None, el.span),))
         if poly is None and el.name in subject.poly_links and el.shape is not None:
             poly = _poly_shape_link(subject.poly_links[el.name], None, el.span, ctx)
             if poly is None:
@@ -1870,10 +1878,6 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             continue
         link = poly or subject.links.get(el.name)
         if link is not None:
-            if el.shape is None:
-                ctx.reporter.error("E0304", f"'{el.name}' is a link: give it a shape", el.span,
-                                   f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
-                continue
             if depth == 0 and not link.multi and link.column is not None and [e.name for e in el.shape] == ["id"] \
                     and not _has_clauses(el):
                 col = subject.column(link.column)  # type: ignore[arg-type]
@@ -2145,10 +2149,6 @@ def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: st
         if low is None:
             return None
         return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
-    if el.shape is None:
-        ctx.reporter.error("E0304", f"'{el.name}' is a computed link: give it a shape", el.span,
-                           f"write {el.name}: {{ id }} or {el.name}: {{ <properties> }}")
-        return None
     if depth + 1 > MAX_SHAPE_DEPTH:
         ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported", el.span)
         return None
@@ -2313,6 +2313,10 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             ctx.module = b.value.name
             continue
         value = b.value
+        if isinstance(value, ast.IfElse) and _if_else_selection(value, schema, ctx.module) is not None:
+            # (`<T>{}` in a branch: a selection that keeps none)
+            value = dataclasses.replace(value, then=_empty_objects(value.then, schema, ctx.module),
+                                        else_=_empty_objects(value.else_, schema, ctx.module))
         if isinstance(value, ast.GroupExpr):
             groups[b.name] = (value, ())
             continue
@@ -2470,6 +2474,7 @@ def _if_else_selection(value, schema: Schema, module: str) -> Optional[ast.Selec
         return None
     branches = []
     for b in (value.then, value.else_):
+        b = _empty_objects(b, schema, module)
         if isinstance(b, ast.SubSelect):
             b = ast.SelectExpr(ast.VarRef(b.type_name, b.type_span), None, b.filter, (), None, None, b.span)
         if not (isinstance(b, ast.SelectExpr) and b.shape is None and not b.order and b.offset is None
@@ -2483,6 +2488,17 @@ def _if_else_selection(value, schema: Schema, module: str) -> Optional[ast.Selec
     filters = [b.filter if b.filter is not None else ast.Literal("bool", True, b.span) for b in branches]
     merged = ast.IfElse(value.cond, filters[0], filters[1], value.span)
     return ast.SelectExpr(then.subject, None, merged, (), None, None, value.span)
+
+
+def _empty_objects(value, schema: Schema, module: str):
+    """``<User>{}``, the empty set of a type's objects
+    (https://docs.geldata.com/reference/edgeql/casts), as the selection that keeps none,
+    ``(select User filter false)``; any other value as it is."""
+    if isinstance(value, ast.Cast) and isinstance(value.operand, ast.SetLit) and not value.operand.items \
+            and not value.type.args and schema.find_type(value.type.name, module) is not None:
+        return ast.SelectExpr(ast.VarRef(value.type.name, value.type.span), None,
+                              ast.Literal("bool", False, value.span), (), None, None, value.span)
+    return value
 
 
 def _selection_of(value, schema: Schema, module: str,
@@ -2755,6 +2771,66 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
+def _bound_write_selection(value, ctx: ExprContext) -> Optional[Tuple[str, qir.Node, ast.SelectQuery]]:
+    """``p`` or ``p { shape }`` of a write bound in ``with`` (``p := (update ...)``, an insert,
+    an upsert, a delete): (its name, the write, ``select p { shape }``; ``{ id }`` without a
+    shape, as Gel selects an object without a shape,
+    https://docs.geldata.com/reference/edgeql/select#shapes); ``None`` for any other value."""
+    shape = None
+    if isinstance(value, ast.ShapeExpr):
+        value, shape = value.base, value.shape
+    if not isinstance(value, ast.VarRef) or value.name in ctx.variables or value.name not in ctx.bound_writes:
+        return None
+    w = ctx.bound_writes[value.name]
+    subject = w.subject  # type: ignore[attr-defined]
+    shape = shape if shape is not None else (ast.ShapeElement("id", None, value.span),)
+    return value.name, w, ast.SelectQuery(subject.qualname, value.span, shape, None, (), None, None, value.span)
+
+
+def _select_bound_write(qf: ast.QueryFile, q: ast.SelectValue, bound, asserts: Set[str],
+                        ctx: ExprContext) -> Optional[qir.Query]:
+    """``select assert_exists(p) { shape }`` of a write bound in ``with``: the objects it wrote,
+    as ``select p { shape }`` reads them (from its CTE, as the statement leaves them,
+    https://docs.geldata.com/reference/edgeql/with). ``assert_exists`` of at most one object
+    makes the result exactly one (the runners fail on no row, as Gel's assert_exists fails,
+    https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists);
+    ``assert_single`` of a write of at most one object changes nothing. Either of a write of
+    several objects is E0206."""
+    name, w, sel = bound
+    subject = w.subject
+    node, cardinality = _select_node(sel, subject, dataclasses.replace(ctx, subject=subject), w, f"_with_{name}")
+    if node is None:
+        return None
+    if asserts and cardinality == MANY:
+        what = " and ".join(f"{a}()" for a in sorted(asserts))
+        ctx.reporter.error("E0206", f"{what} of '{name}', a write of several objects, is not supported yet",
+                           q.value.span, f"select its objects as a list: select {name} {{ ... }}")
+        return None
+    if "assert_exists" in asserts:
+        cardinality = ONE
+    return _plan(qf, w.kind, subject, node, ctx, cardinality, w.exclusives, _fields(node.shape))
+
+
+def _bound_write_element(el: ast.ShapeElement, bound, asserts: Set[str], ctx: ExprContext) -> Optional[qir.Node]:
+    """A free object's field ``f := assert_exists(p) [{ shape }]`` of a write bound in ``with``
+    (``p := (update ...)``): the objects it wrote, as a shape element ``f := p { shape }`` reads
+    them (:func:`_written_objects_element`: from its CTE, one object when the write writes at
+    most one, else a list). ``assert_exists`` of one object makes the field required: no object
+    fails the statement (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists);
+    ``assert_single`` of one changes nothing; either of a write of several objects is E0206."""
+    name, w, sel = bound
+    if asserts and w.cardinality == MANY:
+        what = " and ".join(f"{a}()" for a in sorted(asserts))
+        ctx.reporter.error("E0206", f"{what} of '{name}', a write of several objects, in a free object's field is "
+                           "not supported yet", el.span, f"select its objects as a list: {el.name} := {name} {{ ... }}")
+        return None
+    node = _written_objects_element(el, ast.VarRef(name, sel.span), sel.shape, ctx, 0)
+    if node is not None and "assert_exists" in asserts:
+        node = dataclasses.replace(node, required=True,  # type: ignore[call-arg]
+                                   field=dataclasses.replace(node.field, optional=False))  # type: ignore[attr-defined]
+    return node
+
+
 def _simple_selection(value) -> bool:
     """A selection of a type's objects by name (what :func:`_select_of_selection` merges)."""
     return isinstance(value, ast.SubSelect) or (isinstance(value, ast.SelectExpr) and value.shape is None
@@ -2835,6 +2911,9 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     ``select count(User)``) a single value, which the runners return as it is: exactly one
     when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
     inner, asserts = _peel_asserts(q.value)
+    bound = None if _has_clauses(q) else _bound_write_selection(inner, ctx)
+    if bound is not None:
+        return _select_bound_write(qf, q, bound, asserts, ctx)
     selection = None if _has_clauses(q) else _object_selection(inner, ctx)
     if selection is not None:
         # `select (select User { name } filter ...)`, `select u { name }` of a with selection,
@@ -2874,6 +2953,12 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
                 continue
             seen.add(el.name)
             inner, asserts = _peel_asserts(el.value)
+            bound = _bound_write_selection(inner, ctx)
+            if bound is not None:
+                node = _bound_write_element(el, bound, asserts, ctx)
+                if node is not None:
+                    elements.append(node)
+                continue
             objects = _object_selection(inner, ctx)
             if objects is not None:
                 node = _objects_element(el, objects, ctx, "assert_single" in asserts)

@@ -78,6 +78,18 @@ try {
   assert.deepEqual(byName, { name: "Ann", book_count: "2" });
   assert.equal(await q.authorByName({ name: "Nobody" }), null);
   out["typePath"] = true;
+
+  // Links named without a shape: their objects' ids (a computed link; in a nested shape a
+  // single and a multi link).
+  const beta = (await pool.query("SELECT id FROM book WHERE title = 'Beta'")).rows[0].id as string;
+  const ids = await q.authorLinkIds({ name: "Ann" });
+  assert.deepEqual(ids?.books.map((b) => b.id).sort(), [alpha, beta].sort());
+  assert.deepEqual(ids?.written.slice().sort((x, y) => x.title.localeCompare(y.title)), [
+    { title: "Alpha", author: { id: ann }, tags: [{ id: sf }] },
+    { title: "Beta", author: { id: ann }, tags: [] },
+  ]);
+  assert.equal(await q.authorLinkIds({ name: "Nobody" }), null);
+  out["bareLinks"] = true;
 } finally {
   await pool.end();
 }

@@ -164,6 +164,36 @@ try {
   assert.deepEqual(await inA.memberJoinFollowing({ handle: "eve", titles: ["Films", "Classics", "Nope"] }),
     { handle: "eve", follows: [{ title: "Classics" }, { title: "Films" }] });
   out["newLinks"] = true;
+
+  // Writes bound in `with` as the values of a free object's fields: the member an update
+  // changed (`{ id }` without a shape) next to the shelf it now follows, and a shelf an update
+  // changed, with a shape; assert_exists of a write that wrote nothing fails the statement,
+  // which then writes nothing.
+  const [ann] = await rows<{ id: string }>("SELECT id FROM member WHERE club_id = $1 AND handle = 'ann'", [a!.id]);
+  assert.deepEqual(await inA.memberFollowShelf({ handle: "ann", shelf_id: films!.id }),
+    { member: { id: ann!.id }, shelf: { title: "Films" } });
+  assert.deepEqual(await follows(), ["Classics", "Films"]);
+  await assert.rejects(inA.memberFollowShelf({ handle: "nobody", shelf_id: classics!.id }), /assert_exists violation/);
+  const [loose] = await rows<{ id: string }>("SELECT id FROM shelf WHERE title = 'Loose'");
+  const [cat2] = await rows<{ id: string }>("SELECT id FROM member WHERE club_id = $1 AND handle = 'cat'", [a!.id]);
+  const looseWorks = async () => (await rows<{ n: string }>(
+    "SELECT count(*) AS n FROM shelf_works WHERE source_id = $1", [loose!.id]))[0]!.n;
+  // (another club's update policies hide the shelf: the update writes nothing)
+  await assert.rejects(inB.shelfAddBookSelect({ code: "B1", id: loose!.id }), /assert_exists violation/);
+  assert.equal(await looseWorks(), "0");
+  const added: ql.ShelfAddBookSelectResult = await inA.shelfAddBookSelect({ code: "B1", id: loose!.id });
+  assert.deepEqual(added, { shelf: { title: "Loose", curator: null }, book: { code: "B1", pages: 300 } });
+  assert.equal(await looseWorks(), "1");
+  assert.deepEqual(await inA.shelfAddBookSelect({ code: "B1", id: classics!.id }),
+    { shelf: { title: "Classics", curator: { id: cat2!.id } }, book: { code: "B1", pages: 300 } });
+  // assert_exists(upsert) { ** }: every property and link of the member the upsert inserted or
+  // updated, each link with its target's properties.
+  const fay: ql.MemberUpsertAllResult = await inA.memberUpsertAll({ handle: "fay" });
+  assert.deepEqual(fay, { id: fay.id, handle: "fay", points: 0, club: { id: a!.id, name: "A" }, follows: [] });
+  const annAll = await inA.memberUpsertAll({ handle: "ann" });
+  assert.deepEqual({ ...annAll, follows: annAll.follows.map((f) => f.title).sort() },
+    { id: ann!.id, handle: "ann", points: 11, club: { id: a!.id, name: "A" }, follows: ["Classics", "Films"] });
+  out["boundWriteValues"] = true;
 } finally {
   await pool.end();
 }

@@ -110,4 +110,29 @@ func TestGelShapes(t *testing.T) {
 	if none, err := q.AuthorByName(ctx, gs.AuthorByNameParams{Name: "Nobody"}); err != nil || none != nil {
 		t.Fatalf("author_by_name of nobody: %+v, %v", none, err)
 	}
+
+	// Links named without a shape: their objects' ids.
+	ids, err := q.AuthorLinkIDs(ctx, gs.AuthorLinkIDsParams{Name: "Ann"})
+	if err != nil || ids == nil || ids.Name != "Ann" || len(ids.Books) != 2 || len(ids.Written) != 2 {
+		t.Fatalf("author_link_ids: %+v, %v", ids, err)
+	}
+	bookIDs := []string{ids.Books[0].ID, ids.Books[1].ID}
+	sort.Strings(bookIDs)
+	wantIDs := []string{alpha, id("SELECT id FROM book WHERE title = 'Beta'")}
+	sort.Strings(wantIDs)
+	if !reflect.DeepEqual(bookIDs, wantIDs) {
+		t.Fatalf("author_link_ids books: %v, want %v", bookIDs, wantIDs)
+	}
+	for _, w := range ids.Written {
+		wantTags := []gs.AuthorLinkIDsWrittenTags{}
+		if w.Title == "Alpha" {
+			wantTags = []gs.AuthorLinkIDsWrittenTags{{ID: sf}}
+		}
+		if w.Author.ID != ann || !reflect.DeepEqual(w.Tags, wantTags) {
+			t.Fatalf("author_link_ids written: %+v", w)
+		}
+	}
+	if none, err := q.AuthorLinkIDs(ctx, gs.AuthorLinkIDsParams{Name: "Nobody"}); err != nil || none != nil {
+		t.Fatalf("author_link_ids of nobody: %+v, %v", none, err)
+	}
 }

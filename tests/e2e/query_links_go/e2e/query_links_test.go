@@ -277,4 +277,51 @@ func TestQueryLinks(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(eve.Follows, []ql.MemberJoinFollowingFollows{{Title: "Classics"}, {Title: "Films"}}) {
 		t.Fatalf("new member's follows: %+v %v", eve, err)
 	}
+
+	// Writes bound in `with` as the values of a free object's fields; assert_exists of a write
+	// that wrote nothing fails the statement, which then writes nothing.
+	ann := texts(t, db, `SELECT id::text FROM member WHERE club_id = $1 AND handle = 'ann'`, a)[0]
+	fs, err := inA.MemberFollowShelf(ctx, ql.MemberFollowShelfParams{Handle: "ann", ShelfID: films})
+	if err != nil || fs.Member.ID != ann || fs.Shelf.Title != "Films" {
+		t.Fatalf("follow shelf: %+v %v", fs, err)
+	}
+	if got := follows(); !reflect.DeepEqual(got, []string{"Classics", "Films"}) {
+		t.Fatalf("follows after follow shelf: %v", got)
+	}
+	if _, err := inA.MemberFollowShelf(ctx, ql.MemberFollowShelfParams{Handle: "nobody", ShelfID: classics}); err == nil {
+		t.Fatal("assert_exists of an update of no member returned no error")
+	}
+	loose := texts(t, db, `SELECT id::text FROM shelf WHERE title = 'Loose'`)[0]
+	catID := texts(t, db, `SELECT id::text FROM member WHERE club_id = $1 AND handle = 'cat'`, a)[0]
+	looseWorks := func() []string {
+		t.Helper()
+		return texts(t, db, `SELECT count(*)::text FROM shelf_works WHERE source_id = $1`, loose)
+	}
+	if _, err := inB.ShelfAddBookSelect(ctx, ql.ShelfAddBookSelectParams{Code: "B1", ID: loose}); err == nil {
+		t.Fatal("another club's update of a shelf returned no error")
+	}
+	if got := looseWorks(); !reflect.DeepEqual(got, []string{"0"}) {
+		t.Fatalf("works after a failed update: %v", got)
+	}
+	added, err := inA.ShelfAddBookSelect(ctx, ql.ShelfAddBookSelectParams{Code: "B1", ID: loose})
+	if err != nil || added.Shelf.Title != "Loose" || added.Shelf.Curator != nil || added.Book.Code != "B1" ||
+		added.Book.Pages == nil || *added.Book.Pages != 300 {
+		t.Fatalf("add book select: %+v %v", added, err)
+	}
+	if got := looseWorks(); !reflect.DeepEqual(got, []string{"1"}) {
+		t.Fatalf("works after add book select: %v", got)
+	}
+	added, err = inA.ShelfAddBookSelect(ctx, ql.ShelfAddBookSelectParams{Code: "B1", ID: classics})
+	if err != nil || added.Shelf.Curator == nil || added.Shelf.Curator.ID != catID {
+		t.Fatalf("add book select with a curator: %+v %v", added, err)
+	}
+	fay, err := inA.MemberUpsertAll(ctx, ql.MemberUpsertAllParams{Handle: "fay"})
+	if err != nil || fay.Handle != "fay" || fay.Points != 0 || fay.Club != (ql.MemberUpsertAllClub{ID: a, Name: "A"}) ||
+		len(fay.Follows) != 0 {
+		t.Fatalf("upsert all (insert): %+v %v", fay, err)
+	}
+	annAll, err := inA.MemberUpsertAll(ctx, ql.MemberUpsertAllParams{Handle: "ann"})
+	if err != nil || annAll.ID != ann || annAll.Points != 11 || len(annAll.Follows) != 2 {
+		t.Fatalf("upsert all (update): %+v %v", annAll, err)
+	}
 }

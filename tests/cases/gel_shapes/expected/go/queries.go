@@ -42,6 +42,66 @@ func (q *Queries) AuthorByName(ctx context.Context, arg AuthorByNameParams) (*Au
 	return &i, nil
 }
 
+// authorLinkIDsSQL is the SQL of query author_link_ids (cases/gel_shapes/queries/author_link_ids.edgeql).
+const authorLinkIDsSQL = `SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM "book" AS "_s1" WHERE "_s1"."author_id" = "author"."id") AS "books",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title", 'author', (SELECT json_build_object('id', "_s2"."id") FROM "author" AS "_s2" WHERE "_s2"."id" = "_s1"."author_id"), 'tags', (SELECT coalesce(json_agg(json_build_object('id', "_s2"."id") ORDER BY "_s2"."id"), '[]'::json) FROM "book_tags" AS "_j2" JOIN "tag" AS "_s2" ON "_s2"."id" = "_j2"."target_id" WHERE "_j2"."source_id" = "_s1"."id")) ORDER BY "_s1"."id"), '[]'::json) FROM "book" AS "_s1" WHERE "_s1"."author_id" = "author"."id") AS "written"
+FROM "author"
+WHERE name = $1`
+
+// AuthorLinkIDsParams are the parameters of AuthorLinkIDs.
+type AuthorLinkIDsParams struct {
+	Name string
+}
+
+// AuthorLinkIDsBooks is the books shape of AuthorLinkIDs.
+type AuthorLinkIDsBooks struct {
+	ID string `json:"id"`
+}
+
+// AuthorLinkIDsWrittenAuthor is the author shape of AuthorLinkIDsWritten.
+type AuthorLinkIDsWrittenAuthor struct {
+	ID string `json:"id"`
+}
+
+// AuthorLinkIDsWrittenTags is the tags shape of AuthorLinkIDsWritten.
+type AuthorLinkIDsWrittenTags struct {
+	ID string `json:"id"`
+}
+
+// AuthorLinkIDsWritten is the written shape of AuthorLinkIDs.
+type AuthorLinkIDsWritten struct {
+	Title  string                     `json:"title"`
+	Author AuthorLinkIDsWrittenAuthor `json:"author"`
+	Tags   []AuthorLinkIDsWrittenTags `json:"tags"`
+}
+
+// AuthorLinkIDsRow is one row returned by AuthorLinkIDs.
+type AuthorLinkIDsRow struct {
+	Name    string                 `json:"name"`
+	Books   []AuthorLinkIDsBooks   `json:"books"`
+	Written []AuthorLinkIDsWritten `json:"written"`
+}
+
+// AuthorLinkIDs runs query author_link_ids (cases/gel_shapes/queries/author_link_ids.edgeql).
+//
+// Links named without a shape of their own are their objects' ids, as `link: { id }` (Gel
+// selects an object without a shape as its id): a computed link (`books`), and in a nested shape
+// a single and a multi link.
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) AuthorLinkIDs(ctx context.Context, arg AuthorLinkIDsParams) (*AuthorLinkIDsRow, error) {
+	row := q.db.QueryRow(ctx, authorLinkIDsSQL, arg.Name)
+	var i AuthorLinkIDsRow
+	if err := row.Scan(&i.Name, &i.Books, &i.Written); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
 // authorOverviewSQL is the SQL of query author_overview (cases/gel_shapes/queries/author_overview.edgeql).
 const authorOverviewSQL = `SELECT "id",
        "name",

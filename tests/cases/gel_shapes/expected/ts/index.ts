@@ -5,6 +5,9 @@ import {
   type AuthorByNameArgs,
   type AuthorByNameResult,
   authorByName,
+  type AuthorLinkIdsArgs,
+  type AuthorLinkIdsResult,
+  authorLinkIds,
   type AuthorOverviewArgs,
   type AuthorOverviewResult,
   authorOverview,
@@ -31,6 +34,8 @@ export interface Runner {
   readonly query: {
     /** Runs `author_by_name` (cases/gel_shapes/queries/author_by_name.edgeql). */
     authorByName(args: AuthorByNameArgs): Promise<AuthorByNameResult | null>;
+    /** Runs `author_link_ids` (cases/gel_shapes/queries/author_link_ids.edgeql). */
+    authorLinkIds(args: AuthorLinkIdsArgs): Promise<AuthorLinkIdsResult | null>;
     /** Runs `author_overview` (cases/gel_shapes/queries/author_overview.edgeql). */
     authorOverview(args: AuthorOverviewArgs): Promise<AuthorOverviewResult | null>;
     /** Runs `authors_all` (cases/gel_shapes/queries/authors-all.edgeql). */
@@ -104,6 +109,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
       authorByName: (args) => authorByName(db, args),
+      authorLinkIds: (args) => authorLinkIds(db, args),
       authorOverview: (args) => authorOverview(db, args),
       authorsAll: (args) => authorsAll(db, args),
       bookDetails: (args) => bookDetails(db, args),

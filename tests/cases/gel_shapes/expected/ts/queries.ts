@@ -48,6 +48,40 @@ export async function authorByName(db: Queryable, args: AuthorByNameArgs): Promi
   return (rows[0] as AuthorByNameResult | undefined) ?? null;
 }
 
+/** SQL of query `author_link_ids` (cases/gel_shapes/queries/author_link_ids.edgeql). */
+export const authorLinkIdsSql = `SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM "book" AS "_s1" WHERE "_s1"."author_id" = "author"."id") AS "books",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title", 'author', (SELECT json_build_object('id', "_s2"."id") FROM "author" AS "_s2" WHERE "_s2"."id" = "_s1"."author_id"), 'tags', (SELECT coalesce(json_agg(json_build_object('id', "_s2"."id") ORDER BY "_s2"."id"), '[]'::json) FROM "book_tags" AS "_j2" JOIN "tag" AS "_s2" ON "_s2"."id" = "_j2"."target_id" WHERE "_j2"."source_id" = "_s1"."id")) ORDER BY "_s1"."id"), '[]'::json) FROM "book" AS "_s1" WHERE "_s1"."author_id" = "author"."id") AS "written"
+FROM "author"
+WHERE name = $1`;
+
+/** Parameters of {@link authorLinkIds}. */
+export interface AuthorLinkIdsArgs {
+  readonly name: string;
+}
+
+/** One row returned by {@link authorLinkIds}. */
+export interface AuthorLinkIdsResult {
+  name: string;
+  books: Array<{ id: string }>;
+  written: Array<{ title: string; author: { id: string }; tags: Array<{ id: string }> }>;
+}
+
+/**
+ * Links named without a shape of their own are their objects' ids, as `link: { id }` (Gel
+ * selects an object without a shape as its id): a computed link (`books`), and in a nested shape
+ * a single and a multi link.
+ *
+ * Source: cases/gel_shapes/queries/author_link_ids.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function authorLinkIds(db: Queryable, args: AuthorLinkIdsArgs): Promise<AuthorLinkIdsResult | null> {
+  const rows = await run(db, authorLinkIdsSql, [
+    args.name,
+  ]);
+  return (rows[0] as AuthorLinkIdsResult | undefined) ?? null;
+}
+
 /** SQL of query `author_overview` (cases/gel_shapes/queries/author_overview.edgeql). */
 export const authorOverviewSql = `SELECT "id",
        "name",

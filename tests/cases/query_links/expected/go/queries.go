@@ -99,6 +99,62 @@ func (q *Queries) MemberFollow(ctx context.Context, arg MemberFollowParams) (*Me
 	return &i, nil
 }
 
+// memberFollowShelfSQL is the SQL of query member_follow_shelf (cases/query_links/queries/member_follow_shelf.edgeql).
+const memberFollowShelfSQL = `WITH "_with_updated" AS (
+SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+FROM "member"
+WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $2)) AND (handle = $1::text)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+FOR UPDATE
+),
+"_with_updated_link1" AS (
+INSERT INTO "member_follows" ("source_id", "target_id")
+SELECT "_with_updated"."id", "_t"."id" FROM "_with_updated", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".id = $3) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_q0".club_id)) OR (true)))) AS "id") AS "_t"
+ON CONFLICT ("source_id", "target_id") DO NOTHING
+)
+SELECT coalesce((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1") AS text), '') AS integer) AS text) AS json)) AS "member", coalesce((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS text), '') AS integer) AS text) AS json)) AS "shelf"`
+
+// MemberFollowShelfParams are the parameters of MemberFollowShelf.
+type MemberFollowShelfParams struct {
+	Handle  string
+	ShelfID string
+}
+
+// MemberFollowShelfMember is the member shape of MemberFollowShelf.
+type MemberFollowShelfMember struct {
+	ID string `json:"id"`
+}
+
+// MemberFollowShelfShelf is the shelf shape of MemberFollowShelf.
+type MemberFollowShelfShelf struct {
+	Title string `json:"title"`
+}
+
+// MemberFollowShelfRow is one row returned by MemberFollowShelf.
+type MemberFollowShelfRow struct {
+	Member MemberFollowShelfMember `json:"member"`
+	Shelf  MemberFollowShelfShelf  `json:"shelf"`
+}
+
+// MemberFollowShelf runs query member_follow_shelf
+// (cases/query_links/queries/member_follow_shelf.edgeql).
+//
+// A bound update used as a value of a free object (nanapi's player_add_media): the member it
+// updated, `{ id }` without a shape, and the shelf it added, each exactly one object
+// (assert_exists: none fails the statement).
+//
+// A violated foreign key is reported as *FkMemberFollowsTargetIDError when an id of follows names
+// no shelf row.
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) MemberFollowShelf(ctx context.Context, arg MemberFollowShelfParams) (MemberFollowShelfRow, error) {
+	row := q.db.QueryRow(ctx, memberFollowShelfSQL, arg.Handle, q.globals.ClubID, arg.ShelfID)
+	var i MemberFollowShelfRow
+	if err := row.Scan(&i.Member, &i.Shelf); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // memberJoinFollowingSQL is the SQL of query member_join_following (cases/query_links/queries/member_join_following.edgeql).
 const memberJoinFollowingSQL = `WITH "_with_joined" AS (
 INSERT INTO "member" ("club_id", "handle")
@@ -282,6 +338,66 @@ func (q *Queries) MemberUpsert(ctx context.Context, arg MemberUpsertParams) (*Me
 	return &i, nil
 }
 
+// memberUpsertAllSQL is the SQL of query member_upsert_all (cases/query_links/queries/member_upsert_all.edgeql).
+const memberUpsertAllSQL = `WITH "_with_member" AS (
+INSERT INTO "member" ("club_id", "handle")
+VALUES ((SELECT "id" FROM "club" WHERE id = $2), $1::text)
+ON CONFLICT ("club_id", "handle") DO UPDATE
+SET "points" = CAST("member".points AS bigint) + 1
+WHERE ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)))
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+)
+SELECT "id",
+       "handle",
+       "points",
+       (SELECT json_build_object('id', "_s1"."id", 'name', "_s1"."name") FROM "club" AS "_s1" WHERE "_s1"."id" = "member"."club_id") AS "club",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id", 'title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
+FROM "_with_member" AS "member"`
+
+// MemberUpsertAllParams are the parameters of MemberUpsertAll.
+type MemberUpsertAllParams struct {
+	Handle string
+}
+
+// MemberUpsertAllClub is the club shape of MemberUpsertAll.
+type MemberUpsertAllClub struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// MemberUpsertAllFollows is the follows shape of MemberUpsertAll.
+type MemberUpsertAllFollows struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// MemberUpsertAllRow is one row returned by MemberUpsertAll.
+type MemberUpsertAllRow struct {
+	ID      string                   `json:"id"`
+	Handle  string                   `json:"handle"`
+	Points  int32                    `json:"points"`
+	Club    MemberUpsertAllClub      `json:"club"`
+	Follows []MemberUpsertAllFollows `json:"follows"`
+}
+
+// MemberUpsertAll runs query member_upsert_all
+// (cases/query_links/queries/member_upsert_all.edgeql).
+//
+// A bound upsert selected with `assert_exists(m) { ** }` (nanapi's guild_event_merge): its
+// properties and links, each link with its target's properties.
+//
+// A violated foreign key is reported as *FkMemberClubIDError when club_id names no club row.
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) MemberUpsertAll(ctx context.Context, arg MemberUpsertAllParams) (MemberUpsertAllRow, error) {
+	row := q.db.QueryRow(ctx, memberUpsertAllSQL, arg.Handle, q.globals.ClubID)
+	var i MemberUpsertAllRow
+	if err := row.Scan(&i.ID, &i.Handle, &i.Points, &i.Club, &i.Follows); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // memberUpsertSelectSQL is the SQL of query member_upsert_select (cases/query_links/queries/member_upsert_select.edgeql).
 const memberUpsertSelectSQL = `WITH "_with_member" AS (
 INSERT INTO "member" ("club_id", "handle", "points")
@@ -375,6 +491,64 @@ func (q *Queries) ShelfAddBook(ctx context.Context, arg ShelfAddBookParams) (*Sh
 		return nil, translateError(err)
 	}
 	return &i, nil
+}
+
+// shelfAddBookSelectSQL is the SQL of query shelf_add_book_select (cases/query_links/queries/shelf_add_book_select.edgeql).
+const shelfAddBookSelectSQL = `WITH "_with_updated" AS (
+SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+FROM "shelf"
+WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+FOR UPDATE
+),
+"_with_updated_link1" AS (
+INSERT INTO "shelf_works" ("source_id", "target_id", "target_book_id")
+SELECT "_with_updated"."id", "_t"."id", "_t"."id" FROM "_with_updated", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "book" AS "_q0" WHERE "_q0".code = $3)) AS "id") AS "_t"
+ON CONFLICT ("source_id", "target_id") DO NOTHING
+)
+SELECT coalesce((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1") AS text), '') AS integer) AS text) AS json)) AS "shelf", coalesce((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3) AS text), '') AS integer) AS text) AS json)) AS "book"`
+
+// ShelfAddBookSelectParams are the parameters of ShelfAddBookSelect.
+type ShelfAddBookSelectParams struct {
+	ID   string
+	Code string
+}
+
+// ShelfAddBookSelectShelfCurator is the curator shape of ShelfAddBookSelectShelf.
+type ShelfAddBookSelectShelfCurator struct {
+	ID string `json:"id"`
+}
+
+// ShelfAddBookSelectShelf is the shelf shape of ShelfAddBookSelect.
+type ShelfAddBookSelectShelf struct {
+	Title   string                          `json:"title"`
+	Curator *ShelfAddBookSelectShelfCurator `json:"curator"`
+}
+
+// ShelfAddBookSelectBook is the book shape of ShelfAddBookSelect.
+type ShelfAddBookSelectBook struct {
+	Code  string `json:"code"`
+	Pages *int32 `json:"pages"`
+}
+
+// ShelfAddBookSelectRow is one row returned by ShelfAddBookSelect.
+type ShelfAddBookSelectRow struct {
+	Shelf ShelfAddBookSelectShelf `json:"shelf"`
+	Book  ShelfAddBookSelectBook  `json:"book"`
+}
+
+// ShelfAddBookSelect runs query shelf_add_book_select
+// (cases/query_links/queries/shelf_add_book_select.edgeql).
+//
+// A bound update selected with a shape in a free object's field (nanapi's collection_add_media).
+//
+// It reads the global club_id from the runner's Globals.
+func (q *Queries) ShelfAddBookSelect(ctx context.Context, arg ShelfAddBookSelectParams) (ShelfAddBookSelectRow, error) {
+	row := q.db.QueryRow(ctx, shelfAddBookSelectSQL, arg.ID, q.globals.ClubID, arg.Code)
+	var i ShelfAddBookSelectRow
+	if err := row.Scan(&i.Shelf, &i.Book); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
 }
 
 // shelfAddFilmsSQL is the SQL of query shelf_add_films (cases/query_links/queries/shelf_add_films.edgeql).

@@ -8,6 +8,9 @@ import {
   type MemberFollowArgs,
   type MemberFollowResult,
   memberFollow,
+  type MemberFollowShelfArgs,
+  type MemberFollowShelfResult,
+  memberFollowShelf,
   type MemberJoinFollowingArgs,
   type MemberJoinFollowingResult,
   memberJoinFollowing,
@@ -20,12 +23,18 @@ import {
   type MemberUpsertArgs,
   type MemberUpsertResult,
   memberUpsert,
+  type MemberUpsertAllArgs,
+  type MemberUpsertAllResult,
+  memberUpsertAll,
   type MemberUpsertSelectArgs,
   type MemberUpsertSelectResult,
   memberUpsertSelect,
   type ShelfAddBookArgs,
   type ShelfAddBookResult,
   shelfAddBook,
+  type ShelfAddBookSelectArgs,
+  type ShelfAddBookSelectResult,
+  shelfAddBookSelect,
   type ShelfAddFilmsArgs,
   type ShelfAddFilmsResult,
   shelfAddFilms,
@@ -72,6 +81,8 @@ export interface Runner {
     memberAddPoints(args: MemberAddPointsArgs): Promise<MemberAddPointsResult | null>;
     /** Runs `member_follow` (cases/query_links/queries/member_follow.edgeql). */
     memberFollow(args: MemberFollowArgs): Promise<MemberFollowResult | null>;
+    /** Runs `member_follow_shelf` (cases/query_links/queries/member_follow_shelf.edgeql). */
+    memberFollowShelf(args: MemberFollowShelfArgs): Promise<MemberFollowShelfResult>;
     /** Runs `member_join_following` (cases/query_links/queries/member_join_following.edgeql). */
     memberJoinFollowing(args: MemberJoinFollowingArgs): Promise<MemberJoinFollowingResult>;
     /** Runs `member_shelves` (cases/query_links/queries/member_shelves.edgeql). */
@@ -80,10 +91,14 @@ export interface Runner {
     memberUnfollowTitled(args: MemberUnfollowTitledArgs): Promise<MemberUnfollowTitledResult | null>;
     /** Runs `member_upsert` (cases/query_links/queries/member_upsert.edgeql). */
     memberUpsert(args: MemberUpsertArgs): Promise<MemberUpsertResult | null>;
+    /** Runs `member_upsert_all` (cases/query_links/queries/member_upsert_all.edgeql). */
+    memberUpsertAll(args: MemberUpsertAllArgs): Promise<MemberUpsertAllResult>;
     /** Runs `member_upsert_select` (cases/query_links/queries/member_upsert_select.edgeql). */
     memberUpsertSelect(args: MemberUpsertSelectArgs): Promise<MemberUpsertSelectResult | null>;
     /** Runs `shelf_add_book` (cases/query_links/queries/shelf_add_book.edgeql). */
     shelfAddBook(args: ShelfAddBookArgs): Promise<ShelfAddBookResult | null>;
+    /** Runs `shelf_add_book_select` (cases/query_links/queries/shelf_add_book_select.edgeql). */
+    shelfAddBookSelect(args: ShelfAddBookSelectArgs): Promise<ShelfAddBookSelectResult>;
     /** Runs `shelf_add_films` (cases/query_links/queries/shelf_add_films.edgeql). */
     shelfAddFilms(args: ShelfAddFilmsArgs): Promise<ShelfAddFilmsResult | null>;
     /** Runs `shelf_create` (cases/query_links/queries/shelf_create.edgeql). */
@@ -175,12 +190,15 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
     query: {
       memberAddPoints: (args) => memberAddPoints(db, args, globals),
       memberFollow: (args) => memberFollow(db, args, globals),
+      memberFollowShelf: (args) => memberFollowShelf(db, args, globals),
       memberJoinFollowing: (args) => memberJoinFollowing(db, args, globals),
       memberShelves: (args) => memberShelves(db, args, globals),
       memberUnfollowTitled: (args) => memberUnfollowTitled(db, args, globals),
       memberUpsert: (args) => memberUpsert(db, args, globals),
+      memberUpsertAll: (args) => memberUpsertAll(db, args, globals),
       memberUpsertSelect: (args) => memberUpsertSelect(db, args, globals),
       shelfAddBook: (args) => shelfAddBook(db, args, globals),
+      shelfAddBookSelect: (args) => shelfAddBookSelect(db, args, globals),
       shelfAddFilms: (args) => shelfAddFilms(db, args, globals),
       shelfCreate: (args) => shelfCreate(db, args, globals),
       shelfCreateDirect: (args) => shelfCreateDirect(db, args, globals),

@@ -109,6 +109,58 @@ export async function memberFollow(
   return (rows[0] as MemberFollowResult | undefined) ?? null;
 }
 
+/** SQL of query `member_follow_shelf` (cases/query_links/queries/member_follow_shelf.edgeql). */
+export const memberFollowShelfSql = `WITH "_with_updated" AS (
+SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+FROM "member"
+WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $2)) AND (handle = $1::text)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+FOR UPDATE
+),
+"_with_updated_link1" AS (
+INSERT INTO "member_follows" ("source_id", "target_id")
+SELECT "_with_updated"."id", "_t"."id" FROM "_with_updated", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".id = $3) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_q0".club_id)) OR (true)))) AS "id") AS "_t"
+ON CONFLICT ("source_id", "target_id") DO NOTHING
+)
+SELECT coalesce((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1") AS text), '') AS integer) AS text) AS json)) AS "member", coalesce((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS text), '') AS integer) AS text) AS json)) AS "shelf"`;
+
+/** Parameters of {@link memberFollowShelf}. */
+export interface MemberFollowShelfArgs {
+  readonly handle: string;
+  readonly shelf_id: string;
+}
+
+/** One row returned by {@link memberFollowShelf}. */
+export interface MemberFollowShelfResult {
+  member: { id: string };
+  shelf: { title: string };
+}
+
+/**
+ * A bound update used as a value of a free object (nanapi's player_add_media): the member it
+ * updated, `{ id }` without a shape, and the shelf it added, each exactly one object
+ * (assert_exists: none fails the statement).
+ *
+ * Source: cases/query_links/queries/member_follow_shelf.edgeql.
+ * @throws {@link FkMemberFollowsTargetIdError} when an id of `follows` names no `shelf` row (`fk_member_follows_target_id`).
+ * Reads the global `club_id` from `globals`.
+ */
+export async function memberFollowShelf(
+  db: Queryable,
+  args: MemberFollowShelfArgs,
+  globals: Globals = {},
+): Promise<MemberFollowShelfResult> {
+  const rows = await run(db, memberFollowShelfSql, [
+    args.handle,
+    globals.club_id ?? null,
+    args.shelf_id,
+  ]);
+  const row = rows[0] as MemberFollowShelfResult | undefined;
+  if (row === undefined) {
+    throw new Error("member_follow_shelf: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `member_join_following` (cases/query_links/queries/member_join_following.edgeql). */
 export const memberJoinFollowingSql = `WITH "_with_joined" AS (
 INSERT INTO "member" ("club_id", "handle")
@@ -297,6 +349,60 @@ export async function memberUpsert(
   return (rows[0] as MemberUpsertResult | undefined) ?? null;
 }
 
+/** SQL of query `member_upsert_all` (cases/query_links/queries/member_upsert_all.edgeql). */
+export const memberUpsertAllSql = `WITH "_with_member" AS (
+INSERT INTO "member" ("club_id", "handle")
+VALUES ((SELECT "id" FROM "club" WHERE id = $2), $1::text)
+ON CONFLICT ("club_id", "handle") DO UPDATE
+SET "points" = CAST("member".points AS bigint) + 1
+WHERE ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)))
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+)
+SELECT "id",
+       "handle",
+       "points",
+       (SELECT json_build_object('id', "_s1"."id", 'name', "_s1"."name") FROM "club" AS "_s1" WHERE "_s1"."id" = "member"."club_id") AS "club",
+       (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id", 'title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
+FROM "_with_member" AS "member"`;
+
+/** Parameters of {@link memberUpsertAll}. */
+export interface MemberUpsertAllArgs {
+  readonly handle: string;
+}
+
+/** One row returned by {@link memberUpsertAll}. */
+export interface MemberUpsertAllResult {
+  id: string;
+  handle: string;
+  points: number;
+  club: { id: string; name: string };
+  follows: Array<{ id: string; title: string }>;
+}
+
+/**
+ * A bound upsert selected with `assert_exists(m) { ** }` (nanapi's guild_event_merge): its
+ * properties and links, each link with its target's properties.
+ *
+ * Source: cases/query_links/queries/member_upsert_all.edgeql.
+ * @throws {@link FkMemberClubIdError} when `club_id` names no `club` row (`fk_member_club_id`).
+ * Reads the global `club_id` from `globals`.
+ */
+export async function memberUpsertAll(
+  db: Queryable,
+  args: MemberUpsertAllArgs,
+  globals: Globals = {},
+): Promise<MemberUpsertAllResult> {
+  const rows = await run(db, memberUpsertAllSql, [
+    args.handle,
+    globals.club_id ?? null,
+  ]);
+  const row = rows[0] as MemberUpsertAllResult | undefined;
+  if (row === undefined) {
+    throw new Error("member_upsert_all: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `member_upsert_select` (cases/query_links/queries/member_upsert_select.edgeql). */
 export const memberUpsertSelectSql = `WITH "_with_member" AS (
 INSERT INTO "member" ("club_id", "handle", "points")
@@ -389,6 +495,55 @@ export async function shelfAddBook(
     globals.club_id ?? null,
   ]);
   return (rows[0] as ShelfAddBookResult | undefined) ?? null;
+}
+
+/** SQL of query `shelf_add_book_select` (cases/query_links/queries/shelf_add_book_select.edgeql). */
+export const shelfAddBookSelectSql = `WITH "_with_updated" AS (
+SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+FROM "shelf"
+WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+FOR UPDATE
+),
+"_with_updated_link1" AS (
+INSERT INTO "shelf_works" ("source_id", "target_id", "target_book_id")
+SELECT "_with_updated"."id", "_t"."id", "_t"."id" FROM "_with_updated", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "book" AS "_q0" WHERE "_q0".code = $3)) AS "id") AS "_t"
+ON CONFLICT ("source_id", "target_id") DO NOTHING
+)
+SELECT coalesce((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1") AS text), '') AS integer) AS text) AS json)) AS "shelf", coalesce((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3) AS text), '') AS integer) AS text) AS json)) AS "book"`;
+
+/** Parameters of {@link shelfAddBookSelect}. */
+export interface ShelfAddBookSelectArgs {
+  readonly id: string;
+  readonly code: string;
+}
+
+/** One row returned by {@link shelfAddBookSelect}. */
+export interface ShelfAddBookSelectResult {
+  shelf: { title: string; curator: { id: string } | null };
+  book: { code: string; pages: number | null };
+}
+
+/**
+ * A bound update selected with a shape in a free object's field (nanapi's collection_add_media).
+ *
+ * Source: cases/query_links/queries/shelf_add_book_select.edgeql.
+ * Reads the global `club_id` from `globals`.
+ */
+export async function shelfAddBookSelect(
+  db: Queryable,
+  args: ShelfAddBookSelectArgs,
+  globals: Globals = {},
+): Promise<ShelfAddBookSelectResult> {
+  const rows = await run(db, shelfAddBookSelectSql, [
+    args.id,
+    globals.club_id ?? null,
+    args.code,
+  ]);
+  const row = rows[0] as ShelfAddBookSelectResult | undefined;
+  if (row === undefined) {
+    throw new Error("shelf_add_book_select: the statement returned no row");
+  }
+  return row;
 }
 
 /** SQL of query `shelf_add_films` (cases/query_links/queries/shelf_add_films.edgeql). */
