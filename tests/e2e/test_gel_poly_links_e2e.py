@@ -2,7 +2,8 @@
 generated runners: a sub-select of one subtype sets the link (the other subtype's id is refused
 by its foreign key, a typed error), shapes read the common properties and ``[is T]`` fragments
 (TS and Go result types), an update moves the link to another subtype, ``on target delete``
-per subtype. The TypeScript compiles under tsc --strict and runs on node-postgres; the Go is
+per subtype; queries on the abstract type (every subtype's objects, ``[is T]`` fragments, its
+computeds, a backlink of an abstract type). The TypeScript compiles under tsc --strict and runs on node-postgres; the Go is
 gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21."""
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def test_typescript_polymorphic_links(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "gel_poly_links_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"writes": True, "reads": True, "deletes": True,
-                                                                 "nested": True}
+                                                                 "nested": True, "abstract": True}
 
 
 @pytest.mark.slow

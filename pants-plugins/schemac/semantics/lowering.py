@@ -420,7 +420,9 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     source = f"FROM {qi(s.cte or s.source.table)} AS {s.alias} WHERE "
     visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
     if s.parts:
-        union = " UNION ALL ".join(f"SELECT {s.alias}.* {object_set_sql(p)}" for p in s.parts)
+        # (the parts of a union view, tables of different subtypes: the columns they share)
+        cols = ", ".join(f"{s.alias}.{qi(c.name)}" for c in s.source.columns) if s.source.union_of else f"{s.alias}.*"
+        union = " UNION ALL ".join(f"SELECT {cols} {object_set_sql(p)}" for p in s.parts)
         where = "true" if s.filter is None else _op(s.filter)
         return f"FROM ({union}) AS {s.alias} WHERE {where}{visible}"
     if s.cond is None and s.link is None:
@@ -709,6 +711,15 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                 # as an int8 (node-postgres: its text)
                 sql = f"CAST({sql} AS bigint)"
             out.append((_json_value(el.value.type, sql, gel_json) if depth > 0 else sql, el.field))
+        elif t is qir.ShapeEmpty:
+            f = el.field
+            if f.shape is not None:
+                sql = "'[]'::json" if f.multi else "NULL::json"
+            elif f.type is not None and f.type.element is not None:
+                sql = f"'{{}}'::{f.type.pg}"
+            else:
+                sql = f"NULL::{f.type.pg}"  # type: ignore[union-attr]
+            out.append((_json_value(f.type, sql, gel_json) if depth > 0 and f.type is not None else sql, f))
         elif t is qir.ShapeComputedLink:
             # A backlink or computed link: its objects, like a stored link's.
             inner_alias = qi(f"_s{depth + 1}")
@@ -1197,6 +1208,31 @@ def _select_sql(s: qir.Select) -> str:
     return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{where}{tail}"
 
 
+def _union_sql(u: qir.SelectUnion) -> str:
+    """A select on an abstract type: each concrete subtype's select, ``UNION ALL``; ordered or
+    paged, the union read as ``"_u"`` and ordered by the branches' order columns."""
+    parts = []
+    names: List[str] = []
+    for b in u.branches:
+        picked = shape_sql(b.shape, qi(b.subject.table), 0)
+        names = [qi(f.name) for _, f in picked]
+        cols = _columns(picked) + [f"{_order_key(k.expr)} AS {qi(f'_o{i}')}" for i, k in enumerate(b.order, 1)]
+        where = _where(b.filter, b.visible_sql)
+        parts.append(f"SELECT {', '.join(cols)}\nFROM {qi(b.subject.table)}{where}")
+    union = "\nUNION ALL\n".join(parts)
+    if not u.order and u.offset is None and u.limit is None and not any(b.order for b in u.branches):
+        return union
+    tail = ""
+    if u.order:
+        tail += "\nORDER BY " + ", ".join(f'"_u".{qi(f"_o{i}")}{" DESC" if k.descending else " ASC"} NULLS '
+                                          f"{k.empty.upper()}" for i, k in enumerate(u.order, 1))
+    if u.offset is not None:
+        tail += f"\nOFFSET {expr_sql(u.offset)}"
+    if u.limit is not None:
+        tail += f"\nLIMIT {expr_sql(u.limit)}"
+    return f"SELECT {', '.join(f'{chr(34)}_u{chr(34)}.{n}' for n in names)}\nFROM (\n{union}\n) AS \"_u\"{tail}"
+
+
 def _values_sql(s: qir.SelectValues) -> str:
     """One row: ``SELECT <value> AS "value"``, or a free object's fields. A number is cast to its
     Gel type's Postgres type (``1`` is an ``int64``, not Postgres' ``integer``; ``1.5`` a
@@ -1315,6 +1351,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return _with_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectValues:
         return _values_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.SelectUnion:
+        return _union_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectValueSet:
         return _value_set_sql(stmt)  # type: ignore[arg-type]
     raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover

@@ -352,6 +352,10 @@ class Computed:
     #: A computed the schema may declare but queries cannot read yet (a polymorphic backlink,
     #: ``.<actors[is Content]`` of an abstract type): the E0206 message a query reading it gets.
     refused: Optional[str] = None
+    #: A backlink ``.<link[is A]`` of an abstract type ``A`` (its qualified name): the concrete
+    #: types whose link ``link`` points here (a query reads the union of their objects).
+    poly_type: Optional[str] = None
+    poly_sources: Tuple["ObjectType", ...] = field(default=(), compare=False, repr=False)
 
     @property
     def is_link(self) -> bool:
@@ -555,6 +559,9 @@ class Schema:
     #: Abstract object types (no table), qualified name -> the name: a query selecting one
     #: gets a located E0206 rather than E0301 unknown type.
     abstract_types: Dict[str, str] = field(default_factory=dict)
+    #: Object type (abstract or concrete) qualified name -> the concrete types that are it or
+    #: extend it, qualified names in resolution order: the tables a query on the type reads.
+    descendants: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
 
     def all_tables(self) -> List[ObjectType]:
         """Every table of this library: object types, then join tables (tables of dependency
@@ -616,8 +623,14 @@ def backlink_link(source: ObjectType, name: str, subject: ObjectType) -> Optiona
 def abstract_view(pl: PolyLink) -> ObjectType:
     """The abstract target of a polymorphic link as queries read it: the properties all its
     concrete subtypes share (same name, type and ``required``), rows from a ``UNION ALL`` of
-    their tables (``from_sql``); no links, computeds or policies of its own."""
-    subs = [t for t, _ in pl.targets]
+    their tables (``from_sql``); the computed properties they all inherit (declared in the
+    abstract type: the same expression); no links or policies of its own."""
+    return union_view(pl.abstract, [t for t, _ in pl.targets])
+
+
+def union_view(abstract: str, subs: List[ObjectType]) -> ObjectType:
+    """The objects of the concrete types ``subs`` of the abstract type ``abstract`` (qualified
+    name) as one type (see :func:`abstract_view`)."""
     first = subs[0]
     common = []
     for c in first.columns:
@@ -629,10 +642,13 @@ def abstract_view(pl: PolyLink) -> ObjectType:
             common.append(c)
     cols = ", ".join(quote_name(c.name) for c in common)
     union = " UNION ALL ".join(f"SELECT {cols} FROM {quote_name(t.table)}" for t in subs)
-    short = pl.abstract.split("::")[-1]
-    module = pl.abstract.rsplit("::", 1)[0]
+    short = abstract.split("::")[-1]
+    module = abstract.rsplit("::", 1)[0]
+    computeds = {name: c for name, c in first.computeds.items()
+                 if c.target is None and c.refused is None
+                 and all(name in t.computeds and t.computeds[name].expr == c.expr for t in subs[1:])}
     return ObjectType(short, module, first.table, common, [], [], first.span, from_sql=f"({union})",
-                      union_of=tuple((t.qualname, t.table) for t in subs))
+                      union_of=tuple((t.qualname, t.table) for t in subs), computeds=computeds)
 
 
 def quote_name(name: str) -> str:

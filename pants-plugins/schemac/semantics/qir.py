@@ -906,6 +906,31 @@ class Select(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class ShapeEmpty(Node):
+    """A shape element that is empty for the objects of one concrete type: ``[is T].x`` of a
+    select on an abstract type, for the types that are not ``T`` (``NULL``, ``[]``)."""
+
+    span: Span
+    field: ResultField
+
+
+@dataclass(frozen=True, eq=False)
+class SelectUnion(Node):
+    """``select A { shape } [filter] [order by] [offset] [limit]`` of an abstract type ``A``
+    (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries): the objects of its
+    concrete subtypes, one :class:`Select` per subtype's table (``branches``, each with the
+    same result columns and the order keys as the columns ``"_o1"``...), united (``UNION
+    ALL``), then ordered by ``order`` (:class:`OrderKey` templates: their direction and empty
+    order) and paged."""
+
+    span: Span
+    branches: Tuple[Select, ...]
+    order: Tuple[OrderKey, ...]
+    offset: Optional[Expr]
+    limit: Optional[Expr]
+
+
+@dataclass(frozen=True, eq=False)
 class SelectValues(Node):
     """``select <expr>`` of anything but a type or a write
     (https://docs.geldata.com/reference/edgeql/select): one row of ``elements``

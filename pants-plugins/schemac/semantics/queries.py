@@ -29,7 +29,7 @@ from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
                                      column_of, is_param, refuse_poly_link)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
-                                     abstract_view)
+                                     abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
 from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
@@ -58,6 +58,165 @@ def _abstract_type(schema, name: str, module: str, span, reporter) -> bool:
                    "supported yet", span, "select each concrete subtype, or reach them through a link to the "
                    "abstract type")
     return True
+
+def _abstract_key(schema: Schema, name: str, module: str) -> Optional[str]:
+    """The qualified name of the abstract type ``name`` means in ``module``, or ``None``."""
+    for key in name_candidates(name, module, schema.module_library):
+        if key in schema.abstract_types:
+            return key
+    return None
+
+
+def _is_a(schema: Schema, sub: ObjectType, name: str, module: str) -> Optional[bool]:
+    """Whether the concrete type ``sub`` is the type ``name`` or extends it (``None``: no such
+    type)."""
+    for key in name_candidates(name, module, schema.module_library):
+        if key in schema.types or key in schema.abstract_types:
+            return sub.qualname in schema.descendants.get(key, ())
+    return None
+
+
+def _type_filtered(el: ast.ShapeElement) -> Optional[Tuple[str, ast.ShapeElement]]:
+    """``(T, element)`` of a shape element read from the objects of one subtype: ``[is T].x``,
+    ``x := [is T].x`` (also ``?? {}``: the element is empty for the others anyway, and with
+    a shape), as the element of ``T``'s objects; ``None`` for any other element."""
+    if el.type_filter is not None:
+        return el.type_filter, dataclasses.replace(el, type_filter=None)
+    v = el.value
+    if isinstance(v, ast.BinOp) and v.op == "??" and _is_empty_set(v.right):
+        v = v.left
+    shape = el.shape
+    if isinstance(v, ast.ShapeExpr):
+        shape, v = v.shape, v.base
+    if isinstance(v, ast.Step) and v.kind == "." and isinstance(v.base, ast.TypeFilter) \
+            and isinstance(v.base.base, ast.Path) and not v.base.base.steps:
+        # (`n := [is T].notes`: the pointer, its field renamed afterwards)
+        return v.base.type.name, dataclasses.replace(el, name=v.name, value=None, shape=shape)
+    return None
+
+
+def _subject_type_filter(e) -> Optional[ast.TypeFilter]:
+    """A ``[is T]`` of the subject (``[is T].x``) anywhere in ``e``, or ``None``."""
+    return next((n for n in ast.iter_nodes(e) if isinstance(n, ast.TypeFilter) and isinstance(n.base, ast.Path)
+                 and not n.base.steps), None)
+
+
+def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprContext) -> Optional[qir.Query]:
+    """``select A { shape } [filter] [order by] [offset] [limit]`` of an abstract type ``A``: the
+    objects of its concrete subtypes (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries,
+    https://docs.geldata.com/reference/datamodel/inheritance), each subtype a table of its own:
+    the same select over each subtype's table (its own computeds, links and access policies),
+    united with ``UNION ALL`` and then ordered and paged (ids are unique across tables, so no
+    object is twice). A shape element ``[is T].x`` / ``x := [is T].x`` is the element of the
+    objects of ``T`` and empty for the others (an optional value, an empty list), as Gel types
+    it; elements the subtypes type differently are refused."""
+    schema = ctx.schema
+    subs = [schema.types[k] for k in schema.descendants.get(key, ()) if k in schema.types]
+    name = key.split("::")[-1]
+    if not subs:
+        ctx.reporter.error("E0206", f"a query on the abstract type '{name}', which no concrete type extends, is not "
+                           "supported yet", q.type_span)
+        return None
+    for part in (q.filter, *(o.expr for o in q.order)):
+        found = _subject_type_filter(part) if part is not None else None
+        if found is not None:
+            ctx.reporter.error("E0206", f"'[is {found.type.name}]' in the filter or order of a query on the abstract "
+                               f"type '{name}' is not supported yet", found.span,
+                               "select the concrete type, or read [is T] in the shape")
+            return None
+    shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
+    shape = _expand_splats(shape, union_view(key, subs)) if any(el.splat for el in shape) else shape
+    branches: List[qir.Select] = []
+    missing: List[Set[int]] = []
+    for sub in subs:
+        elements: List[ast.ShapeElement] = []
+        gone: Set[int] = set()
+        for i, el in enumerate(shape):
+            tf = _type_filtered(el)
+            if tf is None:
+                elements.append(el)
+                continue
+            is_a = _is_a(schema, sub, tf[0], ctx.module)
+            if is_a is None:
+                ctx.reporter.error("E0301", f"unknown type '{tf[0]}'", el.span)
+                return None
+            if not is_a:
+                gone.add(i)
+                continue
+            inner = tf[1]
+            if inner.shape is None and inner.value is None and (
+                    inner.name in sub.links or inner.name in sub.poly_links
+                    or (inner.name in sub.computeds and (sub.computeds[inner.name].target is not None
+                                                         or sub.computeds[inner.name].poly_type is not None))):
+                # the objects of a link without a shape: their ids, as Gel returns an object set
+                inner = dataclasses.replace(inner, shape=(ast.ShapeElement("id", None, inner.span),))
+            elements.append(inner)
+        bq = dataclasses.replace(q, type_name=sub.qualname, shape=tuple(elements), offset=None, limit=None)
+        node, _ = _select_node(bq, sub, dataclasses.replace(ctx, subject=sub))
+        if node is None:
+            return None
+        kept = [el for i, el in enumerate(shape) if i not in gone]
+        node = dataclasses.replace(node, shape=tuple(
+            n if n.field.name == el.name else dataclasses.replace(n, field=dataclasses.replace(n.field, name=el.name))  # type: ignore[attr-defined]
+            for n, el in zip(node.shape, kept)))
+        branches.append(node)
+        missing.append(gone)
+    # Each position's field, as the subtypes that have it give it.
+    fields: List[ResultField] = []
+    for i, el in enumerate(shape):
+        given = []
+        for b, gone in zip(branches, missing):
+            if i not in gone:
+                given.append(b.shape[i - sum(1 for g in gone if g < i)].field)  # type: ignore[attr-defined]
+        if not given:
+            ctx.reporter.error("E0206", f"'{el.name}' is empty for every subtype of '{name}': not supported", el.span)
+            return None
+        first = given[0]
+        if any(_shape_type(f) != _shape_type(first) for f in given[1:]):
+            ctx.reporter.error("E0206", f"'{el.name}' has a different type in the subtypes of '{name}': a query on the "
+                               "abstract type reading it is not supported yet", el.span)
+            return None
+        optional = any(f.optional for f in given) or (len(given) < len(branches) and not first.multi)
+        fields.append(dataclasses.replace(first, optional=optional))
+    out = []
+    for b, gone in zip(branches, missing):
+        nodes = list(b.shape)
+        for i in sorted(gone):
+            nodes.insert(i, qir.ShapeEmpty(shape[i].span, fields[i]))
+        nodes = [dataclasses.replace(n, field=f) for n, f in zip(nodes, fields)]  # type: ignore[misc]
+        out.append(dataclasses.replace(b, shape=tuple(nodes)))
+    first_b = branches[0]
+    node = qir.SelectUnion(q.span, tuple(out), first_b.order, first_b.offset, first_b.limit)
+    bounds = {}
+    for word, expr in (("offset", q.offset), ("limit", q.limit)):
+        if expr is not None:
+            low = check(expr, ctx, ValueType(scalar=SCALARS["int64"]))
+            if low is None:
+                return None
+            if low.type.family != "num":
+                ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
+                return None
+            bounds[word] = low
+    node = dataclasses.replace(node, offset=bounds.get("offset"), limit=bounds.get("limit"))
+    cardinality = AT_MOST_ONE if (isinstance(q.limit, ast.Literal) and q.limit.value == 1) or \
+        (q.filter is not None and _pins_id(q.filter)) else MANY
+    return _plan(qf, "select", None, node, ctx, cardinality, (), tuple(fields))
+
+
+def _shape_type(f: ResultField):
+    """What a result field holds, its optionality aside."""
+    return (f.name, f.type.pg if f.type is not None else None, f.multi,
+            None if f.shape is None else tuple(_shape_type(x) for x in f.shape))
+
+
+def _pins_id(filt: ast.Expr) -> bool:
+    """``.id = x`` (also one of the operands of ``and``): at most one object of any type (ids
+    are unique across the tables)."""
+    if isinstance(filt, ast.BinOp) and filt.op == "and":
+        return _pins_id(filt.left) or _pins_id(filt.right)
+    return isinstance(filt, ast.BinOp) and filt.op == "=" and any(
+        isinstance(side, ast.Path) and side.steps == ("id",) for side in (filt.left, filt.right))
+
 
 def query_name(stem: str) -> str:
     """The query name of a file stem, as Gel users write them: ``get_user``, ``get-user`` and
@@ -276,6 +435,11 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         query = _group_query(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
+    if subject is None and isinstance(q, ast.SelectQuery) and _abstract_key(schema, q.type_name, "default"):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _abstract_select(qf, q, _abstract_key(schema, q.type_name, "default"), ctx)  # type: ignore[arg-type]
+        return query if len(reporter.diagnostics) == before else None
     if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter):
         return None
     if subject is None:
@@ -1915,6 +2079,11 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses, written_cte))
             continue
         comp = subject.computeds.get(el.name)
+        if comp is not None and comp.poly_type is not None and el.shape is not None:
+            node = _poly_backlink_element(el, comp, subject, alias, ctx, depth)
+            if node is not None:
+                out.append(node)
+            continue
         if comp is not None and computed_sql.refuse_computed(comp, el.span, ctx.reporter):
             continue
         if comp is not None:
@@ -2132,6 +2301,34 @@ def _written_objects_element(el: ast.ShapeElement, ref: ast.VarRef, shape, ctx: 
     objects = qir.ObjectSet(ref.span, inner_alias, subject, multi, cte=f"_with_{ref.name}")
     field = ResultField(el.name, None, not multi and w.cardinality != ONE, _fields(inner), multi,  # type: ignore[attr-defined]
                         depth > 0)
+    return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
+
+
+def _poly_backlink_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: str, ctx: ExprContext,
+                           depth: int) -> Optional[qir.Node]:
+    """``name: { ... }`` of a computed backlink ``.<link[is A]`` of an abstract type ``A``
+    (https://docs.geldata.com/reference/datamodel/links#backlinks,
+    .../datamodel/inheritance): the objects of its concrete subtypes whose link points at this
+    object, each subtype's table read on its own (``UNION ALL`` over the properties they
+    share, and the computeds they all inherit), a JSON list like a backlink's."""
+    if depth + 1 > MAX_SHAPE_DEPTH:
+        ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported", el.span)
+        return None
+    inner_alias = qi(f"_s{depth + 1}")
+    row = alias if depth > 0 else qi(subject.table)
+    parts = []
+    for src in comp.poly_sources:
+        link = backlink_link(src, comp.backlink, subject)
+        assert link is not None
+        parts.append(qir.ObjectSet(el.span, inner_alias, src, True, None, link, row,
+                                   policies.read_predicate(src, ctx, inner_alias)))
+    view = union_view(comp.poly_type, list(comp.poly_sources))
+    inner = _shape(el.shape, view, inner_alias, ctx, depth + 1)
+    ok, clauses = _shape_clauses(el, view, inner_alias, ctx)
+    if not ok or ctx.reporter.has_errors:
+        return None
+    objects = qir.ObjectSet(el.span, inner_alias, view, True, parts=tuple(parts))
+    field = ResultField(el.name, None, False, _fields(inner), True, depth > 0)
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
@@ -2435,6 +2632,10 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")
         return None
+    elif isinstance(body, ast.SelectQuery) and schema.find_type(body.type_name, ctx.module) is None \
+            and _abstract_key(schema, body.type_name, ctx.module) is not None:
+        query = _abstract_select(dataclasses.replace(qf, query=body), body,
+                                 _abstract_key(schema, body.type_name, ctx.module), ctx)  # type: ignore[arg-type]
     else:
         subject = schema.find_type(body.type_name, ctx.module)
         if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter):

@@ -560,6 +560,7 @@ class _Resolver:
         self.linearize()
         concrete = [k for k, t in self.decls.items() if not t.abstract]
         self.schema.abstract_types.update((k, t.name) for k, t in self.decls.items() if t.abstract)
+        self.schema.descendants.update((k, tuple(v)) for k, v in self._concrete_descendants().items())
         # Pass 1: tables and scalar columns of every concrete type (links need all tables).
         pointers: Dict[str, Dict[str, _Pointer]] = {}
         for key in concrete:
@@ -833,6 +834,7 @@ class _Resolver:
         may declare it (nothing is stored); a query reading it gets a located E0206
         (:attr:`schemac.semantics.model.Computed.refused`). ``True`` when it is one (recorded)."""
         sources: List[str] = []
+        poly: Dict[str, object] = {}
         if expr.type_name is not None:
             key = self._type_key(expr.type_name, module)
             if key is None or key not in self.decls or not self.decls[key].abstract:
@@ -841,6 +843,8 @@ class _Resolver:
             sources = [t.name for t in subs if backlink_link(t, expr.link, obj) is not None]
             if not sources:
                 return False
+            poly = {"poly_type": key, "backlink": expr.link,
+                    "poly_sources": tuple(t for t in subs if backlink_link(t, expr.link, obj) is not None)}
         else:
             sources = [t.name for t in self.schema.types.values() if backlink_link(t, expr.link, obj) is not None]
             if len(sources) < 2:
@@ -848,7 +852,7 @@ class _Resolver:
         comp = obj.computeds[decl.name]
         msg = (f"'{decl.name}' is a backlink to several types ({', '.join(sources)}): reading a polymorphic "
                "backlink in a query is not supported yet")
-        obj.computeds[decl.name] = dataclasses.replace(comp, multi=True, refused=msg)
+        obj.computeds[decl.name] = dataclasses.replace(comp, multi=True, refused=msg, **poly)  # type: ignore[arg-type]
         return True
 
     def _backlink_source(self, obj: ObjectType, expr: ast.Backlink, module: str):

@@ -4,10 +4,13 @@
 
 abstract type Content {
   required title: str;
+  kind := .__type__.name;
+  shout := str_upper(.title);
 }
 
 type Movie extending Content {
   release_year: int32;
+  notes := .<about[is Note];
 }
 
 type Show extending Content {
@@ -30,4 +33,21 @@ type Watchlist {
     on target delete allow;
     added: datetime;
   }
+}
+
+# Queries on an abstract type read the objects of its concrete subtypes
+# (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries).
+abstract type Note {
+  required body: str;
+  kind := .__type__.name;
+  required about: Content {
+    on target delete delete source;
+  }
+}
+
+type Tip extending Note {
+}
+
+type Warning extending Note {
+  required level: int16;
 }

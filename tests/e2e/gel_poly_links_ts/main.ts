@@ -76,6 +76,28 @@ try {
   ]);
   assert.equal(byMovie[2]?.review_ids[0]?.id, fresh.id);
   out["nested"] = true;
+
+  // Queries on an abstract type: the objects of every subtype, [is T] fragments, the
+  // computeds the abstract type declares, a backlink of an abstract type.
+  const dark = (await pool.query("SELECT id FROM show WHERE title = 'Dark'")).rows[0] as { id: string };
+  await db.query.addTip({ body: "a tip", movie: alien.id });
+  await db.query.addWarning({ body: "a warning", level: 3, show: dark.id });
+  const contents: gp.ContentsResult[] = await db.query.contents({ skip: "Heat", n: 10 });
+  assert.deepEqual(contents.map((c) => [c.kind, c.title, c.shout, c.release_year, c.seasons, c.note_ids.length]), [
+    ["default::Movie", "Up", "UP", null, null, 0], ["default::Show", "Dark", "DARK", null, null, 0],
+    ["default::Movie", "Alien", "ALIEN", 1979, null, 1],
+  ]);
+  assert.deepEqual(await db.query.notes(), [
+    { kind: "default::Tip", body: "a tip", level: null, about: { title: "Alien", kind: "default::Movie", shout: "ALIEN" } },
+    { kind: "default::Warning", body: "a warning", level: 3, about: { title: "Dark", kind: "default::Show", shout: "DARK" } },
+  ]);
+  const one: gp.ContentByIdResult | null = await db.query.contentById({ id: dark.id });
+  assert.deepEqual(one, { title: "Dark", kind: "default::Show" });
+  assert.equal(await db.query.contentById({ id: "00000000-0000-0000-0000-000000000000" }), null);
+  assert.deepEqual((await db.query.contentNotes()).map((c) => [c.title, c.notes]), [
+    ["Alien", [{ body: "a tip", kind: "default::Tip" }]], ["Dark", []], ["Heat", []], ["Up", []],
+  ]);
+  out["abstract"] = true;
 } finally {
   await pool.end();
 }

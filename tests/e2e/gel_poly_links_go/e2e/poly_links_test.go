@@ -126,4 +126,38 @@ func TestPolymorphicLinks(t *testing.T) {
 		len(byMovie[2].ReviewIDs) != 1 || byMovie[2].ReviewIDs[0].ID != fresh.ID {
 		t.Fatalf("movie reviews: %+v", byMovie)
 	}
+
+	// Queries on an abstract type: the objects of every subtype, [is T] fragments, the
+	// computeds the abstract type declares, a backlink of an abstract type.
+	var dark string
+	must(db.QueryRow(ctx, `SELECT id::text FROM show WHERE title = 'Dark'`).Scan(&dark))
+	_, err = r.Query.AddTip(ctx, gp.AddTipParams{Body: "a tip", Movie: alien.ID})
+	must(err)
+	_, err = r.Query.AddWarning(ctx, gp.AddWarningParams{Body: "a warning", Level: 3, Show: dark})
+	must(err)
+	contents, err := r.Query.Contents(ctx, gp.ContentsParams{Skip: "Heat", N: 10})
+	must(err)
+	if len(contents) != 3 || contents[0].Title != "Up" || contents[1].Kind != "default::Show" ||
+		contents[1].Shout != "DARK" || contents[2].ReleaseYear == nil || *contents[2].ReleaseYear != 1979 ||
+		contents[2].Seasons != nil || len(contents[2].NoteIDs) != 1 || len(contents[0].NoteIDs) != 0 {
+		t.Fatalf("contents: %+v", contents)
+	}
+	notes, err := r.Query.Notes(ctx)
+	must(err)
+	if !reflect.DeepEqual(notes, []gp.NotesRow{
+		{Kind: "default::Tip", Body: "a tip", About: gp.NotesAbout{Title: "Alien", Kind: "default::Movie", Shout: "ALIEN"}},
+		{Kind: "default::Warning", Body: "a warning", Level: ptr(int16(3)), About: gp.NotesAbout{Title: "Dark", Kind: "default::Show", Shout: "DARK"}},
+	}) {
+		t.Fatalf("notes: %+v", notes)
+	}
+	one, err := r.Query.ContentByID(ctx, gp.ContentByIDParams{ID: dark})
+	if err != nil || one == nil || *one != (gp.ContentByIDRow{Title: "Dark", Kind: "default::Show"}) {
+		t.Fatalf("content_by_id: %+v, %v", one, err)
+	}
+	withNotes, err := r.Query.ContentNotes(ctx)
+	must(err)
+	if len(withNotes) != 4 || !reflect.DeepEqual(withNotes[0].Notes, []gp.ContentNotesNotes{{Body: "a tip", Kind: "default::Tip"}}) ||
+		len(withNotes[1].Notes) != 0 {
+		t.Fatalf("content_notes: %+v", withNotes)
+	}
 }

@@ -210,6 +210,169 @@ func (e *FkWatchlistFavouriteShowIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// CkTipAboutOneTargetError is returned when Tip: CHECK (num_nonnulls(about_movie_id,
+// about_show_id) = 1) failed (constraint ck_tip_about_one_target). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkTipAboutOneTargetError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_tip_about_one_target".
+func (e *CkTipAboutOneTargetError) Constraint() string {
+	return "ck_tip_about_one_target"
+}
+
+// Error implements error.
+func (e *CkTipAboutOneTargetError) Error() string {
+	return "Tip: CHECK (num_nonnulls(about_movie_id, about_show_id) = 1) failed (ck_tip_about_one_target)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *CkTipAboutOneTargetError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkTipAboutOneTargetError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkTipAboutMovieIDError is returned when Tip: about_movie_id refers to no movie row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_tip_about_movie_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkTipAboutMovieIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_tip_about_movie_id".
+func (e *FkTipAboutMovieIDError) Constraint() string {
+	return "fk_tip_about_movie_id"
+}
+
+// Error implements error.
+func (e *FkTipAboutMovieIDError) Error() string {
+	return "Tip: about_movie_id refers to no movie row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_tip_about_movie_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkTipAboutMovieIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkTipAboutMovieIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkTipAboutShowIDError is returned when Tip: about_show_id refers to no show row, or a referenced
+// row is being deleted (ON DELETE CASCADE) (constraint fk_tip_about_show_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkTipAboutShowIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_tip_about_show_id".
+func (e *FkTipAboutShowIDError) Constraint() string {
+	return "fk_tip_about_show_id"
+}
+
+// Error implements error.
+func (e *FkTipAboutShowIDError) Error() string {
+	return "Tip: about_show_id refers to no show row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_tip_about_show_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkTipAboutShowIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkTipAboutShowIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// CkWarningAboutOneTargetError is returned when Warning: CHECK (num_nonnulls(about_movie_id,
+// about_show_id) = 1) failed (constraint ck_warning_about_one_target). Match it with errors.As;
+// errors.Is(err, ErrCheckViolation) also holds. Err is the driver error.
+type CkWarningAboutOneTargetError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "ck_warning_about_one_target".
+func (e *CkWarningAboutOneTargetError) Constraint() string {
+	return "ck_warning_about_one_target"
+}
+
+// Error implements error.
+func (e *CkWarningAboutOneTargetError) Error() string {
+	return "Warning: CHECK (num_nonnulls(about_movie_id, about_show_id) = 1) failed (ck_warning_about_one_target)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *CkWarningAboutOneTargetError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrCheckViolation.
+func (e *CkWarningAboutOneTargetError) Is(target error) bool {
+	return target == ErrCheckViolation
+}
+
+// FkWarningAboutMovieIDError is returned when Warning: about_movie_id refers to no movie row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_warning_about_movie_id).
+// Match it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver
+// error.
+type FkWarningAboutMovieIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_warning_about_movie_id".
+func (e *FkWarningAboutMovieIDError) Constraint() string {
+	return "fk_warning_about_movie_id"
+}
+
+// Error implements error.
+func (e *FkWarningAboutMovieIDError) Error() string {
+	return "Warning: about_movie_id refers to no movie row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_warning_about_movie_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkWarningAboutMovieIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkWarningAboutMovieIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkWarningAboutShowIDError is returned when Warning: about_show_id refers to no show row, or a
+// referenced row is being deleted (ON DELETE CASCADE) (constraint fk_warning_about_show_id). Match
+// it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkWarningAboutShowIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_warning_about_show_id".
+func (e *FkWarningAboutShowIDError) Constraint() string {
+	return "fk_warning_about_show_id"
+}
+
+// Error implements error.
+func (e *FkWarningAboutShowIDError) Error() string {
+	return "Warning: about_show_id refers to no show row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_warning_about_show_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkWarningAboutShowIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkWarningAboutShowIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // CkWatchlistItemsItemsOneTargetError is returned when Watchlist.items: CHECK
 // (num_nonnulls(target_movie_id, target_show_id) = 1 AND "target_id" = COALESCE(target_movie_id,
 // target_show_id)) failed (constraint ck_watchlist_items_items_one_target). Match it with
@@ -363,6 +526,18 @@ func translateError(err error) error {
 		return &FkWatchlistFavouriteMovieIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_watchlist_favourite_show_id":
 		return &FkWatchlistFavouriteShowIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_tip_about_one_target":
+		return &CkTipAboutOneTargetError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_tip_about_movie_id":
+		return &FkTipAboutMovieIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_tip_about_show_id":
+		return &FkTipAboutShowIDError{Err: pgErr}
+	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_warning_about_one_target":
+		return &CkWarningAboutOneTargetError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_warning_about_movie_id":
+		return &FkWarningAboutMovieIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_warning_about_show_id":
+		return &FkWarningAboutShowIDError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_watchlist_items_items_one_target":
 		return &CkWatchlistItemsItemsOneTargetError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_watchlist_items_source_id":

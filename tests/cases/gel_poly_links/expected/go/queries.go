@@ -64,6 +64,65 @@ func (q *Queries) AddShow(ctx context.Context, arg AddShowParams) (AddShowRow, e
 	return i, nil
 }
 
+// addTipSQL is the SQL of query add_tip (cases/gel_poly_links/queries/add_tip.edgeql).
+const addTipSQL = `INSERT INTO "tip" ("body", "about_movie_id", "about_show_id")
+VALUES ($1, $2, NULL::uuid)
+RETURNING "id"`
+
+// AddTipParams are the parameters of AddTip.
+type AddTipParams struct {
+	Body  string
+	Movie string
+}
+
+// AddTipRow is one row returned by AddTip.
+type AddTipRow struct {
+	ID string `json:"id"`
+}
+
+// AddTip runs query add_tip (cases/gel_poly_links/queries/add_tip.edgeql).
+//
+// A violated foreign key is reported as *FkTipAboutMovieIDError when about_movie_id names no movie
+// row; *FkTipAboutShowIDError when about_show_id names no show row.
+func (q *Queries) AddTip(ctx context.Context, arg AddTipParams) (AddTipRow, error) {
+	row := q.db.QueryRow(ctx, addTipSQL, arg.Body, arg.Movie)
+	var i AddTipRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// addWarningSQL is the SQL of query add_warning (cases/gel_poly_links/queries/add_warning.edgeql).
+const addWarningSQL = `INSERT INTO "warning" ("body", "level", "about_show_id", "about_movie_id")
+VALUES ($1, $2, $3, NULL::uuid)
+RETURNING "id"`
+
+// AddWarningParams are the parameters of AddWarning.
+type AddWarningParams struct {
+	Body  string
+	Level int16
+	Show  string
+}
+
+// AddWarningRow is one row returned by AddWarning.
+type AddWarningRow struct {
+	ID string `json:"id"`
+}
+
+// AddWarning runs query add_warning (cases/gel_poly_links/queries/add_warning.edgeql).
+//
+// A violated foreign key is reported as *FkWarningAboutShowIDError when about_show_id names no
+// show row; *FkWarningAboutMovieIDError when about_movie_id names no movie row.
+func (q *Queries) AddWarning(ctx context.Context, arg AddWarningParams) (AddWarningRow, error) {
+	row := q.db.QueryRow(ctx, addWarningSQL, arg.Body, arg.Level, arg.Show)
+	var i AddWarningRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // addWatchlistSQL is the SQL of query add_watchlist (cases/gel_poly_links/queries/add_watchlist.edgeql).
 const addWatchlistSQL = `INSERT INTO "watchlist" ("name")
 VALUES ($1)
@@ -87,6 +146,146 @@ func (q *Queries) AddWatchlist(ctx context.Context, arg AddWatchlistParams) (Add
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// contentByIDSQL is the SQL of query content_by_id (cases/gel_poly_links/queries/content_by_id.edgeql).
+const contentByIDSQL = `SELECT "title", 'default::Movie' AS "kind"
+FROM "movie"
+WHERE id = $1
+UNION ALL
+SELECT "title", 'default::Show' AS "kind"
+FROM "show"
+WHERE id = $1`
+
+// ContentByIDParams are the parameters of ContentByID.
+type ContentByIDParams struct {
+	ID string
+}
+
+// ContentByIDRow is one row returned by ContentByID.
+type ContentByIDRow struct {
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+}
+
+// ContentByID runs query content_by_id (cases/gel_poly_links/queries/content_by_id.edgeql).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) ContentByID(ctx context.Context, arg ContentByIDParams) (*ContentByIDRow, error) {
+	row := q.db.QueryRow(ctx, contentByIDSQL, arg.ID)
+	var i ContentByIDRow
+	if err := row.Scan(&i.Title, &i.Kind); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
+// contentNotesSQL is the SQL of query content_notes (cases/gel_poly_links/queries/content_notes.edgeql).
+const contentNotesSQL = `SELECT "_u"."title", "_u"."notes"
+FROM (
+SELECT "title", (SELECT coalesce(json_agg(json_build_object('body', "_s1"."body", 'kind', (CASE WHEN "_s1"."id" IN (SELECT "id" FROM "tip") THEN 'default::Tip' ELSE 'default::Warning' END)) ORDER BY "_s1".body ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM (SELECT "_s1"."id", "_s1"."body" FROM "tip" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id" UNION ALL SELECT "_s1"."id", "_s1"."body" FROM "warning" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id") AS "_s1" WHERE true) AS "notes", title AS "_o1"
+FROM "movie"
+UNION ALL
+SELECT "title", '[]'::json AS "notes", title AS "_o1"
+FROM "show"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`
+
+// ContentNotesParams is empty: ContentNotes takes no parameters (it may be called as
+// ContentNotes(ctx) or, as before, ContentNotes(ctx, ContentNotesParams{})).
+type ContentNotesParams struct {
+}
+
+// ContentNotesNotes is the notes shape of ContentNotes.
+type ContentNotesNotes struct {
+	Body string `json:"body"`
+	Kind string `json:"kind"`
+}
+
+// ContentNotesRow is one row returned by ContentNotes.
+type ContentNotesRow struct {
+	Title string              `json:"title"`
+	Notes []ContentNotesNotes `json:"notes"`
+}
+
+// ContentNotes runs query content_notes (cases/gel_poly_links/queries/content_notes.edgeql).
+func (q *Queries) ContentNotes(ctx context.Context, _ ...ContentNotesParams) ([]ContentNotesRow, error) {
+	rows, err := q.db.Query(ctx, contentNotesSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []ContentNotesRow
+	for rows.Next() {
+		var i ContentNotesRow
+		if err := rows.Scan(&i.Title, &i.Notes); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// contentsSQL is the SQL of query contents (cases/gel_poly_links/queries/contents.edgeql).
+const contentsSQL = `SELECT "_u"."kind", "_u"."title", "_u"."shout", "_u"."release_year", "_u"."seasons", "_u"."note_ids"
+FROM (
+SELECT 'default::Movie' AS "kind", "title", upper(title) AS "shout", "release_year", NULL::integer AS "seasons", (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM (SELECT "_s1"."id", "_s1"."body" FROM "tip" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id" UNION ALL SELECT "_s1"."id", "_s1"."body" FROM "warning" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id") AS "_s1" WHERE true) AS "note_ids", title AS "_o1"
+FROM "movie"
+WHERE title <> $1
+UNION ALL
+SELECT 'default::Show' AS "kind", "title", upper(title) AS "shout", NULL::integer AS "release_year", "seasons", '[]'::json AS "note_ids", title AS "_o1"
+FROM "show"
+WHERE title <> $1
+) AS "_u"
+ORDER BY "_u"."_o1" DESC NULLS LAST
+LIMIT $2`
+
+// ContentsParams are the parameters of Contents.
+type ContentsParams struct {
+	Skip string
+	N    int64
+}
+
+// ContentsNoteIDs is the note_ids shape of Contents.
+type ContentsNoteIDs struct {
+	ID string `json:"id"`
+}
+
+// ContentsRow is one row returned by Contents.
+type ContentsRow struct {
+	Kind        string            `json:"kind"`
+	Title       string            `json:"title"`
+	Shout       string            `json:"shout"`
+	ReleaseYear *int32            `json:"release_year"`
+	Seasons     *int32            `json:"seasons"`
+	NoteIDs     []ContentsNoteIDs `json:"note_ids"`
+}
+
+// Contents runs query contents (cases/gel_poly_links/queries/contents.edgeql).
+func (q *Queries) Contents(ctx context.Context, arg ContentsParams) ([]ContentsRow, error) {
+	rows, err := q.db.Query(ctx, contentsSQL, arg.Skip, arg.N)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []ContentsRow
+	for rows.Next() {
+		var i ContentsRow
+		if err := rows.Scan(&i.Kind, &i.Title, &i.Shout, &i.ReleaseYear, &i.Seasons, &i.NoteIDs); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // deleteShowSQL is the SQL of query delete_show (cases/gel_poly_links/queries/delete_show.edgeql).
@@ -234,6 +433,58 @@ func (q *Queries) MovieReviews(ctx context.Context, _ ...MovieReviewsParams) ([]
 	for rows.Next() {
 		var i MovieReviewsRow
 		if err := rows.Scan(&i.Title, &i.Reviews, &i.ReviewIDs); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// notesSQL is the SQL of query notes (cases/gel_poly_links/queries/notes.edgeql).
+const notesSQL = `SELECT "_u"."kind", "_u"."body", "_u"."level", "_u"."about"
+FROM (
+SELECT 'default::Tip' AS "kind", "body", NULL::smallint AS "level", (SELECT json_build_object('title', "_s1"."title", 'kind', (CASE WHEN "_s1"."id" IN (SELECT "id" FROM "movie") THEN 'default::Movie' ELSE 'default::Show' END), 'shout', upper("_s1".title)) FROM (SELECT "id", "title" FROM "movie" UNION ALL SELECT "id", "title" FROM "show") AS "_s1" WHERE "_s1"."id" = COALESCE("tip"."about_movie_id", "tip"."about_show_id")) AS "about", body AS "_o1"
+FROM "tip"
+UNION ALL
+SELECT 'default::Warning' AS "kind", "body", "level", (SELECT json_build_object('title', "_s1"."title", 'kind', (CASE WHEN "_s1"."id" IN (SELECT "id" FROM "movie") THEN 'default::Movie' ELSE 'default::Show' END), 'shout', upper("_s1".title)) FROM (SELECT "id", "title" FROM "movie" UNION ALL SELECT "id", "title" FROM "show") AS "_s1" WHERE "_s1"."id" = COALESCE("warning"."about_movie_id", "warning"."about_show_id")) AS "about", body AS "_o1"
+FROM "warning"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`
+
+// NotesParams is empty: Notes takes no parameters (it may be called as Notes(ctx) or, as before,
+// Notes(ctx, NotesParams{})).
+type NotesParams struct {
+}
+
+// NotesAbout is the about shape of Notes.
+type NotesAbout struct {
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+	Shout string `json:"shout"`
+}
+
+// NotesRow is one row returned by Notes.
+type NotesRow struct {
+	Kind  string     `json:"kind"`
+	Body  string     `json:"body"`
+	Level *int16     `json:"level"`
+	About NotesAbout `json:"about"`
+}
+
+// Notes runs query notes (cases/gel_poly_links/queries/notes.edgeql).
+func (q *Queries) Notes(ctx context.Context, _ ...NotesParams) ([]NotesRow, error) {
+	rows, err := q.db.Query(ctx, notesSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []NotesRow
+	for rows.Next() {
+		var i NotesRow
+		if err := rows.Scan(&i.Kind, &i.Body, &i.Level, &i.About); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

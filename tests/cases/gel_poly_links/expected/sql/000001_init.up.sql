@@ -33,6 +33,23 @@ CREATE TABLE "watchlist" (
     CONSTRAINT "ck_watchlist_favourite_one_target" CHECK (num_nonnulls(favourite_movie_id, favourite_show_id) <= 1)
 );
 
+CREATE TABLE "tip" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "body" text NOT NULL,
+    "about_movie_id" uuid,
+    "about_show_id" uuid,
+    CONSTRAINT "ck_tip_about_one_target" CHECK (num_nonnulls(about_movie_id, about_show_id) = 1)
+);
+
+CREATE TABLE "warning" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "body" text NOT NULL,
+    "about_movie_id" uuid,
+    "about_show_id" uuid,
+    "level" smallint NOT NULL,
+    CONSTRAINT "ck_warning_about_one_target" CHECK (num_nonnulls(about_movie_id, about_show_id) = 1)
+);
+
 CREATE TABLE "watchlist_items" (
     "source_id" uuid NOT NULL,
     "target_id" uuid NOT NULL,
@@ -59,6 +76,22 @@ ALTER TABLE "watchlist"
   ADD CONSTRAINT "fk_watchlist_favourite_show_id" FOREIGN KEY ("favourite_show_id")
   REFERENCES "show" ("id") ON DELETE SET NULL;
 
+ALTER TABLE "tip"
+  ADD CONSTRAINT "fk_tip_about_movie_id" FOREIGN KEY ("about_movie_id")
+  REFERENCES "movie" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "tip"
+  ADD CONSTRAINT "fk_tip_about_show_id" FOREIGN KEY ("about_show_id")
+  REFERENCES "show" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "warning"
+  ADD CONSTRAINT "fk_warning_about_movie_id" FOREIGN KEY ("about_movie_id")
+  REFERENCES "movie" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "warning"
+  ADD CONSTRAINT "fk_warning_about_show_id" FOREIGN KEY ("about_show_id")
+  REFERENCES "show" ("id") ON DELETE CASCADE;
+
 ALTER TABLE "watchlist_items"
   ADD CONSTRAINT "fk_watchlist_items_source_id" FOREIGN KEY ("source_id")
   REFERENCES "watchlist" ("id") ON DELETE CASCADE;
@@ -82,6 +115,18 @@ CREATE INDEX "ix_watchlist_favourite_movie_id"
 
 CREATE INDEX "ix_watchlist_favourite_show_id"
   ON "watchlist" ("favourite_show_id");
+
+CREATE INDEX "ix_tip_about_movie_id"
+  ON "tip" ("about_movie_id");
+
+CREATE INDEX "ix_tip_about_show_id"
+  ON "tip" ("about_show_id");
+
+CREATE INDEX "ix_warning_about_movie_id"
+  ON "warning" ("about_movie_id");
+
+CREATE INDEX "ix_warning_about_show_id"
+  ON "warning" ("about_show_id");
 
 CREATE INDEX "ix_watchlist_items_target_id"
   ON "watchlist_items" ("target_id");

@@ -118,6 +118,66 @@ export class FkWatchlistFavouriteShowIdError extends ForeignKeyViolationError {
   }
 }
 
+/** Tip: CHECK (num_nonnulls(about_movie_id, about_show_id) = 1) failed (constraint `ck_tip_about_one_target`). */
+export class CkTipAboutOneTargetError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_tip_about_one_target";
+
+  constructor(cause: unknown) {
+    super("Tip: CHECK (num_nonnulls(about_movie_id, about_show_id) = 1) failed (ck_tip_about_one_target)", "ck_tip_about_one_target", "tip", cause);
+  }
+}
+
+/** Tip: about_movie_id refers to no movie row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_tip_about_movie_id`). */
+export class FkTipAboutMovieIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_tip_about_movie_id";
+
+  constructor(cause: unknown) {
+    super("Tip: about_movie_id refers to no movie row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_tip_about_movie_id)", "fk_tip_about_movie_id", "tip", ["about_movie_id"], cause);
+  }
+}
+
+/** Tip: about_show_id refers to no show row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_tip_about_show_id`). */
+export class FkTipAboutShowIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_tip_about_show_id";
+
+  constructor(cause: unknown) {
+    super("Tip: about_show_id refers to no show row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_tip_about_show_id)", "fk_tip_about_show_id", "tip", ["about_show_id"], cause);
+  }
+}
+
+/** Warning: CHECK (num_nonnulls(about_movie_id, about_show_id) = 1) failed (constraint `ck_warning_about_one_target`). */
+export class CkWarningAboutOneTargetError extends CheckViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "ck_warning_about_one_target";
+
+  constructor(cause: unknown) {
+    super("Warning: CHECK (num_nonnulls(about_movie_id, about_show_id) = 1) failed (ck_warning_about_one_target)", "ck_warning_about_one_target", "warning", cause);
+  }
+}
+
+/** Warning: about_movie_id refers to no movie row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_warning_about_movie_id`). */
+export class FkWarningAboutMovieIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_warning_about_movie_id";
+
+  constructor(cause: unknown) {
+    super("Warning: about_movie_id refers to no movie row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_warning_about_movie_id)", "fk_warning_about_movie_id", "warning", ["about_movie_id"], cause);
+  }
+}
+
+/** Warning: about_show_id refers to no show row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_warning_about_show_id`). */
+export class FkWarningAboutShowIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_warning_about_show_id";
+
+  constructor(cause: unknown) {
+    super("Warning: about_show_id refers to no show row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_warning_about_show_id)", "fk_warning_about_show_id", "warning", ["about_show_id"], cause);
+  }
+}
+
 /** Watchlist.items: CHECK (num_nonnulls(target_movie_id, target_show_id) = 1 AND "target_id" = COALESCE(target_movie_id, target_show_id)) failed (constraint `ck_watchlist_items_items_one_target`). */
 export class CkWatchlistItemsItemsOneTargetError extends CheckViolationError {
   /** The constraint this class stands for. */
@@ -189,6 +249,18 @@ export function translateError(err: unknown): unknown {
       return code === "23503" ? new FkWatchlistFavouriteMovieIdError(err) : err;
     case "fk_watchlist_favourite_show_id":
       return code === "23503" ? new FkWatchlistFavouriteShowIdError(err) : err;
+    case "ck_tip_about_one_target":
+      return code === "23514" ? new CkTipAboutOneTargetError(err) : err;
+    case "fk_tip_about_movie_id":
+      return code === "23503" ? new FkTipAboutMovieIdError(err) : err;
+    case "fk_tip_about_show_id":
+      return code === "23503" ? new FkTipAboutShowIdError(err) : err;
+    case "ck_warning_about_one_target":
+      return code === "23514" ? new CkWarningAboutOneTargetError(err) : err;
+    case "fk_warning_about_movie_id":
+      return code === "23503" ? new FkWarningAboutMovieIdError(err) : err;
+    case "fk_warning_about_show_id":
+      return code === "23503" ? new FkWarningAboutShowIdError(err) : err;
     case "ck_watchlist_items_items_one_target":
       return code === "23514" ? new CkWatchlistItemsItemsOneTargetError(err) : err;
     case "fk_watchlist_items_source_id":

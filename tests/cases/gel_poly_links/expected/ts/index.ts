@@ -8,9 +8,24 @@ import {
   type AddShowArgs,
   type AddShowResult,
   addShow,
+  type AddTipArgs,
+  type AddTipResult,
+  addTip,
+  type AddWarningArgs,
+  type AddWarningResult,
+  addWarning,
   type AddWatchlistArgs,
   type AddWatchlistResult,
   addWatchlist,
+  type ContentByIdArgs,
+  type ContentByIdResult,
+  contentById,
+  type ContentNotesArgs,
+  type ContentNotesResult,
+  contentNotes,
+  type ContentsArgs,
+  type ContentsResult,
+  contents,
   type DeleteShowArgs,
   type DeleteShowResult,
   deleteShow,
@@ -23,6 +38,9 @@ import {
   type MovieReviewsArgs,
   type MovieReviewsResult,
   movieReviews,
+  type NotesArgs,
+  type NotesResult,
+  notes,
   type ReviewMovieArgs,
   type ReviewMovieResult,
   reviewMovie,
@@ -54,8 +72,18 @@ export interface Runner {
     addMovie(args: AddMovieArgs): Promise<AddMovieResult>;
     /** Runs `add_show` (cases/gel_poly_links/queries/add_show.edgeql). */
     addShow(args: AddShowArgs): Promise<AddShowResult>;
+    /** Runs `add_tip` (cases/gel_poly_links/queries/add_tip.edgeql). */
+    addTip(args: AddTipArgs): Promise<AddTipResult>;
+    /** Runs `add_warning` (cases/gel_poly_links/queries/add_warning.edgeql). */
+    addWarning(args: AddWarningArgs): Promise<AddWarningResult>;
     /** Runs `add_watchlist` (cases/gel_poly_links/queries/add_watchlist.edgeql). */
     addWatchlist(args: AddWatchlistArgs): Promise<AddWatchlistResult>;
+    /** Runs `content_by_id` (cases/gel_poly_links/queries/content_by_id.edgeql). */
+    contentById(args: ContentByIdArgs): Promise<ContentByIdResult | null>;
+    /** Runs `content_notes` (cases/gel_poly_links/queries/content_notes.edgeql). */
+    contentNotes(args?: ContentNotesArgs): Promise<ContentNotesResult[]>;
+    /** Runs `contents` (cases/gel_poly_links/queries/contents.edgeql). */
+    contents(args: ContentsArgs): Promise<ContentsResult[]>;
     /** Runs `delete_show` (cases/gel_poly_links/queries/delete_show.edgeql). */
     deleteShow(args: DeleteShowArgs): Promise<DeleteShowResult | null>;
     /** Runs `favour_movie` (cases/gel_poly_links/queries/favour_movie.edgeql). */
@@ -64,6 +92,8 @@ export interface Runner {
     favourShow(args: FavourShowArgs): Promise<FavourShowResult | null>;
     /** Runs `movie_reviews` (cases/gel_poly_links/queries/movie_reviews.edgeql). */
     movieReviews(args?: MovieReviewsArgs): Promise<MovieReviewsResult[]>;
+    /** Runs `notes` (cases/gel_poly_links/queries/notes.edgeql). */
+    notes(args?: NotesArgs): Promise<NotesResult[]>;
     /** Runs `review_movie` (cases/gel_poly_links/queries/review_movie.edgeql). */
     reviewMovie(args: ReviewMovieArgs): Promise<ReviewMovieResult>;
     /** Runs `review_new_movie` (cases/gel_poly_links/queries/review_new_movie.edgeql). */
@@ -140,11 +170,17 @@ function makeRunner(db: Queryable, depth: number): Runner {
     query: {
       addMovie: (args) => addMovie(db, args),
       addShow: (args) => addShow(db, args),
+      addTip: (args) => addTip(db, args),
+      addWarning: (args) => addWarning(db, args),
       addWatchlist: (args) => addWatchlist(db, args),
+      contentById: (args) => contentById(db, args),
+      contentNotes: (args) => contentNotes(db, args),
+      contents: (args) => contents(db, args),
       deleteShow: (args) => deleteShow(db, args),
       favourMovie: (args) => favourMovie(db, args),
       favourShow: (args) => favourShow(db, args),
       movieReviews: (args) => movieReviews(db, args),
+      notes: (args) => notes(db, args),
       reviewMovie: (args) => reviewMovie(db, args),
       reviewNewMovie: (args) => reviewNewMovie(db, args),
       reviewNewShowTwice: (args) => reviewNewShowTwice(db, args),

@@ -103,6 +103,78 @@ export async function addShow(db: Queryable, args: AddShowArgs): Promise<AddShow
   return row;
 }
 
+/** SQL of query `add_tip` (cases/gel_poly_links/queries/add_tip.edgeql). */
+export const addTipSql = `INSERT INTO "tip" ("body", "about_movie_id", "about_show_id")
+VALUES ($1, $2, NULL::uuid)
+RETURNING "id"`;
+
+/** Parameters of {@link addTip}. */
+export interface AddTipArgs {
+  readonly body: string;
+  readonly movie: string;
+}
+
+/** One row returned by {@link addTip}. */
+export interface AddTipResult {
+  id: string;
+}
+
+/**
+ * Runs query `add_tip`.
+ *
+ * Source: cases/gel_poly_links/queries/add_tip.edgeql.
+ * @throws {@link FkTipAboutMovieIdError} when `about_movie_id` names no `movie` row (`fk_tip_about_movie_id`).
+ * @throws {@link FkTipAboutShowIdError} when `about_show_id` names no `show` row (`fk_tip_about_show_id`).
+ */
+export async function addTip(db: Queryable, args: AddTipArgs): Promise<AddTipResult> {
+  const rows = await run(db, addTipSql, [
+    args.body,
+    args.movie,
+  ]);
+  const row = rows[0] as AddTipResult | undefined;
+  if (row === undefined) {
+    throw new Error("add_tip: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `add_warning` (cases/gel_poly_links/queries/add_warning.edgeql). */
+export const addWarningSql = `INSERT INTO "warning" ("body", "level", "about_show_id", "about_movie_id")
+VALUES ($1, $2, $3, NULL::uuid)
+RETURNING "id"`;
+
+/** Parameters of {@link addWarning}. */
+export interface AddWarningArgs {
+  readonly body: string;
+  readonly level: number;
+  readonly show: string;
+}
+
+/** One row returned by {@link addWarning}. */
+export interface AddWarningResult {
+  id: string;
+}
+
+/**
+ * Runs query `add_warning`.
+ *
+ * Source: cases/gel_poly_links/queries/add_warning.edgeql.
+ * @throws {@link FkWarningAboutShowIdError} when `about_show_id` names no `show` row (`fk_warning_about_show_id`).
+ * @throws {@link FkWarningAboutMovieIdError} when `about_movie_id` names no `movie` row (`fk_warning_about_movie_id`).
+ */
+export async function addWarning(db: Queryable, args: AddWarningArgs): Promise<AddWarningResult> {
+  const rows = await run(db, addWarningSql, [
+    args.body,
+    args.level,
+    args.show,
+  ]);
+  const row = rows[0] as AddWarningResult | undefined;
+  if (row === undefined) {
+    throw new Error("add_warning: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `add_watchlist` (cases/gel_poly_links/queries/add_watchlist.edgeql). */
 export const addWatchlistSql = `INSERT INTO "watchlist" ("name")
 VALUES ($1)
@@ -132,6 +204,114 @@ export async function addWatchlist(db: Queryable, args: AddWatchlistArgs): Promi
     throw new Error("add_watchlist: the statement returned no row");
   }
   return row;
+}
+
+/** SQL of query `content_by_id` (cases/gel_poly_links/queries/content_by_id.edgeql). */
+export const contentByIdSql = `SELECT "title", 'default::Movie' AS "kind"
+FROM "movie"
+WHERE id = $1
+UNION ALL
+SELECT "title", 'default::Show' AS "kind"
+FROM "show"
+WHERE id = $1`;
+
+/** Parameters of {@link contentById}. */
+export interface ContentByIdArgs {
+  readonly id: string;
+}
+
+/** One row returned by {@link contentById}. */
+export interface ContentByIdResult {
+  title: string;
+  kind: string;
+}
+
+/**
+ * Runs query `content_by_id`.
+ *
+ * Source: cases/gel_poly_links/queries/content_by_id.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function contentById(db: Queryable, args: ContentByIdArgs): Promise<ContentByIdResult | null> {
+  const rows = await run(db, contentByIdSql, [
+    args.id,
+  ]);
+  return (rows[0] as ContentByIdResult | undefined) ?? null;
+}
+
+/** SQL of query `content_notes` (cases/gel_poly_links/queries/content_notes.edgeql). */
+export const contentNotesSql = `SELECT "_u"."title", "_u"."notes"
+FROM (
+SELECT "title", (SELECT coalesce(json_agg(json_build_object('body', "_s1"."body", 'kind', (CASE WHEN "_s1"."id" IN (SELECT "id" FROM "tip") THEN 'default::Tip' ELSE 'default::Warning' END)) ORDER BY "_s1".body ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM (SELECT "_s1"."id", "_s1"."body" FROM "tip" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id" UNION ALL SELECT "_s1"."id", "_s1"."body" FROM "warning" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id") AS "_s1" WHERE true) AS "notes", title AS "_o1"
+FROM "movie"
+UNION ALL
+SELECT "title", '[]'::json AS "notes", title AS "_o1"
+FROM "show"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`;
+
+/** Parameters of {@link contentNotes}. */
+export interface ContentNotesArgs {
+}
+
+/** One row returned by {@link contentNotes}. */
+export interface ContentNotesResult {
+  title: string;
+  notes: Array<{ body: string; kind: string }>;
+}
+
+/**
+ * Runs query `content_notes`.
+ *
+ * Source: cases/gel_poly_links/queries/content_notes.edgeql.
+ */
+export async function contentNotes(db: Queryable, args: ContentNotesArgs = {}): Promise<ContentNotesResult[]> {
+  void args;
+  const rows = await run(db, contentNotesSql, []);
+  return rows as ContentNotesResult[];
+}
+
+/** SQL of query `contents` (cases/gel_poly_links/queries/contents.edgeql). */
+export const contentsSql = `SELECT "_u"."kind", "_u"."title", "_u"."shout", "_u"."release_year", "_u"."seasons", "_u"."note_ids"
+FROM (
+SELECT 'default::Movie' AS "kind", "title", upper(title) AS "shout", "release_year", NULL::integer AS "seasons", (SELECT coalesce(json_agg(json_build_object('id', "_s1"."id") ORDER BY "_s1"."id"), '[]'::json) FROM (SELECT "_s1"."id", "_s1"."body" FROM "tip" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id" UNION ALL SELECT "_s1"."id", "_s1"."body" FROM "warning" AS "_s1" WHERE "_s1"."about_movie_id" = "movie"."id") AS "_s1" WHERE true) AS "note_ids", title AS "_o1"
+FROM "movie"
+WHERE title <> $1
+UNION ALL
+SELECT 'default::Show' AS "kind", "title", upper(title) AS "shout", NULL::integer AS "release_year", "seasons", '[]'::json AS "note_ids", title AS "_o1"
+FROM "show"
+WHERE title <> $1
+) AS "_u"
+ORDER BY "_u"."_o1" DESC NULLS LAST
+LIMIT $2`;
+
+/** Parameters of {@link contents}. */
+export interface ContentsArgs {
+  readonly skip: string;
+  readonly n: number | string | bigint;
+}
+
+/** One row returned by {@link contents}. */
+export interface ContentsResult {
+  kind: string;
+  title: string;
+  shout: string;
+  release_year: number | null;
+  seasons: number | null;
+  note_ids: Array<{ id: string }>;
+}
+
+/**
+ * Runs query `contents`.
+ *
+ * Source: cases/gel_poly_links/queries/contents.edgeql.
+ */
+export async function contents(db: Queryable, args: ContentsArgs): Promise<ContentsResult[]> {
+  const rows = await run(db, contentsSql, [
+    args.skip,
+    args.n,
+  ]);
+  return rows as ContentsResult[];
 }
 
 /** SQL of query `delete_show` (cases/gel_poly_links/queries/delete_show.edgeql). */
@@ -258,6 +438,40 @@ export async function movieReviews(db: Queryable, args: MovieReviewsArgs = {}): 
   void args;
   const rows = await run(db, movieReviewsSql, []);
   return rows as MovieReviewsResult[];
+}
+
+/** SQL of query `notes` (cases/gel_poly_links/queries/notes.edgeql). */
+export const notesSql = `SELECT "_u"."kind", "_u"."body", "_u"."level", "_u"."about"
+FROM (
+SELECT 'default::Tip' AS "kind", "body", NULL::smallint AS "level", (SELECT json_build_object('title', "_s1"."title", 'kind', (CASE WHEN "_s1"."id" IN (SELECT "id" FROM "movie") THEN 'default::Movie' ELSE 'default::Show' END), 'shout', upper("_s1".title)) FROM (SELECT "id", "title" FROM "movie" UNION ALL SELECT "id", "title" FROM "show") AS "_s1" WHERE "_s1"."id" = COALESCE("tip"."about_movie_id", "tip"."about_show_id")) AS "about", body AS "_o1"
+FROM "tip"
+UNION ALL
+SELECT 'default::Warning' AS "kind", "body", "level", (SELECT json_build_object('title', "_s1"."title", 'kind', (CASE WHEN "_s1"."id" IN (SELECT "id" FROM "movie") THEN 'default::Movie' ELSE 'default::Show' END), 'shout', upper("_s1".title)) FROM (SELECT "id", "title" FROM "movie" UNION ALL SELECT "id", "title" FROM "show") AS "_s1" WHERE "_s1"."id" = COALESCE("warning"."about_movie_id", "warning"."about_show_id")) AS "about", body AS "_o1"
+FROM "warning"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`;
+
+/** Parameters of {@link notes}. */
+export interface NotesArgs {
+}
+
+/** One row returned by {@link notes}. */
+export interface NotesResult {
+  kind: string;
+  body: string;
+  level: number | null;
+  about: { title: string; kind: string; shout: string };
+}
+
+/**
+ * Runs query `notes`.
+ *
+ * Source: cases/gel_poly_links/queries/notes.edgeql.
+ */
+export async function notes(db: Queryable, args: NotesArgs = {}): Promise<NotesResult[]> {
+  void args;
+  const rows = await run(db, notesSql, []);
+  return rows as NotesResult[];
 }
 
 /** SQL of query `review_movie` (cases/gel_poly_links/queries/review_movie.edgeql). */

@@ -1,0 +1,1 @@
+insert Tip { body := <str>$body, about := (select Movie filter .id = <uuid>$movie) };

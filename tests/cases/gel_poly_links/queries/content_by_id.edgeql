@@ -1,0 +1,1 @@
+select Content { title, kind } filter .id = <uuid>$id;

@@ -1,0 +1,6 @@
+select Note {
+  kind,
+  body,
+  level := [is Warning].level,
+  about: { title, kind, shout },
+} order by .body;
