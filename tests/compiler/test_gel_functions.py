@@ -89,3 +89,44 @@ def test_an_unused_function_is_not_compiled():
     """(Gel checked it; schemac compiles what is called: a body it cannot lower is no error.)"""
     check_library({"lib/schema.esdl": "function f(x: int64) -> int64 using (with y := x select y);\n"
                                       "type T { n: int64; }"}, Options(library="lib"))
+
+
+# Functions returning objects, called at the top of a query (select f(...), f(...) { shape },
+# f(...).p): the body is inlined as the query. tests/cases/function_calls holds the forms that
+# compile, run end to end by tests/e2e/test_function_calls_e2e.py.
+OBJECTS = """
+module default {
+  type Tag { required name: str { constraint exclusive; } required n: int64 { default := 0; } link other: Tag; }
+  function upsert_tag(named only name: str) -> Tag
+    using (select (insert Tag { name := name } unless conflict on (.name) else (select Tag)));
+  function some_tag(n: int64) -> Tag using (select Tag filter .n = n);
+  function tag_of(t: Tag) -> set of Tag using (select Tag filter .other = t);
+  function wrapped(n: int64) -> set of Tag using (with m := n select Tag filter .n = m);
+}
+"""
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("select upsert_tag(name := <optional str>$n).id",
+     ("E0304", "argument 'name' of function 'upsert_tag()' may be empty, but the parameter is not optional")),
+    ("select upsert_tag(name := 1).id", ("E0304", "argument 'name' of function 'upsert_tag()' is str, got int64")),
+    ("select upsert_tag(name := 'a' ++ <str>$n).id",
+     ("E0206", "argument 'name' of function 'upsert_tag()': an argument of a function returning objects must be a "
+               "parameter or a literal here")),
+    ("select upsert_tag(name := 'a').other",
+     ("E0206", "'.other' after a call of function 'upsert_tag()': only a property of the objects it returns is "
+               "supported here")),
+    ("select upsert_tag(nom := 'a').id", ("E0304", "function 'upsert_tag()' has no named-only parameter 'nom'")),
+    ("select upsert_tag().id", ("E0304", "function 'upsert_tag()' needs the argument 'name'")),
+    ("select some_tag(1) { name }",
+     ("E0204", "function 'some_tag()' returns one object, but its body may return several")),
+    ("select tag_of(<Tag>$t) { name }",
+     ("E0206", "an object argument ('t := <Tag>$...') of function 'tag_of()' is not supported yet")),
+    ("select wrapped(1) { name }",
+     ("E0206", "function 'wrapped()' cannot be inlined: its body is not a select of a type, an insert, an update "
+               "or a delete")),
+    ("select Tag filter exists upsert_tag(name := 'a')",
+     ("E0206", "function 'upsert_tag()' cannot be inlined: it returns objects (Tag)")),
+])
+def test_calls_of_functions_returning_objects_that_are_refused(query, expected):
+    assert expected in _errors(OBJECTS, query)

@@ -9,7 +9,9 @@ in the statement (or the default, the constraint, the computed) that makes it; n
 is created and migrations have nothing to do. A function nobody calls is not compiled; a
 function whose body schemac cannot lower (a sub-query, ``with``, a statement, a set-returning or
 object-returning signature) is accepted as a declaration and refused, with the reason, at each
-call (``E0206``), never silently. Gel itself accepts ``using sql`` only in its standard library
+call (``E0206``), never silently. A function returning objects whose body is a select of a type
+or a write may be called by a query itself, ``select f(...) { shape }``: the query is then its
+body (:func:`inline_query_call`). Gel itself accepts ``using sql`` only in its standard library
 (user schemas may not use it), so it is refused at the declaration.
 
 **Aliases** (https://docs.geldata.com/reference/datamodel/aliases): ``alias Name := expr`` is a
@@ -52,6 +54,10 @@ class Param:
     default: Optional[object]  # syntax
     named_only: bool
     span: Span
+    #: An object parameter (``artist: Artist``): its type's name, as written (``type`` is ``None``).
+    object_type: Optional[str] = None
+    #: ``optional T``: the function is called when the argument is empty too.
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,11 @@ class UserFunction:
     span: Span
     reason: Optional[str] = None
     alias: bool = False
+    #: A function returning objects (``-> Album``, ``-> set of Music``): their type's name as
+    #: written, and the declared cardinality (``set of``, ``optional`` or ``None``). Such a call
+    #: is inlined as the query itself (:func:`inline_query_call`), not as a value.
+    returns_object: Optional[str] = None
+    returns_qualifier: Optional[str] = None
 
     @property
     def qualname(self) -> str:
@@ -103,12 +114,17 @@ def declare(schema: Schema, files, reporter: Reporter, type_ctx, is_object_type)
                         reason = reason or f"its parameter '{p.name}' is a set ('set of')"
                     elif is_object_type(p.type.name, d.module):
                         reason = reason or f"its parameter '{p.name}' is an object ({p.type})"
+                        params.append(Param(p.name, None, p.default, p.kind == "named only", p.span,
+                                            p.type.name, p.qualifier == "optional"))
+                        continue
                     else:
                         ptype = resolve_type_ref(p.type, type_ctx(d.module))
                         if ptype is None:
                             continue  # reported
-                    params.append(Param(p.name, ptype, p.default, p.kind == "named only", p.span))
+                    params.append(Param(p.name, ptype, p.default, p.kind == "named only", p.span,
+                                        None, p.qualifier == "optional"))
                 returns = None
+                returns_object = d.returns.name if is_object_type(d.returns.name, d.module) else None
                 if d.returns_qualifier == "set of":
                     reason = reason or "it returns a set ('set of')"
                 elif is_object_type(d.returns.name, d.module):
@@ -121,7 +137,9 @@ def declare(schema: Schema, files, reporter: Reporter, type_ctx, is_object_type)
                     returns = resolve_type_ref(d.returns, type_ctx(d.module))
                     if returns is None:
                         continue
-                schema.functions[key] = UserFunction(d.name, d.module, tuple(params), returns, d.body, d.span, reason)
+                schema.functions[key] = UserFunction(d.name, d.module, tuple(params), returns, d.body, d.span, reason,
+                                                     returns_object=returns_object,
+                                                     returns_qualifier=d.returns_qualifier)
             elif isinstance(d, ast.AliasDecl):
                 key = f"{d.module}::{d.name}"
                 if key in schema.functions:
@@ -190,3 +208,150 @@ def call(expr, fn: UserFunction, ctx, expected: Optional[ValueType] = None):
                            fn.body.span)  # type: ignore[union-attr]
         return None
     return node
+
+
+#: What a call of a function returning objects may be followed by at the top of a query.
+_TAILS = "select f(...), select f(...) { shape } or select f(...).property"
+
+
+def _statement_of(body):
+    """The function body as a query (``select (insert ...)`` is the insert itself; ``select
+    Music filter ...`` a select of the type), or ``None``."""
+    while isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None and not body.order \
+            and body.offset is None and body.limit is None and isinstance(body.subject, ast.StatementExpr):
+        body = body.subject
+    if isinstance(body, ast.StatementExpr):
+        return body.query
+    if isinstance(body, ast.SubSelect):
+        return ast.SelectQuery(body.type_name, body.type_span, None, body.filter, (), None, None, body.span)
+    if isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) and not body.subject.detached:
+        return ast.SelectQuery(body.subject.name, body.subject.span, body.shape, body.filter, body.order,
+                               body.offset, body.limit, body.span)
+    return None
+
+
+def _singleton_arg(arg) -> Tuple[bool, bool]:
+    """``(simple, optional)``: whether an argument is a parameter or a literal (one value, or
+    none for ``<optional T>$p``), which the call is inlined with."""
+    if isinstance(arg, ast.Literal):
+        return True, False
+    if isinstance(arg, ast.Cast) and isinstance(arg.operand, (ast.Param, ast.Literal)):
+        return True, arg.type.optional
+    return False, False
+
+
+def inline_query_call(q, schema: Schema, reporter: Reporter):
+    """A query that calls a function returning objects, ``select upsert_artist(name :=
+    <str>$name).id`` or ``select gen_playlist(...) { name }``: the function's body in its place,
+    its parameters bound by ``with`` to the arguments (a function is its body with the
+    parameters standing for the arguments, https://docs.geldata.com/reference/datamodel/functions).
+
+    Gel calls a function once per combination of its arguments' elements; the arguments here
+    are each one value (a parameter or a literal; ``<optional T>$p`` only for an ``optional``
+    parameter, as Gel's modifying functions require), so the call is the body run once. An
+    object parameter's argument ``<Artist>$artist`` is Gel's ``<Artist><uuid>$artist``
+    (https://docs.geldata.com/reference/edgeql/casts#ref-uuid-casting): the object with that
+    id, and the statement fails when there is none (as Gel's CardinalityViolationError).
+
+    Returns ``(query, function, step)``: ``q`` itself (and ``None``s) when it is no such call,
+    else the rewritten query, the function and the ``.property`` step read after the call (the
+    query then selects it as the shape ``{ value := .property }``); or ``None`` after reporting
+    why the call cannot be inlined (``E0206``, ``E0304``)."""
+    if not isinstance(q, ast.SelectValue) or q.filter is not None or q.order or q.offset is not None \
+            or q.limit is not None:
+        return q, None, None
+    value, shape, step = q.value, None, None
+    if isinstance(value, ast.ShapeExpr):
+        value, shape = value.base, value.shape
+    elif isinstance(value, ast.Step) and value.kind == ".":
+        value, step = value.base, value
+    if not isinstance(value, ast.FuncCall):
+        return q, None, None
+    fn = schema.find(value.name, "default", schema.functions)
+    if not isinstance(fn, UserFunction) or fn.alias or fn.returns_object is None:
+        return q, None, None
+    what = f"function '{fn.name}()'"
+    where = f"it is declared at {fn.span.file}:{fn.span.line}:{fn.span.col}"
+    statement = _statement_of(fn.body)
+    if statement is None or not isinstance(statement, (ast.SelectQuery, ast.InsertQuery, ast.UpdateQuery,
+                                                       ast.DeleteQuery)):
+        reporter.error("E0206", f"{what} cannot be inlined: its body is not a select of a type, an insert, an "
+                       "update or a delete", value.span, where)
+        return None
+    # the arguments
+    positional = [a for a in value.args if not isinstance(a, ast.NamedArg)]
+    named = {a.name: a for a in value.args if isinstance(a, ast.NamedArg)}
+    pos_params = [p for p in fn.params if not p.named_only]
+    if len(positional) > len(pos_params):
+        reporter.error("E0304", f"{what} takes {len(pos_params)} positional argument"
+                       f"{'s' if len(pos_params) != 1 else ''}, got {len(positional)}", value.span)
+        return None
+    for n, a in named.items():
+        if not any(p.name == n and p.named_only for p in fn.params):
+            reporter.error("E0304", f"{what} has no named-only parameter '{n}'", a.span,
+                           did_you_mean(n, [p.name for p in fn.params if p.named_only]))
+            return None
+    bindings = []
+    for i, p in enumerate(fn.params):
+        arg = positional[i] if not p.named_only and i < len(positional) else None
+        if p.named_only and p.name in named:
+            arg = named[p.name].value
+        if arg is None:
+            if p.default is None:
+                reporter.error("E0304", f"{what} needs the argument '{p.name}'", value.span)
+                return None
+            arg = p.default
+        simple, optional = _singleton_arg(arg)
+        if not simple:
+            reporter.error("E0206", f"argument '{p.name}' of {what}: an argument of a function returning objects "
+                           "must be a parameter or a literal here", arg.span,
+                           f"write {p.name} := <type>$p (the function is inlined into the query)")
+            return None
+        if optional and not p.optional:
+            reporter.error("E0304", f"argument '{p.name}' of {what} may be empty, but the parameter is not "
+                           "optional", arg.span, f"declare it '{p.name}: optional ...', or pass a required "
+                           "parameter")
+            return None
+        if p.type is not None:
+            from schemac.semantics.exprs import ExprContext, ParamTable, check
+
+            scratch = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+            node = check(arg, scratch, p.type)
+            if node is None:
+                return None
+            if node.type.family != p.type.family:
+                reporter.error("E0304", f"argument '{p.name}' of {what} is {p.type.name}, got {node.type.name}",
+                               arg.span)
+                return None
+        if p.object_type is not None:
+            if not (isinstance(arg, ast.Cast) and isinstance(arg.operand, ast.Param)
+                    and schema.find_type(arg.type.name, "default") is not None):
+                reporter.error("E0304", f"argument '{p.name}' of {what} is an object: pass <{p.object_type}>$"
+                               f"{p.name} (its id)", arg.span)
+                return None
+            target = schema.find_type(arg.type.name, "default")
+            if target is not schema.find_type(p.object_type, fn.module):
+                reporter.error("E0304", f"argument '{p.name}' of {what} is a {p.object_type}, got {arg.type.name}",
+                               arg.span)
+                return None
+            # (<Artist>$artist is the object of that id, and fails the statement when there is
+            # none: not lowered yet)
+            reporter.error("E0206", f"an object argument ('{p.name} := <{p.object_type}>$...') of {what} is not "
+                           "supported yet", arg.span, where)
+            return None
+        bindings.append(ast.WithBinding(p.name, p.span, arg, arg.span))
+    # the tail
+    if step is not None:
+        target = schema.find_type(fn.returns_object, fn.module)
+        if target is None or step.name in target.links or step.name in target.poly_links \
+                or step.name not in ({c.name for c in target.columns} | set(target.computeds)):
+            reporter.error("E0206", f"'.{step.name}' after a call of {what}: only a property of the objects it "
+                           "returns is supported here", step.span, f"select it with a shape: {fn.name}(...) "
+                           f"{{ {step.name}: {{ ... }} }}")
+            return None
+        shape = (ast.ShapeElement("value", None, step.span, value=ast.Path((step.name,), step.span)),)
+    if isinstance(statement, ast.SelectQuery):
+        body = dataclasses.replace(statement, shape=shape) if shape is not None else statement
+    else:
+        body = ast.SelectDml(statement, shape, q.span)
+    return ast.WithQuery(tuple(bindings), body, q.span), fn, step

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from schemac.semantics import computed_sql, fts, lowering, policies, qir
+from schemac.semantics import computed_sql, fts, functions, lowering, policies, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -415,6 +415,11 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
                        Span.point(qf.path, 1, 1),
                        "name query files like enqueue_job.edgeql, enqueue-job.edgeql or enqueueJob.edgeql")
         return None
+    inlined = functions.inline_query_call(q, schema, reporter)
+    if inlined is None:
+        return None
+    if inlined[1] is not None:
+        return _function_query(qf, inlined, schema, reporter)
     if isinstance(q, ast.WithQuery):
         before = len(reporter.diagnostics)
         query = _with(qf, q, schema, reporter)
@@ -452,6 +457,38 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     query = _plan_body(qf, q, subject, ctx)
     if len(reporter.diagnostics) != before:
         return None
+    return query
+
+
+def _function_query(qf: ast.QueryFile, inlined, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:
+    """``select f(...)``, ``select f(...) { shape }``, ``select f(...).p`` of a function returning
+    objects (:func:`schemac.semantics.functions.inline_query_call`): the query ``with <parameters>
+    select (<body>) [{ shape }]``, whose cardinality is the function's declared one
+    (https://docs.geldata.com/reference/datamodel/functions: ``set of`` many, ``optional`` at
+    most one, else exactly one), and for ``.p`` the property's value alone."""
+    q, fn, step = inlined
+    if fn.module != "default":
+        reporter.error("E0206", f"a call of function '{fn.name}()' of module '{fn.module}' returning objects is not "
+                       "supported yet", qf.query.span)
+        return None
+    before = len(reporter.diagnostics)
+    query = _with(qf, q, schema, reporter)
+    if query is None or len(reporter.diagnostics) != before:
+        return None
+    declared = {"set of": MANY, "optional": AT_MOST_ONE}.get(fn.returns_qualifier, ONE)
+    order = (ONE, AT_MOST_ONE, MANY)
+    if order.index(query.cardinality) > order.index(declared):
+        returns = "one object" if declared == ONE else "at most one object"
+        got = "several" if query.cardinality == MANY else "none"
+        reporter.error("E0204", f"function '{fn.name}()' returns {returns}, but its body may return {got}",
+                       fn.body.span, "declare it '-> set of ...' or '-> optional ...'")
+        return None
+    query = dataclasses.replace(query, cardinality=declared)
+    if step is not None:
+        field = query.result[0]
+        if declared == AT_MOST_ONE:
+            field = dataclasses.replace(field, optional=True)  # (no object: no value)
+        query = dataclasses.replace(query, scalar=True, result=(field,))
     return query
 
 

@@ -1,0 +1,1 @@
+select bump(title := <str>$title) { title, score }

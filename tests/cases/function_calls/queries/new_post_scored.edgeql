@@ -1,0 +1,1 @@
+select new_post(<str>$title, <int64>$score).id

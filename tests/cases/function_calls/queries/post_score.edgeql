@@ -1,0 +1,1 @@
+select post_titled(<str>$title).score

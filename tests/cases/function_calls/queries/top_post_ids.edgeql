@@ -1,0 +1,1 @@
+select top_posts(0)

@@ -1,0 +1,1 @@
+select upsert_tag(name := <str>$name).id

@@ -1,0 +1,4 @@
+select upsert_tag(name := <str>$name) {
+    name,
+    uses
+}
