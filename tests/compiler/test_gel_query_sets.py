@@ -264,6 +264,17 @@ GAME_QUERIES = {
                  "select Character { cid } filter all(.<character[is Waifu].owner in players) order by .cid",
     "owner_of": "with player := (select Player filter .name = <str>$name) "
                 "select Waifu { character: { cid } } filter .owner = assert_exists(player)",
+    "coins_in": "with rolls := (select Roll filter .reason != 'z') "
+                "select Character { cid } filter .cid in rolls.coins order by .cid",
+    "coins_not_in": "with rolls := (select Roll filter .reason != 'z') "
+                    "select Character { cid } filter .cid not in rolls.coins order by .cid",
+    "received_chars": "with player := (select Player filter .name = <str>$name) "
+                      "select Character { cid, who := player.name } "
+                      "filter .cid in player.<author[is Roll].received.character.cid order by .cid",
+    "who": "with player := (select Player filter .name = <str>$name) "
+           "select Character { cid, who := player.name, n := len(player.name) } filter .cid = 1",
+    "who_must": "with player := (select Player filter .name = <str>$name), player := assert_exists(player), "
+                "n := player.name select Character { cid, who := n } filter .cid = 1",
 }
 
 
@@ -437,3 +448,45 @@ def test_array_agg_of_a_for_loop_keeps_duplicates(game):
     db, plans = game
     # a for loop's union keeps each roll's value; the path rolls.author is the distinct players
     assert _run(db, plans["authors"]) == [(["ann", "ann", "ann"], ["ann"])]
+
+
+def test_in_the_values_of_a_set_of_objects(game):
+    db, plans = game
+    # rolls.coins is {3, 7}: roll b has no coins, which adds no element (`not in` stays true)
+    assert _run(db, plans["coins_in"]) == [(3,)]
+    assert _run(db, plans["coins_not_in"]) == [(1,), (2,), (4,)]
+    # through a backlink from the one object a name holds: ann's rolls received waifus of 1, 3
+    # and 4, but her waifu of 4 is hidden by its policy; bob's rolls: none
+    assert _run(db, plans["received_chars"], name="ann") == [(1, "ann"), (3, "ann")]
+    assert _run(db, plans["received_chars"], name="bob") == []
+
+
+def test_a_path_from_a_name_holding_one_object(game):
+    db, plans = game
+    assert _run(db, plans["who"], name="bob") == [(1, "bob", 3)]
+    # no such player: the path is empty, and so is len() of it
+    assert _run(db, plans["who"], name="zed") == [(1, None, None)]
+    fields = {f.name: f for f in plans["who"].result}
+    assert fields["who"].optional and fields["who"].type.name == "str"
+    # assert_exists(...) of one object always holds it: its required name is never empty
+    assert _run(db, plans["who_must"], name="ann") == [(1, "ann")]
+    assert not next(f for f in plans["who_must"].result if f.name == "who").optional
+    with pytest.raises(Exception, match="assert_exists violation"):
+        _run(db, plans["who_must"], name="zed")
+
+
+def test_rebinding_a_name_a_nested_set_reads_is_refused():
+    text = _errors_in(GAME, """
+        select Waifu { n := (
+          with cid := .character.cid,
+            same := (select detached Waifu filter .character.cid = cid)
+          select (with cid := 1 select count(same))
+        ) }""")
+    assert "error[E0206]: binding 'cid' again where the set 'same', which reads it, is in scope" in text
+
+
+def _errors_in(schema: str, query: str) -> str:
+    sources = {"lib/schema.esdl": schema, "lib/q.edgeql": query}
+    with pytest.raises(CompileError) as exc:
+        check_library(sources, Options(library="lib"))
+    return exc.value.render(sources)

@@ -29,7 +29,7 @@ def test_typescript_query_sets(pg, tsc_run, tmp_path):
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "rollStats": True, "pagedOrder": True, "assertExists": True, "anyAll": True, "valueSets": True,
-        "shadowed": True}
+        "shadowed": True, "selectionsOfSelections": True}
 
 
 @pytest.mark.slow

@@ -983,8 +983,18 @@ def _object_var(name: str, ctx) -> Optional[ObjectType]:
     .id = ...)``), else ``None``."""
     b = ctx.variables.get(name)
     value = getattr(b, "value", None) if type(b) is qir.WithValue else None
+    return _object_of(value)
+
+
+def _object_of(value, depth: int = 0) -> Optional[ObjectType]:
+    """The type of the one object ``value`` is (see :func:`_object_var`), also through
+    ``assert_exists(...)`` and another ``with`` name (``p := assert_exists(p0)``)."""
     if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
         return value.target  # type: ignore[union-attr]
+    if type(value) is qir.SqlTemplate and value.func == "assert_exists" and depth < 20:  # type: ignore[union-attr]
+        return _object_of(value.args[0], depth + 1)  # type: ignore[union-attr]
+    if type(value) is qir.VarRef and type(value.binding) is qir.WithValue and depth < 20:  # type: ignore[union-attr]
+        return _object_of(value.binding.value, depth + 1)  # type: ignore[union-attr]
     return None
 
 

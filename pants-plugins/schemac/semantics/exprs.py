@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 from schemac.semantics import computed_sql, fts, qir
 from schemac.syntax import tree as ast
@@ -183,6 +183,9 @@ class ExprContext:
     #: statement writes, name -> the CTE of that write (``None``: a link whose new objects the
     #: statement cannot read). A path through one reads its objects from the CTE.
     written_from: Dict[str, Optional[str]] = field(default_factory=dict)
+    #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
+    #: join table, that table's alias in SQL); ``@prop`` reads the join row.
+    link_row: Optional[Tuple[str, ObjectType, str]] = None
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server
@@ -545,6 +548,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return qir.VarRef(expr.span, value.type, value.nullable, expr.name, var)
     if isinstance(expr, ast.GlobalRef):
         return _global(expr, ctx)
+    if isinstance(expr, ast.LinkPropRef) and ctx.link_row is not None:
+        return _link_row_prop(expr, ctx)
     if isinstance(expr, ast.Backlink):
         ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
                            "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
@@ -588,6 +593,9 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Step) and expr.kind == "." and _var_object_steps(expr, ctx) is not None:
         name, steps = _var_object_steps(expr, ctx)  # type: ignore[misc]
         return _var_object_path(name, steps, expr.span, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "." and _pinned_path_steps(expr, ctx) is not None:
+        root, steps = _pinned_path_steps(expr, ctx)  # type: ignore[misc]
+        return _pinned_set_path(root, steps, expr.span, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
         return _object_path(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)):
@@ -684,14 +692,27 @@ def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
     """The scope of the body of ``(with a := ..., ... <body>)`` inside an expression: ``ctx``
     with each binding as a variable (see :func:`_with_expr`); ``None`` after reporting."""
     variables = dict(ctx.variables)
+    type_sets = dict(ctx.type_sets)
     scope = ctx
     for b in expr.bindings:
         value = b.value
         if not isinstance(value, ast.Expr.__args__):  # type: ignore[attr-defined]
             ctx.reporter.error("E0206", f"a statement bound in a 'with' inside {ctx.where} is not supported yet", b.span)
             return None
+        type_sets.pop(b.name, None)
+        reader = _set_reading(b.name, type_sets, expr.bindings[expr.bindings.index(b) + 1:], expr.body)
+        if reader is not None:
+            # (a set is read where it is used: its names must still be the ones it was bound with)
+            ctx.reporter.error("E0206", f"binding '{b.name}' again where the set '{reader}', which reads it, is in "
+                               "scope is not supported yet", b.name_span, "give the inner binding another name")
+            return None
         if isinstance(value, ast.FuncCall) and value.name in _SET_FUNCTIONS:
             variables[b.name] = qir.SetAlias(b.name, value, scope)
+        elif ctx.params is not None and _several_objects(value, scope):
+            # `owned := (select detached Waifu filter .owner = player)`: a set of objects, read
+            # where it is used (`count(owned)`, `exists owned`), as a query's `with` selection
+            variables.pop(b.name, None)
+            type_sets[b.name] = value
         else:
             # (qualified: the name may be read inside a sub-select of another row)
             prefix = scope.column_prefix or (computed_sql.subject_ref(scope) if scope.subject is not None else None)
@@ -699,8 +720,56 @@ def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
             if low is None:
                 return None
             variables[b.name] = qir.WithValue(b.name, low, True)
-        scope = dataclasses.replace(scope, variables=dict(variables))
+        scope = dataclasses.replace(scope, variables=dict(variables), type_sets=dict(type_sets))
     return scope
+
+
+def _names_in(node, out: Set[str]) -> Set[str]:
+    """The names ``node`` refers to (``x``, ``(select x ...)``), however deep."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and not isinstance(n, (Span, type, ast.TypeRef)):
+            if isinstance(n, ast.VarRef):
+                out.add(n.name)
+            elif isinstance(n, ast.SubSelect):
+                out.add(n.type_name)
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return out
+
+
+def _set_reading(name: str, type_sets: Dict[str, object], bindings, body) -> Optional[str]:
+    """A set of ``type_sets`` that reads ``name`` (itself or through another set) and that the
+    rest of a ``with`` (``bindings``, ``body``) reads, which ``name`` bound again there would
+    change; ``None`` when there is none."""
+    readers = {n for n, v in type_sets.items() if name in _names_in(v, set())}
+    grew = True
+    while grew:
+        more = {n for n, v in type_sets.items() if n not in readers and _names_in(v, set()) & readers}
+        grew = bool(more)
+        readers |= more
+    used = _names_in((tuple(b.value for b in bindings), body), set())
+    return next((n for n in sorted(readers) if n in used), None)
+
+
+def _several_objects(value, ctx: ExprContext) -> bool:
+    """``value`` selects objects of a type that its filter does not pin to one, ``(select
+    detached T filter ...)``; a type other than the subject's may be written without
+    ``detached`` (the subject's own type names the object at hand in Gel,
+    https://docs.geldata.com/reference/edgeql/paths#detached)."""
+    sel = computed_sql.as_subselect(value)
+    if sel is None:
+        return False
+    subject = value.subject if isinstance(value, ast.SelectExpr) else None
+    target = ctx.schema.find_type(sel.type_name, ctx.module)
+    if target is None or sel.type_name in ctx.variables or sel.type_name in ctx.type_sets:
+        return False
+    detached = isinstance(subject, ast.VarRef) and subject.detached
+    if not detached and ctx.subject is not None and (target is ctx.subject or target.table == ctx.subject.table):
+        return False
+    return not computed_sql.filter_pins_one(sel.filter, target)
 
 
 def _set_function(expr: ast.FuncCall, ctx: ExprContext, exists: bool) -> Optional[qir.Expr]:
@@ -851,6 +920,63 @@ def _var_object_path(name: str, steps: Tuple[str, ...], span: Span, ctx: ExprCon
                       qir.VarRef(span, ref.type, ref.nullable, name, var))
     return qir.ObjectRow(span, value.type, ref.nullable or value.nullable, target, alias, value, cond,
                          policies.read_predicate(target, ctx, alias))
+
+
+def _pinned_path_steps(expr: ast.Step, ctx: ExprContext) -> Optional[Tuple[ast.VarRef, Tuple[str, ...]]]:
+    """``(name, steps)`` of ``player.user.discord_id``: a path from a ``with`` selection whose
+    filter pins one object (``player := (select Player filter <pins one>)``, read as a set
+    elsewhere: ``exists player``); ``None`` for any other."""
+    steps: List[str] = []
+    node: ast.Expr = expr
+    while isinstance(node, ast.Step) and node.kind == ".":
+        steps.insert(0, node.name)
+        node = node.base
+    if not isinstance(node, ast.EnumRef) or not _pinned_selection(node.enum, ctx):
+        return None
+    return ast.VarRef(node.enum, node.span), (node.member, *steps)
+
+
+def _link_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``@added`` in ``medias: { ... } order by @added`` (or a ``filter``): the link property of
+    the link to each object, read from its join row
+    (https://docs.geldata.com/reference/datamodel/linkprops#querying-link-properties)."""
+    link_name, join_type, join_alias = ctx.link_row  # type: ignore[misc]
+    col = join_type.column(expr.name)
+    if col is None or col.name in ("source_id", "target_id"):
+        props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
+        ctx.reporter.error("E0302", f"link '{link_name}' has no property '{expr.name}'", expr.span,
+                           did_you_mean(expr.name, props) or
+                           (f"its link properties: {', '.join(props)}" if props else
+                            f"'{link_name}' declares no link properties"))
+        return None
+    return qir.ColumnRef(expr.span, col.type, not col.required, col, join_type, None, join_alias)
+
+
+def _pinned_selection(name: str, ctx: ExprContext) -> bool:
+    """The ``with`` name ``name`` is a selection (read as a set) whose filter pins at most one
+    object (``player := (select Player filter .client = global client and .user.discord_id = d)``)."""
+    if name in ctx.variables:
+        return False
+    sel = ctx.type_sets.get(name)
+    sub = computed_sql.as_subselect(sel) if sel is not None else None
+    target = ctx.schema.find_type(sub.type_name, ctx.module) if sub is not None else None
+    return target is not None and computed_sql.filter_pins_one(sub.filter, target)  # type: ignore[union-attr]
+
+
+def _pinned_set_path(root: ast.VarRef, steps: Tuple[str, ...], span: Span, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``player.game_mode`` of a :func:`_pinned_selection` (https://docs.geldata.com/reference/edgeql/paths):
+    the path's value of its object, ``(SELECT <path> FROM <its table> WHERE <the selection's
+    filter> AND <its access policies>)``, empty when it holds none."""
+    objects = computed_sql.query_set(root, ctx, qi(f"_p{ctx.depth}"))
+    if objects is None:
+        return None
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={}, set_links=None, set_row=None, type_sets={},
+                                selections={}, written_from={})
+    value = check(ast.Path(steps, span), inner)
+    if value is None:
+        return None
+    return qir.ObjectValue(span, value.type, True, objects, value)
 
 
 _ROW_REFS = ("__subject__", "__old__", "__new__", "__specified__")
@@ -1140,6 +1266,8 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
         return check(ctx.type_sets[expr.enum], ctx)
     if enum is None and _var_object(expr.enum, ctx) is not None:
         return _var_object_path(expr.enum, (expr.member,), expr.span, ctx)
+    if enum is None and _pinned_selection(expr.enum, ctx):
+        return _pinned_set_path(ast.VarRef(expr.enum, expr.span), (expr.member,), expr.span, ctx)
     if enum is None and (expr.enum in ctx.variables or expr.enum in ctx.type_sets):
         ctx.reporter.error("E0206", f"a path from the 'with' name '{expr.enum}' ('{expr.enum}.{expr.member}') is not "
                            "supported yet", expr.span)

@@ -1336,6 +1336,17 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
             ctx.reporter.error("E0206", "a statement bound by 'with' inside a 'for' body is not supported yet",
                                b.value.span, "bind values only, or run the statement as its own query")
             return None
+        sub = computed_sql.as_subselect(_normal_selection(b.value, ctx.schema, ctx.module))
+        target = ctx.schema.find_type(sub.type_name, ctx.module) if sub is not None else None
+        if target is not None and sub.type_name not in ctx.variables and sub.type_name not in ctx.type_sets \
+                and not computed_sql.filter_pins_one(sub.filter, target):  # type: ignore[union-attr]
+            # `voice_actor := (select Staff filter .id_al in array_unpack(ids))`: a set of
+            # objects per element, read where it is used (a multi link's value, `count`, `in`)
+            ctx.variables.pop(b.name, None)
+            sel = _normal_selection(b.value, ctx.schema, ctx.module)
+            ctx.selections = {**ctx.selections, b.name: sel}
+            ctx.type_sets = {**ctx.type_sets, b.name: sel}
+            continue
         low = check(b.value, ctx)
         if low is None:
             return None
@@ -2100,7 +2111,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             props = (el.name, join_type) if join_type is not None else None
             inner_alias = qi(f"_s{depth + 1}")
             inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
-            ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx)
+            ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx,
+                                         None if join_type is None else (el.name, join_type, qi(f"_j{depth + 1}")))
             if not ok:
                 continue
             nested = _fields(inner)
@@ -2185,15 +2197,16 @@ def _has_clauses(el) -> bool:
     return el.filter is not None or bool(el.order) or el.offset is not None or el.limit is not None
 
 
-def _shape_clauses(el, target: ObjectType, alias: str,
-                   ctx: ExprContext) -> Tuple[bool, Optional[qir.ShapeClauses]]:
+def _shape_clauses(el, target: ObjectType, alias: str, ctx: ExprContext,
+                   link_row: Optional[Tuple[str, ObjectType, str]] = None) -> Tuple[bool, Optional[qir.ShapeClauses]]:
     """``(ok, clauses)`` of a nested shape's ``filter`` / ``order by`` / ``offset`` / ``limit``
     (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links),
     checked over the linked objects (``target``, rows named ``alias``). ``el``: anything with
-    those four attributes (a shape element, a sub-select)."""
+    those four attributes (a shape element, a sub-select). ``link_row``: a multi link's (name,
+    join table, its alias), whose link properties ``@prop`` reads."""
     if not _has_clauses(el):
         return True, None
-    scope = dataclasses.replace(ctx, subject=target, column_prefix=alias)
+    scope = dataclasses.replace(ctx, subject=target, column_prefix=alias, link_row=link_row)
     before = len(ctx.reporter.diagnostics)
     filt = None
     if el.filter is not None:
@@ -2546,7 +2559,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             ctx.module = b.value.name
             continue
-        value = b.value
+        value = _merge_selections(b.value, ctx)
         if isinstance(value, ast.IfElse) and _if_else_selection(value, schema, ctx.module) is not None:
             # (`<T>{}` in a branch: a selection that keeps none)
             value = dataclasses.replace(value, then=_empty_objects(value.then, schema, ctx.module),
@@ -2632,6 +2645,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                                          w, f"_with_{body.type_name}")
         query = None if node is None else _plan(qf, w.kind, w.subject, node, ctx, cardinality,  # type: ignore[attr-defined]
                                                 w.exclusives, _fields(node.shape))  # type: ignore[attr-defined]
+    elif isinstance(body, ast.SelectValue) and _distinct_union(body, ctx) is not None:
+        merged = _distinct_union(body, ctx)
+        subject = schema.find_type(merged.type_name, ctx.module)  # type: ignore[union-attr]
+        assert subject is not None  # (checked by _distinct_union)
+        query = _plan_body(dataclasses.replace(qf, query=merged), merged, subject,  # type: ignore[arg-type]
+                           dataclasses.replace(ctx, subject=subject))
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \
@@ -2713,6 +2732,7 @@ def _if_else_selection(value, schema: Schema, module: str) -> Optional[ast.Selec
     branches = []
     for b in (value.then, value.else_):
         b = _empty_objects(b, schema, module)
+        b = _if_else_selection(b, schema, module) or b  # (a chain: `a if c else b if d else e`)
         if isinstance(b, ast.SubSelect):
             b = ast.SelectExpr(ast.VarRef(b.type_name, b.type_span), None, b.filter, (), None, None, b.span)
         if not (isinstance(b, ast.SelectExpr) and b.shape is None and not b.order and b.offset is None
@@ -3098,6 +3118,103 @@ def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Opti
     return ast.SelectQuery(type_name, body.type_span, body.shape, filt, body.order or inner.order,
                            body.offset if body.offset is not None else inner.offset,
                            body.limit if body.limit is not None else inner.limit, body.span)
+
+
+def _merge_selections(value, ctx: ExprContext):
+    """A ``with`` binding's value that selects the objects of an earlier ``with`` selection ``s :=
+    (select T filter f)`` as a selection of ``T``: ``(select s [{ shape }] filter g [order by ...]
+    [offset] [limit])`` is ``(select T filter f and g ...)`` (a plain shape only chooses what an
+    output shows), ``s`` itself is ``(select T filter f)``, and so are the branches of an ``if
+    ... else`` (``(select s filter g) if c else s``, then merged by :func:`_if_else_selection`):
+    the same objects (https://docs.geldata.com/reference/edgeql/with). A selection of ``s`` that
+    orders or pages its objects is only merged when the outer select adds no clause. Any other
+    value is returned as it is."""
+    if isinstance(value, ast.IfElse):
+        then, else_ = _merge_selections(value.then, ctx), _merge_selections(value.else_, ctx)
+        if then is value.then and else_ is value.else_:
+            return value
+        return dataclasses.replace(value, then=then, else_=else_)
+    if isinstance(value, ast.VarRef) and value.name in ctx.type_sets and value.name not in ctx.variables \
+            and _simple_selection(ctx.type_sets[value.name]):
+        return _as_select_expr(ctx.type_sets[value.name])
+    if isinstance(value, ast.SubSelect):
+        outer = ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                               value.span)
+    elif isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef):
+        outer = value
+    else:
+        return value
+    name = outer.subject.name  # type: ignore[union-attr]
+    if name not in ctx.type_sets or name in ctx.variables or not _simple_selection(ctx.type_sets[name]) \
+            or (outer.shape is not None and not computed_sql._plain_shape(outer.shape)):
+        return value
+    inner = _as_select_expr(ctx.type_sets[name])
+    paged = bool(inner.order) or inner.offset is not None or inner.limit is not None
+    if paged and (outer.filter is not None or outer.order or outer.offset is not None or outer.limit is not None):
+        return value
+    filt = inner.filter
+    if outer.filter is not None:
+        filt = outer.filter if filt is None else ast.BinOp("and", filt, outer.filter, outer.filter.span)
+    return ast.SelectExpr(inner.subject, None, filt, outer.order or inner.order,
+                          outer.offset if outer.offset is not None else inner.offset,
+                          outer.limit if outer.limit is not None else inner.limit, value.span)
+
+
+def _distinct_union(body: ast.SelectValue, ctx: ExprContext) -> Optional[ast.SelectQuery]:
+    """``select distinct (a union b) { shape } [filter ...] [order by ...] ...`` of selections of
+    one type (``with`` selections or written in place, none ordered or paged) as ``select T {
+    shape } filter (fa or fb) ...``: ``distinct`` keeps each object of the union once
+    (https://docs.geldata.com/reference/stdlib/set#operator::distinct), so the objects are
+    those either selection holds. ``None`` for any other select."""
+    value = body.value
+    if not (isinstance(value, ast.UnaryOp) and value.op == "distinct"):
+        return None
+    operand, shape = value.operand, None
+    if isinstance(operand, ast.ShapeExpr):
+        operand, shape = operand.base, operand.shape
+    sel = _union_selection(operand, ctx)
+    if sel is None:
+        return None
+    name = sel.subject.name  # type: ignore[union-attr]
+    filt = sel.filter
+    if body.filter is not None:
+        filt = body.filter if filt is None else ast.BinOp("and", filt, body.filter, body.filter.span)
+    return ast.SelectQuery(name, sel.subject.span, shape, filt, body.order, body.offset, body.limit, body.span)
+
+
+def _union_selection(expr, ctx: ExprContext) -> Optional[ast.SelectExpr]:
+    """``a union b [union ...]`` of selections of one type without order, offset or limit, as
+    the one selection ``(select T filter fa or fb)`` (the objects of either, each once: only
+    under ``distinct``); ``None`` for anything else."""
+    if isinstance(expr, ast.BinOp) and expr.op == "union":
+        parts = [_union_selection(expr.left, ctx), _union_selection(expr.right, ctx)]
+        if any(p is None for p in parts):
+            return None
+        left, right = parts
+        if ctx.schema.find_type(left.subject.name, ctx.module) is not \
+                ctx.schema.find_type(right.subject.name, ctx.module):  # type: ignore[union-attr]
+            return None
+        true = ast.Literal("bool", True, expr.span)
+        filt = ast.BinOp("or", left.filter or true, right.filter or true, expr.span)  # type: ignore[union-attr]
+        return ast.SelectExpr(left.subject, None, filt, (), None, None, expr.span)  # type: ignore[union-attr]
+    sel = _merge_selections(expr, ctx)
+    sel = _if_else_selection(sel, ctx.schema, ctx.module) or sel
+    if isinstance(sel, ast.SubSelect):
+        sel = _as_select_expr(sel)
+    if not (isinstance(sel, ast.SelectExpr) and computed_sql._plain_shape(sel.shape) and not sel.order
+            and sel.offset is None and sel.limit is None and isinstance(sel.subject, ast.VarRef)
+            and sel.subject.name not in ctx.type_sets and sel.subject.name not in ctx.variables
+            and ctx.schema.find_type(sel.subject.name, ctx.module) is not None):
+        return None
+    return dataclasses.replace(sel, shape=None) if sel.shape is not None else sel
+
+
+def _as_select_expr(value) -> ast.SelectExpr:
+    """A :func:`_simple_selection` as a :class:`~schemac.syntax.tree.SelectExpr`."""
+    if isinstance(value, ast.SubSelect):
+        return ast.SelectExpr(ast.VarRef(value.type_name, value.type_span), None, value.filter, (), None, None,
+                              value.span)
+    return value
 
 
 def _write_of_selection(body, value, ctx: ExprContext):

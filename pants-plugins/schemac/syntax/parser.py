@@ -1262,8 +1262,8 @@ class _Builder:
         q = children[0]
         span = self._span(meta)
         if isinstance(q, ast.SelectExpr):
-            if (isinstance(q.subject, ast.VarRef) and q.shape is None and q.filter is not None and not q.order
-                    and q.offset is None and q.limit is None):
+            if (isinstance(q.subject, ast.VarRef) and not q.subject.detached and q.shape is None
+                    and q.filter is not None and not q.order and q.offset is None and q.limit is None):
                 return ast.SubSelect(q.subject.name, q.subject.span, q.filter, span)
             # (`(select Tag { @weight := 2 } filter ...)` sets link properties: see schemac.semantics.queries.)
             return dataclasses.replace(q, span=span)

@@ -89,6 +89,33 @@ try {
   assert.deepEqual(await q.rollsOf({ name: "BOB" }), []);
   await assert.rejects(q.rollsOf({ name: "Zed" }), /assert_exists violation/);
   out["shadowed"] = true;
+
+  // a with selection of another one, also in if/else branches; a path from the one object a name holds
+  const pools = async (args: qs.PoolOfArgs) =>
+    (await q.poolOf(args)).map((g) => [g.key.rank, g.elements.map((e) => e.cid)]).sort(); // (Gel: any order)
+  assert.deepEqual(await pools({}), [["B", [3]], ["S", [1]]]);
+  assert.deepEqual(await pools({ name: "ann", picky: true }), [["S", [1]]]);
+  assert.deepEqual(await pools({ name: "bob", picky: true }), [["B", [3]]]);
+  assert.deepEqual(await pools({ name: "zed", picky: true }), [["B", [3]], ["S", [1]]]);
+  assert.deepEqual(await pools({ name: "ann", picky: false }), [["B", [3]], ["S", [1]]]);
+  // a chain of if/else over selections; a nested shape filtered and ordered by a link property
+  const full = { name: "all", characters: [{ cid: 3, "@weight": 12 }, { cid: 2, "@weight": 8 }] };
+  assert.deepEqual(await q.collectionsBy({ name: "all" }), [full]);
+  assert.deepEqual(await q.collectionsBy({ name: "nope", min_n: 1 }), []);
+  assert.deepEqual(await q.collectionsBy({ min_n: 1 }), [full]);
+  assert.deepEqual(await q.collectionsBy({}), [full, { name: "none", characters: [] }]);
+  // distinct (a union b); x in s.p of a path from a with name; a nested with's set of detached objects
+  const waifus = async (name: string) =>
+    (await q.waifusOf({ name })).map((w) => [w.character.cid, w.owner.name]);
+  assert.deepEqual(await waifus("ann"), [[1, "ann"], [1, "bob"], [3, "ann"]]);
+  assert.deepEqual(await waifus("bob"), [[3, "ann"]]);
+  await assert.rejects(q.waifusOf({ name: "zed" }), /assert_exists violation/);
+  // a with in a for body naming a set of objects per element
+  const counts = await q.countsFor({ names: ["none", "all", "nope"] });
+  assert.deepEqual([...counts].sort((a, b) => a.name.localeCompare(b.name)), [ // (Gel: any order)
+    { name: "all", n: "2", m: "3" }, { name: "none", n: "3", m: "0" },
+  ]);
+  out["selectionsOfSelections"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

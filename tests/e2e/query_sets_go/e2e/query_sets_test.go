@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"reflect"
 	"sort"
@@ -102,5 +103,74 @@ func TestQuerySets(t *testing.T) {
 	if _, err := q.RollsOf(ctx, qs.RollsOfParams{Name: &zedName}); err == nil ||
 		!strings.Contains(err.Error(), "assert_exists violation") {
 		t.Fatalf("RollsOf(Zed) error = %v", err)
+	}
+
+	// a with selection of another one, also in if/else branches; a path from the one object a name holds
+	pools := func(name *string, picky *bool) string {
+		groups, err := q.PoolOf(ctx, qs.PoolOfParams{Name: name, Picky: picky})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, g := range groups {
+			s := string(g.Key.Rank) + ":"
+			for _, e := range g.Elements {
+				s += fmt.Sprint(e.Cid)
+			}
+			out = append(out, s)
+		}
+		sort.Strings(out) // (Gel: any order)
+		return strings.Join(out, " ")
+	}
+	annName, bobName, yes, no := "ann", "bob", true, false
+	for _, c := range []struct {
+		name  *string
+		picky *bool
+		want  string
+	}{{nil, nil, "B:3 S:1"}, {&annName, &yes, "S:1"}, {&bobName, &yes, "B:3"}, {&zedName, &yes, "B:3 S:1"}, {&annName, &no, "B:3 S:1"}} {
+		if got := pools(c.name, c.picky); got != c.want {
+			t.Fatalf("PoolOf(%v, %v) = %q, want %q", c.name, c.picky, got, c.want)
+		}
+	}
+	// a chain of if/else over selections; a nested shape filtered and ordered by a link property
+	w12, w8 := int32(12), int32(8)
+	full := qs.CollectionsByRow{Name: "all", Characters: []qs.CollectionsByCharacters{{Cid: 3, Weight: &w12}, {Cid: 2, Weight: &w8}}}
+	allName, one := "all", int64(1)
+	if got, err := q.CollectionsBy(ctx, qs.CollectionsByParams{Name: &allName}); err != nil || !reflect.DeepEqual(got, []qs.CollectionsByRow{full}) {
+		t.Fatalf("CollectionsBy(all) = %+v, %v", got, err)
+	}
+	if got, err := q.CollectionsBy(ctx, qs.CollectionsByParams{MinN: &one}); err != nil || !reflect.DeepEqual(got, []qs.CollectionsByRow{full}) {
+		t.Fatalf("CollectionsBy(min 1) = %+v, %v", got, err)
+	}
+	if got, err := q.CollectionsBy(ctx, qs.CollectionsByParams{}); err != nil || len(got) != 2 || !reflect.DeepEqual(got[0], full) ||
+		got[1].Name != "none" || len(got[1].Characters) != 0 {
+		t.Fatalf("CollectionsBy() = %+v, %v", got, err)
+	}
+	// distinct (a union b); x in s.p of a path from a with name; a nested with's set of detached objects
+	waifus := func(name string) string {
+		rows, err := q.WaifusOf(ctx, qs.WaifusOfParams{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, fmt.Sprintf("%d:%s", r.Character.Cid, r.Owner.Name))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := waifus("ann"); got != "1:ann 1:bob 3:ann" {
+		t.Fatalf("WaifusOf(ann) = %q", got)
+	}
+	if got := waifus("bob"); got != "3:ann" {
+		t.Fatalf("WaifusOf(bob) = %q", got)
+	}
+	if _, err := q.WaifusOf(ctx, qs.WaifusOfParams{Name: "zed"}); err == nil || !strings.Contains(err.Error(), "assert_exists violation") {
+		t.Fatalf("WaifusOf(zed) error = %v", err)
+	}
+	// a with in a for body naming a set of objects per element
+	counts, err := q.CountsFor(ctx, qs.CountsForParams{Names: []string{"none", "all", "nope"}})
+	sort.Slice(counts, func(i, j int) bool { return counts[i].Name < counts[j].Name }) // (Gel: any order)
+	if err != nil || !reflect.DeepEqual(counts, []qs.CountsForRow{{Name: "all", N: 2, M: 3}, {Name: "none", N: 3, M: 0}}) {
+		t.Fatalf("CountsFor = %+v, %v", counts, err)
 	}
 }

@@ -37,6 +37,98 @@ func (q *Queries) CollectionStats(ctx context.Context, arg CollectionStatsParams
 	return i, nil
 }
 
+// collectionsBySQL is the SQL of query collections_by (cases/query_sets/queries/collections_by.edgeql).
+const collectionsBySQL = `SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('cid', "_s1"."cid", '@weight', "_j1"."weight") ORDER BY "_j1".weight DESC NULLS LAST, "_s1"."id"), '[]'::json) FROM "collection_characters" AS "_j1" JOIN "character" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "collection"."id" AND ("_j1".weight > 4)) AS "characters"
+FROM "collection"
+WHERE CASE ($1::text IS NOT NULL) WHEN true THEN (name <> 'hidden') AND (name = $1::text) WHEN false THEN CASE ($2::bigint IS NOT NULL) WHEN true THEN (name <> 'hidden') AND ((SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") >= $2::bigint) WHEN false THEN name <> 'hidden' END END
+ORDER BY name ASC NULLS FIRST`
+
+// CollectionsByParams are the parameters of CollectionsBy. Optional: Name, MinN (nil stores NULL,
+// or the property's default in an insert).
+type CollectionsByParams struct {
+	Name *string
+	MinN *int64
+}
+
+// CollectionsByCharacters is the characters shape of CollectionsBy.
+type CollectionsByCharacters struct {
+	Cid    int32  `json:"cid"`
+	Weight *int32 `json:"@weight"`
+}
+
+// CollectionsByRow is one row returned by CollectionsBy.
+type CollectionsByRow struct {
+	Name       string                    `json:"name"`
+	Characters []CollectionsByCharacters `json:"characters"`
+}
+
+// CollectionsBy runs query collections_by (cases/query_sets/queries/collections_by.edgeql).
+//
+// A chain of `if ... else` over selections of a `with` selection; a multi link's nested shape
+// filtered and ordered by a link property (https://docs.geldata.com/reference/edgeql/expressions,
+// .../datamodel/linkprops).
+func (q *Queries) CollectionsBy(ctx context.Context, arg CollectionsByParams) ([]CollectionsByRow, error) {
+	rows, err := q.db.Query(ctx, collectionsBySQL, arg.Name, arg.MinN)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []CollectionsByRow
+	for rows.Next() {
+		var i CollectionsByRow
+		if err := rows.Scan(&i.Name, &i.Characters); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// countsForSQL is the SQL of query counts_for (cases/query_sets/queries/counts_for.edgeql).
+const countsForSQL = `SELECT "name", (SELECT count(*) FROM "character" AS "_c1" WHERE "_c1".cid < char_length("_batch"."_for_c")) AS "n", (SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") AS "m"
+FROM unnest($1::text[]) AS "_batch"("_for_c"), "collection"
+WHERE name = "_batch"."_for_c"`
+
+// CountsForParams are the parameters of CountsFor.
+type CountsForParams struct {
+	Names []string
+}
+
+// CountsForRow is one row returned by CountsFor.
+type CountsForRow struct {
+	Name string `json:"name"`
+	N    int64  `json:"n,string"`
+	M    int64  `json:"m,string"`
+}
+
+// CountsFor runs query counts_for (cases/query_sets/queries/counts_for.edgeql).
+//
+// A `with` in a `for` body may name a selection of several objects, per element, read where it
+// is used (https://docs.geldata.com/reference/edgeql/for).
+func (q *Queries) CountsFor(ctx context.Context, arg CountsForParams) ([]CountsForRow, error) {
+	rows, err := q.db.Query(ctx, countsForSQL, arg.Names)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []CountsForRow
+	for rows.Next() {
+		var i CountsForRow
+		if err := rows.Scan(&i.Name, &i.N, &i.M); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // lastRollsSQL is the SQL of query last_rolls (cases/query_sets/queries/last_rolls.edgeql).
 const lastRollsSQL = `SELECT coalesce((SELECT array_agg("_a1".reason ORDER BY "_a1"."_n") FROM (SELECT "_a1".*, row_number() OVER (ORDER BY "_a1".reason DESC NULLS LAST, "_a1".coins ASC NULLS FIRST, "_a1"."id") AS "_n" FROM "roll" AS "_a1" ORDER BY "_a1".reason DESC NULLS LAST, "_a1".coins ASC NULLS FIRST, "_a1"."id" LIMIT $1) AS "_a1" WHERE true), CAST(ARRAY[] AS text[])) AS "reasons", (SELECT count(*) FROM (SELECT "_c1".*, row_number() OVER (ORDER BY "_c1".reason DESC NULLS LAST, "_c1".coins ASC NULLS FIRST, "_c1"."id") AS "_n" FROM "roll" AS "_c1" ORDER BY "_c1".reason DESC NULLS LAST, "_c1".coins ASC NULLS FIRST, "_c1"."id" LIMIT $1) AS "_c1" WHERE true) AS "n"`
 
@@ -59,6 +151,64 @@ func (q *Queries) LastRolls(ctx context.Context, arg LastRollsParams) (LastRolls
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// poolOfSQL is the SQL of query pool_of (cases/query_sets/queries/pool_of.edgeql).
+const poolOfSQL = `WITH "_with_picky" AS (
+SELECT COALESCE($2::boolean, false) AS "v"
+)
+SELECT json_build_object('rank', "_group_k0") AS "key", ARRAY['rank']::text[] AS "grouping", json_agg(json_build_object('cid', "character"."cid") ORDER BY "character"."id") AS "elements"
+FROM (SELECT "character".*, rank AS "_group_k0" FROM "character" WHERE CASE ((SELECT "v" FROM "_with_picky") AND (EXISTS (SELECT 1 FROM "player" AS "_e3" WHERE "_e3".name = $1::text))) WHEN true THEN (image NOT ILIKE '%/default.jpg') AND CASE (((SELECT "_p5".name FROM "player" AS "_p5" WHERE "_p5".name = $1::text)) = 'ann') WHEN true THEN rank = 'S' WHEN false THEN cid > 1 END WHEN false THEN image NOT ILIKE '%/default.jpg' END) AS "character"
+GROUP BY "_group_k0"
+ORDER BY "_group_k0" ASC NULLS FIRST`
+
+// PoolOfParams are the parameters of PoolOf. Optional: Name, Picky (nil stores NULL, or the
+// property's default in an insert).
+type PoolOfParams struct {
+	Name  *string
+	Picky *bool
+}
+
+// PoolOfKey is the key shape of PoolOf.
+type PoolOfKey struct {
+	Rank Rank `json:"rank"`
+}
+
+// PoolOfElements is the elements shape of PoolOf.
+type PoolOfElements struct {
+	Cid int32 `json:"cid"`
+}
+
+// PoolOfRow is one row returned by PoolOf.
+type PoolOfRow struct {
+	Key      PoolOfKey        `json:"key"`
+	Grouping []string         `json:"grouping"`
+	Elements []PoolOfElements `json:"elements"`
+}
+
+// PoolOf runs query pool_of (cases/query_sets/queries/pool_of.edgeql).
+//
+// A `with` selection of another one, `(select pool filter ...)`, is one selection of its type,
+// also in the branches of an `if ... else`; `player.name` reads the one object `player` holds
+// (https://docs.geldata.com/reference/edgeql/with, .../edgeql/paths).
+func (q *Queries) PoolOf(ctx context.Context, arg PoolOfParams) ([]PoolOfRow, error) {
+	rows, err := q.db.Query(ctx, poolOfSQL, arg.Name, arg.Picky)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PoolOfRow
+	for rows.Next() {
+		var i PoolOfRow
+		if err := rows.Scan(&i.Key, &i.Grouping, &i.Elements); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // ranksOwnedSQL is the SQL of query ranks_owned (cases/query_sets/queries/ranks_owned.edgeql).
@@ -206,6 +356,63 @@ func (q *Queries) RollsOf(ctx context.Context, arg RollsOfParams) ([]RollsOfRow,
 	for rows.Next() {
 		var i RollsOfRow
 		if err := rows.Scan(&i.Reason, &i.Tag, &i.By); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// waifusOfSQL is the SQL of query waifus_of (cases/query_sets/queries/waifus_of.edgeql).
+const waifusOfSQL = `WITH "_with_player" AS (
+SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1) AS text), '') AS uuid)) AS "v"
+)
+SELECT (SELECT json_build_object('cid', "_s1"."cid") FROM "character" AS "_s1" WHERE "_s1"."id" = "waifu"."character_id") AS "character",
+       (SELECT json_build_object('name', "_s1"."name") FROM "player" AS "_s1" WHERE "_s1"."id" = "waifu"."owner_id") AS "owner"
+FROM "waifu"
+WHERE (((SELECT "_l1"."rank" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") <> 'A') AND ((SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") IN (SELECT "_iv"."_v" FROM (SELECT "_i2".cid AS "_v" FROM "character" AS "_i2" WHERE "_i2"."id" IN (SELECT "_h2"."character_id" FROM "waifu" AS "_h2" WHERE "_h2"."id" IN (SELECT "_j1"."target_id" FROM "roll_received" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "roll" AS "_h0" WHERE "_h0"."author_id" IN (SELECT "_i2r"."id" FROM "player" AS "_i2r" WHERE "_i2r".id = (SELECT "v" FROM "_with_player")))))) AS "_iv" WHERE "_iv"."_v" IS NOT NULL))) OR (((SELECT "_l1"."rank" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") <> 'A') AND ((SELECT count(*) FROM "waifu" AS "_c6" WHERE (SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "_c6"."character_id") = (SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id")) = 1))
+ORDER BY (SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") ASC NULLS FIRST, (SELECT "_l1"."name" FROM "player" AS "_l1" WHERE "_l1"."id" = "waifu"."owner_id") ASC NULLS FIRST`
+
+// WaifusOfParams are the parameters of WaifusOf.
+type WaifusOfParams struct {
+	Name string
+}
+
+// WaifusOfCharacter is the character shape of WaifusOf.
+type WaifusOfCharacter struct {
+	Cid int32 `json:"cid"`
+}
+
+// WaifusOfOwner is the owner shape of WaifusOf.
+type WaifusOfOwner struct {
+	Name string `json:"name"`
+}
+
+// WaifusOfRow is one row returned by WaifusOf.
+type WaifusOfRow struct {
+	Character WaifusOfCharacter `json:"character"`
+	Owner     WaifusOfOwner     `json:"owner"`
+}
+
+// WaifusOf runs query waifus_of (cases/query_sets/queries/waifus_of.edgeql).
+//
+// `select distinct (a union b) { ... }` of two selections of one type; `x in s.p` of the
+// values of a path from the one object a `with` name holds; a nested `with` naming a set
+// of detached objects, counted (https://docs.geldata.com/reference/stdlib/set#operator::distinct,
+// .../edgeql/sets, .../edgeql/paths#detached).
+func (q *Queries) WaifusOf(ctx context.Context, arg WaifusOfParams) ([]WaifusOfRow, error) {
+	rows, err := q.db.Query(ctx, waifusOfSQL, arg.Name)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []WaifusOfRow
+	for rows.Next() {
+		var i WaifusOfRow
+		if err := rows.Scan(&i.Character, &i.Owner); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

@@ -5,9 +5,18 @@ import {
   type CollectionStatsArgs,
   type CollectionStatsResult,
   collectionStats,
+  type CollectionsByArgs,
+  type CollectionsByResult,
+  collectionsBy,
+  type CountsForArgs,
+  type CountsForResult,
+  countsFor,
   type LastRollsArgs,
   type LastRollsResult,
   lastRolls,
+  type PoolOfArgs,
+  type PoolOfResult,
+  poolOf,
   type RanksOwnedArgs,
   type RanksOwnedResult,
   ranksOwned,
@@ -20,6 +29,9 @@ import {
   type RollsOfArgs,
   type RollsOfResult,
   rollsOf,
+  type WaifusOfArgs,
+  type WaifusOfResult,
+  waifusOf,
   type WeightedArgs,
   type WeightedResult,
   weighted,
@@ -34,8 +46,14 @@ export interface Runner {
   readonly query: {
     /** Runs `collection_stats` (cases/query_sets/queries/collection_stats.edgeql). */
     collectionStats(args: CollectionStatsArgs): Promise<CollectionStatsResult>;
+    /** Runs `collections_by` (cases/query_sets/queries/collections_by.edgeql). */
+    collectionsBy(args: CollectionsByArgs): Promise<CollectionsByResult[]>;
+    /** Runs `counts_for` (cases/query_sets/queries/counts_for.edgeql). */
+    countsFor(args: CountsForArgs): Promise<CountsForResult[]>;
     /** Runs `last_rolls` (cases/query_sets/queries/last_rolls.edgeql). */
     lastRolls(args: LastRollsArgs): Promise<LastRollsResult>;
+    /** Runs `pool_of` (cases/query_sets/queries/pool_of.edgeql). */
+    poolOf(args: PoolOfArgs): Promise<PoolOfResult[]>;
     /** Runs `ranks_owned` (cases/query_sets/queries/ranks_owned.edgeql). */
     ranksOwned(args?: RanksOwnedArgs): Promise<RanksOwnedResult["value"][]>;
     /** Runs `reasons` (cases/query_sets/queries/reasons.edgeql). */
@@ -44,6 +62,8 @@ export interface Runner {
     rollStats(args: RollStatsArgs): Promise<RollStatsResult>;
     /** Runs `rolls_of` (cases/query_sets/queries/rolls_of.edgeql). */
     rollsOf(args: RollsOfArgs): Promise<RollsOfResult[]>;
+    /** Runs `waifus_of` (cases/query_sets/queries/waifus_of.edgeql). */
+    waifusOf(args: WaifusOfArgs): Promise<WaifusOfResult[]>;
     /** Runs `weighted` (cases/query_sets/queries/weighted.edgeql). */
     weighted(args: WeightedArgs): Promise<WeightedResult[]>;
   };
@@ -109,11 +129,15 @@ function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
       collectionStats: (args) => collectionStats(db, args),
+      collectionsBy: (args) => collectionsBy(db, args),
+      countsFor: (args) => countsFor(db, args),
       lastRolls: (args) => lastRolls(db, args),
+      poolOf: (args) => poolOf(db, args),
       ranksOwned: (args) => ranksOwned(db, args),
       reasons: (args) => reasons(db, args),
       rollStats: (args) => rollStats(db, args),
       rollsOf: (args) => rollsOf(db, args),
+      waifusOf: (args) => waifusOf(db, args),
       weighted: (args) => weighted(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {

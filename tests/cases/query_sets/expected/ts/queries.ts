@@ -53,6 +53,70 @@ export async function collectionStats(db: Queryable, args: CollectionStatsArgs):
   return row;
 }
 
+/** SQL of query `collections_by` (cases/query_sets/queries/collections_by.edgeql). */
+export const collectionsBySql = `SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('cid', "_s1"."cid", '@weight', "_j1"."weight") ORDER BY "_j1".weight DESC NULLS LAST, "_s1"."id"), '[]'::json) FROM "collection_characters" AS "_j1" JOIN "character" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "collection"."id" AND ("_j1".weight > 4)) AS "characters"
+FROM "collection"
+WHERE CASE ($1::text IS NOT NULL) WHEN true THEN (name <> 'hidden') AND (name = $1::text) WHEN false THEN CASE ($2::bigint IS NOT NULL) WHEN true THEN (name <> 'hidden') AND ((SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") >= $2::bigint) WHEN false THEN name <> 'hidden' END END
+ORDER BY name ASC NULLS FIRST`;
+
+/** Parameters of {@link collectionsBy}. */
+export interface CollectionsByArgs {
+  readonly name?: string | null;
+  readonly min_n?: number | string | bigint | null;
+}
+
+/** One row returned by {@link collectionsBy}. */
+export interface CollectionsByResult {
+  name: string;
+  characters: Array<{ cid: number; "@weight": number | null }>;
+}
+
+/**
+ * A chain of `if ... else` over selections of a `with` selection; a multi link's nested shape
+ * filtered and ordered by a link property (https://docs.geldata.com/reference/edgeql/expressions,
+ * .../datamodel/linkprops).
+ *
+ * Source: cases/query_sets/queries/collections_by.edgeql.
+ */
+export async function collectionsBy(db: Queryable, args: CollectionsByArgs): Promise<CollectionsByResult[]> {
+  const rows = await run(db, collectionsBySql, [
+    args.name ?? null,
+    args.min_n ?? null,
+  ]);
+  return rows as CollectionsByResult[];
+}
+
+/** SQL of query `counts_for` (cases/query_sets/queries/counts_for.edgeql). */
+export const countsForSql = `SELECT "name", (SELECT count(*) FROM "character" AS "_c1" WHERE "_c1".cid < char_length("_batch"."_for_c")) AS "n", (SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") AS "m"
+FROM unnest($1::text[]) AS "_batch"("_for_c"), "collection"
+WHERE name = "_batch"."_for_c"`;
+
+/** Parameters of {@link countsFor}. */
+export interface CountsForArgs {
+  readonly names: readonly string[];
+}
+
+/** One row returned by {@link countsFor}. */
+export interface CountsForResult {
+  name: string;
+  n: string;
+  m: string;
+}
+
+/**
+ * A `with` in a `for` body may name a selection of several objects, per element, read where it
+ * is used (https://docs.geldata.com/reference/edgeql/for).
+ *
+ * Source: cases/query_sets/queries/counts_for.edgeql.
+ */
+export async function countsFor(db: Queryable, args: CountsForArgs): Promise<CountsForResult[]> {
+  const rows = await run(db, countsForSql, [
+    args.names,
+  ]);
+  return rows as CountsForResult[];
+}
+
 /** SQL of query `last_rolls` (cases/query_sets/queries/last_rolls.edgeql). */
 export const lastRollsSql = `SELECT coalesce((SELECT array_agg("_a1".reason ORDER BY "_a1"."_n") FROM (SELECT "_a1".*, row_number() OVER (ORDER BY "_a1".reason DESC NULLS LAST, "_a1".coins ASC NULLS FIRST, "_a1"."id") AS "_n" FROM "roll" AS "_a1" ORDER BY "_a1".reason DESC NULLS LAST, "_a1".coins ASC NULLS FIRST, "_a1"."id" LIMIT $1) AS "_a1" WHERE true), CAST(ARRAY[] AS text[])) AS "reasons", (SELECT count(*) FROM (SELECT "_c1".*, row_number() OVER (ORDER BY "_c1".reason DESC NULLS LAST, "_c1".coins ASC NULLS FIRST, "_c1"."id") AS "_n" FROM "roll" AS "_c1" ORDER BY "_c1".reason DESC NULLS LAST, "_c1".coins ASC NULLS FIRST, "_c1"."id" LIMIT $1) AS "_c1" WHERE true) AS "n"`;
 
@@ -81,6 +145,43 @@ export async function lastRolls(db: Queryable, args: LastRollsArgs): Promise<Las
     throw new Error("last_rolls: the statement returned no row");
   }
   return row;
+}
+
+/** SQL of query `pool_of` (cases/query_sets/queries/pool_of.edgeql). */
+export const poolOfSql = `WITH "_with_picky" AS (
+SELECT COALESCE($2::boolean, false) AS "v"
+)
+SELECT json_build_object('rank', "_group_k0") AS "key", ARRAY['rank']::text[] AS "grouping", json_agg(json_build_object('cid', "character"."cid") ORDER BY "character"."id") AS "elements"
+FROM (SELECT "character".*, rank AS "_group_k0" FROM "character" WHERE CASE ((SELECT "v" FROM "_with_picky") AND (EXISTS (SELECT 1 FROM "player" AS "_e3" WHERE "_e3".name = $1::text))) WHEN true THEN (image NOT ILIKE '%/default.jpg') AND CASE (((SELECT "_p5".name FROM "player" AS "_p5" WHERE "_p5".name = $1::text)) = 'ann') WHEN true THEN rank = 'S' WHEN false THEN cid > 1 END WHEN false THEN image NOT ILIKE '%/default.jpg' END) AS "character"
+GROUP BY "_group_k0"
+ORDER BY "_group_k0" ASC NULLS FIRST`;
+
+/** Parameters of {@link poolOf}. */
+export interface PoolOfArgs {
+  readonly name?: string | null;
+  readonly picky?: boolean | null;
+}
+
+/** One row returned by {@link poolOf}. */
+export interface PoolOfResult {
+  key: { rank: Rank };
+  grouping: string[];
+  elements: Array<{ cid: number }>;
+}
+
+/**
+ * A `with` selection of another one, `(select pool filter ...)`, is one selection of its type,
+ * also in the branches of an `if ... else`; `player.name` reads the one object `player` holds
+ * (https://docs.geldata.com/reference/edgeql/with, .../edgeql/paths).
+ *
+ * Source: cases/query_sets/queries/pool_of.edgeql.
+ */
+export async function poolOf(db: Queryable, args: PoolOfArgs): Promise<PoolOfResult[]> {
+  const rows = await run(db, poolOfSql, [
+    args.name ?? null,
+    args.picky ?? null,
+  ]);
+  return rows as PoolOfResult[];
 }
 
 /** SQL of query `ranks_owned` (cases/query_sets/queries/ranks_owned.edgeql). */
@@ -208,6 +309,42 @@ export async function rollsOf(db: Queryable, args: RollsOfArgs): Promise<RollsOf
     args.name ?? null,
   ]);
   return rows as RollsOfResult[];
+}
+
+/** SQL of query `waifus_of` (cases/query_sets/queries/waifus_of.edgeql). */
+export const waifusOfSql = `WITH "_with_player" AS (
+SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1) AS text), '') AS uuid)) AS "v"
+)
+SELECT (SELECT json_build_object('cid', "_s1"."cid") FROM "character" AS "_s1" WHERE "_s1"."id" = "waifu"."character_id") AS "character",
+       (SELECT json_build_object('name', "_s1"."name") FROM "player" AS "_s1" WHERE "_s1"."id" = "waifu"."owner_id") AS "owner"
+FROM "waifu"
+WHERE (((SELECT "_l1"."rank" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") <> 'A') AND ((SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") IN (SELECT "_iv"."_v" FROM (SELECT "_i2".cid AS "_v" FROM "character" AS "_i2" WHERE "_i2"."id" IN (SELECT "_h2"."character_id" FROM "waifu" AS "_h2" WHERE "_h2"."id" IN (SELECT "_j1"."target_id" FROM "roll_received" AS "_j1" WHERE "_j1"."source_id" IN (SELECT "_h0"."id" FROM "roll" AS "_h0" WHERE "_h0"."author_id" IN (SELECT "_i2r"."id" FROM "player" AS "_i2r" WHERE "_i2r".id = (SELECT "v" FROM "_with_player")))))) AS "_iv" WHERE "_iv"."_v" IS NOT NULL))) OR (((SELECT "_l1"."rank" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") <> 'A') AND ((SELECT count(*) FROM "waifu" AS "_c6" WHERE (SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "_c6"."character_id") = (SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id")) = 1))
+ORDER BY (SELECT "_l1"."cid" FROM "character" AS "_l1" WHERE "_l1"."id" = "waifu"."character_id") ASC NULLS FIRST, (SELECT "_l1"."name" FROM "player" AS "_l1" WHERE "_l1"."id" = "waifu"."owner_id") ASC NULLS FIRST`;
+
+/** Parameters of {@link waifusOf}. */
+export interface WaifusOfArgs {
+  readonly name: string;
+}
+
+/** One row returned by {@link waifusOf}. */
+export interface WaifusOfResult {
+  character: { cid: number };
+  owner: { name: string };
+}
+
+/**
+ * `select distinct (a union b) { ... }` of two selections of one type; `x in s.p` of the
+ * values of a path from the one object a `with` name holds; a nested `with` naming a set
+ * of detached objects, counted (https://docs.geldata.com/reference/stdlib/set#operator::distinct,
+ * .../edgeql/sets, .../edgeql/paths#detached).
+ *
+ * Source: cases/query_sets/queries/waifus_of.edgeql.
+ */
+export async function waifusOf(db: Queryable, args: WaifusOfArgs): Promise<WaifusOfResult[]> {
+  const rows = await run(db, waifusOfSql, [
+    args.name,
+  ]);
+  return rows as WaifusOfResult[];
 }
 
 /** SQL of query `weighted` (cases/query_sets/queries/weighted.edgeql). */
