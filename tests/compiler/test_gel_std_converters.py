@@ -15,7 +15,9 @@ Gel's reference pages):
   functions and ``math::mean`` of one value (an error when empty)
   (https://docs.geldata.com/reference/stdlib/math);
 * ``uuid_generate_v1mc()``: a version 1 UUID of the current time with a multicast node
-  (https://docs.geldata.com/reference/stdlib/uuid).
+  (https://docs.geldata.com/reference/stdlib/uuid);
+* ``assert_distinct()`` of a selection of objects, whose objects are distinct
+  (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
 """
 
 from __future__ import annotations
@@ -181,3 +183,15 @@ def test_uuid_generate_v1mc_is_a_time_based_uuid_with_a_multicast_node(db, plans
         assert u.node & (1 << 40)  # the multicast bit of the node's first octet
         at = gregorian + datetime.timedelta(microseconds=u.time // 10)
         assert abs((at - datetime.datetime.now(datetime.timezone.utc)).total_seconds()) < 600
+
+
+def test_assert_distinct_of_a_selection_of_objects_is_the_selection(db):
+    sources = {"lib/schema.esdl": SCHEMA,
+               "lib/ad.edgeql": "with ds := (select Doc filter .score > 1) "
+                                "select assert_distinct(ds) { name, n := count(assert_distinct(Doc)) }"}
+    plan = check_library(sources, Options(library="lib")).queries[0]
+    assert "assert_distinct" not in plan.sql and _run(db, plan) == [("a", 2)]
+    text = _errors("select assert_distinct(Doc.name)")
+    assert "lib/q.edgeql:1:8: error[E0206]: assert_distinct() of a set that may hold duplicates" in text
+    text = _errors("with Doc := {'a'} select assert_distinct(Doc)")  # (a name that hides the type)
+    assert "error[E0206]" in text

@@ -9,7 +9,8 @@ the value itself, free objects (``select { a := ..., b := ... }``), returned as 
 library functions (str_*, find, math::abs, datetime_get / datetime_truncate in UTC, uuid_generate_v4; and
 str_trim with characters, contains, str_split, re_match, to_str, round of a float tie, min of a set,
 sum and math::mean of an empty value, to_datetime, cal::to_local_date, to_json, json_typeof,
-json_get with a default, uuid_generate_v1mc, ?= / ?!=, len, if ... else: query std_more), and ``select global current_user { ... }`` (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
+json_get with a default, uuid_generate_v1mc, ?= / ?!=, len, if ... else: query std_more; assert_distinct
+of a selection), and ``select global current_user { ... }`` (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
 --noUncheckedIndexedAccess and runs on node-postgres (tests/e2e/select_forms_ts); the Go is
 gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21 (tests/e2e/select_forms_go)."""
 

@@ -2313,6 +2313,14 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return check(expr.args[0], ctx)
     if name == "assert_exists" and len(expr.args) == 1:
         return _assert_exists(expr, ctx)
+    if name == "assert_distinct":
+        # (of a selection of objects of one type it is dropped before checking: see
+        # schemac.semantics.queries._drop_assert_distinct)
+        ctx.reporter.error("E0206", "assert_distinct() of a set that may hold duplicates (values, a union, a for "
+                           "loop, a path) is not supported yet", expr.span,
+                           "assert_distinct() of a selection of objects, assert_distinct((select T filter ...)), "
+                           "is supported: its objects are distinct")
+        return None
     if name in ("any", "all") and len(expr.args) == 1:
         return _any_all(expr, name, ctx)
     if name in ("sequence_next", "sequence_reset"):

@@ -409,7 +409,10 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
 
 def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[qir.Query]:
     """Check one query file: its typed IR, or ``None`` after reporting diagnostics."""
-    q = qf.query
+    q = _drop_assert_distinct(qf.query, schema, {}) \
+        if (qf.text == "" or "assert_distinct" in qf.text) and _calls(qf.query, _ASSERT_DISTINCT) else qf.query
+    if q is not qf.query:
+        qf = dataclasses.replace(qf, query=q)
     if not _QUERY_NAME.match(qf.name):
         reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case, kebab-case or camelCase name",
                        Span.point(qf.path, 1, 1),
@@ -2446,6 +2449,97 @@ def _write_returning(qf: ast.QueryFile, w, subject: ObjectType, shape, span: Spa
                      w.exclusives, _fields(node.shape))
     return _plan(qf, w.kind, subject, qir.Returning(span, w, tuple(elements)), ctx, cardinality or w.cardinality,
                  w.exclusives, _fields(elements))
+
+
+_ASSERT_DISTINCT = ("assert_distinct", "std::assert_distinct")
+
+
+def _calls(root, names) -> bool:
+    """Whether the syntax tree ``root`` calls one of the functions ``names`` (a loop, not a
+    recursion: chains of thousands of operators nest as deep)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if type(node) is tuple:
+            stack.extend(node)
+            continue
+        cls = type(node)
+        fields = _FIELDS.get(cls)
+        if fields is None:
+            # (the fields that may hold a node: not a span, a name or a flag)
+            fields = _FIELDS[cls] = () if not dataclasses.is_dataclass(cls) or cls in (Span, ast.TypeRef) else \
+                tuple(f.name for f in dataclasses.fields(cls)
+                      if not f.name.endswith("span") and f.type not in ("str", "bool", "int", "Span", "Optional[str]"))
+        if cls is ast.FuncCall and node.name in names:
+            return True
+        for f in fields:
+            v = getattr(node, f)
+            if v is not None and v.__class__ is not str:
+                stack.append(v)
+    return False
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _drop_assert_distinct(node, schema: Schema, env: Dict[str, bool]):
+    """``node`` with ``assert_distinct(S)`` replaced by ``S`` where ``S`` is a selection of
+    objects of one type (``(select Person filter ...)``, a ``with`` name bound to one, the type
+    itself): its objects are distinct, so Gel's check never fails
+    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct). ``env``: the
+    ``with`` names in scope, whether each is such a selection. Any other ``assert_distinct``
+    stays, for the checker's located E0206."""
+    if isinstance(node, tuple):
+        items = tuple(_drop_assert_distinct(x, schema, env) for x in node)
+        return items if any(a is not b for a, b in zip(items, node)) else node
+    if not dataclasses.is_dataclass(node) or isinstance(node, (Span, type, ast.TypeRef)):
+        return node
+    if isinstance(node, ast.FuncCall) and node.name in _ASSERT_DISTINCT and len(node.args) == 1 \
+            and _distinct_objects(node.args[0], schema, env):
+        return _drop_assert_distinct(node.args[0], schema, env)
+    if isinstance(node, (ast.WithExpr, ast.WithQuery)):
+        inner = dict(env)
+        bindings = []
+        for b in node.bindings:
+            value = _drop_assert_distinct(b.value, schema, inner)
+            bindings.append(b if value is b.value else dataclasses.replace(b, value=value))
+            inner[b.name] = _distinct_objects(value, schema, inner)
+        body = _drop_assert_distinct(node.body, schema, inner)
+        if body is node.body and all(a is b for a, b in zip(bindings, node.bindings)):
+            return node
+        return dataclasses.replace(node, bindings=tuple(bindings), body=body)
+    if isinstance(node, (ast.ForExpr, ast.ForQuery)):
+        inner = dict(env, **{node.var: False})
+        source = _drop_assert_distinct(node.source, schema, env)
+        body = _drop_assert_distinct(node.body, schema, inner)
+        return node if source is node.source and body is node.body else \
+            dataclasses.replace(node, source=source, body=body)
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            continue
+        nv = _drop_assert_distinct(v, schema, env)
+        if nv is not v:
+            changes[fld.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _distinct_objects(node, schema: Schema, env: Dict[str, bool]) -> bool:
+    """Whether ``node`` is a selection of objects of one type (see :func:`_drop_assert_distinct`)."""
+    if isinstance(node, ast.SubSelect):
+        return node.type_name not in env or env[node.type_name]
+    if isinstance(node, ast.SelectExpr):
+        return _distinct_objects(node.subject, schema, env)
+    if isinstance(node, ast.VarRef):
+        if node.name in env:
+            return env[node.name]
+        return schema.find_type(node.name) is not None
+    if isinstance(node, ast.FuncCall) and node.name.replace("std::", "") in ("assert_single", "assert_exists",
+                                                                             "assert_distinct") \
+            and len(node.args) == 1:
+        return _distinct_objects(node.args[0], schema, env)
+    return False
 
 
 def _unshadow(q: ast.WithQuery) -> ast.WithQuery:

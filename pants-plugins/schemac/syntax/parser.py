@@ -2339,7 +2339,7 @@ def parse_query(path: str, text: str, name: str) -> ast.QueryFile:
             ]
         )
     _refuse_unplanned_query(queries[0])
-    return ast.QueryFile(path, name, queries[0], leading_comment(text))
+    return ast.QueryFile(path, name, queries[0], leading_comment(text), text)
 
 
 def _refuse_unplanned_query(q) -> None:

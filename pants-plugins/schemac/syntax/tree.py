@@ -991,12 +991,14 @@ Query = Union[InsertQuery, UpdateQuery, SelectQuery, DeleteQuery, ForQuery, Sele
 
 @dataclass(frozen=True)
 class QueryFile:
-    """One named query file; ``name`` is the file's stem (``enqueue_job``)."""
+    """One named query file; ``name`` is the file's stem (``enqueue_job``); ``text`` its source
+    (a rewrite the checker applies to a few forms tests it before walking the tree)."""
 
     path: str
     name: str
     query: Query
     doc: str = ""
+    text: str = _dc.field(default="", compare=False, repr=False)
 
 
 # The parser creates these in bulk: an __init__ without object.__setattr__ per field.

@@ -159,6 +159,7 @@ try {
     [none.groups, none.total, none.mean, none.field, none.kind, none.same, none.differs, none.size, none.pick],
     [null, "0", 7, "none", "array", false, true, null, "short"],
   );
+  assert.deepEqual(await q.distinctActive(), [{ name: "Ann" }, { name: "Cy" }, { name: "Dee" }]);
   out["moreStdFunctions"] = true;
 
   // select global current_user { ... }: the object a global holds.

@@ -241,6 +241,10 @@ func TestSelectForms(t *testing.T) {
 		none.Kind != "array" || none.Same || !none.Differs || none.Size != nil || none.Pick != "short" {
 		t.Fatalf("StdMore(empty) = %+v, %v", none, err)
 	}
+	if ds, err := q.DistinctActive(ctx); err != nil || len(ds) != 3 || ds[0].Name != "Ann" || ds[1].Name != "Cy" ||
+		ds[2].Name != "Dee" {
+		t.Fatalf("DistinctActive = %+v, %v", ds, err)
+	}
 
 	// select global current_user { ... }: the object a global holds.
 	var annID string

@@ -120,6 +120,46 @@ func (q *Queries) CountUsers(ctx context.Context, _ ...CountUsersParams) (int64,
 	return i.Value, nil
 }
 
+// distinctActiveSQL is the SQL of query distinct_active (cases/select_forms/queries/distinct_active.edgeql).
+const distinctActiveSQL = `SELECT "name"
+FROM "user"
+WHERE active
+ORDER BY name ASC NULLS FIRST`
+
+// DistinctActiveParams is empty: DistinctActive takes no parameters (it may be called as
+// DistinctActive(ctx) or, as before, DistinctActive(ctx, DistinctActiveParams{})).
+type DistinctActiveParams struct {
+}
+
+// DistinctActiveRow is one row returned by DistinctActive.
+type DistinctActiveRow struct {
+	Name string `json:"name"`
+}
+
+// DistinctActive runs query distinct_active (cases/select_forms/queries/distinct_active.edgeql).
+//
+// assert_distinct() of a selection of objects: its objects are distinct, the check never fails
+// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
+func (q *Queries) DistinctActive(ctx context.Context, _ ...DistinctActiveParams) ([]DistinctActiveRow, error) {
+	rows, err := q.db.Query(ctx, distinctActiveSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []DistinctActiveRow
+	for rows.Next() {
+		var i DistinctActiveRow
+		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // echoSQL is the SQL of query echo (cases/select_forms/queries/echo.edgeql).
 const echoSQL = `SELECT $1::text AS "value"`
 

@@ -14,6 +14,9 @@ import {
   type CountUsersArgs,
   type CountUsersResult,
   countUsers,
+  type DistinctActiveArgs,
+  type DistinctActiveResult,
+  distinctActive,
   type EchoArgs,
   type EchoResult,
   echo,
@@ -106,6 +109,8 @@ export interface Runner {
     countActive(args?: CountActiveArgs): Promise<string>;
     /** Runs `count_users` (cases/select_forms/queries/count_users.edgeql). */
     countUsers(args?: CountUsersArgs): Promise<string>;
+    /** Runs `distinct_active` (cases/select_forms/queries/distinct_active.edgeql). */
+    distinctActive(args?: DistinctActiveArgs): Promise<DistinctActiveResult[]>;
     /** Runs `echo` (cases/select_forms/queries/echo.edgeql). */
     echo(args: EchoArgs): Promise<string>;
     /** Runs `email_taken` (cases/select_forms/queries/email_taken.edgeql). */
@@ -227,6 +232,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       activeStats: (args) => activeStats(db, args),
       countActive: (args) => countActive(db, args),
       countUsers: (args) => countUsers(db, args),
+      distinctActive: (args) => distinctActive(db, args),
       echo: (args) => echo(db, args),
       emailTaken: (args) => emailTaken(db, args),
       firstUsers: (args) => firstUsers(db, args),

@@ -131,6 +131,33 @@ export async function countUsers(db: Queryable, args: CountUsersArgs = {}): Prom
   return row.value;
 }
 
+/** SQL of query `distinct_active` (cases/select_forms/queries/distinct_active.edgeql). */
+export const distinctActiveSql = `SELECT "name"
+FROM "user"
+WHERE active
+ORDER BY name ASC NULLS FIRST`;
+
+/** Parameters of {@link distinctActive}. */
+export interface DistinctActiveArgs {
+}
+
+/** One row returned by {@link distinctActive}. */
+export interface DistinctActiveResult {
+  name: string;
+}
+
+/**
+ * assert_distinct() of a selection of objects: its objects are distinct, the check never fails
+ * (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
+ *
+ * Source: cases/select_forms/queries/distinct_active.edgeql.
+ */
+export async function distinctActive(db: Queryable, args: DistinctActiveArgs = {}): Promise<DistinctActiveResult[]> {
+  void args;
+  const rows = await run(db, distinctActiveSql, []);
+  return rows as DistinctActiveResult[];
+}
+
 /** SQL of query `echo` (cases/select_forms/queries/echo.edgeql). */
 export const echoSql = `SELECT $1::text AS "value"`;
 
