@@ -115,3 +115,25 @@ def test_a_with_query_may_select_an_abstract_type(db):
                "q/q.edgeql": "with t := <str>$t select Content { title, kind } filter .title = t;"}
     plan = check_library(sources, Options(library="c")).queries[0]
     assert _untyped(db, plan, t="Lost") == [("Lost", "default::Show")]
+
+
+def test_a_link_the_abstract_type_declares_reads_as_in_each_subtype(pg):
+    # `author: { id }` is the FK column `author_id` in each subtype's select, as in a select of
+    # one of them; `mins := [is Vlog].minutes` renames the subtype's property.
+    schema = """type User { required name: str; }
+abstract type Post { required title: str; author: User; }
+type Blog extending Post { }
+type Vlog extending Post { minutes: int32; }"""
+    sources = {"s.esdl": schema,
+               "q/posts.edgeql": "select Post { title, author: { id }, mins := [is Vlog].minutes } order by .title",
+               "q/blogs.edgeql": "select Blog { title, author: { id } }"}
+    from schemac.pipeline import compile_library
+
+    pg.execute(compile_library(sources, Options(library="c"))["sql/schema.sql"])
+    plans = {p.name: p for p in check_library(sources, Options(library="c")).queries}
+    assert [f.name for f in plans["posts"].result] == ["title", "author_id", "mins"]
+    assert [f.name for f in plans["blogs"].result] == ["title", "author_id"]
+    ann = pg.execute('INSERT INTO "user" (name) VALUES (\'ann\') RETURNING id')[0][0]
+    pg.execute("INSERT INTO blog (title, author_id) VALUES ('b', %s)", (ann,))
+    pg.execute("INSERT INTO vlog (title, minutes) VALUES ('a', 12)")
+    assert run(pg, plans["posts"]) == [("a", None, 12), ("b", ann, None)]

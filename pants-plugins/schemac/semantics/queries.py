@@ -155,10 +155,11 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
         node, _ = _select_node(bq, sub, dataclasses.replace(ctx, subject=sub))
         if node is None:
             return None
-        kept = [el for i, el in enumerate(shape) if i not in gone]
+        renamed = [el.name if el.name != b.name else None for el, b in zip(
+            (e for i, e in enumerate(shape) if i not in gone), elements)]
         node = dataclasses.replace(node, shape=tuple(
-            n if n.field.name == el.name else dataclasses.replace(n, field=dataclasses.replace(n.field, name=el.name))  # type: ignore[attr-defined]
-            for n, el in zip(node.shape, kept)))
+            n if name is None else dataclasses.replace(n, field=dataclasses.replace(n.field, name=name))  # type: ignore[attr-defined]
+            for n, name in zip(node.shape, renamed)))
         branches.append(node)
         missing.append(gone)
     # Each position's field, as the subtypes that have it give it.
