@@ -884,10 +884,29 @@ def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: 
     return out
 
 
+def _undetached(value):
+    """A link's value ``(select detached T filter f)`` (also inside ``assert_single`` /
+    ``assert_exists``) as ``(select T filter f)``: the objects of ``T`` the filter picks, the same
+    set (https://docs.geldata.com/reference/edgeql/paths#detached); the link-value forms read the
+    latter."""
+    if isinstance(value, ast.FuncCall) and len(value.args) == 1 and \
+            value.name.replace("std::", "") in ("assert_single", "assert_exists"):
+        inner = _undetached(value.args[0])
+        return value if inner is value.args[0] else dataclasses.replace(value, args=(inner,))
+    if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) and value.subject.detached \
+            and value.shape is None and value.filter is not None and not value.order and value.offset is None \
+            and value.limit is None:
+        return ast.SubSelect(value.subject.name, value.subject.span, value.filter, value.span)
+    return value
+
+
 def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
                 insert: bool) -> Optional[qir.Node]:
     """``author := (select User filter .id = <value>)`` -> the FK column ``author_id`` set to
     the value; a multi link -> a :class:`~schemac.semantics.qir.LinkAssign`."""
+    value = _undetached(a.value)
+    if value is not a.value:
+        a = dataclasses.replace(a, value=value)
     if link.multi:
         if insert and a.op != ":=":
             ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
