@@ -533,6 +533,25 @@ def test_a_bound_bulk_insert_selected_in_the_shape_of_another(db, q):
     assert db.execute("SELECT count(*) FROM member WHERE name = 'cy'") == [(0,)]
 
 
+def test_a_bound_bulk_insert_with_per_element_names_and_a_union_of_writes(db, q):
+    # `ss := (for s in ... union (with title := ... insert Story {...}))`: the names bound per
+    # element; `select {m, ss}`: every object the two inserts wrote, each { id }, duplicates
+    # kept (https://docs.geldata.com/reference/edgeql/sets).
+    plan = q["member_and_stories"]
+    assert plan.cardinality == "many" and [f.name for f in plan.result] == ["id"]
+    rows = run(db, plan, "ann", 7, json.dumps([{"title": "A"}, {"title": "B"}]))
+    (m,) = [i for (i,) in rows if i in {r[0] for r in db.execute("SELECT id FROM member")}]
+    assert sorted(i for (i,) in rows) == sorted([m] + [r[0] for r in db.execute("SELECT id FROM story")])
+    assert db.execute("SELECT s.title, m.name FROM story s JOIN member m ON m.id = s.author_id ORDER BY 1") == [
+        ("A", "ann"), ("B", "ann")]
+    # No stories: the member alone.
+    assert len(run(db, plan, "bob", 8, json.dumps([]))) == 1
+    # A story that fails (no title) fails the statement: the member is not written either.
+    with pytest.raises(psycopg.errors.NotNullViolation):
+        run(db, plan, "cy", 9, json.dumps([{"nope": 1}]))
+    assert db.execute("SELECT count(*) FROM member WHERE name = 'cy'") == [(0,)]
+
+
 def test_a_bulk_insert_over_a_member_of_a_json_parameter(db, q):
     member(db, "ann", 1)
     plan = _plan("with params := <json>$params, a := (select Member filter .name = <str>params['author']) "

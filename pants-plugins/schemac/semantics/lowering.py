@@ -1355,6 +1355,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return _union_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectValueSet:
         return _value_set_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.WrittenUnion:
+        return "\nUNION ALL\n".join(f'SELECT "id" FROM {qi("_with_" + n)}' for n in stmt.names)  # type: ignore[attr-defined]
     raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
 
 

@@ -1041,6 +1041,15 @@ class WriteThenSelect(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class WrittenUnion(Node):
+    """``select {p, q}`` of writes bound by ``with`` (https://docs.geldata.com/reference/edgeql/sets):
+    the objects each wrote, united (duplicates kept), each as ``{ id }``."""
+
+    span: Span
+    names: Tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
 class BoundWrite(Node):
     """``with p := (insert|update|delete ...)``: runs once, whether or not it is read."""
 

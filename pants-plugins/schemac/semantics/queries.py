@@ -1354,27 +1354,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     batch = _loop(q, ctx, None if insert else f"_for_{q.var}")
     if batch is None:
         return None
-    for b in inner_with:
-        if isinstance(b.value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.StatementExpr)):
-            ctx.reporter.error("E0206", "a statement bound by 'with' inside a 'for' body is not supported yet",
-                               b.value.span, "bind values only, or run the statement as its own query")
-            return None
-        sub = computed_sql.as_subselect(_normal_selection(b.value, ctx.schema, ctx.module))
-        target = ctx.schema.find_type(sub.type_name, ctx.module) if sub is not None else None
-        if target is not None and sub.type_name not in ctx.variables and sub.type_name not in ctx.type_sets \
-                and not computed_sql.filter_pins_one(sub.filter, target):  # type: ignore[union-attr]
-            # `voice_actor := (select Staff filter .id_al in array_unpack(ids))`: a set of
-            # objects per element, read where it is used (a multi link's value, `count`, `in`)
-            ctx.variables.pop(b.name, None)
-            sel = _normal_selection(b.value, ctx.schema, ctx.module)
-            ctx.selections = {**ctx.selections, b.name: sel}
-            ctx.type_sets = {**ctx.type_sets, b.name: sel}
-            continue
-        low = check(b.value, ctx)
-        if low is None:
-            return None
-        # Bound per element: written where it is used (it may read the loop variable).
-        ctx.variables[b.name] = qir.WithValue(b.name, low, True)
+    if not _bind_per_element(inner_with, ctx):
+        return None
     if insert:
         w = _insert_write(body, subject, ctx, batch=batch)
         if w is None:
@@ -1400,6 +1381,33 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     if node is None:
         return None
     return _plan(qf, "select", subject, node, ctx, MANY, (), _fields(node.shape))
+
+
+def _bind_per_element(bindings, ctx: ExprContext) -> bool:
+    """The ``with`` names of a ``for`` body, bound per element: each written where it is used
+    (it may read the loop variable). ``False`` after an error."""
+    for b in bindings:
+        if isinstance(b.value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.StatementExpr)):
+            ctx.reporter.error("E0206", "a statement bound by 'with' inside a 'for' body is not supported yet",
+                               b.value.span, "bind values only, or run the statement as its own query")
+            return False
+        sub = computed_sql.as_subselect(_normal_selection(b.value, ctx.schema, ctx.module))
+        target = ctx.schema.find_type(sub.type_name, ctx.module) if sub is not None else None
+        if target is not None and sub.type_name not in ctx.variables and sub.type_name not in ctx.type_sets \
+                and not computed_sql.filter_pins_one(sub.filter, target):  # type: ignore[union-attr]
+            # `voice_actor := (select Staff filter .id_al in array_unpack(ids))`: a set of
+            # objects per element, read where it is used (a multi link's value, `count`, `in`)
+            ctx.variables.pop(b.name, None)
+            sel = _normal_selection(b.value, ctx.schema, ctx.module)
+            ctx.selections = {**ctx.selections, b.name: sel}
+            ctx.type_sets = {**ctx.type_sets, b.name: sel}
+            continue
+        # Bound per element: written where it is used (it may read the loop variable).
+        low = check(b.value, ctx)
+        if low is None:
+            return False
+        ctx.variables[b.name] = qir.WithValue(b.name, low, True)
+    return True
 
 
 _FOR_BODIES = {"SelectExpr": "a select of an expression", "WithExpr": "a nested 'with'", "ForExpr": "another 'for'",
@@ -2711,6 +2719,14 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             continue
         if isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.ForQuery):
             value = value.query
+        per_element: Tuple[ast.WithBinding, ...] = ()
+        if isinstance(value, ast.ForExpr) and isinstance(_unparen(value.body), ast.WithExpr) \
+                and isinstance(_unparen(_unparen(value.body).body), ast.InsertQuery):
+            # `for x in ... union (with a := <expr>, ... insert T {...})`: the names bound per
+            # element, written where they are used (as in a for loop of its own).
+            per_element = _unparen(value.body).bindings
+            value = ast.ForQuery(value.var, value.var_span, value.source, _unparen(_unparen(value.body).body),
+                                 value.span)
         if isinstance(value, ast.ForQuery):
             # `with ps := (for x in json_array_unpack(...) union (insert T {...}))`: the bulk
             # insert, bound like any other write (https://docs.geldata.com/reference/edgeql/for).
@@ -2721,6 +2737,8 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             inner = dataclasses.replace(ctx, subject=subject, variables=dict(ctx.variables))
             batch = _loop(value, inner)
+            if batch is not None and not _bind_per_element(per_element, inner):
+                continue
             w = None if batch is None else _insert_write(value.body, subject, inner, batch=batch)
             if w is None:
                 continue
@@ -2765,6 +2783,14 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         assert subject is not None  # (checked by _distinct_union)
         query = _plan_body(dataclasses.replace(qf, query=merged), merged, subject,  # type: ignore[arg-type]
                            dataclasses.replace(ctx, subject=subject))
+    elif isinstance(body, ast.SelectValue) and isinstance(body.value, ast.SetLit) and body.value.items \
+            and not _has_clauses(body) and all(isinstance(i, ast.VarRef) and i.name in writes
+                                               and i.name not in ctx.variables for i in body.value.items):
+        # `select {p, q}` of bound writes: the objects they wrote, united, each { id }.
+        names = tuple(i.name for i in body.value.items)  # type: ignore[attr-defined]
+        first = writes[names[0]]
+        query = _plan(dataclasses.replace(qf, query=body), first.kind, first.subject,  # type: ignore[attr-defined]
+                      qir.WrittenUnion(body.span, names), ctx, MANY, ())
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \

@@ -166,6 +166,11 @@ try {
   assert.equal(bulk.story_ids.length, 2);
   assert.deepEqual(await one("SELECT count(*)::int AS n FROM story s JOIN member m ON m.id = s.author_id WHERE m.name = 'bulk'"),
     { n: 2 });
+  const united = await q.memberAndStories({ name: "union", telegram_id: 602, stories: [{ title: "U1" }, { title: "U2" }] });
+  assert.equal(united.length, 3);
+  assert.deepEqual(united.map((r) => r.id).sort(), ((await pool.query(
+    "SELECT id FROM member WHERE name = 'union' UNION ALL SELECT s.id FROM story s JOIN member m ON m.id = s.author_id WHERE m.name = 'union'"))
+    .rows as { id: string }[]).map((r) => r.id).sort());
   out["boundBulkInsert"] = true;
 
   // Link properties set by the links' sub-select.

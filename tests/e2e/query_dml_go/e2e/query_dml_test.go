@@ -298,6 +298,25 @@ func TestQueryDml(t *testing.T) {
 		}
 	}
 
+	united, err := q.MemberAndStories(ctx, qd.MemberAndStoriesParams{Name: "union", TelegramID: 602,
+		Stories: []byte(`[{"title": "U1"}, {"title": "U2"}]`)})
+	if err != nil || len(united) != 3 {
+		t.Fatalf("member_and_stories: %+v, %v", united, err)
+	}
+	var written int
+	for _, r := range united {
+		var n int
+		if err := db.QueryRow(ctx, "SELECT (SELECT count(*) FROM member WHERE id = $1 AND name = 'union') + "+
+			"(SELECT count(*) FROM story s JOIN member m ON m.id = s.author_id WHERE s.id = $1 AND m.name = 'union')",
+			r.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		written += n
+	}
+	if written != 3 {
+		t.Fatalf("member_and_stories wrote %d of the objects it returned", written)
+	}
+
 	// Link properties set by the links' sub-select.
 	weighted, err := q.StoryWithWeights(ctx, qd.StoryWithWeightsParams{Title: "Weighted", TelegramID: 1001, Label: "go"})
 	if err != nil {

@@ -365,6 +365,64 @@ func (q *Queries) LabelStory(ctx context.Context, arg LabelStoryParams) (*LabelS
 	return &i, nil
 }
 
+// memberAndStoriesSQL is the SQL of query member_and_stories (cases/query_dml/queries/member_and_stories.edgeql).
+const memberAndStoriesSQL = `WITH "_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($1, $2)
+RETURNING *
+),
+"_with_ss" AS (
+INSERT INTO "story" ("title", "author_id")
+SELECT (jsonb_extract_path("_batch"."s", 'title') #>> '{}'), (SELECT "id" FROM "_with_m")
+FROM jsonb_array_elements($3::jsonb) AS "_batch"("s")
+RETURNING *
+)
+SELECT "id" FROM "_with_m"
+UNION ALL
+SELECT "id" FROM "_with_ss"`
+
+// MemberAndStoriesParams are the parameters of MemberAndStories.
+type MemberAndStoriesParams struct {
+	Name       string
+	TelegramID int64
+	Stories    json.RawMessage
+}
+
+// MemberAndStoriesRow is one row returned by MemberAndStories.
+type MemberAndStoriesRow struct {
+	ID string `json:"id"`
+}
+
+// MemberAndStories runs query member_and_stories
+// (cases/query_dml/queries/member_and_stories.edgeql).
+//
+// A bound bulk insert whose body binds names per element, and select {m, ss}: the objects both
+// bound inserts wrote, united, each { id } (https://docs.geldata.com/reference/edgeql/for,
+// https://docs.geldata.com/reference/edgeql/sets).
+//
+// A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
+func (q *Queries) MemberAndStories(ctx context.Context, arg MemberAndStoriesParams) ([]MemberAndStoriesRow, error) {
+	rows, err := q.db.Query(ctx, memberAndStoriesSQL, arg.Name, arg.TelegramID, arg.Stories)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []MemberAndStoriesRow
+	for rows.Next() {
+		var i MemberAndStoriesRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // memberAndStorySQL is the SQL of query member_and_story (cases/query_dml/queries/member_and_story.edgeql).
 const memberAndStorySQL = `WITH "_with_m" AS (
 INSERT INTO "member" ("name", "telegram_id")

@@ -29,6 +29,9 @@ import {
   type LabelStoryArgs,
   type LabelStoryResult,
   labelStory,
+  type MemberAndStoriesArgs,
+  type MemberAndStoriesResult,
+  memberAndStories,
   type MemberAndStoryArgs,
   type MemberAndStoryResult,
   memberAndStory,
@@ -113,6 +116,8 @@ export interface Runner {
     handOver(args: HandOverArgs): Promise<HandOverResult | null>;
     /** Runs `label_story` (cases/query_dml/queries/label_story.edgeql). */
     labelStory(args: LabelStoryArgs): Promise<LabelStoryResult | null>;
+    /** Runs `member_and_stories` (cases/query_dml/queries/member_and_stories.edgeql). */
+    memberAndStories(args: MemberAndStoriesArgs): Promise<MemberAndStoriesResult[]>;
     /** Runs `member_and_story` (cases/query_dml/queries/member_and_story.edgeql). */
     memberAndStory(args: MemberAndStoryArgs): Promise<MemberAndStoryResult>;
     /** Runs `member_with_stories` (cases/query_dml/queries/member_with_stories.edgeql). */
@@ -222,6 +227,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       dropMembers: (args) => dropMembers(db, args),
       handOver: (args) => handOver(db, args),
       labelStory: (args) => labelStory(db, args),
+      memberAndStories: (args) => memberAndStories(db, args),
       memberAndStory: (args) => memberAndStory(db, args),
       memberWithStories: (args) => memberWithStories(db, args),
       mergeLabelKinds: (args) => mergeLabelKinds(db, args),

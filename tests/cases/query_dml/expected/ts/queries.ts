@@ -332,6 +332,53 @@ export async function labelStory(db: Queryable, args: LabelStoryArgs): Promise<L
   return (rows[0] as LabelStoryResult | undefined) ?? null;
 }
 
+/** SQL of query `member_and_stories` (cases/query_dml/queries/member_and_stories.edgeql). */
+export const memberAndStoriesSql = `WITH "_with_m" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($1, $2)
+RETURNING *
+),
+"_with_ss" AS (
+INSERT INTO "story" ("title", "author_id")
+SELECT (jsonb_extract_path("_batch"."s", 'title') #>> '{}'), (SELECT "id" FROM "_with_m")
+FROM jsonb_array_elements($3::jsonb) AS "_batch"("s")
+RETURNING *
+)
+SELECT "id" FROM "_with_m"
+UNION ALL
+SELECT "id" FROM "_with_ss"`;
+
+/** Parameters of {@link memberAndStories}. */
+export interface MemberAndStoriesArgs {
+  readonly name: string;
+  readonly telegram_id: number | string | bigint;
+  readonly stories: JsonDocument;
+}
+
+/** One row returned by {@link memberAndStories}. */
+export interface MemberAndStoriesResult {
+  id: string;
+}
+
+/**
+ * A bound bulk insert whose body binds names per element, and select {m, ss}: the objects both
+ * bound inserts wrote, united, each { id } (https://docs.geldata.com/reference/edgeql/for,
+ * https://docs.geldata.com/reference/edgeql/sets).
+ *
+ * Source: cases/query_dml/queries/member_and_stories.edgeql.
+ * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
+ * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ */
+export async function memberAndStories(db: Queryable, args: MemberAndStoriesArgs): Promise<MemberAndStoriesResult[]> {
+  const rows = await run(db, memberAndStoriesSql, [
+    args.name,
+    args.telegram_id,
+    JSON.stringify(args.stories),
+  ]);
+  return rows as MemberAndStoriesResult[];
+}
+
 /** SQL of query `member_and_story` (cases/query_dml/queries/member_and_story.edgeql). */
 export const memberAndStorySql = `WITH "_with_m" AS (
 INSERT INTO "member" ("name", "telegram_id")
