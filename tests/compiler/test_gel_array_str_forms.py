@@ -220,8 +220,10 @@ def test_a_computed_link_through_computed_links_reads_its_own_object(pg):
                                  "not supported yet"),
     ("start transaction;", "q/q.edgeql:1:1: error[E0206]: transaction statements (the runners manage transactions)"),
     ("drop type T;", "q/q.edgeql:1:1: error[E0206]: DDL statements (the schema changes through migrations)"),
-    ("select { n := count((delete T filter .name = 'x')) };",
-     "q/q.edgeql:1:21: error[E0206]: count() of an insert, update or delete is not supported yet"),
+    # (in a free object's field it is a statement bound in with, tests/cases/query_dml tidy_up;
+    # in a shape it would run once per object)
+    ("select T { n := count((delete T filter .name = 'x')) };",
+     "q/q.edgeql:1:23: error[E0206]: count() of an insert, update or delete is not supported yet"),
 ])
 def test_gel_commands_and_counted_statements_are_refused_not_syntax_errors(query, message):
     # (valid EdgeQL: https://docs.geldata.com/reference/edgeql; a runner calls queries)

@@ -31,7 +31,8 @@ def test_typescript_query_dml(pg, tsc_run, tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "linkByFilter": True, "assertSingleAndEmpty": True, "multiLinkByFilter": True, "filteredUpsert": True,
         "withInLink": True, "forLoops": True, "multiLinkFilter": True, "writtenLinks": True, "linkProperties": True,
-        "getOrInsert": True, "boundBulkInsert": True}
+        "getOrInsert": True, "boundBulkInsert": True,
+        "freeObjectWrites": True}
 
 
 @pytest.mark.slow

@@ -1747,6 +1747,15 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     parameter): 1, or 0 when it is empty; ``count`` of a backlink or computed link:
     the number of its objects; ``count(User)`` / ``count((select User filter ...))``: the number
     of objects of the type (https://docs.geldata.com/reference/stdlib/set#function::std::count)."""
+    if len(expr.args) == 1 and isinstance(expr.args[0], ast.VarRef) and expr.args[0].name in ctx.bound_writes \
+            and expr.args[0].name not in ctx.variables:
+        # `count(p)` of a write bound in `with` (or of `count((delete ...))` in a free object):
+        # the number of objects it wrote, the rows of its CTE.
+        name = expr.args[0].name
+        w = ctx.bound_writes[name]
+        objects = qir.ObjectSet(expr.span, qi(f"_c{ctx.depth}"), w.subject, True,  # type: ignore[attr-defined]
+                                cte=f"_with_{name}")
+        return qir.CountObjects(expr.span, INT64, False, objects)
     if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.type_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"))
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)

@@ -422,6 +422,10 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     inlined = functions.inline_query_call(q, schema, reporter)
     if inlined is None:
         return None
+    hoisted = _hoist_free_object_writes(q)
+    if hoisted is not q:
+        q = hoisted
+        qf = dataclasses.replace(qf, query=q)
     if inlined[1] is not None:
         return _function_query(qf, inlined, schema, reporter)
     if isinstance(q, ast.WithQuery):
@@ -462,6 +466,53 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     if len(reporter.diagnostics) != before:
         return None
     return query
+
+
+_AST_WRITES = (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)
+
+
+def _hoist_free_object_writes(q):
+    """``select { n := count((delete T filter ...)), p := (insert U { ... }) { name } }``
+    (also the body of a ``with``): each insert, update or delete a free object's field holds
+    (as its value, in ``count(...)``, ``assert_exists(...)`` / ``assert_single(...)`` or under a
+    shape) bound in ``with`` under a name of its own (``_stmt1``, ...), the field reading that
+    name: ``with _stmt1 := (delete T filter ...) select { n := count(_stmt1) }``. Gel runs a
+    statement of a query once, and the rest of the query does not see what it writes
+    (https://docs.geldata.com/reference/edgeql/with), which is what a bound write is (a CTE,
+    run once, that the statement's other parts read only through its ``RETURNING`` rows).
+    ``q`` itself when no field holds one."""
+    body = q.body if isinstance(q, ast.WithQuery) else q
+    if not isinstance(body, ast.SelectValue) or not isinstance(body.value, ast.FreeObject):
+        return q
+    taken = {b.name for b in q.bindings} if isinstance(q, ast.WithQuery) else set()
+    bindings: List[ast.WithBinding] = []
+
+    def hoist(e):
+        if isinstance(e, ast.StatementExpr) and isinstance(e.query, _AST_WRITES):
+            n = len(bindings) + 1
+            while f"_stmt{n}" in taken:
+                n += 1
+            name = f"_stmt{n}"
+            taken.add(name)
+            bindings.append(ast.WithBinding(name, e.span, e.query, e.span))  # type: ignore[arg-type]
+            return ast.VarRef(name, e.span)
+        if isinstance(e, ast.FuncCall) and len(e.args) == 1 and e.name.replace("std::", "") in (
+                "count", "assert_exists", "assert_single"):
+            arg = hoist(e.args[0])
+            return e if arg is e.args[0] else dataclasses.replace(e, args=(arg,))
+        if isinstance(e, ast.ShapeExpr):
+            base = hoist(e.base)
+            return e if base is e.base else dataclasses.replace(e, base=base)
+        return e
+
+    elements = tuple(el if el.value is None else dataclasses.replace(el, value=hoist(el.value))
+                     for el in body.value.elements)
+    if not bindings:
+        return q
+    body = dataclasses.replace(body, value=dataclasses.replace(body.value, elements=elements))
+    if isinstance(q, ast.WithQuery):
+        return dataclasses.replace(q, bindings=q.bindings + tuple(bindings), body=body)
+    return ast.WithQuery(tuple(bindings), body, q.span)
 
 
 def _function_query(qf: ast.QueryFile, inlined, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:

@@ -181,6 +181,21 @@ try {
     [weighted.id]);
   assert.deepEqual(ws.rows, [{ name: "go", weight: 9 }, { name: "sql", weight: 9 }]);
   out["linkProperties"] = true;
+
+  // Writes in a free object's fields: each runs once; count() of a delete is the number of
+  // objects it deleted; an insert that fails fails the statement, which then deletes nothing.
+  await pool.query("INSERT INTO member (name, telegram_id) VALUES ('tidy', 701)");
+  const tidyAuthor = (await one<{ id: string }>("SELECT id FROM member WHERE name = 'tidy'")).id;
+  await pool.query("INSERT INTO story (title, author_id, views) VALUES ('T0', $1, -5000), ('T1', $1, -3000), ('T2', $1, 100)",
+    [tidyAuthor]);
+  await assert.rejects(q.tidyUp({ fewer_views: -1000, name: "tidy", telegram_id: 702 }), qd.UqMemberNameError);
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM story WHERE views < -1000"), { n: 2 });
+  const tidied: qd.TidyUpResult = await q.tidyUp({ fewer_views: -1000, name: "tidy2", telegram_id: 703 });
+  assert.deepEqual(tidied, { stories_deleted: "2", member: { name: "tidy2" } });
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM story WHERE author_id = $1", [tidyAuthor]), { n: 1 });
+  assert.deepEqual(await q.tidyUp({ fewer_views: -1000, name: "tidy3", telegram_id: 704 }),
+    { stories_deleted: "0", member: { name: "tidy3" } });
+  out["freeObjectWrites"] = true;
 } finally {
   await pool.end();
 }

@@ -329,4 +329,34 @@ func TestQueryDml(t *testing.T) {
 	if err := db.QueryRow(ctx, "SELECT count(*) FROM story_labels WHERE source_id = $1 AND weight = 9", weighted.ID).Scan(&nine); err != nil || nine != 2 {
 		t.Fatalf("weights: %d, %v", nine, err)
 	}
+
+	// Writes in a free object's fields: each runs once; count() of a delete is the number of
+	// objects it deleted; an insert that fails fails the statement, which then deletes nothing.
+	var tidyAuthor string
+	if err := db.QueryRow(ctx, "INSERT INTO member (name, telegram_id) VALUES ('tidy', 701) RETURNING id").Scan(&tidyAuthor); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "INSERT INTO story (title, author_id, views) VALUES ('T0', $1, -5000), ('T1', $1, -3000), ('T2', $1, 100)", tidyAuthor); err != nil {
+		t.Fatal(err)
+	}
+	_, err = q.TidyUp(ctx, qd.TidyUpParams{FewerViews: -1000, Name: "tidy", TelegramID: 702})
+	var tidyDup *qd.UqMemberNameError
+	if !errors.As(err, &tidyDup) {
+		t.Fatalf("tidy_up with a taken name: %v", err)
+	}
+	var low int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM story WHERE views < -1000").Scan(&low); err != nil || low != 2 {
+		t.Fatalf("stories after a failed tidy_up: %d, %v", low, err)
+	}
+	tidied, err := q.TidyUp(ctx, qd.TidyUpParams{FewerViews: -1000, Name: "tidy2", TelegramID: 703})
+	if err != nil || tidied.StoriesDeleted != 2 || tidied.Member.Name != "tidy2" {
+		t.Fatalf("tidy_up: %+v, %v", tidied, err)
+	}
+	var left int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM story WHERE author_id = $1", tidyAuthor).Scan(&left); err != nil || left != 1 {
+		t.Fatalf("stories after tidy_up: %d, %v", left, err)
+	}
+	if again, err := q.TidyUp(ctx, qd.TidyUpParams{FewerViews: -1000, Name: "tidy3", TelegramID: 704}); err != nil || again.StoriesDeleted != 0 {
+		t.Fatalf("tidy_up again: %+v, %v", again, err)
+	}
 }

@@ -1059,6 +1059,52 @@ func (q *Queries) StoryWithWeights(ctx context.Context, arg StoryWithWeightsPara
 	return i, nil
 }
 
+// tidyUpSQL is the SQL of query tidy_up (cases/query_dml/queries/tidy_up.edgeql).
+const tidyUpSQL = `WITH "_with__stmt1" AS (
+DELETE FROM "story"
+WHERE views < $1
+RETURNING *
+),
+"_with__stmt2" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($2, $3)
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with__stmt1" AS "_c1") AS "stories_deleted", (SELECT json_build_object('name', "_s1"."name") FROM "_with__stmt2" AS "_s1") AS "member"`
+
+// TidyUpParams are the parameters of TidyUp.
+type TidyUpParams struct {
+	FewerViews int32
+	Name       string
+	TelegramID int64
+}
+
+// TidyUpMember is the member shape of TidyUp.
+type TidyUpMember struct {
+	Name string `json:"name"`
+}
+
+// TidyUpRow is one row returned by TidyUp.
+type TidyUpRow struct {
+	StoriesDeleted int64        `json:"stories_deleted,string"`
+	Member         TidyUpMember `json:"member"`
+}
+
+// TidyUp runs query tidy_up (cases/query_dml/queries/tidy_up.edgeql).
+//
+// Writes in a free object's fields (musicbot's soft_clean): each runs once, as a statement bound
+// in `with` does; count() of one is the number of objects it wrote, a shape reads the objects.
+//
+// A duplicate is reported as *UqMemberNameError, *UqMemberTelegramIDError.
+func (q *Queries) TidyUp(ctx context.Context, arg TidyUpParams) (TidyUpRow, error) {
+	row := q.db.QueryRow(ctx, tidyUpSQL, arg.FewerViews, arg.Name, arg.TelegramID)
+	var i TidyUpRow
+	if err := row.Scan(&i.StoriesDeleted, &i.Member); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // touchStoriesSQL is the SQL of query touch_stories (cases/query_dml/queries/touch_stories.edgeql).
 const touchStoriesSQL = `UPDATE "story"
 SET "views" = CAST(views AS bigint) + 1

@@ -77,6 +77,9 @@ import {
   type StoryWithWeightsArgs,
   type StoryWithWeightsResult,
   storyWithWeights,
+  type TidyUpArgs,
+  type TidyUpResult,
+  tidyUp,
   type TouchStoriesArgs,
   type TouchStoriesResult,
   touchStories,
@@ -148,6 +151,8 @@ export interface Runner {
     storyWithNewAuthor(args: StoryWithNewAuthorArgs): Promise<StoryWithNewAuthorResult>;
     /** Runs `story_with_weights` (cases/query_dml/queries/story_with_weights.edgeql). */
     storyWithWeights(args: StoryWithWeightsArgs): Promise<StoryWithWeightsResult>;
+    /** Runs `tidy_up` (cases/query_dml/queries/tidy_up.edgeql). */
+    tidyUp(args: TidyUpArgs): Promise<TidyUpResult>;
     /** Runs `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
     touchStories(args: TouchStoriesArgs): Promise<TouchStoriesResult[]>;
     /** Runs `unlabel_story` (cases/query_dml/queries/unlabel_story.edgeql). */
@@ -243,6 +248,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       storyByAuthorName: (args) => storyByAuthorName(db, args),
       storyWithNewAuthor: (args) => storyWithNewAuthor(db, args),
       storyWithWeights: (args) => storyWithWeights(db, args),
+      tidyUp: (args) => tidyUp(db, args),
       touchStories: (args) => touchStories(db, args),
       unlabelStory: (args) => unlabelStory(db, args),
       upsertMember: (args) => upsertMember(db, args),

@@ -950,6 +950,53 @@ export async function storyWithWeights(db: Queryable, args: StoryWithWeightsArgs
   return row;
 }
 
+/** SQL of query `tidy_up` (cases/query_dml/queries/tidy_up.edgeql). */
+export const tidyUpSql = `WITH "_with__stmt1" AS (
+DELETE FROM "story"
+WHERE views < $1
+RETURNING *
+),
+"_with__stmt2" AS (
+INSERT INTO "member" ("name", "telegram_id")
+VALUES ($2, $3)
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with__stmt1" AS "_c1") AS "stories_deleted", (SELECT json_build_object('name', "_s1"."name") FROM "_with__stmt2" AS "_s1") AS "member"`;
+
+/** Parameters of {@link tidyUp}. */
+export interface TidyUpArgs {
+  readonly fewer_views: number;
+  readonly name: string;
+  readonly telegram_id: number | string | bigint;
+}
+
+/** One row returned by {@link tidyUp}. */
+export interface TidyUpResult {
+  stories_deleted: string;
+  member: { name: string };
+}
+
+/**
+ * Writes in a free object's fields (musicbot's soft_clean): each runs once, as a statement bound
+ * in `with` does; count() of one is the number of objects it wrote, a shape reads the objects.
+ *
+ * Source: cases/query_dml/queries/tidy_up.edgeql.
+ * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
+ * @throws {@link UqMemberTelegramIdError} on a duplicate for `uq_member_telegram_id`.
+ */
+export async function tidyUp(db: Queryable, args: TidyUpArgs): Promise<TidyUpResult> {
+  const rows = await run(db, tidyUpSql, [
+    args.fewer_views,
+    args.name,
+    args.telegram_id,
+  ]);
+  const row = rows[0] as TidyUpResult | undefined;
+  if (row === undefined) {
+    throw new Error("tidy_up: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `touch_stories` (cases/query_dml/queries/touch_stories.edgeql). */
 export const touchStoriesSql = `UPDATE "story"
 SET "views" = CAST(views AS bigint) + 1
