@@ -137,3 +137,19 @@ type Vlog extending Post { minutes: int32; }"""
     pg.execute("INSERT INTO blog (title, author_id) VALUES ('b', %s)", (ann,))
     pg.execute("INSERT INTO vlog (title, minutes) VALUES ('a', 12)")
     assert run(pg, plans["posts"]) == [("a", None, 12), ("b", ann, None)]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("delete Content filter .title = 'x';", "1:8 E0206 a delete of the abstract type 'Content' (the objects of its "
+     "concrete subtypes: Movie, Show) is not supported yet"),
+    ("with t := 'x' update Content filter .title = t set { title := 'y' };", "1:22 E0206 an update of the abstract "
+     "type 'Content' (the objects of its concrete subtypes: Movie, Show) is not supported yet"),
+    ("group Content by .title;", "1:7 E0206 a group of the abstract type 'Content' (the objects of its concrete "
+     "subtypes: Movie, Show) is not supported yet"),
+    # Gel refuses it too: "cannot insert into abstract object type".
+    ("insert Content { title := 'x' };", "1:8 E0304 cannot insert into the abstract type 'Content'"),
+    ("for x in {'a'} union (insert Content { title := x });",
+     "1:30 E0304 cannot insert into the abstract type 'Content'"),
+])
+def test_other_statements_on_an_abstract_type_name_the_form(query, message):
+    assert _errors(query) == [message]

@@ -181,7 +181,8 @@ def test_count_of_an_ordered_limited_selection(pg):
     ("select count(Person.friends);", "E0206", "count() of a path from a type ('Person.friends') is not supported yet",
      14),
     ("update Content set { title := 'x' };", "E0206",
-     "a query on the abstract type 'Content' (the objects of its concrete subtypes) is not supported yet", 8),
+     "an update of the abstract type 'Content' (the objects of its concrete subtypes: Movie, Show) is not supported "
+     "yet", 8),
 ])
 def test_valid_gel_not_lowered_yet_is_a_located_e0206(query, code, message, col):
     """Valid Gel (https://docs.geldata.com/reference/stdlib/set#function::std::count,

@@ -48,16 +48,27 @@ _CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
 
 
 
-def _abstract_type(schema, name: str, module: str, span, reporter) -> bool:
-    """A statement on an abstract type (``select Content { title }``, valid Gel: the objects of
-    its concrete subtypes, https://docs.geldata.com/reference/edgeql/select#polymorphic-queries)
-    gets a located E0206 naming the form, not E0301 unknown type."""
+def _abstract_type(schema, name: str, module: str, span, reporter, stmt=None) -> bool:
+    """A statement on an abstract type other than a select (which reads the objects of its
+    concrete subtypes, :func:`_abstract_select`) gets a located diagnostic naming the form, not
+    E0301 unknown type: an insert is invalid Gel ("cannot insert into abstract object type",
+    https://docs.geldata.com/reference/datamodel/inheritance), ``E0304``; an update or delete
+    (the objects of every subtype), a group or a loop's select of one are ``E0206``."""
     if schema.find(name, module, schema.abstract_types) is None:
         return False
-    reporter.error("E0206", f"a query on the abstract type '{name}' (the objects of its concrete subtypes) is not "
-                   "supported yet", span, "select each concrete subtype, or reach them through a link to the "
-                   "abstract type")
+    key = _abstract_key(schema, name, module)
+    subs = ", ".join(k.split("::")[-1] for k in schema.descendants.get(key, ())) or "none"
+    body = stmt.body if isinstance(stmt, (ast.ForQuery, ast.SelectDml)) else stmt
+    if isinstance(body, ast.InsertQuery):
+        reporter.error("E0304", f"cannot insert into the abstract type '{name}'", span,
+                       f"insert one of its concrete subtypes ({subs})")
+        return True
+    what, verb = {ast.UpdateQuery: ("an update", "update"), ast.DeleteQuery: ("a delete", "delete"),
+                  ast.SelectQuery: ("a 'for' loop's select", "select")}.get(type(body), ("a group", "group"))  # type: ignore[arg-type]
+    reporter.error("E0206", f"{what} of the abstract type '{name}' (the objects of its concrete subtypes: {subs}) "
+                   "is not supported yet", span, f"{verb} each concrete subtype, or select the abstract type")
     return True
+
 
 def _abstract_key(schema: Schema, name: str, module: str) -> Optional[str]:
     """The qualified name of the abstract type ``name`` means in ``module``, or ``None``."""
@@ -453,7 +464,7 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         before = len(reporter.diagnostics)
         query = _abstract_select(qf, q, _abstract_key(schema, q.type_name, "default"), ctx)  # type: ignore[arg-type]
         return query if len(reporter.diagnostics) == before else None
-    if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter):
+    if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter, q):
         return None
     if subject is None:
         reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
@@ -1394,7 +1405,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
                            "a for body is an insert, update, delete or select of a type, optionally under 'with'")
         return None
     subject = ctx.schema.find_type(body.type_name, ctx.module)
-    if subject is None and _abstract_type(ctx.schema, body.type_name, ctx.module, body.type_span, ctx.reporter):
+    if subject is None and _abstract_type(ctx.schema, body.type_name, ctx.module, body.type_span, ctx.reporter,
+                                          body):
         return None
     if subject is None:
         ctx.reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
@@ -2885,7 +2897,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                                  _abstract_key(schema, body.type_name, ctx.module), ctx)  # type: ignore[arg-type]
     else:
         subject = schema.find_type(body.type_name, ctx.module)
-        if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter):
+        if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter, body):
             return None
         if subject is None:
             reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
