@@ -10,7 +10,7 @@ library functions (str_*, find, math::abs, datetime_get / datetime_truncate in U
 str_trim with characters, contains, str_split, re_match, to_str, round of a float tie, min of a set,
 sum and math::mean of an empty value, to_datetime, cal::to_local_date, to_json, json_typeof,
 json_get with a default, uuid_generate_v1mc, ?= / ?!=, len, if ... else: query std_more; assert_distinct
-of a selection), and ``select global current_user { ... }`` (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
+of a selection; sets of values, select [distinct] {a, b} union array_unpack(...)), and ``select global current_user { ... }`` (https://docs.geldata.com/reference/edgeql/select). The TypeScript compiles under tsc --strict
 --noUncheckedIndexedAccess and runs on node-postgres (tests/e2e/select_forms_ts); the Go is
 gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21 (tests/e2e/select_forms_go)."""
 
@@ -36,7 +36,8 @@ def test_typescript_select_forms(pg, tsc_run, tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "counts": True, "values": True, "exists": True, "freeObjects": True, "withSelections": True,
         "nestedClauses": True, "objectFields": True, "functions": True,
-        "asserts": True, "stdFunctions": True, "moreStdFunctions": True, "globalObject": True}
+        "asserts": True, "stdFunctions": True, "moreStdFunctions": True, "valueSets": True,
+        "globalObject": True}
 
 
 @pytest.mark.slow

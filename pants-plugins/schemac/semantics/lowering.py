@@ -1248,6 +1248,25 @@ def _values_sql(s: qir.SelectValues) -> str:
     return "SELECT " + ", ".join(cols)
 
 
+def _elements_sql(s: qir.SelectElements) -> str:
+    """``SELECT [DISTINCT] "_v"."value" FROM (SELECT a AS "value", 1 AS "_p", 1 AS "_i" UNION ALL
+    SELECT "_u"."value", 2, "_u"."_i" FROM unnest(arr) WITH ORDINALITY AS "_u"("value", "_i")) AS
+    "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_p", "_v"."_i"]``: the parts in the
+    order written (without ``distinct``), an empty value no element."""
+    parts = []
+    for n, (value, unpack) in enumerate(zip(s.parts, s.unpack), 1):
+        sql = param_sql(value, expr_sql(value))
+        if unpack:
+            parts.append(f'SELECT "_u{n}"."value", {n} AS "_p", "_u{n}"."_i" FROM unnest({sql}) WITH ORDINALITY '
+                         f'AS "_u{n}"("value", "_i")')
+        else:
+            # (cast: a literal 1 is an integer to Postgres, and the column's type is its parts')
+            parts.append(f'SELECT CAST({sql} AS {value.type.pg}) AS "value", {n} AS "_p", CAST(1 AS bigint) AS "_i"')
+    inner = " UNION ALL ".join(parts)
+    return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
+            f'WHERE "_v"."value" IS NOT NULL' + ("" if s.distinct else ' ORDER BY "_v"."_p", "_v"."_i"'))
+
+
 def _value_set_sql(s: qir.SelectValueSet) -> str:
     """``SELECT [DISTINCT] "_v"."value" FROM (SELECT <value> AS "value"[, "_n"] FROM <the set>)
     AS "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_n"]``: an empty value is no element
@@ -1353,6 +1372,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return _values_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectUnion:
         return _union_sql(stmt)  # type: ignore[arg-type]
+    if t is qir.SelectElements:
+        return _elements_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectValueSet:
         return _value_set_sql(stmt)  # type: ignore[arg-type]
     if t is qir.WrittenUnion:

@@ -959,6 +959,20 @@ class SelectValueSet(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class SelectElements(Node):
+    """``select [distinct] {a, b} union array_unpack(arr) union ...``: a set of values written
+    as the union of values and of array elements (https://docs.geldata.com/reference/edgeql/sets):
+    ``parts`` each a value (``unpack[i]`` False: one element, none when empty) or an array whose
+    elements it unpacks; many rows of one value, in the order written, each value once with
+    ``distinct`` (https://docs.geldata.com/reference/stdlib/set#operator::distinct)."""
+
+    span: Span
+    parts: Tuple[Expr, ...]
+    unpack: Tuple[bool, ...]
+    distinct: bool
+
+
+@dataclass(frozen=True, eq=False)
 class GroupKey(Node):
     """One grouping key of ``group``: ``by .prop`` / ``by .link`` / ``using name := expr by name``
     (https://docs.geldata.com/reference/edgeql/group): its ``name`` (in ``key`` and ``grouping``),

@@ -3544,6 +3544,9 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     operand = value.operand if distinct else value  # type: ignore[attr-defined]
     if computed_sql.query_value_path(operand, ctx) is not None:
         return _select_value_set(qf, q, operand, distinct, ctx)
+    parts = _element_parts(operand)
+    if parts is not None:
+        return _select_elements(qf, q, parts, distinct, ctx)
     low = check(value, ctx)
     if low is None:
         return None
@@ -3551,6 +3554,76 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     el = qir.ShapeComputed(value.span, ResultField("value", low.type, empty), low)
     node = qir.SelectValues(q.span, (el,), True)
     return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if empty else ONE, (), (el.field,), scalar=True)
+
+
+_UNPACK = ("array_unpack", "std::array_unpack")
+
+
+def _element_parts(expr) -> Optional[List[Tuple[object, bool]]]:
+    """``{a, b} union array_unpack(arr) union ...`` as its parts, ``(expr, unpacked)``; ``None``
+    for any other expression (a single value, objects)."""
+    if isinstance(expr, ast.BinOp) and expr.op == "union":
+        left, right = _element_parts(expr.left), _element_parts(expr.right)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else [(expr.left, False)]) + \
+            (right if right is not None else [(expr.right, False)])
+    if isinstance(expr, ast.SetLit) and expr.items:
+        return [(item, False) for item in expr.items]
+    if isinstance(expr, ast.FuncCall) and expr.name in _UNPACK and len(expr.args) == 1:
+        return [(expr.args[0], True)]
+    return None
+
+
+def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: bool,
+                     ctx: ExprContext) -> Optional[qir.Query]:
+    """``select [distinct] {1, 2} union array_unpack(<array<int64>>$more)``: a set of values
+    (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union, ...#operator::distinct),
+    many rows of one value (the runners return the values): :class:`qir.SelectElements`. The
+    parts meet at one type as the elements of an array literal do."""
+    lows: List[qir.Expr] = []
+    expected: Optional[ValueType] = None
+    for expr, unpack in parts:
+        if not unpack and (isinstance(expr, (ast.SelectExpr, ast.SubSelect, ast.StatementExpr)) or (
+                isinstance(expr, ast.VarRef) and (expr.name in ctx.type_sets or
+                                                  ctx.schema.find_type(expr.name, ctx.module) is not None))):
+            ctx.reporter.error("E0206", "a set or union of objects is not supported in a query yet", expr.span,
+                               "select them with one filter: select T { ... } filter .a = ... or .b = ...")
+            return None
+        hint = None if isinstance(expr, ast.Literal) else expected  # (a literal keeps its own type)
+        low = check(expr, ctx, ValueType(element=hint) if unpack and hint is not None else hint)
+        if low is None:
+            return None
+        vtype = low.type.element if unpack else low.type
+        if unpack and vtype is None:
+            ctx.reporter.error("E0304", f"array_unpack() needs an array, got {low.type.name}", expr.span)
+            return None
+        if vtype is not None and (vtype.element is not None or vtype.fields is not None):
+            ctx.reporter.error("E0206", f"a set of {vtype.name} values is not supported yet", expr.span)
+            return None
+        if expected is not None and vtype.family != expected.family:
+            ctx.reporter.error("E0304", f"a set mixes {expected.name} and {vtype.name}", expr.span,
+                               "give every element the same type, e.g. with a cast <T>")
+            return None
+        if expected is None or (vtype.family == "num" and _wider(vtype, expected)):
+            expected = vtype
+        lows.append(low)
+    if isinstance(expected, ValueType) and expected.family == "num":
+        # (the elements meet at the widest number type, as a set literal's in Gel)
+        lows = [low if (low.type.element or low.type) == expected else
+                qir.SqlTemplate(low.span, ValueType(element=expected) if low.type.element else expected, low.nullable,
+                                "cast", f"CAST({{0}} AS {(ValueType(element=expected) if low.type.element else expected).pg})",
+                                (low,), "p", True)
+                for low in lows]
+    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct)
+    return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", expected, False),), scalar=True)
+
+
+def _wider(a: ValueType, b: ValueType) -> bool:
+    """Whether the number type ``a`` is wider than ``b`` (int16 < int32 < int64 < float64 < decimal)."""
+    order = ("int16", "int32", "int64", "bigint", "float32", "float64", "decimal")
+    rank = {n: i for i, n in enumerate(order)}
+    return rank.get(a.scalar.name if a.scalar else "", -1) > rank.get(b.scalar.name if b.scalar else "", -1)
 
 
 def _select_value_set(qf: ast.QueryFile, q: ast.SelectValue, operand, distinct: bool,

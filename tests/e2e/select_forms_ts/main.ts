@@ -162,6 +162,13 @@ try {
   assert.deepEqual(await q.distinctActive(), [{ name: "Ann" }, { name: "Cy" }, { name: "Dee" }]);
   out["moreStdFunctions"] = true;
 
+  // Sets of values: literals and array elements united in order, an empty value no element;
+  // distinct keeps each value once.
+  assert.deepEqual(await q.valuesUnion({ first: "a", more: ["c", "b"] }), ["a", "b", "c", "b"]);
+  assert.deepEqual(await q.valuesUnion({ more: [] }), ["b"]);
+  assert.deepEqual((await q.distinctValues({ xs: [3, 2, 3] })).sort(), ["1", "2", "3"]);
+  out["valueSets"] = true;
+
   // select global current_user { ... }: the object a global holds.
   const ann = (await pool.query("SELECT id FROM \"user\" WHERE name = 'Ann'")).rows[0] as { id: string };
   const asAnn = sf.createRunner(pool, { globals: { current_user_id: ann.id } }).query;

@@ -246,6 +246,25 @@ func TestSelectForms(t *testing.T) {
 		t.Fatalf("DistinctActive = %+v, %v", ds, err)
 	}
 
+	// Sets of values: literals and array elements united in order, an empty value no element;
+	// distinct keeps each value once.
+	if vs, err := q.ValuesUnion(ctx, sf.ValuesUnionParams{First: ptr("a"), More: []string{"c", "b"}}); err != nil ||
+		!reflect.DeepEqual(vs, []string{"a", "b", "c", "b"}) {
+		t.Fatalf("ValuesUnion = %v, %v", vs, err)
+	}
+	if vs, err := q.ValuesUnion(ctx, sf.ValuesUnionParams{More: []string{}}); err != nil ||
+		!reflect.DeepEqual(vs, []string{"b"}) {
+		t.Fatalf("ValuesUnion(empty) = %v, %v", vs, err)
+	}
+	if ds, err := q.DistinctValues(ctx, sf.DistinctValuesParams{Xs: []int64{3, 2, 3}}); err != nil || len(ds) != 3 {
+		t.Fatalf("DistinctValues = %v, %v", ds, err)
+	} else {
+		sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+		if !reflect.DeepEqual(ds, []int64{1, 2, 3}) {
+			t.Fatalf("DistinctValues = %v", ds)
+		}
+	}
+
 	// select global current_user { ... }: the object a global holds.
 	var annID string
 	if err := db.QueryRow(ctx, `SELECT id FROM "user" WHERE name = 'Ann'`).Scan(&annID); err != nil {

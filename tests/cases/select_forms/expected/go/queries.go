@@ -160,6 +160,42 @@ func (q *Queries) DistinctActive(ctx context.Context, _ ...DistinctActiveParams)
 	return items, nil
 }
 
+// distinctValuesSQL is the SQL of query distinct_values (cases/select_forms/queries/distinct_values.edgeql).
+const distinctValuesSQL = `SELECT DISTINCT "_v"."value" FROM (SELECT CAST(1 AS bigint) AS "value", 1 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT CAST(2 AS bigint) AS "value", 2 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT "_u3"."value", 3 AS "_p", "_u3"."_i" FROM unnest($1::bigint[]) WITH ORDINALITY AS "_u3"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL`
+
+// DistinctValuesParams are the parameters of DistinctValues.
+type DistinctValuesParams struct {
+	Xs []int64
+}
+
+// DistinctValuesRow is the row the statement of DistinctValues returns: DistinctValues returns its Value.
+type DistinctValuesRow struct {
+	Value int64 `json:"value,string"`
+}
+
+// DistinctValues runs query distinct_values (cases/select_forms/queries/distinct_values.edgeql).
+//
+// Each value once (https://docs.geldata.com/reference/stdlib/set#operator::distinct).
+func (q *Queries) DistinctValues(ctx context.Context, arg DistinctValuesParams) ([]int64, error) {
+	rows, err := q.db.Query(ctx, distinctValuesSQL, arg.Xs)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var i DistinctValuesRow
+		if err := rows.Scan(&i.Value); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i.Value)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // echoSQL is the SQL of query echo (cases/select_forms/queries/echo.edgeql).
 const echoSQL = `SELECT $1::text AS "value"`
 
@@ -834,6 +870,45 @@ func (q *Queries) UsersNotNamed(ctx context.Context, arg UsersNotNamedParams) ([
 			return nil, translateError(err)
 		}
 		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// valuesUnionSQL is the SQL of query values_union (cases/select_forms/queries/values_union.edgeql).
+const valuesUnionSQL = `SELECT "_v"."value" FROM (SELECT CAST($1::text AS text) AS "value", 1 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT CAST('b' AS text) AS "value", 2 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT "_u3"."value", 3 AS "_p", "_u3"."_i" FROM unnest($2::text[]) WITH ORDINALITY AS "_u3"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"`
+
+// ValuesUnionParams are the parameters of ValuesUnion. Optional: First (nil stores NULL, or the
+// property's default in an insert).
+type ValuesUnionParams struct {
+	First *string
+	More  []string
+}
+
+// ValuesUnionRow is the row the statement of ValuesUnion returns: ValuesUnion returns its Value.
+type ValuesUnionRow struct {
+	Value string `json:"value"`
+}
+
+// ValuesUnion runs query values_union (cases/select_forms/queries/values_union.edgeql).
+//
+// A set of values: set literals and array elements united in the order written, an empty value
+// no element (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union).
+func (q *Queries) ValuesUnion(ctx context.Context, arg ValuesUnionParams) ([]string, error) {
+	rows, err := q.db.Query(ctx, valuesUnionSQL, arg.First, arg.More)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var i ValuesUnionRow
+		if err := rows.Scan(&i.Value); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i.Value)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, translateError(err)

@@ -17,6 +17,9 @@ import {
   type DistinctActiveArgs,
   type DistinctActiveResult,
   distinctActive,
+  type DistinctValuesArgs,
+  type DistinctValuesResult,
+  distinctValues,
   type EchoArgs,
   type EchoResult,
   echo,
@@ -80,6 +83,9 @@ import {
   type UsersNotNamedArgs,
   type UsersNotNamedResult,
   usersNotNamed,
+  type ValuesUnionArgs,
+  type ValuesUnionResult,
+  valuesUnion,
   type WrappedSelectArgs,
   type WrappedSelectResult,
   wrappedSelect,
@@ -111,6 +117,8 @@ export interface Runner {
     countUsers(args?: CountUsersArgs): Promise<string>;
     /** Runs `distinct_active` (cases/select_forms/queries/distinct_active.edgeql). */
     distinctActive(args?: DistinctActiveArgs): Promise<DistinctActiveResult[]>;
+    /** Runs `distinct_values` (cases/select_forms/queries/distinct_values.edgeql). */
+    distinctValues(args: DistinctValuesArgs): Promise<string[]>;
     /** Runs `echo` (cases/select_forms/queries/echo.edgeql). */
     echo(args: EchoArgs): Promise<string>;
     /** Runs `email_taken` (cases/select_forms/queries/email_taken.edgeql). */
@@ -153,6 +161,8 @@ export interface Runner {
     usersNamed(args: UsersNamedArgs): Promise<UsersNamedResult[]>;
     /** Runs `users_not_named` (cases/select_forms/queries/users_not_named.edgeql). */
     usersNotNamed(args: UsersNotNamedArgs): Promise<UsersNotNamedResult[]>;
+    /** Runs `values_union` (cases/select_forms/queries/values_union.edgeql). */
+    valuesUnion(args: ValuesUnionArgs): Promise<string[]>;
     /** Runs `wrapped_select` (cases/select_forms/queries/wrapped_select.edgeql). */
     wrappedSelect(args?: WrappedSelectArgs): Promise<WrappedSelectResult[]>;
   };
@@ -233,6 +243,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       countActive: (args) => countActive(db, args),
       countUsers: (args) => countUsers(db, args),
       distinctActive: (args) => distinctActive(db, args),
+      distinctValues: (args) => distinctValues(db, args),
       echo: (args) => echo(db, args),
       emailTaken: (args) => emailTaken(db, args),
       firstUsers: (args) => firstUsers(db, args),
@@ -254,6 +265,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       userPosts: (args) => userPosts(db, args),
       usersNamed: (args) => usersNamed(db, args),
       usersNotNamed: (args) => usersNotNamed(db, args),
+      valuesUnion: (args) => valuesUnion(db, args),
       wrappedSelect: (args) => wrappedSelect(db, args),
     },
     globals,

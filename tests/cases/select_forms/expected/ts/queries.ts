@@ -158,6 +158,31 @@ export async function distinctActive(db: Queryable, args: DistinctActiveArgs = {
   return rows as DistinctActiveResult[];
 }
 
+/** SQL of query `distinct_values` (cases/select_forms/queries/distinct_values.edgeql). */
+export const distinctValuesSql = `SELECT DISTINCT "_v"."value" FROM (SELECT CAST(1 AS bigint) AS "value", 1 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT CAST(2 AS bigint) AS "value", 2 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT "_u3"."value", 3 AS "_p", "_u3"."_i" FROM unnest($1::bigint[]) WITH ORDINALITY AS "_u3"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL`;
+
+/** Parameters of {@link distinctValues}. */
+export interface DistinctValuesArgs {
+  readonly xs: readonly (number | string | bigint)[];
+}
+
+/** The row the statement of {@link distinctValues} returns: {@link distinctValues} returns its `value`. */
+export interface DistinctValuesResult {
+  value: string;
+}
+
+/**
+ * Each value once (https://docs.geldata.com/reference/stdlib/set#operator::distinct).
+ *
+ * Source: cases/select_forms/queries/distinct_values.edgeql.
+ */
+export async function distinctValues(db: Queryable, args: DistinctValuesArgs): Promise<string[]> {
+  const rows = await run(db, distinctValuesSql, [
+    args.xs,
+  ]);
+  return (rows as DistinctValuesResult[]).map((row) => row.value);
+}
+
 /** SQL of query `echo` (cases/select_forms/queries/echo.edgeql). */
 export const echoSql = `SELECT $1::text AS "value"`;
 
@@ -807,6 +832,34 @@ export async function usersNotNamed(db: Queryable, args: UsersNotNamedArgs): Pro
     args.names,
   ]);
   return rows as UsersNotNamedResult[];
+}
+
+/** SQL of query `values_union` (cases/select_forms/queries/values_union.edgeql). */
+export const valuesUnionSql = `SELECT "_v"."value" FROM (SELECT CAST($1::text AS text) AS "value", 1 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT CAST('b' AS text) AS "value", 2 AS "_p", CAST(1 AS bigint) AS "_i" UNION ALL SELECT "_u3"."value", 3 AS "_p", "_u3"."_i" FROM unnest($2::text[]) WITH ORDINALITY AS "_u3"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"`;
+
+/** Parameters of {@link valuesUnion}. */
+export interface ValuesUnionArgs {
+  readonly first?: string | null;
+  readonly more: readonly string[];
+}
+
+/** The row the statement of {@link valuesUnion} returns: {@link valuesUnion} returns its `value`. */
+export interface ValuesUnionResult {
+  value: string;
+}
+
+/**
+ * A set of values: set literals and array elements united in the order written, an empty value
+ * no element (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union).
+ *
+ * Source: cases/select_forms/queries/values_union.edgeql.
+ */
+export async function valuesUnion(db: Queryable, args: ValuesUnionArgs): Promise<string[]> {
+  const rows = await run(db, valuesUnionSql, [
+    args.first ?? null,
+    args.more,
+  ]);
+  return (rows as ValuesUnionResult[]).map((row) => row.value);
 }
 
 /** SQL of query `wrapped_select` (cases/select_forms/queries/wrapped_select.edgeql). */
