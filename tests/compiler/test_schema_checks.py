@@ -187,6 +187,11 @@ def test_enum_member_checks():
      "or json_object_unpack(<json>$param) "
      "only"),
     ("for x in array_unpack(<array<str>>$xs) union (insert K { token := y });", "error[E0302]: unknown name 'y'"),
+    ("for x in array_unpack(<array<str>>$xs) union (for y in array_unpack(<array<str>>$ys) union "
+     "(insert K { token := y }));",
+     "error[E0206]: a 'for' loop whose body is another 'for' is not supported yet"),
+    ("for x in array_unpack(<array<str>>$xs) union ({ a := x });",
+     "error[E0206]: a 'for' loop whose body is a free object ('{ a := ... }') is not supported yet"),
     ("group K by (.note, .token);", "q/q.edgeql:1:12: error[E0206]: grouping sets ('{a, b}', '(a, b)', cube(), "
      "rollup()) are not supported yet"),
     ("insert K { token := $t } unless conflict else (select K);",

@@ -1474,7 +1474,17 @@ def _bind_per_element(bindings, ctx: ExprContext) -> bool:
 
 
 _FOR_BODIES = {"SelectExpr": "a select of an expression", "WithExpr": "a nested 'with'", "ForExpr": "another 'for'",
-               "GroupExpr": "a 'group'", "SelectDml": "a select of a statement"}
+               "ForQuery": "another 'for'", "GroupExpr": "a 'group'", "SelectDml": "a select of a statement",
+               "Path": "a path", "Step": "a path", "VarRef": "a name", "Literal": "a literal",
+               "EnumRef": "an enum member", "Param": "a parameter", "GlobalRef": "a global", "Backlink": "a backlink",
+               "FuncCall": "a function call", "UnaryOp": "an operator expression", "Cast": "a cast",
+               "Index": "an index ('[i]')", "Slice": "a slice ('[a:b]')", "IfElse": "an 'if ... else'",
+               "Tuple_": "a tuple", "NamedTuple": "a named tuple", "ArrayLit": "an array", "SetLit": "a set literal",
+               "FreeObject": "a free object ('{ a := ... }')", "ShapeExpr": "a shape on an expression",
+               "TypeFilter": "a type filter ('[is T]')", "TypeCheck": "a type check ('is T')",
+               "Introspect": "an introspection ('introspect T')", "SubSelect": "a sub-select",
+               "LinkPropRef": "a link property ('@p')", "NamedArg": "a named argument", "StatementExpr": "a statement",
+               "SelectQuery": "a select", "InsertQuery": "an insert", "GroupQuery": "a 'group'"}
 
 
 def _as_select_query(e, ctx: ExprContext) -> Optional[ast.SelectQuery]:
