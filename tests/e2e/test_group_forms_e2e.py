@@ -34,7 +34,7 @@ def test_typescript_group_forms(pg, tsc_run, tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "byProperty": True, "byLink": True, "using": True, "selectOverGroups": True,
         "detached": True, "backlinkFilter": True,
-        "forInsertSelect": True}
+        "forInsertSelect": True, "groupList": True}
 
 
 @pytest.mark.slow

@@ -183,6 +183,9 @@ class ExprContext:
     #: statement writes, name -> the CTE of that write (``None``: a link whose new objects the
     #: statement cannot read). A path through one reads its objects from the CTE.
     written_from: Dict[str, Optional[str]] = field(default_factory=dict)
+    #: ``with`` selections with computed elements, ``m := (select Message { cmd := <expr> })``
+    #: (in ``type_sets`` without them): name -> element name -> its expression.
+    views: Dict[str, Dict[str, ast.Expr]] = field(default_factory=dict)
     #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
     #: join table, that table's alias in SQL); ``@prop`` reads the join row.
     link_row: Optional[Tuple[str, ObjectType, str]] = None

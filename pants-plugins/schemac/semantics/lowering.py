@@ -720,6 +720,8 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             else:
                 sql = f"NULL::{f.type.pg}"  # type: ignore[union-attr]
             out.append((_json_value(f.type, sql, gel_json) if depth > 0 and f.type is not None else sql, f))
+        elif t is qir.ShapeGroupList:
+            out.append((_group_list_sql(el), el.field))
         elif t is qir.ShapeComputedLink:
             # A backlink or computed link: its objects, like a stored link's.
             inner_alias = qi(f"_s{depth + 1}")
@@ -1307,7 +1309,20 @@ def _group_value(n: qir.GroupValue) -> str:
     return f"{n.kind}({expr_sql(n.value)})"  # type: ignore[arg-type]
 
 
-def _group_sql(g: qir.Group) -> str:
+def _group_list_sql(el: qir.ShapeGroupList) -> str:
+    """The groups of a free object's field as a JSON list of their fields, in the group's order
+    (each row numbered by ``row_number()`` over it)."""
+    parts = []
+    for f in el.group.fields:
+        field = f.field  # type: ignore[attr-defined]
+        ref = f'"_gl".{qi(field.name)}'
+        parts.append(f"{sql_string(field.name)}, {_json_value(field.type, ref) if field.type is not None else ref}")
+    obj = "json_build_object(" + ", ".join(parts) + ")"
+    inner = _group_sql(el.group, numbered=True).replace("\n", " ")
+    return f'(SELECT coalesce(json_agg({obj} ORDER BY "_gl"."_n"), \'[]\'::json) FROM ({inner}) AS "_gl")'
+
+
+def _group_sql(g: qir.Group, numbered: bool = False) -> str:
     """``group`` (https://docs.geldata.com/reference/edgeql/group): the grouped rows, each with
     its key values as the columns ``"_group_k<i>"``, read under the table's name, then
     ``GROUP BY`` those columns (Postgres puts the NULLs of a key in one group, as Gel puts the
@@ -1340,10 +1355,12 @@ def _group_sql(g: qir.Group) -> str:
             if f.filter is not None:  # type: ignore[attr-defined]
                 agg = f"coalesce({agg} FILTER (WHERE {expr_sql(f.filter)}), '[]'::json)"  # type: ignore[attr-defined]
             cols.append(f"{agg} AS \"elements\"")
+    order = [_order_sql(k) for k in g.order] or [f"{n} ASC NULLS FIRST" for n in names]
+    if numbered:
+        cols.append(f'row_number() OVER (ORDER BY {", ".join(order)}) AS "_n"')
     sql = (f"SELECT {', '.join(cols)}\nFROM ({inner}) AS {table}\nGROUP BY {', '.join(names)}")
     if g.having is not None:
         sql += f"\nHAVING {expr_sql(g.having)}"
-    order = [_order_sql(k) for k in g.order] or [f"{n} ASC NULLS FIRST" for n in names]
     sql += "\nORDER BY " + ", ".join(order)
     if g.offset is not None:
         sql += f"\nOFFSET {expr_sql(g.offset)}"

@@ -1036,6 +1036,16 @@ class Group(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class ShapeGroupList(Node):
+    """A free object's field holding groups, ``counts := (with g := (group ...) select g { ... }
+    order by ... limit n)``: the results of ``group`` as a JSON list, in its order."""
+
+    span: Span
+    field: ResultField
+    group: Group
+
+
+@dataclass(frozen=True, eq=False)
 class Returning(Node):
     """A write returning a flat shape of its rows (a plain write returns ``{ id }``)."""
 

@@ -2773,6 +2773,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             groups[b.name] = (g, extras + tuple(value.shape or ()))
             continue
+        if _computed_view(value, schema, ctx.module):
+            # `m := (select Message { cmd := <expr> } filter ...)`: the objects, with the computed
+            # elements a `group m using k := .cmd` reads (https://docs.geldata.com/reference/edgeql/shapes)
+            ctx.type_sets[b.name] = dataclasses.replace(value, shape=None)
+            ctx.views = {**ctx.views, b.name: {el.name: el.value for el in value.shape if el.value is not None}}
+            continue
         several = False
         if _selection_of(value, schema, ctx.module) is not None:
             ctx.selections[b.name] = _if_else_selection(value, schema, ctx.module) or value
@@ -2970,6 +2976,24 @@ def _empty_objects(value, schema: Schema, module: str):
         return ast.SelectExpr(ast.VarRef(value.type.name, value.type.span), None,
                               ast.Literal("bool", False, value.span), (), None, None, value.span)
     return value
+
+
+def _computed_view(value, schema: Schema, module: str) -> bool:
+    """``(select T { name := <expr>, ... } [filter ...])``: a selection of a type's objects with
+    computed scalar elements only (stored names may stand beside them), no order or paging."""
+    subject = schema.find_type(value.subject.name, module) \
+        if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) else None
+    return subject is not None and bool(value.shape) \
+        and any(el.value is not None for el in value.shape) and not value.order and value.offset is None \
+        and not any(el.value is not None and (subject.column(el.name) is not None or el.name in subject.links
+                                              or el.name in subject.computeds or el.name in subject.poly_links)
+                    for el in value.shape) \
+        and value.limit is None and all(el.shape is None and not el.link_prop and el.filter is None
+                                        and not el.order and el.offset is None and el.limit is None
+                                        and not getattr(el, "splat", False) and not el.backlink
+                                        and el.type_filter is None
+                                        and not isinstance(el.value, (ast.SelectExpr, ast.ShapeExpr, ast.SubSelect))
+                                        for el in value.shape)  # type: ignore[union-attr]
 
 
 def _selection_of(value, schema: Schema, module: str,
@@ -3527,6 +3551,11 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
                 if node is not None:
                     elements.append(node)
                 continue
+            if isinstance(inner, ast.WithExpr) and _group_list(inner) is not None:
+                node = _group_list_element(el, inner, ctx)
+                if node is not None:
+                    elements.append(node)
+                continue
             objects = _object_selection(inner, ctx)
             if objects is not None:
                 node = _objects_element(el, objects, ctx, "assert_single" in asserts)
@@ -3699,6 +3728,45 @@ _INT64 = ValueType(scalar=SCALARS["int64"])
 _GROUPING = ValueType(element=ValueType(scalar=SCALARS["str"]))
 _UUID = ValueType(scalar=SCALARS["uuid"])
 
+def _group_list(w: ast.WithExpr):
+    """``(group, extras, select)`` of ``(with g := (group ...), [c := (select g { n := ... }),]
+    select g|c { shape } [filter ...] [order by ...] [offset] [limit])``; ``None`` for any other
+    ``with``."""
+    groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = {}
+    for b in w.bindings:
+        v = b.value
+        if isinstance(v, ast.GroupExpr):
+            groups[b.name] = (v, ())
+        elif isinstance(v, ast.SelectExpr) and isinstance(v.subject, ast.VarRef) and v.subject.name in groups \
+                and v.filter is None and not v.order and v.offset is None and v.limit is None \
+                and all(el.value is not None for el in v.shape or ()):
+            g, extras = groups[v.subject.name]
+            groups[b.name] = (g, extras + tuple(v.shape or ()))
+        else:
+            return None
+    body = w.body
+    if not (isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef)
+            and body.subject.name in groups and body.shape is not None):
+        return None
+    g, extras = groups[body.subject.name]
+    select = ast.SelectQuery(body.subject.name, body.subject.span, body.shape, body.filter, body.order, body.offset,
+                             body.limit, body.span)
+    return g, extras, select
+
+
+def _group_list_element(el: ast.ShapeElement, w: ast.WithExpr, ctx: ExprContext) -> Optional[qir.Node]:
+    """A free object's field holding a select over groups (``counts := (with g := (group m using
+    k := .x by k) select g { k := .key.k, n := count(.elements) } order by .n desc limit 10)``,
+    https://docs.geldata.com/reference/edgeql/group): a JSON list of the groups' fields, in the
+    select's order."""
+    g, extras, select = _group_list(w)  # type: ignore[misc]
+    node = _group_node(g, ctx, select, extras)
+    if node is None:
+        return None
+    fields = tuple(dataclasses.replace(f.field, in_json=True) for f in node.fields)  # type: ignore[attr-defined]
+    return qir.ShapeGroupList(el.span, ResultField(el.name, None, False, fields, True), node)
+
+
 def _group_query(qf: ast.QueryFile, g: ast.GroupExpr, ctx: ExprContext,
                 select: Optional[ast.SelectQuery] = None,
                 extras: Tuple[ast.ShapeElement, ...] = ()) -> Optional[qir.Query]:
@@ -3745,10 +3813,16 @@ def _group_keys(g: ast.GroupExpr, subject: ObjectType, ctx: ExprContext) -> Opti
     scope = dataclasses.replace(ctx, subject=subject)
     before = len(ctx.reporter.diagnostics)
     using: Dict[str, Tuple[qir.Expr, ast.Expr]] = {}
+    view = ctx.views.get(g.subject.name, {}) if isinstance(g.subject, ast.VarRef) \
+        and g.subject.name not in ctx.variables and g.subject.name in ctx.type_sets else {}
     for name, expr in g.using:
         if name in using:
             ctx.reporter.error("E0309", f"'{name}' is bound twice in 'using'", expr.span)
             continue
+        if view:
+            # `.cmd` of a computed element of the grouped selection: its expression
+            expr = ast.map_expr(expr, lambda n: view[n.steps[0]] if isinstance(n, ast.Path) and len(n.steps) == 1
+                                and n.steps[0] in view else n)
         low = check(expr, scope)
         if low is not None:
             using[name] = (low, expr)

@@ -93,6 +93,14 @@ try {
   assert.deepEqual(await q.peopleWithKind({ kind: "Game" }), []);
   out["backlinkFilter"] = true;
 
+  // a free object's field holding groups of a with selection whose shape computes the key
+  assert.deepEqual(await q.ownerCounts({ since: 2015, top: 10 }), {
+    total: "5", owners: [{ who: "ann", n: "3" }, { who: "bob", n: "2" }],
+  });
+  assert.deepEqual(await q.ownerCounts({ since: 2020, top: 1 }), { total: "3", owners: [{ who: "bob", n: "2" }] });
+  assert.deepEqual(await q.ownerCounts({ since: 2030, top: 1 }), { total: "0", owners: [] });
+  out["groupList"] = true;
+
   // for t in array_unpack($titles) union (with it := (insert Item {...}) select it { title, owner: { name } })
   const added = await q.addItems({ owner: "bob", titles: ["G", "H"] });
   assert.deepEqual(added.map((a) => [a.title, a.owner]).sort(), [["G", { name: "bob" }], ["H", { name: "bob" }]]);

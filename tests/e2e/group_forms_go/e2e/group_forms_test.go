@@ -155,6 +155,21 @@ func TestGroupForms(t *testing.T) {
 	}
 
 	// for t in array_unpack($titles) union (with it := (insert Item {...}) select it { title, owner: { name } })
+	// a free object's field holding groups of a with selection whose shape computes the key
+	counts, err := q.OwnerCounts(ctx, gf.OwnerCountsParams{Since: 2015, Top: 10})
+	if err != nil || !reflect.DeepEqual(counts, gf.OwnerCountsRow{Total: 5,
+		Owners: []gf.OwnerCountsOwners{{Who: "ann", N: 3}, {Who: "bob", N: 2}}}) {
+		t.Fatalf("OwnerCounts(2015, 10) = %+v, %v", counts, err)
+	}
+	counts, err = q.OwnerCounts(ctx, gf.OwnerCountsParams{Since: 2020, Top: 1})
+	if err != nil || !reflect.DeepEqual(counts, gf.OwnerCountsRow{Total: 3, Owners: []gf.OwnerCountsOwners{{Who: "bob", N: 2}}}) {
+		t.Fatalf("OwnerCounts(2020, 1) = %+v, %v", counts, err)
+	}
+	counts, err = q.OwnerCounts(ctx, gf.OwnerCountsParams{Since: 2030, Top: 1})
+	if err != nil || counts.Total != 0 || len(counts.Owners) != 0 {
+		t.Fatalf("OwnerCounts(2030, 1) = %+v, %v", counts, err)
+	}
+
 	added, err := q.AddItems(ctx, gf.AddItemsParams{Owner: "bob", Titles: []string{"G", "H"}})
 	if err != nil || len(added) != 2 || added[0].Owner == nil || added[0].Owner.Name != "bob" {
 		t.Fatalf("AddItems = %+v, %v", added, err)

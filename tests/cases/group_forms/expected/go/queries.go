@@ -279,6 +279,41 @@ func (q *Queries) ItemsByShelf(ctx context.Context, _ ...ItemsByShelfParams) ([]
 	return items, nil
 }
 
+// ownerCountsSQL is the SQL of query owner_counts (cases/group_forms/queries/owner_counts.edgeql).
+const ownerCountsSQL = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('who', "_gl"."who", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "who", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, COALESCE((SELECT "_l1"."name" FROM "person" AS "_l1" WHERE "_l1"."id" = "item"."owner_id"), 'nobody') AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST LIMIT $2) AS "_gl") AS "owners"`
+
+// OwnerCountsParams are the parameters of OwnerCounts.
+type OwnerCountsParams struct {
+	Since int32
+	Top   int64
+}
+
+// OwnerCountsOwners is the owners shape of OwnerCounts.
+type OwnerCountsOwners struct {
+	Who string `json:"who"`
+	N   int64  `json:"n,string"`
+}
+
+// OwnerCountsRow is one row returned by OwnerCounts.
+type OwnerCountsRow struct {
+	Total  int64               `json:"total,string"`
+	Owners []OwnerCountsOwners `json:"owners"`
+}
+
+// OwnerCounts runs query owner_counts (cases/group_forms/queries/owner_counts.edgeql).
+//
+// A free object's field holding a select over groups of a `with` selection whose shape
+// computes the grouping value: a JSON list of the groups' fields, in the select's order
+// (https://docs.geldata.com/reference/edgeql/group, .../edgeql/shapes).
+func (q *Queries) OwnerCounts(ctx context.Context, arg OwnerCountsParams) (OwnerCountsRow, error) {
+	row := q.db.QueryRow(ctx, ownerCountsSQL, arg.Since, arg.Top)
+	var i OwnerCountsRow
+	if err := row.Scan(&i.Total, &i.Owners); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // peopleWithKindSQL is the SQL of query people_with_kind (cases/group_forms/queries/people_with_kind.edgeql).
 const peopleWithKindSQL = `SELECT "name"
 FROM "person"

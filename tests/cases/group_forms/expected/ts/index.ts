@@ -17,6 +17,9 @@ import {
   type ItemsByShelfArgs,
   type ItemsByShelfResult,
   itemsByShelf,
+  type OwnerCountsArgs,
+  type OwnerCountsResult,
+  ownerCounts,
   type PeopleWithKindArgs,
   type PeopleWithKindResult,
   peopleWithKind,
@@ -42,6 +45,8 @@ export interface Runner {
     itemsByKind(args?: ItemsByKindArgs): Promise<ItemsByKindResult[]>;
     /** Runs `items_by_shelf` (cases/group_forms/queries/items_by_shelf.edgeql). */
     itemsByShelf(args?: ItemsByShelfArgs): Promise<ItemsByShelfResult[]>;
+    /** Runs `owner_counts` (cases/group_forms/queries/owner_counts.edgeql). */
+    ownerCounts(args: OwnerCountsArgs): Promise<OwnerCountsResult>;
     /** Runs `people_with_kind` (cases/group_forms/queries/people_with_kind.edgeql). */
     peopleWithKind(args: PeopleWithKindArgs): Promise<PeopleWithKindResult[]>;
     /** Runs `titles_and_total` (cases/group_forms/queries/titles_and_total.edgeql). */
@@ -113,6 +118,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       itemsByDecade: (args) => itemsByDecade(db, args),
       itemsByKind: (args) => itemsByKind(db, args),
       itemsByShelf: (args) => itemsByShelf(db, args),
+      ownerCounts: (args) => ownerCounts(db, args),
       peopleWithKind: (args) => peopleWithKind(db, args),
       titlesAndTotal: (args) => titlesAndTotal(db, args),
     },

@@ -180,6 +180,40 @@ export async function itemsByShelf(db: Queryable, args: ItemsByShelfArgs = {}): 
   return rows as ItemsByShelfResult[];
 }
 
+/** SQL of query `owner_counts` (cases/group_forms/queries/owner_counts.edgeql). */
+export const ownerCountsSql = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('who', "_gl"."who", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "who", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, COALESCE((SELECT "_l1"."name" FROM "person" AS "_l1" WHERE "_l1"."id" = "item"."owner_id"), 'nobody') AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST LIMIT $2) AS "_gl") AS "owners"`;
+
+/** Parameters of {@link ownerCounts}. */
+export interface OwnerCountsArgs {
+  readonly since: number;
+  readonly top: number | string | bigint;
+}
+
+/** One row returned by {@link ownerCounts}. */
+export interface OwnerCountsResult {
+  total: string;
+  owners: Array<{ who: string; n: string }>;
+}
+
+/**
+ * A free object's field holding a select over groups of a `with` selection whose shape
+ * computes the grouping value: a JSON list of the groups' fields, in the select's order
+ * (https://docs.geldata.com/reference/edgeql/group, .../edgeql/shapes).
+ *
+ * Source: cases/group_forms/queries/owner_counts.edgeql.
+ */
+export async function ownerCounts(db: Queryable, args: OwnerCountsArgs): Promise<OwnerCountsResult> {
+  const rows = await run(db, ownerCountsSql, [
+    args.since,
+    args.top,
+  ]);
+  const row = rows[0] as OwnerCountsResult | undefined;
+  if (row === undefined) {
+    throw new Error("owner_counts: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `people_with_kind` (cases/group_forms/queries/people_with_kind.edgeql). */
 export const peopleWithKindSql = `SELECT "name"
 FROM "person"
