@@ -1915,8 +1915,11 @@ def _set_path_misuse(filt: ast.Expr, subject: ObjectType) -> Optional[Tuple[ast.
             if where is not None:
                 return e, where  # type: ignore[return-value]
             continue
+        if _aggregate(e):
+            continue  # (count(.tags.name) > 1: one value of the object)
         if where is not None:
-            found = next((n for n in ast.iter_nodes(e) if multi_path(n)), None)
+            aggregated = {id(x) for a in ast.iter_nodes(e) if _aggregate(a) for x in ast.iter_nodes(a.args[0])}
+            found = next((n for n in ast.iter_nodes(e) if multi_path(n) and id(n) not in aggregated), None)
             if found is not None:
                 return found, where  # type: ignore[return-value]
             continue
@@ -1962,13 +1965,23 @@ def _own_scope(e) -> bool:
     return isinstance(e, ast.FuncCall) and e.name.replace("std::", "") in ("any", "all") and len(e.args) == 1
 
 
+#: Aggregates, which read a set as a whole: ``array_agg(.keywords.name)`` is one value of the
+#: object at hand (https://docs.geldata.com/reference/stdlib/set), whatever surrounds it.
+_AGGREGATES = ("array_agg", "sum", "min", "max", "math::mean")
+
+
+def _aggregate(e) -> bool:
+    """An aggregate of one set (:data:`_AGGREGATES`): the paths of its argument are its own."""
+    return isinstance(e, ast.FuncCall) and e.name.replace("std::", "") in _AGGREGATES and len(e.args) == 1
+
+
 def _nodes_outside_any(e):
     """The nodes of ``e``, not descending into :func:`_own_scope` calls (yielded themselves)."""
     stack = [e]
     while stack:
         n = stack.pop()
         yield n
-        if n is not e and _own_scope(n):
+        if n is not e and (_own_scope(n) or _aggregate(n)):
             continue
         stack.extend(_direct_children(n))
 
