@@ -490,3 +490,15 @@ def _errors_in(schema: str, query: str) -> str:
     with pytest.raises(CompileError) as exc:
         check_library(sources, Options(library="lib"))
     return exc.value.render(sources)
+
+
+def test_a_with_block_whose_body_is_a_statement_names_it():
+    text = _errors_in(GAME, """
+        with p := (
+          with n := <str>$name
+          insert Player { name := n } unless conflict on .name else (update Player set { name := n })
+        )
+        select { p := p.name }""")
+    assert ("error[E0206]: a 'with' block whose body is an insert ... unless conflict (a statement used as a "
+            "value) inside a query is not supported yet") in text
+    assert "hint: bind the statement in the query's own 'with' block" in text

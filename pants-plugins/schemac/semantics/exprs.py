@@ -686,7 +686,14 @@ def _with_expr(expr: ast.WithExpr, ctx: ExprContext, expected: Optional[ValueTyp
     if scope is None:
         return None
     if not isinstance(expr.body, ast.Expr.__args__):  # type: ignore[attr-defined]
-        ctx.reporter.error("E0206", f"a 'with' inside {ctx.where} must select a value", expr.span)
+        body = expr.body.query if isinstance(expr.body, ast.StatementExpr) else expr.body
+        kind = {ast.InsertQuery: "an insert", ast.UpdateQuery: "an update", ast.DeleteQuery: "a delete",
+                ast.ForQuery: "a 'for' loop"}.get(type(body), "a statement")  # type: ignore[arg-type]
+        if isinstance(body, ast.InsertQuery) and body.unless_conflict is not None:
+            kind = "an insert ... unless conflict"
+        ctx.reporter.error("E0206", f"a 'with' block whose body is {kind} (a statement used as a value) inside "
+                           f"{ctx.where} is not supported yet", expr.span,
+                           "bind the statement in the query's own 'with' block: with p := (insert ...) ...")
         return None
     return check(expr.body, scope, expected)  # type: ignore[arg-type]
 
