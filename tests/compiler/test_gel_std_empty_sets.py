@@ -6,6 +6,8 @@ checked on PostgreSQL 15 with data against the result Gel documents:
 * ``count`` of one value (an optional property, an ``array<T>`` property: one array, a
   parameter) is 1, or 0 when empty; of a ``multi`` property, the number of its values
   (https://docs.geldata.com/reference/stdlib/set#function::std::count);
+* ``min`` / ``max`` / ``sum`` / ``math::mean`` of a ``multi`` property: over its values (empty,
+  ``0``, an error when it has none);
 * ``round`` of a ``float64`` takes a tie to the even neighbour, of a ``decimal`` away from zero
   (https://docs.geldata.com/reference/stdlib/numbers#function::std::round): a float literal is a
   numeric in Postgres, whose ``round()`` took it away from zero.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+import psycopg
 import pytest
 
 from schemac.pipeline import check_library, compile_library
@@ -29,6 +32,7 @@ module default {
     score: float64;
     tags: array<str>;
     multi nicks: str;
+    multi scores: int64;
   }
 }
 """
@@ -39,6 +43,9 @@ QUERIES = {
     "sum_empty": "select sum(<int64>{})",
     "counts": "select Player { name, tags_n := count(.tags), nicks_n := count(.nicks), age_n := count(.age) } "
               "order by .name",
+    "multi_aggs": "select Player { name, lo := min(.scores), hi := max(.scores), total := sum(.scores), "
+                  "first := min(.nicks) } order by .name",
+    "multi_mean": "select Player { name, m := math::mean(.scores) } filter .name = <str>$name",
     "rounds": "select { a := round(2.5), b := round(-2.5), c := round(1.5), d := round(<decimal>'2.5'), "
               "e := round(<decimal>'-2.5'), f := round(<float64>$x), g := math::floor(-1.5), h := round(3) }",
 }
@@ -63,10 +70,10 @@ def _run(pg, plan, **args):
 @pytest.fixture
 def db(pg):
     pg.execute(compile_library(_sources(), Options(library="lib"))["sql/schema.sql"])
-    pg.execute("INSERT INTO player (name, age, score, tags, nicks) VALUES "
-               "('ann', 30, 1.5, ARRAY['a', 'b', 'c'], ARRAY['x', 'y']), "
-               "('bob', NULL, NULL, NULL, '{}'), "
-               "('cat', 7, NULL, ARRAY[]::text[], ARRAY['z'])")
+    pg.execute("INSERT INTO player (name, age, score, tags, nicks, scores) VALUES "
+               "('ann', 30, 1.5, ARRAY['a', 'b', 'c'], ARRAY['x', 'y'], ARRAY[4, 1, 7]), "
+               "('bob', NULL, NULL, NULL, '{}', '{}'), "
+               "('cat', 7, NULL, ARRAY[]::text[], ARRAY['z'], ARRAY[2])")
     return pg
 
 
@@ -90,3 +97,12 @@ def test_round_takes_a_float_tie_to_even_and_a_decimal_tie_away_from_zero(db, pl
     row = _run(db, plans["rounds"], x=0.5)[0]
     assert row == (2.0, -2.0, 2.0, Decimal("3"), Decimal("-3"), 0.0, -2.0, 3.0)
     assert _run(db, plans["rounds"], x=3.5)[0][5] == 4.0
+
+
+def test_aggregates_of_a_multi_property_read_its_values(db, plans):
+    assert _run(db, plans["multi_aggs"]) == [("ann", 1, 7, 12, "x"), ("bob", None, None, 0, None), ("cat", 2, 2, 2, "z")]
+    field = {f.name: f for f in plans["multi_aggs"].result}
+    assert field["lo"].optional and not field["total"].optional
+    assert _run(db, plans["multi_mean"], name="ann") == [("ann", 4.0)]
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="not enough elements in input set"):
+        _run(db, plans["multi_mean"], name="bob")

@@ -184,7 +184,7 @@ def test_std_function_misuse_is_located():
     # (the mean of one value is the value: of a str, a type error, as in Gel)
     text = _errors("type T { s: str; m := math::mean(.s); }")
     assert "s.esdl:1:34: error[E0304]: math::mean() needs numbers, got str" in text
-    text = _errors("type T { multi s: int64; m := math::mean(.s); }")
+    text = _errors("type T { s: array<int64>; m := math::mean(.s); }")
     assert "error[E0206]: math::mean() of a multi property or an array is not supported yet" in text
     text = _errors("type T { s: str; f := math::floor(.s); }")
     assert "error[E0304]: math::floor() needs a number, got str" in text

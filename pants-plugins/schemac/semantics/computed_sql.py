@@ -536,6 +536,8 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         low = check(arg, ctx)  # a single value: the set of one element
         if low is None:
             return None
+        if type(low) is qir.ColumnRef and low.column.multi and low.type.element is not None:  # type: ignore[attr-defined]
+            return _multi_property_aggregate(expr, func, low, ctx)
         if func == "sum":
             if low.type.family != "num" or low.type.element is not None or low.type.scalar is None:
                 ctx.reporter.error("E0304", f"sum() needs numbers, got {low.type.name}", arg.span)
@@ -570,6 +572,38 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
     if not _ordered(value.type, func, arg.span, ctx):
         return None
     return qir.AggregateObjects(expr.span, value.type, True, func, objects, value)
+
+
+def _multi_property_aggregate(expr, func: str, low, ctx):
+    """``min(.scores)`` / ``max`` / ``sum`` / ``math::mean`` of a ``multi`` property, a set of
+    values stored as an array (https://docs.geldata.com/reference/stdlib/set): an aggregate over
+    its elements, ``(SELECT min("_m"."v") FROM unnest(scores) AS "_m"("v"))``; empty for ``min``
+    and ``max`` of none, ``0`` for ``sum``, and for ``math::mean`` the statement fails, as Gel's."""
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    element = low.type.element
+    over = '(SELECT {agg}("_m"."v") FROM unnest({{0}}) AS "_m"("v"))'
+    if func in ("min", "max"):
+        if not _ordered(element, func, expr.args[0].span, ctx):
+            return None
+        return qir.SqlTemplate(expr.span, element, True, func, over.format(agg=func), (low,), "r", True)
+    scalar = element.scalar.name if element.scalar is not None and element.family == "num" else ""
+    if func == "sum":
+        if scalar not in _SUM_RESULT:
+            ctx.reporter.error("E0304", f"sum() needs numbers, got {element.name}", expr.args[0].span)
+            return None
+        vtype = ValueType(scalar=SCALARS[_SUM_RESULT[scalar]])
+        return qir.SqlTemplate(expr.span, vtype, False, "sum",
+                               f"CAST(coalesce({over.format(agg='sum')}, 0) AS {vtype.pg})", (low,), "r", True)
+    if not scalar:
+        ctx.reporter.error("E0304", f"math::mean() needs numbers, got {element.name}", expr.args[0].span)
+        return None
+    vtype = ValueType(scalar=SCALARS["decimal" if scalar in ("decimal", "bigint") else "float64"])
+    mean = f"CAST({over.format(agg='avg')} AS {vtype.pg})"
+    template = (f"coalesce({mean}, CAST('invalid input to mean(): not enough elements in input set' || "
+                f"coalesce(CAST({mean} AS text), '') AS {vtype.pg}))")
+    return qir.SqlTemplate(expr.span, vtype, False, "math::mean", template, (low,), "r", True)
 
 
 def _ordered(vtype, func: str, span, ctx) -> bool:

@@ -104,6 +104,11 @@ def _mean_of_one(expr: ast.FuncCall, arg, fallback, ctx) -> Optional[qir.Expr]:
     value = check(arg, ctx)
     if value is None:
         return None
+    if type(value) is qir.ColumnRef and value.column.multi and value.type.element is not None \
+            and fallback is None:  # type: ignore[attr-defined]
+        from schemac.semantics import computed_sql
+
+        return computed_sql._multi_property_aggregate(expr, "math::mean", value, ctx)
     if value.type.element is not None or value.type.scalar is None or value.type.family != "num":
         ctx.reporter.error("E0206" if value.type.element is not None else "E0304",
                            "math::mean() of a multi property or an array is not supported yet"
