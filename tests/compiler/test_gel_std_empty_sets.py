@@ -46,6 +46,10 @@ QUERIES = {
     "multi_aggs": "select Player { name, lo := min(.scores), hi := max(.scores), total := sum(.scores), "
                   "first := min(.nicks) } order by .name",
     "multi_mean": "select Player { name, m := math::mean(.scores) } filter .name = <str>$name",
+    "spread": "select Player { name, sd := math::stddev(.scores), v := math::var(.scores), "
+              "sdp := math::stddev_pop(.scores), vp := math::var_pop(.scores) } filter .name = <str>$name",
+    "spread_pop": "select Player { name, sdp := math::stddev_pop(.scores), vp := math::var_pop(.scores) } "
+                  "filter .name = <str>$name",
     "rounds": "select { a := round(2.5), b := round(-2.5), c := round(1.5), d := round(<decimal>'2.5'), "
               "e := round(<decimal>'-2.5'), f := round(<float64>$x), g := math::floor(-1.5), h := round(3) }",
 }
@@ -106,3 +110,15 @@ def test_aggregates_of_a_multi_property_read_its_values(db, plans):
     assert _run(db, plans["multi_mean"], name="ann") == [("ann", 4.0)]
     with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="not enough elements in input set"):
         _run(db, plans["multi_mean"], name="bob")
+
+
+def test_deviation_and_variance_of_a_multi_property(db, plans):
+    # (https://docs.geldata.com/reference/stdlib/math#function::math::stddev)
+    name, sd, v, sdp, vp = _run(db, plans["spread"], name="ann")[0]
+    assert (name, sd, v, vp) == ("ann", 3.0, 9.0, 6.0) and sdp == pytest.approx(6 ** 0.5)
+    # one value: no sample deviation (Gel fails), a population deviation of 0
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="invalid input to stddev"):
+        _run(db, plans["spread"], name="cat")
+    assert _run(db, plans["spread_pop"], name="cat") == [("cat", 0.0, 0.0)]
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="not enough elements in input set"):
+        _run(db, plans["spread_pop"], name="bob")

@@ -2378,6 +2378,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return computed_sql.aggregate(expr, name, ctx)
     if name == "math::mean":
         return stdfuncs.mean(expr, ctx)
+    if name in stdfuncs.SPREAD:
+        return stdfuncs.spread(expr, name, ctx)
     if name == "to_str":
         return stdfuncs.to_str(expr, ctx)
     if name == "array_join":

@@ -94,6 +94,65 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
 
 _NO_MEAN = "'invalid input to mean(): not enough elements in input set'"
 
+#: Gel's sample and population deviation and variance -> Postgres' aggregates: NULL exactly
+#: where Gel fails (fewer than 2 values for a sample, none for a population).
+SPREAD = {"math::stddev": "stddev_samp", "math::stddev_pop": "stddev_pop", "math::var": "var_samp",
+          "math::var_pop": "var_pop"}
+
+
+def spread(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
+    """``math::stddev(.<movie[is Review].rating)`` (and ``stddev_pop``, ``var``, ``var_pop``,
+    https://docs.geldata.com/reference/stdlib/math#function::math::stddev) over the objects of a
+    multi link, backlink or computed link, or the values of a ``multi`` property: ``float64``
+    (``decimal`` of decimals); with too few values (fewer than two for ``stddev`` / ``var``, none
+    for the ``_pop`` forms) the statement fails, as Gel's."""
+    from schemac.semantics import computed_sql
+    from schemac.semantics.exprs import check
+
+    func = SPREAD[name]
+    arg = expr.args[0] if len(expr.args) == 1 and not isinstance(expr.args[0], ast.NamedArg) else None
+    found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}") if arg is not None else None
+    if found is False:
+        return None
+    if found:
+        objects, rest = found
+        inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                    variables={}, bound_statements={})
+        value = check(ast.Path(tuple(rest), arg.span), inner)  # type: ignore[union-attr]
+        if value is None:
+            return None
+        vtype = value.type
+        agg: qir.Expr = value
+    else:
+        value = check(arg, ctx) if arg is not None else None
+        if value is None:
+            if arg is None:
+                ctx.reporter.error("E0304", f"{name}() takes one set of numbers", expr.span)
+            return None
+        if not (type(value) is qir.ColumnRef and value.column.multi and value.type.element is not None):  # type: ignore[attr-defined]
+            ctx.reporter.error("E0206", f"{name}() is supported over a property of a multi link, backlink or "
+                               "computed link, or a multi property", expr.span,
+                               f"e.g. {name}(.<movie[is Review].rating)")
+            return None
+        vtype = value.type.element
+        agg = value
+    if vtype.element is not None or vtype.scalar is None or vtype.family != "num":
+        ctx.reporter.error("E0304", f"{name}() needs numbers, got {vtype.name}", expr.args[0].span)
+        return None
+    result = _vt("decimal") if vtype.scalar.name in ("decimal", "bigint") else _vt("float64")
+    if found:
+        agg = qir.AggregateObjects(expr.span, result, True, func, objects, value)
+        computed = f"CAST({{0}} AS {result.pg})"
+    else:
+        computed = f'CAST((SELECT {func}("_m"."v") FROM unnest({{0}}) AS "_m"("v")) AS {result.pg})'
+    mode = "rr"
+    message = f"'invalid input to {name[6:]}(): not enough elements in input set'"
+    # (the failing cast reads the value again, as text, so that Postgres cannot fold it into a
+    # constant error at planning time)
+    template = (f"coalesce({computed}, CAST({message} || coalesce(CAST({computed.replace('{0}', '{1}')} AS text), '') "
+                f"AS {result.pg}))")
+    return qir.SqlTemplate(expr.span, result, False, name, template, (agg, agg), mode, True)
+
 
 def _mean_of_one(expr: ast.FuncCall, arg, fallback, ctx) -> Optional[qir.Expr]:
     """``math::mean(x)`` of one value (``math::mean(.score)``, ``math::mean(<optional float64>$x)``):
