@@ -50,6 +50,7 @@ QUERIES = {
               "sdp := math::stddev_pop(.scores), vp := math::var_pop(.scores) } filter .name = <str>$name",
     "spread_pop": "select Player { name, sdp := math::stddev_pop(.scores), vp := math::var_pop(.scores) } "
                   "filter .name = <str>$name",
+    "count_param": "select count(<optional str>$x)",
     "rounds": "select { a := round(2.5), b := round(-2.5), c := round(1.5), d := round(<decimal>'2.5'), "
               "e := round(<decimal>'-2.5'), f := round(<float64>$x), g := math::floor(-1.5), h := round(3) }",
 }
@@ -95,6 +96,8 @@ def test_sum_of_one_value_or_none_is_the_value_or_zero(db, plans):
 def test_count_of_one_value_is_one_or_zero(db, plans):
     # an array<T> property is one value (len() gives its length); a multi property a set
     assert _run(db, plans["counts"]) == [("ann", 1, 2, 1), ("bob", 0, 0, 0), ("cat", 1, 1, 1)]
+    assert _run(db, plans["count_param"], x=None) == [(0,)] and _run(db, plans["count_param"], x="a") == [(1,)]
+    assert plans["count_param"].cardinality == "one"
 
 
 def test_round_takes_a_float_tie_to_even_and_a_decimal_tie_away_from_zero(db, plans):

@@ -1801,6 +1801,13 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
     if len(expr.args) == 1 and _count_form_refused(expr.args[0], ctx):
         return None
+    if len(expr.args) == 1 and isinstance(expr.args[0], (ast.Cast, ast.Param)):
+        # `count(<optional str>$x)`: one value, 1 or 0 when empty
+        low = check(expr.args[0], ctx)
+        if low is None:
+            return None
+        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST(CASE WHEN {0} IS NULL THEN 0 ELSE 1 END AS bigint)",
+                               (low,), "p", True)
     if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
