@@ -9,7 +9,8 @@
   value is no element (``not in`` stays true beside a box whose pick has no rank), and ``{} in
   S`` is empty (the object is not kept either way);
 * aggregates of a path through a multi link in a filter (``re_test(p, array_join(array_agg((select
-  .items.code)), ' '))``, ``sum`` / ``min`` / ``max`` / ``math::mean``): one value of each object;
+  .items.code)), ' '))``, ``count`` / ``sum`` / ``min`` / ``max`` / ``math::mean``): one value of
+  each object; ``count(.items.rank)`` counts the values (in a shape too);
 * ``<Item>{}``, the empty set of a type's objects (https://docs.geldata.com/reference/edgeql/casts),
   as a branch of ``(select Item filter ...) if exists code else <Item>{}``: a link's value that
   is at most one object, none when the branch is the empty set.
@@ -67,6 +68,8 @@ QUERIES = {
     "boxes_by_rank_sum": "select Box { label } filter sum(.items.rank) >= <int64>$least order by .label",
     "boxes_by_rank_max": "select Box { label } filter max(.all_items.rank) = <int32>$rank order by .label",
     "boxes_by_rank_mean": "select Box { label } filter math::mean(.items.rank) < <float64>$below order by .label",
+    "boxes_counts": "select Box { label, n := count(.items.rank), m := count(.all_items.code) } order by .label",
+    "boxes_by_rank_count": "select Box { label } filter count(.all_items.rank) = <int64>$n order by .label",
     "box_set_pick": """
         with code := <optional str>$code,
           picked := ((select Item filter .code = code) if exists code else <Item>{}),
@@ -156,6 +159,10 @@ def test_aggregates_of_a_multi_link_path_in_a_filter(db):
     # max of the non-empty values (y1's c has no rank); of none it is empty: no box kept
     assert _run(db, plans["boxes_by_rank_max"], rank=4) == [("y1",)]
     assert _run(db, plans["boxes_by_rank_max"], rank=2) == [("x1",), ("x2",)]
+    # count() of a path's values counts the values (c has no rank, so it is not counted)
+    assert _run(db, plans["boxes_counts"]) == [("x1", 2, 2), ("x2", 0, 1), ("y1", 1, 2), ("z1", 0, 0)]
+    assert _run(db, plans["boxes_by_rank_count"], n=1) == [("x2",), ("y1",)]
+    assert _run(db, plans["boxes_by_rank_count"], n=0) == [("z1",)]
     # the mean of no value fails the statement, as Gel's math::mean of an empty set
     # (https://docs.geldata.com/reference/stdlib/math#function::math::mean); x2 and z1 hold no item
     with pytest.raises(Exception, match="invalid input to mean"):

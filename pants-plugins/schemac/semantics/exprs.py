@@ -1799,6 +1799,11 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if len(expr.args) == 1 and computed_sql.link_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.object_set_of(expr.args[0], ctx, f"_c{ctx.depth}")
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and isinstance(expr.args[0], ast.Path) and len(expr.args[0].steps) >= 2 \
+            and ctx.subject is not None:
+        counted = _count_path_values(expr, expr.args[0], ctx)
+        if counted is not False:
+            return counted
     if len(expr.args) == 1 and _count_form_refused(expr.args[0], ctx):
         return None
     if len(expr.args) == 1 and isinstance(expr.args[0], (ast.Cast, ast.Param)):
@@ -1849,6 +1854,34 @@ def _query_set_operand(arg, ctx: ExprContext) -> bool:
     if isinstance(arg, ast.EnumRef) and arg.enum not in ctx.type_sets and arg.enum not in ctx.variables:
         return False  # (Type.link: count()'s own refusal)
     return computed_sql.query_set_target(arg, ctx) is not None
+
+
+def _count_path_values(expr: ast.FuncCall, arg: ast.Path, ctx: ExprContext):
+    """``count(.keywords.name)``: the number of values of a property over the distinct objects a
+    path through a multi link (or a computed link) reaches, those without a value not counted
+    (Gel's set ``.keywords.name``, https://docs.geldata.com/reference/stdlib/set#function::std::count):
+    ``(SELECT count(name) FROM <the objects>)``. ``False`` when ``arg`` is not such a path."""
+    found = computed_sql._object_path(arg, ctx, f"_c{ctx.depth}")
+    if found is None:
+        return False
+    if found is False:
+        return None
+    objects, rest = found
+    source = objects.source
+    comp = source.computeds.get(rest[0]) if len(rest) == 1 else None
+    col = source.column(rest[0]) if len(rest) == 1 else None
+    if not ((col is not None and col.link is None and rest[0] not in source.links)
+            or (comp is not None and comp.target is None)):
+        return False
+    inner = dataclasses.replace(ctx, subject=source, column_prefix=objects.alias, subject_column=None,
+                                variables={}, bound_statements={}, set_links=None, set_row=None)
+    value = check(ast.Path(tuple(rest), arg.span), inner)
+    if value is None:
+        return None
+    if value.type.element is not None:
+        ctx.reporter.error("E0206", "count() of a multi property of several objects is not supported yet", arg.span)
+        return None
+    return qir.AggregateObjects(expr.span, INT64, False, "count", objects, value)
 
 
 def _count_form_refused(arg, ctx: ExprContext) -> bool:

@@ -1967,7 +1967,7 @@ def _own_scope(e) -> bool:
 
 #: Aggregates, which read a set as a whole: ``array_agg(.keywords.name)`` is one value of the
 #: object at hand (https://docs.geldata.com/reference/stdlib/set), whatever surrounds it.
-_AGGREGATES = ("array_agg", "sum", "min", "max", "math::mean")
+_AGGREGATES = ("array_agg", "count", "sum", "min", "max", "math::mean")
 
 
 def _aggregate(e) -> bool:
