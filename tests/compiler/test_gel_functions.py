@@ -97,6 +97,7 @@ def test_an_unused_function_is_not_compiled():
 OBJECTS = """
 module default {
   type Tag { required name: str { constraint exclusive; } required n: int64 { default := 0; } link other: Tag; }
+  type Post { required title: str; }
   function upsert_tag(named only name: str) -> Tag
     using (select (insert Tag { name := name } unless conflict on (.name) else (select Tag)));
   function some_tag(n: int64) -> Tag using (select Tag filter .n = n);
@@ -120,8 +121,9 @@ module default {
     ("select upsert_tag().id", ("E0304", "function 'upsert_tag()' needs the argument 'name'")),
     ("select some_tag(1) { name }",
      ("E0204", "function 'some_tag()' returns one object, but its body may return several")),
-    ("select tag_of(<Tag>$t) { name }",
-     ("E0206", "an object argument ('t := <Tag>$...') of function 'tag_of()' is not supported yet")),
+    ("select tag_of(<optional Tag>$t) { name }",
+     ("E0304", "argument 't' of function 'tag_of()' may be empty, but the parameter is not optional")),
+    ("select tag_of(<Post>$t) { name }", ("E0304", "argument 't' of function 'tag_of()' is a Tag, got Post")),
     ("select wrapped(1) { name }",
      ("E0206", "function 'wrapped()' cannot be inlined: its body is not a select of a type, an insert, an update "
                "or a delete")),

@@ -3,7 +3,9 @@ runners: calls of user functions returning objects at the top of a query, inline
 (https://docs.geldata.com/reference/datamodel/functions): ``select upsert_tag(name := ...).id``
 (an upsert returning the same object twice), ``select new_post(...) { shape }`` (an insert, a
 parameter's default), ``set of`` functions whose body is an update or a select with ``order by``
-and ``limit``, and ``.p`` of an ``optional`` result (null when there is no object). The
+and ``limit``, and ``.p`` of an ``optional`` result (null when there is no object); ``count()`` of writes, in
+a free object (each sees the database as it was before the statement, as in Gel), of a
+``with``-bound delete and of an update. The
 TypeScript compiles under tsc --strict and runs on node-postgres (tests/e2e/function_calls_ts);
 the Go is gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21
 (tests/e2e/function_calls_go)."""
@@ -28,7 +30,7 @@ def test_typescript_function_calls(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "function_calls_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "upsert": True, "insert": True, "sets": True, "optional": True}
+        "upsert": True, "insert": True, "sets": True, "optional": True, "countedWrites": True}
 
 
 @pytest.mark.slow

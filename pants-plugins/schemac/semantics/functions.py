@@ -250,8 +250,9 @@ def inline_query_call(q, schema: Schema, reporter: Reporter):
     are each one value (a parameter or a literal; ``<optional T>$p`` only for an ``optional``
     parameter, as Gel's modifying functions require), so the call is the body run once. An
     object parameter's argument ``<Artist>$artist`` is Gel's ``<Artist><uuid>$artist``
-    (https://docs.geldata.com/reference/edgeql/casts#ref-uuid-casting): the object with that
-    id, and the statement fails when there is none (as Gel's CardinalityViolationError).
+    (https://docs.geldata.com/reference/reference/edgeql/casts): the object with that id, bound
+    as ``assert_exists((select Artist filter .id = <uuid>$artist))``, so the statement fails
+    when there is none (Gel raises a CardinalityViolationError).
 
     Returns ``(query, function, step)``: ``q`` itself (and ``None``s) when it is no such call,
     else the rewritten query, the function and the ``.property`` step read after the call (the
@@ -334,11 +335,15 @@ def inline_query_call(q, schema: Schema, reporter: Reporter):
                 reporter.error("E0304", f"argument '{p.name}' of {what} is a {p.object_type}, got {arg.type.name}",
                                arg.span)
                 return None
-            # (<Artist>$artist is the object of that id, and fails the statement when there is
-            # none: not lowered yet)
-            reporter.error("E0206", f"an object argument ('{p.name} := <{p.object_type}>$...') of {what} is not "
-                           "supported yet", arg.span, where)
-            return None
+            if optional:
+                reporter.error("E0206", f"an optional object argument ('{p.name} := <optional "
+                               f"{p.object_type}>$...') of {what} is not supported yet", arg.span, where)
+                return None
+            # <Artist>$artist: the object of that id, which must exist
+            uuid = ast.Cast(ast.TypeRef("uuid", (), arg.type.span), arg.operand, arg.span)
+            sub = ast.SubSelect(arg.type.name, arg.type.span,
+                                ast.BinOp("=", ast.Path(("id",), arg.span), uuid, arg.span), arg.span)
+            arg = ast.FuncCall("assert_exists", (sub,), arg.span)
         bindings.append(ast.WithBinding(p.name, p.span, arg, arg.span))
     # the tail
     if step is not None:

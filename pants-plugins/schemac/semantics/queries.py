@@ -484,16 +484,18 @@ _AST_WRITES = (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)
 
 def _hoist_free_object_writes(q):
     """``select { n := count((delete T filter ...)), p := (insert U { ... }) { name } }``
-    (also the body of a ``with``): each insert, update or delete a free object's field holds
-    (as its value, in ``count(...)``, ``assert_exists(...)`` / ``assert_single(...)`` or under a
-    shape) bound in ``with`` under a name of its own (``_stmt1``, ...), the field reading that
+    (also the body of a ``with``; and ``select count((update ...))``): each insert, update or
+    delete a free object's field holds (as its value, in ``count(...)``, ``assert_exists(...)``
+    / ``assert_single(...)`` or under a shape) bound in ``with`` under a name of its own (``_stmt1``, ...), the field reading that
     name: ``with _stmt1 := (delete T filter ...) select { n := count(_stmt1) }``. Gel runs a
     statement of a query once, and the rest of the query does not see what it writes
     (https://docs.geldata.com/reference/edgeql/with), which is what a bound write is (a CTE,
     run once, that the statement's other parts read only through its ``RETURNING`` rows).
     ``q`` itself when no field holds one."""
     body = q.body if isinstance(q, ast.WithQuery) else q
-    if not isinstance(body, ast.SelectValue) or not isinstance(body.value, ast.FreeObject):
+    if not isinstance(body, ast.SelectValue) or not (
+            isinstance(body.value, ast.FreeObject) or (isinstance(body.value, ast.FuncCall)
+                                                       and body.value.name.replace("std::", "") == "count")):
         return q
     taken = {b.name for b in q.bindings} if isinstance(q, ast.WithQuery) else set()
     bindings: List[ast.WithBinding] = []
@@ -516,11 +518,18 @@ def _hoist_free_object_writes(q):
             return e if base is e.base else dataclasses.replace(e, base=base)
         return e
 
-    elements = tuple(el if el.value is None else dataclasses.replace(el, value=hoist(el.value))
-                     for el in body.value.elements)
-    if not bindings:
-        return q
-    body = dataclasses.replace(body, value=dataclasses.replace(body.value, elements=elements))
+    if isinstance(body.value, ast.FuncCall):
+        # `select count((update T ... set {...}))`: the value of one such call
+        value = hoist(body.value)
+        if not bindings:
+            return q
+        body = dataclasses.replace(body, value=value)
+    else:
+        elements = tuple(el if el.value is None else dataclasses.replace(el, value=hoist(el.value))
+                         for el in body.value.elements)
+        if not bindings:
+            return q
+        body = dataclasses.replace(body, value=dataclasses.replace(body.value, elements=elements))
     if isinstance(q, ast.WithQuery):
         return dataclasses.replace(q, bindings=q.bindings + tuple(bindings), body=body)
     return ast.WithQuery(tuple(bindings), body, q.span)
@@ -1211,6 +1220,10 @@ def _bound_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
     else ``None``."""
     b = ctx.variables.get(name)
     value = b.value if type(b) is qir.WithValue else None  # type: ignore[attr-defined]
+    if type(value) is qir.SqlTemplate and value.func == "assert_exists":  # type: ignore[attr-defined]
+        # `who := assert_exists((select User filter .id = ...))`: that object, or the statement
+        # fails (the argument <User>$id of an inlined function is bound so)
+        value = value.args[0]  # type: ignore[attr-defined]
     if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
         return value.target  # type: ignore[union-attr]
     return None

@@ -36,6 +36,10 @@ try {
   const p2 = await q.newPostScored({ title: "p2", score: 5 });
   assert.deepEqual((await pool.query("SELECT id, score FROM post WHERE title = 'p2'")).rows, [{ id: p2, score: "5" }]);
   await assert.rejects(q.newPost({ title: "p1" }), fc.UqPostTitleError);
+  // an object argument <Post>$post: the post of that id; none fails the statement
+  assert.deepEqual(await q.commentOn({ post: p2, body: "nice" }), { body: "nice", post: { title: "p2" } });
+  await assert.rejects(q.commentOn({ post: "00000000-0000-0000-0000-000000000000", body: "lost" }), /assert_exists violation: expression returned an empty set/);
+  assert.deepEqual((await pool.query("SELECT body FROM comment")).rows, [{ body: "nice" }]);
   out["insert"] = true;
 
   // set of: an update, and a select with order by and limit
@@ -52,6 +56,23 @@ try {
   assert.equal(await q.postScore({ title: "p2" }), "5");
   assert.equal(await q.postScore({ title: "zzz" }), null);
   out["optional"] = true;
+
+  // count() of writes: each runs once, and every write and read of the statement sees the
+  // database as it was before it (tag b, linked only by p1, is not unused yet)
+  await pool.query(
+    "INSERT INTO post_tags (source_id, target_id) SELECT p.id, t.id FROM post p, tag t " +
+      "WHERE (p.title = 'p2' AND t.name = 'a') OR (p.title = 'p1' AND t.name = 'b')",
+  );
+  assert.deepEqual(await q.cleanUp({ min_score: 3 }), { unused_tags: "0", low_posts: "1", kept: "2" });
+  assert.deepEqual(await q.cleanUp({ min_score: 3 }), { unused_tags: "1", low_posts: "0", kept: "1" });
+  assert.deepEqual((await pool.query("SELECT name FROM tag")).rows, [{ name: "a" }]);
+  assert.equal(await q.resetScores({ above: 4 }), "1");
+  assert.equal(await q.resetScores({ above: 4 }), "0");
+  assert.equal(await q.dropTag({ name: "zzz" }), "0");
+  await assert.rejects(q.dropTag({ name: "a" }), fc.FkPostTagsTargetIdError);
+  await pool.query("DELETE FROM post_tags");
+  assert.equal(await q.dropTag({ name: "a" }), "1");
+  out["countedWrites"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

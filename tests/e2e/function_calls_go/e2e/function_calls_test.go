@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -59,6 +60,16 @@ func TestFunctionCalls(t *testing.T) {
 		t.Fatalf("NewPost(p1) again: error %v, want UqPostTitleError", err)
 	}
 
+	// an object argument <Post>$post: the post of that id; none fails the statement
+	c1, err := q.CommentOn(ctx, fc.CommentOnParams{Post: p2, Body: "nice"})
+	if err != nil || c1.Body != "nice" || c1.Post.Title != "p2" {
+		t.Fatalf("CommentOn(p2) = %+v, %v", c1, err)
+	}
+	if _, err := q.CommentOn(ctx, fc.CommentOnParams{Post: "00000000-0000-0000-0000-000000000000", Body: "lost"}); err == nil ||
+		!strings.Contains(err.Error(), "assert_exists violation: expression returned an empty set") {
+		t.Fatalf("CommentOn(no post) error = %v", err)
+	}
+
 	// set of: an update, and a select with order by and limit
 	bumped, err := q.Bump(ctx, fc.BumpParams{Title: "p1"})
 	if err != nil || !reflect.DeepEqual(bumped, []fc.BumpRow{{Title: "p1", Score: 2}}) {
@@ -82,5 +93,29 @@ func TestFunctionCalls(t *testing.T) {
 	}
 	if s, err := q.PostScore(ctx, fc.PostScoreParams{Title: "zzz"}); err != nil || s != nil {
 		t.Fatalf("PostScore(zzz) = %v, %v", s, err)
+	}
+
+	// count() of writes: each runs once, and every write and read of the statement sees the
+	// database as it was before it (tag b, linked only by p1, is not unused yet)
+	if _, err := db.Exec(ctx, `INSERT INTO post_tags (source_id, target_id) SELECT p.id, t.id FROM post p, tag t WHERE (p.title = 'p2' AND t.name = 'a') OR (p.title = 'p1' AND t.name = 'b')`); err != nil {
+		t.Fatal(err)
+	}
+	c, err := q.CleanUp(ctx, fc.CleanUpParams{MinScore: 3})
+	if err != nil || c != (fc.CleanUpRow{UnusedTags: 0, LowPosts: 1, Kept: 2}) {
+		t.Fatalf("CleanUp(3) = %+v, %v", c, err)
+	}
+	c, err = q.CleanUp(ctx, fc.CleanUpParams{MinScore: 3})
+	if err != nil || c != (fc.CleanUpRow{UnusedTags: 1, LowPosts: 0, Kept: 1}) {
+		t.Fatalf("CleanUp(3) again = %+v, %v", c, err)
+	}
+	if n, err := q.ResetScores(ctx, fc.ResetScoresParams{Above: 4}); err != nil || n != 1 {
+		t.Fatalf("ResetScores(4) = %d, %v", n, err)
+	}
+	if n, err := q.DropTag(ctx, fc.DropTagParams{Name: "zzz"}); err != nil || n != 0 {
+		t.Fatalf("DropTag(zzz) = %d, %v", n, err)
+	}
+	var fk *fc.FkPostTagsTargetIDError
+	if _, err := q.DropTag(ctx, fc.DropTagParams{Name: "a"}); !errors.As(err, &fk) {
+		t.Fatalf("DropTag(a) of a linked tag: error %v, want FkPostTagsTargetIDError", err)
 	}
 }

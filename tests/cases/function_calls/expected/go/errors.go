@@ -95,6 +95,33 @@ func (e *UqPostTitleError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// FkCommentPostIDError is returned when Comment: post_id refers to no post row, or a referenced
+// row is being deleted (ON DELETE RESTRICT) (constraint fk_comment_post_id). Match it with
+// errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkCommentPostIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_comment_post_id".
+func (e *FkCommentPostIDError) Constraint() string {
+	return "fk_comment_post_id"
+}
+
+// Error implements error.
+func (e *FkCommentPostIDError) Error() string {
+	return "Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_comment_post_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkCommentPostIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkCommentPostIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // FkPostTagsSourceIDError is returned when Post.tags: source_id refers to no post row, or a
 // referenced row is being deleted (ON DELETE CASCADE) (constraint fk_post_tags_source_id). Match
 // it with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
@@ -182,6 +209,8 @@ func translateError(err error) error {
 		return &UqTagNameError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_post_title":
 		return &UqPostTitleError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_comment_post_id":
+		return &FkCommentPostIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_tags_source_id":
 		return &FkPostTagsSourceIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_tags_target_id":

@@ -47,6 +47,118 @@ func (q *Queries) Bump(ctx context.Context, arg BumpParams) ([]BumpRow, error) {
 	return items, nil
 }
 
+// cleanUpSQL is the SQL of query clean_up (cases/function_calls/queries/clean_up.edgeql).
+const cleanUpSQL = `WITH "_with__stmt1" AS (
+DELETE FROM "tag"
+WHERE NOT (EXISTS (SELECT 1 FROM "post" AS "_e2" WHERE "_e2"."id" IN (SELECT "source_id" FROM "post_tags" WHERE "target_id" = "tag"."id")))
+RETURNING *
+),
+"_with__stmt2" AS (
+DELETE FROM "post"
+WHERE score < $1
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with__stmt1" AS "_c1") AS "unused_tags", (SELECT count(*) FROM "_with__stmt2" AS "_c1") AS "low_posts", (SELECT count(*) FROM "post" AS "_c1") AS "kept"`
+
+// CleanUpParams are the parameters of CleanUp.
+type CleanUpParams struct {
+	MinScore int64
+}
+
+// CleanUpRow is one row returned by CleanUp.
+type CleanUpRow struct {
+	UnusedTags int64 `json:"unused_tags,string"`
+	LowPosts   int64 `json:"low_posts,string"`
+	Kept       int64 `json:"kept,string"`
+}
+
+// CleanUp runs query clean_up (cases/function_calls/queries/clean_up.edgeql).
+//
+// A violated foreign key is reported as *FkCommentPostIDError when a row of comment still refers
+// to a deleted post row; *FkPostTagsTargetIDError when a row of post_tags still refers to a
+// deleted tag row.
+func (q *Queries) CleanUp(ctx context.Context, arg CleanUpParams) (CleanUpRow, error) {
+	row := q.db.QueryRow(ctx, cleanUpSQL, arg.MinScore)
+	var i CleanUpRow
+	if err := row.Scan(&i.UnusedTags, &i.LowPosts, &i.Kept); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// commentOnSQL is the SQL of query comment_on (cases/function_calls/queries/comment_on.edgeql).
+const commentOnSQL = `WITH "_with_post" AS (
+SELECT coalesce((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+),
+"_new" AS (
+INSERT INTO "comment" ("post_id", "body")
+VALUES ((SELECT "v" FROM "_with_post"), $2::text)
+RETURNING *
+)
+SELECT "body",
+       (SELECT json_build_object('title', "_s1"."title") FROM "post" AS "_s1" WHERE "_s1"."id" = "comment"."post_id") AS "post"
+FROM "_new" AS "comment"`
+
+// CommentOnParams are the parameters of CommentOn.
+type CommentOnParams struct {
+	Post string
+	Body string
+}
+
+// CommentOnPost is the post shape of CommentOn.
+type CommentOnPost struct {
+	Title string `json:"title"`
+}
+
+// CommentOnRow is one row returned by CommentOn.
+type CommentOnRow struct {
+	Body string        `json:"body"`
+	Post CommentOnPost `json:"post"`
+}
+
+// CommentOn runs query comment_on (cases/function_calls/queries/comment_on.edgeql).
+//
+// A violated foreign key is reported as *FkCommentPostIDError when post_id names no post row.
+func (q *Queries) CommentOn(ctx context.Context, arg CommentOnParams) (CommentOnRow, error) {
+	row := q.db.QueryRow(ctx, commentOnSQL, arg.Post, arg.Body)
+	var i CommentOnRow
+	if err := row.Scan(&i.Body, &i.Post); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// dropTagSQL is the SQL of query drop_tag (cases/function_calls/queries/drop_tag.edgeql).
+const dropTagSQL = `WITH "_with_d" AS (
+DELETE FROM "tag"
+WHERE name = $1
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with_d" AS "_c1") AS "value"`
+
+// DropTagParams are the parameters of DropTag.
+type DropTagParams struct {
+	Name string
+}
+
+// DropTagRow is the row the statement of DropTag returns: DropTag returns its Value.
+type DropTagRow struct {
+	Value int64 `json:"value,string"`
+}
+
+// DropTag runs query drop_tag (cases/function_calls/queries/drop_tag.edgeql).
+//
+// A violated foreign key is reported as *FkPostTagsTargetIDError when a row of post_tags still
+// refers to a deleted tag row.
+func (q *Queries) DropTag(ctx context.Context, arg DropTagParams) (int64, error) {
+	row := q.db.QueryRow(ctx, dropTagSQL, arg.Name)
+	var i DropTagRow
+	if err := row.Scan(&i.Value); err != nil {
+		return i.Value, translateError(err)
+	}
+	return i.Value, nil
+}
+
 // newPostSQL is the SQL of query new_post (cases/function_calls/queries/new_post.edgeql).
 const newPostSQL = `INSERT INTO "post" ("title", "score")
 VALUES ($1::text, 1)
@@ -129,6 +241,35 @@ func (q *Queries) PostScore(ctx context.Context, arg PostScoreParams) (*int64, e
 			return nil, nil
 		}
 		return nil, translateError(err)
+	}
+	return i.Value, nil
+}
+
+// resetScoresSQL is the SQL of query reset_scores (cases/function_calls/queries/reset_scores.edgeql).
+const resetScoresSQL = `WITH "_with__stmt1" AS (
+UPDATE "post"
+SET "score" = 0
+WHERE score > $1
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with__stmt1" AS "_c1") AS "value"`
+
+// ResetScoresParams are the parameters of ResetScores.
+type ResetScoresParams struct {
+	Above int64
+}
+
+// ResetScoresRow is the row the statement of ResetScores returns: ResetScores returns its Value.
+type ResetScoresRow struct {
+	Value int64 `json:"value,string"`
+}
+
+// ResetScores runs query reset_scores (cases/function_calls/queries/reset_scores.edgeql).
+func (q *Queries) ResetScores(ctx context.Context, arg ResetScoresParams) (int64, error) {
+	row := q.db.QueryRow(ctx, resetScoresSQL, arg.Above)
+	var i ResetScoresRow
+	if err := row.Scan(&i.Value); err != nil {
+		return i.Value, translateError(err)
 	}
 	return i.Value, nil
 }

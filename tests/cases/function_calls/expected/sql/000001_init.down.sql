@@ -5,4 +5,4 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "post_tags", "post", "tag";
+DROP TABLE "post_tags", "comment", "post", "tag";

@@ -16,11 +16,21 @@ CREATE TABLE "post" (
     CONSTRAINT "uq_post_title" UNIQUE ("title")
 );
 
+CREATE TABLE "comment" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "body" text NOT NULL,
+    "post_id" uuid NOT NULL
+);
+
 CREATE TABLE "post_tags" (
     "source_id" uuid NOT NULL,
     "target_id" uuid NOT NULL,
     PRIMARY KEY ("source_id", "target_id")
 );
+
+ALTER TABLE "comment"
+  ADD CONSTRAINT "fk_comment_post_id" FOREIGN KEY ("post_id")
+  REFERENCES "post" ("id") ON DELETE RESTRICT;
 
 ALTER TABLE "post_tags"
   ADD CONSTRAINT "fk_post_tags_source_id" FOREIGN KEY ("source_id")
@@ -29,6 +39,9 @@ ALTER TABLE "post_tags"
 ALTER TABLE "post_tags"
   ADD CONSTRAINT "fk_post_tags_target_id" FOREIGN KEY ("target_id")
   REFERENCES "tag" ("id") ON DELETE RESTRICT;
+
+CREATE INDEX "ix_comment_post_id"
+  ON "comment" ("post_id");
 
 CREATE INDEX "ix_post_tags_target_id"
   ON "post_tags" ("target_id");

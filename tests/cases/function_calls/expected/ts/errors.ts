@@ -78,6 +78,16 @@ export class UqPostTitleError extends ExclusiveViolationError {
   }
 }
 
+/** Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_comment_post_id`). */
+export class FkCommentPostIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_comment_post_id";
+
+  constructor(cause: unknown) {
+    super("Comment: post_id refers to no post row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_comment_post_id)", "fk_comment_post_id", "comment", ["post_id"], cause);
+  }
+}
+
 /** Post.tags: source_id refers to no post row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_post_tags_source_id`). */
 export class FkPostTagsSourceIdError extends ForeignKeyViolationError {
   /** The constraint this class stands for. */
@@ -121,6 +131,8 @@ export function translateError(err: unknown): unknown {
       return code === "23505" ? new UqTagNameError(err) : err;
     case "uq_post_title":
       return code === "23505" ? new UqPostTitleError(err) : err;
+    case "fk_comment_post_id":
+      return code === "23503" ? new FkCommentPostIdError(err) : err;
     case "fk_post_tags_source_id":
       return code === "23503" ? new FkPostTagsSourceIdError(err) : err;
     case "fk_post_tags_target_id":

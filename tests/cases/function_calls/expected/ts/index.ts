@@ -5,6 +5,15 @@ import {
   type BumpArgs,
   type BumpResult,
   bump,
+  type CleanUpArgs,
+  type CleanUpResult,
+  cleanUp,
+  type CommentOnArgs,
+  type CommentOnResult,
+  commentOn,
+  type DropTagArgs,
+  type DropTagResult,
+  dropTag,
   type NewPostArgs,
   type NewPostResult,
   newPost,
@@ -14,6 +23,9 @@ import {
   type PostScoreArgs,
   type PostScoreResult,
   postScore,
+  type ResetScoresArgs,
+  type ResetScoresResult,
+  resetScores,
   type TopPostIdsArgs,
   type TopPostIdsResult,
   topPostIds,
@@ -37,12 +49,20 @@ export interface Runner {
   readonly query: {
     /** Runs `bump` (cases/function_calls/queries/bump.edgeql). */
     bump(args: BumpArgs): Promise<BumpResult[]>;
+    /** Runs `clean_up` (cases/function_calls/queries/clean_up.edgeql). */
+    cleanUp(args: CleanUpArgs): Promise<CleanUpResult>;
+    /** Runs `comment_on` (cases/function_calls/queries/comment_on.edgeql). */
+    commentOn(args: CommentOnArgs): Promise<CommentOnResult>;
+    /** Runs `drop_tag` (cases/function_calls/queries/drop_tag.edgeql). */
+    dropTag(args: DropTagArgs): Promise<string>;
     /** Runs `new_post` (cases/function_calls/queries/new_post.edgeql). */
     newPost(args: NewPostArgs): Promise<NewPostResult>;
     /** Runs `new_post_scored` (cases/function_calls/queries/new_post_scored.edgeql). */
     newPostScored(args: NewPostScoredArgs): Promise<string>;
     /** Runs `post_score` (cases/function_calls/queries/post_score.edgeql). */
     postScore(args: PostScoreArgs): Promise<string | null>;
+    /** Runs `reset_scores` (cases/function_calls/queries/reset_scores.edgeql). */
+    resetScores(args: ResetScoresArgs): Promise<string>;
     /** Runs `top_post_ids` (cases/function_calls/queries/top_post_ids.edgeql). */
     topPostIds(args?: TopPostIdsArgs): Promise<TopPostIdsResult[]>;
     /** Runs `top_posts` (cases/function_calls/queries/top_posts.edgeql). */
@@ -114,9 +134,13 @@ function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
       bump: (args) => bump(db, args),
+      cleanUp: (args) => cleanUp(db, args),
+      commentOn: (args) => commentOn(db, args),
+      dropTag: (args) => dropTag(db, args),
       newPost: (args) => newPost(db, args),
       newPostScored: (args) => newPostScored(db, args),
       postScore: (args) => postScore(db, args),
+      resetScores: (args) => resetScores(db, args),
       topPostIds: (args) => topPostIds(db, args),
       topPosts: (args) => topPosts(db, args),
       upsertTag: (args) => upsertTag(db, args),

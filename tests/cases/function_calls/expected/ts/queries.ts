@@ -48,6 +48,127 @@ export async function bump(db: Queryable, args: BumpArgs): Promise<BumpResult[]>
   return rows as BumpResult[];
 }
 
+/** SQL of query `clean_up` (cases/function_calls/queries/clean_up.edgeql). */
+export const cleanUpSql = `WITH "_with__stmt1" AS (
+DELETE FROM "tag"
+WHERE NOT (EXISTS (SELECT 1 FROM "post" AS "_e2" WHERE "_e2"."id" IN (SELECT "source_id" FROM "post_tags" WHERE "target_id" = "tag"."id")))
+RETURNING *
+),
+"_with__stmt2" AS (
+DELETE FROM "post"
+WHERE score < $1
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with__stmt1" AS "_c1") AS "unused_tags", (SELECT count(*) FROM "_with__stmt2" AS "_c1") AS "low_posts", (SELECT count(*) FROM "post" AS "_c1") AS "kept"`;
+
+/** Parameters of {@link cleanUp}. */
+export interface CleanUpArgs {
+  readonly min_score: number | string | bigint;
+}
+
+/** One row returned by {@link cleanUp}. */
+export interface CleanUpResult {
+  unused_tags: string;
+  low_posts: string;
+  kept: string;
+}
+
+/**
+ * Runs query `clean_up`.
+ *
+ * Source: cases/function_calls/queries/clean_up.edgeql.
+ * @throws {@link FkCommentPostIdError} when a row of `comment` still refers to a deleted `post` row (`fk_comment_post_id`).
+ * @throws {@link FkPostTagsTargetIdError} when a row of `post_tags` still refers to a deleted `tag` row (`fk_post_tags_target_id`).
+ */
+export async function cleanUp(db: Queryable, args: CleanUpArgs): Promise<CleanUpResult> {
+  const rows = await run(db, cleanUpSql, [
+    args.min_score,
+  ]);
+  const row = rows[0] as CleanUpResult | undefined;
+  if (row === undefined) {
+    throw new Error("clean_up: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `comment_on` (cases/function_calls/queries/comment_on.edgeql). */
+export const commentOnSql = `WITH "_with_post" AS (
+SELECT coalesce((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+),
+"_new" AS (
+INSERT INTO "comment" ("post_id", "body")
+VALUES ((SELECT "v" FROM "_with_post"), $2::text)
+RETURNING *
+)
+SELECT "body",
+       (SELECT json_build_object('title', "_s1"."title") FROM "post" AS "_s1" WHERE "_s1"."id" = "comment"."post_id") AS "post"
+FROM "_new" AS "comment"`;
+
+/** Parameters of {@link commentOn}. */
+export interface CommentOnArgs {
+  readonly post: string;
+  readonly body: string;
+}
+
+/** One row returned by {@link commentOn}. */
+export interface CommentOnResult {
+  body: string;
+  post: { title: string };
+}
+
+/**
+ * Runs query `comment_on`.
+ *
+ * Source: cases/function_calls/queries/comment_on.edgeql.
+ * @throws {@link FkCommentPostIdError} when `post_id` names no `post` row (`fk_comment_post_id`).
+ */
+export async function commentOn(db: Queryable, args: CommentOnArgs): Promise<CommentOnResult> {
+  const rows = await run(db, commentOnSql, [
+    args.post,
+    args.body,
+  ]);
+  const row = rows[0] as CommentOnResult | undefined;
+  if (row === undefined) {
+    throw new Error("comment_on: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `drop_tag` (cases/function_calls/queries/drop_tag.edgeql). */
+export const dropTagSql = `WITH "_with_d" AS (
+DELETE FROM "tag"
+WHERE name = $1
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with_d" AS "_c1") AS "value"`;
+
+/** Parameters of {@link dropTag}. */
+export interface DropTagArgs {
+  readonly name: string;
+}
+
+/** The row the statement of {@link dropTag} returns: {@link dropTag} returns its `value`. */
+export interface DropTagResult {
+  value: string;
+}
+
+/**
+ * Runs query `drop_tag`.
+ *
+ * Source: cases/function_calls/queries/drop_tag.edgeql.
+ * @throws {@link FkPostTagsTargetIdError} when a row of `post_tags` still refers to a deleted `tag` row (`fk_post_tags_target_id`).
+ */
+export async function dropTag(db: Queryable, args: DropTagArgs): Promise<string> {
+  const rows = await run(db, dropTagSql, [
+    args.name,
+  ]);
+  const row = rows[0] as DropTagResult | undefined;
+  if (row === undefined) {
+    throw new Error("drop_tag: the statement returned no row");
+  }
+  return row.value;
+}
+
 /** SQL of query `new_post` (cases/function_calls/queries/new_post.edgeql). */
 export const newPostSql = `INSERT INTO "post" ("title", "score")
 VALUES ($1::text, 1)
@@ -141,6 +262,41 @@ export async function postScore(db: Queryable, args: PostScoreArgs): Promise<str
     args.title,
   ]);
   return (rows[0] as PostScoreResult | undefined)?.value ?? null;
+}
+
+/** SQL of query `reset_scores` (cases/function_calls/queries/reset_scores.edgeql). */
+export const resetScoresSql = `WITH "_with__stmt1" AS (
+UPDATE "post"
+SET "score" = 0
+WHERE score > $1
+RETURNING *
+)
+SELECT (SELECT count(*) FROM "_with__stmt1" AS "_c1") AS "value"`;
+
+/** Parameters of {@link resetScores}. */
+export interface ResetScoresArgs {
+  readonly above: number | string | bigint;
+}
+
+/** The row the statement of {@link resetScores} returns: {@link resetScores} returns its `value`. */
+export interface ResetScoresResult {
+  value: string;
+}
+
+/**
+ * Runs query `reset_scores`.
+ *
+ * Source: cases/function_calls/queries/reset_scores.edgeql.
+ */
+export async function resetScores(db: Queryable, args: ResetScoresArgs): Promise<string> {
+  const rows = await run(db, resetScoresSql, [
+    args.above,
+  ]);
+  const row = rows[0] as ResetScoresResult | undefined;
+  if (row === undefined) {
+    throw new Error("reset_scores: the statement returned no row");
+  }
+  return row.value;
 }
 
 /** SQL of query `top_post_ids` (cases/function_calls/queries/top_post_ids.edgeql). */

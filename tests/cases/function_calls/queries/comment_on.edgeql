@@ -1,0 +1,4 @@
+select comment_on(<Post>$post, <str>$body) {
+    body,
+    post: { title }
+}

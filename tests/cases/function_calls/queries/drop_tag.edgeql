@@ -1,0 +1,2 @@
+with d := (delete Tag filter .name = <str>$name)
+select count(d)
