@@ -97,7 +97,7 @@ def as_subselect(expr) -> Optional[ast.SubSelect]:
         return expr
     if isinstance(expr, ast.SelectExpr) and isinstance(expr.subject, ast.VarRef) and expr.filter is not None \
             and not expr.order and expr.offset is None and expr.limit is None and not sets_link_props(expr):
-        return ast.SubSelect(expr.subject.name, expr.subject.span, expr.filter, expr.span)
+        return ast.SubSelect(expr.subject.name, expr.subject.span, expr.filter, expr.span, expr.subject.detached)
     return None
 
 
@@ -145,6 +145,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
     # (a query's `with` names stay in scope: `with n := <str>$n, u := (select User filter .name = n)`)
     inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None,
                                 variables=ctx.variables if ctx.params is not None else {}, bound_statements={}, set_links=None, set_row=None)
+    inner = detached_scope(expr, ctx, inner)
     cond = check(expr.filter, inner, BOOL)
     if cond is None:
         return None
@@ -159,6 +160,23 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
         return qir.ObjectIds(expr.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, target, alias,
                              cond, visible)
     return qir.ObjectRow(expr.span, ValueType(scalar=SCALARS["uuid"]), True, target, alias, None, cond, visible)
+
+
+def _is_detached(expr) -> bool:
+    if isinstance(expr, ast.SubSelect):
+        return expr.detached
+    return isinstance(expr, ast.SelectExpr) and isinstance(expr.subject, ast.VarRef) and expr.subject.detached
+
+
+def detached_scope(expr, ctx, inner):
+    """``inner`` (the scope of a sub-select's filter) for ``(select detached T filter ...)``:
+    ``.x`` is the detached set's object, while ``T`` / ``T.x`` of the enclosing query's type
+    still names the enclosing object (https://docs.geldata.com/reference/stdlib/set#operator::detached):
+    ``select Book { dup := exists (select detached Book filter .title = Book.title and .id != Book.id) }``."""
+    if not _is_detached(expr) or ctx.subject is None:
+        return inner
+    outer = ctx.outer if ctx.detached_subject and ctx.outer is not None else (ctx.subject, subject_ref(ctx))
+    return dataclasses.replace(inner, outer=outer, detached_subject=True)
 
 
 def subject_ref(ctx) -> str:
@@ -463,6 +481,7 @@ def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     cond = None
     if filt is not None:
         inner = dataclasses.replace(ctx, subject=source, column_prefix=alias, subject_column=None)
+        inner = detached_scope(expr, ctx, inner)
         cond = check(filt, inner, BOOL)  # type: ignore[arg-type]
         if cond is None:
             return None

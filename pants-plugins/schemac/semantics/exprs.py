@@ -156,6 +156,9 @@ class ExprContext:
     #: named in SQL; ``Type.prop`` of that type reads it (``link author := (select User filter
     #: .handle = Message.author_handle)``).
     outer: Optional[Tuple[ObjectType, str]] = None
+    #: Inside ``(select detached T filter ...)``: ``T`` / ``T.x`` names :attr:`outer`, the
+    #: enclosing query's object, not the detached set's (the subject).
+    detached_subject: bool = False
     #: In a query's filter: the multi links its paths go through (``.tags.name``), name ->
     #: :class:`schemac.semantics.qir.SetLink` (see ``schemac.semantics.queries._where``); ``None`` elsewhere.
     set_links: Optional[Dict[str, qir.Node]] = None
@@ -1291,14 +1294,16 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
     if enum is None:
         cands = [e.name for e in ctx.schema.all_enums()]
         named = ctx.schema.find_type(expr.enum, ctx.module)
-        if named is not None and named is ctx.subject and ctx.params is not None:
+        if named is not None and named is ctx.subject and ctx.params is not None and not (
+                ctx.detached_subject and ctx.outer is not None and named is ctx.outer[0]):
             # `select User ... filter User.name = ...`: the selected type's own path, as `.name`
             # (https://docs.geldata.com/reference/edgeql/paths).
             return _path(ast.Path((expr.member,), expr.span), ctx)
         if named is not None and ctx.outer is not None and named is ctx.outer[0]:
             # In a computed of `Message`, `Message.author_id` is the object the computed is
             # evaluated for (Gel binds the source type's path to it), also inside a sub-select.
-            outer = dataclasses.replace(ctx, subject=ctx.outer[0], column_prefix=ctx.outer[1], outer=None)
+            outer = dataclasses.replace(ctx, subject=ctx.outer[0], column_prefix=ctx.outer[1], outer=None,
+                                        detached_subject=False)
             return _path(ast.Path((expr.member,), expr.span), outer)
         if named is not None:
             # `User.handle` where `User` is not the object at hand: the set of that property of

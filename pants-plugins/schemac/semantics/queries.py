@@ -976,8 +976,31 @@ def _undetached(value):
     if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) and value.subject.detached \
             and value.shape is None and value.filter is not None and not value.order and value.offset is None \
             and value.limit is None:
-        return ast.SubSelect(value.subject.name, value.subject.span, value.filter, value.span)
+        return ast.SubSelect(value.subject.name, value.subject.span, value.filter, value.span, True)
     return value
+
+
+def _detached_outer_read(value, subject: ObjectType, ctx: ExprContext) -> Optional[str]:
+    """``User.name`` (as written) when ``value`` is ``(select detached User filter ... User.name ...)``
+    of the written object's type: there ``User`` is the written object
+    (https://docs.geldata.com/reference/stdlib/set#operator::detached), which a multi link's
+    statements (their own CTEs) cannot read yet; ``None`` otherwise."""
+    if not (isinstance(value, ast.SubSelect) and value.detached):
+        return None
+    stack = [value.filter]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and not isinstance(n, (type, ast.TypeRef)):
+            if isinstance(n, ast.EnumRef) and n.enum not in ctx.variables \
+                    and ctx.schema.find_type(n.enum, ctx.module) is subject:
+                return f"{n.enum}.{n.member}"
+            if isinstance(n, ast.VarRef) and n.name not in ctx.variables and not n.detached \
+                    and ctx.schema.find_type(n.name, ctx.module) is subject:
+                return n.name
+            stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return None
 
 
 def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
@@ -992,6 +1015,13 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
             ctx.reporter.error("E0304", f"'{a.op}' is only valid in an update", a.name_span, f"write {a.name} := ...")
             return None
         props: Tuple[Tuple[object, qir.Expr], ...] = ()
+        outer_read = _detached_outer_read(a.value, subject, ctx)
+        if outer_read is not None:
+            ctx.reporter.error("E0206", f"a multi link's value (select detached {subject.name} ...) reading the "
+                               f"{'updated' if not insert else 'inserted'} object ('{outer_read}') is not supported "
+                               "yet", a.value.span, "select the other objects by a parameter or a property "
+                               "instead, or write the link in a for loop over the objects")
+            return None
         if computed_sql.sets_link_props(a.value):
             split = _link_props(a, link, ctx)
             if split is None:

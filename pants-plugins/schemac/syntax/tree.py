@@ -152,6 +152,9 @@ class SubSelect:
     type_span: Span
     filter: "Expr"
     span: Span
+    #: ``(select detached T filter ...)``: inside it ``T`` / ``T.x`` is still the enclosing
+    #: query's object (https://docs.geldata.com/reference/stdlib/set#operator::detached).
+    detached: bool = False
 
 
 @dataclass(frozen=True)
