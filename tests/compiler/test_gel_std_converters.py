@@ -8,7 +8,7 @@ Gel's reference pages):
   there is no match), ``str_trim(s, chars)`` and its start/end forms
   (https://docs.geldata.com/reference/stdlib/string);
 * ``to_datetime`` of an ISO 8601 string with a time zone (any other string fails the
-  statement), of a string and a format holding ``TZH``, of the parts, of epoch seconds and of a
+  statement, as does the cast ``<datetime>s`` of one), of a string and a format holding ``TZH``, of the parts, of epoch seconds and of a
   ``cal::local_datetime`` and a zone; ``cal::to_local_date`` / ``_datetime`` / ``_time`` of the
   parts (https://docs.geldata.com/reference/stdlib/datetime);
 * ``math::exp``, ``math::log(x, base := b)``, ``math::pi``, ``math::e``, the trigonometric
@@ -58,6 +58,7 @@ QUERIES = {
     "trims": "select { a := str_trim('::data.....', '.:'), b := str_trim_start('..data..', '.'), "
              "c := str_trim_end('..data..', '.'), d := str_trim('  data  ') }",
     "datetime_of": "select to_datetime(<str>$s)",
+    "cast_of": "select <datetime><str>$s",
     "datetimes": "select { a := to_datetime('May 7th, 2018 15:01:22 +00', 'Mon DDth, YYYY HH24:MI:SS TZH'), "
                  "b := to_datetime(2018, 5, 7, 15, 1, 22.306916, 'UTC'), c := to_datetime(1590595184.584), "
                  "d := to_datetime(<cal::local_datetime>'2019-01-01T01:02:03', 'HKT'), "
@@ -132,6 +133,14 @@ def test_to_datetime_reads_iso_8601_with_a_time_zone(db, plans):
     assert _run(db, plans["datetime_of"], s="20180507T150122Z")[0][0] == datetime.datetime(2018, 5, 7, 15, 1, 22,
                                                                                            tzinfo=utc)
     assert _run(db, plans["datetime_of"], s=None) == [(None,)]
+    # the cast of a str reads it the same way (a literal with a time zone stays a plain CAST)
+    assert _run(db, plans["cast_of"], s="2018-05-07T15:01:22+02:00")[0][0] == \
+        datetime.datetime(2018, 5, 7, 13, 1, 22, tzinfo=utc)
+    with pytest.raises(psycopg.errors.InvalidDatetimeFormat, match="ISO 8601"):
+        _run(db, plans["cast_of"], s="2018-05-07 15:01")
+    plain = check_library({"lib/schema.esdl": SCHEMA, "lib/q.edgeql": "select <datetime>'2018-05-07T15:01:22Z'"},
+                          Options(library="lib")).queries[0]
+    assert plain.sql == "SELECT CAST('2018-05-07T15:01:22Z' AS timestamptz) AS \"value\""
     # Gel requires the time zone; Postgres would read it in the session's
     for text in ("2018-05-07T15:01:22", "2018-05-07", "May 7 2018 15:00 +00"):
         with pytest.raises(psycopg.errors.InvalidDatetimeFormat, match="ISO 8601"):

@@ -2177,6 +2177,13 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
 _ISO_DATETIME = r"^\s*\d{4}(-\d{2}-\d{2}|\d{4})[tT ]\d{2}(:?\d{2}(:?\d{2}(\.\d+)?)?)?([zZ]|[+-]\d{2}(:?\d{2})?)\s*$"
 
 
+#: A str read as a datetime (``to_datetime(s)``, ``<datetime>s``): the statement fails on a string
+#: that is not ISO 8601 with a time zone.
+_DATETIME_OF_STR = (
+    "CASE WHEN {0} ~ " + sql_string(_ISO_DATETIME).replace("{", "{{").replace("}", "}}") + " THEN CAST({0} AS "
+    "timestamptz) ELSE CAST('an ISO 8601 date and time with a time zone is required, got ' || {0} AS timestamptz) END")
+
+
 def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """``to_datetime()`` (https://docs.geldata.com/reference/stdlib/datetime#function::std::to_datetime):
     of an ISO 8601 string with a time zone (``CAST(s AS timestamptz)``; the statement fails on
@@ -2200,11 +2207,7 @@ def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     families = tuple(a.type.family for a in args)
     nullable = any(a.nullable for a in args)
     if families == ("str",):
-        pattern = sql_string(_ISO_DATETIME).replace("{", "{{").replace("}", "}}")
-        template = (f"CASE WHEN {{0}} ~ {pattern} THEN CAST({{0}} AS timestamptz) ELSE CAST("
-                    "'to_datetime(): an ISO 8601 date and time with a time zone is required, got ' || {0} "
-                    "AS timestamptz) END")
-        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", template, tuple(args), "p", True)
+        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", _DATETIME_OF_STR, tuple(args), "p", True)
     if families == ("num",):
         return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime",
                                "to_timestamp(CAST({0} AS double precision))", tuple(args), "p", True)
@@ -3237,6 +3240,14 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")
         return None
+    if target.scalar is not None and target.scalar.name == "datetime" and target.element is None \
+            and inner.type.family == "str" and inner.type.element is None \
+            and not (isinstance(inner, qir.Literal) and re.match(_ISO_DATETIME, str(inner.value))):
+        # `<datetime>s` of a str: ISO 8601 with a time zone, or the statement fails, as Gel's
+        # (https://docs.geldata.com/reference/stdlib/datetime#type::std::datetime); Postgres would
+        # read a string without one in the session's time zone
+        return qir.SqlTemplate(expr.span, target, inner.nullable, "to_datetime", _DATETIME_OF_STR, (inner,), "p",
+                               True)
     if target.family == "str" and inner.type.family in ("geometry", "geography") and inner.type.element is None:
         # Gel's cast of a geometry / geography to str is its WKT (ST_AsText), not PostGIS's
         # text output (hex EWKB): https://docs.geldata.com/reference/stdlib/postgis
