@@ -1151,6 +1151,7 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
         finally:
             _omitted = None
             _copied = frozenset()
+        marked = _mark_raw_params(marked)
         used = sorted({int(n) for n in _MARK.findall(marked)})
         number = {old: new for new, old in enumerate(used, 1)}
         sql = _MARK.sub(lambda m: f"${number[int(m.group(1))]}", marked)
@@ -1159,6 +1160,48 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
 
 
 _MARK = re.compile("\x00([0-9]+)\x00")
+
+
+def _mark_raw_params(sql: str) -> str:
+    """``sql`` with each ``$n`` written before the variant (the SQL of an access policy, computed
+    when the query was checked, reads the globals' parameters) marked as :func:`_param_text`
+    marks them, so that it is numbered as the rest; ``$`` inside a string literal, a quoted
+    identifier or a comment is left alone."""
+    out = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c == "'" or c == '"':
+            # (a backslash escapes in an E'...' string only)
+            escapes = c == "'" and i > 0 and sql[i - 1] in "eE" and (i < 2 or not (sql[i - 2].isalnum() or sql[i - 2] == "_"))
+            j = i + 1
+            while j < n:
+                if escapes and sql[j] == "\\":
+                    j += 2
+                    continue
+                if sql[j] == c:
+                    if j + 1 < n and sql[j + 1] == c:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(sql[i:j + 1])
+            i = j + 1
+        elif c == "-" and sql.startswith("--", i):
+            j = sql.find("\n", i)
+            j = n if j < 0 else j
+            out.append(sql[i:j])
+            i = j
+        elif c == "$" and i + 1 < n and sql[i + 1].isdigit() and not (i > 0 and (sql[i - 1].isalnum() or sql[i - 1] == "_")):
+            j = i + 1
+            while j < n and sql[j].isdigit():
+                j += 1
+            out.append(f"\x00{sql[i + 1:j]}\x00")
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def _batch_sql(b: qir.Batch) -> str:
