@@ -2725,7 +2725,9 @@ def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """``json_get(j, 'a', 'b')`` (https://docs.geldata.com/reference/stdlib/json#function::std::json_get):
     the json value at that path (object keys, or array indexes as strings), empty when there is
     none: ``jsonb_extract_path(j, 'a', 'b')``; with ``default := d``, ``d`` when there is none:
-    ``coalesce(jsonb_extract_path(...), d)``."""
+    ``coalesce(jsonb_extract_path(...), d)``, and empty when ``j`` or a path element is empty
+    (they are not optional in Gel's signature: ``json_get(<optional json>$doc, 'a', default := d)``
+    with ``$doc`` omitted is ``{}``, not ``d``)."""
     named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
     positional = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
     if len(positional) < 2 or any(a.name != "default" for a in named) or len(named) > 1:
@@ -2757,7 +2759,13 @@ def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if default is not None:
         # Gel's json_get(..., default := d): the value at the path, or d when there is none
         template = f"coalesce({template}, {{{len(args)}}})"
-        return qir.SqlTemplate(expr.span, json_type, default.nullable, "json_get", template, (*args, default),
+        # (the json value and the path are not optional: an empty one makes the result empty,
+        # the default only stands for a missing path)
+        empty = [f"{{{i}}} IS NULL" for i, a in enumerate(args) if a.nullable]
+        if empty:
+            template = f"CASE WHEN {' OR '.join(empty)} THEN NULL ELSE {template} END"
+        return qir.SqlTemplate(expr.span, json_type, default.nullable or bool(empty), "json_get", template,
+                               (*args, default),
                                "p" * (len(args) + 1), True)
     return qir.SqlTemplate(expr.span, json_type, True, "json_get", template, tuple(args), "p" * len(args), True)
 
