@@ -136,6 +136,9 @@ type EnqueueJobsRow struct {
 // Enqueue many jobs of one actor in one round trip; names with a Pending twin (or repeated in
 // the batch) are skipped.
 func (q *Queries) EnqueueJobs(ctx context.Context, arg EnqueueJobsParams) ([]EnqueueJobsRow, error) {
+	if arg.Names == nil {
+		arg.Names = []string{}
+	}
 	rows, err := q.db.Query(ctx, enqueueJobsSQL, arg.Names, arg.Actor)
 	if err != nil {
 		return nil, translateError(err)

@@ -218,6 +218,9 @@ type CreateAPIKeyRow struct {
 // A violated foreign key is reported as *FkAPIKeyOrgIDError when org_id names no organization row;
 // *FkAPIKeyCreatedByIDError when created_by_id names no user row.
 func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (CreateAPIKeyRow, error) {
+	if arg.Scopes == nil {
+		arg.Scopes = []ApiScope{}
+	}
 	row := q.db.QueryRow(ctx, createAPIKeySQL, arg.OrgID, arg.Prefix, arg.SecretHash, arg.Label, arg.Scopes, arg.CreatedByID, arg.ExpiresAt)
 	var i CreateAPIKeyRow
 	if err := row.Scan(&i.ID); err != nil {
@@ -322,6 +325,9 @@ type CreateProjectRow struct {
 // A violated foreign key is reported as *FkProjectOrgIDError when org_id names no organization
 // row.
 func (q *Queries) CreateProject(ctx context.Context, arg CreateProjectParams) (*CreateProjectRow, error) {
+	if arg.Labels == nil {
+		arg.Labels = []string{}
+	}
 	row := q.db.QueryRow(ctx, createProjectSQL, arg.OrgID, arg.Name, arg.Slug, arg.Description, arg.Labels)
 	var i CreateProjectRow
 	if err := row.Scan(&i.ID); err != nil {
@@ -358,6 +364,9 @@ type RelabelProjectRow struct {
 //
 // It returns nil, nil when no row matched.
 func (q *Queries) RelabelProject(ctx context.Context, arg RelabelProjectParams) (*RelabelProjectRow, error) {
+	if arg.Labels == nil {
+		arg.Labels = []string{}
+	}
 	row := q.db.QueryRow(ctx, relabelProjectSQL, arg.ID, arg.OrgID, arg.Labels)
 	var i RelabelProjectRow
 	if err := row.Scan(&i.ID); err != nil {

@@ -262,6 +262,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
     method = qn.method
     params, optional_fields, unchanged = [], [], []
     values, required_globals, left_out = [], [], {}
+    empty_slices: List[Tuple[str, str]] = []
     for p in q.params:
         if p.global_ is not None:
             values.append(f"q.globals.{go_name(p.global_.key)}")
@@ -275,6 +276,10 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
         # (pointers and slices are nil when left out; sql.Null*, pgtype values and NullE not Valid)
         nil = go_type.startswith(("*", "[]")) or go_type == "json.RawMessage"
         left_out[p.index] = (field, f"arg.{field} == nil" if nil else f"!arg.{field}.Valid")
+        if not p.optional and p.type.element is not None and go_type.startswith("[]"):
+            # Gel has no NULL arrays: a nil slice of a required array parameter is sent as the
+            # empty array (https://docs.geldata.com/reference/edgeql/parameters), not as NULL
+            empty_slices.append((field, go_type))
         if p.optional and p.unchanged:
             unchanged.append(f"{field} ({p.unchanged})")
         elif p.optional:
@@ -344,6 +349,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
         "scan": ", ".join(scan), "cardinality": q.cardinality,
         "doc": _comment(_doc_lines(q, method, names.go_errors)), "params_doc": _comment(wrap(" ".join(params_doc))),
         "structs": structs, "required_globals": required_globals, "has_params": bool(params),
+        "empty_slices": empty_slices,
         "zero": zero,
     }
 

@@ -169,6 +169,12 @@ func TestSelectForms(t *testing.T) {
 	if err != nil || len(unn) != 4 {
 		t.Fatalf("UsersNotNamed([]) = %+v, %v", unn, err)
 	}
+	// A nil slice of a required array parameter is the empty array (Gel has no NULL arrays):
+	// name <> ALL (NULL) would select no user.
+	unn, err = q.UsersNotNamed(ctx, sf.UsersNotNamedParams{})
+	if err != nil || len(unn) != 4 {
+		t.Fatalf("UsersNotNamed(nil) = %+v, %v", unn, err)
+	}
 	jf, err := q.JSONFields(ctx, sf.JSONFieldsParams{Payload: json.RawMessage(`{"post": {"title": "Hi"}, "tags": [10, 20]}`)})
 	if err != nil || jf.Title == nil || *jf.Title != "Hi" || jf.Second == nil || *jf.Second != 20 || jf.Missing != nil {
 		t.Fatalf("JSONFields = %+v, %v", jf, err)

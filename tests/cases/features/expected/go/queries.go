@@ -207,6 +207,9 @@ type CreateTaggedPostRow struct {
 // A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row;
 // *FkPostTagsTargetIDError when an id of tags names no tag row.
 func (q *Queries) CreateTaggedPost(ctx context.Context, arg CreateTaggedPostParams) (CreateTaggedPostRow, error) {
+	if arg.TagIDs == nil {
+		arg.TagIDs = []string{}
+	}
 	row := q.db.QueryRow(ctx, createTaggedPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIDs)
 	var i CreateTaggedPostRow
 	if err := row.Scan(&i.ID); err != nil {
@@ -423,6 +426,9 @@ type RetagAccountRow struct {
 //
 // It returns nil, nil when no row matched.
 func (q *Queries) RetagAccount(ctx context.Context, arg RetagAccountParams) (*RetagAccountRow, error) {
+	if arg.Drop == nil {
+		arg.Drop = []string{}
+	}
 	row := q.db.QueryRow(ctx, retagAccountSQL, arg.ID, arg.Nick, arg.Drop)
 	var i RetagAccountRow
 	if err := row.Scan(&i.ID); err != nil {

@@ -72,6 +72,9 @@ type AddAuthoredRow struct {
 //
 // It reads the global actor from the runner's Globals.
 func (q *Queries) AddAuthored(ctx context.Context, arg AddAuthoredParams) (*AddAuthoredRow, error) {
+	if arg.Posts == nil {
+		arg.Posts = []string{}
+	}
 	row := q.db.QueryRow(ctx, addAuthoredSQL, arg.ID, arg.Posts, q.globals.Actor)
 	var i AddAuthoredRow
 	if err := row.Scan(&i.ID); err != nil {
@@ -170,6 +173,9 @@ type AddPostRow struct {
 //
 // It reads the global actor from the runner's Globals.
 func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, error) {
+	if arg.Tags == nil {
+		arg.Tags = []string{}
+	}
 	row := q.db.QueryRow(ctx, addPostSQL, arg.Title, arg.Tags, q.globals.Actor)
 	var i AddPostRow
 	if err := row.Scan(&i.ID); err != nil {

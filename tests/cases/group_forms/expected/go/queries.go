@@ -44,6 +44,9 @@ type AddItemsRow struct {
 //
 // A violated foreign key is reported as *FkItemOwnerIDError when owner_id names no person row.
 func (q *Queries) AddItems(ctx context.Context, arg AddItemsParams) ([]AddItemsRow, error) {
+	if arg.Titles == nil {
+		arg.Titles = []string{}
+	}
 	rows, err := q.db.Query(ctx, addItemsSQL, arg.Owner, arg.Titles)
 	if err != nil {
 		return nil, translateError(err)

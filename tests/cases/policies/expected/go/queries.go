@@ -330,6 +330,9 @@ type EditNotesRow struct {
 //
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) EditNotes(ctx context.Context, arg EditNotesParams) ([]EditNotesRow, error) {
+	if arg.Items == nil {
+		arg.Items = []json.RawMessage{}
+	}
 	rows, err := q.db.Query(ctx, editNotesSQL, arg.Items, q.globals.CurrentUserID)
 	if err != nil {
 		return nil, translateError(err)

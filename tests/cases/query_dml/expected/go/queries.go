@@ -31,6 +31,9 @@ type AddStoriesRow struct {
 //
 // A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
 func (q *Queries) AddStories(ctx context.Context, arg AddStoriesParams) ([]AddStoriesRow, error) {
+	if arg.Titles == nil {
+		arg.Titles = []string{}
+	}
 	rows, err := q.db.Query(ctx, addStoriesSQL, arg.Author, arg.Titles)
 	if err != nil {
 		return nil, translateError(err)
@@ -258,6 +261,9 @@ type DropMembersRow struct {
 // a deleted member row; *FkStoryEditorIDError when a row of story still refers to a deleted member
 // row.
 func (q *Queries) DropMembers(ctx context.Context, arg DropMembersParams) ([]DropMembersRow, error) {
+	if arg.Names == nil {
+		arg.Names = []string{}
+	}
 	rows, err := q.db.Query(ctx, dropMembersSQL, arg.Names)
 	if err != nil {
 		return nil, translateError(err)
@@ -800,6 +806,9 @@ type StoriesByAuthorsRow struct {
 // StoriesByAuthors runs query stories_by_authors
 // (cases/query_dml/queries/stories_by_authors.edgeql).
 func (q *Queries) StoriesByAuthors(ctx context.Context, arg StoriesByAuthorsParams) ([]StoriesByAuthorsRow, error) {
+	if arg.TelegramIDs == nil {
+		arg.TelegramIDs = []int64{}
+	}
 	rows, err := q.db.Query(ctx, storiesByAuthorsSQL, arg.TelegramIDs)
 	if err != nil {
 		return nil, translateError(err)
@@ -1124,6 +1133,9 @@ type TouchStoriesRow struct {
 
 // TouchStories runs query touch_stories (cases/query_dml/queries/touch_stories.edgeql).
 func (q *Queries) TouchStories(ctx context.Context, arg TouchStoriesParams) ([]TouchStoriesRow, error) {
+	if arg.IDs == nil {
+		arg.IDs = []string{}
+	}
 	rows, err := q.db.Query(ctx, touchStoriesSQL, arg.IDs)
 	if err != nil {
 		return nil, translateError(err)

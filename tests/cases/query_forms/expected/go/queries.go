@@ -120,6 +120,9 @@ type AddTagsRow struct {
 // A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
 // row.
 func (q *Queries) AddTags(ctx context.Context, arg AddTagsParams) (*AddTagsRow, error) {
+	if arg.TagIDs == nil {
+		arg.TagIDs = []string{}
+	}
 	row := q.db.QueryRow(ctx, addTagsSQL, arg.ID, arg.TagIDs)
 	var i AddTagsRow
 	if err := row.Scan(&i.ID); err != nil {
@@ -178,6 +181,9 @@ type CreatePostRow struct {
 // A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row;
 // *FkPostTagsTargetIDError when an id of tags names no tag row.
 func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (CreatePostRow, error) {
+	if arg.TagIDs == nil {
+		arg.TagIDs = []string{}
+	}
 	row := q.db.QueryRow(ctx, createPostSQL, arg.Title, arg.Slug, arg.AuthorID, arg.TagIDs)
 	var i CreatePostRow
 	if err := row.Scan(&i.ID, &i.Title, &i.Views, &i.Author); err != nil {
@@ -389,6 +395,9 @@ type RemoveTagsRow struct {
 //
 // It returns nil, nil when no row matched.
 func (q *Queries) RemoveTags(ctx context.Context, arg RemoveTagsParams) (*RemoveTagsRow, error) {
+	if arg.TagIDs == nil {
+		arg.TagIDs = []string{}
+	}
 	row := q.db.QueryRow(ctx, removeTagsSQL, arg.ID, arg.TagIDs)
 	var i RemoveTagsRow
 	if err := row.Scan(&i.ID); err != nil {
@@ -450,6 +459,9 @@ type RetagPostRow struct {
 // A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
 // row.
 func (q *Queries) RetagPost(ctx context.Context, arg RetagPostParams) (*RetagPostRow, error) {
+	if arg.TagIDs == nil {
+		arg.TagIDs = []string{}
+	}
 	row := q.db.QueryRow(ctx, retagPostSQL, arg.ID, arg.Title, arg.TagIDs)
 	var i RetagPostRow
 	if err := row.Scan(&i.ID, &i.Title, &i.Author); err != nil {

@@ -199,6 +199,9 @@ type MemberJoinFollowingRow struct {
 //
 // It reads the global club_id from the runner's Globals.
 func (q *Queries) MemberJoinFollowing(ctx context.Context, arg MemberJoinFollowingParams) (MemberJoinFollowingRow, error) {
+	if arg.Titles == nil {
+		arg.Titles = []string{}
+	}
 	row := q.db.QueryRow(ctx, memberJoinFollowingSQL, q.globals.ClubID, arg.Handle, arg.Titles)
 	var i MemberJoinFollowingRow
 	if err := row.Scan(&i.Handle, &i.Follows); err != nil {

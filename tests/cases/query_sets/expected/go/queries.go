@@ -110,6 +110,9 @@ type CountsForRow struct {
 // A `with` in a `for` body may name a selection of several objects, per element, read where it
 // is used (https://docs.geldata.com/reference/edgeql/for).
 func (q *Queries) CountsFor(ctx context.Context, arg CountsForParams) ([]CountsForRow, error) {
+	if arg.Names == nil {
+		arg.Names = []string{}
+	}
 	rows, err := q.db.Query(ctx, countsForSQL, arg.Names)
 	if err != nil {
 		return nil, translateError(err)

@@ -95,6 +95,9 @@ type AddQuestionRow struct {
 // A violated foreign key is reported as *FkQuestionTopicsTargetIDError when an id of topics names
 // no topic row.
 func (q *Queries) AddQuestion(ctx context.Context, arg AddQuestionParams) (AddQuestionRow, error) {
+	if arg.Topics == nil {
+		arg.Topics = []string{}
+	}
 	row := q.db.QueryRow(ctx, addQuestionSQL, arg.Title, arg.Topics)
 	var i AddQuestionRow
 	if err := row.Scan(&i.ID); err != nil {

@@ -177,6 +177,9 @@ type DistinctValuesRow struct {
 //
 // Each value once (https://docs.geldata.com/reference/stdlib/set#operator::distinct).
 func (q *Queries) DistinctValues(ctx context.Context, arg DistinctValuesParams) ([]int64, error) {
+	if arg.Xs == nil {
+		arg.Xs = []int64{}
+	}
 	rows, err := q.db.Query(ctx, distinctValuesSQL, arg.Xs)
 	if err != nil {
 		return nil, translateError(err)
@@ -821,6 +824,9 @@ type UsersNamedRow struct {
 
 // UsersNamed runs query users_named (cases/select_forms/queries/users_named.edgeql).
 func (q *Queries) UsersNamed(ctx context.Context, arg UsersNamedParams) ([]UsersNamedRow, error) {
+	if arg.Names == nil {
+		arg.Names = []string{}
+	}
 	rows, err := q.db.Query(ctx, usersNamedSQL, arg.Names)
 	if err != nil {
 		return nil, translateError(err)
@@ -858,6 +864,9 @@ type UsersNotNamedRow struct {
 
 // UsersNotNamed runs query users_not_named (cases/select_forms/queries/users_not_named.edgeql).
 func (q *Queries) UsersNotNamed(ctx context.Context, arg UsersNotNamedParams) ([]UsersNotNamedRow, error) {
+	if arg.Names == nil {
+		arg.Names = []string{}
+	}
 	rows, err := q.db.Query(ctx, usersNotNamedSQL, arg.Names)
 	if err != nil {
 		return nil, translateError(err)
@@ -897,6 +906,9 @@ type ValuesUnionRow struct {
 // A set of values: set literals and array elements united in the order written, an empty value
 // no element (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union).
 func (q *Queries) ValuesUnion(ctx context.Context, arg ValuesUnionParams) ([]string, error) {
+	if arg.More == nil {
+		arg.More = []string{}
+	}
 	rows, err := q.db.Query(ctx, valuesUnionSQL, arg.First, arg.More)
 	if err != nil {
 		return nil, translateError(err)
