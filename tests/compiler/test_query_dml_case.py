@@ -527,8 +527,12 @@ def test_a_bound_bulk_insert_selected_in_the_shape_of_another(db, q):
         ("A", "ann"), ("B", "ann")]
     # No stories: the member alone, an empty list.
     assert run(db, plan, json.dumps({"name": "bob", "telegram_id": 8, "stories": []}))[0][1:] == ([], [])
-    # A story that fails (no title: a required property) fails the statement: nothing is written.
+    # A story that fails (title null: a required property; no title: Gel's json[name] fails,
+    # https://docs.geldata.com/reference/stdlib/json#operator::jsonobjdest) fails the
+    # statement: nothing is written.
     with pytest.raises(psycopg.errors.NotNullViolation):
+        run(db, plan, json.dumps({"name": "cy", "telegram_id": 9, "stories": [{"title": None}]}))
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="JSON index 'title' is out of bounds"):
         run(db, plan, json.dumps({"name": "cy", "telegram_id": 9, "stories": [{"nope": 1}]}))
     assert db.execute("SELECT count(*) FROM member WHERE name = 'cy'") == [(0,)]
 

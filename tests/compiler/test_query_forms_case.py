@@ -108,11 +108,14 @@ def test_json_bulk_insert_is_one_statement(db):
     assert db.execute("SELECT title, views, labels FROM post WHERE slug IN ('p0', 'p1', 'p2') ORDER BY slug") == [
         ("P0", 0, None), ("P1", 7, ["x", "y"]), ("P2", 0, None)]
     assert run(db, q, "[]") == []
-    with pytest.raises(psycopg.errors.NotNullViolation):  # a required member missing
+    with pytest.raises(psycopg.errors.NotNullViolation):  # a required member null
+        run(db, q, json.dumps([{"title": None, "slug": "no-title", "author": str(a)}]))
+    # a member missing: Gel's json[name] fails (https://docs.geldata.com/reference/stdlib/json#operator::jsonobjdest)
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="JSON index 'title' is out of bounds"):
         run(db, q, json.dumps([{"slug": "no-title", "author": str(a)}]))
     with pytest.raises(psycopg.errors.ForeignKeyViolation):
         run(db, q, json.dumps([{"title": "t", "slug": "orphan", "author": str(uuid.UUID(int=0))}]))
-    with pytest.raises(psycopg.errors.InvalidTextRepresentation):  # not an int32
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation, match="expected json number"):  # not a number
         run(db, q, json.dumps([{"title": "t", "slug": "bad", "author": str(a), "views": "many"}]))
 
 

@@ -356,26 +356,51 @@ def _cast(node: qir.Cast) -> str:
     return f"CAST({expr_sql(node.operand)} AS {node.type.pg})"
 
 
+def _json_fail(message_sql: str, pg: str) -> str:
+    """A value of type ``pg`` that fails the statement with ``message_sql`` (SQLSTATE 22P02, the
+    text in the error), as Gel's InvalidValueError: the message reads the json value, so
+    Postgres cannot fold the failing cast into a constant error."""
+    return f"CAST(CAST(CAST({message_sql} AS integer) AS text) AS {pg})"
+
+
+def _json_kind(target) -> str:
+    """The JSON type a cast to ``target`` accepts (https://docs.geldata.com/reference/stdlib/json,
+    casts): a number for the numeric types, a boolean for ``bool``, a string for the others."""
+    if target.family == "num":
+        return "number"
+    if target.family == "bool":
+        return "boolean"
+    return "string"
+
+
+def _json_scalar(value: str, target) -> str:
+    """``<T>v`` of the json ``v`` (SQL over ``value``, a column of the enclosing sub-select): its
+    text cast to ``T`` when ``v`` is of the JSON type ``T`` accepts, empty when it is JSON null
+    or empty; any other JSON type fails the statement as Gel's "expected json string or null;
+    got JSON number"."""
+    kind = _json_kind(target)
+    text = f"({value} #>> '{{}}')"
+    ok = text if target.pg == "text" else f"CAST({text} AS {target.pg})"
+    # (Gel's message has a ';': chr(59), so that the statement's text has none)
+    msg = f"'expected json {kind} or null' || chr(59) || ' got JSON ' || jsonb_typeof({value})"
+    return f"CASE jsonb_typeof({value}) WHEN '{kind}' THEN {ok} WHEN 'null' THEN NULL ELSE {_json_fail(msg, target.pg)} END"
+
+
 def _json_cast(node: qir.JsonCast) -> str:
-    """``<T>json``: the json scalar's text cast to ``T`` (JSON null and a missing member are
-    empty); an array of scalars is read with ``jsonb_array_elements_text``."""
-    inner = node.operand
-    inner_sql = expr_sql(inner)
+    """``<T>json`` (https://docs.geldata.com/reference/stdlib/json, casts): a JSON number casts
+    to the numeric types only, a JSON boolean to ``bool`` only, a JSON string to ``str`` and the
+    other scalars; JSON null (and an empty value) is empty; any other JSON value fails the
+    statement, as Gel's. ``<array<T>>json`` reads a JSON array (each element cast so);
+    anything else but null fails."""
+    inner_sql = param_sql(node.operand, expr_sql(node.operand))
     target = node.type
     if target.element is not None:
-        elem = target.element
-        value = "_e" if elem.pg == "text" else f"CAST(_e AS {elem.pg})"
-        src = inner_sql if _atomic(inner) else f"({inner_sql})"
-        return (f"CASE WHEN jsonb_typeof({src}) = 'array' THEN ARRAY(SELECT {value} FROM "
-                f"jsonb_array_elements_text({src}) WITH ORDINALITY AS _j(_e, _n) ORDER BY _n) END")
-    if type(inner) is qir.JsonIndex:
-        # `x ->> 'k'`: cheaper than `(x -> 'k') #>> '{}'`.
-        text = f"{_op(inner.base)} ->> {_op(inner.key)}"
-    else:
-        text = f"{_operand(inner, inner_sql)} #>> '{{}}'"
-    if target.pg == "text":
-        return f"({text})"
-    return f"CAST(({text}) AS {target.pg})"
+        elem = _json_scalar('_j."_e"', target.element)
+        msg = "'expected json array' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v)"
+        return (f"(SELECT CASE jsonb_typeof(_jc._v) WHEN 'array' THEN ARRAY(SELECT {elem} FROM "
+                f"jsonb_array_elements(_jc._v) WITH ORDINALITY AS _j(\"_e\", _n) ORDER BY _n) WHEN 'null' THEN NULL "
+                f"ELSE {_json_fail(msg, target.pg)} END FROM (SELECT {inner_sql} AS _v) AS _jc)")
+    return f"(SELECT {_json_scalar('_jc._v', target)} FROM (SELECT {inner_sql} AS _v) AS _jc)"
 
 
 def _sql_template(node: qir.SqlTemplate) -> str:
@@ -603,7 +628,21 @@ def _global_default(node: qir.GlobalDefault) -> str:
 
 
 def _json_index(node: qir.JsonIndex) -> str:
-    return f"{_op(node.base)} -> {_op(node.key)}"
+    """``j['k']`` / ``j[i]`` (https://docs.geldata.com/reference/stdlib/json#operator::jsonobjdest,
+    #operator::jsonidx): the member ``k`` of a JSON object, the element ``i`` of a JSON array
+    (counted from the end when negative); a missing member, an index out of range, or a value
+    of another JSON type fails the statement as Gel's "JSON index 'k' is out of bounds" /
+    "cannot index JSON string by text" (Postgres' ``->`` would give NULL). Empty when ``j`` or
+    the key is."""
+    by_text = node.key.type.family == "str"
+    key = f"CAST({_op(node.key)} AS text)" if by_text else f"CAST({_op(node.key)} AS integer)"
+    kind = "object" if by_text else "array"
+    shown = "quote_literal(_jx._k)" if by_text else "CAST(_jx._k AS text)"
+    msg = (f"CASE WHEN jsonb_typeof(_jx._v) = '{kind}' THEN 'JSON index ' || {shown} || ' is out of bounds' "
+           f"ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by {'text' if by_text else 'bigint'}' END")
+    return (f"(SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = '{kind}' "
+            f"AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE {_json_fail(msg, 'jsonb')} END "
+            f"FROM (SELECT {_op(node.base)} AS _v, {key} AS _k) AS _jx)")
 
 
 _EXPR = {

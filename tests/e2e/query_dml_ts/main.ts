@@ -108,6 +108,16 @@ try {
   const merged = await q.mergeMembers({ members: [{ name: "zedd", telegram_id: 7 }, { name: "new", telegram_id: 70 }] });
   assert.equal(merged.length, 2);
   assert.deepEqual(await one("SELECT name, nick FROM member WHERE telegram_id = 7"), { name: "zedd", nick: "merged" });
+  // Gel's json[name] fails on a missing member and <int64> of a JSON string fails
+  // (https://docs.geldata.com/reference/stdlib/json): the statement writes nothing.
+  const members = await one("SELECT count(*)::int AS n FROM member");
+  const failsWith = (text: string) => (err: { code?: string; message?: string }) =>
+    err.code === "22P02" && (err.message ?? "").includes(text);
+  await assert.rejects(q.mergeMembers({ members: [{ name: "x1", telegram_id: 71 }, { name: "x2" }] }),
+    failsWith("JSON index 'telegram_id' is out of bounds"));
+  await assert.rejects(q.mergeMembers({ members: [{ name: "x3", telegram_id: "72" }] }),
+    failsWith("expected json number or null; got JSON string"));
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM member"), members);
   // for over json_object_unpack: k.0 the key, k.1 the json value (to_str: its JSON text).
   const kinds = await q.mergeLabelKinds({ kinds: { zz_new: "fresh", zz_num: 3 } });
   assert.equal(kinds.length, 2);

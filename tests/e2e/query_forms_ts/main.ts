@@ -122,8 +122,11 @@ try {
   assert.equal(statements, 1);
   assert.deepEqual(await one("SELECT views, labels FROM post WHERE slug = 'p1'"), { views: 0, labels: ["a", "b"] });
   assert.deepEqual(await one("SELECT views, labels FROM post WHERE slug = 'p4'"), { views: 4, labels: null });
-  await assert.rejects(q.importPosts({ items: [{ slug: "no-title", author: ann.id }] }),
+  await assert.rejects(q.importPosts({ items: [{ title: null, slug: "null-title", author: ann.id }] }),
     (err) => err instanceof qf.NotNullViolationError);
+  // a missing member fails as Gel's json[name] (https://docs.geldata.com/reference/stdlib/json#operator::jsonobjdest)
+  await assert.rejects(q.importPosts({ items: [{ slug: "no-title", author: ann.id }] }),
+    (err: { code?: string; message?: string }) => err.code === "22P02" && (err.message ?? "").includes("JSON index 'title' is out of bounds"));
   await assert.rejects(q.importPosts({ items: [{ title: "t", slug: "orphan", author: "00000000-0000-0000-0000-000000000000" }] }),
     (err) => err instanceof qf.FkPostAuthorIdError);
   out["jsonBulk"] = true;

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -192,6 +193,25 @@ func TestQueryDml(t *testing.T) {
 	var name, nick string
 	if err := db.QueryRow(ctx, "SELECT name, nick FROM member WHERE telegram_id = 7").Scan(&name, &nick); err != nil || name != "zedd" || nick != "merged" {
 		t.Fatalf("merged member: %q %q %v", name, nick, err)
+	}
+	// Gel's json[name] fails on a missing member and <int64> of a JSON string fails
+	// (https://docs.geldata.com/reference/stdlib/json): the statement writes nothing.
+	var membersBefore, membersAfter int
+	if err := db.QueryRow(ctx, "SELECT count(*)::int FROM member").Scan(&membersBefore); err != nil {
+		t.Fatal(err)
+	}
+	for doc, text := range map[string]string{
+		`[{"name": "x1", "telegram_id": 71}, {"name": "x2"}]`: "JSON index 'telegram_id' is out of bounds",
+		`[{"name": "x3", "telegram_id": "72"}]`:               "expected json number or null; got JSON string",
+	} {
+		_, err := q.MergeMembers(ctx, qd.MergeMembersParams{Members: []byte(doc)})
+		var jsonErr *pgconn.PgError
+		if !errors.As(err, &jsonErr) || jsonErr.Code != "22P02" || !strings.Contains(jsonErr.Message, text) {
+			t.Fatalf("merge_members %s: %v, want %q", doc, err, text)
+		}
+	}
+	if err := db.QueryRow(ctx, "SELECT count(*)::int FROM member").Scan(&membersAfter); err != nil || membersAfter != membersBefore {
+		t.Fatalf("members after failed merges: %d, want %d (%v)", membersAfter, membersBefore, err)
 	}
 	// for over json_object_unpack: k.0 the key, k.1 the json value (to_str: its JSON text).
 	kinds, err := q.MergeLabelKinds(ctx, qd.MergeLabelKindsParams{Kinds: []byte(`{"zz_new": "fresh", "zz_num": 3}`)})

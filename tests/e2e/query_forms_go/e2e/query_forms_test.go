@@ -12,6 +12,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -187,8 +188,13 @@ func TestQueryForms(t *testing.T) {
 	if err != nil || len(imported) != 1000 {
 		t.Fatalf("import_posts: %d rows, %v", len(imported), err)
 	}
-	_, err = q.ImportPosts(ctx, qf.ImportPostsParams{Items: json.RawMessage(`[{"slug": "no-title", "author": "` + ann + `"}]`)})
+	_, err = q.ImportPosts(ctx, qf.ImportPostsParams{Items: json.RawMessage(`[{"title": null, "slug": "null-title", "author": "` + ann + `"}]`)})
 	if !errors.Is(err, qf.ErrNotNullViolation) {
 		t.Fatalf("want a not-null violation, got %v", err)
+	}
+	// a missing member fails as Gel's json[name] (https://docs.geldata.com/reference/stdlib/json#operator::jsonobjdest)
+	_, err = q.ImportPosts(ctx, qf.ImportPostsParams{Items: json.RawMessage(`[{"slug": "no-title", "author": "` + ann + `"}]`)})
+	if err == nil || !strings.Contains(err.Error(), "JSON index 'title' is out of bounds") {
+		t.Fatalf("want JSON index 'title' is out of bounds, got %v", err)
 	}
 }

@@ -340,7 +340,7 @@ RETURNING *
 ),
 "_with_ss" AS (
 INSERT INTO "story" ("title", "author_id")
-SELECT (jsonb_extract_path("_batch"."s", 'title') #>> '{}'), (SELECT "id" FROM "_with_m")
+SELECT (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT jsonb_extract_path("_batch"."s", 'title') AS _v) AS _jc), (SELECT "id" FROM "_with_m")
 FROM jsonb_array_elements($3::jsonb) AS "_batch"("s")
 RETURNING *
 )
@@ -425,16 +425,16 @@ export async function memberAndStory(db: Queryable, args: MemberAndStoryArgs): P
 
 /** SQL of query `member_with_stories` (cases/query_dml/queries/member_with_stories.edgeql). */
 export const memberWithStoriesSql = `WITH "_with_story_params" AS (
-SELECT $1::jsonb -> 'stories' AS "v"
+SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT $1::jsonb AS _v, CAST('stories' AS text) AS _k) AS _jx) AS "v"
 ),
 "_with_m" AS (
 INSERT INTO "member" ("name", "telegram_id")
-VALUES (($1::jsonb ->> 'name'), CAST(($1::jsonb ->> 'telegram_id') AS bigint))
+VALUES ((SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT $1::jsonb AS _v, CAST('name' AS text) AS _k) AS _jx) AS _v) AS _jc), (SELECT CASE jsonb_typeof(_jc._v) WHEN 'number' THEN CAST((_jc._v #>> '{}') AS bigint) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json number or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS bigint) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT $1::jsonb AS _v, CAST('telegram_id' AS text) AS _k) AS _jx) AS _v) AS _jc))
 RETURNING *
 ),
 "_with_stories" AS (
 INSERT INTO "story" ("title", "author_id")
-SELECT ("_batch"."s" ->> 'title'), (SELECT "id" FROM "_with_m")
+SELECT (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."s" AS _v, CAST('title' AS text) AS _k) AS _jx) AS _v) AS _jc), (SELECT "id" FROM "_with_m")
 FROM jsonb_array_elements((SELECT "v" FROM "_with_story_params")::jsonb) AS "_batch"("s")
 RETURNING *
 )
@@ -509,7 +509,7 @@ export async function mergeLabelKinds(db: Queryable, args: MergeLabelKindsArgs):
 
 /** SQL of query `merge_members` (cases/query_dml/queries/merge_members.edgeql). */
 export const mergeMembersSql = `INSERT INTO "member" ("name", "telegram_id", "nick")
-SELECT ("_batch"."m" ->> 'name'), CAST(("_batch"."m" ->> 'telegram_id') AS bigint), ("_batch"."m" ->> 'nick')
+SELECT (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."m" AS _v, CAST('name' AS text) AS _k) AS _jx) AS _v) AS _jc), (SELECT CASE jsonb_typeof(_jc._v) WHEN 'number' THEN CAST((_jc._v #>> '{}') AS bigint) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json number or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS bigint) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."m" AS _v, CAST('telegram_id' AS text) AS _k) AS _jx) AS _v) AS _jc), (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT jsonb_extract_path("_batch"."m", 'nick') AS _v) AS _jc)
 FROM jsonb_array_elements($1::jsonb) AS "_batch"("m")
 ON CONFLICT ("telegram_id") DO UPDATE
 SET "name" = excluded.name,
@@ -582,9 +582,9 @@ export async function reassignToNew(db: Queryable, args: ReassignToNewArgs): Pro
 
 /** SQL of query `rename_stories` (cases/query_dml/queries/rename_stories.edgeql). */
 export const renameStoriesSql = `UPDATE "story"
-SET "title" = ("_batch"."_for_item" ->> 'title')
+SET "title" = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('title' AS text) AS _k) AS _jx) AS _v) AS _jc)
 FROM jsonb_array_elements($1::jsonb) AS "_batch"("_for_item")
-WHERE id = CAST(("_batch"."_for_item" ->> 'id') AS uuid)
+WHERE id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>> '{}') AS uuid) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS uuid) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('id' AS text) AS _k) AS _jx) AS _v) AS _jc)
 RETURNING "id"`;
 
 /** Parameters of {@link renameStories}. */

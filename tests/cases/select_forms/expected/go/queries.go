@@ -283,7 +283,7 @@ func (q *Queries) FirstUsers(ctx context.Context, _ ...FirstUsersParams) ([]Firs
 }
 
 // jSONFieldsSQL is the SQL of query json_fields (cases/select_forms/queries/json_fields.edgeql).
-const jSONFieldsSQL = `SELECT (jsonb_extract_path($1::jsonb, 'post', 'title') #>> '{}') AS "title", CAST((jsonb_extract_path($1::jsonb, 'tags', '1') #>> '{}') AS bigint) AS "second", jsonb_extract_path($1::jsonb, 'nope') AS "missing"`
+const jSONFieldsSQL = `SELECT (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT jsonb_extract_path($1::jsonb, 'post', 'title') AS _v) AS _jc) AS "title", (SELECT CASE jsonb_typeof(_jc._v) WHEN 'number' THEN CAST((_jc._v #>> '{}') AS bigint) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json number or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS bigint) END FROM (SELECT jsonb_extract_path($1::jsonb, 'tags', '1') AS _v) AS _jc) AS "second", jsonb_extract_path($1::jsonb, 'nope') AS "missing"`
 
 // JSONFieldsParams are the parameters of JSONFields.
 type JSONFieldsParams struct {

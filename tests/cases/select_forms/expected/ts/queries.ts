@@ -268,7 +268,7 @@ export async function firstUsers(db: Queryable, args: FirstUsersArgs = {}): Prom
 }
 
 /** SQL of query `json_fields` (cases/select_forms/queries/json_fields.edgeql). */
-export const jsonFieldsSql = `SELECT (jsonb_extract_path($1::jsonb, 'post', 'title') #>> '{}') AS "title", CAST((jsonb_extract_path($1::jsonb, 'tags', '1') #>> '{}') AS bigint) AS "second", jsonb_extract_path($1::jsonb, 'nope') AS "missing"`;
+export const jsonFieldsSql = `SELECT (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT jsonb_extract_path($1::jsonb, 'post', 'title') AS _v) AS _jc) AS "title", (SELECT CASE jsonb_typeof(_jc._v) WHEN 'number' THEN CAST((_jc._v #>> '{}') AS bigint) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json number or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS bigint) END FROM (SELECT jsonb_extract_path($1::jsonb, 'tags', '1') AS _v) AS _jc) AS "second", jsonb_extract_path($1::jsonb, 'nope') AS "missing"`;
 
 /** Parameters of {@link jsonFields}. */
 export interface JsonFieldsArgs {
