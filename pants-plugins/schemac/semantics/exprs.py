@@ -3260,6 +3260,20 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         # Gel's cast of a geometry / geography to str is its WKT (ST_AsText), not PostGIS's
         # text output (hex EWKB): https://docs.geldata.com/reference/stdlib/postgis
         return qir.ExtCall(expr.span, target, inner.nullable, "ext::postgis::astext", "ST_AsText({0})", (inner,))
+    if target.family == "str" and target.element is None and inner.type.element is None and inner.type.enum is None:
+        from schemac.semantics.stdfuncs import _TO_STR_PLAIN  # (the modules import each other)
+
+        if inner.type.family in ("datetime", "local_date", "local_datetime", "local_time"):
+            # `<str>` of a date or time is its ISO 8601 text, a datetime's in UTC, as to_str()
+            # prints it (https://docs.geldata.com/reference/edgeql/casts,
+            # https://docs.geldata.com/reference/stdlib/datetime), not Postgres' text of it
+            return qir.SqlTemplate(expr.span, target, inner.nullable, "to_str", _TO_STR_PLAIN[inner.type.family],
+                                   (inner,), "p", True)
+        if inner.type.family in ("duration", "relative_duration", "date_duration"):
+            ctx.reporter.error("E0206", f"casting a {inner.type.name} to str is not supported", expr.span,
+                               "Gel prints ISO 8601 (PT1H30M), which Postgres prints only under IntervalStyle = "
+                               "iso_8601; select the duration itself")
+            return None
     return qir.Cast(expr.span, target, inner.nullable, inner)
 
 

@@ -353,7 +353,9 @@ def _in_values(node: qir.InValues) -> str:
 
 
 def _cast(node: qir.Cast) -> str:
-    return f"CAST({expr_sql(node.operand)} AS {node.type.pg})"
+    # (`<str><bool>$b`: the inner cast types the parameter, $1::boolean; Postgres would type a
+    # bare $1 as the cast's target)
+    return f"CAST({param_sql(node.operand, expr_sql(node.operand))} AS {node.type.pg})"
 
 
 def _json_fail(message_sql: str, pg: str) -> str:
