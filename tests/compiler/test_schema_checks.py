@@ -192,6 +192,9 @@ def test_enum_member_checks():
      "error[E0206]: a 'for' loop whose body is another 'for' is not supported yet"),
     ("for x in array_unpack(<array<str>>$xs) union ({ a := x });",
      "error[E0206]: a 'for' loop whose body is a free object ('{ a := ... }') is not supported yet"),
+    ("with items := json_array_unpack(<json>$items) select count(items);",
+     "q/q.edgeql:1:15: error[E0206]: a 'with' name bound to json_array_unpack(...), a set of JSON values, is not "
+     "supported yet"),
     ("group K by (.note, .token);", "q/q.edgeql:1:12: error[E0206]: grouping sets ('{a, b}', '(a, b)', cube(), "
      "rollup()) are not supported yet"),
     ("insert K { token := $t } unless conflict else (select K);",

@@ -285,6 +285,40 @@ def test_fts_index_and_search_on_postgres(pg, tmp_path):
     pg.execute((out / "sql" / "000001_init.down.sql").read_text())
 
 
+def test_fts_index_of_a_subtype_replaces_its_bases(pg, tmp_path):
+    """A type that inherits an fts::index and declares its own searches its own document only
+    (https://docs.geldata.com/reference/stdlib/fts: "only the new index applies and fully
+    overrides the fts::index inherited from the parent type"); two in one type stay E0200."""
+    sources = {
+        "sub/schema.esdl": """\
+abstract type Post {
+  required title: str;
+  body: str;
+  index fts::index on (fts::with_options(.title, language := fts::Language.eng));
+}
+type Note extending Post {
+  index fts::index on (fts::with_options(.body, language := fts::Language.eng));
+}
+type Page extending Post {}
+""",
+        "sub/queries/notes.edgeql": "select Note { title } filter exists fts::search(Note, <str>$q) order by .title;",
+        "sub/queries/pages.edgeql": "select Page { title } filter exists fts::search(Page, <str>$q) order by .title;",
+    }
+    out = _compiled(tmp_path, sources, "sub")
+    pg.execute((out / "sql" / "000001_init.up.sql").read_text())
+    plans = _plans(sources, "sub")
+    pg.execute("INSERT INTO note (title, body) VALUES ('Apples', 'about pears'), ('Pears', 'about apples')")
+    pg.execute("INSERT INTO page (title, body) VALUES ('Apples', 'about pears'), ('Pears', 'about apples')")
+    assert [r[0] for r in _run(pg, plans["notes"], "apples")] == ["Pears"]    # its own: the body
+    assert [r[0] for r in _run(pg, plans["pages"], "apples")] == ["Apples"]   # inherited: the title
+    from schemac.diagnostics import CompileError
+    twice = "type D { b: str; index fts::index on (fts::with_options(.b, language := fts::Language.eng)); " \
+            "index fts::index on (fts::with_options(.b, language := fts::Language.fra)); }"
+    with pytest.raises(CompileError) as e:
+        check_library({"t/schema.esdl": twice}, Options(library="t"))
+    assert "error[E0200]: type 'D' has two fts::index declarations" in e.value.render({"t/schema.esdl": twice})
+
+
 def test_fts_misuse_is_located():
     from schemac.diagnostics import CompileError
 

@@ -5,7 +5,10 @@ returns the docs' example items with the scores the docs print (default weights,
 [0.2, 1]``, ``weights := [0, 1]`` with a filter on the score), Gel's query syntax (optional plain
 terms, required quoted phrases, ``AND`` / ``OR``, ``!`` / ``-`` exclusions), ``count(res.object)``,
 a search's own ``order by .score ... limit``, ``exists fts::search(...)``, and an index inherited
-from an abstract type whose unweighted parts are category A. The TypeScript compiles under tsc
+from an abstract type whose unweighted parts are category A, the boards holding a match
+(``select distinct notes.<notes[is Board] { ... } filter ... offset/limit`` with ``Board``
+abstract, one concrete subtype; ``count(distinct res.object.<notes[is Board] filter ...)``) and
+``any(.tags in t)``. The TypeScript compiles under tsc
 --strict --noUncheckedIndexedAccess and runs on node-postgres (tests/e2e/fts_search_ts); the Go is
 gofmt/vet-clean and runs on pgx with the machine's Go and Go 1.21 (tests/e2e/fts_search_go)."""
 
@@ -29,7 +32,8 @@ def test_typescript_fts_search(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "fts_search_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "orderByScore": True, "querySyntax": True, "weights": True, "inheritedIndex": True}
+        "orderByScore": True, "querySyntax": True, "weights": True, "inheritedIndex": True,
+        "backlinkOfMatches": True}
 
 
 @pytest.mark.slow

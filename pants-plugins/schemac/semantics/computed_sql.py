@@ -427,7 +427,7 @@ def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
         return None
     candidates = [t for t in ctx.schema.all_types() if backlink_link(t, expr.link, subject) is not None]
     if expr.type_name is not None:
-        source = ctx.schema.find_type(expr.type_name, ctx.module)
+        source = ctx.schema.find_narrowed(expr.type_name, ctx.module)
         if source is None:
             ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span or expr.span,
                                did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
@@ -769,9 +769,9 @@ def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -
         if isinstance(step, ast.Backlink):
             if step.type_name is None:
                 return None
-            cur = schema.find_type(step.type_name, module)
+            cur = schema.find_narrowed(step.type_name, module)
         elif isinstance(step, tuple):
-            t = schema.find_type(step[1].name, module)
+            t = schema.find_narrowed(step[1].name, module)
             if t is None:
                 return None
             cur = t
@@ -912,7 +912,7 @@ def _path_hops(steps, span, ctx, rooted: bool = False) -> Optional[List[qir.Path
         nxt = steps[i + 1] if i + 1 < len(steps) else None
         narrowed = None
         if isinstance(nxt, tuple):
-            narrowed = ctx.schema.find_type(nxt[1].name, ctx.module)
+            narrowed = ctx.schema.find_narrowed(nxt[1].name, ctx.module)
             if narrowed is None:
                 ctx.reporter.error("E0301", f"unknown type '{nxt[1].name}'", nxt[1].span)
                 return None
@@ -1073,9 +1073,9 @@ def _root_type(root, ctx, depth: int = 0) -> Optional[ObjectType]:
 
 def _step_target(cur: ObjectType, step, ctx) -> Optional[ObjectType]:
     if isinstance(step, ast.Backlink):
-        return ctx.schema.find_type(step.type_name, ctx.module) if step.type_name else None
+        return ctx.schema.find_narrowed(step.type_name, ctx.module) if step.type_name else None
     if isinstance(step, tuple):
-        return ctx.schema.find_type(step[1].name, ctx.module)
+        return ctx.schema.find_narrowed(step[1].name, ctx.module)
     if step in cur.links:
         return cur.links[step].target
     comp = cur.computeds.get(step)

@@ -1771,6 +1771,8 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         objects = qir.ObjectSet(expr.span, qi(f"_c{ctx.depth}"), w.subject, True,  # type: ignore[attr-defined]
                                 cte=f"_with_{name}")
         return qir.CountObjects(expr.span, INT64, False, objects)
+    if len(expr.args) == 1 and _distinct_objects(expr.args[0], ctx) is not None:
+        expr = dataclasses.replace(expr, args=(_distinct_objects(expr.args[0], ctx),))
     if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:
         objects = computed_sql.type_set(expr.args[0], ctx, qi(f"_c{ctx.depth}"))
         return None if objects is None else qir.CountObjects(expr.span, INT64, False, objects)
@@ -1887,6 +1889,22 @@ def _count_path_values(expr: ast.FuncCall, arg: ast.Path, ctx: ExprContext):
         ctx.reporter.error("E0206", "count() of a multi property of several objects is not supported yet", arg.span)
         return None
     return qir.AggregateObjects(expr.span, INT64, False, "count", objects, value)
+
+
+def _distinct_objects(arg, ctx: ExprContext):
+    """``distinct S`` / ``(select distinct S filter f)`` of a set of objects of the query's names
+    (:func:`_query_set_operand`: a path from a ``with`` name, ``res.<messages[is Thread]``) as
+    ``S`` / ``(select S filter f)``: such a set holds each object once (a path's objects are
+    distinct in Gel, https://docs.geldata.com/reference/edgeql/paths), so ``distinct``
+    (https://docs.geldata.com/reference/stdlib/set#operator::distinct) changes nothing;
+    ``None`` for any other expression."""
+    if isinstance(arg, ast.UnaryOp) and arg.op == "distinct":
+        return arg.operand if _query_set_operand(arg.operand, ctx) else None
+    if isinstance(arg, ast.SelectExpr) and arg.shape is None and isinstance(arg.subject, ast.UnaryOp) \
+            and arg.subject.op == "distinct":
+        inner = dataclasses.replace(arg, subject=arg.subject.operand)
+        return inner if _query_set_operand(inner, ctx) else None
+    return None
 
 
 def _count_form_refused(arg, ctx: ExprContext) -> bool:
@@ -2631,9 +2649,12 @@ def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Ex
     an argument of one value is ``coalesce(x, false)`` / ``coalesce(x, true)``."""
     arg = expr.args[0]
     if isinstance(arg, ast.BinOp) and arg.op in ("in", "not in") and ctx.subject is not None \
-            and (computed_sql.is_set_operand(arg.left, ctx) or computed_sql.link_set_of(arg.left, ctx) is not None) \
+            and (computed_sql.is_set_operand(arg.left, ctx) or computed_sql.link_set_of(arg.left, ctx) is not None
+                 or (isinstance(arg.left, ast.Path) and len(arg.left.steps) == 1
+                     and arg.left.steps[0] in ctx.subject.links and ctx.subject.links[arg.left.steps[0]].multi)) \
             and computed_sql.query_set_target(arg.right, ctx) is not None:
-        # `any(.edges.media in medias)`: one (every) object the path reaches is one of the set's
+        # `any(.edges.media in medias)`, `any(.messages in ms)`: one (every) object the path (the
+        # multi link) reaches is one of the set's
         objects = computed_sql.expr_object_set(arg.left, ctx, qi(f"_y{ctx.depth}"), arg.left.span)
         others = computed_sql.query_set(arg.right, ctx, qi(f"_i{ctx.depth}"))
         if objects is None or others is None:

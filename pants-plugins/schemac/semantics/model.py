@@ -585,6 +585,17 @@ class Schema:
     def find_type(self, name: str, module: str = "default") -> Optional[ObjectType]:
         return self.find(name, module, self.types)  # type: ignore[return-value]
 
+    def find_narrowed(self, name: str, module: str = "default") -> Optional[ObjectType]:
+        """The type ``[is name]`` narrows a set of objects to: ``name``'s own, or, for an abstract
+        type with one concrete descendant, that type (the objects of the abstract type are its
+        objects, https://docs.geldata.com/reference/edgeql/paths#link-targets)."""
+        found = self.find_type(name, module)
+        if found is None:
+            key = self.find(name, module, {k: k for k in self.abstract_types})
+            subs = self.descendants.get(key, ()) if key is not None else ()  # type: ignore[arg-type]
+            found = self.types.get(subs[0]) if len(subs) == 1 else None
+        return found
+
     def find_enum(self, name: str, module: str = "default") -> Optional[EnumType]:
         return self.find(name, module, self.enums)  # type: ignore[return-value]
 

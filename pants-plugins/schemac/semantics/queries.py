@@ -2797,7 +2797,10 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     desugared = fts.desugar_search_bindings(q, reporter)
     if desugared is None:
         return None
-    q = desugared
+    module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
+                   and b.name_span == b.value.span), "default")
+    q = dataclasses.replace(desugared, body=_backlink_selection(desugared.body, {b.name for b in q.bindings}, schema,
+                                                                 module))
     params = ParamTable()
     ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query", fts_queries={})
     bindings: List[qir.Node] = []
@@ -2807,7 +2810,19 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     #: `g := (group ...)` and `c := (select g { n := count(.elements) })`: the group and the
     #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
     groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = {}
+    #: Bindings refused (reported): a later binding reading one is not checked (its errors
+    #: would only repeat theirs, as an unknown name).
+    refused: Set[str] = set()
+    previous: Optional[Tuple[str, int]] = None
     for b in q.bindings:
+        errors = sum(1 for d in reporter.diagnostics if d.severity == "error")
+        if previous is not None and errors > previous[1]:
+            refused.add(previous[0])
+        previous = (b.name, errors)
+        if refused and _reads_names(b.value, refused):
+            refused.add(b.name)
+            previous = None
+            continue
         if b.name == "module" and isinstance(b.value, ast.VarRef) and b.span != b.value.span \
                 and b.name_span == b.value.span:
             # `with module x` (https://docs.geldata.com/reference/edgeql/with#module-selection):
@@ -2855,6 +2870,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         if b.name in selections or several:
             # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
             ctx.type_sets[b.name] = _normal_selection(value, schema, ctx.module)
+            continue
+        if isinstance(value, ast.FuncCall) and value.name in ("json_array_unpack", "std::json_array_unpack"):
+            # (https://docs.geldata.com/reference/stdlib/json#function::std::json_array_unpack)
+            reporter.error("E0206", "a 'with' name bound to json_array_unpack(...), a set of JSON values, is not "
+                           "supported yet", value.span,
+                           "iterate over it where it is read: for x in json_array_unpack(<json>$p) union (...)")
             continue
         if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
             # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
@@ -3000,6 +3021,51 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             return None
     all_exclusives = tuple(dict.fromkeys(tuple(exclusives) + query.exclusives))
     return dataclasses.replace(query, statement=statement, exclusives=all_exclusives, doc=qf.doc)
+
+
+def _reads_names(expr, names: Set[str]) -> bool:
+    """``expr`` (an expression or a statement) reads one of the ``with`` names ``names``."""
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+            continue
+        if not dataclasses.is_dataclass(n) or isinstance(n, (Span, type)):
+            continue
+        if (isinstance(n, ast.VarRef) and n.name in names) or (isinstance(n, ast.EnumRef) and n.enum in names) \
+                or getattr(n, "type_name", None) in names:
+            return True
+        stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return False
+
+
+def _backlink_selection(body, names: Set[str], schema: Schema, module: str):
+    """``select [distinct] w.<link[is T] { shape } [filter f] [order by ...] [offset n] [limit m]``
+    of a ``with`` name ``w`` as ``select T { shape } filter any(.link in w) [and f] ...``: the
+    objects of ``T`` whose ``link`` holds one of ``w``'s objects, which is what the backlink
+    path reaches (https://docs.geldata.com/reference/datamodel/links#backlinks; a path's objects
+    are distinct, so ``distinct`` changes nothing). ``body`` itself for any other query."""
+    if not isinstance(body, ast.SelectValue):
+        return body
+    value = body.value
+    if isinstance(value, ast.UnaryOp) and value.op == "distinct":
+        value = value.operand
+    shape = None
+    if isinstance(value, ast.ShapeExpr):
+        value, shape = value.base, value.shape
+    if not (isinstance(value, ast.TypeFilter) and isinstance(value.base, ast.Step) and value.base.kind == ".<"
+            and isinstance(value.base.base, ast.VarRef) and value.base.base.name in names and not value.type.args):
+        return body
+    target = schema.find_narrowed(value.type.name, module)
+    if target is None:
+        return body
+    step = value.base
+    member = ast.FuncCall("any", (ast.BinOp("in", ast.Path((step.name,), step.span), step.base, step.span),),
+                          step.span)
+    filt = member if body.filter is None else ast.BinOp("and", member, body.filter, body.filter.span)
+    return ast.SelectQuery(target.qualname, value.type.span, shape, filt, body.order, body.offset, body.limit,
+                           body.span)
 
 
 def _if_else_selection(value, schema: Schema, module: str) -> Optional[ast.SelectExpr]:

@@ -1349,12 +1349,20 @@ class _Resolver:
                 self._default(obj, col, ptr)
             for c, module in ptr.constraints:
                 self._value_constraint(obj, col, c, module, multi=decl.multi)
-        # Type-level constraints and indexes, inherited ones first.
-        for k in self.mro.get(key, [key]):
+        # Type-level constraints and indexes, inherited ones first. Of the fts::index
+        # declarations, the type's own (else its nearest base's) apply: Gel's "if a type inherits
+        # this index from a parent and also declares its own, only the new index applies"
+        # (https://docs.geldata.com/reference/stdlib/fts).
+        order = self.mro.get(key, [key])
+        fts_owner = next((k for k in reversed(order) if any(ix.kind in ("fts::index", "std::fts::index")
+                                                             for ix in self.decls[k].indexes)), None)
+        for k in order:
             t = self.decls[k]
             for c in t.constraints:
                 self._type_constraint(obj, c, t.module)
             for ix in t.indexes:
+                if ix.kind in ("fts::index", "std::fts::index") and k != fts_owner:
+                    continue
                 if not ix.deferred or _gel_server_index(ix):  # (ext::ai::index: refused by _index)
                     self._index(obj, ix, t.module)
 

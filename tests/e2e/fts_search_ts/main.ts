@@ -25,7 +25,7 @@ export async function typeChecks(): Promise<void> {
 const names = (rows: { name: string; score: number }[]) => rows.map((r) => [r.name, r.score]);
 
 try {
-  await pool.query("TRUNCATE item, note, tag CASCADE");
+  await pool.query("TRUNCATE item, note, tag, pinboard CASCADE");
   await pool.query(`INSERT INTO item (name, description) VALUES
     ('Canned corn', NULL), ('Candy corn', 'A great Halloween treat'), ('Sweet', 'Treat made with corn sugar')`);
   await pool.query("INSERT INTO tag (name) VALUES ('garden'), ('food')");
@@ -74,6 +74,28 @@ try {
   assert.ok(tomato[0]!.score > (await q.topNotes({ q: "tomato", n: 2 }))[1]!.score);
   assert.deepEqual((await q.matchingNotes({ q: "tomatoes" })).map((r) => r.title), ["Garden notes", "Kitchen"]);
   out["inheritedIndex"] = true;
+
+  // The boards holding a matching note: notes.<notes[is Board] of the search's objects (Board
+  // abstract, Pinboard its one concrete subtype), distinct, filtered, ordered and paged; counted.
+  await pool.query(`INSERT INTO pinboard (name) VALUES ('garden board'), ('archive'), ('travel board'), ('empty')`);
+  await pool.query(`INSERT INTO pinboard_notes (source_id, target_id)
+    SELECT b.id, n.id FROM pinboard b, note n
+    WHERE (b.name, n.title) IN (('garden board', 'Garden notes'), ('garden board', 'Kitchen'), ('archive', 'Kitchen'),
+                                ('travel board', 'Travel'))`);
+  assert.deepEqual(await q.boardsOfMatches({ q: "tomato", offset: 0, limit: 10 }),
+                   [{ name: "garden board", notes: [{ title: "Garden notes" }, { title: "Kitchen" }] }]);
+  assert.deepEqual((await q.boardsOfMatches({ q: "tomato rain", offset: 0, limit: 10 })).map((b) => b.name),
+                   ["garden board", "travel board"]);
+  assert.deepEqual((await q.boardsOfMatches({ q: "tomato rain", offset: 1, limit: 1 })).map((b) => b.name),
+                   ["travel board"]);
+  assert.equal(await q.countBoardsOfMatches({ q: "tomato rain" }), "2");
+  assert.equal(await q.countBoardsOfMatches({ q: "basil" }), "1");
+  assert.equal(await q.countBoardsOfMatches({ q: "zebra" }), "0");
+  // any(.tags in t)
+  assert.deepEqual((await q.notesTagged({ names: ["garden"] })).map((n) => n.title), ["Garden notes", "Kitchen"]);
+  assert.deepEqual((await q.notesTagged({ names: ["food", "nothing"] })).map((n) => n.title), ["Kitchen"]);
+  assert.deepEqual(await q.notesTagged({ names: [] }), []);
+  out["backlinkOfMatches"] = true;
   console.log(JSON.stringify(out));
 } finally {
   await pool.end();

@@ -29,7 +29,7 @@ func TestFtsSearch(t *testing.T) {
 	}
 	defer db.Close()
 	for _, sql := range []string{
-		`TRUNCATE item, note, tag CASCADE`,
+		`TRUNCATE item, note, tag, pinboard CASCADE`,
 		`INSERT INTO item (name, description) VALUES
 		 ('Canned corn', NULL), ('Candy corn', 'A great Halloween treat'), ('Sweet', 'Treat made with corn sugar')`,
 		`INSERT INTO tag (name) VALUES ('garden'), ('food')`,
@@ -115,5 +115,37 @@ func TestFtsSearch(t *testing.T) {
 	matching, err := q.MatchingNotes(ctx, fs.MatchingNotesParams{Q: "tomatoes"})
 	if err != nil || len(matching) != 2 || matching[0].Title != "Garden notes" || matching[1].Title != "Kitchen" {
 		t.Fatalf("MatchingNotes = %+v, %v", matching, err)
+	}
+
+	// The boards holding a matching note: notes.<notes[is Board] (Board abstract, Pinboard its
+	// one concrete subtype), distinct, filtered, ordered and paged; counted. any(.tags in t).
+	for _, sql := range []string{
+		`INSERT INTO pinboard (name) VALUES ('garden board'), ('archive'), ('travel board'), ('empty')`,
+		`INSERT INTO pinboard_notes (source_id, target_id)
+		 SELECT b.id, n.id FROM pinboard b, note n
+		 WHERE (b.name, n.title) IN (('garden board', 'Garden notes'), ('garden board', 'Kitchen'),
+		                             ('archive', 'Kitchen'), ('travel board', 'Travel'))`,
+	} {
+		if _, err := db.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	boards, err := q.BoardsOfMatches(ctx, fs.BoardsOfMatchesParams{Q: "tomato", Offset: 0, Limit: 10})
+	if err != nil || len(boards) != 1 || boards[0].Name != "garden board" ||
+		!reflect.DeepEqual(boards[0].Notes, []fs.BoardsOfMatchesNotes{{Title: "Garden notes"}, {Title: "Kitchen"}}) {
+		t.Fatalf("BoardsOfMatches(tomato) = %+v, %v", boards, err)
+	}
+	boards, err = q.BoardsOfMatches(ctx, fs.BoardsOfMatchesParams{Q: "tomato rain", Offset: 1, Limit: 1})
+	if err != nil || len(boards) != 1 || boards[0].Name != "travel board" {
+		t.Fatalf("BoardsOfMatches(tomato rain, 1, 1) = %+v, %v", boards, err)
+	}
+	for query, want := range map[string]int64{"tomato rain": 2, "basil": 1, "zebra": 0} {
+		if n, err := q.CountBoardsOfMatches(ctx, fs.CountBoardsOfMatchesParams{Q: query}); err != nil || n != want {
+			t.Fatalf("CountBoardsOfMatches(%q) = %d, %v; want %d", query, n, err, want)
+		}
+	}
+	tagged, err := q.NotesTagged(ctx, fs.NotesTaggedParams{Names: []string{"food", "nothing"}})
+	if err != nil || len(tagged) != 1 || tagged[0].Title != "Kitchen" {
+		t.Fatalf("NotesTagged = %+v, %v", tagged, err)
 	}
 }

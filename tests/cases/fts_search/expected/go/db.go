@@ -18,7 +18,7 @@ type DBTX interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Runner runs the library's queries: runner.Query.CountItems(ctx, ...).
+// Runner runs the library's queries: runner.Query.BoardsOfMatches(ctx, ...).
 type Runner struct {
 	Query *Queries
 }

@@ -123,6 +123,62 @@ func (e *FkNoteTagsTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// FkPinboardNotesSourceIDError is returned when Pinboard.notes: source_id refers to no pinboard
+// row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint
+// fk_pinboard_notes_source_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkPinboardNotesSourceIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_pinboard_notes_source_id".
+func (e *FkPinboardNotesSourceIDError) Constraint() string {
+	return "fk_pinboard_notes_source_id"
+}
+
+// Error implements error.
+func (e *FkPinboardNotesSourceIDError) Error() string {
+	return "Pinboard.notes: source_id refers to no pinboard row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_pinboard_notes_source_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkPinboardNotesSourceIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPinboardNotesSourceIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
+// FkPinboardNotesTargetIDError is returned when Pinboard.notes: target_id refers to no note row,
+// or a referenced row is being deleted (ON DELETE RESTRICT) (constraint
+// fk_pinboard_notes_target_id). Match it with errors.As; errors.Is(err, ErrForeignKeyViolation)
+// also holds. Err is the driver error.
+type FkPinboardNotesTargetIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_pinboard_notes_target_id".
+func (e *FkPinboardNotesTargetIDError) Constraint() string {
+	return "fk_pinboard_notes_target_id"
+}
+
+// Error implements error.
+func (e *FkPinboardNotesTargetIDError) Error() string {
+	return "Pinboard.notes: target_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_pinboard_notes_target_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkPinboardNotesTargetIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkPinboardNotesTargetIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // driverMessage is ": " and the driver error's message, or "" without one (a typed error built
 // by hand may leave Err nil: its methods must not panic).
 func driverMessage(err *pgconn.PgError) string {
@@ -158,6 +214,10 @@ func translateError(err error) error {
 		return &FkNoteTagsSourceIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_note_tags_target_id":
 		return &FkNoteTagsTargetIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_pinboard_notes_source_id":
+		return &FkPinboardNotesSourceIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_pinboard_notes_target_id":
+		return &FkPinboardNotesTargetIDError{Err: pgErr}
 	}
 	return err
 }

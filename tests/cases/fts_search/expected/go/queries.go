@@ -6,6 +6,88 @@ import (
 	"context"
 )
 
+// boardsOfMatchesSQL is the SQL of query boards_of_matches (cases/fts_search/queries/boards_of_matches.edgeql).
+const boardsOfMatchesSQL = `WITH "_with_fts1" AS (
+SELECT (SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT "_t"."req" THEN "_t"."tq" END, ' | ' ORDER BY "_t"."n") || ')', string_agg(CASE WHEN "_t"."req" THEN "_t"."tq" END, ' & ' ORDER BY "_t"."n"))::tsquery FROM (SELECT "_u"."n", CASE WHEN "_u"."neg" THEN '!(' ELSE '(' END || "_u"."v" || ')' AS "tq", CASE WHEN 'OR' IN ("_u"."kb", "_u"."ka") THEN false WHEN 'AND' IN ("_u"."kb", "_u"."ka") THEN true ELSE "_u"."neg" OR "_u"."phrase" END AS "req" FROM (SELECT "_k"."n", "_k"."neg", "_k"."phrase", "_k"."kb", lead("_k"."kb") OVER (ORDER BY "_k"."n") AS "ka", phraseto_tsquery('english'::regconfig, "_k"."body")::text AS "v" FROM (SELECT "_m"."n", "_m"."neg", "_m"."phrase", "_m"."body", "_m"."kw", CASE WHEN count(*) FILTER (WHERE NOT "_m"."kw") OVER (ORDER BY "_m"."n" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN "_m"."kw" THEN "_m"."body" END) OVER (ORDER BY "_m"."n") END AS "kb" FROM (SELECT "_r"."n", "_r"."m"[1] <> '' AS "neg", "_r"."m"[2] IS NOT NULL AS "phrase", COALESCE("_r"."m"[2], "_r"."m"[3]) AS "body", "_r"."m"[1] = '' AND "_r"."m"[3] IS NOT NULL AND "_r"."m"[3] IN ('AND', 'OR') AS "kw" FROM regexp_matches($1::text, '([-!]?)(?:"([^"]*)"|(\S+))', 'g') WITH ORDINALITY AS "_r"("m", "n")) AS "_m") AS "_k" WHERE NOT "_k"."kw") AS "_u" WHERE "_u"."v" <> '') AS "_t") AS "v"
+)
+SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "pinboard_notes" AS "_j1" JOIN "note" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "pinboard"."id") AS "notes"
+FROM "pinboard"
+WHERE (EXISTS (SELECT 1 FROM "note" AS "_y2" WHERE "_y2"."id" IN (SELECT "target_id" FROM "pinboard_notes" WHERE "source_id" = "pinboard"."id") AND ("_y2".id IN (SELECT "_i2"."id" FROM (SELECT "_i2".*, row_number() OVER (ORDER BY ts_rank('{0.125,0.25,0.5,1.0}'::real[], setweight(to_tsvector('english'::regconfig, COALESCE("_i2".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_i2".body, '')), 'A'), (SELECT "v" FROM "_with_fts1")) DESC NULLS LAST, "_i2"."id") AS "_n" FROM "note" AS "_i2" WHERE (setweight(to_tsvector('english'::regconfig, COALESCE("_i2".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_i2".body, '')), 'A')) @@ (SELECT "v" FROM "_with_fts1") ORDER BY ts_rank('{0.125,0.25,0.5,1.0}'::real[], setweight(to_tsvector('english'::regconfig, COALESCE("_i2".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_i2".body, '')), 'A'), (SELECT "v" FROM "_with_fts1")) DESC NULLS LAST, "_i2"."id") AS "_i2" WHERE true)))) AND (name <> 'archive')
+ORDER BY name ASC NULLS FIRST
+OFFSET $2
+LIMIT $3`
+
+// BoardsOfMatchesParams are the parameters of BoardsOfMatches.
+type BoardsOfMatchesParams struct {
+	Q      string
+	Offset int64
+	Limit  int64
+}
+
+// BoardsOfMatchesNotes is the notes shape of BoardsOfMatches.
+type BoardsOfMatchesNotes struct {
+	Title string `json:"title"`
+}
+
+// BoardsOfMatchesRow is one row returned by BoardsOfMatches.
+type BoardsOfMatchesRow struct {
+	Name  string                 `json:"name"`
+	Notes []BoardsOfMatchesNotes `json:"notes"`
+}
+
+// BoardsOfMatches runs query boards_of_matches
+// (cases/fts_search/queries/boards_of_matches.edgeql).
+//
+// The boards holding a note that matches: a backlink from the search's objects, [is Board] of
+// an abstract type whose one concrete subtype is Pinboard, distinct, filtered and paged.
+func (q *Queries) BoardsOfMatches(ctx context.Context, arg BoardsOfMatchesParams) ([]BoardsOfMatchesRow, error) {
+	rows, err := q.db.Query(ctx, boardsOfMatchesSQL, arg.Q, arg.Offset, arg.Limit)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []BoardsOfMatchesRow
+	for rows.Next() {
+		var i BoardsOfMatchesRow
+		if err := rows.Scan(&i.Name, &i.Notes); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// countBoardsOfMatchesSQL is the SQL of query count_boards_of_matches (cases/fts_search/queries/count_boards_of_matches.edgeql).
+const countBoardsOfMatchesSQL = `WITH "_with_fts1" AS (
+SELECT (SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT "_t"."req" THEN "_t"."tq" END, ' | ' ORDER BY "_t"."n") || ')', string_agg(CASE WHEN "_t"."req" THEN "_t"."tq" END, ' & ' ORDER BY "_t"."n"))::tsquery FROM (SELECT "_u"."n", CASE WHEN "_u"."neg" THEN '!(' ELSE '(' END || "_u"."v" || ')' AS "tq", CASE WHEN 'OR' IN ("_u"."kb", "_u"."ka") THEN false WHEN 'AND' IN ("_u"."kb", "_u"."ka") THEN true ELSE "_u"."neg" OR "_u"."phrase" END AS "req" FROM (SELECT "_k"."n", "_k"."neg", "_k"."phrase", "_k"."kb", lead("_k"."kb") OVER (ORDER BY "_k"."n") AS "ka", phraseto_tsquery('english'::regconfig, "_k"."body")::text AS "v" FROM (SELECT "_m"."n", "_m"."neg", "_m"."phrase", "_m"."body", "_m"."kw", CASE WHEN count(*) FILTER (WHERE NOT "_m"."kw") OVER (ORDER BY "_m"."n" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN "_m"."kw" THEN "_m"."body" END) OVER (ORDER BY "_m"."n") END AS "kb" FROM (SELECT "_r"."n", "_r"."m"[1] <> '' AS "neg", "_r"."m"[2] IS NOT NULL AS "phrase", COALESCE("_r"."m"[2], "_r"."m"[3]) AS "body", "_r"."m"[1] = '' AND "_r"."m"[3] IS NOT NULL AND "_r"."m"[3] IN ('AND', 'OR') AS "kw" FROM regexp_matches($1::text, '([-!]?)(?:"([^"]*)"|(\S+))', 'g') WITH ORDINALITY AS "_r"("m", "n")) AS "_m") AS "_k" WHERE NOT "_k"."kw") AS "_u" WHERE "_u"."v" <> '') AS "_t") AS "v"
+)
+SELECT (SELECT count(*) FROM "pinboard" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j0"."source_id" FROM "pinboard_notes" AS "_j0" WHERE "_j0"."target_id" IN (SELECT "_c1r"."id" FROM "note" AS "_c1r" WHERE (setweight(to_tsvector('english'::regconfig, COALESCE("_c1r".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_c1r".body, '')), 'A')) @@ (SELECT "v" FROM "_with_fts1"))) AND ("_c1".name <> 'archive')) AS "value"`
+
+// CountBoardsOfMatchesParams are the parameters of CountBoardsOfMatches.
+type CountBoardsOfMatchesParams struct {
+	Q string
+}
+
+// CountBoardsOfMatchesRow is the row the statement of CountBoardsOfMatches returns: CountBoardsOfMatches returns its Value.
+type CountBoardsOfMatchesRow struct {
+	Value int64 `json:"value,string"`
+}
+
+// CountBoardsOfMatches runs query count_boards_of_matches
+// (cases/fts_search/queries/count_boards_of_matches.edgeql).
+func (q *Queries) CountBoardsOfMatches(ctx context.Context, arg CountBoardsOfMatchesParams) (int64, error) {
+	row := q.db.QueryRow(ctx, countBoardsOfMatchesSQL, arg.Q)
+	var i CountBoardsOfMatchesRow
+	if err := row.Scan(&i.Value); err != nil {
+		return i.Value, translateError(err)
+	}
+	return i.Value, nil
+}
+
 // countItemsSQL is the SQL of query count_items (cases/fts_search/queries/count_items.edgeql).
 const countItemsSQL = `WITH "_with_fts1" AS (
 SELECT (SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT "_t"."req" THEN "_t"."tq" END, ' | ' ORDER BY "_t"."n") || ')', string_agg(CASE WHEN "_t"."req" THEN "_t"."tq" END, ' & ' ORDER BY "_t"."n"))::tsquery FROM (SELECT "_u"."n", CASE WHEN "_u"."neg" THEN '!(' ELSE '(' END || "_u"."v" || ')' AS "tq", CASE WHEN 'OR' IN ("_u"."kb", "_u"."ka") THEN false WHEN 'AND' IN ("_u"."kb", "_u"."ka") THEN true ELSE "_u"."neg" OR "_u"."phrase" END AS "req" FROM (SELECT "_k"."n", "_k"."neg", "_k"."phrase", "_k"."kb", lead("_k"."kb") OVER (ORDER BY "_k"."n") AS "ka", phraseto_tsquery('english'::regconfig, "_k"."body")::text AS "v" FROM (SELECT "_m"."n", "_m"."neg", "_m"."phrase", "_m"."body", "_m"."kw", CASE WHEN count(*) FILTER (WHERE NOT "_m"."kw") OVER (ORDER BY "_m"."n" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN "_m"."kw" THEN "_m"."body" END) OVER (ORDER BY "_m"."n") END AS "kb" FROM (SELECT "_r"."n", "_r"."m"[1] <> '' AS "neg", "_r"."m"[2] IS NOT NULL AS "phrase", COALESCE("_r"."m"[2], "_r"."m"[3]) AS "body", "_r"."m"[1] = '' AND "_r"."m"[3] IS NOT NULL AND "_r"."m"[3] IN ('AND', 'OR') AS "kw" FROM regexp_matches($1::text, '([-!]?)(?:"([^"]*)"|(\S+))', 'g') WITH ORDINALITY AS "_r"("m", "n")) AS "_m") AS "_k" WHERE NOT "_k"."kw") AS "_u" WHERE "_u"."v" <> '') AS "_t") AS "v"
@@ -60,6 +142,48 @@ func (q *Queries) MatchingNotes(ctx context.Context, arg MatchingNotesParams) ([
 	var items []MatchingNotesRow
 	for rows.Next() {
 		var i MatchingNotesRow
+		if err := rows.Scan(&i.Title); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// notesTaggedSQL is the SQL of query notes_tagged (cases/fts_search/queries/notes_tagged.edgeql).
+const notesTaggedSQL = `SELECT "title"
+FROM "note"
+WHERE EXISTS (SELECT 1 FROM "tag" AS "_y1" WHERE "_y1"."id" IN (SELECT "target_id" FROM "note_tags" WHERE "source_id" = "note"."id") AND ("_y1".id IN (SELECT "_i1"."id" FROM "tag" AS "_i1" WHERE "_i1".name = ANY ($1::text[]))))
+ORDER BY title ASC NULLS FIRST`
+
+// NotesTaggedParams are the parameters of NotesTagged.
+type NotesTaggedParams struct {
+	Names []string
+}
+
+// NotesTaggedRow is one row returned by NotesTagged.
+type NotesTaggedRow struct {
+	Title string `json:"title"`
+}
+
+// NotesTagged runs query notes_tagged (cases/fts_search/queries/notes_tagged.edgeql).
+//
+// any(.tags in t): a multi link holding one of a with selection's objects.
+func (q *Queries) NotesTagged(ctx context.Context, arg NotesTaggedParams) ([]NotesTaggedRow, error) {
+	if arg.Names == nil {
+		arg.Names = []string{}
+	}
+	rows, err := q.db.Query(ctx, notesTaggedSQL, arg.Names)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []NotesTaggedRow
+	for rows.Next() {
+		var i NotesTaggedRow
 		if err := rows.Scan(&i.Title); err != nil {
 			return nil, translateError(err)
 		}

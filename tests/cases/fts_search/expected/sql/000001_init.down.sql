@@ -5,4 +5,4 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "note_tags", "tag", "note", "item";
+DROP TABLE "pinboard_notes", "note_tags", "pinboard", "tag", "note", "item";

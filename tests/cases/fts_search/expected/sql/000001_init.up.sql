@@ -23,7 +23,18 @@ CREATE TABLE "tag" (
     CONSTRAINT "uq_tag_name" UNIQUE ("name")
 );
 
+CREATE TABLE "pinboard" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "name" text NOT NULL
+);
+
 CREATE TABLE "note_tags" (
+    "source_id" uuid NOT NULL,
+    "target_id" uuid NOT NULL,
+    PRIMARY KEY ("source_id", "target_id")
+);
+
+CREATE TABLE "pinboard_notes" (
     "source_id" uuid NOT NULL,
     "target_id" uuid NOT NULL,
     PRIMARY KEY ("source_id", "target_id")
@@ -37,6 +48,14 @@ ALTER TABLE "note_tags"
   ADD CONSTRAINT "fk_note_tags_target_id" FOREIGN KEY ("target_id")
   REFERENCES "tag" ("id") ON DELETE RESTRICT;
 
+ALTER TABLE "pinboard_notes"
+  ADD CONSTRAINT "fk_pinboard_notes_source_id" FOREIGN KEY ("source_id")
+  REFERENCES "pinboard" ("id") ON DELETE CASCADE;
+
+ALTER TABLE "pinboard_notes"
+  ADD CONSTRAINT "fk_pinboard_notes_target_id" FOREIGN KEY ("target_id")
+  REFERENCES "note" ("id") ON DELETE RESTRICT;
+
 CREATE INDEX "ix_item_name_description_fts_a0e61aea"
   ON "item" USING gin ((setweight(to_tsvector('english'::regconfig, COALESCE(name, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE(description, '')), 'B')));
 
@@ -45,3 +64,6 @@ CREATE INDEX "ix_note_title_body_fts_1d560319"
 
 CREATE INDEX "ix_note_tags_target_id"
   ON "note_tags" ("target_id");
+
+CREATE INDEX "ix_pinboard_notes_target_id"
+  ON "pinboard_notes" ("target_id");

@@ -88,6 +88,26 @@ export class FkNoteTagsTargetIdError extends ForeignKeyViolationError {
   }
 }
 
+/** Pinboard.notes: source_id refers to no pinboard row, or a referenced row is being deleted (ON DELETE CASCADE) (constraint `fk_pinboard_notes_source_id`). */
+export class FkPinboardNotesSourceIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_pinboard_notes_source_id";
+
+  constructor(cause: unknown) {
+    super("Pinboard.notes: source_id refers to no pinboard row, or a referenced row is being deleted (ON DELETE CASCADE) (fk_pinboard_notes_source_id)", "fk_pinboard_notes_source_id", "pinboard_notes", ["source_id"], cause);
+  }
+}
+
+/** Pinboard.notes: target_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_pinboard_notes_target_id`). */
+export class FkPinboardNotesTargetIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_pinboard_notes_target_id";
+
+  constructor(cause: unknown) {
+    super("Pinboard.notes: target_id refers to no note row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_pinboard_notes_target_id)", "fk_pinboard_notes_target_id", "pinboard_notes", ["target_id"], cause);
+  }
+}
+
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
  * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
@@ -113,6 +133,10 @@ export function translateError(err: unknown): unknown {
       return code === "23503" ? new FkNoteTagsSourceIdError(err) : err;
     case "fk_note_tags_target_id":
       return code === "23503" ? new FkNoteTagsTargetIdError(err) : err;
+    case "fk_pinboard_notes_source_id":
+      return code === "23503" ? new FkPinboardNotesSourceIdError(err) : err;
+    case "fk_pinboard_notes_target_id":
+      return code === "23503" ? new FkPinboardNotesTargetIdError(err) : err;
   }
   return err;
 }

@@ -2,12 +2,21 @@
 
 import {
   type Queryable,
+  type BoardsOfMatchesArgs,
+  type BoardsOfMatchesResult,
+  boardsOfMatches,
+  type CountBoardsOfMatchesArgs,
+  type CountBoardsOfMatchesResult,
+  countBoardsOfMatches,
   type CountItemsArgs,
   type CountItemsResult,
   countItems,
   type MatchingNotesArgs,
   type MatchingNotesResult,
   matchingNotes,
+  type NotesTaggedArgs,
+  type NotesTaggedResult,
+  notesTagged,
   type SearchItemsArgs,
   type SearchItemsResult,
   searchItems,
@@ -29,10 +38,16 @@ export * from "./queries.js";
 /** The typed runner of library "fts_search": one method per query file. */
 export interface Runner {
   readonly query: {
+    /** Runs `boards_of_matches` (cases/fts_search/queries/boards_of_matches.edgeql). */
+    boardsOfMatches(args: BoardsOfMatchesArgs): Promise<BoardsOfMatchesResult[]>;
+    /** Runs `count_boards_of_matches` (cases/fts_search/queries/count_boards_of_matches.edgeql). */
+    countBoardsOfMatches(args: CountBoardsOfMatchesArgs): Promise<string>;
     /** Runs `count_items` (cases/fts_search/queries/count_items.edgeql). */
     countItems(args: CountItemsArgs): Promise<string>;
     /** Runs `matching_notes` (cases/fts_search/queries/matching_notes.edgeql). */
     matchingNotes(args: MatchingNotesArgs): Promise<MatchingNotesResult[]>;
+    /** Runs `notes_tagged` (cases/fts_search/queries/notes_tagged.edgeql). */
+    notesTagged(args: NotesTaggedArgs): Promise<NotesTaggedResult[]>;
     /** Runs `search_items` (cases/fts_search/queries/search_items.edgeql). */
     searchItems(args: SearchItemsArgs): Promise<SearchItemsResult[]>;
     /** Runs `search_items_ignoring_names` (cases/fts_search/queries/search_items_ignoring_names.edgeql). */
@@ -92,7 +107,7 @@ async function inTransaction<T>(
 }
 
 /**
- * Creates the runner: `createRunner(pool).query.countItems(...)`.
+ * Creates the runner: `createRunner(pool).query.boardsOfMatches(...)`.
  * `db` is anything with node-postgres' `query(text, values)` (a `Pool`, `PoolClient` or `Client`).
  */
 export function createRunner(db: Queryable): Runner {
@@ -103,8 +118,11 @@ export function createRunner(db: Queryable): Runner {
 function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
+      boardsOfMatches: (args) => boardsOfMatches(db, args),
+      countBoardsOfMatches: (args) => countBoardsOfMatches(db, args),
       countItems: (args) => countItems(db, args),
       matchingNotes: (args) => matchingNotes(db, args),
+      notesTagged: (args) => notesTagged(db, args),
       searchItems: (args) => searchItems(db, args),
       searchItemsIgnoringNames: (args) => searchItemsIgnoringNames(db, args),
       searchItemsWeighted: (args) => searchItemsWeighted(db, args),

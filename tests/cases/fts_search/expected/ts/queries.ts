@@ -19,6 +19,78 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
   }
 }
 
+/** SQL of query `boards_of_matches` (cases/fts_search/queries/boards_of_matches.edgeql). */
+export const boardsOfMatchesSql = `WITH "_with_fts1" AS (
+SELECT (SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT "_t"."req" THEN "_t"."tq" END, ' | ' ORDER BY "_t"."n") || ')', string_agg(CASE WHEN "_t"."req" THEN "_t"."tq" END, ' & ' ORDER BY "_t"."n"))::tsquery FROM (SELECT "_u"."n", CASE WHEN "_u"."neg" THEN '!(' ELSE '(' END || "_u"."v" || ')' AS "tq", CASE WHEN 'OR' IN ("_u"."kb", "_u"."ka") THEN false WHEN 'AND' IN ("_u"."kb", "_u"."ka") THEN true ELSE "_u"."neg" OR "_u"."phrase" END AS "req" FROM (SELECT "_k"."n", "_k"."neg", "_k"."phrase", "_k"."kb", lead("_k"."kb") OVER (ORDER BY "_k"."n") AS "ka", phraseto_tsquery('english'::regconfig, "_k"."body")::text AS "v" FROM (SELECT "_m"."n", "_m"."neg", "_m"."phrase", "_m"."body", "_m"."kw", CASE WHEN count(*) FILTER (WHERE NOT "_m"."kw") OVER (ORDER BY "_m"."n" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN "_m"."kw" THEN "_m"."body" END) OVER (ORDER BY "_m"."n") END AS "kb" FROM (SELECT "_r"."n", "_r"."m"[1] <> '' AS "neg", "_r"."m"[2] IS NOT NULL AS "phrase", COALESCE("_r"."m"[2], "_r"."m"[3]) AS "body", "_r"."m"[1] = '' AND "_r"."m"[3] IS NOT NULL AND "_r"."m"[3] IN ('AND', 'OR') AS "kw" FROM regexp_matches($1::text, '([-!]?)(?:"([^"]*)"|(\\S+))', 'g') WITH ORDINALITY AS "_r"("m", "n")) AS "_m") AS "_k" WHERE NOT "_k"."kw") AS "_u" WHERE "_u"."v" <> '') AS "_t") AS "v"
+)
+SELECT "name",
+       (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "pinboard_notes" AS "_j1" JOIN "note" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "pinboard"."id") AS "notes"
+FROM "pinboard"
+WHERE (EXISTS (SELECT 1 FROM "note" AS "_y2" WHERE "_y2"."id" IN (SELECT "target_id" FROM "pinboard_notes" WHERE "source_id" = "pinboard"."id") AND ("_y2".id IN (SELECT "_i2"."id" FROM (SELECT "_i2".*, row_number() OVER (ORDER BY ts_rank('{0.125,0.25,0.5,1.0}'::real[], setweight(to_tsvector('english'::regconfig, COALESCE("_i2".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_i2".body, '')), 'A'), (SELECT "v" FROM "_with_fts1")) DESC NULLS LAST, "_i2"."id") AS "_n" FROM "note" AS "_i2" WHERE (setweight(to_tsvector('english'::regconfig, COALESCE("_i2".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_i2".body, '')), 'A')) @@ (SELECT "v" FROM "_with_fts1") ORDER BY ts_rank('{0.125,0.25,0.5,1.0}'::real[], setweight(to_tsvector('english'::regconfig, COALESCE("_i2".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_i2".body, '')), 'A'), (SELECT "v" FROM "_with_fts1")) DESC NULLS LAST, "_i2"."id") AS "_i2" WHERE true)))) AND (name <> 'archive')
+ORDER BY name ASC NULLS FIRST
+OFFSET $2
+LIMIT $3`;
+
+/** Parameters of {@link boardsOfMatches}. */
+export interface BoardsOfMatchesArgs {
+  readonly q: string;
+  readonly offset: number | string | bigint;
+  readonly limit: number | string | bigint;
+}
+
+/** One row returned by {@link boardsOfMatches}. */
+export interface BoardsOfMatchesResult {
+  name: string;
+  notes: Array<{ title: string }>;
+}
+
+/**
+ * The boards holding a note that matches: a backlink from the search's objects, [is Board] of
+ * an abstract type whose one concrete subtype is Pinboard, distinct, filtered and paged.
+ *
+ * Source: cases/fts_search/queries/boards_of_matches.edgeql.
+ */
+export async function boardsOfMatches(db: Queryable, args: BoardsOfMatchesArgs): Promise<BoardsOfMatchesResult[]> {
+  const rows = await run(db, boardsOfMatchesSql, [
+    args.q,
+    args.offset,
+    args.limit,
+  ]);
+  return rows as BoardsOfMatchesResult[];
+}
+
+/** SQL of query `count_boards_of_matches` (cases/fts_search/queries/count_boards_of_matches.edgeql). */
+export const countBoardsOfMatchesSql = `WITH "_with_fts1" AS (
+SELECT (SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT "_t"."req" THEN "_t"."tq" END, ' | ' ORDER BY "_t"."n") || ')', string_agg(CASE WHEN "_t"."req" THEN "_t"."tq" END, ' & ' ORDER BY "_t"."n"))::tsquery FROM (SELECT "_u"."n", CASE WHEN "_u"."neg" THEN '!(' ELSE '(' END || "_u"."v" || ')' AS "tq", CASE WHEN 'OR' IN ("_u"."kb", "_u"."ka") THEN false WHEN 'AND' IN ("_u"."kb", "_u"."ka") THEN true ELSE "_u"."neg" OR "_u"."phrase" END AS "req" FROM (SELECT "_k"."n", "_k"."neg", "_k"."phrase", "_k"."kb", lead("_k"."kb") OVER (ORDER BY "_k"."n") AS "ka", phraseto_tsquery('english'::regconfig, "_k"."body")::text AS "v" FROM (SELECT "_m"."n", "_m"."neg", "_m"."phrase", "_m"."body", "_m"."kw", CASE WHEN count(*) FILTER (WHERE NOT "_m"."kw") OVER (ORDER BY "_m"."n" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN "_m"."kw" THEN "_m"."body" END) OVER (ORDER BY "_m"."n") END AS "kb" FROM (SELECT "_r"."n", "_r"."m"[1] <> '' AS "neg", "_r"."m"[2] IS NOT NULL AS "phrase", COALESCE("_r"."m"[2], "_r"."m"[3]) AS "body", "_r"."m"[1] = '' AND "_r"."m"[3] IS NOT NULL AND "_r"."m"[3] IN ('AND', 'OR') AS "kw" FROM regexp_matches($1::text, '([-!]?)(?:"([^"]*)"|(\\S+))', 'g') WITH ORDINALITY AS "_r"("m", "n")) AS "_m") AS "_k" WHERE NOT "_k"."kw") AS "_u" WHERE "_u"."v" <> '') AS "_t") AS "v"
+)
+SELECT (SELECT count(*) FROM "pinboard" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j0"."source_id" FROM "pinboard_notes" AS "_j0" WHERE "_j0"."target_id" IN (SELECT "_c1r"."id" FROM "note" AS "_c1r" WHERE (setweight(to_tsvector('english'::regconfig, COALESCE("_c1r".title, '')), 'A') || setweight(to_tsvector('english'::regconfig, COALESCE("_c1r".body, '')), 'A')) @@ (SELECT "v" FROM "_with_fts1"))) AND ("_c1".name <> 'archive')) AS "value"`;
+
+/** Parameters of {@link countBoardsOfMatches}. */
+export interface CountBoardsOfMatchesArgs {
+  readonly q: string;
+}
+
+/** The row the statement of {@link countBoardsOfMatches} returns: {@link countBoardsOfMatches} returns its `value`. */
+export interface CountBoardsOfMatchesResult {
+  value: string;
+}
+
+/**
+ * Runs query `count_boards_of_matches`.
+ *
+ * Source: cases/fts_search/queries/count_boards_of_matches.edgeql.
+ */
+export async function countBoardsOfMatches(db: Queryable, args: CountBoardsOfMatchesArgs): Promise<string> {
+  const rows = await run(db, countBoardsOfMatchesSql, [
+    args.q,
+  ]);
+  const row = rows[0] as CountBoardsOfMatchesResult | undefined;
+  if (row === undefined) {
+    throw new Error("count_boards_of_matches: the statement returned no row");
+  }
+  return row.value;
+}
+
 /** SQL of query `count_items` (cases/fts_search/queries/count_items.edgeql). */
 export const countItemsSql = `WITH "_with_fts1" AS (
 SELECT (SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT "_t"."req" THEN "_t"."tq" END, ' | ' ORDER BY "_t"."n") || ')', string_agg(CASE WHEN "_t"."req" THEN "_t"."tq" END, ' & ' ORDER BY "_t"."n"))::tsquery FROM (SELECT "_u"."n", CASE WHEN "_u"."neg" THEN '!(' ELSE '(' END || "_u"."v" || ')' AS "tq", CASE WHEN 'OR' IN ("_u"."kb", "_u"."ka") THEN false WHEN 'AND' IN ("_u"."kb", "_u"."ka") THEN true ELSE "_u"."neg" OR "_u"."phrase" END AS "req" FROM (SELECT "_k"."n", "_k"."neg", "_k"."phrase", "_k"."kb", lead("_k"."kb") OVER (ORDER BY "_k"."n") AS "ka", phraseto_tsquery('english'::regconfig, "_k"."body")::text AS "v" FROM (SELECT "_m"."n", "_m"."neg", "_m"."phrase", "_m"."body", "_m"."kw", CASE WHEN count(*) FILTER (WHERE NOT "_m"."kw") OVER (ORDER BY "_m"."n" ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN "_m"."kw" THEN "_m"."body" END) OVER (ORDER BY "_m"."n") END AS "kb" FROM (SELECT "_r"."n", "_r"."m"[1] <> '' AS "neg", "_r"."m"[2] IS NOT NULL AS "phrase", COALESCE("_r"."m"[2], "_r"."m"[3]) AS "body", "_r"."m"[1] = '' AND "_r"."m"[3] IS NOT NULL AND "_r"."m"[3] IN ('AND', 'OR') AS "kw" FROM regexp_matches($1::text, '([-!]?)(?:"([^"]*)"|(\\S+))', 'g') WITH ORDINALITY AS "_r"("m", "n")) AS "_m") AS "_k" WHERE NOT "_k"."kw") AS "_u" WHERE "_u"."v" <> '') AS "_t") AS "v"
@@ -77,6 +149,34 @@ export async function matchingNotes(db: Queryable, args: MatchingNotesArgs): Pro
     args.q,
   ]);
   return rows as MatchingNotesResult[];
+}
+
+/** SQL of query `notes_tagged` (cases/fts_search/queries/notes_tagged.edgeql). */
+export const notesTaggedSql = `SELECT "title"
+FROM "note"
+WHERE EXISTS (SELECT 1 FROM "tag" AS "_y1" WHERE "_y1"."id" IN (SELECT "target_id" FROM "note_tags" WHERE "source_id" = "note"."id") AND ("_y1".id IN (SELECT "_i1"."id" FROM "tag" AS "_i1" WHERE "_i1".name = ANY ($1::text[]))))
+ORDER BY title ASC NULLS FIRST`;
+
+/** Parameters of {@link notesTagged}. */
+export interface NotesTaggedArgs {
+  readonly names: readonly string[];
+}
+
+/** One row returned by {@link notesTagged}. */
+export interface NotesTaggedResult {
+  title: string;
+}
+
+/**
+ * any(.tags in t): a multi link holding one of a with selection's objects.
+ *
+ * Source: cases/fts_search/queries/notes_tagged.edgeql.
+ */
+export async function notesTagged(db: Queryable, args: NotesTaggedArgs): Promise<NotesTaggedResult[]> {
+  const rows = await run(db, notesTaggedSql, [
+    args.names,
+  ]);
+  return rows as NotesTaggedResult[];
 }
 
 /** SQL of query `search_items` (cases/fts_search/queries/search_items.edgeql). */
