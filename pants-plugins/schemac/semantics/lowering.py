@@ -922,6 +922,12 @@ def _ids_sql(a: qir.LinkAssign) -> str:
     return f"{sql}::uuid[]" if type(a.ids) is qir.ParamRef else sql
 
 
+#: In a multi link's value: the rows whose links a statement writes (``"_new"``), named when the
+#: statement is written; the value may read each one (``(select detached User filter User.name
+#: != .name)`` in an update of User).
+LINK_ROWS = "\x01rows\x01"
+
+
 def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None,
                  props=()) -> Callable[[str], str]:
     """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
@@ -934,8 +940,11 @@ def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[st
     extra_val += "".join(f", {param_sql(v, expr_sql(v))}" for _, v in props)
 
     def build(rows: str) -> str:
+        # (LATERAL when the ids read each written row)
+        lateral = "LATERAL " if LINK_ROWS in ids else ""
         sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
-               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {rows}, (SELECT DISTINCT unnest({ids}) AS "id") AS "_t"')
+               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {rows}, {lateral}(SELECT DISTINCT '
+               f'unnest({ids.replace(LINK_ROWS, rows)}) AS "id") AS "_t"')
         if on_conflict and props:
             sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in props)
             return sql + f'\nON CONFLICT ("source_id", "target_id") DO UPDATE SET {sets}'
@@ -946,7 +955,8 @@ def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[st
 def _link_delete(join: str, ids: str, keep: bool) -> Callable[[str], str]:
     """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
     def build(rows: str) -> str:
-        which = f' AND "_l"."target_id" <> ALL ({ids})' if keep else f' AND "_l"."target_id" = ANY ({ids})'
+        targets = ids.replace(LINK_ROWS, rows)
+        which = f' AND "_l"."target_id" <> ALL ({targets})' if keep else f' AND "_l"."target_id" = ANY ({targets})'
         return f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id"{which}'
     return build
 

@@ -1016,6 +1016,13 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
             return None
         props: Tuple[Tuple[object, qir.Expr], ...] = ()
         outer_read = _detached_outer_read(a.value, subject, ctx)
+        if outer_read is not None and not insert:
+            # `update User set { follows := (select detached User filter User.name != .name) }`:
+            # `User` is each updated object, read in the link's statements by its id
+            # (lowering.LINK_ROWS: the rows they write the links of)
+            ctx = dataclasses.replace(ctx, column_prefix=f'((SELECT "_w" FROM {qi(subject.table)} AS "_w" '
+                                                         f'WHERE "_w"."id" = {lowering.LINK_ROWS}."id"))')
+            outer_read = None
         if outer_read is not None:
             ctx.reporter.error("E0206", f"a multi link's value (select detached {subject.name} ...) reading the "
                                f"{'updated' if not insert else 'inserted'} object ('{outer_read}') is not supported "
