@@ -109,3 +109,24 @@ def test_json_casts_accept_only_the_json_type_gel_reads(pg):
     assert pg.execute("SELECT stock FROM book") == [(1,)]
     _run(pg, q["stock"], stock=json.dumps({"111": 5}))
     assert pg.execute("SELECT stock FROM book") == [(5,)]
+
+
+def test_an_object_cast_to_json_is_a_located_e0206(pg):
+    # Gel serialises an object cast to json as its shape (https://docs.geldata.com/reference/stdlib/json);
+    # schemac gave its id: refused, naming the form, until the shape is serialised.
+    from schemac.diagnostics import CompileError
+
+    _migrate(pg)
+    for query, col in [("select <json>(select Book { isbn, price } filter .isbn = <str>$isbn);", 8),
+                       ("with b := (select Book { isbn } filter .isbn = <str>$isbn) select <json>b;", 67),
+                       ("select <json>(select Book filter .isbn = <str>$isbn);", 8)]:
+        sources = {"default.gel": SCHEMA, "q/j.edgeql": query}
+        with pytest.raises(CompileError) as exc:
+            check_library(sources, Options(library="c"))
+        text = exc.value.render(sources)
+        assert f"q/j.edgeql:1:{col}" in text and "error[E0206]: casting an object ('Book') to json" in text, text
+    # a uuid stays a JSON string
+    q = _plans(ids="select Book { j := <json>.id } filter .isbn = <str>$isbn;")["ids"]
+    pg.execute("INSERT INTO book (isbn) VALUES ('1')")
+    (row,) = _run(pg, q, isbn="1")
+    assert row[-1] == str(pg.execute("SELECT id FROM book")[0][0])

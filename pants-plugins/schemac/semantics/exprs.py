@@ -3261,6 +3261,15 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         if inner.type.family == "bytes" or (inner.type.element is not None and inner.type.element.family == "bytes"):
             ctx.reporter.error("E0206", f"casting {inner.type.name} to json is not supported", expr.span)
             return None
+        obj = _object_value(inner)
+        if obj is not None:
+            # Gel serialises an object cast to json as its shape, {"title": ..., "pages": ...}
+            # (https://docs.geldata.com/reference/stdlib/json); schemac would give its id
+            ctx.reporter.error("E0206", f"casting an object ('{obj.name}') to json is not supported yet: Gel "
+                               "serialises its shape, not its id", expr.span,
+                               f"select the object with its shape instead: select {obj.name} {{ ... }} filter ... "
+                               "(the runners return it as an object)")
+            return None
         # A string literal is of type unknown to Postgres, which to_jsonb (polymorphic) refuses:
         # `<json>'{}'` is the JSON string "{}", as Gel casts a str.
         template = "to_jsonb({0}::text)" if isinstance(inner, qir.Literal) and inner.kind == "str" else "to_jsonb({0})"
@@ -3296,6 +3305,19 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
                                "iso_8601; select the duration itself")
             return None
     return qir.Cast(expr.span, target, inner.nullable, inner)
+
+
+def _object_value(low: qir.Expr):
+    """The object type of a value that is an object (a selection used as a value, a with name
+    bound to one, a computed global of object type), or ``None``."""
+    t = type(low)
+    if t is qir.ObjectRow and low.value is None:  # type: ignore[attr-defined]
+        return low.target  # type: ignore[attr-defined]
+    if t in (qir.ObjectId, qir.ObjectIds):
+        return low.target  # type: ignore[attr-defined]
+    if t is qir.VarRef and type(low.binding) is qir.WithValue:  # type: ignore[attr-defined]
+        return _object_value(low.binding.value)  # type: ignore[attr-defined]
+    return None
 
 
 def _cast_hint(a: ValueType, b: ValueType) -> Optional[str]:
