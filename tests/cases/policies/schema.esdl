@@ -13,7 +13,7 @@ type User {
 type Note {
   required body: str;
   required owner: User;
-  public: bool;
+  public: bool { default := false };
   archived: bool;
 
   # Owners do everything with their own notes...

@@ -47,11 +47,29 @@ func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddComm
 // addNoteSQL is the SQL of query add_note (cases/policies/queries/add_note.edgeql).
 const addNoteSQL = `WITH "_new" AS (
 INSERT INTO "note" ("body", "public", "owner_id")
-VALUES ($1, $2, (SELECT "id" FROM "user" WHERE id = $3))
+VALUES ($1, $2::boolean, (SELECT "id" FROM "user" WHERE id = $3))
 RETURNING *
 )
 SELECT "id" FROM "_new"
 WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+
+// addNoteStatements holds the statements of AddNote by the optional parameters left out (Public:
+// bit i of the index for the i-th): a parameter left out leaves its column out of the insert, so
+// the database applies its own column default. Each entry: the SQL, and the positions of the
+// values it binds.
+var addNoteStatements = [...]struct {
+	sql  string
+	sent []int
+}{
+	{addNoteSQL, []int{0, 1, 2}},
+	{`WITH "_new" AS (
+INSERT INTO "note" ("body", "owner_id")
+VALUES ($1, (SELECT "id" FROM "user" WHERE id = $2))
+RETURNING *
+)
+SELECT "id" FROM "_new"
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`, []int{0, 2}},
+}
 
 // AddNoteParams are the parameters of AddNote. Optional: Public (nil stores NULL, or the
 // property's default in an insert).
@@ -71,7 +89,17 @@ type AddNoteRow struct {
 //
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) AddNote(ctx context.Context, arg AddNoteParams) (AddNoteRow, error) {
-	row := q.db.QueryRow(ctx, addNoteSQL, arg.Body, arg.Public, q.globals.CurrentUserID)
+	omitted := 0
+	if arg.Public == nil {
+		omitted |= 1
+	}
+	statement := addNoteStatements[omitted]
+	values := []any{arg.Body, arg.Public, q.globals.CurrentUserID}
+	sent := make([]any, len(statement.sent))
+	for n, k := range statement.sent {
+		sent[n] = values[k]
+	}
+	row := q.db.QueryRow(ctx, statement.sql, sent...)
 	var i AddNoteRow
 	if err := row.Scan(&i.ID); err != nil {
 		return i, translateError(err)

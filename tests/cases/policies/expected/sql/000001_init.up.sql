@@ -14,7 +14,7 @@ CREATE TABLE "note" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "body" text NOT NULL,
     "owner_id" uuid NOT NULL,
-    "public" boolean,
+    "public" boolean DEFAULT false,
     "archived" boolean
 );
 

@@ -68,11 +68,28 @@ export async function addComment(
 /** SQL of query `add_note` (cases/policies/queries/add_note.edgeql). */
 export const addNoteSql = `WITH "_new" AS (
 INSERT INTO "note" ("body", "public", "owner_id")
-VALUES ($1, $2, (SELECT "id" FROM "user" WHERE id = $3))
+VALUES ($1, $2::boolean, (SELECT "id" FROM "user" WHERE id = $3))
 RETURNING *
 )
 SELECT "id" FROM "_new"
 WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+
+/**
+ * The statements of {@link addNote} by the optional parameters left out (`public`:
+ * bit i of the index for the i-th): a parameter left out (or `null`) leaves its column out of the
+ * insert, so the database applies its own column default. Each entry: the SQL, and the positions
+ * of the values it binds.
+ */
+const addNoteStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
+  [addNoteSql, [0, 1, 2]],
+  [`WITH "_new" AS (
+INSERT INTO "note" ("body", "owner_id")
+VALUES ($1, (SELECT "id" FROM "user" WHERE id = $2))
+RETURNING *
+)
+SELECT "id" FROM "_new"
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`, [0, 2]],
+];
 
 /** Parameters of {@link addNote}. */
 export interface AddNoteArgs {
@@ -97,11 +114,14 @@ export async function addNote(
   args: AddNoteArgs,
   globals: Globals = {},
 ): Promise<AddNoteResult> {
-  const rows = await run(db, addNoteSql, [
+  // (every index has its entry)
+  const [text, sent] = addNoteStatements[(args.public == null ? 1 : 0)]!;
+  const values: unknown[] = [
     args.body,
     args.public ?? null,
     globals.current_user_id ?? null,
-  ]);
+  ];
+  const rows = await run(db, text, sent.map((i) => values[i]));
   const row = rows[0] as AddNoteResult | undefined;
   if (row === undefined) {
     throw new Error("add_note: the statement returned no row");
