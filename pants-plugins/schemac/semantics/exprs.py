@@ -954,15 +954,24 @@ def _link_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.Expr
     the link to each object, read from its join row
     (https://docs.geldata.com/reference/datamodel/linkprops#querying-link-properties)."""
     link_name, join_type, join_alias = ctx.link_row  # type: ignore[misc]
-    col = join_type.column(expr.name)
-    if col is None or col.name in ("source_id", "target_id"):
-        props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
-        ctx.reporter.error("E0302", f"link '{link_name}' has no property '{expr.name}'", expr.span,
-                           did_you_mean(expr.name, props) or
-                           (f"its link properties: {', '.join(props)}" if props else
-                            f"'{link_name}' declares no link properties"))
+    col = link_prop_column(link_name, join_type, expr.name, expr.span, ctx.reporter)
+    if col is None:
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, join_type, None, join_alias)
+
+
+def link_prop_column(link_name: str, join_type, name: str, span, reporter):
+    """The column of link property ``@name`` in the link table ``join_type`` of ``link_name``, or
+    None after a located E0302 naming the link's properties (its source_id/target_id are not ones)."""
+    col = join_type.column(name)
+    if col is None or col.name in ("source_id", "target_id"):
+        props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
+        reporter.error("E0302", f"link '{link_name}' has no property '{name}'", span,
+                       did_you_mean(name, props) or
+                       (f"its link properties: {', '.join(props)}" if props else
+                        f"'{link_name}' declares no link properties"))
+        return None
+    return col
 
 
 def _pinned_selection(name: str, ctx: ExprContext) -> bool:

@@ -27,7 +27,7 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
-                                     column_of, is_param, refuse_poly_link)
+                                     column_of, is_param, link_prop_column, refuse_poly_link)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -2241,13 +2241,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                                    "shape of a multi link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
                 continue
             link_name, join_type = link_props
-            col = join_type.column(el.name)
-            if col is None or col.name in ("source_id", "target_id"):
-                props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
-                ctx.reporter.error("E0302", f"link '{link_name}' has no property '{el.name}'", el.span,
-                                   did_you_mean(el.name, props) or
-                                   (f"its link properties: {', '.join(props)}" if props else
-                                    f"'{link_name}' declares no link properties"))
+            col = link_prop_column(link_name, join_type, el.name, el.span, ctx.reporter)
+            if col is None:
                 continue
             if not _json_ok(col.type, el.span, ctx):
                 continue
