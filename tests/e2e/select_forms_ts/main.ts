@@ -166,6 +166,10 @@ try {
   // distinct keeps each value once.
   assert.deepEqual(await q.valuesUnion({ first: "a", more: ["c", "b"] }), ["a", "b", "c", "b"]);
   assert.deepEqual(await q.valuesUnion({ more: [] }), ["b"]);
+  // `??` binds tighter than `*` and `++`; json_get() of an empty json value is empty.
+  assert.deepEqual(await q.optionalMath({}), { b: "20", c: "pre-none", j: null });
+  assert.deepEqual(await q.optionalMath({ n: 3, a: "x", doc: { b: 1 } }), { b: "6", c: "pre-x", j: "dflt" });
+  assert.deepEqual((await q.optionalMath({ doc: { a: 5 } })).j, 5);
   assert.deepEqual((await q.distinctValues({ xs: [3, 2, 3] })).sort(), ["1", "2", "3"]);
   out["valueSets"] = true;
 

@@ -252,6 +252,16 @@ func TestSelectForms(t *testing.T) {
 		t.Fatalf("DistinctActive = %+v, %v", ds, err)
 	}
 
+	// `??` binds tighter than `*` and `++`; json_get() of an empty json value is empty.
+	if om, err := q.OptionalMath(ctx, sf.OptionalMathParams{}); err != nil || om.B != 20 || om.C != "pre-none" ||
+		om.J != nil {
+		t.Fatalf("OptionalMath() = %+v, %v", om, err)
+	}
+	if om, err := q.OptionalMath(ctx, sf.OptionalMathParams{N: ptr(int64(3)), A: ptr("x"), Doc: json.RawMessage(`{"b": 1}`)}); err != nil ||
+		om.B != 6 || om.C != "pre-x" || string(om.J) != `"dflt"` {
+		t.Fatalf("OptionalMath(3, x, doc) = %+v, %v", om, err)
+	}
+
 	// Sets of values: literals and array elements united in order, an empty value no element;
 	// distinct keeps each value once.
 	if vs, err := q.ValuesUnion(ctx, sf.ValuesUnionParams{First: ptr("a"), More: []string{"c", "b"}}); err != nil ||

@@ -541,6 +541,38 @@ func (q *Queries) OnlyUser(ctx context.Context, arg OnlyUserParams) (*OnlyUserRo
 	return &i, nil
 }
 
+// optionalMathSQL is the SQL of query optional_math (cases/select_forms/queries/optional_math.edgeql).
+const optionalMathSQL = `SELECT CAST(2 * COALESCE($1::bigint, 10) AS bigint) AS "b", 'pre-' || COALESCE($2::text, 'none') AS "c", CASE WHEN $3::jsonb IS NULL THEN NULL ELSE coalesce(jsonb_extract_path($3::jsonb, 'a'), to_jsonb('dflt'::text)) END AS "j"`
+
+// OptionalMathParams are the parameters of OptionalMath. Optional: N, A, Doc (nil stores NULL, or
+// the property's default in an insert).
+type OptionalMathParams struct {
+	N   *int64
+	A   *string
+	Doc json.RawMessage
+}
+
+// OptionalMathRow is one row returned by OptionalMath.
+type OptionalMathRow struct {
+	B int64           `json:"b,string"`
+	C string          `json:"c"`
+	J json.RawMessage `json:"j"`
+}
+
+// OptionalMath runs query optional_math (cases/select_forms/queries/optional_math.edgeql).
+//
+// `??` binds tighter than arithmetic and `++` (https://docs.geldata.com/reference/stdlib/set#operator::coalesce);
+// json_get() of an empty json value is empty, its default stands for a missing path only
+// (https://docs.geldata.com/reference/stdlib/json#function::std::json_get).
+func (q *Queries) OptionalMath(ctx context.Context, arg OptionalMathParams) (OptionalMathRow, error) {
+	row := q.db.QueryRow(ctx, optionalMathSQL, arg.N, arg.A, arg.Doc)
+	var i OptionalMathRow
+	if err := row.Scan(&i.B, &i.C, &i.J); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // overviewSQL is the SQL of query overview (cases/select_forms/queries/overview.edgeql).
 const overviewSQL = `SELECT (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "user" AS "_s1" WHERE "_s1".active) AS "users", (SELECT json_build_object('name', "_s1"."name", 'posts', (SELECT coalesce(json_agg(json_build_object('title', "_s2"."title") ORDER BY "_s2".title ASC NULLS FIRST, "_s2"."id"), '[]'::json) FROM "post" AS "_s2" WHERE "_s2"."author_id" = "_s1"."id")) FROM "user" AS "_s1" WHERE "_s1".name = 'Ann') AS "ann", (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1".active ORDER BY "_s1".name ASC NULLS FIRST, "_s1"."id" LIMIT 1) AS "first_active", (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1".published) AS "published", (SELECT count(*) FROM "post" AS "_c1" WHERE NOT "_c1".published) AS "drafts"`
 

@@ -56,6 +56,9 @@ import {
   type OnlyUserArgs,
   type OnlyUserResult,
   onlyUser,
+  type OptionalMathArgs,
+  type OptionalMathResult,
+  optionalMath,
   type OverviewArgs,
   type OverviewResult,
   overview,
@@ -143,6 +146,8 @@ export interface Runner {
     onlyField(args: OnlyFieldArgs): Promise<OnlyFieldResult>;
     /** Runs `only_user` (cases/select_forms/queries/only_user.edgeql). */
     onlyUser(args: OnlyUserArgs): Promise<OnlyUserResult | null>;
+    /** Runs `optional_math` (cases/select_forms/queries/optional_math.edgeql). */
+    optionalMath(args: OptionalMathArgs): Promise<OptionalMathResult>;
     /** Runs `overview` (cases/select_forms/queries/overview.edgeql). */
     overview(args?: OverviewArgs): Promise<OverviewResult>;
     /** Runs `ping` (cases/select_forms/queries/ping.edgeql). */
@@ -256,6 +261,7 @@ function makeRunner(db: Queryable, globals: Readonly<Globals>, depth: number): R
       nothing: (args) => nothing(db, args),
       onlyField: (args) => onlyField(db, args),
       onlyUser: (args) => onlyUser(db, args),
+      optionalMath: (args) => optionalMath(db, args),
       overview: (args) => overview(db, args),
       ping: (args) => ping(db, args),
       stats: (args) => stats(db, args),

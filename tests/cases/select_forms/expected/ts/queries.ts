@@ -526,6 +526,43 @@ export async function onlyUser(db: Queryable, args: OnlyUserArgs): Promise<OnlyU
   return (rows[0] as OnlyUserResult | undefined) ?? null;
 }
 
+/** SQL of query `optional_math` (cases/select_forms/queries/optional_math.edgeql). */
+export const optionalMathSql = `SELECT CAST(2 * COALESCE($1::bigint, 10) AS bigint) AS "b", 'pre-' || COALESCE($2::text, 'none') AS "c", CASE WHEN $3::jsonb IS NULL THEN NULL ELSE coalesce(jsonb_extract_path($3::jsonb, 'a'), to_jsonb('dflt'::text)) END AS "j"`;
+
+/** Parameters of {@link optionalMath}. */
+export interface OptionalMathArgs {
+  readonly n?: number | string | bigint | null;
+  readonly a?: string | null;
+  readonly doc?: JsonDocument | null;
+}
+
+/** One row returned by {@link optionalMath}. */
+export interface OptionalMathResult {
+  b: string;
+  c: string;
+  j: JsonValue | null;
+}
+
+/**
+ * `??` binds tighter than arithmetic and `++` (https://docs.geldata.com/reference/stdlib/set#operator::coalesce);
+ * json_get() of an empty json value is empty, its default stands for a missing path only
+ * (https://docs.geldata.com/reference/stdlib/json#function::std::json_get).
+ *
+ * Source: cases/select_forms/queries/optional_math.edgeql.
+ */
+export async function optionalMath(db: Queryable, args: OptionalMathArgs): Promise<OptionalMathResult> {
+  const rows = await run(db, optionalMathSql, [
+    args.n ?? null,
+    args.a ?? null,
+    args.doc == null ? null : JSON.stringify(args.doc),
+  ]);
+  const row = rows[0] as OptionalMathResult | undefined;
+  if (row === undefined) {
+    throw new Error("optional_math: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `overview` (cases/select_forms/queries/overview.edgeql). */
 export const overviewSql = `SELECT (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name") ORDER BY "_s1"."id"), '[]'::json) FROM "user" AS "_s1" WHERE "_s1".active) AS "users", (SELECT json_build_object('name', "_s1"."name", 'posts', (SELECT coalesce(json_agg(json_build_object('title', "_s2"."title") ORDER BY "_s2".title ASC NULLS FIRST, "_s2"."id"), '[]'::json) FROM "post" AS "_s2" WHERE "_s2"."author_id" = "_s1"."id")) FROM "user" AS "_s1" WHERE "_s1".name = 'Ann') AS "ann", (SELECT json_build_object('name', "_s1"."name") FROM "user" AS "_s1" WHERE "_s1".active ORDER BY "_s1".name ASC NULLS FIRST, "_s1"."id" LIMIT 1) AS "first_active", (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1".title ASC NULLS FIRST, "_s1"."id"), '[]'::json) FROM "post" AS "_s1" WHERE "_s1".published) AS "published", (SELECT count(*) FROM "post" AS "_c1" WHERE NOT "_c1".published) AS "drafts"`;
 
