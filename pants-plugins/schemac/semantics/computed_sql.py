@@ -448,6 +448,26 @@ def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
     return None
 
 
+def has_subtypes(schema, t: Optional[ObjectType]) -> bool:
+    """Whether the concrete type ``t`` is extended by other concrete types."""
+    return t is not None and len(schema.descendants.get(t.qualname, ())) > 1
+
+
+def concrete_parent(schema, t: Optional[ObjectType], span, reporter, what: str) -> bool:
+    """A located E0206 for ``what`` (a query reading every object of ``t``) when the concrete
+    type ``t`` is extended by other types: Gel's objects of ``t`` include its subtypes'
+    (https://docs.geldata.com/reference/datamodel/inheritance), which live in their own tables;
+    only a select of ``t`` reads them (as an abstract type's). True when reported."""
+    if not has_subtypes(schema, t):
+        return False
+    assert t is not None
+    subs = ", ".join(k.split("::")[-1] for k in schema.descendants[t.qualname] if k != t.qualname)
+    reporter.error("E0206", f"{what} of '{t.name}', a type other types extend ({subs}: Gel's objects of "
+                   f"'{t.name}' include theirs), is not supported yet", span,
+                   f"name the concrete types one by one, or make '{t.name}' abstract")
+    return True
+
+
 def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
     """``(type, filter)`` when ``expr`` is the set of every object of a type, ``User``, or a
     selection of them, ``(select User filter .active)`` / ``User filter .active`` (``filter``
@@ -488,6 +508,8 @@ def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
         if cond.type.family != "bool":
             ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
             return None
+    if concrete_parent(ctx.schema, source, expr.span, ctx.reporter, "reading every object"):
+        return None
     return qir.ObjectSet(expr.span, alias, source, True, cond, visible_sql=_visible(source, ctx, alias))
 
 
@@ -1181,6 +1203,8 @@ def query_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
             return qir.ObjectSet(root.span, alias, t, False, cond, visible_sql=_visible(t, ctx, alias))
         t = ctx.schema.find_type(name, ctx.module)
         assert t is not None  # (query_set_target found it)
+        if concrete_parent(ctx.schema, t, root.span, ctx.reporter, "reading every object"):
+            return None
         return qir.ObjectSet(root.span, alias, t, True, visible_sql=_visible(t, ctx, alias))
     if isinstance(root, ast.SubSelect):
         base = query_set(ast.VarRef(root.type_name, root.type_span), ctx, alias)

@@ -459,6 +459,13 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         query = _group_query(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     subject = schema.find_type(q.type_name)
+    if subject is not None and isinstance(q, ast.SelectQuery) and computed_sql.has_subtypes(schema, subject):
+        # a concrete type other types extend: its objects and its subtypes'
+        # (https://docs.geldata.com/reference/datamodel/inheritance), as an abstract type's
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        before = len(reporter.diagnostics)
+        query = _abstract_select(qf, q, subject.qualname, ctx)
+        return query if len(reporter.diagnostics) == before else None
     if subject is None and isinstance(q, ast.SelectQuery) and _abstract_key(schema, q.type_name, "default"):
         ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
         before = len(reporter.diagnostics)
@@ -571,6 +578,11 @@ def _plan_body(qf: ast.QueryFile, q, subject: ObjectType, ctx: ExprContext) -> O
     """Check a query (not ``with``) in the scope ``ctx``."""
     if isinstance(q, ast.InsertQuery):
         return _insert(qf, q, subject, ctx)
+    if isinstance(q, (ast.UpdateQuery, ast.DeleteQuery, ast.SelectQuery, ast.SelectDml)) \
+            and computed_sql.concrete_parent(ctx.schema, subject, q.type_span, ctx.reporter,
+                                "an update" if isinstance(q, ast.UpdateQuery) else
+                                "a delete" if isinstance(q, ast.DeleteQuery) else "this select"):
+        return None
     if isinstance(q, ast.UpdateQuery):
         return _update(qf, q, subject, ctx)
     if isinstance(q, ast.SelectQuery):
@@ -2999,6 +3011,10 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             and _abstract_key(schema, body.type_name, ctx.module) is not None:
         query = _abstract_select(dataclasses.replace(qf, query=body), body,
                                  _abstract_key(schema, body.type_name, ctx.module), ctx)  # type: ignore[arg-type]
+    elif isinstance(body, ast.SelectQuery) and computed_sql.has_subtypes(schema, schema.find_type(body.type_name, ctx.module)):
+        # a concrete type other types extend: its objects and its subtypes', as an abstract type's
+        query = _abstract_select(dataclasses.replace(qf, query=body), body,
+                                 schema.find_type(body.type_name, ctx.module).qualname, ctx)  # type: ignore[union-attr]
     else:
         subject = schema.find_type(body.type_name, ctx.module)
         if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter, body):
