@@ -51,3 +51,13 @@ type Tip extending Note {
 type Warning extending Note {
   required level: int16;
 }
+
+# A concrete type other types extend: its select reads its subtypes' objects too
+# (https://docs.geldata.com/reference/datamodel/inheritance).
+type Badge {
+  required label: str;
+}
+
+type GoldBadge extending Badge {
+  required karat: int16;
+}

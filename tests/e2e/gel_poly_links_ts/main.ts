@@ -11,7 +11,7 @@ const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
 const out: Record<string, boolean> = {};
 
 try {
-  await pool.query("TRUNCATE movie, show, review, watchlist CASCADE");
+  await pool.query("TRUNCATE movie, show, review, watchlist, badge, gold_badge CASCADE");
   const db = gp.createRunner(pool);
   const alien = await db.query.addMovie({ title: "Alien", year: 1979 });
   const heat = await db.query.addMovie({ title: "Heat" });
@@ -97,6 +97,10 @@ try {
   assert.deepEqual((await db.query.contentNotes()).map((c) => [c.title, c.notes]), [
     ["Alien", [{ body: "a tip", kind: "default::Tip" }]], ["Dark", []], ["Heat", []], ["Up", []],
   ]);
+  // A concrete type other types extend: its select reads the subtypes' objects too.
+  await pool.query("INSERT INTO badge (label) VALUES ('plain')");
+  await pool.query("INSERT INTO gold_badge (label, karat) VALUES ('gold', 18)");
+  assert.deepEqual(await db.query.badges(), [{ label: "gold", karat: 18 }, { label: "plain", karat: null }]);
   out["abstract"] = true;
 } finally {
   await pool.end();

@@ -31,7 +31,7 @@ func TestPolymorphicLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = db.Exec(ctx, `TRUNCATE movie, show, review, watchlist CASCADE`)
+	_, err = db.Exec(ctx, `TRUNCATE movie, show, review, watchlist, badge, gold_badge CASCADE`)
 	must(err)
 	r := gp.New(db)
 	alien, err := r.Query.AddMovie(ctx, gp.AddMovieParams{Title: "Alien", Year: ptr(int32(1979))})
@@ -141,6 +141,17 @@ func TestPolymorphicLinks(t *testing.T) {
 		contents[1].Shout != "DARK" || contents[2].ReleaseYear == nil || *contents[2].ReleaseYear != 1979 ||
 		contents[2].Seasons != nil || len(contents[2].NoteIDs) != 1 || len(contents[0].NoteIDs) != 0 {
 		t.Fatalf("contents: %+v", contents)
+	}
+	// A concrete type other types extend: its select reads the subtypes' objects too.
+	_, err = db.Exec(ctx, "INSERT INTO badge (label) VALUES ('plain')")
+	must(err)
+	_, err = db.Exec(ctx, "INSERT INTO gold_badge (label, karat) VALUES ('gold', 18)")
+	must(err)
+	badges, err := r.Query.Badges(ctx)
+	must(err)
+	if len(badges) != 2 || badges[0].Label != "gold" || badges[0].Karat == nil || *badges[0].Karat != 18 ||
+		badges[1].Label != "plain" || badges[1].Karat != nil {
+		t.Fatalf("badges: %+v", badges)
 	}
 	notes, err := r.Query.Notes(ctx)
 	must(err)

@@ -148,6 +148,51 @@ func (q *Queries) AddWatchlist(ctx context.Context, arg AddWatchlistParams) (Add
 	return i, nil
 }
 
+// badgesSQL is the SQL of query badges (cases/gel_poly_links/queries/badges.edgeql).
+const badgesSQL = `SELECT "_u"."label", "_u"."karat"
+FROM (
+SELECT "label", NULL::smallint AS "karat", label AS "_o1"
+FROM "badge"
+UNION ALL
+SELECT "label", "karat", label AS "_o1"
+FROM "gold_badge"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`
+
+// BadgesParams is empty: Badges takes no parameters (it may be called as Badges(ctx) or, as
+// before, Badges(ctx, BadgesParams{})).
+type BadgesParams struct {
+}
+
+// BadgesRow is one row returned by Badges.
+type BadgesRow struct {
+	Label string `json:"label"`
+	Karat *int16 `json:"karat"`
+}
+
+// Badges runs query badges (cases/gel_poly_links/queries/badges.edgeql).
+//
+// A concrete parent's select: its objects and its subtypes' (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries).
+func (q *Queries) Badges(ctx context.Context, _ ...BadgesParams) ([]BadgesRow, error) {
+	rows, err := q.db.Query(ctx, badgesSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []BadgesRow
+	for rows.Next() {
+		var i BadgesRow
+		if err := rows.Scan(&i.Label, &i.Karat); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // contentByIDSQL is the SQL of query content_by_id (cases/gel_poly_links/queries/content_by_id.edgeql).
 const contentByIDSQL = `SELECT "title", 'default::Movie' AS "kind"
 FROM "movie"

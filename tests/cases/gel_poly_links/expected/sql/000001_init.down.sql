@@ -5,4 +5,4 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "watchlist_items", "warning", "tip", "watchlist", "review", "show", "movie";
+DROP TABLE "watchlist_items", "gold_badge", "badge", "warning", "tip", "watchlist", "review", "show", "movie";

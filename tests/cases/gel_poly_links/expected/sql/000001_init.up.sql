@@ -50,6 +50,17 @@ CREATE TABLE "warning" (
     CONSTRAINT "ck_warning_about_one_target" CHECK (num_nonnulls(about_movie_id, about_show_id) = 1)
 );
 
+CREATE TABLE "badge" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "label" text NOT NULL
+);
+
+CREATE TABLE "gold_badge" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "label" text NOT NULL,
+    "karat" smallint NOT NULL
+);
+
 CREATE TABLE "watchlist_items" (
     "source_id" uuid NOT NULL,
     "target_id" uuid NOT NULL,

@@ -17,6 +17,9 @@ import {
   type AddWatchlistArgs,
   type AddWatchlistResult,
   addWatchlist,
+  type BadgesArgs,
+  type BadgesResult,
+  badges,
   type ContentByIdArgs,
   type ContentByIdResult,
   contentById,
@@ -78,6 +81,8 @@ export interface Runner {
     addWarning(args: AddWarningArgs): Promise<AddWarningResult>;
     /** Runs `add_watchlist` (cases/gel_poly_links/queries/add_watchlist.edgeql). */
     addWatchlist(args: AddWatchlistArgs): Promise<AddWatchlistResult>;
+    /** Runs `badges` (cases/gel_poly_links/queries/badges.edgeql). */
+    badges(args?: BadgesArgs): Promise<BadgesResult[]>;
     /** Runs `content_by_id` (cases/gel_poly_links/queries/content_by_id.edgeql). */
     contentById(args: ContentByIdArgs): Promise<ContentByIdResult | null>;
     /** Runs `content_notes` (cases/gel_poly_links/queries/content_notes.edgeql). */
@@ -173,6 +178,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       addTip: (args) => addTip(db, args),
       addWarning: (args) => addWarning(db, args),
       addWatchlist: (args) => addWatchlist(db, args),
+      badges: (args) => badges(db, args),
       contentById: (args) => contentById(db, args),
       contentNotes: (args) => contentNotes(db, args),
       contents: (args) => contents(db, args),

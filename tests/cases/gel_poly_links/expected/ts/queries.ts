@@ -206,6 +206,38 @@ export async function addWatchlist(db: Queryable, args: AddWatchlistArgs): Promi
   return row;
 }
 
+/** SQL of query `badges` (cases/gel_poly_links/queries/badges.edgeql). */
+export const badgesSql = `SELECT "_u"."label", "_u"."karat"
+FROM (
+SELECT "label", NULL::smallint AS "karat", label AS "_o1"
+FROM "badge"
+UNION ALL
+SELECT "label", "karat", label AS "_o1"
+FROM "gold_badge"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`;
+
+/** Parameters of {@link badges}. */
+export interface BadgesArgs {
+}
+
+/** One row returned by {@link badges}. */
+export interface BadgesResult {
+  label: string;
+  karat: number | null;
+}
+
+/**
+ * A concrete parent's select: its objects and its subtypes' (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries).
+ *
+ * Source: cases/gel_poly_links/queries/badges.edgeql.
+ */
+export async function badges(db: Queryable, args: BadgesArgs = {}): Promise<BadgesResult[]> {
+  void args;
+  const rows = await run(db, badgesSql, []);
+  return rows as BadgesResult[];
+}
+
 /** SQL of query `content_by_id` (cases/gel_poly_links/queries/content_by_id.edgeql). */
 export const contentByIdSql = `SELECT "title", 'default::Movie' AS "kind"
 FROM "movie"
