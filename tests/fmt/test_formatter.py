@@ -31,11 +31,13 @@ FILES = _files()
 
 
 def shape(node):
-    """A syntax tree without its positions (spans), to compare two parses."""
+    """A syntax tree without its positions (spans), to compare two parses; fields that are not part
+    of a node's equality (``compare=False``, e.g. ``QueryFile.text``, the source itself) are left out."""
     if isinstance(node, Span):
         return None
     if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        return (type(node).__name__,) + tuple(shape(getattr(node, f.name)) for f in dataclasses.fields(node))
+        return (type(node).__name__,) + tuple(shape(getattr(node, f.name)) for f in dataclasses.fields(node)
+                                              if f.compare)
     if isinstance(node, (list, tuple)):
         return tuple(shape(x) for x in node)
     if isinstance(node, dict):

@@ -313,17 +313,19 @@ type Show extending Content { multi tags: Person; }
 
 
 @pytest.mark.parametrize("query", [
-    "select Person { name, acted_in: { title } }",
     "select Person { name, n := count(.tagged) }",
     "select Person { name } filter exists .acted_in",
 ])
 def test_polymorphic_backlinks_compile_in_schemas_and_are_refused_where_queries_read_them(query):
     """``.<actors[is Content]`` (abstract) and ``.<tags`` reaching Movie and Show: the schema
-    compiles (nothing is stored; splats leave them out), a query reading one gets E0206."""
+    compiles (nothing is stored; splats leave them out), a query reading ``.tagged`` or filtering
+    on ``.acted_in`` gets E0206. ``acted_in: { title }`` in a shape reads the abstract type's
+    view since 06300da (queries on an abstract type)."""
     lib = check_library({"lib/schema.esdl": POLY_BACKLINKS, "lib/all.edgeql": "select Person { ** }",
-                         "lib/one.edgeql": "select Person { name, n := count(.<actors[is Movie]) }"},
+                         "lib/one.edgeql": "select Person { name, n := count(.<actors[is Movie]) }",
+                         "lib/two.edgeql": "select Person { name, acted_in: { title } }"},
                         Options(library="lib"))
-    assert sorted(q.name for q in lib.queries) == ["all", "one"]
+    assert sorted(q.name for q in lib.queries) == ["all", "one", "two"]
     errors = compile_errors(lambda: check_library({"lib/schema.esdl": POLY_BACKLINKS, "lib/q.edgeql": query},
                                                   Options(library="lib")))
     assert errors == ["E0206"]
