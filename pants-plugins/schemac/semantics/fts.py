@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 from typing import List, Optional, Tuple
 
-from schemac.diagnostics import Span
 from schemac.syntax import tree as ast
 from schemac.semantics.sqlnames import sql_string
 
@@ -145,20 +144,6 @@ def _search_of(value):
     return None
 
 
-def _children(node):
-    """The syntax nodes directly below ``node``."""
-    out = []
-    for f in dataclasses.fields(node):
-        stack = [getattr(node, f.name)]
-        while stack:
-            v = stack.pop()
-            if isinstance(v, tuple):
-                stack.extend(v)
-            elif dataclasses.is_dataclass(v) and not isinstance(v, (Span, type)):
-                out.append(v)
-    return out
-
-
 def _scope_nodes(expr):
     """The nodes of ``expr`` in its own scope: not those of a nested select or shape."""
     stack = [expr]
@@ -166,7 +151,7 @@ def _scope_nodes(expr):
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(_children(node))
+            stack.extend(ast.child_nodes(node))
 
 
 def desugar_search_bindings(q: ast.WithQuery, reporter) -> Optional[ast.WithQuery]:
@@ -218,7 +203,7 @@ def desugar_search_bindings(q: ast.WithQuery, reporter) -> Optional[ast.WithQuer
             subject, shape = n.base, n.shape
         if is_ref(subject, "object"):
             allow(clauses + [el.value for el in shape or ()])
-        stack.extend(_children(n))
+        stack.extend(ast.child_nodes(n))
     failed = []
 
     def rewrite(n):

@@ -2635,31 +2635,8 @@ _ASSERT_DISTINCT = ("assert_distinct", "std::assert_distinct")
 
 
 def _calls(root, names) -> bool:
-    """Whether the syntax tree ``root`` calls one of the functions ``names`` (a loop, not a
-    recursion: chains of thousands of operators nest as deep)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if type(node) is tuple:
-            stack.extend(node)
-            continue
-        cls = type(node)
-        fields = _FIELDS.get(cls)
-        if fields is None:
-            # (the fields that may hold a node: not a span, a name or a flag)
-            fields = _FIELDS[cls] = () if not dataclasses.is_dataclass(cls) or cls in (Span, ast.TypeRef) else \
-                tuple(f.name for f in dataclasses.fields(cls)
-                      if not f.name.endswith("span") and f.type not in ("str", "bool", "int", "Span", "Optional[str]"))
-        if cls is ast.FuncCall and node.name in names:
-            return True
-        for f in fields:
-            v = getattr(node, f)
-            if v is not None and v.__class__ is not str:
-                stack.append(v)
-    return False
-
-
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
+    """Whether the syntax tree ``root`` calls one of the functions ``names``."""
+    return any(type(n) is ast.FuncCall and n.name in names for n in ast.walk_syntax(root))
 
 
 def _drop_assert_distinct(node, schema: Schema, env: Dict[str, bool]):

@@ -296,27 +296,6 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     return True
 
 
-def _syntax_nodes(node):
-    """Every syntax node below ``node`` (any expression or statement), the root first."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if not dataclasses.is_dataclass(n):
-            continue
-        for f in dataclasses.fields(n):
-            v = getattr(n, f.name)
-            if isinstance(v, (tuple, list)):
-                for x in v:
-                    if isinstance(x, tuple):
-                        stack.extend(y for y in x if dataclasses.is_dataclass(y))
-                    elif dataclasses.is_dataclass(x):
-                        stack.append(x)
-            elif dataclasses.is_dataclass(v) and not isinstance(v, type) and f.name != "span" \
-                    and not f.name.endswith("_span"):
-                stack.append(v)
-
-
 def _gel_service_use(body, schema: Schema, module: str, depth: int = 0) -> Optional[Tuple[str, object, str]]:
     """``(name, span, why)`` of the first call in ``body`` of a function of a module that is a
     service of the Gel server (``net::http::schedule_request``: Gel sends the HTTP request
@@ -324,7 +303,7 @@ def _gel_service_use(body, schema: Schema, module: str, depth: int = 0) -> Optio
     function whose body or result type uses one; ``None`` when there is none."""
     from schemac.semantics.exprs import GEL_STD_SERVICE_MODULES
 
-    for n in _syntax_nodes(body):
+    for n in ast.walk_syntax(body):
         if not isinstance(n, ast.FuncCall):
             continue
         mod = n.name.rpartition("::")[0]

@@ -361,6 +361,32 @@ Expr = Union[Path, Literal, EnumRef, Param, FuncCall, BinOp, UnaryOp, Tuple_, Se
              WithExpr, GroupExpr, ForExpr, StatementExpr, ShapeExpr, Introspect, FreeObject]
 
 
+def child_nodes(node) -> list:
+    """The syntax nodes directly below ``node`` (an expression, a statement or a shape element):
+    those its fields hold, inside tuples and lists too; spans are not nodes. Unlike
+    :func:`iter_nodes`, it knows no node type: every field is looked into."""
+    out = []
+    for f in _dc.fields(node):
+        stack = [getattr(node, f.name)]
+        while stack:
+            v = stack.pop()
+            if isinstance(v, (tuple, list)):
+                stack.extend(v)
+            elif _dc.is_dataclass(v) and not isinstance(v, (Span, type)):
+                out.append(v)
+    return out
+
+
+def walk_syntax(node):
+    """Every syntax node of the tree ``node``, the root first (iteratively: trees may be deep)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if _dc.is_dataclass(n) and not isinstance(n, type):
+            stack.extend(child_nodes(n))
+
+
 def iter_nodes(expr: "Expr"):
     """Every node of an expression tree, the root first (iteratively: trees may be deep)."""
     stack = [expr]
