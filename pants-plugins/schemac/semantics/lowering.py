@@ -1341,7 +1341,14 @@ def _values_sql(s: qir.SelectValues) -> str:
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
         cols.append(f"{sql} AS {qi(f.name)}")
-    return "SELECT " + ", ".join(cols)
+    if s.batch is None:
+        return "SELECT " + ", ".join(cols)
+    # A for loop's value per element (https://docs.geldata.com/reference/edgeql/for): one row
+    # each, in the loop's order; an empty value is no element of the union.
+    sql = f"SELECT {', '.join(cols)}\nFROM {_batch_sql(s.batch)}"
+    if s.scalar and s.elements[0].field.optional:  # type: ignore[attr-defined]
+        sql = f'SELECT "_v"."value" FROM ({sql}) AS "_v" WHERE "_v"."value" IS NOT NULL'
+    return sql
 
 
 def _elements_sql(s: qir.SelectElements) -> str:

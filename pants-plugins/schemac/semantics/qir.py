@@ -942,6 +942,9 @@ class SelectValues(Node):
     span: Span
     elements: Tuple[Node, ...]
     scalar: bool
+    #: ``for x in {1, 2} union (select x * 2)`` (https://docs.geldata.com/reference/edgeql/for):
+    #: the row once per element of the loop (``scalar``: its one value, an empty one left out).
+    batch: Optional["Batch"] = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -112,7 +112,8 @@ def _subject_type_filter(e) -> Optional[ast.TypeFilter]:
                  and not n.base.steps), None)
 
 
-def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprContext) -> Optional[qir.Query]:
+def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprContext,
+                     parts: Optional[List[Tuple[ObjectType, Optional[ast.Expr]]]] = None) -> Optional[qir.Query]:
     """``select A { shape } [filter] [order by] [offset] [limit]`` of an abstract type ``A``: the
     objects of its concrete subtypes (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries,
     https://docs.geldata.com/reference/datamodel/inheritance), each subtype a table of its own:
@@ -120,9 +121,13 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
     united with ``UNION ALL`` and then ordered and paged (ids are unique across tables, so no
     object is twice). A shape element ``[is T].x`` / ``x := [is T].x`` is the element of the
     objects of ``T`` and empty for the others (an optional value, an empty list), as Gel types
-    it; elements the subtypes type differently are refused."""
+    it; elements the subtypes type differently are refused.
+
+    ``parts`` (a union of objects, :func:`_object_union`): the branches, each a concrete type
+    and the filter of the operand it comes from (``key`` then only names the union)."""
     schema = ctx.schema
-    subs = [schema.types[k] for k in schema.descendants.get(key, ()) if k in schema.types]
+    subs = [schema.types[k] for k in schema.descendants.get(key, ()) if k in schema.types] if parts is None \
+        else [p[0] for p in parts]
     name = key.split("::")[-1]
     if not subs:
         ctx.reporter.error("E0206", f"a query on the abstract type '{name}', which no concrete type extends, is not "
@@ -139,7 +144,7 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
     shape = _expand_splats(shape, union_view(key, subs)) if any(el.splat for el in shape) else shape
     branches: List[qir.Select] = []
     missing: List[Set[int]] = []
-    for sub in subs:
+    for n_sub, sub in enumerate(subs):
         elements: List[ast.ShapeElement] = []
         gone: Set[int] = set()
         for i, el in enumerate(shape):
@@ -163,6 +168,11 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
                 inner = dataclasses.replace(inner, shape=(ast.ShapeElement("id", None, inner.span),))
             elements.append(inner)
         bq = dataclasses.replace(q, type_name=sub.qualname, shape=tuple(elements), offset=None, limit=None)
+        own = parts[n_sub][1] if parts is not None else None
+        if own is not None:
+            # (the operand's filter, then the union's: the same object in both)
+            bq = dataclasses.replace(bq, filter=own if q.filter is None else ast.BinOp("and", own, q.filter,
+                                                                                       q.filter.span))
         node, _ = _select_node(bq, sub, dataclasses.replace(ctx, subject=sub))
         if node is None:
             return None
@@ -210,8 +220,9 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
                 return None
             bounds[word] = low
     node = dataclasses.replace(node, offset=bounds.get("offset"), limit=bounds.get("limit"))
+    # (ids are unique across the tables; a union may hold one object twice, once per operand)
     cardinality = AT_MOST_ONE if (isinstance(q.limit, ast.Literal) and q.limit.value == 1) or \
-        (q.filter is not None and _pins_id(q.filter)) else MANY
+        (q.filter is not None and _pins_id(q.filter) and len(set(map(id, subs))) == len(subs)) else MANY
     return _plan(qf, "select", None, node, ctx, cardinality, (), tuple(fields))
 
 
@@ -1461,6 +1472,18 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
             returning = (body.shape, body.span)
             inner_with = tuple(b for b in inner_with if b is not bound[0])
             body = _unparen(bound[0].value)
+    if isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) \
+            and body.subject.name in ctx.type_sets and body.subject.name not in ctx.variables \
+            and _simple_selection(ctx.type_sets[body.subject.name]):
+        # `with p := (select Person filter ...) for x in ... union (select p { name })`: the
+        # selection's objects, once per element (https://docs.geldata.com/reference/edgeql/with)
+        sq = ast.SelectQuery(body.subject.name, body.subject.span, body.shape, body.filter, body.order,
+                             body.offset, body.limit, body.span)
+        body = _select_of_selection(sq, ctx.type_sets[body.subject.name], ctx)
+        if body is None:
+            return None
+    elif _for_value_body(body, ctx):
+        return _for_value(qf, q, body, inner_with, ctx)
     if isinstance(body, (ast.SelectExpr, ast.SubSelect)):
         body = _as_select_query(body, ctx)
         if body is None:
@@ -1515,6 +1538,47 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     if node is None:
         return None
     return _plan(qf, "select", subject, node, ctx, MANY, (), _fields(node.shape))
+
+
+_VALUE_BODIES = (ast.BinOp, ast.UnaryOp, ast.FuncCall, ast.Cast, ast.Literal, ast.IfElse, ast.Index, ast.Slice,
+                 ast.VarRef, ast.Param)
+
+
+def _for_value_body(body, ctx: ExprContext) -> bool:
+    """A ``for`` body that is a value, not objects: ``(select x * 2)``, ``(x * 2)``, ``(select
+    <str>x ++ '!')`` (a select of an expression without shape or clauses, or the expression
+    itself); not a select of a type or of a ``with`` name's objects."""
+    if isinstance(body, ast.SelectExpr):
+        if body.shape is not None or body.filter is not None or body.order or body.offset is not None \
+                or body.limit is not None:
+            return False
+        body = body.subject
+    if isinstance(body, ast.VarRef):
+        return body.name in ctx.variables or (body.name not in ctx.type_sets
+                                              and ctx.schema.find_type(body.name, ctx.module) is None
+                                              and _abstract_key(ctx.schema, body.name, ctx.module) is None)
+    return isinstance(body, _VALUE_BODIES) and not (isinstance(body, ast.BinOp)
+                                                     and body.op in ("union", "except", "intersect"))
+
+
+def _for_value(qf: ast.QueryFile, q: ast.ForExpr, body, inner_with, ctx: ExprContext) -> Optional[qir.Query]:
+    """``for x in {1, 2, 3} union (select x * 2)``: the body's value once per element of the
+    loop, united (https://docs.geldata.com/reference/edgeql/for): many values (the runners return
+    the values), an empty one no element. One ``SELECT <value> FROM unnest(...) AS "_batch"``."""
+    ctx = dataclasses.replace(ctx, variables=dict(ctx.variables))
+    batch = _loop(q, ctx, f"_for_{q.var}")
+    if batch is None or not _bind_per_element(inner_with, ctx):
+        return None
+    value = body.subject if isinstance(body, ast.SelectExpr) else body
+    low = check(value, ctx)
+    if low is None:
+        return None
+    if low.type.fields is not None:
+        ctx.reporter.error("E0206", "a 'for' loop whose body is a tuple is not supported yet", value.span)
+        return None
+    el = qir.ShapeComputed(value.span, ResultField("value", low.type, _may_be_empty(low)), low)
+    node = qir.SelectValues(body.span, (el,), True, batch)
+    return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", low.type, False),), scalar=True)
 
 
 def _bind_per_element(bindings, ctx: ExprContext) -> bool:
@@ -3628,6 +3692,9 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
     ``select count(User)``) a single value, which the runners return as it is: exactly one
     when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
+    union = _object_union(qf, q, ctx)
+    if union is not False:
+        return union  # type: ignore[return-value]
     inner, asserts = _peel_asserts(q.value)
     bound = None if _has_clauses(q) else _bound_write_selection(inner, ctx)
     if bound is not None:
@@ -3721,6 +3788,91 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     return _plan(qf, "select", None, node, ctx, AT_MOST_ONE if empty else ONE, (), (el.field,), scalar=True)
 
 
+def _union_leaves(expr) -> List[object]:
+    """The operands of ``a union b union ...`` and ``{a, b, ...}`` (nested ones flattened: a set
+    literal is a union, https://docs.geldata.com/reference/edgeql/sets)."""
+    if isinstance(expr, ast.BinOp) and expr.op == "union":
+        return _union_leaves(expr.left) + _union_leaves(expr.right)
+    if isinstance(expr, ast.SetLit) and expr.items:
+        return [leaf for item in expr.items for leaf in _union_leaves(item)]
+    return [expr]
+
+
+def _object_operand(e, ctx: ExprContext):
+    """An operand of a union that is objects: ``(key, filter)`` (``key`` the qualified name of a
+    concrete or abstract type, ``filter`` the operand's own, or ``None``); ``None`` when it is no
+    objects; ``False`` after a located error."""
+    if isinstance(e, ast.VarRef) and e.name not in ctx.variables:
+        if e.name in ctx.type_sets:
+            value = ctx.type_sets[e.name]
+            return _object_operand(_as_select_expr(value), ctx) if _simple_selection(value) else None
+        found = ctx.schema.find_type(e.name, ctx.module)
+        key = found.qualname if found is not None else _abstract_key(ctx.schema, e.name, ctx.module)
+        return None if key is None else (key, None)
+    if isinstance(e, ast.SubSelect):
+        e = _as_select_expr(e)
+    if not (isinstance(e, ast.SelectExpr) and isinstance(e.subject, ast.VarRef)):
+        return None
+    found = _object_operand(e.subject, ctx)
+    if not found:
+        return found
+    if found[1] is not None and e.filter is not None:
+        found = (found[0], ast.BinOp("and", found[1], e.filter, e.filter.span))
+    elif e.filter is not None:
+        found = (found[0], e.filter)
+    if e.order or e.offset is not None or e.limit is not None:
+        ctx.reporter.error("E0206", "an operand of 'union' that orders or pages its objects is not supported yet",
+                           e.span, "order and page the union: select (A union B) { ... } order by ... limit ...")
+        return False
+    if not computed_sql._plain_shape(e.shape):
+        # (Gel's union of two shapes computing the same name is an error; of others, the
+        # union's objects show { id } only, as any plain shape of an operand: see _object_union)
+        ctx.reporter.error("E0206", "a shape with computed or nested elements on an operand of 'union' is not "
+                           "supported yet", e.span, "put the shape on the union: select (A union B) { ... }")
+        return False
+    return found
+
+
+def _object_union(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext):
+    """``select A union B``, ``select {(select A filter f), (select B filter g)}``, ``select (A
+    union B) { shape } [filter] [order by] [offset] [limit]``: a union of objects
+    (https://docs.geldata.com/reference/stdlib/set#operator::union, a multiset sum: an object in
+    two operands is there twice). Gel types it as the union type of the operands, whose pointers
+    are those every operand's type has (the nearest common ancestor's, ``title`` of ``Content``
+    for ``Movie union Show``; https://docs.geldata.com/reference/edgeql/sets#inheritance), so the
+    shape is checked against each operand's concrete types and must type each element alike. A
+    shape on an operand is not the union's: Gel's union type has no shape of its own and shows
+    ``{ id }`` (its output shape is the union type's, compiled after the operands'), so a plain
+    operand shape is dropped; put the shape on the union. Lowered as a select of an abstract
+    type (:func:`_abstract_select`): one ``SELECT`` per concrete type of each operand, ``UNION
+    ALL``. ``False`` when ``q`` is not such a select; ``None`` after an error."""
+    value, shape = q.value, None
+    if isinstance(value, ast.ShapeExpr):
+        value, shape = value.base, value.shape
+    leaves = _union_leaves(value)
+    if len(leaves) < 2 and not isinstance(value, ast.SetLit):
+        return False
+    before = len(ctx.reporter.diagnostics)
+    found = [_object_operand(leaf, ctx) for leaf in leaves]
+    if len(ctx.reporter.diagnostics) != before:
+        return None
+    if not all(found):
+        return False  # (values, or objects mixed with values: reported as a set of values)
+    parts: List[Tuple[ObjectType, Optional[ast.Expr]]] = []
+    names = []
+    for key, filt in found:  # type: ignore[misc]
+        names.append(key.split("::")[-1])
+        parts.extend((ctx.schema.types[k], filt) for k in ctx.schema.descendants.get(key, (key,))
+                     if k in ctx.schema.types)
+    if not parts:
+        ctx.reporter.error("E0206", "a union of abstract types that no concrete type extends is not supported yet",
+                           value.span)
+        return None
+    sq = ast.SelectQuery(" | ".join(dict.fromkeys(names)), value.span, shape, q.filter, q.order, q.offset, q.limit,
+                         q.span)
+    return _abstract_select(qf, sq, sq.type_name, ctx, parts)
+
+
 _UNPACK = ("array_unpack", "std::array_unpack")
 
 
@@ -3752,8 +3904,10 @@ def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: boo
         if not unpack and (isinstance(expr, (ast.SelectExpr, ast.SubSelect, ast.StatementExpr)) or (
                 isinstance(expr, ast.VarRef) and (expr.name in ctx.type_sets or
                                                   ctx.schema.find_type(expr.name, ctx.module) is not None))):
-            ctx.reporter.error("E0206", "a set or union of objects is not supported in a query yet", expr.span,
-                               "select them with one filter: select T { ... } filter .a = ... or .b = ...")
+            # (a union of objects only is _object_union's; objects and values have no common
+            # type: https://docs.geldata.com/reference/edgeql/sets)
+            ctx.reporter.error("E0304", "a set or union mixes objects and values", expr.span,
+                               "unite objects with objects (select A union B) or values with values")
             return None
         hint = None if isinstance(expr, ast.Literal) else expected  # (a literal keeps its own type)
         low = check(expr, ctx, ValueType(element=hint) if unpack and hint is not None else hint)
