@@ -53,6 +53,7 @@ CODES: Dict[str, str] = {
     "E0213": "name collision in generated TypeScript or Go",
     "E0214": "name longer than Postgres' 63-byte identifier limit",
     "E0310": "assignment to a readonly property",
+    "E0311": "positional and named parameters mixed, or a positional parameter missing",
     "E0400": "conflicting migration hints",
     "E0401": "migration hint contradicts the last migration's schema",
     "E0402": "destructive change refused (no drop hint)",

@@ -101,6 +101,9 @@ class ParamSpec:
     #: Set for the value of a global (``global name``): bound from the runner's globals
     #: context, not from the query's arguments. ``name`` is then ``global <qualname>``.
     global_: Optional[Global] = None
+    #: A positional parameter (``$0``, https://docs.geldata.com/reference/edgeql/parameters): its
+    #: position; ``name`` is then ``arg<position>`` (the runners' argument name).
+    position: Optional[int] = None
 
 
 @dataclass
@@ -1751,10 +1754,22 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
         return None
     if declared is None:
         optional = allow_optional
-    existing = ctx.params.params.get(expr.name)
+    name, position = expr.name, None
+    if expr.name.isdecimal():
+        # `$0`, `$1`: positional parameters (https://docs.geldata.com/reference/edgeql/parameters),
+        # the runners' arguments arg0, arg1
+        name, position = f"arg{int(expr.name)}", int(expr.name)
+    first = next((p for p in ctx.params.params.values() if p.global_ is None), None)
+    if first is not None and (first.position is None) != (position is None) and name not in ctx.params.params:
+        # (Gel's own rule and message)
+        ctx.reporter.error("E0311", "cannot combine positional and named parameters in the same query", expr.span,
+                           f"the query's first parameter is ${first.name if first.position is None else first.position}"
+                           "; name every parameter, or number them all from $0")
+        return None
+    existing = ctx.params.params.get(name)
     if existing is None:
-        existing = ParamSpec(expr.name, len(ctx.params.params) + 1, typ, optional, expr.span)
-        ctx.params.params[expr.name] = existing
+        existing = ParamSpec(name, len(ctx.params.params) + 1, typ, optional, expr.span, position=position)
+        ctx.params.params[name] = existing
     else:
         if existing.type != typ:
             ctx.reporter.error("E0307", f"parameter ${expr.name} is used as {existing.type.name} and as {typ.name}",
@@ -1822,8 +1837,9 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
             return counted
     if len(expr.args) == 1 and _count_form_refused(expr.args[0], ctx):
         return None
-    if len(expr.args) == 1 and isinstance(expr.args[0], (ast.Cast, ast.Param)):
-        # `count(<optional str>$x)`: one value, 1 or 0 when empty
+    if len(expr.args) == 1 and (isinstance(expr.args[0], (ast.Cast, ast.Param, ast.Literal)) or (
+            isinstance(expr.args[0], ast.VarRef) and isinstance(ctx.variables.get(expr.args[0].name), qir.WithValue))):
+        # `count(<optional str>$x)`, `count(t)` of `with t := <str>$t`: one value, 1 or 0 when empty
         low = check(expr.args[0], ctx)
         if low is None:
             return None
@@ -2394,10 +2410,137 @@ def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[
     return qir.ExtCall(expr.span, INT64, value.nullable, name, f"setval({seq}, {{0}})", (value,))
 
 
+#: The set functions that take a set of values written in the query (https://docs.geldata.com/reference/stdlib/set).
+_VALUE_SET_AGGREGATES = ("count", "sum", "min", "max", "math::mean", "array_agg", "any", "all")
+_UNPACK_FUNCS = ("array_unpack", "std::array_unpack")
+
+
+def _value_set_parts(expr, ctx: ExprContext):
+    """``{a, b} union array_unpack(arr) union ...`` (also through a ``with`` name bound to one)
+    as its parts, ``[(syntax, unpacked)]``; ``None`` for any other expression (one value,
+    objects, paths)."""
+    if isinstance(expr, ast.VarRef) and expr.name not in ctx.variables and expr.name in ctx.type_sets:
+        return _value_set_parts(ctx.type_sets[expr.name], ctx)
+    if isinstance(expr, ast.BinOp) and expr.op == "union":
+        left, right = _value_set_parts(expr.left, ctx), _value_set_parts(expr.right, ctx)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else [(expr.left, False)]) + \
+            (right if right is not None else [(expr.right, False)])
+    if isinstance(expr, ast.SetLit) and expr.items:
+        return [(item, False) for item in expr.items]
+    if isinstance(expr, ast.FuncCall) and expr.name in _UNPACK_FUNCS and len(expr.args) == 1:
+        return [(expr.args[0], True)]
+    return None
+
+
+def _objects_part(expr, ctx: ExprContext) -> bool:
+    """Whether a part of a set is (may be) objects: a type, a selection, a ``with`` selection."""
+    return isinstance(expr, (ast.SelectExpr, ast.SubSelect, ast.StatementExpr, ast.Path, ast.Backlink)) or (
+        isinstance(expr, ast.VarRef) and expr.name not in ctx.variables and (
+            expr.name in ctx.type_sets or ctx.schema.find_type(expr.name, ctx.module) is not None))
+
+
+def value_set_array(expr, ctx: ExprContext):
+    """A set of values written in the query, ``{1, 2}``, ``{<str>$a, <str>$b}``,
+    ``array_unpack(<array<int64>>$xs)``, their ``union``, or a ``with`` name bound to one
+    (https://docs.geldata.com/reference/edgeql/sets), as the array of its elements in the order
+    written (an empty element is none): ``array_remove(ARRAY[a, b], NULL) || coalesce(xs, '{}')``.
+    The elements meet at one type as a set literal's do (numbers at the widest). ``None`` when
+    ``expr`` is no such set; ``False`` after reporting."""
+    parts = _value_set_parts(expr, ctx)
+    if parts is None or any(not unpack and _objects_part(e, ctx) for e, unpack in parts):
+        return None
+    order = ("int16", "int32", "int64", "bigint", "float32", "float64", "decimal")
+    rank = {n: i for i, n in enumerate(order)}
+    lows: List[Tuple[qir.Expr, bool]] = []
+    elem: Optional[ValueType] = None
+    for e, unpack in parts:
+        hint = None if isinstance(e, ast.Literal) else elem
+        low = check(e, ctx, ValueType(element=hint) if unpack and hint is not None else hint)
+        if low is None:
+            return False
+        vtype = low.type.element if unpack else low.type
+        if vtype is None:
+            ctx.reporter.error("E0304", f"array_unpack() needs an array, got {low.type.name}", e.span)
+            return False
+        if vtype.element is not None or vtype.fields is not None:
+            ctx.reporter.error("E0206", f"a set of {vtype.name} values is not supported here yet", e.span)
+            return False
+        if elem is not None and vtype.family != elem.family:
+            ctx.reporter.error("E0304", f"a set mixes {elem.name} and {vtype.name}", e.span,
+                               "give every element the same type, e.g. with a cast <T>")
+            return False
+        if elem is None or (vtype.family == "num" and rank.get(vtype.scalar.name if vtype.scalar else "", -1) >
+                            rank.get(elem.scalar.name if elem.scalar else "", -1)):
+            elem = vtype
+        lows.append((low, unpack))
+    assert elem is not None
+    atype = ValueType(element=elem)
+    pieces: List[str] = []
+    args: List[qir.Expr] = []
+    singles: List[Tuple[str, bool]] = []
+
+    def flush() -> None:
+        items = ", ".join(sql for sql, _ in singles)
+        pieces.append(f"array_remove(ARRAY[{items}], NULL)" if any(n for _, n in singles) else f"ARRAY[{items}]")
+        singles.clear()
+
+    for low, unpack in lows:
+        i = len(args)
+        args.append(low)
+        if unpack:
+            if singles:
+                flush()
+            arr = f"CAST({{{i}}} AS {atype.pg})"
+            pieces.append(f"coalesce({arr}, CAST(ARRAY[] AS {atype.pg}))" if low.nullable else arr)
+        else:
+            singles.append((f"CAST({{{i}}} AS {elem.pg})", low.nullable))
+    if singles:
+        flush()
+    return qir.SqlTemplate(expr.span, atype, False, "set", " || ".join(pieces), tuple(args), "r" * len(args), False)
+
+
+def _value_set_aggregate(expr: ast.FuncCall, name: str, ctx: ExprContext):
+    """``count({1, 2})``, ``sum(array_unpack(<array<int64>>$xs))``, ``array_agg(s)`` of a
+    ``with s := {...}``: a set function of a set of values written in the query
+    (https://docs.geldata.com/reference/stdlib/set), over the array of its elements
+    (:func:`value_set_array`): ``cardinality(arr)``, ``(SELECT sum("_m"."v") FROM unnest(arr)
+    AS "_m"("v"))``, ...: as in Gel, ``sum`` of the empty set is 0, ``min``/``max`` empty,
+    ``array_agg`` ``[]``, ``any`` false, ``all`` true, and ``math::mean`` fails the statement.
+    ``None`` when the argument is no such set; ``False`` after reporting."""
+    if len(expr.args) != 1 or isinstance(expr.args[0], ast.NamedArg):
+        return None
+    if name in ("min", "max") and isinstance(expr.args[0], ast.SetLit):
+        return None  # (LEAST / GREATEST: computed_sql.aggregate)
+    arr = value_set_array(expr.args[0], ctx)
+    if arr is None or arr is False:
+        return arr
+    elem = arr.type.element
+    if name == "count":
+        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST(cardinality({0}) AS bigint)", (arr,), "r", True)
+    if name == "array_agg":
+        return arr
+    if name in ("any", "all"):
+        if elem.family != "bool":
+            ctx.reporter.error("E0304", f"{name}() needs bool values, got {elem.name}", expr.args[0].span)
+            return False
+        agg, empty = ("bool_or", "false") if name == "any" else ("bool_and", "true")
+        return qir.SqlTemplate(expr.span, BOOL, False, name,
+                               f'coalesce((SELECT {agg}("_m"."v") FROM unnest({{0}}) AS "_m"("v")), {empty})',
+                               (arr,), "r", True)
+    found = computed_sql._multi_property_aggregate(expr, name, arr, ctx)
+    return False if found is None else found
+
+
 def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.name.startswith("ext::"):
         return _ext_func(expr, ctx)
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
+    if name in _VALUE_SET_AGGREGATES:
+        found = _value_set_aggregate(expr, name, ctx)
+        if found is not None:
+            return found or None
     if name == "assert_single" and len(expr.args) == 1:
         # Gel's assert_single: our values are single already; a sub-select is checked by the
         # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
@@ -2971,6 +3114,23 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
         template = "({0} || {1})" if not nullable else \
             "CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL ELSE {0} || {1} END"
         return qir.SqlTemplate(expr.span, left.type, nullable, "array_concat", template, (left, right), "pp", True)
+    if op == "++" and left.type.family == right.type.family == "bytes":
+        # bytes ++ bytes (https://docs.geldata.com/reference/stdlib/bytes#operator::bytesplus)
+        return qir.SqlTemplate(expr.span, left.type, nullable, "bytes_concat", "({0} || {1})", (left, right), "pp", True)
+    if op == "++" and left.type.family == right.type.family == "json":
+        # json ++ json (https://docs.geldata.com/reference/stdlib/json#operator::jsonplus): two
+        # arrays or two objects as Postgres' jsonb || (an object's keys from the right win),
+        # two strings as one string; any other pair fails the statement with Gel's message
+        # (a cast that reads the operands, so Postgres cannot fold it into a constant).
+        fail = ("CAST(CAST(CAST('invalid JSON values for ++ operator' || left(CAST({0} AS text) || CAST({1} AS text), 0)"
+                " AS integer) AS text) AS jsonb)")
+        template = ("(CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL "
+                    "WHEN jsonb_typeof({0}) = 'array' AND jsonb_typeof({1}) = 'array' THEN {0} || {1} "
+                    "WHEN jsonb_typeof({0}) = 'object' AND jsonb_typeof({1}) = 'object' THEN {0} || {1} "
+                    "WHEN jsonb_typeof({0}) = 'string' AND jsonb_typeof({1}) = 'string' "
+                    "THEN to_jsonb(({0} #>> '{{}}') || ({1} #>> '{{}}')) "
+                    f"ELSE {fail} END)")
+        return qir.SqlTemplate(expr.span, left.type, nullable, "json_concat", template, (left, right), "pp", True)
     if op == "++":
         if left.type.family != "str" or right.type.family != "str":
             ctx.reporter.error("E0304", f"'++' needs str operands, got {left.type.name} and {right.type.name}",
@@ -3141,6 +3301,19 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
     if isinstance(right_expr, ast.VarRef) and right_expr.name not in ctx.variables \
             and isinstance(ctx.type_sets.get(right_expr.name), ast.FuncCall):
         right_expr = ctx.type_sets[right_expr.name]  # with ids := array_unpack(...) ... in ids
+    if not isinstance(right_expr, ast.FuncCall) and _value_set_parts(right_expr, ctx) is not None:
+        # `x in xs` of `with xs := {'a', 'b'}`, `x in {'a'} union array_unpack(arr)`: one of
+        # the set's values (https://docs.geldata.com/reference/stdlib/set#operator::in)
+        arr = value_set_array(right_expr, ctx)
+        if arr is None or arr is False:
+            if arr is False:
+                return None
+        elif arr.type.element.family != left.type.family:  # type: ignore[attr-defined, union-attr]
+            ctx.reporter.error("E0304", f"'{expr.op}' compares {left.type.name} with {arr.type.element.name} values",
+                               expr.span)  # type: ignore[union-attr]
+            return None
+        else:
+            return qir.InArray(expr.span, BOOL, left.nullable, left, arr, negate)
     if isinstance(right_expr, ast.FuncCall) and right_expr.name in ("array_unpack", "std::array_unpack") \
             and len(right_expr.args) == 1:
         # `x in array_unpack(arr)`: x is one of the array's elements (Gel's arrays hold no

@@ -297,6 +297,14 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
     query = check_query(schema, qf, reporter)
     if query is None:
         return None
+    positions = {p.position for p in query.params if p.position is not None}
+    if positions and positions != set(range(len(positions))):
+        # (Gel's rule and message: positional parameters are $0 ... $n-1)
+        missing = sorted(set(range(max(positions) + 1)) - positions)
+        reporter.error("E0311", f"missing {', '.join(f'${m}' for m in missing)} positional argument"
+                       f"{'s' if len(missing) > 1 else ''}", next(p.span for p in query.params if p.position is not None),
+                       "number the parameters from $0 without gaps")
+        return None
     if _refuse_tuples(query.statement, reporter):
         return None
     keys = lowering.defaulted_params(query.statement)
@@ -803,7 +811,7 @@ def _mark_unchanged(value: ast.Expr, column: str, ctx: ExprContext) -> None:
     if isinstance(left, ast.Cast) and isinstance(left.operand, ast.Param):
         left = left.operand
     if isinstance(left, ast.Param) and ctx.params is not None:
-        spec = ctx.params.params.get(left.name)
+        spec = ctx.params.params.get(f"arg{int(left.name)}" if left.name.isdecimal() else left.name)
         if spec is not None and spec.optional:
             spec.unchanged = column
 
@@ -2841,6 +2849,25 @@ def _rename_refs(node, env: Dict[str, str]):
     return dataclasses.replace(node, **changes) if changes else node
 
 
+def _type_aliases(q: ast.WithQuery, schema: Schema) -> ast.WithQuery:
+    """``q`` with each binding of a bare type name, ``with B := Book``, written ``B :=
+    (select Book)``: the name stands for the set of the type's objects
+    (https://docs.geldata.com/reference/edgeql/with: a ``with`` name is an alias of its
+    expression), so ``select B { title } filter ...`` is ``select Book { ... } filter ...``."""
+    module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
+                   and b.name_span == b.value.span), "default")
+    bound: Set[str] = set()
+    out = []
+    for b in q.bindings:
+        v = b.value
+        if isinstance(v, ast.VarRef) and not v.detached and v.name not in bound and b.name != "module" \
+                and schema.find_type(v.name, module) is not None:
+            b = dataclasses.replace(b, value=ast.SelectExpr(v, None, None, (), None, None, v.span))
+        bound.add(b.name)
+        out.append(b)
+    return dataclasses.replace(q, bindings=tuple(out)) if out != list(q.bindings) else q
+
+
 def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:
     """``with x := <expr>, p := (insert ...) <query>``.
 
@@ -2849,6 +2876,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     A binding to an insert, update or delete runs exactly once even when nothing reads it, and
     ``select p { ... }`` selects its rows with any shape."""
     q = _unshadow(q)
+    q = _type_aliases(q, schema)
     desugared = fts.desugar_search_bindings(q, reporter)
     if desugared is None:
         return None
@@ -2937,6 +2965,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # (`.id in ids`); its parameter is bound there.
             ctx.type_sets[b.name] = value
             continue
+        if isinstance(value, (ast.SetLit, ast.BinOp)) and _element_parts(value) is not None \
+                and (not isinstance(value, ast.SetLit) or len(value.items) > 1):
+            # `with xs := {1, 2} union array_unpack(...)`: a set of values, read where it is
+            # used (`count(xs)`, `sum(xs)`, https://docs.geldata.com/reference/edgeql/with)
+            ctx.type_sets[b.name] = value
+            continue
         if isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.ForQuery):
             value = value.query
         per_element: Tuple[ast.WithBinding, ...] = ()
@@ -3013,6 +3047,13 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                       qir.WrittenUnion(body.span, names), ctx, MANY, ())
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
+    elif isinstance(body, ast.SelectQuery) and body.shape is None and body.type_name in ctx.type_sets and \
+            isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp)) and \
+            _element_parts(ctx.type_sets[body.type_name]) is not None:
+        # `with xs := {1, 2} select xs`: the set's values
+        value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, body.order, body.offset,
+                                body.limit, body.span)
+        query = _select_value(dataclasses.replace(qf, query=value), value, ctx)
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \
             not _simple_selection(ctx.type_sets[body.type_name]):
         reporter.error("E0206", f"selecting '{body.type_name}', a set of objects reached through a path or another "

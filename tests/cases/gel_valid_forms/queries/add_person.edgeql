@@ -1,0 +1,1 @@
+insert Person { name := <str>$name };

@@ -1,0 +1,1 @@
+select <bytes>$a ++ <bytes>$b;

@@ -1,0 +1,1 @@
+select <json>$a ++ <json>$b;

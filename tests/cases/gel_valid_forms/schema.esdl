@@ -1,0 +1,14 @@
+# Valid Gel that schemac once refused with a wrong error (tests/e2e/test_gel_valid_forms_e2e.py):
+# set functions of sets of values, json/bytes ++, type aliases in with, positional parameters,
+# assert_* with their runtime errors, a multi property from array_unpack.
+module default {
+  type Person {
+    required name: str;
+    tags: array<str>;
+    multi nicknames: str;
+  }
+  type Book {
+    required title: str;
+    author: Person;
+  }
+}

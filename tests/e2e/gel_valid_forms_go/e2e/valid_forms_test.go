@@ -1,0 +1,110 @@
+// End-to-end test of the generated Go runner of tests/cases/gel_valid_forms (see
+// test_gel_valid_forms_e2e.py): valid Gel that schemac once refused with a wrong error, run on
+// pgx v5 against the database in $DATABASE_URL. The test empties the tables first.
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	gv "schemactest/gelvalidforms"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func TestValidForms(t *testing.T) {
+	ctx := context.Background()
+	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = db.Exec(ctx, `TRUNCATE person, book CASCADE`)
+	must(err)
+	r := gv.New(db)
+	for _, name := range []string{"ann", "bob", "cy"} {
+		_, err = r.Query.AddPerson(ctx, gv.AddPersonParams{Name: name})
+		must(err)
+	}
+	for _, title := range []string{"Dune", "Emma"} {
+		_, err = r.Query.AddBook(ctx, gv.AddBookParams{Title: title, Author: "ann"})
+		must(err)
+	}
+
+	// Set functions of sets of values.
+	stats, err := r.Query.ValueSetStats(ctx, gv.ValueSetStatsParams{Xs: []int64{5, 7}, A: "x", Flags: []bool{true, false}})
+	must(err)
+	if !reflect.DeepEqual(stats, gv.ValueSetStatsRow{N: 4, Total: 12, Lowest: ptr(int64(5)), Highest: ptr(int64(7)),
+		Mean: 3.75, Words: []string{"x"}, SomeTrue: true, AllTrue: false}) {
+		t.Fatalf("value_set_stats: %+v", stats)
+	}
+	stats, err = r.Query.ValueSetStats(ctx, gv.ValueSetStatsParams{Xs: []int64{}, A: "x", B: ptr("y"), Flags: []bool{}})
+	must(err)
+	if !reflect.DeepEqual(stats, gv.ValueSetStatsRow{N: 2, Total: 0, Highest: ptr(int64(3)), Mean: 1.5,
+		Words: []string{"x", "y"}, SomeTrue: false, AllTrue: true}) {
+		t.Fatalf("value_set_stats of none: %+v", stats)
+	}
+	ws, err := r.Query.WithValueSet(ctx, gv.WithValueSetParams{T: ptr("z")})
+	must(err)
+	if !reflect.DeepEqual(ws, gv.WithValueSetRow{N: 3, Total: 6, Values: []int64{1, 2, 3}, HasT: 1}) {
+		t.Fatalf("with_value_set: %+v", ws)
+	}
+	named, err := r.Query.PeopleNamed(ctx, gv.PeopleNamedParams{More: []string{"cy"}})
+	must(err)
+	if !reflect.DeepEqual(named, []gv.PeopleNamedRow{{Name: "ann"}, {Name: "bob"}, {Name: "cy"}}) {
+		t.Fatalf("people_named: %+v", named)
+	}
+
+	// json ++ json, bytes ++ bytes.
+	j, err := r.Query.JSONConcat(ctx, gv.JSONConcatParams{A: json.RawMessage(`{"a": 1, "b": 1}`), B: json.RawMessage(`{"b": 2}`)})
+	must(err)
+	var obj map[string]int
+	must(json.Unmarshal(j, &obj))
+	if !reflect.DeepEqual(obj, map[string]int{"a": 1, "b": 2}) {
+		t.Fatalf("json ++: %s", j)
+	}
+	j, err = r.Query.JSONConcat(ctx, gv.JSONConcatParams{A: json.RawMessage(`"ab"`), B: json.RawMessage(`"cd"`)})
+	if err != nil || string(j) != `"abcd"` {
+		t.Fatalf("json strings ++: %s, %v", j, err)
+	}
+	_, err = r.Query.JSONConcat(ctx, gv.JSONConcatParams{A: json.RawMessage(`[1]`), B: json.RawMessage(`{"b": 2}`)})
+	if err == nil || !strings.Contains(err.Error(), "invalid JSON values for ++ operator") {
+		t.Fatalf("json array ++ object: %v", err)
+	}
+	b, err := r.Query.BytesConcat(ctx, gv.BytesConcatParams{A: []byte("ab"), B: []byte{0, 255}})
+	if err != nil || !reflect.DeepEqual(b, []byte{97, 98, 0, 255}) {
+		t.Fatalf("bytes ++: %v, %v", b, err)
+	}
+
+	// Type aliases in with.
+	books, err := r.Query.BookByTitle(ctx, gv.BookByTitleParams{T: "Dune"})
+	must(err)
+	if len(books) != 1 || books[0].Title != "Dune" || books[0].Author == nil || books[0].Author.Name != "ann" {
+		t.Fatalf("book_by_title: %+v", books)
+	}
+	people, err := r.Query.PeopleBooks(ctx)
+	must(err)
+	if !reflect.DeepEqual(people, []gv.PeopleBooksRow{{Name: "ann", Books: 2, AllBooks: 2}, {Name: "bob", AllBooks: 2},
+		{Name: "cy", AllBooks: 2}}) {
+		t.Fatalf("people_books: %+v", people)
+	}
+
+	// Positional parameters: Arg0, Arg1.
+	pos, err := r.Query.Positional(ctx, gv.PositionalParams{Arg0: "bob", Arg1: ptr("cy")})
+	must(err)
+	if !reflect.DeepEqual(pos, []gv.PositionalRow{{Name: "bob"}, {Name: "cy"}}) {
+		t.Fatalf("positional: %+v", pos)
+	}
+}

@@ -1,0 +1,58 @@
+// End-to-end program for the generated TypeScript runner of tests/cases/gel_valid_forms (see
+// test_gel_valid_forms_e2e.py): valid Gel that schemac once refused with a wrong error, run on
+// node-postgres. Prints one JSON object of observations; a failed expectation throws.
+import assert from "node:assert/strict";
+import pg from "pg";
+
+import * as gv from "./gen/index.js";
+
+const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
+const out: Record<string, boolean> = {};
+
+try {
+  await pool.query("TRUNCATE person, book CASCADE");
+  const db = gv.createRunner(pool);
+  for (const name of ["ann", "bob", "cy"]) {
+    await db.query.addPerson({ name });
+  }
+  await db.query.addBook({ title: "Dune", author: "ann" });
+  await db.query.addBook({ title: "Emma", author: "ann" });
+
+  // Set functions of sets of values (https://docs.geldata.com/reference/stdlib/set).
+  assert.deepEqual(await db.query.valueSetStats({ xs: [5, 7], a: "x", b: null, flags: [true, false] }), {
+    n: "4", total: "12", lowest: "5", highest: "7", mean: 3.75, words: ["x"], some_true: true, all_true: false,
+  });
+  assert.deepEqual(await db.query.valueSetStats({ xs: [], a: "x", b: "y", flags: [] }), {
+    n: "2", total: "0", lowest: null, highest: "3", mean: 1.5, words: ["x", "y"], some_true: false, all_true: true,
+  });
+  assert.deepEqual(await db.query.withValueSet({ t: null }), { n: "3", total: "6", values: ["1", "2", "3"], has_t: "0" });
+  assert.deepEqual((await db.query.withValueSet({ t: "z" })).has_t, "1");
+  assert.deepEqual(await db.query.peopleNamed({ more: ["cy"] }), [{ name: "ann" }, { name: "bob" }, { name: "cy" }]);
+  assert.deepEqual(await db.query.peopleNamed({ more: [] }), [{ name: "ann" }, { name: "bob" }]);
+  out["sets"] = true;
+
+  // json ++ json, bytes ++ bytes.
+  assert.deepEqual(await db.query.jsonConcat({ a: { a: 1, b: 1 }, b: { b: 2 } }), { a: 1, b: 2 });
+  assert.deepEqual(await db.query.jsonConcat({ a: [1], b: [2, 3] }), [1, 2, 3]);
+  assert.deepEqual(await db.query.jsonConcat({ a: "ab", b: "cd" }), "abcd");
+  await assert.rejects(db.query.jsonConcat({ a: [1], b: { b: 2 } }), /invalid JSON values for \+\+ operator/);
+  assert.deepEqual([...(await db.query.bytesConcat({ a: Buffer.from("ab"), b: Buffer.from([0, 255]) }))],
+    [97, 98, 0, 255]);
+  out["concat"] = true;
+
+  // Type aliases in with.
+  assert.deepEqual(await db.query.bookByTitle({ t: "Dune" }), [{ title: "Dune", author: { name: "ann" } }]);
+  assert.deepEqual(await db.query.peopleBooks(), [
+    { name: "ann", books: "2", all_books: "2" }, { name: "bob", books: "0", all_books: "2" },
+    { name: "cy", books: "0", all_books: "2" },
+  ]);
+  out["aliases"] = true;
+
+  // Positional parameters: arg0, arg1.
+  assert.deepEqual(await db.query.positional({ arg0: "bob", arg1: "cy" }), [{ name: "bob" }, { name: "cy" }]);
+  assert.deepEqual(await db.query.positional({ arg0: "bob" }), [{ name: "bob" }]);
+  out["positional"] = true;
+} finally {
+  await pool.end();
+}
+console.log(JSON.stringify(out));
