@@ -87,6 +87,28 @@ def test_gels_run_time_errors(db, query):
     assert ("not enough elements" if "mean" in query else "invalid JSON values for ++ operator") in str(exc.value)
 
 
+@pytest.mark.parametrize("value, args, expected", [
+    ("array_unpack(<array<str>>$n)", (["a", "b", "a"],), ["a", "b", "a"]),
+    ("array_unpack(<array<str>>$n)", ([],), []),
+    ("{'a', <optional str>$n}", (None,), ["a"]),
+    ("{'a'} union array_unpack(<array<str>>$n)", (["b"],), ["a", "b"]),
+    ("<optional str>$n", (None,), []),
+    ("'a'", (), ["a"]),
+])
+def test_a_multi_property_is_assigned_a_set_of_values(db, value, args, expected):
+    plan = _plan(f"with p := (insert Person {{ name := 'x', nicknames := {value} }}) select p {{ nicknames }};")
+    assert [tuple(r) for r in _run(db, plan, *args)] == [(expected,)]
+
+
+def test_plus_and_minus_of_a_set_of_values_on_a_multi_property(db):
+    db.execute("INSERT INTO person (name, nicknames) VALUES ('cy', '{a,b}')")
+    add = _plan("update Person filter .name = 'cy' set { nicknames += {'c'} union array_unpack(<array<str>>$n) };")
+    _run(db, add, ["d"])
+    remove = _plan("update Person filter .name = 'cy' set { nicknames -= {'a', 'd'} };")
+    _run(db, remove)
+    assert db.execute("SELECT nicknames FROM person WHERE name = 'cy'") == [(["b", "c"],)]
+
+
 def test_positional_parameters_are_the_runners_arg0_arg1():
     plan = _plan("select <str>$1 ++ <str>$0;")
     assert [(p.name, p.position) for p in plan.params] == [("arg1", 1), ("arg0", 0)]
@@ -106,6 +128,7 @@ def test_gels_parameter_rules_are_located_e0311(query, message, col):
     ("select to_json('[1]') ++ 'a';", "error[E0304]: '++' needs str operands, got json and str"),
     ("select count({1, 'a'});", "error[E0304]: a set mixes int64 and str"),
     ("select any({1, 2});", "error[E0304]: any() needs bool values, got int64"),
+    ("insert Person { name := 'x', nicknames := {1, 2} };", "error[E0304]: 'nicknames' holds str, but the value is int64"),
 ])
 def test_type_errors_stay_e0304(query, message):
     assert message in _errors(query)

@@ -27,7 +27,7 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
-                                     column_of, is_param, link_prop_column, refuse_poly_link)
+                                     column_of, is_param, link_prop_column, refuse_poly_link, value_set_array)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -699,6 +699,32 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             if node is not None:
                 out.append(node)
             continue
+        found = value_set_array(a.value, ctx) if col.multi else None
+        if found is False:
+            continue
+        if col.multi and (found is not None or isinstance(a.value, ast.Literal) or (
+                isinstance(a.value, ast.Cast) and a.value.type.name.split("::")[-1] != "array")):
+            # `nicknames := {'a', 'b'}`, `:= array_unpack(<array<str>>$n)`, `:= <str>$n`: a multi
+            # property (an array column) holds the set's values, none when it is empty
+            # (https://docs.geldata.com/reference/datamodel/properties#multi)
+            if found is None:
+                found = check(a.value, ctx, col.type.element)
+                if found is not None and found.type.element is None and found.type.family == col.type.element.family:
+                    found = qir.SqlTemplate(found.span, col.type, False, "set",
+                                            f"array_remove(ARRAY[CAST({{0}} AS {found.type.pg})], NULL)"
+                                            if found.nullable else f"ARRAY[CAST({{0}} AS {found.type.pg})]",
+                                            (found,), "r", False)
+                elif found is not None and found.nullable and found.type.element is not None:
+                    found = qir.SqlTemplate(found.span, col.type, False, "set",
+                                            f"coalesce({{0}}, CAST(ARRAY[] AS {col.type.pg}))", (found,), "p", True)
+            if found is None:
+                continue
+            if found.type.element is None or found.type.element.family != col.type.element.family:
+                ctx.reporter.error("E0304", f"'{a.name}' holds {col.type.element.name}, but the value is "
+                                   f"{(found.type.element or found.type).name}", a.value.span)
+                continue
+            out.append(qir.Assign(a.span, col, found))
+            continue
         # (a default reading the row, col.row_default_sql: its trigger fills a NULL)
         use_default = insert and (col.has_default or col.row_default_sql is not None) \
             and isinstance(a.value, (ast.Param, ast.Cast))
@@ -831,7 +857,11 @@ def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Op
         ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span)
         return None
     elem = col.type.element
-    low = check(a.value, ctx, elem)
+    low = value_set_array(a.value, ctx)  # `tags += {'a', 'b'}`, `+= array_unpack(...)`: their values
+    if low is False:
+        return None
+    if low is None:
+        low = check(a.value, ctx, elem)
     if low is None:
         return None
     if low.type.family not in (elem.family, col.type.family):

@@ -52,6 +52,14 @@ try {
   assert.deepEqual(await db.query.positional({ arg0: "bob", arg1: "cy" }), [{ name: "bob" }, { name: "cy" }]);
   assert.deepEqual(await db.query.positional({ arg0: "bob" }), [{ name: "bob" }]);
   out["positional"] = true;
+
+  // A multi property from array_unpack, and += of a union.
+  await db.query.addNicknamed({ name: "dee", nicknames: ["d", "dd", "d"] });
+  assert.deepEqual(await db.query.personNicknames({ name: "dee" }), [{ nicknames: ["d", "dd", "d"] }]);
+  await db.query.addNicknamed({ name: "eve", nicknames: [] });
+  await db.query.addNicknames({ name: "eve", more: ["e"] });
+  assert.deepEqual(await db.query.personNicknames({ name: "eve" }), [{ nicknames: ["the", "e"] }]);
+  out["multi"] = true;
 } finally {
   await pool.end();
 }

@@ -107,4 +107,20 @@ func TestValidForms(t *testing.T) {
 	if !reflect.DeepEqual(pos, []gv.PositionalRow{{Name: "bob"}, {Name: "cy"}}) {
 		t.Fatalf("positional: %+v", pos)
 	}
+
+	// A multi property from array_unpack, and += of a union.
+	_, err = r.Query.AddNicknamed(ctx, gv.AddNicknamedParams{Name: "dee", Nicknames: []string{"d", "dd", "d"}})
+	must(err)
+	nicks, err := r.Query.PersonNicknames(ctx, gv.PersonNicknamesParams{Name: "dee"})
+	if err != nil || len(nicks) != 1 || !reflect.DeepEqual(nicks[0].Nicknames, []string{"d", "dd", "d"}) {
+		t.Fatalf("person_nicknames: %+v, %v", nicks, err)
+	}
+	_, err = r.Query.AddNicknamed(ctx, gv.AddNicknamedParams{Name: "eve", Nicknames: []string{}})
+	must(err)
+	_, err = r.Query.AddNicknames(ctx, gv.AddNicknamesParams{Name: "eve", More: []string{"e"}})
+	must(err)
+	nicks, err = r.Query.PersonNicknames(ctx, gv.PersonNicknamesParams{Name: "eve"})
+	if err != nil || len(nicks) != 1 || !reflect.DeepEqual(nicks[0].Nicknames, []string{"the", "e"}) {
+		t.Fatalf("person_nicknames after +=: %+v, %v", nicks, err)
+	}
 }

@@ -35,6 +35,78 @@ func (q *Queries) AddBook(ctx context.Context, arg AddBookParams) (AddBookRow, e
 	return i, nil
 }
 
+// addNicknamedSQL is the SQL of query add_nicknamed (cases/gel_valid_forms/queries/add_nicknamed.edgeql).
+const addNicknamedSQL = `INSERT INTO "person" ("name", "nicknames")
+VALUES ($1, CAST($2 AS text[]))
+RETURNING "id"`
+
+// AddNicknamedParams are the parameters of AddNicknamed.
+type AddNicknamedParams struct {
+	Name      string
+	Nicknames []string
+}
+
+// AddNicknamedRow is one row returned by AddNicknamed.
+type AddNicknamedRow struct {
+	ID string `json:"id"`
+}
+
+// AddNicknamed runs query add_nicknamed (cases/gel_valid_forms/queries/add_nicknamed.edgeql).
+//
+// A multi property from array_unpack (https://docs.geldata.com/reference/datamodel/properties).
+func (q *Queries) AddNicknamed(ctx context.Context, arg AddNicknamedParams) (AddNicknamedRow, error) {
+	if arg.Nicknames == nil {
+		arg.Nicknames = []string{}
+	}
+	row := q.db.QueryRow(ctx, addNicknamedSQL, arg.Name, arg.Nicknames)
+	var i AddNicknamedRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
+// addNicknamesSQL is the SQL of query add_nicknames (cases/gel_valid_forms/queries/add_nicknames.edgeql).
+const addNicknamesSQL = `UPDATE "person"
+SET "nicknames" = array_cat("nicknames", ARRAY[CAST('the' AS text)] || CAST($2 AS text[]))
+WHERE name = $1
+RETURNING "id"`
+
+// AddNicknamesParams are the parameters of AddNicknames.
+type AddNicknamesParams struct {
+	Name string
+	More []string
+}
+
+// AddNicknamesRow is one row returned by AddNicknames.
+type AddNicknamesRow struct {
+	ID string `json:"id"`
+}
+
+// AddNicknames runs query add_nicknames (cases/gel_valid_forms/queries/add_nicknames.edgeql).
+func (q *Queries) AddNicknames(ctx context.Context, arg AddNicknamesParams) ([]AddNicknamesRow, error) {
+	if arg.More == nil {
+		arg.More = []string{}
+	}
+	rows, err := q.db.Query(ctx, addNicknamesSQL, arg.Name, arg.More)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []AddNicknamesRow
+	for rows.Next() {
+		var i AddNicknamesRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // addPersonSQL is the SQL of query add_person (cases/gel_valid_forms/queries/add_person.edgeql).
 const addPersonSQL = `INSERT INTO "person" ("name")
 VALUES ($1)
@@ -221,6 +293,43 @@ func (q *Queries) PeopleNamed(ctx context.Context, arg PeopleNamedParams) ([]Peo
 	for rows.Next() {
 		var i PeopleNamedRow
 		if err := rows.Scan(&i.Name); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// personNicknamesSQL is the SQL of query person_nicknames (cases/gel_valid_forms/queries/person_nicknames.edgeql).
+const personNicknamesSQL = `SELECT "nicknames"
+FROM "person"
+WHERE name = $1`
+
+// PersonNicknamesParams are the parameters of PersonNicknames.
+type PersonNicknamesParams struct {
+	Name string
+}
+
+// PersonNicknamesRow is one row returned by PersonNicknames.
+type PersonNicknamesRow struct {
+	Nicknames []string `json:"nicknames"`
+}
+
+// PersonNicknames runs query person_nicknames
+// (cases/gel_valid_forms/queries/person_nicknames.edgeql).
+func (q *Queries) PersonNicknames(ctx context.Context, arg PersonNicknamesParams) ([]PersonNicknamesRow, error) {
+	rows, err := q.db.Query(ctx, personNicknamesSQL, arg.Name)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []PersonNicknamesRow
+	for rows.Next() {
+		var i PersonNicknamesRow
+		if err := rows.Scan(&i.Nicknames); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

@@ -5,6 +5,12 @@ import {
   type AddBookArgs,
   type AddBookResult,
   addBook,
+  type AddNicknamedArgs,
+  type AddNicknamedResult,
+  addNicknamed,
+  type AddNicknamesArgs,
+  type AddNicknamesResult,
+  addNicknames,
   type AddPersonArgs,
   type AddPersonResult,
   addPerson,
@@ -23,6 +29,9 @@ import {
   type PeopleNamedArgs,
   type PeopleNamedResult,
   peopleNamed,
+  type PersonNicknamesArgs,
+  type PersonNicknamesResult,
+  personNicknames,
   type PositionalArgs,
   type PositionalResult,
   positional,
@@ -43,6 +52,10 @@ export interface Runner {
   readonly query: {
     /** Runs `add_book` (cases/gel_valid_forms/queries/add_book.edgeql). */
     addBook(args: AddBookArgs): Promise<AddBookResult>;
+    /** Runs `add_nicknamed` (cases/gel_valid_forms/queries/add_nicknamed.edgeql). */
+    addNicknamed(args: AddNicknamedArgs): Promise<AddNicknamedResult>;
+    /** Runs `add_nicknames` (cases/gel_valid_forms/queries/add_nicknames.edgeql). */
+    addNicknames(args: AddNicknamesArgs): Promise<AddNicknamesResult[]>;
     /** Runs `add_person` (cases/gel_valid_forms/queries/add_person.edgeql). */
     addPerson(args: AddPersonArgs): Promise<AddPersonResult>;
     /** Runs `book_by_title` (cases/gel_valid_forms/queries/book_by_title.edgeql). */
@@ -55,6 +68,8 @@ export interface Runner {
     peopleBooks(args?: PeopleBooksArgs): Promise<PeopleBooksResult[]>;
     /** Runs `people_named` (cases/gel_valid_forms/queries/people_named.edgeql). */
     peopleNamed(args: PeopleNamedArgs): Promise<PeopleNamedResult[]>;
+    /** Runs `person_nicknames` (cases/gel_valid_forms/queries/person_nicknames.edgeql). */
+    personNicknames(args: PersonNicknamesArgs): Promise<PersonNicknamesResult[]>;
     /** Runs `positional` (cases/gel_valid_forms/queries/positional.edgeql). */
     positional(args: PositionalArgs): Promise<PositionalResult[]>;
     /** Runs `value_set_stats` (cases/gel_valid_forms/queries/value_set_stats.edgeql). */
@@ -124,12 +139,15 @@ function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
       addBook: (args) => addBook(db, args),
+      addNicknamed: (args) => addNicknamed(db, args),
+      addNicknames: (args) => addNicknames(db, args),
       addPerson: (args) => addPerson(db, args),
       bookByTitle: (args) => bookByTitle(db, args),
       bytesConcat: (args) => bytesConcat(db, args),
       jsonConcat: (args) => jsonConcat(db, args),
       peopleBooks: (args) => peopleBooks(db, args),
       peopleNamed: (args) => peopleNamed(db, args),
+      personNicknames: (args) => personNicknames(db, args),
       positional: (args) => positional(db, args),
       valueSetStats: (args) => valueSetStats(db, args),
       withValueSet: (args) => withValueSet(db, args),

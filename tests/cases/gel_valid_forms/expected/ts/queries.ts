@@ -54,6 +54,69 @@ export async function addBook(db: Queryable, args: AddBookArgs): Promise<AddBook
   return row;
 }
 
+/** SQL of query `add_nicknamed` (cases/gel_valid_forms/queries/add_nicknamed.edgeql). */
+export const addNicknamedSql = `INSERT INTO "person" ("name", "nicknames")
+VALUES ($1, CAST($2 AS text[]))
+RETURNING "id"`;
+
+/** Parameters of {@link addNicknamed}. */
+export interface AddNicknamedArgs {
+  readonly name: string;
+  readonly nicknames: readonly string[];
+}
+
+/** One row returned by {@link addNicknamed}. */
+export interface AddNicknamedResult {
+  id: string;
+}
+
+/**
+ * A multi property from array_unpack (https://docs.geldata.com/reference/datamodel/properties).
+ *
+ * Source: cases/gel_valid_forms/queries/add_nicknamed.edgeql.
+ */
+export async function addNicknamed(db: Queryable, args: AddNicknamedArgs): Promise<AddNicknamedResult> {
+  const rows = await run(db, addNicknamedSql, [
+    args.name,
+    args.nicknames,
+  ]);
+  const row = rows[0] as AddNicknamedResult | undefined;
+  if (row === undefined) {
+    throw new Error("add_nicknamed: the statement returned no row");
+  }
+  return row;
+}
+
+/** SQL of query `add_nicknames` (cases/gel_valid_forms/queries/add_nicknames.edgeql). */
+export const addNicknamesSql = `UPDATE "person"
+SET "nicknames" = array_cat("nicknames", ARRAY[CAST('the' AS text)] || CAST($2 AS text[]))
+WHERE name = $1
+RETURNING "id"`;
+
+/** Parameters of {@link addNicknames}. */
+export interface AddNicknamesArgs {
+  readonly name: string;
+  readonly more: readonly string[];
+}
+
+/** One row returned by {@link addNicknames}. */
+export interface AddNicknamesResult {
+  id: string;
+}
+
+/**
+ * Runs query `add_nicknames`.
+ *
+ * Source: cases/gel_valid_forms/queries/add_nicknames.edgeql.
+ */
+export async function addNicknames(db: Queryable, args: AddNicknamesArgs): Promise<AddNicknamesResult[]> {
+  const rows = await run(db, addNicknamesSql, [
+    args.name,
+    args.more,
+  ]);
+  return rows as AddNicknamesResult[];
+}
+
 /** SQL of query `add_person` (cases/gel_valid_forms/queries/add_person.edgeql). */
 export const addPersonSql = `INSERT INTO "person" ("name")
 VALUES ($1)
@@ -229,6 +292,33 @@ export async function peopleNamed(db: Queryable, args: PeopleNamedArgs): Promise
     args.more,
   ]);
   return rows as PeopleNamedResult[];
+}
+
+/** SQL of query `person_nicknames` (cases/gel_valid_forms/queries/person_nicknames.edgeql). */
+export const personNicknamesSql = `SELECT "nicknames"
+FROM "person"
+WHERE name = $1`;
+
+/** Parameters of {@link personNicknames}. */
+export interface PersonNicknamesArgs {
+  readonly name: string;
+}
+
+/** One row returned by {@link personNicknames}. */
+export interface PersonNicknamesResult {
+  nicknames: string[];
+}
+
+/**
+ * Runs query `person_nicknames`.
+ *
+ * Source: cases/gel_valid_forms/queries/person_nicknames.edgeql.
+ */
+export async function personNicknames(db: Queryable, args: PersonNicknamesArgs): Promise<PersonNicknamesResult[]> {
+  const rows = await run(db, personNicknamesSql, [
+    args.name,
+  ]);
+  return rows as PersonNicknamesResult[];
 }
 
 /** SQL of query `positional` (cases/gel_valid_forms/queries/positional.edgeql). */

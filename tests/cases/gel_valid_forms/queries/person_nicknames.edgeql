@@ -1,0 +1,1 @@
+select Person { nicknames } filter .name = <str>$name;
