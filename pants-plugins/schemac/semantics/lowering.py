@@ -783,6 +783,12 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None,
                               gel_json=gel_json)
             obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            values = None
+            if el.values:
+                # (the one element's values, not objects: a column of the linked rows)
+                col = el.elements[0].column  # type: ignore[attr-defined]
+                obj = f"{inner_alias}.{qi(col.name)}"
+                obj, values = (_json_value(col.type, obj, gel_json), "json") if depth > 0 else (obj, el.field.type.pg)
             target = link.target.from_sql or qi(link.target.table)
             if el.written_cte is not None and not link.multi:
                 target = _written_rows(link.target, el.written_cte, target)
@@ -796,7 +802,8 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                 ref = (f"COALESCE({', '.join(f'{alias}.{qi(c)}' for c in link.columns)})" if link.columns
                        else f"{alias}.{qi(link.column)}")  # type: ignore[arg-type]
                 from_where = f"FROM {target} AS {inner_alias} WHERE {inner_alias}.\"id\" = {ref}{visible}"
-            out.append((_nested_sql(obj, from_where, inner_alias, link.multi, el.clauses, depth), el.field))
+            out.append((_nested_sql(obj, from_where, inner_alias, link.multi and not el.single, el.clauses, depth,
+                                    values), el.field))
     return out
 
 
@@ -823,7 +830,7 @@ def read_ctes(node: qir.Node) -> FrozenSet[str]:
 
 
 def _nested_sql(obj: str, from_where: str, alias: str, multi: bool, clauses: Optional[qir.ShapeClauses],
-                depth: int) -> str:
+                depth: int, values: Optional[str] = None) -> str:
     """A nested shape's sub-select: one JSON object (``obj``) of the rows ``from_where`` (a
     ``FROM ... WHERE ...`` naming them ``alias``), or for a multi link a JSON array of them, in
     the ``order by`` of its clauses then by id (by id alone without one). With ``offset`` /
@@ -842,6 +849,15 @@ def _nested_sql(obj: str, from_where: str, alias: str, multi: bool, clauses: Opt
     order = ", ".join(keys)
     if not multi:
         return f"(SELECT {obj} {from_where}{where}{' ORDER BY ' + order if page else ''}{page})"
+    if values is not None:
+        # `(select .link ...).p`: the values ``obj`` of the rows picked in order, an empty one
+        # no element (``values``: the array's Postgres type, or "json" inside a nested shape)
+        rows = qi(f"_r{depth + 1}")
+        agg, empty = (("json_agg", "'[]'::json") if values == "json"
+                      else ("array_agg", f"CAST(ARRAY[] AS {values})"))
+        return (f"(SELECT coalesce({agg}({rows}.\"v\" ORDER BY {rows}.\"n\"), {empty}) FROM "
+                f"(SELECT {obj} AS \"v\", row_number() OVER (ORDER BY {order}) AS \"n\" {from_where}{where}"
+                f"{' ORDER BY ' + order + page if page else ''}) AS {rows} WHERE {rows}.\"v\" IS NOT NULL)")
     if not page:
         return f"(SELECT coalesce(json_agg({obj} ORDER BY {order}), '[]'::json) {from_where}{where})"
     rows = qi(f"_r{depth + 1}")

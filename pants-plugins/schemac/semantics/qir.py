@@ -680,6 +680,12 @@ class ShapeLink(Node):
     #: writes in the table). A multi link of an object inserted by a write bound by ``with``:
     #: the CTE of its join rows (``RETURNING *``), which stands for the join table.
     written_cte: Optional[str] = None
+    #: ``first := (select .link order by ... limit 1) { ... }`` of a multi link: at most one
+    #: object (https://docs.geldata.com/reference/edgeql/cardinality), not a list.
+    single: bool = False
+    #: ``(select .link ...).p`` / ``(select .link.p ...)``: the values of the one element (a
+    #: stored property), an array of them (one value with ``single`` or a single link).
+    values: bool = False
 
 
 @dataclass(frozen=True, eq=False)

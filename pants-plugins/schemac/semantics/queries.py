@@ -2311,6 +2311,14 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             ctx.reporter.error("E0206", f"{unsupported} in a shape {'is' if el.type_filter is None else 'are'} not "
                                "supported yet", el.span)
             continue
+        rename: Optional[str] = None
+        single = values = False
+        if el.value is not None:
+            linked = _linked_selection(el, subject, ctx)
+            if linked is False:
+                continue
+            if linked is not None:
+                el, rename, single, values = linked  # type: ignore[misc]
         poly: Optional[Link] = None
         v = el.value
         if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.TypeFilter) and isinstance(v.base.base, ast.Path) \
@@ -2343,7 +2351,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             if node is not None:
                 out.append(node)
             continue
-        key = "@" + el.name if el.link_prop else el.name
+        key = "@" + el.name if el.link_prop else (rename or el.name)
         if key in seen or (go_name(key) in {go_name(k) for k in seen}):
             ctx.reporter.error("E0309", f"'{key}' appears twice in the shape" if key in seen else
                                f"'{key}' and another field of the shape have the same name in Go", el.span)
@@ -2376,7 +2384,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
         link = poly or subject.links.get(el.name)
         if link is not None:
             if depth == 0 and not link.multi and link.column is not None and [e.name for e in el.shape] == ["id"] \
-                    and not _has_clauses(el):
+                    and not _has_clauses(el) and rename is None:
                 col = subject.column(link.column)  # type: ignore[arg-type]
                 assert col is not None
                 out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col))
@@ -2404,13 +2412,30 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             visible = policies.read_predicate(link.target, ctx, inner_alias)
             if clauses is None:
                 visible = policies.required_link_visible(visible, link, subject, inner_alias)
-            if link.multi:
-                field = ResultField(el.name, None, False, nested, True, depth > 0)
+            if link.multi and not single:
+                field = ResultField(rename or el.name, None, False, nested, True, depth > 0)
             else:
                 # (a filter or an offset may leave a required link's object out)
-                field = ResultField(el.name, None, not link.required or clauses is not None, nested, False,
-                                    depth > 0)
-            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses, written_cte))
+                field = ResultField(rename or el.name, None, not link.required or clauses is not None or single,
+                                    nested, False, depth > 0)
+            if values:
+                # `(select .link ...).p`, `(select .link.p ...)`: the objects' values of p, in
+                # their order (an empty value no element), as an array; one value with limit 1
+                col = inner[0] if len(inner) == 1 and type(inner[0]) is qir.ShapeColumn else None
+                if col is None:
+                    if inner:
+                        ctx.reporter.error("E0206", f"the values of '{el.shape[0].name}', which is not a stored "
+                                           "property, of a sub-select with 'order by', 'offset' or 'limit' are not "
+                                           "supported yet", el.shape[0].span)
+                    continue
+                vt = col.column.type  # type: ignore[attr-defined]
+                vtype = ValueType(element=vt) if field.multi else vt
+                if depth > 0 and not _json_ok(vtype, el.span, ctx):
+                    continue
+                field = ResultField(field.name, vtype, not field.multi and (field.optional or col.field.optional),
+                                    in_json=depth > 0)
+            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses, written_cte,
+                                     single and link.multi, values))
             continue
         comp = subject.computeds.get(el.name)
         if comp is not None and comp.poly_type is not None and el.shape is not None:
@@ -2467,6 +2492,87 @@ def _poly_shape_link(pl: PolyLink, type_name: Optional[str], span: Span, ctx: Ex
     view = abstract_view(pl)
     return Link(pl.name, view, pl.multi, pl.required, None, pl.join_table,
                 () if pl.multi else tuple(c for _, c in pl.targets))
+
+
+def _link_relative(node, link: str):
+    """``node`` (a clause of ``(select .link.p filter ... order by ...)``) with its paths
+    ``.link.x`` read as ``.x`` of the linked object (in Gel's scope the subject's ``.link`` is
+    the same object); ``None`` when it reads anything else (another path, a sub-query)."""
+    if isinstance(node, ast.Path):
+        return ast.Path(node.steps[1:], node.span) if len(node.steps) > 1 and node.steps[0] == link else None
+    if isinstance(node, (ast.SelectExpr, ast.SubSelect, ast.ShapeExpr, ast.WithExpr, ast.ForExpr, ast.GroupExpr,
+                         ast.StatementExpr, ast.Backlink, ast.LinkPropRef, ast.TypeFilter, ast.FreeObject)):
+        return None
+    if isinstance(node, tuple):
+        items = tuple(_link_relative(x, link) for x in node)
+        return None if any(i is None and x is not None for i, x in zip(items, node)) else items
+    if not dataclasses.is_dataclass(node) or isinstance(node, (Span, type, ast.TypeRef)):
+        return node
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if v is None or isinstance(v, (str, int, float, bool, Span)):
+            continue
+        nv = _link_relative(v, link)
+        if nv is None:
+            return None
+        if nv is not v:
+            changes[fld.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _linked_selection(el: ast.ShapeElement, subject: ObjectType, ctx: ExprContext):
+    """A computed element selecting a link's objects with clauses, ``first := (select .link
+    [filter ...] [order by ...] [offset ...] [limit ...]) { shape }`` (or ``(select .link {
+    shape } ...)``), ``name := (select .link ...).p``, ``name := (select .link.p ... order by
+    .link.p ...)``, or without clauses ``name := .link { shape }``: the element ``link: { shape
+    } filter ... order by ...`` (of the values of ``p`` for the last two) under the name
+    ``name`` (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links).
+    ``(element, name, single, values)``; ``single``: ``limit 1``, at most one object or value,
+    as Gel's cardinality inference gives a select with a literal ``limit 1``
+    (https://docs.geldata.com/reference/edgeql/cardinality). ``None`` for any other element;
+    ``False`` after a located error."""
+    v, shape, step = el.value, None, None
+    if isinstance(v, ast.Step) and v.kind == "." and isinstance(v.base, ast.SelectExpr):
+        step, v = v.name, v.base
+    if isinstance(v, ast.ShapeExpr) and step is None:
+        shape, v = v.shape, v.base
+        if isinstance(v, ast.Path) and len(v.steps) == 1 and (v.steps[0] in subject.links
+                                                              or v.steps[0] in subject.poly_links):
+            return dataclasses.replace(el, name=v.steps[0], shape=shape, value=None), el.name, False, False
+    if not (isinstance(v, ast.SelectExpr) and isinstance(v.subject, ast.Path) and 1 <= len(v.subject.steps) <= 2):
+        return None
+    if shape is not None and v.shape is not None:
+        return None
+    name = v.subject.steps[0]
+    if name not in subject.links and name not in subject.poly_links:
+        return None
+    shape = shape if shape is not None else v.shape
+    if len(v.subject.steps) == 2:
+        if step is not None or shape is not None:
+            return None
+        step = v.subject.steps[1]
+        clauses = {}
+        for field in ("filter", "order", "offset", "limit"):
+            c = getattr(v, field)
+            c2 = _link_relative(c, name) if c is not None and c != () else c
+            if c2 is None and c is not None:
+                ctx.reporter.error("E0206", f"a sub-select of '.{name}.{step}' whose {field.replace('order', 'order by')} "
+                                   f"reads other than '.{name}...' is not supported yet", v.span,
+                                   f"select the objects: (select .{name} ... order by .{step}).{step}")
+                return False
+            clauses[field] = c2
+        # (the values: an empty one is no element, so it is not counted by offset / limit)
+        present = ast.UnaryOp("exists", ast.Path((step,), v.subject.span), v.subject.span)
+        filt = present if clauses["filter"] is None else ast.BinOp("and", present, clauses["filter"], v.span)
+        v = dataclasses.replace(v, filter=filt, order=clauses["order"], offset=clauses["offset"],
+                                limit=clauses["limit"])
+    if step is not None:
+        shape = (ast.ShapeElement(step, None, el.span),)
+    single = isinstance(v.limit, ast.Literal) and v.limit.value == 1
+    inner = dataclasses.replace(el, name=name, shape=shape, value=None, filter=v.filter, order=v.order,
+                                offset=v.offset, limit=v.limit)
+    return inner, el.name, single, step is not None
 
 
 def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
