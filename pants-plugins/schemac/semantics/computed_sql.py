@@ -201,6 +201,22 @@ def computed_property(expr: ast.Path, comp: Computed, ctx):
         return None
     if comp.broken:
         return None
+    if comp.target is not None and comp.at_most_one and not comp.poly_sources:
+        # A computed link Gel infers holds at most one object, read as a value: its id
+        # (`global self ?= .user` of `user := .<account[is User]`, `account` exclusive), empty
+        # when it holds none.
+        from schemac.semantics.exprs import check
+
+        alias = qi(f"_cv{ctx.depth}")
+        objects = object_set(comp, ctx, alias, expr.span)
+        if objects is None:
+            return None
+        inner = dataclasses.replace(ctx, subject=comp.target, column_prefix=alias, subject_column=None, variables={},
+                                    bound_statements={})
+        ident = check(ast.Path(("id",), expr.span), inner)
+        if ident is None:
+            return None
+        return qir.ObjectValue(expr.span, ident.type, True, objects, ident)
     if comp.target is not None:
         ctx.reporter.error("E0206", f"'{comp.name}' is a computed link (a set of {comp.target.name} objects): count "
                            "it, test it with exists, or select it with a shape", expr.span,
@@ -728,13 +744,21 @@ def _object_path(arg, ctx, alias: str):
 
 
 def _flatten_path(expr) -> Optional[List[object]]:
-    """``.a[is T].b.c`` -> ``['a', ('is', TypeRef), 'b', 'c']`` (a leading backlink stays a
-    :class:`~schemac.syntax.tree.Backlink` element); ``None`` when ``expr`` is not such a path."""
+    """``.a[is T].b.c`` -> ``['a', ('is', TypeRef), 'b', 'c']`` (a backlink, leading or after
+    another step, ``.<a[is T].<b[is U]``, is a :class:`~schemac.syntax.tree.Backlink` element);
+    ``None`` when ``expr`` is not such a path."""
     out: List[object] = []
     node = expr
     while True:
         if isinstance(node, ast.Step) and node.kind == ".":
             out.insert(0, node.name)
+            node = node.base
+        elif isinstance(node, ast.TypeFilter) and isinstance(node.base, ast.Step) and node.base.kind == ".<":
+            # a backlink after a first step: `.<artists[is Track].<track[is Stream]`
+            out.insert(0, ast.Backlink(node.base.name, node.type.name, node.span, node.type.span))
+            node = node.base.base
+        elif isinstance(node, ast.Step) and node.kind == ".<":
+            out.insert(0, ast.Backlink(node.name, None, node.span))
             node = node.base
         elif isinstance(node, ast.TypeFilter):
             out.insert(0, ("is", node.type))
@@ -764,6 +788,14 @@ def union_parts(expr) -> Optional[List[object]]:
     return out
 
 
+def set_op(expr) -> Optional[Tuple[str, object, object]]:
+    """``(op, left, right)`` of ``A intersect B`` / ``A except B``
+    (https://docs.geldata.com/reference/stdlib/set), else ``None``."""
+    if isinstance(expr, ast.BinOp) and expr.op in ("intersect", "except"):
+        return expr.op, expr.left, expr.right
+    return None
+
+
 def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -> Optional[ObjectType]:
     """The object type of the objects ``expr`` stands for when it is a set of objects of
     ``subject`` written as a path through links (``.items[is Media].edges.character``), a union
@@ -778,6 +810,9 @@ def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -
     if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
             and expr.limit is None:
         return set_target(expr.subject, subject, schema, module, depth + 1)
+    if set_op(expr) is not None:
+        # (the objects of the left operand; a right one of another type is reported when checked)
+        return set_target(set_op(expr)[1], subject, schema, module, depth + 1)  # type: ignore[index]
     parts = union_parts(expr)
     if parts is not None:
         targets = [set_target(p, subject, schema, module, depth + 1) for p in parts]
@@ -849,7 +884,7 @@ def is_set_expr(expr) -> bool:
     if _asserted_single(expr) is not None:
         inner = _asserted_single(expr)
         return is_set_expr(inner) or isinstance(inner, ast.Backlink)
-    if union_parts(expr) is not None:
+    if union_parts(expr) is not None or set_op(expr) is not None:
         return True
     steps = _flatten_path(expr)
     return steps is not None and (len(steps) > 1 or any(isinstance(s, tuple) for s in steps))
@@ -889,6 +924,8 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
         if base.filter is not None:
             filt = qir.Binary(expr.span, BOOL, True, "and", base.filter, filt)
         return dataclasses.replace(base, filter=filt)
+    if set_op(expr) is not None:
+        return _set_op(expr, ctx, alias, span)
     parts = union_parts(expr)
     if parts is not None:
         sets = []
@@ -921,6 +958,34 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     target = hops[-1].target
     cond = qir.InPath(expr.span, BOOL, False, alias, subject_ref(ctx), tuple(hops))
     return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+
+
+def _set_op(expr: ast.BinOp, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
+    """``A intersect B`` / ``A except B`` of sets of objects of one type
+    (https://docs.geldata.com/reference/stdlib/set): the objects of ``A`` that are (are not)
+    objects of ``B``. Gel's operators are a multiset's (an object ``A`` holds twice and ``B``
+    once is once in ``A intersect B``); links, backlinks and paths hold each object once, so the
+    rows of ``A`` whose id is (is not) one of ``B``'s are the result. A union operand, which may
+    hold an object twice, is refused (``E0206``)."""
+    op, left, right = expr.op, expr.left, expr.right
+    a = expr_object_set(left, ctx, alias, span)
+    if a is None:
+        return None
+    b = expr_object_set(right, ctx, _sub_alias(alias, "x" if op == "intersect" else "e"), span)
+    if b is None:
+        return None
+    if b.source is not a.source:
+        ctx.reporter.error("E0206", f"'{op}' of {a.source.name} and {b.source.name} objects is not supported yet",
+                           expr.span, f"'{op}' sets of one type")
+        return None
+    for s, e in ((a, left), (b, right)):
+        if s.parts:
+            ctx.reporter.error("E0206", f"a union as an operand of '{op}' is not supported yet (it may hold an "
+                               "object more than once, which Gel's multiset operators count)", e.span)
+            return None
+    if op == "intersect":
+        return dataclasses.replace(a, within=a.within + (b,))
+    return dataclasses.replace(a, outside=a.outside + (b,))
 
 
 def _path_hops(steps, span, ctx, rooted: bool = False) -> Optional[List[qir.PathHop]]:
@@ -1280,7 +1345,7 @@ def _filtered(base: qir.ObjectSet, filt, span, ctx) -> Optional[qir.ObjectSet]:
     if cond.type.family != "bool":
         ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
         return None
-    if base.cond is None and base.link is None and not base.parts:
+    if base.cond is None and base.link is None and not base.parts and not base.within and not base.outside:
         return dataclasses.replace(base, cond=cond)  # (every object of a type, filtered)
     if base.filter is not None:
         cond = qir.Binary(span, BOOL, True, "and", base.filter, cond)

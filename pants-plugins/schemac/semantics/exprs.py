@@ -538,6 +538,15 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                 from schemac.semantics import functions
 
                 return functions.call(expr, alias, ctx, expected)  # type: ignore[arg-type]
+        if var is None and expr.name in ("__new__", "__old__") and ctx.row_refs:
+            # `__new__` in a trigger (https://docs.geldata.com/reference/datamodel/triggers): the
+            # triggering object, its id (`not __new__ in __new__.blocked`).
+            record = ctx.row_refs.get(expr.name)
+            if record is None:
+                ctx.reporter.error("E0206", f"{expr.name} is not available in {ctx.where}", expr.span)
+                return None
+            return check(ast.Path(("id",), expr.span),
+                         dataclasses.replace(ctx, column_prefix=record, subject=ctx.row_ref_subject or ctx.subject))
         if var is None:
             ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
                                did_you_mean(expr.name, list(ctx.variables)) or
@@ -3427,9 +3436,12 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
             and isinstance(expr.operand.base, ast.VarRef) and expr.operand.base.name in ctx.row_refs:
         # `<json>__new__ {**}` in a trigger: the object as JSON.
         return ctx.row_json(expr.operand)
-    inner = check(expr.operand, ctx, None)
-    if inner is None:
-        return None
+    # `<array<str>>[]`: the empty array takes its element type from the cast
+    # (https://docs.geldata.com/reference/stdlib/array).
+    empty_array = isinstance(expr.operand, ast.ArrayLit) and not expr.operand.items and target.element is not None
+    inner = check(expr.operand, ctx, target if empty_array else None)
+    if inner is None or empty_array:
+        return inner
     if inner.type.family == "json" and target.family != "json":
         # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
         # property refuses when written); `<optional T>x['k']` may be empty.

@@ -433,7 +433,14 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     """``FROM <source> AS <alias> WHERE <the rows of the set>``, correlated with the subject row
     (and restricted to those the source's access policies let the query see). A paged set is
     its rows in order, numbered ``"_n"``: ``FROM (SELECT <alias>.*, row_number() OVER (ORDER BY
-    ...) AS "_n" FROM ... ORDER BY ... LIMIT n) AS <alias> WHERE true``."""
+    ...) AS "_n" FROM ... ORDER BY ... LIMIT n) AS <alias> WHERE true``. A set intersected with
+    (or less) other sets: its rows whose id is (is not) among theirs, ``FROM (SELECT <alias>.*
+    <the set>) AS <alias> WHERE <alias>."id" [NOT] IN (SELECT <other>."id" <other set>)``."""
+    if s.within or s.outside:
+        inner = object_set_sql(dataclasses.replace(s, within=(), outside=()))
+        tests = [f'{s.alias}."id" IN (SELECT {o.alias}."id" {object_set_sql(o)})' for o in s.within]
+        tests += [f'{s.alias}."id" NOT IN (SELECT {o.alias}."id" {object_set_sql(o)})' for o in s.outside]
+        return f"FROM (SELECT {s.alias}.* {inner}) AS {s.alias} WHERE {' AND '.join(tests)}"
     if s.page is not None:
         inner = object_set_sql(dataclasses.replace(s, page=None))
         keys = ", ".join([_order_sql(k) for k in s.page.order] + [f'{s.alias}."id"'])

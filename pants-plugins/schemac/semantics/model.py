@@ -356,6 +356,10 @@ class Computed:
     #: types whose link ``link`` points here (a query reads the union of their objects).
     poly_type: Optional[str] = None
     poly_sources: Tuple["ObjectType", ...] = field(default=(), compare=False, repr=False)
+    #: A computed link holding at most one object, as Gel infers it: not multi, or a backlink
+    #: through a link with an exclusive constraint (``user := .<account[is User]``, ``account``
+    #: exclusive), or a filter pinning one object. It may then be read as a value (its id).
+    at_most_one: bool = False
 
     @property
     def is_link(self) -> bool:

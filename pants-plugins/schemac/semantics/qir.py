@@ -295,6 +295,10 @@ class ObjectSet(Node):
     #: instead of the table (``identities := ps`` of ``with ps := (insert ...)``, ``{ p :=
     #: assert_exists(updated) { name } }``; ``cond``, ``link`` unset).
     cte: Optional[str] = None
+    #: ``A intersect B`` / ``A except B`` (https://docs.geldata.com/reference/stdlib/set): only
+    #: the rows that are (``within``) / are not (``outside``) objects of each of these sets.
+    within: Tuple["ObjectSet", ...] = ()
+    outside: Tuple["ObjectSet", ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -736,6 +736,8 @@ class _Resolver:
         # one school), as Gel's cardinality inference has it.
         pinned = pinned or (new.backlink is not None and new.target is not None
                             and self._exclusive_link(new.target, new.backlink))
+        if new.target is not None and (pinned or not new.multi):
+            new = dataclasses.replace(new, at_most_one=True)
         if decl.single and new.multi and not pinned:
             # Gel refuses the schema: "possibly more than one element returned by an expression
             # for a computed link explicitly declared as 'single'"

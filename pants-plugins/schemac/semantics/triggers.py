@@ -270,14 +270,17 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
         elif isinstance(stmt, (ast.UpdateQuery, ast.DeleteQuery)):
             sql = _trigger_write(schema, obj, stmt, refs, kinds, module, reporter, loop)
         else:
-            sql = _trigger_assert(stmt, ctx, reporter)
+            sql = _trigger_assert(_row_paths(stmt, refs), ctx, reporter)
         if sql is None:
             ok = False
         else:
             parts.append(sql)
     cond = None
     if trig.when is not None:
-        low = lower(trig.when, ctx, BOOL)
+        from schemac.semantics import policies
+
+        with policies.not_applied():
+            low = lower(_row_paths(trig.when, refs), ctx, BOOL)
         if low is None:
             ok = False
         elif low.type.family != "bool":
@@ -435,6 +438,51 @@ def _trigger_statements(body) -> Optional[List[object]]:
     return out
 
 
+#: Expressions evaluated in the scope of the expression around them (not a sub-select's, a
+#: shape's or a ``with``'s): what :func:`_row_paths` looks into.
+_SAME_SCOPE = (ast.UnaryOp, ast.BinOp, ast.FuncCall, ast.NamedArg, ast.Cast, ast.IfElse, ast.Index, ast.TypeFilter,
+               ast.Tuple_, ast.SetLit, ast.ArrayLit)
+
+
+def _row_paths(expr, refs: Dict[str, str]):
+    """``expr`` (a trigger's ``when`` or ``assert(...)``, read with the triggering row as its
+    subject) with each path from that row, ``__new__.following`` (``__old__.x`` in a delete
+    trigger), written as the subject's path ``.following``: the same objects
+    (https://docs.geldata.com/reference/datamodel/triggers), so that the forms read from the
+    subject (``exists (.a intersect .b)``, ``x in .multi_link``) read them too. Inside a
+    sub-select, a shape or a ``with`` (another subject) nothing changes."""
+    root = "__new__" if "__new__" in refs else "__old__"
+
+    def walk(node):
+        if isinstance(node, ast.Step) and node.kind == "." and isinstance(node.base, ast.VarRef) \
+                and node.base.name == root:
+            return ast.Path((node.name,), node.span)
+        if isinstance(node, ast.Step) and node.kind == ".":
+            base = walk(node.base)
+            if isinstance(base, ast.Path) and base is not node.base:
+                return ast.Path(base.steps + (node.name,), node.span)
+            return node if base is node.base else dataclasses.replace(node, base=base)
+        if isinstance(node, ast.Step) and node.kind == ".<":
+            base = walk(node.base)
+            return node if base is node.base else dataclasses.replace(node, base=base)
+        if not isinstance(node, _SAME_SCOPE):
+            return node
+        changes = {}
+        for f in dataclasses.fields(node):
+            v = getattr(node, f.name)
+            if isinstance(v, tuple):
+                new = tuple(walk(x) for x in v)
+                if any(a is not b for a, b in zip(new, v)):
+                    changes[f.name] = new
+            elif f.name not in ("span", "type", "op", "name") and not isinstance(v, (str, type(None))):
+                new = walk(v)
+                if new is not v:
+                    changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node
+
+    return walk(expr)
+
+
 def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) -> Optional[str]:
     """``assert(cond, message := '...')`` (https://docs.geldata.com/reference/stdlib/generic):
     an exception (SQLSTATE P0001, with the message) when ``cond`` is false; nothing when it is
@@ -452,7 +500,10 @@ def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) ->
                            value.span)
             return None
         message = value.value
-    low = lower(args[0], ctx, BOOL)
+    from schemac.semantics import policies
+
+    with policies.not_applied():  # (none apply in a trigger: see the module docstring)
+        low = lower(args[0], ctx, BOOL)
     if low is None:
         return None
     if low.type.family != "bool":
