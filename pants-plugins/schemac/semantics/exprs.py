@@ -2236,6 +2236,11 @@ _DATETIME_OF_STR = (
     "timestamptz) ELSE CAST('an ISO 8601 date and time with a time zone is required, got ' || {0} AS timestamptz) END")
 
 
+#: to_int16(s) ... to_decimal(s): the type each reads a str as (with no format argument).
+_TO_NUMBER = {"to_int16": "int16", "to_int32": "int32", "to_int64": "int64", "to_float32": "float32",
+              "to_float64": "float64", "to_decimal": "decimal", "to_bigint": "bigint"}
+
+
 def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """``to_datetime()`` (https://docs.geldata.com/reference/stdlib/datetime#function::std::to_datetime):
     of an ISO 8601 string with a time zone (``CAST(s AS timestamptz)``; the statement fails on
@@ -2597,6 +2602,17 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
             expr.span, ValueType(element=STR), True, name, found.template, found.args, found.modes, True)
     if name == "to_datetime":
         return _to_datetime(expr, ctx)
+    if name in _TO_NUMBER and len(expr.args) == 1 and not isinstance(expr.args[0], ast.NamedArg):
+        # to_int16(s) without a format is Gel's cast <int16>s (its standard library:
+        # `CASE WHEN fmt IS NULL THEN str_to_int16(s)`, the cast's function;
+        # https://docs.geldata.com/reference/stdlib/numbers#function::std::to_int16)
+        arg = check(expr.args[0], ctx, STR)
+        if arg is None:
+            return None
+        if arg.type.family != "str" or arg.type.element is not None:
+            ctx.reporter.error("E0304", f"{name}() reads a str, got {arg.type.name}", expr.args[0].span)
+            return None
+        return check(ast.Cast(ast.TypeRef(_TO_NUMBER[name], (), expr.span), expr.args[0], expr.span), ctx)
     if name in _STD_FUNCS:
         return _std_func(expr, name, ctx)
     if name in ("datetime_get", "datetime_truncate", "cal::date_get"):

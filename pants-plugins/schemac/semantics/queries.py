@@ -694,6 +694,12 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             if node is not None:
                 out.append(node)
             continue
+        unpacked = _multi_values(a.value) if col.multi and isinstance(a.value, ast.IfElse) else None
+        if unpacked is not None:
+            node = _assign_multi_values(a, unpacked, col, insert, ctx)
+            if node is not None:
+                out.append(node)
+            continue
         if _is_empty_set(a.value):
             node = _clear(a, col, ctx)
             if node is not None:
@@ -1336,6 +1342,48 @@ def _bound_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
     return None
 
 
+def _multi_values(value: ast.Expr) -> Optional[ast.Expr]:
+    """The set of values given to a multi property, ``tags := if c then array_unpack(arr) else
+    {}``, written as the array the property is stored as: each branch's ``array_unpack(arr)`` is
+    ``arr`` (https://docs.geldata.com/reference/stdlib/array#function::std::array_unpack, the
+    set of the array's elements, in order; https://docs.geldata.com/reference/edgeql/insert: a
+    multi property is assigned any set of its type). ``None`` when ``value`` holds no
+    ``array_unpack()`` to rewrite (a bare ``array_unpack()``, a set literal, a union: see
+    ``value_set_array``)."""
+    if isinstance(value, ast.FuncCall) and value.name in _UNPACK and len(value.args) == 1:
+        return value.args[0]
+    if isinstance(value, ast.IfElse):
+        then, else_ = _multi_values(value.then), _multi_values(value.else_)
+        if then is None and else_ is None:
+            return None
+        if then is None and not _is_empty_set(value.then) or else_ is None and not _is_empty_set(value.else_):
+            return None
+        return dataclasses.replace(value, then=then if then is not None else value.then,
+                                   else_=else_ if else_ is not None else value.else_)
+    return None
+
+
+def _assign_multi_values(a: ast.Assignment, array: ast.Expr, col, insert: bool,
+                         ctx: ExprContext) -> Optional[qir.Assign]:
+    """``tags := array_unpack(arr)`` (see :func:`_multi_values`): the column set to ``arr``, or
+    to ``'{}'`` when ``arr`` is empty (a multi property is never NULL: its empty set is the
+    empty array, ``COALESCE(arr, '{}')``); an empty set given to a required multi property fails
+    the statement when it runs (its CHECK), as Gel fails it."""
+    low = check(array, ctx, col.type, allow_optional_param=True)
+    if low is None:
+        return None
+    if low.type.family != col.type.family or low.type.element is None:
+        ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but array_unpack() is given {low.type.name}",
+                           array.span)
+        return None
+    if low.nullable:
+        empty = check(ast.ArrayLit((), a.value.span), ctx, col.type)
+        if empty is None:
+            return None
+        low = qir.Binary(a.value.span, col.type, False, "??", low, empty)
+    return qir.Assign(a.span, col, low)
+
+
 def _is_empty_set(value: ast.Expr) -> bool:
     """``{}`` or ``<T>{}``: the empty set."""
     if isinstance(value, ast.Cast):
@@ -1426,6 +1474,10 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         return None
     param = is_param(arr) or (type(arr) is qir.VarRef and type(arr.binding) is qir.WithValue  # type: ignore[attr-defined]
                               and arr.binding.inline and is_param(arr.binding.value))  # type: ignore[attr-defined]
+    if not json and not json_object and not param:
+        # `array_unpack(str_split(<str>$tsv, '\n'))`: an array computed from the query's own
+        # values (parameters, literals, its `with` names), evaluated once for the statement
+        param = _query_value(arr)
     if (json or json_object) and not param:
         # `json_array_unpack(params['items'])` of a query's json parameter or `with` name
         # (`with items := params['items']`): one json value of the query, not of an object.
@@ -1459,6 +1511,26 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         var = qir.LoopVar(q.var, arr.type.element, sql_name)
     ctx.variables[q.var] = var
     return qir.Batch(src.span, var, arr, json)
+
+
+#: The IR nodes of a value of the query itself, which reads no row (see :func:`_query_value`).
+_QUERY_VALUE_NODES = (qir.Literal, qir.ParamRef, qir.Call, qir.Cast, qir.Unary, qir.Binary, qir.SqlTemplate,
+                      qir.EnumMember, qir.JsonCast, qir.JsonIndex, qir.InSet, qir.InArray, qir.WithValue)
+
+
+def _query_value(e: qir.Expr) -> bool:
+    """A value computed from the query's own values only (parameters, literals, its ``with``
+    names bound to such values, and functions and operators of them): it reads no object and no
+    loop variable, so a ``for`` loop's rows, ``unnest(<it>)``, are evaluated once for the
+    statement (https://docs.geldata.com/reference/edgeql/for: the iterator set is computed
+    before the body runs for each of its elements)."""
+    for n in qir.walk(e):
+        if type(n) is qir.VarRef:
+            if type(n.binding) is not qir.WithValue:  # type: ignore[attr-defined]
+                return False
+        elif not isinstance(n, _QUERY_VALUE_NODES):
+            return False
+    return True
 
 
 def _query_json(e: qir.Expr) -> bool:
