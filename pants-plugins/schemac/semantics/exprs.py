@@ -24,7 +24,7 @@ from schemac.semantics import computed_sql, fts, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
-from schemac.semantics.lowering import Lowered, emit
+from schemac.semantics.lowering import Lowered, emit, tuple_nullable_leaves
 from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
 from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string
 from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind, range_scalar
@@ -514,10 +514,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return None
     if isinstance(expr, (ast.Tuple_, ast.NamedTuple)) and expected is not None and expected.fields:
         return _tuple_lit(expr, ctx, expected)
-    if isinstance(expr, ast.Tuple_):
-        ctx.reporter.error("E0206", "tuples are only supported in 'on ((.a, .b))' and as the value of a tuple "
-                           "property yet", expr.span)
-        return None
+    if isinstance(expr, (ast.Tuple_, ast.NamedTuple)):
+        return _free_tuple(expr, ctx)
     if isinstance(expr, ast.Index):
         return _index(expr, ctx)
     if isinstance(expr, ast.ArrayLit):
@@ -616,8 +614,9 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _pinned_set_path(root, steps, expr.span, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and _object_path_base(expr, ctx) is not None:
         return _object_path(expr, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)):
-        # `.points[0].1`, `(.pos).x`: an element of a tuple value
+    if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)
+                                                              or _tuple_syntax(expr.base)):
+        # `.points[0].1`, `(.pos).x`, `(a := 1, b := 'x').b`: an element of a tuple value
         base = check(expr.base, ctx)
         if base is None:
             return None
@@ -1672,6 +1671,69 @@ def _tuple_lit(expr, ctx: ExprContext, expected: ValueType) -> Optional[qir.Expr
                            not nullable)
 
 
+def _tuple_syntax(expr) -> bool:
+    """A tuple literal, or an element of one (``(1, (a := 2)).1``): its steps by name are its
+    elements (``(a := 1).a``), not paths."""
+    if isinstance(expr, (ast.Tuple_, ast.NamedTuple)):
+        return True
+    return isinstance(expr, ast.Step) and expr.kind == "." and _tuple_syntax(expr.base)
+
+
+def json_element_refusal(vtype: ValueType) -> Optional[str]:
+    """Why a value of ``vtype`` cannot be an element of a selected tuple (which travels as JSON,
+    decoded by node-postgres and by Go's encoding/json), or ``None`` when it can."""
+    from schemac.semantics.scalars import NOT_IN_JSON
+    from schemac.semantics.extensions import is_vector
+    from schemac.semantics.lowering import JSON_SPELLING
+
+    if vtype.fields is not None:
+        return next((why for _, t in vtype.fields if (why := json_element_refusal(t)) is not None), None)
+    elem = vtype.element if vtype.element is not None else vtype
+    if elem.fields is not None:
+        return f"an array of tuples ({vtype.name})"
+    if elem.scalar is not None and (elem.scalar.name in NOT_IN_JSON or range_kind(elem.scalar)
+                                    or is_vector(elem.scalar)
+                                    or (vtype.element is not None and elem.scalar.name in JSON_SPELLING
+                                        and elem.scalar.name not in ("int64", "bigint", "decimal"))):
+        return f"a {vtype.name} value"
+    return None
+
+
+def _free_tuple(expr, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``(1, 'x')`` / ``(a := 1, b := 'x')`` as a value of the query
+    (https://docs.geldata.com/reference/stdlib/tuple): a :class:`qir.TupleValue` of its checked
+    elements, typed ``tuple<int64, str>`` / ``tuple<a: int64, b: str>``, empty when an element
+    may be (Gel's tuple of sets is their product). Elements are scalars, enums, arrays of them,
+    or tuples; a tuple is selected or read by its elements (see :func:`_tuple_element`)."""
+    if isinstance(expr, ast.NamedTuple):
+        names: List[Optional[str]] = [n for n, _ in expr.items]
+        items = [v for _, v in expr.items]
+        seen: Set[str] = set()
+        for n, v in expr.items:
+            if n in seen:
+                ctx.reporter.error("E0200", f"the named tuple names '{n}' twice", v.span)
+                return None
+            seen.add(n)
+    else:
+        names, items = [None] * len(expr.items), list(expr.items)
+    lows: List[qir.Expr] = []
+    for item in items:
+        low = check(item, ctx)
+        if low is None:
+            return None
+        why = json_element_refusal(low.type)
+        if why is not None:
+            ctx.reporter.error("E0206", f"{why} inside a tuple is not supported yet", item.span,
+                               "a selected tuple travels as JSON; select the element on its own")
+            return None
+        if type(low) is qir.Literal and low.type.family == "num":
+            # (a literal 1 is an int64, 1.5 a float64: Postgres' integer and numeric otherwise)
+            low = qir.SqlTemplate(low.span, low.type, False, "cast", f"CAST({{0}} AS {low.type.pg})", (low,), "r", True)
+        lows.append(low)
+    vtype = ValueType(fields=tuple((n, low.type) for n, low in zip(names, lows)))
+    return qir.TupleValue(expr.span, vtype, any(low.nullable for low in lows), tuple(lows))
+
+
 def _loop_element(expr: ast.Step, var: qir.LoopVar, ctx: ExprContext) -> Optional[qir.Expr]:
     """``x.0`` / ``x.name`` of a tuple loop variable held as one column per element
     (:attr:`schemac.semantics.qir.LoopVar.elements`): that column of the loop's row."""
@@ -1714,6 +1776,17 @@ def _tuple_element(base: qir.Expr, step: str, span: Span, ctx: ExprContext) -> O
             return None
         i = names.index(step)
     elem = fields[i][1]
+    if type(base) is qir.TupleValue:
+        # an element of a tuple written in the query: that element, empty when the tuple is
+        # (when another element is empty)
+        value = base.elements[i]  # type: ignore[attr-defined]
+        others = [leaf for j, e in enumerate(base.elements) if j != i  # type: ignore[attr-defined]
+                  for leaf in tuple_nullable_leaves(e)]
+        if not others:
+            return value
+        test = " OR ".join(f"{{{k}}} IS NULL" for k in range(1, len(others) + 1))
+        return qir.SqlTemplate(span, elem, True, "tuple_element_of", f"CASE WHEN {test} THEN NULL ELSE {{0}} END",
+                               (value, *others), "p" + "o" * len(others), True)
     return qir.SqlTemplate(span, elem, base.nullable, "tuple_element", f"({{0}}).{qi(attrs[i][0])}", (base,), "r",
                            True)
 
@@ -2555,6 +2628,12 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         found = _value_set_aggregate(expr, name, ctx)
         if found is not None:
             return found or None
+    if name == "enumerate":
+        # (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate: a set of tuples)
+        ctx.reporter.error("E0206", "enumerate() is only supported as the selected set (select enumerate({...})) "
+                           "and as the set of a 'for' loop yet", expr.span,
+                           "write e.g. for x in enumerate(array_unpack(<array<str>>$names)) union (insert ...)")
+        return None
     if name == "assert_single" and len(expr.args) == 1:
         # Gel's assert_single: our values are single already; a sub-select is checked by the
         # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).

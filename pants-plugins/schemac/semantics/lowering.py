@@ -694,6 +694,7 @@ _EXPR = {
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
     qir.SqlTemplate: _sql_template,
+    qir.TupleValue: lambda n: _tuple_json(n),
     qir.FtsSearch: lambda n: _fts_search(n),
     qir.FtsQuery: lambda n: fts.query_sql(_op(n.text), n.regconfig),
     qir.FtsWeights: lambda n: fts.weights_sql(expr_sql(n.weights)),
@@ -730,6 +731,40 @@ def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:
             not gel_json or vtype.scalar.name == "bytes"):
         return JSON_SPELLING[vtype.scalar.name].format(sql)
     return sql
+
+
+def _tuple_json(node: qir.TupleValue, guard: bool = True) -> str:
+    """A tuple written in the query, as the runners read it: a JSON array
+    (``json_build_array(e0, e1)``; a named tuple ``json_build_object('a', e0, ...)``), as Gel
+    spells tuples in JSON (https://docs.geldata.com/reference/stdlib/json). Its elements are
+    spelled as inside a nested shape (:data:`JSON_SPELLING`: an ``int64`` as a string), an array
+    of ``int64``/``bigint``/``decimal`` as an array of strings; NULL (empty) when an element is."""
+    parts = []
+    for (name, vtype), e in zip(node.type.fields or (), node.elements):
+        if type(e) is qir.TupleValue:
+            sql = _tuple_json(e, False)  # type: ignore[arg-type]
+        else:
+            sql = param_sql(e, expr_sql(e))
+            if vtype.element is not None and vtype.element.scalar is not None \
+                    and vtype.element.scalar.name in JSON_SPELLING:
+                sql = f"CAST({sql} AS text[])"
+            else:
+                sql = _json_value(vtype, sql)
+        parts.append(sql if name is None else f"{sql_string(name)}, {sql}")
+    fn = "json_build_array" if all(n is None for n, _ in node.type.fields or ()) else "json_build_object"
+    sql = f"{fn}({', '.join(parts)})"
+    leaves = tuple_nullable_leaves(node) if guard else []
+    if leaves:
+        test = " OR ".join(f"{_op(leaf)} IS NULL" for leaf in leaves)
+        sql = f"CASE WHEN {test} THEN NULL ELSE {sql} END"
+    return sql
+
+
+def tuple_nullable_leaves(node: qir.Expr) -> List[qir.Expr]:
+    """The elements of a tuple (nested tuples' in their place) that may be empty."""
+    if type(node) is qir.TupleValue:
+        return [leaf for e in node.elements for leaf in tuple_nullable_leaves(e)]  # type: ignore[attr-defined]
+    return [node] if node.nullable else []
 
 
 def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None,
@@ -1284,6 +1319,12 @@ def _batch_sql(b: qir.Batch) -> str:
     if not _atomic(b.source):
         src = f"({src})"  # (`params -> 'items'`: the cast applies to the whole value)
     name = qi(b.var.sql_name or b.var.name)
+    if b.enumerate:
+        # each element with its position from 0 (Gel's enumerate): WITH ORDINALITY counts from 1
+        fn = f"jsonb_array_elements({src}::jsonb)" if b.json else f"unnest({src}::{b.source.type.pg})"
+        index, value = b.var.elements or ()
+        return (f'(SELECT "_e"."_o" - 1 AS {qi(index)}, "_e"."_v" AS {qi(value)} FROM {fn} WITH ORDINALITY AS '
+                f'"_e"("_v", "_o")) AS "_batch"')
     if b.json_object:
         return f'jsonb_each({src}::jsonb) AS "_batch"({", ".join(qi(e) for e in b.var.elements or ())})'
     if b.json:
@@ -1389,6 +1430,12 @@ def _elements_sql(s: qir.SelectElements) -> str:
             # (cast: a literal 1 is an integer to Postgres, and the column's type is its parts')
             parts.append(f'SELECT CAST({sql} AS {value.type.pg}) AS "value", {n} AS "_p", CAST(1 AS bigint) AS "_i"')
     inner = " UNION ALL ".join(parts)
+    if s.enumerate:
+        # enumerate(): each value with its position from 0, in the set's order, empty values left out
+        elem = s.parts[0].type.element if s.unpack[0] else s.parts[0].type
+        value = _json_value(elem, '"_v"."value"')
+        return (f'SELECT json_build_array((row_number() OVER (ORDER BY "_v"."_p", "_v"."_i") - 1)::text, {value}) '
+                f'AS "value" FROM ({inner}) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"')
     return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
             f'WHERE "_v"."value" IS NOT NULL' + ("" if s.distinct else ' ORDER BY "_v"."_p", "_v"."_i"'))
 

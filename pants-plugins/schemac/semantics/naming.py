@@ -62,7 +62,7 @@ TS_GLOBALS = frozenset(
 #: The TypeScript runner's own top-level names (templates/*.ts.j2), exported or not: the four
 #: files share one namespace through index.ts' ``export *``.
 TS_RUNNER_NAMES = frozenset(
-    """Queryable run RawRow int64 int64OrNull int64Array int64ArrayOrNull decodeObject decodeList
+    """Queryable run RawRow int64 int64OrNull int64Array int64ArrayOrNull decodeObject decodeList decodeTuple
     translateError ConstraintViolationError ExclusiveViolationError CheckViolationError
     ForeignKeyViolationError NotNullViolationError JsonValue JsonDocument Runner PoolLike isPool
     inTransaction createRunner TransactionError requiredGlobal localDate localDateTime isoDuration parseVector tzDate
@@ -90,7 +90,8 @@ GO_PREDECLARED = frozenset(
 GO_IMPORTS = frozenset("context errors sql driver fmt sync json time pgx pgconn pgtype strconv strings".split())
 #: The Go runner's own package-level names (templates/*.go.j2).
 GO_RUNNER_NAMES = frozenset(
-    """DBTX Runner New Queries translateError pgScan pgValue typeMaps ErrExclusiveViolation ErrCheckViolation
+    """DBTX Runner New Queries translateError pgScan pgValue typeMaps decodeTuple int64Text int64Texts
+    ErrExclusiveViolation ErrCheckViolation
     ErrForeignKeyViolation ErrNotNullViolation NotNullViolationError Vector Globals MissingGlobalError
     driverMessage driverError ErrAccessPolicy AccessPolicyError accessPolicyError""".split()
 )
@@ -260,11 +261,32 @@ def build_names(lib: "Library", reporter: Reporter) -> Names:
 
 def _go_shapes(q, owner: str, path: Tuple[str, ...], fields, out: Dict[Tuple[str, ...], str], go: _Namespace,
                what: str, span: Span) -> None:
-    """Struct names of the nested shapes of a result: ``<Owner><Field>``, innermost last."""
+    """Struct names of the nested shapes and tuples of a result: ``<Owner><Field>``, innermost
+    last (a tuple's element tuple: ``<Tuple>Element<i>`` / ``<Tuple><Name>``)."""
     for f in fields:
+        if f.shape is None and f.type is not None and f.type.fields is not None:
+            _go_tuple(q, owner + go_name(f.name), path + (f.name,), f.type, out, go, span)
+            continue
         if f.shape is None:
             continue
         sub = path + (f.name,)
         name = go.claim(owner + go_name(f.name), f"field '{'.'.join(sub)}' of query '{q.name}'", span)
         out[sub] = name
         _go_shapes(q, name, sub, f.shape, out, go, what, span)
+
+
+def _go_tuple(q, name: str, path: Tuple[str, ...], vtype, out: Dict[Tuple[str, ...], str], go: _Namespace,
+              span: Span) -> None:
+    """The struct of a selected tuple (``path``: the result field, then element keys), and of the
+    tuples among its elements; its fields ``Element0``, ``Element1``... (a named tuple's: its
+    names, which must stay apart in Go), as edgeql-go names them."""
+    what = f"field '{'.'.join(path)}' of query '{q.name}'"
+    out[path] = go.claim(name, what, span)
+    fields = _Namespace("Go", frozenset(), go.reporter)
+    for i, (n, t) in enumerate(vtype.fields):
+        field = fields.claim(go_name(n) if n is not None else f"Element{i}",
+                             f"element '{n}' of {what}" if n is not None else f"element {i} of {what}", span)
+        if n is not None:
+            _proto_key(n, f"element '{n}' of {what}", span, go.reporter)
+        if t.fields is not None:
+            _go_tuple(q, out[path] + field, path + (n if n is not None else str(i),), t, out, go, span)

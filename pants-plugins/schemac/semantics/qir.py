@@ -246,6 +246,18 @@ class SqlTemplate(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class TupleValue(Expr):
+    """``(a, b)`` / ``(x := a, y := b)`` as a value of the query
+    (https://docs.geldata.com/reference/stdlib/tuple): its ``elements`` (``type.fields`` names
+    them). Empty when an element is (a tuple of sets is their product). It is never a Postgres
+    composite value: read by its elements (``t.0``, ``t.x``: the element itself) or selected, as
+    the JSON the runners decode (a JSON array; a named tuple: an object), as Gel spells tuples
+    in JSON (https://docs.geldata.com/reference/stdlib/json)."""
+
+    elements: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
 class CountLink(Expr):
     """``count(.multi_link)``: the number of the subject's links (the subject row is named
     ``subject_row``)."""
@@ -769,6 +781,10 @@ class Batch(Node):
     source: Expr
     json: bool
     json_object: bool = False
+    #: ``enumerate(<source>)`` (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate):
+    #: the variable is a ``tuple<int64, T>`` of each element's position (from 0) and the
+    #: element (:attr:`LoopVar.elements`).
+    enumerate: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -983,6 +999,9 @@ class SelectElements(Node):
     parts: Tuple[Expr, ...]
     unpack: Tuple[bool, ...]
     distinct: bool
+    #: ``select enumerate(<the set>)`` (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate):
+    #: each value as a ``tuple<int64, T>`` of its position in the set (from 0) and itself.
+    enumerate: bool = False
 
 
 @dataclass(frozen=True, eq=False)

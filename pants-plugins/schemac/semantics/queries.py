@@ -18,6 +18,7 @@ Rules (their SQL: :mod:`schemac.semantics.lowering`):
 from __future__ import annotations
 
 import dataclasses
+import types
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
@@ -27,7 +28,8 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
-                                     column_of, is_param, link_prop_column, refuse_poly_link, value_set_array)
+                                     column_of, is_param, json_element_refusal, link_prop_column,
+                                     refuse_poly_link, value_set_array)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -333,14 +335,21 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
     """A query reading or writing a property of a tuple type: E0206 (the schema stores them, as
     Postgres composite types, but the runners do not map them yet); ``True`` when reported."""
     consumed = set()  # tuple values read only for their elements or length (`.days.0`, `.pts[1].x`)
+    free = set()  # tuples written in the query (qir.TupleValue): selected, or elements of one
     for n in qir.walk(stmt):
         if (type(n) is qir.SqlTemplate and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
                 (type(n) is qir.Call and n.func == "len_array"):  # type: ignore[attr-defined]
-            consumed.update(id(a) for a in n.args)  # type: ignore[attr-defined]
+            consumed.update(id(a) for a in n.args if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
         elif type(n) is qir.LoopVar and n.elements is not None:  # type: ignore[attr-defined]
             consumed.add(id(n))  # a loop's tuple, read by its elements (columns of the loop's row)
         elif type(n) is qir.Binary and n.op in ("=", "!=", "?=", "?!="):  # type: ignore[attr-defined]
-            consumed.update((id(n.left), id(n.right)))  # type: ignore[attr-defined]
+            consumed.update(id(a) for a in (n.left, n.right) if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
+        elif type(n) is qir.ShapeComputed and type(n.value) is qir.TupleValue:  # type: ignore[attr-defined]
+            # a tuple selected (`select (1, 'x')`, `t := (.a, .b)`): JSON the runners decode
+            consumed.update((id(n), id(n.value)))  # type: ignore[attr-defined]
+        elif type(n) is qir.TupleValue:
+            consumed.update(id(e) for e in n.elements if type(e) is qir.TupleValue)  # type: ignore[attr-defined]
+            free.add(id(n))
         elif type(n) is qir.Assign and ((type(n.value) is qir.SqlTemplate and n.value.func in ("tuple", "array"))
                                         or (type(n.value) is qir.Literal and n.value.kind == "null")):  # type: ignore[attr-defined]
             # a tuple property written with a literal, `days := (true, false, true)`, or cleared
@@ -351,6 +360,12 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
         column = None if isinstance(n, qir.Expr) else getattr(n, "column", None)
         for vt in (getattr(n, "type", None), getattr(column, "type", None),
                    getattr(getattr(n, "field", None), "type", None)):
+            if isinstance(vt, ValueType) and vt.has_tuple and (id(n) in free or any(
+                    type(x) is qir.TupleValue for x in qir.walk(n))):
+                reporter.error("E0206", f"a tuple ({vt.name}) used here is not supported yet", n.span,  # type: ignore[attr-defined]
+                               "a tuple written in a query is selected (select (a, b), t := (.a, .b) in a shape) "
+                               "or read by its elements (t.0, t.name)")
+                return True
             if isinstance(vt, ValueType) and vt.has_tuple:
                 reporter.error("E0206", f"a {vt.name} value in a query is not supported yet", n.span,  # type: ignore[attr-defined]
                                "tuple properties are stored (as Postgres composite types) but not yet read or "
@@ -1444,6 +1459,21 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
     ``json_array_unpack(<json>$items)`` of a parameter (or of a ``with`` name bound to one). The
     loop variable is put in scope; ``sql_name`` names its column of the ``"_batch"`` rows."""
     src = q.source
+    if isinstance(src, ast.FuncCall) and src.name in _ENUMERATE and len(src.args) == 1:
+        # for x in enumerate(array_unpack(...)) (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate):
+        # x is a tuple<int64, T>, read as x.0 (the position, from 0) and x.1 (the element)
+        batch = _loop(types.SimpleNamespace(source=src.args[0], var=q.var), ctx, sql_name)
+        if batch is None:
+            return None
+        if batch.json_object:
+            ctx.reporter.error("E0206", "enumerate() of json_object_unpack() is not supported yet", src.span,
+                               "iterate over json_object_unpack(...) itself")
+            return None
+        base = sql_name or q.var
+        var = qir.LoopVar(q.var, ValueType(fields=((None, _INT64), (None, batch.var.type))), sql_name,
+                          elements=(f"{base}_0", f"{base}_1"))
+        ctx.variables[q.var] = var
+        return dataclasses.replace(batch, span=src.span, var=var, enumerate=True)
     if isinstance(src, ast.SetLit) and src.items and all(_constant(i) for i in src.items):
         # for x in {1, 2, 3}: a set of constants is iterated as the array of them
         # (https://docs.geldata.com/reference/edgeql/for), unnest(ARRAY[1, 2, 3]::bigint[])
@@ -1465,7 +1495,8 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
                                              and src.name in ("array_unpack", "std::array_unpack")
                                              and len(src.args) == 1):
         ctx.reporter.error("E0206", "a for loop iterates over array_unpack(<array<T>>$param), "
-                           "json_array_unpack(<json>$param) or json_object_unpack(<json>$param) only", src.span,
+                           "json_array_unpack(<json>$param) or json_object_unpack(<json>$param) only (or enumerate() "
+                           "of the first two)", src.span,
                            "write e.g. for name in array_unpack(<array<str>>$names) union (insert ...)")
         return None
     arg = src.args[0]  # type: ignore[attr-defined]
@@ -4023,6 +4054,8 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
         return _plan(qf, "select", None, node, ctx, ONE, (), _fields(elements))
     distinct = isinstance(value, ast.UnaryOp) and value.op == "distinct"
     operand = value.operand if distinct else value  # type: ignore[attr-defined]
+    if isinstance(operand, ast.FuncCall) and operand.name in _ENUMERATE:
+        return _select_enumerate(qf, q, operand, ctx)
     if computed_sql.query_value_path(operand, ctx) is not None:
         return _select_value_set(qf, q, operand, distinct, ctx)
     parts = _element_parts(operand)
@@ -4123,6 +4156,25 @@ def _object_union(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext):
 
 
 _UNPACK = ("array_unpack", "std::array_unpack")
+_ENUMERATE = ("enumerate", "std::enumerate")
+
+
+def _select_enumerate(qf: ast.QueryFile, q: ast.SelectValue, call: ast.FuncCall,
+                      ctx: ExprContext) -> Optional[qir.Query]:
+    """``select enumerate({'a', 'b'} union array_unpack(<array<str>>$more))``
+    (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate): the set's values,
+    each as a ``tuple<int64, T>`` of its position (from 0, in the set's order) and itself; as many
+    rows as the set has values (a single value: one, or none when it is empty). ``distinct``
+    changes nothing (the positions differ)."""
+    if len(call.args) != 1 or isinstance(call.args[0], ast.NamedArg):
+        ctx.reporter.error("E0304", "enumerate() takes one argument, a set", call.span)
+        return None
+    arg = call.args[0]
+    if computed_sql.query_value_path(arg, ctx) is not None:
+        ctx.reporter.error("E0206", "enumerate() of a property of a set of objects is not supported yet", arg.span,
+                           "enumerate a set of values: enumerate({...}) or enumerate(array_unpack(<array<T>>$xs))")
+        return None
+    return _select_elements(qf, q, _element_parts(arg) or [(arg, False)], False, ctx, True)
 
 
 def _element_parts(expr) -> Optional[List[Tuple[object, bool]]]:
@@ -4142,7 +4194,7 @@ def _element_parts(expr) -> Optional[List[Tuple[object, bool]]]:
 
 
 def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: bool,
-                     ctx: ExprContext) -> Optional[qir.Query]:
+                     ctx: ExprContext, enumerated: bool = False) -> Optional[qir.Query]:
     """``select [distinct] {1, 2} union array_unpack(<array<int64>>$more)``: a set of values
     (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union, ...#operator::distinct),
     many rows of one value (the runners return the values): :class:`qir.SelectElements`. The
@@ -4183,7 +4235,15 @@ def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: boo
                                 "cast", f"CAST({{0}} AS {(ValueType(element=expected) if low.type.element else expected).pg})",
                                 (low,), "p", True)
                 for low in lows]
-    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct)
+    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct, enumerated)
+    if enumerated:
+        why = json_element_refusal(expected)  # type: ignore[arg-type]
+        if why is not None:
+            ctx.reporter.error("E0206", f"enumerate() of a set of {expected.name} values is not supported yet",  # type: ignore[union-attr]
+                               q.value.span,
+                               "its tuples travel as JSON, which the Go runner cannot decode into this type")
+            return None
+        expected = ValueType(fields=((None, _INT64), (None, expected)))  # type: ignore[arg-type]
     return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", expected, False),), scalar=True)
 
 

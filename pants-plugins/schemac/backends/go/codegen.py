@@ -183,6 +183,11 @@ def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, obj
     JSON tags (appended to ``structs``, innermost first); 64-bit numbers travel as JSON strings
     (``,string``), bytes as base64, timestamps as RFC 3339. Inside a shape optional values are
     pointers whatever the driver (encoding/json decodes them)."""
+    if f.shape is None and f.type is not None and f.type.fields is not None:
+        path = path + (f.name,)
+        name = shapes[path] if shapes is not None and path in shapes else owner + go_name(f.name)
+        _go_tuple(f.type, name, f"the {f.type.name} {f.name} of {owner}", imports, structs, shapes, path)
+        return f"*{name}" if f.optional else name
     if f.shape is None:
         return _go_type(f.type, f.optional, imports, sql_nulls)
     path = path + (f.name,)
@@ -191,10 +196,44 @@ def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, obj
     for n in f.shape:
         go_type = _go_field_type(n, name, imports, structs, False, shapes, path)
         lines.append((go_name(n.name), go_type, _json_tag(n)))
-    structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is the {f.name} shape of {owner}."})
+    structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is the {f.name} shape of {owner}.",
+                    "unmarshal": None})
     if f.multi:
         return f"[]{name}"
     return f"*{name}" if f.optional else name
+
+
+def _go_tuple(t: ValueType, name: str, what: str, imports: Set[str], structs: List[Dict[str, object]],
+              shapes: Optional[Dict[Tuple[str, ...], str]], path: Tuple[str, ...]) -> None:
+    """The struct of a selected tuple (https://docs.geldata.com/reference/stdlib/tuple), as
+    edgeql-go maps one: a field per element, ``Element0``, ``Element1``... (a named tuple's:
+    its names), appended to ``structs`` after the structs of its element tuples. The statement
+    returns the tuple as JSON (an array; a named tuple: an object), which its ``UnmarshalJSON``
+    reads with ``decodeTuple`` (an ``int64`` travels as a JSON string: ``int64Text``)."""
+    named = any(n is not None for n, _ in t.fields or ())
+    lines, targets = [], []
+    for i, (n, et) in enumerate(t.fields or ()):
+        field = go_name(n) if n is not None else f"Element{i}"
+        key = n if n is not None else str(i)
+        if et.fields is not None:
+            sub = path + (key,)
+            go_type = shapes[sub] if shapes is not None and sub in shapes else name + field
+            _go_tuple(et, go_type, f"element {key} of {name}", imports, structs, shapes, sub)
+        else:
+            go_type = _go_type(et, False, imports)
+        target = f"&t.{field}"
+        if et.scalar is not None and et.scalar.name == "int64":
+            target = f"&int64Text{{{target}}}"
+        elif et.element is not None and et.element.scalar is not None and et.element.scalar.name == "int64":
+            target = f"&int64Texts{{{target}}}"
+        lines.append((field, go_type, f"`json:{go_string(n)}`") if named else (field, go_type))
+        targets.append(target)
+    imports.update({"encoding/json", "fmt"})
+    if any(x.startswith("&int64Text") for x in targets):
+        imports.add("strconv")
+    names = "[]string{" + ", ".join(go_string(n) for n, _ in t.fields or ()) + "}" if named else "nil"
+    structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is {what}.",
+                    "unmarshal": f"decodeTuple(data, {names}, {', '.join(targets)})"})
 
 
 def _json_tag(f) -> str:
@@ -243,8 +282,8 @@ def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
 def _pg_scan_oid(f) -> Optional[str]:
     """database/sql: the pgtype OID constant a result column is decoded with (``pgScan``), or
     ``None`` for the columns database/sql scans by itself."""
-    if f.shape is not None:
-        return "JSONOID"  # json_build_object / json_agg
+    if f.shape is not None or f.type.fields is not None:
+        return "JSONOID"  # json_build_object / json_agg; a tuple's json_build_array
     t = f.type
     if t.element is not None:
         return ARRAY_OIDS[t.element.pg]
@@ -392,6 +431,7 @@ def render_go(lib: Library) -> Dict[str, str]:
         })
     imports: Set[str] = _Imports({"context"} if lib.queries else (), names.go_enums)
     queries = [_query_view(q, names, imports, database_sql) for q in lib.queries]
+    tuples = [st["unmarshal"] for q in queries for st in q["structs"] if st.get("unmarshal")]  # type: ignore[union-attr, attr-defined]
     # The Vector type (ext::pgvector::vector) when the library declares pgvector.
     vector = "pgvector" in lib.schema.extensions
     model_imports: Set[str] = set()
@@ -412,7 +452,9 @@ def render_go(lib: Library) -> Dict[str, str]:
         "errors.go": render("backends/go/templates/errors.go.j2", errors=errors, policies=_has_policies(lib), **ctx),
         "models.go": render("backends/go/templates/models.go.j2", enums=enums, vector=vector, model_imports=_group_imports(model_imports),
                             **ctx),
-        "queries.go": render("backends/go/templates/queries.go.j2", queries=queries, imports=_group_imports(imports), **ctx),
+        "queries.go": render("backends/go/templates/queries.go.j2", queries=queries, imports=_group_imports(imports),
+                             tuples=bool(tuples), int64_text=any("&int64Text{" in u for u in tuples),
+                             int64_texts=any("&int64Texts{" in u for u in tuples), **ctx),
     }
     if globals_:
         global_imports: Set[str] = set()

@@ -27,6 +27,7 @@ from schemac.semantics.library import Library
 from schemac.semantics.constraint_errors import KINDS
 from schemac.semantics.model import ValueType
 from schemac.semantics.names import comment_safe, js_string, ts_key, ts_pascal, ts_template
+from schemac.semantics.qir import ResultField
 from schemac.semantics.queries import AT_MOST_ONE, MANY, ONE, QueryPlan, filtered_upsert
 from schemac.render import render
 from schemac.semantics.extensions import VECTOR, is_vector
@@ -51,6 +52,12 @@ def _enum_name(t, used: Set[str]) -> str:
 
 
 def _ts_type(t: ValueType, param: bool, used: Set[str], bigint: bool = False) -> str:
+    if t.fields is not None:
+        # a tuple (https://docs.geldata.com/reference/stdlib/tuple), as @gel/generate types it:
+        # `[A, B]`, a named tuple `{ a: A; b: B }`; its elements travel as JSON
+        if all(n is None for n, _ in t.fields):
+            return "[" + ", ".join(_ts_json_type(e, used, bigint) for _, e in t.fields) + "]"
+        return "{ " + "; ".join(f"{ts_key(n)}: {_ts_json_type(e, used, bigint)}" for n, e in t.fields) + " }"  # type: ignore[arg-type]
     if t.element is not None:
         inner = _ts_type(t.element, param, used, bigint)
         inner = f"({inner})" if " " in inner else inner
@@ -103,7 +110,7 @@ def _ts_field_type(f, used: Set[str], bigint: bool = False) -> str:
 #: the order they are emitted.
 DECODE_HELPERS = ("int64", "int64OrNull", "int64Array", "int64ArrayOrNull", "jsonDate", "localDate", "localDateTime",
                   "isoDuration", "parseVector", "tzDate", "parseRange", "parseMultirange", "rangeText", "multirangeText",
-                  "orNull", "each", "decodeObject", "decodeList")
+                  "orNull", "each", "decodeObject", "decodeList", "decodeTuple")
 
 
 def _decode_value(t: ValueType, expr: str, optional: bool, helpers: Set[str], bigint: bool = True) -> Optional[str]:
@@ -153,6 +160,8 @@ def _decode_field(f, expr: str, depth: int, helpers: Set[str], bigint: bool = Tr
     """The expression converting result field ``f`` (raw value ``expr``), or ``None``. A nested
     shape is rebuilt with its converted fields, one per line (``{ ...o1, n: int64(o1["n"]) }``);
     continuation lines are indented relative to the line the expression starts on."""
+    if f.shape is None and f.type is not None and f.type.fields is not None:
+        return _decode_tuple(f.type, expr, depth, helpers, bigint)
     if f.shape is None:
         assert f.type is not None
         elem = f.type.element if f.type.element is not None else f.type
@@ -181,6 +190,27 @@ def _decode_field(f, expr: str, depth: int, helpers: Set[str], bigint: bool = Tr
     helpers.add(helper)
     body = "".join(f"\n  {line}" for line in [f"...{var},", *fields])
     return f"{helper}({expr}, ({var}) => ({{{body}\n}}))"
+
+
+def _decode_tuple(t: ValueType, expr: str, depth: int, helpers: Set[str], bigint: bool) -> Optional[str]:
+    """The expression converting a tuple value (a JSON array; a named tuple's, an object) whose
+    elements need converting (``int64`` with ``ts_int64="bigint"``, timestamps, calendar types),
+    or ``None``: ``decodeTuple(v, (t1) => [t1[0], int64(t1[1])])`` (``null`` stays ``null``)."""
+    var = f"t{depth + 1}"
+    inner: Set[str] = set()
+    named = any(n is not None for n, _ in t.fields or ())
+    parts, converted = [], False
+    for i, (n, et) in enumerate(t.fields or ()):
+        ref = f"{var}[{js_string(n)}]" if named else f"{var}[{i}]"
+        conv = _decode_field(ResultField(n or str(i), et, False, in_json=True), ref, depth + 1, inner, bigint)
+        converted = converted or conv is not None
+        parts.append(f"{ts_key(n)}: {conv or ref}" if named else (conv or ref))  # type: ignore[arg-type]
+    if not converted:
+        return None
+    helpers.update(inner)
+    helpers.add("decodeTuple")
+    body = "{ " + ", ".join(parts) + " }" if named else "[" + ", ".join(parts) + "]"
+    return f"decodeTuple({expr}, ({var}) => ({body}))"
 
 
 def _decoder(q: QueryPlan, helpers: Set[str], bigint: bool, fn: str) -> Optional[Dict[str, object]]:
@@ -214,6 +244,8 @@ def _value_names(fields) -> Set[str]:
     for f in fields:
         if f.shape is not None:
             out |= _value_names(f.shape)
+        elif f.type is not None and f.type.fields is not None:
+            out |= _value_names([ResultField(n or str(i), t, False) for i, (n, t) in enumerate(f.type.fields)])
         elif f.type is not None:
             t = f.type.element if f.type.element is not None else f.type
             if t.scalar is not None:
