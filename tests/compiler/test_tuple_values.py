@@ -42,6 +42,8 @@ SOURCES = {
     "tv/q/numbered.edgeql": "select enumerate({'a', 'b'} union array_unpack(<array<str>>$more));",
     "tv/q/add_numbered.edgeql": "for x in enumerate(array_unpack(<array<str>>$names)) union "
                                 "(insert Person { name := x.1, age := x.0 });",
+    "tv/q/positions.edgeql": "for x in enumerate(array_unpack(<array<str>>$names)) union (select (x.0, x.1 ++ '!'));",
+    "tv/q/indexes.edgeql": "for x in enumerate(array_unpack(<array<str>>$names)) union (select x.0);",
     "tv/q/ints.edgeql": "select [1, 2];",
     "tv/q/strs.edgeql": "select <array<str>>$xs;",
     "tv/q/names.edgeql": "select array_agg(Person.name);",
@@ -110,6 +112,8 @@ def test_on_postgres(pg):
     assert run("maybe", None) == [(None,)]
     assert run("element", "q") == [("q",)]
     assert run("numbered", ["c", None, "d"]) == [(["0", "a"],), (["1", "b"],), (["2", "c"],), (["3", "d"],)]
+    assert run("positions", ["a", "b"]) == [(["0", "a!"],), (["1", "b!"],)]
+    assert run("indexes", ["a", "b", "c"]) == [(0,), (1,), (2,)]
     assert len(run("add_numbered", ["ann", "bob"])) == 2
     assert pg.execute("SELECT name, age FROM person ORDER BY name") == [("ann", 0), ("bob", 1)]
     pg.execute(SETUP)
@@ -161,6 +165,8 @@ try {
   assert.deepEqual(await q.maybe({ s: "z" }), { a: "1", b: "z" });
   assert.equal(await q.element({ s: "q" }), "q");
   assert.deepEqual(await q.numbered({ more: ["c"] }), [["0", "a"], ["1", "b"], ["2", "c"]]);
+  assert.deepEqual(await q.positions({ names: ["a", "b"] }), [["0", "a!"], ["1", "b!"]]);
+  assert.deepEqual(await q.indexes({ names: ["a", "b"] }), ["0", "1"]);
   assert.equal((await q.addNumbered({ names: ["ann", "bob"] })).length, 2);
   await pool.query(process.env["SETUP"]!);
   const people = await q.people();
@@ -245,6 +251,11 @@ func TestTupleValues(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(numbered, []tv.NumberedValue{
 		{Element0: 0, Element1: "a"}, {Element0: 1, Element1: "b"}, {Element0: 2, Element1: "c"}}) {
 		t.Fatalf("numbered: %#v (%v)", numbered, err)
+	}
+	positions, err := q.Positions(ctx, tv.PositionsParams{Names: []string{"a", "b"}})
+	if err != nil || !reflect.DeepEqual(positions, []tv.PositionsValue{
+		{Element0: 0, Element1: "a!"}, {Element0: 1, Element1: "b!"}}) {
+		t.Fatalf("positions: %#v (%v)", positions, err)
 	}
 	if ids, err := q.AddNumbered(ctx, tv.AddNumberedParams{Names: []string{"ann", "bob"}}); err != nil || len(ids) != 2 {
 		t.Fatalf("add: %#v (%v)", ids, err)

@@ -1694,6 +1694,11 @@ def _for_value_body(body, ctx: ExprContext) -> bool:
                 or body.limit is not None:
             return False
         body = body.subject
+    if isinstance(body, ast.Step) and body.kind == "." and isinstance(body.base, ast.VarRef) \
+            and body.name.isdigit():
+        body = body.base  # `x.0` of a tuple variable (`for x in enumerate(...)`)
+    if isinstance(body, (ast.Tuple_, ast.NamedTuple)):
+        return True  # a tuple, (x.0, x.1)
     if isinstance(body, ast.VarRef):
         return body.name in ctx.variables or (body.name not in ctx.type_sets
                                               and ctx.schema.find_type(body.name, ctx.module) is None
@@ -1714,7 +1719,7 @@ def _for_value(qf: ast.QueryFile, q: ast.ForExpr, body, inner_with, ctx: ExprCon
     low = check(value, ctx)
     if low is None:
         return None
-    if low.type.fields is not None:
+    if low.type.fields is not None and type(low) is not qir.TupleValue:
         ctx.reporter.error("E0206", "a 'for' loop whose body is a tuple is not supported yet", value.span)
         return None
     el = qir.ShapeComputed(value.span, ResultField("value", low.type, _may_be_empty(low)), low)
