@@ -518,12 +518,17 @@ def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     if filt is not None:
         inner = dataclasses.replace(ctx, subject=source, column_prefix=alias, subject_column=None)
         inner = detached_scope(expr, ctx, inner)
-        cond = check(filt, inner, BOOL)  # type: ignore[arg-type]
-        if cond is None:
-            return None
-        if cond.type.family != "bool":
-            ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
-            return None
+        if ctx.query_filter is not None and inner.outer is None and not inner.detached_subject:
+            cond = ctx.query_filter(filt, source, inner)  # (it reports a filter that is not bool)
+            if cond is None:
+                return None
+        else:
+            cond = check(filt, inner, BOOL)  # type: ignore[arg-type]
+            if cond is None:
+                return None
+            if cond.type.family != "bool":
+                ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
+                return None
     if concrete_parent(ctx.schema, source, expr.span, ctx.reporter, "reading every object"):
         return None
     return qir.ObjectSet(expr.span, alias, source, True, cond, visible_sql=_visible(source, ctx, alias))

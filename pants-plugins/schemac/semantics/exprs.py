@@ -195,6 +195,11 @@ class ExprContext:
     #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
     #: join table, that table's alias in SQL); ``@prop`` reads the join row.
     link_row: Optional[Tuple[str, ObjectType, str]] = None
+    #: In a query: how a filter over a type's objects is checked there
+    #: (``schemac.semantics.queries._where``: paths through multi links are sets), for the
+    #: filters of selections checked outside a query's own ``filter`` (``count(u)`` of ``with u :=
+    #: (select T filter .tags.name = 'x')``); ``None`` elsewhere (a plain :func:`check`).
+    query_filter: Optional[Callable[[ast.Expr, ObjectType, "ExprContext"], Optional[qir.Expr]]] = None
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server

@@ -478,17 +478,17 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         query = _with(qf, q, schema, reporter)
         return query if len(reporter.diagnostics) == before else None
     if isinstance(q, ast.SelectValue):
-        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=_query_filter)
         before = len(reporter.diagnostics)
         query = _select_value(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     if isinstance(q, ast.ForExpr):
-        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=_query_filter)
         before = len(reporter.diagnostics)
         query = _for_any(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
     if isinstance(q, ast.GroupExpr):
-        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=_query_filter)
         before = len(reporter.diagnostics)
         query = _group_query(qf, q, ctx)
         return query if len(reporter.diagnostics) == before else None
@@ -496,12 +496,12 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     if subject is not None and isinstance(q, ast.SelectQuery) and computed_sql.has_subtypes(schema, subject):
         # a concrete type other types extend: its objects and its subtypes'
         # (https://docs.geldata.com/reference/datamodel/inheritance), as an abstract type's
-        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=_query_filter)
         before = len(reporter.diagnostics)
         query = _abstract_select(qf, q, subject.qualname, ctx)
         return query if len(reporter.diagnostics) == before else None
     if subject is None and isinstance(q, ast.SelectQuery) and _abstract_key(schema, q.type_name, "default"):
-        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query")
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=_query_filter)
         before = len(reporter.diagnostics)
         query = _abstract_select(qf, q, _abstract_key(schema, q.type_name, "default"), ctx)  # type: ignore[arg-type]
         return query if len(reporter.diagnostics) == before else None
@@ -512,7 +512,7 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
                        did_you_mean(q.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
         return None
     params = ParamTable()
-    ctx = ExprContext(schema, subject, "default", reporter, params=params, where="a query")
+    ctx = ExprContext(schema, subject, "default", reporter, params=params, where="a query", query_filter=_query_filter)
     before = len(reporter.diagnostics)
     query = _plan_body(qf, q, subject, ctx)
     if len(reporter.diagnostics) != before:
@@ -2126,6 +2126,9 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
     """``(filter, cardinality)`` of a filter (``many`` unless it pins one row)."""
     if filt is None:
         return None, MANY
+    fenced = _fenced_conditionals(filt, subject)
+    if fenced is not None:
+        return _where_fenced(filt, fenced, subject, ctx)
     bad = _set_path_misuse(filt, subject)
     if bad is not None:
         path, where = bad
@@ -2151,6 +2154,83 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
         return None, MANY
     if scope.set_links:
         low = qir.SetFilter(low.span, low.type, False, tuple(scope.set_links.values()), low)  # type: ignore[arg-type]
+    return low, AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
+
+
+def _query_filter(filt: ast.Expr, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Expr]:
+    """A selection's filter checked as a query's (:attr:`ExprContext.query_filter`)."""
+    return _where(filt, subject, ctx)[0]
+
+
+def _conjuncts(e) -> List[ast.Expr]:
+    """``a and b and c`` as ``[a, b, c]``."""
+    if isinstance(e, ast.BinOp) and e.op == "and":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _set_links_of(e, subject: ObjectType) -> Set[str]:
+    """The multi links (and backlinks) whose paths ``e`` reads as sets."""
+    out: Set[str] = set()
+    for n in ast.iter_nodes(e):
+        if _multi_path(n, subject):
+            out.add(n.steps[0] if isinstance(n, ast.Path) else f"<{n.base.link}")  # type: ignore[attr-defined]
+    return out
+
+
+def _fenced_conditionals(filt: ast.Expr, subject: ObjectType) -> Optional[List[ast.IfElse]]:
+    """The conjuncts of a filter that are ``a if c else b`` with a path through a multi link in
+    a branch (``(.majors.id = major) if exists major else true``), when that can be written as
+    ``CASE c WHEN true THEN <a's filter> ...``: ``c`` reads no such path, and no other conjunct
+    reads the links the branches read. Gel's ``if ... else`` takes its branches as whole sets
+    (``SET OF``, https://docs.geldata.com/reference/edgeql/paths: a path in a branch is bound
+    in it), and a filter keeps an object when its value holds ``true``
+    (https://docs.geldata.com/reference/edgeql/select#filtering): for a conjunct of the filter,
+    whether its set holds ``true`` is the branch's own filter. ``None`` otherwise."""
+    conjuncts = _conjuncts(filt)
+    fenced = [c for c in conjuncts if isinstance(c, ast.IfElse) and not _set_links_of(c.cond, subject)
+              and (_set_links_of(c.then, subject) or _set_links_of(c.else_, subject))]
+    if not fenced:
+        return None
+    for c in fenced:
+        others = set().union(*(_set_links_of(o, subject) for o in conjuncts if o is not c))
+        if _set_links_of(c, subject) & others:
+            return None
+    return fenced
+
+
+def _where_fenced(filt: ast.Expr, fenced: List[ast.IfElse], subject: ObjectType,
+                  ctx: ExprContext) -> Tuple[Optional[qir.Expr], str]:
+    """A filter with conditionals over multi links (:func:`_fenced_conditionals`): the other
+    conjuncts as one filter, each conditional ``CASE (c) WHEN true THEN <then's filter> WHEN
+    false THEN <else's filter> END`` (each branch an ``EXISTS`` over its own links), joined by
+    ``AND``."""
+    rest = [c for c in _conjuncts(filt) if not any(c is f for f in fenced)]
+    parts: List[qir.Expr] = []
+    if rest:
+        joined = rest[0]
+        for c in rest[1:]:
+            joined = ast.BinOp("and", joined, c, c.span)
+        low, _ = _where(joined, subject, ctx)
+        if low is None:
+            return None, MANY
+        parts.append(low)
+    for c in fenced:
+        cond = check(c.cond, ctx, BOOL)
+        then, _ = _where(c.then, subject, ctx)
+        else_, _ = _where(c.else_, subject, ctx)
+        if cond is None or then is None or else_ is None:
+            return None, MANY
+        if cond.type.family != "bool":
+            ctx.reporter.error("E0304", f"the condition of 'if ... else' must be bool, got {cond.type.name}",
+                               c.cond.span)
+            return None, MANY
+        parts.append(qir.SqlTemplate(c.span, BOOL, cond.nullable or then.nullable or else_.nullable, "if_else",
+                                     "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_),
+                                     "ppp", True))
+    low = parts[0]
+    for p in parts[1:]:
+        low = qir.Binary(filt.span, BOOL, low.nullable or p.nullable, "and", low, p)
     return low, AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
 
 
@@ -3129,7 +3209,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     q = dataclasses.replace(desugared, body=_backlink_selection(desugared.body, {b.name for b in q.bindings}, schema,
                                                                  module))
     params = ParamTable()
-    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query", fts_queries={})
+    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query", fts_queries={}, query_filter=_query_filter)
     bindings: List[qir.Node] = []
     writes: Dict[str, qir.Node] = {}
     exclusives: List[ExclusiveConstraint] = []
