@@ -40,7 +40,7 @@ _TOKEN = re.compile(
       |\$(?P<dollar_tag>(?:[A-Za-z_][A-Za-z0-9_]*)?)\$.*?\$(?P=dollar_tag)\$)
   | (?P<bt>`(?:[^`\n]|``)*`?)
   | (?P<param>\$[A-Za-z_0-9]*)
-  | (?P<num>[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?)
+  | (?P<num>[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?n?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op>::|:=|\+=|-=|->|\?\?|\+\+|\*\*|//|\?!=|\?=|!=|<=|>=|.)
     """,
@@ -377,7 +377,7 @@ def _unary_minus(cur: List[str]) -> bool:
     if len(pieces) < 2:
         return True
     before = pieces[-2]
-    if before in (")", "]") or re.fullmatch(r"[0-9.eE+]+", before) or before.startswith(("'", '"', "$", "r'", 'r"')):
+    if before in (")", "]") or re.fullmatch(r"[0-9_.eE+]+n?", before) or before.startswith(("'", '"', "$", "r'", 'r"')):
         return False
     if re.fullmatch(r"[A-Za-z_`][A-Za-z0-9_`]*", before):
         return before in KEYWORDS

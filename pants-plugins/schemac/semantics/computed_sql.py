@@ -101,6 +101,30 @@ def as_subselect(expr) -> Optional[ast.SubSelect]:
     return None
 
 
+def limited_subselect(expr) -> Optional[ast.SelectExpr]:
+    """``expr`` when it is ``(select T [{ shape }] [filter ...] [order by ...] limit 1)``: at most
+    one object of ``T``, the first in that order (any one without an order), as Gel's ``limit``
+    (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating); ``None``
+    otherwise. Whether ``T`` names a type (not a ``with`` name) is the caller's to check."""
+    if isinstance(expr, ast.SelectExpr) and isinstance(expr.subject, ast.VarRef) and expr.offset is None \
+            and isinstance(expr.limit, ast.Literal) and expr.limit.kind == "int" and expr.limit.value == 1 \
+            and not sets_link_props(expr):
+        return expr
+    return None
+
+
+def limited_value(expr: ast.SelectExpr, ctx):
+    """``(select T [filter f] [order by k] limit 1)`` as a value (a single link's value, a
+    ``with`` name bound to an object): the id of that object, ``(SELECT "_q"."id" FROM t AS "_q"
+    WHERE f ORDER BY k LIMIT 1)``, empty when the filter matches nothing; ``None`` (nothing
+    reported) when ``T`` is not a type but a name of the query."""
+    if expr.subject.name in ctx.variables or ctx.schema.find_type(expr.subject.name, ctx.module) is None:  # type: ignore[attr-defined]
+        return None
+    filt = expr.filter if expr.filter is not None else ast.Literal("bool", True, expr.span)
+    sub = ast.SubSelect(expr.subject.name, expr.subject.span, filt, expr.span, expr.subject.detached)  # type: ignore[attr-defined]
+    return subselect_value(sub, True, ctx, order=expr.order, limit_one=True)
+
+
 def sets_link_props(expr) -> bool:
     """``(select Tag { @weight := 2 } ...)``: a shape setting link properties (it is not only
     what an output shows)."""
@@ -119,13 +143,14 @@ def link_select(expr) -> Optional[Tuple[object, Optional[object]]]:
     return None
 
 
-def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False):
+def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False, order=(), limit_one: bool = False):
     """A sub-select used as a value, ``(select User filter .clerk_id = global uid)``: the id of
     its one object, ``(SELECT "id" FROM t WHERE ...)`` (with the target's access policies).
     It must pin one object (its filter on ``.id`` or a full exclusive constraint) or be
     wrapped in ``assert_single(...)``: more than one row then fails the statement (SQLSTATE
     21000), as Gel's CardinalityViolationError. ``many``: the ids of every object it selects, an
-    array (:class:`~schemac.semantics.qir.ObjectIds`), the value of a multi link."""
+    array (:class:`~schemac.semantics.qir.ObjectIds`), the value of a multi link. ``limit_one``: the
+    first object in ``order`` (``ast.OrderItem``s) only (see :func:`limited_value`)."""
     from schemac.diagnostics import did_you_mean
     from schemac.semantics.exprs import BOOL, check
     from schemac.semantics import policies
@@ -152,10 +177,22 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
     if cond.type.family != "bool":
         ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", expr.filter.span)
         return None
+    keys = []
+    for item in order:
+        low = check(item.expr, inner)
+        if low is None:
+            return None
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            return None
+        keys.append(qir.OrderKey(item.span, low, item.descending, item.empty or ("last" if item.descending else "first")))
     visible = policies.read_predicate(target, ctx, alias)
     from schemac.semantics.model import ValueType
     from schemac.semantics.scalars import SCALARS
 
+    if limit_one:
+        return qir.ObjectRow(expr.span, ValueType(scalar=SCALARS["uuid"]), True, target, alias, None, cond, visible,
+                             tuple(keys), True)
     if many:
         return qir.ObjectIds(expr.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, target, alias,
                              cond, visible)

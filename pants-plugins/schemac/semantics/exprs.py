@@ -57,7 +57,6 @@ FUNCTIONS = {
     "datetime_current": DATETIME,
     "datetime_of_statement": DATETIME,
     "datetime_of_transaction": DATETIME,
-    "std::datetime_current": DATETIME,
 }
 
 _CMP = frozenset({"=", "!=", "<", "<=", ">", ">=", "?=", "?!=", "like", "ilike", "not like", "not ilike"})
@@ -843,6 +842,11 @@ def _select_expr(expr: ast.SelectExpr, ctx: ExprContext, expected: Optional[Valu
     sub = computed_sql.as_subselect(expr)
     if sub is not None and ctx.params is not None:
         return computed_sql.subselect_value(sub, False, ctx)
+    if ctx.params is not None and computed_sql.limited_subselect(expr) is not None:
+        before = len(ctx.reporter.diagnostics)
+        found = computed_sql.limited_value(expr, ctx)
+        if found is not None or len(ctx.reporter.diagnostics) != before:
+            return found
     if expr.shape is None and expr.filter is None and not expr.order and expr.offset is None \
             and expr.limit is None and not isinstance(expr.subject, ast.Backlink) \
             and not (isinstance(expr.subject, ast.VarRef) and expr.subject.name not in ctx.variables):
@@ -1294,6 +1298,13 @@ def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType])
     if expr.kind == "float":
         typ = expected if expected is not None and expected.family == "num" else FLOAT64
         return qir.Literal(expr.span, typ, False, "float", expr.value)
+    if expr.kind in ("bigint", "decimal"):
+        # 12n is a bigint, 1.5n a decimal (https://docs.geldata.com/reference/edgeql/literals); a
+        # bigint converts to a decimal implicitly, neither to any other number
+        fits = ("bigint", "decimal") if expr.kind == "bigint" else ("decimal",)
+        typ = expected if expected is not None and expected.scalar is not None and expected.element is None \
+            and expected.scalar.name in fits else ValueType(scalar=SCALARS[expr.kind])
+        return qir.Literal(expr.span, typ, False, "numeric", expr.value)
     raise AssertionError(expr.kind)  # pragma: no cover
 
 
@@ -2713,6 +2724,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return stdfuncs.array_join(expr, ctx)
     if name == "str_split":
         return stdfuncs.str_split(expr, ctx)
+    if name == "re_replace":
+        return stdfuncs.re_replace(expr, ctx)
     if name == "array_agg":
         return stdfuncs.array_agg(expr, ctx)
     if name in stdfuncs.SCALAR_MATH:
@@ -2750,7 +2763,9 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         from schemac.semantics import functions
 
         return functions.call(expr, user, ctx)  # type: ignore[arg-type]
-    typ = FUNCTIONS.get(expr.name)
+    # looked up by the unqualified name: std::datetime_of_statement() is datetime_of_statement()
+    # (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_of_statement)
+    typ = FUNCTIONS.get(name)
     if typ is None:
         known = [f for f in FUNCTIONS if "::" not in f] + list(FUNCTIONS_WITH_ARGS) + ["len", "count"]
         ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
@@ -2759,7 +2774,7 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.args:
         ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
         return None
-    return qir.Call(expr.span, typ, False, expr.name, ())
+    return qir.Call(expr.span, typ, False, name, ())
 
 
 _UUID_V1MC = (

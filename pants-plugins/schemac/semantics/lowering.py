@@ -57,7 +57,6 @@ _CALLS = {
     "datetime_current": ("clock_timestamp()", True, False),
     "datetime_of_statement": ("statement_timestamp()", True, False),
     "datetime_of_transaction": ("now()", True, False),
-    "std::datetime_current": ("clock_timestamp()", True, False),
     "str_lower": ("lower({0})", True, True),
     "str_upper": ("upper({0})", True, True),
     "str_trim": ("btrim({0})", True, True),
@@ -150,6 +149,8 @@ def _literal(node: qir.Literal) -> str:
         return "true" if node.value else "false"
     if node.kind == "null":
         return "NULL"
+    if node.kind == "numeric":
+        return f"CAST({node.value} AS numeric)"
     return str(node.value)
 
 
@@ -519,7 +520,12 @@ def _object_row(node: qir.ObjectRow) -> str:
     cond = expr_sql(node.cond)
     where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
     value = f'{node.alias}."id"' if node.value is None else expr_sql(node.value)
-    return f"(SELECT {value} FROM {qi(node.target.table)} AS {node.alias} WHERE {where})"
+    tail = ""
+    if node.order:
+        tail += " ORDER BY " + ", ".join(_order_sql(k) for k in node.order)
+    if node.limit_one:
+        tail += " LIMIT 1"
+    return f"(SELECT {value} FROM {qi(node.target.table)} AS {node.alias} WHERE {where}{tail})"
 
 
 def _set_filter(node: qir.SetFilter) -> str:

@@ -483,13 +483,17 @@ class ObjectRow(Expr):
     """One object of ``target`` (its row named ``alias``) matching ``cond``, and ``value`` read
     from it (``None``: its id): a sub-select used as a value, ``(select User filter .email =
     $e)`` / ``assert_single((select ...))``, or ``global current_user.name``. ``visible_sql``:
-    the target's access policy predicate (lowered by ``schemac.semantics.policies``), if any."""
+    the target's access policy predicate (lowered by ``schemac.semantics.policies``), if any.
+    ``limit_one``: the first matching object in ``order`` (any one without it), ``(select User
+    filter ... order by ... limit 1)``; else the filter matches at most one."""
 
     target: ObjectType
     alias: str
     value: Optional[Expr]
     cond: Expr
     visible_sql: Optional[str] = None
+    order: Tuple["OrderKey", ...] = ()
+    limit_one: bool = False
 
 
 @dataclass(frozen=True, eq=False)

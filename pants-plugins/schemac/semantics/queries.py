@@ -1172,6 +1172,21 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     parts = _get_or_insert_parts(value) if target_id is None else None
     if parts is not None:
         return _get_or_insert(a, parts[0], parts[1], link, col, ctx, insert)
+    limited = computed_sql.limited_subselect(value) if target_id is None else None
+    limited_type = None if limited is None or limited.subject.name in ctx.variables else \
+        ctx.schema.find_type(limited.subject.name, ctx.module)  # type: ignore[attr-defined]
+    if limited is not None and limited_type is not None:
+        # author := (select User filter ... order by ... limit 1): the first object found
+        if limited_type is not link.target:
+            ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {limited.subject.name}",  # type: ignore[attr-defined]
+                               limited.subject.span)
+            return None
+        low = computed_sql.limited_value(limited, ctx)
+        if low is None:
+            return None
+        if not insert:
+            _mark_unchanged(a.value, col.name, ctx)
+        return qir.Assign(a.span, col, low)
     if target_id is None and isinstance(value, tuple(_STATEMENT_VALUES)):
         ctx.reporter.error("E0206", f"a link's value that is {_STATEMENT_VALUES[type(value)]} is not supported yet",
                            value.span, f"write {a.name} := (select {link.target.name} filter ...)")

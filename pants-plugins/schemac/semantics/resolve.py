@@ -193,6 +193,8 @@ class _Resolver:
         self._long_links: Set[Span] = set()
         self.global_decls: Dict[str, ast.GlobalDecl] = {}
         self._global_pins: List[Tuple[str, ast.GlobalDecl, ast.SubSelect, ObjectType]] = []
+        #: (table, name) of the checks a column got from its custom scalar's constraints.
+        self._scalar_checks: Set[Tuple[str, str]] = set()
         self._set_computeds: List[Tuple[ObjectType, str, str]] = []
 
     # ---------------------------------------------------------------- names
@@ -1148,8 +1150,10 @@ class _Resolver:
             obj.checks.append(CheckConstraint(object_name("ck", obj.table, [decl.name, kind]), " AND ".join(
                 f"date_part('{f}', {col_sql}) = 0" for f in fields)))
         if custom is not None:
+            checks = len(obj.checks)
             for c in custom.constraints:  # type: ignore[attr-defined]
                 self._value_constraint(obj, col, c, custom.module, multi=decl.multi)  # type: ignore[attr-defined]
+            self._scalar_checks.update((obj.table, ck.name) for ck in obj.checks[checks:])
 
     def _link(self, obj: ObjectType, ptr: _Pointer, target_key: str) -> None:
         decl = ptr.decl
@@ -1729,6 +1733,12 @@ class _Resolver:
         self._add_check(obj, object_name("ck", obj.table, name_parts), low.sql, c.span)
 
     def _add_check(self, obj: ObjectType, name: str, sql: str, span: Span) -> None:
+        if (obj.table, name) in self._scalar_checks and any(ck.name == name for ck in obj.checks):
+            # The property's own constraint of the same kind as one of its custom scalar's
+            # (bounded_str { constraint min_len_value(1) } and name: bounded_str { constraint
+            # min_len_value(0) }): both hold, as in Gel; the property's is told apart by a digest
+            # of its check (the scalar's keeps the plain name).
+            name = short_identifier(f"{name}_{hashlib.sha256(sql.encode()).hexdigest()[:8]}")
         if any(ck.name == name for ck in obj.checks):
             self.reporter.error("E0207", f"two constraints are both named '{name}'", span,
                                 "remove the duplicate constraint")

@@ -5,6 +5,8 @@
   (:func:`schemac.semantics.computed_sql.aggregate`): one correlated ``(SELECT avg(alias.col) FROM ...)``
   with the source's access policies; ``float64`` of integers and floats, ``decimal`` of
   ``decimal``, and of an empty set an error, as in Gel ("not enough elements in input set").
+* ``re_replace(pattern, sub, string, flags := 'g')``: Postgres' ``regexp_replace``, whose
+  patterns and flags Gel's are.
 * Scalar math (``math::abs`` is with the string functions in :mod:`schemac.semantics.exprs`):
   ``math::ceil``, ``math::floor``, ``round(x)`` (``float64``, or ``decimal`` / ``bigint`` for
   those), ``math::ln``, ``math::lg`` (``float64``, ``decimal`` for ``decimal``); ``round``
@@ -419,6 +421,35 @@ def str_split(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
                 "ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT {0} AS _s, {1} AS _d) AS _sp)")
     return qir.SqlTemplate(expr.span, ValueType(element=_vt("str")), args[0].nullable or args[1].nullable,
                            "str_split", template, tuple(args), "pp", True)
+
+
+def re_replace(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
+    """``re_replace(pattern, sub, string [, flags := f])``
+    (https://docs.geldata.com/reference/stdlib/string#function::std::re_replace): the first match
+    of ``pattern`` in ``string`` replaced by ``sub`` (every match with the flag ``g``; ``i`` and the
+    other flags of Gel's regular expressions, which are Postgres'): ``regexp_replace(string,
+    pattern, sub, flags)``, the flags ``''`` when not given. Empty when an argument is."""
+    from schemac.semantics.exprs import check
+
+    positional = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
+    named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
+    if len(positional) != 3 or any(n.name != "flags" for n in named) or len(named) > 1 \
+            or expr.args[:3] != tuple(positional):
+        ctx.reporter.error("E0304", "re_replace() takes a pattern, a replacement, a string and optionally "
+                           "flags := <str>", expr.span, "e.g. re_replace(r'a', 'A', .name, flags := 'g')")
+        return None
+    args = []
+    for a in positional + [n.value for n in named]:
+        low = check(a, ctx, _vt("str"))
+        if low is None:
+            return None
+        if low.type.family != "str" or low.type.element is not None:
+            ctx.reporter.error("E0304", f"re_replace() needs a str, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    template = "regexp_replace({2}, {0}, {1}, {3})" if named else "regexp_replace({2}, {0}, {1})"
+    return qir.SqlTemplate(expr.span, _vt("str"), any(a.nullable for a in args), "re_replace", template,
+                           tuple(args), "p" * len(args), True)
 
 
 def _array_join(expr, value, delimiter, ctx) -> Optional[qir.Expr]:

@@ -444,6 +444,8 @@ _TERMINAL_NAMES: Dict[str, str] = {
     "RAW_STRING": "a raw string literal",
     "INT": "an integer",
     "FLOAT": "a number",
+    "BIGINT": "a bigint (12n)",
+    "DECIMAL": "a decimal (1.5n)",
     "PARAM": "a parameter ($name)",
     "TYPED_PARAM": "a parameter ($name<type>)",
     "CMP_OP": "a comparison operator",
@@ -590,7 +592,7 @@ def _end_position(text: str) -> Tuple[int, int]:
 #: Named terminals whose tokens rule methods receive; every other token (keywords, punctuation)
 #: only contributes to the node's span.
 KEPT_TERMINALS = frozenset(
-    """NAME STRING RAW_STRING DOLLAR_STRING INT FLOAT PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
+    """NAME STRING RAW_STRING DOLLAR_STRING INT FLOAT BIGINT DECIMAL PARAM TYPED_PARAM CMP_OP REQUIRED OPTIONAL TRUE FALSE MULTI
     SINGLE OVERLOADED ABSTRACT PROPERTY LINK ORDER_DIR ORDER_EMPTY ASSIGN_OP INHERITABLE SOURCE_KW NEW_KW OLD_KW
     SPECIFIED_KW STD_KW DEFAULT_KW""".split()
 )
@@ -1173,6 +1175,14 @@ class _Builder:
         # Kept as written (without digit-group underscores): a decimal literal must not lose
         # digits through a binary float.
         return ast.Literal("float", children[0].value.replace("_", ""), self._span(meta))
+
+    def bigint_lit(self, meta, children):
+        # `12n`: a bigint (https://docs.geldata.com/reference/edgeql/literals), its digits kept as text
+        return ast.Literal("bigint", children[0].value[:-1].replace("_", ""), self._span(meta))
+
+    def decimal_lit(self, meta, children):
+        # `1.5n`: a decimal, kept as written (without the `n`)
+        return ast.Literal("decimal", children[0].value[:-1].replace("_", ""), self._span(meta))
 
     def true_lit(self, meta, children):
         return ast.Literal("bool", True, self._span(meta))

@@ -29,9 +29,10 @@ class Path:
 
 @dataclass(frozen=True)
 class Literal:
-    """A literal. ``kind`` is one of ``str``, ``int``, ``float``, ``bool``; ``value`` is the
-    Python value (``str`` already unescaped), except for ``float``, whose value is the source
-    text (``12.50``), so decimal literals keep every digit."""
+    """A literal. ``kind`` is one of ``str``, ``int``, ``float``, ``bool``, ``bigint`` (``12n``),
+    ``decimal`` (``1.5n``); ``value`` is the Python value (``str`` already unescaped), except for
+    ``float``, ``bigint`` and ``decimal``, whose value is the source text without ``_`` and the
+    ``n`` suffix (``12.50``), so decimal literals keep every digit."""
 
     kind: str
     value: object

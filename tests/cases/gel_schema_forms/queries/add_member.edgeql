@@ -1,0 +1,1 @@
+insert Member { handle := <str>$handle }

@@ -1,0 +1,29 @@
+# Gel forms real schemas use that schemac once refused (tests/e2e/test_gel_schema_forms_e2e.py):
+# std::-qualified functions, bigint and decimal literals (12n, 0.5n), a property's constraint of
+# the same kind as its custom scalar's, a single link set to (select T ... limit 1), re_replace().
+module default {
+  scalar type Handle extending str {
+    constraint min_len_value(2);
+  }
+  type Member {
+    required handle: Handle {
+      constraint min_len_value(3);
+      constraint exclusive;
+    }
+    required joined: datetime {
+      default := std::datetime_of_statement();
+    }
+    required karma: bigint {
+      default := 10n;
+      constraint min_value(0n);
+    }
+    required ratio: decimal {
+      default := 0.5n;
+    }
+  }
+  type Post {
+    required title: str;
+    required author: Member;
+    editor: Member;
+  }
+}

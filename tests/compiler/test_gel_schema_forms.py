@@ -1,0 +1,160 @@
+"""Gel forms real schemas and queries use that schemac refused, each lowered with Gel's documented
+semantics and run on PostgreSQL 15 with data (the golden case tests/cases/gel_schema_forms runs
+them through both runners, tests/e2e/test_gel_schema_forms_e2e.py):
+
+* a standard-library function named with its module, ``std::datetime_of_statement()``
+  (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_of_statement): it
+  was looked up by its qualified name, which only ``std::datetime_current`` had;
+* ``12n`` (a bigint) and ``1.5n`` (a decimal) (https://docs.geldata.com/reference/edgeql/literals);
+* a property's constraint of the same kind as one of its custom scalar's
+  (``bounded_str { constraint min_len_value(1) }`` and ``name: bounded_str { constraint
+  min_len_value(0) }``): both hold, as in Gel; their checks were given the same name (E0207);
+* ``(select T [filter f] [order by k] limit 1)`` as a single link's value or a ``with`` name
+  bound to an object (https://docs.geldata.com/reference/edgeql/select): the first object in that
+  order, any one without it; it was refused as 'a select of an expression';
+* ``re_replace(pattern, sub, string [, flags := f])``
+  (https://docs.geldata.com/reference/stdlib/string#function::std::re_replace).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import psycopg
+import pytest
+
+from schemac.diagnostics import CompileError
+from schemac.pipeline import check_library, compile_library
+from schemac.semantics.library import Options
+
+SCHEMA = """
+module default {
+  scalar type Short extending str { constraint max_len_value(5); }
+  type Team {
+    required name: Short { constraint max_len_value(3); constraint exclusive; }
+    required rank: int64;
+    made: datetime { default := std::datetime_of_statement(); }
+    budget: bigint { default := 100n; constraint min_value(0n); }
+  }
+  type Player {
+    required name: str;
+    required team: Team;
+    coach: Team;
+  }
+}
+"""
+
+QUERIES = {
+    "add_team": "insert Team { name := <str>$name, rank := <int64>$rank }",
+    "join_best": "insert Player { name := <str>$name, "
+                 "team := (select Team filter .rank > <int64>$min order by .rank then .name limit 1) }",
+    "join_any": "insert Player { name := <str>$name, team := (select Team limit 1) }",
+    "coach_with": "with t := (select Team filter .name = <str>$team limit 1) "
+                  "update Player filter .name = <str>$name set { coach := t }",
+    "coach_last": "update Player filter .name = <str>$name "
+                  "set { coach := (select Team order by .name desc limit 1) }",
+    "players": "select Player { name, team: { name }, coach: { name } } order by .name",
+    "numbers": "select { a := 12345678901234567890n, b := 1.25n + 2n, c := -3n * 2n, d := 1e3n, "
+               "e := <bigint><int64>$x + 1n }",
+    "replaced": "select { a := re_replace('a', 'A', 'Alabama'), b := re_replace('a', 'A', 'Alabama', flags := 'g'), "
+                "c := re_replace('A', 'A', 'Alabama', flags := 'ig'), d := re_replace(r'(\\w+)@', r'<\\1>@', <str>$s), "
+                "e := re_replace(<str>$p, '', 'x', flags := <str>$f) }",
+    "made": "select Team { name, same := .made = std::datetime_of_statement(), "
+            "now_ok := std::datetime_current() >= .made } order by .name",
+}
+
+
+def _sources(queries=QUERIES):
+    src = {"lib/schema.esdl": SCHEMA}
+    src.update({f"lib/{k}.edgeql": v for k, v in queries.items()})
+    return src
+
+
+@pytest.fixture(scope="module")
+def plans():
+    return {q.name: q for q in check_library(_sources(), Options(library="lib")).queries}
+
+
+def _run(pg, plan, **args):
+    sql = re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%"))
+    return [tuple(r) for r in pg.execute(sql, {f"p{p.index}": args.get(p.name) for p in plan.params})]
+
+
+def _errors(schema: str, queries=None) -> str:
+    sources = {"lib/schema.esdl": schema}
+    sources.update({f"lib/{k}.edgeql": v for k, v in (queries or {}).items()})
+    with pytest.raises(CompileError) as exc:
+        check_library(sources, Options(library="lib"))
+    return exc.value.render(sources)
+
+
+@pytest.fixture
+def db(pg, plans):
+    pg.execute(compile_library(_sources(), Options(library="lib"))["sql/schema.sql"])
+    for name, rank in (("b", 2), ("a", 2), ("c", 1)):
+        _run(pg, plans["add_team"], name=name, rank=rank)
+    return pg
+
+
+def test_std_qualified_datetime_of_statement(db, plans):
+    assert "DEFAULT statement_timestamp()" in compile_library(_sources(), Options(library="lib"))["sql/schema.sql"]
+    rows = _run(db, plans["made"])
+    assert rows == [("a", False, True), ("b", False, True), ("c", False, True)]
+    # one statement: the default is the statement's time, the same for every row it inserts
+    db.execute("INSERT INTO team (name, rank) VALUES ('x', 1), ('y', 1)")
+    (n,), = db.execute("SELECT count(DISTINCT made) FROM team WHERE name IN ('x', 'y')")
+    assert n == 1
+
+
+def test_bigint_and_decimal_literals(db, plans):
+    assert _run(db, plans["numbers"], x=41) == [(Decimal("12345678901234567890"), Decimal("3.25"), Decimal("-6"),
+                                                 Decimal("1000"), Decimal("42"))]
+    assert [f.type.name for f in plans["numbers"].result] == ["bigint", "decimal", "bigint", "decimal", "bigint"]
+    assert db.execute("SELECT budget FROM team WHERE name = 'a'") == [(Decimal(100),)]
+    with pytest.raises(psycopg.errors.CheckViolation):
+        db.execute("UPDATE team SET budget = -1 WHERE name = 'a'")
+
+
+def test_property_and_custom_scalar_constraints_of_one_kind_both_hold(db):
+    sql = compile_library(_sources(), Options(library="lib"))["sql/schema.sql"]
+    assert '"ck_team_name_max_len_value" CHECK (char_length(name) <= 5)' in sql
+    assert re.search(r'"ck_team_name_max_len_value_[0-9a-f]{8}" CHECK \(char_length\(name\) <= 3\)', sql)
+    with pytest.raises(psycopg.errors.CheckViolation):
+        db.execute("INSERT INTO team (name, rank) VALUES ('abcd', 1)")
+    # the same constraint twice on the property itself is still E0207
+    assert "error[E0207]" in _errors(SCHEMA.replace("constraint max_len_value(3);",
+                                                    "constraint max_len_value(3); constraint max_len_value(3);"))
+
+
+def test_limited_select_as_a_single_link_value(db, plans):
+    _run(db, plans["join_best"], name="p1", min=0)   # rank 1 first: c
+    _run(db, plans["join_best"], name="p2", min=1)   # rank 2, by name: a
+    _run(db, plans["join_any"], name="p3")
+    with pytest.raises(psycopg.errors.NotNullViolation):
+        _run(db, plans["join_best"], name="p4", min=5)  # none: the required link is empty
+    _run(db, plans["coach_with"], name="p1", team="b")
+    _run(db, plans["coach_last"], name="p2")
+    _run(db, plans["coach_with"], name="p3", team="nobody")  # none: the optional link is cleared
+    rows = _run(db, plans["players"])
+    assert [(r[0], r[1], r[2]) for r in rows[:2]] == [("p1", {"name": "c"}, {"name": "b"}),
+                                                     ("p2", {"name": "a"}, {"name": "c"})]
+    assert rows[2][0] == "p3" and rows[2][1]["name"] in ("a", "b", "c") and rows[2][2] is None
+    assert 'ORDER BY "_q0".rank ASC NULLS FIRST, "_q0".name ASC NULLS FIRST LIMIT 1' in plans["join_best"].sql
+
+
+def test_limited_select_of_another_type_is_e0304():
+    text = _errors(SCHEMA, {"q": "insert Player { name := 'x', team := (select Player limit 1) }"})
+    assert "lib/q.edgeql:1:46: error[E0304]: 'team' links to Team, not Player" in text
+
+
+def test_re_replace(db, plans):
+    assert _run(db, plans["replaced"], s="ann@x.org, bob@y.org", p="x", f="") == [
+        ("AlAbama", "AlAbAmA", "AlAbAmA", "<ann>@x.org, bob@y.org", "")]
+    assert _run(db, plans["replaced"], s=None, p="x", f=None)[0][3:] == (None, None)
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        _run(db, plans["replaced"], s="", p="x", f="z")  # not a flag of Gel's (Postgres') regular expressions
+    assert "error[E0304]: re_replace() takes a pattern, a replacement, a string" in \
+        _errors(SCHEMA, {"q": "select re_replace('a', 'b')"})
+    assert "error[E0304]: re_replace() takes a pattern" in \
+        _errors(SCHEMA, {"q": "select re_replace('a', 'b', 'c', mode := 'g')"})
