@@ -233,3 +233,18 @@ def test_cli_reports_a_file_that_does_not_parse(tmp_path):
     r = _run("bad.edgeql", cwd=tmp_path)
     assert r.returncode == 1 and "bad.edgeql:1:13: error[E0101]" in r.stderr and "Traceback" not in r.stderr
     assert (tmp_path / "bad.edgeql").read_text() == "select Job {\n"
+
+
+@pytest.mark.parametrize("path, text", [
+    ("s.gel", "module default {\n type Lamp { required watts: int64 { default := 40 };\n"
+              "  label := 'lamp \\(.watts)W in \\(.room ?? \"no room\")'; }\n}\n"),
+    ("q.edgeql", "insert Lamp unless conflict;"),
+    ("q.edgeql", "select Shelf { name, lamps filter .watts > 5 order by .watts desc limit 1 };"),
+    ("q.edgeql", "with b := select Lamp filter .watts > 50, n := count(select Lamp)\nselect b { watts };"),
+    ("q.edgeql", "select all(  for t in Lamp union (select t.watts > 0)  );"),
+    ("q.edgeql", "select enumerate({'a','b'}) filter .0 > 0;"),
+])
+def test_gel_syntax_forms_round_trip(path, text):
+    # (insert without a shape, interpolated strings, clauses on a link without a sub-shape,
+    # unparenthesised statements as arguments and with bindings, a partial path `.0`)
+    check_invariants(path, text)

@@ -50,7 +50,7 @@ def _lark_options() -> dict:
     return dict(
         parser="lalr",
         lexer=_FastContextualLexer,
-        start=["schema", "query_file", "type_start"],
+        start=["schema", "query_file", "type_start", "expr_start"],
         keep_all_tokens=True,
         maybe_placeholders=False,
     )
@@ -1163,7 +1163,15 @@ class _Builder:
         return ast.Param(name, ast.TypeRef(ref.name, ref.args, type_span, ref.optional), span)
 
     def string_lit(self, meta, children):
-        return ast.Literal("str", _string_value(children[0], self.file), self._span(meta))
+        tok = children[0]
+        if "\\(" in tok.value:
+            parts = _interpolation_parts(tok, self.file)
+            if parts is not None:
+                return _interpolation(parts, self._span(meta))
+        return ast.Literal("str", _string_value(tok, self.file), self._span(meta))
+
+    def expr_start(self, meta, children):
+        return children[0]
 
     def raw_string_lit(self, meta, children):
         return ast.Literal("str", _string_value(children[0], self.file), self._span(meta))
@@ -1269,17 +1277,12 @@ class _Builder:
         :class:`~schemac.syntax.tree.SelectExpr`, the others keep their node (a ``with_expr``,
         ``group_expr`` or ``for`` node, or a :class:`~schemac.syntax.tree.StatementExpr` around an
         insert, update or delete)."""
-        q = children[0]
-        span = self._span(meta)
-        if isinstance(q, ast.SelectExpr):
-            if (isinstance(q.subject, ast.VarRef) and not q.subject.detached and q.shape is None
-                    and q.filter is not None and not q.order and q.offset is None and q.limit is None):
-                return ast.SubSelect(q.subject.name, q.subject.span, q.filter, span)
-            # (`(select Tag { @weight := 2 } filter ...)` sets link properties: see schemac.semantics.queries.)
-            return dataclasses.replace(q, span=span)
-        if isinstance(q, (ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
-            return dataclasses.replace(q, span=span)
-        return ast.StatementExpr(q, span)
+        return _parenthesised(children[0], self._span(meta))
+
+    def stmt_arg(self, meta, children):
+        """``f(select ...)``, ``all(for x in xs union (...))``: a statement as an argument is the
+        statement parenthesised (Gel's FuncCallArg reads an unparenthesised statement)."""
+        return self.paren_stmt(meta, children)
 
     def var_ref(self, meta, children):
         (name, _), = children
@@ -2044,7 +2047,8 @@ class _Builder:
         return ast.ConflictElse("select", name, name_span, (), self._span(meta))
 
     def insert_q(self, meta, children):
-        (name, name_span), assigns, *rest = children
+        (name, name_span), *rest = children
+        assigns = rest.pop(0) if rest and type(rest[0]) is tuple else ()  # (`insert T` has no shape)
         return ast.InsertQuery(name, name_span, assigns, rest[0] if rest else None, self._span(meta))
 
     def update_q(self, meta, children):
@@ -2115,6 +2119,11 @@ class _Builder:
             value = value.query  # a bound statement: `p := (insert ...)`
         return ast.WithBinding(str(name), self._tspan(name), value, self._span(meta))
 
+    def with_binding_stmt(self, meta, children):
+        """``with x := select ...``: the statement, as if parenthesised."""
+        name, q = children
+        return self.with_binding(meta, [name, _parenthesised(q, q.span)])
+
     def with_module(self, meta, children):
         (name, span), = children
         return ast.WithBinding("module", span, ast.VarRef(name, span), self._span(meta))
@@ -2161,7 +2170,13 @@ def _string_value(tok: Token, file: str) -> str:
     if tok.type == "DOLLAR_STRING":
         tag_end = tok.value.index("$", 1) + 1
         return tok.value[tag_end:len(tok.value) - tag_end]
-    text = tok.value[1:-1]
+    return _unescape(tok, 1, len(tok.value) - 1, file)
+
+
+def _unescape(tok: Token, start: int, end: int, file: str) -> str:
+    """``tok.value[start:end]`` (a quoted string's text, or a piece of it between
+    interpolations) with its escapes replaced; an error is located in the file."""
+    text = tok.value[start:end]
     if "\\" not in text:
         return text
 
@@ -2174,20 +2189,116 @@ def _string_value(tok: Token, file: str) -> str:
             if value is not None:
                 return value
             problem = f"unknown escape sequence '\\{char}' in a string literal"
+            if char == "(":
+                problem = "a string interpolation '\\(...)' is only supported in an expression"
         else:
             code = int(hex2 or hex4 or hex8, 16)
             if (hex2 and code > 0x7F) or 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
                 problem = f"'{m.group(0)}' is not a character"
             else:
                 return chr(code)
-        before = tok.value[:1 + m.start()]  # (a string may span lines)
-        nl = before.count("\n")
-        line = tok.line + nl
-        col = (tok.column + len(before)) if not nl else len(before) - before.rindex("\n")
+        line, col = _token_position(tok, start + m.start())
         raise CompileError([Diagnostic("E0102", problem, _new_span(file, line, col, line, col + len(m.group(0))),
                                        _ESCAPE_HINT)])
 
     return _ESCAPE.sub(replace, text)
+
+
+def _token_position(tok: Token, index: int) -> Tuple[int, int]:
+    """1-based (line, column) in the file of ``tok.value[index]`` (a token may span lines)."""
+    before = tok.value[:index]
+    nl = before.count("\n")
+    if not nl:
+        return tok.line, tok.column + index
+    return tok.line + nl, len(before) - before.rindex("\n")
+
+
+def _interpolation_parts(tok: Token, file: str) -> Optional[list]:
+    """A quoted string with interpolations (Gel 6's ``'a \\(expr) b'``,
+    https://docs.geldata.com/reference/stdlib/string#type::std::str): its pieces in order,
+    ``("text", str)`` and ``("expr", Expr)``; ``None`` when it has none (a ``\\(`` escaped as
+    ``\\\\(``). The expression runs to the ``)`` that closes ``\\(`` (parentheses and strings
+    inside it are skipped); it is parsed where it stands, so its spans are the file's. (The string
+    token ends at the string's own quote, so an interpolated expression may hold strings in the
+    other quote only: ``"\\(f('x'))"``.)"""
+    v = tok.value
+    close = len(v) - 1
+    parts: list = []
+    lit_start = 1
+    i = 1
+    while i < close:
+        if v[i] != "\\":
+            i += 1
+            continue
+        if v[i + 1] != "(":
+            i += 2
+            continue
+        j, depth = i + 2, 1
+        while j < close:
+            c = v[j]
+            if c in "'\"":
+                j += 1
+                while j < close and v[j] != c:
+                    j += 2 if v[j] == "\\" else 1
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= close:
+            line, col = _token_position(tok, i)
+            raise CompileError([Diagnostic(
+                "E0102", "this string interpolation '\\(' is never closed", _new_span(file, line, col, line, col + 2),
+                "close it with ')' before the string ends; an expression in it may hold strings quoted with the "
+                "other quote character only")])
+        parts.append(("text", _unescape(tok, lit_start, i, file)))
+        line, col = _token_position(tok, i + 2)
+        padded = "\n" * (line - 1) + " " * (col - 1) + v[i + 2:j]
+        try:
+            expr = _lark().parse(padded, start="expr_start")
+        except UnexpectedInput as e:
+            raise _syntax_error(file, padded, e, "string interpolation") from None
+        parts.append(("expr", expr))
+        lit_start = i = j + 1
+    if not parts:
+        return None
+    parts.append(("text", _unescape(tok, lit_start, close, file)))
+    return parts
+
+
+def _interpolation(parts: list, span: Span):
+    """Gel's meaning of an interpolated string (its compiler: ``array_join([prefix, <str>e1,
+    suffix1, ...], '')``): the pieces joined with ``++``, each expression cast to ``str``; so the
+    result is empty when an expression is, and one string per combination of a multi one's
+    values, as ``++`` gives."""
+    pieces = []
+    for kind, value in parts:
+        if kind == "text":
+            if value:
+                pieces.append(ast.Literal("str", value, span))
+        else:
+            pieces.append(ast.Cast(ast.TypeRef("str", (), value.span), value, value.span))
+    node = pieces[0]
+    for piece in pieces[1:]:
+        node = ast.BinOp("++", node, piece, span)
+    return node
+
+
+def _parenthesised(q, span: Span):
+    """A statement in parentheses (or where Gel reads one without them: an argument, a ``with``
+    binding), spanning ``span``."""
+    if isinstance(q, ast.SelectExpr):
+        if (isinstance(q.subject, ast.VarRef) and not q.subject.detached and q.shape is None
+                and q.filter is not None and not q.order and q.offset is None and q.limit is None):
+            return ast.SubSelect(q.subject.name, q.subject.span, q.filter, span)
+        # (`(select Tag { @weight := 2 } filter ...)` sets link properties: see schemac.semantics.queries.)
+        return dataclasses.replace(q, span=span)
+    if isinstance(q, (ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
+        return dataclasses.replace(q, span=span)
+    return ast.StatementExpr(q, span)
+
 
 
 #: The one AST builder, called by the parser as it reduces (see :func:`_lark`).
