@@ -459,6 +459,11 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         if (qf.text == "" or "assert_distinct" in qf.text) and _calls(qf.query, _ASSERT_DISTINCT) else qf.query
     if q is not qf.query:
         qf = dataclasses.replace(qf, query=q)
+    q = _global_write(q, schema, reporter)
+    if q is None:
+        return None
+    if q is not qf.query:
+        qf = dataclasses.replace(qf, query=q)
     if not _QUERY_NAME.match(qf.name):
         reporter.error("E0308", f"query file name '{qf.name}' is not a snake_case, kebab-case or camelCase name",
                        Span.point(qf.path, 1, 1),
@@ -521,6 +526,34 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
 
 
 _AST_WRITES = (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)
+
+
+def _global_write(q, schema: Schema, reporter: Reporter):
+    """``update global g [filter f] set {...}`` / ``delete global g [filter f]`` (also under
+    ``with``) of a computed global holding an object, ``global self := (select User filter .id =
+    global self_id)``: Gel updates (deletes) any set of objects
+    (https://docs.geldata.com/reference/edgeql/update, .../delete), here the global's object, so
+    it is ``update User filter .id = global g [and (f)] set {...}``: nothing when the global is
+    empty. ``q`` unchanged for any other query; ``None`` after reporting."""
+    body = q.body if isinstance(q, ast.WithQuery) else q
+    if not isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) or not isinstance(body.subject, ast.GlobalRef):
+        return q
+    ref = body.subject
+    g = schema.find(ref.name, "default", schema.globals)
+    if g is None or g.target is None:  # type: ignore[attr-defined]
+        what = "an update" if isinstance(body, ast.UpdateQuery) else "a delete"
+        reporter.error("E0206" if g is not None else "E0302",
+                       f"{what} of global '{ref.name}', which holds no object, is not supported" if g is not None
+                       else f"unknown global '{ref.name}'", ref.span,
+                       "an update or delete of a global names a computed global holding an object: "
+                       "global current_user := (select User filter .id = global current_user_id)")
+        return None
+    target = g.target  # type: ignore[attr-defined]
+    filt: ast.Expr = ast.BinOp("=", ast.Path(("id",), ref.span), ast.GlobalRef(ref.name, ref.span), ref.span)
+    if body.filter is not None:
+        filt = ast.BinOp("and", filt, body.filter, body.filter.span)
+    body = dataclasses.replace(body, type_name=target.qualname, type_span=ref.span, filter=filt, subject=None)
+    return dataclasses.replace(q, body=body) if isinstance(q, ast.WithQuery) else body
 
 
 def _hoist_free_object_writes(q):

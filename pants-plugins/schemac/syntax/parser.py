@@ -1493,6 +1493,12 @@ class _Builder:
             return ".<"
         return ""
 
+    def dml_global(self, meta, children):
+        """``update global current_user set {...}`` / ``delete global current_user``: the
+        objects of an object global (planned as a filter on the global's type)."""
+        (name, _), = children
+        return ast.GlobalRef(name, self._span(meta))
+
     def global_ref(self, meta, children):
         (name, _), = children
         return ast.GlobalRef(name, self._span(meta))
@@ -2470,7 +2476,8 @@ def _refuse_unplanned_query(q) -> None:
     while isinstance(body, ast.WithQuery):
         body = body.body
     problem = None
-    if isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None:
+    if isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.subject is not None \
+            and not (isinstance(body.subject, ast.GlobalRef) and not body.subject.steps):
         problem = f"{'an update' if isinstance(body, ast.UpdateQuery) else 'a delete'} of an expression " \
                   "(not a type name) is not supported yet"
     if problem is not None:
