@@ -826,6 +826,11 @@ def _link_source(a: ast.Assignment, subject: ObjectType,
             and len(value.args) == 1:
         value, exists = value.args[0], True
     link = subject.links.get(a.name)
+    if link is not None:
+        value = _plain_link_selection(value, link, ctx)
+        while isinstance(value, ast.FuncCall) and value.name in ("assert_exists", "std::assert_exists") \
+                and len(value.args) == 1:
+            value, exists = value.args[0], True
     if isinstance(value, ast.FuncCall) and value.name in ("assert_single", "std::assert_single") \
             and len(value.args) == 1 and isinstance(value.args[0], ast.VarRef):
         inner = _selected(value.args[0], link is None, ctx)
@@ -846,6 +851,59 @@ def _link_source(a: ast.Assignment, subject: ObjectType,
     if value is a.value:
         return a, False
     return dataclasses.replace(a, value=value), exists
+
+
+def _plain_link_selection(value, link, ctx: ExprContext):
+    """Other spellings of a selection of the link's target, as the sub-select they select
+    (https://docs.geldata.com/reference/edgeql/insert#links: a link is given any expression of
+    its target type): ``distinct (...)`` of a selection (a selection holds each object once);
+    ``(select T filter <f> limit 1)`` where ``f`` finds at most one object (on ``.id`` or an
+    exclusive property: the limit changes nothing); and for a multi link, ``for x in
+    array_unpack(arr) union (select T filter .p = x)``, the union of the objects each element
+    selects, which are the objects ``.p in array_unpack(arr)`` selects (a link holds each
+    object once); ``{(select T ...)}``, a set of one selection; ``<T><uuid>x``, Gel's cast of an
+    id to the object (https://docs.geldata.com/reference/edgeql/casts: ``assert_exists((select
+    T filter .id = x))``, it fails when no object of ``T`` has the id). Anything else is
+    returned as it is."""
+    if isinstance(value, ast.SetLit) and len(value.items) == 1:
+        inner = _plain_link_selection(value.items[0], link, ctx)
+        return inner if isinstance(inner, (ast.SubSelect, ast.SelectExpr, ast.FuncCall)) else value
+    if isinstance(value, ast.Cast) and not value.type.args and not value.type.optional \
+            and value.type.name not in ctx.variables \
+            and ctx.schema.find_type(value.type.name, ctx.module) is link.target:
+        return ast.FuncCall("assert_exists", (ast.SubSelect(
+            value.type.name, value.type.span, ast.BinOp("=", ast.Path(("id",), value.type.span), value.operand,
+                                                        value.span), value.span),), value.span)
+    if isinstance(value, ast.UnaryOp) and value.op == "distinct":
+        inner = _plain_link_selection(value.operand, link, ctx)
+        if isinstance(inner, ast.SubSelect):
+            return inner
+        return value
+    if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) and value.shape is None \
+            and not value.order and value.offset is None and value.filter is not None \
+            and isinstance(value.limit, ast.Literal) and value.limit.value == 1 \
+            and value.subject.name not in ctx.variables and value.subject.name not in ctx.type_sets:
+        target = ctx.schema.find_type(value.subject.name, ctx.module)
+        if target is not None and _pins_one_row(value.filter, target):
+            return ast.SubSelect(value.subject.name, value.subject.span, value.filter, value.span)
+        return value
+    if link.multi and isinstance(value, ast.ForExpr) and isinstance(value.source, ast.FuncCall) \
+            and value.source.name in _UNPACK and len(value.source.args) == 1:
+        body = _unparen(value.body)
+        if isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) and body.shape is None \
+                and not body.order and body.offset is None and body.limit is None \
+                and body.subject.name not in ctx.variables and body.subject.name not in ctx.type_sets:
+            body = ast.SubSelect(body.subject.name, body.subject.span, body.filter, body.span)
+        if not isinstance(body, ast.SubSelect) or body.detached:
+            return value
+        f = body.filter
+        if isinstance(f, ast.BinOp) and f.op == "=":
+            for side, other in ((f.left, f.right), (f.right, f.left)):
+                if isinstance(side, ast.Path) and isinstance(other, ast.VarRef) and other.name == value.var \
+                        and not any(isinstance(n, ast.VarRef) and n.name == value.var for n in ast.iter_nodes(side)):
+                    return ast.SubSelect(body.type_name, body.type_span, ast.BinOp("in", side, value.source, f.span),
+                                         value.span)
+    return value
 
 
 def _target_name(subject: ObjectType, name: str) -> str:
