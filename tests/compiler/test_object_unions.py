@@ -5,7 +5,8 @@ selection, on PostgreSQL 15 with data and through the TypeScript and Go runners.
   { shape } [filter] [order by] [offset] [limit]`` (https://docs.geldata.com/reference/stdlib/set#operator::union):
   a multiset sum (an object in two operands is there twice), typed as Gel's union type (the
   pointers every operand's type has: those of the nearest common ancestor,
-  https://docs.geldata.com/reference/edgeql/sets#inheritance); an operand's own shape is not the
+  https://docs.geldata.com/reference/edgeql/sets#inheritance), an operand may order and page its
+  own objects (before the union); an operand's own shape is not the
   union's, whose objects show ``{ id }`` (Gel's union type has no shape of its own); one
   ``SELECT`` per concrete type, ``UNION ALL``, as a select of an abstract type.
 * ``for x in {1, 2, 3} union (select x * 2)``: the body's value per element; ``with p := (select
@@ -40,6 +41,10 @@ QUERIES = {
                       "{ title } filter .title != <str>$skip order by .title;",
     "union_twice": "select (Content union Movie) { title } order by .title;",
     "union_paged": "select (Movie union Show) { title } order by .title desc offset 1 limit 2;",
+    "union_latest": "select {(select Movie order by .release_year desc limit 1), (select Show order by .seasons desc "
+                    "limit 1)} { title } order by .title;",
+    "union_bound_page": "with m := (select Movie order by .title limit 1) select (m union Show) { title } "
+                        "order by .title;",
     "scalar_union": "select {1, 2} union {3};",
     "doubled": "for x in {1, 2, 3} union (select x * 2);",
     "shouted": "for x in array_unpack(<array<str>>$xs) union (x ++ '!');",
@@ -84,6 +89,9 @@ def test_unions_of_objects_on_postgres(pg):
     # a multiset sum: a movie is in both operands, so it is there twice
     assert run_plan(pg, q["union_twice"]) == [("Alien",), ("Alien",), ("Andor",), ("Dune",), ("Dune",), ("Pilot",)]
     assert run_plan(pg, q["union_paged"]) == [("Dune",), ("Andor",)]
+    # an operand that orders and pages its own objects, before the union
+    assert run_plan(pg, q["union_latest"]) == [("Andor",), ("Dune",)]
+    assert run_plan(pg, q["union_bound_page"]) == [("Alien",), ("Andor",), ("Pilot",)]
     assert all(q[n].cardinality == "many" for n in QUERIES)
     assert [r[0] for r in run_plan(pg, q["scalar_union"])] == [1, 2, 3]
 
@@ -107,8 +115,12 @@ def test_an_empty_value_of_a_for_body_is_no_element(pg):
 
 
 @pytest.mark.parametrize("query, message, col", [
-    ("select {(select Movie order by .title limit 1), Show};",
-     "error[E0206]: an operand of 'union' that orders or pages its objects is not supported yet", 9),
+    ("select {(select Content order by .title limit 1), Show};",
+     "error[E0206]: an operand of 'union' that orders or pages the objects of a type with subtypes is not "
+     "supported yet", 9),
+    ("select {(select Movie order by .title limit 1), Show} filter .title != 'x';",
+     "error[E0206]: an operand of 'union' that orders or pages its objects in a filtered union is not supported yet",
+     9),
     ("select {(select Movie { t := .title }), Show};",
      "error[E0206]: a shape with computed or nested elements on an operand of 'union' is not supported yet", 9),
     ("select (Movie union Show) { release_year };", "error[E0302]: type 'Show' has no property 'release_year'", 29),

@@ -1384,7 +1384,15 @@ def _union_sql(u: qir.SelectUnion) -> str:
         names = [qi(f.name) for _, f in picked]
         cols = _columns(picked) + [f"{_order_key(k.expr)} AS {qi(f'_o{i}')}" for i, k in enumerate(b.order, 1)]
         where = _where(b.filter, b.visible_sql)
-        parts.append(f"SELECT {', '.join(cols)}\nFROM {qi(b.subject.table)}{where}")
+        part = f"SELECT {', '.join(cols)}\nFROM {qi(b.subject.table)}{where}"
+        page = u.pages[len(parts)] if u.pages else None
+        if page is not None:
+            # (an operand that orders or pages its own objects, before the union)
+            order, offset, limit = page
+            part = "(" + part + ("\nORDER BY " + ", ".join(_order_sql(k) for k in order) if order else "") + \
+                (f"\nOFFSET {expr_sql(offset)}" if offset is not None else "") + \
+                (f"\nLIMIT {expr_sql(limit)}" if limit is not None else "") + ")"
+        parts.append(part)
     union = "\nUNION ALL\n".join(parts)
     if not u.order and u.offset is None and u.limit is None and not any(b.order for b in u.branches):
         return union

@@ -958,6 +958,10 @@ class SelectUnion(Node):
     order: Tuple[OrderKey, ...]
     offset: Optional[Expr]
     limit: Optional[Expr]
+    #: A union's operand that orders or pages its objects, ``(select Movie order by .year limit
+    #: 1) union Show``: per branch, ``(order, offset, limit)`` applied to that branch alone
+    #: (``None``: none); empty when no operand does.
+    pages: Tuple[Optional[Tuple[Tuple[OrderKey, ...], Optional[Expr], Optional[Expr]]], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -115,7 +115,8 @@ def _subject_type_filter(e) -> Optional[ast.TypeFilter]:
 
 
 def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprContext,
-                     parts: Optional[List[Tuple[ObjectType, Optional[ast.Expr]]]] = None) -> Optional[qir.Query]:
+                     parts: Optional[List[Tuple[ObjectType, Optional[ast.Expr], Optional[ast.SelectExpr]]]] = None
+                     ) -> Optional[qir.Query]:
     """``select A { shape } [filter] [order by] [offset] [limit]`` of an abstract type ``A``: the
     objects of its concrete subtypes (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries,
     https://docs.geldata.com/reference/datamodel/inheritance), each subtype a table of its own:
@@ -125,8 +126,9 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
     objects of ``T`` and empty for the others (an optional value, an empty list), as Gel types
     it; elements the subtypes type differently are refused.
 
-    ``parts`` (a union of objects, :func:`_object_union`): the branches, each a concrete type
-    and the filter of the operand it comes from (``key`` then only names the union)."""
+    ``parts`` (a union of objects, :func:`_object_union`): the branches, each a concrete type,
+    the filter of the operand it comes from and the operand when it orders or pages its objects
+    (``key`` then only names the union)."""
     schema = ctx.schema
     subs = [schema.types[k] for k in schema.descendants.get(key, ()) if k in schema.types] if parts is None \
         else [p[0] for p in parts]
@@ -146,6 +148,7 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
     shape = _expand_splats(shape, union_view(key, subs)) if any(el.splat for el in shape) else shape
     branches: List[qir.Select] = []
     missing: List[Set[int]] = []
+    pages: List[Optional[Tuple[Tuple[qir.OrderKey, ...], Optional[qir.Expr], Optional[qir.Expr]]]] = []
     for n_sub, sub in enumerate(subs):
         elements: List[ast.ShapeElement] = []
         gone: Set[int] = set()
@@ -178,6 +181,15 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
         node, _ = _select_node(bq, sub, dataclasses.replace(ctx, subject=sub))
         if node is None:
             return None
+        paged = parts[n_sub][2] if parts is not None else None
+        if paged is not None:
+            pq = dataclasses.replace(bq, order=paged.order, offset=paged.offset, limit=paged.limit)
+            pnode, _ = _select_node(pq, sub, dataclasses.replace(ctx, subject=sub))
+            if pnode is None:
+                return None
+            pages.append((pnode.order, pnode.offset, pnode.limit))
+        else:
+            pages.append(None)
         renamed = [el.name if el.name != b.name else None for el, b in zip(
             (e for i, e in enumerate(shape) if i not in gone), elements)]
         node = dataclasses.replace(node, shape=tuple(
@@ -210,7 +222,8 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
         nodes = [dataclasses.replace(n, field=f) for n, f in zip(nodes, fields)]  # type: ignore[misc]
         out.append(dataclasses.replace(b, shape=tuple(nodes)))
     first_b = branches[0]
-    node = qir.SelectUnion(q.span, tuple(out), first_b.order, first_b.offset, first_b.limit)
+    node = qir.SelectUnion(q.span, tuple(out), first_b.order, first_b.offset, first_b.limit,
+                           tuple(pages) if any(p is not None for p in pages) else ())
     bounds = {}
     for word, expr in (("offset", q.offset), ("limit", q.limit)):
         if expr is not None:
@@ -3791,6 +3804,12 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
         return set()  # (other writes read their bindings as values)
     if isinstance(body, ast.SelectValue) and isinstance(body.value, ast.FreeObject):
         set_uses.update(id(el.value) for el in body.value.elements)  # (users := u)
+    if isinstance(body, ast.SelectValue):
+        # `select u union Show`, `select {u, Show} { ... }`: the operands of a union of objects
+        # (_object_union)
+        top = body.value.base if isinstance(body.value, ast.ShapeExpr) else body.value
+        if isinstance(top, (ast.BinOp, ast.SetLit)):
+            set_uses.update(id(leaf) for leaf in _union_leaves(top))
     value_uses: Set[str] = set()
     for e in exprs:
         if e is None or isinstance(e, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
@@ -4272,16 +4291,17 @@ def _union_leaves(expr) -> List[object]:
 
 
 def _object_operand(e, ctx: ExprContext):
-    """An operand of a union that is objects: ``(key, filter)`` (``key`` the qualified name of a
-    concrete or abstract type, ``filter`` the operand's own, or ``None``); ``None`` when it is no
-    objects; ``False`` after a located error."""
+    """An operand of a union that is objects: ``(key, filter, paged)`` (``key`` the qualified name
+    of a concrete or abstract type, ``filter`` the operand's own, or ``None``; ``paged`` the
+    operand when it orders or pages its objects); ``None`` when it is no objects; ``False``
+    after a located error."""
     if isinstance(e, ast.VarRef) and e.name not in ctx.variables:
         if e.name in ctx.type_sets:
             value = ctx.type_sets[e.name]
             return _object_operand(_as_select_expr(value), ctx) if _simple_selection(value) else None
         found = ctx.schema.find_type(e.name, ctx.module)
         key = found.qualname if found is not None else _abstract_key(ctx.schema, e.name, ctx.module)
-        return None if key is None else (key, None)
+        return None if key is None else (key, None, None)
     if isinstance(e, ast.SubSelect):
         e = _as_select_expr(e)
     if not (isinstance(e, ast.SelectExpr) and isinstance(e.subject, ast.VarRef)):
@@ -4289,14 +4309,16 @@ def _object_operand(e, ctx: ExprContext):
     found = _object_operand(e.subject, ctx)
     if not found:
         return found
-    if found[1] is not None and e.filter is not None:
-        found = (found[0], ast.BinOp("and", found[1], e.filter, e.filter.span))
-    elif e.filter is not None:
-        found = (found[0], e.filter)
-    if e.order or e.offset is not None or e.limit is not None:
-        ctx.reporter.error("E0206", "an operand of 'union' that orders or pages its objects is not supported yet",
-                           e.span, "order and page the union: select (A union B) { ... } order by ... limit ...")
+    if found[2] is not None and (e.filter is not None or e.order or e.offset is not None or e.limit is not None):
+        ctx.reporter.error("E0206", f"filtering, ordering or paging '{e.subject.name}', which orders or pages its "  # type: ignore[union-attr]
+                           "objects, in a union is not supported yet", e.span)
         return False
+    if found[1] is not None and e.filter is not None:
+        found = (found[0], ast.BinOp("and", found[1], e.filter, e.filter.span), None)
+    elif e.filter is not None:
+        found = (found[0], e.filter, found[2])
+    if e.order or e.offset is not None or e.limit is not None:
+        found = (found[0], found[1], e)
     if not computed_sql._plain_shape(e.shape):
         # (Gel's union of two shapes computing the same name is an error; of others, the
         # union's objects show { id } only, as any plain shape of an operand: see _object_union)
@@ -4331,12 +4353,20 @@ def _object_union(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext):
         return None
     if not all(found):
         return False  # (values, or objects mixed with values: reported as a set of values)
-    parts: List[Tuple[ObjectType, Optional[ast.Expr]]] = []
+    parts: List[Tuple[ObjectType, Optional[ast.Expr], Optional[ast.SelectExpr]]] = []
     names = []
-    for key, filt in found:  # type: ignore[misc]
+    for key, filt, paged in found:  # type: ignore[misc]
         names.append(key.split("::")[-1])
-        parts.extend((ctx.schema.types[k], filt) for k in ctx.schema.descendants.get(key, (key,))
-                     if k in ctx.schema.types)
+        subs = [ctx.schema.types[k] for k in ctx.schema.descendants.get(key, (key,)) if k in ctx.schema.types]
+        if paged is not None and (len(subs) != 1 or q.filter is not None):
+            # (its objects are paged before the union: over several tables, or filtered by the
+            # union afterwards, that is another statement's shape)
+            why = "the objects of a type with subtypes" if len(subs) != 1 else "its objects in a filtered union"
+            ctx.reporter.error("E0206", f"an operand of 'union' that orders or pages {why} is not supported yet",
+                               paged.span,
+                               "order and page the union: select (A union B) { ... } order by ... limit ...")
+            return None
+        parts.extend((sub, filt, paged) for sub in subs)
     if not parts:
         ctx.reporter.error("E0206", "a union of abstract types that no concrete type extends is not supported yet",
                            value.span)
