@@ -29,6 +29,12 @@ type Person {
   born: datetime;
   friend: Person;
 }
+type Service {
+  required name: str;
+  required days: tuple<bool, bool, bool>;
+  pos: tuple<x: float64, y: float64>;
+  nest: tuple<a: int64, b: tuple<str, decimal>>;
+}
 """
 
 SOURCES = {
@@ -44,6 +50,9 @@ SOURCES = {
                                 "(insert Person { name := x.1, age := x.0 });",
     "tv/q/positions.edgeql": "for x in enumerate(array_unpack(<array<str>>$names)) union (select (x.0, x.1 ++ '!'));",
     "tv/q/indexes.edgeql": "for x in enumerate(array_unpack(<array<str>>$names)) union (select x.0);",
+    "tv/q/add_service.edgeql": "insert Service { name := <str>$name, days := (true, false, <bool>$d), "
+                               "pos := (x := 1.5, y := <float64>$y), nest := (a := 7, b := ('q', <decimal>$c)) };",
+    "tv/q/services.edgeql": "select Service { name, days, pos, nest, b := .nest.b } order by .name;",
     "tv/q/ints.edgeql": "select [1, 2];",
     "tv/q/strs.edgeql": "select <array<str>>$xs;",
     "tv/q/names.edgeql": "select array_agg(Person.name);",
@@ -54,6 +63,7 @@ SETUP = """
 UPDATE person SET tags = ARRAY['t1', 't2'], born = '2024-01-02T03:04:05Z' WHERE name = 'ann';
 UPDATE person SET friend_id = (SELECT id FROM person WHERE name = 'bob') WHERE name = 'ann';
 UPDATE person SET friend_id = (SELECT id FROM person WHERE name = 'ann') WHERE name = 'bob';
+INSERT INTO service (name, days) VALUES ('s2', ROW(false, false, false));
 """
 
 
@@ -116,7 +126,11 @@ def test_on_postgres(pg):
     assert run("indexes", ["a", "b", "c"]) == [(0,), (1,), (2,)]
     assert len(run("add_numbered", ["ann", "bob"])) == 2
     assert pg.execute("SELECT name, age FROM person ORDER BY name") == [("ann", 0), ("bob", 1)]
+    run("add_service", "s1", True, -2.0, "2.5")
     pg.execute(SETUP)
+    assert run("services") == [
+        ("s1", [True, False, True], {"x": 1.5, "y": -2}, {"a": "7", "b": ["q", "2.5"]}, ["q", "2.5"]),
+        ("s2", [False, False, False], None, None, None)]
     rows = run("people")
     assert [(r[0], r[1], r[2]) for r in rows] == [("ann", ["ann", "0"], {"n": "2", "tags": ["t1", "t2"]}),
                                                   ("bob", ["bob", "1"], None)]
@@ -168,7 +182,17 @@ try {
   assert.deepEqual(await q.positions({ names: ["a", "b"] }), [["0", "a!"], ["1", "b!"]]);
   assert.deepEqual(await q.indexes({ names: ["a", "b"] }), ["0", "1"]);
   assert.equal((await q.addNumbered({ names: ["ann", "bob"] })).length, 2);
+  await q.addService({ name: "s1", d: true, y: -2, c: "2.5" });
   await pool.query(process.env["SETUP"]!);
+  const services: {
+    name: string; days: [boolean, boolean, boolean]; pos: { x: number; y: number } | null;
+    nest: { a: string; b: [string, string] } | null; b: [string, string] | null;
+  }[] = await q.services();
+  assert.deepEqual(services, [
+    { name: "s1", days: [true, false, true], pos: { x: 1.5, y: -2 }, nest: { a: "7", b: ["q", "2.5"] }, b: ["q", "2.5"] },
+    { name: "s2", days: [false, false, false], pos: null, nest: null, b: null },
+  ]);
+  assert.deepEqual((await b.services())[0]!.nest, { a: 7n, b: ["q", "2.5"] });
   const people = await q.people();
   assert.deepEqual(people, [
     { name: "ann", t: ["ann", "0"], info: { n: "2", tags: ["t1", "t2"] }, friend: { name: "bob", p: null } },
@@ -260,8 +284,24 @@ func TestTupleValues(t *testing.T) {
 	if ids, err := q.AddNumbered(ctx, tv.AddNumberedParams{Names: []string{"ann", "bob"}}); err != nil || len(ids) != 2 {
 		t.Fatalf("add: %#v (%v)", ids, err)
 	}
+	if _, err := q.AddService(ctx, tv.AddServiceParams{Name: "s1", D: true, Y: -2, C: "2.5"}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := EXEC; err != nil {
 		t.Fatal(err)
+	}
+	services, err := q.Services(ctx)
+	if err != nil || len(services) != 2 {
+		t.Fatalf("services: %#v (%v)", services, err)
+	}
+	s1, s2 := services[0], services[1]
+	if s1.Days != (tv.ServicesDays{Element0: true, Element1: false, Element2: true}) || s1.Pos == nil ||
+		*s1.Pos != (tv.ServicesPos{X: 1.5, Y: -2}) || s1.Nest == nil || s1.Nest.A != 7 ||
+		s1.Nest.B != (tv.ServicesNestB{Element0: "q", Element1: "2.5"}) || s1.B == nil || s1.B.Element1 != "2.5" {
+		t.Fatalf("s1: %#v", s1)
+	}
+	if s2.Name != "s2" || s2.Days.Element0 || s2.Pos != nil || s2.Nest != nil || s2.B != nil {
+		t.Fatalf("s2: %#v", s2)
 	}
 	people, err := q.People(ctx)
 	if err != nil || len(people) != 2 {

@@ -1750,6 +1750,27 @@ def _free_tuple(expr, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.TupleValue(expr.span, vtype, any(low.nullable for low in lows), tuple(lows))
 
 
+def selected_tuple(low: qir.Expr) -> qir.Expr:
+    """A tuple property's value read whole (``.days``, ``.nest.b``; a Postgres
+    composite value), to be selected: the :class:`qir.TupleValue` of its elements, each the
+    composite's attribute, ``(days)."f0"`` (so it is selected as the JSON of any tuple); any other
+    expression as it is."""
+    if not low.type.fields or not _tuple_column(low):
+        return low
+    elements = []
+    for (_, t), (attr, _) in zip(low.type.fields, low.type.composite_fields):
+        elem = qir.SqlTemplate(low.span, t, low.nullable, "tuple_element", f"({{0}}).{qi(attr)}", (low,), "r", True)
+        elements.append(selected_tuple(elem))
+    return qir.TupleValue(low.span, low.type, low.nullable, tuple(elements))
+
+
+def _tuple_column(low: qir.Expr) -> bool:
+    """A tuple property (a column), or an element tuple of one (``.nest.b``)."""
+    while type(low) is qir.SqlTemplate and low.func == "tuple_element":  # type: ignore[attr-defined]
+        low = low.args[0]  # type: ignore[attr-defined]
+    return type(low) is qir.ColumnRef
+
+
 def _loop_element(expr: ast.Step, var: qir.LoopVar, ctx: ExprContext) -> Optional[qir.Expr]:
     """``x.0`` / ``x.name`` of a tuple loop variable held as one column per element
     (:attr:`schemac.semantics.qir.LoopVar.elements`): that column of the loop's row."""

@@ -28,7 +28,7 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
-                                     column_of, is_param, json_element_refusal, link_prop_column,
+                                     column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
                                      refuse_poly_link, value_set_array)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
@@ -381,8 +381,8 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
                 return True
             if isinstance(vt, ValueType) and vt.has_tuple:
                 reporter.error("E0206", f"a {vt.name} value in a query is not supported yet", n.span,  # type: ignore[attr-defined]
-                               "tuple properties are stored (as Postgres composite types) but not yet read or "
-                               "written by queries; select the other properties")
+                               "a tuple property is selected (days, p := .pos) or read by its elements (.days.0); "
+                               "an array of tuples by its elements (.points[0].0) or len(.points)")
                 return True
     return False
 
@@ -2768,6 +2768,15 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             continue
         if depth > 0 and not _json_ok(col.type, el.span, ctx):
             continue
+        if col.type.fields is not None:
+            # a tuple property (https://docs.geldata.com/reference/stdlib/tuple), selected as any
+            # tuple is: the JSON of its elements
+            scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+            low = check(ast.Path((el.name,), el.span), scope)
+            if low is not None:
+                field = ResultField(col.name, col.type, not col.required, in_json=depth > 0)
+                out.append(qir.ShapeComputed(el.span, field, selected_tuple(low)))
+            continue
         out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
     return out
 
@@ -2973,6 +2982,7 @@ def _computed_shape_element(el: ast.ShapeElement, subject: ObjectType, alias: st
         return None
     if depth > 0 and not _json_ok(low.type, el.span, ctx):
         return None
+    low = selected_tuple(low)  # `p := .pos`: a tuple property's value, selected
     return qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable, in_json=depth > 0), low)
 
 
