@@ -92,6 +92,8 @@ class TriggerDef:
     events: Tuple[str, ...]
     level: str
     body: str
+    #: The ``WHEN`` condition (absent from the snapshot when ``None``).
+    when: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,7 @@ def _table_def(t: ObjectType) -> TableDef:
         indexes=tuple(IndexDef(ix.name, tuple(ix.keys_sql), ix.method, ix.predicate_sql, ix.comment, ix.with_sql)
                       for ix in t.indexes),
         comment=t.comment,
-        triggers=tuple(TriggerDef(tr.name, tr.function, tr.timing, tuple(tr.events), tr.level, tr.body)
+        triggers=tuple(TriggerDef(tr.name, tr.function, tr.timing, tuple(tr.events), tr.level, tr.body, tr.when)
                        for tr in t.triggers),
     )
 
@@ -240,7 +242,7 @@ def load_snapshot(text: str) -> Catalog:
                                        i.get("comment"), i.get("storage")) for i in t.get("indexes", [])),
                 comment=t.get("comment"),
                 triggers=tuple(TriggerDef(g["name"], g["function"], g["timing"], tuple(g["events"]), g["level"],
-                                          g["body"]) for g in t.get("triggers", [])),
+                                          g["body"], g.get("when")) for g in t.get("triggers", [])),
             ))
         enums = {k: tuple(v) for k, v in doc.get("enums", {}).items()}
         extensions = tuple(sorted(str(e) for e in doc.get("extensions", [])))

@@ -222,8 +222,9 @@ def trigger_function_sql(t: TriggerDef) -> str:
 
 def trigger_sql(table: str, t: TriggerDef) -> str:
     """``CREATE TRIGGER`` (https://www.postgresql.org/docs/15/sql-createtrigger.html)."""
+    when = "" if t.when is None else f" WHEN ({t.when})\n "
     return (f"CREATE TRIGGER {qi(t.name)} {t.timing} {' OR '.join(t.events)} ON {qi(table)}\n"
-            f"  FOR EACH {t.level} EXECUTE FUNCTION {qi(t.function)}();")
+            f"  FOR EACH {t.level}{when} EXECUTE FUNCTION {qi(t.function)}();")
 
 
 def _comment_sql(kind: str, target: str, text: Optional[str]) -> str:

@@ -10,7 +10,9 @@ Rules, per form (the Gel semantics they implement are in ``docs/language.md``):
   ``ON CONFLICT ("a", "b") [WHERE <predicate>] DO NOTHING``. For a *partial* exclusive
   constraint the index predicate is repeated, because Postgres only infers a partial unique
   index as the arbiter when the conflict target's WHERE implies the index predicate
-  (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT);
+  (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT); ``else (select T)``
+  rewrites the existing row to itself so that ``RETURNING`` yields it, without firing the
+  table's update triggers (:func:`else_select_marks`);
 * ``update`` and ``delete`` return ``{ id }`` of every row they touch; an update that only
   changes links locks its rows (``SELECT ... FOR UPDATE``);
 * a multi link's join rows are written by CTEs reading the written rows, in the same statement;
@@ -1044,7 +1046,45 @@ def _link_changes(links) -> List[Callable[[str], str]]:
     return out
 
 
-def _conflict_sql(c: qir.Conflict, subject: ObjectType) -> str:
+#: The transaction-local setting a get-or-insert sets to its table's name while Postgres
+#: rewrites the existing row to itself, read by the ``WHEN`` of the table's update triggers
+#: (:func:`schemac.semantics.triggers.else_select_when`); see :func:`else_select_marks`.
+ELSE_SELECT_SETTING = "schemac.else_select"
+
+
+def else_select_marks(w) -> bool:
+    """Whether a write is a get-or-insert, ``insert T {...} unless conflict on ... else (select
+    T)``, of a table whose update triggers must not fire for it (a table of a dependency
+    library may have them: its own migrations created them).
+
+    Gel's else branch is a select: the existing object is returned, not updated, so its update
+    rewrites and update triggers do not run (https://docs.geldata.com/reference/edgeql/insert#upserts,
+    https://docs.geldata.com/reference/datamodel/mutation_rewrites). Postgres returns the row
+    that conflicted only from ``ON CONFLICT DO UPDATE``, which also sees (and waits for) a row
+    committed after the statement's snapshot was taken, in READ COMMITTED
+    (https://www.postgresql.org/docs/15/sql-insert.html#SQL-ON-CONFLICT); ``DO NOTHING`` and a
+    select of the existing row in the same statement would find nothing then. So the row is
+    rewritten to itself (``SET "id" = "id"``: its values do not change), and the update's
+    ``WHERE`` sets :data:`ELSE_SELECT_SETTING` to the table's name first: the ``WHEN`` of the
+    table's row triggers on ``UPDATE`` is then false, so Postgres neither calls the rewrite nor
+    queues the trigger. The row's ``RETURNING`` (evaluated after both) clears it, so the next
+    row, the triggers the statement queued and the next statements see it empty."""
+    c = getattr(w, "conflict", None)
+    if c is None or c.else_kind != "select" or c.arbiter is None:
+        return False
+    # (the only WHEN conditions of the triggers schemac creates are else_select_when's)
+    return w.subject.library is not None or any(tr.when is not None for tr in w.subject.triggers)
+
+
+def _else_select_set(table: str) -> str:
+    return f"set_config({sql_string(ELSE_SELECT_SETTING)}, {sql_string(table)}, true)"
+
+
+#: The column of a get-or-insert's ``RETURNING`` that clears :data:`ELSE_SELECT_SETTING`.
+ELSE_SELECT_CLEAR = f"set_config({sql_string(ELSE_SELECT_SETTING)}, '', true) AS \"_else_select\""
+
+
+def _conflict_sql(c: qir.Conflict, subject: ObjectType, marks: bool = False) -> str:
     if c.arbiter is None:
         return "\nON CONFLICT DO NOTHING"
     ex = c.arbiter
@@ -1054,8 +1094,10 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType) -> str:
     if c.else_kind is None:
         return f"{head} DO NOTHING"
     if c.else_kind == "select":
-        # Writes the existing row's own id back: the row is unchanged, but locked and returned.
-        return f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
+        # Writes the existing row's own id back: the row is unchanged, but locked and returned
+        # (else_select_marks: without firing the table's update triggers).
+        same = f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
+        return f"{same}\nWHERE {_else_select_set(subject.table)} IS NOT NULL" if marks else same
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
     conds = ([] if c.else_filter is None else [expr_sql(c.else_filter)]) + \
@@ -1073,6 +1115,10 @@ def write_sql(w, in_cte: bool = False) -> Tuple[Callable[[str], str], List[Calla
     an upsert's always is."""
     check = w.returning_check if in_cte or w.check_sql is None else None
     statement, links = _write_sql(w)
+    if else_select_marks(w):
+        # (a column of its own: the statement is a CTE, and the query selects its columns)
+        marked = statement
+        statement = lambda cols: marked(f"{cols}, {ELSE_SELECT_CLEAR}")  # noqa: E731
     if check is None:
         return statement, links
     return (lambda cols: statement(f'{cols}, {check} AS "_allowed"')), links
@@ -1127,7 +1173,7 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         else:
             sql = f"INSERT INTO {table} DEFAULT VALUES"
         if w.conflict is not None:
-            sql += _conflict_sql(w.conflict, w.subject)
+            sql += _conflict_sql(w.conflict, w.subject, else_select_marks(w))
         # The object and its links in one statement: the join rows are written from the
         # inserted row (none when `unless conflict` skipped it).
         links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) for a in w.links]
@@ -1473,7 +1519,7 @@ def _returning_sql(r: qir.Returning) -> str:
     columns = _columns(picked)
     check = r.write.check_sql  # type: ignore[attr-defined]
     nested = nested_ctes(r.write, read_ctes(r))
-    if not links and check is None and r.write.returning_check is None:  # type: ignore[attr-defined]
+    if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(", ".join(columns)))
     inner = columns if '"id"' in columns else ['"id"'] + columns
     if check is not None:

@@ -271,7 +271,8 @@ class Trigger:
     ``name`` is unique on its table (Postgres fires the triggers of one event in name order);
     ``timing`` ``BEFORE``/``AFTER``; ``events`` e.g. ``("INSERT", "UPDATE")`` or
     ``('UPDATE OF "title"',)``; ``level`` ``ROW``/``STATEMENT``; ``body`` the statements between
-    the function's ``BEGIN`` and ``END``."""
+    the function's ``BEGIN`` and ``END``; ``when`` the trigger's ``WHEN`` condition, if any
+    (:data:`schemac.semantics.triggers.ELSE_SELECT_WHEN`)."""
 
     name: str
     function: str
@@ -279,6 +280,7 @@ class Trigger:
     events: Tuple[str, ...]
     level: str
     body: str
+    when: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -2055,6 +2055,15 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
                            "write e.g. unless conflict on (.email) else (update ...)")
         return conflict, ()
     if el.kind == "select":
+        every = next((tr for tr in subject.triggers if tr.level == "STATEMENT" and "UPDATE" in tr.events), None)
+        if every is not None:
+            # Postgres fires the UPDATE statement triggers of every INSERT ... ON CONFLICT DO
+            # UPDATE, whose row triggers alone can be told the row is only returned
+            # (lowering.else_select_marks); Gel fires no update trigger for it.
+            ctx.reporter.error("E0206", f"'unless conflict ... else (select {el.type_name})' of '{subject.name}', which "
+                               f"has a 'for all' update trigger ('{every.name[len('gel_'):]}'), is not supported yet",
+                               el.span, "make the trigger 'for each', or select the object in a separate query")
+            return conflict, ()
         return dataclasses.replace(conflict, else_kind="select"), ()
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: qualify the columns.
     ctx.column_prefix = qi(subject.table)

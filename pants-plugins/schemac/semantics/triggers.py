@@ -43,6 +43,7 @@ from typing import Dict, List, Optional, Tuple
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter
 from schemac.semantics.exprs import BOOL, ExprContext, lower
+from schemac.semantics.lowering import ELSE_SELECT_SETTING
 from schemac.semantics.model import ObjectType, PolyLink, Schema, Trigger
 from schemac.semantics.sqlnames import object_name, qi, sql_string
 
@@ -54,6 +55,20 @@ SOURCE_DELETE_TRIGGER = "schemac_source_delete"
 TARGET_DELETE_TRIGGER = "schemac_target_delete"
 #: (sorts before ``schemac_rewrite_update``: Postgres fires it first)
 SPECIFIED_TRIGGER = "schemac_0_specified"
+
+def else_select_when(table: str) -> str:
+    """The ``WHEN`` condition of every row trigger on ``UPDATE`` of ``table`` (update rewrites,
+    Gel triggers ``after update for each``): false while a get-or-insert returns an existing row
+    of the table. In Gel the else branch of ``unless conflict`` is a select: nothing is updated,
+    so no update rewrite runs and no update trigger fires
+    (https://docs.geldata.com/reference/edgeql/insert#upserts,
+    https://docs.geldata.com/reference/datamodel/mutation_rewrites). Postgres evaluates a
+    ``BEFORE`` trigger's ``WHEN`` just before it would call the function and an ``AFTER`` row
+    trigger's just after the row is written, deciding then whether to queue it
+    (https://www.postgresql.org/docs/15/sql-createtrigger.html): both before the row's
+    ``RETURNING``, which clears the setting. The condition reads no row, so it is valid for a
+    trigger on several events (``INSERT OR UPDATE``)."""
+    return f"current_setting({sql_string(ELSE_SELECT_SETTING)}, true) IS DISTINCT FROM {sql_string(table)}"
 
 
 def build_triggers(schema: Schema, types: Dict[str, Tuple[ObjectType, Dict[str, object]]], reporter: Reporter,
@@ -171,7 +186,8 @@ def _rewrites(schema: Schema, obj: ObjectType, pointers: Dict[str, object], repo
             # The markers of this row are read: clear them for the next row.
             assign += "".join(f"\nPERFORM set_config({sql_string(specified[c])}, '', true);" for c in sorted(specified))
         obj.triggers.append(Trigger(REWRITE_TRIGGER.format(kind=kind), object_name("rw", obj.table, [kind]),
-                                    "BEFORE", (kind.upper(),), "ROW", f"{assign}\nRETURN NEW;"))
+                                    "BEFORE", (kind.upper(),), "ROW", f"{assign}\nRETURN NEW;",
+                                    else_select_when(obj.table) if kind == "update" else None))
 
 
 def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
@@ -293,9 +309,11 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     body = "\n".join(parts)
     if cond is not None:
         body = f"IF {cond} THEN\n  " + body.replace("\n", "\n  ") + "\nEND IF;"
+    row = trig.scope == "each"
     obj.triggers.append(Trigger(object_name("gel", trig.name, []),
                                 object_name("tg", obj.table, [trig.name]), "AFTER", tuple(k.upper() for k in kinds),
-                                "ROW" if trig.scope == "each" else "STATEMENT", f"{body}\nRETURN NULL;"))
+                                "ROW" if row else "STATEMENT", f"{body}\nRETURN NULL;",
+                                else_select_when(obj.table) if row and "update" in kinds else None))
     return True
 
 

@@ -116,7 +116,8 @@ END;
 $schemac$;
 
 CREATE TRIGGER "schemac_rewrite_update" BEFORE UPDATE ON "ext_auth_identity"
-  FOR EACH ROW EXECUTE FUNCTION "rw_ext_auth_identity_update"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'ext_auth_identity')
+  EXECUTE FUNCTION "rw_ext_auth_identity_update"();
 
 CREATE FUNCTION "rw_ext_auth_local_identity_insert"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
@@ -138,7 +139,8 @@ END;
 $schemac$;
 
 CREATE TRIGGER "schemac_rewrite_update" BEFORE UPDATE ON "ext_auth_local_identity"
-  FOR EACH ROW EXECUTE FUNCTION "rw_ext_auth_local_identity_update"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'ext_auth_local_identity')
+  EXECUTE FUNCTION "rw_ext_auth_local_identity_update"();
 
 CREATE FUNCTION "rw_ext_auth_email_factor_insert"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
@@ -158,7 +160,8 @@ END;
 $schemac$;
 
 CREATE TRIGGER "schemac_rewrite_update" BEFORE UPDATE ON "ext_auth_email_factor"
-  FOR EACH ROW EXECUTE FUNCTION "rw_ext_auth_email_factor_update"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'ext_auth_email_factor')
+  EXECUTE FUNCTION "rw_ext_auth_email_factor_update"();
 
 CREATE FUNCTION "rw_ext_auth_email_password_factor_insert"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
@@ -178,4 +181,5 @@ END;
 $schemac$;
 
 CREATE TRIGGER "schemac_rewrite_update" BEFORE UPDATE ON "ext_auth_email_password_factor"
-  FOR EACH ROW EXECUTE FUNCTION "rw_ext_auth_email_password_factor_update"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'ext_auth_email_password_factor')
+  EXECUTE FUNCTION "rw_ext_auth_email_password_factor_update"();

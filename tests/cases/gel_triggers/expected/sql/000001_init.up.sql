@@ -118,7 +118,8 @@ END;
 $schemac$;
 
 CREATE TRIGGER "schemac_rewrite_update" BEFORE UPDATE ON "post"
-  FOR EACH ROW EXECUTE FUNCTION "rw_post_update"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'post')
+  EXECUTE FUNCTION "rw_post_update"();
 
 CREATE FUNCTION "tg_post_log_insert"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
@@ -142,7 +143,8 @@ END;
 $schemac$;
 
 CREATE TRIGGER "gel_log_update" AFTER UPDATE ON "post"
-  FOR EACH ROW EXECUTE FUNCTION "tg_post_log_update"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'post')
+  EXECUTE FUNCTION "tg_post_log_update"();
 
 CREATE FUNCTION "tg_post_log_delete"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN
@@ -180,7 +182,8 @@ END;
 $schemac$;
 
 CREATE TRIGGER "gel_no_shouting" AFTER INSERT OR UPDATE ON "post"
-  FOR EACH ROW EXECUTE FUNCTION "tg_post_no_shouting"();
+  FOR EACH ROW WHEN (current_setting('schemac.else_select', true) IS DISTINCT FROM 'post')
+  EXECUTE FUNCTION "tg_post_no_shouting"();
 
 CREATE FUNCTION "sd_author_posts"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
 BEGIN

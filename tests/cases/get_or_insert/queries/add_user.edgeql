@@ -1,0 +1,3 @@
+# A new user; nothing when the e-mail is taken.
+insert User { email := <str>$email }
+unless conflict on .email;

@@ -1,0 +1,1 @@
+select Log { msg } order by .msg;

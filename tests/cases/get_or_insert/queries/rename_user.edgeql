@@ -1,0 +1,1 @@
+update User filter .email = <str>$email set { name := <str>$name };
