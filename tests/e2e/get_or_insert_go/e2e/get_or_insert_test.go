@@ -19,7 +19,13 @@ import (
 
 func TestGetOrInsert(t *testing.T) {
 	ctx := context.Background()
-	db, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	cfg, err := pgxpool.ParseConfig(os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The transaction holding a row, three runner calls waiting for it, and the check that they wait.
+	cfg.MaxConns = 8
+	db, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
