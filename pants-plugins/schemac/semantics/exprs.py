@@ -194,6 +194,11 @@ class ExprContext:
     #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
     #: join table, that table's alias in SQL); ``@prop`` reads the join row.
     link_row: Optional[Tuple[str, ObjectType, str]] = None
+    #: In the ``filter`` / ``order by`` of a computed backlink's nested shape through a multi
+    #: link (``followers: { ... } order by @since`` of ``followers := .<follows[is User]``): (the
+    #: link's name, its join table, the alias of each linking object's row, the subject row's);
+    #: ``@prop`` reads the join row of that object's link to the subject.
+    backlink_row: Optional[Tuple[str, ObjectType, str, str]] = None
     #: In a query: how a filter over a type's objects is checked there
     #: (``schemac.semantics.queries._where``: paths through multi links are sets), for the
     #: filters of selections checked outside a query's own ``filter`` (``count(u)`` of ``with u :=
@@ -570,6 +575,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _global(expr, ctx)
     if isinstance(expr, ast.LinkPropRef) and ctx.link_row is not None:
         return _link_row_prop(expr, ctx)
+    if isinstance(expr, ast.LinkPropRef) and ctx.backlink_row is not None:
+        return _backlink_row_prop(expr, ctx)
     if isinstance(expr, ast.Backlink):
         ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
                            "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
@@ -978,6 +985,23 @@ def _link_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.Expr
     if col is None:
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, join_type, None, join_alias)
+
+
+def _backlink_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``@since`` in ``followers: { ... } order by @since`` of a computed backlink through a
+    multi link (``followers := .<follows[is User]``): the link property of each follower's
+    link to the object (a backlink's objects carry the properties of the links that reach
+    them, https://docs.geldata.com/reference/datamodel/linkprops), read from its one join row
+    (a join table holds each source and target pair once)."""
+    link_name, join_type, row, subject_row = ctx.backlink_row  # type: ignore[misc]
+    col = link_prop_column(link_name, join_type, expr.name, expr.span, ctx.reporter)
+    if col is None:
+        return None
+    j = qi(f"_bj{ctx.depth}")
+    sql = (f"(SELECT {j}.{qi(col.name)} FROM {qi(join_type.table)} AS {j} "
+           f'WHERE {j}."source_id" = {row}."id" AND {j}."target_id" = {subject_row}."id")')
+    return qir.SqlTemplate(expr.span, col.type, not col.required, "backlink_prop",
+                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
 
 
 def link_prop_column(link_name: str, join_type, name: str, span, reporter):

@@ -2650,6 +2650,14 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             seen.add(el.name)
             back = v.base if isinstance(v, ast.ShapeExpr) else v
+            if isinstance(v, ast.LinkPropRef) and link_props is not None:
+                # `tracks: { position := @position }`: the link property, under that name
+                # (https://docs.geldata.com/reference/datamodel/linkprops#querying-link-properties)
+                col = link_prop_column(link_props[0], link_props[1], v.name, v.span, ctx.reporter)
+                if col is not None and _json_ok(col.type, el.span, ctx):
+                    out.append(qir.ShapeLinkProp(el.span, ResultField(el.name, col.type, not col.required,
+                                                                      in_json=True), col))
+                continue
             if isinstance(back, ast.VarRef) and back.name in ctx.bound_writes and back.name not in ctx.variables:
                 node = _written_objects_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None, ctx,
                                                 depth)
@@ -3122,7 +3130,13 @@ def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: st
     if objects is None:
         return None
     inner = _shape(el.shape, objects.source, inner_alias, ctx, depth + 1)
-    ok, clauses = _shape_clauses(el, objects.source, inner_alias, ctx)
+    clause_ctx = ctx
+    if comp.backlink is not None and objects.link is not None and objects.link.multi and not objects.forward \
+            and not objects.parts and _join_table(objects.link, ctx) is not None:
+        # (`order by @since` reads the join row of each object's link to this one)
+        clause_ctx = dataclasses.replace(ctx, backlink_row=(comp.backlink, _join_table(objects.link, ctx),
+                                                            inner_alias, alias))
+    ok, clauses = _shape_clauses(el, objects.source, inner_alias, clause_ctx)
     if not ok:
         return None
     nested = _fields(inner)
