@@ -13,7 +13,13 @@ them through both runners, tests/e2e/test_gel_schema_forms_e2e.py):
   bound to an object (https://docs.geldata.com/reference/edgeql/select): the first object in that
   order, any one without it; it was refused as 'a select of an expression';
 * ``re_replace(pattern, sub, string [, flags := f])``
-  (https://docs.geldata.com/reference/stdlib/string#function::std::re_replace).
+  (https://docs.geldata.com/reference/stdlib/string#function::std::re_replace);
+* a link whose default inserts its object, ``gold: Stock { default := (insert Stock { ... }) }``
+  (https://docs.geldata.com/reference/datamodel/links): each insert that leaves the link out
+  inserts one (it was E0206 'this default of a link is not supported');
+* ``constraint expression on (__subject__.current < __subject__.total)`` of a tuple property
+  (https://docs.geldata.com/reference/datamodel/constraints; was E0206 '__subject__ is not
+  available in a constraint').
 """
 
 from __future__ import annotations
@@ -42,6 +48,19 @@ module default {
     required team: Team;
     coach: Team;
   }
+  type Stock { required amount: int64 { default := 0; }; required label: str; }
+  type Land {
+    required name: str;
+    required gold: Stock {
+      default := (insert Stock { label := 'gold' });
+      constraint exclusive;
+      on source delete delete target;
+    }
+    food: Stock { default := (insert Stock { label := 'food', amount := 3 }); }
+    progress: tuple<current: int32, total: int32> {
+      constraint expression on (__subject__.current >= 0 and __subject__.current < __subject__.total);
+    }
+  }
 }
 """
 
@@ -60,6 +79,9 @@ QUERIES = {
     "replaced": "select { a := re_replace('a', 'A', 'Alabama'), b := re_replace('a', 'A', 'Alabama', flags := 'g'), "
                 "c := re_replace('A', 'A', 'Alabama', flags := 'ig'), d := re_replace(r'(\\w+)@', r'<\\1>@', <str>$s), "
                 "e := re_replace(<str>$p, '', 'x', flags := <str>$f) }",
+    "add_land": "insert Land { name := <str>$name }",
+    "add_land_food": "insert Land { name := <str>$name, food := (select Stock filter .id = <uuid>$food) }",
+    "lands": "select Land { name, gold: { label, amount }, food: { label, amount } } order by .name",
     "made": "select Team { name, same := .made = std::datetime_of_statement(), "
             "now_ok := std::datetime_current() >= .made } order by .name",
 }
@@ -158,3 +180,51 @@ def test_re_replace(db, plans):
         _errors(SCHEMA, {"q": "select re_replace('a', 'b')"})
     assert "error[E0304]: re_replace() takes a pattern" in \
         _errors(SCHEMA, {"q": "select re_replace('a', 'b', 'c', mode := 'g')"})
+
+
+def test_link_default_that_inserts_its_object(db, plans):
+    assert plans["add_land"].sql.startswith('WITH "_nested1" AS (\nINSERT INTO "stock" ("label")\nVALUES (\'gold\')')
+    _run(db, plans["add_land"], name="x")
+    _run(db, plans["add_land"], name="y")
+    (food,), = db.execute("SELECT food_id FROM land WHERE name = 'x'")
+    _run(db, plans["add_land_food"], name="z", food=food)
+    assert _run(db, plans["lands"]) == [
+        ("x", {"label": "gold", "amount": "0"}, {"label": "food", "amount": "3"}),
+        ("y", {"label": "gold", "amount": "0"}, {"label": "food", "amount": "3"}),
+        ("z", {"label": "gold", "amount": "0"}, {"label": "food", "amount": "3"}),
+    ]
+    # one stock per land and link: 3 gold, 2 food (z was given x's)
+    assert db.execute("SELECT label, count(*) FROM stock GROUP BY label ORDER BY label") == [("food", 2), ("gold", 3)]
+    # on source delete delete target: the land's gold goes with it
+    db.execute("DELETE FROM land WHERE name = 'y'")
+    assert db.execute("SELECT count(*) FROM stock WHERE label = 'gold'") == [(2,)]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("for n in array_unpack(<array<str>>$ns) union (insert Land { name := n })",
+     "lib/q.edgeql:1:54: error[E0206]: the default of link 'gold' inserts an object: a 'for' loop's insert"),
+    ("insert Land { name := 'a' } unless conflict",
+     "lib/q.edgeql:1:8: error[E0206]: the default of link 'gold' inserts an object: an insert with 'unless conflict'"),
+])
+def test_link_insert_defaults_where_a_nested_insert_is_refused(query, message):
+    assert message in _errors(SCHEMA, {"q": query})
+
+
+@pytest.mark.parametrize("default, message", [
+    ("(insert Team { name := 'x', rank := 1 })", "error[E0204]: the default of link 'gold' inserts Team, but the link"),
+    ("(insert Stock { label := <str>$l })", "error[E0204]: a default cannot read parameters"),
+    ("(insert Stock { amount := 1 })", "error[E0305]: insert of 'Stock' is missing required property 'label'"),
+])
+def test_bad_link_insert_defaults(default, message):
+    assert message in _errors(SCHEMA.replace("(insert Stock { label := 'gold' })", default))
+
+
+def test_tuple_element_of_subject_in_a_property_constraint(db):
+    sql = compile_library(_sources(), Options(library="lib"))["sql/schema.sql"]
+    assert 'CHECK (((progress)."current" >= 0) AND ((progress)."current" < (progress)."total"))' in sql
+    (gold,), = db.execute("INSERT INTO stock (label) VALUES ('g') RETURNING id")
+    db.execute("INSERT INTO land (name, gold_id, progress) VALUES ('p', %(g)s, ROW(1, 2)::tuple_current_integer_total_integer)", {"g": gold})
+    with pytest.raises(psycopg.errors.CheckViolation):
+        db.execute("UPDATE land SET progress = ROW(2, 2)::tuple_current_integer_total_integer")
+    assert "error[E0304]: '.current' of a int64: only a tuple has elements here" in _errors(
+        SCHEMA.replace("required rank: int64;", "required rank: int64 { constraint expression on (__subject__.current > 0); }"))

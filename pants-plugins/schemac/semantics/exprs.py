@@ -611,6 +611,12 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         if ctx.set_links is not None and ctx.set_row is not None and ctx.set_row[0] is ctx.subject:
             return _set_link_prop(expr, ctx)
         return _link_prop_values(expr, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "." and _row_ref_root(expr) == "__subject__" \
+            and ctx.subject_column is not None and "__subject__" not in ctx.row_refs:
+        # `constraint expression on (__subject__.current < __subject__.total)` of a tuple property:
+        # an element of the property's value (https://docs.geldata.com/reference/datamodel/constraints)
+        base = check(expr.base, ctx)
+        return None if base is None else _tuple_element(base, expr.name, expr.span, ctx)
     if isinstance(expr, ast.Step) and _row_ref_root(expr) is not None:
         return _row_ref(expr, ctx)
     if isinstance(expr, ast.Step) and expr.kind == "." and isinstance(expr.base, ast.Backlink) \

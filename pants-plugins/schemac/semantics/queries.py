@@ -1925,12 +1925,13 @@ def _split(nodes: List[qir.Node]) -> Tuple[Tuple[qir.Assign, ...], Tuple[qir.Lin
 def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
                   batch: Optional[qir.Batch] = None) -> Optional[qir.Insert]:
     saved, ctx.nested = ctx.nested, ([] if batch is None else None)
+    given = {a.name for a in q.assignments}
     try:
         values = _assignments(q.assignments, subject, ctx, insert=True)
+        values += _link_insert_defaults(q, subject, given, ctx)
         nested = tuple(ctx.nested or ())
     finally:
         ctx.nested = saved
-    given = {a.name for a in q.assignments}
     missing = [c.link or c.name for c in subject.columns
                if c.required and not c.defaulted and (c.link or c.name) not in given]
     values += _query_defaults(subject, given, ctx)
@@ -2023,12 +2024,45 @@ def _excluded_values(conflict: qir.Conflict, sets, subject: ObjectType, ctx: Exp
     return dataclasses.replace(conflict, else_sets=tuple(out))
 
 
+def check_insert(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Insert]:
+    """``insert T { ... }`` checked as a statement (a link's default that inserts, checked with
+    its schema: :meth:`schemac.semantics.resolve._Resolver._insert_default`)."""
+    return _insert_write(q, subject, ctx)
+
+
+def _link_insert_defaults(q: ast.InsertQuery, subject: ObjectType, given: Set[str],
+                          ctx: ExprContext) -> List[qir.Node]:
+    """The links an insert leaves out whose default inserts their object (``gold: Material {
+    default := (insert Material { kind := Kind.Gold }) }``,
+    https://docs.geldata.com/reference/datamodel/links): each is a nested insert of this
+    statement, written first in a CTE of its own, as ``gold := (insert Material {...})`` would
+    be (one new object per object inserted). Refused where a nested insert is: in a 'for'
+    loop's bulk insert and with 'unless conflict' (the object would be inserted even when the
+    insert is skipped)."""
+    out: List[qir.Node] = []
+    for c in subject.columns:
+        if c.link is None or c.link in given or not _is_nested_insert(c.query_default):
+            continue
+        if ctx.nested is None or q.unless_conflict is not None:
+            where = "a 'for' loop's insert" if ctx.nested is None else "an insert with 'unless conflict'"
+            ctx.reporter.error("E0206", f"the default of link '{c.link}' inserts an object: {where} that leaves "
+                               f"'{c.link}' out is not supported yet", q.type_span,
+                               f"give '{c.link}' a value, e.g. {c.link} := (insert ...)")
+            continue
+        scope = dataclasses.replace(ctx, module=c.query_default_module, column_prefix=None)
+        a = ast.Assignment(c.link, c.query_default, c.query_default.span, c.query_default.span)  # type: ignore
+        low = _written(a, c.query_default, subject.links[c.link], scope, many=False)  # type: ignore[arg-type]
+        if low is not None:
+            out.append(qir.Assign(q.type_span, c, low))
+    return out
+
+
 def _query_defaults(subject: ObjectType, given: Set[str], ctx: ExprContext) -> List[qir.Node]:
     """The defaults that read a global, for the columns an insert leaves out (see
     :attr:`schemac.semantics.model.Column.query_default`)."""
     out: List[qir.Node] = []
     for c in subject.columns:
-        if c.query_default is None or (c.link or c.name) in given:
+        if c.query_default is None or (c.link or c.name) in given or _is_nested_insert(c.query_default):
             continue
         scope = dataclasses.replace(ctx, module=c.query_default_module, column_prefix=None)
         low = check(c.query_default, scope, c.type)  # type: ignore[arg-type]

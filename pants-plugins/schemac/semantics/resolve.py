@@ -193,6 +193,8 @@ class _Resolver:
         self._long_links: Set[Span] = set()
         self.global_decls: Dict[str, ast.GlobalDecl] = {}
         self._global_pins: List[Tuple[str, ast.GlobalDecl, ast.SubSelect, ObjectType]] = []
+        #: The links' defaults that insert: (target, insert, module) (see _insert_default).
+        self._insert_defaults: List[Tuple[ObjectType, ast.InsertQuery, str]] = []
         #: (table, name) of the checks a column got from its custom scalar's constraints.
         self._scalar_checks: Set[Tuple[str, str]] = set()
         self._set_computeds: List[Tuple[ObjectType, str, str]] = []
@@ -606,6 +608,7 @@ class _Resolver:
         # Mutation rewrites and deletion policies: triggers (they may read any column).
         build_triggers(self.schema, {key: (self.schema.types[key], pointers[key]) for key in concrete},
                        self.reporter, {key: self._triggers_of(key) for key in concrete})
+        self._check_insert_defaults()
         # Abstract types get no table, but their members are checked (even without a concrete
         # descendant): on a scratch table whose join tables are dropped again. A type with a
         # descendant is checked as part of it (a descendant's table holds every inherited
@@ -1425,10 +1428,14 @@ class _Resolver:
                 or (col.link is not None and isinstance(default, ast.SubSelect)):
             self._query_default(obj, col, ptr)
             return
+        if col.link is not None and _inserts(default):
+            self._insert_default(obj, col, ptr)
+            return
         if col.link is not None:
             self.reporter.error("E0206", "this default of a link is not supported", default.span,
-                                "a link's default may be an object global (default := global current_user) or a "
-                                "sub-select of one object: default := (select User filter .name = 'admin')")
+                                "a link's default may be an object global (default := global current_user), a "
+                                "sub-select of one object: default := (select User filter .name = 'admin'), or an "
+                                "insert of one: default := (insert User { name := 'new' })")
             return
         if any(isinstance(n, ast.Path) for n in ast.iter_nodes(default)):
             self._row_default(obj, col, ptr)
@@ -1447,6 +1454,46 @@ class _Resolver:
         i = next(i for i, c in enumerate(obj.columns) if c is col)
         obj.columns[i] = Column(col.name, col.type, col.required, low.sql, col.span, col.is_id, col.readonly,
                                 col.comment, col.link)
+
+    def _insert_default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
+        """A single link's default that inserts its object, ``gold: Material { default := (insert
+        Material { kind := Kind.Gold }) }`` (https://docs.geldata.com/reference/datamodel/links:
+        a default is any expression; an insert makes a new object for each object inserted
+        without the link): written by each generated insert that leaves the link out, as a
+        nested insert (:func:`schemac.semantics.queries.link_insert_defaults`); its statement is
+        checked once the schema is complete (:meth:`_check_insert_defaults`)."""
+        default = ptr.default
+        link = obj.links[col.link]  # type: ignore[index]
+        ins = default.query  # type: ignore[union-attr]
+        target = self.schema.find_type(ins.type_name, ptr.default_module)
+        if target is not None and target is not link.target:
+            self.reporter.error("E0204", f"the default of link '{col.link}' inserts {ins.type_name}, but the link "
+                                f"points to {link.target.name}", ins.type_span)
+            return
+        if target is None:
+            self.reporter.error("E0301", f"unknown type '{ins.type_name}'", ins.type_span)
+            return
+        if ins.unless_conflict is not None:
+            self.reporter.error("E0206", "a link's default that inserts with 'unless conflict' is not supported",
+                                ins.unless_conflict.span)
+            return
+        self._insert_defaults.append((target, ins, ptr.default_module))
+        i = next(i for i, c in enumerate(obj.columns) if c is col)
+        obj.columns[i] = dataclasses.replace(col, query_default=default, query_default_module=ptr.default_module)
+
+    def _check_insert_defaults(self) -> None:
+        """The statements of the links' defaults that insert (:meth:`_insert_default`), checked
+        as an insert query would be (their values, required properties, constraints); they may
+        not read parameters."""
+        from schemac.semantics import queries
+
+        for target, ins, module in self._insert_defaults:
+            ctx = ExprContext(self.schema, target, module, self.reporter, params=ParamTable(),
+                              where="a default", nested=[])
+            queries.check_insert(ins, target, ctx)
+            if ctx.params.params:  # type: ignore[union-attr]
+                p = next(iter(ctx.params.params.values()))  # type: ignore[union-attr]
+                self.reporter.error("E0204", "a default cannot read parameters", p.span)
 
     def _row_default(self, obj: ObjectType, col: Column, ptr: _Pointer) -> None:
         """A default that reads other properties of the object, ``default := ('PUBLIC' if .public
@@ -1971,6 +2018,11 @@ def _comment(annotations) -> Optional[str]:
 _ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call, qir.ExtCall,
                         qir.SqlTemplate, qir.Unary, qir.Binary, qir.InSet, qir.InArray, qir.Cast, qir.JsonCast,
                         qir.JsonIndex})
+
+
+def _inserts(expr) -> bool:
+    """``(insert T { ... })``: a statement inserting an object."""
+    return isinstance(expr, ast.StatementExpr) and isinstance(expr.query, ast.InsertQuery)
 
 
 def _map_expr_decl(ix: ast.IndexDecl, f) -> ast.IndexDecl:

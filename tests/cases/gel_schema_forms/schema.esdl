@@ -1,6 +1,7 @@
 # Gel forms real schemas use that schemac once refused (tests/e2e/test_gel_schema_forms_e2e.py):
 # std::-qualified functions, bigint and decimal literals (12n, 0.5n), a property's constraint of
-# the same kind as its custom scalar's, a single link set to (select T ... limit 1), re_replace().
+# the same kind as its custom scalar's, a single link set to (select T ... limit 1), re_replace(),
+# a link whose default inserts its object.
 module default {
   scalar type Handle extending str {
     constraint min_len_value(2);
@@ -19,6 +20,16 @@ module default {
     }
     required ratio: decimal {
       default := 0.5n;
+    }
+    required wallet: Wallet {
+      default := (insert Wallet { coins := 5 });
+      constraint exclusive;
+      on source delete delete target;
+    }
+  }
+  type Wallet {
+    required coins: int64 {
+      default := 0;
     }
   }
   type Post {

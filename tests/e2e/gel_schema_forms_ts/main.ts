@@ -10,7 +10,7 @@ const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
 const out: Record<string, boolean> = {};
 
 try {
-  await pool.query("TRUNCATE member, post CASCADE");
+  await pool.query("TRUNCATE member, post, wallet CASCADE");
   const db = sf.createRunner(pool);
   for (const handle of ["carol", "alice", "bob"]) {
     await db.query.addMember({ handle });
@@ -21,6 +21,9 @@ try {
   // Defaults: std::datetime_of_statement(), 10n, 0.5n.
   const { rows } = await pool.query("SELECT count(*)::int AS n FROM member WHERE joined <= now() AND ratio = 0.5");
   assert.equal(rows[0].n, 3);
+  // The wallet link's default inserts a wallet per member (one statement each).
+  const wallets = await pool.query("SELECT count(DISTINCT wallet_id)::int AS n, (SELECT count(*) FROM wallet)::int AS w FROM member");
+  assert.deepEqual(wallets.rows[0], { n: 3, w: 3 });
   out["defaults"] = true;
 
   // (select Member filter ... order by .handle limit 1): the first match.
@@ -38,11 +41,11 @@ try {
   // re_replace and bigint/decimal literals.
   assert.deepEqual(await db.query.postSlugs(), [
     {
-      title: "Hello World", slug: "hello-world", first_o: "Hell0 World", author: { handle: "bob" },
+      title: "Hello World", slug: "hello-world", first_o: "Hell0 World", author: { handle: "bob", wallet: { coins: "5" } },
       editor: { handle: "alice" }, author_karma: "11", big: "12345678901234567890", half: "0.5",
     },
     {
-      title: "Second post", slug: "second-post", first_o: "Sec0nd post", author: { handle: "alice" },
+      title: "Second post", slug: "second-post", first_o: "Sec0nd post", author: { handle: "alice", wallet: { coins: "5" } },
       editor: { handle: "carol" }, author_karma: "6", big: "12345678901234567890", half: "0.5",
     },
   ]);

@@ -28,7 +28,7 @@ func TestSchemaForms(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = db.Exec(ctx, `TRUNCATE member, post CASCADE`)
+	_, err = db.Exec(ctx, `TRUNCATE member, post, wallet CASCADE`)
 	must(err)
 	r := sf.New(db)
 	for _, h := range []string{"carol", "alice", "bob"} {
@@ -46,6 +46,12 @@ func TestSchemaForms(t *testing.T) {
 	must(db.QueryRow(ctx, `SELECT count(*) FROM member WHERE joined <= now() AND ratio = 0.5`).Scan(&n))
 	if n != 3 {
 		t.Fatalf("defaults: %d rows", n)
+	}
+	// The wallet link's default inserts a wallet per member.
+	var wallets, distinct int
+	must(db.QueryRow(ctx, `SELECT (SELECT count(*) FROM wallet), count(DISTINCT wallet_id) FROM member`).Scan(&wallets, &distinct))
+	if wallets != 3 || distinct != 3 {
+		t.Fatalf("wallets: %d, %d", wallets, distinct)
 	}
 
 	// (select Member filter ... order by .handle limit 1): the first match.
@@ -73,9 +79,9 @@ func TestSchemaForms(t *testing.T) {
 	slugs, err := r.Query.PostSlugs(ctx)
 	must(err)
 	want := []sf.PostSlugsRow{
-		{Title: "Hello World", Slug: "hello-world", FirstO: "Hell0 World", Author: sf.PostSlugsAuthor{Handle: "bob"},
+		{Title: "Hello World", Slug: "hello-world", FirstO: "Hell0 World", Author: sf.PostSlugsAuthor{Handle: "bob", Wallet: sf.PostSlugsAuthorWallet{Coins: 5}},
 			Editor: &sf.PostSlugsEditor{Handle: "alice"}, AuthorKarma: "11", Big: "12345678901234567890", Half: "0.5"},
-		{Title: "Second post", Slug: "second-post", FirstO: "Sec0nd post", Author: sf.PostSlugsAuthor{Handle: "alice"},
+		{Title: "Second post", Slug: "second-post", FirstO: "Sec0nd post", Author: sf.PostSlugsAuthor{Handle: "alice", Wallet: sf.PostSlugsAuthorWallet{Coins: 5}},
 			Editor: &sf.PostSlugsEditor{Handle: "carol"}, AuthorKarma: "6", Big: "12345678901234567890", Half: "0.5"},
 	}
 	if !reflect.DeepEqual(slugs, want) {

@@ -70,6 +70,33 @@ func (e *UqMemberHandleError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// UqMemberWalletIDError is returned when Member: duplicate (wallet_id) (constraint
+// uq_member_wallet_id). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also holds.
+// Err is the driver error.
+type UqMemberWalletIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "uq_member_wallet_id".
+func (e *UqMemberWalletIDError) Constraint() string {
+	return "uq_member_wallet_id"
+}
+
+// Error implements error.
+func (e *UqMemberWalletIDError) Error() string {
+	return "Member: duplicate (wallet_id) (uq_member_wallet_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *UqMemberWalletIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrExclusiveViolation.
+func (e *UqMemberWalletIDError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
+
 // CkMemberHandleMinLenValueError is returned when Member: CHECK (char_length(handle) >= 2) failed
 // (constraint ck_member_handle_min_len_value). Match it with errors.As; errors.Is(err,
 // ErrCheckViolation) also holds. Err is the driver error.
@@ -149,6 +176,33 @@ func (e *CkMemberKarmaMinValueError) Unwrap() error {
 // Is reports whether target is ErrCheckViolation.
 func (e *CkMemberKarmaMinValueError) Is(target error) bool {
 	return target == ErrCheckViolation
+}
+
+// FkMemberWalletIDError is returned when Member: wallet_id refers to no wallet row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_member_wallet_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkMemberWalletIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_member_wallet_id".
+func (e *FkMemberWalletIDError) Constraint() string {
+	return "fk_member_wallet_id"
+}
+
+// Error implements error.
+func (e *FkMemberWalletIDError) Error() string {
+	return "Member: wallet_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_member_wallet_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkMemberWalletIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkMemberWalletIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
 }
 
 // FkPostAuthorIDError is returned when Post: author_id refers to no member row, or a referenced
@@ -236,12 +290,16 @@ func translateError(err error) error {
 	switch {
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_member_handle":
 		return &UqMemberHandleError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_member_wallet_id":
+		return &UqMemberWalletIDError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_member_handle_min_len_value":
 		return &CkMemberHandleMinLenValueError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_member_handle_min_len_value_5de3f237":
 		return &CkMemberHandleMinLenValue5De3F237Error{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_member_karma_min_value":
 		return &CkMemberKarmaMinValueError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_member_wallet_id":
+		return &FkMemberWalletIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_author_id":
 		return &FkPostAuthorIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_editor_id":

@@ -7,8 +7,13 @@ import (
 )
 
 // addMemberSQL is the SQL of query add_member (cases/gel_schema_forms/queries/add_member.edgeql).
-const addMemberSQL = `INSERT INTO "member" ("handle")
-VALUES ($1)
+const addMemberSQL = `WITH "_nested1" AS (
+INSERT INTO "wallet" ("coins")
+VALUES (5)
+RETURNING "id"
+)
+INSERT INTO "member" ("handle", "wallet_id")
+VALUES ($1, (SELECT "id" FROM "_nested1"))
 RETURNING "id"`
 
 // AddMemberParams are the parameters of AddMember.
@@ -23,7 +28,9 @@ type AddMemberRow struct {
 
 // AddMember runs query add_member (cases/gel_schema_forms/queries/add_member.edgeql).
 //
-// A duplicate is reported as *UqMemberHandleError.
+// A duplicate is reported as *UqMemberHandleError, *UqMemberWalletIDError.
+//
+// A violated foreign key is reported as *FkMemberWalletIDError when wallet_id names no wallet row.
 func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (AddMemberRow, error) {
 	row := q.db.QueryRow(ctx, addMemberSQL, arg.Handle)
 	var i AddMemberRow
@@ -107,7 +114,7 @@ func (q *Queries) PostByAuthor(ctx context.Context, arg PostByAuthorParams) ([]P
 const postSlugsSQL = `SELECT "title",
        regexp_replace(lower(title), '[^a-z0-9]+', '-', 'g') AS "slug",
        regexp_replace(title, 'o', '0') AS "first_o",
-       (SELECT json_build_object('handle', "_s1"."handle") FROM "member" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
+       (SELECT json_build_object('handle', "_s1"."handle", 'wallet', (SELECT json_build_object('coins', ("_s2"."coins")::text) FROM "wallet" AS "_s2" WHERE "_s2"."id" = "_s1"."wallet_id")) FROM "member" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
        (SELECT json_build_object('handle', "_s1"."handle") FROM "member" AS "_s1" WHERE "_s1"."id" = "post"."editor_id") AS "editor",
        (SELECT "_l1"."karma" FROM "member" AS "_l1" WHERE "_l1"."id" = "post"."author_id") + CAST(1 AS numeric) AS "author_karma",
        CAST(12345678901234567890 AS numeric) AS "big",
@@ -120,9 +127,15 @@ ORDER BY title ASC NULLS FIRST`
 type PostSlugsParams struct {
 }
 
+// PostSlugsAuthorWallet is the wallet shape of PostSlugsAuthor.
+type PostSlugsAuthorWallet struct {
+	Coins int64 `json:"coins,string"`
+}
+
 // PostSlugsAuthor is the author shape of PostSlugs.
 type PostSlugsAuthor struct {
-	Handle string `json:"handle"`
+	Handle string                `json:"handle"`
+	Wallet PostSlugsAuthorWallet `json:"wallet"`
 }
 
 // PostSlugsEditor is the editor shape of PostSlugs.

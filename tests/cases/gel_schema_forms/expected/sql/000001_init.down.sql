@@ -5,4 +5,8 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "post", "member";
+DROP TRIGGER IF EXISTS "schemac_source_delete_wallet" ON "member";
+
+DROP FUNCTION IF EXISTS "sd_member_wallet"();
+
+DROP TABLE "post", "wallet", "member";

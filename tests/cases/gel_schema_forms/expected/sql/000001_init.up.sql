@@ -11,10 +11,17 @@ CREATE TABLE "member" (
     "joined" timestamptz NOT NULL DEFAULT statement_timestamp(),
     "karma" numeric NOT NULL DEFAULT CAST(10 AS numeric),
     "ratio" numeric NOT NULL DEFAULT CAST(0.5 AS numeric),
+    "wallet_id" uuid NOT NULL,
     CONSTRAINT "ck_member_handle_min_len_value" CHECK (char_length(handle) >= 2),
     CONSTRAINT "ck_member_handle_min_len_value_5de3f237" CHECK (char_length(handle) >= 3),
     CONSTRAINT "ck_member_karma_min_value" CHECK (karma >= CAST(0 AS numeric)),
-    CONSTRAINT "uq_member_handle" UNIQUE ("handle")
+    CONSTRAINT "uq_member_handle" UNIQUE ("handle"),
+    CONSTRAINT "uq_member_wallet_id" UNIQUE ("wallet_id")
+);
+
+CREATE TABLE "wallet" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "coins" bigint NOT NULL DEFAULT 0
 );
 
 CREATE TABLE "post" (
@@ -24,6 +31,10 @@ CREATE TABLE "post" (
     "editor_id" uuid
 );
 
+ALTER TABLE "member"
+  ADD CONSTRAINT "fk_member_wallet_id" FOREIGN KEY ("wallet_id")
+  REFERENCES "wallet" ("id") ON DELETE RESTRICT;
+
 ALTER TABLE "post"
   ADD CONSTRAINT "fk_post_author_id" FOREIGN KEY ("author_id")
   REFERENCES "member" ("id") ON DELETE RESTRICT;
@@ -32,8 +43,22 @@ ALTER TABLE "post"
   ADD CONSTRAINT "fk_post_editor_id" FOREIGN KEY ("editor_id")
   REFERENCES "member" ("id") ON DELETE RESTRICT;
 
+CREATE INDEX "ix_member_wallet_id"
+  ON "member" ("wallet_id");
+
 CREATE INDEX "ix_post_author_id"
   ON "post" ("author_id");
 
 CREATE INDEX "ix_post_editor_id"
   ON "post" ("editor_id");
+
+CREATE FUNCTION "sd_member_wallet"() RETURNS trigger LANGUAGE plpgsql AS $schemac$
+BEGIN
+  DELETE FROM "wallet"
+    WHERE "id" = OLD."wallet_id";
+  RETURN NULL;
+END;
+$schemac$;
+
+CREATE TRIGGER "schemac_source_delete_wallet" AFTER DELETE ON "member"
+  FOR EACH ROW EXECUTE FUNCTION "sd_member_wallet"();

@@ -68,6 +68,16 @@ export class UqMemberHandleError extends ExclusiveViolationError {
   }
 }
 
+/** Member: duplicate (wallet_id) (constraint `uq_member_wallet_id`). */
+export class UqMemberWalletIdError extends ExclusiveViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "uq_member_wallet_id";
+
+  constructor(cause: unknown) {
+    super("Member: duplicate (wallet_id) (uq_member_wallet_id)", "uq_member_wallet_id", "member", ["wallet_id"], cause);
+  }
+}
+
 /** Member: CHECK (char_length(handle) >= 2) failed (constraint `ck_member_handle_min_len_value`). */
 export class CkMemberHandleMinLenValueError extends CheckViolationError {
   /** The constraint this class stands for. */
@@ -95,6 +105,16 @@ export class CkMemberKarmaMinValueError extends CheckViolationError {
 
   constructor(cause: unknown) {
     super("Member: CHECK (karma >= CAST(0 AS numeric)) failed (ck_member_karma_min_value)", "ck_member_karma_min_value", "member", cause);
+  }
+}
+
+/** Member: wallet_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_member_wallet_id`). */
+export class FkMemberWalletIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_member_wallet_id";
+
+  constructor(cause: unknown) {
+    super("Member: wallet_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_member_wallet_id)", "fk_member_wallet_id", "member", ["wallet_id"], cause);
   }
 }
 
@@ -139,12 +159,16 @@ export function translateError(err: unknown): unknown {
   switch (constraint) {
     case "uq_member_handle":
       return code === "23505" ? new UqMemberHandleError(err) : err;
+    case "uq_member_wallet_id":
+      return code === "23505" ? new UqMemberWalletIdError(err) : err;
     case "ck_member_handle_min_len_value":
       return code === "23514" ? new CkMemberHandleMinLenValueError(err) : err;
     case "ck_member_handle_min_len_value_5de3f237":
       return code === "23514" ? new CkMemberHandleMinLenValue5De3F237Error(err) : err;
     case "ck_member_karma_min_value":
       return code === "23514" ? new CkMemberKarmaMinValueError(err) : err;
+    case "fk_member_wallet_id":
+      return code === "23503" ? new FkMemberWalletIdError(err) : err;
     case "fk_post_author_id":
       return code === "23503" ? new FkPostAuthorIdError(err) : err;
     case "fk_post_editor_id":

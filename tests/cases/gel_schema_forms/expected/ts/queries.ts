@@ -20,8 +20,13 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 }
 
 /** SQL of query `add_member` (cases/gel_schema_forms/queries/add_member.edgeql). */
-export const addMemberSql = `INSERT INTO "member" ("handle")
-VALUES ($1)
+export const addMemberSql = `WITH "_nested1" AS (
+INSERT INTO "wallet" ("coins")
+VALUES (5)
+RETURNING "id"
+)
+INSERT INTO "member" ("handle", "wallet_id")
+VALUES ($1, (SELECT "id" FROM "_nested1"))
 RETURNING "id"`;
 
 /** Parameters of {@link addMember}. */
@@ -39,6 +44,8 @@ export interface AddMemberResult {
  *
  * Source: cases/gel_schema_forms/queries/add_member.edgeql.
  * @throws {@link UqMemberHandleError} on a duplicate for `uq_member_handle`.
+ * @throws {@link UqMemberWalletIdError} on a duplicate for `uq_member_wallet_id`.
+ * @throws {@link FkMemberWalletIdError} when `wallet_id` names no `wallet` row (`fk_member_wallet_id`).
  */
 export async function addMember(db: Queryable, args: AddMemberArgs): Promise<AddMemberResult> {
   const rows = await run(db, addMemberSql, [
@@ -120,7 +127,7 @@ export async function postByAuthor(db: Queryable, args: PostByAuthorArgs): Promi
 export const postSlugsSql = `SELECT "title",
        regexp_replace(lower(title), '[^a-z0-9]+', '-', 'g') AS "slug",
        regexp_replace(title, 'o', '0') AS "first_o",
-       (SELECT json_build_object('handle', "_s1"."handle") FROM "member" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
+       (SELECT json_build_object('handle', "_s1"."handle", 'wallet', (SELECT json_build_object('coins', ("_s2"."coins")::text) FROM "wallet" AS "_s2" WHERE "_s2"."id" = "_s1"."wallet_id")) FROM "member" AS "_s1" WHERE "_s1"."id" = "post"."author_id") AS "author",
        (SELECT json_build_object('handle', "_s1"."handle") FROM "member" AS "_s1" WHERE "_s1"."id" = "post"."editor_id") AS "editor",
        (SELECT "_l1"."karma" FROM "member" AS "_l1" WHERE "_l1"."id" = "post"."author_id") + CAST(1 AS numeric) AS "author_karma",
        CAST(12345678901234567890 AS numeric) AS "big",
@@ -137,7 +144,7 @@ export interface PostSlugsResult {
   title: string;
   slug: string;
   first_o: string;
-  author: { handle: string };
+  author: { handle: string; wallet: { coins: string } };
   editor: { handle: string } | null;
   author_karma: string;
   big: string;
