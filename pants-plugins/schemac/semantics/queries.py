@@ -874,7 +874,8 @@ def _plain_link_selection(value, link, ctx: ExprContext):
     exclusive property: the limit changes nothing); and for a multi link, ``for x in
     array_unpack(arr) union (select T filter .p = x)``, the union of the objects each element
     selects, which are the objects ``.p in array_unpack(arr)`` selects (a link holds each
-    object once); ``{(select T ...)}``, a set of one selection; ``<T><uuid>x``, Gel's cast of an
+    object once); ``{(select T ...)}``, a set of one selection; ``(select (insert T {...}))``,
+    the insert; ``<T><uuid>x``, Gel's cast of an
     id to the object (https://docs.geldata.com/reference/edgeql/casts: ``assert_exists((select
     T filter .id = x))``, it fails when no object of ``T`` has the id). Anything else is
     returned as it is."""
@@ -887,6 +888,9 @@ def _plain_link_selection(value, link, ctx: ExprContext):
         return ast.FuncCall("assert_exists", (ast.SubSelect(
             value.type.name, value.type.span, ast.BinOp("=", ast.Path(("id",), value.type.span), value.operand,
                                                         value.span), value.span),), value.span)
+    if isinstance(value, ast.SelectExpr) and _is_nested_insert(value.subject) and value.shape is None \
+            and value.filter is None and not value.order and value.offset is None and value.limit is None:
+        return value.subject  # (select (insert T {...})): the inserted object
     if isinstance(value, ast.UnaryOp) and value.op == "distinct":
         inner = _plain_link_selection(value.operand, link, ctx)
         if isinstance(inner, ast.SubSelect):
@@ -1953,7 +1957,7 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
         # The absorbed conflict is not an error; a bare `unless conflict` absorbs them all.
         raisable = tuple(ex for ex in raisable if arbiter is not None and ex is not arbiter)
         if q.unless_conflict.else_ is not None and ok:
-            conflict, touched = _conflict_else(q.unless_conflict, subject, ctx, conflict)
+            conflict, touched = _conflict_else(q.unless_conflict, subject, ctx, conflict, q.assignments)
             # The new row, or the existing one (when the else update's filter holds for it).
             cardinality = AT_MOST_ONE if conflict.else_filter is not None else ONE
             raisable = tuple(dict.fromkeys(raisable + touched))
@@ -2071,8 +2075,40 @@ def _query_defaults(subject: ObjectType, given: Set[str], ctx: ExprContext) -> L
     return out
 
 
-def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext,
-                   conflict: qir.Conflict) -> Tuple[qir.Conflict, Tuple[ExclusiveConstraint, ...]]:
+def _holds_for_conflicting(filt: ast.Expr, uc: ast.UnlessConflict, assigns) -> bool:
+    """Whether ``else (select T filter <filt>)`` keeps the conflicting object whatever it is: each
+    conjunct is ``.k = v`` of a property ``k`` the conflict is on and the value ``v`` the insert
+    gives it (the conflicting object has that value: Gel's else branch sees it as ``T``,
+    https://docs.geldata.com/reference/edgeql/insert#upserts), so the filter changes nothing."""
+    keys = {p.steps for p in uc.on if isinstance(p, ast.Path)}
+    values = {a.name: a.value for a in assigns if a.op == ":="}
+    for c in _conjuncts(filt):
+        if not (isinstance(c, ast.BinOp) and c.op == "="):
+            return False
+        ok = False
+        for side, other in ((c.left, c.right), (c.right, c.left)):
+            if isinstance(side, ast.Path) and side.steps in keys and len(side.steps) == 1 \
+                    and side.steps[0] in values and _same_syntax(other, values[side.steps[0]]):
+                ok = True
+        if not ok:
+            return False
+    return True
+
+
+def _same_syntax(a, b) -> bool:
+    """Two syntax trees that are the same but for where they are written (their spans)."""
+    if isinstance(a, Span) and isinstance(b, Span):
+        return True
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        return type(a) is type(b) and all(_same_syntax(getattr(a, f.name), getattr(b, f.name))
+                                          for f in dataclasses.fields(a))
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same_syntax(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext, conflict: qir.Conflict,
+                   assigns=()) -> Tuple[qir.Conflict, Tuple[ExclusiveConstraint, ...]]:
     """``else (update T set {...})`` -> ``DO UPDATE SET ...``; ``else (select T)`` -> a no-op
     ``DO UPDATE`` that makes ``RETURNING`` yield the existing row (``DO NOTHING`` returns no
     row). Values may read the existing row (``.attempts + 1``); parameters are the insert's.
@@ -2089,6 +2125,11 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
                            "write e.g. unless conflict on (.email) else (update ...)")
         return conflict, ()
     if el.kind == "select":
+        if el.filter is not None and not _holds_for_conflicting(el.filter, uc, assigns):
+            ctx.reporter.error("E0206", "'else (select ... filter ...)' with a filter other than the conflict's key "
+                               "('.key = <the value inserted>') is not supported yet", el.filter.span,  # type: ignore[attr-defined]
+                               f"write else (select {el.type_name})")
+            return conflict, ()
         every = next((tr for tr in subject.triggers if tr.level == "STATEMENT" and "UPDATE" in tr.events), None)
         if every is not None:
             # Postgres fires the UPDATE statement triggers of every INSERT ... ON CONFLICT DO

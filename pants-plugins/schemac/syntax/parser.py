@@ -2049,8 +2049,9 @@ class _Builder:
         return ast.ConflictElse("update", name, name_span, rest[-1], self._span(meta), filt)
 
     def else_select(self, meta, children):
-        (name, name_span), = children
-        return ast.ConflictElse("select", name, name_span, (), self._span(meta))
+        (name, name_span), *rest = children
+        filt = rest[0][1] if rest else None
+        return ast.ConflictElse("select", name, name_span, (), self._span(meta), filt)
 
     def insert_q(self, meta, children):
         (name, name_span), *rest = children
