@@ -132,3 +132,61 @@ def test_gels_parameter_rules_are_located_e0311(query, message, col):
 ])
 def test_type_errors_stay_e0304(query, message):
     assert message in _errors(query)
+
+
+_ASSERT = 'invalid input syntax for type integer: "schemac-assert|'
+
+
+@pytest.mark.parametrize("query, args, expected", [
+    ("select assert_distinct({1, 2, 3});", (), [(1,), (2,), (3,)]),
+    ("select assert_distinct(array_unpack(<array<str>>$x));", (["b", "a"],), [("b",), ("a",)]),
+    ("select Person { n := assert_distinct(.nicknames) } filter .name = 'ann';", (), [(["x", "y"],)]),
+    ("select assert_exists((select Book filter .title = <str>$t)) { title };", ("Dune",), [("Dune",)]),
+    ("select assert_single((select Book filter .title = <str>$t), message := 'm') { title };", ("Dune",),
+     [("Dune",)]),
+    ("select assert_single((select Book filter .title = <str>$t), message := 'm') { title };", ("Emma",), []),
+    ("select assert_exists(<optional str>$s, message := 'no s');", ("v",), [("v",)]),
+    ("select assert_exists(assert_single((select Book filter .title = <str>$t))) { title };", ("Dune",),
+     [("Dune",)]),
+])
+def test_assertions_that_hold_pass_their_set_through(db, query, args, expected):
+    db.execute("UPDATE person SET nicknames = '{x,y}' WHERE name = 'ann'")
+    assert [tuple(r) for r in _run(db, _plan(query), *args)] == expected
+
+
+@pytest.mark.parametrize("query, args, raised", [
+    ("select assert_distinct({1, 2, 1});", (),
+     "assert_distinct|assert_distinct violation: expression returned a set with duplicate elements"),
+    ("select assert_distinct(array_unpack(<array<str>>$x), message := 'twice {x}');", (["a", "a"],),
+     "assert_distinct|twice {x}"),
+    ("select Person { n := assert_distinct(.nicknames) };", (),
+     "assert_distinct|assert_distinct violation: expression returned a set with duplicate elements"),
+    ("select assert_exists((select Book filter .title = <str>$t)) { title };", ("Ulysses",),
+     "assert_exists|assert_exists violation: expression returned an empty set"),
+    ("select assert_exists((select Book filter .title = <str>$t), message := 'no book') { title };", ("Ulysses",),
+     "assert_exists|no book"),
+    ("select assert_single(Book, message := 'one book only') { title };", (), "assert_single|one book only"),
+    ("select assert_single(Book) { title };", (),
+     "assert_single|assert_single violation: more than one element returned by an expression"),
+    ("select assert_exists(<optional str>$s, message := 'no s');", (None,), "assert_exists|no s"),
+    ("select assert_exists(assert_single((select Book filter .title = <str>$t))) { title };", ("Ulysses",),
+     "assert_exists|assert_exists violation: expression returned an empty set"),
+])
+def test_failed_assertions_fail_with_gels_message_or_the_given_one(db, query, args, raised):
+    import psycopg
+
+    db.execute("UPDATE person SET nicknames = '{z,z}' WHERE name = 'bob'")
+    db.execute("INSERT INTO book (title) VALUES ('Emma'), ('Emma')")
+    with pytest.raises(psycopg.errors.InvalidTextRepresentation) as exc:
+        _run(db, _plan(query), *args)
+    assert f'{_ASSERT}{raised}"' in str(exc.value)
+
+
+@pytest.mark.parametrize("query, message", [
+    ("select assert_exists(Book, message := <str>$m) { title };",
+     "error[E0206]: an assertion's message := other than a string literal is not supported yet"),
+    ("insert Book { title := 'x', author := assert_single((select Person filter .name = 'a'), message := 'm') };",
+     "error[E0206]: assert_single(..., message := ...) as a link's value is not supported yet"),
+])
+def test_assertion_forms_not_lowered_are_e0206(query, message):
+    assert message in _errors(query)

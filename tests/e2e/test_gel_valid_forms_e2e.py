@@ -3,7 +3,8 @@ end on Postgres 15, through the generated runners: set functions of sets of valu
 (https://docs.geldata.com/reference/stdlib/set), json and bytes ``++``, type aliases in ``with``
 (https://docs.geldata.com/reference/edgeql/with), positional parameters
 (https://docs.geldata.com/reference/edgeql/parameters), a multi property assigned from
-``array_unpack(...)``. The TypeScript compiles under tsc
+``array_unpack(...)``, ``assert_distinct`` / ``assert_exists`` / ``assert_single`` failing with
+Gel's errors (typed: CardinalityViolationError, DistinctViolationError) and messages. The TypeScript compiles under tsc
 --strict and runs on node-postgres; the Go is gofmt/vet-clean and runs on pgx with the
 machine's Go and Go 1.21."""
 
@@ -27,7 +28,7 @@ def test_typescript_valid_forms(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "gel_valid_forms_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"sets": True, "concat": True, "aliases": True,
-                                                                 "positional": True, "multi": True}
+                                                                 "positional": True, "multi": True, "asserts": True}
 
 
 @pytest.mark.slow

@@ -2564,6 +2564,34 @@ def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[
     return qir.ExtCall(expr.span, INT64, value.nullable, name, f"setval({seq}, {{0}})", (value,))
 
 
+_ASSERTS = ("assert_single", "assert_exists", "assert_distinct")
+
+
+def assert_call(expr) -> Optional[Tuple[str, object, Optional[object]]]:
+    """``(function, argument, message)`` of ``assert_single(x)`` / ``assert_exists(x)`` /
+    ``assert_distinct(x)``, also with ``message := <str>`` (``message`` its syntax, else
+    ``None``); ``None`` for any other expression."""
+    if not isinstance(expr, ast.FuncCall) or expr.name.replace("std::", "") not in _ASSERTS:
+        return None
+    pos = [a for a in expr.args if not isinstance(a, ast.NamedArg)]
+    named = [a for a in expr.args if isinstance(a, ast.NamedArg)]
+    if len(pos) != 1 or len(named) > 1 or (named and named[0].name != "message"):
+        return None
+    return expr.name.replace("std::", ""), pos[0], named[0].value if named else None
+
+
+def assert_message(message, ctx: ExprContext):
+    """The text of an assertion's ``message := '...'`` (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
+    ``None`` without one; ``False`` after reporting one that is not a string literal."""
+    if message is None:
+        return None
+    if isinstance(message, ast.Literal) and message.kind == "str":
+        return message.value
+    ctx.reporter.error("E0206", "an assertion's message := other than a string literal is not supported yet",
+                       message.span, "write message := 'the text'")
+    return False
+
+
 #: The set functions that take a set of values written in the query (https://docs.geldata.com/reference/stdlib/set).
 _VALUE_SET_AGGREGATES = ("count", "sum", "min", "max", "math::mean", "array_agg", "any", "all")
 _UNPACK_FUNCS = ("array_unpack", "std::array_unpack")
@@ -2701,22 +2729,35 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                            "and as the set of a 'for' loop yet", expr.span,
                            "write e.g. for x in enumerate(array_unpack(<array<str>>$names)) union (insert ...)")
         return None
-    if name == "assert_single" and len(expr.args) == 1:
-        # Gel's assert_single: our values are single already; a sub-select is checked by the
-        # statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
-        sub = computed_sql.as_subselect(expr.args[0])
-        if sub is not None and ctx.params is not None:
-            return computed_sql.subselect_value(sub, True, ctx)
-        return check(expr.args[0], ctx)
-    if name == "assert_exists" and len(expr.args) == 1:
-        return _assert_exists(expr, ctx)
-    if name == "assert_distinct":
+    call = assert_call(expr) if name in _ASSERTS else None
+    if call is not None:
+        message = assert_message(call[2], ctx)
+        if message is False:
+            return None
+        if name == "assert_single":
+            # Gel's assert_single: our values are single already; a sub-select is checked by
+            # the statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
+            sub = computed_sql.as_subselect(call[1])
+            if sub is not None and ctx.params is not None:
+                if message is not None:
+                    ctx.reporter.error("E0206", "assert_single(..., message := ...) of a sub-select used as a value "
+                                       "is not supported yet", expr.span,
+                                       "select the objects: select assert_single((select T filter ...), "
+                                       "message := '...') { ... }")
+                    return None
+                return computed_sql.subselect_value(sub, True, ctx)
+            return check(call[1], ctx)  # type: ignore[arg-type]
+        if name == "assert_exists":
+            return _assert_exists(expr, call[1], message, ctx)
+        found = _assert_distinct(expr, call[1], message, ctx)
+        if found is not None:
+            return found or None
         # (of a selection of objects of one type it is dropped before checking: see
         # schemac.semantics.queries._drop_assert_distinct)
-        ctx.reporter.error("E0206", "assert_distinct() of a set that may hold duplicates (values, a union, a for "
-                           "loop, a path) is not supported yet", expr.span,
+        ctx.reporter.error("E0206", "assert_distinct() of a set that may hold duplicates (a union of objects, a for "
+                           "loop, a path through links) is not supported yet", expr.span,
                            "assert_distinct() of a selection of objects, assert_distinct((select T filter ...)), "
-                           "is supported: its objects are distinct")
+                           "of a set of values and of a multi property are supported")
         return None
     if name in ("any", "all") and len(expr.args) == 1:
         return _any_all(expr, name, ctx)
@@ -3020,25 +3061,54 @@ def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Ex
                            (low,), "p", True)
 
 
-def _assert_exists(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
-    """``assert_exists(x)`` of one value or object (``.owner = assert_exists(player)``):
-    ``x``, and when it is empty the statement fails with Gel's message
-    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists: "assert_exists
-    violation: expression returned an empty set", a CardinalityViolationError), by a cast
-    that fails (it reads ``x`` again, so Postgres cannot fold it into a constant); never empty."""
-    arg = check(expr.args[0], ctx)
+def _assert_exists(expr: ast.FuncCall, value, message: Optional[str], ctx: ExprContext) -> Optional[qir.Expr]:
+    """``assert_exists(x[, message := '...'])`` of one value or object (``.owner =
+    assert_exists(player)``): ``x``, and when it is empty the statement fails with Gel's
+    message (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists:
+    "assert_exists violation: expression returned an empty set", a CardinalityViolationError)
+    or the one given, by a cast that fails (:mod:`schemac.semantics.asserts`); never empty."""
+    from schemac.semantics import asserts
+
+    arg = check(value, ctx)
     if arg is None:
         return None
     if not arg.nullable:
         return arg
-    msg = "'assert_exists violation: expression returned an empty set'"
-    probe = f"{msg} || coalesce(CAST({{0}} AS text), '')"
-    if arg.type.element is not None or arg.type.family in ("json", "bytes", "vector") or arg.type.enum is not None:
+    if arg.type.element is not None or arg.type.family in ("vector",) or arg.type.fields is not None:
         ctx.reporter.error("E0206", f"assert_exists() of a {arg.type.name} value is not supported yet", expr.span)
         return None
-    fail = f"CAST(CAST({probe} AS integer) AS {arg.type.pg})" if arg.type.family == "str" \
-        else f"CAST({probe} AS {arg.type.pg})"
+    fail = asserts.fail_sql("assert_exists", message, "{0}", arg.type.pg, template=True)
     return qir.SqlTemplate(expr.span, arg.type, False, "assert_exists", f"coalesce({{0}}, {fail})", (arg,), "p", True)
+
+
+def _assert_distinct(expr: ast.FuncCall, value, message: Optional[str], ctx: ExprContext):
+    """``assert_distinct(S[, message := '...'])`` of a set of values written in the query
+    (``{1, 2}``, ``array_unpack(...)``, their union) or of a multi property (``.nicknames``)
+    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct): the set, as
+    the array of its elements, and when a value is in it twice the statement fails with Gel's
+    message ("assert_distinct violation: expression returned a set with duplicate elements", a
+    ConstraintViolationError) or the one given (:mod:`schemac.semantics.asserts`). ``None`` for
+    another set; ``False`` after reporting."""
+    from schemac.semantics import asserts
+
+    arr = value_set_array(value, ctx)
+    if arr is False:
+        return False
+    if arr is None and isinstance(value, ast.Path) and len(value.steps) == 1 and ctx.subject is not None:
+        col = ctx.subject.column(value.steps[0])
+        if col is None or not col.multi or col.link is not None:
+            return None
+        arr = check(value, ctx)
+        if arr is None:
+            return False
+    if arr is None:
+        return None
+    distinct = ('(SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest({0}) AS "_d"("v"))')
+    # (the failing cast reads the test, a sub-select, so that Postgres does not fold it into
+    # an error when the set is made of constants)
+    fail = asserts.fail_sql("assert_distinct", message, distinct, arr.type.pg, template=True)
+    return qir.SqlTemplate(expr.span, arr.type, arr.nullable, "assert_distinct",
+                           f"(CASE WHEN {distinct} THEN {{0}} ELSE {fail} END)", (arr,), "r", True)
 
 
 def _contains(expr: ast.FuncCall, ctx: ExprContext):

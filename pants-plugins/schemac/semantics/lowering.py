@@ -570,21 +570,18 @@ def _written_ids(node: qir.WrittenIds) -> str:
     return f'(SELECT "id" FROM {qi(node.cte)})'
 
 
-#: A scalar sub-select of two rows: evaluated, it fails the statement with SQLSTATE 21000
-#: (cardinality_violation), as Gel's assert_exists() raises CardinalityViolationError. Postgres
-#: runs an uncorrelated sub-select only where its value is needed (a constant would be folded
-#: when the statement is planned, failing it every time).
-_NO_OBJECT = 'SELECT NULL::uuid FROM (VALUES (1), (2)) AS "_none"("n")'
-
-
 def _assert_exists(node: qir.AssertExists) -> str:
-    """The id, or else the failing sub-select (``COALESCE`` reads its second argument only for
-    NULL); the ids when there is at least one."""
+    """The id, or else a failing cast with Gel's message (``COALESCE`` reads its second
+    argument only for NULL; :mod:`schemac.semantics.asserts`); the ids when there is at least
+    one."""
+    from schemac.semantics import asserts
+
     value = expr_sql(node.value)
     if not node.many:
-        return f"COALESCE({value}, ({_NO_OBJECT}))"
-    return (f'(SELECT CASE WHEN cardinality("_ids"."v") > 0 THEN "_ids"."v" ELSE ARRAY[({_NO_OBJECT})] END '
-            f'FROM (SELECT {value} AS "v") AS "_ids")')
+        return f"COALESCE({value}, {asserts.fail_sql('assert_exists', None, value, 'uuid')})"
+    ids = '"_ids"."v"'
+    return (f'(SELECT CASE WHEN cardinality({ids}) > 0 THEN {ids} ELSE '
+            f'{asserts.fail_sql("assert_exists", None, ids, "uuid[]")} END FROM (SELECT {value} AS "v") AS "_ids")')
 
 
 def _visible_id(node: qir.VisibleId) -> str:
@@ -823,8 +820,9 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             if el.required:
                 # Gel's assert_exists: no object fails the statement (a cast that reads the
                 # sub-select again, so Postgres cannot fold it into a constant)
-                sql = (f"coalesce({sql}, CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || "
-                       f"coalesce(CAST({sql} AS text), '') AS integer) AS text) AS json))")
+                from schemac.semantics import asserts
+
+                sql = f"coalesce({sql}, {asserts.fail_sql('assert_exists', None, sql, 'json')})"
             out.append((sql, el.field))
         else:
             link = el.link
@@ -1410,12 +1408,22 @@ def _select_sql(s: qir.Select) -> str:
     if s.batch is not None:
         from_sql = f"{_batch_sql(s.batch)}, {from_sql}"
     where = _where(s.filter, s.visible_sql)
-    if s.assert_single:
-        # Gel's assert_single (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
-        # the same rows as a scalar sub-select, which fails the statement when there are
-        # several (SQLSTATE 21000, cardinality_violation), and is empty when there are none.
+    if s.assert_single or s.assert_exists:
+        # Gel's assert_single / assert_exists (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
+        # a guard reading the rows again: several (none) rows fail the statement. It reads no
+        # column of the outer rows, so Postgres evaluates it once, before the scan (a one-time
+        # filter), also when no row matches.
+        from schemac.semantics import asserts
+
         cond = where[len("\nWHERE "):] if where else ""
-        guard = f"1 = (SELECT 1 FROM {table}{' WHERE ' + cond if cond else ''})"
+        rows = f"FROM {table}{' WHERE ' + cond if cond else ''}"
+        count = f"(SELECT count(*) {rows})"
+        arms = ""
+        if s.assert_single:
+            arms += f" WHEN {count} > 1 THEN {asserts.fail_sql('assert_single', s.single_message, count)} = 0"
+        if s.assert_exists:
+            arms += f" WHEN {count} = 0 THEN {asserts.fail_sql('assert_exists', s.exists_message, count)} = 0"
+        guard = f"(CASE{arms} ELSE true END)"
         where = f"\nWHERE ({cond}) AND {guard}" if cond else f"\nWHERE {guard}"
     return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{where}{tail}"
 

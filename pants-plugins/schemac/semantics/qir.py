@@ -930,6 +930,11 @@ class Select(Node):
     visible_sql: Optional[str] = None
     #: ``select assert_single(u) { ... }``: more than one row fails the statement.
     assert_single: bool = False
+    #: ``select assert_exists(u) { ... }``: no row fails the statement.
+    assert_exists: bool = False
+    #: The ``message := '...'`` of the ``assert_single`` / ``assert_exists`` (``None``: Gel's).
+    single_message: Optional[str] = None
+    exists_message: Optional[str] = None
     #: ``for x in ... union (select ...)``: the rows of the loop, joined (one result row per
     #: element and object matching it, as Gel's ``union`` of the bodies' results).
     batch: Optional["Batch"] = None

@@ -29,7 +29,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
-                                     refuse_poly_link, value_set_array)
+                                     refuse_poly_link, value_set_array, assert_call, assert_message)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -835,6 +835,11 @@ def _link_source(a: ast.Assignment, subject: ObjectType,
     objects of the link that the filter keeps are removed, which are the objects of its
     type that the filter keeps (removing an object that is not linked changes nothing)."""
     value, exists = a.value, False
+    call = assert_call(value)
+    if call is not None and call[2] is not None:
+        ctx.reporter.error("E0206", f"{call[0]}(..., message := ...) as a link's value is not supported yet",
+                           value.span, f"drop the message: {call[0]}(...) fails with Gel's own")
+        return None
     while isinstance(value, ast.FuncCall) and value.name in ("assert_exists", "std::assert_exists") \
             and len(value.args) == 1:
         value, exists = value.args[0], True
@@ -3964,18 +3969,19 @@ def _shape_values(shape) -> List[object]:
     return out
 
 
-def _peel_asserts(value) -> Tuple[object, Set[str]]:
-    """``assert_single(assert_exists(u)) { shape }`` -> (``u { shape }``, the asserts)."""
-    asserts: Set[str] = set()
+def _peel_asserts(value) -> Tuple[object, Dict[str, object]]:
+    """``assert_single(assert_exists(u)) { shape }`` -> (``u { shape }``, the asserts: each
+    function's ``message := ...``, syntax, or ``None``)."""
+    asserts: Dict[str, object] = {}
     shape = None
     while True:
         if isinstance(value, ast.ShapeExpr) and shape is None:
             value, shape = value.base, value.shape
             continue
-        if isinstance(value, ast.FuncCall) and len(value.args) == 1 and \
-                value.name.replace("std::", "") in ("assert_single", "assert_exists"):
-            asserts.add(value.name.replace("std::", ""))
-            value = value.args[0]
+        call = assert_call(value)
+        if call is not None and call[0] in ("assert_single", "assert_exists"):
+            asserts[call[0]] = call[2]
+            value = call[1]
             continue
         break
     if shape is not None:
@@ -4308,16 +4314,18 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
         node, cardinality = _select_node(selection, subject, dataclasses.replace(ctx, subject=subject))
         if node is None:
             return None
-        if "assert_single" in asserts and cardinality == MANY:
-            node, cardinality = dataclasses.replace(node, assert_single=True), AT_MOST_ONE
+        messages = {k: assert_message(v, ctx) for k, v in asserts.items()}
+        if any(m is False for m in messages.values()):
+            return None
+        if "assert_single" in asserts and (cardinality == MANY or messages["assert_single"] is not None):
+            node = dataclasses.replace(node, assert_single=True, single_message=messages["assert_single"])
+            cardinality = AT_MOST_ONE if cardinality == MANY else cardinality
         if "assert_exists" in asserts:
-            if cardinality == MANY:
-                ctx.reporter.error("E0206", "assert_exists() of several objects is not supported yet", q.value.span,
-                                   "wrap it in assert_single(...) too, or select the objects and test the list")
-                return None
-            # One object: the runners fail when the statement returns no row, as Gel's
-            # assert_exists fails (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists).
-            cardinality = ONE
+            # No object fails the statement with Gel's error (or the message given), also of
+            # several objects, which it then passes through
+            # (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists).
+            node = dataclasses.replace(node, assert_exists=True, exists_message=messages["assert_exists"])
+            cardinality = MANY if cardinality == MANY else ONE
         return _plan(qf, "select", subject, node, ctx, cardinality, (), _fields(node.shape))
     for word, clause in (("filter", q.filter), ("order by", q.order), ("offset", q.offset), ("limit", q.limit)):
         if clause:
@@ -4376,6 +4384,16 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
         return _select_enumerate(qf, q, operand, ctx)
     if computed_sql.query_value_path(operand, ctx) is not None:
         return _select_value_set(qf, q, operand, distinct, ctx)
+    call = assert_call(operand)
+    if call is not None and call[0] == "assert_distinct" and _element_parts(call[1]) is not None:
+        # `select assert_distinct({1, 2} union array_unpack(...))`: the set's values, or the
+        # statement fails when one is there twice (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct)
+        low = check(operand, ctx)
+        if low is None:
+            return None
+        node = qir.SelectElements(q.span, (low,), (True,), distinct)
+        return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", low.type.element, False),),
+                     scalar=True)
     parts = _element_parts(operand)
     if parts is not None:
         return _select_elements(qf, q, parts, distinct, ctx)

@@ -60,6 +60,31 @@ try {
   await db.query.addNicknames({ name: "eve", more: ["e"] });
   assert.deepEqual(await db.query.personNicknames({ name: "eve" }), [{ nicknames: ["the", "e"] }]);
   out["multi"] = true;
+
+  // assert_distinct, assert_exists, assert_single: Gel's errors, typed, with Gel's message or
+  // the message := given.
+  const card = (fn: string, message: string) => (e: unknown) =>
+    e instanceof gv.CardinalityViolationError && e.function === fn && e.message === message;
+  assert.deepEqual(await db.query.distinctValues({ xs: [3, 1, 2] }), ["3", "1", "2"]);
+  await assert.rejects(db.query.distinctValues({ xs: [3, 1, 3] }), (e) => e instanceof gv.DistinctViolationError &&
+    e instanceof gv.ConstraintViolationError && e.constraint === "std::assert_distinct" &&
+    e.message === "assert_distinct violation: expression returned a set with duplicate elements");
+  assert.deepEqual(await db.query.distinctNames({ xs: ["b"] }), ["a", "b"]);
+  await assert.rejects(db.query.distinctNames({ xs: ["b", "a"] }),
+    (e) => e instanceof gv.DistinctViolationError && e.message === "names repeat");
+  assert.deepEqual(await db.query.distinctNicknames({ name: "eve" }), [{ name: "eve", nicks: ["the", "e"] }]);
+  await assert.rejects(db.query.distinctNicknames({ name: "dee" }), gv.DistinctViolationError);
+  await db.query.addBook({ title: "Dune", author: "ann" });
+  assert.deepEqual(await db.query.booksTitled({ t: "Dune" }), [{ title: "Dune" }, { title: "Dune" }]);
+  await assert.rejects(db.query.booksTitled({ t: "Ulysses" }),
+    card("assert_exists", "assert_exists violation: expression returned an empty set"));
+  await assert.rejects(db.query.booksTitledOrFail({ t: "Ulysses" }), card("assert_exists", "no such book"));
+  assert.deepEqual(await db.query.onlyBook({ t: "Emma" }), { title: "Emma" });
+  assert.equal(await db.query.onlyBook({ t: "Ulysses" }), null);
+  await assert.rejects(db.query.onlyBook({ t: "Dune" }), card("assert_single", "several books"));
+  assert.equal(await db.query.mustStr({ s: "x" }), "x");
+  await assert.rejects(db.query.mustStr({ s: null }), card("assert_exists", "no s"));
+  out["asserts"] = true;
 } finally {
   await pool.end();
 }

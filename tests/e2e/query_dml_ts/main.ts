@@ -54,7 +54,8 @@ try {
   // assert_single: one object links, several fail the statement, none empties the link.
   assert.deepEqual(await q.setEditor({ id: story.id, nick: "a" }), { id: story.id });
   assert.deepEqual(await one("SELECT editor_id FROM story WHERE id = $1", [story.id]), { editor_id: ann.id });
-  await assert.rejects(q.setEditor({ id: story.id, nick: "b" }), (err: { code?: string }) => err.code === "21000");
+  await assert.rejects(q.setEditor({ id: story.id, nick: "b" }), (e) => e instanceof qd.CardinalityViolationError &&
+    e.function === "assert_single" && e.sqlstate === "21000");
   assert.deepEqual(await q.setEditor({ id: story.id, nick: "nobody" }), { id: story.id });
   assert.deepEqual(await one("SELECT editor_id FROM story WHERE id = $1", [story.id]), { editor_id: null });
   await pool.query("UPDATE story SET editor_id = $1", [ann.id]);

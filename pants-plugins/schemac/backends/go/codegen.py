@@ -31,6 +31,7 @@ import re
 import textwrap
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
+from schemac.semantics import asserts
 from schemac.semantics.library import Library
 from schemac.semantics.constraint_errors import KINDS
 from schemac.semantics.model import ValueType
@@ -449,7 +450,8 @@ def render_go(lib: Library) -> Dict[str, str]:
         db_go = render("backends/go/templates/db.go.j2", first_query=first, **ctx)
     out = {
         "db.go": db_go,
-        "errors.go": render("backends/go/templates/errors.go.j2", errors=errors, policies=_has_policies(lib), **ctx),
+        "errors.go": render("backends/go/templates/errors.go.j2", errors=errors, policies=_has_policies(lib),
+                            asserts=asserts.raised_by(lib.queries), **ctx),
         "models.go": render("backends/go/templates/models.go.j2", enums=enums, vector=vector, model_imports=_group_imports(model_imports),
                             **ctx),
         "queries.go": render("backends/go/templates/queries.go.j2", queries=queries, imports=_group_imports(imports),

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Optional, Set
 
+from schemac.semantics import asserts
 from schemac.semantics.library import Library
 from schemac.semantics.constraint_errors import KINDS
 from schemac.semantics.model import ValueType
@@ -461,7 +462,8 @@ def render_typescript(lib: Library) -> Dict[str, str]:
     globals_ = [g for g in lib.schema.globals.values() if g.computed is None]
     out = {
         "errors.ts": render("backends/ts/templates/errors.ts.j2", library=library, errors=errors,
-                            policies=any(t.policies for t in lib.schema.all_types())),
+                            policies=any(t.policies for t in lib.schema.all_types()),
+                            asserts=asserts.raised_by(lib.queries)),
         "index.ts": render("backends/ts/templates/index.ts.j2", library=library, queries=queries, globals=bool(globals_), **imports),
         "models.ts": render("backends/ts/templates/models.ts.j2", library=library, enums=enums, ranges="Range" in used),
     }

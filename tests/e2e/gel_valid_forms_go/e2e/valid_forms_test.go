@@ -6,6 +6,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"reflect"
 	"strings"
@@ -122,5 +123,56 @@ func TestValidForms(t *testing.T) {
 	nicks, err = r.Query.PersonNicknames(ctx, gv.PersonNicknamesParams{Name: "eve"})
 	if err != nil || len(nicks) != 1 || !reflect.DeepEqual(nicks[0].Nicknames, []string{"the", "e"}) {
 		t.Fatalf("person_nicknames after +=: %+v, %v", nicks, err)
+	}
+
+	// assert_distinct, assert_exists, assert_single: Gel's errors, typed, with Gel's message or
+	// the message := given.
+	card := func(err error, fn, message string) bool {
+		var e *gv.CardinalityViolationError
+		return errors.Is(err, gv.ErrCardinalityViolation) && errors.As(err, &e) && e.Function == fn && e.Message == message
+	}
+	distinct := func(err error, message string) bool {
+		var e *gv.DistinctViolationError
+		return errors.Is(err, gv.ErrDistinctViolation) && errors.As(err, &e) && e.Message == message
+	}
+	values, err := r.Query.DistinctValues(ctx, gv.DistinctValuesParams{Xs: []int64{3, 1, 2}})
+	if err != nil || !reflect.DeepEqual(values, []int64{3, 1, 2}) {
+		t.Fatalf("distinct_values: %v, %v", values, err)
+	}
+	if _, err = r.Query.DistinctValues(ctx, gv.DistinctValuesParams{Xs: []int64{3, 1, 3}}); !distinct(err,
+		"assert_distinct violation: expression returned a set with duplicate elements") {
+		t.Fatalf("distinct_values of 3 twice: %v", err)
+	}
+	if _, err = r.Query.DistinctNames(ctx, gv.DistinctNamesParams{Xs: []string{"b", "a"}}); !distinct(err, "names repeat") {
+		t.Fatalf("distinct_names: %v", err)
+	}
+	if _, err = r.Query.DistinctNicknames(ctx, gv.DistinctNicknamesParams{Name: "dee"}); !distinct(err,
+		"assert_distinct violation: expression returned a set with duplicate elements") {
+		t.Fatalf("distinct_nicknames: %v", err)
+	}
+	_, err = r.Query.AddBook(ctx, gv.AddBookParams{Title: "Dune", Author: "ann"})
+	must(err)
+	titled, err := r.Query.BooksTitled(ctx, gv.BooksTitledParams{T: "Dune"})
+	if err != nil || len(titled) != 2 {
+		t.Fatalf("books_titled: %+v, %v", titled, err)
+	}
+	if _, err = r.Query.BooksTitled(ctx, gv.BooksTitledParams{T: "Ulysses"}); !card(err, "assert_exists",
+		"assert_exists violation: expression returned an empty set") {
+		t.Fatalf("books_titled of none: %v", err)
+	}
+	if _, err = r.Query.BooksTitledOrFail(ctx, gv.BooksTitledOrFailParams{T: "Ulysses"}); !card(err, "assert_exists", "no such book") {
+		t.Fatalf("books_titled_or_fail: %v", err)
+	}
+	if b, err := r.Query.OnlyBook(ctx, gv.OnlyBookParams{T: "Emma"}); err != nil || b == nil || b.Title != "Emma" {
+		t.Fatalf("only_book: %+v, %v", b, err)
+	}
+	if _, err = r.Query.OnlyBook(ctx, gv.OnlyBookParams{T: "Dune"}); !card(err, "assert_single", "several books") {
+		t.Fatalf("only_book of two: %v", err)
+	}
+	if s, err := r.Query.MustStr(ctx, gv.MustStrParams{S: ptr("x")}); err != nil || s != "x" {
+		t.Fatalf("must_str: %v, %v", s, err)
+	}
+	if _, err = r.Query.MustStr(ctx, gv.MustStrParams{}); !card(err, "assert_exists", "no s") {
+		t.Fatalf("must_str of none: %v", err)
 	}
 }

@@ -94,7 +94,8 @@ func TestQueryDml(t *testing.T) {
 	}
 	_, err = q.SetEditor(ctx, qd.SetEditorParams{ID: story.ID, Nick: "b"})
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+	var cardErr *qd.CardinalityViolationError
+	if !errors.As(err, &pgErr) || pgErr.Code != "21000" || !errors.As(err, &cardErr) || cardErr.Function != "assert_single" {
 		t.Fatalf("want a cardinality violation, got %v", err)
 	}
 	if _, err := q.SetEditor(ctx, qd.SetEditorParams{ID: story.ID, Nick: "nobody"}); err != nil {

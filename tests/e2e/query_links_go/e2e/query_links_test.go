@@ -212,7 +212,9 @@ func TestQueryLinks(t *testing.T) {
 	if got := highlight(); !reflect.DeepEqual(got, []string{"F3/-"}) {
 		t.Fatalf("highlight: %v", got)
 	}
-	if _, err := inA.ShelfHighlight(ctx, ql.ShelfHighlightParams{Code: "F9", ID: classics}); !sqlstate(err, "21000") {
+	var cardErr *ql.CardinalityViolationError
+	if _, err := inA.ShelfHighlight(ctx, ql.ShelfHighlightParams{Code: "F9", ID: classics}); !errors.As(err, &cardErr) ||
+		cardErr.Function != "assert_exists" {
 		t.Fatalf("highlight an unknown film: %v", err)
 	}
 	if got := highlight(); !reflect.DeepEqual(got, []string{"F3/-"}) {
@@ -231,7 +233,8 @@ func TestQueryLinks(t *testing.T) {
 			t.Fatalf("follow: %+v %v", r, err)
 		}
 	}
-	if _, err := inA.MemberFollow(ctx, ql.MemberFollowParams{Shelf: "00000000-0000-0000-0000-000000000000", Handle: "ann"}); !sqlstate(err, "21000") {
+	if _, err := inA.MemberFollow(ctx, ql.MemberFollowParams{Shelf: "00000000-0000-0000-0000-000000000000", Handle: "ann"}); !errors.Is(err, ql.ErrCardinalityViolation) ||
+		err.Error() != "assert_exists violation: expression returned an empty set" {
 		t.Fatalf("follow an unknown shelf: %v", err)
 	}
 	if got := follows(); !reflect.DeepEqual(got, []string{"Classics", "Films"}) {
@@ -249,7 +252,7 @@ func TestQueryLinks(t *testing.T) {
 		len(m.Follows) != 1 || m.Follows[0].Title != "Classics" {
 		t.Fatalf("member shelves: %+v %v", m, err)
 	}
-	if _, err := inA.MemberShelves(ctx, ql.MemberShelvesParams{Club: "A", Handle: "nobody"}); err == nil {
+	if _, err := inA.MemberShelves(ctx, ql.MemberShelvesParams{Club: "A", Handle: "nobody"}); !errors.Is(err, ql.ErrCardinalityViolation) {
 		t.Fatal("assert_exists of no member returned no error")
 	}
 
@@ -261,7 +264,8 @@ func TestQueryLinks(t *testing.T) {
 	if r, err := inA.ShelfSetCurator(ctx, ql.ShelfSetCuratorParams{ID: classics, Handle: "cat"}); err != nil || r == nil {
 		t.Fatalf("set curator: %+v %v", r, err)
 	}
-	if _, err := inA.ShelfSetCurator(ctx, ql.ShelfSetCuratorParams{ID: classics, Handle: "ann"}); !sqlstate(err, "21000") {
+	if _, err := inA.ShelfSetCurator(ctx, ql.ShelfSetCuratorParams{ID: classics, Handle: "ann"}); !sqlstate(err, "21000") ||
+		!errors.Is(err, ql.ErrCardinalityViolation) {
 		t.Fatalf("two curators: %v", err)
 	}
 	if got := curator(); !reflect.DeepEqual(got, []string{"cat"}) {

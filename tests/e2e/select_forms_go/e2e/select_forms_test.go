@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	sf "schemactest/selectforms"
@@ -191,7 +189,7 @@ func TestSelectForms(t *testing.T) {
 		t.Fatalf("UserByName(Zed) = %+v, %v", ub, err)
 	}
 
-	// assert_single / assert_exists: several rows fail with SQLSTATE 21000.
+	// assert_single / assert_exists: several rows fail with Gel's CardinalityViolationError.
 	ou, err := q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "ann@%"})
 	if err != nil || ou == nil || ou.Name != "Ann" {
 		t.Fatalf("OnlyUser(ann) = %+v, %v", ou, err)
@@ -199,11 +197,11 @@ func TestSelectForms(t *testing.T) {
 	if ou, err = q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "nobody@%"}); err != nil || ou != nil {
 		t.Fatalf("OnlyUser(nobody) = %+v, %v", ou, err)
 	}
-	var pgErr *pgconn.PgError
-	if _, err = q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "%@example.com"}); !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+	if _, err = q.OnlyUser(ctx, sf.OnlyUserParams{Pattern: "%@example.com"}); !errors.Is(err, sf.ErrCardinalityViolation) ||
+		err.Error() != "assert_single violation: more than one element returned by an expression" {
 		t.Fatalf("OnlyUser(several) err = %v", err)
 	}
-	if _, err = q.OnlyField(ctx, sf.OnlyFieldParams{Pattern: "%"}); !errors.As(err, &pgErr) || pgErr.Code != "21000" {
+	if _, err = q.OnlyField(ctx, sf.OnlyFieldParams{Pattern: "%"}); !errors.Is(err, sf.ErrCardinalityViolation) {
 		t.Fatalf("OnlyField(several) err = %v", err)
 	}
 	of, err := q.OnlyField(ctx, sf.OnlyFieldParams{Pattern: "cy@%"})
@@ -214,7 +212,8 @@ func TestSelectForms(t *testing.T) {
 	if err != nil || mu.Name != "Bob" || mu.Active == nil || *mu.Active {
 		t.Fatalf("MustUser(Bob) = %+v, %v", mu, err)
 	}
-	if _, err = q.MustUser(ctx, sf.MustUserParams{Name: "Zed"}); !errors.Is(err, pgx.ErrNoRows) {
+	if _, err = q.MustUser(ctx, sf.MustUserParams{Name: "Zed"}); !errors.Is(err, sf.ErrCardinalityViolation) ||
+		err.Error() != "assert_exists violation: expression returned an empty set" {
 		t.Fatalf("MustUser(Zed) err = %v", err)
 	}
 

@@ -4,6 +4,7 @@ package functioncalls
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -176,6 +177,82 @@ func (e *FkPostTagsTargetIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// Sentinels of the failed assertions: errors.Is(err, ErrCardinalityViolation) holds for every
+// *CardinalityViolationError, errors.Is(err, ErrDistinctViolation) for every
+// *DistinctViolationError.
+var (
+	// ErrCardinalityViolation: an assert_single() of several elements or an assert_exists() of none.
+	ErrCardinalityViolation = errors.New("cardinality violation")
+	// ErrDistinctViolation: an assert_distinct() of a set holding a value twice.
+	ErrDistinctViolation = errors.New("assert_distinct violation")
+)
+
+// CardinalityViolationError is returned when an assert_single() finds more than one element or
+// an assert_exists() none, like Gel's CardinalityViolationError
+// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single): the statement
+// failed and wrote nothing.
+type CardinalityViolationError struct {
+	// Function is "assert_single" or "assert_exists".
+	Function string
+	// Message is Gel's, or the assertion's message := ....
+	Message string
+	Err     *pgconn.PgError
+}
+
+// Error implements error.
+func (e *CardinalityViolationError) Error() string {
+	return e.Message
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *CardinalityViolationError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrCardinalityViolation.
+func (e *CardinalityViolationError) Is(target error) bool {
+	return target == ErrCardinalityViolation
+}
+
+// DistinctViolationError is returned when an assert_distinct() finds a value twice, like Gel's
+// ConstraintViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
+type DistinctViolationError struct {
+	// Message is Gel's, or the assertion's message := ....
+	Message string
+	Err     *pgconn.PgError
+}
+
+// Error implements error.
+func (e *DistinctViolationError) Error() string {
+	return e.Message
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *DistinctViolationError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrDistinctViolation.
+func (e *DistinctViolationError) Is(target error) bool {
+	return target == ErrDistinctViolation
+}
+
+// assertError reads the text of a failed assertion (see schemac.semantics.asserts).
+func assertError(pgErr *pgconn.PgError) error {
+	text, ok := strings.CutPrefix(pgErr.Message, `invalid input syntax for type integer: "schemac-assert|`)
+	if !ok || !strings.HasSuffix(text, `"`) {
+		return nil
+	}
+	fn, message, ok := strings.Cut(strings.TrimSuffix(text, `"`), "|")
+	if !ok {
+		return nil
+	}
+	if fn == "assert_distinct" {
+		return &DistinctViolationError{Message: message, Err: pgErr}
+	}
+	return &CardinalityViolationError{Function: fn, Message: message, Err: pgErr}
+}
+
 // driverMessage is ": " and the driver error's message, or "" without one (a typed error built
 // by hand may leave Err nil: its methods must not panic).
 func driverMessage(err *pgconn.PgError) string {
@@ -203,6 +280,16 @@ func translateError(err error) error {
 	}
 	if pgErr.Code == "23502" {
 		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
+	}
+	if pgErr.Code == "22P02" {
+		if e := assertError(pgErr); e != nil {
+			return e
+		}
+	}
+	if pgErr.Code == "21000" {
+		// a scalar sub-select of several rows: how a value's assert_single() fails
+		return &CardinalityViolationError{Function: "assert_single",
+			Message: "assert_single violation: more than one element returned by an expression", Err: pgErr}
 	}
 	switch {
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_tag_name":

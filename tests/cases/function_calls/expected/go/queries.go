@@ -88,7 +88,7 @@ func (q *Queries) CleanUp(ctx context.Context, arg CleanUpParams) (CleanUpRow, e
 
 // commentOnSQL is the SQL of query comment_on (cases/function_calls/queries/comment_on.edgeql).
 const commentOnSQL = `WITH "_with_post" AS (
-SELECT coalesce((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+SELECT coalesce((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1) AS text), 0), '') AS integer) AS text) AS uuid)) AS "v"
 ),
 "_new" AS (
 INSERT INTO "comment" ("post_id", "body")

@@ -93,7 +93,7 @@ export async function cleanUp(db: Queryable, args: CleanUpArgs): Promise<CleanUp
 
 /** SQL of query `comment_on` (cases/function_calls/queries/comment_on.edgeql). */
 export const commentOnSql = `WITH "_with_post" AS (
-SELECT coalesce((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+SELECT coalesce((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q2"."id" FROM "post" AS "_q2" WHERE "_q2".id = $1) AS text), 0), '') AS integer) AS text) AS uuid)) AS "v"
 ),
 "_new" AS (
 INSERT INTO "comment" ("post_id", "body")

@@ -5,6 +5,9 @@ package gelvalidforms
 import (
 	"context"
 	"encoding/json"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // addBookSQL is the SQL of query add_book (cases/gel_valid_forms/queries/add_book.edgeql).
@@ -177,6 +180,82 @@ func (q *Queries) BookByTitle(ctx context.Context, arg BookByTitleParams) ([]Boo
 	return items, nil
 }
 
+// booksTitledSQL is the SQL of query books_titled (cases/gel_valid_forms/queries/books_titled.edgeql).
+const booksTitledSQL = `SELECT "title"
+FROM "book"
+WHERE (title = $1) AND (CASE WHEN (SELECT count(*) FROM "book" WHERE title = $1) = 0 THEN CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT count(*) FROM "book" WHERE title = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`
+
+// BooksTitledParams are the parameters of BooksTitled.
+type BooksTitledParams struct {
+	T string
+}
+
+// BooksTitledRow is one row returned by BooksTitled.
+type BooksTitledRow struct {
+	Title string `json:"title"`
+}
+
+// BooksTitled runs query books_titled (cases/gel_valid_forms/queries/books_titled.edgeql).
+//
+// assert_exists of several objects: they pass through, none fails the statement
+// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists).
+func (q *Queries) BooksTitled(ctx context.Context, arg BooksTitledParams) ([]BooksTitledRow, error) {
+	rows, err := q.db.Query(ctx, booksTitledSQL, arg.T)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []BooksTitledRow
+	for rows.Next() {
+		var i BooksTitledRow
+		if err := rows.Scan(&i.Title); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// booksTitledOrFailSQL is the SQL of query books_titled_or_fail (cases/gel_valid_forms/queries/books_titled_or_fail.edgeql).
+const booksTitledOrFailSQL = `SELECT "title"
+FROM "book"
+WHERE (title = $1) AND (CASE WHEN (SELECT count(*) FROM "book" WHERE title = $1) = 0 THEN CAST('schemac-assert|assert_exists|no such book' || coalesce(left(CAST((SELECT count(*) FROM "book" WHERE title = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`
+
+// BooksTitledOrFailParams are the parameters of BooksTitledOrFail.
+type BooksTitledOrFailParams struct {
+	T string
+}
+
+// BooksTitledOrFailRow is one row returned by BooksTitledOrFail.
+type BooksTitledOrFailRow struct {
+	Title string `json:"title"`
+}
+
+// BooksTitledOrFail runs query books_titled_or_fail
+// (cases/gel_valid_forms/queries/books_titled_or_fail.edgeql).
+func (q *Queries) BooksTitledOrFail(ctx context.Context, arg BooksTitledOrFailParams) ([]BooksTitledOrFailRow, error) {
+	rows, err := q.db.Query(ctx, booksTitledOrFailSQL, arg.T)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []BooksTitledOrFailRow
+	for rows.Next() {
+		var i BooksTitledOrFailRow
+		if err := rows.Scan(&i.Title); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // bytesConcatSQL is the SQL of query bytes_concat (cases/gel_valid_forms/queries/bytes_concat.edgeql).
 const bytesConcatSQL = `SELECT ($1::bytea || $2::bytea) AS "value"`
 
@@ -201,6 +280,121 @@ func (q *Queries) BytesConcat(ctx context.Context, arg BytesConcatParams) ([]byt
 	return i.Value, nil
 }
 
+// distinctNamesSQL is the SQL of query distinct_names (cases/gel_valid_forms/queries/distinct_names.edgeql).
+const distinctNamesSQL = `SELECT "_v"."value" FROM (SELECT "_u1"."value", 1 AS "_p", "_u1"."_i" FROM unnest((CASE WHEN (SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(ARRAY[CAST('a' AS text)] || CAST($1 AS text[])) AS "_d"("v")) THEN ARRAY[CAST('a' AS text)] || CAST($1 AS text[]) ELSE CAST(CAST(CAST('schemac-assert|assert_distinct|names repeat' || coalesce(left(CAST((SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(ARRAY[CAST('a' AS text)] || CAST($1 AS text[])) AS "_d"("v")) AS text), 0), '') AS integer) AS text) AS text[]) END)) WITH ORDINALITY AS "_u1"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"`
+
+// DistinctNamesParams are the parameters of DistinctNames.
+type DistinctNamesParams struct {
+	Xs []string
+}
+
+// DistinctNamesRow is the row the statement of DistinctNames returns: DistinctNames returns its Value.
+type DistinctNamesRow struct {
+	Value string `json:"value"`
+}
+
+// DistinctNames runs query distinct_names (cases/gel_valid_forms/queries/distinct_names.edgeql).
+func (q *Queries) DistinctNames(ctx context.Context, arg DistinctNamesParams) ([]string, error) {
+	if arg.Xs == nil {
+		arg.Xs = []string{}
+	}
+	rows, err := q.db.Query(ctx, distinctNamesSQL, arg.Xs)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []string
+	for rows.Next() {
+		var i DistinctNamesRow
+		if err := rows.Scan(&i.Value); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i.Value)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// distinctNicknamesSQL is the SQL of query distinct_nicknames (cases/gel_valid_forms/queries/distinct_nicknames.edgeql).
+const distinctNicknamesSQL = `SELECT "name", (CASE WHEN (SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(nicknames) AS "_d"("v")) THEN nicknames ELSE CAST(CAST(CAST('schemac-assert|assert_distinct|assert_distinct violation: expression returned a set with duplicate elements' || coalesce(left(CAST((SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(nicknames) AS "_d"("v")) AS text), 0), '') AS integer) AS text) AS text[]) END) AS "nicks"
+FROM "person"
+WHERE name = $1`
+
+// DistinctNicknamesParams are the parameters of DistinctNicknames.
+type DistinctNicknamesParams struct {
+	Name string
+}
+
+// DistinctNicknamesRow is one row returned by DistinctNicknames.
+type DistinctNicknamesRow struct {
+	Name  string   `json:"name"`
+	Nicks []string `json:"nicks"`
+}
+
+// DistinctNicknames runs query distinct_nicknames
+// (cases/gel_valid_forms/queries/distinct_nicknames.edgeql).
+func (q *Queries) DistinctNicknames(ctx context.Context, arg DistinctNicknamesParams) ([]DistinctNicknamesRow, error) {
+	rows, err := q.db.Query(ctx, distinctNicknamesSQL, arg.Name)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []DistinctNicknamesRow
+	for rows.Next() {
+		var i DistinctNicknamesRow
+		if err := rows.Scan(&i.Name, &i.Nicks); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// distinctValuesSQL is the SQL of query distinct_values (cases/gel_valid_forms/queries/distinct_values.edgeql).
+const distinctValuesSQL = `SELECT "_v"."value" FROM (SELECT "_u1"."value", 1 AS "_p", "_u1"."_i" FROM unnest((CASE WHEN (SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(CAST($1 AS bigint[])) AS "_d"("v")) THEN CAST($1 AS bigint[]) ELSE CAST(CAST(CAST('schemac-assert|assert_distinct|assert_distinct violation: expression returned a set with duplicate elements' || coalesce(left(CAST((SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(CAST($1 AS bigint[])) AS "_d"("v")) AS text), 0), '') AS integer) AS text) AS bigint[]) END)) WITH ORDINALITY AS "_u1"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"`
+
+// DistinctValuesParams are the parameters of DistinctValues.
+type DistinctValuesParams struct {
+	Xs []int64
+}
+
+// DistinctValuesRow is the row the statement of DistinctValues returns: DistinctValues returns its Value.
+type DistinctValuesRow struct {
+	Value int64 `json:"value,string"`
+}
+
+// DistinctValues runs query distinct_values
+// (cases/gel_valid_forms/queries/distinct_values.edgeql).
+//
+// assert_distinct of a set of values (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
+func (q *Queries) DistinctValues(ctx context.Context, arg DistinctValuesParams) ([]int64, error) {
+	if arg.Xs == nil {
+		arg.Xs = []int64{}
+	}
+	rows, err := q.db.Query(ctx, distinctValuesSQL, arg.Xs)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []int64
+	for rows.Next() {
+		var i DistinctValuesRow
+		if err := rows.Scan(&i.Value); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i.Value)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // jSONConcatSQL is the SQL of query json_concat (cases/gel_valid_forms/queries/json_concat.edgeql).
 const jSONConcatSQL = `SELECT (CASE WHEN $1::jsonb IS NULL OR $2::jsonb IS NULL THEN NULL WHEN jsonb_typeof($1::jsonb) = 'array' AND jsonb_typeof($2::jsonb) = 'array' THEN $1::jsonb || $2::jsonb WHEN jsonb_typeof($1::jsonb) = 'object' AND jsonb_typeof($2::jsonb) = 'object' THEN $1::jsonb || $2::jsonb WHEN jsonb_typeof($1::jsonb) = 'string' AND jsonb_typeof($2::jsonb) = 'string' THEN to_jsonb(($1::jsonb #>> '{}') || ($2::jsonb #>> '{}')) ELSE CAST(CAST(CAST('invalid JSON values for ++ operator' || left(CAST($1::jsonb AS text) || CAST($2::jsonb AS text), 0) AS integer) AS text) AS jsonb) END) AS "value"`
 
@@ -223,6 +417,60 @@ func (q *Queries) JSONConcat(ctx context.Context, arg JSONConcatParams) (json.Ra
 		return i.Value, translateError(err)
 	}
 	return i.Value, nil
+}
+
+// mustStrSQL is the SQL of query must_str (cases/gel_valid_forms/queries/must_str.edgeql).
+const mustStrSQL = `SELECT coalesce($1::text, CAST(CAST(CAST('schemac-assert|assert_exists|no s' || coalesce(left(CAST($1::text AS text), 0), '') AS integer) AS text) AS text)) AS "value"`
+
+// MustStrParams are the parameters of MustStr. Optional: S (nil stores NULL, or the property's
+// default in an insert).
+type MustStrParams struct {
+	S *string
+}
+
+// MustStrRow is the row the statement of MustStr returns: MustStr returns its Value.
+type MustStrRow struct {
+	Value string `json:"value"`
+}
+
+// MustStr runs query must_str (cases/gel_valid_forms/queries/must_str.edgeql).
+func (q *Queries) MustStr(ctx context.Context, arg MustStrParams) (string, error) {
+	row := q.db.QueryRow(ctx, mustStrSQL, arg.S)
+	var i MustStrRow
+	if err := row.Scan(&i.Value); err != nil {
+		return i.Value, translateError(err)
+	}
+	return i.Value, nil
+}
+
+// onlyBookSQL is the SQL of query only_book (cases/gel_valid_forms/queries/only_book.edgeql).
+const onlyBookSQL = `SELECT "title"
+FROM "book"
+WHERE (title = $1) AND (CASE WHEN (SELECT count(*) FROM "book" WHERE title = $1) > 1 THEN CAST('schemac-assert|assert_single|several books' || coalesce(left(CAST((SELECT count(*) FROM "book" WHERE title = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`
+
+// OnlyBookParams are the parameters of OnlyBook.
+type OnlyBookParams struct {
+	T string
+}
+
+// OnlyBookRow is one row returned by OnlyBook.
+type OnlyBookRow struct {
+	Title string `json:"title"`
+}
+
+// OnlyBook runs query only_book (cases/gel_valid_forms/queries/only_book.edgeql).
+//
+// It returns nil, nil when no row matched.
+func (q *Queries) OnlyBook(ctx context.Context, arg OnlyBookParams) (*OnlyBookRow, error) {
+	row := q.db.QueryRow(ctx, onlyBookSQL, arg.T)
+	var i OnlyBookRow
+	if err := row.Scan(&i.Title); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
 }
 
 // peopleBooksSQL is the SQL of query people_books (cases/gel_valid_forms/queries/people_books.edgeql).

@@ -69,6 +69,39 @@ export class FkBookAuthorIdError extends ForeignKeyViolationError {
 }
 
 /**
+ * A failed assert_single() (more than one element) or assert_exists() (none), like Gel's
+ * CardinalityViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
+ * the statement failed and wrote nothing. `message` is Gel's, or the assertion's `message := ...`.
+ */
+export class CardinalityViolationError extends Error {
+  /** `"assert_single"` or `"assert_exists"`. */
+  readonly function: string;
+  /** SQLSTATE of the driver error: `"22P02"`, or `"21000"` for a sub-select of several rows. */
+  readonly sqlstate: string;
+
+  constructor(fn: string, message: string, sqlstate: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "CardinalityViolationError";
+    this.function = fn;
+    this.sqlstate = sqlstate;
+  }
+}
+
+/**
+ * A failed assert_distinct(): a value twice in the set, like Gel's ConstraintViolationError
+ * (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct). `message` is
+ * Gel's, or the assertion's `message := ...`.
+ */
+export class DistinctViolationError extends ConstraintViolationError {
+  constructor(message: string, cause: unknown) {
+    super(message, "22P02", "std::assert_distinct", "", cause);
+  }
+}
+
+/** The text of a failed assertion (see schemac.semantics.asserts), as Postgres reports it. */
+const assertViolation = /^invalid input syntax for type integer: "schemac-assert\|([^|]*)\|([\s\S]*)"$/;
+
+/**
  * Returns the typed error for a driver error that names a constraint of this schema
  * (node-postgres' `DatabaseError` carries `code`, `constraint`, `table` and `column`), else
  * `err` unchanged.
@@ -85,6 +118,20 @@ export function translateError(err: unknown): unknown {
   };
   if (code === "23502" && typeof table === "string" && typeof column === "string") {
     return new NotNullViolationError(table, column, err);
+  }
+  const { message } = err as { message?: unknown };
+  if (code === "22P02" && typeof message === "string") {
+    const m = assertViolation.exec(message);
+    if (m !== null) {
+      return m[1] === "assert_distinct"
+        ? new DistinctViolationError(m[2] ?? "", err)
+        : new CardinalityViolationError(m[1] ?? "", m[2] ?? "", "22P02", err);
+    }
+  }
+  if (code === "21000") {
+    // a scalar sub-select of several rows: how a value's assert_single() fails
+    return new CardinalityViolationError("assert_single",
+      "assert_single violation: more than one element returned by an expression", "21000", err);
   }
   switch (constraint) {
     case "fk_book_author_id":

@@ -17,12 +17,33 @@ import {
   type BookByTitleArgs,
   type BookByTitleResult,
   bookByTitle,
+  type BooksTitledArgs,
+  type BooksTitledResult,
+  booksTitled,
+  type BooksTitledOrFailArgs,
+  type BooksTitledOrFailResult,
+  booksTitledOrFail,
   type BytesConcatArgs,
   type BytesConcatResult,
   bytesConcat,
+  type DistinctNamesArgs,
+  type DistinctNamesResult,
+  distinctNames,
+  type DistinctNicknamesArgs,
+  type DistinctNicknamesResult,
+  distinctNicknames,
+  type DistinctValuesArgs,
+  type DistinctValuesResult,
+  distinctValues,
   type JsonConcatArgs,
   type JsonConcatResult,
   jsonConcat,
+  type MustStrArgs,
+  type MustStrResult,
+  mustStr,
+  type OnlyBookArgs,
+  type OnlyBookResult,
+  onlyBook,
   type PeopleBooksArgs,
   type PeopleBooksResult,
   peopleBooks,
@@ -60,10 +81,24 @@ export interface Runner {
     addPerson(args: AddPersonArgs): Promise<AddPersonResult>;
     /** Runs `book_by_title` (cases/gel_valid_forms/queries/book_by_title.edgeql). */
     bookByTitle(args: BookByTitleArgs): Promise<BookByTitleResult[]>;
+    /** Runs `books_titled` (cases/gel_valid_forms/queries/books_titled.edgeql). */
+    booksTitled(args: BooksTitledArgs): Promise<BooksTitledResult[]>;
+    /** Runs `books_titled_or_fail` (cases/gel_valid_forms/queries/books_titled_or_fail.edgeql). */
+    booksTitledOrFail(args: BooksTitledOrFailArgs): Promise<BooksTitledOrFailResult[]>;
     /** Runs `bytes_concat` (cases/gel_valid_forms/queries/bytes_concat.edgeql). */
     bytesConcat(args: BytesConcatArgs): Promise<Buffer>;
+    /** Runs `distinct_names` (cases/gel_valid_forms/queries/distinct_names.edgeql). */
+    distinctNames(args: DistinctNamesArgs): Promise<string[]>;
+    /** Runs `distinct_nicknames` (cases/gel_valid_forms/queries/distinct_nicknames.edgeql). */
+    distinctNicknames(args: DistinctNicknamesArgs): Promise<DistinctNicknamesResult[]>;
+    /** Runs `distinct_values` (cases/gel_valid_forms/queries/distinct_values.edgeql). */
+    distinctValues(args: DistinctValuesArgs): Promise<string[]>;
     /** Runs `json_concat` (cases/gel_valid_forms/queries/json_concat.edgeql). */
     jsonConcat(args: JsonConcatArgs): Promise<JsonConcatResult["value"]>;
+    /** Runs `must_str` (cases/gel_valid_forms/queries/must_str.edgeql). */
+    mustStr(args: MustStrArgs): Promise<string>;
+    /** Runs `only_book` (cases/gel_valid_forms/queries/only_book.edgeql). */
+    onlyBook(args: OnlyBookArgs): Promise<OnlyBookResult | null>;
     /** Runs `people_books` (cases/gel_valid_forms/queries/people_books.edgeql). */
     peopleBooks(args?: PeopleBooksArgs): Promise<PeopleBooksResult[]>;
     /** Runs `people_named` (cases/gel_valid_forms/queries/people_named.edgeql). */
@@ -143,8 +178,15 @@ function makeRunner(db: Queryable, depth: number): Runner {
       addNicknames: (args) => addNicknames(db, args),
       addPerson: (args) => addPerson(db, args),
       bookByTitle: (args) => bookByTitle(db, args),
+      booksTitled: (args) => booksTitled(db, args),
+      booksTitledOrFail: (args) => booksTitledOrFail(db, args),
       bytesConcat: (args) => bytesConcat(db, args),
+      distinctNames: (args) => distinctNames(db, args),
+      distinctNicknames: (args) => distinctNicknames(db, args),
+      distinctValues: (args) => distinctValues(db, args),
       jsonConcat: (args) => jsonConcat(db, args),
+      mustStr: (args) => mustStr(db, args),
+      onlyBook: (args) => onlyBook(db, args),
       peopleBooks: (args) => peopleBooks(db, args),
       peopleNamed: (args) => peopleNamed(db, args),
       personNicknames: (args) => personNicknames(db, args),

@@ -177,6 +177,61 @@ export async function bookByTitle(db: Queryable, args: BookByTitleArgs): Promise
   return rows as BookByTitleResult[];
 }
 
+/** SQL of query `books_titled` (cases/gel_valid_forms/queries/books_titled.edgeql). */
+export const booksTitledSql = `SELECT "title"
+FROM "book"
+WHERE (title = $1) AND (CASE WHEN (SELECT count(*) FROM "book" WHERE title = $1) = 0 THEN CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT count(*) FROM "book" WHERE title = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`;
+
+/** Parameters of {@link booksTitled}. */
+export interface BooksTitledArgs {
+  readonly t: string;
+}
+
+/** One row returned by {@link booksTitled}. */
+export interface BooksTitledResult {
+  title: string;
+}
+
+/**
+ * assert_exists of several objects: they pass through, none fails the statement
+ * (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists).
+ *
+ * Source: cases/gel_valid_forms/queries/books_titled.edgeql.
+ */
+export async function booksTitled(db: Queryable, args: BooksTitledArgs): Promise<BooksTitledResult[]> {
+  const rows = await run(db, booksTitledSql, [
+    args.t,
+  ]);
+  return rows as BooksTitledResult[];
+}
+
+/** SQL of query `books_titled_or_fail` (cases/gel_valid_forms/queries/books_titled_or_fail.edgeql). */
+export const booksTitledOrFailSql = `SELECT "title"
+FROM "book"
+WHERE (title = $1) AND (CASE WHEN (SELECT count(*) FROM "book" WHERE title = $1) = 0 THEN CAST('schemac-assert|assert_exists|no such book' || coalesce(left(CAST((SELECT count(*) FROM "book" WHERE title = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`;
+
+/** Parameters of {@link booksTitledOrFail}. */
+export interface BooksTitledOrFailArgs {
+  readonly t: string;
+}
+
+/** One row returned by {@link booksTitledOrFail}. */
+export interface BooksTitledOrFailResult {
+  title: string;
+}
+
+/**
+ * Runs query `books_titled_or_fail`.
+ *
+ * Source: cases/gel_valid_forms/queries/books_titled_or_fail.edgeql.
+ */
+export async function booksTitledOrFail(db: Queryable, args: BooksTitledOrFailArgs): Promise<BooksTitledOrFailResult[]> {
+  const rows = await run(db, booksTitledOrFailSql, [
+    args.t,
+  ]);
+  return rows as BooksTitledOrFailResult[];
+}
+
 /** SQL of query `bytes_concat` (cases/gel_valid_forms/queries/bytes_concat.edgeql). */
 export const bytesConcatSql = `SELECT ($1::bytea || $2::bytea) AS "value"`;
 
@@ -208,6 +263,84 @@ export async function bytesConcat(db: Queryable, args: BytesConcatArgs): Promise
   return row.value;
 }
 
+/** SQL of query `distinct_names` (cases/gel_valid_forms/queries/distinct_names.edgeql). */
+export const distinctNamesSql = `SELECT "_v"."value" FROM (SELECT "_u1"."value", 1 AS "_p", "_u1"."_i" FROM unnest((CASE WHEN (SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(ARRAY[CAST('a' AS text)] || CAST($1 AS text[])) AS "_d"("v")) THEN ARRAY[CAST('a' AS text)] || CAST($1 AS text[]) ELSE CAST(CAST(CAST('schemac-assert|assert_distinct|names repeat' || coalesce(left(CAST((SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(ARRAY[CAST('a' AS text)] || CAST($1 AS text[])) AS "_d"("v")) AS text), 0), '') AS integer) AS text) AS text[]) END)) WITH ORDINALITY AS "_u1"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"`;
+
+/** Parameters of {@link distinctNames}. */
+export interface DistinctNamesArgs {
+  readonly xs: readonly string[];
+}
+
+/** The row the statement of {@link distinctNames} returns: {@link distinctNames} returns its `value`. */
+export interface DistinctNamesResult {
+  value: string;
+}
+
+/**
+ * Runs query `distinct_names`.
+ *
+ * Source: cases/gel_valid_forms/queries/distinct_names.edgeql.
+ */
+export async function distinctNames(db: Queryable, args: DistinctNamesArgs): Promise<string[]> {
+  const rows = await run(db, distinctNamesSql, [
+    args.xs,
+  ]);
+  return (rows as DistinctNamesResult[]).map((row) => row.value);
+}
+
+/** SQL of query `distinct_nicknames` (cases/gel_valid_forms/queries/distinct_nicknames.edgeql). */
+export const distinctNicknamesSql = `SELECT "name", (CASE WHEN (SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(nicknames) AS "_d"("v")) THEN nicknames ELSE CAST(CAST(CAST('schemac-assert|assert_distinct|assert_distinct violation: expression returned a set with duplicate elements' || coalesce(left(CAST((SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(nicknames) AS "_d"("v")) AS text), 0), '') AS integer) AS text) AS text[]) END) AS "nicks"
+FROM "person"
+WHERE name = $1`;
+
+/** Parameters of {@link distinctNicknames}. */
+export interface DistinctNicknamesArgs {
+  readonly name: string;
+}
+
+/** One row returned by {@link distinctNicknames}. */
+export interface DistinctNicknamesResult {
+  name: string;
+  nicks: string[];
+}
+
+/**
+ * Runs query `distinct_nicknames`.
+ *
+ * Source: cases/gel_valid_forms/queries/distinct_nicknames.edgeql.
+ */
+export async function distinctNicknames(db: Queryable, args: DistinctNicknamesArgs): Promise<DistinctNicknamesResult[]> {
+  const rows = await run(db, distinctNicknamesSql, [
+    args.name,
+  ]);
+  return rows as DistinctNicknamesResult[];
+}
+
+/** SQL of query `distinct_values` (cases/gel_valid_forms/queries/distinct_values.edgeql). */
+export const distinctValuesSql = `SELECT "_v"."value" FROM (SELECT "_u1"."value", 1 AS "_p", "_u1"."_i" FROM unnest((CASE WHEN (SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(CAST($1 AS bigint[])) AS "_d"("v")) THEN CAST($1 AS bigint[]) ELSE CAST(CAST(CAST('schemac-assert|assert_distinct|assert_distinct violation: expression returned a set with duplicate elements' || coalesce(left(CAST((SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest(CAST($1 AS bigint[])) AS "_d"("v")) AS text), 0), '') AS integer) AS text) AS bigint[]) END)) WITH ORDINALITY AS "_u1"("value", "_i")) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"`;
+
+/** Parameters of {@link distinctValues}. */
+export interface DistinctValuesArgs {
+  readonly xs: readonly (number | string | bigint)[];
+}
+
+/** The row the statement of {@link distinctValues} returns: {@link distinctValues} returns its `value`. */
+export interface DistinctValuesResult {
+  value: string;
+}
+
+/**
+ * assert_distinct of a set of values (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
+ *
+ * Source: cases/gel_valid_forms/queries/distinct_values.edgeql.
+ */
+export async function distinctValues(db: Queryable, args: DistinctValuesArgs): Promise<string[]> {
+  const rows = await run(db, distinctValuesSql, [
+    args.xs,
+  ]);
+  return (rows as DistinctValuesResult[]).map((row) => row.value);
+}
+
 /** SQL of query `json_concat` (cases/gel_valid_forms/queries/json_concat.edgeql). */
 export const jsonConcatSql = `SELECT (CASE WHEN $1::jsonb IS NULL OR $2::jsonb IS NULL THEN NULL WHEN jsonb_typeof($1::jsonb) = 'array' AND jsonb_typeof($2::jsonb) = 'array' THEN $1::jsonb || $2::jsonb WHEN jsonb_typeof($1::jsonb) = 'object' AND jsonb_typeof($2::jsonb) = 'object' THEN $1::jsonb || $2::jsonb WHEN jsonb_typeof($1::jsonb) = 'string' AND jsonb_typeof($2::jsonb) = 'string' THEN to_jsonb(($1::jsonb #>> '{}') || ($2::jsonb #>> '{}')) ELSE CAST(CAST(CAST('invalid JSON values for ++ operator' || left(CAST($1::jsonb AS text) || CAST($2::jsonb AS text), 0) AS integer) AS text) AS jsonb) END) AS "value"`;
 
@@ -237,6 +370,63 @@ export async function jsonConcat(db: Queryable, args: JsonConcatArgs): Promise<J
     throw new Error("json_concat: the statement returned no row");
   }
   return row.value;
+}
+
+/** SQL of query `must_str` (cases/gel_valid_forms/queries/must_str.edgeql). */
+export const mustStrSql = `SELECT coalesce($1::text, CAST(CAST(CAST('schemac-assert|assert_exists|no s' || coalesce(left(CAST($1::text AS text), 0), '') AS integer) AS text) AS text)) AS "value"`;
+
+/** Parameters of {@link mustStr}. */
+export interface MustStrArgs {
+  readonly s?: string | null;
+}
+
+/** The row the statement of {@link mustStr} returns: {@link mustStr} returns its `value`. */
+export interface MustStrResult {
+  value: string;
+}
+
+/**
+ * Runs query `must_str`.
+ *
+ * Source: cases/gel_valid_forms/queries/must_str.edgeql.
+ */
+export async function mustStr(db: Queryable, args: MustStrArgs): Promise<string> {
+  const rows = await run(db, mustStrSql, [
+    args.s ?? null,
+  ]);
+  const row = rows[0] as MustStrResult | undefined;
+  if (row === undefined) {
+    throw new Error("must_str: the statement returned no row");
+  }
+  return row.value;
+}
+
+/** SQL of query `only_book` (cases/gel_valid_forms/queries/only_book.edgeql). */
+export const onlyBookSql = `SELECT "title"
+FROM "book"
+WHERE (title = $1) AND (CASE WHEN (SELECT count(*) FROM "book" WHERE title = $1) > 1 THEN CAST('schemac-assert|assert_single|several books' || coalesce(left(CAST((SELECT count(*) FROM "book" WHERE title = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`;
+
+/** Parameters of {@link onlyBook}. */
+export interface OnlyBookArgs {
+  readonly t: string;
+}
+
+/** One row returned by {@link onlyBook}. */
+export interface OnlyBookResult {
+  title: string;
+}
+
+/**
+ * Runs query `only_book`.
+ *
+ * Source: cases/gel_valid_forms/queries/only_book.edgeql.
+ * Resolves to `null` when no row matched.
+ */
+export async function onlyBook(db: Queryable, args: OnlyBookArgs): Promise<OnlyBookResult | null> {
+  const rows = await run(db, onlyBookSql, [
+    args.t,
+  ]);
+  return (rows[0] as OnlyBookResult | undefined) ?? null;
 }
 
 /** SQL of query `people_books` (cases/gel_valid_forms/queries/people_books.edgeql). */

@@ -694,7 +694,7 @@ func (q *Queries) RenameStories(ctx context.Context, arg RenameStoriesParams) ([
 
 // retitleStorySQL is the SQL of query retitle_story (cases/query_dml/queries/retitle_story.edgeql).
 const retitleStorySQL = `WITH "_with_s" AS (
-SELECT coalesce((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1) AS text), '') AS uuid)) AS "v"
+SELECT coalesce((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q2"."id" FROM "story" AS "_q2" WHERE "_q2".id = $1) AS text), 0), '') AS integer) AS text) AS uuid)) AS "v"
 ),
 "_with_editor_name" AS (
 SELECT COALESCE($2::text, (SELECT (SELECT "_l1"."name" FROM "member" AS "_l1" WHERE "_l1"."id" = "_v2"."author_id") FROM "story" AS "_v2" WHERE "_v2".id = (SELECT "v" FROM "_with_s"))) AS "v"

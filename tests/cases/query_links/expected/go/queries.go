@@ -60,7 +60,7 @@ FOR UPDATE
 ),
 "_link1" AS (
 INSERT INTO "member_follows" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest((SELECT CASE WHEN cardinality("_ids"."v") > 0 THEN "_ids"."v" ELSE ARRAY[(SELECT NULL::uuid FROM (VALUES (1), (2)) AS "_none"("n"))] END FROM (SELECT ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".id = $3) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true))) AS "v") AS "_ids")) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest((SELECT CASE WHEN cardinality("_ids"."v") > 0 THEN "_ids"."v" ELSE CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST("_ids"."v" AS text), 0), '') AS integer) AS text) AS uuid[]) END FROM (SELECT ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".id = $3) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true))) AS "v") AS "_ids")) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"
@@ -111,7 +111,7 @@ INSERT INTO "member_follows" ("source_id", "target_id")
 SELECT "_with_updated"."id", "_t"."id" FROM "_with_updated", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".id = $3) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_q0".club_id)) OR (true)))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
-SELECT coalesce((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1") AS text), '') AS integer) AS text) AS json)) AS "member", coalesce((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS text), '') AS integer) AS text) AS json)) AS "shelf"`
+SELECT coalesce((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT json_build_object('id', "_s1"."id") FROM "_with_updated" AS "_s1") AS text), 0), '') AS integer) AS text) AS json)) AS "member", coalesce((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT json_build_object('title', "_s1"."title") FROM "shelf" AS "_s1" WHERE "_s1".id = $3 AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS text), 0), '') AS integer) AS text) AS json)) AS "shelf"`
 
 // MemberFollowShelfParams are the parameters of MemberFollowShelf.
 type MemberFollowShelfParams struct {
@@ -214,7 +214,7 @@ func (q *Queries) MemberJoinFollowing(ctx context.Context, arg MemberJoinFollowi
 const memberShelvesSQL = `SELECT "handle",
        (SELECT coalesce(json_agg(json_build_object('title', "_s1"."title") ORDER BY "_s1"."id"), '[]'::json) FROM "member_follows" AS "_j1" JOIN "shelf" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "member"."id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "follows"
 FROM "member"
-WHERE (((SELECT "_l1"."name" FROM "club" AS "_l1" WHERE "_l1"."id" = "member"."club_id") = $2::text) AND (handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true))`
+WHERE ((((SELECT "_l1"."name" FROM "club" AS "_l1" WHERE "_l1"."id" = "member"."club_id") = $2::text) AND (handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true))) AND (CASE WHEN (SELECT count(*) FROM "member" WHERE (((SELECT "_l1"."name" FROM "club" AS "_l1" WHERE "_l1"."id" = "member"."club_id") = $2::text) AND (handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true))) = 0 THEN CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT count(*) FROM "member" WHERE (((SELECT "_l1"."name" FROM "club" AS "_l1" WHERE "_l1"."id" = "member"."club_id") = $2::text) AND (handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true))) AS text), 0), '') AS integer) = 0 ELSE true END)`
 
 // MemberShelvesParams are the parameters of MemberShelves.
 type MemberShelvesParams struct {
@@ -508,7 +508,7 @@ INSERT INTO "shelf_works" ("source_id", "target_id", "target_book_id")
 SELECT "_with_updated"."id", "_t"."id", "_t"."id" FROM "_with_updated", (SELECT DISTINCT unnest(ARRAY(SELECT "_q0"."id" FROM "book" AS "_q0" WHERE "_q0".code = $3)) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
-SELECT coalesce((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1") AS text), '') AS integer) AS text) AS json)) AS "shelf", coalesce((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3) AS text), '') AS integer) AS text) AS json)) AS "book"`
+SELECT coalesce((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1"), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT json_build_object('title', "_s1"."title", 'curator', (SELECT json_build_object('id', "_s2"."id") FROM "member" AS "_s2" WHERE "_s2"."id" = "_s1"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_s2".club_id)) OR (true)))) FROM "_with_updated" AS "_s1") AS text), 0), '') AS integer) AS text) AS json)) AS "shelf", coalesce((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT json_build_object('code', "_s1"."code", 'pages', "_s1"."pages") FROM "book" AS "_s1" WHERE "_s1".code = $3) AS text), 0), '') AS integer) AS text) AS json)) AS "book"`
 
 // ShelfAddBookSelectParams are the parameters of ShelfAddBookSelect.
 type ShelfAddBookSelectParams struct {
@@ -842,7 +842,7 @@ func (q *Queries) ShelfForMember(ctx context.Context, arg ShelfForMemberParams) 
 // shelfHighlightSQL is the SQL of query shelf_highlight (cases/query_links/queries/shelf_highlight.edgeql).
 const shelfHighlightSQL = `WITH "_new" AS (
 UPDATE "shelf"
-SET "highlight_film_id" = COALESCE((SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".code = $3), (SELECT NULL::uuid FROM (VALUES (1), (2)) AS "_none"("n"))),
+SET "highlight_film_id" = COALESCE((SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".code = $3), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".code = $3) AS text), 0), '') AS integer) AS text) AS uuid)),
     "highlight_book_id" = NULL::uuid
 WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 RETURNING *

@@ -7,7 +7,7 @@ import (
 )
 
 // collectionStatsSQL is the SQL of query collection_stats (cases/query_sets/queries/collection_stats.edgeql).
-const collectionStatsSQL = `SELECT coalesce((SELECT json_build_object('name', "_s1"."name") FROM "collection" AS "_s1" WHERE "_s1".id = $1), CAST(CAST(CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT json_build_object('name', "_s1"."name") FROM "collection" AS "_s1" WHERE "_s1".id = $1) AS text), '') AS integer) AS text) AS json)) AS "collection", (SELECT count(*) FROM "character" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j0"."target_id" FROM "collection_characters" AS "_j0" WHERE "_j0"."source_id" IN (SELECT "_c1r"."id" FROM "collection" AS "_c1r" WHERE "_c1r".id = $1)) AND ("_c1".image NOT ILIKE '%/default.jpg')) AS "nb_charas", CAST((SELECT count("_c1".cid) FROM "character" AS "_c1" WHERE "_c1"."id" IN (SELECT "_h0"."character_id" FROM "waifu" AS "_h0" WHERE "_h0"."id" IN (SELECT "_c1r"."id" FROM "waifu" AS "_c1r" WHERE ("_c1r".owner_id = coalesce((SELECT "_q6"."id" FROM "player" AS "_q6" WHERE "_q6".name = $2), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q6"."id" FROM "player" AS "_q6" WHERE "_q6".name = $2) AS text), '') AS uuid))) AND ("_c1r".character_id IN (SELECT "_i3"."id" FROM "character" AS "_i3" WHERE "_i3"."id" IN (SELECT "_j0"."target_id" FROM "collection_characters" AS "_j0" WHERE "_j0"."source_id" IN (SELECT "_i3r"."id" FROM "collection" AS "_i3r" WHERE "_i3r".id = $1)) AND ("_i3".image NOT ILIKE '%/default.jpg')))))) AS bigint) AS "nb_owned"`
+const collectionStatsSQL = `SELECT coalesce((SELECT json_build_object('name', "_s1"."name") FROM "collection" AS "_s1" WHERE "_s1".id = $1), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT json_build_object('name', "_s1"."name") FROM "collection" AS "_s1" WHERE "_s1".id = $1) AS text), 0), '') AS integer) AS text) AS json)) AS "collection", (SELECT count(*) FROM "character" AS "_c1" WHERE "_c1"."id" IN (SELECT "_j0"."target_id" FROM "collection_characters" AS "_j0" WHERE "_j0"."source_id" IN (SELECT "_c1r"."id" FROM "collection" AS "_c1r" WHERE "_c1r".id = $1)) AND ("_c1".image NOT ILIKE '%/default.jpg')) AS "nb_charas", CAST((SELECT count("_c1".cid) FROM "character" AS "_c1" WHERE "_c1"."id" IN (SELECT "_h0"."character_id" FROM "waifu" AS "_h0" WHERE "_h0"."id" IN (SELECT "_c1r"."id" FROM "waifu" AS "_c1r" WHERE ("_c1r".owner_id = coalesce((SELECT "_q6"."id" FROM "player" AS "_q6" WHERE "_q6".name = $2), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q6"."id" FROM "player" AS "_q6" WHERE "_q6".name = $2) AS text), 0), '') AS integer) AS text) AS uuid))) AND ("_c1r".character_id IN (SELECT "_i3"."id" FROM "character" AS "_i3" WHERE "_i3"."id" IN (SELECT "_j0"."target_id" FROM "collection_characters" AS "_j0" WHERE "_j0"."source_id" IN (SELECT "_i3r"."id" FROM "collection" AS "_i3r" WHERE "_i3r".id = $1)) AND ("_i3".image NOT ILIKE '%/default.jpg')))))) AS bigint) AS "nb_owned"`
 
 // CollectionStatsParams are the parameters of CollectionStats.
 type CollectionStatsParams struct {
@@ -324,7 +324,7 @@ SELECT COALESCE($1::text, 'ANN') AS "v"
 SELECT lower((SELECT "v" FROM "_with_name~1")) AS "v"
 ),
 "_with_p" AS (
-SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")) AS text), '') AS uuid)) AS "v"
+SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = (SELECT "v" FROM "_with_name")) AS text), 0), '') AS integer) AS text) AS uuid)) AS "v"
 )
 SELECT "reason", "roll".reason || '!' AS "tag", (SELECT "v" FROM "_with_name") AS "by"
 FROM "roll"
@@ -371,7 +371,7 @@ func (q *Queries) RollsOf(ctx context.Context, arg RollsOfParams) ([]RollsOfRow,
 
 // waifusOfSQL is the SQL of query waifus_of (cases/query_sets/queries/waifus_of.edgeql).
 const waifusOfSQL = `WITH "_with_player" AS (
-SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1), CAST('assert_exists violation: expression returned an empty set' || coalesce(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1) AS text), '') AS uuid)) AS "v"
+SELECT coalesce((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q3"."id" FROM "player" AS "_q3" WHERE "_q3".name = $1) AS text), 0), '') AS integer) AS text) AS uuid)) AS "v"
 )
 SELECT (SELECT json_build_object('cid', "_s1"."cid") FROM "character" AS "_s1" WHERE "_s1"."id" = "waifu"."character_id") AS "character",
        (SELECT json_build_object('name', "_s1"."name") FROM "player" AS "_s1" WHERE "_s1"."id" = "waifu"."owner_id") AS "owner"

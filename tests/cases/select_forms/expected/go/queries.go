@@ -372,7 +372,7 @@ func (q *Queries) Me(ctx context.Context, _ ...MeParams) (*MeRow, error) {
 // mustUserSQL is the SQL of query must_user (cases/select_forms/queries/must_user.edgeql).
 const mustUserSQL = `SELECT "name", "active"
 FROM "user"
-WHERE name = $1`
+WHERE (name = $1) AND (CASE WHEN (SELECT count(*) FROM "user" WHERE name = $1) = 0 THEN CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT count(*) FROM "user" WHERE name = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`
 
 // MustUserParams are the parameters of MustUser.
 type MustUserParams struct {
@@ -514,7 +514,7 @@ func (q *Queries) OnlyField(ctx context.Context, arg OnlyFieldParams) (OnlyField
 // onlyUserSQL is the SQL of query only_user (cases/select_forms/queries/only_user.edgeql).
 const onlyUserSQL = `SELECT "name"
 FROM "user"
-WHERE (email ILIKE $1) AND 1 = (SELECT 1 FROM "user" WHERE email ILIKE $1)`
+WHERE (email ILIKE $1) AND (CASE WHEN (SELECT count(*) FROM "user" WHERE email ILIKE $1) > 1 THEN CAST('schemac-assert|assert_single|assert_single violation: more than one element returned by an expression' || coalesce(left(CAST((SELECT count(*) FROM "user" WHERE email ILIKE $1) AS text), 0), '') AS integer) = 0 ELSE true END)`
 
 // OnlyUserParams are the parameters of OnlyUser.
 type OnlyUserParams struct {

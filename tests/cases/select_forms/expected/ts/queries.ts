@@ -361,7 +361,7 @@ export async function me(
 /** SQL of query `must_user` (cases/select_forms/queries/must_user.edgeql). */
 export const mustUserSql = `SELECT "name", "active"
 FROM "user"
-WHERE name = $1`;
+WHERE (name = $1) AND (CASE WHEN (SELECT count(*) FROM "user" WHERE name = $1) = 0 THEN CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT count(*) FROM "user" WHERE name = $1) AS text), 0), '') AS integer) = 0 ELSE true END)`;
 
 /** Parameters of {@link mustUser}. */
 export interface MustUserArgs {
@@ -501,7 +501,7 @@ export async function onlyField(db: Queryable, args: OnlyFieldArgs): Promise<Onl
 /** SQL of query `only_user` (cases/select_forms/queries/only_user.edgeql). */
 export const onlyUserSql = `SELECT "name"
 FROM "user"
-WHERE (email ILIKE $1) AND 1 = (SELECT 1 FROM "user" WHERE email ILIKE $1)`;
+WHERE (email ILIKE $1) AND (CASE WHEN (SELECT count(*) FROM "user" WHERE email ILIKE $1) > 1 THEN CAST('schemac-assert|assert_single|assert_single violation: more than one element returned by an expression' || coalesce(left(CAST((SELECT count(*) FROM "user" WHERE email ILIKE $1) AS text), 0), '') AS integer) = 0 ELSE true END)`;
 
 /** Parameters of {@link onlyUser}. */
 export interface OnlyUserArgs {

@@ -1,0 +1,1 @@
+select Person { name, nicks := assert_distinct(.nicknames) } filter .name = <str>$name;

@@ -1,0 +1,1 @@
+select assert_exists(<optional str>$s, message := 'no s');
