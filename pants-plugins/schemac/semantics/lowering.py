@@ -1016,6 +1016,27 @@ def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[st
     return build
 
 
+def _link_rows_insert(a: qir.LinkAssign) -> Callable[[str], str]:
+    """Insert the inserted row's links of a ``for`` loop's objects (:class:`qir.LinkRows`):
+    ``SELECT DISTINCT ON (id)`` the objects each element selects, with their link properties
+    (an object selected twice is linked once, with the properties of one of them, as a link is
+    a set)."""
+    r = a.rows
+    assert r is not None
+    cols = "".join(f", {qi(c.name)}" for c, _ in r.props)
+    vals = "".join(f", {param_sql(v, expr_sql(v))} AS {qi('_p' + str(i))}" for i, (_, v) in enumerate(r.props))
+    picks = "".join(f', "_t".{qi("_p" + str(i))}' for i in range(len(r.props)))
+    where = _op(r.filter) if r.visible_sql is None else f"{_op(r.filter)} AND {r.visible_sql}"
+    source = (f'SELECT DISTINCT ON ({r.alias}."id") {r.alias}."id" AS "id"{vals} '
+              f'FROM (SELECT "_batch".* FROM {_batch_sql(r.batch)}) AS {r.batch.var.row}, '
+              f'{qi(r.target.table)} AS {r.alias} WHERE {where} ORDER BY {r.alias}."id"')
+
+    def build(rows: str) -> str:
+        return (f'INSERT INTO {qi(a.link.join_table)} ("source_id", "target_id"{cols})\n'  # type: ignore[arg-type]
+                f'SELECT {rows}."id", "_t"."id"{picks} FROM {rows}, ({source}) AS "_t"')
+    return build
+
+
 def _link_delete(join: str, ids: str, keep: bool) -> Callable[[str], str]:
     """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
     def build(rows: str) -> str:
@@ -1174,7 +1195,8 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
             sql += _conflict_sql(w.conflict, w.subject, else_select_marks(w))
         # The object and its links in one statement: the join rows are written from the
         # inserted row (none when `unless conflict` skipped it).
-        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) for a in w.links]
+        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) if a.rows is None
+                 else _link_rows_insert(a) for a in w.links]
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     joined = w.batch is not None or handed is not None
     if t is qir.Update:

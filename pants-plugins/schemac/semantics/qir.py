@@ -753,6 +753,25 @@ class LinkAssign(Node):
     op: str
     ids: Expr
     props: Tuple[Tuple[Column, Expr], ...] = ()
+    #: In an insert, ``link := (for x in ... union (select T { @p := x.0 } filter ...))``: the
+    #: links are these rows (``ids`` is then unused, ``'{}'``).
+    rows: Optional[LinkRows] = None
+
+
+@dataclass(frozen=True, eq=False)
+class LinkRows(Node):
+    """The links of ``link := (for x in <source> union (select T { @p := ... } filter ...))`` in
+    an insert: for each element of ``batch``, the objects of ``target`` (rows named ``alias``)
+    matching ``filter`` (``visible_sql``: the target's access policy predicate), each with its
+    link properties ``props`` ((join-table column, value) pairs)."""
+
+    span: Span
+    batch: "Batch"
+    target: ObjectType
+    alias: str
+    filter: Expr
+    props: Tuple[Tuple[Column, Expr], ...] = ()
+    visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)

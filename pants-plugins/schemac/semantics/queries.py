@@ -1048,6 +1048,67 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext):
     return dataclasses.replace(a, value=sub), tuple(props)
 
 
+def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
+    """``artists := (for x in enumerate(array_unpack(<array<uuid>>$ids)) union (select Artist {
+    @position := x.0 } filter .id = x.1))`` in an insert (https://docs.geldata.com/reference/edgeql/for,
+    .../datamodel/linkprops): the union of the objects each element selects, each linked with
+    the link properties its element gives (:class:`qir.LinkRows`). ``None`` for another value
+    (refused or planned elsewhere), ``False`` after reporting."""
+    value = a.value
+    if isinstance(value, ast.UnaryOp) and value.op == "distinct":
+        value = value.operand
+    if not isinstance(value, ast.ForExpr):
+        return None
+    body = value.body
+    while isinstance(body, ast.StatementExpr) and isinstance(body.query, ast.SelectExpr):
+        body = body.query
+    if not (isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) and body.filter is not None
+            and not body.order and body.offset is None and body.limit is None
+            and all(el.link_prop and el.value is not None for el in body.shape or ())):
+        return None
+    target = ctx.schema.find_type(body.subject.name, ctx.module)
+    join = _join_table(link, ctx)
+    if target is None or join is None:
+        return None
+    if target is not link.target:
+        ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {body.subject.name}",
+                           body.subject.span)
+        return False
+    scope = dataclasses.replace(ctx, variables=dict(ctx.variables))
+    batch = _loop(types.SimpleNamespace(source=value.source, var=value.var), scope, f"_lv_{value.var}")
+    if batch is None:
+        return False
+    var = dataclasses.replace(batch.var, row=qi("_lb"))
+    scope.variables[value.var] = var
+    batch = dataclasses.replace(batch, var=var)
+    alias = qi("_lo")
+    inner = dataclasses.replace(scope, subject=target, column_prefix=alias)
+    filt = check(body.filter, inner, BOOL)
+    if filt is None:
+        return False
+    if filt.type.family != "bool":
+        ctx.reporter.error("E0304", f"a filter must be bool, got {filt.type.name}", body.filter.span)
+        return False
+    props = []
+    for el in body.shape or ():
+        col = link_prop_column(a.name, join, el.name, el.span, ctx.reporter)
+        if col is None:
+            return False
+        low = check(el.value, inner, col.type, allow_optional_param=not col.required)
+        if low is None:
+            return False
+        if low.type.family != col.type.family:
+            ctx.reporter.error("E0304", f"'@{el.name}' is {col.type.name}, but the value is {low.type.name}",
+                               el.value.span)
+            return False
+        props.append((col, low))
+    rows = qir.LinkRows(value.span, batch, target, alias, filt, tuple(props),
+                        policies.read_predicate(target, inner, alias))
+    none = qir.SqlTemplate(value.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, "no_ids",
+                           "'{{}}'::uuid[]", (), "", True)
+    return qir.LinkAssign(a.span, link, a.op, none, (), rows)
+
+
 def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.Expr]:
     """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))`` (or ``.id in $ids``)
     -> the ``uuid[]`` of target ids."""
@@ -1224,6 +1285,9 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
                                "yet", a.value.span, "select the other objects by a parameter or a property "
                                "instead, or write the link in a for loop over the objects")
             return None
+        loop = _for_link_rows(a, link, ctx) if insert and a.op == ":=" else None
+        if loop is not None:
+            return loop or None
         if computed_sql.sets_link_props(a.value):
             split = _link_props(a, link, ctx)
             if split is None:
