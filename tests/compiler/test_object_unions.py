@@ -45,10 +45,12 @@ QUERIES = {
                     "limit 1)} { title } order by .title;",
     "union_bound_page": "with m := (select Movie order by .title limit 1) select (m union Show) { title } "
                         "order by .title;",
+    "union_in_select": "select (select Movie union Show filter .title != 'Alien' order by .title) { title };",
     "scalar_union": "select {1, 2} union {3};",
     "doubled": "for x in {1, 2, 3} union (select x * 2);",
     "shouted": "for x in array_unpack(<array<str>>$xs) union (x ++ '!');",
     "person_twice": "with p := (select Person filter .name = <str>$n) for x in {1, 2} union (select p { name });",
+    "one_person_twice": "with p := (select Person filter .id = <uuid>$id) for x in {1, 2} union (select p { name });",
 }
 
 ROWS = """
@@ -92,6 +94,7 @@ def test_unions_of_objects_on_postgres(pg):
     # an operand that orders and pages its own objects, before the union
     assert run_plan(pg, q["union_latest"]) == [("Andor",), ("Dune",)]
     assert run_plan(pg, q["union_bound_page"]) == [("Alien",), ("Andor",), ("Pilot",)]
+    assert run_plan(pg, q["union_in_select"]) == [("Andor",), ("Dune",), ("Pilot",)]
     assert all(q[n].cardinality == "many" for n in QUERIES)
     assert [r[0] for r in run_plan(pg, q["scalar_union"])] == [1, 2, 3]
 
@@ -106,6 +109,8 @@ def test_for_loops_over_values_and_with_selections_on_postgres(pg):
     # the selection's objects once per element
     assert run_plan(pg, q["person_twice"], "Zoe") == [("Zoe",), ("Zoe",)]
     assert run_plan(pg, q["person_twice"], "nobody") == []
+    ann = pg.execute("SELECT id FROM person WHERE name = 'Ann'")[0][0]
+    assert run_plan(pg, q["one_person_twice"], ann) == [("Ann",), ("Ann",)]
 
 
 def test_an_empty_value_of_a_for_body_is_no_element(pg):

@@ -3977,6 +3977,10 @@ def _selection_bindings(q: ast.WithQuery, schema: Schema) -> Set[str]:
             exprs.append(body.filter)
         elif body.unless_conflict is not None and body.unless_conflict.else_ is not None:
             return set()  # (an upsert's else reads its values apart)
+    elif isinstance(body, ast.ForExpr) and isinstance(_unparen(body.body), ast.SelectExpr) \
+            and isinstance(_unparen(body.body).subject, ast.VarRef):
+        # `for x in ... union (select p { name })`: p's objects per element (_for_any)
+        exprs += [body.source, _unparen(body.body)]
     else:
         return set()  # (other writes read their bindings as values)
     if isinstance(body, ast.SelectValue) and isinstance(body.value, ast.FreeObject):
@@ -4534,6 +4538,13 @@ def _object_union(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext):
     value, shape = q.value, None
     if isinstance(value, ast.ShapeExpr):
         value, shape = value.base, value.shape
+    if isinstance(value, ast.SelectExpr) and isinstance(value.subject, (ast.BinOp, ast.SetLit)) \
+            and not (_has_clauses(q) and _has_clauses(value)) and not (shape is not None and value.shape is not None):
+        # `select (select A union B [{ shape }] [filter ...] ...) [{ shape }]`: the same select
+        inner = value
+        value, shape = inner.subject, shape if shape is not None else inner.shape
+        if _has_clauses(inner):
+            q = dataclasses.replace(q, filter=inner.filter, order=inner.order, offset=inner.offset, limit=inner.limit)
     leaves = _union_leaves(value)
     if len(leaves) < 2 and not isinstance(value, ast.SetLit):
         return False
