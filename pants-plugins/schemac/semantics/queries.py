@@ -799,6 +799,14 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                     allow_optional_param=use_default or not col.required)
         if low is None:
             continue
+        if low.type.family != col.type.family and col.type.enum is not None and col.type.element is None \
+                and low.type.family == "str" and low.type.element is None:
+            # `status := <str>$s`: Gel's assignment cast from str to an enum (its std library:
+            # `create cast from std::str to std::anyenum { ... allow assignment }`,
+            # https://docs.geldata.com/reference/stdlib/enum): the text is stored, and a text that
+            # names no member fails the statement (the column's CHECK, SQLSTATE 23514), as Gel
+            # fails the cast. The parameter stays a str.
+            low = dataclasses.replace(low, type=col.type)
         if low.type.family != col.type.family:
             ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
                                a.value.span)
