@@ -731,7 +731,18 @@ JSON_SPELLING = {"int64": "({})::text", "bigint": "({})::text", "decimal": "({})
                  "ext::postgis::box2d": "({})::text", "ext::postgis::box3d": "({})::text"}
 
 
+#: The numbers whose arrays travel inside nested shapes and tuples as arrays of strings.
+JSON_TEXT_ARRAYS = ("int64", "bigint", "decimal")
+
+
 def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:
+    """``sql`` (of type ``vtype``) as a value inside a nested shape's JSON (:data:`JSON_SPELLING`).
+    An array of ``int64``/``bigint``/``decimal`` is an array of strings (``CAST(x AS text[])``),
+    as a tuple's is: JSON numbers above 2^53 lose digits in JavaScript, and the runners type
+    them as ``string[]`` (``bigint[]`` with ``ts_int64="bigint"``; Go ``[]int64``/``[]string``)."""
+    if not gel_json and vtype.element is not None and vtype.element.scalar is not None \
+            and vtype.element.scalar.name in JSON_TEXT_ARRAYS:
+        return f"CAST({sql} AS text[])"
     if vtype.scalar is not None and vtype.scalar.name in JSON_SPELLING and (
             not gel_json or vtype.scalar.name == "bytes"):
         return JSON_SPELLING[vtype.scalar.name].format(sql)
@@ -750,11 +761,7 @@ def _tuple_json(node: qir.TupleValue, guard: bool = True) -> str:
             sql = _tuple_json(e, False)  # type: ignore[arg-type]
         else:
             sql = param_sql(e, expr_sql(e))
-            if vtype.element is not None and vtype.element.scalar is not None \
-                    and vtype.element.scalar.name in JSON_SPELLING:
-                sql = f"CAST({sql} AS text[])"
-            else:
-                sql = _json_value(vtype, sql)
+            sql = _json_value(vtype, sql)
         parts.append(sql if name is None else f"{sql_string(name)}, {sql}")
     fn = "json_build_array" if all(n is None for n, _ in node.type.fields or ()) else "json_build_object"
     sql = f"{fn}({', '.join(parts)})"

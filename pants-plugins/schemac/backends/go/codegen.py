@@ -193,12 +193,25 @@ def _go_field_type(f, owner: str, imports: Set[str], structs: List[Dict[str, obj
         return _go_type(f.type, f.optional, imports, sql_nulls)
     path = path + (f.name,)
     name = shapes[path] if shapes is not None and path in shapes else owner + go_name(f.name)
-    lines = []
+    lines, texts = [], []
     for n in f.shape:
         go_type = _go_field_type(n, name, imports, structs, False, shapes, path)
         lines.append((go_name(n.name), go_type, _json_tag(n)))
-    structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is the {f.name} shape of {owner}.",
-                    "unmarshal": None})
+        if n.type is not None and n.type.element is not None and n.type.element.scalar is not None \
+                and n.type.element.scalar.name == "int64":
+            texts.append((go_name(n.name), "int64Texts", _json_tag(n)))
+    st: Dict[str, object] = {"name": name, "body": _body(align(lines)),
+                             "doc": f"{name} is the {f.name} shape of {owner}.", "unmarshal": None}
+    if texts:
+        # An array of int64 travels as an array of strings (lowering.JSON_TEXT_ARRAYS): those
+        # fields are read through int64Texts, shadowing the struct's own (a shallower field wins).
+        inner = "".join(f"\n\t\t{line}" for line in align([("*plain", ""), *texts]))
+        st["unmarshal_pre"] = f"\ttype plain {name}"
+        st["unmarshal_doc"] = "UnmarshalJSON reads the shape, its arrays of int64 from arrays of strings."
+        st["unmarshal"] = (f"json.Unmarshal(data, &struct {{{inner}\n\t}}{{(*plain)(t), "
+                           + ", ".join(f"int64Texts{{&t.{fld}}}" for fld, _, _ in texts) + "})")
+        imports.update({"encoding/json", "strconv"})
+    structs.append(st)
     if f.multi:
         return f"[]{name}"
     return f"*{name}" if f.optional else name
@@ -455,8 +468,9 @@ def render_go(lib: Library) -> Dict[str, str]:
         "models.go": render("backends/go/templates/models.go.j2", enums=enums, vector=vector, model_imports=_group_imports(model_imports),
                             **ctx),
         "queries.go": render("backends/go/templates/queries.go.j2", queries=queries, imports=_group_imports(imports),
-                             tuples=bool(tuples), int64_text=any("&int64Text{" in u for u in tuples),
-                             int64_texts=any("&int64Texts{" in u for u in tuples), **ctx),
+                             tuples=any("decodeTuple(" in u for u in tuples),
+                             int64_text=any("&int64Text{" in u for u in tuples),
+                             int64_texts=any("int64Texts{" in u for u in tuples), **ctx),
     }
     if globals_:
         global_imports: Set[str] = set()

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -55,7 +56,7 @@ func (q *Queries) AddCounter(ctx context.Context, arg AddCounterParams) (*AddCou
 // boardsSQL is the SQL of query boards (cases/runner_options/queries/boards.edgeql).
 const boardsSQL = `SELECT "title",
        (SELECT json_build_object('name', "_s1"."name", 'hits', ("_s1"."hits")::text, 'cap', ("_s1"."cap")::text) FROM "counter" AS "_s1" WHERE "_s1"."id" = "board"."lead_id") AS "lead",
-       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name", 'hits', ("_s1"."hits")::text, 'samples', "_s1"."samples") ORDER BY "_s1"."id"), '[]'::json) FROM "board_counters" AS "_j1" JOIN "counter" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "board"."id") AS "counters"
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name", 'hits', ("_s1"."hits")::text, 'samples', CAST("_s1"."samples" AS text[])) ORDER BY "_s1"."id"), '[]'::json) FROM "board_counters" AS "_j1" JOIN "counter" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "board"."id") AS "counters"
 FROM "board"
 ORDER BY title ASC NULLS FIRST`
 
@@ -76,6 +77,15 @@ type BoardsCounters struct {
 	Name    string  `json:"name"`
 	Hits    int64   `json:"hits,string"`
 	Samples []int64 `json:"samples"`
+}
+
+// UnmarshalJSON reads the shape, its arrays of int64 from arrays of strings.
+func (t *BoardsCounters) UnmarshalJSON(data []byte) error {
+	type plain BoardsCounters
+	return json.Unmarshal(data, &struct {
+		*plain
+		Samples int64Texts `json:"samples"`
+	}{(*plain)(t), int64Texts{&t.Samples}})
 }
 
 // BoardsRow is one row returned by Boards.
@@ -227,4 +237,27 @@ func (q *Queries) Hit(ctx context.Context, arg HitParams) (*HitRow, error) {
 		return nil, translateError(err)
 	}
 	return &i, nil
+}
+
+// int64Texts reads an array of int64 that travels in JSON as strings.
+type int64Texts struct{ v *[]int64 }
+
+func (t int64Texts) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		return nil
+	}
+	var s []string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	out := make([]int64, len(s))
+	for i, x := range s {
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return err
+		}
+		out[i] = n
+	}
+	*t.v = out
+	return nil
 }

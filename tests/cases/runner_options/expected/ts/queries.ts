@@ -98,7 +98,7 @@ export async function addCounter(db: Queryable, args: AddCounterArgs): Promise<A
 /** SQL of query `boards` (cases/runner_options/queries/boards.edgeql). */
 export const boardsSql = `SELECT "title",
        (SELECT json_build_object('name', "_s1"."name", 'hits', ("_s1"."hits")::text, 'cap', ("_s1"."cap")::text) FROM "counter" AS "_s1" WHERE "_s1"."id" = "board"."lead_id") AS "lead",
-       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name", 'hits', ("_s1"."hits")::text, 'samples', "_s1"."samples") ORDER BY "_s1"."id"), '[]'::json) FROM "board_counters" AS "_j1" JOIN "counter" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "board"."id") AS "counters"
+       (SELECT coalesce(json_agg(json_build_object('name', "_s1"."name", 'hits', ("_s1"."hits")::text, 'samples', CAST("_s1"."samples" AS text[])) ORDER BY "_s1"."id"), '[]'::json) FROM "board_counters" AS "_j1" JOIN "counter" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "board"."id") AS "counters"
 FROM "board"
 ORDER BY title ASC NULLS FIRST`;
 
