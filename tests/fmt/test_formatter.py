@@ -243,6 +243,7 @@ def test_cli_reports_a_file_that_does_not_parse(tmp_path):
     ("q.edgeql", "with b := select Lamp filter .watts > 50, n := count(select Lamp)\nselect b { watts };"),
     ("q.edgeql", "select all(  for t in Lamp union (select t.watts > 0)  );"),
     ("q.edgeql", "select enumerate({'a','b'}) filter .0 > 0;"),
+    ("q.edgeql", "select 'a' ++ if <bool>$c then 'b' else 'c' ++ 'd';"),
 ])
 def test_gel_syntax_forms_round_trip(path, text):
     # (insert without a shape, interpolated strings, clauses on a link without a sub-shape,

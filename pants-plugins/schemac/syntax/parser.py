@@ -1438,6 +1438,8 @@ class _Builder:
         *bindings, body = children
         return ast.WithExpr(tuple(bindings), body, self._span(meta))
 
+    with_call_stmt = with_expr
+
     def group_expr(self, meta, children):
         subject, *rest = children
         shape = None
