@@ -3299,6 +3299,33 @@ def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: st
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
 
+def _single_write_selection(q: ast.SelectValue, ctx: ExprContext) -> Optional[ast.SelectDml]:
+    """``select (<write>) [{ shape }] limit n`` (``n`` a literal, at least 1) of a write that
+    yields at most one object (an insert, or an update or delete whose filter pins one object:
+    ``.id`` or a full exclusive constraint), as the same select without the limit; ``None``
+    otherwise."""
+    if q.filter is not None or q.order or q.offset is not None or not isinstance(q.limit, ast.Literal) \
+            or q.limit.kind != "int" or not isinstance(q.limit.value, int) or q.limit.value < 1:
+        return None
+    base, shape = q.value, None
+    if isinstance(base, ast.ShapeExpr):
+        base, shape = base.base, base.shape
+    if not isinstance(base, ast.StatementExpr):
+        return None
+    w = base.query
+    if isinstance(w, ast.InsertQuery):
+        pass
+    elif isinstance(w, (ast.UpdateQuery, ast.DeleteQuery)) and w.type_name and w.filter is not None:
+        subject = ctx.schema.find_type(w.type_name, ctx.module)
+        if subject is None or not _pins_one_row(w.filter, subject):
+            return None
+    else:
+        return None
+    if ctx.schema.find_type(w.type_name, ctx.module) is None:
+        return None
+    return ast.SelectDml(w, shape, q.span)
+
+
 def _select_dml(qf: ast.QueryFile, q: ast.SelectDml, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
     """``select (update ...) { a, b, link: { id } }``: the statement's ``RETURNING`` lists the
     shape. A shape with nested links selects from the written rows instead, as
@@ -4403,6 +4430,12 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
             node = dataclasses.replace(node, assert_exists=True, exists_message=messages["assert_exists"])
             cardinality = MANY if cardinality == MANY else ONE
         return _plan(qf, "select", subject, node, ctx, cardinality, (), _fields(node.shape))
+    single = _single_write_selection(q, ctx)
+    if single is not None:
+        # `select (update T filter .key = $k set {...}) { shape } limit 1`: the write yields at
+        # most one object, so the limit changes nothing (https://docs.geldata.com/reference/edgeql/select#pagination)
+        target = ctx.schema.find_type(single.type_name, ctx.module)
+        return _select_dml(qf, single, target, dataclasses.replace(ctx, subject=target))  # type: ignore[arg-type]
     for word, clause in (("filter", q.filter), ("order by", q.order), ("offset", q.offset), ("limit", q.limit)):
         if clause:
             ctx.reporter.error("E0206", f"'{word}' on a selected expression (not a type) is not supported yet",
