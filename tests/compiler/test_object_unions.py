@@ -128,7 +128,11 @@ def test_an_empty_value_of_a_for_body_is_no_element(pg):
      9),
     ("select {(select Movie { t := .title }), Show};",
      "error[E0206]: a shape with computed or nested elements on an operand of 'union' is not supported yet", 9),
-    ("select (Movie union Show) { release_year };", "error[E0302]: type 'Show' has no property 'release_year'", 29),
+    ("select (Movie union Show) { release_year };",
+     "error[E0302]: 'release_year' is not a property or link of every type of the union (Movie | Show): 'Show' has "
+     "none", 29),
+    ("select (Movie union Show) { title, nope };", "error[E0302]: the union (Movie | Show) has no property or link "
+     "'nope'", 36),
     ("select {Movie, 1};", "error[E0304]: a set or union mixes objects and values", 9),
 ])
 def test_refused_unions_are_located(query, message, col):

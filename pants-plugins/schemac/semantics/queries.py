@@ -146,6 +146,20 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
             return None
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
     shape = _expand_splats(shape, union_view(key, subs)) if any(el.splat for el in shape) else shape
+    if parts is not None:
+        for el in shape:
+            lacking = [sub.name for sub in subs if el.value is None and el.type_filter is None
+                       and not el.link_prop and sub.column(el.name) is None and el.name not in sub.links
+                       and el.name not in sub.poly_links and el.name not in sub.computeds]
+            if lacking and len(lacking) == len(subs):
+                ctx.reporter.error("E0302", f"the union ({name}) has no property or link '{el.name}'", el.span)
+                return None
+            if lacking:
+                # (Gel's union type has the pointers every operand's type has)
+                ctx.reporter.error("E0302", f"'{el.name}' is not a property or link of every type of the union "
+                                   f"({name}): '{lacking[0]}' has none", el.span,
+                                   f"read it from the types that have it: [is T].{el.name}")
+                return None
     branches: List[qir.Select] = []
     missing: List[Set[int]] = []
     pages: List[Optional[Tuple[Tuple[qir.OrderKey, ...], Optional[qir.Expr], Optional[qir.Expr]]]] = []
