@@ -17,6 +17,10 @@ them through both runners, tests/e2e/test_gel_schema_forms_e2e.py):
 * a link whose default inserts its object, ``gold: Stock { default := (insert Stock { ... }) }``
   (https://docs.geldata.com/reference/datamodel/links): each insert that leaves the link out
   inserts one (it was E0206 'this default of a link is not supported');
+* ``single link land := .<gold[is Land] ?? .<food[is Land]`` (each backlink through an exclusive
+  link: at most one object) and paths through it, ``.land.name``
+  (https://docs.geldata.com/reference/stdlib/set#operator::coalesce; was E0206 '.<gold is a set
+  of objects' and 'path traversal is only supported as .link.id');
 * ``constraint expression on (__subject__.current < __subject__.total)`` of a tuple property
   (https://docs.geldata.com/reference/datamodel/constraints; was E0206 '__subject__ is not
   available in a constraint').
@@ -48,7 +52,13 @@ module default {
     required team: Team;
     coach: Team;
   }
-  type Stock { required amount: int64 { default := 0; }; required label: str; }
+  type Stock {
+    required amount: int64 { default := 0; };
+    required label: str;
+    single link land := .<gold[is Land] ?? .<food[is Land];
+    property land_name := .land.name;
+    property worth := (.amount * 2 if .land.name = 'x' else .amount) ?? -1;
+  }
   type Land {
     required name: str;
     required gold: Stock {
@@ -56,7 +66,7 @@ module default {
       constraint exclusive;
       on source delete delete target;
     }
-    food: Stock { default := (insert Stock { label := 'food', amount := 3 }); }
+    food: Stock { default := (insert Stock { label := 'food', amount := 3 }); constraint exclusive; }
     progress: tuple<current: int32, total: int32> {
       constraint expression on (__subject__.current >= 0 and __subject__.current < __subject__.total);
     }
@@ -81,6 +91,8 @@ QUERIES = {
                 "e := re_replace(<str>$p, '', 'x', flags := <str>$f) }",
     "add_land": "insert Land { name := <str>$name }",
     "add_land_food": "insert Land { name := <str>$name, food := (select Stock filter .id = <uuid>$food) }",
+    "stocks": "select Stock { label, amount, land_name, worth, land: { name }, has := exists .land } "
+              "order by .label then .land_name",
     "lands": "select Land { name, gold: { label, amount }, food: { label, amount } } order by .name",
     "made": "select Team { name, same := .made = std::datetime_of_statement(), "
             "now_ok := std::datetime_current() >= .made } order by .name",
@@ -186,15 +198,15 @@ def test_link_default_that_inserts_its_object(db, plans):
     assert plans["add_land"].sql.startswith('WITH "_nested1" AS (\nINSERT INTO "stock" ("label")\nVALUES (\'gold\')')
     _run(db, plans["add_land"], name="x")
     _run(db, plans["add_land"], name="y")
-    (food,), = db.execute("SELECT food_id FROM land WHERE name = 'x'")
+    (food,), = db.execute("INSERT INTO stock (label, amount) VALUES ('food', 3) RETURNING id")
     _run(db, plans["add_land_food"], name="z", food=food)
     assert _run(db, plans["lands"]) == [
         ("x", {"label": "gold", "amount": "0"}, {"label": "food", "amount": "3"}),
         ("y", {"label": "gold", "amount": "0"}, {"label": "food", "amount": "3"}),
         ("z", {"label": "gold", "amount": "0"}, {"label": "food", "amount": "3"}),
     ]
-    # one stock per land and link: 3 gold, 2 food (z was given x's)
-    assert db.execute("SELECT label, count(*) FROM stock GROUP BY label ORDER BY label") == [("food", 2), ("gold", 3)]
+    # one stock per land and link: 3 gold, 3 food (z was given one, no other inserted)
+    assert db.execute("SELECT label, count(*) FROM stock GROUP BY label ORDER BY label") == [("food", 3), ("gold", 3)]
     # on source delete delete target: the land's gold goes with it
     db.execute("DELETE FROM land WHERE name = 'y'")
     assert db.execute("SELECT count(*) FROM stock WHERE label = 'gold'") == [(2,)]
@@ -228,3 +240,28 @@ def test_tuple_element_of_subject_in_a_property_constraint(db):
         db.execute("UPDATE land SET progress = ROW(2, 2)::tuple_current_integer_total_integer")
     assert "error[E0304]: '.current' of a int64: only a tuple has elements here" in _errors(
         SCHEMA.replace("required rank: int64;", "required rank: int64 { constraint expression on (__subject__.current > 0); }"))
+
+
+def test_coalesce_of_backlinks_is_a_single_computed_link(db, plans):
+    _run(db, plans["add_land"], name="x")
+    _run(db, plans["add_land"], name="y")
+    db.execute("UPDATE stock SET amount = 4")
+    db.execute("INSERT INTO stock (label, amount) VALUES ('loose', 1)")
+    rows = _run(db, plans["stocks"])
+    assert rows == [
+        ("food", 4, "x", 8, {"name": "x"}, True), ("food", 4, "y", 4, {"name": "y"}, True),
+        ("gold", 4, "x", 8, {"name": "x"}, True), ("gold", 4, "y", 4, {"name": "y"}, True),
+        ("loose", 1, None, -1, None, False),
+    ]
+    # a stock that is a land's gold and another's food: the gold's land (the first operand holding any)
+    (g,), = db.execute("SELECT gold_id FROM land WHERE name = 'x'")
+    db.execute("UPDATE land SET food_id = %(g)s WHERE name = 'y'", {"g": g})
+    db.execute("DELETE FROM stock WHERE label = 'food' AND id NOT IN (SELECT food_id FROM land)")
+    assert [r[2] for r in _run(db, plans["stocks"]) if r[0] == "gold"] == ["x", "y"]
+    land_name = next(f for f in plans["stocks"].result if f.name == "land_name")
+    assert (land_name.type.name, land_name.optional) == ("str", True)
+
+
+def test_coalesce_of_backlinks_through_a_link_that_is_not_exclusive_is_not_single():
+    text = _errors(SCHEMA.replace("amount := 3 }); constraint exclusive; }", "amount := 3 }); }"))
+    assert "error[E0204]: computed 'land' is declared single, but its expression may select more than one" in text

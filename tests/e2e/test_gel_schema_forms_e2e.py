@@ -27,7 +27,7 @@ def test_typescript_schema_forms(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "gel_schema_forms_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"defaults": True, "limit_one": True,
-                                                                 "functions": True}
+                                                                 "functions": True, "coalesce": True}
 
 
 @pytest.mark.slow

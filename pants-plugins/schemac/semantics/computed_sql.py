@@ -305,6 +305,10 @@ def property_set(expr, ctx):
     value = check(ast.Path(tuple(rest), expr.span), inner)
     if value is None:
         return False
+    if not objects.multi:
+        # a set of at most one object (a single computed link, `.<gold[is Country] ?? ...`): the
+        # value of its object, empty when it holds none
+        return qir.ObjectValue(expr.span, value.type, True, objects, value)
     if value.type.element is not None:
         ctx.reporter.error("E0206", f"a computed property of the {value.type.name} values of several objects is not "
                            "supported", expr.span, "select the objects' property in a shape instead")
@@ -404,7 +408,9 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
         if comp.set_expr:
             inner_ctx = dataclasses.replace(ctx, module=comp.module, subject_column=None, variables={},
                                             bound_statements={})
-            return expr_object_set(comp.expr, inner_ctx, alias, span)
+            found = expr_object_set(comp.expr, inner_ctx, alias, span)
+            # (a set at most one object: `.<gold[is Country] ?? .<food[is Country]` through exclusive links)
+            return found if found is None or comp.multi else dataclasses.replace(found, multi=False)
         source, multi = comp.target, comp.multi
         # Inside the computed's own expression `Type.prop` of its type reads the object.
         inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
@@ -830,6 +836,24 @@ def union_parts(expr) -> Optional[List[object]]:
     return out
 
 
+def coalesce_parts(expr) -> Optional[List[object]]:
+    """The operands of ``a ?? b ?? c`` when each is a set of objects (a backlink, a path, a
+    union, ...: :func:`is_set_expr`); ``None`` otherwise (a ``??`` of values)."""
+    if not (isinstance(expr, ast.BinOp) and expr.op == "??"):
+        return None
+    out: List[object] = []
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.BinOp) and n.op == "??":
+            stack.extend((n.right, n.left))
+        else:
+            out.append(n)
+    if all(isinstance(p, ast.Backlink) or is_set_expr(p) for p in out):
+        return out
+    return None
+
+
 def set_op(expr) -> Optional[Tuple[str, object, object]]:
     """``(op, left, right)`` of ``A intersect B`` / ``A except B``
     (https://docs.geldata.com/reference/stdlib/set), else ``None``."""
@@ -855,7 +879,7 @@ def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -
     if set_op(expr) is not None:
         # (the objects of the left operand; a right one of another type is reported when checked)
         return set_target(set_op(expr)[1], subject, schema, module, depth + 1)  # type: ignore[index]
-    parts = union_parts(expr)
+    parts = union_parts(expr) or coalesce_parts(expr)
     if parts is not None:
         targets = [set_target(p, subject, schema, module, depth + 1) for p in parts]
         # (a union of sets of several types is reported when it is checked)
@@ -926,7 +950,7 @@ def is_set_expr(expr) -> bool:
     if _asserted_single(expr) is not None:
         inner = _asserted_single(expr)
         return is_set_expr(inner) or isinstance(inner, ast.Backlink)
-    if union_parts(expr) is not None or set_op(expr) is not None:
+    if union_parts(expr) is not None or set_op(expr) is not None or coalesce_parts(expr) is not None:
         return True
     steps = _flatten_path(expr)
     return steps is not None and (len(steps) > 1 or any(isinstance(s, tuple) for s in steps))
@@ -969,6 +993,11 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     if set_op(expr) is not None:
         return _set_op(expr, ctx, alias, span)
     parts = union_parts(expr)
+    coalesce = parts is None and coalesce_parts(expr) is not None
+    if coalesce:
+        # `A ?? B ?? C` of sets of objects (https://docs.geldata.com/reference/stdlib/set#operator::coalesce):
+        # the objects of the first operand that holds any
+        parts = coalesce_parts(expr)
     if parts is not None:
         sets = []
         for p in parts:
@@ -976,11 +1005,12 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
             if s is None:
                 return None
             if sets and s.source is not sets[0].source:
-                ctx.reporter.error("E0206", f"a union of {sets[0].source.name} and {s.source.name} objects is not "
+                what = "'??' of" if coalesce else "a union of"
+                ctx.reporter.error("E0206", f"{what} {sets[0].source.name} and {s.source.name} objects is not "
                                    "supported yet", p.span, "unite sets of one type")
                 return None
             sets.append(s)
-        return qir.ObjectSet(span, alias, sets[0].source, True, parts=tuple(sets))
+        return qir.ObjectSet(span, alias, sets[0].source, True, parts=tuple(sets), coalesce=coalesce)
     if link_set_of(expr, ctx) is not None:
         found = link_set_of(expr, ctx)
         return object_set(found[0], ctx, alias, span)  # type: ignore[index]

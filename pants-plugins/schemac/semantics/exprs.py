@@ -1452,6 +1452,20 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
             if low is None:
                 return None
         return low
+    if len(expr.steps) > 1 and comp is not None and comp.target is not None and comp.at_most_one \
+            and not comp.poly_sources and not comp.broken and comp.refused is None:
+        # `.country.size` of a computed link holding at most one object (`single link country :=
+        # .<gold[is Country] ?? .<food[is Country]`): the path read from its object, empty when none
+        alias = qi(f"_cp{ctx.depth}")
+        objects = computed_sql.object_set(comp, ctx, alias, expr.span)
+        if objects is None:
+            return None
+        inner = dataclasses.replace(ctx, subject=comp.target, column_prefix=alias, subject_column=None, variables={},
+                                    bound_statements={}, depth=ctx.depth + 1)
+        value = check(ast.Path(expr.steps[1:], expr.span), inner)
+        if value is None:
+            return None
+        return qir.ObjectValue(expr.span, value.type, True, objects, value)
     if len(expr.steps) > 1:
         ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
         return None

@@ -459,7 +459,12 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     if s.parts:
         # (the parts of a union view, tables of different subtypes: the columns they share)
         cols = ", ".join(f"{s.alias}.{qi(c.name)}" for c in s.source.columns) if s.source.union_of else f"{s.alias}.*"
-        union = " UNION ALL ".join(f"SELECT {cols} {object_set_sql(p)}" for p in s.parts)
+        selects = [f"SELECT {cols} {object_set_sql(p)}" for p in s.parts]
+        if s.coalesce:
+            # `A ?? B`: each part's rows when no earlier part has any
+            selects = [sel if i == 0 else f"SELECT {s.alias}.* FROM ({sel}) AS {s.alias} WHERE " + " AND ".join(
+                f"NOT EXISTS (SELECT 1 {object_set_sql(q)})" for q in s.parts[:i]) for i, sel in enumerate(selects)]
+        union = " UNION ALL ".join(selects)
         where = "true" if s.filter is None else _op(s.filter)
         return f"FROM ({union}) AS {s.alias} WHERE {where}{visible}"
     if s.cond is None and s.link is None:

@@ -311,6 +311,8 @@ class ObjectSet(Node):
     #: the rows that are (``within``) / are not (``outside``) objects of each of these sets.
     within: Tuple["ObjectSet", ...] = ()
     outside: Tuple["ObjectSet", ...] = ()
+    #: ``A ?? B`` (``parts``): the rows of the first part that has any.
+    coalesce: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -694,8 +694,8 @@ class _Resolver:
             # A path through links or a union (checked once every computed is typed: it may
             # read computed links of other types).
             target = computed_sql.set_target(expr, obj, self.schema, module)
-            new = dataclasses.replace(comp, target=target, multi=not computed_sql.single_set(expr), required=False,
-                                      set_expr=True)
+            single = computed_sql.single_set(expr) or self._coalesce_at_most_one(obj, expr, module)
+            new = dataclasses.replace(comp, target=target, multi=not single, required=False, set_expr=True)
             self._set_computeds.append((obj, decl.name, module))
         elif link_select(expr) is not None:
             new = self._link_select(obj, decl, comp, module)
@@ -770,6 +770,20 @@ class _Resolver:
             ctx = ExprContext(self.schema, obj, module, self.reporter, params=ParamTable(), where="a computed")
             if computed_sql.expr_object_set(comp.expr, ctx, qi("_s"), comp.span) is None:
                 obj.computeds[name] = dataclasses.replace(comp, broken=True)
+
+    def _coalesce_at_most_one(self, obj: ObjectType, expr, module: str) -> bool:
+        """``.<gold[is Country] ?? .<food[is Country]``: each operand a backlink through an
+        exclusive link, so at most one object, and so is the first that holds any (Gel's
+        cardinality inference)."""
+        parts = computed_sql.coalesce_parts(expr)
+        if parts is None or not all(isinstance(p, ast.Backlink) and p.type_name is not None for p in parts):
+            return False
+        for p in parts:
+            key = self._type_key(p.type_name, module)  # type: ignore[attr-defined]
+            source = self.schema.types.get(key) if key else None
+            if source is None or not self._exclusive_link(source, p.link):  # type: ignore[attr-defined]
+                return False
+        return True
 
     def _exclusive_link(self, source: ObjectType, link: str) -> bool:
         """Whether ``source``'s link ``link`` (declared on it or inherited) is ``constraint exclusive``."""

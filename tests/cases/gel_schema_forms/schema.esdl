@@ -1,7 +1,7 @@
 # Gel forms real schemas use that schemac once refused (tests/e2e/test_gel_schema_forms_e2e.py):
 # std::-qualified functions, bigint and decimal literals (12n, 0.5n), a property's constraint of
 # the same kind as its custom scalar's, a single link set to (select T ... limit 1), re_replace(),
-# a link whose default inserts its object.
+# a link whose default inserts its object, a single computed link A ?? B of backlinks.
 module default {
   scalar type Handle extending str {
     constraint min_len_value(2);
@@ -26,11 +26,16 @@ module default {
       constraint exclusive;
       on source delete delete target;
     }
+    savings: Wallet {
+      constraint exclusive;
+    }
   }
   type Wallet {
     required coins: int64 {
       default := 0;
     }
+    single link holder := .<wallet[is Member] ?? .<savings[is Member];
+    property holder_handle := .holder.handle;
   }
   type Post {
     required title: str;

@@ -50,6 +50,19 @@ try {
     },
   ]);
   out["functions"] = true;
+
+  // single link holder := .<wallet[is Member] ?? .<savings[is Member], and .holder.handle.
+  await pool.query("INSERT INTO wallet (coins) VALUES (1), (2)");
+  await pool.query("UPDATE member SET savings_id = (SELECT id FROM wallet WHERE coins = 2) WHERE handle = 'bob'");
+  // (empty values order first, as in Gel)
+  assert.deepEqual(await db.query.wallets(), [
+    { coins: "1", holder_handle: null, holder: null },
+    { coins: "5", holder_handle: "alice", holder: { handle: "alice" } },
+    { coins: "2", holder_handle: "bob", holder: { handle: "bob" } },
+    { coins: "5", holder_handle: "bob", holder: { handle: "bob" } },
+    { coins: "5", holder_handle: "carol", holder: { handle: "carol" } },
+  ]);
+  out["coalesce"] = true;
 } finally {
   await pool.end();
 }

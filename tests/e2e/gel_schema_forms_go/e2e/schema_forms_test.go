@@ -87,4 +87,24 @@ func TestSchemaForms(t *testing.T) {
 	if !reflect.DeepEqual(slugs, want) {
 		t.Fatalf("post_slugs: %+v", slugs)
 	}
+
+	// single link holder := .<wallet[is Member] ?? .<savings[is Member], and .holder.handle.
+	_, err = db.Exec(ctx, `INSERT INTO wallet (coins) VALUES (1), (2)`)
+	must(err)
+	_, err = db.Exec(ctx, `UPDATE member SET savings_id = (SELECT id FROM wallet WHERE coins = 2) WHERE handle = 'bob'`)
+	must(err)
+	ws, err := r.Query.Wallets(ctx)
+	must(err)
+	str := func(s string) *string { return &s }
+	holder := func(h string) *sf.WalletsHolder { return &sf.WalletsHolder{Handle: h} }
+	wantW := []sf.WalletsRow{
+		{Coins: 1},
+		{Coins: 5, HolderHandle: str("alice"), Holder: holder("alice")},
+		{Coins: 2, HolderHandle: str("bob"), Holder: holder("bob")},
+		{Coins: 5, HolderHandle: str("bob"), Holder: holder("bob")},
+		{Coins: 5, HolderHandle: str("carol"), Holder: holder("carol")},
+	}
+	if !reflect.DeepEqual(ws, wantW) {
+		t.Fatalf("wallets: %+v", ws)
+	}
 }

@@ -97,6 +97,33 @@ func (e *UqMemberWalletIDError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
+// UqMemberSavingsIDError is returned when Member: duplicate (savings_id) (constraint
+// uq_member_savings_id). Match it with errors.As; errors.Is(err, ErrExclusiveViolation) also
+// holds. Err is the driver error.
+type UqMemberSavingsIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "uq_member_savings_id".
+func (e *UqMemberSavingsIDError) Constraint() string {
+	return "uq_member_savings_id"
+}
+
+// Error implements error.
+func (e *UqMemberSavingsIDError) Error() string {
+	return "Member: duplicate (savings_id) (uq_member_savings_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *UqMemberSavingsIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrExclusiveViolation.
+func (e *UqMemberSavingsIDError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
+
 // CkMemberHandleMinLenValueError is returned when Member: CHECK (char_length(handle) >= 2) failed
 // (constraint ck_member_handle_min_len_value). Match it with errors.As; errors.Is(err,
 // ErrCheckViolation) also holds. Err is the driver error.
@@ -205,6 +232,33 @@ func (e *FkMemberWalletIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// FkMemberSavingsIDError is returned when Member: savings_id refers to no wallet row, or a
+// referenced row is being deleted (ON DELETE RESTRICT) (constraint fk_member_savings_id). Match it
+// with errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
+type FkMemberSavingsIDError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "fk_member_savings_id".
+func (e *FkMemberSavingsIDError) Constraint() string {
+	return "fk_member_savings_id"
+}
+
+// Error implements error.
+func (e *FkMemberSavingsIDError) Error() string {
+	return "Member: savings_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_member_savings_id)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *FkMemberSavingsIDError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrForeignKeyViolation.
+func (e *FkMemberSavingsIDError) Is(target error) bool {
+	return target == ErrForeignKeyViolation
+}
+
 // FkPostAuthorIDError is returned when Post: author_id refers to no member row, or a referenced
 // row is being deleted (ON DELETE RESTRICT) (constraint fk_post_author_id). Match it with
 // errors.As; errors.Is(err, ErrForeignKeyViolation) also holds. Err is the driver error.
@@ -292,6 +346,8 @@ func translateError(err error) error {
 		return &UqMemberHandleError{Err: pgErr}
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_member_wallet_id":
 		return &UqMemberWalletIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_member_savings_id":
+		return &UqMemberSavingsIDError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_member_handle_min_len_value":
 		return &CkMemberHandleMinLenValueError{Err: pgErr}
 	case pgErr.Code == "23514" && pgErr.ConstraintName == "ck_member_handle_min_len_value_5de3f237":
@@ -300,6 +356,8 @@ func translateError(err error) error {
 		return &CkMemberKarmaMinValueError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_member_wallet_id":
 		return &FkMemberWalletIDError{Err: pgErr}
+	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_member_savings_id":
+		return &FkMemberSavingsIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_author_id":
 		return &FkPostAuthorIDError{Err: pgErr}
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_post_editor_id":

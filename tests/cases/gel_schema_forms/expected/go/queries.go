@@ -28,7 +28,8 @@ type AddMemberRow struct {
 
 // AddMember runs query add_member (cases/gel_schema_forms/queries/add_member.edgeql).
 //
-// A duplicate is reported as *UqMemberHandleError, *UqMemberWalletIDError.
+// A duplicate is reported as *UqMemberHandleError, *UqMemberWalletIDError,
+// *UqMemberSavingsIDError.
 //
 // A violated foreign key is reported as *FkMemberWalletIDError when wallet_id names no wallet row.
 func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (AddMemberRow, error) {
@@ -207,6 +208,51 @@ func (q *Queries) SetEditor(ctx context.Context, arg SetEditorParams) ([]SetEdit
 	for rows.Next() {
 		var i SetEditorRow
 		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
+// walletsSQL is the SQL of query wallets (cases/gel_schema_forms/queries/wallets.edgeql).
+const walletsSQL = `SELECT "coins",
+       ((SELECT "_v1".handle FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id" UNION ALL SELECT "_v1".* FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."savings_id" = "wallet"."id") AS "_v1" WHERE NOT EXISTS (SELECT 1 FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id")) AS "_v1" WHERE true)) AS "holder_handle",
+       (SELECT json_build_object('handle', "_s1"."handle") FROM (SELECT "_s1".* FROM "member" AS "_s1" WHERE "_s1"."wallet_id" = "wallet"."id" UNION ALL SELECT "_s1".* FROM (SELECT "_s1".* FROM "member" AS "_s1" WHERE "_s1"."savings_id" = "wallet"."id") AS "_s1" WHERE NOT EXISTS (SELECT 1 FROM "member" AS "_s1" WHERE "_s1"."wallet_id" = "wallet"."id")) AS "_s1" WHERE true) AS "holder"
+FROM "wallet"
+ORDER BY ((SELECT "_v1".handle FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id" UNION ALL SELECT "_v1".* FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."savings_id" = "wallet"."id") AS "_v1" WHERE NOT EXISTS (SELECT 1 FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id")) AS "_v1" WHERE true)) ASC NULLS FIRST, coins ASC NULLS FIRST`
+
+// WalletsParams is empty: Wallets takes no parameters (it may be called as Wallets(ctx) or, as
+// before, Wallets(ctx, WalletsParams{})).
+type WalletsParams struct {
+}
+
+// WalletsHolder is the holder shape of Wallets.
+type WalletsHolder struct {
+	Handle string `json:"handle"`
+}
+
+// WalletsRow is one row returned by Wallets.
+type WalletsRow struct {
+	Coins        int64          `json:"coins,string"`
+	HolderHandle *string        `json:"holder_handle"`
+	Holder       *WalletsHolder `json:"holder"`
+}
+
+// Wallets runs query wallets (cases/gel_schema_forms/queries/wallets.edgeql).
+func (q *Queries) Wallets(ctx context.Context, _ ...WalletsParams) ([]WalletsRow, error) {
+	rows, err := q.db.Query(ctx, walletsSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []WalletsRow
+	for rows.Next() {
+		var i WalletsRow
+		if err := rows.Scan(&i.Coins, &i.HolderHandle, &i.Holder); err != nil {
 			return nil, translateError(err)
 		}
 		items = append(items, i)

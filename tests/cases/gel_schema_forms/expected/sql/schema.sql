@@ -9,11 +9,13 @@ CREATE TABLE "member" (
     "karma" numeric NOT NULL DEFAULT CAST(10 AS numeric),
     "ratio" numeric NOT NULL DEFAULT CAST(0.5 AS numeric),
     "wallet_id" uuid NOT NULL,
+    "savings_id" uuid,
     CONSTRAINT "ck_member_handle_min_len_value" CHECK (char_length(handle) >= 2),
     CONSTRAINT "ck_member_handle_min_len_value_5de3f237" CHECK (char_length(handle) >= 3),
     CONSTRAINT "ck_member_karma_min_value" CHECK (karma >= CAST(0 AS numeric)),
     CONSTRAINT "uq_member_handle" UNIQUE ("handle"),
-    CONSTRAINT "uq_member_wallet_id" UNIQUE ("wallet_id")
+    CONSTRAINT "uq_member_wallet_id" UNIQUE ("wallet_id"),
+    CONSTRAINT "uq_member_savings_id" UNIQUE ("savings_id")
 );
 
 CREATE TABLE "wallet" (
@@ -32,6 +34,10 @@ ALTER TABLE "member"
   ADD CONSTRAINT "fk_member_wallet_id" FOREIGN KEY ("wallet_id")
   REFERENCES "wallet" ("id") ON DELETE RESTRICT;
 
+ALTER TABLE "member"
+  ADD CONSTRAINT "fk_member_savings_id" FOREIGN KEY ("savings_id")
+  REFERENCES "wallet" ("id") ON DELETE RESTRICT;
+
 ALTER TABLE "post"
   ADD CONSTRAINT "fk_post_author_id" FOREIGN KEY ("author_id")
   REFERENCES "member" ("id") ON DELETE RESTRICT;
@@ -42,6 +48,9 @@ ALTER TABLE "post"
 
 CREATE INDEX "ix_member_wallet_id"
   ON "member" ("wallet_id");
+
+CREATE INDEX "ix_member_savings_id"
+  ON "member" ("savings_id");
 
 CREATE INDEX "ix_post_author_id"
   ON "post" ("author_id");

@@ -78,6 +78,16 @@ export class UqMemberWalletIdError extends ExclusiveViolationError {
   }
 }
 
+/** Member: duplicate (savings_id) (constraint `uq_member_savings_id`). */
+export class UqMemberSavingsIdError extends ExclusiveViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "uq_member_savings_id";
+
+  constructor(cause: unknown) {
+    super("Member: duplicate (savings_id) (uq_member_savings_id)", "uq_member_savings_id", "member", ["savings_id"], cause);
+  }
+}
+
 /** Member: CHECK (char_length(handle) >= 2) failed (constraint `ck_member_handle_min_len_value`). */
 export class CkMemberHandleMinLenValueError extends CheckViolationError {
   /** The constraint this class stands for. */
@@ -115,6 +125,16 @@ export class FkMemberWalletIdError extends ForeignKeyViolationError {
 
   constructor(cause: unknown) {
     super("Member: wallet_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_member_wallet_id)", "fk_member_wallet_id", "member", ["wallet_id"], cause);
+  }
+}
+
+/** Member: savings_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (constraint `fk_member_savings_id`). */
+export class FkMemberSavingsIdError extends ForeignKeyViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "fk_member_savings_id";
+
+  constructor(cause: unknown) {
+    super("Member: savings_id refers to no wallet row, or a referenced row is being deleted (ON DELETE RESTRICT) (fk_member_savings_id)", "fk_member_savings_id", "member", ["savings_id"], cause);
   }
 }
 
@@ -161,6 +181,8 @@ export function translateError(err: unknown): unknown {
       return code === "23505" ? new UqMemberHandleError(err) : err;
     case "uq_member_wallet_id":
       return code === "23505" ? new UqMemberWalletIdError(err) : err;
+    case "uq_member_savings_id":
+      return code === "23505" ? new UqMemberSavingsIdError(err) : err;
     case "ck_member_handle_min_len_value":
       return code === "23514" ? new CkMemberHandleMinLenValueError(err) : err;
     case "ck_member_handle_min_len_value_5de3f237":
@@ -169,6 +191,8 @@ export function translateError(err: unknown): unknown {
       return code === "23514" ? new CkMemberKarmaMinValueError(err) : err;
     case "fk_member_wallet_id":
       return code === "23503" ? new FkMemberWalletIdError(err) : err;
+    case "fk_member_savings_id":
+      return code === "23503" ? new FkMemberSavingsIdError(err) : err;
     case "fk_post_author_id":
       return code === "23503" ? new FkPostAuthorIdError(err) : err;
     case "fk_post_editor_id":

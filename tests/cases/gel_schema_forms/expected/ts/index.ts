@@ -17,6 +17,9 @@ import {
   type SetEditorArgs,
   type SetEditorResult,
   setEditor,
+  type WalletsArgs,
+  type WalletsResult,
+  wallets,
 } from "./queries.js";
 
 export * from "./errors.js";
@@ -36,6 +39,8 @@ export interface Runner {
     postSlugs(args?: PostSlugsArgs): Promise<PostSlugsResult[]>;
     /** Runs `set_editor` (cases/gel_schema_forms/queries/set_editor.edgeql). */
     setEditor(args: SetEditorArgs): Promise<SetEditorResult[]>;
+    /** Runs `wallets` (cases/gel_schema_forms/queries/wallets.edgeql). */
+    wallets(args?: WalletsArgs): Promise<WalletsResult[]>;
   };
 
   /**
@@ -103,6 +108,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       postByAuthor: (args) => postByAuthor(db, args),
       postSlugs: (args) => postSlugs(db, args),
       setEditor: (args) => setEditor(db, args),
+      wallets: (args) => wallets(db, args),
     },
     async transaction<T>(fn: (tx: Runner) => Promise<T>): Promise<T> {
       const state = { broken: false };

@@ -45,6 +45,7 @@ export interface AddMemberResult {
  * Source: cases/gel_schema_forms/queries/add_member.edgeql.
  * @throws {@link UqMemberHandleError} on a duplicate for `uq_member_handle`.
  * @throws {@link UqMemberWalletIdError} on a duplicate for `uq_member_wallet_id`.
+ * @throws {@link UqMemberSavingsIdError} on a duplicate for `uq_member_savings_id`.
  * @throws {@link FkMemberWalletIdError} when `wallet_id` names no `wallet` row (`fk_member_wallet_id`).
  */
 export async function addMember(db: Queryable, args: AddMemberArgs): Promise<AddMemberResult> {
@@ -189,4 +190,33 @@ export async function setEditor(db: Queryable, args: SetEditorArgs): Promise<Set
     args.title,
   ]);
   return rows as SetEditorResult[];
+}
+
+/** SQL of query `wallets` (cases/gel_schema_forms/queries/wallets.edgeql). */
+export const walletsSql = `SELECT "coins",
+       ((SELECT "_v1".handle FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id" UNION ALL SELECT "_v1".* FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."savings_id" = "wallet"."id") AS "_v1" WHERE NOT EXISTS (SELECT 1 FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id")) AS "_v1" WHERE true)) AS "holder_handle",
+       (SELECT json_build_object('handle', "_s1"."handle") FROM (SELECT "_s1".* FROM "member" AS "_s1" WHERE "_s1"."wallet_id" = "wallet"."id" UNION ALL SELECT "_s1".* FROM (SELECT "_s1".* FROM "member" AS "_s1" WHERE "_s1"."savings_id" = "wallet"."id") AS "_s1" WHERE NOT EXISTS (SELECT 1 FROM "member" AS "_s1" WHERE "_s1"."wallet_id" = "wallet"."id")) AS "_s1" WHERE true) AS "holder"
+FROM "wallet"
+ORDER BY ((SELECT "_v1".handle FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id" UNION ALL SELECT "_v1".* FROM (SELECT "_v1".* FROM "member" AS "_v1" WHERE "_v1"."savings_id" = "wallet"."id") AS "_v1" WHERE NOT EXISTS (SELECT 1 FROM "member" AS "_v1" WHERE "_v1"."wallet_id" = "wallet"."id")) AS "_v1" WHERE true)) ASC NULLS FIRST, coins ASC NULLS FIRST`;
+
+/** Parameters of {@link wallets}. */
+export interface WalletsArgs {
+}
+
+/** One row returned by {@link wallets}. */
+export interface WalletsResult {
+  coins: string;
+  holder_handle: string | null;
+  holder: { handle: string } | null;
+}
+
+/**
+ * Runs query `wallets`.
+ *
+ * Source: cases/gel_schema_forms/queries/wallets.edgeql.
+ */
+export async function wallets(db: Queryable, args: WalletsArgs = {}): Promise<WalletsResult[]> {
+  void args;
+  const rows = await run(db, walletsSql, []);
+  return rows as WalletsResult[];
 }

@@ -1,0 +1,1 @@
+select Wallet { coins, holder_handle, holder: { handle } } order by .holder_handle then .coins
