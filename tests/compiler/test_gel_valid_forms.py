@@ -171,6 +171,10 @@ def test_assertions_that_hold_pass_their_set_through(db, query, args, expected):
     ("select assert_exists(<optional str>$s, message := 'no s');", (None,), "assert_exists|no s"),
     ("select assert_exists(assert_single((select Book filter .title = <str>$t))) { title };", ("Ulysses",),
      "assert_exists|assert_exists violation: expression returned an empty set"),
+    ("insert Book { title := 'x', author := assert_exists(assert_single((select Person filter .name = <str>$n)), "
+     "message := 'no author') };", ("zed",), "assert_exists|no author"),
+    ("insert Book { title := 'x', author := assert_exists(assert_single((select Person filter .name = <str>$n))) };",
+     ("zed",), "assert_exists|assert_exists violation: expression returned an empty set"),
 ])
 def test_failed_assertions_fail_with_gels_message_or_the_given_one(db, query, args, raised):
     import psycopg

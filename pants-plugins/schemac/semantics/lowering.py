@@ -583,10 +583,10 @@ def _assert_exists(node: qir.AssertExists) -> str:
 
     value = expr_sql(node.value)
     if not node.many:
-        return f"COALESCE({value}, {asserts.fail_sql('assert_exists', None, value, 'uuid')})"
+        return f"COALESCE({value}, {asserts.fail_sql('assert_exists', node.message, value, 'uuid')})"
     ids = '"_ids"."v"'
     return (f'(SELECT CASE WHEN cardinality({ids}) > 0 THEN {ids} ELSE '
-            f'{asserts.fail_sql("assert_exists", None, ids, "uuid[]")} END FROM (SELECT {value} AS "v") AS "_ids")')
+            f'{asserts.fail_sql("assert_exists", node.message, ids, "uuid[]")} END FROM (SELECT {value} AS "v") AS "_ids")')
 
 
 def _visible_id(node: qir.VisibleId) -> str:

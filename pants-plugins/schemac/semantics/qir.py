@@ -542,6 +542,8 @@ class AssertExists(Expr):
 
     value: Expr
     many: bool
+    #: The ``message := '...'`` it fails with (``None``: Gel's).
+    message: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -713,7 +713,7 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                 n = len(out)
                 out.extend(_assignments((a,), subject, ctx, insert))
                 if len(out) > n:
-                    out[n] = _asserted(out[n])
+                    out[n] = _asserted(out[n], exists if isinstance(exists, str) else None)
                 continue
         if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
             # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
@@ -858,13 +858,20 @@ def _link_source(a: ast.Assignment, subject: ObjectType,
     type that the filter keeps (removing an object that is not linked changes nothing)."""
     value, exists = a.value, False
     call = assert_call(value)
+    if call is not None and call[0] == "assert_exists" and call[2] is not None:
+        # `author := assert_exists((select ...), message := '...')`: fails with that message
+        message = assert_message(call[2], ctx)
+        if message is False:
+            return None
+        value, exists = call[1], message
+        call = assert_call(value)
     if call is not None and call[2] is not None:
         ctx.reporter.error("E0206", f"{call[0]}(..., message := ...) as a link's value is not supported yet",
                            value.span, f"drop the message: {call[0]}(...) fails with Gel's own")
         return None
     while isinstance(value, ast.FuncCall) and value.name in ("assert_exists", "std::assert_exists") \
             and len(value.args) == 1:
-        value, exists = value.args[0], True
+        value, exists = value.args[0], exists or True
     link = subject.links.get(a.name)
     if link is not None:
         value = _plain_link_selection(value, link, ctx)
@@ -966,14 +973,14 @@ def _selected(ref: ast.VarRef, poly: bool, ctx: ExprContext) -> ast.Expr:
     return ref if sub is None else sub
 
 
-def _asserted(node: qir.Node) -> qir.Node:
-    """A link's assignment whose value is ``assert_exists(...)``: its ids fail the statement when
-    there are none (:class:`~schemac.semantics.qir.AssertExists`)."""
+def _asserted(node: qir.Node, message: Optional[str] = None) -> qir.Node:
+    """A link's assignment whose value is ``assert_exists(...[, message := '...'])``: its ids fail
+    the statement when there are none (:class:`~schemac.semantics.qir.AssertExists`)."""
     if type(node) is qir.LinkAssign:
         ids = node.ids  # type: ignore[attr-defined]
-        return dataclasses.replace(node, ids=qir.AssertExists(ids.span, ids.type, False, ids, True))
+        return dataclasses.replace(node, ids=qir.AssertExists(ids.span, ids.type, False, ids, True, message))
     value = node.value  # type: ignore[attr-defined]
-    return dataclasses.replace(node, value=qir.AssertExists(value.span, value.type, False, value, False))
+    return dataclasses.replace(node, value=qir.AssertExists(value.span, value.type, False, value, False, message))
 
 
 def _reads_global(value: ast.Expr) -> bool:

@@ -84,6 +84,8 @@ try {
   await assert.rejects(db.query.onlyBook({ t: "Dune" }), card("assert_single", "several books"));
   assert.equal(await db.query.mustStr({ s: "x" }), "x");
   await assert.rejects(db.query.mustStr({ s: null }), card("assert_exists", "no s"));
+  await assert.rejects(db.query.addBookOrFail({ title: "Ulysses", author: "zed" }), card("assert_exists", "no such author"));
+  await db.query.addBookOrFail({ title: "Ulysses", author: "bob" });
   out["asserts"] = true;
 } finally {
   await pool.end();

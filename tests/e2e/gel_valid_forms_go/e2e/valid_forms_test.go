@@ -175,4 +175,9 @@ func TestValidForms(t *testing.T) {
 	if _, err = r.Query.MustStr(ctx, gv.MustStrParams{}); !card(err, "assert_exists", "no s") {
 		t.Fatalf("must_str of none: %v", err)
 	}
+	if _, err = r.Query.AddBookOrFail(ctx, gv.AddBookOrFailParams{Title: "Ulysses", Author: "zed"}); !card(err, "assert_exists", "no such author") {
+		t.Fatalf("add_book_or_fail: %v", err)
+	}
+	_, err = r.Query.AddBookOrFail(ctx, gv.AddBookOrFailParams{Title: "Ulysses", Author: "bob"})
+	must(err)
 }

@@ -38,6 +38,35 @@ func (q *Queries) AddBook(ctx context.Context, arg AddBookParams) (AddBookRow, e
 	return i, nil
 }
 
+// addBookOrFailSQL is the SQL of query add_book_or_fail (cases/gel_valid_forms/queries/add_book_or_fail.edgeql).
+const addBookOrFailSQL = `INSERT INTO "book" ("title", "author_id")
+VALUES ($1, COALESCE((SELECT "_q0"."id" FROM "person" AS "_q0" WHERE "_q0".name = $2), CAST(CAST(CAST('schemac-assert|assert_exists|no such author' || coalesce(left(CAST((SELECT "_q0"."id" FROM "person" AS "_q0" WHERE "_q0".name = $2) AS text), 0), '') AS integer) AS text) AS uuid)))
+RETURNING "id"`
+
+// AddBookOrFailParams are the parameters of AddBookOrFail.
+type AddBookOrFailParams struct {
+	Title  string
+	Author string
+}
+
+// AddBookOrFailRow is one row returned by AddBookOrFail.
+type AddBookOrFailRow struct {
+	ID string `json:"id"`
+}
+
+// AddBookOrFail runs query add_book_or_fail
+// (cases/gel_valid_forms/queries/add_book_or_fail.edgeql).
+//
+// A violated foreign key is reported as *FkBookAuthorIDError when author_id names no person row.
+func (q *Queries) AddBookOrFail(ctx context.Context, arg AddBookOrFailParams) (AddBookOrFailRow, error) {
+	row := q.db.QueryRow(ctx, addBookOrFailSQL, arg.Title, arg.Author)
+	var i AddBookOrFailRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // addNicknamedSQL is the SQL of query add_nicknamed (cases/gel_valid_forms/queries/add_nicknamed.edgeql).
 const addNicknamedSQL = `INSERT INTO "person" ("name", "nicknames")
 VALUES ($1, CAST($2 AS text[]))

@@ -5,6 +5,9 @@ import {
   type AddBookArgs,
   type AddBookResult,
   addBook,
+  type AddBookOrFailArgs,
+  type AddBookOrFailResult,
+  addBookOrFail,
   type AddNicknamedArgs,
   type AddNicknamedResult,
   addNicknamed,
@@ -73,6 +76,8 @@ export interface Runner {
   readonly query: {
     /** Runs `add_book` (cases/gel_valid_forms/queries/add_book.edgeql). */
     addBook(args: AddBookArgs): Promise<AddBookResult>;
+    /** Runs `add_book_or_fail` (cases/gel_valid_forms/queries/add_book_or_fail.edgeql). */
+    addBookOrFail(args: AddBookOrFailArgs): Promise<AddBookOrFailResult>;
     /** Runs `add_nicknamed` (cases/gel_valid_forms/queries/add_nicknamed.edgeql). */
     addNicknamed(args: AddNicknamedArgs): Promise<AddNicknamedResult>;
     /** Runs `add_nicknames` (cases/gel_valid_forms/queries/add_nicknames.edgeql). */
@@ -174,6 +179,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
   return {
     query: {
       addBook: (args) => addBook(db, args),
+      addBookOrFail: (args) => addBookOrFail(db, args),
       addNicknamed: (args) => addNicknamed(db, args),
       addNicknames: (args) => addNicknames(db, args),
       addPerson: (args) => addPerson(db, args),

@@ -54,6 +54,40 @@ export async function addBook(db: Queryable, args: AddBookArgs): Promise<AddBook
   return row;
 }
 
+/** SQL of query `add_book_or_fail` (cases/gel_valid_forms/queries/add_book_or_fail.edgeql). */
+export const addBookOrFailSql = `INSERT INTO "book" ("title", "author_id")
+VALUES ($1, COALESCE((SELECT "_q0"."id" FROM "person" AS "_q0" WHERE "_q0".name = $2), CAST(CAST(CAST('schemac-assert|assert_exists|no such author' || coalesce(left(CAST((SELECT "_q0"."id" FROM "person" AS "_q0" WHERE "_q0".name = $2) AS text), 0), '') AS integer) AS text) AS uuid)))
+RETURNING "id"`;
+
+/** Parameters of {@link addBookOrFail}. */
+export interface AddBookOrFailArgs {
+  readonly title: string;
+  readonly author: string;
+}
+
+/** One row returned by {@link addBookOrFail}. */
+export interface AddBookOrFailResult {
+  id: string;
+}
+
+/**
+ * Runs query `add_book_or_fail`.
+ *
+ * Source: cases/gel_valid_forms/queries/add_book_or_fail.edgeql.
+ * @throws {@link FkBookAuthorIdError} when `author_id` names no `person` row (`fk_book_author_id`).
+ */
+export async function addBookOrFail(db: Queryable, args: AddBookOrFailArgs): Promise<AddBookOrFailResult> {
+  const rows = await run(db, addBookOrFailSql, [
+    args.title,
+    args.author,
+  ]);
+  const row = rows[0] as AddBookOrFailResult | undefined;
+  if (row === undefined) {
+    throw new Error("add_book_or_fail: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `add_nicknamed` (cases/gel_valid_forms/queries/add_nicknamed.edgeql). */
 export const addNicknamedSql = `INSERT INTO "person" ("name", "nicknames")
 VALUES ($1, CAST($2 AS text[]))
