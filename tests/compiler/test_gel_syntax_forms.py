@@ -15,6 +15,8 @@ runners:
 * ``if c then x else y`` as an operand (Gel's IfThenElseExpr is an Expr): ``'a' ++ if c then 'b'
   else 'c' ++ 'd'`` is ``'a' ++ (if c then 'b' else ('c' ++ 'd'))``, the else branch taking the
   operators that bind tighter than ``if`` (Gel's precedence);
+* a union in a shape's type filter, ``[is Team | Event].name`` (Gel's FullTypeExpr): the element
+  of the objects of either type;
 * a partial path starting with a tuple element, ``.0`` (Gel's PathStep ``DOT ICONST``): read,
   and refused where its subject is not a tuple, as any unknown pointer.
 """
@@ -247,3 +249,31 @@ def test_an_interpolation_outside_an_expression_is_e0102():
         check_library({"gs/default.gel": schema}, Options(library="gs"))
     assert [(d.code, d.message) for d in e.value.diagnostics] == [
         ("E0102", "a string interpolation '\\(...)' is only supported in an expression")]
+
+
+UNION_SCHEMA = """\
+module default {
+  abstract type Target { required label: str; }
+  type Team extending Target { required name: str; }
+  type Event extending Target { required name: str; }
+  type Person extending Target { required nick: str; }
+}
+"""
+
+
+def test_a_type_filter_of_a_union_in_a_shape_on_postgres(pg):
+    # `[is Team | Event].name` (Gel's FullTypeExpr in a type filter): the element of the objects
+    # of either type, empty for the others (was E0100 "unexpected '|'")
+    sources = {"u/default.gel": UNION_SCHEMA,
+               "u/queries/targets.edgeql": "select Target { label, [is Team | Event].name, [is Person].nick } "
+                                           "order by .label;"}
+    pg.execute(compile_library({"u/default.gel": UNION_SCHEMA}, Options(library="u"))["sql/000001_init.up.sql"])
+    pg.execute("INSERT INTO team (label, name) VALUES ('a', 'red')")
+    pg.execute("INSERT INTO event (label, name) VALUES ('b', 'fair')")
+    pg.execute("INSERT INTO person (label, nick) VALUES ('c', 'jo')")
+    plan, = check_library(sources, Options(library="u")).queries
+    assert run_plan(pg, plan) == [("a", "red", None), ("b", "fair", None), ("c", None, "jo")]
+    sources["u/queries/targets.edgeql"] = "select Target { label, [is Team | Nope].name };"
+    with pytest.raises(CompileError) as e:
+        check_library(sources, Options(library="u"))
+    assert "u/queries/targets.edgeql:1:24: error[E0301]: unknown type 'Nope'" in e.value.render(sources)

@@ -244,6 +244,7 @@ def test_cli_reports_a_file_that_does_not_parse(tmp_path):
     ("q.edgeql", "select all(  for t in Lamp union (select t.watts > 0)  );"),
     ("q.edgeql", "select enumerate({'a','b'}) filter .0 > 0;"),
     ("q.edgeql", "select 'a' ++ if <bool>$c then 'b' else 'c' ++ 'd';"),
+    ("q.edgeql", "select Target { label, [is Team | Event].name };"),
 ])
 def test_gel_syntax_forms_round_trip(path, text):
     # (insert without a shape, interpolated strings, clauses on a link without a sub-shape,

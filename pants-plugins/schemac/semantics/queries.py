@@ -82,7 +82,10 @@ def _abstract_key(schema: Schema, name: str, module: str) -> Optional[str]:
 
 def _is_a(schema: Schema, sub: ObjectType, name: str, module: str) -> Optional[bool]:
     """Whether the concrete type ``sub`` is the type ``name`` or extends it (``None``: no such
-    type)."""
+    type); ``name`` may be a union, ``A | B`` (``[is A | B].x``): whether it is either."""
+    if " | " in name:
+        found = [_is_a(schema, sub, part, module) for part in name.split(" | ")]
+        return None if None in found else any(found)
     for key in name_candidates(name, module, schema.module_library):
         if key in schema.types or key in schema.abstract_types:
             return sub.qualname in schema.descendants.get(key, ())
@@ -173,7 +176,8 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
                 continue
             is_a = _is_a(schema, sub, tf[0], ctx.module)
             if is_a is None:
-                ctx.reporter.error("E0301", f"unknown type '{tf[0]}'", el.span)
+                unknown = next((t for t in tf[0].split(" | ") if _is_a(schema, sub, t, ctx.module) is None), tf[0])
+                ctx.reporter.error("E0301", f"unknown type '{unknown}'", el.span)
                 return None
             if not is_a:
                 gone.add(i)

@@ -1477,9 +1477,11 @@ class _Builder:
         return ast.ShapeElement(str(name), None, self._span(meta), link_prop=True, value=children[-1])
 
     def gshape_is(self, meta, children):
-        (type_name, _), name, *rest = children
+        n = next(i for i, c in enumerate(children) if isinstance(c, Token))
+        name, rest = children[n], children[n + 1:]
         el = self._gshape_element(meta, [name] + rest)
-        return dataclasses.replace(el, type_filter=type_name)
+        # (a union `[is A | B]` is kept as written, "A | B")
+        return dataclasses.replace(el, type_filter=" | ".join(t[0] for t in children[:n]))
 
     def gshape_splat(self, meta, children):
         return ast.ShapeElement("*", None, self._span(meta))
