@@ -34,7 +34,8 @@ def test_typescript_group_forms(pg, tsc_run, tmp_path):
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
         "byProperty": True, "byLink": True, "using": True, "selectOverGroups": True,
         "detached": True, "backlinkFilter": True,
-        "forInsertSelect": True, "groupList": True}
+        "forInsertSelect": True, "groupList": True,
+        "boundGroupList": True}
 
 
 @pytest.mark.slow

@@ -191,6 +191,10 @@ class ExprContext:
     #: ``with`` selections with computed elements, ``m := (select Message { cmd := <expr> })``
     #: (in ``type_sets`` without them): name -> element name -> its expression.
     views: Dict[str, Dict[str, ast.Expr]] = field(default_factory=dict)
+    #: A query's top-level ``with g := (group ...)`` (and ``c := (select g { n := ... })``)
+    #: names: name -> (the group, the computed fields the bindings added to it); a free
+    #: object's field ``(select g { ... })`` reads them.
+    group_bindings: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = field(default_factory=dict)
     #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
     #: join table, that table's alias in SQL); ``@prop`` reads the join row.
     link_row: Optional[Tuple[str, ObjectType, str]] = None

@@ -3573,6 +3573,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     #: `g := (group ...)` and `c := (select g { n := count(.elements) })`: the group and the
     #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
     groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = {}
+    ctx.group_bindings = groups  # (filled below; a free object's field may select them)
     #: Bindings refused (reported): a later binding reading one is not checked (its errors
     #: would only repeat theirs, as an unknown name).
     refused: Set[str] = set()
@@ -4489,6 +4490,12 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
                 if node is not None:
                     elements.append(node)
                 continue
+            bound_groups = _bound_group_list(inner, ctx)
+            if bound_groups is not None:
+                node = _group_list_element(el, None, ctx, bound_groups)
+                if node is not None:
+                    elements.append(node)
+                continue
             objects = _object_selection(inner, ctx)
             if objects is not None:
                 node = _objects_element(el, objects, ctx, "assert_single" in asserts)
@@ -4831,12 +4838,29 @@ def _group_list(w: ast.WithExpr):
     return g, extras, select
 
 
-def _group_list_element(el: ast.ShapeElement, w: ast.WithExpr, ctx: ExprContext) -> Optional[qir.Node]:
+def _bound_group_list(e, ctx: ExprContext):
+    """``(group, extras, select)`` of ``(select g { shape } [filter] [order by] [offset] [limit])``
+    where ``g`` is a name the query's own ``with`` binds to a group (``with g := (group m using
+    k := .x by k) select { counts := (select g { k := .key.k, n := count(.elements) }) }``):
+    the same as the field ``(with g := (group ...) select g { ... })``, since a ``with`` name is
+    its expression wherever it is read (https://docs.geldata.com/reference/edgeql/with);
+    ``None`` for anything else."""
+    if not (isinstance(e, ast.SelectExpr) and isinstance(e.subject, ast.VarRef) and e.shape is not None
+            and e.subject.name in ctx.group_bindings and e.subject.name not in ctx.variables):
+        return None
+    g, extras = ctx.group_bindings[e.subject.name]
+    return g, extras, ast.SelectQuery(e.subject.name, e.subject.span, e.shape, e.filter, e.order, e.offset,
+                                      e.limit, e.span)
+
+
+def _group_list_element(el: ast.ShapeElement, w: Optional[ast.WithExpr], ctx: ExprContext,
+                        bound=None) -> Optional[qir.Node]:
     """A free object's field holding a select over groups (``counts := (with g := (group m using
     k := .x by k) select g { k := .key.k, n := count(.elements) } order by .n desc limit 10)``,
+    or ``(select g { ... })`` of a group the query's ``with`` binds, ``bound``;
     https://docs.geldata.com/reference/edgeql/group): a JSON list of the groups' fields, in the
     select's order."""
-    g, extras, select = _group_list(w)  # type: ignore[misc]
+    g, extras, select = bound if bound is not None else _group_list(w)  # type: ignore[misc]
     node = _group_node(g, ctx, select, extras)
     if node is None:
         return None

@@ -101,6 +101,19 @@ try {
   assert.deepEqual(await q.ownerCounts({ since: 2030, top: 1 }), { total: "0", owners: [] });
   out["groupList"] = true;
 
+  // a free object's fields selecting groups the query's own `with` binds (one with a computed
+  // field a second binding adds)
+  assert.deepEqual(await q.kindCounts({ since: 2015, top: 1 }), {
+    total: "5", kinds: [{ kind: "Book", n: "3" }],
+    all_kinds: [{ kind: "Book", newest: 2021 }, { kind: "Film", newest: 2022 }],
+  });
+  assert.deepEqual(await q.kindCounts({ since: 2021, top: 5 }), {
+    total: "2", kinds: [{ kind: "Book", n: "1" }, { kind: "Film", n: "1" }],
+    all_kinds: [{ kind: "Book", newest: 2021 }, { kind: "Film", newest: 2022 }],
+  });
+  assert.deepEqual(await q.kindCounts({ since: 2030, top: 5 }), { total: "0", kinds: [], all_kinds: [] });
+  out["boundGroupList"] = true;
+
   // for t in array_unpack($titles) union (with it := (insert Item {...}) select it { title, owner: { name } })
   const added = await q.addItems({ owner: "bob", titles: ["G", "H"] });
   assert.deepEqual(added.map((a) => [a.title, a.owner]).sort(), [["G", { name: "bob" }], ["H", { name: "bob" }]]);

@@ -170,6 +170,25 @@ func TestGroupForms(t *testing.T) {
 		t.Fatalf("OwnerCounts(2030, 1) = %+v, %v", counts, err)
 	}
 
+	// a free object's fields selecting groups the query's own `with` binds
+	book, film := gf.Kind("Book"), gf.Kind("Film")
+	y21, y22 := int32(2021), int32(2022)
+	all := []gf.KindCountsAllKinds{{Kind: &book, Newest: &y21}, {Kind: &film, Newest: &y22}}
+	kc, err := q.KindCounts(ctx, gf.KindCountsParams{Since: 2015, Top: 1})
+	if err != nil || !reflect.DeepEqual(kc, gf.KindCountsRow{Total: 5,
+		Kinds: []gf.KindCountsKinds{{Kind: &book, N: 3}}, AllKinds: all}) {
+		t.Fatalf("KindCounts(2015, 1) = %+v, %v", kc, err)
+	}
+	kc, err = q.KindCounts(ctx, gf.KindCountsParams{Since: 2021, Top: 5})
+	if err != nil || !reflect.DeepEqual(kc, gf.KindCountsRow{Total: 2,
+		Kinds: []gf.KindCountsKinds{{Kind: &book, N: 1}, {Kind: &film, N: 1}}, AllKinds: all}) {
+		t.Fatalf("KindCounts(2021, 5) = %+v, %v", kc, err)
+	}
+	kc, err = q.KindCounts(ctx, gf.KindCountsParams{Since: 2030, Top: 5})
+	if err != nil || kc.Total != 0 || len(kc.Kinds) != 0 || len(kc.AllKinds) != 0 {
+		t.Fatalf("KindCounts(2030, 5) = %+v, %v", kc, err)
+	}
+
 	added, err := q.AddItems(ctx, gf.AddItemsParams{Owner: "bob", Titles: []string{"G", "H"}})
 	if err != nil || len(added) != 2 || added[0].Owner == nil || added[0].Owner.Name != "bob" {
 		t.Fatalf("AddItems = %+v, %v", added, err)

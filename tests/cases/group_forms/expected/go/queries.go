@@ -282,6 +282,48 @@ func (q *Queries) ItemsByShelf(ctx context.Context, _ ...ItemsByShelfParams) ([]
 	return items, nil
 }
 
+// kindCountsSQL is the SQL of query kind_counts (cases/group_forms/queries/kind_counts.edgeql).
+const kindCountsSQL = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST LIMIT $2) AS "_gl") AS "kinds", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'newest', "_gl"."newest") ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", max(year) AS "newest", row_number() OVER (ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_gl") AS "all_kinds"`
+
+// KindCountsParams are the parameters of KindCounts.
+type KindCountsParams struct {
+	Since int32
+	Top   int64
+}
+
+// KindCountsKinds is the kinds shape of KindCounts.
+type KindCountsKinds struct {
+	Kind *Kind `json:"kind"`
+	N    int64 `json:"n,string"`
+}
+
+// KindCountsAllKinds is the all_kinds shape of KindCounts.
+type KindCountsAllKinds struct {
+	Kind   *Kind  `json:"kind"`
+	Newest *int32 `json:"newest"`
+}
+
+// KindCountsRow is one row returned by KindCounts.
+type KindCountsRow struct {
+	Total    int64                `json:"total,string"`
+	Kinds    []KindCountsKinds    `json:"kinds"`
+	AllKinds []KindCountsAllKinds `json:"all_kinds"`
+}
+
+// KindCounts runs query kind_counts (cases/group_forms/queries/kind_counts.edgeql).
+//
+// A free object's field selecting groups that the query's own `with` binds (a `with` name is its
+// expression wherever it is read: https://docs.geldata.com/reference/edgeql/with), with a computed
+// field a second binding adds to them (https://docs.geldata.com/reference/edgeql/group).
+func (q *Queries) KindCounts(ctx context.Context, arg KindCountsParams) (KindCountsRow, error) {
+	row := q.db.QueryRow(ctx, kindCountsSQL, arg.Since, arg.Top)
+	var i KindCountsRow
+	if err := row.Scan(&i.Total, &i.Kinds, &i.AllKinds); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // ownerCountsSQL is the SQL of query owner_counts (cases/group_forms/queries/owner_counts.edgeql).
 const ownerCountsSQL = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('who', "_gl"."who", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "who", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, COALESCE((SELECT "_l1"."name" FROM "person" AS "_l1" WHERE "_l1"."id" = "item"."owner_id"), 'nobody') AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST LIMIT $2) AS "_gl") AS "owners"`
 

@@ -17,6 +17,9 @@ import {
   type ItemsByShelfArgs,
   type ItemsByShelfResult,
   itemsByShelf,
+  type KindCountsArgs,
+  type KindCountsResult,
+  kindCounts,
   type OwnerCountsArgs,
   type OwnerCountsResult,
   ownerCounts,
@@ -45,6 +48,8 @@ export interface Runner {
     itemsByKind(args?: ItemsByKindArgs): Promise<ItemsByKindResult[]>;
     /** Runs `items_by_shelf` (cases/group_forms/queries/items_by_shelf.edgeql). */
     itemsByShelf(args?: ItemsByShelfArgs): Promise<ItemsByShelfResult[]>;
+    /** Runs `kind_counts` (cases/group_forms/queries/kind_counts.edgeql). */
+    kindCounts(args: KindCountsArgs): Promise<KindCountsResult>;
     /** Runs `owner_counts` (cases/group_forms/queries/owner_counts.edgeql). */
     ownerCounts(args: OwnerCountsArgs): Promise<OwnerCountsResult>;
     /** Runs `people_with_kind` (cases/group_forms/queries/people_with_kind.edgeql). */
@@ -118,6 +123,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       itemsByDecade: (args) => itemsByDecade(db, args),
       itemsByKind: (args) => itemsByKind(db, args),
       itemsByShelf: (args) => itemsByShelf(db, args),
+      kindCounts: (args) => kindCounts(db, args),
       ownerCounts: (args) => ownerCounts(db, args),
       peopleWithKind: (args) => peopleWithKind(db, args),
       titlesAndTotal: (args) => titlesAndTotal(db, args),

@@ -180,6 +180,41 @@ export async function itemsByShelf(db: Queryable, args: ItemsByShelfArgs = {}): 
   return rows as ItemsByShelfResult[];
 }
 
+/** SQL of query `kind_counts` (cases/group_forms/queries/kind_counts.edgeql). */
+export const kindCountsSql = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST LIMIT $2) AS "_gl") AS "kinds", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'newest', "_gl"."newest") ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", max(year) AS "newest", row_number() OVER (ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_gl") AS "all_kinds"`;
+
+/** Parameters of {@link kindCounts}. */
+export interface KindCountsArgs {
+  readonly since: number;
+  readonly top: number | string | bigint;
+}
+
+/** One row returned by {@link kindCounts}. */
+export interface KindCountsResult {
+  total: string;
+  kinds: Array<{ kind: Kind | null; n: string }>;
+  all_kinds: Array<{ kind: Kind | null; newest: number | null }>;
+}
+
+/**
+ * A free object's field selecting groups that the query's own `with` binds (a `with` name is its
+ * expression wherever it is read: https://docs.geldata.com/reference/edgeql/with), with a computed
+ * field a second binding adds to them (https://docs.geldata.com/reference/edgeql/group).
+ *
+ * Source: cases/group_forms/queries/kind_counts.edgeql.
+ */
+export async function kindCounts(db: Queryable, args: KindCountsArgs): Promise<KindCountsResult> {
+  const rows = await run(db, kindCountsSql, [
+    args.since,
+    args.top,
+  ]);
+  const row = rows[0] as KindCountsResult | undefined;
+  if (row === undefined) {
+    throw new Error("kind_counts: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `owner_counts` (cases/group_forms/queries/owner_counts.edgeql). */
 export const ownerCountsSql = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('who', "_gl"."who", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "who", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, COALESCE((SELECT "_l1"."name" FROM "person" AS "_l1" WHERE "_l1"."id" = "item"."owner_id"), 'nobody') AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, "_group_k0" ASC NULLS FIRST LIMIT $2) AS "_gl") AS "owners"`;
 
