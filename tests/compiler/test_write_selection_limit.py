@@ -1,7 +1,9 @@
 """``select (update T filter .key = $k set {...}) { shape } limit 1``: the update yields at most
 one object (its filter pins a full exclusive constraint, or ``.id``; an insert yields one), so
 the limit changes nothing (https://docs.geldata.com/reference/edgeql/select#pagination) and the
-query is the select without it. Any other clause on a selected write stays E0206. Proven on
+query is the select without it. Any other clause on a selected write stays E0206. ``delete T
+filter f order by o limit n`` deletes the objects the select with the same clauses selects
+(https://docs.geldata.com/reference/edgeql/delete; was E0100). Proven on
 PostgreSQL 15 with data, and through the TypeScript and Go runners."""
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ QUERIES = {
     "retitle": ("with code := <str>$code\n"
                 "select (update Room filter .code = code set { title := <str>$title }) { code, title } limit 1;"),
     "add_room": "select (insert Room { code := <str>$code }) { code } limit 1;",
+    "drop_first": "delete Room filter .title = <str>$title order by .code desc limit 1;",
+    "rooms": "select Room { code } order by .code;",
 }
 
 
@@ -43,6 +47,11 @@ def test_a_limit_on_a_write_of_one_object_on_postgres(pg):
     assert run_plan(pg, q["retitle"], "r1", "big") == [("r1", "big")]
     assert run_plan(pg, q["retitle"], "none", "x") == []
     assert "LIMIT" not in q["retitle"].sql
+    for code in ("r2", "r3", "r4"):
+        run_plan(pg, q["add_room"], code)
+        run_plan(pg, q["retitle"], code, "t")
+    assert len(run_plan(pg, q["drop_first"], "t")) == 1
+    assert run_plan(pg, q["rooms"]) == [("r1",), ("r2",), ("r3",)]
 
 
 @pytest.mark.parametrize("query", [
@@ -70,6 +79,8 @@ try {
   const room = await q.retitle({ code: "r1", title: "big" });
   assert.deepEqual([room?.code, room?.title], ["r1", "big"]);
   assert.equal(await q.retitle({ code: "none", title: "x" }), null);
+  assert.equal((await q.dropFirst({ title: "big" })).length, 1);
+  assert.deepEqual(await q.rooms(), []);
   console.log(JSON.stringify({ writeLimit: true }));
 } finally {
   await pool.end();
@@ -110,6 +121,9 @@ func TestWriteLimit(t *testing.T) {
 	none, err := q.Retitle(ctx, wl.RetitleParams{Code: "none", Title: "x"})
 	if err != nil || none != nil {
 		t.Fatalf("none: %+v %v", none, err)
+	}
+	if dropped, err := q.DropFirst(ctx, wl.DropFirstParams{Title: "big"}); err != nil || len(dropped) != 1 {
+		t.Fatalf("drop: %v %v", dropped, err)
 	}
 }
 """

@@ -2114,10 +2114,24 @@ class _Builder:
 
     def delete_q(self, meta, children):
         subject, *rest = children
-        filt = rest[0][1] if rest else None
+        c = dict(rest)
+        filt = c.get("filter")
+        span = self._span(meta)
+        if "order" in c or "offset" in c or "limit" in c:
+            # `delete T filter f order by o offset m limit n` deletes the objects the select with
+            # the same clauses selects (https://docs.geldata.com/reference/edgeql/delete): of a
+            # type, `delete T filter .id in (select T filter f order by o ...)`; of another
+            # expression, `delete (select E filter f ...)`.
+            if type(subject) is tuple:
+                sel = ast.SelectExpr(ast.VarRef(subject[0], subject[1]), None, filt, c.get("order", ()),
+                                     c.get("offset"), c.get("limit"), span)
+                return ast.DeleteQuery(subject[0], subject[1], ast.BinOp("in", ast.Path(("id",), span), sel, span),
+                                       span)
+            sel = ast.SelectExpr(subject, None, filt, c.get("order", ()), c.get("offset"), c.get("limit"), span)
+            return ast.DeleteQuery("", subject.span, None, span, sel)
         if type(subject) is tuple:  # a type name
-            return ast.DeleteQuery(subject[0], subject[1], filt, self._span(meta))
-        return ast.DeleteQuery("", subject.span, filt, self._span(meta), subject)
+            return ast.DeleteQuery(subject[0], subject[1], filt, span)
+        return ast.DeleteQuery("", subject.span, filt, span, subject)
 
     def index_op(self, meta, children):
         base, key = children
