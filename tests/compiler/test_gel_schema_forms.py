@@ -21,6 +21,9 @@ them through both runners, tests/e2e/test_gel_schema_forms_e2e.py):
   link: at most one object) and paths through it, ``.land.name``
   (https://docs.geldata.com/reference/stdlib/set#operator::coalesce; was E0206 '.<gold is a set
   of objects' and 'path traversal is only supported as .link.id');
+* ``with g := (with module inv select Item filter .kind = Kind.A)`` and ``(with module inv select
+  count(Item))`` (https://docs.geldata.com/reference/edgeql/with#module-selection: bare names
+  resolve in that module first, then in default; was E0302 'unknown name');
 * ``constraint expression on (__subject__.current < __subject__.total)`` of a tuple property
   (https://docs.geldata.com/reference/datamodel/constraints; was E0206 '__subject__ is not
   available in a constraint').
@@ -72,6 +75,10 @@ module default {
     }
   }
 }
+module inv {
+  scalar type Kind extending enum<A, B>;
+  type Item { required kind: Kind; required qty: int64; }
+}
 """
 
 QUERIES = {
@@ -93,6 +100,9 @@ QUERIES = {
     "add_land_food": "insert Land { name := <str>$name, food := (select Stock filter .id = <uuid>$food) }",
     "stocks": "select Stock { label, amount, land_name, worth, land: { name }, has := exists .land } "
               "order by .label then .land_name",
+    "module_sel": "with golds := (with module inv select Item filter .kind = Kind.A) "
+                  "select { n := count(golds), total := sum(golds.qty), teams := count(Team) }",
+    "module_expr": "select { n := (with module inv select count(Item)), t := (with module inv select count(Team)) }",
     "lands": "select Land { name, gold: { label, amount }, food: { label, amount } } order by .name",
     "made": "select Team { name, same := .made = std::datetime_of_statement(), "
             "now_ok := std::datetime_current() >= .made } order by .name",
@@ -265,3 +275,11 @@ def test_coalesce_of_backlinks_is_a_single_computed_link(db, plans):
 def test_coalesce_of_backlinks_through_a_link_that_is_not_exclusive_is_not_single():
     text = _errors(SCHEMA.replace("amount := 3 }); constraint exclusive; }", "amount := 3 }); }"))
     assert "error[E0204]: computed 'land' is declared single, but its expression may select more than one" in text
+
+
+def test_with_module_inside_a_binding_and_an_expression(db, plans):
+    db.execute("INSERT INTO inv_item (kind, qty) VALUES ('A', 2), ('A', 3), ('B', 10)")
+    assert _run(db, plans["module_sel"]) == [(2, 5, 3)]
+    # (Team is not in inv: found in default)
+    assert _run(db, plans["module_expr"]) == [(3, 3)]
+    assert "error[E0301]: unknown module 'nope'" in _errors(SCHEMA, {"q": "select (with module nope select 1)"})

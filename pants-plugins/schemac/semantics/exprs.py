@@ -741,6 +741,16 @@ def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
     scope = ctx
     for b in expr.bindings:
         value = b.value
+        if b.name == "module" and isinstance(value, ast.VarRef) and b.name_span == value.span \
+                and b.span != value.span:
+            # `(with module material select Material ...)` (https://docs.geldata.com/reference/edgeql/with#module-selection):
+            # bare names resolve in that module first, then in default
+            if not any(t.module == value.name or t.module.startswith(value.name + "::")
+                       for t in (*ctx.schema.all_types(), *ctx.schema.all_enums())):
+                ctx.reporter.error("E0301", f"unknown module '{value.name}'", value.span)
+                return None
+            scope = dataclasses.replace(scope, module=value.name)
+            continue
         if not isinstance(value, ast.Expr.__args__):  # type: ignore[attr-defined]
             ctx.reporter.error("E0206", f"a statement bound in a 'with' inside {ctx.where} is not supported yet", b.span)
             return None

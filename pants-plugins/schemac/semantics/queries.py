@@ -3598,7 +3598,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 continue
             ctx.module = b.value.name
             continue
-        value = _merge_selections(b.value, ctx)
+        value = _merge_selections(_in_module(b.value, ctx), ctx)
         if isinstance(value, ast.IfElse) and _if_else_selection(value, schema, ctx.module) is not None:
             # (`<T>{}` in a branch: a selection that keeps none)
             value = dataclasses.replace(value, then=_empty_objects(value.then, schema, ctx.module),
@@ -4278,6 +4278,37 @@ def _select_of_selection(body: ast.SelectQuery, value, ctx: ExprContext) -> Opti
     return ast.SelectQuery(type_name, body.type_span, body.shape, filt, body.order or inner.order,
                            body.offset if body.offset is not None else inner.offset,
                            body.limit if body.limit is not None else inner.limit, body.span)
+
+
+def _in_module(value, ctx: ExprContext):
+    """A ``with`` binding's value ``(with module m <body>)`` (only a module selection,
+    https://docs.geldata.com/reference/edgeql/with#module-selection) as its body with the bare
+    names of types and enums that resolve in ``m`` qualified (``Material`` ->
+    ``material::Material``): bare names resolve in ``m`` first, then in default. Any other
+    value is returned as it is."""
+    if not (isinstance(value, ast.WithExpr) and len(value.bindings) == 1 and value.bindings[0].name == "module"
+            and isinstance(value.bindings[0].value, ast.VarRef)
+            and value.bindings[0].name_span == value.bindings[0].value.span
+            and value.bindings[0].span != value.bindings[0].value.span
+            and isinstance(value.body, ast.Expr.__args__)):  # type: ignore[attr-defined]
+        return value
+    module = value.bindings[0].value.name
+    schema = ctx.schema
+
+    def qualify(n):
+        if isinstance(n, ast.VarRef) and "::" not in n.name and n.name not in ctx.variables \
+                and n.name not in ctx.type_sets:
+            t = schema.find_type(n.name, module)
+            if t is not None:
+                return dataclasses.replace(n, name=t.qualname)
+        if isinstance(n, ast.EnumRef) and "::" not in n.enum and n.enum not in ctx.variables \
+                and n.enum not in ctx.type_sets:
+            e = schema.find_enum(n.enum, module)
+            if e is not None:
+                return dataclasses.replace(n, enum=e.qualname)
+        return n
+
+    return ast.map_expr(value.body, qualify)
 
 
 def _merge_selections(value, ctx: ExprContext):
