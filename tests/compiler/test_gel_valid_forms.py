@@ -148,6 +148,8 @@ _ASSERT = 'invalid input syntax for type integer: "schemac-assert|'
     ("select assert_exists(<optional str>$s, message := 'no s');", ("v",), [("v",)]),
     ("select assert_exists(assert_single((select Book filter .title = <str>$t))) { title };", ("Dune",),
      [("Dune",)]),
+    ("select { n := count(assert_distinct({3, 4})), s := sum(assert_distinct(array_unpack(<array<int64>>$x))) };",
+     ([1, 2],), [(2, 3)]),
 ])
 def test_assertions_that_hold_pass_their_set_through(db, query, args, expected):
     db.execute("UPDATE person SET nicknames = '{x,y}' WHERE name = 'ann'")
@@ -156,6 +158,8 @@ def test_assertions_that_hold_pass_their_set_through(db, query, args, expected):
 
 @pytest.mark.parametrize("query, args, raised", [
     ("select assert_distinct({1, 2, 1});", (),
+     "assert_distinct|assert_distinct violation: expression returned a set with duplicate elements"),
+    ("select count(assert_distinct({1, 2, 1}));", (),
      "assert_distinct|assert_distinct violation: expression returned a set with duplicate elements"),
     ("select assert_distinct(array_unpack(<array<str>>$x), message := 'twice {x}');", (["a", "a"],),
      "assert_distinct|twice {x}"),

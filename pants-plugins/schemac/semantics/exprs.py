@@ -2658,6 +2658,11 @@ def value_set_array(expr, ctx: ExprContext):
     written (an empty element is none): ``array_remove(ARRAY[a, b], NULL) || coalesce(xs, '{}')``.
     The elements meet at one type as a set literal's do (numbers at the widest). ``None`` when
     ``expr`` is no such set; ``False`` after reporting."""
+    call = assert_call(expr)
+    if call is not None and call[0] == "assert_distinct" and _value_set_parts(call[1], ctx) is not None:
+        # `count(assert_distinct({1, 2}))`: the checked set's array
+        found = check(expr, ctx)
+        return False if found is None else found
     parts = _value_set_parts(expr, ctx)
     if parts is None or any(not unpack and _objects_part(e, ctx) for e, unpack in parts):
         return None
