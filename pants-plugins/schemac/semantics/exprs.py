@@ -1417,6 +1417,32 @@ def refuse_poly_link(subject: Optional[ObjectType], name: str, span, reporter: R
     return True
 
 
+def _computed_link_steps(e) -> Optional[Tuple[str, ...]]:
+    """The steps of a computed link that is a path (``.album.artist``, ``(select .album.artist)``
+    without shape or clauses), or ``None``."""
+    if isinstance(e, ast.StatementExpr):
+        e = e.query
+    if isinstance(e, ast.SelectExpr) and e.shape is None and e.filter is None and not e.order \
+            and e.offset is None and e.limit is None:
+        e = e.subject
+    if isinstance(e, ast.Path) and all(st.isidentifier() for st in e.steps):
+        return tuple(e.steps)
+    return None
+
+
+def _expand_computed_links(steps: Tuple[str, ...], subject: ObjectType) -> Optional[Tuple[str, ...]]:
+    """``steps`` with its leading computed links that are paths replaced by their paths
+    (``artist.name`` -> ``album.artist.name``), or ``None`` when the first is not one (or they
+    refer to each other)."""
+    for _ in range(8):
+        comp = subject.computeds.get(steps[0])
+        inner = _computed_link_steps(comp.expr) if comp is not None and comp.target is not None else None
+        if inner is None:
+            return steps if subject.computeds.get(steps[0]) is None else None
+        steps = inner + steps[1:]
+    return None
+
+
 def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     if expr.steps == ("__subject__",):
         col = ctx.subject_column
@@ -1480,6 +1506,13 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         if value is None:
             return None
         return qir.ObjectValue(expr.span, value.type, True, objects, value)
+    if len(expr.steps) > 1 and comp is not None and comp.target is not None:
+        steps = _expand_computed_links(tuple(expr.steps), ctx.subject)
+        if steps is not None:
+            # `.artist.name` of `link artist := (select .album.artist)`: the computed link's path
+            # in its place, `.album.artist.name` (a computed is its expression evaluated for the
+            # object, https://docs.geldata.com/reference/datamodel/computeds)
+            return _path(ast.Path(steps, expr.span), ctx)
     if len(expr.steps) > 1:
         ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
         return None
