@@ -4459,6 +4459,13 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     union = _object_union(qf, q, ctx)
     if union is not False:
         return union  # type: ignore[return-value]
+    if isinstance(q.value, ast.ShapeExpr) and isinstance(q.value.base, ast.GroupExpr):
+        # `select (group m by .k) { k := .key.k, n := count(.elements) } order by .n desc`: a
+        # select over the groups, as `with g := (group ...) select g { ... }`
+        # (https://docs.geldata.com/reference/edgeql/group)
+        g = q.value.base
+        return _group_query(qf, g, ctx, ast.SelectQuery("group", g.span, q.value.shape, q.filter, q.order,
+                                                        q.offset, q.limit, q.span))
     inner, asserts = _peel_asserts(q.value)
     bound = None if _has_clauses(q) else _bound_write_selection(inner, ctx)
     if bound is not None:
@@ -4875,9 +4882,16 @@ def _bound_group_list(e, ctx: ExprContext):
     k := .x by k) select { counts := (select g { k := .key.k, n := count(.elements) }) }``):
     the same as the field ``(with g := (group ...) select g { ... })``, since a ``with`` name is
     its expression wherever it is read (https://docs.geldata.com/reference/edgeql/with);
-    ``None`` for anything else."""
-    if not (isinstance(e, ast.SelectExpr) and isinstance(e.subject, ast.VarRef) and e.shape is not None
-            and e.subject.name in ctx.group_bindings and e.subject.name not in ctx.variables):
+    ``None`` for anything else. The group may also be written in place, ``(select (group m by
+    .k) { k := .key.k, n := count(.elements) } order by .n desc limit 5)``, the same select of
+    its groups (https://docs.geldata.com/reference/edgeql/group)."""
+    if not (isinstance(e, ast.SelectExpr) and e.shape is not None):
+        return None
+    if isinstance(e.subject, ast.GroupExpr):
+        return e.subject, (), ast.SelectQuery("group", e.subject.span, e.shape, e.filter, e.order, e.offset,
+                                              e.limit, e.span)
+    if not (isinstance(e.subject, ast.VarRef) and e.subject.name in ctx.group_bindings
+            and e.subject.name not in ctx.variables):
         return None
     g, extras = ctx.group_bindings[e.subject.name]
     return g, extras, ast.SelectQuery(e.subject.name, e.subject.span, e.shape, e.filter, e.order, e.offset,

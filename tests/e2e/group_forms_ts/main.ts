@@ -106,12 +106,20 @@ try {
   assert.deepEqual(await q.kindCounts({ since: 2015, top: 1 }), {
     total: "5", kinds: [{ kind: "Book", n: "3" }],
     all_kinds: [{ kind: "Book", newest: 2021 }, { kind: "Film", newest: 2022 }],
+    by_age: [{ old: false, n: "3" }, { old: true, n: "2" }],
   });
   assert.deepEqual(await q.kindCounts({ since: 2021, top: 5 }), {
     total: "2", kinds: [{ kind: "Book", n: "1" }, { kind: "Film", n: "1" }],
     all_kinds: [{ kind: "Book", newest: 2021 }, { kind: "Film", newest: 2022 }],
+    by_age: [{ old: false, n: "2" }],
   });
-  assert.deepEqual(await q.kindCounts({ since: 2030, top: 5 }), { total: "0", kinds: [], all_kinds: [] });
+  assert.deepEqual(await q.kindCounts({ since: 2030, top: 5 }),
+                   { total: "0", kinds: [], all_kinds: [], by_age: [] });
+  // a select over a group written in place (the item without a kind is a group of its own)
+  assert.deepEqual(await q.kindsOver({ min: 2 }), [{ kind: "Book", n: "3" }, { kind: "Film", n: "2" }]);
+  assert.deepEqual(await q.kindsOver({ min: 1 }),
+                   [{ kind: "Book", n: "3" }, { kind: "Film", n: "2" }, { kind: null, n: "1" }]);
+  assert.deepEqual(await q.kindsOver({ min: 4 }), []);
   out["boundGroupList"] = true;
 
   // for t in array_unpack($titles) union (with it := (insert Item {...}) select it { title, owner: { name } })

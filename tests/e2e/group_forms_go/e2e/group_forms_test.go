@@ -173,20 +173,32 @@ func TestGroupForms(t *testing.T) {
 	// a free object's fields selecting groups the query's own `with` binds
 	book, film := gf.Kind("Book"), gf.Kind("Film")
 	y21, y22 := int32(2021), int32(2022)
+	no, yes := false, true
 	all := []gf.KindCountsAllKinds{{Kind: &book, Newest: &y21}, {Kind: &film, Newest: &y22}}
 	kc, err := q.KindCounts(ctx, gf.KindCountsParams{Since: 2015, Top: 1})
 	if err != nil || !reflect.DeepEqual(kc, gf.KindCountsRow{Total: 5,
-		Kinds: []gf.KindCountsKinds{{Kind: &book, N: 3}}, AllKinds: all}) {
+		Kinds: []gf.KindCountsKinds{{Kind: &book, N: 3}}, AllKinds: all,
+		ByAge: []gf.KindCountsByAge{{Old: &no, N: 3}, {Old: &yes, N: 2}}}) {
 		t.Fatalf("KindCounts(2015, 1) = %+v, %v", kc, err)
 	}
 	kc, err = q.KindCounts(ctx, gf.KindCountsParams{Since: 2021, Top: 5})
 	if err != nil || !reflect.DeepEqual(kc, gf.KindCountsRow{Total: 2,
-		Kinds: []gf.KindCountsKinds{{Kind: &book, N: 1}, {Kind: &film, N: 1}}, AllKinds: all}) {
+		Kinds: []gf.KindCountsKinds{{Kind: &book, N: 1}, {Kind: &film, N: 1}}, AllKinds: all,
+		ByAge: []gf.KindCountsByAge{{Old: &no, N: 2}}}) {
 		t.Fatalf("KindCounts(2021, 5) = %+v, %v", kc, err)
 	}
 	kc, err = q.KindCounts(ctx, gf.KindCountsParams{Since: 2030, Top: 5})
-	if err != nil || kc.Total != 0 || len(kc.Kinds) != 0 || len(kc.AllKinds) != 0 {
+	if err != nil || kc.Total != 0 || len(kc.Kinds) != 0 || len(kc.AllKinds) != 0 || len(kc.ByAge) != 0 {
 		t.Fatalf("KindCounts(2030, 5) = %+v, %v", kc, err)
+	}
+	// a select over a group written in place (the item without a kind is a group of its own)
+	over, err := q.KindsOver(ctx, gf.KindsOverParams{Min: 1})
+	if err != nil || !reflect.DeepEqual(over, []gf.KindsOverRow{{Kind: &book, N: 3}, {Kind: &film, N: 2}, {Kind: nil, N: 1}}) {
+		t.Fatalf("KindsOver(1) = %+v, %v", over, err)
+	}
+	over, err = q.KindsOver(ctx, gf.KindsOverParams{Min: 4})
+	if err != nil || len(over) != 0 {
+		t.Fatalf("KindsOver(4) = %+v, %v", over, err)
 	}
 
 	added, err := q.AddItems(ctx, gf.AddItemsParams{Owner: "bob", Titles: []string{"G", "H"}})

@@ -283,7 +283,7 @@ func (q *Queries) ItemsByShelf(ctx context.Context, _ ...ItemsByShelfParams) ([]
 }
 
 // kindCountsSQL is the SQL of query kind_counts (cases/group_forms/queries/kind_counts.edgeql).
-const kindCountsSQL = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST LIMIT $2) AS "_gl") AS "kinds", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'newest', "_gl"."newest") ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", max(year) AS "newest", row_number() OVER (ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_gl") AS "all_kinds"`
+const kindCountsSQL = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST LIMIT $2) AS "_gl") AS "kinds", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'newest', "_gl"."newest") ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", max(year) AS "newest", row_number() OVER (ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_gl") AS "all_kinds", (SELECT coalesce(json_agg(json_build_object('old', "_gl"."old", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "old", count(*) AS "n", row_number() OVER (ORDER BY "_group_k0" ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, year < 2020 AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY "_group_k0" ASC NULLS FIRST) AS "_gl") AS "by_age"`
 
 // KindCountsParams are the parameters of KindCounts.
 type KindCountsParams struct {
@@ -303,25 +303,75 @@ type KindCountsAllKinds struct {
 	Newest *int32 `json:"newest"`
 }
 
+// KindCountsByAge is the by_age shape of KindCounts.
+type KindCountsByAge struct {
+	Old *bool `json:"old"`
+	N   int64 `json:"n,string"`
+}
+
 // KindCountsRow is one row returned by KindCounts.
 type KindCountsRow struct {
 	Total    int64                `json:"total,string"`
 	Kinds    []KindCountsKinds    `json:"kinds"`
 	AllKinds []KindCountsAllKinds `json:"all_kinds"`
+	ByAge    []KindCountsByAge    `json:"by_age"`
 }
 
 // KindCounts runs query kind_counts (cases/group_forms/queries/kind_counts.edgeql).
 //
 // A free object's field selecting groups that the query's own `with` binds (a `with` name is its
 // expression wherever it is read: https://docs.geldata.com/reference/edgeql/with), with a computed
-// field a second binding adds to them (https://docs.geldata.com/reference/edgeql/group).
+// field a second binding adds to them (https://docs.geldata.com/reference/edgeql/group); and one
+// selecting a group written in place.
 func (q *Queries) KindCounts(ctx context.Context, arg KindCountsParams) (KindCountsRow, error) {
 	row := q.db.QueryRow(ctx, kindCountsSQL, arg.Since, arg.Top)
 	var i KindCountsRow
-	if err := row.Scan(&i.Total, &i.Kinds, &i.AllKinds); err != nil {
+	if err := row.Scan(&i.Total, &i.Kinds, &i.AllKinds, &i.ByAge); err != nil {
 		return i, translateError(err)
 	}
 	return i, nil
+}
+
+// kindsOverSQL is the SQL of query kinds_over (cases/group_forms/queries/kinds_over.edgeql).
+const kindsOverSQL = `SELECT "_group_k0" AS "kind", count(*) AS "n"
+FROM (SELECT "item".*, kind AS "_group_k0" FROM "item") AS "item"
+GROUP BY "_group_k0"
+HAVING count(*) >= $1::bigint
+ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST`
+
+// KindsOverParams are the parameters of KindsOver.
+type KindsOverParams struct {
+	Min int64
+}
+
+// KindsOverRow is one row returned by KindsOver.
+type KindsOverRow struct {
+	Kind *Kind `json:"kind"`
+	N    int64 `json:"n,string"`
+}
+
+// KindsOver runs query kinds_over (cases/group_forms/queries/kinds_over.edgeql).
+//
+// A select over a group written in place, filtered and ordered by the groups' fields
+// (https://docs.geldata.com/reference/edgeql/group).
+func (q *Queries) KindsOver(ctx context.Context, arg KindsOverParams) ([]KindsOverRow, error) {
+	rows, err := q.db.Query(ctx, kindsOverSQL, arg.Min)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []KindsOverRow
+	for rows.Next() {
+		var i KindsOverRow
+		if err := rows.Scan(&i.Kind, &i.N); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
 }
 
 // ownerCountsSQL is the SQL of query owner_counts (cases/group_forms/queries/owner_counts.edgeql).

@@ -20,6 +20,9 @@ import {
   type KindCountsArgs,
   type KindCountsResult,
   kindCounts,
+  type KindsOverArgs,
+  type KindsOverResult,
+  kindsOver,
   type OwnerCountsArgs,
   type OwnerCountsResult,
   ownerCounts,
@@ -50,6 +53,8 @@ export interface Runner {
     itemsByShelf(args?: ItemsByShelfArgs): Promise<ItemsByShelfResult[]>;
     /** Runs `kind_counts` (cases/group_forms/queries/kind_counts.edgeql). */
     kindCounts(args: KindCountsArgs): Promise<KindCountsResult>;
+    /** Runs `kinds_over` (cases/group_forms/queries/kinds_over.edgeql). */
+    kindsOver(args: KindsOverArgs): Promise<KindsOverResult[]>;
     /** Runs `owner_counts` (cases/group_forms/queries/owner_counts.edgeql). */
     ownerCounts(args: OwnerCountsArgs): Promise<OwnerCountsResult>;
     /** Runs `people_with_kind` (cases/group_forms/queries/people_with_kind.edgeql). */
@@ -124,6 +129,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       itemsByKind: (args) => itemsByKind(db, args),
       itemsByShelf: (args) => itemsByShelf(db, args),
       kindCounts: (args) => kindCounts(db, args),
+      kindsOver: (args) => kindsOver(db, args),
       ownerCounts: (args) => ownerCounts(db, args),
       peopleWithKind: (args) => peopleWithKind(db, args),
       titlesAndTotal: (args) => titlesAndTotal(db, args),

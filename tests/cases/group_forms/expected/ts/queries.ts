@@ -181,7 +181,7 @@ export async function itemsByShelf(db: Queryable, args: ItemsByShelfArgs = {}): 
 }
 
 /** SQL of query `kind_counts` (cases/group_forms/queries/kind_counts.edgeql). */
-export const kindCountsSql = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST LIMIT $2) AS "_gl") AS "kinds", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'newest', "_gl"."newest") ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", max(year) AS "newest", row_number() OVER (ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_gl") AS "all_kinds"`;
+export const kindCountsSql = `SELECT (SELECT count(*) FROM "item" AS "_c1" WHERE "_c1".year >= $1) AS "total", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", count(*) AS "n", row_number() OVER (ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST LIMIT $2) AS "_gl") AS "kinds", (SELECT coalesce(json_agg(json_build_object('kind', "_gl"."kind", 'newest', "_gl"."newest") ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "kind", max(year) AS "newest", row_number() OVER (ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, kind AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST) AS "_gl") AS "all_kinds", (SELECT coalesce(json_agg(json_build_object('old', "_gl"."old", 'n', ("_gl"."n")::text) ORDER BY "_gl"."_n"), '[]'::json) FROM (SELECT "_group_k0" AS "old", count(*) AS "n", row_number() OVER (ORDER BY "_group_k0" ASC NULLS FIRST) AS "_n" FROM (SELECT "item".*, year < 2020 AS "_group_k0" FROM "item" WHERE year >= $1) AS "item" GROUP BY "_group_k0" ORDER BY "_group_k0" ASC NULLS FIRST) AS "_gl") AS "by_age"`;
 
 /** Parameters of {@link kindCounts}. */
 export interface KindCountsArgs {
@@ -194,12 +194,14 @@ export interface KindCountsResult {
   total: string;
   kinds: Array<{ kind: Kind | null; n: string }>;
   all_kinds: Array<{ kind: Kind | null; newest: number | null }>;
+  by_age: Array<{ old: boolean | null; n: string }>;
 }
 
 /**
  * A free object's field selecting groups that the query's own `with` binds (a `with` name is its
  * expression wherever it is read: https://docs.geldata.com/reference/edgeql/with), with a computed
- * field a second binding adds to them (https://docs.geldata.com/reference/edgeql/group).
+ * field a second binding adds to them (https://docs.geldata.com/reference/edgeql/group); and one
+ * selecting a group written in place.
  *
  * Source: cases/group_forms/queries/kind_counts.edgeql.
  */
@@ -213,6 +215,37 @@ export async function kindCounts(db: Queryable, args: KindCountsArgs): Promise<K
     throw new Error("kind_counts: the statement returned no row");
   }
   return row;
+}
+
+/** SQL of query `kinds_over` (cases/group_forms/queries/kinds_over.edgeql). */
+export const kindsOverSql = `SELECT "_group_k0" AS "kind", count(*) AS "n"
+FROM (SELECT "item".*, kind AS "_group_k0" FROM "item") AS "item"
+GROUP BY "_group_k0"
+HAVING count(*) >= $1::bigint
+ORDER BY count(*) DESC NULLS LAST, array_position(ARRAY['Book', 'Film', 'Game']::text[], "_group_k0") ASC NULLS FIRST`;
+
+/** Parameters of {@link kindsOver}. */
+export interface KindsOverArgs {
+  readonly min: number | string | bigint;
+}
+
+/** One row returned by {@link kindsOver}. */
+export interface KindsOverResult {
+  kind: Kind | null;
+  n: string;
+}
+
+/**
+ * A select over a group written in place, filtered and ordered by the groups' fields
+ * (https://docs.geldata.com/reference/edgeql/group).
+ *
+ * Source: cases/group_forms/queries/kinds_over.edgeql.
+ */
+export async function kindsOver(db: Queryable, args: KindsOverArgs): Promise<KindsOverResult[]> {
+  const rows = await run(db, kindsOverSql, [
+    args.min,
+  ]);
+  return rows as KindsOverResult[];
 }
 
 /** SQL of query `owner_counts` (cases/group_forms/queries/owner_counts.edgeql). */
