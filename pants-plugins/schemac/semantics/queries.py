@@ -676,6 +676,9 @@ def _plan_body(qf: ast.QueryFile, q, subject: ObjectType, ctx: ExprContext) -> O
     """Check a query (not ``with``) in the scope ``ctx``."""
     if isinstance(q, ast.InsertQuery):
         return _insert(qf, q, subject, ctx)
+    if isinstance(q, ast.DeleteQuery) and q.subject is None and not ctx.variables \
+            and computed_sql.has_subtypes(ctx.schema, subject):
+        return _delete_each_table(qf, q, subject, ctx)
     if isinstance(q, (ast.UpdateQuery, ast.DeleteQuery, ast.SelectQuery, ast.SelectDml)) \
             and computed_sql.concrete_parent(ctx.schema, subject, q.type_span, ctx.reporter,
                                 "an update" if isinstance(q, ast.UpdateQuery) else
@@ -2369,6 +2372,24 @@ def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: Exp
     if w is None:
         return None
     return _plan(qf, "delete", subject, _returning_id(w), ctx, w.cardinality, ())
+
+
+def _delete_each_table(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType,
+                       ctx: ExprContext) -> Optional[qir.Query]:
+    """``delete Item filter f`` of a concrete type other types extend: Gel's objects of ``Item``
+    include its subtypes' (https://docs.geldata.com/reference/datamodel/inheritance), which live
+    in their own tables, so the statement deletes from each table (``WITH "_with__del0" AS
+    (DELETE FROM "item" WHERE f RETURNING *), "_with__del1" AS (DELETE FROM "book" ...)``) and
+    returns every deleted object's id, as ``select {p, q}`` of bound deletes does."""
+    bindings: List[qir.Node] = []
+    for i, key in enumerate(ctx.schema.descendants[subject.qualname]):
+        t = ctx.schema.types[key]
+        w = _delete_write(q, t, dataclasses.replace(ctx, subject=t))
+        if w is None:
+            return None
+        bindings.append(qir.BoundWrite(q.span, f"_del{i}", w))
+    union = qir.WrittenUnion(q.span, tuple(b.name for b in bindings))  # type: ignore[attr-defined]
+    return _plan(qf, "delete", subject, qir.With(q.span, tuple(bindings), union), ctx, MANY, ())
 
 
 def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext,
