@@ -245,6 +245,7 @@ def test_cli_reports_a_file_that_does_not_parse(tmp_path):
     ("q.edgeql", "select enumerate({'a','b'}) filter .0 > 0;"),
     ("q.edgeql", "select 'a' ++ if <bool>$c then 'b' else 'c' ++ 'd';"),
     ("q.edgeql", "select Target { label, [is Team | Event].name };"),
+    ("q.edgeql", "select {insert Lamp, insert Lamp { watts := 5 }};"),
 ])
 def test_gel_syntax_forms_round_trip(path, text):
     # (insert without a shape, interpolated strings, clauses on a link without a sub-shape,

@@ -4755,6 +4755,13 @@ def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: boo
     parts meet at one type as the elements of an array literal do."""
     lows: List[qir.Expr] = []
     expected: Optional[ValueType] = None
+    writes = [e for e, _ in parts if isinstance(e, ast.StatementExpr)]
+    if writes and len(writes) == len(parts):
+        # (`select {insert A {...}, insert A {...}}`, Gel's GenExpr elements: objects, not values)
+        ctx.reporter.error("E0206", "a set of the objects of several inserts, updates or deletes is not supported "
+                           "yet", writes[0].span, "run each statement as a query of its own, or bind each in "
+                           "'with' and select them")
+        return None
     for expr, unpack in parts:
         if not unpack and (isinstance(expr, (ast.SelectExpr, ast.SubSelect, ast.StatementExpr)) or (
                 isinstance(expr, ast.VarRef) and (expr.name in ctx.type_sets or

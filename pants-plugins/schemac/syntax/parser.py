@@ -1279,6 +1279,10 @@ class _Builder:
         insert, update or delete)."""
         return _parenthesised(children[0], self._span(meta))
 
+    def set_stmt(self, meta, children):
+        """``{ insert A { ... }, ... }``: a statement as a set's element, as if parenthesised."""
+        return _parenthesised(children[0], children[0].span)
+
     def stmt_arg(self, meta, children):
         """``f(select ...)``, ``all(for x in xs union (...))``: a statement as an argument is the
         statement parenthesised (Gel's FuncCallArg reads an unparenthesised statement)."""
