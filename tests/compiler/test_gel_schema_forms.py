@@ -24,6 +24,9 @@ them through both runners, tests/e2e/test_gel_schema_forms_e2e.py):
 * ``with g := (with module inv select Item filter .kind = Kind.A)`` and ``(with module inv select
   count(Item))`` (https://docs.geldata.com/reference/edgeql/with#module-selection: bare names
   resolve in that module first, then in default; was E0302 'unknown name');
+* ``name := .<team[is Player].coach { name }`` in a shape: the objects of a path (after a
+  backlink) with a shape (https://docs.geldata.com/reference/edgeql/shapes; was E0206 'shapes on
+  an expression');
 * ``constraint expression on (__subject__.current < __subject__.total)`` of a tuple property
   (https://docs.geldata.com/reference/datamodel/constraints; was E0206 '__subject__ is not
   available in a constraint').
@@ -103,6 +106,7 @@ QUERIES = {
     "module_sel": "with golds := (with module inv select Item filter .kind = Kind.A) "
                   "select { n := count(golds), total := sum(golds.qty), teams := count(Team) }",
     "module_expr": "select { n := (with module inv select count(Item)), t := (with module inv select count(Team)) }",
+    "coaches": "select Team { name, coaches := .<team[is Player].coach { name } } order by .name",
     "lands": "select Land { name, gold: { label, amount }, food: { label, amount } } order by .name",
     "made": "select Team { name, same := .made = std::datetime_of_statement(), "
             "now_ok := std::datetime_current() >= .made } order by .name",
@@ -283,3 +287,14 @@ def test_with_module_inside_a_binding_and_an_expression(db, plans):
     # (Team is not in inv: found in default)
     assert _run(db, plans["module_expr"]) == [(3, 3)]
     assert "error[E0301]: unknown module 'nope'" in _errors(SCHEMA, {"q": "select (with module nope select 1)"})
+
+
+def test_shape_on_a_path_after_a_backlink(db, plans):
+    _run(db, plans["join_best"], name="p1", min=0)   # c
+    _run(db, plans["join_best"], name="p2", min=0)   # c
+    _run(db, plans["join_best"], name="p3", min=1)   # a
+    _run(db, plans["coach_with"], name="p1", team="b")
+    _run(db, plans["coach_with"], name="p2", team="b")
+    _run(db, plans["coach_with"], name="p3", team="a")
+    # the distinct coaches of each team's players (b once for c's two players)
+    assert _run(db, plans["coaches"]) == [("a", [{"name": "a"}]), ("b", []), ("c", [{"name": "b"}])]

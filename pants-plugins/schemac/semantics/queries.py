@@ -2862,6 +2862,11 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
             elif isinstance(back, ast.Backlink):
                 node = _backlink_shape_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None,
                                                subject, alias, ctx, depth)
+            elif isinstance(v, ast.ShapeExpr) and not written and computed_sql.is_set_expr(back) \
+                    and computed_sql.set_target(back, subject, ctx.schema, ctx.module) is not None:
+                # `students := .<advisor[is Student].user { name }`: the objects of a path (a union,
+                # ...) with a shape, a JSON list of them
+                node = _backlink_shape_element(el, back, v.shape, subject, alias, ctx, depth)
             elif written:
                 # `host_name := .host.name` of a link the statement assigns a new object: read
                 # from the write's CTE.
@@ -3240,7 +3245,8 @@ def _backlink_shape_element(el: ast.ShapeElement, back: ast.Backlink, shape, sub
         return None
     scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias)
     inner_alias = qi(f"_s{depth + 1}")
-    objects = computed_sql.object_set(back, scope, inner_alias, el.span)
+    objects = computed_sql.object_set(back, scope, inner_alias, el.span) if isinstance(back, ast.Backlink) \
+        else computed_sql.expr_object_set(back, scope, inner_alias, el.span)
     if objects is None:
         return None
     inner = _shape(shape if shape is not None else (ast.ShapeElement("id", None, back.span),), objects.source,

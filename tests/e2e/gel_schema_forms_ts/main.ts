@@ -49,6 +49,12 @@ try {
       editor: { handle: "carol" }, author_karma: "6", big: "12345678901234567890", half: "0.5",
     },
   ]);
+  // a path after a backlink with a shape: the editors of each member's posts
+  assert.deepEqual(await db.query.memberPosts(), [
+    { handle: "alice", editors: [{ handle: "carol" }] },
+    { handle: "bob", editors: [{ handle: "alice" }] },
+    { handle: "carol", editors: [] },
+  ]);
   out["functions"] = true;
 
   // single link holder := .<wallet[is Member] ?? .<savings[is Member], and .holder.handle.

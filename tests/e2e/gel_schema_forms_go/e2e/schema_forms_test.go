@@ -88,6 +88,18 @@ func TestSchemaForms(t *testing.T) {
 		t.Fatalf("post_slugs: %+v", slugs)
 	}
 
+	// a path after a backlink with a shape: the editors of each member's posts
+	mp, err := r.Query.MemberPosts(ctx)
+	must(err)
+	wantMP := []sf.MemberPostsRow{
+		{Handle: "alice", Editors: []sf.MemberPostsEditors{{Handle: "carol"}}},
+		{Handle: "bob", Editors: []sf.MemberPostsEditors{{Handle: "alice"}}},
+		{Handle: "carol", Editors: []sf.MemberPostsEditors{}},
+	}
+	if !reflect.DeepEqual(mp, wantMP) {
+		t.Fatalf("member_posts: %+v", mp)
+	}
+
 	// single link holder := .<wallet[is Member] ?? .<savings[is Member], and .holder.handle.
 	_, err = db.Exec(ctx, `INSERT INTO wallet (coins) VALUES (1), (2)`)
 	must(err)

@@ -71,6 +71,51 @@ func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, e
 	return i, nil
 }
 
+// memberPostsSQL is the SQL of query member_posts (cases/gel_schema_forms/queries/member_posts.edgeql).
+const memberPostsSQL = `SELECT "handle",
+       (SELECT coalesce(json_agg(json_build_object('handle', "_s1"."handle") ORDER BY "_s1"."id"), '[]'::json) FROM "member" AS "_s1" WHERE "_s1"."id" IN (SELECT "_h1"."editor_id" FROM "post" AS "_h1" WHERE "_h1"."id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "member"."id"))) AS "editors"
+FROM "member"
+ORDER BY handle ASC NULLS FIRST`
+
+// MemberPostsParams is empty: MemberPosts takes no parameters (it may be called as
+// MemberPosts(ctx) or, as before, MemberPosts(ctx, MemberPostsParams{})).
+type MemberPostsParams struct {
+}
+
+// MemberPostsEditors is the editors shape of MemberPosts.
+type MemberPostsEditors struct {
+	Handle string `json:"handle"`
+}
+
+// MemberPostsRow is one row returned by MemberPosts.
+type MemberPostsRow struct {
+	Handle  string               `json:"handle"`
+	Editors []MemberPostsEditors `json:"editors"`
+}
+
+// MemberPosts runs query member_posts (cases/gel_schema_forms/queries/member_posts.edgeql).
+//
+// the editors of the posts each member wrote: a path after a backlink, with a shape
+func (q *Queries) MemberPosts(ctx context.Context, _ ...MemberPostsParams) ([]MemberPostsRow, error) {
+	rows, err := q.db.Query(ctx, memberPostsSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []MemberPostsRow
+	for rows.Next() {
+		var i MemberPostsRow
+		if err := rows.Scan(&i.Handle, &i.Editors); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // postByAuthorSQL is the SQL of query post_by_author (cases/gel_schema_forms/queries/post_by_author.edgeql).
 const postByAuthorSQL = `WITH "_with_author" AS (
 SELECT (SELECT "_q1"."id" FROM "member" AS "_q1" WHERE "_q1".handle = $1 LIMIT 1) AS "v"

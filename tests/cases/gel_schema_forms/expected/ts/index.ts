@@ -8,6 +8,9 @@ import {
   type AddPostArgs,
   type AddPostResult,
   addPost,
+  type MemberPostsArgs,
+  type MemberPostsResult,
+  memberPosts,
   type PostByAuthorArgs,
   type PostByAuthorResult,
   postByAuthor,
@@ -33,6 +36,8 @@ export interface Runner {
     addMember(args: AddMemberArgs): Promise<AddMemberResult>;
     /** Runs `add_post` (cases/gel_schema_forms/queries/add_post.edgeql). */
     addPost(args: AddPostArgs): Promise<AddPostResult>;
+    /** Runs `member_posts` (cases/gel_schema_forms/queries/member_posts.edgeql). */
+    memberPosts(args?: MemberPostsArgs): Promise<MemberPostsResult[]>;
     /** Runs `post_by_author` (cases/gel_schema_forms/queries/post_by_author.edgeql). */
     postByAuthor(args: PostByAuthorArgs): Promise<PostByAuthorResult[]>;
     /** Runs `post_slugs` (cases/gel_schema_forms/queries/post_slugs.edgeql). */
@@ -105,6 +110,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
     query: {
       addMember: (args) => addMember(db, args),
       addPost: (args) => addPost(db, args),
+      memberPosts: (args) => memberPosts(db, args),
       postByAuthor: (args) => postByAuthor(db, args),
       postSlugs: (args) => postSlugs(db, args),
       setEditor: (args) => setEditor(db, args),

@@ -93,6 +93,33 @@ export async function addPost(db: Queryable, args: AddPostArgs): Promise<AddPost
   return row;
 }
 
+/** SQL of query `member_posts` (cases/gel_schema_forms/queries/member_posts.edgeql). */
+export const memberPostsSql = `SELECT "handle",
+       (SELECT coalesce(json_agg(json_build_object('handle', "_s1"."handle") ORDER BY "_s1"."id"), '[]'::json) FROM "member" AS "_s1" WHERE "_s1"."id" IN (SELECT "_h1"."editor_id" FROM "post" AS "_h1" WHERE "_h1"."id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "member"."id"))) AS "editors"
+FROM "member"
+ORDER BY handle ASC NULLS FIRST`;
+
+/** Parameters of {@link memberPosts}. */
+export interface MemberPostsArgs {
+}
+
+/** One row returned by {@link memberPosts}. */
+export interface MemberPostsResult {
+  handle: string;
+  editors: Array<{ handle: string }>;
+}
+
+/**
+ * the editors of the posts each member wrote: a path after a backlink, with a shape
+ *
+ * Source: cases/gel_schema_forms/queries/member_posts.edgeql.
+ */
+export async function memberPosts(db: Queryable, args: MemberPostsArgs = {}): Promise<MemberPostsResult[]> {
+  void args;
+  const rows = await run(db, memberPostsSql, []);
+  return rows as MemberPostsResult[];
+}
+
 /** SQL of query `post_by_author` (cases/gel_schema_forms/queries/post_by_author.edgeql). */
 export const postByAuthorSql = `WITH "_with_author" AS (
 SELECT (SELECT "_q1"."id" FROM "member" AS "_q1" WHERE "_q1".handle = $1 LIMIT 1) AS "v"
