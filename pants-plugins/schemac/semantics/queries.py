@@ -1851,7 +1851,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
         body = _select_of_selection(sq, ctx.type_sets[body.subject.name], ctx)
         if body is None:
             return None
-    elif _for_value_body(body, ctx):
+    elif _for_value_body(body, ctx) or (isinstance(body, ast.BinOp) and body.op in ("except", "intersect")
+                                        and _for_value_body(body.left, ctx)):
         return _for_value(qf, q, body, inner_with, ctx)
     if isinstance(body, (ast.SelectExpr, ast.SubSelect)):
         body = _as_select_query(body, ctx)
@@ -1944,6 +1945,10 @@ def _for_value(qf: ast.QueryFile, q: ast.ForExpr, body, inner_with, ctx: ExprCon
     if batch is None or not _bind_per_element(inner_with, ctx):
         return None
     value = body.subject if isinstance(body, ast.SelectExpr) else body
+    if isinstance(value, ast.BinOp) and value.op in ("except", "intersect"):
+        value = _for_set_op_value(value, ctx)
+        if value is None:
+            return None
     low = check(value, ctx)
     if low is None:
         return None
@@ -1953,6 +1958,23 @@ def _for_value(qf: ast.QueryFile, q: ast.ForExpr, body, inner_with, ctx: ExprCon
     el = qir.ShapeComputed(value.span, ResultField("value", low.type, _may_be_empty(low)), low)
     node = qir.SelectValues(body.span, (el,), True, batch)
     return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", low.type, False),), scalar=True)
+
+
+def _for_set_op_value(body: ast.BinOp, ctx: ExprContext):
+    """``for x in ... union (x) except {'a', 'b'}``: a body value of one element per iteration
+    (https://docs.geldata.com/reference/edgeql/for, https://docs.geldata.com/reference/stdlib/set#operator::except):
+    ``{v} except B`` is ``v`` unless ``v in B`` (``intersect``: only if), so the body is
+    ``v if v not in B else <T>{}`` (an empty value is no element). ``None`` after an error."""
+    left = check(body.left, ctx)
+    if left is None:
+        return None
+    if left.type.element is not None or left.type.fields is not None or left.type.name == "json":
+        ctx.reporter.error("E0206", f"'{body.op}' of a {left.type.name} value in a 'for' body is not supported yet",
+                           body.span, "select the values, then filter them: (x if x not in {...} else <str>{})")
+        return None
+    op = "not in" if body.op == "except" else "in"
+    empty = ast.Cast(ast.TypeRef(left.type.name, (), body.span), ast.SetLit((), body.span), body.span)
+    return ast.IfElse(ast.BinOp(op, body.left, body.right, body.span), body.left, empty, body.span)
 
 
 def _bind_per_element(bindings, ctx: ExprContext) -> bool:
