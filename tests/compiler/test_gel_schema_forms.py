@@ -27,6 +27,8 @@ them through both runners, tests/e2e/test_gel_schema_forms_e2e.py):
 * ``name := .<team[is Player].coach { name }`` in a shape: the objects of a path (after a
   backlink) with a shape (https://docs.geldata.com/reference/edgeql/shapes; was E0206 'shapes on
   an expression');
+* ``Ship is Airship`` of the object a select of an abstract type reads
+  (https://docs.geldata.com/reference/stdlib/type#operator::is; was E0206 'type checks');
 * ``constraint expression on (__subject__.current < __subject__.total)`` of a tuple property
   (https://docs.geldata.com/reference/datamodel/constraints; was E0206 '__subject__ is not
   available in a constraint').
@@ -78,6 +80,12 @@ module default {
     }
   }
 }
+module ships {
+  abstract type Ship { required size: int64; }
+  type Boat extending Ship;
+  type Airship extending Ship;
+  type Blimp extending Airship;
+}
 module inv {
   scalar type Kind extending enum<A, B>;
   type Item { required kind: Kind; required qty: int64; }
@@ -107,6 +115,8 @@ QUERIES = {
                   "select { n := count(golds), total := sum(golds.qty), teams := count(Team) }",
     "module_expr": "select { n := (with module inv select count(Item)), t := (with module inv select count(Team)) }",
     "coaches": "select Team { name, coaches := .<team[is Player].coach { name } } order by .name",
+    "ships": "with module ships select Ship { size, kind := ('Airship' if Ship is Airship else 'Boat'), "
+             "boat := Ship is not Airship } filter Ship is not Blimp order by .size",
     "lands": "select Land { name, gold: { label, amount }, food: { label, amount } } order by .name",
     "made": "select Team { name, same := .made = std::datetime_of_statement(), "
             "now_ok := std::datetime_current() >= .made } order by .name",
@@ -298,3 +308,13 @@ def test_shape_on_a_path_after_a_backlink(db, plans):
     _run(db, plans["coach_with"], name="p3", team="a")
     # the distinct coaches of each team's players (b once for c's two players)
     assert _run(db, plans["coaches"]) == [("a", [{"name": "a"}]), ("b", []), ("c", [{"name": "b"}])]
+
+
+def test_type_check_of_the_selected_object(db, plans):
+    db.execute("INSERT INTO ships_boat (size) VALUES (1); INSERT INTO ships_airship (size) VALUES (2); "
+               "INSERT INTO ships_blimp (size) VALUES (3)")
+    assert _run(db, plans["ships"]) == [(1, "Boat", True), (2, "Airship", False)]
+    assert "error[E0301]: unknown type 'Nope'" in _errors(SCHEMA, {"q": "with module ships select Ship { b := Ship is Nope }"})
+    # another operand than the selected object is still refused
+    assert "type checks ('is Type') are not supported" in _errors(
+        SCHEMA, {"q": "select Player { t := .team is Team }"})

@@ -643,6 +643,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
             return None
         if base.type.fields:
             return _tuple_element(base, expr.name, expr.span, ctx)
+    if isinstance(expr, ast.TypeCheck):
+        found = _subject_type_check(expr, ctx)
+        if found is not None:
+            return found
     what = _UNLOWERED_EXPRESSIONS.get(type(expr))
     if what is None:
         raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
@@ -1526,6 +1530,32 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                         + list(ctx.subject.links)))
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
+
+
+def _subject_type_check(expr: ast.TypeCheck, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``Ship is Airship`` / ``Ship is not Airship`` of the object a query selects
+    (https://docs.geldata.com/reference/stdlib/type#operator::is: whether its type is ``Airship``
+    or one of its subtypes), ``Ship`` its type's name or an ancestor's: a concrete type's rows are
+    of that type alone (a select of an abstract type reads each concrete type's table on its own),
+    so it is a constant of the table being read, as ``.__type__.name`` is. ``None`` for any other
+    operand (nothing reported)."""
+    subject = ctx.subject
+    op = expr.operand
+    if subject is None or subject.union_of or subject.from_sql is not None or subject.join_of is not None \
+            or not isinstance(op, ast.VarRef) or op.detached or op.name in ctx.variables or op.name in ctx.type_sets \
+            or ctx.column_prefix is not None or ctx.outer is not None:
+        return None
+    keys = {k: k for k in ctx.schema.descendants}
+    own = ctx.schema.find(op.name, ctx.module, keys)
+    if own is None or subject.qualname not in ctx.schema.descendants.get(own, ()):  # type: ignore[arg-type]
+        return None
+    target = ctx.schema.find(expr.type.name, ctx.module, keys)
+    if target is None:
+        ctx.reporter.error("E0301", f"unknown type '{expr.type.name}'", expr.type.span,
+                           did_you_mean(expr.type.name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
+        return None
+    value = subject.qualname in ctx.schema.descendants.get(target, ())  # type: ignore[arg-type]
+    return qir.Literal(expr.span, BOOL, False, "bool", value != expr.negated)
 
 
 def _type_name(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:

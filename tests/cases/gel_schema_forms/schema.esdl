@@ -1,7 +1,7 @@
 # Gel forms real schemas use that schemac once refused (tests/e2e/test_gel_schema_forms_e2e.py):
 # std::-qualified functions, bigint and decimal literals (12n, 0.5n), a property's constraint of
 # the same kind as its custom scalar's, a single link set to (select T ... limit 1), re_replace(),
-# a link whose default inserts its object, a single computed link A ?? B of backlinks.
+# a link whose default inserts its object, a single computed link A ?? B of backlinks, Badge is Gold.
 module default {
   scalar type Handle extending str {
     constraint min_len_value(2);
@@ -42,4 +42,9 @@ module default {
     required author: Member;
     editor: Member;
   }
+  abstract type Badge {
+    required label: str;
+  }
+  type GoldBadge extending Badge;
+  type PlainBadge extending Badge;
 }

@@ -55,6 +55,12 @@ try {
     { handle: "bob", editors: [{ handle: "alice" }] },
     { handle: "carol", editors: [] },
   ]);
+  // Badge is GoldBadge in a select of the abstract type: a constant of each concrete type's rows
+  await pool.query("TRUNCATE gold_badge, plain_badge");
+  await pool.query("INSERT INTO gold_badge (label) VALUES ('g'); INSERT INTO plain_badge (label) VALUES ('p')");
+  assert.deepEqual(await db.query.badges(), [
+    { label: "g", shiny: true, plain: false }, { label: "p", shiny: false, plain: true },
+  ]);
   out["functions"] = true;
 
   // single link holder := .<wallet[is Member] ?? .<savings[is Member], and .holder.handle.

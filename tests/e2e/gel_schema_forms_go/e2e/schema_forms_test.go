@@ -100,6 +100,19 @@ func TestSchemaForms(t *testing.T) {
 		t.Fatalf("member_posts: %+v", mp)
 	}
 
+	// Badge is GoldBadge in a select of the abstract type
+	_, err = db.Exec(ctx, `TRUNCATE gold_badge, plain_badge`)
+	must(err)
+	_, err = db.Exec(ctx, `INSERT INTO gold_badge (label) VALUES ('g')`)
+	must(err)
+	_, err = db.Exec(ctx, `INSERT INTO plain_badge (label) VALUES ('p')`)
+	must(err)
+	badges, err := r.Query.Badges(ctx)
+	must(err)
+	if !reflect.DeepEqual(badges, []sf.BadgesRow{{Label: "g", Shiny: true, Plain: false}, {Label: "p", Shiny: false, Plain: true}}) {
+		t.Fatalf("badges: %+v", badges)
+	}
+
 	// single link holder := .<wallet[is Member] ?? .<savings[is Member], and .holder.handle.
 	_, err = db.Exec(ctx, `INSERT INTO wallet (coins) VALUES (1), (2)`)
 	must(err)

@@ -71,6 +71,50 @@ func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, e
 	return i, nil
 }
 
+// badgesSQL is the SQL of query badges (cases/gel_schema_forms/queries/badges.edgeql).
+const badgesSQL = `SELECT "_u"."label", "_u"."shiny", "_u"."plain"
+FROM (
+SELECT "label", true AS "shiny", false AS "plain", label AS "_o1"
+FROM "gold_badge"
+UNION ALL
+SELECT "label", false AS "shiny", true AS "plain", label AS "_o1"
+FROM "plain_badge"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`
+
+// BadgesParams is empty: Badges takes no parameters (it may be called as Badges(ctx) or, as
+// before, Badges(ctx, BadgesParams{})).
+type BadgesParams struct {
+}
+
+// BadgesRow is one row returned by Badges.
+type BadgesRow struct {
+	Label string `json:"label"`
+	Shiny bool   `json:"shiny"`
+	Plain bool   `json:"plain"`
+}
+
+// Badges runs query badges (cases/gel_schema_forms/queries/badges.edgeql).
+func (q *Queries) Badges(ctx context.Context, _ ...BadgesParams) ([]BadgesRow, error) {
+	rows, err := q.db.Query(ctx, badgesSQL)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []BadgesRow
+	for rows.Next() {
+		var i BadgesRow
+		if err := rows.Scan(&i.Label, &i.Shiny, &i.Plain); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // memberPostsSQL is the SQL of query member_posts (cases/gel_schema_forms/queries/member_posts.edgeql).
 const memberPostsSQL = `SELECT "handle",
        (SELECT coalesce(json_agg(json_build_object('handle', "_s1"."handle") ORDER BY "_s1"."id"), '[]'::json) FROM "member" AS "_s1" WHERE "_s1"."id" IN (SELECT "_h1"."editor_id" FROM "post" AS "_h1" WHERE "_h1"."id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "member"."id"))) AS "editors"

@@ -9,4 +9,4 @@ DROP TRIGGER IF EXISTS "schemac_source_delete_wallet" ON "member";
 
 DROP FUNCTION IF EXISTS "sd_member_wallet"();
 
-DROP TABLE "post", "wallet", "member";
+DROP TABLE "plain_badge", "gold_badge", "post", "wallet", "member";

@@ -33,6 +33,16 @@ CREATE TABLE "post" (
     "editor_id" uuid
 );
 
+CREATE TABLE "gold_badge" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "label" text NOT NULL
+);
+
+CREATE TABLE "plain_badge" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "label" text NOT NULL
+);
+
 ALTER TABLE "member"
   ADD CONSTRAINT "fk_member_wallet_id" FOREIGN KEY ("wallet_id")
   REFERENCES "wallet" ("id") ON DELETE RESTRICT;

@@ -8,6 +8,9 @@ import {
   type AddPostArgs,
   type AddPostResult,
   addPost,
+  type BadgesArgs,
+  type BadgesResult,
+  badges,
   type MemberPostsArgs,
   type MemberPostsResult,
   memberPosts,
@@ -36,6 +39,8 @@ export interface Runner {
     addMember(args: AddMemberArgs): Promise<AddMemberResult>;
     /** Runs `add_post` (cases/gel_schema_forms/queries/add_post.edgeql). */
     addPost(args: AddPostArgs): Promise<AddPostResult>;
+    /** Runs `badges` (cases/gel_schema_forms/queries/badges.edgeql). */
+    badges(args?: BadgesArgs): Promise<BadgesResult[]>;
     /** Runs `member_posts` (cases/gel_schema_forms/queries/member_posts.edgeql). */
     memberPosts(args?: MemberPostsArgs): Promise<MemberPostsResult[]>;
     /** Runs `post_by_author` (cases/gel_schema_forms/queries/post_by_author.edgeql). */
@@ -110,6 +115,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
     query: {
       addMember: (args) => addMember(db, args),
       addPost: (args) => addPost(db, args),
+      badges: (args) => badges(db, args),
       memberPosts: (args) => memberPosts(db, args),
       postByAuthor: (args) => postByAuthor(db, args),
       postSlugs: (args) => postSlugs(db, args),

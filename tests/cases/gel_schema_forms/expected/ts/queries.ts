@@ -93,6 +93,39 @@ export async function addPost(db: Queryable, args: AddPostArgs): Promise<AddPost
   return row;
 }
 
+/** SQL of query `badges` (cases/gel_schema_forms/queries/badges.edgeql). */
+export const badgesSql = `SELECT "_u"."label", "_u"."shiny", "_u"."plain"
+FROM (
+SELECT "label", true AS "shiny", false AS "plain", label AS "_o1"
+FROM "gold_badge"
+UNION ALL
+SELECT "label", false AS "shiny", true AS "plain", label AS "_o1"
+FROM "plain_badge"
+) AS "_u"
+ORDER BY "_u"."_o1" ASC NULLS FIRST`;
+
+/** Parameters of {@link badges}. */
+export interface BadgesArgs {
+}
+
+/** One row returned by {@link badges}. */
+export interface BadgesResult {
+  label: string;
+  shiny: boolean;
+  plain: boolean;
+}
+
+/**
+ * Runs query `badges`.
+ *
+ * Source: cases/gel_schema_forms/queries/badges.edgeql.
+ */
+export async function badges(db: Queryable, args: BadgesArgs = {}): Promise<BadgesResult[]> {
+  void args;
+  const rows = await run(db, badgesSql, []);
+  return rows as BadgesResult[];
+}
+
 /** SQL of query `member_posts` (cases/gel_schema_forms/queries/member_posts.edgeql). */
 export const memberPostsSql = `SELECT "handle",
        (SELECT coalesce(json_agg(json_build_object('handle', "_s1"."handle") ORDER BY "_s1"."id"), '[]'::json) FROM "member" AS "_s1" WHERE "_s1"."id" IN (SELECT "_h1"."editor_id" FROM "post" AS "_h1" WHERE "_h1"."id" IN (SELECT "_h0"."id" FROM "post" AS "_h0" WHERE "_h0"."author_id" = "member"."id"))) AS "editors"
