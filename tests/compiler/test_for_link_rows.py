@@ -61,6 +61,17 @@ def test_links_of_a_for_loop_with_link_properties_on_postgres(pg):
     ]
 
 
+def test_a_distinct_loop_without_link_properties_links_each_object_once(pg):
+    sources = {"s.gel": SCHEMA, "q/add.edgeql": "insert Track { name := 'v', artists := distinct (for n in "
+                                                "array_unpack(<array<str>>$names) union (select Artist filter .name = n)) };"}
+    pg.execute(compile_library(sources, Options(library="fl"))["sql/000001_init.up.sql"])
+    pg.execute(f"INSERT INTO artist (id, name) VALUES ('{A1}', 'a1'), ('{A2}', 'a2')")
+    plan = check_library(sources, Options(library="fl")).queries[0]
+    _run(pg, plan, names=["a2", "a1", "a2"])
+    assert pg.execute("SELECT a.name, l.position FROM track_artists l JOIN artist a ON a.id = l.target_id "
+                      "ORDER BY a.name") == [("a1", 0), ("a2", 0)]  # (the link property's default)
+
+
 def test_an_update_of_such_a_link_is_still_refused():
     query = ("update Track filter .name = 'x' set { artists += (for p in enumerate(array_unpack(<array<uuid>>$ids)) "
              "union (select Artist { @position := p.0 } filter .id = p.1)) };")

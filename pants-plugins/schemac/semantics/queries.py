@@ -1100,8 +1100,8 @@ def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
         body = body.query
     if not (isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) and body.filter is not None
             and not body.order and body.offset is None and body.limit is None
-            and all(el.link_prop and el.value is not None for el in body.shape or ())):
-        return None
+            and body.shape and all(el.link_prop and el.value is not None for el in body.shape)):
+        return None  # (a loop of plain selects is the selection of their objects: _plain_link_selection)
     target = ctx.schema.find_type(body.subject.name, ctx.module)
     join = _join_table(link, ctx)
     if target is None or join is None:
