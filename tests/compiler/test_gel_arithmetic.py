@@ -180,6 +180,8 @@ def test_count_of_an_ordered_limited_selection(pg):
 @pytest.mark.parametrize("query, code, message, col", [
     ("select count(Person.friends);", "E0206", "count() of a path from a type ('Person.friends') is not supported yet",
      14),
+    ("select count(Movie union Show);", "E0206", "count() of a union is not supported yet", 14),
+    ("select count({Movie, Show});", "E0206", "count() of a union is not supported yet", 14),
     ("update Content set { title := 'x' };", "E0206",
      "an update of the abstract type 'Content' (the objects of its concrete subtypes: Movie, Show) is not supported "
      "yet", 8),

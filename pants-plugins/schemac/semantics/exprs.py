@@ -2188,6 +2188,11 @@ def _count_form_refused(arg, ctx: ExprContext) -> bool:
         ctx.reporter.error("E0206", "count() of an insert, update or delete is not supported yet", arg.span,
                            "run the statement as a query of its own: the runners return the objects it wrote")
         return True
+    if (isinstance(arg, ast.BinOp) and arg.op == "union") or (isinstance(arg, ast.SetLit) and len(arg.items) > 1):
+        # `count(Book union Film)`: valid Gel (a multiset sum of objects), not lowered here
+        ctx.reporter.error("E0206", "count() of a union is not supported yet", arg.span,
+                           "add the counts of the operands: count(A) + count(B)")
+        return True
     sel = arg
     if isinstance(arg, ast.VarRef) and arg.name in ctx.type_sets and arg.name not in ctx.variables:
         sel = ctx.type_sets[arg.name]

@@ -10,7 +10,7 @@ const pool = new pg.Pool({ connectionString: process.env["DATABASE_URL"] });
 const out: Record<string, boolean> = {};
 
 try {
-  await pool.query("TRUNCATE person, book CASCADE");
+  await pool.query("TRUNCATE person, book, tag CASCADE");
   const db = gv.createRunner(pool);
   for (const name of ["ann", "bob", "cy"]) {
     await db.query.addPerson({ name });
@@ -86,6 +86,11 @@ try {
   await assert.rejects(db.query.mustStr({ s: null }), card("assert_exists", "no s"));
   await assert.rejects(db.query.addBookOrFail({ title: "Ulysses", author: "zed" }), card("assert_exists", "no such author"));
   await db.query.addBookOrFail({ title: "Ulysses", author: "bob" });
+  // A bulk get-or-insert repeating a label: SQLSTATE 21000 too, but the driver's error, no
+  // assertion's.
+  assert.equal((await db.query.tagsLabelled({ labels: ["x", "y"] })).length, 2);
+  await assert.rejects(db.query.tagsLabelled({ labels: ["z", "z"] }), (e) => !(e instanceof gv.CardinalityViolationError) &&
+    (e as { code?: string }).code === "21000" && /cannot affect row a second time/.test((e as Error).message));
   out["asserts"] = true;
 } finally {
   await pool.end();

@@ -32,7 +32,7 @@ func TestValidForms(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = db.Exec(ctx, `TRUNCATE person, book CASCADE`)
+	_, err = db.Exec(ctx, `TRUNCATE person, book, tag CASCADE`)
 	must(err)
 	r := gv.New(db)
 	for _, name := range []string{"ann", "bob", "cy"} {
@@ -180,4 +180,14 @@ func TestValidForms(t *testing.T) {
 	}
 	_, err = r.Query.AddBookOrFail(ctx, gv.AddBookOrFailParams{Title: "Ulysses", Author: "bob"})
 	must(err)
+
+	// A bulk get-or-insert repeating a label: SQLSTATE 21000 too, but the driver's error, no
+	// assertion's.
+	if tags, err := r.Query.TagsLabelled(ctx, gv.TagsLabelledParams{Labels: []string{"x", "y"}}); err != nil || len(tags) != 2 {
+		t.Fatalf("tags_labelled: %v, %v", tags, err)
+	}
+	if _, err = r.Query.TagsLabelled(ctx, gv.TagsLabelledParams{Labels: []string{"z", "z"}}); err == nil ||
+		errors.Is(err, gv.ErrCardinalityViolation) || !strings.Contains(err.Error(), "cannot affect row a second time") {
+		t.Fatalf("tags_labelled of z twice: %v", err)
+	}
 }

@@ -71,6 +71,32 @@ func (e *FkBookAuthorIDError) Is(target error) bool {
 	return target == ErrForeignKeyViolation
 }
 
+// UqTagLabelError is returned when Tag: duplicate (label) (constraint uq_tag_label). Match it with
+// errors.As; errors.Is(err, ErrExclusiveViolation) also holds. Err is the driver error.
+type UqTagLabelError struct {
+	Err *pgconn.PgError
+}
+
+// Constraint returns the name of the violated constraint, "uq_tag_label".
+func (e *UqTagLabelError) Constraint() string {
+	return "uq_tag_label"
+}
+
+// Error implements error.
+func (e *UqTagLabelError) Error() string {
+	return "Tag: duplicate (label) (uq_tag_label)" + driverMessage(e.Err)
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *UqTagLabelError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrExclusiveViolation.
+func (e *UqTagLabelError) Is(target error) bool {
+	return target == ErrExclusiveViolation
+}
+
 // Sentinels of the failed assertions: errors.Is(err, ErrCardinalityViolation) holds for every
 // *CardinalityViolationError, errors.Is(err, ErrDistinctViolation) for every
 // *DistinctViolationError.
@@ -180,14 +206,17 @@ func translateError(err error) error {
 			return e
 		}
 	}
-	if pgErr.Code == "21000" {
-		// a scalar sub-select of several rows: how a value's assert_single() fails
+	if pgErr.Code == "21000" && pgErr.Routine != "ExecOnConflictUpdate" {
+		// a scalar sub-select of several rows: how a value's assert_single() fails (not an upsert
+		// whose rows hit one row twice, "ON CONFLICT DO UPDATE command cannot affect row a second time")
 		return &CardinalityViolationError{Function: "assert_single",
 			Message: "assert_single violation: more than one element returned by an expression", Err: pgErr}
 	}
 	switch {
 	case pgErr.Code == "23503" && pgErr.ConstraintName == "fk_book_author_id":
 		return &FkBookAuthorIDError{Err: pgErr}
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_tag_label":
+		return &UqTagLabelError{Err: pgErr}
 	}
 	return err
 }

@@ -658,6 +658,50 @@ func (q *Queries) Positional(ctx context.Context, arg PositionalParams) ([]Posit
 	return items, nil
 }
 
+// tagsLabelledSQL is the SQL of query tags_labelled (cases/gel_valid_forms/queries/tags_labelled.edgeql).
+const tagsLabelledSQL = `INSERT INTO "tag" ("label")
+SELECT "_batch"."l"
+FROM unnest($1::text[]) AS "_batch"("l")
+ON CONFLICT ("label") DO UPDATE SET "id" = "tag"."id"
+RETURNING "id"`
+
+// TagsLabelledParams are the parameters of TagsLabelled.
+type TagsLabelledParams struct {
+	Labels []string
+}
+
+// TagsLabelledRow is one row returned by TagsLabelled.
+type TagsLabelledRow struct {
+	ID string `json:"id"`
+}
+
+// TagsLabelled runs query tags_labelled (cases/gel_valid_forms/queries/tags_labelled.edgeql).
+//
+// One Tag per label: a label repeated in the batch fails the statement (Postgres cannot
+// update one row twice), and is not an assert_single violation.
+func (q *Queries) TagsLabelled(ctx context.Context, arg TagsLabelledParams) ([]TagsLabelledRow, error) {
+	if arg.Labels == nil {
+		arg.Labels = []string{}
+	}
+	rows, err := q.db.Query(ctx, tagsLabelledSQL, arg.Labels)
+	if err != nil {
+		return nil, translateError(err)
+	}
+	defer rows.Close()
+	var items []TagsLabelledRow
+	for rows.Next() {
+		var i TagsLabelledRow
+		if err := rows.Scan(&i.ID); err != nil {
+			return nil, translateError(err)
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translateError(err)
+	}
+	return items, nil
+}
+
 // valueSetStatsSQL is the SQL of query value_set_stats (cases/gel_valid_forms/queries/value_set_stats.edgeql).
 const valueSetStatsSQL = `SELECT CAST(CAST(cardinality(ARRAY[CAST(1 AS bigint), CAST(2 AS bigint)] || CAST($1 AS bigint[])) AS bigint) AS bigint) AS "n", CAST(CAST(coalesce((SELECT sum("_m"."v") FROM unnest(CAST($1 AS bigint[])) AS "_m"("v")), 0) AS bigint) AS bigint) AS "total", CAST((SELECT min("_m"."v") FROM unnest(CAST($1 AS bigint[])) AS "_m"("v")) AS bigint) AS "lowest", CAST((SELECT max("_m"."v") FROM unnest(ARRAY[CAST(3 AS bigint), CAST(1 AS bigint)] || CAST($1 AS bigint[])) AS "_m"("v")) AS bigint) AS "highest", CAST(coalesce(CAST((SELECT avg("_m"."v") FROM unnest(ARRAY[CAST(1 AS bigint), CAST(2 AS bigint)] || CAST($1 AS bigint[])) AS "_m"("v")) AS double precision), CAST('invalid input to mean(): not enough elements in input set' || coalesce(CAST(CAST((SELECT avg("_m"."v") FROM unnest(ARRAY[CAST(1 AS bigint), CAST(2 AS bigint)] || CAST($1 AS bigint[])) AS "_m"("v")) AS double precision) AS text), '') AS double precision)) AS double precision) AS "mean", array_remove(ARRAY[CAST($2 AS text), CAST($3 AS text)], NULL) AS "words", coalesce((SELECT bool_or("_m"."v") FROM unnest(CAST($4 AS boolean[])) AS "_m"("v")), false) AS "some_true", coalesce((SELECT bool_and("_m"."v") FROM unnest(CAST($4 AS boolean[])) AS "_m"("v")), true) AS "all_true"`
 

@@ -5,4 +5,4 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
-DROP TABLE "book", "person";
+DROP TABLE "tag", "book", "person";

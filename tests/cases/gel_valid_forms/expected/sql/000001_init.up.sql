@@ -18,6 +18,12 @@ CREATE TABLE "book" (
     "author_id" uuid
 );
 
+CREATE TABLE "tag" (
+    "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    "label" text NOT NULL,
+    CONSTRAINT "uq_tag_label" UNIQUE ("label")
+);
+
 ALTER TABLE "book"
   ADD CONSTRAINT "fk_book_author_id" FOREIGN KEY ("author_id")
   REFERENCES "person" ("id") ON DELETE RESTRICT;

@@ -68,6 +68,16 @@ export class FkBookAuthorIdError extends ForeignKeyViolationError {
   }
 }
 
+/** Tag: duplicate (label) (constraint `uq_tag_label`). */
+export class UqTagLabelError extends ExclusiveViolationError {
+  /** The constraint this class stands for. */
+  static readonly constraintName = "uq_tag_label";
+
+  constructor(cause: unknown) {
+    super("Tag: duplicate (label) (uq_tag_label)", "uq_tag_label", "tag", ["label"], cause);
+  }
+}
+
 /**
  * A failed assert_single() (more than one element) or assert_exists() (none), like Gel's
  * CardinalityViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
@@ -128,14 +138,17 @@ export function translateError(err: unknown): unknown {
         : new CardinalityViolationError(m[1] ?? "", m[2] ?? "", "22P02", err);
     }
   }
-  if (code === "21000") {
-    // a scalar sub-select of several rows: how a value's assert_single() fails
+  if (code === "21000" && (err as { routine?: unknown }).routine !== "ExecOnConflictUpdate") {
+    // a scalar sub-select of several rows: how a value's assert_single() fails (not an upsert
+    // whose rows hit one row twice, "ON CONFLICT DO UPDATE command cannot affect row a second time")
     return new CardinalityViolationError("assert_single",
       "assert_single violation: more than one element returned by an expression", "21000", err);
   }
   switch (constraint) {
     case "fk_book_author_id":
       return code === "23503" ? new FkBookAuthorIdError(err) : err;
+    case "uq_tag_label":
+      return code === "23505" ? new UqTagLabelError(err) : err;
   }
   return err;
 }

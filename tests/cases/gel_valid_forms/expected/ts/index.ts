@@ -59,6 +59,9 @@ import {
   type PositionalArgs,
   type PositionalResult,
   positional,
+  type TagsLabelledArgs,
+  type TagsLabelledResult,
+  tagsLabelled,
   type ValueSetStatsArgs,
   type ValueSetStatsResult,
   valueSetStats,
@@ -112,6 +115,8 @@ export interface Runner {
     personNicknames(args: PersonNicknamesArgs): Promise<PersonNicknamesResult[]>;
     /** Runs `positional` (cases/gel_valid_forms/queries/positional.edgeql). */
     positional(args: PositionalArgs): Promise<PositionalResult[]>;
+    /** Runs `tags_labelled` (cases/gel_valid_forms/queries/tags_labelled.edgeql). */
+    tagsLabelled(args: TagsLabelledArgs): Promise<TagsLabelledResult[]>;
     /** Runs `value_set_stats` (cases/gel_valid_forms/queries/value_set_stats.edgeql). */
     valueSetStats(args: ValueSetStatsArgs): Promise<ValueSetStatsResult>;
     /** Runs `with_value_set` (cases/gel_valid_forms/queries/with_value_set.edgeql). */
@@ -197,6 +202,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       peopleNamed: (args) => peopleNamed(db, args),
       personNicknames: (args) => personNicknames(db, args),
       positional: (args) => positional(db, args),
+      tagsLabelled: (args) => tagsLabelled(db, args),
       valueSetStats: (args) => valueSetStats(db, args),
       withValueSet: (args) => withValueSet(db, args),
     },

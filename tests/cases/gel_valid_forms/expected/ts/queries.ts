@@ -575,6 +575,36 @@ export async function positional(db: Queryable, args: PositionalArgs): Promise<P
   return rows as PositionalResult[];
 }
 
+/** SQL of query `tags_labelled` (cases/gel_valid_forms/queries/tags_labelled.edgeql). */
+export const tagsLabelledSql = `INSERT INTO "tag" ("label")
+SELECT "_batch"."l"
+FROM unnest($1::text[]) AS "_batch"("l")
+ON CONFLICT ("label") DO UPDATE SET "id" = "tag"."id"
+RETURNING "id"`;
+
+/** Parameters of {@link tagsLabelled}. */
+export interface TagsLabelledArgs {
+  readonly labels: readonly string[];
+}
+
+/** One row returned by {@link tagsLabelled}. */
+export interface TagsLabelledResult {
+  id: string;
+}
+
+/**
+ * One Tag per label: a label repeated in the batch fails the statement (Postgres cannot
+ * update one row twice), and is not an assert_single violation.
+ *
+ * Source: cases/gel_valid_forms/queries/tags_labelled.edgeql.
+ */
+export async function tagsLabelled(db: Queryable, args: TagsLabelledArgs): Promise<TagsLabelledResult[]> {
+  const rows = await run(db, tagsLabelledSql, [
+    args.labels,
+  ]);
+  return rows as TagsLabelledResult[];
+}
+
 /** SQL of query `value_set_stats` (cases/gel_valid_forms/queries/value_set_stats.edgeql). */
 export const valueSetStatsSql = `SELECT CAST(CAST(cardinality(ARRAY[CAST(1 AS bigint), CAST(2 AS bigint)] || CAST($1 AS bigint[])) AS bigint) AS bigint) AS "n", CAST(CAST(coalesce((SELECT sum("_m"."v") FROM unnest(CAST($1 AS bigint[])) AS "_m"("v")), 0) AS bigint) AS bigint) AS "total", CAST((SELECT min("_m"."v") FROM unnest(CAST($1 AS bigint[])) AS "_m"("v")) AS bigint) AS "lowest", CAST((SELECT max("_m"."v") FROM unnest(ARRAY[CAST(3 AS bigint), CAST(1 AS bigint)] || CAST($1 AS bigint[])) AS "_m"("v")) AS bigint) AS "highest", CAST(coalesce(CAST((SELECT avg("_m"."v") FROM unnest(ARRAY[CAST(1 AS bigint), CAST(2 AS bigint)] || CAST($1 AS bigint[])) AS "_m"("v")) AS double precision), CAST('invalid input to mean(): not enough elements in input set' || coalesce(CAST(CAST((SELECT avg("_m"."v") FROM unnest(ARRAY[CAST(1 AS bigint), CAST(2 AS bigint)] || CAST($1 AS bigint[])) AS "_m"("v")) AS double precision) AS text), '') AS double precision)) AS double precision) AS "mean", array_remove(ARRAY[CAST($2 AS text), CAST($3 AS text)], NULL) AS "words", coalesce((SELECT bool_or("_m"."v") FROM unnest(CAST($4 AS boolean[])) AS "_m"("v")), false) AS "some_true", coalesce((SELECT bool_and("_m"."v") FROM unnest(CAST($4 AS boolean[])) AS "_m"("v")), true) AS "all_true"`;
 

@@ -641,8 +641,9 @@ func translateError(err error) error {
 			return e
 		}
 	}
-	if pgErr.Code == "21000" {
-		// a scalar sub-select of several rows: how a value's assert_single() fails
+	if pgErr.Code == "21000" && pgErr.Routine != "ExecOnConflictUpdate" {
+		// a scalar sub-select of several rows: how a value's assert_single() fails (not an upsert
+		// whose rows hit one row twice, "ON CONFLICT DO UPDATE command cannot affect row a second time")
 		return &CardinalityViolationError{Function: "assert_single",
 			Message: "assert_single violation: more than one element returned by an expression", Err: pgErr}
 	}

@@ -309,8 +309,9 @@ export function translateError(err: unknown): unknown {
         : new CardinalityViolationError(m[1] ?? "", m[2] ?? "", "22P02", err);
     }
   }
-  if (code === "21000") {
-    // a scalar sub-select of several rows: how a value's assert_single() fails
+  if (code === "21000" && (err as { routine?: unknown }).routine !== "ExecOnConflictUpdate") {
+    // a scalar sub-select of several rows: how a value's assert_single() fails (not an upsert
+    // whose rows hit one row twice, "ON CONFLICT DO UPDATE command cannot affect row a second time")
     return new CardinalityViolationError("assert_single",
       "assert_single violation: more than one element returned by an expression", "21000", err);
   }
