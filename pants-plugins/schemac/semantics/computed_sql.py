@@ -939,6 +939,57 @@ def single_set(expr) -> bool:
             return _asserted_single(expr) is not None
 
 
+def single_path(expr, subject: ObjectType, schema, module: str, depth: int = 0) -> bool:
+    """``expr`` is a path through single links (``.album.artist``, also ``.a[is T].b`` and
+    inside ``with`` or ``(select <path> [filter ...])``): at most one object, as Gel's
+    cardinality inference has it (https://docs.geldata.com/reference/edgeql/cardinality: a path
+    is multi only when one of its steps is). A multi link, a poly link declared multi, a
+    backlink or a multi computed link anywhere in the path keeps it multi."""
+    if depth > 20 or subject is None:
+        return False
+    if isinstance(expr, ast.WithExpr):
+        return single_path(expr.body, subject, schema, module, depth + 1)
+    if isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None \
+            and expr.limit is None:
+        # (a filter keeps at most one object at most one)
+        return single_path(expr.subject, subject, schema, module, depth + 1)
+    steps = _flatten_path(expr)
+    if steps is None or not steps:
+        return False
+    cur = subject
+    for i, step in enumerate(steps):
+        if isinstance(step, ast.Backlink):
+            return False
+        if isinstance(step, tuple):
+            cur = schema.find_narrowed(step[1].name, module)
+        elif cur is None:
+            return False
+        elif step in cur.links:
+            if cur.links[step].multi:
+                return False
+            cur = cur.links[step].target
+        elif step in cur.poly_links:
+            if cur.poly_links[step].multi:
+                return False
+            cur = None  # (its subtype comes with the next [is T])
+        elif step in cur.computeds:
+            comp = cur.computeds[step]
+            if comp.target is not None:
+                if comp.multi or comp.broken:
+                    return False
+                cur = comp.target
+            elif comp.type is None and single_path(comp.expr, cur, schema, comp.module, depth + 1):
+                # (not typed yet: its own expression a path through single links)
+                cur = set_target(comp.expr, cur, schema, comp.module, depth + 1)
+            else:
+                return False
+        else:
+            return False
+        if cur is None and not (isinstance(step, str) and i + 1 < len(steps) and isinstance(steps[i + 1], tuple)):
+            return False
+    return cur is not None
+
+
 def is_set_expr(expr) -> bool:
     """A path of several steps, a type filter or a union, also inside ``with`` or
     ``assert_single``: what :func:`expr_object_set` reads."""

@@ -694,7 +694,10 @@ class _Resolver:
             # A path through links or a union (checked once every computed is typed: it may
             # read computed links of other types).
             target = computed_sql.set_target(expr, obj, self.schema, module)
-            single = computed_sql.single_set(expr) or self._coalesce_at_most_one(obj, expr, module)
+            # (a path through single links is at most one object, as Gel infers it, unless the
+            # computed is declared multi)
+            single = computed_sql.single_set(expr) or self._coalesce_at_most_one(obj, expr, module) or (
+                not decl.multi and computed_sql.single_path(expr, obj, self.schema, module))
             new = dataclasses.replace(comp, target=target, multi=not single, required=False, set_expr=True)
             self._set_computeds.append((obj, decl.name, module))
         elif link_select(expr) is not None:
