@@ -2853,6 +2853,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             if linked is not None:
                 el, rename, single, values = linked  # type: ignore[misc]
+            else:
+                el = _ordered_backlink(el)
         poly: Optional[Link] = None
         v = el.value
         if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.TypeFilter) and isinstance(v.base.base, ast.Path) \
@@ -3129,6 +3131,38 @@ def _linked_selection(el: ast.ShapeElement, subject: ObjectType, ctx: ExprContex
     inner = dataclasses.replace(el, name=name, shape=shape, value=None, filter=v.filter, order=v.order,
                                 offset=v.offset, limit=v.limit)
     return inner, el.name, single, step is not None
+
+
+def _ordered_backlink(el: ast.ShapeElement) -> ast.ShapeElement:
+    """``name := (select .<link[is T] [{ shape }] [filter ...] order by ... [offset ...] [limit
+    n])`` (or ``(select (.<link[is T] { shape }) ...)``, or the shape after the select) as
+    ``name := .<link[is T] { shape }`` with the select's clauses as the element's: the objects of
+    ``T`` linking to this one, filtered, ordered and paged, a list in that order
+    (https://docs.geldata.com/reference/edgeql/select#filtering-ordering-and-paginating-links,
+    https://docs.geldata.com/reference/datamodel/links#backlinks). Only with ``order by``,
+    ``offset`` or ``limit`` (a filter alone is read as before), and not with a literal ``limit
+    1``, after which Gel infers at most one object (not a list): that stays ``E0206``. Any other
+    element is returned as is."""
+    v, outer = el.value, None
+    if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.SelectExpr):
+        outer, v = v.shape, v.base
+    if not isinstance(v, ast.SelectExpr) or not (v.order or v.offset is not None or v.limit is not None) \
+            or (isinstance(v.limit, ast.Literal) and v.limit.value == 1) or _has_clauses(el) or el.shape is not None:
+        return el
+    subj, shape = v.subject, v.shape
+    if isinstance(subj, ast.ShapeExpr):
+        if shape is not None:
+            return el
+        subj, shape = subj.base, subj.shape
+    if outer is not None:
+        if shape is not None:
+            return el
+        shape = outer
+    if not isinstance(subj, ast.Backlink) or subj.type_name is None:
+        return el
+    shape = shape if shape is not None else (ast.ShapeElement("id", None, subj.span),)
+    return dataclasses.replace(el, value=ast.ShapeExpr(subj, shape, v.span), filter=v.filter, order=v.order,
+                               offset=v.offset, limit=v.limit)
 
 
 def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
