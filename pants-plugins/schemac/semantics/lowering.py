@@ -209,6 +209,10 @@ def _binary(node: qir.Binary) -> str:
     20,000-term chain ran out of memory). A chain of ``++``: :func:`_concat_chain`."""
     if _is_concat_chain(node):
         return _concat_chain(node)
+    if node.op in _FLAT:
+        operands = _bool_operands(node)
+        if any(x.nullable for x in operands):
+            return _empty_bool(node.op, operands)
     spine = [node]
     while (type(spine[-1].left) is qir.Binary and spine[-1].left.op in _CHAINED  # type: ignore[attr-defined]
            and not _is_concat_chain(spine[-1].left)):  # type: ignore[arg-type]
@@ -224,6 +228,50 @@ def _binary(node: qir.Binary) -> str:
 
 #: Operators whose chains are written without parentheses around the chain so far.
 _FLAT = frozenset({"and", "or"})
+
+
+def _bool_operands(node: qir.Binary) -> List[qir.Expr]:
+    """The operands of a chain of one of ``and`` / ``or`` (``a or b or c``), left to right."""
+    chain = [node]
+    while type(chain[-1].left) is qir.Binary and chain[-1].left.op == node.op:  # type: ignore[attr-defined]
+        chain.append(chain[-1].left)  # type: ignore[arg-type]
+    return [chain[-1].left] + [n.right for n in reversed(chain)]
+
+
+def _empty_bool(op: str, operands: List[qir.Expr]) -> str:
+    """A chain of ``and`` / ``or`` of which an operand may be empty: Gel's ``or`` and ``and``
+    are ``{}`` when an operand is (https://docs.geldata.com/resources/cheatsheets/boolean:
+    ``true or <bool>{}`` and ``false and <bool>{}`` are ``{}``), where SQL's ``NULL OR true``
+    is true and ``NULL AND false`` false: ``CASE WHEN a IS NULL ... THEN NULL ELSE a OR b END``
+    (testing only the operands that may be empty). Each operand is written twice, once per
+    chain, not once per operator."""
+    parts = [_op(x) for x in operands]
+    test = " OR ".join(f"{p} IS NULL" for p, x in zip(parts, operands) if x.nullable)
+    return f"CASE WHEN {test} THEN NULL ELSE {f' {_ARITH[op]} '.join(parts)} END"
+
+
+def cond_sql(node: qir.Expr) -> str:
+    """``node`` (a bool) as a condition (``WHERE``), where ``{}`` and false both drop the row:
+    a chain of ``and`` stays SQL's ``AND`` of its operands' conditions (false where Gel's is
+    ``{}``, the same rows), and a chain of ``or`` of which an operand may be empty is
+    ``(a OR b) AND a IS NOT NULL`` (the operands that may be empty), which Postgres can still
+    match with indexes. Anything else is its value (:func:`expr_sql`)."""
+    if type(node) is not qir.Binary or node.op not in _FLAT:  # type: ignore[attr-defined]
+        return expr_sql(node)
+    operands = _bool_operands(node)  # type: ignore[arg-type]
+    if node.op == "and":  # type: ignore[attr-defined]
+        sqls = [cond_sql(x) for x in operands]
+        return f"{sqls[0] if _is_and(operands[0]) else _operand(operands[0], sqls[0])} AND " + \
+            " AND ".join(_operand(x, q) for x, q in zip(operands[1:], sqls[1:]))
+    if not any(x.nullable for x in operands):
+        return expr_sql(node)
+    parts = [_op(x) for x in operands]
+    tests = " AND ".join(f"{p} IS NOT NULL" for p, x in zip(parts, operands) if x.nullable)
+    return f"({' OR '.join(parts)}) AND {tests}"
+
+
+def _is_and(x: qir.Expr) -> bool:
+    return type(x) is qir.Binary and x.op == "and"  # type: ignore[attr-defined]
 
 
 def _is_concat_chain(node: qir.Expr) -> bool:
@@ -465,15 +513,15 @@ def object_set_sql(s: qir.ObjectSet) -> str:
             selects = [sel if i == 0 else f"SELECT {s.alias}.* FROM ({sel}) AS {s.alias} WHERE " + " AND ".join(
                 f"NOT EXISTS (SELECT 1 {object_set_sql(q)})" for q in s.parts[:i]) for i, sel in enumerate(selects)]
         union = " UNION ALL ".join(selects)
-        where = "true" if s.filter is None else _op(s.filter)
+        where = "true" if s.filter is None else _operand(s.filter, cond_sql(s.filter))
         return f"FROM ({union}) AS {s.alias} WHERE {where}{visible}"
     if s.cond is None and s.link is None:
         # Every object of the type (`count(User)`).
         return source[:-len(" WHERE ")] + ("" if s.visible_sql is None else f" WHERE {s.visible_sql}")
     if s.filter is not None:
-        visible = f" AND {_op(s.filter)}" + visible
+        visible = f" AND {_operand(s.filter, cond_sql(s.filter))}" + visible
     if s.cond is not None:
-        return source + expr_sql(s.cond) + visible
+        return source + cond_sql(s.cond) + visible
     link, me = s.link, s.subject_row
     assert link is not None
     if s.forward and link.multi:
@@ -518,13 +566,13 @@ def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None) -> s
 
 
 def _object_id(node: qir.ObjectId) -> str:
-    cond = expr_sql(node.cond)
+    cond = cond_sql(node.cond)
     where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
     return f'(SELECT "id" FROM {qi(node.target.table)} WHERE {where})'
 
 
 def _object_row(node: qir.ObjectRow) -> str:
-    cond = expr_sql(node.cond)
+    cond = cond_sql(node.cond)
     where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
     value = f'{node.alias}."id"' if node.value is None else expr_sql(node.value)
     tail = ""
@@ -559,12 +607,12 @@ def _set_filter(node: qir.SetFilter) -> str:
         where.append(f'{join}."source_id" = {s.subject_row}."id"')
         if s.visible_sql is not None:
             where.append(s.visible_sql)
-    where.append(f"({expr_sql(node.cond)})")
+    where.append(f"({cond_sql(node.cond)})")
     return f"EXISTS (SELECT 1 {' '.join(parts)} WHERE {' AND '.join(where)})"
 
 
 def _object_ids(node: qir.ObjectIds) -> str:
-    cond = expr_sql(node.cond)
+    cond = cond_sql(node.cond)
     where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
     return f'ARRAY(SELECT {node.alias}."id" FROM {qi(node.target.table)} AS {node.alias} WHERE {where})'
 
@@ -899,7 +947,7 @@ def _nested_sql(obj: str, from_where: str, alias: str, multi: bool, clauses: Opt
     where, keys, page = "", [], ""
     if clauses is not None:
         if clauses.filter is not None:
-            where = f" AND ({expr_sql(clauses.filter)})"
+            where = f" AND ({cond_sql(clauses.filter)})"
         keys = [_order_sql(k) for k in clauses.order]
         if clauses.offset is not None:
             page += f" OFFSET {expr_sql(clauses.offset)}"
@@ -950,10 +998,10 @@ def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
     """``"\nWHERE ..."`` of a filter (``""`` without one), restricted to the rows an access
     policy predicate allows."""
     if visible is None:
-        return "" if filt is None else f"\nWHERE {expr_sql(filt)}"
+        return "" if filt is None else f"\nWHERE {cond_sql(filt)}"
     if filt is None:
         return f"\nWHERE {visible}"
-    return f"\nWHERE ({expr_sql(filt)}) AND {visible}"
+    return f"\nWHERE ({cond_sql(filt)}) AND {visible}"
 
 
 def _assign_sql(a: qir.Assign) -> str:
@@ -1131,7 +1179,7 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType, marks: bool = False) -> 
         return f"{same}\nWHERE {_else_select_set(subject.table)} IS NOT NULL" if marks else same
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
-    conds = ([] if c.else_filter is None else [expr_sql(c.else_filter)]) + \
+    conds = ([] if c.else_filter is None else [cond_sql(c.else_filter)]) + \
         ([] if c.else_visible_sql is None else [c.else_visible_sql])
     where = "" if not conds else "\nWHERE " + (conds[0] if len(conds) == 1 else " AND ".join(f"({x})" for x in conds))
     return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}{where}"
@@ -1626,7 +1674,7 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
             order = ", ".join([_order_sql(k) for k in f.order] + [f'{table}."id"'])  # type: ignore[attr-defined]
             agg = f"json_agg({obj} ORDER BY {order})"
             if f.filter is not None:  # type: ignore[attr-defined]
-                agg = f"coalesce({agg} FILTER (WHERE {expr_sql(f.filter)}), '[]'::json)"  # type: ignore[attr-defined]
+                agg = f"coalesce({agg} FILTER (WHERE {cond_sql(f.filter)}), '[]'::json)"  # type: ignore[attr-defined]
             cols.append(f"{agg} AS \"elements\"")
     order = [_order_sql(k) for k in g.order] or [f"{n} ASC NULLS FIRST" for n in names]
     if numbered:

@@ -36,7 +36,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, check, ext_needs, lower,
                                      resolve_type_ref)
-from schemac.semantics.lowering import emit
+from schemac.semantics.lowering import cond_sql, emit
 from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of,
                                           known_extension)
 from schemac.semantics.model import (AccessPolicy, CheckConstraint, Column, CustomScalar, EnumType,
@@ -1757,13 +1757,15 @@ class _Resolver:
         expr = c.filter if c.filter is not None else c.except_
         if expr is None:
             return True, None, ()
-        low = lower(expr, ctx, BOOL)
-        if low is None:
+        node = check(expr, ctx, BOOL)
+        if node is None:
             return False, None, ()
-        if low.type.family != "bool":
-            self.reporter.error("E0205", f"a constraint filter must be bool, got {low.type.name}", expr.span)
+        if node.type.family != "bool":
+            self.reporter.error("E0205", f"a constraint filter must be bool, got {node.type.name}", expr.span)
             return False, None, ()
-        sql = low.sql if c.filter is not None else f"({low.sql}) IS NOT TRUE"
+        # (NULL and false alike leave a row out of a partial index, and are both NOT TRUE:
+        # a condition, :func:`cond_sql`.)
+        sql = cond_sql(node) if c.filter is not None else f"({cond_sql(node)}) IS NOT TRUE"
         return True, sql, tuple(sorted(_paths_in(expr)))
 
     def _exclusive(self, obj: ObjectType, cols: List[str], c, ctx: ExprContext, keys: Tuple[str, ...] = ()) -> None:

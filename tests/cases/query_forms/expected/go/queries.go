@@ -51,7 +51,7 @@ func (q *Queries) AccountByEmail(ctx context.Context, arg AccountByEmailParams) 
 // accountsNamedSQL is the SQL of query accounts_named (cases/query_forms/queries/accounts_named.edgeql).
 const accountsNamedSQL = `SELECT "id", "email"
 FROM "account"
-WHERE (email = $1::text) OR (name = $1::text)
+WHERE ((email = $1::text) OR (name = $1::text)) AND (name = $1::text) IS NOT NULL
 ORDER BY email ASC NULLS FIRST`
 
 // AccountsNamedParams are the parameters of AccountsNamed.

@@ -56,7 +56,7 @@ export async function accountByEmail(db: Queryable, args: AccountByEmailArgs): P
 /** SQL of query `accounts_named` (cases/query_forms/queries/accounts_named.edgeql). */
 export const accountsNamedSql = `SELECT "id", "email"
 FROM "account"
-WHERE (email = $1::text) OR (name = $1::text)
+WHERE ((email = $1::text) OR (name = $1::text)) AND (name = $1::text) IS NOT NULL
 ORDER BY email ASC NULLS FIRST`;
 
 /** Parameters of {@link accountsNamed}. */

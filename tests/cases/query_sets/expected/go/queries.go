@@ -41,7 +41,7 @@ func (q *Queries) CollectionStats(ctx context.Context, arg CollectionStatsParams
 const collectionsBySQL = `SELECT "name",
        (SELECT coalesce(json_agg(json_build_object('cid', "_s1"."cid", '@weight', "_j1"."weight") ORDER BY "_j1".weight DESC NULLS LAST, "_s1"."id"), '[]'::json) FROM "collection_characters" AS "_j1" JOIN "character" AS "_s1" ON "_s1"."id" = "_j1"."target_id" WHERE "_j1"."source_id" = "collection"."id" AND ("_j1".weight > 4)) AS "characters"
 FROM "collection"
-WHERE CASE ($1::text IS NOT NULL) WHEN true THEN (name <> 'hidden') AND (name = $1::text) WHEN false THEN CASE ($2::bigint IS NOT NULL) WHEN true THEN (name <> 'hidden') AND ((SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") >= $2::bigint) WHEN false THEN name <> 'hidden' END END
+WHERE CASE ($1::text IS NOT NULL) WHEN true THEN CASE WHEN (name = $1::text) IS NULL THEN NULL ELSE (name <> 'hidden') AND (name = $1::text) END WHEN false THEN CASE ($2::bigint IS NOT NULL) WHEN true THEN CASE WHEN ((SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") >= $2::bigint) IS NULL THEN NULL ELSE (name <> 'hidden') AND ((SELECT count(*) FROM "collection_characters" AS "_c" WHERE "_c"."source_id" = "collection"."id") >= $2::bigint) END WHEN false THEN name <> 'hidden' END END
 ORDER BY name ASC NULLS FIRST`
 
 // CollectionsByParams are the parameters of CollectionsBy. Optional: Name, MinN (nil stores NULL,
@@ -161,7 +161,7 @@ const poolOfSQL = `WITH "_with_picky" AS (
 SELECT COALESCE($2::boolean, false) AS "v"
 )
 SELECT json_build_object('rank', "_group_k0") AS "key", ARRAY['rank']::text[] AS "grouping", json_agg(json_build_object('cid', "character"."cid") ORDER BY "character"."id") AS "elements"
-FROM (SELECT "character".*, rank AS "_group_k0" FROM "character" WHERE CASE ((SELECT "v" FROM "_with_picky") AND (EXISTS (SELECT 1 FROM "player" AS "_e3" WHERE "_e3".name = $1::text))) WHEN true THEN (image NOT ILIKE '%/default.jpg') AND CASE (((SELECT "_p5".name FROM "player" AS "_p5" WHERE "_p5".name = $1::text)) = 'ann') WHEN true THEN rank = 'S' WHEN false THEN cid > 1 END WHEN false THEN image NOT ILIKE '%/default.jpg' END) AS "character"
+FROM (SELECT "character".*, rank AS "_group_k0" FROM "character" WHERE CASE ((SELECT "v" FROM "_with_picky") AND (EXISTS (SELECT 1 FROM "player" AS "_e3" WHERE "_e3".name = $1::text))) WHEN true THEN CASE WHEN CASE (((SELECT "_p5".name FROM "player" AS "_p5" WHERE "_p5".name = $1::text)) = 'ann') WHEN true THEN rank = 'S' WHEN false THEN cid > 1 END IS NULL THEN NULL ELSE (image NOT ILIKE '%/default.jpg') AND CASE (((SELECT "_p5".name FROM "player" AS "_p5" WHERE "_p5".name = $1::text)) = 'ann') WHEN true THEN rank = 'S' WHEN false THEN cid > 1 END END WHEN false THEN image NOT ILIKE '%/default.jpg' END) AS "character"
 GROUP BY "_group_k0"
 ORDER BY "_group_k0" ASC NULLS FIRST`
 
