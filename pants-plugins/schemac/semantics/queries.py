@@ -3659,7 +3659,14 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     #: would only repeat theirs, as an unknown name).
     refused: Set[str] = set()
     previous: Optional[Tuple[str, int]] = None
+    #: `s := (select T { shape } filter ...)`: the shape written in the binding, which Gel keeps
+    #: on the objects when the query selects `s` itself (https://docs.geldata.com/reference/edgeql/with)
+    binding_shapes: Dict[str, Tuple[ast.ShapeElement, ...]] = {}
     for b in q.bindings:
+        binding_shapes.pop(b.name, None)
+        if isinstance(b.value, ast.SelectExpr) and isinstance(b.value.subject, ast.VarRef) and b.value.shape \
+                and b.value.subject.name not in ctx.variables:
+            binding_shapes[b.name] = tuple(b.value.shape)
         errors = sum(1 for d in reporter.diagnostics if d.severity == "error")
         if previous is not None and errors > previous[1]:
             refused.add(previous[0])
@@ -3823,6 +3830,16 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                        "select the type with a filter: select T { ... } filter ...")
         return None
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets:
+        if body.shape is None and body.type_name in binding_shapes and body.type_name not in ctx.variables:
+            # `with s := (select T { a, b := ... } filter f) select s`: the objects with the
+            # binding's shape, as `select T { a, b := ... } filter f`
+            body = dataclasses.replace(body, shape=binding_shapes[body.type_name])
+        elif body.shape is not None and body.type_name in binding_shapes and body.type_name not in ctx.variables \
+                and {el.name for el in binding_shapes[body.type_name]} - {el.name for el in body.shape}:
+            reporter.error("E0206", f"a shape on '{body.type_name}', whose 'with' binding has a shape of its own, "
+                           "is not supported yet", body.type_span,
+                           "write one shape: select T { ... } filter ..., or select the name without a shape")
+            return None
         merged = _select_of_selection(body, ctx.type_sets[body.type_name], ctx)
         if merged is None:
             return None
