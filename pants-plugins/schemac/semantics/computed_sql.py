@@ -152,7 +152,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
     array (:class:`~schemac.semantics.qir.ObjectIds`), the value of a multi link. ``limit_one``: the
     first object in ``order`` (``ast.OrderItem``s) only (see :func:`limited_value`)."""
     from schemac.diagnostics import did_you_mean
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import BOOL, check, check_filter
     from schemac.semantics import policies
 
     target = ctx.schema.find_type(expr.type_name, ctx.module)
@@ -171,11 +171,8 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
     inner = dataclasses.replace(ctx, subject=target, column_prefix=alias, subject_column=None,
                                 variables=ctx.variables if ctx.params is not None else {}, bound_statements={}, set_links=None, set_row=None)
     inner = detached_scope(expr, ctx, inner)
-    cond = check(expr.filter, inner, BOOL)
+    cond = check_filter(expr.filter, inner)
     if cond is None:
-        return None
-    if cond.type.family != "bool":
-        ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", expr.filter.span)
         return None
     keys = []
     for item in order:
@@ -552,7 +549,7 @@ def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
 def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     """The objects of a :func:`type_set_of` expression (rows named ``alias``, restricted to those
     the type's access policies let the query see), its filter checked in the type's scope."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import BOOL, check, check_filter
 
     found = type_set_of(expr, ctx)
     assert found is not None
@@ -566,11 +563,8 @@ def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
             if cond is None:
                 return None
         else:
-            cond = check(filt, inner, BOOL)  # type: ignore[arg-type]
+            cond = check_filter(filt, inner)  # type: ignore[arg-type]
             if cond is None:
-                return None
-            if cond.type.family != "bool":
-                ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
                 return None
     if concrete_parent(ctx.schema, source, expr.span, ctx.reporter, "reading every object"):
         return None
@@ -821,34 +815,33 @@ def _flatten_path(expr) -> Optional[List[object]]:
             return None
 
 
-def union_parts(expr) -> Optional[List[object]]:
-    """The operands of ``a union b union c``; ``None`` when ``expr`` is not a union."""
-    if not (isinstance(expr, ast.BinOp) and expr.op == "union"):
+def operator_chain(expr, op: str) -> Optional[List[object]]:
+    """The operands of ``a <op> b <op> c``, left to right (without recursion: a chain may be
+    long); ``None`` when ``expr`` is not an ``op``."""
+    if not (isinstance(expr, ast.BinOp) and expr.op == op):
         return None
     out: List[object] = []
     stack = [expr]
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.BinOp) and n.op == "union":
+        if isinstance(n, ast.BinOp) and n.op == op:
             stack.extend((n.right, n.left))
         else:
             out.append(n)
     return out
 
 
+def union_parts(expr) -> Optional[List[object]]:
+    """The operands of ``a union b union c``; ``None`` when ``expr`` is not a union."""
+    return operator_chain(expr, "union")
+
+
 def coalesce_parts(expr) -> Optional[List[object]]:
     """The operands of ``a ?? b ?? c`` when each is a set of objects (a backlink, a path, a
     union, ...: :func:`is_set_expr`); ``None`` otherwise (a ``??`` of values)."""
-    if not (isinstance(expr, ast.BinOp) and expr.op == "??"):
+    out = operator_chain(expr, "??")
+    if out is None:
         return None
-    out: List[object] = []
-    stack = [expr]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.BinOp) and n.op == "??":
-            stack.extend((n.right, n.left))
-        else:
-            out.append(n)
     if all(isinstance(p, ast.Backlink) or is_set_expr(p) for p in out):
         return out
     return None
@@ -1456,17 +1449,14 @@ def qir_bool():
 
 def _filtered(base: qir.ObjectSet, filt, span, ctx) -> Optional[qir.ObjectSet]:
     """``base`` with the further condition ``filt`` (checked over its objects)."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import BOOL, check, check_filter
 
     if base.page is not None:
         base = qir.ObjectSet(base.span, base.alias, base.source, True, parts=(base,))
     inner = dataclasses.replace(ctx, subject=base.source, column_prefix=base.alias, subject_column=None,
                                 set_links=None, set_row=None)
-    cond = check(filt, inner, BOOL)
+    cond = check_filter(filt, inner)
     if cond is None:
-        return None
-    if cond.type.family != "bool":
-        ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
         return None
     if base.cond is None and base.link is None and not base.parts and not base.within and not base.outside:
         return dataclasses.replace(base, cond=cond)  # (every object of a type, filtered)

@@ -485,6 +485,18 @@ def check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType] = None
         ctx.depth -= 1
 
 
+def check_filter(filt: ast.Expr, scope: "ExprContext") -> Optional[qir.Expr]:
+    """A ``filter`` clause checked in ``scope`` (its subject): the bool condition, or ``None``
+    after reporting (an error in it, or E0304 when it is not a bool)."""
+    cond = check(filt, scope, BOOL)
+    if cond is None:
+        return None
+    if cond.type.family != "bool":
+        scope.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", filt.span)
+        return None
+    return cond
+
+
 def is_param(node: qir.Expr) -> bool:
     """True for a parameter (Postgres cannot always type it from its context)."""
     return type(node) is qir.ParamRef
@@ -1147,11 +1159,8 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
         if isinstance(computed, ast.SubSelect):
             assert g.target is not None
             inner.subject = g.target
-            cond = check(computed.filter, inner, BOOL)
+            cond = check_filter(computed.filter, inner)
             if cond is None:
-                return None
-            if cond.type.family != "bool":
-                ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", computed.filter.span)
                 return None
             from schemac.semantics import policies
 
@@ -2693,14 +2702,15 @@ _VALUE_SET_AGGREGATES = ("count", "sum", "min", "max", "math::mean", "array_agg"
 _UNPACK_FUNCS = ("array_unpack", "std::array_unpack")
 
 
-def _value_set_parts(expr, ctx: ExprContext):
-    """``{a, b} union array_unpack(arr) union ...`` (also through a ``with`` name bound to one)
-    as its parts, ``[(syntax, unpacked)]``; ``None`` for any other expression (one value,
-    objects, paths)."""
-    if isinstance(expr, ast.VarRef) and expr.name not in ctx.variables and expr.name in ctx.type_sets:
-        return _value_set_parts(ctx.type_sets[expr.name], ctx)
+def value_set_parts(expr, ctx: Optional[ExprContext] = None):
+    """``{a, b} union array_unpack(arr) union ...`` (also through a ``with`` name bound to one,
+    when ``ctx`` is given) as its parts, ``[(syntax, unpacked)]``; ``None`` for any other
+    expression (one value, objects, paths)."""
+    if ctx is not None and isinstance(expr, ast.VarRef) and expr.name not in ctx.variables \
+            and expr.name in ctx.type_sets:
+        return value_set_parts(ctx.type_sets[expr.name], ctx)
     if isinstance(expr, ast.BinOp) and expr.op == "union":
-        left, right = _value_set_parts(expr.left, ctx), _value_set_parts(expr.right, ctx)
+        left, right = value_set_parts(expr.left, ctx), value_set_parts(expr.right, ctx)
         if left is None and right is None:
             return None
         return (left if left is not None else [(expr.left, False)]) + \
@@ -2727,11 +2737,11 @@ def value_set_array(expr, ctx: ExprContext):
     The elements meet at one type as a set literal's do (numbers at the widest). ``None`` when
     ``expr`` is no such set; ``False`` after reporting."""
     call = assert_call(expr)
-    if call is not None and call[0] == "assert_distinct" and _value_set_parts(call[1], ctx) is not None:
+    if call is not None and call[0] == "assert_distinct" and value_set_parts(call[1], ctx) is not None:
         # `count(assert_distinct({1, 2}))`: the checked set's array
         found = check(expr, ctx)
         return False if found is None else found
-    parts = _value_set_parts(expr, ctx)
+    parts = value_set_parts(expr, ctx)
     if parts is None or any(not unpack and _objects_part(e, ctx) for e, unpack in parts):
         return None
     order = ("int16", "int32", "int64", "bigint", "float32", "float64", "decimal")
@@ -3647,7 +3657,7 @@ def _in(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
     if isinstance(right_expr, ast.VarRef) and right_expr.name not in ctx.variables \
             and isinstance(ctx.type_sets.get(right_expr.name), ast.FuncCall):
         right_expr = ctx.type_sets[right_expr.name]  # with ids := array_unpack(...) ... in ids
-    if not isinstance(right_expr, ast.FuncCall) and _value_set_parts(right_expr, ctx) is not None:
+    if not isinstance(right_expr, ast.FuncCall) and value_set_parts(right_expr, ctx) is not None:
         # `x in xs` of `with xs := {'a', 'b'}`, `x in {'a'} union array_unpack(arr)`: one of
         # the set's values (https://docs.geldata.com/reference/stdlib/set#operator::in)
         arr = value_set_array(right_expr, ctx)

@@ -29,7 +29,8 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
-                                     refuse_poly_link, value_set_array, assert_call, assert_message)
+                                     refuse_poly_link, value_set_array, assert_call, assert_message,
+                                     value_set_parts, check_filter)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -1119,11 +1120,8 @@ def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
     batch = dataclasses.replace(batch, var=var)
     alias = qi("_lo")
     inner = dataclasses.replace(scope, subject=target, column_prefix=alias)
-    filt = check(body.filter, inner, BOOL)
+    filt = check_filter(body.filter, inner)
     if filt is None:
-        return False
-    if filt.type.family != "bool":
-        ctx.reporter.error("E0304", f"a filter must be bool, got {filt.type.name}", body.filter.span)
         return False
     props = []
     for el in body.shape or ():
@@ -2494,11 +2492,8 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
         # The filter is written inside EXISTS (...) over the linked rows: the subject's columns
         # are qualified, so a linked table's column of the same name cannot capture them.
         scope.column_prefix = row
-    low = check(filt, scope, BOOL)
+    low = check_filter(filt, scope)
     if low is None:
-        return None, MANY
-    if low.type.family != "bool":
-        ctx.reporter.error("E0304", f"a filter must be bool, got {low.type.name}", filt.span)
         return None, MANY
     if scope.set_links:
         low = qir.SetFilter(low.span, low.type, False, tuple(scope.set_links.values()), low)  # type: ignore[arg-type]
@@ -3734,7 +3729,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # (`.id in ids`); its parameter is bound there.
             ctx.type_sets[b.name] = value
             continue
-        if isinstance(value, (ast.SetLit, ast.BinOp)) and _element_parts(value) is not None \
+        if isinstance(value, (ast.SetLit, ast.BinOp)) and value_set_parts(value) is not None \
                 and (not isinstance(value, ast.SetLit) or len(value.items) > 1):
             # `with xs := {1, 2} union array_unpack(...)`: a set of values, read where it is
             # used (`count(xs)`, `sum(xs)`, https://docs.geldata.com/reference/edgeql/with)
@@ -3818,7 +3813,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.shape is None and body.type_name in ctx.type_sets and \
             isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp)) and \
-            _element_parts(ctx.type_sets[body.type_name]) is not None:
+            value_set_parts(ctx.type_sets[body.type_name]) is not None:
         # `with xs := {1, 2} select xs`: the set's values
         value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, body.order, body.offset,
                                 body.limit, body.span)
@@ -4268,11 +4263,8 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
     scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias)
     cond = None
     if q.filter is not None:
-        cond = check(q.filter, scope, BOOL)
+        cond = check_filter(q.filter, scope)
         if cond is None:
-            return None
-        if cond.type.family != "bool":
-            ctx.reporter.error("E0304", f"a filter must be bool, got {cond.type.name}", q.filter.span)
             return None
     ok, clauses = _shape_clauses(dataclasses.replace(q, filter=None), subject, alias, ctx)
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
@@ -4662,7 +4654,7 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
     if computed_sql.query_value_path(operand, ctx) is not None:
         return _select_value_set(qf, q, operand, distinct, ctx)
     call = assert_call(operand)
-    if call is not None and call[0] == "assert_distinct" and _element_parts(call[1]) is not None:
+    if call is not None and call[0] == "assert_distinct" and value_set_parts(call[1]) is not None:
         # `select assert_distinct({1, 2} union array_unpack(...))`: the set's values, or the
         # statement fails when one is there twice (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct)
         low = check(operand, ctx)
@@ -4671,7 +4663,7 @@ def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Op
         node = qir.SelectElements(q.span, (low,), (True,), distinct)
         return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", low.type.element, False),),
                      scalar=True)
-    parts = _element_parts(operand)
+    parts = value_set_parts(operand)
     if parts is not None:
         return _select_elements(qf, q, parts, distinct, ctx)
     low = check(value, ctx)
@@ -4805,23 +4797,7 @@ def _select_enumerate(qf: ast.QueryFile, q: ast.SelectValue, call: ast.FuncCall,
         ctx.reporter.error("E0206", "enumerate() of a property of a set of objects is not supported yet", arg.span,
                            "enumerate a set of values: enumerate({...}) or enumerate(array_unpack(<array<T>>$xs))")
         return None
-    return _select_elements(qf, q, _element_parts(arg) or [(arg, False)], False, ctx, True)
-
-
-def _element_parts(expr) -> Optional[List[Tuple[object, bool]]]:
-    """``{a, b} union array_unpack(arr) union ...`` as its parts, ``(expr, unpacked)``; ``None``
-    for any other expression (a single value, objects)."""
-    if isinstance(expr, ast.BinOp) and expr.op == "union":
-        left, right = _element_parts(expr.left), _element_parts(expr.right)
-        if left is None and right is None:
-            return None
-        return (left if left is not None else [(expr.left, False)]) + \
-            (right if right is not None else [(expr.right, False)])
-    if isinstance(expr, ast.SetLit) and expr.items:
-        return [(item, False) for item in expr.items]
-    if isinstance(expr, ast.FuncCall) and expr.name in _UNPACK and len(expr.args) == 1:
-        return [(expr.args[0], True)]
-    return None
+    return _select_elements(qf, q, value_set_parts(arg) or [(arg, False)], False, ctx, True)
 
 
 def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: bool,
