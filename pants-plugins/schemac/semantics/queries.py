@@ -399,7 +399,8 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
                                "or read by its elements (t.0, t.name)")
                 return True
             if isinstance(vt, ValueType) and vt.has_tuple:
-                reporter.error("E0206", f"a {vt.name} value in a query is not supported yet", n.span,  # type: ignore[attr-defined]
+                article = "an" if vt.name[:1] in "aeiou" else "a"
+                reporter.error("E0206", f"{article} {vt.name} value in a query is not supported yet", n.span,  # type: ignore[attr-defined]
                                "a tuple property is selected (days, p := .pos) or read by its elements (.days.0); "
                                "an array of tuples by its elements (.points[0].0) or len(.points)")
                 return True

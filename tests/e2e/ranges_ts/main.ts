@@ -28,8 +28,10 @@ try {
       { lower: "2024-01-10", upper: null, incLower: true, incUpper: false },
     ],
   });
-  // Postgres normalises discrete ranges: [10,20] is [10,21); empty is empty.
-  await q.addBooking({ name: "b", seats: { lower: 10, upper: 20, incLower: true, incUpper: true } });
+  // Postgres normalises discrete ranges: [10,20] is [10,21); empty is empty. b has days: Gel's
+  // `contains(.days, d) or overlaps(...)` is {} (not kept) for an object whose days are empty.
+  await q.addBooking({ name: "b", seats: { lower: 10, upper: 20, incLower: true, incUpper: true },
+    days: { lower: "2024-03-01", upper: "2024-03-05", incLower: true, incUpper: true } });
   await q.addBooking({ name: "c", seats: { lower: null, upper: null, incLower: false, incUpper: false, empty: true } });
 
   const rows = await q.bookings({ day: "2024-01-15", lo: 100, hi: 200 });

@@ -45,7 +45,10 @@ func TestRanges(t *testing.T) {
 	}
 	b := pgtype.Range[pgtype.Int4]{Lower: pgtype.Int4{Int32: 10, Valid: true}, Upper: pgtype.Int4{Int32: 20, Valid: true},
 		LowerType: pgtype.Inclusive, UpperType: pgtype.Inclusive, Valid: true}
-	if _, err := q.AddBooking(ctx, rg.AddBookingParams{Name: "b", Seats: &b}); err != nil {
+	// b has days: Gel's contains(.days, d) or overlaps(...) is {} (not kept) when days is empty.
+	bDays := pgtype.Range[pgtype.Date]{Lower: day(2024, 3, 1), Upper: day(2024, 3, 5), LowerType: pgtype.Inclusive,
+		UpperType: pgtype.Inclusive, Valid: true}
+	if _, err := q.AddBooking(ctx, rg.AddBookingParams{Name: "b", Seats: &b, Days: &bDays}); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := q.Bookings(ctx, rg.BookingsParams{Day: day(2024, 1, 15).Time, Lo: 100, Hi: 200})
