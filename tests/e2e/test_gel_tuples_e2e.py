@@ -84,7 +84,7 @@ def test_tuple_writes_and_element_reads_on_postgres(pg, tmp_path):
 
 
 @pytest.mark.parametrize("query, message", [
-    ("select Service { points };", "tp/queries/q.edgeql:1:18: error[E0206]: a array<tuple<decimal, decimal>> value in "
+    ("select Service { points };", "tp/queries/q.edgeql:1:18: error[E0206]: an array<tuple<decimal, decimal>> value in "
                                    "a query is not supported yet"),
     ("select Service { a := .days.3 };", "error[E0302]: tuple<bool, bool, bool> has no element 3 (it has 3)"),
     ("select Service { a := .pos.z };", "error[E0302]: tuple<x: float64, y: float64> has no element 'z'"),
