@@ -1121,6 +1121,8 @@ def _link_changes(links) -> List[Callable[[str], str]]:
             out.append(_link_delete(join, ids, keep=False))
         else:
             out.append(_link_delete(join, ids, keep=True))
+            if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
+                continue  # (a subset of the links: nothing to insert)
             out.append(_link_insert(join, ids, True, a.link.column, a.props))
     return out
 

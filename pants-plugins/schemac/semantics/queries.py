@@ -897,6 +897,8 @@ def _link_source(a: ast.Assignment, subject: ObjectType,
     elif isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.Path) and value.shape is None \
             and not value.order and value.offset is None and value.limit is None \
             and value.subject.steps == (a.name,) and value.filter is not None:
+        if a.op == ":=" and link is not None and link.multi and link.join_table is not None:
+            return a, exists  # the links the filter keeps (_kept_links)
         if a.op != "-=" or link is None:
             ctx.reporter.error("E0206", f"'{a.name} {a.op} (select .{a.name} filter ...)' is not supported yet"
                                if link is not None else f"'(select .{a.name} ...)' of a polymorphic link as its "
@@ -1084,6 +1086,57 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext):
     filt = value.filter if value.filter is not None else ast.Literal("bool", True, value.span)
     sub = ast.SubSelect(value.subject.name, value.subject.span, filt, value.span)
     return dataclasses.replace(a, value=sub), tuple(props)
+
+
+def _kept_links(a: ast.Assignment, link, ctx: ExprContext, insert: bool):
+    """``folders := (select .folders filter @path != $p)`` in an update: the object's own links
+    that the filter keeps (it may read the linked object's properties, ``.name``, and the link
+    properties, ``@path``). Gel replaces a multi link's links with the new set by deleting the
+    links to other objects and inserting the missing ones (``ON CONFLICT DO NOTHING``; when the
+    value sets no link property), so the links kept keep their link properties
+    (https://docs.geldata.com/reference/edgeql/update,
+    https://docs.geldata.com/reference/datamodel/linkprops): here the new set is a subset of the
+    links, so the links the filter does not keep (false or empty) are deleted and nothing else
+    changes. The ids are ``ARRAY(SELECT j."target_id" FROM <join table> AS j JOIN <target> ...
+    WHERE j."source_id" = <the updated row>."id" AND (<filter>))``. ``None`` when ``a`` is
+    another form, ``False`` after an error."""
+    value = a.value
+    if not (a.op == ":=" and isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.Path)
+            and value.subject.steps == (a.name,) and value.filter is not None and value.shape is None
+            and not value.order and value.offset is None and value.limit is None):
+        return None
+    join = _join_table(link, ctx)
+    if insert or join is None:
+        ctx.reporter.error("E0206", f"'{a.name} := (select .{a.name} filter ...)' is not supported "
+                           + ("in an insert" if insert else "on this link"), value.span,
+                           f"select the objects by their type: (select {link.target.name} filter ...)")
+        return False
+    j, t = qi(f"_kj{ctx.depth}"), qi(f"_kt{ctx.depth}")
+    if policies.read_predicate(link.target, ctx, t) is not None:
+        # (Gel's .folders hides the targets its access policies hide, and a hidden link is
+        # then not in the new set: what Gel does with it is not what this lowering does)
+        ctx.reporter.error("E0206", f"'{a.name} := (select .{a.name} filter ...)' of a link to a type with access "
+                           "policies is not supported yet", value.span)
+        return False
+    outer = next((n for n in ast.iter_nodes(value.filter)
+                  if (isinstance(n, ast.VarRef) and n.name.split("::")[-1] == ctx.subject.name  # type: ignore[union-attr]
+                      and n.name not in ctx.variables)
+                  or (isinstance(n, ast.EnumRef) and n.enum.split("::")[-1] == ctx.subject.name)), None)  # type: ignore[union-attr]
+    if outer is not None:
+        ctx.reporter.error("E0206", f"a filter of '(select .{a.name} ...)' reading the updated object is not "
+                           "supported yet", outer.span)
+        return False
+    inner = dataclasses.replace(ctx, subject=link.target, column_prefix=t, link_row=(link.name, join, j),
+                                set_links=None, set_row=None, depth=ctx.depth + 1)
+    cond, _ = _where(value.filter, link.target, inner)
+    if cond is None:
+        return False
+    uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
+    sql = (f'ARRAY(SELECT {j}."target_id" FROM {qi(link.join_table)} AS {j} JOIN {qi(link.target.table)} AS {t} '
+           f'ON {t}."id" = {j}."target_id" WHERE {j}."source_id" = {lowering.LINK_ROWS}."id" AND ({{0}}))')
+    ids = qir.SqlTemplate(value.span, uuid_array, False, "kept_links", sql,
+                          (cond,), "o", True)
+    return qir.LinkAssign(a.span, link, ":=", ids)
 
 
 def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
@@ -1323,6 +1376,9 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         loop = _for_link_rows(a, link, ctx) if insert and a.op == ":=" else None
         if loop is not None:
             return loop or None
+        kept = _kept_links(a, link, ctx, insert)
+        if kept is not None:
+            return kept or None
         if computed_sql.sets_link_props(a.value):
             split = _link_props(a, link, ctx)
             if split is None:
