@@ -140,8 +140,9 @@ type Vlog extending Post { minutes: int32; }"""
 
 
 @pytest.mark.parametrize("query, message", [
-    ("delete Content filter .title = 'x';", "1:8 E0206 a delete of the abstract type 'Content' (the objects of its "
-     "concrete subtypes: Movie, Show) is not supported yet"),
+    # (a delete of one is supported outside a block binding names: tests/compiler/test_abstract_delete.py)
+    ("with t := 'x' delete Content filter .title = t;", "1:22 E0206 a delete of the abstract type 'Content' (the "
+     "objects of its concrete subtypes: Movie, Show) is not supported yet"),
     ("with t := 'x' update Content filter .title = t set { title := 'y' };", "1:22 E0206 an update of the abstract "
      "type 'Content' (the objects of its concrete subtypes: Movie, Show) is not supported yet"),
     ("group Content by .title;", "1:7 E0206 a group of the abstract type 'Content' (the objects of its concrete "

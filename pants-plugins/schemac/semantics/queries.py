@@ -543,6 +543,12 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         before = len(reporter.diagnostics)
         query = _abstract_select(qf, q, _abstract_key(schema, q.type_name, "default"), ctx)  # type: ignore[arg-type]
         return query if len(reporter.diagnostics) == before else None
+    if subject is None and isinstance(q, ast.DeleteQuery) and q.subject is None \
+            and _abstract_key(schema, q.type_name, "default"):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=_query_filter)
+        before = len(reporter.diagnostics)
+        query = _delete_each_table(qf, q, None, ctx, _abstract_key(schema, q.type_name, "default"))
+        return query if len(reporter.diagnostics) == before else None
     if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter, q):
         return None
     if subject is None:
@@ -2451,22 +2457,40 @@ def _delete(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType, ctx: Exp
     return _plan(qf, "delete", subject, _returning_id(w), ctx, w.cardinality, ())
 
 
-def _delete_each_table(qf: ast.QueryFile, q: ast.DeleteQuery, subject: ObjectType,
-                       ctx: ExprContext) -> Optional[qir.Query]:
+def _delete_each_table(qf: ast.QueryFile, q: ast.DeleteQuery, subject: Optional[ObjectType],
+                       ctx: ExprContext, abstract: Optional[str] = None) -> Optional[qir.Query]:
     """``delete Item filter f`` of a concrete type other types extend: Gel's objects of ``Item``
     include its subtypes' (https://docs.geldata.com/reference/datamodel/inheritance), which live
     in their own tables, so the statement deletes from each table (``WITH "_with__del0" AS
     (DELETE FROM "item" WHERE f RETURNING *), "_with__del1" AS (DELETE FROM "book" ...)``) and
-    returns every deleted object's id, as ``select {p, q}`` of bound deletes does."""
+    returns every deleted object's id, as ``select {p, q}`` of bound deletes does.
+
+    ``abstract`` (``subject`` ``None``): the qualified name of an abstract type, ``delete Ship
+    filter f``, whose objects are those of its concrete subtypes
+    (https://docs.geldata.com/reference/edgeql/delete: a delete of any set of objects): the same
+    statement over the concrete subtypes' tables, each checking ``f`` with its own pointers and
+    access policies."""
+    key0 = subject.qualname if subject is not None else abstract
+    keys = [k for k in ctx.schema.descendants.get(key0, ()) if k in ctx.schema.types]
+    if not keys:
+        ctx.reporter.error("E0206", f"a delete of the abstract type '{key0.split('::')[-1]}', which no concrete "  # type: ignore[union-attr]
+                           "type extends, is not supported yet", q.type_span)
+        return None
     bindings: List[qir.Node] = []
-    for i, key in enumerate(ctx.schema.descendants[subject.qualname]):
+    one = q.filter is not None and _pins_id(q.filter)
+    for i, key in enumerate(keys):
         t = ctx.schema.types[key]
         w = _delete_write(q, t, dataclasses.replace(ctx, subject=t))
         if w is None:
             return None
+        # (`.id = x` of one x: at most one object, ids being unique across the tables)
+        one = one and w.cardinality != MANY
         bindings.append(qir.BoundWrite(q.span, f"_del{i}", w))
     union = qir.WrittenUnion(q.span, tuple(b.name for b in bindings))  # type: ignore[attr-defined]
-    return _plan(qf, "delete", subject, qir.With(q.span, tuple(bindings), union), ctx, MANY, ())
+    first = ctx.schema.types[keys[0]].column("id")
+    assert first is not None
+    return _plan(qf, "delete", subject, qir.With(q.span, tuple(bindings), union), ctx, AT_MOST_ONE if one else MANY,
+                 (), (ResultField("id", first.type, False),))
 
 
 def _delete_write(q: ast.DeleteQuery, subject: ObjectType, ctx: ExprContext,
@@ -3928,6 +3952,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         # a concrete type other types extend: its objects and its subtypes', as an abstract type's
         query = _abstract_select(dataclasses.replace(qf, query=body), body,
                                  schema.find_type(body.type_name, ctx.module).qualname, ctx)  # type: ignore[union-attr]
+    elif isinstance(body, ast.DeleteQuery) and body.subject is None and not ctx.variables \
+            and schema.find_type(body.type_name, ctx.module) is None \
+            and _abstract_key(schema, body.type_name, ctx.module) is not None:
+        # `with module m delete Ship filter ...`: the objects of its concrete subtypes
+        query = _delete_each_table(dataclasses.replace(qf, query=body), body, None, ctx,
+                                   _abstract_key(schema, body.type_name, ctx.module))
     else:
         subject = schema.find_type(body.type_name, ctx.module)
         if subject is None and _abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter, body):
