@@ -743,6 +743,14 @@ def _object_path(arg, ctx, alias: str):
     while isinstance(root, ast.Step) and root.kind == ".":
         steps.insert(0, root.name)
         root = root.base
+    if len(steps) > 1 and ctx.subject is not None and (isinstance(root, ast.Backlink) or (
+            is_set_expr(root) or link_set_of(root, ctx) is not None) and _asserted_single(root) is None) \
+            and set_target(arg.base, ctx.subject, ctx.schema, ctx.module) is not None:
+        # `.<title[is Credit].person.name`, `(select .<title[is Credit] filter ...).person.name`:
+        # the property of each of the distinct objects the path reaches (a path of objects has
+        # no duplicates, https://docs.geldata.com/reference/edgeql/paths)
+        objects = expr_object_set(arg.base, ctx, qi(alias), arg.span)
+        return False if objects is None else (objects, tuple(steps[-1:]))
     if isinstance(root, ast.Backlink) and steps and ctx.subject is not None:
         # `.<author[is Post].score`
         objects = object_set(root, ctx, qi(alias), arg.span)
@@ -879,8 +887,32 @@ def set_target(expr, subject: ObjectType, schema, module: str, depth: int = 0) -
         return targets[0] if targets and all(t is not None for t in targets) else None
     steps = _flatten_path(expr)
     if steps is None:
+        chain = set_chain(expr)
+        if chain is None:
+            return None
+        root = set_target(chain[0], subject, schema, module, depth + 1)
+        return None if root is None else _walk_steps(root, list(chain[1]), schema, module, depth)
+    return _walk_steps(subject, steps, schema, module, depth)
+
+
+def set_chain(expr) -> Optional[Tuple[object, Tuple[str, ...]]]:
+    """``(root, steps)`` of ``(select .<title[is Credit] filter ...).person.name``: path steps
+    (``.link``) after a filtered selection of a set of objects of the subject, which is no path
+    itself; ``None`` for any other expression."""
+    steps: List[str] = []
+    node = expr
+    while isinstance(node, ast.Step) and node.kind == ".":
+        steps.insert(0, node.name)
+        node = node.base
+    if not steps or not isinstance(node, ast.SelectExpr) or node.shape is not None or node.order \
+            or node.offset is not None or node.limit is not None or node.filter is None:
         return None
-    cur = subject
+    if not (is_set_expr(node.subject) or link_select(node) is not None):
+        return None
+    return node, tuple(steps)
+
+
+def _walk_steps(cur, steps, schema, module: str, depth: int) -> Optional[ObjectType]:
     for i, step in enumerate(steps):
         if isinstance(step, ast.Backlink):
             if step.type_name is None:
@@ -997,7 +1029,9 @@ def is_set_expr(expr) -> bool:
     if union_parts(expr) is not None or set_op(expr) is not None or coalesce_parts(expr) is not None:
         return True
     steps = _flatten_path(expr)
-    return steps is not None and (len(steps) > 1 or any(isinstance(s, tuple) for s in steps))
+    if steps is None:
+        return set_chain(expr) is not None
+    return len(steps) > 1 or any(isinstance(s, tuple) for s in steps)
 
 
 def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
@@ -1058,6 +1092,19 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     if link_set_of(expr, ctx) is not None:
         found = link_set_of(expr, ctx)
         return object_set(found[0], ctx, alias, span)  # type: ignore[index]
+    chain = set_chain(expr) if ctx.subject is not None else None
+    if chain is not None:
+        # `(select .<title[is Credit] filter .role = 'director').person`: the distinct objects
+        # the path reaches from the selected ones (https://docs.geldata.com/reference/edgeql/paths)
+        base = expr_object_set(chain[0], ctx, _sub_alias(alias, "r"), span)
+        if base is None:
+            return None
+        hops = _path_hops(list(chain[1]), expr.span, dataclasses.replace(ctx, subject=base.source), rooted=True)
+        if hops is None:
+            return None
+        target = hops[-1].target
+        cond = qir.InSetPath(expr.span, BOOL, False, alias, base, tuple(hops))
+        return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
     steps = _flatten_path(expr)
     if steps is not None and isinstance(expr, ast.Path) and len(steps) == 1 and ctx.subject is not None \
             and steps[0] in ctx.subject.links:

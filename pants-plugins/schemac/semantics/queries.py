@@ -3350,11 +3350,19 @@ def _values_of_objects(value, ctx: ExprContext) -> bool:
         target = computed_sql.set_target(ast.Path(value.steps[:-1], value.span), ctx.subject, ctx.schema, ctx.module)
         return target is not None and value.steps[-1] not in target.links and target.column(value.steps[-1]) is not None
     if not (isinstance(value, ast.Step) and value.kind == "." and isinstance(value.base, (ast.TypeFilter, ast.Backlink,
-                                                                                          ast.Step))):
+                                                                                          ast.Step, ast.SelectExpr))):
         return False
     found = _object_path_base(value, ctx)
-    if found is None or len(found[1]) != 1 or computed_sql._asserted_single(found[0]) is not None:
+    if found is None or computed_sql._asserted_single(found[0]) is not None:
         return False
+    if len(found[1]) > 1 or isinstance(found[0], ast.SelectExpr):
+        # `directors := (select .<title[is Credit] filter .role = 'director').person.name`:
+        # the property of the distinct objects a path of links reaches from a set of objects
+        # (https://docs.geldata.com/reference/edgeql/paths)
+        target = computed_sql.set_target(value.base, ctx.subject, ctx.schema, ctx.module)
+        if target is None or value.name in target.links or target.column(value.name) is None:
+            return False
+        return not computed_sql.single_path(found[0], ctx.subject, ctx.schema, ctx.module)
     target = computed_sql.set_target(found[0], ctx.subject, ctx.schema, ctx.module)
     if target is None or found[1][0] in target.links or target.column(found[1][0]) is None:
         return False
@@ -4325,7 +4333,9 @@ def _object_selection(value, ctx: ExprContext) -> Optional[ast.SelectQuery]:
     if not isinstance(value, ast.SelectExpr) or not isinstance(value.subject, ast.VarRef):
         return None
     if shape is not None and value.shape is not None:
-        return None
+        if not _outer_shape_wins(value.shape, value.subject.name, ctx):
+            return None
+        value = dataclasses.replace(value, shape=None)
     name = value.subject.name
     if name in ctx.variables or name in ctx.bound_statements:
         return None
@@ -4424,6 +4434,20 @@ def _bound_write_element(el: ast.ShapeElement, bound, asserts: Set[str], ctx: Ex
         node = dataclasses.replace(node, required=True,  # type: ignore[call-arg]
                                    field=dataclasses.replace(node.field, optional=False))  # type: ignore[attr-defined]
     return node
+
+
+def _outer_shape_wins(inner, name: str, ctx: ExprContext) -> bool:
+    """``select (select Title {*} filter ...) { title := .primaryTitle }``: a shape on a
+    selection of a type whose own shape only names the type's stored or computed pointers
+    (``{}``, ``{*}``, ``{ name }``: no computed element, sub-shape or clause). Gel outputs the
+    outer shape alone (a shape on an expression makes a new view of its objects, and the
+    inner one adds no pointer the outer could read,
+    https://docs.geldata.com/reference/edgeql/shapes), so the inner shape changes nothing."""
+    subject = ctx.schema.find_type(name, ctx.module)
+    if subject is None or name in ctx.type_sets or not computed_sql._plain_shape(inner):
+        return False
+    return all(el.splat or subject.column(el.name) is not None or el.name in subject.links
+               or el.name in subject.computeds or el.name in subject.poly_links for el in inner)
 
 
 def _simple_selection(value) -> bool:
