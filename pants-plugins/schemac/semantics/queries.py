@@ -2553,6 +2553,10 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
     """``(filter, cardinality)`` of a filter (``many`` unless it pins one row)."""
     if filt is None:
         return None, MANY
+    rewritten = _object_set_comparisons(filt, subject, ctx)
+    if rewritten is not None:
+        low = check_filter(rewritten, ctx)
+        return low, AT_MOST_ONE if low is not None and _pins_one_row(filt, subject) else MANY
     fenced = _fenced_conditionals(filt, subject)
     if fenced is not None:
         return _where_fenced(filt, fenced, subject, ctx)
@@ -2579,6 +2583,94 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
     if scope.set_links:
         low = qir.SetFilter(low.span, low.type, False, tuple(scope.set_links.values()), low)  # type: ignore[arg-type]
     return low, AT_MOST_ONE if _pins_one_row(filt, subject) else MANY
+
+
+def _object_set_comparisons(filt: ast.Expr, subject: ObjectType, ctx: ExprContext) -> Optional[ast.Expr]:
+    """A filter comparing a path of objects of the subject through multi or computed links with
+    a set of objects of the query's names, ``.edges.media.entries.account = acc`` (``acc`` a
+    ``with`` selection), under ``and`` / ``or`` / ``if ... else``: ``None`` when it has no such
+    comparison (or reads one of those paths twice, whose elements Gel would then correlate), else
+    the filter rewritten over single values that says the same.
+
+    Gel's ``=`` is computed for every pair of elements of its operands, so the comparison is a set
+    of bools, empty when either operand is (https://docs.geldata.com/reference/edgeql/sets);
+    ``and`` / ``or`` combine every pair of their operands' elements too (``true or {}`` is ``{}``,
+    https://docs.geldata.com/resources/cheatsheets/boolean), ``if ... else`` takes its
+    branches as whole sets (``SET OF``, https://docs.geldata.com/reference/stdlib/generic), and a
+    filter keeps an object when the set holds ``true``
+    (https://docs.geldata.com/reference/edgeql/select#filtering). With ``T(e)``, "``e`` holds
+    true", and ``N(e)``, "``e`` is not empty", both never empty:
+
+    * ``T(a and b) = T(a) and T(b)``, ``T(a or b) = (T(a) and N(b)) or (N(a) and T(b))``,
+      ``N(a and b) = N(a or b) = N(a) and N(b)``;
+    * ``T(a if c else b) = (T(a) if c else T(b)) ?? false``, ``N`` alike;
+    * ``T(P = S) = any(P in S)``, ``N(P = S) = exists P and exists S``;
+    * any other operand ``e``: ``T(e) = any(e)``, ``N(e) = any(e or true)``.
+    """
+    def set_side(e) -> bool:
+        return computed_sql.is_set_operand(e, ctx) or computed_sql.link_set_of(e, ctx) is not None
+
+    def comparison(e) -> Optional[Tuple[ast.Expr, ast.Expr]]:
+        if not isinstance(e, ast.BinOp) or e.op != "=":
+            return None
+        for p, s in ((e.left, e.right), (e.right, e.left)):
+            if set_side(p) and computed_sql.query_set_target(s, ctx) is not None:
+                return p, s
+        return None
+
+    if ctx.subject is not subject or not any(comparison(n) is not None for n in ast.iter_nodes(filt)):
+        return None
+    def roots(e) -> Set[str]:
+        """The first steps of the paths of objects through a multi link, backlink or computed
+        link that ``e`` reads."""
+        out: Set[str] = set()
+        for n in ast.iter_nodes(e):
+            if isinstance(n, ast.Backlink):
+                out.add(f"<{n.link}")
+            elif isinstance(n, ast.Path) and (_multi_path(n, subject) or n.steps[0] in subject.computeds):
+                out.add(n.steps[0])
+        return out
+
+    def has_comparison(e) -> bool:
+        return any(comparison(n) is not None for n in ast.iter_nodes(e))
+
+    false = ast.Literal("bool", False, filt.span)
+
+    def any_(e):
+        return ast.FuncCall("any", (e,), e.span)
+
+    def both(a, b, span):
+        return ast.BinOp("and", a, b, span)
+
+    def holds(e, nonempty: bool):
+        if isinstance(e, ast.BinOp) and e.op in ("and", "or"):
+            if roots(e.left) & roots(e.right):
+                return None  # (a path read on both sides: Gel binds its elements once)
+            ta, tb = holds(e.left, nonempty), holds(e.right, nonempty)
+            if ta is None or tb is None:
+                return None
+            if nonempty or e.op == "and":
+                return both(ta, tb, e.span)
+            na, nb = holds(e.left, True), holds(e.right, True)
+            return ast.BinOp("or", both(ta, nb, e.span), both(na, tb, e.span), e.span)  # type: ignore[arg-type]
+        if isinstance(e, ast.IfElse):
+            if has_comparison(e.cond) or roots(e.cond):
+                return None
+            a, b = holds(e.then, nonempty), holds(e.else_, nonempty)
+            if a is None or b is None:
+                return None
+            return ast.BinOp("??", ast.IfElse(e.cond, a, b, e.span), false, e.span)
+        pair = comparison(e)
+        if pair is not None:
+            p, s = pair
+            if nonempty:
+                return both(ast.UnaryOp("exists", p, e.span), ast.UnaryOp("exists", s, e.span), e.span)
+            return any_(ast.BinOp("in", p, s, e.span))
+        if has_comparison(e):
+            return None  # (under `not`, a function, ...: not rewritten)
+        return any_(ast.BinOp("or", e, ast.Literal("bool", True, e.span), e.span)) if nonempty else any_(e)
+
+    return holds(filt, False)
 
 
 def _query_filter(filt: ast.Expr, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Expr]:
