@@ -382,6 +382,10 @@ def _in_set(node: qir.InSet) -> str:
 
 def _in_array(node: qir.InArray) -> str:
     left, right = _op(node.left), _op(node.right)
+    if right.startswith("(("):
+        # (`= ANY ((SELECT ...))` would be Postgres' `ANY (subquery)`, comparing with each row
+        # of it, not with each element of the array it is)
+        right = f"CAST({right} AS {node.right.type.pg})"
     return f"{left} <> ALL ({right})" if node.negate else f"{left} = ANY ({right})"
 
 
@@ -1052,23 +1056,44 @@ def _ids_sql(a: qir.LinkAssign) -> str:
 LINK_ROWS = "\x01rows\x01"
 
 
+@dataclass(frozen=True)
+class _Rows:
+    """Which written rows a join-table write is for: ``source`` joins each row of a ``for``
+    loop's write with its element (:func:`_loop_join`), ``only`` keeps the rows an upsert
+    inserted (``"_inserted"``) or those it did not (``NOT "_inserted"``)."""
+
+    source: Optional[Callable[[str], str]] = None
+    only: Optional[str] = None
+
+    def from_sql(self, rows: str) -> str:
+        return rows if self.source is None else f"{rows} {self.source(rows)}"
+
+    def where(self, rows: str, first: bool) -> str:
+        if self.only is None:
+            return ""
+        return f'{" WHERE " if first else " AND "}{"NOT " if self.only == "not" else ""}{rows}."_inserted"'
+
+
+_ALL_ROWS = _Rows()
+
+
 def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None,
-                 props=()) -> Callable[[str], str]:
+                 props=(), which: _Rows = _ALL_ROWS) -> Callable[[str], str]:
     """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
     column of the targets' subtype (it holds the id too; see :class:`schemac.semantics.model.PolyLink`);
     ``props``: link properties set on them (an existing link then gets the new values, as Gel
-    re-links it)."""
+    re-links it); ``which``: the written rows it is for (:class:`_Rows`)."""
     extra_col = f", {qi(sub_column)}" if sub_column else ""
     extra_val = ', "_t"."id"' if sub_column else ""
     extra_col += "".join(f", {qi(c.name)}" for c, _ in props)
     extra_val += "".join(f", {param_sql(v, expr_sql(v))}" for _, v in props)
 
     def build(rows: str) -> str:
-        # (LATERAL when the ids read each written row)
-        lateral = "LATERAL " if LINK_ROWS in ids else ""
+        # (LATERAL when the ids read each written row, or its loop element)
+        lateral = "LATERAL " if LINK_ROWS in ids or which.source is not None else ""
         sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
-               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {rows}, {lateral}(SELECT DISTINCT '
-               f'unnest({ids.replace(LINK_ROWS, rows)}) AS "id") AS "_t"')
+               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {which.from_sql(rows)}, {lateral}(SELECT DISTINCT '
+               f'unnest({ids.replace(LINK_ROWS, rows)}) AS "id") AS "_t"{which.where(rows, True)}')
         if on_conflict and props:
             sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in props)
             return sql + f'\nON CONFLICT ("source_id", "target_id") DO UPDATE SET {sets}'
@@ -1097,16 +1122,17 @@ def _link_rows_insert(a: qir.LinkAssign) -> Callable[[str], str]:
     return build
 
 
-def _link_delete(join: str, ids: str, keep: bool) -> Callable[[str], str]:
+def _link_delete(join: str, ids: str, keep: bool, which: _Rows = _ALL_ROWS) -> Callable[[str], str]:
     """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
     def build(rows: str) -> str:
         targets = ids.replace(LINK_ROWS, rows)
-        which = f' AND "_l"."target_id" <> ALL ({targets})' if keep else f' AND "_l"."target_id" = ANY ({targets})'
-        return f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id"{which}'
+        cond = f' AND "_l"."target_id" <> ALL ({targets})' if keep else f' AND "_l"."target_id" = ANY ({targets})'
+        return (f'DELETE FROM {qi(join)} AS "_l"\nUSING {which.from_sql(rows)}\nWHERE "_l"."source_id" = '
+                f'{rows}."id"{which.where(rows, False)}{cond}')
     return build
 
 
-def _link_changes(links) -> List[Callable[[str], str]]:
+def _link_changes(links, which: _Rows = _ALL_ROWS) -> List[Callable[[str], str]]:
     """The join-table writes of ``tags += / -= / := (select Tag filter .id in ...)`` in an
     update: ``+=`` inserts the missing links (``ON CONFLICT DO NOTHING``: a link is a set),
     ``-=`` deletes the given ones, ``:=`` deletes every other link and inserts the missing
@@ -1116,14 +1142,14 @@ def _link_changes(links) -> List[Callable[[str], str]]:
         join = a.link.join_table
         ids = _ids_sql(a)
         if a.op == "+=":
-            out.append(_link_insert(join, ids, True, a.link.column, a.props))
+            out.append(_link_insert(join, ids, True, a.link.column, a.props, which))
         elif a.op == "-=":
-            out.append(_link_delete(join, ids, keep=False))
+            out.append(_link_delete(join, ids, False, which))
         else:
-            out.append(_link_delete(join, ids, keep=True))
+            out.append(_link_delete(join, ids, True, which))
             if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
                 continue  # (a subset of the links: nothing to insert)
-            out.append(_link_insert(join, ids, True, a.link.column, a.props))
+            out.append(_link_insert(join, ids, True, a.link.column, a.props, which))
     return out
 
 
@@ -1179,27 +1205,86 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType, marks: bool = False) -> 
         # (else_select_marks: without firing the table's update triggers).
         same = f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
         return f"{same}\nWHERE {_else_select_set(subject.table)} IS NOT NULL" if marks else same
+    # (an else update of links alone: the row is rewritten to itself, an update that changes no
+    # column, as an update of links alone is when the table has update triggers)
+    sets = _set_list(c.else_sets) if c.else_sets else f'"id" = {qi(subject.table)}."id"'
+
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
     conds = ([] if c.else_filter is None else [cond_sql(c.else_filter)]) + \
         ([] if c.else_visible_sql is None else [c.else_visible_sql])
     where = "" if not conds else "\nWHERE " + (conds[0] if len(conds) == 1 else " AND ".join(f"({x})" for x in conds))
-    return f"{head} DO UPDATE\nSET {_set_list(c.else_sets)}{where}"
+    return f"{head} DO UPDATE\nSET {sets}{where}"
 
 
-def write_sql(w, in_cte: bool = False) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+def _upsert_links(w) -> bool:
+    """Whether a write is an upsert (``unless conflict ... else``) that writes multi links: its
+    ``RETURNING`` tells the rows it inserted (``"_inserted"``, ``xmax = 0``: Postgres has not
+    updated the row) from the existing ones, as the insert's links are written for the former
+    and the else update's for the latter (https://docs.geldata.com/reference/edgeql/insert#upserts)."""
+    c = getattr(w, "conflict", None)
+    return c is not None and c.else_kind is not None and bool(w.links or c.else_links)
+
+
+def _loop_links(w) -> bool:
+    """Whether a write is a ``for`` loop's insert that writes multi links: each row's links are
+    read from its element, so the loop's elements are a CTE of their own (:func:`source_ctes`)."""
+    c = getattr(w, "conflict", None)
+    return type(w) is qir.Insert and w.batch is not None and bool(w.links or (c is not None and c.else_links))
+
+
+def _arbiter_keys(w) -> List[Tuple[str, qir.Assign]]:
+    """The insert's values of its upsert's arbiter columns: (column, assignment)."""
+    keys = w.conflict.arbiter.columns
+    return [(a.column.name, a) for a in w.sets if a.column.name in keys]
+
+
+def source_ctes(w, name: str) -> List[Tuple[str, str]]:
+    """The CTE written before a ``for`` loop's insert named ``name`` that writes multi links
+    (:func:`_loop_links`): the loop's elements, each with the id of the object it inserts
+    (``gen_random_uuid()``, as the column's default; a CTE calling a volatile function is
+    computed once) and, in an upsert, the values of the arbiter's columns. The join-table
+    writes find each element's row by that id, or by those values when the upsert returned an
+    existing row (Postgres fails an ``ON CONFLICT DO UPDATE`` that meets a row twice, so one
+    element at most has them)."""
+    if not _loop_links(w):
+        return []
+    keys = "".join(f", {_assign_sql(a)} AS {qi('_k' + str(i))}"
+                   for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ()))
+    return [(name + "_src", f'SELECT gen_random_uuid() AS "_id"{keys}, "_batch".* FROM {_batch_sql(w.batch)}')]
+
+
+def _loop_join(w, source: str) -> Callable[[str], str]:
+    """``JOIN <source> AS "_batch" ON ...``: each written row of a loop's insert with its element."""
+    if not _upsert_links(w):
+        return lambda rows: f'JOIN {source} AS "_batch" ON {rows}."id" = "_batch"."_id"'
+    keys = " AND ".join(f'{{rows}}.{qi("_rk" + str(i))} = "_batch".{qi("_k" + str(i))}'
+                        for i in range(len(_arbiter_keys(w))))
+    return lambda rows: (f'JOIN {source} AS "_batch" ON ({rows}."id" = "_batch"."_id" OR '
+                         f'(NOT {rows}."_inserted" AND {keys.format(rows=rows)}))')
+
+
+def write_sql(w, in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     """An insert, update or delete: ``(statement, links)``. ``statement(cols)`` is the statement
     returning ``cols``; ``links`` build the statements writing multi links' join tables, given
     the name of the CTE that holds the written rows. ``in_cte``: the statement is a CTE whose
     rows nothing may read to the end: its access policy check is in its ``RETURNING`` (a
     data-modifying CTE runs to its end, ``RETURNING`` included, whether or not it is read);
-    an upsert's always is."""
+    an upsert's always is. ``name``: the statement's CTE, when :func:`source_ctes` are written
+    before it (as ``<name>_src``)."""
     check = w.returning_check if in_cte or w.check_sql is None else None
-    statement, links = _write_sql(w)
+    statement, links = _write_sql(w, qi(name + "_src"))
     if else_select_marks(w):
         # (a column of its own: the statement is a CTE, and the query selects its columns)
         marked = statement
         statement = lambda cols: marked(f"{cols}, {ELSE_SELECT_CLEAR}")  # noqa: E731
+    if _upsert_links(w):
+        table = qi(w.subject.table)
+        extra = f', ({table}.xmax = 0) AS "_inserted"'
+        if _loop_links(w):
+            extra += "".join(f", {table}.{qi(c)} AS {qi('_rk' + str(i))}" for i, (c, _) in enumerate(_arbiter_keys(w)))
+        upserted = statement
+        statement = lambda cols: upserted(f"{cols}{extra}")  # noqa: E731
     if check is None:
         return statement, links
     return (lambda cols: statement(f'{cols}, {check} AS "_allowed"')), links
@@ -1221,7 +1306,7 @@ def _settings_from() -> str:
     return f'(SELECT {calls}) AS "_globals"'
 
 
-def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     """:func:`write_sql` without the access policy check. When Gel triggers read globals, each
     write reads the one-row :func:`_settings_from` too (``INSERT ... SELECT ... FROM``,
     ``UPDATE ... FROM``, ``DELETE ... USING``)."""
@@ -1230,11 +1315,18 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     handed = _settings_from() if _trigger_settings else None
     if t is qir.Insert:
         values = [(a.column.name, _assign_sql(a)) for a in w.sets if not _omits(a)]
+        loop = _loop_links(w)
+        if loop:
+            # (source_ctes: each element with the id of its row and its arbiter values)
+            keys = {c: f'"_batch".{qi("_k" + str(i))}' for i, (c, _) in enumerate(
+                _arbiter_keys(w) if _upsert_links(w) else ())}
+            values = [("id", '"_batch"."_id"')] + [(c, keys.get(c, v)) for c, v in values]
         if values:
             cols = ", ".join(qi(c) for c, _ in values)
             vals = ", ".join(v for _, v in values)
             if w.batch is not None:
-                src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
+                rows = f'{source} AS "_batch"' if loop else _batch_sql(w.batch)
+                src = rows if handed is None else f"{handed}, {rows}"
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {src}"
             elif w.only_for is not None or w.unless_found is not None:
                 src = "" if handed is None else f"\nFROM {handed}"
@@ -1256,9 +1348,15 @@ def _write_sql(w) -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
         if w.conflict is not None:
             sql += _conflict_sql(w.conflict, w.subject, else_select_marks(w))
         # The object and its links in one statement: the join rows are written from the
-        # inserted row (none when `unless conflict` skipped it).
-        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props) if a.rows is None
+        # inserted row (none when `unless conflict` skipped it); an upsert's from the row it
+        # inserted, and its else update's from the existing row it returned.
+        join = _loop_join(w, source) if loop else None
+        upsert = _upsert_links(w)
+        mine = _Rows(join, "inserted" if upsert else None)
+        links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props, mine) if a.rows is None
                  else _link_rows_insert(a) for a in w.links]
+        if upsert:
+            links += _link_changes(w.conflict.else_links, _Rows(join, "not"))
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     joined = w.batch is not None or handed is not None
     if t is qir.Update:
@@ -1321,7 +1419,8 @@ def nested_ctes(w, read: FrozenSet[str] = frozenset()) -> List[Tuple[str, str]]:
     out: List[Tuple[str, str]] = []
     for b in getattr(w, "nested", ()):
         out += nested_ctes(b.write, read)
-        statement, links = write_sql(b.write, in_cte=True)
+        statement, links = write_sql(b.write, in_cte=True, name=b.name)
+        out += source_ctes(b.write, b.name)
         out.append((b.name, statement("*" if b.name in read else '"id"')))
         out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
     return out
@@ -1617,7 +1716,7 @@ def _returning_sql(r: qir.Returning) -> str:
     if check is not None:
         # The access policy check reads every column of the written rows.
         inner = ["*"] + [c for c in columns if " AS " in c]
-    ctes = nested + [("_new", statement(", ".join(inner)))]
+    ctes = nested + source_ctes(r.write, "_new") + [("_new", statement(", ".join(inner)))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
     where = f"\nWHERE {check}" if check is not None else ""
     return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
@@ -1703,7 +1802,8 @@ def statement_sql(stmt: qir.Node) -> str:
         return _returning_sql(stmt)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
         statement, links = write_sql(stmt.write, in_cte=True)  # type: ignore[attr-defined]
-        ctes = nested_ctes(stmt.write, read_ctes(stmt)) + [("_new", statement("*"))]  # type: ignore[attr-defined]
+        ctes = nested_ctes(stmt.write, read_ctes(stmt)) + source_ctes(stmt.write, "_new")  # type: ignore[attr-defined]
+        ctes += [("_new", statement("*"))]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
     if t is qir.With:
@@ -1731,8 +1831,9 @@ def _with_sql(w: qir.With) -> str:
     for b in w.bindings:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
-            statement, links = write_sql(b.write, in_cte=True)  # type: ignore[attr-defined]
+            statement, links = write_sql(b.write, in_cte=True, name=name)  # type: ignore[attr-defined]
             ctes += nested_ctes(b.write, read_ctes(w))  # type: ignore[attr-defined]
+            ctes += source_ctes(b.write, name)  # type: ignore[attr-defined]
             ctes.append((name, statement("*")))
             ctes += [(f"{name}_link{i}", link(qi(name)) + ("\nRETURNING *" if f"{name}_link{i}" in read else ""))
                      for i, link in enumerate(links, 1)]

@@ -794,6 +794,10 @@ class Conflict(Node):
     #: ``schemac.semantics.policies``): a row they hide is not updated, and the statement returns
     #: no object for it.
     else_visible_sql: Optional[str] = None
+    #: The else update's multi link changes (``tags += (select ...)``): written, as the
+    #: insert's own links are, from the row the upsert returns, when it was not inserted
+    #: (https://docs.geldata.com/reference/edgeql/insert#upserts).
+    else_links: Tuple["LinkAssign", ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -852,8 +856,9 @@ class Insert(Node):
     def written_links(self) -> Tuple[str, ...]:
         """The links whose new targets the statement itself does not see: its multi links, and
         single links assigned objects the same statement inserts."""
-        return tuple(a.link.name for a in self.links) + tuple(
-            a.column.link for a in self.sets if a.column.link and written_cte(a.value) is not None)
+        else_links = () if self.conflict is None else self.conflict.else_links
+        return tuple(dict.fromkeys(tuple(a.link.name for a in self.links + else_links) + tuple(
+            a.column.link for a in self.sets if a.column.link and written_cte(a.value) is not None)))
 
     @property
     def written_sources(self) -> Dict[str, str]:

@@ -2156,12 +2156,10 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
         conflict = _excluded_values(conflict, sets, subject, ctx)
         if conflict is None:
             return None
-    if links and batch is not None:
-        ctx.reporter.error("E0206", "multi links in a bulk insert are not supported yet", q.span)
-        return None
-    if links and q.unless_conflict is not None and q.unless_conflict.else_ is not None:
-        ctx.reporter.error("E0206", "setting a multi link in an upsert is not supported yet", q.unless_conflict.span,
-                           "the links would also be added to the existing object; set them in a separate query")
+    if batch is not None and any(a.rows is not None for a in links):
+        a = next(a for a in links if a.rows is not None)
+        ctx.reporter.error("E0206", f"in a 'for' loop's insert, a value of the multi link '{a.link.name}' that is a "
+                           "'for' loop is not supported yet", a.span)
         return None
     check = policies.write_check(subject, "insert", ctx, '"_new"')
     returning = None
@@ -2339,13 +2337,24 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
         ctx.reporter.error("E0304", "the else update needs at least one assignment", el.span)
         return conflict, ()
     sets, links = _split(sets_nodes)
-    if links:
-        a = next(a for a in el.assignments if a.name == links[0].link.name)
-        ctx.reporter.error("E0206", f"changing the multi link '{a.name}' in an upsert is not supported yet",
-                           a.name_span, "change the links in a separate update")
-        return conflict, ()
-    return (dataclasses.replace(conflict, else_kind="update", else_sets=sets, else_filter=filt),
+    for link in links:
+        # The join-table writes of the else branch run after the upsert, from the row it
+        # returns (lowering.write_sql): the existing row is not in scope there.
+        a = next(a for a in el.assignments if a.name == link.link.name)
+        if link.rows is not None or _reads_row(link, subject):
+            ctx.reporter.error("E0206", f"in an upsert's else update, a value of the multi link '{a.name}' that "
+                               f"{'is a for loop' if link.rows is not None else 'reads the existing object'} "
+                               "is not supported yet", a.value.span, "change the links in a separate update")
+            return conflict, ()
+    return (dataclasses.replace(conflict, else_kind="update", else_sets=sets, else_filter=filt, else_links=links),
             _exclusives_written(subject, sets))
+
+
+def _reads_row(link: qir.LinkAssign, subject: ObjectType) -> bool:
+    """Whether a multi link's value in an upsert's else update reads the existing object (its
+    columns, qualified by the table's name inside ``DO UPDATE``)."""
+    row = qi(subject.table) + "."
+    return row in lowering.expr_sql(link.ids) or any(row in lowering.expr_sql(v) for _, v in link.props)
 
 
 def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
