@@ -195,6 +195,9 @@ class ExprContext:
     #: names: name -> (the group, the computed fields the bindings added to it); a free
     #: object's field ``(select g { ... })`` reads them.
     group_bindings: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = field(default_factory=dict)
+    #: A query's ``with s := (for x in <objects> union <values of x>)`` names: name -> the loop, a
+    #: multiset of values (``schemac.semantics.queries._for_rows``), counted or grouped.
+    row_sets: Dict[str, ast.Expr] = field(default_factory=dict)
     #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
     #: join table, that table's alias in SQL); ``@prop`` reads the join row.
     link_row: Optional[Tuple[str, ObjectType, str]] = None
@@ -551,6 +554,11 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
             ctx.reporter.error("E0206", f"'{expr.name}' is {ctx.bound_statements[expr.name]}: using a bound statement "
                                "as a value is not supported yet", expr.span,
                                f"select its rows: select {expr.name} {{ ... }}")
+            return None
+        if var is None and expr.name in ctx.row_sets:
+            ctx.reporter.error("E0206", f"'{expr.name}' is a set of values of a 'for' loop over objects: reading it "
+                               "other than by count() or group is not supported yet", expr.span,
+                               f"count({expr.name}), or group {expr.name} using k := ... by k")
             return None
         if var is None and expr.name in ctx.type_sets:
             # a `with` name read as a value: its expression, where it is used
@@ -2029,6 +2037,84 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
     return qir.ParamRef(expr.span, typ, existing.optional, existing)
 
 
+def is_for_rows(expr, ctx: ExprContext) -> bool:
+    """``for x in S union <body>`` (parenthesised or not) over a set of objects ``S`` of the
+    query's names, whose body is a value (not a statement): see :func:`for_rows`."""
+    expr = expr.query if isinstance(expr, ast.StatementExpr) else expr
+    if not isinstance(expr, ast.ForExpr) or computed_sql.query_set_target(expr.source, ctx) is None:
+        return False
+    body = expr.body.query if isinstance(expr.body, ast.StatementExpr) else expr.body
+    return isinstance(body, ast.Expr.__args__)  # type: ignore[attr-defined]
+
+
+def _var_paths(expr, var: str):
+    """``expr`` with each path ``var.a.b`` from the loop variable read as ``.a.b`` (the object's
+    own path)."""
+    def f(n):
+        steps: List[str] = []
+        node = n
+        while isinstance(node, ast.Step) and node.kind == ".":
+            steps.insert(0, node.name)
+            node = node.base
+        if isinstance(node, ast.EnumRef) and node.enum == var:
+            return ast.Path((node.member, *steps), n.span)  # (`x.a` reads as `Enum.Member`)
+        if steps and isinstance(node, ast.VarRef) and node.name == var and not node.detached:
+            return ast.Path(tuple(steps), n.span)
+        return n
+    return ast.map_expr(expr, f)
+
+
+def for_rows(loop, ctx: ExprContext) -> Optional[qir.ForRows]:
+    """``for x in S union <value of x>`` / ``for x in S union (for m in re_match_all(p, <str of
+    x>) union m)`` of a set of objects ``S`` of the query's names (:func:`is_for_rows`), as a
+    :class:`~schemac.semantics.qir.ForRows`: the body is read from each object of ``S``, its
+    paths from ``x`` the object's own (https://docs.geldata.com/reference/edgeql/for). Any other
+    body (objects, arrays of arrays, tuples) is E0206. ``None`` after reporting."""
+    loop = loop.query if isinstance(loop, ast.StatementExpr) else loop
+    objects = computed_sql.query_set(loop.source, ctx, qi(f"_fo{ctx.depth}"))
+    if objects is None:
+        return None
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                set_links=None, set_row=None, depth=ctx.depth + 1)
+    body = loop.body.query if isinstance(loop.body, ast.StatementExpr) else loop.body
+    while isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None and not body.order \
+            and body.offset is None and body.limit is None:
+        body = body.subject
+    pattern = None
+    if isinstance(body, ast.ForExpr):
+        src, sub = body.source, body.body.query if isinstance(body.body, ast.StatementExpr) else body.body
+        if not (isinstance(src, ast.FuncCall) and src.name in _SET_FUNCTIONS and len(src.args) == 2
+                and not any(isinstance(a, ast.NamedArg) for a in src.args)
+                and isinstance(sub, ast.VarRef) and sub.name == body.var):
+            ctx.reporter.error("E0206", "a 'for' loop over objects whose body is another 'for' loop is supported as "
+                               "(for m in re_match_all(pattern, x.prop) union m)", body.span)
+            return None
+        pattern = check(src.args[0], ctx, STR)
+        body = src.args[1]
+        if pattern is None:
+            return None
+        if pattern.type.family != "str" or pattern.type.element is not None:
+            ctx.reporter.error("E0304", f"re_match_all() needs a str pattern, got {pattern.type.name}", src.args[0].span)
+            return None
+    body = _var_paths(body, loop.var)
+    if any(isinstance(n, ast.VarRef) and n.name == loop.var for n in ast.iter_nodes(body)):
+        ctx.reporter.error("E0206", f"a 'for' loop over objects whose body reads the object '{loop.var}' itself (not "
+                           "a path from it) is not supported yet", loop.body.span)
+        return None
+    value = check(body, inner, STR if pattern is not None else None)
+    if value is None:
+        return None
+    if pattern is not None and (value.type.family != "str" or value.type.element is not None):
+        ctx.reporter.error("E0304", f"re_match_all() needs a str, got {value.type.name}", body.span)
+        return None
+    if pattern is None and (value.type.element is not None or value.type.fields is not None):
+        ctx.reporter.error("E0206", f"a 'for' loop over objects whose body is a {value.type.name} value is not "
+                           "supported yet", loop.body.span)
+        return None
+    vtype = ValueType(element=STR) if pattern is not None else value.type
+    return qir.ForRows(loop.span, vtype, objects, value, pattern)
+
+
 def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """``count(.multi_link)``: the number of its links; ``count(.tags)`` of a multi property: the
     number of its values; of one value (an optional property, an ``array<T>`` property, a
@@ -2044,6 +2130,12 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         objects = qir.ObjectSet(expr.span, qi(f"_c{ctx.depth}"), w.subject, True,  # type: ignore[attr-defined]
                                 cte=f"_with_{name}")
         return qir.CountObjects(expr.span, INT64, False, objects)
+    arg0 = expr.args[0] if len(expr.args) == 1 else None
+    if isinstance(arg0, ast.VarRef) and arg0.name in ctx.row_sets and arg0.name not in ctx.variables \
+            or arg0 is not None and is_for_rows(arg0, ctx):
+        # `count(s)` of `with s := (for x in S union ...)`: the number of its values
+        rows = for_rows(ctx.row_sets[arg0.name] if isinstance(arg0, ast.VarRef) else arg0, ctx)
+        return None if rows is None else qir.CountRows(expr.span, INT64, False, rows)
     if len(expr.args) == 1 and _distinct_objects(expr.args[0], ctx) is not None:
         expr = dataclasses.replace(expr, args=(_distinct_objects(expr.args[0], ctx),))
     if len(expr.args) == 1 and computed_sql.type_set_of(expr.args[0], ctx) is not None:

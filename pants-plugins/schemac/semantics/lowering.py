@@ -123,7 +123,7 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
-                     qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue})
+                     qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -484,6 +484,20 @@ def _computed(node: qir.ComputedRef) -> str:
     return sql if _atomic(value) else f"({sql})"
 
 
+def for_rows_sql(r: qir.ForRows) -> str:
+    """The values of ``for x in S union ...`` (:class:`~schemac.semantics.qir.ForRows`), one row
+    each, column ``"value"``: ``SELECT <value> FROM <S> WHERE <value> IS NOT NULL``, or one row
+    per match of ``regexp_matches(<str>, <pattern>, 'g')`` (the array of the match's groups, or
+    of the whole match without groups, as Gel's ``re_match_all``) joined to each object."""
+    if r.pattern is not None:
+        a = r.objects.alias
+        return (f'SELECT "_m"."value" FROM (SELECT {a}.* {object_set_sql(r.objects)}) AS {a} CROSS JOIN LATERAL '
+                f'regexp_matches({param_sql(r.value, expr_sql(r.value))}, {param_sql(r.pattern, expr_sql(r.pattern))}, '
+                f'\'g\') AS "_m"("value")')
+    return (f'SELECT "_v"."value" FROM (SELECT {param_sql(r.value, expr_sql(r.value))} AS "value" '
+            f'{object_set_sql(r.objects)}) AS "_v" WHERE "_v"."value" IS NOT NULL')
+
+
 def object_set_sql(s: qir.ObjectSet) -> str:
     """``FROM <source> AS <alias> WHERE <the rows of the set>``, correlated with the subject row
     (and restricted to those the source's access policies let the query see). A paged set is
@@ -737,6 +751,8 @@ _EXPR = {
     # (every extension template is a function call or a parenthesised operator: atomic)
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
+    qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
+
     qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else
                            f'{n.alias}."id" IN (SELECT "_pi"."id" FROM {qi(n.root_table)} AS {n.subject_row} '
                            f'CROSS JOIN LATERAL ({_path_ids(n.hops, n.subject_row)}) AS "_pi"("id"))'),
@@ -1754,6 +1770,8 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
     names = [qi(f"_group_k{i}") for i in range(len(g.keys))]
     keys = ", ".join(f"{param_sql(k.value, expr_sql(k.value))} AS {n}" for k, n in zip(g.keys, names))
     inner = f"SELECT {table}.*, {keys} FROM {table}{_where(g.filter, g.visible_sql)}".replace("\n", " ")
+    if g.rows is not None:
+        inner = f"SELECT {table}.*, {keys} FROM ({for_rows_sql(g.rows)}) AS {table}".replace("\n", " ")
     cols = []
     for f in g.fields:
         if type(f) is qir.ShapeComputed:

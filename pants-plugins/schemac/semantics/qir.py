@@ -421,6 +421,30 @@ class ValueSet(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class ForRows(Node):
+    """``for x in S union <value of x>`` of a set of objects ``S`` of the query's names, bound by
+    ``with`` (https://docs.geldata.com/reference/edgeql/for): the multiset of the body's values,
+    one per object (an empty one none), duplicates kept (a ``for`` loop's ``union`` keeps them);
+    with ``pattern``, ``for x in S union (for m in re_match_all(pattern, <str of x>) union m)``:
+    one ``array<str>`` per match in each object's string
+    (https://docs.geldata.com/reference/stdlib/string#function::std::re_match_all). ``value`` is
+    read from the rows of ``objects`` (named ``objects.alias``); ``type`` is a value's."""
+
+    span: Span
+    type: ValueType
+    objects: "ObjectSet"
+    value: Expr
+    pattern: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class CountRows(Expr):
+    """``count(s)`` of a :class:`ForRows` set: the number of its values."""
+
+    rows: ForRows
+
+
+@dataclass(frozen=True, eq=False)
 class SetLink(Node):
     """A multi link a filter reads a path through (``.tags`` of ``.tags.name``): its target rows,
     named ``alias``, joined through the link's table (``alias`` + ``j``) to the subject row
@@ -1106,6 +1130,9 @@ class Group(Node):
     limit: Optional[Expr] = None
     #: The subject's access policy predicate (lowered by ``schemac.semantics.policies``).
     visible_sql: Optional[str] = None
+    #: Grouped values instead of objects (``group s using k := s[0] by k`` of a ``with`` name
+    #: bound to a :class:`ForRows`): each value a row named as ``subject.table``, column ``value``.
+    rows: Optional[ForRows] = None
 
 
 @dataclass(frozen=True, eq=False)

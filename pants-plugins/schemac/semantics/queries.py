@@ -27,7 +27,8 @@ from schemac.semantics import computed_sql, fts, functions, lowering, policies, 
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
-from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check,
+from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check, for_rows,
+                                     is_for_rows,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
                                      value_set_parts, check_filter)
@@ -3925,6 +3926,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # used (`count(xs)`, `sum(xs)`, https://docs.geldata.com/reference/edgeql/with)
             ctx.type_sets[b.name] = value
             continue
+        if is_for_rows(value, ctx):
+            # `with s := (for x in <objects> union <value of x>)`: a multiset of values, read
+            # where it is used (`count(s)`, `group s using k := ... by k`)
+            if for_rows(value, ctx) is not None:
+                ctx.row_sets = {**ctx.row_sets, b.name: value}
+            continue
         if isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.ForQuery):
             value = value.query
         per_element: Tuple[ast.WithBinding, ...] = ()
@@ -5405,10 +5412,27 @@ class _GroupScope:
 def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQuery] = None,
                extras: Tuple[ast.ShapeElement, ...] = ()) -> Optional[qir.Group]:
     before = len(ctx.reporter.diagnostics)
-    got = _group_subject(g, ctx)
-    if got is None:
-        return None
-    subject, filter_ast = got
+    rows = None
+    if isinstance(g.subject, ast.VarRef) and g.subject.name in ctx.row_sets and g.subject.name not in ctx.variables:
+        # `group s using k := <expr of s> by k` of `with s := (for x in S union ...)`: its values,
+        # each a row "_rows"("value"), read in the `using` expressions by the name `s` (Gel binds
+        # the grouped set's name to each element there, https://docs.geldata.com/reference/edgeql/group)
+        rows = for_rows(ctx.row_sets[g.subject.name], ctx)
+        if rows is None:
+            return None
+        if g.shape is not None:
+            ctx.reporter.error("E0206", "a shape on grouped values is not supported (values have no fields)",
+                               g.subject.span)
+            return None
+        subject = ObjectType(g.subject.name, ctx.module, "_rows", [], [], [], g.subject.span)
+        var = qir.LoopVar(g.subject.name, rows.type, "value", qi("_rows"))
+        ctx = dataclasses.replace(ctx, variables={**ctx.variables, g.subject.name: var})
+        filter_ast = None
+    else:
+        got = _group_subject(g, ctx)
+        if got is None:
+            return None
+        subject, filter_ast = got
     scope = dataclasses.replace(ctx, subject=subject)
     filt = None
     if filter_ast is not None:
@@ -5424,6 +5448,10 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
             gs.add_computed(el.name, low)
 
     def elements_field(el: Optional[ast.ShapeElement]) -> Optional[qir.GroupField]:
+        if rows is not None:
+            ctx.reporter.error("E0206", "the elements of a group of values are not supported as a field yet (count "
+                               "them: n := count(.elements))", (el or g).span)
+            return None
         shape = el.shape if el is not None and el.shape is not None else g.shape
         if shape is None:
             shape = (ast.ShapeElement("id", None, (el or g).span),)
@@ -5516,9 +5544,9 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
                 bounds[word] = low
     if len(ctx.reporter.diagnostics) != before:
         return None
-    visible = policies.read_predicate(subject, scope)
+    visible = None if rows is not None else policies.read_predicate(subject, scope)
     return qir.Group(g.span, subject, filt, tuple(keys), tuple(fields), having, tuple(order), bounds.get("offset"),
-                     bounds.get("limit"), visible)
+                     bounds.get("limit"), visible, rows)
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.
