@@ -1558,14 +1558,19 @@ def _subject_type_check(expr: ast.TypeCheck, ctx: ExprContext) -> Optional[qir.E
     operand (nothing reported)."""
     subject = ctx.subject
     op = expr.operand
+    itself = isinstance(op, ast.Path) and not op.steps
     if subject is None or subject.union_of or subject.from_sql is not None or subject.join_of is not None \
-            or not isinstance(op, ast.VarRef) or op.detached or op.name in ctx.variables or op.name in ctx.type_sets \
-            or ctx.column_prefix is not None or ctx.outer is not None:
+            or not (itself or isinstance(op, ast.VarRef)) or ctx.column_prefix is not None or ctx.outer is not None:
         return None
     keys = {k: k for k in ctx.schema.descendants}
-    own = ctx.schema.find(op.name, ctx.module, keys)
-    if own is None or subject.qualname not in ctx.schema.descendants.get(own, ()):  # type: ignore[arg-type]
-        return None
+    if not itself:
+        # (``Path(())``: the selected object itself, a ``with`` name of a union read in the
+        # shape of its select, as queries._union_binding_select writes it)
+        if op.detached or op.name in ctx.variables or op.name in ctx.type_sets:
+            return None
+        own = ctx.schema.find(op.name, ctx.module, keys)
+        if own is None or subject.qualname not in ctx.schema.descendants.get(own, ()):  # type: ignore[arg-type]
+            return None
     target = ctx.schema.find(expr.type.name, ctx.module, keys)
     if target is None:
         ctx.reporter.error("E0301", f"unknown type '{expr.type.name}'", expr.type.span,

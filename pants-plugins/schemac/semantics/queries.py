@@ -3796,6 +3796,86 @@ def _rename_refs(node, env: Dict[str, str]):
     return dataclasses.replace(node, **changes) if changes else node
 
 
+class _NotTheObject(Exception):
+    """A ``with`` name read where :func:`_union_binding_select` cannot say which object it means."""
+
+
+def _union_binding_select(q: ast.WithQuery, schema: Schema, module: str) -> ast.WithQuery:
+    """``with r := (select A) union (select B) select r { shape } [filter] [order by] [offset]
+    [limit]`` (also ``A union B``, ``{A, B}``; each operand a type or a select of one, ``r`` read
+    nowhere else) as ``select (A union B) { shape } ...`` (:func:`_object_union`): a ``with`` name
+    is its value (https://docs.geldata.com/reference/edgeql/with), and in the shape, filter and
+    order of ``select r`` the name ``r`` is the object being selected (Gel's path scope,
+    https://docs.geldata.com/reference/edgeql/paths), so ``r.x`` there is ``.x`` and ``r is T``
+    its type check (https://docs.geldata.com/reference/stdlib/type#operator::is: a constant of
+    each subtype's branch). ``q`` itself for any other block, or when ``r`` is read inside a
+    nested shape or a sub-select with clauses of its own (where ``.`` is another object)."""
+    body = q.body
+    if not isinstance(body, ast.SelectQuery):
+        return q
+    name = body.type_name
+    found = [i for i, b in enumerate(q.bindings) if b.name == name]
+    if len(found) != 1:
+        return q
+    value = q.bindings[found[0]].value
+    leaves = _union_leaves(value)
+    bound = {b.name for b in q.bindings}
+
+    def a_type(e) -> bool:
+        if isinstance(e, ast.SubSelect):
+            e = ast.VarRef(e.type_name, e.type_span)
+        if isinstance(e, ast.SelectExpr) and e.shape is None:
+            e = e.subject
+        return isinstance(e, ast.VarRef) and not e.detached and e.name not in bound and (
+            schema.find_type(e.name, module) is not None or _abstract_key(schema, e.name, module) is not None)
+
+    others = q.bindings[:found[0]] + q.bindings[found[0] + 1:]
+    if len(leaves) < 2 or not all(a_type(leaf) for leaf in leaves) or any(_reads_names(b.value, {name}) for b in others):
+        return q
+    scoped = (ast.ShapeExpr, ast.ForExpr, ast.GroupExpr, ast.WithExpr, ast.SubSelect, ast.FreeObject,
+              ast.StatementExpr, ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)
+
+    def the_object(e):
+        if isinstance(e, ast.EnumRef) and e.enum == name:
+            return ast.Path((e.member,), e.span)
+        if isinstance(e, ast.Step) and e.kind == "." and _reads_names(e.base, {name}):
+            base = ast.map_expr(e.base, the_object)
+            if isinstance(base, ast.Path):
+                return ast.Path(base.steps + (e.name,), e.span)
+            return dataclasses.replace(e, base=base)
+        if isinstance(e, ast.TypeCheck) and isinstance(e.operand, ast.VarRef) and e.operand.name == name \
+                and not e.operand.detached:
+            return dataclasses.replace(e, operand=ast.Path((), e.operand.span))
+        if isinstance(e, ast.VarRef) and e.name == name:
+            raise _NotTheObject
+        if isinstance(e, ast.SelectExpr) and (e.shape or e.filter is not None or e.order or e.offset is not None
+                                              or e.limit is not None or isinstance(e.subject, ast.VarRef)) \
+                and _reads_names(e, {name}):
+            raise _NotTheObject
+        if isinstance(e, scoped) and _reads_names(e, {name}):
+            raise _NotTheObject
+        return e
+
+    try:
+        shape = None
+        if body.shape is not None:
+            shape = []
+            for el in body.shape:
+                if _reads_names((el.shape, el.filter, el.order, el.offset, el.limit), {name}):
+                    return q
+                shape.append(el if el.value is None else dataclasses.replace(el, value=ast.map_expr(el.value,
+                                                                                                    the_object)))
+        filt = None if body.filter is None else ast.map_expr(body.filter, the_object)
+        order = tuple(dataclasses.replace(o, expr=ast.map_expr(o.expr, the_object)) for o in body.order)
+    except _NotTheObject:
+        return q
+    if _reads_names((body.offset, body.limit), {name}):
+        return q
+    selected = value if shape is None else ast.ShapeExpr(value, tuple(shape), body.span)
+    select = ast.SelectValue(selected, filt, order, body.offset, body.limit, body.span)
+    return dataclasses.replace(q, bindings=others, body=select)
+
+
 def _type_aliases(q: ast.WithQuery, schema: Schema) -> ast.WithQuery:
     """``q`` with each binding of a bare type name, ``with B := Book``, written ``B :=
     (select Book)``: the name stands for the set of the type's objects
@@ -3824,11 +3904,12 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     ``select p { ... }`` selects its rows with any shape."""
     q = _unshadow(q)
     q = _type_aliases(q, schema)
+    module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
+                   and b.name_span == b.value.span), "default")
+    q = _union_binding_select(q, schema, module)
     desugared = fts.desugar_search_bindings(q, reporter)
     if desugared is None:
         return None
-    module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
-                   and b.name_span == b.value.span), "default")
     q = dataclasses.replace(desugared, body=_backlink_selection(desugared.body, {b.name for b in q.bindings}, schema,
                                                                  module))
     params = ParamTable()
