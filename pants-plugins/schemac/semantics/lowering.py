@@ -1857,6 +1857,9 @@ def _with_sql(w: qir.With) -> str:
                      for i, link in enumerate(links, 1)]
         elif not b.inline:  # type: ignore[attr-defined]
             ctes.append((f"_with_{b.name}", f'SELECT {expr_sql(b.value)} AS "v"'))  # type: ignore[attr-defined]
+    if w.unused:
+        # (a CTE nothing reads is not run, but its parameters are typed)
+        ctes.insert(0, ("_unused", "SELECT " + ", ".join(param_sql(p, expr_sql(p)) for p in w.unused)))
     sql = statement_sql(w.body)
     if ctes:
         head = ",\n".join(f"{qi(n)} AS (\n{text}\n)" for n, text in ctes)

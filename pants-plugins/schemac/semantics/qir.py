@@ -1190,6 +1190,10 @@ class With(Node):
     span: Span
     bindings: Tuple[Node, ...]
     body: Node
+    #: The query's parameters nothing reads (``with x := <int32>$x`` and ``x`` never used): Gel
+    #: still takes them (https://docs.geldata.com/reference/edgeql/parameters), so the runner
+    #: sends them, and an unread CTE types them for Postgres.
+    unused: Tuple[ParamRef, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -4171,12 +4171,11 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     # (the full-text queries first: they read only parameters)
     statement = qir.With(q.span, tuple(ctx.fts_queries.values()) + tuple(bindings), query.statement)  # type: ignore[union-attr]
     used = _params_used(statement)
-    for p in query.params:
-        # (a global read by an access policy is in the policy's SQL, not in the IR)
-        if id(p) not in used and p.global_ is None:
-            reporter.error("E0304", f"parameter ${p.name} is never used", p.span,
-                           "use the name it is bound to, or drop the binding")
-            return None
+    # (a global read by an access policy is in the policy's SQL, not in the IR)
+    unused = tuple(qir.ParamRef(p.span, p.type, p.optional, p) for p in query.params
+                   if id(p) not in used and p.global_ is None)
+    if unused:
+        statement = dataclasses.replace(statement, unused=unused)
     all_exclusives = tuple(dict.fromkeys(tuple(exclusives) + query.exclusives))
     return dataclasses.replace(query, statement=statement, exclusives=all_exclusives, doc=qf.doc)
 
