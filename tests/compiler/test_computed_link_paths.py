@@ -3,7 +3,7 @@
 with ``link label := (select .record.label)``, ``.label.title`` is ``.record.label.title``, the
 computed's expression evaluated for the object (also a computed link naming another one,
 ``link imprint := .label``). Used in ``filter`` and ``order by``; a path through a computed
-link that is not a path of links (a backlink, a filtered select) stays refused. Tested on
+link that is not a path of links (a backlink, a filtered select) stays refused outside a filter. Tested on
 PostgreSQL 15 through node-postgres and pgx (it was E0206 "path traversal ('.a.b') is only
 supported as '.link.id'")."""
 
@@ -67,7 +67,8 @@ def test_sql():
 
 
 @pytest.mark.parametrize("query, message", [
-    ("select Label { title } filter .records.name = 'r1';", "path traversal ('.a.b') is only supported as '.link.id'"),
+    # (in a filter, a path through a computed backlink is a set, test_for_object_values.py)
+    ("select Label { title } order by .records.name;", "path traversal ('.a.b') is only supported as '.link.id'"),
 ])
 def test_other_computed_links_stay_refused(query, message):
     sources = {"cl/s.esdl": SCHEMA, "cl/q/q.edgeql": query}

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from schemac.semantics import computed_sql, fts, qir
 from schemac.syntax import tree as ast
@@ -166,6 +166,10 @@ class ExprContext:
     set_links: Optional[Dict[str, qir.Node]] = None
     #: The subject and its row the ``set_links`` are joined to.
     set_row: Optional[Tuple[ObjectType, str]] = None
+    #: In such a filter: the multi links (and computed backlinks) its paths read element by
+    #: element, outside any aggregate; an aggregate of a path through one of them reads the
+    #: linked object at hand (:func:`_bound_aggregate`).
+    set_bound: FrozenSet[str] = frozenset()
     #: Writes bound by ``with p := (insert ...)``: name -> the write node (a link may be
     #: assigned it: ``author := p``).
     bound_writes: Dict[str, qir.Node] = field(default_factory=dict)
@@ -522,6 +526,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Param):
         return _param(expr, ctx, expected, allow_optional_param)
     if isinstance(expr, ast.FuncCall):
+        if ctx.set_bound and ctx.set_links is not None:
+            bound = _bound_aggregate(expr, ctx)
+            if bound is not None:
+                return bound or None
         return _func(expr, ctx)
     if isinstance(expr, ast.UnaryOp):
         return _unary(expr, ctx)
@@ -1534,6 +1542,10 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
             # in its place, `.album.artist.name` (a computed is its expression evaluated for the
             # object, https://docs.geldata.com/reference/datamodel/computeds)
             return _path(ast.Path(steps, expr.span), ctx)
+    if len(expr.steps) > 1 and set_backlink_computed(comp) and ctx.set_links is not None \
+            and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
+        return _set_backlink_steps(dataclasses.replace(comp.expr, span=expr.span), tuple(expr.steps[1:]),  # type: ignore[union-attr]
+                                   expr.span, dataclasses.replace(ctx, module=comp.module))  # type: ignore[union-attr]
     if len(expr.steps) > 1:
         ctx.reporter.error("E0206", "path traversal ('.a.b') is only supported as '.link.id'", expr.span)
         return None
@@ -1611,6 +1623,88 @@ def _type_name(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.Literal(expr.span, STR, False, "str", subject.qualname)
 
 
+#: Gel's aggregates of one set (https://docs.geldata.com/reference/stdlib/set): their argument is
+#: a scope of its own.
+SET_AGGREGATES = ("array_agg", "count", "sum", "min", "max", "math::mean")
+
+
+def _bound_aggregate(expr: ast.FuncCall, ctx: ExprContext):
+    """``array_agg(.musics.keywords.name)`` in a filter that also reads ``.musics`` element by
+    element (``... and .musics.rating >= 4``): Gel factors the common prefix into the filter's
+    scope, so the aggregate's ``.musics`` is the linked object at hand, not all of them ("if you
+    have two common scopes and only one of them is in a nested scope, the paths are still
+    factored", https://docs.geldata.com/reference/edgeql/path_resolution): the aggregate of the
+    rest of the path, ``array_agg(.keywords.name)``, over the object the filter's ``EXISTS``
+    reads. The argument may be the path, ``(select <path>)`` or ``distinct <path>``. ``None``
+    when the call is not such an aggregate; ``False`` after an error."""
+    name = expr.name.replace("std::", "")
+    if name not in SET_AGGREGATES or len(expr.args) != 1:
+        return None
+    arg = expr.args[0]
+    inner_arg, wrap = arg, None
+    if isinstance(inner_arg, ast.UnaryOp) and inner_arg.op == "distinct":
+        inner_arg, wrap = inner_arg.operand, inner_arg
+    if isinstance(inner_arg, ast.SelectExpr) and inner_arg.shape is None and inner_arg.filter is None \
+            and not inner_arg.order and inner_arg.offset is None and inner_arg.limit is None:
+        inner_arg = inner_arg.subject
+    if not isinstance(inner_arg, ast.Path) or inner_arg.steps[0] not in ctx.set_bound:
+        if any(isinstance(n, ast.Path) and n.steps[0] in ctx.set_bound for n in ast.iter_nodes(arg)):
+            ctx.reporter.error("E0206", f"{name}() of this expression of '.{next(iter(sorted(ctx.set_bound)))}', which "
+                               "the filter also reads element by element, is not supported yet", arg.span,
+                               f"aggregate a path: {name}(.link.property)")
+            return False
+        return None
+    if len(inner_arg.steps) == 1:
+        ctx.reporter.error("E0206", f"{name}(.{inner_arg.steps[0]}) in a filter that reads '.{inner_arg.steps[0]}' "
+                           "element by element (one linked object at a time) is not supported yet", arg.span)
+        return False
+    inner = _set_scope(inner_arg.steps[0], inner_arg.span, ctx)
+    if inner is None:
+        return False
+    rest: ast.Expr = ast.Path(inner_arg.steps[1:], inner_arg.span)
+    if wrap is not None:
+        rest = dataclasses.replace(wrap, operand=rest)
+    low = _func(dataclasses.replace(expr, args=(rest,)), inner)
+    return low if low is not None else False
+
+
+def _set_scope(step: str, span: Span, ctx: ExprContext) -> Optional[ExprContext]:
+    """The scope of one object of the multi link (or computed backlink) ``step`` of a filter's
+    subject, as :func:`_set_path` reads it (the same object for every use in the filter)."""
+    from schemac.semantics import policies
+
+    assert ctx.set_links is not None and ctx.set_row is not None and ctx.subject is not None
+    link = ctx.subject.links.get(step)
+    if link is None:
+        comp = ctx.subject.computeds[step]
+        back = comp.expr
+        assert isinstance(back, ast.Backlink)
+        bctx = dataclasses.replace(ctx, module=comp.module)
+        source = computed_sql._backlink_source(back, bctx)
+        if source is None:
+            return None
+        link = computed_sql.backlink_link(source, back.link, ctx.subject)
+        if link is None or link.columns:
+            ctx.reporter.error("E0206", f"'.<{back.link}' through a polymorphic link in a filter is not supported yet",
+                               span)
+            return None
+        key = f".<{back.link}[is {source.qualname}]"
+        s = ctx.set_links.get(key)
+        if s is None:
+            alias = qi(f"_m{len(ctx.set_links) + 1}")
+            s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(source, ctx, alias), source)
+            ctx.set_links[key] = s
+        return dataclasses.replace(ctx, subject=source, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
+                                   set_row=None, set_bound=frozenset())
+    s = ctx.set_links.get(link.name)
+    if s is None:
+        alias = qi(f"_m{len(ctx.set_links) + 1}")
+        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(link.target, ctx, alias))
+        ctx.set_links[link.name] = s
+    return dataclasses.replace(ctx, subject=link.target, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
+                               set_row=None, set_bound=frozenset())
+
+
 def _set_path(expr: ast.Path, link, ctx: ExprContext) -> Optional[qir.Expr]:
     """``.tags.name`` in a query's filter: the path from one linked object (each use of the
     same multi link in the filter is the same object, as Gel factors common path prefixes:
@@ -1634,11 +1728,28 @@ def _set_backlink(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
     points at the subject (https://docs.geldata.com/reference/datamodel/links#backlinks); as for a
     path through a multi link (:func:`_set_path`) the filter becomes an ``EXISTS`` over those
     objects, true when it holds for at least one of them."""
-    from schemac.semantics import policies
-
     assert ctx.set_links is not None and ctx.set_row is not None and ctx.subject is not None
     back = expr.base
     assert isinstance(back, ast.Backlink)
+    return _set_backlink_steps(back, (expr.name,), expr.span, ctx)
+
+
+def set_backlink_computed(comp) -> bool:
+    """A computed link that is a backlink, ``multi link posts := .<tags[is Post]``: its paths
+    (``.posts.title``) are sets as a backlink's are (:func:`_set_backlink`)."""
+    return comp is not None and comp.target is not None and isinstance(comp.expr, ast.Backlink) \
+        and comp.filter is None and not comp.poly_sources and not comp.broken and comp.refused is None
+
+
+def _set_backlink_steps(back: ast.Backlink, steps: Tuple[str, ...], span: Span,
+                        ctx: ExprContext) -> Optional[qir.Expr]:
+    """The path ``steps`` from one object whose link ``back`` points at the subject, in a filter
+    read one such object at a time (:func:`_set_backlink`); ``.posts.album.title`` of a computed
+    backlink ``posts := .<tags[is Post]`` is ``.<tags[is Post].album.title``
+    (https://docs.geldata.com/reference/datamodel/computeds: a computed is its expression
+    evaluated for the object). Uses of the same backlink in the filter read the same object."""
+    from schemac.semantics import policies
+
     source = computed_sql._backlink_source(back, ctx)
     if source is None:
         return None
@@ -1655,7 +1766,7 @@ def _set_backlink(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.set_links[key] = s
     inner = dataclasses.replace(ctx, subject=source, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
                                 set_row=None)
-    return check(ast.Path((expr.name,), expr.span), inner)
+    return check(ast.Path(steps, span), inner)
 
 
 def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:

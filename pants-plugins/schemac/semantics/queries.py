@@ -28,7 +28,7 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check, for_rows,
-                                     is_for_rows,
+                                     is_for_rows, set_backlink_computed,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
                                      value_set_parts, check_filter)
@@ -1890,6 +1890,9 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     element and object it selects). A row an update or delete matches for several elements is
     written once and returned once."""
     body = _unparen(q.body)
+    looped = _for_objects_value(qf, q, body, ctx)
+    if looped is not False:
+        return looped  # type: ignore[return-value]
     inner_with: Tuple[ast.WithBinding, ...] = ()
     if isinstance(body, ast.WithExpr):
         inner_with, body = body.bindings, _unparen(body.body)
@@ -1970,6 +1973,104 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     if node is None:
         return None
     return _plan(qf, "select", subject, node, ctx, MANY, (), _fields(node.shape))
+
+
+def _object_loop_source(src, ctx: ExprContext):
+    """The objects a ``for`` loop iterates over when they are a type's or a selection of them:
+    ``T``, ``(select T filter ...)``, a ``with`` name bound to one; a shape of stored names
+    (``(select T { name } filter ...)``) selects the same objects. ``None`` for anything else."""
+    src = _unparen(src)
+    if isinstance(src, ast.SelectExpr) and src.shape is not None and computed_sql._plain_shape(src.shape):
+        src = dataclasses.replace(src, shape=None)
+    if isinstance(src, ast.VarRef) and (src.name in ctx.variables or src.name not in ctx.type_sets
+                                        and ctx.schema.find_type(src.name, ctx.module) is None):
+        return None
+    return src if computed_sql.type_set_of(src, ctx) is not None else None
+
+
+#: Nodes whose ``.x`` paths name another subject than the loop's object.
+_SUBJECT_SCOPES = (ast.SelectExpr, ast.SubSelect, ast.ShapeExpr, ast.GroupExpr, ast.ForExpr, ast.WithExpr,
+                   ast.StatementExpr, ast.FreeObject)
+
+
+def _var_paths(node, var: str):
+    """``node`` (a ``for`` body) with the loop variable's paths ``x.a.b`` written ``.a.b``, to be
+    read over the loop's object; ``None`` when it reads the variable otherwise (alone, or inside
+    a select or shape of its own, whose ``.a`` would name another object) or reads a ``.a`` path
+    of its own (which has no subject in a loop's body)."""
+    if isinstance(node, tuple):
+        items = tuple(_var_paths(x, var) for x in node)
+        if any(i is None and x is not None for i, x in zip(items, node)):
+            return None
+        return items if any(i is not x for i, x in zip(items, node)) else node
+    if not dataclasses.is_dataclass(node) or isinstance(node, (Span, type, ast.TypeRef)):
+        return node
+    if isinstance(node, ast.EnumRef) and node.enum == var:
+        return ast.Path((node.member,), node.span)
+    if isinstance(node, ast.Step) and node.kind == ".":
+        base = _var_paths(node.base, var)
+        if isinstance(base, ast.Path) and base is not node.base:
+            return ast.Path(base.steps + (node.name,), node.span)
+    if isinstance(node, ast.VarRef) and node.name == var:
+        return None
+    if isinstance(node, ast.Path):
+        return None
+    if isinstance(node, _SUBJECT_SCOPES):
+        reads = any((isinstance(n, ast.VarRef) and n.name == var) or (isinstance(n, ast.EnumRef) and n.enum == var)
+                    for n in ast.iter_nodes(node))
+        return None if reads else node
+    changes = {}
+    for fld in dataclasses.fields(node):
+        v = getattr(node, fld.name)
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            continue
+        nv = _var_paths(v, var)
+        if nv is None:
+            return None
+        if nv is not v:
+            changes[fld.name] = nv
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def _for_objects_value(qf: ast.QueryFile, q: ast.ForExpr, body, ctx: ExprContext):
+    """``for k in (select Keyword filter ...) union (k.name)``: a loop over a set of objects whose
+    body is a value of each object (https://docs.geldata.com/reference/edgeql/for: the body once
+    per element, the results united); with ``except`` / ``intersect`` a set, ``(k.name) except
+    {'x'}``, each element's value unless it is in the set (``intersect``: only if), as for a
+    loop over values (:func:`_for_set_op_value`). The variable's paths ``k.a.b`` are read over
+    each object: one row per object whose value is not empty, ``SELECT <value> FROM <type> AS
+    "_v1" WHERE <filter>`` (:class:`qir.SelectValueSet`). ``False`` when the loop is another
+    form."""
+    src = _object_loop_source(q.source, ctx)
+    if src is None:
+        return False
+    value = body.subject if isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None         and not body.order and body.offset is None and body.limit is None else body
+    set_op = isinstance(value, ast.BinOp) and value.op in ("except", "intersect")
+    rewritten = _var_paths(value.left if set_op else value, q.var)  # type: ignore[attr-defined]
+    if rewritten is None or rewritten is (value.left if set_op else value) \
+            or (set_op and _var_paths(value.right, q.var) is not value.right):  # type: ignore[attr-defined]
+        ctx.reporter.error("E0206", "a 'for' loop over objects is supported with a body that is a value of the "
+                           "loop's object only", getattr(body, "span", q.span),
+                           f"e.g. for {q.var} in (select T filter ...) union ({q.var}.name)")
+        return None
+    objects = computed_sql.type_set(src, ctx, qi("_v1"))
+    if objects is None:
+        return None
+    inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
+                                set_links=None, set_row=None, variables=dict(ctx.variables))
+    if set_op:
+        rewritten = _for_set_op_value(dataclasses.replace(value, left=rewritten), inner)  # type: ignore[arg-type]
+        if rewritten is None:
+            return None
+    low = check(rewritten, inner)
+    if low is None:
+        return None
+    if low.type.element is not None or low.type.fields is not None:
+        ctx.reporter.error("E0206", f"a 'for' loop over objects whose body is a {low.type.name} value is not "
+                           "supported yet", value.span)
+        return None
+    node = qir.SelectValueSet(q.span, objects, low, False)
+    return _plan(qf, "select", None, node, ctx, MANY, (), (ResultField("value", low.type, False),), scalar=True)
 
 
 _VALUE_BODIES = (ast.BinOp, ast.UnaryOp, ast.FuncCall, ast.Cast, ast.Literal, ast.IfElse, ast.Index, ast.Slice,
@@ -2582,7 +2683,7 @@ def _where(filt: Optional[ast.Expr], subject: ObjectType, ctx: ExprContext) -> T
                            "least one such link")
         return None, MANY
     row = ctx.column_prefix or qi(subject.table)
-    scope = dataclasses.replace(ctx, set_links={}, set_row=(subject, row))
+    scope = dataclasses.replace(ctx, set_links={}, set_row=(subject, row), set_bound=_bound_sets(filt, subject))
     if any(_multi_path(n, subject) for n in ast.iter_nodes(filt)):
         # The filter is written inside EXISTS (...) over the linked rows: the subject's columns
         # are qualified, so a linked table's column of the same name cannot capture them.
@@ -2766,6 +2867,36 @@ _ELEMENTWISE_FUNCS = frozenset({"str_lower", "str_upper", "str_trim", "len", "st
                                 "std::str_trim", "std::len"})
 
 
+#: Functions computed element by element whose arguments stay in the filter's scope.
+_ELEMENTWISE_CALLS = _ELEMENTWISE_FUNCS | frozenset({"contains", "re_test", "find", "std::contains", "std::re_test",
+                                                     "std::find"})
+
+
+def _bound_sets(filt: ast.Expr, subject: ObjectType):
+    """The multi links (and computed backlinks) whose paths ``filt`` reads element by element,
+    outside aggregates and other scopes of their own (``.musics`` of ``.musics.rating >= 4``):
+    Gel binds them in the filter's scope, so an aggregate of a path through one reads the linked
+    object at hand (``schemac.semantics.exprs._bound_aggregate``)."""
+    out: Set[str] = set()
+    stack = [filt]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, ast.Path):
+            if _multi_path(e, subject):
+                out.add(e.steps[0])
+        elif isinstance(e, ast.BinOp) and e.op in _ELEMENTWISE:
+            stack += [e.left, e.right]
+        elif isinstance(e, ast.BinOp) and e.op in ("in", "not in"):
+            stack.append(e.left)
+        elif isinstance(e, ast.UnaryOp) and e.op in ("not", "-"):
+            stack.append(e.operand)
+        elif isinstance(e, ast.Cast):
+            stack.append(e.operand)
+        elif isinstance(e, ast.FuncCall) and e.name in _ELEMENTWISE_CALLS:
+            stack += list(e.args)
+    return frozenset(out)
+
+
 def _multi_path(e, subject: ObjectType) -> bool:
     """``.tags.name``: a path through a multi link of ``subject``; ``.<user[is Identity].provider``:
     a property of the objects whose link points at it (a set too)."""
@@ -2774,6 +2905,8 @@ def _multi_path(e, subject: ObjectType) -> bool:
     if not isinstance(e, ast.Path) or len(e.steps) < 2:
         return False
     link = subject.links.get(e.steps[0])
+    if link is None and set_backlink_computed(subject.computeds.get(e.steps[0])):
+        return True  # (`.posts.title` of `posts := .<tags[is Post]`)
     return link is not None and link.column is None
 
 
