@@ -819,6 +819,10 @@ def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:
     if vtype.scalar is not None and vtype.scalar.name in JSON_SPELLING and (
             not gel_json or vtype.scalar.name == "bytes"):
         return JSON_SPELLING[vtype.scalar.name].format(sql)
+    if vtype.scalar is not None and vtype.scalar.sql_family == "vector":
+        # an ext::pgvector::vector as a JSON array of its float32 values, as Gel's clients read
+        # one (https://docs.geldata.com/reference/stdlib/pgvector): pgvector's cast to real[]
+        return f"CAST({sql} AS real[])"
     return sql
 
 

@@ -3124,7 +3124,7 @@ def _json_ok(vtype: ValueType, span: Span, ctx: ExprContext) -> bool:
     :data:`schemac.semantics.scalars.NOT_IN_JSON`)."""
     elem = vtype.element if vtype.element is not None else vtype
     name = elem.scalar.name if elem.scalar is not None else None
-    if is_vector(elem.scalar) or range_kind(elem.scalar) or name in NOT_IN_JSON or (vtype.element is not None and name in JSON_SPELLING and name.startswith("cal::")):
+    if range_kind(elem.scalar) or name in NOT_IN_JSON or (vtype.element is not None and name in JSON_SPELLING and name.startswith("cal::")):
         ctx.reporter.error("E0206", f"a {vtype.name} value inside a nested shape is not supported yet", span,
                            "select it at the top level of a query (nested shapes travel as JSON, which the "
                            "Go runner cannot decode into this type)")

@@ -176,6 +176,8 @@ def _decode_field(f, expr: str, depth: int, helpers: Set[str], bigint: bool = Tr
                 conv = (f"orNull({expr}, jsonDate)" if f.type.element is None
                         else f"orNull({expr}, (a) => each(a, jsonDate))")
             return conv
+        if f.in_json and is_vector(elem.scalar):
+            return None  # (a JSON array of numbers already: lowering._json_value)
         return _decode_value(f.type, expr, f.optional, helpers, bigint)
     var = f"o{depth + 1}"
     inner_helpers: Set[str] = set()
