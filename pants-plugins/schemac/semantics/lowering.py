@@ -1748,6 +1748,11 @@ def _group_value(n: qir.GroupValue) -> str:
         return "count(*)"
     if n.kind == "key":
         return qi(f"_group_k{n.key}")
+    if n.kind == "values":
+        # (the values of the group's objects, in no order Gel promises: by the objects' ids)
+        value = expr_sql(n.value)  # type: ignore[arg-type]
+        return (f'coalesce(array_agg({value} ORDER BY "id") FILTER (WHERE ({value}) IS NOT NULL), '
+                f"CAST(ARRAY[] AS {n.type.pg}))")
     return f"{n.kind}({expr_sql(n.value)})"  # type: ignore[arg-type]
 
 

@@ -3181,6 +3181,13 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                 continue
             seen.add(el.name)
             back = v.base if isinstance(v, ast.ShapeExpr) else v
+            grouped = _group_selection(v) if not _has_clauses(el) and el.shape is None else None
+            if grouped is not None:
+                # `films := (select (group .<person[is Credit] by .film) { ... } order by ...)`
+                node = _object_group_element(el, grouped, subject, alias, ctx, depth)
+                if node is not None:
+                    out.append(node)
+                continue
             if isinstance(v, ast.LinkPropRef) and link_props is not None:
                 # `tracks: { position := @position }`: the link property, under that name
                 # (https://docs.geldata.com/reference/datamodel/linkprops#querying-link-properties)
@@ -5426,6 +5433,74 @@ def _group_list_element(el: ast.ShapeElement, w: Optional[ast.WithExpr], ctx: Ex
     return qir.ShapeGroupList(el.span, ResultField(el.name, None, False, fields, True), node)
 
 
+def _group_selection(v) -> Optional[Tuple[ast.GroupExpr, ast.SelectQuery]]:
+    """``(group, select)`` of a select with a shape over a group written in place, ``(select
+    (select (group ...) order by ... limit n) { shape })`` (also ``(select (group ...) { shape }
+    order by ...)``, ``(group ...) { shape }``): the select's shape and clauses over the groups
+    (https://docs.geldata.com/reference/edgeql/group); ``None`` for anything else. Clauses
+    written inside the shape's select may not read the shape's computed names (Gel would not
+    see them there)."""
+    shape = clauses = None
+    while True:
+        if isinstance(v, ast.ShapeExpr) and shape is None and clauses is None:
+            shape, v = v.shape, v.base
+            continue
+        if isinstance(v, ast.SelectExpr):
+            if v.shape is not None:
+                if shape is not None:
+                    return None
+                shape = v.shape
+            if _has_clauses(v):
+                if clauses is not None:
+                    return None
+                if shape is not None and v.shape is None:
+                    names = {el.name for el in shape if el.value is not None}
+                    read = [v.filter, v.offset, v.limit] + [o.expr for o in v.order]
+                    if any(isinstance(n, ast.Path) and len(n.steps) == 1 and n.steps[0] in names
+                           for e in read if e is not None for n in ast.iter_nodes(e)):
+                        return None
+                clauses = v
+            v = v.subject
+            continue
+        break
+    if not isinstance(v, ast.GroupExpr) or shape is None:
+        return None
+    c = clauses
+    return v, ast.SelectQuery("group", v.span, shape, c.filter if c else None, c.order if c else (),
+                              c.offset if c else None, c.limit if c else None, c.span if c else v.span)
+
+
+def _object_group_element(el: ast.ShapeElement, grouped, subject: ObjectType, alias: str, ctx: ExprContext,
+                          depth: int) -> Optional[qir.Node]:
+    """A shape element holding a select over groups of a set of the object's objects
+    (``films := (select (group (select .<person[is Credit] filter ...) by .film) { title :=
+    .key.film.title, jobs := .elements.job } order by .key.film.year desc limit 10)``,
+    https://docs.geldata.com/reference/edgeql/group): the groups of those objects (a backlink,
+    a link, a filtered select of them), a JSON list of each group's fields in the select's
+    order, built as a free object's field over groups is, the grouped rows correlated with
+    the object (``"id" IN (<the objects>)``)."""
+    g, select = grouped
+    scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+    if not (computed_sql.is_set_expr(g.subject) or computed_sql.link_set_of(g.subject, scope) is not None
+            or (isinstance(g.subject, ast.Path) and len(g.subject.steps) == 1 and g.subject.steps[0] in subject.links)):
+        ctx.reporter.error("E0206", "a group in a shape is supported over a set of the object's objects (a backlink, "
+                           "a link, a path or a filtered select of one) only", g.subject.span)
+        return None
+    objects = computed_sql.expr_object_set(g.subject, scope, qi(f"_gs{depth + 1}"), g.subject.span)
+    if objects is None:
+        return None
+    if objects.source.table == subject.table or objects.source.table == alias.strip('"'):
+        ctx.reporter.error("E0206", f"a group of {objects.source.name} objects in a shape of {subject.name} objects "
+                           "is not supported yet", g.subject.span)
+        return None
+    inner = dataclasses.replace(ctx, subject=None, column_prefix=None)
+    node = _group_node(g, inner, select, (), objects)
+    if node is None:
+        return None
+    fields = tuple(dataclasses.replace(f.field, in_json=True) for f in node.fields)  # type: ignore[attr-defined]
+    return qir.ShapeGroupList(el.span, ResultField(el.name, None, False, fields, True, depth > 0), node)
+
+
 def _group_query(qf: ast.QueryFile, g: ast.GroupExpr, ctx: ExprContext,
                 select: Optional[ast.SelectQuery] = None,
                 extras: Tuple[ast.ShapeElement, ...] = ()) -> Optional[qir.Query]:
@@ -5582,6 +5657,45 @@ class _GroupScope:
                                             "not supported yet", e.span)
                     return e
                 return ast.VarRef(self._bind(qir.GroupValue(e.span, low.type, low.nullable, fn, 0, low)), e.span)
+            # (any other function of the group's elements: sum(.elements.p), array_agg(...))
+            self.ctx.reporter.error("E0206", f"'.{'.'.join(steps)}' over groups is not supported yet",
+                                    e.args[0].span, "a group's values: count(.elements), .key.<name>, "
+                                    "min(.elements.<p>), max(.elements.<p>), .elements.<p>, and the fields computed before")
+            return e
+        if isinstance(e, ast.Path) and len(e.steps) == 2 and e.steps[0] == "elements":
+            # `.elements.job`: the values of a property of the group's objects, a set (an array,
+            # as a computed multi property; its empty values are no element)
+            low = check(ast.Path(e.steps[1:], e.span), dataclasses.replace(self.ctx, subject=self.subject))
+            if low is None:
+                return e
+            if low.type.element is not None or self.subject.column(e.steps[1]) is None \
+                    or e.steps[1] in self.subject.links:
+                self.ctx.reporter.error("E0206", f"'.elements.{e.steps[1]}' over groups is supported for a single "
+                                        "property only", e.span)
+                return e
+            vtype = ValueType(element=low.type)
+            return ast.VarRef(self._bind(qir.GroupValue(e.span, vtype, False, "values", 0, low)), e.span)
+        if isinstance(e, ast.Path) and len(e.steps) > 2 and e.steps[0] == "key":
+            # `.key.film.title`: a path from the object a link key holds (empty for the group of
+            # the objects whose link is empty), read from its row
+            i = next((i for i, k in enumerate(self.keys) if k.name == e.steps[1] and k.link is not None), None)
+            if i is not None:
+                k = self.keys[i]
+                target = k.link.target  # type: ignore[union-attr]
+                row = qi(f"_gk{self.n + 1}")
+                inner = dataclasses.replace(self.ctx, subject=target, column_prefix=row, subject_column=None,
+                                            variables={}, bound_statements={}, set_links=None, set_row=None)
+                value = check(ast.Path(e.steps[2:], e.span), inner)
+                if value is None:
+                    return e
+                id_col = target.column("id")
+                assert id_col is not None
+                key = qir.GroupValue(e.span, id_col.type, True, "key", i)
+                cond = qir.Binary(e.span, BOOL, True, "=",
+                                  qir.ColumnRef(e.span, id_col.type, False, id_col, target, None, row), key)
+                found = qir.ObjectRow(e.span, value.type, True, target, row, value, cond,
+                                      policies.read_predicate(target, self.ctx, row))
+                return ast.VarRef(self._bind(found), e.span)
         if isinstance(e, ast.Path):
             head = e.steps[0]
             if head == "key" and len(e.steps) == 2:
@@ -5600,7 +5714,7 @@ class _GroupScope:
                 return ast.VarRef(self.computed[head], e.span)
             self.ctx.reporter.error("E0206", f"'.{'.'.join(e.steps)}' over groups is not supported yet", e.span,
                                     "a group's values: count(.elements), .key.<name>, min(.elements.<p>), "
-                                    "max(.elements.<p>), and the fields computed before")
+                                    "max(.elements.<p>), .elements.<p>, and the fields computed before")
             return e
         if not dataclasses.is_dataclass(e) or isinstance(e, ast.Literal):
             return e
@@ -5623,7 +5737,10 @@ class _GroupScope:
 
 
 def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQuery] = None,
-               extras: Tuple[ast.ShapeElement, ...] = ()) -> Optional[qir.Group]:
+               extras: Tuple[ast.ShapeElement, ...] = (),
+               objects: Optional[qir.ObjectSet] = None) -> Optional[qir.Group]:
+    """``objects``: the grouped objects when they are a set of another object's (a group in a
+    shape), else the group's subject is read by :func:`_group_subject`."""
     before = len(ctx.reporter.diagnostics)
     rows = None
     if isinstance(g.subject, ast.VarRef) and g.subject.name in ctx.row_sets and g.subject.name not in ctx.variables:
@@ -5642,7 +5759,7 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
         ctx = dataclasses.replace(ctx, variables={**ctx.variables, g.subject.name: var})
         filter_ast = None
     else:
-        got = _group_subject(g, ctx)
+        got = _group_subject(g, ctx) if objects is None else (objects.source, None)
         if got is None:
             return None
         subject, filter_ast = got
@@ -5650,6 +5767,11 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
     filt = None
     if filter_ast is not None:
         filt, _ = _where(filter_ast, subject, scope)
+    if objects is not None:
+        id_col = subject.column("id")
+        assert id_col is not None
+        own = qir.ColumnRef(g.span, id_col.type, False, id_col, subject, None, qi(subject.table))
+        filt = qir.InObjects(g.span, BOOL, False, own, objects, False)
     keys = _group_keys(g, subject, ctx)
     if keys is None or len(ctx.reporter.diagnostics) != before:
         return None
