@@ -64,7 +64,7 @@ def test_sql():
 
 @pytest.mark.parametrize("query, message", [
     ("with t := (for n in Note union n.body) select array_agg(t);",
-     "'t' is a set of values of a 'for' loop over objects: reading it other than by count() or group"),
+     "'t' is a set of a 'for' loop over objects: reading it other than by count(), sum(), min(), max() or group"),
     ("with t := (for n in Note union n) select count(t);", "body reads the object 'n' itself"),
     ("with t := (for n in Note union n.body), g := (group t using k := t by k) select g { elements };",
      "E0206"),

@@ -391,6 +391,9 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     from schemac.semantics.exprs import BOOL, check
 
     subject = ctx.subject
+    # (written in the query, `(select .link filter ...)` sees the query's `with` names; a
+    # computed of the schema does not)
+    in_query = isinstance(what, ast.SelectExpr)
     if isinstance(what, ast.SelectExpr):
         what = _inline_computed(what, ctx)
         if what is None:
@@ -411,8 +414,8 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
         source, multi = comp.target, comp.multi
         # Inside the computed's own expression `Type.prop` of its type reads the object.
         inner = dataclasses.replace(ctx, subject=source, module=comp.module, column_prefix=alias,
-                                    subject_column=None, variables={}, bound_statements={},
-                                    outer=(subject, subject_ref(ctx)))
+                                    subject_column=None, variables=ctx.variables if in_query else {},
+                                    bound_statements={}, outer=(subject, subject_ref(ctx)))
         if comp.backlink is None and comp.forward is None:
             sub: ast.SubSelect = single_subselect(comp.expr)[0]  # type: ignore[assignment]
             cond = check(sub.filter, inner, BOOL)
@@ -607,6 +610,26 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         ctx.reporter.error("E0304", f"{func}() takes one set", expr.span)
         return None
     arg = expr.args[0]
+    while isinstance(arg, ast.SelectExpr) and arg.shape is None and arg.filter is None and not arg.order \
+            and arg.offset is None and arg.limit is None and isinstance(arg.subject, ast.ForExpr):
+        arg = arg.subject
+    from schemac.semantics.exprs import for_rows, is_for_rows
+    if isinstance(arg, ast.VarRef) and arg.name in ctx.row_sets and arg.name not in ctx.variables \
+            or is_for_rows(arg, ctx):
+        # `sum((for x in S union <value of x>))`, `min(s)` of `with s := (for ...)`: over its values
+        rows = for_rows(ctx.row_sets[arg.name] if isinstance(arg, ast.VarRef) else arg, ctx)
+        if rows is None:
+            return None
+        return _rows_aggregate(expr, func, rows, ctx)
+    if isinstance(arg, ast.BinOp) and arg.op == "??" and _object_path(arg.left, ctx, f"_a{ctx.depth}") \
+            not in (None, False):
+        # `sum(.tags.rank ?? 0)`: `??` takes its left operand as a whole set (SET OF,
+        # https://docs.geldata.com/reference/stdlib/set#operator::coalesce): the path's values when it
+        # has any, else the right operand
+        some = ast.BinOp(">", ast.FuncCall("count", (arg.left,), arg.left.span), ast.Literal("int", 0, arg.span),
+                         arg.span)
+        return check(ast.IfElse(some, ast.FuncCall(expr.name, (arg.left,), expr.span),
+                                ast.FuncCall(expr.name, (arg.right,), expr.span), expr.span), ctx)
     if isinstance(arg, ast.SetLit):
         if func == "sum" or not arg.items:
             ctx.reporter.error("E0206", f"{func}() of a set literal is only supported for min and max of values",
@@ -671,6 +694,33 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
     if not _ordered(value.type, func, arg.span, ctx):
         return None
     return qir.AggregateObjects(expr.span, value.type, True, func, objects, value)
+
+
+def _rows_aggregate(expr, func: str, rows: qir.ForRows, ctx):
+    """``sum`` / ``min`` / ``max`` of the values of a ``for`` loop over objects
+    (:class:`~schemac.semantics.qir.ForRows`), duplicates included: ``(SELECT sum("_fr"."value")
+    FROM (<its rows>) AS "_fr")``; ``sum`` of none is ``0`` in Gel's result type, ``min`` and
+    ``max`` of none are empty (https://docs.geldata.com/reference/stdlib/set)."""
+    from schemac.semantics.model import ValueType
+    from schemac.semantics.scalars import SCALARS
+
+    if rows.targets is not None:
+        ctx.reporter.error("E0304", f"{func}() of objects is not defined (aggregate a property of them)",
+                           expr.args[0].span)
+        return None
+    if func == "sum":
+        scalar = rows.type.scalar.name if rows.type.scalar is not None and rows.type.element is None else ""
+        result = _SUM_RESULT.get(scalar)
+        if result is None:
+            ctx.reporter.error("E0304", f"sum() needs numbers, got {rows.type.name}", expr.args[0].span)
+            return None
+        vtype = ValueType(scalar=SCALARS[result])
+        agg = qir.AggregateRows(expr.span, vtype, False, "sum", rows)
+        return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (agg,), "r",
+                               True)
+    if not _ordered(rows.type, func, expr.args[0].span, ctx):
+        return None
+    return qir.AggregateRows(expr.span, rows.type, True, func, rows)
 
 
 def _multi_property_aggregate(expr, func: str, low, ctx):

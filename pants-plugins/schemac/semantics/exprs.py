@@ -564,8 +564,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
                                f"select its rows: select {expr.name} {{ ... }}")
             return None
         if var is None and expr.name in ctx.row_sets:
-            ctx.reporter.error("E0206", f"'{expr.name}' is a set of values of a 'for' loop over objects: reading it "
-                               "other than by count() or group is not supported yet", expr.span,
+            ctx.reporter.error("E0206", f"'{expr.name}' is a set of a 'for' loop over objects: reading it other "
+                               "than by count(), sum(), min(), max() or group is not supported yet", expr.span,
                                f"count({expr.name}), or group {expr.name} using k := ... by k")
             return None
         if var is None and expr.name in ctx.type_sets:
@@ -2213,6 +2213,13 @@ def for_rows(loop, ctx: ExprContext) -> Optional[qir.ForRows]:
             ctx.reporter.error("E0304", f"re_match_all() needs a str pattern, got {pattern.type.name}", src.args[0].span)
             return None
     body = _var_paths(body, loop.var)
+    if pattern is None and not any(isinstance(n, ast.VarRef) and n.name == loop.var for n in ast.iter_nodes(body)) \
+            and computed_sql.set_target(body, objects.source, ctx.schema, ctx.module) is not None:
+        # `for e in events union (select e.participants filter ...)`: the objects each reaches
+        targets = computed_sql.expr_object_set(body, inner, qi(f"_ft{ctx.depth}"), body.span)
+        if targets is None:
+            return None
+        return qir.ForRows(loop.span, ValueType(scalar=SCALARS["uuid"]), objects, None, None, targets)
     if any(isinstance(n, ast.VarRef) and n.name == loop.var for n in ast.iter_nodes(body)):
         ctx.reporter.error("E0206", f"a 'for' loop over objects whose body reads the object '{loop.var}' itself (not "
                            "a path from it) is not supported yet", loop.body.span)

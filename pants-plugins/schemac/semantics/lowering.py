@@ -123,7 +123,8 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
-                     qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows})
+                     qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
+                     qir.AggregateRows})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -488,7 +489,12 @@ def for_rows_sql(r: qir.ForRows) -> str:
     """The values of ``for x in S union ...`` (:class:`~schemac.semantics.qir.ForRows`), one row
     each, column ``"value"``: ``SELECT <value> FROM <S> WHERE <value> IS NOT NULL``, or one row
     per match of ``regexp_matches(<str>, <pattern>, 'g')`` (the array of the match's groups, or
-    of the whole match without groups, as Gel's ``re_match_all``) joined to each object."""
+    of the whole match without groups, as Gel's ``re_match_all``) joined to each object; a body of
+    objects, the rows of the objects it reaches from each (``CROSS JOIN LATERAL``)."""
+    if r.targets is not None:
+        a, t = r.objects.alias, r.targets.alias
+        return (f"SELECT {t}.* FROM (SELECT {a}.* {object_set_sql(r.objects)}) AS {a} CROSS JOIN LATERAL "
+                f"(SELECT {t}.* {object_set_sql(r.targets)}) AS {t}")
     if r.pattern is not None:
         a = r.objects.alias
         return (f'SELECT "_m"."value" FROM (SELECT {a}.* {object_set_sql(r.objects)}) AS {a} CROSS JOIN LATERAL '
@@ -752,6 +758,7 @@ _EXPR = {
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
     qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
+    qir.AggregateRows: lambda n: f'(SELECT {n.func}("_fr"."value") FROM ({for_rows_sql(n.rows)}) AS "_fr")',
 
     qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else
                            f'{n.alias}."id" IN (SELECT "_pi"."id" FROM {qi(n.root_table)} AS {n.subject_row} '

@@ -427,14 +427,28 @@ class ForRows(Node):
     one per object (an empty one none), duplicates kept (a ``for`` loop's ``union`` keeps them);
     with ``pattern``, ``for x in S union (for m in re_match_all(pattern, <str of x>) union m)``:
     one ``array<str>`` per match in each object's string
-    (https://docs.geldata.com/reference/stdlib/string#function::std::re_match_all). ``value`` is
+    (https://docs.geldata.com/reference/stdlib/string#function::std::re_match_all); or the objects
+    of a path from ``x`` (``targets``). ``value`` is
     read from the rows of ``objects`` (named ``objects.alias``); ``type`` is a value's."""
 
     span: Span
     type: ValueType
     objects: "ObjectSet"
-    value: Expr
+    value: Optional[Expr]
     pattern: Optional[Expr] = None
+    #: A body of objects, ``for x in S union (select x.link filter ...)``: their rows (every
+    #: column, as the table's), each object once per object of ``S`` that reaches it
+    #: (``value`` unset).
+    targets: Optional["ObjectSet"] = None
+
+
+@dataclass(frozen=True, eq=False)
+class AggregateRows(Expr):
+    """``sum`` / ``min`` / ``max`` (``func``, the Postgres aggregate) of the values of a
+    :class:`ForRows` set."""
+
+    func: str
+    rows: ForRows
 
 
 @dataclass(frozen=True, eq=False)

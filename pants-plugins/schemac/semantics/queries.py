@@ -4207,6 +4207,11 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         return None
     body = q.body
     query: Optional[qir.Query]
+    if isinstance(body, (ast.SelectQuery, ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in ctx.row_sets:
+        reporter.error("E0206", f"'{body.type_name}' is a set of a 'for' loop over objects: reading it other than by "
+                       "count(), sum(), min(), max() or group is not supported yet", body.type_span,
+                       f"count({body.type_name}), or group {body.type_name} ... by ...")
+        return None
     if isinstance(body, ast.SelectQuery) and body.type_name in writes:
         w = writes[body.type_name]
         node, cardinality = _select_node(body, w.subject, dataclasses.replace(ctx, subject=w.subject),  # type: ignore[attr-defined]
@@ -5750,14 +5755,18 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
         rows = for_rows(ctx.row_sets[g.subject.name], ctx)
         if rows is None:
             return None
-        if g.shape is not None:
+        filter_ast = None
+        if rows.targets is not None:
+            # (objects: grouped as a type's, their rows read from the loop's)
+            subject = rows.targets.source
+        elif g.shape is not None:
             ctx.reporter.error("E0206", "a shape on grouped values is not supported (values have no fields)",
                                g.subject.span)
             return None
-        subject = ObjectType(g.subject.name, ctx.module, "_rows", [], [], [], g.subject.span)
-        var = qir.LoopVar(g.subject.name, rows.type, "value", qi("_rows"))
-        ctx = dataclasses.replace(ctx, variables={**ctx.variables, g.subject.name: var})
-        filter_ast = None
+        else:
+            subject = ObjectType(g.subject.name, ctx.module, "_rows", [], [], [], g.subject.span)
+            var = qir.LoopVar(g.subject.name, rows.type, "value", qi("_rows"))
+            ctx = dataclasses.replace(ctx, variables={**ctx.variables, g.subject.name: var})
     else:
         got = _group_subject(g, ctx) if objects is None else (objects.source, None)
         if got is None:
@@ -5783,7 +5792,7 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
             gs.add_computed(el.name, low)
 
     def elements_field(el: Optional[ast.ShapeElement]) -> Optional[qir.GroupField]:
-        if rows is not None:
+        if rows is not None and rows.targets is None:
             ctx.reporter.error("E0206", "the elements of a group of values are not supported as a field yet (count "
                                "them: n := count(.elements))", (el or g).span)
             return None
