@@ -568,3 +568,24 @@ def test_a_bulk_insert_over_a_member_of_a_json_parameter(db, q):
                    "name := <str>s, telegram_id := 1 })") == [
         "1:47 E0304 json_array_unpack needs a json parameter, a 'with' name or a member of one (params['items']), got "
         "another json value"]
+
+
+def test_optional_value_for_required_property_and_link_fails_when_it_runs(db, q):
+    """A value that may be empty for a required property or link compiles, as in Gel, whose
+    compiler leaves a mutation's lower cardinality bound to a check when the statement runs
+    (https://docs.geldata.com/reference/edgeql/insert, MissingRequiredError): here the column's
+    NOT NULL (SQLSTATE 23502), and nothing is written."""
+    ann = member(db, "ann", 1001)
+    draft, rename = q["draft_story"], q["rename_member"]
+    assert [p.optional for p in draft.params] == [True, True]
+    assert [p.optional for p in rename.params] == [False, True]
+    sid = run(db, draft, "Draft", ann)[0][0]
+    assert db.execute("SELECT title, author_id FROM story WHERE id = %s", (sid,)) == [("Draft", ann)]
+    for args in ((None, ann), ("No author", None)):
+        with pytest.raises(psycopg.errors.NotNullViolation):
+            run(db, draft, *args)
+    assert db.execute("SELECT count(*) FROM story") == [(1,)]
+    assert run(db, rename, 1001, "anne") == [(ann,)]
+    with pytest.raises(psycopg.errors.NotNullViolation):
+        run(db, rename, 1001, None)
+    assert db.execute("SELECT name FROM member WHERE id = %s", (ann,)) == [("anne",)]

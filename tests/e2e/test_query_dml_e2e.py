@@ -29,7 +29,7 @@ def test_typescript_query_dml(pg, tsc_run, tmp_path):
     shutil.copy(HERE / "query_dml_ts" / "main.ts", src / "main.ts")
     result = tsc_run(src, "main.ts")
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {
-        "linkByFilter": True, "assertSingleAndEmpty": True, "multiLinkByFilter": True, "filteredUpsert": True,
+        "linkByFilter": True, "optionalForRequired": True, "assertSingleAndEmpty": True, "multiLinkByFilter": True, "filteredUpsert": True,
         "withInLink": True, "forLoops": True, "multiLinkFilter": True, "writtenLinks": True, "linkProperties": True,
         "getOrInsert": True, "boundBulkInsert": True,
         "freeObjectWrites": True}

@@ -851,10 +851,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             out.append(qir.Assign(a.span, col, low, default="json"))
             continue
-        if col.required and low.nullable and not _reads_global(a.value):
-            ctx.reporter.error("E0304", f"'{a.name}' is required, but the value may be empty", a.value.span,
-                               "make the parameter required (drop 'optional') or the property optional")
-            continue
+        # (A value that may be empty assigned to a required property compiles, as in Gel: its
+        # compiler leaves "the lower cardinality bound check [of a mutation] to the runtime DML
+        # constraint" (edb/edgeql/compiler/inference/cardinality.py), so an empty value fails the
+        # statement when it runs, Gel's MissingRequiredError; here the column's NOT NULL, SQLSTATE
+        # 23502, the runners' NotNullViolationError / ErrNotNullViolation.)
         if not insert:
             _mark_unchanged(a.value, col.name, ctx)
         out.append(qir.Assign(a.span, col, low))
@@ -1001,13 +1002,6 @@ def _asserted(node: qir.Node, message: Optional[str] = None) -> qir.Node:
     return dataclasses.replace(node, value=qir.AssertExists(value.span, value.type, False, value, False, message))
 
 
-def _reads_global(value: ast.Expr) -> bool:
-    """Whether a value reads a global. Such a value may be empty for a required property: as in
-    Gel, that is an error when the statement runs (a NOT NULL violation), not when it compiles,
-    since the application supplies the global."""
-    return any(isinstance(n, ast.GlobalRef) for n in ast.iter_nodes(value))
-
-
 def _mark_unchanged(value: ast.Expr, column: str, ctx: ExprContext) -> None:
     """``p := $p ?? .p`` (or ``<optional T>$p ?? .p``) in an update: an omitted ``$p`` leaves
     ``p`` unchanged; the parameter says so (its doc in the generated code)."""
@@ -1086,9 +1080,8 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext):
             ctx.reporter.error("E0304", f"'@{el.name}' is {col.type.name}, but the value is {low.type.name}",
                                el.value.span)
             return None
-        if col.required and low.nullable:
-            ctx.reporter.error("E0304", f"'@{el.name}' is required, but the value may be empty", el.value.span)
-            return None
+        # (a required link property given a value that may be empty: as a required property, a
+        # NOT NULL violation when it runs)
         props.append((col, low))
     filt = value.filter if value.filter is not None else ast.Literal("bool", True, value.span)
     sub = ast.SubSelect(value.subject.name, value.subject.span, filt, value.span)
@@ -1476,9 +1469,8 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     if low.type.family != "uuid":
         ctx.reporter.error("E0304", f"an id is a uuid, not {low.type.name}", target_id.span)
         return None
-    if col.required and low.nullable and not _reads_global(target_id):
-        ctx.reporter.error("E0304", f"link '{a.name}' is required, but the value may be empty", target_id.span)
-        return None
+    # (a required link given an id that may be empty: a NOT NULL violation when it runs, as a
+    # required property)
     visible = policies.read_predicate(link.target, ctx, '"_t"')
     if visible is not None:
         # Only an object the target's access policies let the query see can be linked.

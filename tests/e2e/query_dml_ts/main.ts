@@ -51,6 +51,20 @@ try {
     (err) => err instanceof qd.NotNullViolationError);
   out["linkByFilter"] = true;
 
+  // An optional value for a required property or link compiles (as in Gel); empty, it fails
+  // the statement when it runs and nothing is written.
+  const drafted = await q.draftStory({ title: "Draft", author_id: ann.id });
+  assert.deepEqual(await one("SELECT title, author_id FROM story WHERE id = $1", [drafted.id]), { title: "Draft", author_id: ann.id });
+  await assert.rejects(q.draftStory({ title: null, author_id: ann.id }), (err) => err instanceof qd.NotNullViolationError);
+  await assert.rejects(q.draftStory({ title: "No author" }), (err) => err instanceof qd.NotNullViolationError);
+  assert.deepEqual(await one("SELECT count(*)::int AS n FROM story WHERE title IN ('Draft', 'No author') OR title IS NULL"), { n: 1 });
+  assert.deepEqual(await q.renameMember({ telegram_id: 1001, name: "anne" }), { id: ann.id });
+  await assert.rejects(q.renameMember({ telegram_id: 1001 }), (err) => err instanceof qd.NotNullViolationError);
+  assert.deepEqual(await one("SELECT name FROM member WHERE id = $1", [ann.id]), { name: "anne" });
+  await pool.query("UPDATE member SET name = 'ann' WHERE id = $1", [ann.id]);
+  await pool.query("DELETE FROM story WHERE id = $1", [drafted.id]);
+  out["optionalForRequired"] = true;
+
   // assert_single: one object links, several fail the statement, none empties the link.
   assert.deepEqual(await q.setEditor({ id: story.id, nick: "a" }), { id: story.id });
   assert.deepEqual(await one("SELECT editor_id FROM story WHERE id = $1", [story.id]), { editor_id: ann.id });

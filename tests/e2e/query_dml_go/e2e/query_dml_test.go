@@ -85,6 +85,42 @@ func TestQueryDml(t *testing.T) {
 		t.Fatalf("want a not-null violation, got %v", err)
 	}
 
+	// An optional value for a required property or link compiles (as in Gel); empty, it fails
+	// the statement when it runs and nothing is written.
+	draftTitle := "Draft"
+	drafted, err := q.DraftStory(ctx, qd.DraftStoryParams{Title: &draftTitle, AuthorID: &ann})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.DraftStory(ctx, qd.DraftStoryParams{AuthorID: &ann}); !errors.Is(err, qd.ErrNotNullViolation) {
+		t.Fatalf("draft without a title: want a not-null violation, got %v", err)
+	}
+	noAuthor := "No author"
+	if _, err := q.DraftStory(ctx, qd.DraftStoryParams{Title: &noAuthor}); !errors.Is(err, qd.ErrNotNullViolation) {
+		t.Fatalf("draft without an author: want a not-null violation, got %v", err)
+	}
+	var drafts int
+	if err := db.QueryRow(ctx, "SELECT count(*) FROM story WHERE title IN ('Draft', 'No author') OR title IS NULL").Scan(&drafts); err != nil || drafts != 1 {
+		t.Fatalf("drafts: %d, %v", drafts, err)
+	}
+	anne := "anne"
+	if row, err := q.RenameMember(ctx, qd.RenameMemberParams{TelegramID: 1001, Name: &anne}); err != nil || row == nil || row.ID != ann {
+		t.Fatalf("rename_member: %v, %v", row, err)
+	}
+	if _, err := q.RenameMember(ctx, qd.RenameMemberParams{TelegramID: 1001}); !errors.Is(err, qd.ErrNotNullViolation) {
+		t.Fatalf("rename to nothing: want a not-null violation, got %v", err)
+	}
+	var annName string
+	if err := db.QueryRow(ctx, "SELECT name FROM member WHERE id = $1", ann).Scan(&annName); err != nil || annName != "anne" {
+		t.Fatalf("name: %q, %v", annName, err)
+	}
+	if _, err := db.Exec(ctx, "UPDATE member SET name = 'ann' WHERE id = $1", ann); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(ctx, "DELETE FROM story WHERE id = $1", drafted.ID); err != nil {
+		t.Fatal(err)
+	}
+
 	// assert_single: one object links, several fail the statement, none empties the link.
 	if row, err := q.SetEditor(ctx, qd.SetEditorParams{ID: story.ID, Nick: "a"}); err != nil || row == nil {
 		t.Fatalf("set_editor: %v, %v", row, err)

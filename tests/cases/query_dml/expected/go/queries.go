@@ -239,6 +239,38 @@ func (q *Queries) DeleteLabelled(ctx context.Context, arg DeleteLabelledParams) 
 	return items, nil
 }
 
+// draftStorySQL is the SQL of query draft_story (cases/query_dml/queries/draft_story.edgeql).
+const draftStorySQL = `INSERT INTO "story" ("title", "author_id")
+VALUES ($1, $2)
+RETURNING "id"`
+
+// DraftStoryParams are the parameters of DraftStory. Optional: Title, AuthorID (nil stores NULL,
+// or the property's default in an insert).
+type DraftStoryParams struct {
+	Title    *string
+	AuthorID *string
+}
+
+// DraftStoryRow is one row returned by DraftStory.
+type DraftStoryRow struct {
+	ID string `json:"id"`
+}
+
+// DraftStory runs query draft_story (cases/query_dml/queries/draft_story.edgeql).
+//
+// A required property and a required link given values that may be empty: an empty one fails
+// the insert when it runs, and nothing is inserted.
+//
+// A violated foreign key is reported as *FkStoryAuthorIDError when author_id names no member row.
+func (q *Queries) DraftStory(ctx context.Context, arg DraftStoryParams) (DraftStoryRow, error) {
+	row := q.db.QueryRow(ctx, draftStorySQL, arg.Title, arg.AuthorID)
+	var i DraftStoryRow
+	if err := row.Scan(&i.ID); err != nil {
+		return i, translateError(err)
+	}
+	return i, nil
+}
+
 // dropMembersSQL is the SQL of query drop_members (cases/query_dml/queries/drop_members.edgeql).
 const dropMembersSQL = `DELETE FROM "member"
 USING unnest($1::text[]) AS "_batch"("_for_n")
@@ -645,6 +677,44 @@ type ReassignToNewRow struct {
 func (q *Queries) ReassignToNew(ctx context.Context, arg ReassignToNewParams) (*ReassignToNewRow, error) {
 	row := q.db.QueryRow(ctx, reassignToNewSQL, arg.Name, arg.TelegramID, arg.ID)
 	var i ReassignToNewRow
+	if err := row.Scan(&i.ID); err != nil {
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, translateError(err)
+	}
+	return &i, nil
+}
+
+// renameMemberSQL is the SQL of query rename_member (cases/query_dml/queries/rename_member.edgeql).
+const renameMemberSQL = `UPDATE "member"
+SET "name" = $2
+WHERE telegram_id = $1
+RETURNING "id"`
+
+// RenameMemberParams are the parameters of RenameMember. Optional: Name (nil stores NULL, or the
+// property's default in an insert).
+type RenameMemberParams struct {
+	TelegramID int64
+	Name       *string
+}
+
+// RenameMemberRow is one row returned by RenameMember.
+type RenameMemberRow struct {
+	ID string `json:"id"`
+}
+
+// RenameMember runs query rename_member (cases/query_dml/queries/rename_member.edgeql).
+//
+// An optional value for a required property compiles, as in Gel: when it is empty the statement
+// fails as it runs (MissingRequiredError in Gel; the column's NOT NULL here, SQLSTATE 23502).
+//
+// It returns nil, nil when no row matched.
+//
+// A duplicate is reported as *UqMemberNameError.
+func (q *Queries) RenameMember(ctx context.Context, arg RenameMemberParams) (*RenameMemberRow, error) {
+	row := q.db.QueryRow(ctx, renameMemberSQL, arg.TelegramID, arg.Name)
+	var i RenameMemberRow
 	if err := row.Scan(&i.ID); err != nil {
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil, nil

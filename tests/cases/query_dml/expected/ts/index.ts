@@ -20,6 +20,9 @@ import {
   type DeleteLabelledArgs,
   type DeleteLabelledResult,
   deleteLabelled,
+  type DraftStoryArgs,
+  type DraftStoryResult,
+  draftStory,
   type DropMembersArgs,
   type DropMembersResult,
   dropMembers,
@@ -47,6 +50,9 @@ import {
   type ReassignToNewArgs,
   type ReassignToNewResult,
   reassignToNew,
+  type RenameMemberArgs,
+  type RenameMemberResult,
+  renameMember,
   type RenameStoriesArgs,
   type RenameStoriesResult,
   renameStories,
@@ -113,6 +119,8 @@ export interface Runner {
     createStory(args: CreateStoryArgs): Promise<CreateStoryResult>;
     /** Runs `delete_labelled` (cases/query_dml/queries/delete_labelled.edgeql). */
     deleteLabelled(args: DeleteLabelledArgs): Promise<DeleteLabelledResult[]>;
+    /** Runs `draft_story` (cases/query_dml/queries/draft_story.edgeql). */
+    draftStory(args: DraftStoryArgs): Promise<DraftStoryResult>;
     /** Runs `drop_members` (cases/query_dml/queries/drop_members.edgeql). */
     dropMembers(args: DropMembersArgs): Promise<DropMembersResult[]>;
     /** Runs `hand_over` (cases/query_dml/queries/hand_over.edgeql). */
@@ -131,6 +139,8 @@ export interface Runner {
     mergeMembers(args: MergeMembersArgs): Promise<MergeMembersResult[]>;
     /** Runs `reassign_to_new` (cases/query_dml/queries/reassign_to_new.edgeql). */
     reassignToNew(args: ReassignToNewArgs): Promise<ReassignToNewResult | null>;
+    /** Runs `rename_member` (cases/query_dml/queries/rename_member.edgeql). */
+    renameMember(args: RenameMemberArgs): Promise<RenameMemberResult | null>;
     /** Runs `rename_stories` (cases/query_dml/queries/rename_stories.edgeql). */
     renameStories(args: RenameStoriesArgs): Promise<RenameStoriesResult[]>;
     /** Runs `retitle_story` (cases/query_dml/queries/retitle_story.edgeql). */
@@ -229,6 +239,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       clearNick: (args) => clearNick(db, args),
       createStory: (args) => createStory(db, args),
       deleteLabelled: (args) => deleteLabelled(db, args),
+      draftStory: (args) => draftStory(db, args),
       dropMembers: (args) => dropMembers(db, args),
       handOver: (args) => handOver(db, args),
       labelStory: (args) => labelStory(db, args),
@@ -238,6 +249,7 @@ function makeRunner(db: Queryable, depth: number): Runner {
       mergeLabelKinds: (args) => mergeLabelKinds(db, args),
       mergeMembers: (args) => mergeMembers(db, args),
       reassignToNew: (args) => reassignToNew(db, args),
+      renameMember: (args) => renameMember(db, args),
       renameStories: (args) => renameStories(db, args),
       retitleStory: (args) => retitleStory(db, args),
       setEditor: (args) => setEditor(db, args),

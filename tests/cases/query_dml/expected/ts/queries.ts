@@ -224,6 +224,41 @@ export async function deleteLabelled(db: Queryable, args: DeleteLabelledArgs): P
   return rows as DeleteLabelledResult[];
 }
 
+/** SQL of query `draft_story` (cases/query_dml/queries/draft_story.edgeql). */
+export const draftStorySql = `INSERT INTO "story" ("title", "author_id")
+VALUES ($1, $2)
+RETURNING "id"`;
+
+/** Parameters of {@link draftStory}. */
+export interface DraftStoryArgs {
+  readonly title?: string | null;
+  readonly author_id?: string | null;
+}
+
+/** One row returned by {@link draftStory}. */
+export interface DraftStoryResult {
+  id: string;
+}
+
+/**
+ * A required property and a required link given values that may be empty: an empty one fails
+ * the insert when it runs, and nothing is inserted.
+ *
+ * Source: cases/query_dml/queries/draft_story.edgeql.
+ * @throws {@link FkStoryAuthorIdError} when `author_id` names no `member` row (`fk_story_author_id`).
+ */
+export async function draftStory(db: Queryable, args: DraftStoryArgs): Promise<DraftStoryResult> {
+  const rows = await run(db, draftStorySql, [
+    args.title ?? null,
+    args.author_id ?? null,
+  ]);
+  const row = rows[0] as DraftStoryResult | undefined;
+  if (row === undefined) {
+    throw new Error("draft_story: the statement returned no row");
+  }
+  return row;
+}
+
 /** SQL of query `drop_members` (cases/query_dml/queries/drop_members.edgeql). */
 export const dropMembersSql = `DELETE FROM "member"
 USING unnest($1::text[]) AS "_batch"("_for_n")
@@ -578,6 +613,39 @@ export async function reassignToNew(db: Queryable, args: ReassignToNewArgs): Pro
     args.id,
   ]);
   return (rows[0] as ReassignToNewResult | undefined) ?? null;
+}
+
+/** SQL of query `rename_member` (cases/query_dml/queries/rename_member.edgeql). */
+export const renameMemberSql = `UPDATE "member"
+SET "name" = $2
+WHERE telegram_id = $1
+RETURNING "id"`;
+
+/** Parameters of {@link renameMember}. */
+export interface RenameMemberArgs {
+  readonly telegram_id: number | string | bigint;
+  readonly name?: string | null;
+}
+
+/** One row returned by {@link renameMember}. */
+export interface RenameMemberResult {
+  id: string;
+}
+
+/**
+ * An optional value for a required property compiles, as in Gel: when it is empty the statement
+ * fails as it runs (MissingRequiredError in Gel; the column's NOT NULL here, SQLSTATE 23502).
+ *
+ * Source: cases/query_dml/queries/rename_member.edgeql.
+ * Resolves to `null` when no row matched.
+ * @throws {@link UqMemberNameError} on a duplicate for `uq_member_name`.
+ */
+export async function renameMember(db: Queryable, args: RenameMemberArgs): Promise<RenameMemberResult | null> {
+  const rows = await run(db, renameMemberSql, [
+    args.telegram_id,
+    args.name ?? null,
+  ]);
+  return (rows[0] as RenameMemberResult | undefined) ?? null;
 }
 
 /** SQL of query `rename_stories` (cases/query_dml/queries/rename_stories.edgeql). */
