@@ -1390,6 +1390,10 @@ def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
         return _var_object_path(expr.enum, (expr.member,), expr.span, ctx)
     if enum is None and _pinned_selection(expr.enum, ctx):
         return _pinned_set_path(ast.VarRef(expr.enum, expr.span), (expr.member,), expr.span, ctx)
+    var = ctx.variables.get(expr.enum) if enum is None else None
+    if isinstance(var, qir.LoopVar) and var.elements is not None:
+        # `x.name` of a loop over an array of named tuples: that element's column
+        return _loop_element(ast.Step(ast.VarRef(expr.enum, expr.span), expr.member, ".", expr.span), var, ctx)
     if enum is None and (expr.enum in ctx.variables or expr.enum in ctx.type_sets):
         ctx.reporter.error("E0206", f"a path from the 'with' name '{expr.enum}' ('{expr.enum}.{expr.member}') is not "
                            "supported yet", expr.span)
@@ -2108,6 +2112,34 @@ def _computed_through_link(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Exp
                          policies.read_predicate(link.target, ctx, alias))
 
 
+def _is_tuple_array(ref: ast.TypeRef) -> bool:
+    return ref.name in ("array", "std::array") and len(ref.args) == 1 and ref.args[0].name in ("tuple", "std::tuple")
+
+
+def _record_array_type(ref: ast.TypeRef, ctx: ExprContext) -> Optional[ValueType]:
+    """``<array<tuple<name: str, n: int32>>>$rows``, an array of named tuples as a parameter
+    (https://docs.geldata.com/reference/edgeql/parameters): the runners send it as a JSON array of
+    objects (TS ``{ name: string; n: number }[]``, as @gel/generate types it; Go a slice of
+    structs, as edgeql-go does), which a ``for`` loop reads with ``jsonb_to_recordset``. Its
+    elements are scalars, enums or arrays of them; it is a ``for`` loop's ``array_unpack()``
+    source only (:func:`schemac.semantics.queries.refuse_record_params`)."""
+    t = resolve_type_ref(ref, ctx, True)
+    if t is None:
+        return None
+    fields = t.element.fields or ()  # type: ignore[union-attr]
+    if any(n is None for n, _ in fields):
+        ctx.reporter.error("E0206", f"an array of unnamed tuples ('{ref}') as a parameter is not supported yet",
+                           ref.span, "name the elements: array<tuple<a: T, b: U>>")
+        return None
+    bad = next((et for _, et in fields if et.has_tuple or et.family in ("json", "bytes")
+                or (et.element is not None and et.element.family in ("json", "bytes"))), None)
+    if bad is not None:
+        ctx.reporter.error("E0206", f"an array of tuples with an element of type {bad.name} as a parameter is not "
+                           "supported yet", ref.span, "its elements may be scalars, enums and arrays of them")
+        return None
+    return t
+
+
 def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
            allow_optional: bool) -> Optional[qir.Expr]:
     if ctx.params is None:
@@ -2116,7 +2148,7 @@ def _param(expr: ast.Param, ctx: ExprContext, expected: Optional[ValueType],
     declared: Optional[ValueType] = None
     optional = False
     if expr.type is not None:
-        declared = resolve_type_ref(expr.type, ctx)
+        declared = _record_array_type(expr.type, ctx) if _is_tuple_array(expr.type) else resolve_type_ref(expr.type, ctx)
         if declared is None:
             return None
         optional = expr.type.optional

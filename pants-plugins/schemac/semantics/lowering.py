@@ -1579,6 +1579,15 @@ def _batch_sql(b: qir.Batch) -> str:
     if not _atomic(b.source):
         src = f"({src})"  # (`params -> 'items'`: the cast applies to the whole value)
     name = qi(b.var.sql_name or b.var.name)
+    if b.records:
+        # (the parameter itself: the runner sends the array of tuples as JSON objects)
+        param = b.source.binding.value if type(b.source) is qir.VarRef else b.source  # type: ignore[attr-defined]
+        fields = b.source.type.element.fields or ()  # type: ignore[union-attr]
+        defs = ", ".join(f"{qi(n)} {t.pg}" for n, t in fields)  # type: ignore[arg-type]
+        cols = ", ".join(f'"_r".{qi(n)} AS {qi(e)}' for (n, _), e in zip(fields, b.var.elements or ()))  # type: ignore[arg-type]
+        # (JSON null, an optional parameter's nil slice, is no rows: jsonb_to_recordset(NULL))
+        return (f'(SELECT {cols} FROM jsonb_to_recordset(NULLIF({expr_sql(param)}::jsonb, \'null\')) AS "_r"({defs})) '
+                'AS "_batch"')
     if b.enumerate:
         # each element with its position from 0 (Gel's enumerate): WITH ORDINALITY counts from 1
         fn = f"jsonb_array_elements({src}::jsonb)" if b.json else f"unnest({src}::{b.source.type.pg})"

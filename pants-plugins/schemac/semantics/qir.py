@@ -854,6 +854,9 @@ class Batch(Node):
     #: the variable is a ``tuple<int64, T>`` of each element's position (from 0) and the
     #: element (:attr:`LoopVar.elements`).
     enumerate: bool = False
+    #: ``array_unpack(<array<tuple<a: T, ...>>>$rows)``: the parameter is a JSON array of
+    #: objects, read by ``jsonb_to_recordset``; the variable's elements are its columns.
+    records: bool = False
 
 
 @dataclass(frozen=True, eq=False)

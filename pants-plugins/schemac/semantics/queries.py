@@ -340,7 +340,7 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
                        f"{'s' if len(missing) > 1 else ''}", next(p.span for p in query.params if p.position is not None),
                        "number the parameters from $0 without gaps")
         return None
-    if _refuse_tuples(query.statement, reporter):
+    if _refuse_tuples(query.statement, reporter) or refuse_record_params(query.statement, reporter):
         return None
     keys = lowering.defaulted_params(query.statement)
     if len(keys) > lowering.MAX_OMITTABLE:
@@ -375,6 +375,9 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
             consumed.update(id(a) for a in n.args if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
         elif type(n) is qir.LoopVar and n.elements is not None:  # type: ignore[attr-defined]
             consumed.add(id(n))  # a loop's tuple, read by its elements (columns of the loop's row)
+        elif type(n) is qir.Batch and n.records:  # type: ignore[attr-defined]
+            # an array of tuples as a parameter, a loop's rows (refuse_record_params: only there)
+            consumed.update((id(n.source), id(_record_param(n.source))))  # type: ignore[attr-defined]
         elif type(n) is qir.Binary and n.op in ("=", "!=", "?=", "?!="):  # type: ignore[attr-defined]
             consumed.update(id(a) for a in (n.left, n.right) if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
         elif type(n) is qir.ShapeComputed and type(n.value) is qir.TupleValue:  # type: ignore[attr-defined]
@@ -1747,9 +1750,10 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
         batch = _loop(types.SimpleNamespace(source=src.args[0], var=q.var), ctx, sql_name)
         if batch is None:
             return None
-        if batch.json_object:
-            ctx.reporter.error("E0206", "enumerate() of json_object_unpack() is not supported yet", src.span,
-                               "iterate over json_object_unpack(...) itself")
+        if batch.json_object or batch.records:
+            what = "json_object_unpack()" if batch.json_object else "an array of tuples"
+            ctx.reporter.error("E0206", f"enumerate() of {what} is not supported yet", src.span,
+                               "iterate over it itself")
             return None
         base = sql_name or q.var
         var = qir.LoopVar(q.var, ValueType(fields=((None, _INT64), (None, batch.var.type))), sql_name,
@@ -1821,9 +1825,43 @@ def _loop(q, ctx: ExprContext, sql_name: Optional[str] = None) -> Optional[qir.B
             ctx.reporter.error("E0304", f"array_unpack needs an array parameter, got {arr.type.name}", arg.span,
                                "give it a type: <array<str>>$names")
             return None
+        if arr.type.element.fields is not None:
+            # an array of named tuples (exprs._record_array_type), sent as JSON: each element a
+            # row of jsonb_to_recordset, its elements columns of the "_batch" row, read as x.name
+            if _record_param(arr) is None:
+                ctx.reporter.error("E0206", "array_unpack() of an array of tuples other than a parameter is not "
+                                   "supported yet", arg.span)
+                return None
+            base = sql_name or q.var
+            var = qir.LoopVar(q.var, arr.type.element, sql_name,
+                              elements=tuple(f"{base}_{i}" for i in range(len(arr.type.element.fields))))
+            ctx.variables[q.var] = var
+            return qir.Batch(src.span, var, arr, False, records=True)
         var = qir.LoopVar(q.var, arr.type.element, sql_name)
     ctx.variables[q.var] = var
     return qir.Batch(src.span, var, arr, json)
+
+
+def _record_param(e: qir.Expr) -> Optional[qir.ParamRef]:
+    """The parameter an array of named tuples is (directly or through a ``with`` name)."""
+    if type(e) is qir.VarRef and type(e.binding) is qir.WithValue and e.binding.inline:  # type: ignore[attr-defined]
+        e = e.binding.value  # type: ignore[attr-defined]
+    return e if type(e) is qir.ParamRef else None  # type: ignore[return-value]
+
+
+def refuse_record_params(stmt: qir.Node, reporter: Reporter) -> bool:
+    """An array of named tuples as a parameter (exprs._record_array_type) read other than as a
+    ``for`` loop's source: E0206; ``True`` when reported."""
+    sources = {id(n.source) for n in qir.walk(stmt) if type(n) is qir.Batch}  # type: ignore[attr-defined]
+    bound = {id(n.value) for n in qir.walk(stmt) if type(n) is qir.WithValue}  # type: ignore[attr-defined]
+    for n in qir.walk(stmt):
+        record = n.type.element is not None and n.type.element.fields is not None if isinstance(n, qir.Expr) else False
+        if record and id(n) not in sources and id(n) not in bound and (
+                type(n) is qir.ParamRef or _record_param(n) is not None):  # type: ignore[arg-type]
+            reporter.error("E0206", f"an array of tuples as a parameter is only supported as a 'for' loop's source "
+                           f"(for x in array_unpack(...)) yet", n.span)  # type: ignore[attr-defined]
+            return True
+    return False
 
 
 #: The IR nodes of a value of the query itself, which reads no row (see :func:`_query_value`).

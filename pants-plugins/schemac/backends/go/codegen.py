@@ -250,6 +250,15 @@ def _go_tuple(t: ValueType, name: str, what: str, imports: Set[str], structs: Li
                     "unmarshal": f"decodeTuple(data, {names}, {', '.join(targets)})"})
 
 
+def _go_record(t: ValueType, name: str, what: str, imports: Set[str], structs: List[Dict[str, object]]) -> str:
+    """The struct of an element of an array of named tuples passed as a parameter: a field per
+    element, tagged with its name (the runner sends the array as JSON objects). Returns its name."""
+    lines = [(go_name(n), _go_type(et, False, imports), f"`json:{go_string(n)}`") for n, et in t.fields or ()]
+    imports.add("encoding/json")
+    structs.append({"name": name, "body": _body(align(lines)), "doc": f"{name} is {what}.", "unmarshal": None})
+    return name
+
+
 def _json_tag(f) -> str:
     """The JSON tag of a result field, the same in a row and in a nested shape: the field's name
     in the query, ``,string`` for a 64-bit integer (it travels as a JSON string inside a shape,
@@ -316,6 +325,8 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
     params, optional_fields, unchanged = [], [], []
     values, required_globals, left_out = [], [], {}
     empty_slices: List[Tuple[str, str]] = []
+    param_structs: List[Dict[str, object]] = []
+    json_params: List[Tuple[str, str]] = []
     for p in q.params:
         if p.global_ is not None:
             values.append(f"q.globals.{go_name(p.global_.key)}")
@@ -324,7 +335,16 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
             continue
         field = qn.params[p.name]
         values.append(f"arg.{field}")
-        go_type = _go_type(p.type, p.optional, imports, database_sql)
+        if p.type.element is not None and p.type.element.fields is not None:
+            # an array of named tuples (exprs._record_array_type): a slice of structs, as edgeql-go
+            # maps one, sent as a JSON array of objects
+            go_type = "[]" + _go_record(p.type.element, f"{method}{field}Item", f"an element of {field} of "
+                                        f"{qn.params_type}", imports, param_structs)
+            var = f"{field[:1].lower()}{field[1:]}JSON"
+            json_params.append((field, var))
+            values[-1] = f"json.RawMessage({var})"
+        else:
+            go_type = _go_type(p.type, p.optional, imports, database_sql)
         params.append((field, go_type))
         # (pointers and slices are nil when left out; sql.Null*, pgtype values and NullE not Valid)
         nil = go_type.startswith(("*", "[]")) or go_type == "json.RawMessage"
@@ -337,7 +357,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
             unchanged.append(f"{field} ({p.unchanged})")
         elif p.optional:
             optional_fields.append(field)
-    structs: List[Dict[str, object]] = []
+    structs: List[Dict[str, object]] = param_structs
     rows = [(go_name(f.name), _go_field_type(f, method, imports, structs, database_sql, qn.shapes), _json_tag(f))
             for f in q.result]
     if q.cardinality == MANY:
@@ -402,7 +422,7 @@ def _query_view(q: QueryPlan, names: "Names", imports: Set[str], database_sql: b
         "scan": ", ".join(scan), "cardinality": q.cardinality,
         "doc": _comment(_doc_lines(q, method, names.go_errors)), "params_doc": _comment(wrap(" ".join(params_doc))),
         "structs": structs, "required_globals": required_globals, "has_params": bool(params),
-        "empty_slices": empty_slices,
+        "empty_slices": empty_slices, "json_params": json_params,
         "zero": zero,
     }
 

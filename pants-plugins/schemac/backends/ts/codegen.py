@@ -291,7 +291,9 @@ def _param_value(p) -> str:
     if kind:
         fn = "rangeText" if kind == "range" else "multirangeText"
         return f"{ref} == null ? null : {fn}({ref})" if p.optional else f"{fn}({ref})"
-    if (p.type.scalar is not None and p.type.scalar.name == "json") or is_vector(p.type.scalar):
+    if (p.type.scalar is not None and p.type.scalar.name == "json") or is_vector(p.type.scalar) or (
+            p.type.element is not None and p.type.element.fields is not None):
+        # (an array of named tuples travels as JSON objects: exprs._record_array_type)
         # (a vector's text form, [1,2,3], is its JSON)
         return f"{ref} == null ? null : JSON.stringify({ref})" if p.optional else f"JSON.stringify({ref})"
     return f"{ref} ?? null" if p.optional else ref
