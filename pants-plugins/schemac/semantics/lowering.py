@@ -1105,11 +1105,12 @@ _ALL_ROWS = _Rows()
 
 
 def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None,
-                 props=(), which: _Rows = _ALL_ROWS) -> Callable[[str], str]:
+                 props=(), which: _Rows = _ALL_ROWS, distinct: bool = False) -> Callable[[str], str]:
     """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
     column of the targets' subtype (it holds the id too; see :class:`schemac.semantics.model.PolyLink`);
     ``props``: link properties set on them (an existing link then gets the new values, as Gel
-    re-links it); ``which``: the written rows it is for (:class:`_Rows`)."""
+    re-links it); ``which``: the written rows it is for (:class:`_Rows`); ``distinct``: a row
+    may be written with several elements of a loop, each link once (``DISTINCT ON``)."""
     extra_col = f", {qi(sub_column)}" if sub_column else ""
     extra_val = ', "_t"."id"' if sub_column else ""
     extra_col += "".join(f", {qi(c.name)}" for c, _ in props)
@@ -1118,8 +1119,9 @@ def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[st
     def build(rows: str) -> str:
         # (LATERAL when the ids read each written row, or its loop element)
         lateral = "LATERAL " if LINK_ROWS in ids or which.source is not None else ""
+        once = f'DISTINCT ON ({rows}."id", "_t"."id") ' if distinct else ""
         sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
-               f'SELECT {rows}."id", "_t"."id"{extra_val} FROM {which.from_sql(rows)}, {lateral}(SELECT DISTINCT '
+               f'SELECT {once}{rows}."id", "_t"."id"{extra_val} FROM {which.from_sql(rows)}, {lateral}(SELECT DISTINCT '
                f'unnest({ids.replace(LINK_ROWS, rows)}) AS "id") AS "_t"{which.where(rows, True)}')
         if on_conflict and props:
             sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in props)
@@ -1177,6 +1179,34 @@ def _link_changes(links, which: _Rows = _ALL_ROWS) -> List[Callable[[str], str]]
             if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
                 continue  # (a subset of the links: nothing to insert)
             out.append(_link_insert(join, ids, True, a.link.column, a.props, which))
+    return out
+
+
+def _loop_update_links(links, source: str) -> List[Callable[[str], str]]:
+    """The join-table writes of a ``for`` loop's update (:func:`source_ctes`: ``source`` holds
+    each updated object with each element whose filter picks it): Gel writes the links of every
+    element (https://docs.geldata.com/reference/edgeql/for: the bodies' results are united), so
+    ``+=`` inserts each element's targets, ``-=`` deletes each element's, and ``:=`` keeps the
+    links to a target of one of the object's elements and deletes the others. An object linked
+    by several elements is linked once, with the link properties of one of them (a link is a
+    set)."""
+    which = _Rows(lambda rows: f'JOIN {source} AS "_batch" ON {rows}."id" = "_batch"."_oid"')
+    out: List[Callable[[str], str]] = []
+    for a in links:
+        join = a.link.join_table
+        ids = _ids_sql(a)
+        if a.op == "-=":
+            out.append(_link_delete(join, ids, False, which))
+            continue
+        if a.op == ":=":
+            def delete(rows: str, join=join, ids=ids) -> str:
+                return (f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id" AND NOT EXISTS '
+                        f'(SELECT 1 FROM {source} AS "_batch" WHERE "_batch"."_oid" = {rows}."id" AND "_l"."target_id" = '
+                        f'ANY ({ids.replace(LINK_ROWS, rows)}))')
+            out.append(delete)
+            if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
+                continue  # (a subset of the links: nothing to insert)
+        out.append(_link_insert(join, ids, True, a.link.column, a.props, which, distinct=True))
     return out
 
 
@@ -1254,9 +1284,12 @@ def _upsert_links(w) -> bool:
 
 
 def _loop_links(w) -> bool:
-    """Whether a write is a ``for`` loop's insert that writes multi links: each row's links are
-    read from its element, so the loop's elements are a CTE of their own (:func:`source_ctes`)."""
+    """Whether a write is a ``for`` loop's insert or update that writes multi links: each row's
+    links are read from its element, so the loop's elements are a CTE of their own
+    (:func:`source_ctes`)."""
     c = getattr(w, "conflict", None)
+    if type(w) is qir.Update:
+        return w.batch is not None and bool(w.links)
     return type(w) is qir.Insert and w.batch is not None and bool(w.links or (c is not None and c.else_links))
 
 
@@ -1276,6 +1309,13 @@ def source_ctes(w, name: str) -> List[Tuple[str, str]]:
     element at most has them)."""
     if not _loop_links(w):
         return []
+    if type(w) is qir.Update:
+        # A loop's update: each object it updates with each element whose filter picks it
+        # (Gel's update range, one row per element and object: the links of every element are
+        # written, https://docs.geldata.com/reference/edgeql/for), read on the statement's snapshot.
+        table = qi(w.subject.table)
+        return [(name + "_src", f'SELECT {table}."id" AS "_oid", "_batch".* FROM {table}, {_batch_sql(w.batch)}'
+                                f'{_where(w.filter, w.visible_sql)}')]
     keys = "".join(f", {_assign_sql(a)} AS {qi('_k' + str(i))}"
                    for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ()))
     return [(name + "_src", f'SELECT gen_random_uuid() AS "_id"{keys}, "_batch".* FROM {_batch_sql(w.batch)}')]
@@ -1386,6 +1426,19 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
             links += _link_changes(w.conflict.else_links, _Rows(join, "not"))
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     joined = w.batch is not None or handed is not None
+    if t is qir.Update and _loop_links(w):
+        # (source_ctes: the objects with their elements; the update writes each object once,
+        # with the values of one of its elements, and the links of all of them)
+        froms = ", ".join(([handed] if handed is not None else []) + [f'{source} AS "_batch"'])
+        where = f'\nWHERE {table}."id" = "_batch"."_oid"'
+        links = _loop_update_links(w.links, source)
+        if w.sets or any("UPDATE" in tr.events for tr in w.subject.triggers):
+            sets = _set_list(w.sets) if w.sets else f'"id" = {table}."id"'
+            upd = f"UPDATE {table}\nSET {sets}\nFROM {froms}{where}"
+            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, True)}"), links
+        # (only links change and no update trigger: the objects are locked, as an update would)
+        return (lambda cols: f'SELECT {_of(table, cols, True)}\nFROM {table}\nWHERE {table}."id" IN '
+                             f'(SELECT "_oid" FROM {source})\nFOR UPDATE OF {table}'), links
     if t is qir.Update:
         where = _where(w.filter, w.visible_sql)
         froms = ([handed] if handed is not None else []) + ([_batch_sql(w.batch)] if w.batch is not None else [])
@@ -1397,7 +1450,6 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
         # and its update triggers fire (https://docs.geldata.com/reference/datamodel/triggers,
         # .../mutation_rewrites), so with such Postgres triggers on the table the rows get an
         # update that changes no column; otherwise they are locked, as an update would.
-        # (A loop's update always sets a column: the checker refuses multi links there.)
         if any("UPDATE" in tr.events for tr in w.subject.triggers):
             touch = f'UPDATE {table}\nSET "id" = {table}."id"{batch}{where}'
             return (lambda cols: f"{touch}\nRETURNING {_of(table, cols, joined)}"), _link_changes(w.links)

@@ -2542,10 +2542,6 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
     if ctx.reporter.has_errors:
         return None
     sets, links = _split(nodes)
-    if batch is not None and links:
-        ctx.reporter.error("E0206", "changing a multi link in a 'for' loop's update is not supported yet",
-                           q.span, "run one update per element, or set the links in a separate query")
-        return None
     returning = None if check is None else policies.write_check(subject, "update write", ctx, qi(subject.table))
     update = qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
                         check, batch, returning)
