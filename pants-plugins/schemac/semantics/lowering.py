@@ -1626,7 +1626,12 @@ def _mark_raw_params(sql: str) -> str:
 
 
 def _batch_sql(b: qir.Batch) -> str:
-    """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``."""
+    """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``;
+    with a guard, the elements it is true for: ``(SELECT "_batch".* FROM ... WHERE <guard>) AS
+    "_batch"`` (an empty condition runs neither branch of Gel's ``if``)."""
+    if b.guard is not None:
+        rows = _batch_sql(dataclasses.replace(b, guard=None))
+        return f'(SELECT "_batch".* FROM {rows} WHERE {cond_sql(b.guard)}) AS "_batch"'
     src = expr_sql(b.source)
     if not _atomic(b.source):
         src = f"({src})"  # (`params -> 'items'`: the cast applies to the whole value)

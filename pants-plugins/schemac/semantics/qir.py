@@ -857,6 +857,9 @@ class Batch(Node):
     #: ``array_unpack(<array<tuple<a: T, ...>>>$rows)``: the parameter is a JSON array of
     #: objects, read by ``jsonb_to_recordset``; the variable's elements are its columns.
     records: bool = False
+    #: ``for x in ... union (if c then (insert ...) else {})``: the elements the body writes for,
+    #: those whose condition is true (https://docs.geldata.com/reference/edgeql/insert#conditional-inserts).
+    guard: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)

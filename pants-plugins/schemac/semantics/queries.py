@@ -788,6 +788,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             if node is not None:
                 out.append(node)
             continue
+        if col.multi and _json_elements(a.value) is not None:
+            node = _assign_json_elements(a, col, ctx)
+            if node is not None:
+                out.append(node)
+            continue
         unpacked = _multi_values(a.value) if col.multi and isinstance(a.value, ast.IfElse) else None
         if unpacked is not None:
             node = _assign_multi_values(a, unpacked, col, insert, ctx)
@@ -1663,6 +1668,46 @@ def _multi_values(value: ast.Expr) -> Optional[ast.Expr]:
     return None
 
 
+def _json_elements(value) -> Optional[ast.Expr]:
+    """The json ``j`` of ``<T>json_array_unpack(j)``, else ``None``."""
+    if isinstance(value, ast.Cast) and not value.type.args and isinstance(value.operand, ast.FuncCall) \
+            and value.operand.name in ("json_array_unpack", "std::json_array_unpack") and len(value.operand.args) == 1:
+        return value.operand.args[0]
+    return None
+
+
+def _assign_json_elements(a: ast.Assignment, col, ctx: ExprContext) -> Optional[qir.Assign]:
+    """``tags := <str>json_array_unpack(j)`` of a multi property: the elements of the JSON array
+    ``j``, each cast to the property's type as ``<T>json`` casts (a JSON null element is empty,
+    so no element; one of another JSON type fails the statement), in the array's order; none
+    when ``j`` is empty (https://docs.geldata.com/reference/stdlib/json#function::std::json_array_unpack,
+    https://docs.geldata.com/reference/datamodel/properties#multi). ``j`` not an array fails the
+    statement, as Gel's ``json_array_unpack`` does: ``coalesce((SELECT array_agg(<cast> ORDER BY n)
+    FILTER (WHERE <cast> IS NOT NULL) FROM jsonb_array_elements(j) WITH ORDINALITY ...), '{}')``."""
+    cast = a.value
+    target = col.type.element
+    low = check(_json_elements(cast), ctx, JSON)  # type: ignore[arg-type]
+    if low is None:
+        return None
+    if low.type.family != "json":
+        ctx.reporter.error("E0304", f"json_array_unpack() needs a json value, got {low.type.name}",
+                           cast.operand.span)  # type: ignore[union-attr]
+        return None
+    name = cast.type.name.split("::")[-1]  # type: ignore[union-attr]
+    scalar = SCALARS.get(name)
+    if scalar is None or ValueType(scalar=scalar).family != target.family or target.enum is not None \
+            or target.element is not None:
+        ctx.reporter.error("E0304", f"'{a.name}' holds {target.name}, but the value is {cast.type.name}",  # type: ignore[union-attr]
+                           cast.span)
+        return None
+    value = lowering._json_scalar('"_je"."_v"', target).replace("{", "{{").replace("}", "}}")
+    template = (f"coalesce((SELECT array_agg({value} ORDER BY \"_je\".\"_n\") FILTER (WHERE ({value}) IS NOT NULL) "
+                f"FROM jsonb_array_elements(CAST({{0}} AS jsonb)) WITH ORDINALITY AS \"_je\"(\"_v\", \"_n\")), "
+                f"CAST(ARRAY[] AS {col.type.pg}))")
+    return qir.Assign(a.span, col, qir.SqlTemplate(cast.span, col.type, False, "json_elements", template, (low,),
+                                                   "p", True))
+
+
 def _assign_multi_values(a: ast.Assignment, array: ast.Expr, col, insert: bool,
                          ctx: ExprContext) -> Optional[qir.Assign]:
     """``tags := array_unpack(arr)`` (see :func:`_multi_values`): the column set to ``arr``, or
@@ -1926,6 +1971,10 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     inner_with: Tuple[ast.WithBinding, ...] = ()
     if isinstance(body, ast.WithExpr):
         inner_with, body = body.bindings, _unparen(body.body)
+    guarded = _conditional_insert(body)
+    if guarded is not None:
+        # `if c then (insert T {...}) else {}`: the insert for the elements whose c is true
+        body = guarded[0]
     # `with ..., w := (insert ...) select w { shape }`: the insert, returning the shape of the
     # objects it inserts (as `select (insert ...) { shape }` does), once per element.
     returning: Optional[Tuple[Optional[Tuple[ast.ShapeElement, ...]], Span]] = None
@@ -1978,6 +2027,13 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
         return None
     if not _bind_per_element(inner_with, ctx):
         return None
+    if guarded is not None:
+        cond = check_filter(guarded[1], dataclasses.replace(ctx, subject=None))
+        if cond is None:
+            return None
+        if guarded[2]:
+            cond = qir.Unary(cond.span, BOOL, cond.nullable, "not", cond)
+        batch = dataclasses.replace(batch, guard=cond)
     if insert:
         w = _insert_write(body, subject, ctx, batch=batch)
         if w is None:
@@ -2003,6 +2059,24 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
     if node is None:
         return None
     return _plan(qf, "select", subject, node, ctx, MANY, (), _fields(node.shape))
+
+
+def _conditional_insert(body) -> Optional[Tuple[ast.InsertQuery, ast.Expr, bool]]:
+    """``(insert, condition, negated)`` of a ``for`` body ``[select] if c then (insert ...) else
+    {}`` (or ``if c then {} else (insert ...)``, ``(insert ...) if c else {}``): Gel runs a
+    statement in a branch of ``if`` only for the elements that take it, and neither branch when
+    ``c`` is empty (https://docs.geldata.com/reference/edgeql/insert#conditional-inserts,
+    https://docs.geldata.com/reference/edgeql/expressions); ``None`` for any other body."""
+    if isinstance(body, ast.SelectExpr) and body.shape is None and not _has_clauses(body):
+        body = body.subject
+    if not isinstance(body, ast.IfElse):
+        return None
+    then, else_ = _unparen(body.then), _unparen(body.else_)
+    if isinstance(then, ast.InsertQuery) and _is_empty_set(else_):
+        return then, body.cond, False
+    if isinstance(else_, ast.InsertQuery) and _is_empty_set(then):
+        return else_, body.cond, True
+    return None
 
 
 def _object_loop_source(src, ctx: ExprContext):
