@@ -545,7 +545,12 @@ def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
     if (isinstance(expr, ast.SelectExpr) and expr.shape is None and not expr.order and expr.offset is None
             and expr.limit is None and isinstance(expr.subject, ast.VarRef)):
         found = type_set_of(expr.subject, ctx)
-        return None if found is None else (found[0], expr.filter)
+        if found is None:
+            return None
+        # `u filter g` of `with u := (select User filter f)`: the objects of u that g keeps, f and g
+        both = expr.filter if found[1] is None else found[1] if expr.filter is None else \
+            ast.BinOp("and", found[1], expr.filter, expr.span)  # type: ignore[arg-type]
+        return found[0], both
     return None
 
 
@@ -621,6 +626,20 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         if rows is None:
             return None
         return _rows_aggregate(expr, func, rows, ctx)
+    from schemac.semantics.exprs import coalesced_elementwise, elementwise_loop
+    parts = coalesced_elementwise(arg, ctx)
+    if parts is not None:
+        # `sum(len(<array<json>>(S.data['k'] ?? <json>[])))`: over the left operand's values when
+        # it has any, else over the right one's
+        left, right, with_left, with_right = parts
+        some = ast.BinOp(">", ast.FuncCall("count", (left,), left.span), ast.Literal("int", 0, arg.span), arg.span)
+        return check(ast.IfElse(some, ast.FuncCall(expr.name, (with_left,), expr.span),
+                                ast.FuncCall(expr.name, (with_right,), expr.span), expr.span), ctx)
+    loop = elementwise_loop(arg, ctx)
+    if loop is not None:
+        # `sum(len(S.p))`: over each object's value (`for S in S union len(S.p)`)
+        rows = for_rows(loop, ctx)
+        return None if rows is None else _rows_aggregate(expr, func, rows, ctx)
     if isinstance(arg, ast.BinOp) and arg.op == "??" and _object_path(arg.left, ctx, f"_a{ctx.depth}") \
             not in (None, False):
         # `sum(.tags.rank ?? 0)`: `??` takes its left operand as a whole set (SET OF,

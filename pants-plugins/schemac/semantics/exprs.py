@@ -202,6 +202,9 @@ class ExprContext:
     #: A query's ``with s := (for x in <objects> union <values of x>)`` names: name -> the loop, a
     #: multiset of values (``schemac.semantics.queries._for_rows``), counted or grouped.
     row_sets: Dict[str, ast.Expr] = field(default_factory=dict)
+    #: A query's ``with s := (for i in range_unpack(...) union (select { ... }))`` names and
+    #: ``f := (select s order by ... limit 1)``: name -> the checked rows (``f.a`` reads a field).
+    free_rows: Dict[str, qir.Node] = field(default_factory=dict)
     #: In the ``filter`` / ``order by`` of a multi link's nested shape: (the link's name, its
     #: join table, that table's alias in SQL); ``@prop`` reads the join row.
     link_row: Optional[Tuple[str, ObjectType, str]] = None
@@ -1382,6 +1385,19 @@ def _literal(expr: ast.Literal, ctx: ExprContext, expected: Optional[ValueType])
 
 
 def _enum_ref(expr: ast.EnumRef, ctx: ExprContext) -> Optional[qir.Expr]:
+    if expr.enum in ctx.free_rows and expr.enum not in ctx.variables:
+        rows = ctx.free_rows[expr.enum]
+        fields = dict(rows.fields)  # type: ignore[attr-defined]
+        if not rows.first:  # type: ignore[attr-defined]
+            ctx.reporter.error("E0206", f"'{expr.enum}' is a set of free objects: reading '{expr.enum}.{expr.member}' "
+                               "is supported of one of them yet", expr.span,
+                               f"bind one: with first := (select {expr.enum} order by .{expr.member} limit 1)")
+            return None
+        if expr.member not in fields:
+            ctx.reporter.error("E0302", f"'{expr.enum}' has no field '{expr.member}'", expr.member_span,
+                               did_you_mean(expr.member, list(fields)))
+            return None
+        return qir.FreeRowField(expr.span, fields[expr.member].type, True, rows, expr.member)  # type: ignore[arg-type]
     enum = None if expr.enum in ctx.variables or expr.enum in ctx.type_sets else ctx.schema.find_enum(expr.enum, ctx.module)
     if enum is None and expr.enum in ctx.type_sets and expr.member == "id":
         # `u.id` of `with u := (select User filter ...)`: the id of its one object
@@ -2212,6 +2228,153 @@ def _var_paths(expr, var: str):
     return ast.map_expr(expr, f)
 
 
+#: Functions whose argument is a whole set (or that make one): an expression calling one is not
+#: computed element by element (https://docs.geldata.com/reference/stdlib/set).
+_SET_OF_FUNCS = frozenset({"count", "sum", "min", "max", "array_agg", "any", "all", "math::mean", "enumerate",
+                           "assert_single", "assert_exists", "assert_distinct", "distinct", "re_match_all",
+                           "array_unpack", "json_array_unpack", "range_unpack", "json_object_unpack", "exists"})
+
+
+def elementwise_loop(expr, ctx: ExprContext) -> Optional[ast.ForExpr]:
+    """``len(S.p)``, ``len(str_split(S.p, ' '))``: an expression computed element by element
+    (functions and operators of single values) over the paths of one ``with`` selection ``S``,
+    as the loop it is, ``for S in S union len(S.p)``: Gel binds the paths from ``S`` to each of
+    its objects, one value each (https://docs.geldata.com/reference/edgeql/paths). ``None`` for
+    anything else (a path alone, several such names, a set operator or function)."""
+    if isinstance(expr, (ast.EnumRef, ast.Step, ast.VarRef)):
+        return None
+    roots: Set[str] = set()
+    for n in ast.iter_nodes(expr):
+        if isinstance(n, ast.EnumRef) and n.enum in ctx.type_sets and n.enum not in ctx.variables:
+            roots.add(n.enum)
+        elif isinstance(n, ast.VarRef):
+            if n.name in ctx.type_sets or n.name in ctx.row_sets:
+                return None  # (the objects themselves)
+        elif isinstance(n, ast.FuncCall):
+            if n.name.removeprefix("std::") in _SET_OF_FUNCS or any(isinstance(a, ast.NamedArg) for a in n.args):
+                return None
+        elif isinstance(n, ast.BinOp):
+            if n.op in ("??", "union", "except", "intersect", "in", "not in", "if"):
+                return None
+        elif isinstance(n, ast.UnaryOp):
+            if n.op not in ("not", "-"):
+                return None
+        elif not isinstance(n, (ast.Literal, ast.Step, ast.Index, ast.Cast, ast.TypeRef, ast.Param)):
+            return None
+    if len(roots) != 1:
+        return None
+    name = roots.pop()
+    return ast.ForExpr(name, expr.span, ast.VarRef(name, expr.span), expr, expr.span)
+
+
+def coalesced_elementwise(expr, ctx: ExprContext):
+    """``(left, right, with_left, with_right)`` when ``expr`` is computed element by element
+    around one ``L ?? R`` whose ``L`` is computed element by element over a ``with`` selection
+    (``len(<array<json>>(S.data['k'] ?? <json>[]))``) and ``R`` reads none: ``??`` takes ``L`` as
+    a whole set (https://docs.geldata.com/reference/stdlib/set#operator::coalesce), so the
+    values are ``expr`` over ``L``'s when it has any (``with_left``), else over ``R``
+    (``with_right``). ``None`` otherwise."""
+    found = [n for n in ast.iter_nodes(expr) if isinstance(n, ast.BinOp) and n.op == "??"]
+    if len(found) != 1:
+        return None
+    node = found[0]
+    left = node.left
+    if elementwise_loop(left, ctx) is None and not (isinstance(left, ast.EnumRef) and left.enum in ctx.type_sets):
+        return None
+    if any(isinstance(n, ast.EnumRef) and n.enum in ctx.type_sets for n in ast.iter_nodes(node.right)):
+        return None
+    with_left = ast.map_expr(expr, lambda n: node.left if n is node else n)
+    with_right = ast.map_expr(expr, lambda n: node.right if n is node else n)
+    if with_left is not node.left and elementwise_loop(with_left, ctx) is None:
+        return None
+    return node.left, node.right, with_left, with_right
+
+
+def free_loop(expr) -> bool:
+    """``for i in range_unpack(r) union (select { ... })`` / ``... array_unpack(arr) ...``: a
+    loop whose body is a free object (:func:`free_rows`)."""
+    expr = expr.query if isinstance(expr, ast.StatementExpr) else expr
+    if not isinstance(expr, ast.ForExpr) or not (isinstance(expr.source, ast.FuncCall) and expr.source.name in (
+            "range_unpack", "std::range_unpack", "array_unpack", "std::array_unpack") and len(expr.source.args) == 1):
+        return False
+    body = expr.body.query if isinstance(expr.body, ast.StatementExpr) else expr.body
+    if isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None and not body.order \
+            and body.offset is None and body.limit is None:
+        body = body.subject
+    return isinstance(body, ast.FreeObject)
+
+
+def free_rows(loop, ctx: ExprContext) -> Optional[qir.FreeRows]:
+    """The free objects of a :func:`free_loop` (https://docs.geldata.com/reference/edgeql/for,
+    https://docs.geldata.com/reference/edgeql/select#free-objects): the loop's element (an
+    integer of the range, https://docs.geldata.com/reference/stdlib/range#function::std::range_unpack,
+    or an element of the array) is in scope in each field. ``None`` after reporting."""
+    loop = loop.query if isinstance(loop, ast.StatementExpr) else loop
+    src = loop.source
+    arg = check(src.args[0], ctx)
+    if arg is None:
+        return None
+    ranged = src.name.endswith("range_unpack")
+    if ranged:
+        family = getattr(arg.type.scalar, "sql_family", "") or "" if arg.type.element is None else ""
+        elem = family.split(":", 1)[1] if family.startswith("range:") else ""
+        if elem not in ("int32", "int64"):
+            ctx.reporter.error("E0206" if family else "E0304", f"range_unpack() of a {arg.type.name} is supported for "
+                               "ranges of int32 and int64 yet", src.span)
+            return None
+        vtype = ValueType(scalar=SCALARS[elem])
+    else:
+        if arg.type.element is None or arg.type.element.element is not None:
+            ctx.reporter.error("E0304", f"array_unpack() needs an array, got {arg.type.name}", src.span)
+            return None
+        vtype = arg.type.element
+    var = qir.LoopVar(loop.var, vtype, "_i", qi("_batch"))
+    inner = dataclasses.replace(ctx, variables={**ctx.variables, loop.var: var})
+    body = loop.body.query if isinstance(loop.body, ast.StatementExpr) else loop.body
+    if isinstance(body, ast.SelectExpr):
+        body = body.subject
+    fields: List[Tuple[str, qir.Expr]] = []
+    for el in body.elements:
+        if el.value is None:
+            ctx.reporter.error("E0206", "a free object's element in a 'for' loop is written name := <expr>", el.span)
+            return None
+        if any(n == el.name for n, _ in fields):
+            ctx.reporter.error("E0309", f"'{el.name}' appears twice in the free object", el.span)
+            return None
+        low = check(el.value, inner)
+        if low is None:
+            return None
+        if low.type.fields is not None or (low.type.element is not None and low.type.element.element is not None):
+            ctx.reporter.error("E0206", f"a {low.type.name} element of a free object in a 'for' loop is not supported "
+                               "yet", el.value.span)
+            return None
+        fields.append((el.name, low))
+    return qir.FreeRows(loop.span, var, arg, "range" if ranged else "array", tuple(fields))
+
+
+def first_free_row(sel, ctx: ExprContext) -> Optional[qir.FreeRows]:
+    """``(select s order by .a [desc] limit 1)`` of a name bound to :func:`free_rows`: its first
+    object in that order (https://docs.geldata.com/reference/edgeql/select#ordering); ``None``
+    after reporting."""
+    rows = ctx.free_rows[sel.subject.name]
+    fields = dict(rows.fields)  # type: ignore[attr-defined]
+    order = []
+    for item in sel.order:
+        e = item.expr
+        if not (isinstance(e, ast.Path) and len(e.steps) == 1 and e.steps[0] in fields):
+            ctx.reporter.error("E0206", "ordering free objects is supported by one of their fields (order by .name)",
+                               e.span)
+            return None
+        f = fields[e.steps[0]]
+        if f.type.family in ("json", "bytes") or f.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {f.type.name} value", e.span)
+            return None
+        key = qir.SqlTemplate(e.span, f.type, True, "free_field", f'"_fr".{qi(e.steps[0])}', (), "", True)
+        order.append(qir.OrderKey(item.span, key, item.descending,
+                                  item.empty or ("last" if item.descending else "first")))
+    return dataclasses.replace(rows, order=tuple(order), first=True)  # type: ignore[arg-type]
+
+
 def for_rows(loop, ctx: ExprContext) -> Optional[qir.ForRows]:
     """``for x in S union <value of x>`` / ``for x in S union (for m in re_match_all(p, <str of
     x>) union m)`` of a set of objects ``S`` of the query's names (:func:`is_for_rows`), as a
@@ -2286,6 +2449,10 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                                 cte=f"_with_{name}")
         return qir.CountObjects(expr.span, INT64, False, objects)
     arg0 = expr.args[0] if len(expr.args) == 1 else None
+    if arg0 is not None and elementwise_loop(arg0, ctx) is not None:
+        # `count(S.data['k'])`: the objects of S whose value is not empty
+        rows = for_rows(elementwise_loop(arg0, ctx), ctx)
+        return None if rows is None else qir.CountRows(expr.span, INT64, False, rows)
     if isinstance(arg0, ast.VarRef) and arg0.name in ctx.row_sets and arg0.name not in ctx.variables \
             or arg0 is not None and is_for_rows(arg0, ctx):
         # `count(s)` of `with s := (for x in S union ...)`: the number of its values
@@ -3162,6 +3329,8 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _std_func(expr, name, ctx)
     if name in ("datetime_get", "datetime_truncate", "cal::date_get"):
         return _datetime_unit_func(expr, name, ctx)
+    if name == "duration_get":
+        return _duration_get(expr, ctx)
     if name in ("min", "max", "sum"):
         return computed_sql.aggregate(expr, name, ctx)
     if name == "math::mean":
@@ -3311,6 +3480,34 @@ def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext, spec=None) -> Opt
     rtype = args[0].type if result is None else ValueType(scalar=SCALARS[result])
     return qir.SqlTemplate(expr.span, rtype, any(a.nullable for a in args), name, template, tuple(args),
                            "p" * len(args), True)
+
+
+def _duration_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``duration_get(d, 'totalseconds')`` of a ``duration``
+    (https://docs.geldata.com/reference/stdlib/datetime#function::std::duration_get): its length
+    in seconds, a float64, ``CAST(EXTRACT(EPOCH FROM d) AS float8)``. The other units read a
+    field of Gel's duration, which has no days: a difference of datetimes here is a Postgres
+    interval that may hold days, so they are E0206."""
+    if len(expr.args) != 2 or any(isinstance(a, ast.NamedArg) for a in expr.args):
+        ctx.reporter.error("E0304", "duration_get() takes a duration and a unit", expr.span)
+        return None
+    unit = expr.args[1]
+    if not (isinstance(unit, ast.Literal) and unit.kind == "str"):
+        ctx.reporter.error("E0206", "duration_get() with a unit that is not a string literal is not supported yet",
+                           unit.span)
+        return None
+    if unit.value != "totalseconds":
+        ctx.reporter.error("E0206", f"duration_get() of '{unit.value}' is not supported yet (only 'totalseconds')",
+                           unit.span)
+        return None
+    d = check(expr.args[0], ctx)
+    if d is None:
+        return None
+    if d.type.family != "duration" or d.type.scalar is None or d.type.scalar.name != "duration":
+        ctx.reporter.error("E0304", f"duration_get() needs a duration, got {d.type.name}", expr.args[0].span)
+        return None
+    return qir.SqlTemplate(expr.span, FLOAT64, d.nullable, "duration_get", "CAST(EXTRACT(EPOCH FROM {0}) AS float8)",
+                           (d,), "p", True)
 
 
 def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -4033,13 +4230,17 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
     # `<array<str>>[]`: the empty array takes its element type from the cast
     # (https://docs.geldata.com/reference/stdlib/array).
     empty_array = isinstance(expr.operand, ast.ArrayLit) and not expr.operand.items and target.element is not None
+    if isinstance(expr.operand, ast.ArrayLit) and not expr.operand.items and target.family == "json" \
+            and target.element is None:
+        # `<json>[]`: the empty JSON array (https://docs.geldata.com/reference/stdlib/json)
+        return qir.SqlTemplate(expr.span, target, False, "json_empty_array", "'[]'::jsonb", (), "", True)
     inner = check(expr.operand, ctx, target if empty_array else None)
     if inner is None or empty_array:
         return inner
     if inner.type.family == "json" and target.family != "json":
         # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
         # property refuses when written); `<optional T>x['k']` may be empty.
-        if target.element is not None and (target.element.element is not None or target.element.family == "json"):
+        if target.element is not None and target.element.element is not None:
             ctx.reporter.error("E0206", f"casting json to {target.name} is not supported", expr.span)
             return None
         return qir.JsonCast(expr.span, target, expr.type.optional, inner)

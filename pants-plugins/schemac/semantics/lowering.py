@@ -124,7 +124,7 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
-                     qir.AggregateRows})
+                     qir.AggregateRows, qir.FreeRowField})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -453,7 +453,8 @@ def _json_cast(node: qir.JsonCast) -> str:
     inner_sql = param_sql(node.operand, expr_sql(node.operand))
     target = node.type
     if target.element is not None:
-        elem = _json_scalar('_j."_e"', target.element)
+        # (`<array<json>>x`: each element as it is, JSON null included)
+        elem = '_j."_e"' if target.element.family == "json" else _json_scalar('_j."_e"', target.element)
         msg = "'expected json array' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v)"
         return (f"(SELECT CASE jsonb_typeof(_jc._v) WHEN 'array' THEN ARRAY(SELECT {elem} FROM "
                 f"jsonb_array_elements(_jc._v) WITH ORDINALITY AS _j(\"_e\", _n) ORDER BY _n) WHEN 'null' THEN NULL "
@@ -483,6 +484,34 @@ def _computed(node: qir.ComputedRef) -> str:
     if type(value) is qir.ParamRef:
         return f"{sql}::{value.type.pg}"
     return sql if _atomic(value) else f"({sql})"
+
+
+def free_rows_sql(r: qir.FreeRows) -> str:
+    """The objects of ``for i in range_unpack(r) union (select { ... })``
+    (:class:`~schemac.semantics.qir.FreeRows`), one row each, a column per field: ``SELECT <a> AS
+    "a", ... FROM generate_series(lower(r), upper(r) - 1) AS "_batch"("_i")`` (an integer range
+    is ``[lower, upper)`` in Postgres' canonical form; an empty one no element; an unbounded one
+    fails, as Gel's ``range_unpack``), or ``FROM unnest(arr)``."""
+    cols = ", ".join(f"{param_sql(e, expr_sql(e))} AS {qi(n)}" for n, e in r.fields)
+    src = param_sql(r.source, expr_sql(r.source))
+    batch = f'{qi("_batch")}({qi(r.var.sql_name or r.var.name)})'
+    if r.unpack == "range":
+        pg = r.var.type.pg
+        low = (f'CASE WHEN lower_inf("_rg"."_r") OR upper_inf("_rg"."_r") THEN CAST(\'cannot unpack an unbounded '
+               f'range\' || left(CAST("_rg"."_r" AS text), 0) AS {pg}) ELSE lower("_rg"."_r") END')
+        source = f'(SELECT {src} AS "_r") AS "_rg" CROSS JOIN LATERAL generate_series({low}, upper("_rg"."_r") - 1) AS {batch}'
+    else:
+        source = f"unnest({src}) AS {batch}"
+    return f"SELECT {cols} FROM {source}"
+
+
+def _free_row_field(n: qir.FreeRowField) -> str:
+    """A field of the first of :func:`free_rows_sql`'s rows in their order, then by every field
+    (so that each field of a name is read from the same row when the order ties)."""
+    order = ", ".join([_order_sql(k) for k in n.rows.order]
+                      + [f'"_fr".{qi(name)} ASC NULLS FIRST' for name, _ in n.rows.fields])
+    return (f'(SELECT "_fr".{qi(n.name)} FROM ({free_rows_sql(n.rows)}) AS "_fr"'
+            f'{" ORDER BY " + order if order else ""} LIMIT 1)')
 
 
 def for_rows_sql(r: qir.ForRows) -> str:
@@ -758,6 +787,7 @@ _EXPR = {
     qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
     qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
+    qir.FreeRowField: lambda n: _free_row_field(n),
     qir.AggregateRows: lambda n: f'(SELECT {n.func}("_fr"."value") FROM ({for_rows_sql(n.rows)}) AS "_fr")',
 
     qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else

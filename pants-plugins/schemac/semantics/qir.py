@@ -443,6 +443,32 @@ class ForRows(Node):
 
 
 @dataclass(frozen=True, eq=False)
+class FreeRows(Node):
+    """``for i in range_unpack(r) union (select { a := ..., b := ... })`` (also over
+    ``array_unpack(arr)``), bound by ``with`` (https://docs.geldata.com/reference/edgeql/for):
+    one free object per element, its ``fields``; the element is ``var`` (column ``"_i"`` of the
+    rows ``"_batch"``). ``first``: ``(select s order by ... limit 1)`` of such a name, the first
+    row in ``order`` (its keys read the rows named ``"_fr"``)."""
+
+    span: Span
+    var: LoopVar
+    source: Expr
+    unpack: str
+    fields: Tuple[Tuple[str, Expr], ...]
+    order: Tuple["OrderKey", ...] = ()
+    first: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class FreeRowField(Expr):
+    """``s.name`` of a :class:`FreeRows` name holding one object (``first``): its field, empty
+    when there is no object."""
+
+    rows: FreeRows
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
 class AggregateRows(Expr):
     """``sum`` / ``min`` / ``max`` (``func``, the Postgres aggregate) of the values of a
     :class:`ForRows` set."""

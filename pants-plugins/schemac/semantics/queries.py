@@ -28,7 +28,7 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, assignment_cast, check, for_rows,
-                                     is_for_rows, set_backlink_computed,
+                                     is_for_rows, free_loop, free_rows, first_free_row, set_backlink_computed,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
                                      value_set_parts, check_filter)
@@ -4246,6 +4246,25 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # `with xs := {1, 2} union array_unpack(...)`: a set of values, read where it is
             # used (`count(xs)`, `sum(xs)`, https://docs.geldata.com/reference/edgeql/with)
             ctx.type_sets[b.name] = value
+            continue
+        if free_loop(value):
+            # `with s := (for i in range_unpack(r) union (select { a := ..., ... }))`: free objects
+            rows = free_rows(value, ctx)
+            if rows is not None:
+                ctx.free_rows = {**ctx.free_rows, b.name: rows}
+            continue
+        if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) \
+                and value.subject.name in ctx.free_rows and value.subject.name not in ctx.variables:
+            # `first := (select s order by .a desc limit 1)`: one of them
+            if value.shape is not None or value.filter is not None or value.offset is not None \
+                    or not (isinstance(value.limit, ast.Literal) and value.limit.value == 1) \
+                    or ctx.free_rows[value.subject.name].first:  # type: ignore[attr-defined]
+                reporter.error("E0206", "a selection of free objects is supported as (select s order by .a limit 1)",
+                               value.span)
+                continue
+            rows = first_free_row(value, ctx)
+            if rows is not None:
+                ctx.free_rows = {**ctx.free_rows, b.name: rows}
             continue
         if is_for_rows(value, ctx):
             # `with s := (for x in <objects> union <value of x>)`: a multiset of values, read
