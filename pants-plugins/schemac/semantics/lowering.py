@@ -595,6 +595,13 @@ def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None) -> s
     prev: Optional[str] = None if root is None else f'SELECT {root.alias}."id" {object_set_sql(root)}'
     for i, h in enumerate(hops):
         j, r = qi(f"_j{i}"), qi(f"_h{i}")
+        if prev is None and h.kind == "link" and not h.link.multi and subject_row == _written_row:
+            # (a row the statement wrote, "_new": its own column, which the table does not hold yet)
+            prev = f"SELECT {subject_row}.{qi(h.link.column)}"
+            if h.visible_sql is not None:
+                v = qi(f"_v{i}")
+                prev = f'SELECT {v}."id" FROM {qi(h.target.table)} AS {v} WHERE {v}."id" IN ({prev}) AND {h.visible_sql}'
+            continue
         if h.kind in ("link", "poly") and h.link.multi:
             col = '"target_id"' if h.kind == "link" else qi(h.column)
             sel, src, key = f"{j}.{col}", f"{qi(h.link.join_table)} AS {j}", f'{j}."source_id"'
@@ -963,8 +970,10 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
                 target = _written_rows(link.target, el.written_cte, target)
             visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
             if link.multi:
-                # (a new object's links: the join rows its insert's link CTE wrote)
-                links = qi(el.written_cte or link.join_table)  # type: ignore[arg-type]
+                # (a new object's links: the join rows its insert's link CTE wrote; or the link
+                # rows as the statement leaves them, links_after_sql)
+                links = el.written_cte if el.written_cte is not None and el.written_cte.startswith(LINKS_AFTER) \
+                    else qi(el.written_cte or link.join_table)  # type: ignore[arg-type]
                 from_where = (f"FROM {links} AS {join} JOIN {target} AS {inner_alias} "
                               f"ON {inner_alias}.\"id\" = {join}.\"target_id\" WHERE {join}.\"source_id\" = {alias}.\"id\"{visible}")
             else:
@@ -991,7 +1000,7 @@ def read_ctes(node: qir.Node) -> FrozenSet[str]:
     out = set()
     for n in qir.walk(node):
         t = type(n)
-        if t is qir.ShapeLink and n.written_cte:  # type: ignore[attr-defined]
+        if t is qir.ShapeLink and n.written_cte and not n.written_cte.startswith(LINKS_AFTER):  # type: ignore[attr-defined]
             out.add(n.written_cte)  # type: ignore[attr-defined]
         elif t is qir.LinkPath and n.first_cte:  # type: ignore[attr-defined]
             out.add(n.first_cte)  # type: ignore[attr-defined]
@@ -1105,6 +1114,37 @@ def _set_list(sets) -> str:
 def _ids_sql(a: qir.LinkAssign) -> str:
     sql = expr_sql(a.ids)
     return f"{sql}::uuid[]" if type(a.ids) is qir.ParamRef else sql
+
+
+#: In the shape of ``select (insert | update ...) { tags: { ... } }``: marks the join table
+#: (its name follows, then ``\x01``) whose rows the shape reads as the statement leaves them (links_after_sql).
+LINKS_AFTER = "\x01after\x01"
+
+_LINK_WRITE = re.compile(r'^(INSERT INTO|DELETE FROM) "([^"]+)"')
+
+
+def links_after_sql(ctes: List[Tuple[str, str]], final: str) -> str:
+    """The statement of a write's CTEs and the select ``final`` over its rows, whose shape reads
+    the join tables the write changes (:data:`LINKS_AFTER`): the statement does not see its own
+    writes (each part of a Postgres statement sees the snapshot it started with), so a link's
+    rows as the statement leaves them are the table's rows but those its link CTEs deleted or
+    wrote, and the rows they wrote (``RETURNING *``; an existing link an ``ON CONFLICT DO
+    NOTHING`` left alone is the table's). Gel's result of a write shows its objects after it
+    (https://docs.geldata.com/reference/edgeql/insert#with-block)."""
+    out = []
+    writes: Dict[str, List[Tuple[str, str]]] = {}
+    for name, body in ctes:
+        m = _LINK_WRITE.match(body) if name.startswith("_link") else None
+        if m is not None and LINKS_AFTER + m.group(2) + "\x01" in final:
+            writes.setdefault(m.group(2), []).append((name, m.group(1)))
+            body += '\nRETURNING "_l".*' if m.group(1) == "DELETE FROM" else "\nRETURNING *"
+        out.append((name, body))
+    for join, parts in writes.items():
+        touched = " UNION ALL ".join(f'SELECT "source_id", "target_id" FROM {qi(n)}' for n, _ in parts)
+        written = "".join(f" UNION ALL SELECT * FROM {qi(n)}" for n, kind in parts if kind == "INSERT INTO")
+        rel = (f'(SELECT * FROM {qi(join)} WHERE ("source_id", "target_id") NOT IN ({touched}){written})')
+        final = final.replace(LINKS_AFTER + join + "\x01", rel)
+    return render_ctes(out, final)
 
 
 #: In a multi link's value: the rows whose links a statement writes (``"_new"``), named when the
@@ -1391,6 +1431,9 @@ def write_sql(w, in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[st
 #: globals Gel triggers read, ``(setting, parameter index, Postgres type)``; every write hands
 #: them over (:func:`_settings_from`).
 _trigger_settings: Tuple[Tuple[str, int, str], ...] = ()
+#: While the select of ``select (insert | update ...) { ... }`` is written: the name its rows
+#: (``"_new"``, every column) go by; a path from one reads the row's own link column.
+_written_row: Optional[str] = None
 
 
 def _settings_from() -> str:
@@ -1935,7 +1978,13 @@ def statement_sql(stmt: qir.Node) -> str:
         ctes = nested_ctes(stmt.write, read_ctes(stmt)) + source_ctes(stmt.write, "_new")  # type: ignore[attr-defined]
         ctes += [("_new", statement("*"))]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
-        return render_ctes(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
+        global _written_row
+        _written_row = qi(stmt.write.subject.table)  # type: ignore[attr-defined]
+        try:
+            final = _select_sql(stmt.select)  # type: ignore[attr-defined]
+        finally:
+            _written_row = None
+        return links_after_sql(ctes, final)
     if t is qir.With:
         return _with_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectValues:

@@ -1091,8 +1091,14 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext):
         # (a required link property given a value that may be empty: as a required property, a
         # NOT NULL violation when it runs)
         props.append((col, low))
+    name = value.subject.name
+    if value.filter is None and ctx.schema.find_type(name, ctx.module) is None \
+            and (name in ctx.type_sets or name in ctx.selections or _bound_object(name, ctx) is not None):
+        # `folders += (select f { @path := p })` of a `with` name (a function's object
+        # parameter): its objects, each linked with the properties
+        return dataclasses.replace(a, value=value.subject), tuple(props)
     filt = value.filter if value.filter is not None else ast.Literal("bool", True, value.span)
-    sub = ast.SubSelect(value.subject.name, value.subject.span, filt, value.span)
+    sub = ast.SubSelect(name, value.subject.span, filt, value.span)
     return dataclasses.replace(a, value=sub), tuple(props)
 
 
@@ -1224,6 +1230,9 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
                                f"select the objects with a filter: (select {link.target.name} filter ...)")
             return None
         value = dataclasses.replace(sub, span=value.span)
+    cast_ids = _cast_object_ids(value, link, ctx)
+    if cast_ids is not None:
+        return cast_ids or None
     source = None
     if isinstance(value, ast.SubSelect) and value.type_name.split("::")[-1] == link.target.name:
         f = value.filter
@@ -1278,6 +1287,57 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
         ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
         return None
     return low
+
+
+def _cast_object_ids(value, link, ctx: ExprContext):
+    """``keywords := array_unpack(<array<Keyword>>ids)`` (also ``(select ...)`` of it, and under
+    ``assert_distinct(...)``), ``ids`` an ``array<uuid>``: Gel's cast of an id to an object is
+    that object, and fails with a CardinalityViolationError when no object of the type has the id
+    (https://docs.geldata.com/reference/edgeql/casts); ``assert_distinct`` fails when an object is
+    there twice (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
+    The ids, ``CASE WHEN <an id of no object> THEN <failing cast> [WHEN <an id twice> THEN
+    <failing cast>] ELSE ids END`` (the runners raise CardinalityViolationError and
+    DistinctViolationError). ``None`` for another form, ``False`` after an error."""
+    from schemac.semantics import asserts
+
+    distinct = False
+    if isinstance(value, ast.FuncCall) and value.name in _ASSERT_DISTINCT and len(value.args) == 1:
+        value, distinct = value.args[0], True
+    if isinstance(value, ast.SelectExpr) and value.shape is None and value.filter is None and not value.order \
+            and value.offset is None and value.limit is None:
+        value = value.subject
+    if not (isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack")
+            and len(value.args) == 1 and isinstance(value.args[0], ast.Cast)):
+        return None
+    cast = value.args[0]
+    if cast.type.name.split("::")[-1] != "array" or len(cast.type.args) != 1 \
+            or ctx.schema.find_type(cast.type.args[0].name, ctx.module) is not link.target:
+        return None
+    uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
+    low = check(cast.operand, ctx, uuid_array)
+    if low is None:
+        return False
+    if low.type.element is None or low.type.element.family != "uuid":
+        ctx.reporter.error("E0304", f"<array<{link.target.name}>> casts an array<uuid>, got {low.type.name}",
+                           cast.operand.span)
+        return False
+    if policies.read_predicate(link.target, ctx, '"_o"') is not None:
+        ctx.reporter.error("E0206", f"<array<{link.target.name}>> of ids, a type with access policies, is not "
+                           "supported yet", cast.span)
+        return False
+    table = qi(link.target.table)
+    missing = (f'EXISTS (SELECT 1 FROM unnest({{0}}) AS "_c"("id") WHERE NOT EXISTS (SELECT 1 FROM {table} AS "_o" '
+               f'WHERE "_o"."id" = "_c"."id"))')
+    # (the probe is a sub-query: Postgres would fold a cast of the parameter alone when it plans)
+    probe = '(SELECT count(*) FROM unnest({0}))'
+    gone = asserts.fail_sql("assert_exists", f"'{link.target.qualname}' with an id of the array does not exist",
+                            probe, "uuid[]", template=True)
+    sql = f"CASE WHEN {missing} THEN {gone}"
+    if distinct:
+        twice = asserts.fail_sql("assert_distinct", None, probe, "uuid[]", template=True)
+        sql += f' WHEN cardinality({{0}}) <> (SELECT count(DISTINCT "_c") FROM unnest({{0}}) AS "_c") THEN {twice}'
+    sql += " ELSE {0} END"
+    return qir.SqlTemplate(value.span, uuid_array, low.nullable, "object_ids", sql, (low,), "p", True)
 
 
 def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: ExprContext,
@@ -3140,9 +3200,21 @@ def _generic_children(n) -> List[object]:
     return out
 
 
+def _links_after(w) -> Dict[str, str]:
+    """``select (insert | update ...) { tags: { name } }`` of a write that changes multi links:
+    link name -> :data:`lowering.LINKS_AFTER` of its join table, the link rows as the statement
+    leaves them (:func:`schemac.semantics.lowering.links_after_sql`), for the shape to read."""
+    if type(w) not in (qir.Insert, qir.Update) or w.batch is not None:
+        return {}
+    else_links = () if type(w) is not qir.Insert or w.conflict is None else w.conflict.else_links
+    return {a.link.name: lowering.LINKS_AFTER + a.link.join_table + "\x01" for a in w.links + else_links
+            if a.link.join_table is not None and not a.link.columns and a.rows is None}
+
+
 def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, source=None,
                  source_name: Optional[str] = None,
-                 batch: Optional[qir.Batch] = None) -> Tuple[Optional[qir.Select], str]:
+                 batch: Optional[qir.Batch] = None,
+                 links_after: Optional[Dict[str, str]] = None) -> Tuple[Optional[qir.Select], str]:
     """``select T { shape } [filter] [order by] [offset] [limit]``: the node and its
     cardinality.
 
@@ -3160,6 +3232,7 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
             and source_name.startswith("_with_"):
         # A new object's links are the join rows its insert writes: its link CTEs' rows.
         written_from.update({a.link.name: f"{source_name}_link{i}" for i, a in enumerate(source.links, 1)})
+    written_from.update(links_after or {})
     elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=written, written_from=written_from)
     filt, cardinality = _where(q.filter, subject, ctx)
     visible = policies.read_predicate(subject, ctx) if source is None else None
@@ -3874,14 +3947,15 @@ def _write_returning(qf: ast.QueryFile, w, subject: ObjectType, shape, span: Spa
     ``RETURNING`` a flat shape; a shape with nested links selects from the written rows.
     ``cardinality``: the query's, when not the write's (a ``for`` loop's: ``many``)."""
     shape = shape if shape is not None else (ast.ShapeElement("id", None, span),)
+    links_after = _links_after(w)
     elements = _shape(shape, subject, qi(subject.table), ctx, depth=0, written=w.written_links,
-                      written_from=getattr(w, "written_sources", {}))
+                      written_from={**getattr(w, "written_sources", {}), **links_after})
     if ctx.reporter.has_errors:
         return None
     nested = any(isinstance(el, (qir.ShapeLink, qir.ShapeComputedLink)) for el in elements)
     if nested:
         sel = ast.SelectQuery(subject.name, span, shape, None, (), None, None, span)
-        node, selected = _select_node(sel, subject, ctx, w, "_new")
+        node, selected = _select_node(sel, subject, ctx, w, "_new", links_after=links_after)
         if node is None:
             return None
         return _plan(qf, w.kind, subject, qir.WriteThenSelect(span, w, node), ctx, cardinality or selected,
