@@ -4190,6 +4190,63 @@ def _union_binding_select(q: ast.WithQuery, schema: Schema, module: str) -> ast.
     return dataclasses.replace(q, bindings=others, body=select)
 
 
+_UNPACKS = ("array_unpack", "std::array_unpack", "json_array_unpack", "std::json_array_unpack")
+
+
+def _unpack_loop_sources(q: ast.WithQuery) -> ast.WithQuery:
+    """``with xs := json_array_unpack(<json>$p) for x in xs union (...)`` (also ``array_unpack``,
+    and a loop inside a later binding): a loop over a ``with`` name bound to the unpacked
+    elements of a parameter is the loop over that value, written in its place. A ``with`` name
+    is its value (https://docs.geldata.com/reference/edgeql/with), and unpacking a parameter
+    gives the same elements in the same order wherever it is written. The binding is dropped
+    when nothing else reads it; a ``json_array_unpack`` binding read otherwise is left as it is
+    (refused, located). ``q`` itself when no loop iterates over such a name, or when an inner
+    scope binds the name again."""
+    out = q
+    for b in q.bindings:
+        if not (isinstance(b.value, ast.FuncCall) and b.value.name in _UNPACKS and len(b.value.args) == 1):
+            continue
+        name, value = b.name, b.value
+        if _binds_again(out, name, b):
+            continue
+
+        def loop_over(e, name=name, value=value):
+            if isinstance(e, (ast.ForExpr, ast.ForQuery)) and isinstance(e.source, ast.VarRef) \
+                    and e.source.name == name and not e.source.detached:
+                return dataclasses.replace(e, source=value, body=ast.map_expr(e.body, loop_over))
+            return e
+
+        i = out.bindings.index(b)
+        later = tuple(dataclasses.replace(x, value=ast.map_expr(x.value, loop_over)) for x in out.bindings[i + 1:])
+        body = ast.map_expr(out.body, loop_over)
+        if later == out.bindings[i + 1:] and body is out.body:
+            continue
+        read = _reads_names((later, body), {name})
+        if read and b.value.name.endswith("json_array_unpack"):
+            continue
+        out = dataclasses.replace(out, bindings=out.bindings[:i] + (() if not read else (b,)) + later, body=body)
+    return out
+
+
+def _binds_again(node, name: str, binding) -> bool:
+    """Whether ``node`` binds ``name`` again anywhere but in ``binding``: a ``for`` variable, a
+    ``with`` binding of a nested block, a ``group``'s ``using`` name."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+            continue
+        if not dataclasses.is_dataclass(n) or isinstance(n, (Span, type)):
+            continue
+        if (isinstance(n, (ast.ForExpr, ast.ForQuery)) and n.var == name) \
+                or (isinstance(n, ast.WithBinding) and n.name == name and n is not binding) \
+                or (isinstance(n, ast.GroupExpr) and any(u == name for u, _ in n.using)):
+            return True
+        stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return False
+
+
 def _type_aliases(q: ast.WithQuery, schema: Schema) -> ast.WithQuery:
     """``q`` with each binding of a bare type name, ``with B := Book``, written ``B :=
     (select Book)``: the name stands for the set of the type's objects
@@ -4221,6 +4278,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
                    and b.name_span == b.value.span), "default")
     q = _union_binding_select(q, schema, module)
+    q = _unpack_loop_sources(q)
     desugared = fts.desugar_search_bindings(q, reporter)
     if desugared is None:
         return None
