@@ -529,7 +529,8 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
     if isinstance(expr, ast.Param):
         return _param(expr, ctx, expected, allow_optional_param)
     if isinstance(expr, ast.FuncCall):
-        if ctx.set_bound and ctx.set_links is not None:
+        if ctx.set_bound and ctx.set_links is not None and ctx.subject is not None \
+                and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
             bound = _bound_aggregate(expr, ctx)
             if bound is not None:
                 return bound or None
