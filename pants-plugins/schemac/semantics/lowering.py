@@ -1200,25 +1200,52 @@ def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[st
     return build
 
 
-def _link_rows_insert(a: qir.LinkAssign) -> Callable[[str], str]:
-    """Insert the inserted row's links of a ``for`` loop's objects (:class:`qir.LinkRows`):
-    ``SELECT DISTINCT ON (id)`` the objects each element selects, with their link properties
-    (an object selected twice is linked once, with the properties of one of them, as a link is
-    a set)."""
+def _link_rows_source(r: qir.LinkRows) -> str:
+    """``SELECT DISTINCT ON (id)`` the objects each element of a :class:`qir.LinkRows` loop
+    selects, with their link properties (``"_p0"``...): an object selected twice is linked
+    once, with the properties of one of them, as a link is a set. (Its rows are named
+    ``"_lbatch"``: its source may read the ``"_batch"`` row of a loop around the write.)"""
+    vals = "".join(f", {param_sql(v, expr_sql(v))} AS {qi('_p' + str(i))}" for i, (_, v) in enumerate(r.props))
+    where = _op(r.filter) if r.visible_sql is None else f"{_op(r.filter)} AND {r.visible_sql}"
+    return (f'SELECT DISTINCT ON ({r.alias}."id") {r.alias}."id" AS "id"{vals} '
+            f'FROM (SELECT "_lbatch".* FROM {_batch_sql(r.batch, qi("_lbatch"))}) AS {r.batch.var.row}, '
+            f'{qi(r.target.table)} AS {r.alias} WHERE {where} ORDER BY {r.alias}."id"')
+
+
+def _link_rows_insert(a: qir.LinkAssign, which: _Rows = _ALL_ROWS, on_conflict: bool = False) -> Callable[[str], str]:
+    """Insert the written rows' links of a ``for`` loop's objects (:class:`qir.LinkRows`,
+    :func:`_link_rows_source`); ``on_conflict``: a link that exists gets the new link
+    properties (as Gel re-links it)."""
     r = a.rows
     assert r is not None
     cols = "".join(f", {qi(c.name)}" for c, _ in r.props)
-    vals = "".join(f", {param_sql(v, expr_sql(v))} AS {qi('_p' + str(i))}" for i, (_, v) in enumerate(r.props))
     picks = "".join(f', "_t".{qi("_p" + str(i))}' for i in range(len(r.props)))
-    where = _op(r.filter) if r.visible_sql is None else f"{_op(r.filter)} AND {r.visible_sql}"
-    source = (f'SELECT DISTINCT ON ({r.alias}."id") {r.alias}."id" AS "id"{vals} '
-              f'FROM (SELECT "_batch".* FROM {_batch_sql(r.batch)}) AS {r.batch.var.row}, '
-              f'{qi(r.target.table)} AS {r.alias} WHERE {where} ORDER BY {r.alias}."id"')
+    source = _link_rows_source(r)
+    conflict = ""
+    if on_conflict:
+        sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in r.props)
+        conflict = ('\nON CONFLICT ("source_id", "target_id") ' + (f"DO UPDATE SET {sets}" if sets else "DO NOTHING"))
 
     def build(rows: str) -> str:
+        lateral = "LATERAL " if which.source is not None else ""
         return (f'INSERT INTO {qi(a.link.join_table)} ("source_id", "target_id"{cols})\n'  # type: ignore[arg-type]
-                f'SELECT {rows}."id", "_t"."id"{picks} FROM {rows}, ({source}) AS "_t"')
+                f'SELECT {rows}."id", "_t"."id"{picks} FROM {which.from_sql(rows)}, {lateral}({source}) AS "_t"'
+                f'{which.where(rows, True)}{conflict}')
     return build
+
+
+def _link_rows_changes(a: qir.LinkAssign, which: _Rows) -> List[Callable[[str], str]]:
+    """``link := / += (for x in ... union (select T { @p := ... } filter ...))`` in an upsert's
+    else update: ``:=`` deletes the links to every other object, and both insert the links
+    (an existing one gets the new link properties)."""
+    r = a.rows
+    assert r is not None
+    out: List[Callable[[str], str]] = []
+    if a.op == ":=":
+        ids = f'ARRAY(SELECT "_k"."id" FROM ({_link_rows_source(r)}) AS "_k")'
+        out.append(_link_delete(a.link.join_table, ids, True, which))  # type: ignore[arg-type]
+    out.append(_link_rows_insert(a, which, True))
+    return out
 
 
 def _link_delete(join: str, ids: str, keep: bool, which: _Rows = _ALL_ROWS) -> Callable[[str], str]:
@@ -1494,9 +1521,11 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
         upsert = _upsert_links(w)
         mine = _Rows(join, "inserted" if upsert else None)
         links = [_link_insert(a.link.join_table, _ids_sql(a), False, a.link.column, a.props, mine) if a.rows is None
-                 else _link_rows_insert(a) for a in w.links]
+                 else _link_rows_insert(a, mine) for a in w.links]
         if upsert:
-            links += _link_changes(w.conflict.else_links, _Rows(join, "not"))
+            theirs = _Rows(join, "not")
+            for a in w.conflict.else_links:
+                links += _link_changes((a,), theirs) if a.rows is None else _link_rows_changes(a, theirs)
         return (lambda cols: f"{sql}\nRETURNING {cols}"), links
     joined = w.batch is not None or handed is not None
     if t is qir.Update and _loop_links(w):
@@ -1698,13 +1727,14 @@ def _mark_raw_params(sql: str) -> str:
     return "".join(out)
 
 
-def _batch_sql(b: qir.Batch) -> str:
+def _batch_sql(b: qir.Batch, alias: str = '"_batch"') -> str:
     """``unnest($n::T[]) AS "_batch"(x)`` / ``jsonb_array_elements($n::jsonb) AS "_batch"(x)``;
     with a guard, the elements it is true for: ``(SELECT "_batch".* FROM ... WHERE <guard>) AS
-    "_batch"`` (an empty condition runs neither branch of Gel's ``if``)."""
+    "_batch"`` (an empty condition runs neither branch of Gel's ``if``). ``alias``: another name
+    than ``"_batch"``."""
     if b.guard is not None:
-        rows = _batch_sql(dataclasses.replace(b, guard=None))
-        return f'(SELECT "_batch".* FROM {rows} WHERE {cond_sql(b.guard)}) AS "_batch"'
+        rows = _batch_sql(dataclasses.replace(b, guard=None), alias)
+        return f'(SELECT {alias}.* FROM {rows} WHERE {cond_sql(b.guard)}) AS {alias}'
     src = expr_sql(b.source)
     if not _atomic(b.source):
         src = f"({src})"  # (`params -> 'items'`: the cast applies to the whole value)
@@ -1717,18 +1747,18 @@ def _batch_sql(b: qir.Batch) -> str:
         cols = ", ".join(f'"_r".{qi(n)} AS {qi(e)}' for (n, _), e in zip(fields, b.var.elements or ()))  # type: ignore[arg-type]
         # (JSON null, an optional parameter's nil slice, is no rows: jsonb_to_recordset(NULL))
         return (f'(SELECT {cols} FROM jsonb_to_recordset(NULLIF({expr_sql(param)}::jsonb, \'null\')) AS "_r"({defs})) '
-                'AS "_batch"')
+                f'AS {alias}')
     if b.enumerate:
         # each element with its position from 0 (Gel's enumerate): WITH ORDINALITY counts from 1
         fn = f"jsonb_array_elements({src}::jsonb)" if b.json else f"unnest({src}::{b.source.type.pg})"
         index, value = b.var.elements or ()
         return (f'(SELECT "_e"."_o" - 1 AS {qi(index)}, "_e"."_v" AS {qi(value)} FROM {fn} WITH ORDINALITY AS '
-                f'"_e"("_v", "_o")) AS "_batch"')
+                f'"_e"("_v", "_o")) AS {alias}')
     if b.json_object:
-        return f'jsonb_each({src}::jsonb) AS "_batch"({", ".join(qi(e) for e in b.var.elements or ())})'
+        return f'jsonb_each({src}::jsonb) AS {alias}({", ".join(qi(e) for e in b.var.elements or ())})'
     if b.json:
-        return f'jsonb_array_elements({src}::jsonb) AS "_batch"({name})'
-    return f'unnest({src}::{b.source.type.pg}) AS "_batch"({name})'
+        return f'jsonb_array_elements({src}::jsonb) AS {alias}({name})'
+    return f'unnest({src}::{b.source.type.pg}) AS {alias}({name})'
 
 
 def _order_key(expr: qir.Expr) -> str:

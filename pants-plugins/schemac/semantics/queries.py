@@ -1165,8 +1165,15 @@ def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
     if not isinstance(value, ast.ForExpr):
         return None
     body = value.body
-    while isinstance(body, ast.StatementExpr) and isinstance(body.query, ast.SelectExpr):
+    while isinstance(body, ast.StatementExpr) and isinstance(body.query, (ast.SelectExpr, ast.WithExpr)):
         body = body.query
+    per_element: Tuple[ast.WithBinding, ...] = ()
+    if isinstance(body, ast.WithExpr):
+        # `(with r := <int32>json_get(t, 'rank') select Tag { @rank := r } filter ...)`: names
+        # bound per element, written where they are used
+        per_element, body = body.bindings, body.body
+        while isinstance(body, ast.StatementExpr) and isinstance(body.query, ast.SelectExpr):
+            body = body.query
     if not (isinstance(body, ast.SelectExpr) and isinstance(body.subject, ast.VarRef) and body.filter is not None
             and not body.order and body.offset is None and body.limit is None
             and body.shape and all(el.link_prop and el.value is not None for el in body.shape)):
@@ -1186,6 +1193,8 @@ def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
     var = dataclasses.replace(batch.var, row=qi("_lb"))
     scope.variables[value.var] = var
     batch = dataclasses.replace(batch, var=var)
+    if not _bind_per_element(per_element, scope):
+        return False
     alias = qi("_lo")
     inner = dataclasses.replace(scope, subject=target, column_prefix=alias)
     filt = check_filter(body.filter, inner)
@@ -1441,7 +1450,8 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
                                "yet", a.value.span, "select the other objects by a parameter or a property "
                                "instead, or write the link in a for loop over the objects")
             return None
-        loop = _for_link_rows(a, link, ctx) if insert and a.op == ":=" else None
+        # (in an update, refused but in an upsert's else: _update_write, _conflict_else)
+        loop = _for_link_rows(a, link, ctx) if a.op in (":=", "+=") else None
         if loop is not None:
             return loop or None
         kept = _kept_links(a, link, ctx, insert)
@@ -2422,11 +2432,6 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
         conflict = _excluded_values(conflict, sets, subject, ctx)
         if conflict is None:
             return None
-    if batch is not None and any(a.rows is not None for a in links):
-        a = next(a for a in links if a.rows is not None)
-        ctx.reporter.error("E0206", f"in a 'for' loop's insert, a value of the multi link '{a.link.name}' that is a "
-                           "'for' loop is not supported yet", a.span)
-        return None
     check = policies.write_check(subject, "insert", ctx, '"_new"')
     returning = None
     if check is not None:
@@ -2607,10 +2612,10 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
         # The join-table writes of the else branch run after the upsert, from the row it
         # returns (lowering.write_sql): the existing row is not in scope there.
         a = next(a for a in el.assignments if a.name == link.link.name)
-        if link.rows is not None or _reads_row(link, subject):
+        if _reads_row(link, subject):
             ctx.reporter.error("E0206", f"in an upsert's else update, a value of the multi link '{a.name}' that "
-                               f"{'is a for loop' if link.rows is not None else 'reads the existing object'} "
-                               "is not supported yet", a.value.span, "change the links in a separate update")
+                               "reads the existing object is not supported yet", a.value.span,
+                               "change the links in a separate update")
             return conflict, ()
     return (dataclasses.replace(conflict, else_kind="update", else_sets=sets, else_filter=filt, else_links=links),
             _exclusives_written(subject, sets))
@@ -2676,6 +2681,11 @@ def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
     if ctx.reporter.has_errors:
         return None
     sets, links = _split(nodes)
+    looped = next((a for a in links if a.rows is not None), None)
+    if looped is not None:
+        ctx.reporter.error("E0206", "a multi link's value that is a 'for' loop is not supported yet",
+                           looped.rows.span, "write tags := (select Tag filter ...)")  # type: ignore[union-attr]
+        return None
     returning = None if check is None else policies.write_check(subject, "update write", ctx, qi(subject.table))
     update = qir.Update(q.span, subject, filt, sets, links, cardinality, _exclusives_written(subject, sets), visible,
                         check, batch, returning)
