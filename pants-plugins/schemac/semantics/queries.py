@@ -509,7 +509,7 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
     inlined = functions.inline_query_call(q, schema, reporter)
     if inlined is None:
         return None
-    hoisted = _hoist_free_object_writes(q)
+    hoisted = _hoist_free_object_writes(_hoist_with_writes(q))
     if hoisted is not q:
         q = hoisted
         qf = dataclasses.replace(qf, query=q)
@@ -597,6 +597,57 @@ def _global_write(q, schema: Schema, reporter: Reporter):
         filt = ast.BinOp("and", filt, body.filter, body.filter.span)
     body = dataclasses.replace(body, type_name=target.qualname, type_span=ref.span, filter=filt, subject=None)
     return dataclasses.replace(q, body=body) if isinstance(q, ast.WithQuery) else body
+
+
+def _syntax_names(node, out: Set[str]) -> Set[str]:
+    """Every name a syntax tree reads: names (``x``, ``x.member``) and the types it selects,
+    inserts, updates or deletes (not the pointers a shape or an assignment names)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and not isinstance(n, (type, Span)):
+            if isinstance(n, ast.VarRef):
+                out.add(n.name)
+            elif isinstance(n, ast.EnumRef):
+                out.add(n.enum)
+            for f in dataclasses.fields(n):
+                v = getattr(n, f.name)
+                if f.name == "type_name" and isinstance(v, str):
+                    out.add(v)
+                elif isinstance(v, tuple) or (dataclasses.is_dataclass(v) and not isinstance(v, Span)):
+                    stack.append(v)
+    return out
+
+
+def _hoist_with_writes(q):
+    """``with p := (with a := <expr>, ... insert T { ... } ...) <body>``: a statement bound by the
+    query's ``with`` under a ``with`` block of its own is the statement bound after that block's
+    names, ``with a := <expr>, ..., p := (insert T { ... }) <body>``
+    (https://docs.geldata.com/reference/edgeql/with: a name is in scope in the rest of its block,
+    and the block's value is its statement's). Only when no other part of the query spells one
+    of those names (the meaning of the rest of the query is then unchanged); ``q`` itself
+    otherwise."""
+    if not isinstance(q, ast.WithQuery):
+        return q
+    out: List[ast.WithBinding] = []
+    changed = False
+    for i, b in enumerate(q.bindings):
+        value = _unparen(b.value)
+        inner = _unparen(value.body) if isinstance(value, ast.WithExpr) else None
+        if not isinstance(inner, _AST_WRITES):
+            out.append(b)
+            continue
+        names = {ib.name for ib in value.bindings}
+        others = _syntax_names((q.bindings[:i], q.bindings[i + 1:], q.body), {x.name for x in q.bindings})
+        if names & others or len(names) != len(value.bindings):
+            out.append(b)
+            continue
+        out.extend(value.bindings)
+        out.append(dataclasses.replace(b, value=inner))
+        changed = True
+    return dataclasses.replace(q, bindings=tuple(out)) if changed else q
 
 
 def _hoist_free_object_writes(q):
