@@ -199,6 +199,8 @@ class ExprContext:
     #: names: name -> (the group, the computed fields the bindings added to it); a free
     #: object's field ``(select g { ... })`` reads them.
     group_bindings: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = field(default_factory=dict)
+    #: Those of them bound to ``(select g order by ...)``: name -> the order.
+    group_orders: Dict[str, Tuple[ast.OrderItem, ...]] = field(default_factory=dict)
     #: A query's ``with s := (for x in <objects> union <values of x>)`` names: name -> the loop, a
     #: multiset of values (``schemac.semantics.queries._for_rows``), counted or grouped.
     row_sets: Dict[str, ast.Expr] = field(default_factory=dict)
@@ -2299,7 +2301,9 @@ def free_loop(expr) -> bool:
             "range_unpack", "std::range_unpack", "array_unpack", "std::array_unpack") and len(expr.source.args) == 1):
         return False
     body = expr.body.query if isinstance(expr.body, ast.StatementExpr) else expr.body
-    if isinstance(body, ast.SelectExpr) and body.shape is None and body.filter is None and not body.order \
+    if isinstance(body, ast.WithExpr):
+        body = body.body
+    if isinstance(body, ast.SelectExpr) and body.shape is None and not body.order \
             and body.offset is None and body.limit is None:
         body = body.subject
     return isinstance(body, ast.FreeObject)
@@ -2332,7 +2336,21 @@ def free_rows(loop, ctx: ExprContext) -> Optional[qir.FreeRows]:
     var = qir.LoopVar(loop.var, vtype, "_i", qi("_batch"))
     inner = dataclasses.replace(ctx, variables={**ctx.variables, loop.var: var})
     body = loop.body.query if isinstance(loop.body, ast.StatementExpr) else loop.body
+    if isinstance(body, ast.WithExpr):
+        # `(with gap := ..., ... select { ... } filter ...)`: names bound per element, written
+        # where they are read
+        for b in body.bindings:
+            low = check(b.value, inner)
+            if low is None:
+                return None
+            inner = dataclasses.replace(inner, variables={**inner.variables, b.name: qir.WithValue(b.name, low, True)})
+        body = body.body
+    cond = None
     if isinstance(body, ast.SelectExpr):
+        if body.filter is not None:
+            cond = check_filter(body.filter, inner)
+            if cond is None:
+                return None
         body = body.subject
     fields: List[Tuple[str, qir.Expr]] = []
     for el in body.elements:
@@ -2350,7 +2368,7 @@ def free_rows(loop, ctx: ExprContext) -> Optional[qir.FreeRows]:
                                "yet", el.value.span)
             return None
         fields.append((el.name, low))
-    return qir.FreeRows(loop.span, var, arg, "range" if ranged else "array", tuple(fields))
+    return qir.FreeRows(loop.span, var, arg, "range" if ranged else "array", tuple(fields), filter=cond)
 
 
 def first_free_row(sel, ctx: ExprContext) -> Optional[qir.FreeRows]:
@@ -2450,6 +2468,11 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                                 cte=f"_with_{name}")
         return qir.CountObjects(expr.span, INT64, False, objects)
     arg0 = expr.args[0] if len(expr.args) == 1 else None
+    if isinstance(arg0, ast.VarRef) and arg0.name in ctx.free_rows and arg0.name not in ctx.variables:
+        # `count(s)` of free objects of a `for` loop
+        rows = ctx.free_rows[arg0.name]
+        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST({0} AS bigint)" if rows.first else "{0}",  # type: ignore[attr-defined]
+                               (qir.FreeRowsAggregate(expr.span, INT64, False, "count", rows, None),), "r", True)
     if arg0 is not None and elementwise_loop(arg0, ctx) is not None:
         # `count(S.data['k'])`: the objects of S whose value is not empty
         rows = for_rows(elementwise_loop(arg0, ctx), ctx)

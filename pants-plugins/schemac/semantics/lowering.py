@@ -124,7 +124,8 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
-                     qir.AggregateRows, qir.FreeRowField})
+                     qir.AggregateRows, qir.FreeRowField, qir.GroupFieldArray,
+                     qir.FreeRowsAggregate})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -502,7 +503,13 @@ def free_rows_sql(r: qir.FreeRows) -> str:
         source = f'(SELECT {src} AS "_r") AS "_rg" CROSS JOIN LATERAL generate_series({low}, upper("_rg"."_r") - 1) AS {batch}'
     else:
         source = f"unnest({src}) AS {batch}"
-    return f"SELECT {cols} FROM {source}"
+    where = "" if r.filter is None else f" WHERE {cond_sql(r.filter)}"
+    return f"SELECT {cols} FROM {source}{where}"
+
+
+def _free_rows_aggregate(n: qir.FreeRowsAggregate) -> str:
+    arg = "*" if n.field is None else f'"_fr".{qi(n.field)}'
+    return f'(SELECT {n.func}({arg}) FROM ({free_rows_sql(n.rows)}) AS "_fr")'
 
 
 def _free_row_field(n: qir.FreeRowField) -> str:
@@ -795,6 +802,11 @@ _EXPR = {
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
     qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
     qir.FreeRowField: lambda n: _free_row_field(n),
+    qir.FreeRowsAggregate: lambda n: _free_rows_aggregate(n),
+    qir.GroupFieldArray: lambda n: (
+        f'(SELECT coalesce(array_agg("_gl".{qi(n.field)} ORDER BY "_gl"."_n") FILTER (WHERE "_gl".{qi(n.field)} '
+        f'IS NOT NULL), CAST(ARRAY[] AS {n.type.pg})) FROM ('
+        + _group_sql(n.group, numbered=True).replace("\n", " ") + ') AS "_gl")'),
     qir.AggregateRows: lambda n: f'(SELECT {n.func}("_fr"."value") FROM ({for_rows_sql(n.rows)}) AS "_fr")',
 
     qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else

@@ -457,6 +457,18 @@ class FreeRows(Node):
     fields: Tuple[Tuple[str, Expr], ...]
     order: Tuple["OrderKey", ...] = ()
     first: bool = False
+    #: ``select { ... } filter cond`` in the body: only the elements for which it holds.
+    filter: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class FreeRowsAggregate(Expr):
+    """``count(s)``, ``math::mean(s.f)`` (``avg``), ``sum`` / ``min`` / ``max`` of a field of the
+    free objects of a :class:`FreeRows` name (``field`` ``None``: ``count``)."""
+
+    func: str
+    rows: FreeRows
+    field: Optional[str]
 
 
 @dataclass(frozen=True, eq=False)
@@ -1179,6 +1191,15 @@ class Group(Node):
     #: Grouped values instead of objects (``group s using k := s[0] by k`` of a ``with`` name
     #: bound to a :class:`ForRows`): each value a row named as ``subject.table``, column ``value``.
     rows: Optional[ForRows] = None
+
+
+@dataclass(frozen=True, eq=False)
+class GroupFieldArray(Expr):
+    """``array_agg((select g.f))`` of groups bound in ``with``: the field ``field`` of each of
+    ``group``'s results, in its order (its only field)."""
+
+    group: "Group"
+    field: str
 
 
 @dataclass(frozen=True, eq=False)

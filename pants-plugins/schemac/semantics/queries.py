@@ -4397,6 +4397,13 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
         if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) \
                 and value.subject.name in groups and value.subject.name not in ctx.variables:
             g, extras = groups[value.subject.name]
+            if value.order and value.shape is None and value.filter is None and value.offset is None \
+                    and value.limit is None and value.subject.name not in ctx.group_orders:
+                # `sorted := (select g order by .k)`: the groups in that order, whose fields
+                # array_agg((select sorted.k)) reads in it
+                groups[b.name] = (g, extras)
+                ctx.group_orders = {**ctx.group_orders, b.name: tuple(value.order)}
+                continue
             if value.filter is not None or value.order or value.offset is not None or value.limit is not None \
                     or any(el.value is None for el in value.shape or ()):
                 reporter.error("E0206", "a 'with' selection of groups other than (select g { name := ..., ... }) "
@@ -5182,6 +5189,19 @@ def _merge_selections(value, ctx: ExprContext):
     else:
         return value
     name = outer.subject.name  # type: ignore[union-attr]
+    if name in ctx.type_sets and name not in ctx.variables and _simple_selection(ctx.type_sets[name]) \
+            and outer.shape is not None and not computed_sql._plain_shape(outer.shape) and not outer.order \
+            and outer.offset is None and outer.limit is None:
+        # `(select s { k := <expr>, ... } [filter g])`: the objects of `s` with computed elements,
+        # a view of its type (`_computed_view`) when `s` neither orders nor pages them
+        inner = _as_select_expr(ctx.type_sets[name])
+        if not inner.order and inner.offset is None and inner.limit is None:
+            filt = inner.filter
+            if outer.filter is not None:
+                filt = outer.filter if filt is None else ast.BinOp("and", filt, outer.filter, outer.filter.span)
+            view = ast.SelectExpr(inner.subject, outer.shape, filt, (), None, None, value.span)
+            if _computed_view(view, ctx.schema, ctx.module):
+                return view
     if name not in ctx.type_sets or name in ctx.variables or not _simple_selection(ctx.type_sets[name]) \
             or (outer.shape is not None and not computed_sql._plain_shape(outer.shape)):
         return value
@@ -5735,6 +5755,24 @@ def _bound_group_list(e, ctx: ExprContext):
                                       e.limit, e.span)
 
 
+def group_field_array(name: str, field: str, span: Span, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``array_agg((select g.f))`` of a ``with`` name bound to groups (``sorted := (select g order
+    by .k)`` keeps that order, https://docs.geldata.com/reference/stdlib/array#function::std::array_agg):
+    the field ``f`` of each group, in their order; empty values left out."""
+    g, extras = ctx.group_bindings[name]
+    order = ctx.group_orders.get(name, ())
+    select = ast.SelectQuery(name, span, (ast.ShapeElement(field, None, span),), None, order, None, None, span)
+    node = _group_node(g, ctx, select, extras)
+    if node is None:
+        return None
+    f = node.fields[0]
+    ftype = f.field.type  # type: ignore[attr-defined]
+    if ftype is None or ftype.element is not None or ftype.fields is not None:
+        ctx.reporter.error("E0206", f"array_agg() of the group field '{field}' is supported for scalar fields", span)
+        return None
+    return qir.GroupFieldArray(span, ValueType(element=ftype), False, node, field)
+
+
 def _group_list_element(el: ast.ShapeElement, w: Optional[ast.WithExpr], ctx: ExprContext,
                         bound=None) -> Optional[qir.Node]:
     """A free object's field holding a select over groups (``counts := (with g := (group m using
@@ -5939,6 +5977,8 @@ class _GroupScope:
         self.variables: Dict[str, qir.Node] = dict(ctx.variables)
         self.computed: Dict[str, str] = {}
         self.n = 0
+        #: The computed elements of the grouped `with` view (`m := (select Message { hour := ... })`).
+        self.view: Dict[str, ast.Expr] = {}
 
     def _bind(self, value: qir.Expr) -> str:
         self.n += 1
@@ -5966,7 +6006,9 @@ class _GroupScope:
             if fn == "count" and len(steps) == 1:
                 return ast.VarRef(self._bind(qir.GroupValue(e.span, _INT64, False, "count")), e.span)
             if fn in ("min", "max") and len(steps) == 2:
-                low = check(ast.Path(steps[1:], e.args[0].span), dataclasses.replace(self.ctx, subject=self.subject))
+                # (`min(.elements.hour)` of a computed element of the grouped view: its expression)
+                read = self.view.get(steps[1], ast.Path(steps[1:], e.args[0].span))
+                low = check(read, dataclasses.replace(self.ctx, subject=self.subject))
                 if low is None:
                     return e
                 if low.type.enum is not None or low.type.element is not None or low.type.family in ("json", "bool"):
@@ -6098,6 +6140,8 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
         return None
     table = qi(subject.table)
     gs = _GroupScope(subject, keys, ctx)
+    if isinstance(g.subject, ast.VarRef) and g.subject.name not in ctx.variables:
+        gs.view = dict(ctx.views.get(g.subject.name, {}))
     for el in extras:
         low = gs.check(el.value)  # type: ignore[arg-type]
         if low is not None:

@@ -54,6 +54,23 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
                                "supported", arg.right.span, "give one fallback value: math::mean(a ?? {0.0})")
             return None
         fallback, arg = fb, arg.left
+    if fallback is None and isinstance(arg, ast.EnumRef) and arg.enum in ctx.free_rows \
+            and arg.enum not in ctx.variables and not ctx.free_rows[arg.enum].first:
+        # `math::mean(s.f)` of the free objects of a `for` loop: of their values of f
+        rows = ctx.free_rows[arg.enum]
+        fields = dict(rows.fields)
+        if arg.member not in fields:
+            ctx.reporter.error("E0302", f"'{arg.enum}' has no field '{arg.member}'", arg.member_span)
+            return None
+        vtype = fields[arg.member].type
+        if vtype.element is not None or vtype.scalar is None or vtype.family != "num":
+            ctx.reporter.error("E0304", f"math::mean() needs numbers, got {vtype.name}", arg.span)
+            return None
+        result = _vt("decimal") if vtype.scalar.name in ("decimal", "bigint") else _vt("float64")
+        avg = qir.FreeRowsAggregate(expr.span, result, True, "avg", rows, arg.member)
+        template = (f"coalesce(CAST({{0}} AS {result.pg}), CAST('invalid input to mean(): not enough elements in "
+                    f"input set' || coalesce(CAST({{0}} AS text), '') AS {result.pg}))")
+        return qir.SqlTemplate(expr.span, result, False, "math::mean", template, (avg, avg), "rr", True)
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}") if arg is not None else None
     if found is False:
         return None
@@ -484,6 +501,10 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
         arg = arg.subject
     if isinstance(arg, ast.SelectExpr) and arg.order:
         return _ordered_array_agg(expr, arg, ctx)
+    if isinstance(arg, ast.EnumRef) and arg.enum in ctx.group_bindings and arg.enum not in ctx.variables:
+        # `array_agg((select sorted.k))` of groups bound in `with`
+        from schemac.semantics.queries import group_field_array
+        return group_field_array(arg.enum, arg.member, arg.span, ctx)
     if isinstance(arg, ast.ForExpr) and computed_sql.query_set_target(arg.source, ctx) is not None:
         return _for_array_agg(expr, arg, ctx)
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}")
