@@ -1507,6 +1507,9 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
                 rows = f'{source} AS "_batch"' if loop else _batch_sql(w.batch)
                 src = rows if handed is None else f"{handed}, {rows}"
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {src}"
+                if w.only_for is not None:
+                    # (a loop of inserts nested in an update's values: none when it updates none)
+                    sql += f"\nWHERE {_insert_guard(w)}"
             elif w.only_for is not None or w.unless_found is not None:
                 src = "" if handed is None else f"\nFROM {handed}"
                 sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}{src}\nWHERE {_insert_guard(w)}"
@@ -1517,6 +1520,8 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
         elif w.batch is not None:  # one row of defaults per element (an empty select list)
             src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
             sql = f"INSERT INTO {table}\nSELECT\nFROM {src}"
+            if w.only_for is not None:
+                sql += f"\nWHERE {_insert_guard(w)}"
         elif w.only_for is not None or w.unless_found is not None:
             src = "" if handed is None else f"\nFROM {handed}"
             sql = f"INSERT INTO {table}\nSELECT{src}\nWHERE {_insert_guard(w)}"

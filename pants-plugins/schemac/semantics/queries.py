@@ -1302,8 +1302,8 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
                     and len(source.args) == 1:
                 source = source.args[0]
     uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
-    if source is None and (_is_nested_insert(value) or (isinstance(value, ast.VarRef)
-                                                        and value.name in ctx.bound_writes)):
+    if source is None and (_is_nested_insert(value) or _is_loop_insert(value)
+                           or (isinstance(value, ast.VarRef) and value.name in ctx.bound_writes)):
         return _written(a, value, link, ctx, many=True)
     if source is None and isinstance(value, ast.VarRef) and _bound_object(value.name, ctx) is not None:
         # `with c := (select Collection filter .id = ...)` ... `tracked += c`: that object, if any.
@@ -1699,6 +1699,17 @@ def _is_nested_insert(value: ast.Expr) -> bool:
     return isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.InsertQuery)
 
 
+def _is_loop_insert(value: ast.Expr) -> bool:
+    """A link value that is a ``for`` loop whose body is an insert, also as the body of a
+    ``with`` block binding values: ``(with raw := <json>$p, for x in json_array_unpack(raw)
+    union (insert T {...}))``."""
+    if isinstance(value, ast.WithExpr):
+        value = value.body  # type: ignore[assignment]
+    q = value.query if isinstance(value, ast.StatementExpr) else value
+    return isinstance(q, ast.ForQuery) and isinstance(q.body, ast.InsertQuery) \
+        and not any(isinstance(n, ast.Path) for n in ast.iter_nodes(q.source))
+
+
 def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: bool,
              unless_found: Optional[qir.Expr] = None) -> Optional[qir.Expr]:
     """A link assigned objects the same statement writes: a write bound by ``with p := (insert
@@ -1720,7 +1731,16 @@ def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: b
             return None
         return qir.WrittenIds(value.span, ValueType(element=uuid) if many else uuid, not many and card != ONE,
                               f"_with_{value.name}", many)
-    q = value.query  # type: ignore[attr-defined]
+    scope = ctx
+    if isinstance(value, ast.WithExpr):
+        # `terms := (with raw := <json>$terms, for t in json_array_unpack(raw) union (insert ...))`:
+        # the block's names are in scope of its loop (https://docs.geldata.com/reference/edgeql/with)
+        from schemac.semantics.exprs import with_scope
+        scope = with_scope(value, ctx)
+        if scope is None:
+            return None
+        value = value.body  # type: ignore[assignment]
+    q = value.query if isinstance(value, ast.StatementExpr) else value  # type: ignore[attr-defined]
     target = ctx.schema.find_type(q.type_name, ctx.module)
     if target is None:
         ctx.reporter.error("E0301", f"unknown type '{q.type_name}'", q.type_span,
@@ -1729,15 +1749,31 @@ def _written(a: ast.Assignment, value: ast.Expr, link, ctx: ExprContext, many: b
     if target is not link.target:
         ctx.reporter.error("E0304", f"'{a.name}' links to {link.target.name}, not {q.type_name}", q.type_span)
         return None
+    loop = isinstance(q, ast.ForQuery)
+    what = "a 'for' loop of inserts" if loop else "a nested insert"
     if ctx.nested is None or any(type(v) is qir.LoopVar for v in ctx.variables.values()):
         # (Gel evaluates an update's values once per object it updates: as many inserts.)
-        ctx.reporter.error("E0206", "a nested insert in an update of several objects, a 'for' loop or an upsert's "
+        ctx.reporter.error("E0206", f"{what} in an update of several objects, a 'for' loop or an upsert's "
                            "else is not supported yet", value.span,
                            "filter the update on .id or an exclusive property, or bind the insert, inserted once: "
                            "with p := (insert ...) ... link := p")
         return None
-    inner = dataclasses.replace(ctx, subject=target, column_prefix=None)
-    w = _insert_write(q, target, inner)
+    if loop and not many:
+        ctx.reporter.error("E0304", f"a 'for' loop of inserts may write several objects, but '{a.name}' is a single "
+                           "link", value.span)
+        return None
+    inner = dataclasses.replace(scope, subject=target, column_prefix=None, variables=dict(scope.variables))
+    if loop:
+        # `terms := (for t in json_array_unpack(<json>$terms) union (insert Term {...}))`
+        # (https://docs.geldata.com/reference/edgeql/for): the bulk insert, written first as a CTE
+        # of its own, as `with ts := (for ...)` ... `terms := ts` is; every object it inserts is
+        # linked (an empty loop links none).
+        batch = _loop(q, inner)
+        w = None if batch is None else _insert_write(q.body, target, inner, batch=batch)
+        if w is not None:
+            w = dataclasses.replace(w, cardinality=MANY)
+    else:
+        w = _insert_write(q, target, inner)
     if w is None:
         return None
     if unless_found is not None:
