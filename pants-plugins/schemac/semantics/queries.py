@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from schemac.semantics import computed_sql, fts, functions, lowering, policies, qir
+from schemac.semantics import bound_subject, computed_sql, fts, functions, lowering, policies, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -515,6 +515,13 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         qf = dataclasses.replace(qf, query=q)
     if inlined[1] is not None:
         return _function_query(qf, inlined, schema, reporter)
+    # (the subject's name in its shape, filter, order by and set values is the object at hand)
+    bound = bound_subject.bind_subject(q, schema, reporter)
+    if bound is None:
+        return None
+    q, reads_row = bound
+    if q is not qf.query:
+        qf = dataclasses.replace(qf, query=q)
     if isinstance(q, ast.WithQuery):
         before = len(reporter.diagnostics)
         query = _with(qf, q, schema, reporter)
@@ -561,6 +568,8 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         return None
     params = ParamTable()
     ctx = ExprContext(schema, subject, "default", reporter, params=params, where="a query", query_filter=_query_filter)
+    if reads_row:
+        ctx = dataclasses.replace(ctx, row_refs={bound_subject.ROW: qi(subject.table)}, row_ref_subject=subject)
     before = len(reporter.diagnostics)
     query = _plan_body(qf, q, subject, ctx)
     if len(reporter.diagnostics) != before:
