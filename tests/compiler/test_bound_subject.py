@@ -76,3 +76,16 @@ def test_other_readings_of_the_bound_name_are_e0206(query, col):
     d = e.value.diagnostics[0]
     assert d.code == "E0206" and "'Post' here is the Post object at hand" in d.message, d.message
     assert (d.span.line, d.span.col) == (1, col) and "detached Post" in d.hint
+
+
+def test_update_global_does_not_bind_its_type():
+    # `update global me set { pals += (select Person filter ...) }`: the subject is the global, so
+    # `Person` there is every person (it is bound in `update Person ...`).
+    schema = SCHEMA + "global me_id: uuid;\nglobal me := (select Person filter .id = global me_id);\n"
+    queries = {"add": "update global me set { pals += (select Person filter .name = <str>$n) };"}
+    src = {"lib/schema.esdl": schema, "lib/add.edgeql": queries["add"]}
+    assert [q.name for q in check_library(src, Options(library="lib")).queries] == ["add"]
+    src["lib/add.edgeql"] = "update Person filter .name = 'x' set { pals += (select Person filter .name = <str>$n) };"
+    with pytest.raises(CompileError) as e:
+        check_library(src, Options(library="lib"))
+    assert e.value.diagnostics[0].code == "E0206" and "detached Person" in e.value.diagnostics[0].hint

@@ -496,6 +496,14 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         if (qf.text == "" or "assert_distinct" in qf.text) and _calls(qf.query, _ASSERT_DISTINCT) else qf.query
     if q is not qf.query:
         qf = dataclasses.replace(qf, query=q)
+    # (the subject's name in its shape, filter, order by and set values is the object at hand;
+    # before `update global g` becomes an update of g's type, whose name is not bound there)
+    bound = bound_subject.bind_subject(q, schema, reporter)
+    if bound is None:
+        return None
+    q, reads_row = bound
+    if q is not qf.query:
+        qf = dataclasses.replace(qf, query=q)
     q = _global_write(q, schema, reporter)
     if q is None:
         return None
@@ -515,13 +523,6 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         qf = dataclasses.replace(qf, query=q)
     if inlined[1] is not None:
         return _function_query(qf, inlined, schema, reporter)
-    # (the subject's name in its shape, filter, order by and set values is the object at hand)
-    bound = bound_subject.bind_subject(q, schema, reporter)
-    if bound is None:
-        return None
-    q, reads_row = bound
-    if q is not qf.query:
-        qf = dataclasses.replace(qf, query=q)
     if isinstance(q, ast.WithQuery):
         before = len(reporter.diagnostics)
         query = _with(qf, q, schema, reporter)
