@@ -1702,21 +1702,10 @@ def _set_scope(step: str, span: Span, ctx: ExprContext) -> Optional[ExprContext]
         comp = ctx.subject.computeds[step]
         back = comp.expr
         assert isinstance(back, ast.Backlink)
-        bctx = dataclasses.replace(ctx, module=comp.module)
-        source = computed_sql._backlink_source(back, bctx)
-        if source is None:
+        found = _set_backlink_link(back, span, ctx, dataclasses.replace(ctx, module=comp.module))
+        if found is None:
             return None
-        link = computed_sql.backlink_link(source, back.link, ctx.subject)
-        if link is None or link.columns:
-            ctx.reporter.error("E0206", f"'.<{back.link}' through a polymorphic link in a filter is not supported yet",
-                               span)
-            return None
-        key = f".<{back.link}[is {source.qualname}]"
-        s = ctx.set_links.get(key)
-        if s is None:
-            alias = qi(f"_m{len(ctx.set_links) + 1}")
-            s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(source, ctx, alias), source)
-            ctx.set_links[key] = s
+        source, s = found
         return dataclasses.replace(ctx, subject=source, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
                                    set_row=None, set_bound=frozenset())
     s = ctx.set_links.get(link.name)
@@ -1757,6 +1746,31 @@ def _set_backlink(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
     return _set_backlink_steps(back, (expr.name,), expr.span, ctx)
 
 
+def _set_backlink_link(back: ast.Backlink, span: Span, ctx: ExprContext,
+                       source_ctx: ExprContext) -> Optional[Tuple[ObjectType, "qir.SetLink"]]:
+    """The type whose link ``back`` points at the filter's subject (resolved in ``source_ctx``:
+    a computed backlink's own module) and the one object of it a filter reads
+    (``ctx.set_links``, keyed by the backlink: every use of it in the filter reads the same
+    object); ``None`` after reporting (a polymorphic link is E0206)."""
+    from schemac.semantics import policies
+
+    source = computed_sql._backlink_source(back, source_ctx)
+    if source is None:
+        return None
+    link = computed_sql.backlink_link(source, back.link, ctx.subject)
+    if link is None or link.columns:
+        ctx.reporter.error("E0206", f"'.<{back.link}' through a polymorphic link in a filter is not supported yet",
+                           span)
+        return None
+    key = f".<{back.link}[is {source.qualname}]"
+    s = ctx.set_links.get(key)
+    if s is None:
+        alias = qi(f"_m{len(ctx.set_links) + 1}")
+        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(source, ctx, alias), source)
+        ctx.set_links[key] = s
+    return source, s
+
+
 def set_backlink_computed(comp) -> bool:
     """A computed link that is a backlink, ``multi link posts := .<tags[is Post]``: its paths
     (``.posts.title``) are sets as a backlink's are (:func:`_set_backlink`)."""
@@ -1771,22 +1785,10 @@ def _set_backlink_steps(back: ast.Backlink, steps: Tuple[str, ...], span: Span,
     backlink ``posts := .<tags[is Post]`` is ``.<tags[is Post].album.title``
     (https://docs.geldata.com/reference/datamodel/computeds: a computed is its expression
     evaluated for the object). Uses of the same backlink in the filter read the same object."""
-    from schemac.semantics import policies
-
-    source = computed_sql._backlink_source(back, ctx)
-    if source is None:
+    found = _set_backlink_link(back, back.span, ctx, ctx)
+    if found is None:
         return None
-    link = computed_sql.backlink_link(source, back.link, ctx.subject)
-    if link is None or link.columns:
-        ctx.reporter.error("E0206", f"'.<{back.link}' through a polymorphic link in a filter is not supported yet",
-                           back.span)
-        return None
-    key = f".<{back.link}[is {source.qualname}]"
-    s = ctx.set_links.get(key)
-    if s is None:
-        alias = qi(f"_m{len(ctx.set_links) + 1}")
-        s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(source, ctx, alias), source)
-        ctx.set_links[key] = s
+    source, s = found
     inner = dataclasses.replace(ctx, subject=source, column_prefix=s.alias, set_links=None,  # type: ignore[attr-defined]
                                 set_row=None)
     return check(ast.Path(steps, span), inner)
