@@ -28,6 +28,8 @@ QUERIES = {
     "pals": "select Person { name, pals: { name, one := count(Person), outer := Person.name } order by .name }"
             " order by .name;",
     "others": "select Person { name, n := count((select .pals filter .name != Person.name)) } order by .name;",
+    "loop": "for t in {'a', 'b'} union (select Post { title, n := count(Post), m := count(Post.notes) } filter .title = t);",
+    "named": "with u := (select Post filter .title != 'c') select u { title, n := count(u), e := exists u } order by .title;",
     "retitle": "update Post filter .title = <str>$t set { title := Post.title ++ '!' ++ <str>count(Post.notes) };",
     "drop": "delete Post filter Post.title = <str>$t and count(Post.notes) = 0;",
 }
@@ -60,6 +62,8 @@ def test_the_subject_is_the_object_at_hand(pg):
     pals = {name: [(p["name"], int(p["one"]), p["outer"]) for p in ps] for name, ps in _run(pg, plans["pals"])}
     assert pals == {"x": [("x", 1, "x"), ("y", 1, "x"), ("z", 1, "x")], "y": [("z", 1, "y")], "z": []}
     assert _run(pg, plans["others"]) == [("x", 2), ("y", 1), ("z", 0)]
+    assert sorted(_run(pg, plans["loop"])) == [("a", 1, 2), ("b", 1, 1)]
+    assert _run(pg, plans["named"]) == [("a", 1, True), ("b", 1, True)]
     _run(pg, plans["retitle"], t="a")
     _run(pg, plans["drop"], t="c")
     _run(pg, plans["drop"], t="b")

@@ -209,11 +209,37 @@ def bind_subject(q, schema, reporter: Reporter, module: str = "default", shadow:
     ``__subject__`` (the caller binds it to the row); ``None`` after reporting."""
     if isinstance(q, ast.WithQuery):
         names = frozenset(b.name for b in q.bindings) | shadow
+        bindings, seen = [], set(shadow)
+        for bd in q.bindings:
+            # `with ps := (select Post { n := count(Post) })`: a selection's own subject
+            value = _bind_select_expr(bd.value, schema, reporter, module, frozenset(seen)) \
+                if isinstance(bd.value, ast.SelectExpr) else bd.value
+            if value is None:
+                return None
+            bindings.append(bd if value is bd.value else dataclasses.replace(bd, value=value))
+            seen.add(bd.name)
         found = bind_subject(q.body, schema, reporter, module, names)
         if found is None:
             return None
         body, _ = found
+        if body is q.body and all(a is b for a, b in zip(bindings, q.bindings)):
+            return q, False
+        return dataclasses.replace(q, bindings=tuple(bindings), body=body), False
+    if isinstance(q, ast.ForExpr) and isinstance(q.body, ast.SelectExpr):
+        body = _bind_select_expr(q.body, schema, reporter, module, shadow | {q.var})
+        return None if body is None else ((q if body is q.body else dataclasses.replace(q, body=body)), False)
+    if isinstance(q, ast.ForExpr) and isinstance(q.body, (ast.SelectQuery, ast.UpdateQuery, ast.DeleteQuery,
+                                                          ast.WithQuery)):
+        # `for x in S union (select Post { n := count(Post) } filter ...)`: the body's own subject
+        found = bind_subject(q.body, schema, reporter, module, shadow | {q.var})
+        if found is None:
+            return None
+        body, _ = found
         return (q if body is q.body else dataclasses.replace(q, body=body)), False
+    if isinstance(q, ast.SelectQuery) and q.type_name in shadow:
+        # `with u := (select ...) select u { n := count(u) }`: count(u) / exists u of the object at
+        # hand (other readings of `u` are left to the with forms)
+        return _count_bound_name(q, q.type_name), False
     if not isinstance(q, (ast.SelectQuery, ast.UpdateQuery, ast.DeleteQuery)) or q.type_name in shadow \
             or getattr(q, "subject", None) is not None:
         return q, False
@@ -254,3 +280,55 @@ def _paged_delete(q):
             and f.right.subject.name == q.type_name:
         return f.right
     return None
+
+
+def _count_bound_name(q: ast.SelectQuery, name: str) -> ast.SelectQuery:
+    """``q`` (a select of the ``with`` name ``name``) with ``count(name)`` / ``exists name`` in its
+    shape, filter and order by, outside a ``with`` or ``for`` binding the name again, as ``1`` /
+    ``true``."""
+    def bare(e) -> bool:
+        while isinstance(e, (ast.SelectExpr, ast.UnaryOp)):
+            if isinstance(e, ast.UnaryOp) and e.op == "distinct":
+                e = e.operand
+            elif isinstance(e, ast.SelectExpr) and e.shape is None and e.filter is None and not e.order \
+                    and e.offset is None and e.limit is None:
+                e = e.subject
+            else:
+                return False
+        return isinstance(e, ast.VarRef) and e.name == name and not e.detached
+
+    def f(e):
+        if isinstance(e, (ast.WithExpr, ast.ForExpr)) and name in (
+                {b.name for b in e.bindings} if isinstance(e, ast.WithExpr) else {e.var}):
+            return dataclasses.replace(e)  # (a new object: map_expr does not go into it)
+        if isinstance(e, ast.FuncCall) and e.name in _COUNTS and len(e.args) == 1 and bare(e.args[0]):
+            return ast.Literal("int", 1, e.span)
+        if isinstance(e, ast.UnaryOp) and e.op == "exists" and bare(e.operand):
+            return ast.Literal("bool", True, e.span)
+        return e
+
+    changes = {}
+    for fld in ("shape", "filter", "order"):
+        v = getattr(q, fld)
+        nv = ast._map_value(v, f) if v is not None else None
+        if nv is not v:
+            changes[fld] = nv
+    return dataclasses.replace(q, **changes) if changes else q
+
+
+def _bind_select_expr(e: ast.SelectExpr, schema, reporter: Reporter, module: str, shadow: FrozenSet[str]):
+    """``(select Post { ... } filter ... order by ...)`` (a ``for`` body, a ``with`` binding's
+    value): ``Post`` bound in its shape and clauses as in a statement's; ``None`` after
+    reporting."""
+    subject = e.subject
+    if not isinstance(subject, ast.VarRef) or subject.detached or subject.name in shadow:
+        return e
+    target = schema.find_type(subject.name, module)
+    if target is None:
+        return e
+    b = _Binder(schema, module, reporter, target, subject.name, False)
+    new = dataclasses.replace(
+        e, shape=b.shape(e.shape, 0, shadow) if e.shape is not None else None,
+        filter=b.expr(e.filter, True, 0, shadow),
+        order=tuple(dataclasses.replace(o, expr=b.expr(o.expr, True, 0, shadow)) for o in e.order))
+    return None if b.failed else new
