@@ -220,6 +220,10 @@ class ExprContext:
     #: filters of selections checked outside a query's own ``filter`` (``count(u)`` of ``with u :=
     #: (select T filter .tags.name = 'x')``); ``None`` elsewhere (a plain :func:`check`).
     query_filter: Optional[Callable[[ast.Expr, ObjectType, "ExprContext"], Optional[qir.Expr]]] = None
+    #: In a query whose ``with`` binds groups (``group_bindings``): ``array_agg((select g.f))`` of
+    #: them (``schemac.semantics.queries.group_field_array``), called by the standard library's
+    #: ``array_agg``; ``None`` elsewhere.
+    group_field_array: Optional[Callable[[str, str, Span, "ExprContext"], Optional[qir.Expr]]] = None
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server

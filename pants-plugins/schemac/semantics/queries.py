@@ -4401,6 +4401,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
     groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = {}
     ctx.group_bindings = groups  # (filled below; a free object's field may select them)
+    ctx.group_field_array = group_field_array
     #: Bindings refused (reported): a later binding reading one is not checked (its errors
     #: would only repeat theirs, as an unknown name).
     refused: Set[str] = set()

@@ -501,10 +501,10 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
         arg = arg.subject
     if isinstance(arg, ast.SelectExpr) and arg.order:
         return _ordered_array_agg(expr, arg, ctx)
-    if isinstance(arg, ast.EnumRef) and arg.enum in ctx.group_bindings and arg.enum not in ctx.variables:
+    if isinstance(arg, ast.EnumRef) and arg.enum in ctx.group_bindings and arg.enum not in ctx.variables \
+            and ctx.group_field_array is not None:
         # `array_agg((select sorted.k))` of groups bound in `with`
-        from schemac.semantics.queries import group_field_array
-        return group_field_array(arg.enum, arg.member, arg.span, ctx)
+        return ctx.group_field_array(arg.enum, arg.member, arg.span, ctx)
     if isinstance(arg, ast.ForExpr) and computed_sql.query_set_target(arg.source, ctx) is not None:
         return _for_array_agg(expr, arg, ctx)
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}")
