@@ -239,9 +239,11 @@ def bind_subject(q, schema, reporter: Reporter, module: str = "default", shadow:
     if isinstance(q, ast.SelectQuery) and q.type_name in shadow:
         # `with u := (select ...) select u { n := count(u) }`: count(u) / exists u of the object at
         # hand (other readings of `u` are left to the with forms)
-        return _count_bound_name(q, q.type_name), False
+        return (_count_bound_name(q, q.type_name) if _mentions(_clauses(q), q.type_name) else q), False
     if not isinstance(q, (ast.SelectQuery, ast.UpdateQuery, ast.DeleteQuery)) or q.type_name in shadow \
             or getattr(q, "subject", None) is not None:
+        return q, False
+    if not _mentions(_clauses(q), q.type_name):
         return q, False
     from schemac.semantics import computed_sql
 
@@ -269,6 +271,32 @@ def bind_subject(q, schema, reporter: Reporter, module: str = "default", shadow:
     if b.failed:
         return None
     return dataclasses.replace(q, **changes), b.used_row
+
+
+def _clauses(q) -> tuple:
+    """The parts of a statement its subject is bound in (not the statement's own type name)."""
+    return tuple(getattr(q, f, None) for f in ("shape", "filter", "order", "assignments"))
+
+
+def _mentions(node, name: str) -> bool:
+    """Whether ``node`` names ``name`` anywhere (any module's ``name``, any kind of node: a
+    cheap test before the rewrite, whose walk recurses). Iterative, as operator chains may be
+    thousands of terms deep (the checker's limits, tests/compiler/test_limits.py)."""
+    short = name.split("::")[-1]
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (tuple, list)):
+            stack.extend(n)
+            continue
+        if not dataclasses.is_dataclass(n) or isinstance(n, (Span, type)):
+            continue
+        for attr in ("name", "enum", "type_name"):
+            v = getattr(n, attr, None)
+            if isinstance(v, str) and v.split("::")[-1] == short:
+                return True
+        stack.extend(getattr(n, f.name) for f in dataclasses.fields(n))
+    return False
 
 
 def _paged_delete(q):
@@ -324,7 +352,7 @@ def _bind_select_expr(e: ast.SelectExpr, schema, reporter: Reporter, module: str
     if not isinstance(subject, ast.VarRef) or subject.detached or subject.name in shadow:
         return e
     target = schema.find_type(subject.name, module)
-    if target is None:
+    if target is None or not _mentions((e.shape, e.filter, e.order), subject.name):
         return e
     b = _Binder(schema, module, reporter, target, subject.name, False)
     new = dataclasses.replace(
