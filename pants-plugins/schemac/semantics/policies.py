@@ -140,5 +140,49 @@ def required_link_visible(pred: Optional[str], link, source: ObjectType, alias: 
     return f"(CASE WHEN {pred} THEN true ELSE CAST({msg} || {probe} AS integer) IS NULL END)"
 
 
+#: The alias a link's target row has in :func:`link_visible` (and in the SQL that reads a link
+#: through it, ``schemac.semantics.lowering.visible_link_sql``).
+LINK_ROW = '"_pv"'
+
+
+def link_visible(link, source: ObjectType, ctx) -> Optional[str]:
+    """The condition under which a read of the single ``link`` of ``source`` sees its target
+    (over :data:`LINK_ROW`, the target's row): its ``select`` policies, and for a required link
+    the failure Gel raises when they hide it (:func:`required_link_visible`); ``None`` when
+    nothing hides the target (no policies, or none apply here: inside a policy's own
+    expression, a trigger, or a schema expression, which has no query parameters).
+
+    This is the one rule every read of a link's value follows (its id in a shape, ``.link``,
+    ``.link.id``, ``exists``, ``count``, filters, ``order by``, ``group by``): Gel reads a link
+    as the set of its target objects, and that set only holds the objects the policies let the
+    query see (https://docs.geldata.com/reference/datamodel/access_policies)."""
+    if not link.target.policies or _EXPANDING or getattr(ctx, "params", None) is None:
+        return None
+    return required_link_visible(read_predicate(link.target, ctx, LINK_ROW), link, source, LINK_ROW)
+
+
+def join_row_visible(link, ctx, row: str = '"_c"', poly=None) -> Optional[str]:
+    """The condition over a multi link's join row ``row`` under which the query sees the
+    linked object (:func:`link_visible`'s rule for a multi link): an ``EXISTS`` over the
+    target's visible rows; for a polymorphic link (``poly``, a
+    :class:`schemac.semantics.model.PolyLink`) one per concrete subtype with policies, over the
+    column that subtype's objects are linked by. ``None`` when nothing hides a target."""
+    if _EXPANDING or getattr(ctx, "params", None) is None:
+        return None
+    targets = [(t, qi(c)) for t, c in poly.targets] if poly is not None else [(link.target, '"target_id"')]
+    if not any(t.policies for t, _ in targets):
+        return None
+    arms = []
+    for t, col in targets:
+        pred = read_predicate(t, ctx, LINK_ROW)
+        ref = f"{row}.{col}"
+        if pred is None:
+            arms.append(f"{ref} IS NOT NULL")
+        else:
+            arms.append(f"EXISTS (SELECT 1 FROM {t.from_sql or qi(t.table)} AS {LINK_ROW} "
+                        f"WHERE {LINK_ROW}.\"id\" = {ref} AND {pred})")
+    return arms[0] if len(arms) == 1 else "(" + " OR ".join(arms) + ")"
+
+
 def alias_of(obj: ObjectType) -> str:
     return qi(obj.table)
