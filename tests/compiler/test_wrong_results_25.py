@@ -27,7 +27,11 @@ def _migrate(pg, sources):
 
 
 def _run(pg, plan, *args):
-    return pg.execute(re.sub(r"\$(\d+)", "%s", plan.sql), args or None)
+    """``plan``'s statement with ``args`` as $1, $2, ... (in any order in the text)."""
+    if not args:
+        return pg.execute(plan.sql)
+    sql = re.sub(r"\$(\d+)", r"%(p\1)s", plan.sql.replace("%", "%%"))
+    return pg.execute(sql, {f"p{i}": a for i, a in enumerate(args, 1)})
 
 
 def _error(sources) -> "CompileError":
@@ -83,3 +87,36 @@ def test_09_keyword_glued_to_a_word_is_one_identifier():
     ok = "select Post { title } filter r'x' = .title;\n"
     assert format_source("q/q.edgeql", ok) == ok
     assert "WHERE 'x' = title" in _plans({"s.esdl": schema, "q/q.edgeql": ok})["q"].sql.replace('"', "")
+
+
+# -- 1. -= on a multi property is the multiset difference -------------------------------------
+
+
+def test_01_subtract_from_a_multi_property_removes_one_occurrence_per_element(pg):
+    """geldata/gel tests/test_edgeql_update.py ``test_edgeql_update_subtract_non_distinct``:
+    ``str_tags := ['1','1','2','3','2','2','3','4']``, then ``str_tags -= {'1','2','2','3','5'}``
+    gives ``{'1','2','3','4'}`` (Gel's ``except`` is a multiset difference:
+    https://docs.geldata.com/reference/edgeql/sets). schemac removed every copy (``['4']``)."""
+    sources = {
+        "s.esdl": "type T { required name: str; multi tags: str; }",
+        "q/literal.edgeql": "update T filter .name = <str>$n set { tags -= {'1','2','2','3','5'} };",
+        "q/param.edgeql": "update T filter .name = <str>$n set { tags -= array_unpack(<array<str>>$v) };",
+        "q/one.edgeql": "update T filter .name = <str>$n set { tags -= <optional str>$v };",
+        "q/read.edgeql": "select T { tags } filter .name = <str>$n;",
+    }
+    _migrate(pg, sources)
+    start = ["1", "1", "2", "3", "2", "2", "3", "4"]
+    for name in ("a", "b", "c", "d"):
+        pg.execute("INSERT INTO t (name, tags) VALUES (%s, %s)", (name, start))
+    plans = _plans(sources)
+    _run(pg, plans["literal"], "a")
+    _run(pg, plans["param"], "b", ["1", "2", "2", "3", "5"])
+    _run(pg, plans["one"], "c", "2")
+    _run(pg, plans["one"], "d", None)  # -= {} removes nothing
+    tags = {n: _run(pg, plans["read"], n)[0][0] for n in "abcd"}
+    assert sorted(tags["a"]) == ["1", "2", "3", "4"]
+    assert sorted(tags["b"]) == ["1", "2", "3", "4"]
+    assert sorted(tags["c"]) == ["1", "1", "2", "2", "3", "3", "4"]
+    assert tags["d"] == start
+    # the rest keep their order
+    assert tags["a"] == ["1", "2", "3", "4"] and tags["c"] == ["1", "1", "3", "2", "2", "3", "4"]
