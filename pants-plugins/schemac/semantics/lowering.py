@@ -1108,15 +1108,20 @@ def _assign_sql(a: qir.Assign) -> str:
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             return f"COALESCE({sql}, {col.default_sql})"
         return sql
-    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` removes every
-    # occurrence, keeping the order of the rest.
+    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` is the multiset
+    # difference (Gel's `except`, https://docs.geldata.com/reference/edgeql/sets: geldata/gel
+    # tests/test_edgeql_update.py test_edgeql_update_subtract_non_distinct, ['1','1','2','3','2',
+    # '2','3','4'] -= {'1','2','2','3','5'} is ['1','2','3','4']): each element given removes one
+    # occurrence (the k-th occurrence of a value stays when the value is given fewer than k times;
+    # the first ones go), keeping the order of the rest; an empty value removes nothing.
     value_sql = param_sql(value, sql)
     target = qi(col.name)
     if a.op == "+=":
         return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
-    keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
-    return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
-            f"WHERE {keep} ORDER BY _n)")
+    given = (f"CASE WHEN _r._e = {value_sql} THEN 1 ELSE 0 END" if a.element else
+             f"(SELECT count(*) FROM unnest({value_sql}) AS _d(_e) WHERE _d._e = _r._e)")
+    return (f"ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k "
+            f"FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > {given} ORDER BY _r._n)")
 
 
 def _set_list(sets) -> str:
