@@ -136,3 +136,45 @@ def test_the_tree_imports_nothing_of_the_compiler_but_itself():
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             for name in names:
                 assert not name.startswith("schemac") or name.startswith("schemac.sqltree"), (f.name, name)
+
+
+def test_no_module_sets_the_lowerings_state():
+    """What a statement's lowering depends on is passed to it (``lowering.Ctx``): no module
+    assigns the lowering's variables, and the lowering declares no ``global`` but the one left
+    (``_written_row``, read in expressions, which are not passed a context yet)."""
+    semantics = LOWERING.parent
+    for f in semantics.glob("*.py"):
+        assert not re.search(r"\blowering\.\w+\s*=[^=]", f.read_text()), f.name
+    declared = re.findall(r"^\s*global (.+)$", LOWERING.read_text(), re.M)
+    assert declared == ["_written_row"], declared
+
+
+def test_statement_variants_number_the_parameters_they_send():
+    """A variant leaving parameters out prints the statement's tree with its own numbering:
+    the parameters it sends are ``$1..`` in the order of the query's, also those the checker
+    wrote into an access policy's SQL (read here through a global)."""
+    from schemac.pipeline import check_library
+    from schemac.semantics.library import Options
+
+    schema = """
+global tenant: str;
+type Item {
+    required name: str;
+    note: str { default := 'n' };
+    level: int64 { default := 1 };
+    owner: str;
+    access policy mine allow all using (.owner ?= global tenant);
+}
+"""
+    query = "insert Item { name := <str>$name, note := <optional str>$note, level := <optional int64>$level }"
+    lib = check_library({"s/schema.esdl": schema, "s/queries/add.edgeql": query}, Options(library="s"))
+    plan = lib.queries[0]
+    assert len(plan.variants) == 4
+    for v in plan.variants:
+        numbers = sorted({int(x) for x in re.findall(r"\$(\d+)", v.sql)})
+        assert numbers == list(range(1, len(v.sent) + 1)), v.sql
+        assert "\x00" not in v.sql
+    assert plan.variants[0].sent == tuple(range(1, len(plan.variants[0].sent) + 1))
+    # (both optional parameters left out: the name is $1, the policy's global, the 4th, is $2)
+    assert plan.variants[3].sent == (1, 4)
+    assert 'VALUES ($1)' in plan.variants[3].sql and "IS NOT DISTINCT FROM $2)" in plan.variants[3].sql
