@@ -787,8 +787,7 @@ def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
                 and b.span != value.span:
             # `(with module material select Material ...)` (https://docs.geldata.com/reference/edgeql/with#module-selection):
             # bare names resolve in that module first, then in default
-            if not any(t.module == value.name or t.module.startswith(value.name + "::")
-                       for t in (*ctx.schema.all_types(), *ctx.schema.all_enums())):
+            if not ctx.schema.has_module(value.name):
                 ctx.reporter.error("E0301", f"unknown module '{value.name}'", value.span)
                 return None
             scope = dataclasses.replace(scope, module=value.name)
@@ -1601,7 +1600,7 @@ def _subject_type_check(expr: ast.TypeCheck, ctx: ExprContext) -> Optional[qir.E
     if subject is None or subject.union_of or subject.from_sql is not None or subject.join_of is not None \
             or not (itself or isinstance(op, ast.VarRef)) or ctx.column_prefix is not None or ctx.outer is not None:
         return None
-    keys = {k: k for k in ctx.schema.descendants}
+    keys = ctx.schema.descendant_keys()
     if not itself:
         # (``Path(())``: the selected object itself, a ``with`` name of a union read in the
         # shape of its select, as queries._union_binding_select writes it)
@@ -1881,7 +1880,7 @@ def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
 
     assert ctx.set_links is not None and ctx.set_row is not None
     link = ctx.subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
-    table = next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    table = ctx.schema.join_table(link.join_table)
     col = table.column(expr.name) if table is not None else None
     if col is None or col.name in ("source_id", "target_id"):
         ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span)
@@ -1908,7 +1907,7 @@ def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
 
     subject = ctx.subject
     link = subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
-    table = next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    table = ctx.schema.join_table(link.join_table)
     col = table.column(expr.name) if table is not None else None
     if col is None or col.name in ("source_id", "target_id"):
         ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span,
