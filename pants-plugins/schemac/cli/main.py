@@ -62,6 +62,10 @@ def _parser() -> argparse.ArgumentParser:
                    "definition, references, symbols, rename, code actions and formatting for schema (.esdl) and "
                    "query (.edgeql) files. Needs pygls 2.x. See 'Editor setup' in the README.")
 
+    from schemac.cli.geldump import add_parser as add_geldump_parser
+
+    add_geldump_parser(sub)
+
     m = sub.add_parser("migrate", help="versioned migrations: generate, check, apply, resolve",
                        description="Versioned migrations of a library (its migrations/ directory).")
     msub = m.add_subparsers(dest="migrate_command", required=True)
@@ -263,6 +267,10 @@ def _main(argv: Optional[List[str]]) -> int:
         return lsp_main()
     if args.command == "fmt":
         return _fmt(args.paths, args.check)
+    if args.command == "import-gel-dump":
+        from schemac.cli.geldump import run as run_geldump
+
+        return run_geldump(args, read_sources)
     if args.command == "migrate":
         from schemac.cli.migrate import run_migrate
 
