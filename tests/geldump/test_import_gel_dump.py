@@ -355,3 +355,18 @@ def test_migrations_directory_is_accepted_as_dir(tmp_path, library, pg, capsys):
     code, _, err = _import(dump, library / "migrations", pg, capsys)
     assert code == 0, err
     assert _counts(pg) == {"person": 3, "person_friends": 3, "employee": 2}
+
+
+def test_pants_run_form(tmp_path, library, pg, capsys):
+    """`./pants run schemas/people: -- import-gel-dump DUMP` runs `migrate target --library L --dir
+    <library>/migrations import-gel-dump DUMP` (schemac_pants/migrations.py): the library's name
+    and schema come from the target."""
+    dump = tmp_path / "people.dump"
+    gw.write_dump(str(dump), _tables())
+    capsys.readouterr()
+    code = main(["migrate", "target", "--library", "people", "--dir", str(library / "migrations"),
+                 "import-gel-dump", str(dump), "--database-url", pg.url])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert "loaded into library people" in out.out
+    assert _counts(pg) == {"person": 3, "person_friends": 3, "employee": 2}

@@ -194,10 +194,16 @@ RUNNER_COMMANDS = ("apply", "status", "down", "resolve")
 def _runner_argv(argv: List[str]) -> List[str]:
     """``migrate target --library L --dir D [COMMAND] [ARGS...]`` (what `./pants run <library>`
     executes, followed by the user's arguments after ``--``) -> ``migrate COMMAND --library L
-    --dir D ARGS...``; COMMAND defaults to ``apply``."""
+    --dir D ARGS...``; COMMAND defaults to ``apply``. ``import-gel-dump DUMP ...`` becomes
+    ``import-gel-dump --library L --dir D DUMP ...`` (D, the migrations directory, leads to the
+    schema files beside it)."""
     if argv[:2] != ["migrate", "target"]:
         return argv
     head, rest = argv[2:6], argv[6:]
+    if rest and rest[0] == "import-gel-dump":
+        # `./pants run <library> -- import-gel-dump DUMP`: the library's own schema (next to the
+        # migrations directory) and name
+        return ["import-gel-dump", *head, *rest[1:]]
     command = "apply"
     if rest and rest[0] in RUNNER_COMMANDS:
         command, rest = rest[0], rest[1:]
