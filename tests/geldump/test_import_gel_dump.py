@@ -370,3 +370,85 @@ def test_pants_run_form(tmp_path, library, pg, capsys):
     assert code == 0, out.err
     assert "loaded into library people" in out.out
     assert _counts(pg) == {"person": 3, "person_friends": 3, "employee": 2}
+
+
+POLY_SCHEMA = """
+abstract type Content {
+  required title: str;
+}
+type Movie extending Content {
+  year: int32;
+}
+type Show extending Content {
+  seasons: int32;
+}
+type Fan {
+  required name: str;
+  required first: Content;
+  favourite: Content;
+  multi watched: Content {
+    rating: int16;
+  };
+}
+"""
+
+
+@pytest.mark.parametrize("protocol", [(3, 0), (1, 0)], ids=lambda p: f"protocol-{p[0]}.{p[1]}")
+def test_polymorphic_links(tmp_path, pg, capsys, protocol):
+    """Links to an abstract type with several concrete types: each id lands in the column of the
+    concrete table that holds it (docs/language.md, "Polymorphic links"); a fan's target loaded
+    after the fan (Show comes last in the dump) is found too."""
+    lib = tmp_path / "media"
+    lib.mkdir()
+    (lib / "schema.esdl").write_text(POLY_SCHEMA)
+    assert main(["migrate", "generate", "--library", "media", "--out", str(lib / "migrations"),
+                 str(lib / "schema.esdl")]) == 0
+    assert main(["migrate", "apply", "--dir", str(lib / "migrations"), "--database-url", pg.url]) == 0
+    m1, s1, f1, f2 = (uuid.UUID(int=i) for i in (11, 21, 31, 32))
+    tables = [
+        gw.object_table("default::Fan", [("id", S("uuid")), ("name", S("str")), ("first", S("uuid")),
+                                         ("favourite", S("uuid"))],
+                        [(f1, "Al", m1, s1), (f2, "Bea", s1, None)], links=("first", "favourite")),
+        gw.pointer_table("default::Fan", "watched", gw.obj("default::Content"),
+                         [(f1, m1, 5), (f1, s1, None), (f2, s1, 3)], props=[("rating", S("int16"))]),
+        gw.object_table("default::Content", [("id", S("uuid")), ("title", S("str"))], []),
+        gw.object_table("default::Movie", [("id", S("uuid")), ("title", S("str")), ("year", S("int32"))],
+                        [(m1, "M", 1999)]),
+        gw.object_table("default::Show", [("id", S("uuid")), ("title", S("str")), ("seasons", S("int32"))],
+                        [(s1, "S", 3)]),
+    ]
+    dump = tmp_path / "media.dump"
+    gw.write_dump(str(dump), tables, protocol=protocol)
+    code, out, err = _import(dump, lib, pg, capsys)
+    assert code == 0, err
+    cols = [r[0] for r in pg.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'fan' "
+                                     "AND column_name LIKE '%%movie%%' OR table_name = 'fan' AND column_name LIKE "
+                                     "'%%show%%' ORDER BY 1")]
+    assert cols == ["favourite_movie_id", "favourite_show_id", "first_movie_id", "first_show_id"], cols
+    assert pg.execute(f"SELECT name, {', '.join(cols)} FROM fan ORDER BY name") == [
+        ("Al", None, s1, m1, None), ("Bea", None, None, None, s1)]
+    assert pg.execute("SELECT source_id, target_id, target_movie_id, target_show_id, rating FROM fan_watched "
+                      "ORDER BY 1, 2") == [(f1, m1, m1, None, 5), (f1, s1, None, s1, None), (f2, s1, None, s1, 3)]
+    # a target in no concrete table: the required link's CHECK refuses it, all rolled back
+    pg.execute("TRUNCATE fan, fan_watched, movie, show")
+    tables[0] = gw.object_table("default::Fan", [("id", S("uuid")), ("name", S("str")), ("first", S("uuid")),
+                                                 ("favourite", S("uuid"))],
+                                [(f1, "Al", uuid.UUID(int=99), None)], links=("first", "favourite"))
+    tables[1] = gw.pointer_table("default::Fan", "watched", gw.obj("default::Content"), [],
+                                 props=[("rating", S("int16"))])
+    gw.write_dump(str(dump), tables, protocol=protocol)
+    code, out, err = _import(dump, lib, pg, capsys)
+    assert code == 1, err
+    assert ("error[E0503]: link default::Fan.first of an object holds 00000000-0000-0000-0000-000000000063, "
+            "which is in none of its target tables (movie, show)") in err, err
+    assert pg.execute("SELECT count(*) FROM fan") == [(0,)]
+    # an optional link's target in no concrete table: refused too (never a silent NULL)
+    tables[0] = gw.object_table("default::Fan", [("id", S("uuid")), ("name", S("str")), ("first", S("uuid")),
+                                                 ("favourite", S("uuid"))],
+                                [(f1, "Al", m1, uuid.UUID(int=98))], links=("first", "favourite"))
+    gw.write_dump(str(dump), tables, protocol=protocol)
+    code, out, err = _import(dump, lib, pg, capsys)
+    assert code == 1, err
+    assert ("error[E0503]: link default::Fan.favourite of an object holds "
+            "00000000-0000-0000-0000-000000000062, which is in none of its target tables (movie, show)") in err, err
+    assert pg.execute("SELECT count(*) FROM fan") == [(0,)]

@@ -198,6 +198,10 @@ class _Target:
     nfields: int = 0
     scratch: str = ""
     array_sql: str = ""
+    names: List[str] = field(default_factory=list)
+    #: (message with %s for the value, query returning an offending value): checked before
+    #: :attr:`array_sql` runs.
+    checks: List[Tuple[str, str]] = field(default_factory=list)
 
 
 def _column_oids(conn, table: str) -> Dict[str, int]:
@@ -247,7 +251,10 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
         sources: List[int] = []
         codecs: List[Transcode] = []
         for cm in tp.columns:
-            oid = cols.get(cm.column)
+            oid = cols.get(cm.column) if not cm.poly else _UUID_OID
+            if cm.poly and any(c not in oids_of.get(tp.table, {}) for _, c in cm.poly):
+                raise GelDumpError("E0502", f"table {tp.table} lacks a column of {cm.poly}",
+                                   hint="apply the library's latest migrations first")
             if oid is None:
                 raise GelDumpError("E0502", f"table {tp.table} has no column {cm.column}",
                                    hint="apply the library's latest migrations first")
@@ -264,9 +271,53 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
             empty = struct.pack("!iiI", 0, 0, elem_oid)
             constants += _I32.pack(len(empty)) + empty
             names.append(name)
-        sql = f"COPY {quote(tp.table)} ({', '.join(quote(n) for n in names)}) FROM STDIN (FORMAT BINARY)"
-        targets.append(_Target(tp, sql, sources, codecs, constants, len(names)))
+        into = tp.table
+        if tp.staged:
+            into = f"gel_import_{i}"
+            types_sql = {n: conn.execute("SELECT format_type(%s, NULL)", (cols[n],)).fetchone()[0]
+                         for n in names if n in cols}
+            conn.execute(f"CREATE TEMPORARY TABLE {into} ("
+                         + ", ".join(f"{quote(n)} {types_sql.get(n, 'uuid')}" for n in names) + ") ON COMMIT DROP")
+        sql = f"COPY {quote(into)} ({', '.join(quote(n) for n in names)}) FROM STDIN (FORMAT BINARY)"
+        targets.append(_Target(tp, sql, sources, codecs, constants, len(names), scratch=into if tp.staged else ""))
+        targets[-1].names = names
+    staging = {t.plan.table: t.scratch for t in targets if t.plan.staged}
+    for t in targets:
+        if t.plan.staged:
+            t.array_sql = _staged_insert(t, staging)
     return targets
+
+
+_UUID_OID = 2950
+
+
+def _staged_insert(t: "_Target", staging: Dict[str, str]) -> str:
+    """The INSERT that moves a staged table's rows into its table, each polymorphic link's id
+    into the column of the concrete table that holds that id (its staging table too, when that
+    table is staged as well)."""
+    poly = {cm.column: cm.poly for cm in t.plan.columns if cm.poly}
+    poly_labels = {cm.column: cm.label for cm in t.plan.columns if cm.poly}
+    into: List[str] = []
+    values: List[str] = []
+    for n in t.names:
+        if n not in poly:
+            into.append(quote(n))
+            values.append(f"g.{quote(n)}")
+            continue
+        anywhere = []
+        for table, column in poly[n]:
+            found = f"EXISTS (SELECT 1 FROM {quote(table)} WHERE id = g.{quote(n)})"
+            if table in staging:
+                found += f" OR EXISTS (SELECT 1 FROM {staging[table]} WHERE id = g.{quote(n)})"
+            into.append(quote(column))
+            values.append(f"CASE WHEN {found} THEN g.{quote(n)} END")
+            anywhere.append(f"({found})")
+        link = poly_labels.get(n, n)
+        t.checks.append((f"link {link} of an object holds %s, which is in none of its target tables "
+                         f"({', '.join(tb for tb, _ in poly[n])})",
+                         f"SELECT g.{quote(n)} FROM {t.scratch} AS g WHERE g.{quote(n)} IS NOT NULL AND NOT "
+                         f"({' OR '.join(anywhere)}) LIMIT 1"))
+    return f"INSERT INTO {quote(t.plan.table)} ({', '.join(into)}) SELECT {', '.join(values)} FROM {t.scratch} AS g"
 
 
 def _check_empty(conn, tables: List[str]) -> None:
@@ -394,7 +445,12 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
                     copy_cm = None
                 raise
             finish()
-            for t in targets:
+            for t in sorted(targets, key=lambda t: t.plan.kind == "multiprop"):  # (rows first, then arrays)
+                for message, query in t.checks:
+                    bad = conn.execute(query).fetchone()
+                    if bad is not None:
+                        raise GelDumpError("E0503", (message % bad[0]) + "; the import was rolled back, nothing "
+                                           "was written")
                 if t.array_sql:
                     conn.execute(t.array_sql)
             for t in tables:

@@ -27,6 +27,20 @@ from schemac.semantics.model import Column, ObjectType, Schema, ValueType
 #: Pointers every Gel object has that schemac does not store (the object's type: schemac's
 #: tables are per type).
 IMPLICIT = ("__type__",)
+#: Gel's add-on columns (``__fts_document__`` of an ``fts::index``, the shadow columns of
+#: ``ext::ai`` indexes): dumped as fake properties, derived from the object's properties; schemac
+#: computes its own full-text document.
+_ADDON = re.compile(r"^__\w+__$")
+
+
+def _implicit(name: str) -> bool:
+    return name in IMPLICIT or bool(_ADDON.match(name))
+
+
+def _extension_type(name: str) -> bool:
+    """A type of a Gel extension's module (``ext::auth::Identity``): loaded when the library has
+    it; else skipped, and refused only if the dump holds objects of it (checked as it streams)."""
+    return name.startswith("ext::")
 
 _POINTER_TABLE = re.compile(r"^.*::__\|(?P<ptr>[^@]+)@")
 
@@ -49,6 +63,12 @@ class ColumnMap:
     source: Optional[int]
     gel: Optional[GelType]
     library: ValueType
+    #: A polymorphic link's target (https://docs.geldata.com/reference/datamodel/inheritance):
+    #: the (concrete subtype's table, column) pairs; the id goes to the column of the table that
+    #: holds it (``column`` is then the staging column's name).
+    poly: Tuple[Tuple[str, str], ...] = ()
+    #: What a message calls it (``default::Fan.favourite``).
+    label: str = ""
 
 
 @dataclass
@@ -67,6 +87,12 @@ class TablePlan:
     array_column: str = ""
     #: For ``object``: the multi property columns not in the dump's row (written empty first).
     empty_arrays: List[Tuple[str, ValueType]] = field(default_factory=list)
+
+    @property
+    def staged(self) -> bool:
+        """Rows go through a scratch table first (a polymorphic link's column is chosen by the
+        table its target is in, known once every table is loaded)."""
+        return any(c.poly for c in self.columns)
 
 
 @dataclass
@@ -140,13 +166,19 @@ def make_plan(header: DumpHeader, schema: Schema) -> Plan:
     by_id = {t.id: t for t in header.tables}
     owned: Dict[str, Tuple[TableDesc, ObjectType]] = {}
     seen_types: Dict[str, ObjectType] = {}
+    skipped = set()
     for td in header.tables:
         if td.cls != "ObjectType":
             continue
         obj = schema.types.get(td.name)
         if obj is None or obj.library is not None or obj.join_of is not None:
-            if td.name in schema.abstract_types:
+            if td.name in schema.abstract_types or _extension_type(td.name):
+                # an abstract type's table (Gel keeps it empty) or an extension's type the
+                # library does not use: skipped with its pointers' tables, refused if it has rows
                 plans.append(TablePlan(td, "skip", td.name))
+                for dep in td.deps:
+                    if dep in by_id:
+                        skipped.add(dep)
                 continue
             diffs.append(Difference(f"type {td.name} is in the dump but not in the library"))
             continue
@@ -157,6 +189,9 @@ def make_plan(header: DumpHeader, schema: Schema) -> Plan:
                 owned[dep] = (by_id[dep], obj)
     for td in header.tables:
         if td.cls == "ObjectType":
+            continue
+        if td.id in skipped:
+            plans.append(TablePlan(td, "skip", td.name))
             continue
         if td.id not in owned:
             diffs.append(Difference(f"{td.cls.lower()} table {td.name} of the dump belongs to no type of it"))
@@ -175,20 +210,20 @@ def make_plan(header: DumpHeader, schema: Schema) -> Plan:
 
 def _object_plan(td: TableDesc, obj: ObjectType, diffs: List[Difference]) -> TablePlan:
     plan = TablePlan(td, "object", td.name, table=obj.table)
-    by_link = {c.link: c for c in obj.columns if c.link is not None}
+    by_link = {c.link: c for c in obj.columns if c.link is not None and c.pointer is None}
     dumped = set()
     for i, ((name, gel), flags) in enumerate(zip(td.rowtype.fields, td.rowtype.flags or [0] * len(td.rowtype.fields))):
         name = name or ""
-        if name in IMPLICIT:
+        if _implicit(name):
             continue
         dumped.add(name)
         if flags & FLAG_LINK or gel.kind in ("object", "shape"):
             col = by_link.get(name)
             if col is None:
-                if name in obj.poly_links:
-                    diffs.append(Difference(f"{td.name}.{name}: a link to an abstract type with several concrete "
-                                            "types (polymorphic link): not loaded by import-gel-dump yet",
-                                            None))
+                poly = obj.poly_links.get(name)
+                if poly is not None and not poly.multi:
+                    plan.columns.append(ColumnMap(f"gel_poly_{i}", i, gel, obj.columns[0].type,
+                                                  tuple((t.table, c) for t, c in poly.targets), f"{td.name}.{name}"))
                 elif obj.column(name) is not None or name in obj.links:
                     diffs.append(Difference(f"{td.name}.{name}: a single link in the dump, not in the library",
                                             (obj.column(name) or by_link.get(name) or obj).span))  # type: ignore
@@ -218,6 +253,9 @@ def _object_plan(td: TableDesc, obj: ObjectType, diffs: List[Difference]) -> Tab
         if key not in dumped and col.pointer is None:
             what = "link" if col.link is not None else "property"
             diffs.append(Difference(f"{what} {td.name}.{key} is in the library but not in the dump", col.span))
+    for name, poly in obj.poly_links.items():
+        if not poly.multi and name not in dumped:
+            diffs.append(Difference(f"link {td.name}.{name} is in the library but not in the dump", obj.span))
     return plan
 
 
@@ -248,24 +286,30 @@ def _pointer_plan(td: TableDesc, obj: ObjectType, schema: Schema, diffs: List[Di
         plan.columns = [ColumnMap("source_id", si, None, col.type), ColumnMap("target", ti, tg, element)]
         return plan
     link = obj.links.get(ptr)
-    if link is None or not link.multi:
-        if ptr in obj.poly_links:
-            diffs.append(Difference(f"{label}: a multi link to an abstract type with several concrete types "
-                                    "(polymorphic link): not loaded by import-gel-dump yet"))
-        elif link is not None:
+    poly = obj.poly_links.get(ptr)
+    if poly is not None and poly.multi:
+        join_table = poly.join_table
+    elif link is not None and link.multi:
+        join_table = link.join_table
+    else:
+        if link is not None or poly is not None:
             extra = [n for n in fields if n not in ("source", "target")]
             diffs.append(Difference(f"{label}: a single link with link properties ({', '.join(extra)}) in the dump; "
                                     "the library stores no link properties on single links"))
         else:
             diffs.append(Difference(f"multi link {label} is in the dump but not in the library"))
         return None
-    join = next((t for t in schema.join_tables if t.join_of == (obj.qualname, ptr)), None)
+    join = next((t for t in schema.join_tables if t.table == join_table), None)
     if join is None:  # (cannot happen: every multi link has its join table)
         diffs.append(Difference(f"{label}: no join table in the library"))
         return None
     plan = TablePlan(td, "join", label, table=join.table)
     plan.columns = [ColumnMap("source_id", fields["source"][0], None, join.columns[0].type),
                     ColumnMap("target_id", fields["target"][0], None, join.columns[1].type)]
+    if poly is not None:
+        plan.columns.append(ColumnMap(f"gel_poly_{fields['target'][0]}", fields["target"][0], None,
+                                      join.columns[1].type, tuple((t.table, c) for t, c in poly.targets), label))
+    poly_columns = {c for _, c in poly.targets} if poly is not None else set()
     for name, (i, gel) in fields.items():
         if name in ("source", "target"):
             continue
@@ -279,7 +323,7 @@ def _pointer_plan(td: TableDesc, obj: ObjectType, schema: Schema, diffs: List[Di
             continue
         plan.columns.append(ColumnMap(col.name, i, gel, col.type))
     for col in join.columns[2:]:
-        if col.name not in fields:
+        if col.name not in fields and col.name not in poly_columns:
             diffs.append(Difference(f"link property {label}@{col.name} is in the library but not in the dump",
                                     col.span))
     return plan
@@ -295,8 +339,10 @@ def check_multi_pointers(plan: Plan) -> List[Difference]:
             if col.multi and (obj.table, col.name) not in loaded:
                 out.append(Difference(f"multi property {qualname}.{col.name} is in the library but not in the dump",
                                       col.span))
-        for name, link in obj.links.items():
-            if link.multi and link.join_table not in joins:
+        multis = [(n, ln.join_table) for n, ln in obj.links.items() if ln.multi]
+        multis += [(n, pl.join_table) for n, pl in obj.poly_links.items() if pl.multi]
+        for name, join_table in multis:
+            if join_table not in joins:
                 out.append(Difference(f"multi link {qualname}.{name} is in the library but not in the dump",
                                       obj.span))
     return out
