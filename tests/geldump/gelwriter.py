@@ -89,6 +89,9 @@ def obj(name: str) -> T:
     return T("object", name=name)
 
 
+VECTOR = T("vector", name="ext::pgvector::vector")
+
+
 def type_id(t: T) -> uuid.UUID:
     if t.kind == "scalar" and not t.base:
         return fid(FUNDAMENTAL[t.name])
@@ -154,7 +157,8 @@ class _Descriptors:
         if t.kind == "vector":
             if self.v2:
                 return self.add(tid, self.named(3, tid, "ext::pgvector::vector"))
-            raise ValueError("vector needs protocol 2")
+            # 1.0: a base scalar of its own id, named only by the header's type list
+            return self.add(tid, b"\x02" + tid.bytes)
         raise ValueError(t.kind)
 
     def _annotate(self, tid: uuid.UUID, name: str) -> None:
@@ -345,7 +349,8 @@ def write_dump(path: str, tables: List[Table], protocol: Tuple[int, int] = (3, 0
     header = _headers([(101, b"I"), (103, server_version.encode()), (105, struct.pack("!q", 202412130000)),
                        (102, b"1700000000")])
     header += struct.pack("!HH", *protocol) + _s(schema_ddl)
-    header += struct.pack("!I", len(tables)) + b"".join(_s(t.name) + _s("") + t.id.bytes for t in tables)
+    names = [(t.name, t.id) for t in tables] + [("ext::pgvector::vector", type_id(VECTOR))]
+    header += struct.pack("!I", len(names)) + b"".join(_s(n) + _s("") + i.bytes for n, i in names)
     header += struct.pack("!I", len(tables))
     for t in tables:
         desc = _describe_table(t, v2)

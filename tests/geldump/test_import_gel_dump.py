@@ -452,3 +452,35 @@ def test_polymorphic_links(tmp_path, pg, capsys, protocol):
     assert ("error[E0503]: link default::Fan.favourite of an object holds "
             "00000000-0000-0000-0000-000000000062, which is in none of its target tables (movie, show)") in err, err
     assert pg.execute("SELECT count(*) FROM fan") == [(0,)]
+
+
+VECTOR_SCHEMA = """
+using extension pgvector;
+scalar type v3 extending ext::pgvector::vector<3>;
+type Doc {
+  required vec: v3;
+  note: str;
+}
+"""
+
+
+@pytest.mark.parametrize("protocol", [(3, 0), (1, 0)], ids=lambda p: f"protocol-{p[0]}.{p[1]}")
+def test_pgvector(tmp_path, pgvector_db, capsys, protocol):
+    """ext::pgvector::vector values (https://docs.geldata.com/reference/stdlib/pgvector), whose
+    1.0 descriptor is an unnamed base scalar named by the header's type list only."""
+    lib = tmp_path / "docs"
+    lib.mkdir()
+    (lib / "schema.esdl").write_text(VECTOR_SCHEMA)
+    assert main(["migrate", "generate", "--library", "docs", "--out", str(lib / "migrations"),
+                 str(lib / "schema.esdl")]) == 0
+    assert main(["migrate", "apply", "--dir", str(lib / "migrations"), "--database-url", pgvector_db.url]) == 0
+    d1, d2 = uuid.UUID(int=1), uuid.UUID(int=2)
+    dump = tmp_path / "docs.dump"
+    columns = [("id", S("uuid")), ("vec", gw.VECTOR), ("note", S("str"))]
+    rows = [(d1, [1.0, -2.5, 0.125], "a"), (d2, [0.0, 0.0, 3.0], None)]
+    gw.write_dump(str(dump), [gw.object_table("default::Doc", columns, rows)], protocol=protocol)
+    code, _, err = _import(dump, lib, pgvector_db, capsys)
+    assert code == 0, err
+    assert pgvector_db.execute("SELECT id, vec::text, note FROM doc ORDER BY id") == [
+        (d1, "[1,-2.5,0.125]", "a"), (d2, "[0,0,3]", None)]
+    assert pgvector_db.execute("SELECT id FROM doc ORDER BY vec <-> '[0,0,2.9]' LIMIT 1") == [(d2,)]

@@ -160,12 +160,14 @@ class _Buf:
         return self.pos >= len(self.data)
 
 
-def parse_descriptor(data: bytes, protocol: Tuple[int, int]) -> GelType:
+def parse_descriptor(data: bytes, protocol: Tuple[int, int], schema_names: Optional[Dict[str, str]] = None) -> GelType:
     """The type of the rows of one dumped table, from its descriptor blocks (the last block
-    is the type itself; blocks refer to earlier ones by index)."""
+    is the type itself; blocks refer to earlier ones by index). ``schema_names``: the header's
+    type list (id -> name), which names the types the 1.0 descriptors of a dump leave unnamed
+    (a scalar of an extension, ``ext::pgvector::vector``, is a base scalar of its own id there)."""
     buf = _Buf(data)
     raw: List[dict] = []
-    names: Dict[str, str] = {}
+    names: Dict[str, str] = dict(schema_names or {})
     v2 = protocol >= (2, 0)
     while not buf.done():
         if v2:
@@ -418,7 +420,7 @@ class DumpReader:
             desc = b.take(b.u32())
             deps = tuple(str(uuid.UUID(bytes=b.take(16))) for _ in range(b.u16()))
             try:
-                rowtype = parse_descriptor(desc, (major, minor))
+                rowtype = parse_descriptor(desc, (major, minor), {tid: name for tid, (name, _) in by_id.items()})
             except DumpFormatError as e:
                 name = by_id.get(oid, (oid, ""))[0]
                 raise DumpFormatError(f"type descriptor of {name}: {e.message}", base + b.pos) from None
