@@ -353,12 +353,8 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
                          "a migration changing these defaults needs the runner regenerated; make some of them "
                          "required (drop 'optional'), or set the rarely given ones with an update")
     query, settings = _trigger_global_params(schema, query)
-    lowering._trigger_settings = settings
-    try:
-        variants = lowering.statement_variants(query.statement)
-        sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
-    finally:
-        lowering._trigger_settings = ()
+    variants = lowering.statement_variants(query.statement, settings)
+    sql = variants[0].sql if variants else lowering.statement_sql(query.statement, settings)
     return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
                      query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
                      variants, foreign_keys_violated(schema, query.statement))
