@@ -91,6 +91,7 @@ CODES: Dict[str, str] = {
     "W0006": "required computed not enforced",
     "W0007": "index of a Gel server service not created",
     "W0008": "an insert default copied into the statement (past the fifth omittable parameter)",
+    "W0009": "a fill hint that the latest migration was generated without (migrate generate --amend)",
 }
 
 

@@ -247,6 +247,49 @@ def _guard(condition_sql: str, message: str, hint: str, errcode: str) -> str:
     return f"DO {tag} {body} {tag};"
 
 
+#: The two places a required column's empty values are filled (or guarded): a new column
+#: (every row) and a column that becomes required (its NULLs), with the guard's problem text.
+_FILL_SITES = (("", "is a new required column, and {table} has rows"),
+               (" WHERE {column} IS NULL", "becomes required, but some rows have no value"))
+
+
+def fill_statement(nt: TableDef, c: ColumnDef, fill: str, where: str) -> str:
+    """The statement that gives ``c``'s empty values (``where``) the ``fill`` hint's value."""
+    return f"UPDATE {qi(nt.name)} SET {qi(c.name)} = {fill}{where};"
+
+
+def fill_guard(nt: TableDef, c: ColumnDef, where: str, problem: str) -> str:
+    """The guard written instead of :func:`fill_statement` when the schema has no ``fill`` for
+    ``c``: it stops the migration on the first row with an empty value, saying which hint to add."""
+    short = nt.origin[len("default::"):] if nt.origin.startswith("default::") else nt.origin
+    return _guard(
+        f"EXISTS (SELECT 1 FROM {qi(nt.name)}{where})", f"schemac: {nt.name}.{c.name} {problem}",
+        f"add `fill {short}.{c.pointer} using (<value>);` to the schema's migration block "
+        "(or give the property a default), then generate this migration again (see docs/migrations.md, "
+        "'When a migration fails')", "23502")
+
+
+def fills_missing_from(migration_sql: str, current: Catalog, hints: Hints) -> List[Tuple[str, str, str]]:
+    """The ``fill`` hints of ``hints`` that a generated migration (its up file's text) was
+    written without: ``(hint as written, the guard in the file, the fill statement that
+    replaces it)`` for each guard of ``migration_sql`` whose column now has a ``fill``. (A
+    migration that failed on rows with no value; with the hint added the schema does not change,
+    so only this tells that the committed migration does not have it yet.)"""
+    out: List[Tuple[str, str, str]] = []
+    for nt in current.tables:
+        for c in nt.columns:
+            fill = hints.fills.get((nt.origin, c.pointer or c.name))
+            if fill is None:
+                continue
+            for where_t, problem_t in _FILL_SITES:
+                where, problem = where_t.format(column=qi(c.name)), problem_t.format(table=nt.name)
+                guard = fill_guard(nt, c, where, problem)
+                if guard in migration_sql:
+                    short = nt.origin[len("default::"):] if nt.origin.startswith("default::") else nt.origin
+                    out.append((f"fill {short}.{c.pointer}", guard, fill_statement(nt, c, fill, where)))
+    return out
+
+
 def _member_ref(enum: str, member: str) -> str:
     """How a hint names a member: ``Status.Open``, ``Status.'100%'`` for non-identifiers."""
     name = member if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", member) else sql_string(member)
@@ -686,15 +729,10 @@ class _Differ:
         """Fill the empty values of ``c`` (``where`` selects them; ``""``: every row of a new
         column) with the ``fill`` hint's value, or stop the migration on the first such row with
         a guard that says which hint to add; then ``SET NOT NULL``."""
-        tq, cq = qi(nt.name), qi(c.name)
         if fill is not None:
-            self.emit(FILL, f"UPDATE {tq} SET {cq} = {fill}{where};")
+            self.emit(FILL, fill_statement(nt, c, fill, where))
         else:
-            self.emit(FILL, _guard(
-                f"EXISTS (SELECT 1 FROM {tq}{where})", f"schemac: {nt.name}.{c.name} {problem}",
-                f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
-                "(or give the property a default), then generate this migration again (see docs/migrations.md, "
-                "'When a migration fails')", "23502"))
+            self.emit(FILL, fill_guard(nt, c, where, problem))
         self.set_not_null(nt, c)
 
     def alter_column(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:
