@@ -1,6 +1,6 @@
 """The compiler's layout (ARCHITECTURE.md): one package per stage, and imports that run one way.
 
-    base  <-  syntax  <-  semantics  <-  migrate  <-  backends  <-  pipeline  <-  fmt  <-  lsp  <-  cli
+    base  <-  syntax  <-  sqltree  <-  semantics  <-  migrate  <-  backends  <-  pipeline  <-  fmt  <-  lsp  <-  cli
 
 A module may import its own stage and the stages to its left, never one to its right; the back
 ends never import one another; no module of the compiler imports Pants (the Pants plugin runs the
@@ -29,6 +29,7 @@ STAGES: List[Tuple[str, Tuple[str, ...]]] = [
     ("base", ("schemac", "schemac.diagnostics", "schemac.frozen", "schemac.files", "schemac.cache",
               "schemac.render")),
     ("syntax", ("schemac.syntax",)),
+    ("sqltree", ("schemac.sqltree",)),
     ("semantics", ("schemac.semantics",)),
     ("migrate", ("schemac.migrate",)),
     ("backends", ("schemac.backends",)),

@@ -32,6 +32,8 @@ from schemac.semantics import fts, qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
+from schemac.sqltree import nodes as sqt
+from schemac.sqltree.printer import params as tree_params, to_sql
 
 # ---------------------------------------------------------------------------------------------
 # Expressions
@@ -753,8 +755,24 @@ def _fts_search(node: qir.FtsSearch) -> str:
 
 
 def _param_text(index: int) -> str:
-    """``$n`` (marked for numbering while a :class:`Variant` is written)."""
-    return f"${index}" if _omitted is None else f"\x00{index}\x00"
+    """The query's parameter ``index`` inside SQL text: ``\x00index\x00`` (a NUL never occurs in
+    SQL). Expressions are still text (the checker keeps some of it, issue 26 step 2): where the
+    text becomes a tree (:func:`_as_tree`) each of these is a :class:`sqltree.Param`, which the
+    printer numbers. The same mark whether the checker or the lowering wrote the text, so a
+    finished statement is never re-read for its ``$n``."""
+    return f"\x00{index}\x00"
+
+
+_PARAM_MARK = re.compile("\x00([0-9]+)\x00")
+
+
+def _as_tree(sql: str) -> sqt.Node:
+    """SQL text as a node: :class:`sqltree.Raw` whose parameters (:func:`_param_text`) are
+    :class:`sqltree.Param` nodes."""
+    parts = _PARAM_MARK.split(sql)
+    if len(parts) == 1:
+        return sqt.Raw(sql)
+    return sqt.Raw(*[p if i % 2 == 0 else sqt.Param(int(p)) for i, p in enumerate(parts) if p or i % 2])
 
 
 def _global_default(node: qir.GlobalDefault) -> str:
@@ -1086,7 +1104,7 @@ def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
     return f"\nWHERE ({cond_sql(filt)}) AND {visible}"
 
 
-def _assign_sql(a: qir.Assign) -> str:
+def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
     value = a.value
     sql = expr_sql(value)
     col = a.column
@@ -1095,7 +1113,7 @@ def _assign_sql(a: qir.Assign) -> str:
             # Given (the variant where the runner sends it): the value. Omitted, the column is
             # left out of the insert (see statement_variants): the database's DEFAULT applies.
             # Past the MAX_OMITTABLE-th, NULL gets a copy of the default.
-            if a.value.param.index in _copied:  # type: ignore[attr-defined]
+            if a.value.param.index in ctx.copied:  # type: ignore[attr-defined]
                 return f"COALESCE({sql}::{col.type.pg}, {col.default_sql})"
             return f"{sql}::{col.type.pg}"
         if a.default == "row":
@@ -1108,19 +1126,24 @@ def _assign_sql(a: qir.Assign) -> str:
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             return f"COALESCE({sql}, {col.default_sql})"
         return sql
-    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` removes every
-    # occurrence, keeping the order of the rest.
+    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` is the multiset
+    # difference (Gel's `except`, https://docs.geldata.com/reference/edgeql/sets: geldata/gel
+    # tests/test_edgeql_update.py test_edgeql_update_subtract_non_distinct, ['1','1','2','3','2',
+    # '2','3','4'] -= {'1','2','2','3','5'} is ['1','2','3','4']): each element given removes one
+    # occurrence (the k-th occurrence of a value stays when the value is given fewer than k times;
+    # the first ones go), keeping the order of the rest; an empty value removes nothing.
     value_sql = param_sql(value, sql)
     target = qi(col.name)
     if a.op == "+=":
         return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
-    keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
-    return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
-            f"WHERE {keep} ORDER BY _n)")
+    given = (f"CASE WHEN _r._e = {value_sql} THEN 1 ELSE 0 END" if a.element else
+             f"(SELECT count(*) FROM unnest({value_sql}) AS _d(_e) WHERE _d._e = _r._e)")
+    return (f"ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k "
+            f"FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > {given} ORDER BY _r._n)")
 
 
-def _set_list(sets) -> str:
-    return ",\n    ".join(f"{qi(a.column.name)} = {_assign_sql(a)}" for a in sets)
+def _set_list(sets, ctx: "Ctx") -> str:
+    return ",\n    ".join(f"{qi(a.column.name)} = {_assign_sql(a, ctx)}" for a in sets)
 
 
 def _ids_sql(a: qir.LinkAssign) -> str:
@@ -1357,7 +1380,7 @@ def _else_select_set(table: str) -> str:
 ELSE_SELECT_CLEAR = f"set_config({sql_string(ELSE_SELECT_SETTING)}, '', true) AS \"_else_select\""
 
 
-def _conflict_sql(c: qir.Conflict, subject: ObjectType, marks: bool = False) -> str:
+def _conflict_sql(c: qir.Conflict, subject: ObjectType, ctx: "Ctx", marks: bool = False) -> str:
     if c.arbiter is None:
         return "\nON CONFLICT DO NOTHING"
     ex = c.arbiter
@@ -1373,7 +1396,7 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType, marks: bool = False) -> 
         return f"{same}\nWHERE {_else_select_set(subject.table)} IS NOT NULL" if marks else same
     # (an else update of links alone: the row is rewritten to itself, an update that changes no
     # column, as an update of links alone is when the table has update triggers)
-    sets = _set_list(c.else_sets) if c.else_sets else f'"id" = {qi(subject.table)}."id"'
+    sets = _set_list(c.else_sets, ctx) if c.else_sets else f'"id" = {qi(subject.table)}."id"'
 
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
@@ -1408,7 +1431,7 @@ def _arbiter_keys(w) -> List[Tuple[str, qir.Assign]]:
     return [(a.column.name, a) for a in w.sets if a.column.name in keys]
 
 
-def source_ctes(w, name: str) -> List[Tuple[str, str]]:
+def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, str]]:
     """The CTE written before a ``for`` loop's insert named ``name`` that writes multi links
     (:func:`_loop_links`): the loop's elements, each with the id of the object it inserts
     (``gen_random_uuid()``, as the column's default; a CTE calling a volatile function is
@@ -1425,7 +1448,7 @@ def source_ctes(w, name: str) -> List[Tuple[str, str]]:
         table = qi(w.subject.table)
         return [(name + "_src", f'SELECT {table}."id" AS "_oid", "_batch".* FROM {table}, {_batch_sql(w.batch)}'
                                 f'{_where(w.filter, w.visible_sql)}')]
-    keys = "".join(f", {_assign_sql(a)} AS {qi('_k' + str(i))}"
+    keys = "".join(f", {_assign_sql(a, ctx)} AS {qi('_k' + str(i))}"
                    for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ()))
     return [(name + "_src", f'SELECT gen_random_uuid() AS "_id"{keys}, "_batch".* FROM {_batch_sql(w.batch)}')]
 
@@ -1440,7 +1463,7 @@ def _loop_join(w, source: str) -> Callable[[str], str]:
                          f'(NOT {rows}."_inserted" AND {keys.format(rows=rows)}))')
 
 
-def write_sql(w, in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+def write_sql(w, ctx: "Ctx", in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     """An insert, update or delete: ``(statement, links)``. ``statement(cols)`` is the statement
     returning ``cols``; ``links`` build the statements writing multi links' join tables, given
     the name of the CTE that holds the written rows. ``in_cte``: the statement is a CTE whose
@@ -1449,7 +1472,7 @@ def write_sql(w, in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[st
     an upsert's always is. ``name``: the statement's CTE, when :func:`source_ctes` are written
     before it (as ``<name>_src``)."""
     check = w.returning_check if in_cte or w.check_sql is None else None
-    statement, links = _write_sql(w, qi(name + "_src"))
+    statement, links = _write_sql(w, ctx, qi(name + "_src"))
     if else_select_marks(w):
         # (a column of its own: the statement is a CTE, and the query selects its columns)
         marked = statement
@@ -1466,34 +1489,44 @@ def write_sql(w, in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[st
     return (lambda cols: statement(f'{cols}, {check} AS "_allowed"')), links
 
 
-#: While a statement is written (set by :func:`schemac.semantics.queries.plan_query`): the
-#: globals Gel triggers read, ``(setting, parameter index, Postgres type)``; every write hands
-#: them over (:func:`_settings_from`).
-_trigger_settings: Tuple[Tuple[str, int, str], ...] = ()
+@dataclass(frozen=True)
+class Ctx:
+    """What one statement's lowering is told (passed down to every write; it was module-level
+    state): ``trigger_settings``, the globals Gel triggers read, ``(setting, parameter index,
+    Postgres type)``, which every write hands over (:func:`_settings_from`); while a
+    :class:`Variant` is written, ``omitted``, the parameters the runner leaves out (their
+    columns are left out of the insert), and ``copied``, the defaulted parameters past
+    :data:`MAX_OMITTABLE` (``NULL`` gets a copy of the default)."""
+
+    trigger_settings: Tuple[Tuple[str, int, str], ...] = ()
+    omitted: FrozenSet[int] = frozenset()
+    copied: FrozenSet[int] = frozenset()
+
+
 #: While the select of ``select (insert | update ...) { ... }`` is written: the name its rows
 #: (``"_new"``, every column) go by; a path from one reads the row's own link column.
 _written_row: Optional[str] = None
 
 
-def _settings_from() -> str:
+def _settings_from(ctx: "Ctx") -> str:
     """A one-row ``FROM`` item setting each global the triggers read as a transaction-local
     setting, ``'v' || value`` (``''`` when the global is empty): the write reads it for each row
     it writes, so the settings hold when the row's triggers run (an AFTER trigger runs at the
     end of the statement)."""
     calls = ", ".join(f"set_config({sql_string(name)}, coalesce('v' || CAST(CAST({_param_text(i)} AS {pg}) AS text), "
-                      f"''), true) AS {qi(f'_g{n}')}" for n, (name, i, pg) in enumerate(_trigger_settings, 1))
+                      f"''), true) AS {qi(f'_g{n}')}" for n, (name, i, pg) in enumerate(ctx.trigger_settings, 1))
     return f'(SELECT {calls}) AS "_globals"'
 
 
-def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
     """:func:`write_sql` without the access policy check. When Gel triggers read globals, each
     write reads the one-row :func:`_settings_from` too (``INSERT ... SELECT ... FROM``,
     ``UPDATE ... FROM``, ``DELETE ... USING``)."""
     table = qi(w.subject.table)
     t = type(w)
-    handed = _settings_from() if _trigger_settings else None
+    handed = _settings_from(ctx) if ctx.trigger_settings else None
     if t is qir.Insert:
-        values = [(a.column.name, _assign_sql(a)) for a in w.sets if not _omits(a)]
+        values = [(a.column.name, _assign_sql(a, ctx)) for a in w.sets if not _omits(a, ctx)]
         loop = _loop_links(w)
         if loop:
             # (source_ctes: each element with the id of its row and its arbiter values)
@@ -1530,7 +1563,7 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
         else:
             sql = f"INSERT INTO {table} DEFAULT VALUES"
         if w.conflict is not None:
-            sql += _conflict_sql(w.conflict, w.subject, else_select_marks(w))
+            sql += _conflict_sql(w.conflict, w.subject, ctx, else_select_marks(w))
         # The object and its links in one statement: the join rows are written from the
         # inserted row (none when `unless conflict` skipped it); an upsert's from the row it
         # inserted, and its else update's from the existing row it returned.
@@ -1552,7 +1585,7 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
         where = f'\nWHERE {table}."id" = "_batch"."_oid"'
         links = _loop_update_links(w.links, source)
         if w.sets or any("UPDATE" in tr.events for tr in w.subject.triggers):
-            sets = _set_list(w.sets) if w.sets else f'"id" = {table}."id"'
+            sets = _set_list(w.sets, ctx) if w.sets else f'"id" = {table}."id"'
             upd = f"UPDATE {table}\nSET {sets}\nFROM {froms}{where}"
             return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, True)}"), links
         # (only links change and no update trigger: the objects are locked, as an update would)
@@ -1563,7 +1596,7 @@ def _write_sql(w, source: str = '"_new_src"') -> Tuple[Callable[[str], str], Lis
         froms = ([handed] if handed is not None else []) + ([_batch_sql(w.batch)] if w.batch is not None else [])
         batch = f"\nFROM {', '.join(froms)}" if froms else ""
         if w.sets:
-            upd = f"UPDATE {table}\nSET {_set_list(w.sets)}{batch}{where}"
+            upd = f"UPDATE {table}\nSET {_set_list(w.sets, ctx)}{batch}{where}"
             return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, joined)}"), _link_changes(w.links)
         # Only links change. Gel counts it an update of the object: its update rewrites run
         # and its update triggers fire (https://docs.geldata.com/reference/datamodel/triggers,
@@ -1610,15 +1643,15 @@ def _of(table: str, cols: str, joined: bool) -> str:
     return cols
 
 
-def nested_ctes(w, read: FrozenSet[str] = frozenset()) -> List[Tuple[str, str]]:
+def nested_ctes(w, ctx: "Ctx", read: FrozenSet[str] = frozenset()) -> List[Tuple[str, str]]:
     """The CTEs of the inserts nested in a write's values (theirs first), each returning its
     row's id (its whole row when the statement reads it: ``read``, :func:`read_ctes`), followed
     by its join-table writes."""
     out: List[Tuple[str, str]] = []
     for b in getattr(w, "nested", ()):
-        out += nested_ctes(b.write, read)
-        statement, links = write_sql(b.write, in_cte=True, name=b.name)
-        out += source_ctes(b.write, b.name)
+        out += nested_ctes(b.write, ctx, read)
+        statement, links = write_sql(b.write, ctx, in_cte=True, name=b.name)
+        out += source_ctes(b.write, b.name, ctx)
         out.append((b.name, statement("*" if b.name in read else '"id"')))
         out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
     return out
@@ -1626,13 +1659,6 @@ def nested_ctes(w, read: FrozenSet[str] = frozenset()) -> List[Tuple[str, str]]:
 
 # ---------------------------------------------------------------------------------------------
 # Inserts leaving out omitted parameters: the database applies its own column DEFAULT
-
-#: While :func:`statement_variants` writes a variant: the indices of the parameters the runner
-#: leaves out (``None`` otherwise). Parameters are then written as ``\x00n\x00`` and numbered
-#: afterwards (a NUL never occurs in SQL text).
-_omitted: Optional[FrozenSet[int]] = None
-#: While :func:`statement_variants` writes: the defaulted parameters past :data:`MAX_OMITTABLE`.
-_copied: FrozenSet[int] = frozenset()
 
 #: At most this many omittable parameters per statement: each combination is a statement of its own.
 MAX_OMITTABLE = 5
@@ -1663,11 +1689,11 @@ def omittable(stmt: qir.Node) -> Tuple[int, ...]:
     return defaulted_params(stmt)[:MAX_OMITTABLE]
 
 
-def _omits(a: qir.Assign) -> bool:
-    return _omitted is not None and a.default == "param" and a.value.param.index in _omitted  # type: ignore[attr-defined]
+def _omits(a: qir.Assign, ctx: Ctx) -> bool:
+    return a.default == "param" and a.value.param.index in ctx.omitted  # type: ignore[attr-defined]
 
 
-def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
+def statement_variants(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], ...] = ()) -> Tuple[Variant, ...]:
     """One statement per combination of omitted :func:`omittable` parameters (none for a
     statement without them), in the order of the bit masks: bit ``i`` set omits the ``i``-th
     omittable parameter (the runner computes the same mask). The first variant omits nothing.
@@ -1675,8 +1701,9 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
     An omitted parameter's column is left out of the insert's column list (of ``VALUES`` or of
     the bulk form's ``SELECT``), so Postgres applies the column's current ``DEFAULT``
     (https://www.postgresql.org/docs/15/sql-insert.html): a migration that changes the default
-    changes what a deployed runner writes, and a runner never sends a copy of it."""
-    global _omitted, _copied
+    changes what a deployed runner writes, and a runner never sends a copy of it. Each variant is
+    the statement's tree printed with its own numbering of the parameters it reads.
+    ``trigger_settings``: see :class:`Ctx`."""
     keys = omittable(stmt)
     if not keys:
         return ()
@@ -1684,64 +1711,11 @@ def statement_variants(stmt: qir.Node) -> Tuple[Variant, ...]:
     out = []
     for mask in range(1 << len(keys)):
         omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
-        _omitted = omitted
-        _copied = copied
-        try:
-            marked = statement_sql(stmt)
-        finally:
-            _omitted = None
-            _copied = frozenset()
-        marked = _mark_raw_params(marked)
-        used = sorted({int(n) for n in _MARK.findall(marked)})
-        number = {old: new for new, old in enumerate(used, 1)}
-        sql = _MARK.sub(lambda m: f"${number[int(m.group(1))]}", marked)
+        tree = statement_tree(stmt, Ctx(trigger_settings, omitted, copied))
+        used = sorted(tree_params(tree))
+        sql = to_sql(tree, {old: new for new, old in enumerate(used, 1)})
         out.append(Variant(tuple(sorted(omitted)), sql, tuple(used)))
     return tuple(out)
-
-
-_MARK = re.compile("\x00([0-9]+)\x00")
-
-
-def _mark_raw_params(sql: str) -> str:
-    """``sql`` with each ``$n`` written before the variant (the SQL of an access policy, computed
-    when the query was checked, reads the globals' parameters) marked as :func:`_param_text`
-    marks them, so that it is numbered as the rest; ``$`` inside a string literal, a quoted
-    identifier or a comment is left alone."""
-    out = []
-    i, n = 0, len(sql)
-    while i < n:
-        c = sql[i]
-        if c == "'" or c == '"':
-            # (a backslash escapes in an E'...' string only)
-            escapes = c == "'" and i > 0 and sql[i - 1] in "eE" and (i < 2 or not (sql[i - 2].isalnum() or sql[i - 2] == "_"))
-            j = i + 1
-            while j < n:
-                if escapes and sql[j] == "\\":
-                    j += 2
-                    continue
-                if sql[j] == c:
-                    if j + 1 < n and sql[j + 1] == c:
-                        j += 2
-                        continue
-                    break
-                j += 1
-            out.append(sql[i:j + 1])
-            i = j + 1
-        elif c == "-" and sql.startswith("--", i):
-            j = sql.find("\n", i)
-            j = n if j < 0 else j
-            out.append(sql[i:j])
-            i = j
-        elif c == "$" and i + 1 < n and sql[i + 1].isdigit() and not (i > 0 and (sql[i - 1].isalnum() or sql[i - 1] == "_")):
-            j = i + 1
-            while j < n and sql[j].isdigit():
-                j += 1
-            out.append(f"\x00{sql[i + 1:j]}\x00")
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def _batch_sql(b: qir.Batch, alias: str = '"_batch"') -> str:
@@ -1915,21 +1889,21 @@ def _value_set_sql(s: qir.SelectValueSet) -> str:
             f'WHERE "_v"."value" IS NOT NULL' + (' ORDER BY "_v"."_n"' if paged else ""))
 
 
-def _returning_sql(r: qir.Returning) -> str:
+def _returning_sql(r: qir.Returning, ctx: "Ctx") -> str:
     """A write returning a flat shape. With join-table writes the statement is the CTE
     ``"_new"`` they read, and the query selects its rows: one statement, atomic."""
-    statement, links = write_sql(r.write)
+    statement, links = write_sql(r.write, ctx)
     picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
     columns = _columns(picked)
     check = r.write.check_sql  # type: ignore[attr-defined]
-    nested = nested_ctes(r.write, read_ctes(r))
+    nested = nested_ctes(r.write, ctx, read_ctes(r))
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(", ".join(columns)))
     inner = columns if '"id"' in columns else ['"id"'] + columns
     if check is not None:
         # The access policy check reads every column of the written rows.
         inner = ["*"] + [c for c in columns if " AS " in c]
-    ctes = nested + source_ctes(r.write, "_new") + [("_new", statement(", ".join(inner)))]
+    ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(", ".join(inner)))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
     where = f"\nWHERE {check}" if check is not None else ""
     return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
@@ -2011,18 +1985,29 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
     return sql
 
 
-def statement_sql(stmt: qir.Node) -> str:
-    """The SQL of a checked statement."""
+def statement_sql(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], ...] = ()) -> str:
+    """The SQL of a checked statement (``$n`` the query's ``n``-th parameter);
+    ``trigger_settings``: see :class:`Ctx`."""
+    return to_sql(statement_tree(stmt, Ctx(trigger_settings)))
+
+
+def statement_tree(stmt: qir.Node, ctx: Ctx) -> sqt.Node:
+    """A checked statement as a SQL tree."""
+    return _as_tree(_statement_text(stmt, ctx))
+
+
+def _statement_text(stmt: qir.Node, ctx: "Ctx") -> str:
+    """The SQL of a checked statement, its parameters marked (:func:`_param_text`)."""
     t = type(stmt)
     if t is qir.Group:
         return _group_sql(stmt)  # type: ignore[arg-type]
     if t is qir.Select:
         return _select_sql(stmt)  # type: ignore[arg-type]
     if t is qir.Returning:
-        return _returning_sql(stmt)  # type: ignore[arg-type]
+        return _returning_sql(stmt, ctx)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
-        statement, links = write_sql(stmt.write, in_cte=True)  # type: ignore[attr-defined]
-        ctes = nested_ctes(stmt.write, read_ctes(stmt)) + source_ctes(stmt.write, "_new")  # type: ignore[attr-defined]
+        statement, links = write_sql(stmt.write, ctx, in_cte=True)  # type: ignore[attr-defined]
+        ctes = nested_ctes(stmt.write, ctx, read_ctes(stmt)) + source_ctes(stmt.write, "_new", ctx)  # type: ignore[attr-defined]
         ctes += [("_new", statement("*"))]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         global _written_row
@@ -2033,7 +2018,7 @@ def statement_sql(stmt: qir.Node) -> str:
             _written_row = None
         return links_after_sql(ctes, final)
     if t is qir.With:
-        return _with_sql(stmt)  # type: ignore[arg-type]
+        return _with_sql(stmt, ctx)  # type: ignore[arg-type]
     if t is qir.SelectValues:
         return _values_sql(stmt)  # type: ignore[arg-type]
     if t is qir.SelectUnion:
@@ -2047,7 +2032,7 @@ def statement_sql(stmt: qir.Node) -> str:
     raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
 
 
-def _with_sql(w: qir.With) -> str:
+def _with_sql(w: qir.With, ctx: "Ctx") -> str:
     """A binding to a parameter or a constant is written where it is used; any other value is
     computed once, in a CTE ``"_with_x"``; a bound write is the CTE ``"_with_p"`` (``RETURNING
     *``, followed by its join-table writes), run exactly once even when nothing reads it."""
@@ -2057,9 +2042,9 @@ def _with_sql(w: qir.With) -> str:
     for b in w.bindings:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
-            statement, links = write_sql(b.write, in_cte=True, name=name)  # type: ignore[attr-defined]
-            ctes += nested_ctes(b.write, read_ctes(w))  # type: ignore[attr-defined]
-            ctes += source_ctes(b.write, name)  # type: ignore[attr-defined]
+            statement, links = write_sql(b.write, ctx, in_cte=True, name=name)  # type: ignore[attr-defined]
+            ctes += nested_ctes(b.write, ctx, read_ctes(w))  # type: ignore[attr-defined]
+            ctes += source_ctes(b.write, name, ctx)  # type: ignore[attr-defined]
             ctes.append((name, statement("*")))
             ctes += [(f"{name}_link{i}", link(qi(name)) + ("\nRETURNING *" if f"{name}_link{i}" in read else ""))
                      for i, link in enumerate(links, 1)]
@@ -2068,7 +2053,7 @@ def _with_sql(w: qir.With) -> str:
     if w.unused:
         # (a CTE nothing reads is not run, but its parameters are typed)
         ctes.insert(0, ("_unused", "SELECT " + ", ".join(param_sql(p, expr_sql(p)) for p in w.unused)))
-    sql = statement_sql(w.body)
+    sql = _statement_text(w.body, ctx)
     if ctes:
         head = ",\n".join(f"{qi(n)} AS (\n{text}\n)" for n, text in ctes)
         sql = f"WITH {head},\n{sql[len('WITH '):]}" if sql.startswith("WITH ") else f"WITH {head}\n{sql}"

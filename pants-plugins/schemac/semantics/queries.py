@@ -353,12 +353,8 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
                          "a migration changing these defaults needs the runner regenerated; make some of them "
                          "required (drop 'optional'), or set the rarely given ones with an update")
     query, settings = _trigger_global_params(schema, query)
-    lowering._trigger_settings = settings
-    try:
-        variants = lowering.statement_variants(query.statement)
-        sql = variants[0].sql if variants else lowering.statement_sql(query.statement)
-    finally:
-        lowering._trigger_settings = ()
+    variants = lowering.statement_variants(query.statement, settings)
+    sql = variants[0].sql if variants else lowering.statement_sql(query.statement, settings)
     return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
                      query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
                      variants, foreign_keys_violated(schema, query.statement))
@@ -454,18 +450,17 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
     Removing links (``-=``) and clearing a link violate none. Foreign keys written by triggers
     are not followed."""
     out: Dict[str, str] = {}
-    by_table = {t.table: t for t in schema.every_table()}
     for n in qir.walk(stmt):
         t = type(n)
         if t is qir.Insert or t is qir.Update:
-            table = by_table.get(n.subject.table)  # type: ignore[attr-defined]
+            table = schema.table_named(n.subject.table)  # type: ignore[attr-defined]
             fks = {fk.column: fk for fk in table.foreign_keys} if table is not None else {}
             for a in n.sets:  # type: ignore[attr-defined]
                 fk = fks.get(a.column.name)
                 if fk is not None and a.op == ":=":
                     out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
             for a in n.links:  # type: ignore[attr-defined]
-                join = by_table.get(a.link.join_table)
+                join = schema.table_named(a.link.join_table)
                 if a.op == "-=" or join is None:
                     continue
                 for fk in join.foreign_keys:
@@ -479,14 +474,11 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
                 if deleted in seen:
                     continue
                 seen.add(deleted)
-                for other in schema.every_table():
-                    for fk in other.foreign_keys:
-                        if fk.target_table != deleted:
-                            continue
-                        if fk.on_delete_sql in _REFUSING:
-                            out.setdefault(fk.name, f"a row of `{other.table}` still refers to a deleted `{deleted}` row")
-                        elif fk.on_delete_sql == "CASCADE":
-                            todo.append(other.table)
+                for other, fk in schema.fk_referrers(deleted):
+                    if fk.on_delete_sql in _REFUSING:
+                        out.setdefault(fk.name, f"a row of `{other.table}` still refers to a deleted `{deleted}` row")
+                    elif fk.on_delete_sql == "CASCADE":
+                        todo.append(other.table)
     return tuple(out.items())
 
 
@@ -3396,7 +3388,7 @@ MAX_SHAPE_DEPTH = 4
 
 def _join_table(link, ctx: ExprContext) -> Optional[ObjectType]:
     """The join table of a multi link, as a type whose columns are its link properties."""
-    return next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    return ctx.schema.join_table(link.join_table)
 
 
 def _json_ok(vtype: ValueType, span: Span, ctx: ExprContext) -> bool:
@@ -4426,9 +4418,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 and b.name_span == b.value.span:
             # `with module x` (https://docs.geldata.com/reference/edgeql/with#module-selection):
             # bare names resolve in module x first, then in default.
-            if not any(m == b.value.name or m.startswith(b.value.name + "::")
-                       for m in {t.qualname.rsplit("::", 1)[0] for t in schema.all_types()}
-                       | {e.qualname.rsplit("::", 1)[0] for e in schema.all_enums()}):
+            if not schema.has_module(b.value.name):
                 reporter.error("E0301", f"unknown module '{b.value.name}'", b.value.span)
                 continue
             ctx.module = b.value.name

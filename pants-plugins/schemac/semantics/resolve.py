@@ -628,6 +628,7 @@ class _Resolver:
                 del self.schema.join_tables[joins:]
         self._warn_shared_exclusives()
         self._check_name_collisions()
+        self.schema.complete = True
         return self.schema
 
     def _triggers_of(self, key: str) -> List[Tuple[ast.TriggerDecl, str]]:
