@@ -30,7 +30,7 @@ SCHEMA = """module default {
     access policy own allow all using (.owner.id ?= global cur);
   }
   type Comment {
-    required text: str;
+    required text: str { constraint exclusive; };
     target: Secret;
     multi targets: Secret;
     tgt := .target;
@@ -44,6 +44,18 @@ SCHEMA = """module default {
     required label: str;
     required rt: Secret;
   }
+  # polymorphic links: to an abstract type whose subtype Movie has a policy
+  abstract type Content { required title: str; }
+  type Movie extending Content {
+    required owner: User;
+    access policy own allow all using (.owner.id ?= global cur);
+  }
+  type Show extending Content { n: int64; }
+  type Fav {
+    required label: str;
+    item: Content;
+    multi items: Content;
+  }
   type Row {
     required n: int32;
     access policy everyone allow all using (true);
@@ -56,7 +68,11 @@ SA, SB = "00000000-0000-0000-0000-0000000000a1", "00000000-0000-0000-0000-000000
 C1, C2, C3 = ("00000000-0000-0000-0000-0000000000c1", "00000000-0000-0000-0000-0000000000c2",
               "00000000-0000-0000-0000-0000000000c3")
 P1, P2 = "00000000-0000-0000-0000-0000000000d1", "00000000-0000-0000-0000-0000000000d2"
-LABELS = {ALICE: "alice", BOB: "bob", SA: "sa", SB: "SB!", C1: "c1", C2: "c2", C3: "c3", P1: "p1", P2: "p2"}
+MA, MB, SH = ("00000000-0000-0000-0000-0000000000e1", "00000000-0000-0000-0000-0000000000e2",
+              "00000000-0000-0000-0000-0000000000e3")
+F1, F2 = "00000000-0000-0000-0000-0000000000f1", "00000000-0000-0000-0000-0000000000f2"
+LABELS = {ALICE: "alice", BOB: "bob", SA: "sa", SB: "SB!", C1: "c1", C2: "c2", C3: "c3", P1: "p1", P2: "p2",
+          MA: "ma", MB: "MB!", SH: "sh", F1: "f1", F2: "f2"}
 #: bob's secret's body: no result may hold it.
 HIDDEN_BODY = "bob-secret-body"
 
@@ -68,12 +84,20 @@ INSERT INTO comment_targets (source_id, target_id) VALUES ('{C1}', '{SA}'), ('{C
                                                         ('{C3}', '{SB}');
 INSERT INTO pin (id, label, rt_id) VALUES ('{P1}', 'p1', '{SB}'), ('{P2}', 'p2', '{SA}');
 INSERT INTO "row" (n) VALUES (1);
+INSERT INTO movie (id, title, owner_id) VALUES ('{MA}', 'alice-movie', '{ALICE}'), ('{MB}', 'bob-movie', '{BOB}');
+INSERT INTO show (id, title) VALUES ('{SH}', 'a-show');
+INSERT INTO fav (id, label, item_movie_id, item_show_id) VALUES ('{F1}', 'f1', '{MB}', NULL), ('{F2}', 'f2', NULL, '{SH}');
+INSERT INTO fav_items (source_id, target_id, target_movie_id, target_show_id) VALUES
+  ('{F1}', '{MA}', '{MA}', NULL), ('{F1}', '{MB}', '{MB}', NULL), ('{F2}', '{MB}', '{MB}', NULL),
+  ('{F2}', '{SH}', NULL, '{SH}');
 """
 
 #: State B: bob's secret, and every link to it, gone (run in a transaction rolled back after).
 STATE_B = (f"DELETE FROM comment_targets WHERE target_id = '{SB}'; "
            f"UPDATE comment SET target_id = NULL WHERE target_id = '{SB}'; "
-           f"DELETE FROM pin WHERE rt_id = '{SB}'; DELETE FROM secret WHERE id = '{SB}'")
+           f"DELETE FROM pin WHERE rt_id = '{SB}'; DELETE FROM secret WHERE id = '{SB}'; "
+           f"DELETE FROM fav_items WHERE target_id = '{MB}'; UPDATE fav SET item_movie_id = NULL "
+           f"WHERE item_movie_id = '{MB}'; DELETE FROM movie WHERE id = '{MB}'")
 
 HIDDEN_LINK = "required link 'rt' of object type 'default::Pin' is hidden by access policy"
 FORGED = f"schemac-access-policy|default::Row|delete|{SA}|spoofed"
@@ -111,6 +135,10 @@ USER_ELEMENTS = ["secrets: { body }", "secrets", "s := .<owner[is Secret] { body
 PIN_VALUES = [("{s}rt", "obj"), ("{s}rt.id", "uuid"), ("{s}rt.body", "str"), ("count({s}rt)", "int")]
 PIN_BOOLS = ["exists {s}rt", "{s}rt.body = 'x'"]
 PIN_ELEMENTS = ["rt", "rt: { id }", "rt: { body }"]
+
+FAV_VALUES = [("count({s}items)", "int"), ("{s}item.id", "uuid"), ("{s}item.title", "str"), ("count({s}item)", "int")]
+FAV_BOOLS = ["exists {s}item", "exists {s}items", "count({s}items) = 2"]
+FAV_ELEMENTS = ["item", "items", "item: { title }", "items: { title }"]
 
 # -- forms: templates with {e} (a value), {b} (a condition) or {el} (a shape element) --------------
 
@@ -158,6 +186,13 @@ WRITE_CASES = {
     "count_secret": "select count(Secret);",
     "user_secrets": "select User { name, secrets: { body }, n := count(.secrets) } order by .name;",
     "backlink_id": "select Secret { body } filter .id = <uuid>$v;",
+    "upsert_existing": ("select (insert Comment { text := 'c1', target := (select Secret filter .body = "
+                        f"'{HIDDEN_BODY}' limit 1) }} unless conflict on .text else (update Comment set {{ text := .text }})) "
+                        "{ text, target, n := count(.targets) };"),
+    "upsert_new": ("select (insert Comment { text := 'c9', target := (select Secret filter .body = "
+                   f"'{HIDDEN_BODY}' limit 1) }} unless conflict on .text else (update Comment set {{ text := .text }})) "
+                   "{ text, target };"),
+    "select_movies": "select Content { title } order by .title;",
 }
 
 SUBJECTS = {
@@ -165,6 +200,7 @@ SUBJECTS = {
     "Comment": ("text", "c1", COMMENT_VALUES, COMMENT_BOOLS, COMMENT_ELEMENTS),
     "User": ("name", "alice", USER_VALUES, USER_BOOLS, USER_ELEMENTS),
     "Pin": ("label", "p1", PIN_VALUES, PIN_BOOLS, PIN_ELEMENTS),
+    "Fav": ("label", "f1", FAV_VALUES, FAV_BOOLS, FAV_ELEMENTS),
 }
 PARAM_TYPES = {"uuid": ("uuid", SB), "obj": ("uuid", SB), "str": ("str", HIDDEN_BODY), "int": ("int64", 1)}
 
@@ -247,4 +283,4 @@ def normalize(value) -> str:
 
 def leaks(text: str) -> bool:
     """Whether a normalized result shows bob's secret."""
-    return "SB!" in text or HIDDEN_BODY in text
+    return any(m in text for m in ("SB!", HIDDEN_BODY, "MB!", "bob-movie"))
