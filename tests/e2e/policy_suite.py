@@ -193,6 +193,12 @@ WRITE_CASES = {
                    f"'{HIDDEN_BODY}' limit 1) }} unless conflict on .text else (update Comment set {{ text := .text }})) "
                    "{ text, target };"),
     "select_movies": "select Content { title } order by .title;",
+    "insert_ids": ("select (insert Comment { text := 'new', targets := (select Secret filter .id in "
+                   "array_unpack(<array<uuid>>$ids)) }) { text, n := count(.targets), targets: { body } };"),
+    "update_add_ids": ("select (update Comment filter .text = 'c2' set { targets += (select Secret filter .id in "
+                       "array_unpack(<array<uuid>>$ids)) }) { text, n := count(.targets) };"),
+    "insert_poly_ids": ("select (insert Fav { label := 'new', items := (select Movie filter .id in "
+                        "array_unpack(<array<uuid>>$ids)) }) { label, n := count(.items) };"),
 }
 
 SUBJECTS = {
@@ -243,7 +249,9 @@ def cases() -> List[Case]:
         for el, (form, tpl) in itertools.product(elements, ELEMENT_FORMS.items()):
             add(form, el, subject, tpl.format(T=subject, k=key, first=first, el=el))
     for form, query in WRITE_CASES.items():
-        add(form, "-", "Comment", query, {"v": SB} if "$v" in query else None)
+        args = {"v": SB} if "$v" in query else {"ids": [MA, MB] if "Movie" in query else [SA, SB]} \
+            if "$ids" in query else None
+        add(form, "-", "Comment", query, args)
     out.append(Case(f"c{len(out):03d}", "select <int32><str>$s;", "forged_error", "-", "Row", {"s": FORGED},
                     forged=True))
     return out
