@@ -1918,13 +1918,18 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> str:
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(", ".join(columns)))
     inner = columns if '"id"' in columns else ['"id"'] + columns
+    outer = [qi(f.name) for _, f in picked]
     if check is not None:
-        # The access policy check reads every column of the written rows.
-        inner = ["*"] + [c for c in columns if " AS " in c]
+        # The access policy check reads every column of the written rows; a field named as one
+        # of them (a link's id read through its target's policies, "target_id") is computed
+        # from them in the final select, where it reads "_new"'s column.
+        own = {c.name for c in r.write.subject.columns}  # type: ignore[attr-defined]
+        inner = ["*"] + [c for (_, f), c in zip(picked, columns) if " AS " in c and f.name not in own]
+        outer = [c if " AS " in c and f.name in own else qi(f.name) for (_, f), c in zip(picked, columns)]
     ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(", ".join(inner)))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
     where = f"\nWHERE {check}" if check is not None else ""
-    return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
+    return render_ctes(ctes, f'SELECT {", ".join(outer)} FROM "_new"{where}')
 
 
 def _group_value(n: qir.GroupValue) -> str:

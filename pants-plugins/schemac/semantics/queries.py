@@ -1348,6 +1348,14 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     if low.type.family != uuid_array.family:
         ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
         return None
+    visible = policies.read_predicate(link.target, ctx, policies.LINK_ROW) if ctx.params is not None else None
+    if visible is not None:
+        # the select finds only the objects the target's access policies let the query see: the
+        # others are not linked (https://docs.geldata.com/reference/datamodel/access_policies)
+        table = link.target.from_sql or qi(link.target.table)
+        sql = (f'ARRAY(SELECT "_pv"."id" FROM {table} AS "_pv" WHERE "_pv"."id" = ANY({{0}}) AND '
+               + visible.replace("{", "{{").replace("}", "}}") + ")")
+        return qir.SqlTemplate(low.span, uuid_array, False, "visible_ids", sql, (low,), "p", True)
     return low
 
 
