@@ -157,3 +157,44 @@ def test_02_exclusive_multi_link_holds_each_target_once(pg):
                             "type User { multi awards: Award { constraint max_len_value(3); } }"})
     assert [d.code for d in err.diagnostics] == ["E0206"]
     assert err.diagnostics[0].span.line == 2
+
+
+# -- 5. objects of more than 50 fields: no call with more than 100 arguments -------------------
+
+
+def test_05_nested_shapes_of_many_fields_run(pg):
+    """A JSON object is one ``json_build_object`` call, and Postgres takes at most 100 arguments
+    ("cannot pass more than 100 arguments to a function"): ``select Holder { big: {*} }`` over a
+    type of 50+ properties compiled and failed when run. Objects of more keys are built in chunks
+    (lowering.json_object_sql), keys in the shape's order (``{*}`` is every property,
+    https://docs.geldata.com/reference/edgeql/select#splats), in nested shapes, multi links,
+    named tuples, and a trigger's ``<json>__new__``."""
+    n = 130
+    props = " ".join(f"p{i}: {'int64' if i % 3 == 0 else 'str'};" for i in range(n))
+    sources = {
+        "s.esdl": f"type Big {{ {props}\n"
+                  "  trigger log after insert for each do (insert Log { body := <json>__new__ {**} }); }\n"
+                  "type Log { required body: json; }\n"
+                  "type Holder { required name: str; big: Big; multi bigs: Big; }",
+        "q/read.edgeql": "select Holder { name, big: {*}, bigs: {*} } order by .name;",
+        "q/tuple.edgeql": "select (" + ", ".join(f"a{i} := {i}" for i in range(120)) + ");",
+        "q/add.edgeql": "insert Holder { name := <str>$n, big := (select Big limit 1) };",
+    }
+    _migrate(pg, sources)
+    cols = ", ".join(f"p{i}" for i in range(n))
+    vals = ", ".join(str(i) if i % 3 == 0 else f"'v{i}'" for i in range(n))
+    [(big,)] = pg.execute(f"INSERT INTO big ({cols}) VALUES ({vals}) RETURNING id")
+    plans = _plans(sources)
+    _run(pg, plans["add"], "h")
+    pg.execute("INSERT INTO holder_bigs (source_id, target_id) SELECT id, %s FROM holder", (big,))
+    [(name, one, many)] = _run(pg, plans["read"])
+    want = {"id": str(big), **{f"p{i}": (str(i) if i % 3 == 0 else f"v{i}") for i in range(n)}}
+    assert name == "h" and one == want and many == [want]
+    assert list(one) == list(want)  # the shape's order
+    [(tup,)] = _run(pg, plans["tuple"])
+    assert list(tup) == [f"a{i}" for i in range(120)] and tup["a119"] == "119"
+    [(body,)] = pg.execute("SELECT body FROM log")
+    assert body == {"id": str(big), **{f"p{i}": (i if i % 3 == 0 else f"v{i}") for i in range(n)}}
+    for plan in plans.values():
+        calls = re.findall(r"json_build_object\(([^()]|\([^()]*\))*\)", plan.sql)
+        assert all(c.count(",") < 100 for c in calls)
