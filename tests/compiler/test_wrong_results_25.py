@@ -198,3 +198,41 @@ def test_05_nested_shapes_of_many_fields_run(pg):
     for plan in plans.values():
         calls = re.findall(r"json_build_object\(([^()]|\([^()]*\))*\)", plan.sql)
         assert all(c.count(",") < 100 for c in calls)
+
+
+# -- 10. input Postgres would refuse is refused where it is written --------------------------
+
+
+def test_10_more_columns_than_a_table_can_have_is_refused(pg):
+    """Postgres' tables have at most 1,600 columns (https://www.postgresql.org/docs/15/limits.html):
+    a type of more properties compiled to a migration Postgres refuses. 1,599 properties and the
+    id migrate and run; one more is E0206 at the type's name."""
+    props = " ".join(f"p{i}: int64;" for i in range(1599))
+    sources = {"s.esdl": f"type Wide {{ {props} }}",
+               "q/add.edgeql": "insert Wide { p0 := 1, p1598 := 2 };",
+               "q/read.edgeql": "select Wide { p0, p1598 };"}
+    _migrate(pg, sources)
+    plans = _plans(sources)
+    _run(pg, plans["add"])
+    assert _run(pg, plans["read"]) == [(1, 2)]
+    err = _error({"s.esdl": f"\n type Wider {{ {props} p1599: str; }}"})
+    (d,) = err.diagnostics
+    assert (d.code, d.span.line, d.span.col) == ("E0206", 2, 7)
+    assert "1601 columns" in d.message and "1600" in d.message
+
+
+def test_10_operator_chains_postgres_cannot_nest_are_refused(pg):
+    """Postgres analyses ``a + b + c ...`` nested one operator in the next; a 5,000-term chain
+    exceeds its stack ("stack depth limit exceeded", max_stack_depth) and it compiled. A chain of
+    up to 1,000 nested operators runs; a longer one is E0103 at its start (``and`` / ``or`` runs and
+    ``++`` chains are written flat or balanced, and compile at any length: tests/compiler/test_limits.py)."""
+    sources = {"s.esdl": "type T { required n: int64; }",
+               "q/ok.edgeql": "select T { x := " + " + ".join([".n"] * 1001) + " };"}
+    _migrate(pg, sources)
+    pg.execute("INSERT INTO t (n) VALUES (2)")
+    assert _run(pg, _plans(sources)["ok"]) == [(2002,)]
+    query = "select T { n }\nfilter  " + " - ".join([".n"] * 5000) + " = 1;"
+    err = _error({"s.esdl": sources["s.esdl"], "q/q.edgeql": query})
+    (d,) = err.diagnostics
+    assert (d.code, d.span.file, d.span.line, d.span.col) == ("E0103", "q/q.edgeql", 2, 9)
+    assert "5000 operators" in d.message
