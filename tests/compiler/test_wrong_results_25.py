@@ -236,3 +236,59 @@ def test_10_operator_chains_postgres_cannot_nest_are_refused(pg):
     (d,) = err.diagnostics
     assert (d.code, d.span.file, d.span.line, d.span.col) == ("E0103", "q/q.edgeql", 2, 9)
     assert "5000 operators" in d.message
+
+
+# -- 6. a link written from a sub-select of ids links the objects it finds -------------------
+
+
+def test_06_unknown_ids_in_a_link_sub_select_are_skipped(pg):
+    """``recommends := (select Post filter .id in array_unpack(<array<uuid>>$ids))`` is the
+    posts that sub-select finds (https://docs.geldata.com/reference/edgeql/insert#links): an
+    unknown id links nothing, as Gel's sub-select finds no object for it. schemac wrote the ids
+    as given, and one unknown id failed the statement with the join table's foreign-key error;
+    an optional single link ``opt := (select Post filter .id = <uuid>$u)`` likewise (Gel: empty).
+    A required one still fails the statement (its foreign key; Gel: MissingRequiredError)."""
+    import uuid
+
+    import psycopg
+
+    sources = {
+        "s.esdl": "type Post { required title: str; }\n"
+                  "type User { required email: str; multi recommends: Post; opt: Post; }\n"
+                  "type Pin { required post: Post; }",
+        "q/set_all.edgeql": "update User filter .email = <str>$e set { recommends := "
+                            "(select Post filter .id in array_unpack(<array<uuid>>$ids)) };",
+        "q/add.edgeql": "update User filter .email = <str>$e set { recommends += "
+                        "(select Post filter .id in array_unpack(<array<uuid>>$ids)) };",
+        "q/set_opt.edgeql": "update User filter .email = <str>$e set { opt := (select Post filter .id = <uuid>$u) };",
+        "q/new.edgeql": "insert User { email := <str>$e, opt := (select Post filter .id = <uuid>$u), "
+                        "recommends := (select Post filter .id in array_unpack(<array<uuid>>$ids)) };",
+        "q/pin.edgeql": "insert Pin { post := (select Post filter .id = <uuid>$u) };",
+        "q/read.edgeql": "select User { email, opt: { title }, recommends: { title } order by .title } "
+                         "filter .email = <str>$e;",
+    }
+    _migrate(pg, sources)
+    [(a,)] = pg.execute("INSERT INTO post (title) VALUES ('a') RETURNING id")
+    [(b,)] = pg.execute("INSERT INTO post (title) VALUES ('b') RETURNING id")
+    pg.execute("INSERT INTO \"user\" (email) VALUES ('u')")
+    unknown = uuid.uuid4()
+    plans = _plans(sources)
+
+    def read(e):
+        [(_, opt, recs)] = _run(pg, plans["read"], e)
+        return opt and opt["title"], [r["title"] for r in recs]
+
+    _run(pg, plans["set_all"], "u", [a, unknown])
+    assert read("u") == (None, ["a"])
+    _run(pg, plans["add"], "u", [unknown, b])
+    assert read("u") == (None, ["a", "b"])
+    _run(pg, plans["set_opt"], "u", b)
+    assert read("u") == ("b", ["a", "b"])
+    _run(pg, plans["set_opt"], "u", unknown)  # Gel: the sub-select is empty, so is the link
+    assert read("u") == (None, ["a", "b"])
+    _run(pg, plans["new"], "v", unknown, [unknown, unknown, b])
+    assert read("v") == (None, ["b"])
+    with pytest.raises(psycopg.errors.ForeignKeyViolation):
+        _run(pg, plans["pin"], unknown)
+    _run(pg, plans["pin"], a)
+    assert pg.execute("SELECT count(*) FROM pin") == [(1,)]

@@ -726,8 +726,8 @@ def _visible_id(node: qir.VisibleId) -> str:
     value_sql = expr_sql(value)
     if type(value) is qir.ParamRef:
         value_sql += "::uuid"
-    return (f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE '
-            f'"_t"."id" = {value_sql} AND {node.visible_sql})')
+    visible = "" if node.visible_sql == "true" else f" AND {node.visible_sql}"
+    return f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE "_t"."id" = {value_sql}{visible})'
 
 
 def _link_path(node: qir.LinkPath) -> str:
@@ -1193,6 +1193,11 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
     target = qi(col.name)
     if a.op == "+=":
         return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
+    if not col.multi:
+        # `-=` on an array<T> property (not Gel: schemac's own) removes every occurrence
+        keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
+        return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
+                f"WHERE {keep} ORDER BY _n)")
     given = (f"CASE WHEN _r._e = {value_sql} THEN 1 ELSE 0 END" if a.element else
              f"(SELECT count(*) FROM unnest({value_sql}) AS _d(_e) WHERE _d._e = _r._e)")
     return (f"ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k "
