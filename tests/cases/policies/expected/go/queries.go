@@ -32,8 +32,6 @@ type AddCommentRow struct {
 
 // AddComment runs query add_comment (cases/policies/queries/add_comment.edgeql).
 //
-// A violated foreign key is reported as *FkCommentNoteIDError when note_id names no note row.
-//
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
 	row := q.db.QueryRow(ctx, addCommentSQL, arg.Note, q.globals.CurrentUserID, arg.Text)

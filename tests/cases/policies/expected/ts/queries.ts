@@ -45,7 +45,6 @@ export interface AddCommentResult {
  * Runs query `add_comment`.
  *
  * Source: cases/policies/queries/add_comment.edgeql.
- * @throws {@link FkCommentNoteIdError} when `note_id` names no `note` row (`fk_comment_note_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function addComment(
