@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Figures of the last conformance run (``tests/run tests/conformance``), per Gel source file:
-cases, MATCH, MISMATCH, REFUSED (by code), PREPARE (statements PostgreSQL rejected).
+cases, MATCH, MISMATCH, REFUSED (by code), PREPARE (statements PostgreSQL rejected), and
+``q-ok``: cases refused because their fixture's setup is, whose query itself compiles and PREPAREs.
 
     python3 tests/conformance/summary.py [--markdown] [--refusals N] [--status S] [DIR]
 
@@ -44,6 +45,9 @@ def main(argv=None) -> int:
         per[src][o["status"]] += 1
         if o["status"] == "REFUSED":
             codes[src][o["code"]] += 1
+        e = o.get("reduced") or o
+        if e.get("query_code") == "compiles":
+            per[src]["q_compiles"] += 1
         r = o.get("reduced")
         if r is not None:
             per[src]["reduced"] += 1
@@ -65,16 +69,18 @@ def main(argv=None) -> int:
         return ", ".join(f"{k} {v}" for k, v in sorted(cc.items(), key=lambda kv: (-kv[1], kv[0])))
 
     if args.markdown:
-        print("| Gel test file | cases | MATCH | MATCH % | MISMATCH | PREPARE | REFUSED | refused by code |")
-        print("|---|---:|---:|---:|---:|---:|---:|---|")
+        print("| Gel test file | cases | MATCH | MATCH % | MISMATCH | PREPARE | REFUSED | refused by code | "
+              "query compiles, setup refused |")
+        print("|---|---:|---:|---:|---:|---:|---:|---|---:|")
         for src, c, cc in rows:
             print(f"| {src} | {c['cases']} | {c['MATCH']} | {pct(c)} | {c['MISMATCH']} | {c['PREPARE']} | "
-                  f"{c['REFUSED']} | {fmt_codes(cc)} |")
+                  f"{c['REFUSED']} | {fmt_codes(cc)} | {c['q_compiles']} |")
     else:
-        print(f"{'Gel test file':40} {'cases':>6} {'MATCH':>6} {'%':>6} {'MISM':>5} {'PREP':>5} {'REFUSED':>7}  by code")
+        print(f"{'Gel test file':40} {'cases':>6} {'MATCH':>6} {'%':>6} {'MISM':>5} {'PREP':>5} {'REFUSED':>7} "
+              f"{'q-ok':>5}  by code")
         for src, c, cc in rows:
             print(f"{src:40} {c['cases']:6} {c['MATCH']:6} {pct(c):>6} {c['MISMATCH']:5} {c['PREPARE']:5} "
-                  f"{c['REFUSED']:7}  {fmt_codes(cc)}")
+                  f"{c['REFUSED']:7} {c['q_compiles']:5}  {fmt_codes(cc)}")
     if total["reduced"]:
         print()
         print("Cases whose fixture schema schemac refuses, run on the schema left after removing the refused "
