@@ -262,6 +262,7 @@ class Compiled:
     scalar: bool
     result: tuple
     kind: str = ""
+    cardinality: str = ""
 
 
 class Fixture:
@@ -298,7 +299,8 @@ class Fixture:
                 plan = plan_query(self.schema, qf, reporter)
                 if plan is None or any(d.severity == "error" for d in reporter.diagnostics):
                     raise CompileError(reporter.diagnostics)
-                hit = Compiled(plan.sql, plan.params, plan.scalar, plan.result, plan.kind)
+                hit = Compiled(plan.sql, plan.params, plan.scalar, plan.result, plan.kind,
+                                plan.cardinality)
             except CompileError as e:
                 hit = Refused(*_first_error(e))
             except RecursionError:
