@@ -75,6 +75,17 @@ def prelude(area: str, case: Dict[str, Any]) -> List[str]:
     return [table[i] for i in case["prelude"]]
 
 
+MATCHING = os.path.join(HERE, "matching.txt")
+
+
+def matching() -> set:
+    """The cases that matched Gel's result when ``matching.txt`` was last written."""
+    if not os.path.exists(MATCHING):
+        return set()
+    with open(MATCHING) as f:
+        return {x.strip() for x in f if x.strip() and not x.startswith("#")}
+
+
 def known_mismatches() -> Dict[str, str]:
     out: Dict[str, str] = {}
     if os.path.exists(KNOWN_MISMATCHES):

@@ -28,6 +28,8 @@ def main(argv=None) -> int:
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--refusals", type=int, default=0, help="list the N most frequent refusal messages")
     ap.add_argument("--status", help="list the cases with this status")
+    ap.add_argument("--write-matching", action="store_true",
+                    help="add the run's MATCH cases (on the schema as written or reduced) to matching.txt")
     args = ap.parse_args(argv)
     outcomes = {}
     for path in sorted(glob.glob(os.path.join(args.dir, "outcomes-*.json"))):
@@ -107,6 +109,20 @@ def main(argv=None) -> int:
         print()
         for m, n in msgs.most_common(args.refusals):
             print(f"{n:5}  {m}")
+    if args.write_matching:
+        path = os.path.join(ROOT, "tests", "conformance", "matching.txt")
+        have = set()
+        if os.path.exists(path):
+            with open(path) as f:
+                have = {x.strip() for x in f if x.strip() and not x.startswith("#")}
+        now = {i for i, o in outcomes.items() if (o.get("reduced") or o)["status"] == "MATCH"}
+        with open(path, "w") as f:
+            f.write("# Conformance cases that MATCH Gel's result (on the fixture's schema, or on what is left of it\n"
+                    "# after removing the declarations schemac refuses). A listed case that stops matching fails the\n"
+                    "# suite. Add new ones with: python3 tests/conformance/summary.py --write-matching\n")
+            for i in sorted(have | now):
+                f.write(i + "\n")
+        print(f"\n{path}: {len(have | now)} cases ({len(now - have)} new)")
     if args.status:
         print()
         for o in sorted(outcomes.values(), key=lambda o: o["id"]):
