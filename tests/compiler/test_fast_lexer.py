@@ -1,9 +1,10 @@
-"""The parser's fast lexer (``schemac.syntax.parser._FastContextualLexer``) is lark's contextual lexer,
+"""The parser's fast lexer (``schemac.syntax.parser._FastContextualLexer``) is lark's contextual lexer
+reading words whole as Gel does (``_ReferenceLexer``: ``filterr'x'`` is the word ``filterr``),
 token for token: same types (keywords only where the grammar expects one), values and
 positions (``line``/``column``/``end_*``/``*_pos``), and the same errors, with what was expected.
 
 Differential: the grammar is parsed in tree mode (every token kept) once with lark's
-``lexer="contextual"`` and once with the fast lexer, on the repository's schemas and queries,
+``lexer=_ReferenceLexer`` (lark's contextual lexer and ``_whole_word``) and once with the fast lexer, on the repository's schemas and queries,
 the benchmark's generated library, and a few thousand mutated or random token soups (seeded,
 so the run is reproducible).
 """
@@ -30,7 +31,7 @@ STARTS = ("schema", "query_file", "type_start")
 def lexers():
     grammar = pkgutil.get_data("schemac.syntax", "grammar.lark").decode("utf-8")
     kw = dict(parser="lalr", start=list(STARTS), keep_all_tokens=True, maybe_placeholders=False)
-    return Lark(grammar, lexer="contextual", **kw), Lark(grammar, lexer=P._FastContextualLexer, **kw)
+    return Lark(grammar, lexer=P._ReferenceLexer, **kw), Lark(grammar, lexer=P._FastContextualLexer, **kw)
 
 
 def _tok(t, unquote=False):
@@ -179,7 +180,7 @@ def ast_parsers():
     from schemac.diagnostics import CompileError
 
     grammar = pkgutil.get_data("schemac.syntax", "grammar.lark").decode("utf-8")
-    options = dict(P._lark_options(), lexer="contextual")
+    options = dict(P._lark_options(), lexer=P._ReferenceLexer)
     reference = Lark(grammar, **options)
     ref_builder = P._Builder("")
     P._install_builder(reference, ref_builder)

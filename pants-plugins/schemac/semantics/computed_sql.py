@@ -484,7 +484,7 @@ def _backlink_source(expr: ast.Backlink, ctx) -> Optional[ObjectType]:
     if subject is None:
         ctx.reporter.error("E0202", f"'.<{expr.link}' has no subject here", expr.span)
         return None
-    candidates = [t for t in ctx.schema.all_types() if backlink_link(t, expr.link, subject) is not None]
+    candidates = [t for t in ctx.schema.types_with_pointer(expr.link) if backlink_link(t, expr.link, subject) is not None]
     if expr.type_name is not None:
         source = ctx.schema.find_narrowed(expr.type_name, ctx.module)
         if source is None:

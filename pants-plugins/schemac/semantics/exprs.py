@@ -26,7 +26,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.lowering import Lowered, emit, tuple_nullable_leaves
 from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
-from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string
+from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string, template_text
 from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind, range_scalar
 from schemac.semantics import gel_auth, stdfuncs
 from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
@@ -787,8 +787,7 @@ def with_scope(expr: ast.WithExpr, ctx: ExprContext) -> Optional[ExprContext]:
                 and b.span != value.span:
             # `(with module material select Material ...)` (https://docs.geldata.com/reference/edgeql/with#module-selection):
             # bare names resolve in that module first, then in default
-            if not any(t.module == value.name or t.module.startswith(value.name + "::")
-                       for t in (*ctx.schema.all_types(), *ctx.schema.all_enums())):
+            if not ctx.schema.has_module(value.name):
                 ctx.reporter.error("E0301", f"unknown module '{value.name}'", value.span)
                 return None
             scope = dataclasses.replace(scope, module=value.name)
@@ -1522,10 +1521,14 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     link = ctx.subject.links.get(name)
     if link is not None:
         if expr.steps[1:] in ((), ("id",)) and link.column is not None:
-            # A single link stands for its target's id (its FK column).
+            # A single link stands for its target's id (its FK column), the id of an object the
+            # query may see (read through the target's access policies when it has some).
+            from schemac.semantics import policies
+
             col = ctx.subject.column(link.column)
             assert col is not None
-            return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix)
+            return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix,
+                                 policies.link_visible(link, ctx.subject, ctx))
         if link.column is not None:
             return _link_path(expr, ctx)
         if len(expr.steps) > 1 and ctx.set_links is not None and ctx.set_row is not None and \
@@ -1601,7 +1604,7 @@ def _subject_type_check(expr: ast.TypeCheck, ctx: ExprContext) -> Optional[qir.E
     if subject is None or subject.union_of or subject.from_sql is not None or subject.join_of is not None \
             or not (itself or isinstance(op, ast.VarRef)) or ctx.column_prefix is not None or ctx.outer is not None:
         return None
-    keys = {k: k for k in ctx.schema.descendants}
+    keys = ctx.schema.descendant_keys()
     if not itself:
         # (``Path(())``: the selected object itself, a ``with`` name of a union read in the
         # shape of its select, as queries._union_binding_select writes it)
@@ -1881,7 +1884,7 @@ def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
 
     assert ctx.set_links is not None and ctx.set_row is not None
     link = ctx.subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
-    table = next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    table = ctx.schema.join_table(link.join_table)
     col = table.column(expr.name) if table is not None else None
     if col is None or col.name in ("source_id", "target_id"):
         ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span)
@@ -1908,7 +1911,7 @@ def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
 
     subject = ctx.subject
     link = subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
-    table = next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    table = ctx.schema.join_table(link.join_table)
     col = table.column(expr.name) if table is not None else None
     if col is None or col.name in ("source_id", "target_id"):
         ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span,
@@ -2042,7 +2045,7 @@ def selected_tuple(low: qir.Expr) -> qir.Expr:
         return low
     elements = []
     for (_, t), (attr, _) in zip(low.type.fields, low.type.composite_fields):
-        elem = qir.SqlTemplate(low.span, t, low.nullable, "tuple_element", f"({{0}}).{qi(attr)}", (low,), "r", True)
+        elem = qir.SqlTemplate(low.span, t, low.nullable, "tuple_element", f"({{0}}).{template_text(qi(attr))}", (low,), "r", True)
         elements.append(selected_tuple(elem))
     return qir.TupleValue(low.span, low.type, low.nullable, tuple(elements))
 
@@ -2107,7 +2110,7 @@ def _tuple_element(base: qir.Expr, step: str, span: Span, ctx: ExprContext) -> O
         test = " OR ".join(f"{{{k}}} IS NULL" for k in range(1, len(others) + 1))
         return qir.SqlTemplate(span, elem, True, "tuple_element_of", f"CASE WHEN {test} THEN NULL ELSE {{0}} END",
                                (value, *others), "p" + "o" * len(others), True)
-    return qir.SqlTemplate(span, elem, base.nullable, "tuple_element", f"({{0}}).{qi(attrs[i][0])}", (base,), "r",
+    return qir.SqlTemplate(span, elem, base.nullable, "tuple_element", f"({{0}}).{template_text(qi(attrs[i][0]))}", (base,), "r",
                            True)
 
 
@@ -2545,13 +2548,19 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     pl = ctx.subject.poly_links.get(name) if ctx.subject is not None else None
     if pl is not None and pl.multi and ctx.subject is not None:
         # a polymorphic multi link: its join rows, whatever their target's type
+        from schemac.semantics import policies
+
         link = Link(pl.name, pl.targets[0][0], True, pl.required, None, pl.join_table)
-        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table),
+                             policies.join_row_visible(link, ctx, poly=pl))
     if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
         return None
     link = ctx.subject.links.get(name) if ctx.subject is not None else None
     if link is not None and link.multi and ctx.subject is not None:
-        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
+        from schemac.semantics import policies
+
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table),
+                             policies.join_row_visible(link, ctx))
     arg = check(expr.args[0], ctx)
     if arg is None:
         return None
@@ -2921,7 +2930,7 @@ _ISO_DATETIME = r"^\s*\d{4}(-\d{2}-\d{2}|\d{4})[tT ]\d{2}(:?\d{2}(:?\d{2}(\.\d+)
 #: A str read as a datetime (``to_datetime(s)``, ``<datetime>s``): the statement fails on a string
 #: that is not ISO 8601 with a time zone.
 _DATETIME_OF_STR = (
-    "CASE WHEN {0} ~ " + sql_string(_ISO_DATETIME).replace("{", "{{").replace("}", "}}") + " THEN CAST({0} AS "
+    "CASE WHEN {0} ~ " + template_text(sql_string(_ISO_DATETIME)) + " THEN CAST({0} AS "
     "timestamptz) ELSE CAST('an ISO 8601 date and time with a time zone is required, got ' || {0} AS timestamptz) END")
 
 
@@ -3099,7 +3108,7 @@ def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[
         ctx.reporter.error("E0304", f"'{ref}' is not a sequence type", ref.span,
                            "declare it with: scalar type <Name> extending sequence;")
         return None
-    seq = sql_string(qi(custom.sequence)).replace("{", "{{").replace("}", "}}")  # type: ignore[attr-defined]
+    seq = template_text(sql_string(qi(custom.sequence)))  # type: ignore[attr-defined]
     if name == "sequence_next":
         return qir.ExtCall(expr.span, INT64, False, name, f"nextval({seq})", ())
     if len(expr.args) == 1:
@@ -3785,12 +3794,18 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None \
                 and op.steps[0] in ctx.subject.poly_links:
             # a polymorphic link: one of its columns set (single), a join row (multi)
+            # (an object the target's access policies hide is none: policies.join_row_visible)
+            from schemac.semantics import policies
+
             pl = ctx.subject.poly_links[op.steps[0]]
             row = ctx.column_prefix or qi(ctx.subject.table)
             if pl.multi:
-                sql = f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id")'  # type: ignore[arg-type]
+                visible = policies.join_row_visible(None, ctx, '"_x"', pl)
+                sql = (f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id"'  # type: ignore[arg-type]
+                       + ("" if visible is None else f" AND {visible}") + ")")
             else:
-                sql = "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
+                sql = policies.join_row_visible(None, ctx, row, pl) or \
+                    "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
             return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
                                    True)
         link = ctx.subject.links.get(op.steps[0]) \
@@ -3798,9 +3813,13 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         if link is not None and link.column is None and link.join_table is not None:
             # `exists .bs` of a multi link (https://docs.geldata.com/reference/stdlib/set#operator::exists):
             # a join row of the subject, as count(.bs) counts them
+            from schemac.semantics import policies
+
             row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
             alias = qi(f"_j{ctx.depth}")
-            sql = f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id")'
+            visible = policies.join_row_visible(link, ctx, alias)
+            sql = (f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id"'
+                   + ("" if visible is None else f" AND {visible}") + ")")
             return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
                                    True)
         if computed_sql.type_set_of(expr.operand, ctx) is not None:

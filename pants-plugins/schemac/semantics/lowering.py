@@ -163,7 +163,21 @@ def _literal(node: qir.Literal) -> str:
 
 def _column(node: qir.ColumnRef) -> str:
     name = quote_ident(node.column.name)
-    return f"{node.qualifier}.{name}" if node.qualifier else name
+    ref = f"{node.qualifier}.{name}" if node.qualifier else name
+    if node.visible_sql is not None:
+        return visible_link_sql(ref, node.link.target, node.visible_sql)  # type: ignore[union-attr]
+    return ref
+
+
+def visible_link_sql(ref: str, target: ObjectType, visible: str) -> str:
+    """The id in the FK column ``ref`` when ``visible`` (the target's access policies over its
+    row ``"_pv"``, ``schemac.semantics.policies.link_visible``) holds for the object, else NULL:
+    ``(SELECT "_pv"."id" FROM (SELECT <ref> AS "k") AS "_pk" JOIN <target> AS "_pv" ON
+    "_pv"."id" = "_pk"."k" WHERE <visible>)``. ``ref`` is read in a sub-select of its own, where
+    the target's columns are not in scope, so an unqualified column name is the outer row's."""
+    table = target.from_sql or qi(target.table)
+    return (f'(SELECT "_pv"."id" FROM (SELECT {ref} AS "k") AS "_pk" JOIN {table} AS "_pv" '
+            f'ON "_pv"."id" = "_pk"."k" WHERE {visible})')
 
 
 def _var(node: qir.VarRef) -> str:
@@ -184,8 +198,9 @@ def _call(node: qir.Call) -> str:
 
 
 def _count_link(node: qir.CountLink) -> str:
+    visible = "" if node.visible_sql is None else f" AND {node.visible_sql}"
     return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
-            f'WHERE "_c"."source_id" = {node.subject_row}."id")')
+            f'WHERE "_c"."source_id" = {node.subject_row}."id"{visible})')
 
 
 def _value_set(node: qir.ValueSet) -> str:
@@ -968,7 +983,10 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
         elif t is qir.ShapeLinkProp:
             out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}", gel_json), el.field))
         elif t is qir.ShapeLinkId:
-            out.append((qi(el.column.name), el.field))
+            ref = qi(el.column.name)
+            if el.visible_sql is not None:
+                ref = visible_link_sql(ref, el.link.target, el.visible_sql)
+            out.append((ref, el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))
             if depth == 0 and type(el.value) is qir.Call and el.value.func in _INT4_CALLS:  # type: ignore[attr-defined]
@@ -1152,15 +1170,20 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             return f"COALESCE({sql}, {col.default_sql})"
         return sql
-    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` removes every
-    # occurrence, keeping the order of the rest.
+    # `tags += value` appends (a multi property is a multiset, as in Gel); `-=` is the multiset
+    # difference (Gel's `except`, https://docs.geldata.com/reference/edgeql/sets: geldata/gel
+    # tests/test_edgeql_update.py test_edgeql_update_subtract_non_distinct, ['1','1','2','3','2',
+    # '2','3','4'] -= {'1','2','2','3','5'} is ['1','2','3','4']): each element given removes one
+    # occurrence (the k-th occurrence of a value stays when the value is given fewer than k times;
+    # the first ones go), keeping the order of the rest; an empty value removes nothing.
     value_sql = param_sql(value, sql)
     target = qi(col.name)
     if a.op == "+=":
         return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
-    keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
-    return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
-            f"WHERE {keep} ORDER BY _n)")
+    given = (f"CASE WHEN _r._e = {value_sql} THEN 1 ELSE 0 END" if a.element else
+             f"(SELECT count(*) FROM unnest({value_sql}) AS _d(_e) WHERE _d._e = _r._e)")
+    return (f"ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k "
+            f"FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > {given} ORDER BY _r._n)")
 
 
 def _set_list(sets, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:

@@ -568,6 +568,77 @@ class Schema:
     #: Object type (abstract or concrete) qualified name -> the concrete types that are it or
     #: extend it, qualified names in resolution order: the tables a query on the type reads.
     descendants: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
+    #: Set by the resolver once the schema is built (:func:`schemac.semantics.resolve.build_schema`):
+    #: from then on nothing changes it, so the lookups below (a table by name, the foreign keys
+    #: referring to a table, ...) build their index once and keep it (``_indexes``) rather than
+    #: scan every table per query, which made compiling quadratic in the library's size.
+    #: Before (while resolving), each lookup scans, as the schema is still growing.
+    complete: bool = field(default=False, compare=False)
+    _indexes: Dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def _index(self, name: str, build):  # type: ignore[no-untyped-def]
+        """The index ``name`` (``build()``'s result): built once when the schema is complete,
+        on every call before."""
+        if not self.complete:
+            return build()
+        hit = self._indexes.get(name)
+        if hit is None:
+            hit = self._indexes[name] = build()
+        return hit
+
+    def table_named(self, table: str) -> Optional[ObjectType]:
+        """The table (object type or join table, dependencies' included) named ``table``
+        (its Postgres name), or ``None``."""
+        return self._index("tables", lambda: {t.table: t for t in self.every_table()}).get(table)  # type: ignore[attr-defined]
+
+    def join_table(self, table: str) -> Optional[ObjectType]:
+        """The join table named ``table`` (a multi link's ``join_table``), or ``None``."""
+        def build() -> Dict[str, ObjectType]:
+            out: Dict[str, ObjectType] = {}
+            for t in self.join_tables:
+                out.setdefault(t.table, t)
+            return out
+        return self._index("join_tables", build).get(table)  # type: ignore[attr-defined]
+
+    def fk_referrers(self, table: str) -> Tuple[Tuple[ObjectType, ForeignKey], ...]:
+        """The foreign keys referring to ``table``, with the table holding each, in table order
+        (:meth:`every_table`) then the table's order of foreign keys."""
+        def build() -> Dict[str, Tuple[Tuple[ObjectType, ForeignKey], ...]]:
+            out: Dict[str, List[Tuple[ObjectType, ForeignKey]]] = {}
+            for t in self.every_table():
+                for fk in t.foreign_keys:
+                    out.setdefault(fk.target_table, []).append((t, fk))
+            return {k: tuple(v) for k, v in out.items()}
+        return self._index("fk_referrers", build).get(table, ())  # type: ignore[attr-defined]
+
+    def types_with_pointer(self, name: str) -> Tuple[ObjectType, ...]:
+        """The object types with a link or polymorphic link named ``name``, in declaration
+        order: the candidate sources of a backlink ``.<name`` (:func:`backlink_link`)."""
+        def build() -> Dict[str, Tuple[ObjectType, ...]]:
+            out: Dict[str, List[ObjectType]] = {}
+            for t in self.types.values():
+                for n in dict.fromkeys((*t.links, *t.poly_links)):
+                    out.setdefault(n, []).append(t)
+            return {k: tuple(v) for k, v in out.items()}
+        if not self.complete:
+            return tuple(t for t in self.types.values() if name in t.links or name in t.poly_links)
+        return self._index("pointers", build).get(name, ())  # type: ignore[attr-defined]
+
+    def has_module(self, name: str) -> bool:
+        """``name`` is the module of a type or an enum, or a module enclosing one
+        (``a`` for ``a::b``): a module ``with module name`` can select."""
+        def build() -> Set[str]:
+            out: Set[str] = set()
+            for x in (*self.types.values(), *self.enums.values()):
+                parts = x.module.split("::")
+                out.update("::".join(parts[:i]) for i in range(1, len(parts) + 1))
+            return out
+        return name in self._index("modules", build)  # type: ignore[operator]
+
+    def descendant_keys(self) -> Dict[str, str]:
+        """``{qualname: qualname}`` of the types with descendants (:attr:`descendants`), for
+        :meth:`find`."""
+        return self._index("descendant_keys", lambda: {k: k for k in self.descendants})  # type: ignore[return-value]
 
     def all_tables(self) -> List[ObjectType]:
         """Every table of this library: object types, then join tables (tables of dependency
@@ -597,7 +668,7 @@ class Schema:
         objects, https://docs.geldata.com/reference/edgeql/paths#link-targets)."""
         found = self.find_type(name, module)
         if found is None:
-            key = self.find(name, module, {k: k for k in self.abstract_types})
+            key = self.find(name, module, self._index("abstract_keys", lambda: {k: k for k in self.abstract_types}))
             subs = self.descendants.get(key, ()) if key is not None else ()  # type: ignore[arg-type]
             found = self.types.get(subs[0]) if len(subs) == 1 else None
         return found

@@ -450,18 +450,17 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
     Removing links (``-=``) and clearing a link violate none. Foreign keys written by triggers
     are not followed."""
     out: Dict[str, str] = {}
-    by_table = {t.table: t for t in schema.every_table()}
     for n in qir.walk(stmt):
         t = type(n)
         if t is qir.Insert or t is qir.Update:
-            table = by_table.get(n.subject.table)  # type: ignore[attr-defined]
+            table = schema.table_named(n.subject.table)  # type: ignore[attr-defined]
             fks = {fk.column: fk for fk in table.foreign_keys} if table is not None else {}
             for a in n.sets:  # type: ignore[attr-defined]
                 fk = fks.get(a.column.name)
                 if fk is not None and a.op == ":=":
                     out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
             for a in n.links:  # type: ignore[attr-defined]
-                join = by_table.get(a.link.join_table)
+                join = schema.table_named(a.link.join_table)
                 if a.op == "-=" or join is None:
                     continue
                 for fk in join.foreign_keys:
@@ -475,14 +474,11 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
                 if deleted in seen:
                     continue
                 seen.add(deleted)
-                for other in schema.every_table():
-                    for fk in other.foreign_keys:
-                        if fk.target_table != deleted:
-                            continue
-                        if fk.on_delete_sql in _REFUSING:
-                            out.setdefault(fk.name, f"a row of `{other.table}` still refers to a deleted `{deleted}` row")
-                        elif fk.on_delete_sql == "CASCADE":
-                            todo.append(other.table)
+                for other, fk in schema.fk_referrers(deleted):
+                    if fk.on_delete_sql in _REFUSING:
+                        out.setdefault(fk.name, f"a row of `{other.table}` still refers to a deleted `{deleted}` row")
+                    elif fk.on_delete_sql == "CASCADE":
+                        todo.append(other.table)
     return tuple(out.items())
 
 
@@ -3392,7 +3388,7 @@ MAX_SHAPE_DEPTH = 4
 
 def _join_table(link, ctx: ExprContext) -> Optional[ObjectType]:
     """The join table of a multi link, as a type whose columns are its link properties."""
-    return next((t for t in ctx.schema.join_tables if t.table == link.join_table), None)
+    return ctx.schema.join_table(link.join_table)
 
 
 def _json_ok(vtype: ValueType, span: Span, ctx: ExprContext) -> bool:
@@ -3530,7 +3526,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                     and not _has_clauses(el) and rename is None:
                 col = subject.column(link.column)  # type: ignore[arg-type]
                 assert col is not None
-                out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col))
+                out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col,
+                                           policies.link_visible(link, subject, ctx)))
                 continue
             if depth + 1 > MAX_SHAPE_DEPTH:
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",
@@ -4422,9 +4419,7 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 and b.name_span == b.value.span:
             # `with module x` (https://docs.geldata.com/reference/edgeql/with#module-selection):
             # bare names resolve in module x first, then in default.
-            if not any(m == b.value.name or m.startswith(b.value.name + "::")
-                       for m in {t.qualname.rsplit("::", 1)[0] for t in schema.all_types()}
-                       | {e.qualname.rsplit("::", 1)[0] for e in schema.all_enums()}):
+            if not schema.has_module(b.value.name):
                 reporter.error("E0301", f"unknown module '{b.value.name}'", b.value.span)
                 continue
             ctx.module = b.value.name

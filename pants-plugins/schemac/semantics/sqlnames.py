@@ -65,6 +65,14 @@ def sql_string(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
 
+def template_text(sql: str) -> str:
+    """``sql`` (a literal, an identifier: any text that may come from the user) spelled into the
+    template of a ``qir.SqlTemplate`` / ``qir.ExtCall``, which the lowering fills with
+    ``str.format``: its braces doubled, so ``to_str(d, 'YYYY{')`` or a format ``'{0}'`` stays
+    the text it is and is never read as a placeholder."""
+    return sql.replace("{", "{{").replace("}", "}}")
+
+
 def snake_case(name: str) -> str:
     """``QueueStatus`` -> ``queue_status``, ``HTTPRequest`` -> ``http_request``,
     ``userID`` -> ``user_id``; already snake_case names are unchanged."""

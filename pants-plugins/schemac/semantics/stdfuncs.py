@@ -373,7 +373,7 @@ def to_str(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
             return None
         return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", template, (value,), "o",
                                template.startswith(("CAST", "convert_from", "trim", "(")) or template == "{0}")
-    from schemac.semantics.sqlnames import sql_string
+    from schemac.semantics.sqlnames import sql_string, template_text
 
     if family == "json":
         if fmt != "pretty":
@@ -391,9 +391,9 @@ def to_str(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
                                args[1].span, "datetimes are formatted in UTC; leave the zone out of the format, "
                                "or append it as text")
             return None
-        template = f"to_char({{0}} AT TIME ZONE 'UTC', {sql_string(fmt)})"
+        template = f"to_char({{0}} AT TIME ZONE 'UTC', {template_text(sql_string(fmt))})"
     else:
-        template = f"to_char({{0}}, {sql_string(fmt)})"
+        template = f"to_char({{0}}, {template_text(sql_string(fmt))})"
     return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", template, (value,), "o", True)
 
 

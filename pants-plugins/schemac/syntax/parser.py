@@ -123,6 +123,71 @@ def _write_cache(parser: Lark, path: str) -> None:
         pass
 
 
+#: The characters of a word (an identifier, a keyword).
+_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: A keyword matched in a word that goes on (``filter`` in ``filterr``) is no token: the lookahead
+#: added after each word-like terminal of a fast pattern (see :func:`_guarded_alternation`).
+_WORD_GOES_ON = "(?!(?<=[A-Za-z0-9_])[A-Za-z0-9_])"
+
+
+def _whole_word(tok: Token, lexer_state) -> Token:
+    """Gel's lexer reads a word whole (https://docs.geldata.com/reference/edgeql/lexical#identifiers:
+    an identifier is the longest run of letters, digits and ``_``; a keyword is such a word), so
+    ``filterr'x'`` is the identifier ``filterr`` and then a string, never the keyword ``filter``
+    and the raw string ``r'x'``. Lark's contextual lexer only tries the terminals the parser state
+    accepts, and where no identifier is accepted it would match the keyword alone: this turns a
+    keyword ``tok`` that a word character follows into the NAME token of the whole word (which the
+    parser then refuses with a located syntax error, as Gel does), and moves the lexer past it."""
+    if tok.type == "NAME":
+        return tok
+    value = tok.value
+    if value[-1:] not in _WORD_CHARS or not _WORD.fullmatch(value):
+        return tok
+    text = lexer_state.text.text
+    end = tok.end_pos
+    stop = end
+    n = len(text)
+    while stop < n and text[stop] in _WORD_CHARS:
+        stop += 1
+    if stop == end:
+        return tok
+    extra = text[end:stop]
+    lexer_state.line_ctr.feed(extra, test_newline=False)
+    word = Token("NAME", value + extra, start_pos=tok.start_pos, line=tok.line, column=tok.column,
+                 end_line=tok.end_line, end_column=tok.end_column + len(extra), end_pos=stop)
+    lexer_state.last_token = word
+    return word
+
+
+class _WholeWordContextualLexer(ContextualLexer):
+    """Lark's contextual lexer that reads words whole (:func:`_whole_word`)."""
+
+    def lex(self, lexer_state, parser_state):
+        for tok in super().lex(lexer_state, parser_state):
+            yield _whole_word(tok, lexer_state)
+
+
+class _ReferenceLexer(Lexer):
+    """Lark's contextual lexer with :func:`_whole_word`, as a lark ``lexer=`` class: what
+    :class:`_FastContextualLexer` is checked against (``tests/compiler/test_fast_lexer.py``)."""
+
+    __future_interface__ = 2
+
+    def __init__(self, conf) -> None:
+        self.conf = conf
+        self._contextual: Optional[ContextualLexer] = None
+        self._parse_table = None
+
+    def lex(self, lexer_state, parser_state):
+        table = parser_state.parse_conf.parse_table
+        if self._contextual is None or self._parse_table is not table:
+            states = {idx: list(t.keys()) for idx, t in table.states.items()}
+            self._contextual = _WholeWordContextualLexer(self.conf, states, always_accept=())
+            self._parse_table = table
+        return self._contextual.lex(lexer_state, parser_state)
+
+
 class _FastContextualLexer(Lexer):
     """Lark's contextual lexer, with the per-token work done by one regular expression match.
 
@@ -145,6 +210,9 @@ class _FastContextualLexer(Lexer):
       for terminals that may hold one), as lark's ``LineCounter`` does;
     * keyword callbacks (lark's ``UnlessCallback``: a NAME that is a keyword accepted in this
       state becomes that keyword) are memoised per word.
+    * words are read whole, as Gel reads them: a keyword a word character follows matches no
+      fast pattern (``_WORD_GOES_ON``), and lark's lexer then gives the NAME of the whole word
+      (:func:`_whole_word`: ``filterr'x'`` is ``filterr``, then ``'x'``).
 
     Where the pattern does not match (end of input, a syntax error, or a state without a
     fast pattern) the token comes from lark's ``ContextualLexer`` itself, positioned at the
@@ -172,7 +240,7 @@ class _FastContextualLexer(Lexer):
         table = parser_state.parse_conf.parse_table
         if self._contextual is None or self._parse_table is not table:
             states = {idx: list(t.keys()) for idx, t in table.states.items()}
-            self._contextual = ContextualLexer(self.conf, states, always_accept=())
+            self._contextual = _WholeWordContextualLexer(self.conf, states, always_accept=())
             self._parse_table = table
             self._scanners = {}
             self._by_lexer = {}
@@ -343,8 +411,10 @@ def _guarded_alternation(tokens, flags: int) -> str:
         run.clear()
 
     for t in tokens:
-        alt = "(?P<%s>%s)" % (t.name, t.pattern.to_regexp())
         first = _terminal_first_chars(t, flags)
+        alt = "(?P<%s>%s)" % (t.name, t.pattern.to_regexp())
+        if t.name != "NAME" and first and any(ch[:1] in _WORD_CHARS and not ch[:1].isdigit() for ch, _ in first):
+            alt += _WORD_GOES_ON  # (a keyword in a longer word is no token here: _whole_word)
         if first and all(len(ch) == 1 and ch.isascii() and ch.isalpha() for ch, _ in first):
             run.append(alt)
         else:
@@ -1294,6 +1364,11 @@ class _Builder:
 
     def for_q(self, meta, children):
         name, source, body = children
+        if isinstance(body, (ast.SelectExpr, ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
+            # `for x in S select E`: Gel's ForQuery without `union` (has_union=False), the same
+            # query as `for x in S union (select E)` (geldata/gel edb/edgeql/parser/grammar/
+            # expressions.py reduce_ForInStmt; https://docs.geldata.com/reference/edgeql/for)
+            body = _parenthesised(body, body.span)
         if isinstance(body, ast.StatementExpr) and isinstance(body.query, ast.InsertQuery):
             body = body.query
         if isinstance(body, ast.InsertQuery):
@@ -1429,7 +1504,34 @@ class _Builder:
         c = dict(rest)
         return ast.SelectExpr(subject, None, c.get("filter"), c.get("order", ()), None, None, self._span(meta))
 
+    def select_alias(self, meta, children):
+        return ("alias", children[0])
+
+    def _aliased(self, meta, children):
+        """``select x := E <clauses>``: Gel's inline alias, ``with x := E select x <clauses>``
+        (geldata/gel edb/edgeql/compiler/stmt.py compile_result_clause: "`SELECT foo := expr` is
+        equivalent to `WITH foo := expr SELECT foo`"; https://docs.geldata.com/reference/edgeql/select).
+        A shape stays on the select: ``select u := User { name }`` selects ``u { name }``. An
+        alias that neither the shape nor the clauses name means nothing: ``select n := count(User)``
+        is ``select count(User)``. Returns the binding (``None`` then) and the select's children."""
+        (_, name), subject, *rest = children
+        base, shape = subject, None
+        if isinstance(subject, ast.ShapeExpr):
+            base, shape = subject.base, subject.shape
+        alias = str(name)
+        if not any((isinstance(n, ast.VarRef) and n.name == alias) or (isinstance(n, ast.EnumRef) and n.enum == alias)
+                   for part in [shape or ()] + [v for _, v in rest] for n in ast.walk_syntax(part)):
+            return None, [subject, *rest]
+        binding = self.with_binding(meta, [name, base])
+        ref = ast.VarRef(str(name), self._tspan(name))
+        return binding, [ast.ShapeExpr(ref, shape, subject.span) if shape is not None else ref, *rest]
+
     def select_expr(self, meta, children):
+        if type(children[0]) is tuple and children[0][0] == "alias":
+            binding, children = self._aliased(meta, children)
+            if binding is None:
+                return self.select_expr(meta, children)
+            return ast.WithExpr((binding,), self.select_expr(meta, children), self._span(meta))
         subject, *rest = children
         shape = None
         if isinstance(subject, ast.ShapeExpr):  # select User { name } ...
@@ -2094,7 +2196,12 @@ class _Builder:
         """``select <expr> [filter] [order by] [offset] [limit]``: a type (with a shape) is a
         :class:`~schemac.syntax.tree.SelectQuery`, a parenthesised write (with a shape) a
         :class:`~schemac.syntax.tree.SelectDml`, any other expression a
-        :class:`~schemac.syntax.tree.SelectValue`."""
+        :class:`~schemac.syntax.tree.SelectValue`. ``select x := E ...`` is ``with x := E select x ...``."""
+        if type(children[0]) is tuple and children[0][0] == "alias":
+            binding, children = self._aliased(meta, children)
+            if binding is None:
+                return self.select_q(meta, children)
+            return ast.WithQuery((binding,), self.select_q(meta, children), self._span(meta))
         subject, *rest = children
         c = dict(rest)
         base, shape = subject, None

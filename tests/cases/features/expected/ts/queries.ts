@@ -381,7 +381,7 @@ export async function postPage(db: Queryable, args: PostPageArgs): Promise<PostP
 /** SQL of query `retag_account` (cases/features/queries/retag_account.edgeql). */
 export const retagAccountSql = `UPDATE "account"
 SET "nicknames" = array_append("nicknames", $2::text),
-    "tags" = ARRAY(SELECT _e FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n) WHERE _e <> ALL ($3::text[]) ORDER BY _n)
+    "tags" = ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > (SELECT count(*) FROM unnest($3::text[]) AS _d(_e) WHERE _d._e = _r._e) ORDER BY _r._n)
 WHERE id = $1
 RETURNING "id"`;
 

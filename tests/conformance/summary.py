@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Figures of the last conformance run (``tests/run tests/conformance``), per Gel source file:
+cases, MATCH, MISMATCH, REFUSED (by code), PREPARE (statements PostgreSQL rejected).
+
+    python3 tests/conformance/summary.py [--markdown] [--refusals N] [--status S] [DIR]
+
+DIR is where the run wrote its outcomes (``$SCHEMAC_CONFORMANCE_OUT``, default ``.conformance/``
+at the repository root). ``--status MISMATCH`` lists those cases with their messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+from collections import Counter, defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir", nargs="?", default=os.environ.get("SCHEMAC_CONFORMANCE_OUT")
+                    or os.path.join(ROOT, ".conformance"))
+    ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--refusals", type=int, default=0, help="list the N most frequent refusal messages")
+    ap.add_argument("--status", help="list the cases with this status")
+    args = ap.parse_args(argv)
+    outcomes = {}
+    for path in sorted(glob.glob(os.path.join(args.dir, "outcomes-*.json"))):
+        with open(path) as f:
+            for o in json.load(f):
+                outcomes[o["id"]] = o
+    if not outcomes:
+        print(f"no outcomes in {args.dir}: run tests/run tests/conformance first", file=sys.stderr)
+        return 1
+    per = defaultdict(Counter)
+    codes = defaultdict(Counter)
+    for o in outcomes.values():
+        src = o["source"].rsplit(":", 1)[0]
+        per[src]["cases"] += 1
+        per[src][o["status"]] += 1
+        if o["status"] == "REFUSED":
+            codes[src][o["code"]] += 1
+        r = o.get("reduced")
+        if r is not None:
+            per[src]["reduced"] += 1
+            per[src]["r_" + r["status"]] += 1
+    total = Counter()
+    all_codes = Counter()
+    rows = []
+    for src in sorted(per):
+        c = per[src]
+        total.update(c)
+        all_codes.update(codes[src])
+        rows.append((src, c, codes[src]))
+    rows.append(("total", total, all_codes))
+
+    def pct(c):
+        return f"{100.0 * c['MATCH'] / c['cases']:.1f}%" if c["cases"] else "-"
+
+    def fmt_codes(cc):
+        return ", ".join(f"{k} {v}" for k, v in sorted(cc.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    if args.markdown:
+        print("| Gel test file | cases | MATCH | MATCH % | MISMATCH | PREPARE | REFUSED | refused by code |")
+        print("|---|---:|---:|---:|---:|---:|---:|---|")
+        for src, c, cc in rows:
+            print(f"| {src} | {c['cases']} | {c['MATCH']} | {pct(c)} | {c['MISMATCH']} | {c['PREPARE']} | "
+                  f"{c['REFUSED']} | {fmt_codes(cc)} |")
+    else:
+        print(f"{'Gel test file':40} {'cases':>6} {'MATCH':>6} {'%':>6} {'MISM':>5} {'PREP':>5} {'REFUSED':>7}  by code")
+        for src, c, cc in rows:
+            print(f"{src:40} {c['cases']:6} {c['MATCH']:6} {pct(c):>6} {c['MISMATCH']:5} {c['PREPARE']:5} "
+                  f"{c['REFUSED']:7}  {fmt_codes(cc)}")
+    if total["reduced"]:
+        print()
+        print("Cases whose fixture schema schemac refuses, run on the schema left after removing the refused "
+              "declarations:")
+        if args.markdown:
+            print()
+            print("| Gel test file | such cases | MATCH | MISMATCH | PREPARE | REFUSED |")
+            print("|---|---:|---:|---:|---:|---:|")
+        for src, c, _ in rows:
+            if c["reduced"]:
+                if args.markdown:
+                    print(f"| {src} | {c['reduced']} | {c['r_MATCH']} | {c['r_MISMATCH']} | {c['r_PREPARE']} | "
+                          f"{c['r_REFUSED']} |")
+                else:
+                    print(f"{src:40} {c['reduced']:6} {c['r_MATCH']:6} {'':6} {c['r_MISMATCH']:5} "
+                          f"{c['r_PREPARE']:5} {c['r_REFUSED']:7}")
+
+    def effective(o):
+        return o.get("reduced") or o
+
+    if args.refusals:
+        msgs = Counter(f"{effective(o)['code']}: {effective(o)['message'][:140]}" for o in outcomes.values()
+                       if effective(o)["status"] == "REFUSED")
+        print()
+        for m, n in msgs.most_common(args.refusals):
+            print(f"{n:5}  {m}")
+    if args.status:
+        print()
+        for o in sorted(outcomes.values(), key=lambda o: o["id"]):
+            e = effective(o)
+            if e["status"] == args.status:
+                tag = " [reduced schema]" if o.get("reduced") else ""
+                print(f"{o['id']}  ({o['source']}){tag}\n    {e['message'][:400]}\n    got: {(e.get('got') or '')[:300]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
