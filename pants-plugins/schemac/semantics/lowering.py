@@ -34,7 +34,7 @@ from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 from schemac.sqltree import nodes as sqt
-from schemac.sqltree.printer import params as tree_params, to_sql
+from schemac.sqltree.printer import params as tree_params, to_sql, walk as tree_walk
 
 # ---------------------------------------------------------------------------------------------
 # Expressions
@@ -1209,7 +1209,7 @@ def _ids_sql(a: qir.LinkAssign) -> str:
 #: (its name follows, then ``\x01``) whose rows the shape reads as the statement leaves them (links_after_sql).
 LINKS_AFTER = "\x01after\x01"
 
-def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: str) -> sqt.Node:
+def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: sqt.Node) -> sqt.Node:
     """The statement of a write's CTEs and the select ``final`` over its rows, whose shape reads
     the join tables the write changes (:data:`LINKS_AFTER`): the statement does not see its own
     writes (each part of a Postgres statement sees the snapshot it started with), so a link's
@@ -1219,10 +1219,13 @@ def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: str) -> sqt.Node:
     (https://docs.geldata.com/reference/edgeql/insert#with-block)."""
     out = []
     writes: Dict[str, List[Tuple[str, type]]] = {}
+    # (the placeholders are text inside the shape's SQL, which the checker writes: step 2)
+    raws = [x for x in tree_walk(final) if type(x) is sqt.Raw]
+    text = "".join(p for x in raws for p in x.parts if type(p) is str)  # type: ignore[attr-defined]
     for name, body in ctes:
         t = type(body)
         if name.startswith("_link") and (t is sqt.Insert or t is sqt.Delete) \
-                and LINKS_AFTER + body.table + "\x01" in final:  # type: ignore[attr-defined]
+                and LINKS_AFTER + body.table + "\x01" in text:  # type: ignore[attr-defined]
             writes.setdefault(body.table, []).append((name, t))  # type: ignore[attr-defined]
             body = _returning(body, [sqt.Star('"_l"')] if t is sqt.Delete else [sqt.Star()])
         out.append((name, body))
@@ -1234,7 +1237,11 @@ def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: str) -> sqt.Node:
                           where=sqt.Op("NOT IN", sqt.RowExpr(pair), sqt.SubLink(touched)))
         written = [sqt.Select([sqt.Star()], [sqt.Table(n)], multiline=False) for n, t in parts if t is sqt.Insert]
         rels[join] = sqt.SubLink(sqt.SetOp([kept] + written, multiline=False) if written else kept)
-    return render_ctes(out, _raw(final, links_after=rels))
+    for x in raws:
+        if any(type(p) is str and LINKS_AFTER in p for p in x.parts):  # type: ignore[attr-defined]
+            x.parts = tuple(q for p in x.parts  # type: ignore[attr-defined]
+                            for q in ((p,) if type(p) is not str else _raw(p, links_after=rels).parts))
+    return render_ctes(out, final)
 
 
 #: In a multi link's value: the rows whose links a statement writes (``"_new"``), named when the
@@ -1817,21 +1824,19 @@ def _order_key(expr: qir.Expr) -> str:
     return expr_sql(expr) if enum is None else enum_rank(enum, _op(expr))
 
 
-def _select_sql(s: qir.Select) -> str:
+def _targets(picked: List[Tuple[str, qir.ResultField]]) -> List[sqt.Node]:
+    """:func:`_columns` as select-list nodes."""
+    return [sqt.Target(_raw(sql), None if sql == qi(f.name) else f.name) for sql, f in picked]
+
+
+def _select_sql(s: qir.Select) -> sqt.Node:
     picked = shape_sql(s.shape, qi(s.subject.table), 0)
-    tail = ""
-    if s.order:
-        tail += "\nORDER BY " + ", ".join(_order_sql(k) for k in s.order)
-    if s.offset is not None:
-        tail += f"\nOFFSET {expr_sql(s.offset)}"
-    if s.limit is not None:
-        tail += f"\nLIMIT {expr_sql(s.limit)}"
     sep = ",\n       " if any(f.shape is not None for _, f in picked) else ", "
     table = qi(s.subject.table)
-    from_sql = table if s.source_name is None else f"{qi(s.source_name)} AS {table}"
-    if s.batch is not None:
-        from_sql = f"{_batch_sql(s.batch)}, {from_sql}"
-    where = _where(s.filter, s.visible_sql)
+    source = sqt.Table(s.subject.table) if s.source_name is None else \
+        sqt.Table(s.source_name, sqt.Name(s.subject.table))
+    froms: List[sqt.Node] = [source] if s.batch is None else [_raw(_batch_sql(s.batch)), source]
+    where = _where_node(s.filter, s.visible_sql)
     if s.assert_single or s.assert_exists:
         # Gel's assert_single / assert_exists (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
         # a guard reading the rows again: several (none) rows fail the statement. It reads no
@@ -1839,7 +1844,7 @@ def _select_sql(s: qir.Select) -> str:
         # filter), also when no row matches.
         from schemac.semantics import asserts
 
-        cond = where[len("\nWHERE "):] if where else ""
+        cond = _where(s.filter, s.visible_sql)[len("\nWHERE "):]
         rows = f"FROM {table}{' WHERE ' + cond if cond else ''}"
         count = f"(SELECT count(*) {rows})"
         arms = ""
@@ -1848,99 +1853,107 @@ def _select_sql(s: qir.Select) -> str:
         if s.assert_exists:
             arms += f" WHEN {count} = 0 THEN {asserts.fail_sql('assert_exists', s.exists_message, count)} = 0"
         guard = f"(CASE{arms} ELSE true END)"
-        where = f"\nWHERE ({cond}) AND {guard}" if cond else f"\nWHERE {guard}"
-    return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{where}{tail}"
+        where = _raw(f"({cond}) AND {guard}" if cond else guard)
+    return sqt.Select(_targets(picked), froms, where, order_by=[_raw(_order_sql(k)) for k in s.order],
+                      offset=None if s.offset is None else _raw(expr_sql(s.offset)),
+                      limit=None if s.limit is None else _raw(expr_sql(s.limit)), target_sep=sep)
 
 
-def _union_sql(u: qir.SelectUnion) -> str:
+def _union_sql(u: qir.SelectUnion) -> sqt.Node:
     """A select on an abstract type: each concrete subtype's select, ``UNION ALL``; ordered or
     paged, the union read as ``"_u"`` and ordered by the branches' order columns."""
-    parts = []
+    parts: List[sqt.Node] = []
     names: List[str] = []
     for b in u.branches:
         picked = shape_sql(b.shape, qi(b.subject.table), 0)
-        names = [qi(f.name) for _, f in picked]
-        cols = _columns(picked) + [f"{_order_key(k.expr)} AS {qi(f'_o{i}')}" for i, k in enumerate(b.order, 1)]
-        where = _where(b.filter, b.visible_sql)
-        part = f"SELECT {', '.join(cols)}\nFROM {qi(b.subject.table)}{where}"
+        names = [f.name for _, f in picked]
+        cols = _targets(picked) + [sqt.Target(_raw(_order_key(k.expr)), f"_o{i}") for i, k in enumerate(b.order, 1)]
+        part = sqt.Select(cols, [sqt.Table(b.subject.table)], _where_node(b.filter, b.visible_sql))
         page = u.pages[len(parts)] if u.pages else None
         if page is not None:
             # (an operand that orders or pages its own objects, before the union)
             order, offset, limit = page
-            part = "(" + part + ("\nORDER BY " + ", ".join(_order_sql(k) for k in order) if order else "") + \
-                (f"\nOFFSET {expr_sql(offset)}" if offset is not None else "") + \
-                (f"\nLIMIT {expr_sql(limit)}" if limit is not None else "") + ")"
+            part.order_by = tuple(_raw(_order_sql(k)) for k in order)
+            part.offset = None if offset is None else _raw(expr_sql(offset))
+            part.limit = None if limit is None else _raw(expr_sql(limit))
+            part = sqt.Paren(part)
         parts.append(part)
-    union = "\nUNION ALL\n".join(parts)
+    union = sqt.SetOp(parts)
     if not u.order and u.offset is None and u.limit is None and not any(b.order for b in u.branches):
         return union
-    tail = ""
-    if u.order:
-        tail += "\nORDER BY " + ", ".join(f'"_u".{qi(f"_o{i}")}{" DESC" if k.descending else " ASC"} NULLS '
-                                          f"{k.empty.upper()}" for i, k in enumerate(u.order, 1))
-    if u.offset is not None:
-        tail += f"\nOFFSET {expr_sql(u.offset)}"
-    if u.limit is not None:
-        tail += f"\nLIMIT {expr_sql(u.limit)}"
-    return f"SELECT {', '.join(f'{chr(34)}_u{chr(34)}.{n}' for n in names)}\nFROM (\n{union}\n) AS \"_u\"{tail}"
+    order = [sqt.SortBy(sqt.Column('"_u"', f"_o{i}"), "DESC" if k.descending else "ASC", k.empty.upper())
+             for i, k in enumerate(u.order, 1)]
+    return sqt.Select([sqt.Column('"_u"', n) for n in names], [sqt.RangeSubselect(union, sqt.Alias("_u"), multiline=True)],
+                      order_by=order, offset=None if u.offset is None else _raw(expr_sql(u.offset)),
+                      limit=None if u.limit is None else _raw(expr_sql(u.limit)))
 
 
-def _values_sql(s: qir.SelectValues) -> str:
+def _values_sql(s: qir.SelectValues) -> sqt.Node:
     """One row: ``SELECT <value> AS "value"``, or a free object's fields. A number is cast to its
     Gel type's Postgres type (``1`` is an ``int64``, not Postgres' ``integer``; ``1.5`` a
     ``float64``, not a ``numeric``), so the runners read it as that type."""
-    cols = []
+    cols: List[sqt.Node] = []
     for sql, f in shape_sql(s.elements, "", 0):
         value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
                 and not (type(value) is qir.SqlTemplate and value.func == "empty")
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
-        cols.append(f"{sql} AS {qi(f.name)}")
+        cols.append(sqt.Target(_raw(sql), f.name))
     if s.batch is None:
-        return "SELECT " + ", ".join(cols)
+        return sqt.Select(cols)
     # A for loop's value per element (https://docs.geldata.com/reference/edgeql/for): one row
     # each, in the loop's order; an empty value is no element of the union.
-    sql = f"SELECT {', '.join(cols)}\nFROM {_batch_sql(s.batch)}"
+    rows = sqt.Select(cols, [_raw(_batch_sql(s.batch))])
     if s.scalar and s.elements[0].field.optional:  # type: ignore[attr-defined]
-        sql = f'SELECT "_v"."value" FROM ({sql}) AS "_v" WHERE "_v"."value" IS NOT NULL'
-    return sql
+        value = sqt.Column('"_v"', "value")
+        return sqt.Select([value], [sqt.RangeSubselect(rows, sqt.Alias("_v"))],
+                          sqt.Op("IS NOT NULL", value, None), multiline=False)
+    return rows
 
 
-def _elements_sql(s: qir.SelectElements) -> str:
+def _elements_sql(s: qir.SelectElements) -> sqt.Node:
     """``SELECT [DISTINCT] "_v"."value" FROM (SELECT a AS "value", 1 AS "_p", 1 AS "_i" UNION ALL
     SELECT "_u"."value", 2, "_u"."_i" FROM unnest(arr) WITH ORDINALITY AS "_u"("value", "_i")) AS
     "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_p", "_v"."_i"]``: the parts in the
     order written (without ``distinct``), an empty value no element."""
-    parts = []
+    parts: List[sqt.Node] = []
     for n, (value, unpack) in enumerate(zip(s.parts, s.unpack), 1):
-        sql = param_sql(value, expr_sql(value))
+        sql = _raw(param_sql(value, expr_sql(value)))
+        position = sqt.Target(sqt.Literal(str(n)), "_p")
         if unpack:
-            parts.append(f'SELECT "_u{n}"."value", {n} AS "_p", "_u{n}"."_i" FROM unnest({sql}) WITH ORDINALITY '
-                         f'AS "_u{n}"("value", "_i")')
+            rows = f"_u{n}"
+            parts.append(sqt.Select([sqt.Column(qi(rows), "value"), position, sqt.Column(qi(rows), "_i")],
+                                    [sqt.RangeFunction(sqt.Func("unnest", [sql]), sqt.Alias(rows, ["value", "_i"]),
+                                                       ordinality=True)], multiline=False))
         else:
             # (cast: a literal 1 is an integer to Postgres, and the column's type is its parts')
-            parts.append(f'SELECT CAST({sql} AS {value.type.pg}) AS "value", {n} AS "_p", CAST(1 AS bigint) AS "_i"')
-    inner = " UNION ALL ".join(parts)
+            parts.append(sqt.Select([sqt.Target(sqt.Cast(sql, value.type.pg), "value"), position,
+                                     sqt.Target(sqt.Cast(sqt.Literal("1"), "bigint"), "_i")], multiline=False))
+    values = sqt.RangeSubselect(sqt.SetOp(parts, multiline=False), sqt.Alias("_v"))
+    value = sqt.Column('"_v"', "value")
+    order = [sqt.Column('"_v"', "_p"), sqt.Column('"_v"', "_i")]
+    present = sqt.Op("IS NOT NULL", value, None)
     if s.enumerate:
         # enumerate(): each value with its position from 0, in the set's order, empty values left out
         elem = s.parts[0].type.element if s.unpack[0] else s.parts[0].type
-        value = _json_value(elem, '"_v"."value"')
-        return (f'SELECT json_build_array((row_number() OVER (ORDER BY "_v"."_p", "_v"."_i") - 1)::text, {value}) '
-                f'AS "value" FROM ({inner}) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"')
-    return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
-            f'WHERE "_v"."value" IS NOT NULL' + ("" if s.distinct else ' ORDER BY "_v"."_p", "_v"."_i"'))
+        index = sqt.Cast(sqt.Paren(sqt.Op("-", sqt.Func("row_number", over=order), sqt.Literal("1"))), "text", short=True)
+        pair = sqt.Func("json_build_array", [index, _raw(_json_value(elem, '"_v"."value"'))])
+        return sqt.Select([sqt.Target(pair, "value")], [values], present, order_by=order, multiline=False)
+    return sqt.Select([value], [values], present, order_by=() if s.distinct else order, distinct=s.distinct,
+                      multiline=False)
 
 
-def _value_set_sql(s: qir.SelectValueSet) -> str:
+def _value_set_sql(s: qir.SelectValueSet) -> sqt.Node:
     """``SELECT [DISTINCT] "_v"."value" FROM (SELECT <value> AS "value"[, "_n"] FROM <the set>)
     AS "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_n"]``: an empty value is no element
     of the set."""
     paged = s.objects.page is not None and not s.distinct
     inner = f"SELECT {param_sql(s.value, expr_sql(s.value))} AS \"value\"" + (
         f', {s.objects.alias}."_n"' if paged else "") + f" {object_set_sql(s.objects)}"
-    return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
-            f'WHERE "_v"."value" IS NOT NULL' + (' ORDER BY "_v"."_n"' if paged else ""))
+    value = sqt.Column('"_v"', "value")
+    return sqt.Select([value], [sqt.RangeSubselect(_raw(inner), sqt.Alias("_v"))], sqt.Op("IS NOT NULL", value, None),
+                      order_by=[sqt.Column('"_v"', "_n")] if paged else (), distinct=s.distinct, multiline=False)
 
 
 def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
@@ -2068,12 +2081,11 @@ def statement_tree(stmt: qir.Node, ctx: Ctx) -> sqt.Node:
     if t is qir.WrittenUnion:
         return sqt.SetOp([sqt.Select([sqt.Name("id")], [sqt.Table("_with_" + n)], multiline=False)
                           for n in stmt.names])  # type: ignore[attr-defined]
-    return _raw(_SELECTS[t](stmt))
+    return _SELECTS[t](stmt)
 
 
-_SELECTS = {qir.Group: lambda s: _group_sql(s), qir.Select: lambda s: _select_sql(s),
-            qir.SelectValues: lambda s: _values_sql(s), qir.SelectUnion: lambda s: _union_sql(s),
-            qir.SelectElements: lambda s: _elements_sql(s), qir.SelectValueSet: lambda s: _value_set_sql(s)}
+_SELECTS = {qir.Group: lambda s: _raw(_group_sql(s)), qir.Select: _select_sql, qir.SelectValues: _values_sql,
+            qir.SelectUnion: _union_sql, qir.SelectElements: _elements_sql, qir.SelectValueSet: _value_set_sql}
 
 
 def _with_sql(w: qir.With, ctx: Ctx) -> sqt.Node:
