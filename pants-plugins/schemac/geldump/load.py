@@ -17,8 +17,9 @@ The order of things, so that a refused or failed import leaves the database as i
 4. the foreign keys are created again (Postgres checks every row then), the triggers enabled,
    each sequence set past the highest value its columns hold, and the transaction committed.
 
-Any error rolls the transaction back. Memory is bounded by one dump block (Gel writes blocks
-of about a megabyte) plus one COPY buffer, whatever the size of the dump.
+Any error rolls the transaction back. The dump is streamed: Python holds one dump block (Gel
+writes blocks of about a megabyte) and one COPY buffer at a time (docs/moving-from-gel.md,
+"Size", has the measured peaks).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ _I32 = struct.Struct("!i")
 _U32 = struct.Struct("!I")
 COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
 COPY_TRAILER = b"\xff\xff"
-FLUSH_BYTES = 1 << 20
+FLUSH_BYTES = 1 << 17  # (psycopg sends at most 128 KiB a call)
 
 
 class GelDumpError(Exception):
@@ -426,7 +427,7 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
                 if copy_cm is None:
                     return
                 buf.extend(COPY_TRAILER)
-                copy.write(bytes(buf))  # type: ignore[union-attr]
+                copy.write(buf)  # type: ignore[union-attr]
                 buf.clear()
                 copy_cm.__exit__(None, None, None)
                 n = summary.counts[current.plan.label]  # type: ignore[union-attr]
@@ -508,14 +509,14 @@ def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start
                 buf.extend(chunk)
                 n += rows
                 if len(buf) >= FLUSH_BYTES:
-                    write(bytes(buf))
+                    write(buf)
                     buf.clear()
         else:
             for row in copy_rows(copy_messages(data)):
                 buf.extend(encode(row))  # type: ignore[misc]
                 n += 1
                 if len(buf) >= FLUSH_BYTES:
-                    write(bytes(buf))
+                    write(buf)
                     buf.clear()
         summary.counts[target.plan.label] += n
         total += n
