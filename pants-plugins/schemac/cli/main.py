@@ -65,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="check that the server can start here (its packages import), print what it runs on, and "
                     "exit: 0 when it can, 1 naming what is missing (editors/schemac-lsp uses this)")
 
+    from schemac.cli.geldump import add_parser as add_geldump_parser
+
+    add_geldump_parser(sub)
+
     m = sub.add_parser("migrate", help="versioned migrations: generate, check, apply, resolve",
                        description="Versioned migrations of a library (its migrations/ directory).")
     msub = m.add_subparsers(dest="migrate_command", required=True)
@@ -196,10 +200,16 @@ RUNNER_COMMANDS = ("apply", "status", "down", "resolve")
 def _runner_argv(argv: List[str]) -> List[str]:
     """``migrate target --library L --dir D [COMMAND] [ARGS...]`` (what `./pants run <library>`
     executes, followed by the user's arguments after ``--``) -> ``migrate COMMAND --library L
-    --dir D ARGS...``; COMMAND defaults to ``apply``."""
+    --dir D ARGS...``; COMMAND defaults to ``apply``. ``import-gel-dump DUMP ...`` becomes
+    ``import-gel-dump --library L --dir D DUMP ...`` (D, the migrations directory, leads to the
+    schema files beside it)."""
     if argv[:2] != ["migrate", "target"]:
         return argv
     head, rest = argv[2:6], argv[6:]
+    if rest and rest[0] == "import-gel-dump":
+        # `./pants run <library> -- import-gel-dump DUMP`: the library's own schema (next to the
+        # migrations directory) and name
+        return ["import-gel-dump", *head, *rest[1:]]
     command = "apply"
     if rest and rest[0] in RUNNER_COMMANDS:
         command, rest = rest[0], rest[1:]
@@ -290,6 +300,10 @@ def _main(argv: Optional[List[str]]) -> int:
         return lsp_main()
     if args.command == "fmt":
         return _fmt(args.paths, args.check)
+    if args.command == "import-gel-dump":
+        from schemac.cli.geldump import run as run_geldump
+
+        return run_geldump(args, read_sources)
     if args.command == "migrate":
         from schemac.cli.migrate import run_migrate
 

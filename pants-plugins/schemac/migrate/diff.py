@@ -27,6 +27,7 @@ from schemac.frozen import fast_init_all
 from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, TriggerDef, UniqueDef, origin_of
 from schemac.semantics.model import is_join_origin
 from schemac.semantics.migration_hints import Hints
+from schemac.semantics import policies
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 
 # Phases (statement order inside one migration).
@@ -46,6 +47,9 @@ VALIDATE, FINISH_NOT_NULL, FINISH_DROP_HELPER, ATTACH_UNIQUE = 100, 110, 111, 11
 #: (``CREATE INDEX CONCURRENTLY``); ``finish``: a transactional file after those (``VALIDATE
 #: CONSTRAINT``, ``SET NOT NULL`` proven by a validated CHECK, ``ADD CONSTRAINT ... USING INDEX``).
 PRE, MAIN, ONLINE, FINISH = "pre", "main", "online", "finish"
+
+#: The SQL of schemac's own functions (:attr:`schemac.migrate.catalog.Catalog.functions`).
+_SUPPORT_FUNCTIONS = {policies.RAISE_FUNCTION: policies.RAISE_FUNCTION_SQL}
 
 #: Functions whose value differs per row: a column added with such a default rewrites the table.
 VOLATILE_FUNCTIONS = ("gen_random_uuid(", "clock_timestamp(", "random(", "uuid_generate_v", "nextval(", "timeofday(")
@@ -451,6 +455,12 @@ class _Differ:
         for name in sorted(old_seq - new_seq):
             self.change(f"drop sequence {name}")
             self.emit(DROP_SEQUENCE, f"DROP SEQUENCE IF EXISTS {qi(name)};")
+        # schemac's own functions (the access policy errors' RAISE_FUNCTION): created before the
+        # tables, never dropped: every library of the database shares it (CREATE OR REPLACE of
+        # the same text), so another library may still call it.
+        for name in sorted(set(self.new.functions) - set(self.old.functions)):
+            self.change(f"create function {name}")
+            self.emit(CREATE_EXTENSION, _SUPPORT_FUNCTIONS[name])
         # Composite types of tuple properties: created before the columns of their type, dropped
         # after them (outer tuples first). A type's name follows from its elements, so a tuple
         # type changed is another composite type.

@@ -1364,6 +1364,11 @@ class _Builder:
 
     def for_q(self, meta, children):
         name, source, body = children
+        if isinstance(body, (ast.SelectExpr, ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
+            # `for x in S select E`: Gel's ForQuery without `union` (has_union=False), the same
+            # query as `for x in S union (select E)` (geldata/gel edb/edgeql/parser/grammar/
+            # expressions.py reduce_ForInStmt; https://docs.geldata.com/reference/edgeql/for)
+            body = _parenthesised(body, body.span)
         if isinstance(body, ast.StatementExpr) and isinstance(body.query, ast.InsertQuery):
             body = body.query
         if isinstance(body, ast.InsertQuery):
@@ -1499,7 +1504,34 @@ class _Builder:
         c = dict(rest)
         return ast.SelectExpr(subject, None, c.get("filter"), c.get("order", ()), None, None, self._span(meta))
 
+    def select_alias(self, meta, children):
+        return ("alias", children[0])
+
+    def _aliased(self, meta, children):
+        """``select x := E <clauses>``: Gel's inline alias, ``with x := E select x <clauses>``
+        (geldata/gel edb/edgeql/compiler/stmt.py compile_result_clause: "`SELECT foo := expr` is
+        equivalent to `WITH foo := expr SELECT foo`"; https://docs.geldata.com/reference/edgeql/select).
+        A shape stays on the select: ``select u := User { name }`` selects ``u { name }``. An
+        alias that neither the shape nor the clauses name means nothing: ``select n := count(User)``
+        is ``select count(User)``. Returns the binding (``None`` then) and the select's children."""
+        (_, name), subject, *rest = children
+        base, shape = subject, None
+        if isinstance(subject, ast.ShapeExpr):
+            base, shape = subject.base, subject.shape
+        alias = str(name)
+        if not any((isinstance(n, ast.VarRef) and n.name == alias) or (isinstance(n, ast.EnumRef) and n.enum == alias)
+                   for part in [shape or ()] + [v for _, v in rest] for n in ast.walk_syntax(part)):
+            return None, [subject, *rest]
+        binding = self.with_binding(meta, [name, base])
+        ref = ast.VarRef(str(name), self._tspan(name))
+        return binding, [ast.ShapeExpr(ref, shape, subject.span) if shape is not None else ref, *rest]
+
     def select_expr(self, meta, children):
+        if type(children[0]) is tuple and children[0][0] == "alias":
+            binding, children = self._aliased(meta, children)
+            if binding is None:
+                return self.select_expr(meta, children)
+            return ast.WithExpr((binding,), self.select_expr(meta, children), self._span(meta))
         subject, *rest = children
         shape = None
         if isinstance(subject, ast.ShapeExpr):  # select User { name } ...
@@ -2164,7 +2196,12 @@ class _Builder:
         """``select <expr> [filter] [order by] [offset] [limit]``: a type (with a shape) is a
         :class:`~schemac.syntax.tree.SelectQuery`, a parenthesised write (with a shape) a
         :class:`~schemac.syntax.tree.SelectDml`, any other expression a
-        :class:`~schemac.syntax.tree.SelectValue`."""
+        :class:`~schemac.syntax.tree.SelectValue`. ``select x := E ...`` is ``with x := E select x ...``."""
+        if type(children[0]) is tuple and children[0][0] == "alias":
+            binding, children = self._aliased(meta, children)
+            if binding is None:
+                return self.select_q(meta, children)
+            return ast.WithQuery((binding,), self.select_q(meta, children), self._span(meta))
         subject, *rest = children
         c = dict(rest)
         base, shape = subject, None
