@@ -1363,6 +1363,13 @@ class _Builder:
         return ast.VarRef(name, self._span(meta))
 
     def for_q(self, meta, children):
+        if isinstance(children[0], Token) and children[0].type == "OPTIONAL":
+            # (Gel: the body runs once with the variable empty when the set is empty,
+            # https://docs.geldata.com/reference/edgeql/for)
+            raise CompileError([Diagnostic(
+                "E0206", "'for optional' loops are not supported yet", self._tspan(children[0]),
+                "loop over the set without 'optional' where it is never empty, or handle the empty case "
+                "with an 'if ... else' or '??'")])
         name, source, body = children
         if isinstance(body, (ast.SelectExpr, ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
             # `for x in S select E`: Gel's ForQuery without `union` (has_union=False), the same
@@ -2157,6 +2164,22 @@ class _Builder:
         (name, name_span), *rest = children
         filt = rest[0][1] if len(rest) == 2 else None
         return ast.ConflictElse("update", name, name_span, rest[-1], self._span(meta), filt)
+
+    def gshape_ptr_is(self, meta, children):
+        """``owners[is Bot]: { name }`` (Gel's shape element with a type intersection): the
+        computed element ``owners := .owners[is Bot] { name }``, with the element's clauses a
+        select of it (``owners := (select .owners[is Bot] { name } filter ...)``)."""
+        name, ref, *rest = children
+        span = self._span(meta)
+        el = self._gshape_element(meta, [name] + rest)
+        base = ast.TypeFilter(ast.Path((str(name),), self._tspan(name)), ref, span)
+        if el.filter is not None or el.order or el.offset is not None or el.limit is not None:
+            value = ast.SelectExpr(base, el.shape, el.filter, el.order, el.offset, el.limit, span)
+        elif el.shape is not None:
+            value = ast.ShapeExpr(base, el.shape, span)
+        else:
+            value = base
+        return ast.ShapeElement(str(name), None, span, value=value)
 
     def else_select(self, meta, children):
         (name, name_span), *rest = children
