@@ -1,6 +1,6 @@
 """The compiler's layout (ARCHITECTURE.md): one package per stage, and imports that run one way.
 
-    base  <-  syntax  <-  sqltree  <-  semantics  <-  migrate  <-  backends  <-  pipeline  <-  fmt  <-  lsp  <-  cli
+    base  <-  syntax  <-  sqltree  <-  semantics  <-  migrate  <-  geldump  <-  backends  <-  pipeline  <-  fmt  <-  lsp  <-  cli
 
 A module may import its own stage and the stages to its left, never one to its right; the back
 ends never import one another; no module of the compiler imports Pants (the Pants plugin runs the
@@ -32,6 +32,7 @@ STAGES: List[Tuple[str, Tuple[str, ...]]] = [
     ("sqltree", ("schemac.sqltree",)),
     ("semantics", ("schemac.semantics",)),
     ("migrate", ("schemac.migrate",)),
+    ("geldump", ("schemac.geldump",)),
     ("backends", ("schemac.backends",)),
     ("pipeline", ("schemac.pipeline",)),
     ("fmt", ("schemac.fmt",)),

@@ -63,6 +63,10 @@ CODES: Dict[str, str] = {
     "E0406": "schema changed but no migration was generated (drift)",
     "E0407": "unreadable migration snapshot",
     "E0408": "generate would rewrite or extend another migration history",
+    "E0500": "unreadable Gel dump (not a dump, truncated, damaged, or an unknown descriptor)",
+    "E0501": "Gel dump refused: its schema differs from the library's (nothing written)",
+    "E0502": "Gel dump refused: the database is not ready (tables missing or not empty)",
+    "E0503": "Gel dump load failed: the database refused the data (rolled back)",
     "DS102": "lint: table dropped (its rows are lost)",
     "DS103": "lint: column dropped (its values are lost)",
     "DS104": "lint: enum member removed (rows using it are refused, or mapped when a hint says so)",
@@ -87,6 +91,7 @@ CODES: Dict[str, str] = {
     "W0006": "required computed not enforced",
     "W0007": "index of a Gel server service not created",
     "W0008": "an insert default copied into the statement (past the fifth omittable parameter)",
+    "W0009": "a fill hint that the latest migration was generated without (migrate generate --amend)",
 }
 
 

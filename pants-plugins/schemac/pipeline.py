@@ -9,6 +9,8 @@ sorted inputs, no timestamps, no absolute paths.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import posixpath
 import re
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -33,7 +35,9 @@ TS_INT64_MODES = ("string", "bigint")
 #: The Go driver the generated runner is written for.
 GO_DRIVERS = ("pgx", "database/sql")
 
-_GO_IDENT = re.compile(r"^[a-z][a-z0-9]*$")
+#: A Go package name: an identifier (https://go.dev/ref/spec#Package_clause: `library_loans` and
+#: `Jobs` are valid, `go vet` accepts them), not the blank identifier, a keyword or `main`.
+_GO_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 #: What a library name may not hold: it is written between double quotes in every generated
 #: file's header comment (SQL ``--``, Go ``//``, TS ``//`` and ``/** */``).
 _BAD_LIBRARY_NAME = re.compile(r'["\\\x00-\x1f\x7f-\x9f\u2028\u2029]|\*/')
@@ -69,9 +73,14 @@ def _check_library(sources: Mapping[str, str], options: Options) -> Library:
                        "use 'pgx' or 'database/sql'")
     from schemac.semantics.naming import GO_KEYWORDS
 
-    if not _GO_IDENT.match(options.go_package_name) or options.go_package_name in GO_KEYWORDS | {"main"}:
-        reporter.error("E0308", f"Go package name {options.go_package_name!r} is not a valid package name", None,
-                       "use lower-case letters and digits that are not a Go keyword (or 'main'), e.g. 'jobsdb'")
+    go_package = options.go_package_name
+    if not _GO_IDENT.match(go_package) or go_package in GO_KEYWORDS | {"main", "_"}:
+        origin = ("the `go_package` field of the schema_library (`--go-package` on the command line)"
+                  if options.go_package else f"derived from the library name {options.library!r}")
+        reporter.error("E0308", f"Go package name {go_package!r} ({origin}) is not a valid Go package name", None,
+                       "set `go_package` in the library's BUILD file (or pass `--go-package`) to a Go identifier "
+                       "(letters, digits, '_'; not starting with a digit) that is not a Go keyword, '_' or 'main', "
+                       "e.g. go_package=\"jobsdb\"")
     if _BAD_LIBRARY_NAME.search(options.library):
         reporter.error("E0308", f"library name {options.library!r} cannot be written into generated file headers",
                        None, "use a name without quotes, backslashes, '*/' or control characters")
@@ -157,6 +166,28 @@ def compile_library(sources: Mapping[str, str], options: Options,
     if warnings is not None:
         warnings.extend(lib.warnings)
     return render_library(lib, sources)
+
+
+def with_relative_paths(lib: Library, cwd: str) -> Library:
+    """``lib`` with the absolute paths of its query files (written into the generated code's
+    comments: ``Source: ...``) made relative: to ``cwd`` when the file is below it, else to the
+    folder that holds all of the library's query files. Generated code then never holds a path of
+    the machine that built it (the same output from a checkout at any path)."""
+    absolute = [q.path for q in lib.queries if os.path.isabs(q.path)]
+    if not absolute:
+        return lib
+    common = os.path.commonpath([os.path.dirname(p) for p in absolute])
+    if os.path.basename(common) == "queries":
+        common = os.path.dirname(common)
+
+    def rel(path: str) -> str:
+        if not os.path.isabs(path):
+            return path
+        inside = os.path.relpath(path, cwd)
+        base = inside if not inside.startswith(os.pardir) else os.path.relpath(path, common)
+        return base.replace(os.sep, "/")
+
+    return dataclasses.replace(lib, queries=[dataclasses.replace(q, path=rel(q.path)) for q in lib.queries])
 
 
 def render_library(lib: Library, sources: Mapping[str, str]) -> Dict[str, str]:

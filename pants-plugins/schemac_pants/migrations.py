@@ -143,6 +143,17 @@ class GenerateMigrationsSubsystem(GoalSubsystem):
             """
         ),
     )
+    amend = BoolOption(
+        default=False,
+        help=help_text(
+            """
+            Write `fill` hints added after a library's latest migration failed on rows with no
+            value into that migration (its guard replaced by the fill; `schemac.sum` rewritten),
+            when the schema did not change otherwise. Only for a migration applied nowhere: its
+            checksum changes. Without it, such a hint is reported (`W0009`) and nothing is written.
+            """
+        ),
+    )
     slug = StrOption(
         default=None,
         help="File-name slug of the new migration (e.g. `add_priority`); default: derived from the first change.",
@@ -193,6 +204,8 @@ async def generate_migrations(
     options = []
     if subsystem.allow_destructive:
         options.append("--allow-destructive")
+    if subsystem.amend:
+        options.append("--amend")
     if subsystem.slug:
         options.extend(["--name", subsystem.slug])
     sources = await MultiGet(Get(HydratedSources, HydrateSourcesRequest(t[SchemaLibrarySourcesField]))

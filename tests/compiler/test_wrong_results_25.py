@@ -120,3 +120,40 @@ def test_01_subtract_from_a_multi_property_removes_one_occurrence_per_element(pg
     assert tags["d"] == start
     # the rest keep their order
     assert tags["a"] == ["1", "2", "3", "4"] and tags["c"] == ["1", "1", "3", "2", "2", "3", "4"]
+
+
+# -- 2. constraint exclusive on a multi link ----------------------------------------------------
+
+
+def test_02_exclusive_multi_link_holds_each_target_once(pg):
+    """``std::exclusive`` on a multi link: "the set of values held by a link ... does not
+    intersect with any other such set in any other object"
+    (https://docs.geldata.com/reference/stdlib/constraints#constraint::std::exclusive): two users
+    cannot hold one award (Gel: ConstraintViolationError). The constraint was dropped."""
+    import psycopg
+
+    sources = {
+        "s.esdl": "type Award { required name: str; }\n"
+                  "type User { required name: str; multi awards: Award { constraint exclusive; } }",
+        "q/give.edgeql": "insert User { name := <str>$n, "
+                         "awards := (select Award filter .id in array_unpack(<array<uuid>>$ids)) };",
+    }
+    out = _compile(sources)
+    pg.execute(out["sql/000001_init.up.sql"])
+    [(gold,)] = pg.execute("INSERT INTO award (name) VALUES ('gold') RETURNING id")
+    [(silver,)] = pg.execute("INSERT INTO award (name) VALUES ('silver') RETURNING id")
+    give = _plans(sources)["give"]
+    _run(pg, give, "ann", [gold])
+    _run(pg, give, "bob", [silver])
+    with pytest.raises(psycopg.errors.UniqueViolation) as e:
+        _run(pg, give, "cid", [silver])
+    assert e.value.diag.constraint_name == "uq_user_awards_target_id"
+    assert pg.execute("SELECT count(*) FROM \"user\"") == [(2,)]
+    # the typed error of the runners, as for any exclusive constraint
+    assert 'case "uq_user_awards_target_id":' in out["ts/errors.ts"]
+    assert 'pgErr.ConstraintName == "uq_user_awards_target_id"' in out["go/errors.go"]
+    # other constraints on a multi link are refused, not dropped
+    err = _error({"s.esdl": "type Award { required name: str; }\n"
+                            "type User { multi awards: Award { constraint max_len_value(3); } }"})
+    assert [d.code for d in err.diagnostics] == ["E0206"]
+    assert err.diagnostics[0].span.line == 2

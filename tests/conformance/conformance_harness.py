@@ -69,6 +69,12 @@ def all_cases() -> List[Tuple[str, Dict[str, Any]]]:
     return [(a, c) for a in areas() for c in load_area(a)["cases"]]
 
 
+def prelude(area: str, case: Dict[str, Any]) -> List[str]:
+    """The statements the case's Gel test ran before its query."""
+    table = load_area(area)["statements"]
+    return [table[i] for i in case["prelude"]]
+
+
 def known_mismatches() -> Dict[str, str]:
     out: Dict[str, str] = {}
     if os.path.exists(KNOWN_MISMATCHES):
@@ -303,8 +309,8 @@ class Fixture:
 
         src = schema_sources(self.spec)
         if not src:
-            self.refused = Refused("NOSCHEMA", "the fixture's schema is written as DDL")
-            return
+            # no SCHEMA: Gel's empty default module (a SETUP written as DDL is refused below)
+            src = {"lib/00_default.esdl": "module default {}\n"}
         for _ in range(MAX_REDUCTIONS + 1):
             try:
                 lib = check_library(src, Options(library="lib"))
@@ -333,7 +339,17 @@ class Fixture:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f'CREATE DATABASE "{self.dbname}"')
         self.conn = psycopg.connect(make_url(self.dbname), autocommit=True)
+        # Gel's JSON spells datetimes at UTC and durations in ISO 8601 (PostgreSQL's iso_8601
+        # interval style is Gel's form: PT24H, P1YT2S, PT-5H-8M-45.954146S); intervals are read
+        # as that text (psycopg's timedelta has no months)
         self.conn.execute("SET TimeZone = 'UTC'")
+        self.conn.execute("SET IntervalStyle = 'iso_8601'")
+        from psycopg.types.string import TextLoader
+
+        self.conn.adapters.register_loader("interval", TextLoader)
+        # json as its text, so that a JSON null (a value in Gel) is told from SQL NULL (empty)
+        self.conn.adapters.register_loader("json", TextLoader)
+        self.conn.adapters.register_loader("jsonb", TextLoader)
         try:
             self.conn.execute(ddl)
         except psycopg.Error as e:
@@ -438,36 +454,41 @@ def _scalar_name(vt) -> str:
     return getattr(s, "name", "") if s is not None else ""
 
 
-def to_gel(value: Any, rf=None, in_json: bool = False) -> Any:
-    """A value read from PostgreSQL as Gel's JSON output spells it."""
+def value_to_gel(value: Any, vt: Any, in_json: bool) -> Any:
+    """A value of type ``vt`` (schemac's ValueType, or ``None`` when unknown) read from
+    PostgreSQL (``in_json``: from inside a JSON document, spelled as
+    ``schemac.semantics.lowering.JSON_SPELLING`` says) as Gel's JSON output spells it
+    (https://docs.geldata.com/reference/stdlib/json): numbers, ISO 8601 strings for dates and
+    durations, arrays for arrays and unnamed tuples, objects for named tuples and ranges."""
     if value is None:
-        return [] if rf is not None and rf.multi else None
-    if rf is not None and rf.shape is not None:
-        if isinstance(value, str):
-            value = json.loads(value)
-        if isinstance(value, list):
-            return [_obj(v, rf.shape) for v in value]
-        return _obj(value, rf.shape)
-    name = _scalar_name(rf.type) if rf is not None and rf.type is not None else ""
-    elem = getattr(rf.type, "element", None) if rf is not None and rf.type is not None else None
+        return None
+    fields = getattr(vt, "fields", None)
+    elem = getattr(vt, "element", None)
+    name = _scalar_name(vt)
+    if isinstance(value, str) and not in_json and (fields is not None or name == "json"):
+        value = json.loads(value)  # (json columns are read as text, see Fixture.open)
+        if name == "json":
+            return value
+        in_json = True
+    if fields is not None and isinstance(value, (list, tuple)):
+        if all(n is not None for n, _ in fields) and not isinstance(value, dict):
+            return {n: value_to_gel(v, t, True) for (n, t), v in zip(fields, value)}
+        return [value_to_gel(v, t, True) for (_, t), v in zip(fields, value)]
+    if fields is not None and isinstance(value, dict):
+        return {n: value_to_gel(value.get(n), t, True) for n, t in fields}
     if isinstance(value, list):
-        sub = None
-        if elem is not None:
-            sub = _Field(elem)
-        elif rf is not None and rf.multi and rf.type is not None:
-            sub = _Field(rf.type)
-        return [to_gel(v, sub, in_json) for v in value]
-    if isinstance(value, str) and in_json:
-        if name in ("int64", "bigint", "int32", "int16"):
+        return [value_to_gel(v, elem, in_json) for v in value]
+    if isinstance(value, str):
+        if in_json and name in ("int64", "bigint", "int32", "int16"):
             try:
                 return int(value)
             except ValueError:
                 return value
-        if name == "decimal":
+        if in_json and name == "decimal":
             return decimal.Decimal(value)
-        if name == "cal::local_date" and value.endswith("T00:00:00Z"):
+        if in_json and name == "cal::local_date" and value.endswith("T00:00:00Z"):
             return value[:-len("T00:00:00Z")]
-        if name == "cal::local_datetime" and value.endswith("Z"):
+        if in_json and name == "cal::local_datetime" and value.endswith("Z"):
             return value[:-1]
         return value
     if isinstance(value, uuid.UUID):
@@ -478,16 +499,31 @@ def to_gel(value: Any, rf=None, in_json: bool = False) -> Any:
         return value.isoformat()
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
-    if isinstance(value, dict) and rf is not None and name != "json":
-        return {k: to_gel(v, None, True) for k, v in value.items()}
+    if type(value).__name__ == "Range":
+        if value.isempty:
+            return {"empty": True}
+        return {"lower": value_to_gel(value.lower, None, in_json), "upper": value_to_gel(value.upper, None, in_json),
+                "inc_lower": value.lower_inc, "inc_upper": value.upper_inc}
+    if isinstance(value, dict) and name != "json":
+        return {k: value_to_gel(v, None, True) for k, v in value.items()}
     return value
 
 
-@dataclass
-class _Field:
-    type: Any
-    shape: Any = None
-    multi: bool = False
+def field_to_gel(value: Any, rf) -> Any:
+    """A result field's value (a column, or a key of a nested shape's JSON object)."""
+    if rf.shape is not None:
+        if value is None:
+            return [] if rf.multi else None
+        if isinstance(value, str):
+            value = json.loads(value)
+        if isinstance(value, list):
+            return [_obj(v, rf.shape) for v in value]
+        return _obj(value, rf.shape)
+    if value is None:
+        return [] if rf.multi else None
+    if rf.multi and isinstance(value, list):
+        return [value_to_gel(v, rf.type, rf.in_json) for v in value]
+    return value_to_gel(value, rf.type, rf.in_json)
 
 
 def _obj(value: Any, shape) -> Any:
@@ -496,15 +532,17 @@ def _obj(value: Any, shape) -> Any:
     out = dict(value)
     for f in shape:
         if f.name in value:
-            out[f.name] = to_gel(value[f.name], f, True)
+            out[f.name] = field_to_gel(value[f.name], f)
     return out
 
 
 def result_to_gel(c: Compiled, rows: List[tuple]) -> List[Any]:
+    """The rows as Gel's result set. A scalar query's NULL is the empty set (the runners'
+    reading of an optional result; a Gel set never holds a NULL)."""
     if c.scalar:
-        f = c.result[0] if c.result else None
-        return [to_gel(r[0], f) for r in rows]
-    return [{f.name: to_gel(v, f) for f, v in zip(c.result, r)} for r in rows]
+        f = c.result[0]
+        return [field_to_gel(r[0], f) for r in rows if r[0] is not None]
+    return [{f.name: field_to_gel(v, f) for f, v in zip(c.result, r)} for r in rows]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -729,7 +767,7 @@ def _run_case(fx: Fixture, case: Dict[str, Any]) -> Outcome:
         r = fx.refused
         return Outcome("REFUSED", r.code, f"{r.where}: {r.message}" if r.where else r.message)
     statements: List[Tuple[str, bool]] = []
-    for p in case["prelude"]:
+    for p in prelude(fx.area, case):
         statements.extend((s, False) for s in split_statements(p) if not any(n.match(s) for n in NO_OPS))
     query = split_statements(case["query"])
     if len(query) != 1:

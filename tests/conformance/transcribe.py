@@ -11,7 +11,8 @@ Reads a local git snapshot of Gel's sources (``--repo``, a git directory read wi
   edb/testbase/server.py ``get_setup_script``) and the ``SETUP`` scripts (files or inline text);
   an inline ``START MIGRATION TO { <sdl> }; POPULATE MIGRATION; COMMIT MIGRATION;`` is read as
   the fixture's schema;
-* the statements the test method ran before it (``self.con.execute/query*`` and earlier
+* the statements the test method ran before it (``prelude``: indexes into the file's
+  ``statements``) (``self.con.execute/query*`` and earlier
   asserted queries, which Gel's harness runs twice, the second time without rolling back,
   unless ``json_only``): the case replays them first;
 * Gel's expected JSON result, encoded as JSON with tags for what JSON cannot say:
@@ -45,7 +46,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 DEFAULT_REPO = "/work/.mirror/geldata+gel/repo"
 DEFAULT_AREAS = ["select", "scope", "linkprops", "for", "group", "coalesce", "insert", "update",
-                 "delete", "policies", "triggers", "rewrites", "filter"]
+                 "delete", "policies", "triggers", "rewrites", "filter", "advtypes", "calls", "casts",
+                 "datatypes", "enums", "expr_aliases", "expressions", "functions", "functions_inline",
+                 "globals", "json", "linkatoms", "tree", "volatility", "internal_group", "fts"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -491,7 +494,12 @@ def transcribe_area(repo: str, rev: str, area: str, files: Dict[str, str]) -> Di
                 c["class"] = cname
                 c["source"] = f"{path}:{c.pop('line')}"
                 cases.append(c)
+    # the statements run before the cases, each written once (a case's prelude: their indexes)
+    table: Dict[str, int] = {}
+    for c in cases:
+        c["prelude"] = [table.setdefault(t, len(table)) for t in c["prelude"]]
     return {"area": area, "source": path, "gel_commit": rev, "fixtures": fixtures, "cases": cases,
+            "statements": list(table),
             "skipped": dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 

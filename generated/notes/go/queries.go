@@ -66,7 +66,7 @@ VALUES ($1, $2, COALESCE($3::boolean, false), (SELECT "id" FROM "user" WHERE id 
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $4)))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || 'only the owner can change this note' AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $4)))) THEN true ELSE schemac_raise('SCP01', 'only the owner can change this note', json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // CreateNoteParams are the parameters of CreateNote. Optional: Body, Shared (nil stores NULL, or
 // the property's default in an insert).
@@ -169,7 +169,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || 'only the owner can change this note' AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE schemac_raise('SCP01', 'only the owner can change this note', json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // EditNoteParams are the parameters of EditNote. Nil leaves the property unchanged: Title (title),
 // Body (body), Shared (shared).

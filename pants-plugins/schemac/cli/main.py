@@ -12,7 +12,7 @@ import sys
 from typing import Dict, List, Optional
 
 from schemac.pipeline import (GO_DRIVERS, QUERY_SUFFIXES, SCHEMA_SUFFIXES, TS_INT64_MODES, TS_MODULE_FORMATS,
-                              check_library, render_library)
+                              check_library, render_library, with_relative_paths)
 from schemac.semantics.library import Options
 from schemac.diagnostics import CompileError
 from schemac.cli.sources import read_sources, parse_externs
@@ -62,6 +62,10 @@ def _parser() -> argparse.ArgumentParser:
                    "definition, references, symbols, rename, code actions and formatting for schema (.esdl) and "
                    "query (.edgeql) files. Needs pygls 2.x. See 'Editor setup' in the README.")
 
+    from schemac.cli.geldump import add_parser as add_geldump_parser
+
+    add_geldump_parser(sub)
+
     m = sub.add_parser("migrate", help="versioned migrations: generate, check, apply, resolve",
                        description="Versioned migrations of a library (its migrations/ directory).")
     msub = m.add_subparsers(dest="migrate_command", required=True)
@@ -73,6 +77,9 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--library", required=True, help="library name")
     g.add_argument("--out", required=True, help="directory to write into (the library's migrations/ directory)")
     g.add_argument("--name", help="slug of the new migration's file name (default: from the first change)")
+    g.add_argument("--amend", action="store_true",
+                   help="write `fill` hints added after the latest migration failed on rows with no value into "
+                   "that migration (only when it was applied nowhere: its checksum changes)")
     g.add_argument("--allow-destructive", action="store_true",
                    help="allow dropping tables and columns that have no drop hint in the schema")
     g.add_argument("--online-indexes", action="store_true",
@@ -190,10 +197,16 @@ RUNNER_COMMANDS = ("apply", "status", "down", "resolve")
 def _runner_argv(argv: List[str]) -> List[str]:
     """``migrate target --library L --dir D [COMMAND] [ARGS...]`` (what `./pants run <library>`
     executes, followed by the user's arguments after ``--``) -> ``migrate COMMAND --library L
-    --dir D ARGS...``; COMMAND defaults to ``apply``."""
+    --dir D ARGS...``; COMMAND defaults to ``apply``. ``import-gel-dump DUMP ...`` becomes
+    ``import-gel-dump --library L --dir D DUMP ...`` (D, the migrations directory, leads to the
+    schema files beside it)."""
     if argv[:2] != ["migrate", "target"]:
         return argv
     head, rest = argv[2:6], argv[6:]
+    if rest and rest[0] == "import-gel-dump":
+        # `./pants run <library> -- import-gel-dump DUMP`: the library's own schema (next to the
+        # migrations directory) and name
+        return ["import-gel-dump", *head, *rest[1:]]
     command = "apply"
     if rest and rest[0] in RUNNER_COMMANDS:
         command, rest = rest[0], rest[1:]
@@ -258,11 +271,18 @@ def _main(argv: Optional[List[str]]) -> int:
         try:
             from schemac.lsp.server import main as lsp_main
         except ImportError as e:
-            _print_diagnostics(f"error: the language server needs pygls 2.x and lsprotocol ({e})")
+            if isinstance(e, ModuleNotFoundError):
+                raise  # not installed: schemac.cli.entry says which package and how to get it
+            _print_diagnostics(f"error: the language server needs pygls 2.x and lsprotocol ({e}): "
+                               'pip install "schemac[lsp]"')
             return 1
         return lsp_main()
     if args.command == "fmt":
         return _fmt(args.paths, args.check)
+    if args.command == "import-gel-dump":
+        from schemac.cli.geldump import run as run_geldump
+
+        return run_geldump(args, read_sources)
     if args.command == "migrate":
         from schemac.cli.migrate import run_migrate
 
@@ -277,7 +297,7 @@ def _main(argv: Optional[List[str]]) -> int:
     try:
         lib = check_library(sources, options)
         _RETAINED.append(lib)
-        outputs = render_library(lib, sources)
+        outputs = render_library(with_relative_paths(lib, os.getcwd()), sources)
     except CompileError as e:
         _print_diagnostics(e.render(sources))
         return 1
@@ -288,4 +308,21 @@ def _main(argv: Optional[List[str]]) -> int:
         return 1
     for w in lib.warnings:
         _print_diagnostics(w.render(sources))
+    _print_diagnostics(_summary(lib, args.out, outputs))
     return 0
+
+
+def _summary(lib, out: str, outputs: Dict[str, str]) -> str:
+    """The one line a successful compile prints (on stderr, with the warnings): what was
+    compiled and where it went, e.g. ``schemac: compiled library jobs (2 types, 8 queries, 1
+    migration) into out/: 3 SQL, 4 TypeScript and 4 Go files``."""
+    def n(count: int, what: str) -> str:
+        return f"{count} {what}" + ("" if count == 1 else "s")
+
+    kinds = {k: sum(1 for p in outputs if p.startswith(k + "/")) for k in ("sql", "ts", "go")}
+    migrations = sum(1 for p in outputs if p.startswith("sql/") and p.endswith(".up.sql"))
+    types = sum(1 for t in lib.schema.types.values() if t.module not in lib.schema.module_library)
+    warnings = f", {n(len(lib.warnings), 'warning')}" if lib.warnings else ""
+    return (f"schemac: compiled library {lib.options.library} ({n(types, 'object type')}, "
+            f"{n(len(lib.queries), 'query').replace('querys', 'queries')}, {n(migrations, 'migration')}{warnings}) "
+            f"into {out}: {kinds['sql']} SQL, {kinds['ts']} TypeScript and {kinds['go']} Go files")

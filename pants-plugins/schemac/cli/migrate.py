@@ -106,8 +106,7 @@ def generate(args, read_sources) -> int:
         print(f"{history.path('snapshot.json')}: error[E0407]: {e}", file=sys.stderr)
         return 1
     if gen is None:
-        print(f"{args.library}: no changes since the last migration")
-        return 0
+        return _unapplied_fills(args, history, lib, out_files)
     _print_all(gen.plan.lints, sources)
     if gen.plan.errors:
         _print_all(gen.plan.errors, sources)
@@ -128,6 +127,51 @@ def generate(args, read_sources) -> int:
             print(f"  - {c}")
     else:
         print(f"{args.library}: updated snapshot.json (no SQL change)")
+    return 0
+
+
+def _unapplied_fills(args, history: History, lib: Library, out_files: Dict[str, str]) -> int:
+    """No schema change: but a ``fill`` hint added after a migration failed on rows with no
+    value (the guard's hint says to add one) changes no schema, so say that the migration does
+    not have it, and with ``--amend`` write the fill into it (its guard replaced by the fill's
+    UPDATE; the chained checksums rewritten). Never silent: without ``--amend`` it is a warning,
+    since the migration may have been applied where it found no rows."""
+    from schemac.migrate.diff import fills_missing_from
+    from schemac.migrate.history import sum_file
+
+    current = catalog_of(lib.schema)
+    ups = [n for n in reversed(history.ordered()) if n.endswith(".up.sql")]
+    for name in ups:
+        missing = fills_missing_from(history.migrations[name], current, lib.hints)
+        if not missing:
+            continue
+        version = int(name.split("_", 1)[0])
+        hints = ", ".join(f"`{h}`" for h, _, _ in missing)
+        if not args.amend:
+            print(f"{history.path(name)}: warning[W0009]: the schema's {hints} is not in this migration: it was "
+                  "generated before the hint was added, and stops on rows with no value", file=sys.stderr)
+            print(f"  = hint: if version {version} has not been applied anywhere (a failed apply changes nothing), "
+                  f"run generate again with --amend (`./pants generate-migrations --amend <target>`) to write the "
+                  f"fill into it, then `resolve --version {version}` and apply", file=sys.stderr)
+            print(f"{args.library}: no changes since the last migration")
+            return 0
+        text = history.migrations[name]
+        for _, guard, statement in missing:
+            text = text.replace(guard, statement)
+        migrations = dict(history.migrations)
+        migrations[name] = text
+        files = {name: text}
+        if history.snapshot is not None:
+            files[SUM_FILE] = sum_file([(n, migrations[n]) for n in history.ordered()]
+                                       + [(SNAPSHOT_FILE, history.snapshot)])
+        os.makedirs(args.out, exist_ok=True)
+        for n, t in sorted(files.items()):
+            with open(os.path.join(args.out, n), "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(t)
+        print(f"{args.library}: amended {name} with {hints} (run `resolve --version {version}` if it failed, "
+              "then apply)")
+        return 0
+    print(f"{args.library}: no changes since the last migration")
     return 0
 
 

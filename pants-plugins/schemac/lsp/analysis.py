@@ -24,10 +24,11 @@ being typed). Otherwise the diagnostics are the compiler's own (same codes, span
 from __future__ import annotations
 
 import ast as pyast
-import fnmatch
+import functools
 import glob
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -82,7 +83,7 @@ class LibraryConfig:
         """Absolute paths of the library's schema and query files, on disk and open."""
         out = set()
         for pattern in self.sources:
-            for p in glob.glob(os.path.join(self.root, pattern)):
+            for p in glob.glob(os.path.join(self.root, pattern), recursive=True):
                 if os.path.isfile(p) and file_kind(p):
                     out.add(os.path.abspath(p))
         for p in overlay:
@@ -95,13 +96,47 @@ class LibraryConfig:
         if rel.startswith(".."):
             return False
         rel = rel.replace(os.sep, "/")
-        return any(fnmatch.fnmatchcase(rel, pat) and rel.count("/") == pat.count("/") for pat in self.sources)
+        return any(_glob_regex(pat).match(rel) for pat in self.sources)
 
     def compile_options(self) -> Options:
         opts = dict(self.options)
         go_package = opts.get("go_package")
         kw = {k: opts[k] for k in ("ts_module", "ts_int64", "go_driver") if k in opts}
         return Options(library=self.name, go_package=go_package, **kw)
+
+
+@functools.lru_cache(maxsize=None)
+def _glob_regex(pattern: str) -> "re.Pattern[str]":
+    """A Pants source glob as a regular expression over a path relative to the BUILD file's
+    folder: ``*`` and ``?`` stay within one folder, ``**`` spans any number of folders (also
+    none: ``dbschema/**/*.gel`` matches ``dbschema/default.gel`` and ``dbschema/core/types.gel``)."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[":
+            j = pattern.find("]", i + 1)
+            if j < 0:
+                out.append(re.escape(pattern[i]))
+                i += 1
+            else:
+                out.append("[" + pattern[i + 1:j].replace("!", "^", 1 if pattern[i + 1:i + 2] == "!" else 0) + "]")
+                i = j + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
 
 
 def _build_root(start: str) -> Optional[str]:
@@ -176,21 +211,25 @@ def find_library(path: str) -> Optional[LibraryConfig]:
     path = os.path.abspath(path)
     d = os.path.dirname(path)
     first = d
+    # A BUILD file whose sources match the file wins wherever it is above it (its globs may
+    # reach into sub-folders: `sources=["dbschema/**/*.gel"]` with `dbschema/core/types.gel`),
+    # as for Pants; without one, the nearest folder with schema files that owns it.
+    nearest: Optional[LibraryConfig] = None
     while True:
         for args in _read_build(d):
             cfg = _config_from_build(d, args)
             if cfg.owns(path):
                 return cfg
-        if _has_schema_files(d):
+        if nearest is None and _has_schema_files(d):
             cfg = LibraryConfig(d, os.path.basename(d))
             if cfg.owns(path) or d == first:
-                return cfg
+                nearest = cfg
         parent = os.path.dirname(d)
         if parent == d or os.path.exists(os.path.join(d, "pants.toml")):
             break
         d = parent
     # A lone file (no schema anywhere above): a library of its folder.
-    return LibraryConfig(first, os.path.basename(first))
+    return nearest or LibraryConfig(first, os.path.basename(first))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -508,13 +508,17 @@ def signatures(analysis: Analysis, plan) -> Tuple[str, str]:
         go_text = render_go(lib)["queries.go"]
     except Exception:  # a back end that cannot render this plan: no signatures
         return "", ""
+    # A function's head may span lines (one parameter a line when it is long, as for a query
+    # that reads globals): its parameter list is matched up to its closing parenthesis.
+    params = r"\((?:[^()]|\([^()]*\))*\)[^\n{]*\{$"
     ts = "\n\n".join(m.group(0).rstrip() for m in re.finditer(
-        r"^export interface (?!Queryable\b)\w+ \{\n(?:.*\n)*?\}$|^export (?:async )?function .*?\{$", ts_text, re.M))
+        r"^export interface (?!Queryable\b)\w+ \{\n(?:.*\n)*?\}$|^export (?:async )?function \w+" + params,
+        ts_text, re.M))
     go = "\n\n".join(m.group(0).rstrip() for m in re.finditer(
-        r"^type \w+ struct \{\n(?:.*\n)*?\}$|^func \(q \*Queries\) .*?\{$", go_text, re.M))
+        r"^type \w+ struct \{\n(?:.*\n)*?\}$|^func \(q \*Queries\) \w+" + params, go_text, re.M))
     # signatures, not bodies: `function f(...): T {` -> `function f(...): T;`
-    ts = re.sub(r"^(export (?:async )?function .*) \{$", r"\1;", ts, flags=re.M) if ts else ts
-    go = re.sub(r"(^func .*) \{$", r"\1", go, flags=re.M) if go else go
+    ts = re.sub(r"^(export (?:async )?function [^{]*(?:\{\}[^{]*)*) \{$", r"\1;", ts, flags=re.M) if ts else ts
+    go = re.sub(r"(^func [^{]*) \{$", r"\1", go, flags=re.M) if go else go
     cache[id(plan)] = (ts, go)
     return ts, go
 

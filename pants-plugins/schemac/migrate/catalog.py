@@ -129,6 +129,9 @@ class Catalog:
     #: Composite types of tuple properties (https://docs.geldata.com/reference/stdlib/tuple):
     #: ``(name, ((attribute, type), ...))`` in creation order (a tuple's element tuples first).
     composites: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
+    #: schemac's own functions the queries call (:data:`schemac.semantics.policies.RAISE_FUNCTION`
+    #: once a type has access policies), sorted.
+    functions: Tuple[str, ...] = ()
 
     def table(self, name: str) -> Optional[TableDef]:
         return next((t for t in self.tables if t.name == name), None)
@@ -175,7 +178,16 @@ def catalog_of(schema: Schema) -> Catalog:
         extensions=schema.pg_extensions(),
         sequences=schema.sequences(),
         composites=_composites(schema),
+        functions=support_functions(schema),
     )
+
+
+def support_functions(schema: Schema) -> Tuple[str, ...]:
+    """The functions of schemac the library's queries call: the one that raises access policy
+    errors when a type (its own or a dependency's) has policies."""
+    from schemac.semantics import policies
+
+    return (policies.RAISE_FUNCTION,) if any(t.policies for t in schema.all_types()) else ()
 
 
 def _composites(schema: Schema) -> Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...]:
@@ -200,6 +212,8 @@ def dump_snapshot(catalog: Catalog) -> str:
         doc["extensions"] = list(catalog.extensions)
     if catalog.sequences:
         doc["sequences"] = list(catalog.sequences)
+    if catalog.functions:
+        doc["functions"] = list(catalog.functions)
     if catalog.composites:
         doc["composites"] = [{"name": n, "fields": [list(f) for f in fields]} for n, fields in catalog.composites]
     return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -249,7 +263,8 @@ def load_snapshot(text: str) -> Catalog:
         sequences = tuple(sorted(str(e) for e in doc.get("sequences", [])))
         composites = tuple((str(c["name"]), tuple((str(a), str(t)) for a, t in c["fields"]))
                            for c in doc.get("composites", []))
-        return Catalog(tuple(tables), enums, extensions, sequences, composites)
+        functions = tuple(sorted(str(f) for f in doc.get("functions", [])))
+        return Catalog(tuple(tables), enums, extensions, sequences, composites, functions)
     except SnapshotError:
         raise
     except (ValueError, KeyError, TypeError, AttributeError) as e:

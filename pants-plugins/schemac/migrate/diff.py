@@ -27,6 +27,7 @@ from schemac.frozen import fast_init_all
 from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, TriggerDef, UniqueDef, origin_of
 from schemac.semantics.model import is_join_origin
 from schemac.semantics.migration_hints import Hints
+from schemac.semantics import policies
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 
 # Phases (statement order inside one migration).
@@ -46,6 +47,9 @@ VALIDATE, FINISH_NOT_NULL, FINISH_DROP_HELPER, ATTACH_UNIQUE = 100, 110, 111, 11
 #: (``CREATE INDEX CONCURRENTLY``); ``finish``: a transactional file after those (``VALIDATE
 #: CONSTRAINT``, ``SET NOT NULL`` proven by a validated CHECK, ``ADD CONSTRAINT ... USING INDEX``).
 PRE, MAIN, ONLINE, FINISH = "pre", "main", "online", "finish"
+
+#: The SQL of schemac's own functions (:attr:`schemac.migrate.catalog.Catalog.functions`).
+_SUPPORT_FUNCTIONS = {policies.RAISE_FUNCTION: policies.RAISE_FUNCTION_SQL}
 
 #: Functions whose value differs per row: a column added with such a default rewrites the table.
 VOLATILE_FUNCTIONS = ("gen_random_uuid(", "clock_timestamp(", "random(", "uuid_generate_v", "nextval(", "timeofday(")
@@ -243,6 +247,49 @@ def _guard(condition_sql: str, message: str, hint: str, errcode: str) -> str:
     return f"DO {tag} {body} {tag};"
 
 
+#: The two places a required column's empty values are filled (or guarded): a new column
+#: (every row) and a column that becomes required (its NULLs), with the guard's problem text.
+_FILL_SITES = (("", "is a new required column, and {table} has rows"),
+               (" WHERE {column} IS NULL", "becomes required, but some rows have no value"))
+
+
+def fill_statement(nt: TableDef, c: ColumnDef, fill: str, where: str) -> str:
+    """The statement that gives ``c``'s empty values (``where``) the ``fill`` hint's value."""
+    return f"UPDATE {qi(nt.name)} SET {qi(c.name)} = {fill}{where};"
+
+
+def fill_guard(nt: TableDef, c: ColumnDef, where: str, problem: str) -> str:
+    """The guard written instead of :func:`fill_statement` when the schema has no ``fill`` for
+    ``c``: it stops the migration on the first row with an empty value, saying which hint to add."""
+    short = nt.origin[len("default::"):] if nt.origin.startswith("default::") else nt.origin
+    return _guard(
+        f"EXISTS (SELECT 1 FROM {qi(nt.name)}{where})", f"schemac: {nt.name}.{c.name} {problem}",
+        f"add `fill {short}.{c.pointer} using (<value>);` to the schema's migration block "
+        "(or give the property a default), then generate this migration again (see docs/migrations.md, "
+        "'When a migration fails')", "23502")
+
+
+def fills_missing_from(migration_sql: str, current: Catalog, hints: Hints) -> List[Tuple[str, str, str]]:
+    """The ``fill`` hints of ``hints`` that a generated migration (its up file's text) was
+    written without: ``(hint as written, the guard in the file, the fill statement that
+    replaces it)`` for each guard of ``migration_sql`` whose column now has a ``fill``. (A
+    migration that failed on rows with no value; with the hint added the schema does not change,
+    so only this tells that the committed migration does not have it yet.)"""
+    out: List[Tuple[str, str, str]] = []
+    for nt in current.tables:
+        for c in nt.columns:
+            fill = hints.fills.get((nt.origin, c.pointer or c.name))
+            if fill is None:
+                continue
+            for where_t, problem_t in _FILL_SITES:
+                where, problem = where_t.format(column=qi(c.name)), problem_t.format(table=nt.name)
+                guard = fill_guard(nt, c, where, problem)
+                if guard in migration_sql:
+                    short = nt.origin[len("default::"):] if nt.origin.startswith("default::") else nt.origin
+                    out.append((f"fill {short}.{c.pointer}", guard, fill_statement(nt, c, fill, where)))
+    return out
+
+
 def _member_ref(enum: str, member: str) -> str:
     """How a hint names a member: ``Status.Open``, ``Status.'100%'`` for non-identifiers."""
     name = member if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", member) else sql_string(member)
@@ -408,6 +455,12 @@ class _Differ:
         for name in sorted(old_seq - new_seq):
             self.change(f"drop sequence {name}")
             self.emit(DROP_SEQUENCE, f"DROP SEQUENCE IF EXISTS {qi(name)};")
+        # schemac's own functions (the access policy errors' RAISE_FUNCTION): created before the
+        # tables, never dropped: every library of the database shares it (CREATE OR REPLACE of
+        # the same text), so another library may still call it.
+        for name in sorted(set(self.new.functions) - set(self.old.functions)):
+            self.change(f"create function {name}")
+            self.emit(CREATE_EXTENSION, _SUPPORT_FUNCTIONS[name])
         # Composite types of tuple properties: created before the columns of their type, dropped
         # after them (outer tuples first). A type's name follows from its elements, so a tuple
         # type changed is another composite type.
@@ -676,15 +729,10 @@ class _Differ:
         """Fill the empty values of ``c`` (``where`` selects them; ``""``: every row of a new
         column) with the ``fill`` hint's value, or stop the migration on the first such row with
         a guard that says which hint to add; then ``SET NOT NULL``."""
-        tq, cq = qi(nt.name), qi(c.name)
         if fill is not None:
-            self.emit(FILL, f"UPDATE {tq} SET {cq} = {fill}{where};")
+            self.emit(FILL, fill_statement(nt, c, fill, where))
         else:
-            self.emit(FILL, _guard(
-                f"EXISTS (SELECT 1 FROM {tq}{where})", f"schemac: {nt.name}.{c.name} {problem}",
-                f"add `fill {self._type_name(nt)}.{c.pointer} using (<value>);` to the schema's migration block "
-                "(or give the property a default), then generate this migration again (see docs/migrations.md, "
-                "'When a migration fails')", "23502"))
+            self.emit(FILL, fill_guard(nt, c, where, problem))
         self.set_not_null(nt, c)
 
     def alter_column(self, nt: TableDef, oc: ColumnDef, c: ColumnDef) -> None:

@@ -242,12 +242,26 @@ def checksum(text: str) -> str:
 # ------------------------------------------------------------------------------- generating
 def slug_of(changes: List[str]) -> str:
     """A file-name slug from the change list: ``add column job.priority`` ->
-    ``add_column_job_priority``; several changes -> the first one + ``_and_more``."""
+    ``add_column_job_priority``; several changes -> the first one + ``_and_more``; at most 48
+    characters before that suffix, cut between whole words."""
     if not changes:
         return "migration"
-    first = re.sub(r"[^a-z0-9]+", "_", changes[0].lower()).strip("_")
-    if len(first) > 48:
-        first = first[:48].rsplit("_", 1)[0]
+    # Whole words only: a word is a run of letters, digits and `_` (a table or column name such
+    # as `licence_number` is one word), so a long change is cut between words, never inside
+    # one (`rename column driver.license_no to licence_number` -> not `..._to_licence`).
+    words = [w.strip("_") for w in re.split(r"[^a-z0-9_]+", changes[0].lower())]
+    words = [w for w in words if w]
+    first, kept = "", 0
+    for w in words:
+        candidate = f"{first}_{w}" if first else w
+        if len(candidate) > 48 and first:
+            break
+        first, kept = candidate, kept + 1
+    if kept < len(words):  # cut: not ending on a connective (`..._license_no_to`)
+        while kept > 1 and words[kept - 1] in ("to", "of", "on", "in", "and", "from", "for", "with"):
+            kept -= 1
+        first = "_".join(words[:kept])
+    first = first[:48].strip("_") or "migration"  # one word longer than the limit
     return first + ("_and_more" if len(changes) > 1 else "")
 
 

@@ -1521,10 +1521,14 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     link = ctx.subject.links.get(name)
     if link is not None:
         if expr.steps[1:] in ((), ("id",)) and link.column is not None:
-            # A single link stands for its target's id (its FK column).
+            # A single link stands for its target's id (its FK column), the id of an object the
+            # query may see (read through the target's access policies when it has some).
+            from schemac.semantics import policies
+
             col = ctx.subject.column(link.column)
             assert col is not None
-            return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix)
+            return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, link, ctx.column_prefix,
+                                 policies.link_visible(link, ctx.subject, ctx))
         if link.column is not None:
             return _link_path(expr, ctx)
         if len(expr.steps) > 1 and ctx.set_links is not None and ctx.set_row is not None and \
@@ -2544,13 +2548,19 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     pl = ctx.subject.poly_links.get(name) if ctx.subject is not None else None
     if pl is not None and pl.multi and ctx.subject is not None:
         # a polymorphic multi link: its join rows, whatever their target's type
+        from schemac.semantics import policies
+
         link = Link(pl.name, pl.targets[0][0], True, pl.required, None, pl.join_table)
-        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table),
+                             policies.join_row_visible(link, ctx, poly=pl))
     if refuse_poly_link(ctx.subject, name, expr.span, ctx.reporter):
         return None
     link = ctx.subject.links.get(name) if ctx.subject is not None else None
     if link is not None and link.multi and ctx.subject is not None:
-        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table))
+        from schemac.semantics import policies
+
+        return qir.CountLink(expr.span, INT64, False, ctx.subject, link, ctx.column_prefix or qi(ctx.subject.table),
+                             policies.join_row_visible(link, ctx))
     arg = check(expr.args[0], ctx)
     if arg is None:
         return None
@@ -3784,12 +3794,18 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None \
                 and op.steps[0] in ctx.subject.poly_links:
             # a polymorphic link: one of its columns set (single), a join row (multi)
+            # (an object the target's access policies hide is none: policies.join_row_visible)
+            from schemac.semantics import policies
+
             pl = ctx.subject.poly_links[op.steps[0]]
             row = ctx.column_prefix or qi(ctx.subject.table)
             if pl.multi:
-                sql = f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id")'  # type: ignore[arg-type]
+                visible = policies.join_row_visible(None, ctx, '"_x"', pl)
+                sql = (f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id"'  # type: ignore[arg-type]
+                       + ("" if visible is None else f" AND {visible}") + ")")
             else:
-                sql = "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
+                sql = policies.join_row_visible(None, ctx, row, pl) or \
+                    "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
             return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
                                    True)
         link = ctx.subject.links.get(op.steps[0]) \
@@ -3797,9 +3813,13 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
         if link is not None and link.column is None and link.join_table is not None:
             # `exists .bs` of a multi link (https://docs.geldata.com/reference/stdlib/set#operator::exists):
             # a join row of the subject, as count(.bs) counts them
+            from schemac.semantics import policies
+
             row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
             alias = qi(f"_j{ctx.depth}")
-            sql = f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id")'
+            visible = policies.join_row_visible(link, ctx, alias)
+            sql = (f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id"'
+                   + ("" if visible is None else f" AND {visible}") + ")")
             return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
                                    True)
         if computed_sql.type_set_of(expr.operand, ctx) is not None:

@@ -162,7 +162,21 @@ def _literal(node: qir.Literal) -> str:
 
 def _column(node: qir.ColumnRef) -> str:
     name = quote_ident(node.column.name)
-    return f"{node.qualifier}.{name}" if node.qualifier else name
+    ref = f"{node.qualifier}.{name}" if node.qualifier else name
+    if node.visible_sql is not None:
+        return visible_link_sql(ref, node.link.target, node.visible_sql)  # type: ignore[union-attr]
+    return ref
+
+
+def visible_link_sql(ref: str, target: ObjectType, visible: str) -> str:
+    """The id in the FK column ``ref`` when ``visible`` (the target's access policies over its
+    row ``"_pv"``, ``schemac.semantics.policies.link_visible``) holds for the object, else NULL:
+    ``(SELECT "_pv"."id" FROM (SELECT <ref> AS "k") AS "_pk" JOIN <target> AS "_pv" ON
+    "_pv"."id" = "_pk"."k" WHERE <visible>)``. ``ref`` is read in a sub-select of its own, where
+    the target's columns are not in scope, so an unqualified column name is the outer row's."""
+    table = target.from_sql or qi(target.table)
+    return (f'(SELECT "_pv"."id" FROM (SELECT {ref} AS "k") AS "_pk" JOIN {table} AS "_pv" '
+            f'ON "_pv"."id" = "_pk"."k" WHERE {visible})')
 
 
 def _var(node: qir.VarRef) -> str:
@@ -183,8 +197,9 @@ def _call(node: qir.Call) -> str:
 
 
 def _count_link(node: qir.CountLink) -> str:
+    visible = "" if node.visible_sql is None else f" AND {node.visible_sql}"
     return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
-            f'WHERE "_c"."source_id" = {node.subject_row}."id")')
+            f'WHERE "_c"."source_id" = {node.subject_row}."id"{visible})')
 
 
 def _value_set(node: qir.ValueSet) -> str:
@@ -949,7 +964,10 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
         elif t is qir.ShapeLinkProp:
             out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}", gel_json), el.field))
         elif t is qir.ShapeLinkId:
-            out.append((qi(el.column.name), el.field))
+            ref = qi(el.column.name)
+            if el.visible_sql is not None:
+                ref = visible_link_sql(ref, el.link.target, el.visible_sql)
+            out.append((ref, el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))
             if depth == 0 and type(el.value) is qir.Call and el.value.func in _INT4_CALLS:  # type: ignore[attr-defined]

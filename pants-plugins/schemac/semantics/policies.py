@@ -11,8 +11,14 @@ rewriting every generated query, as Gel does:
   silently;
 * ``insert`` and ``update write`` check each new or updated object: one that is not allowed makes
   the statement fail (nothing is written), raising a typed access policy error in the runners.
-  The check is a SQL expression that fails for such a row: ``CAST('schemac-access-policy|<type>|
-  <kind>|<id>|<message>' AS integer)`` (SQLSTATE 22P02; the runners recognise the prefix).
+  The check is a SQL expression that fails for such a row: it calls :data:`RAISE_FUNCTION`, a
+  small PL/pgSQL function the migration creates once the schema has policies
+  (:data:`RAISE_FUNCTION_SQL`), which raises SQLSTATE :data:`POLICY_SQLSTATE` with the policy's
+  message and, as its DETAIL, JSON naming the type, the action and the object's id. No user
+  value can make Postgres raise that SQLSTATE (a failed cast is 22P02 whatever its text), and
+  the runners recognise these errors by their SQLSTATE alone, so a policy error cannot be forged;
+* a required link whose target the ``select`` policies hide fails the statement with SQLSTATE
+  :data:`HIDDEN_LINK_SQLSTATE` and Gel's message (:func:`required_link_visible`).
 
 Policies of other types are not applied inside a policy's own ``when`` / ``using`` (Gel applies
 them there too; schemac does not, so a policy never recurses).
@@ -22,13 +28,37 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
 from typing import List, Optional
 
 from schemac.semantics.model import ObjectType
 from schemac.semantics.sqlnames import qi, sql_string
 
-#: The prefix of the text whose failed cast reports a violation (read by the runners).
-MARK = "schemac-access-policy"
+#: The function that raises a policy error (created by the migration, see below).
+RAISE_FUNCTION = "schemac_raise"
+
+#: ``schemac_raise(sqlstate, message, detail, result)`` raises ``sqlstate`` with that message
+#: and DETAIL; declared to return ``result``'s type so that it stands for a value of any type.
+#: VOLATILE: Postgres never evaluates it ahead of time (only where a CASE branch reaches it).
+#: Every library of a database creates the same function (``CREATE OR REPLACE``), and no
+#: migration drops it: another library may call it.
+RAISE_FUNCTION_SQL = (f"CREATE OR REPLACE FUNCTION {RAISE_FUNCTION}(text, text, text, anyelement) RETURNS anyelement\n"
+                      "    LANGUAGE plpgsql VOLATILE AS $$\n"
+                      "BEGIN\n"
+                      "    RAISE EXCEPTION USING ERRCODE = $1, MESSAGE = $2, DETAIL = $3;\n"
+                      "END\n"
+                      "$$;")
+
+#: SQLSTATE of an insert or update the policies refuse (class ``SC``, which Postgres never uses).
+POLICY_SQLSTATE = "SCP01"
+#: SQLSTATE of a required link whose target the policies hide (Gel: CardinalityViolationError).
+HIDDEN_LINK_SQLSTATE = "SCP02"
+
+
+def raise_sql(sqlstate: str, message: str, detail: str, pg_type: str = "boolean") -> str:
+    """SQL (of type ``pg_type``) that fails the statement with ``sqlstate``; ``message`` and
+    ``detail`` are SQL text expressions."""
+    return f"{RAISE_FUNCTION}({sql_string(sqlstate)}, {message}, {detail}, NULL::{pg_type})"
 
 #: Depth of policy expansion: policies are not applied inside policy expressions.
 _EXPANDING: List[str] = []
@@ -120,8 +150,9 @@ def write_check(obj: ObjectType, kind: str, ctx, alias: str) -> Optional[str]:
         message = f"CASE {whens} ELSE {otherwise} END"
     else:
         message = otherwise
-    text = f"{sql_string(f'{MARK}|{obj.qualname}|{action}|')} || {alias}.\"id\"::text || '|' || {message}"
-    return f"(CASE WHEN {ok} THEN true ELSE CAST({text} AS integer) IS NULL END)"
+    detail = (f"json_build_object('type', {sql_string(obj.qualname)}, 'action', {sql_string(action)}, "
+              f"'id', {alias}.\"id\")::text")
+    return f"(CASE WHEN {ok} THEN true ELSE {raise_sql(POLICY_SQLSTATE, message, detail)} END)"
 
 
 def required_link_visible(pred: Optional[str], link, source: ObjectType, alias: str) -> Optional[str]:
@@ -130,14 +161,58 @@ def required_link_visible(pred: Optional[str], link, source: ObjectType, alias: 
     as Gel does (it reads such a link through ``assert_exists`` with the message "required
     link 'chat' of object type 'default::Message' is hidden by access policy", a
     CardinalityViolationError; https://docs.geldata.com/reference/datamodel/access_policies):
-    the generated types say the link is never empty. The failing cast reads the row (``id IS
-    NULL`` is never true), so Postgres cannot fold it into a constant. ``pred`` unchanged for
-    any other link."""
+    the generated types say the link is never empty. It fails with SQLSTATE
+    :data:`HIDDEN_LINK_SQLSTATE` (the runners' CardinalityViolationError), DETAIL
+    ``{"type": ..., "link": ...}``. ``pred`` unchanged for any other link."""
     if pred is None or not link.required or link.multi:
         return pred
     msg = sql_string(f"required link '{link.name}' of object type '{source.qualname}' is hidden by access policy")
-    probe = f"CASE WHEN {alias}.\"id\" IS NULL THEN '?' ELSE '' END"
-    return f"(CASE WHEN {pred} THEN true ELSE CAST({msg} || {probe} AS integer) IS NULL END)"
+    detail = sql_string(json.dumps({"type": source.qualname, "link": link.name}, sort_keys=True))
+    return f"(CASE WHEN {pred} THEN true ELSE {raise_sql(HIDDEN_LINK_SQLSTATE, msg, detail)} END)"
+
+
+#: The alias a link's target row has in :func:`link_visible` (and in the SQL that reads a link
+#: through it, ``schemac.semantics.lowering.visible_link_sql``).
+LINK_ROW = '"_pv"'
+
+
+def link_visible(link, source: ObjectType, ctx) -> Optional[str]:
+    """The condition under which a read of the single ``link`` of ``source`` sees its target
+    (over :data:`LINK_ROW`, the target's row): its ``select`` policies, and for a required link
+    the failure Gel raises when they hide it (:func:`required_link_visible`); ``None`` when
+    nothing hides the target (no policies, or none apply here: inside a policy's own
+    expression, a trigger, or a schema expression, which has no query parameters).
+
+    This is the one rule every read of a link's value follows (its id in a shape, ``.link``,
+    ``.link.id``, ``exists``, ``count``, filters, ``order by``, ``group by``): Gel reads a link
+    as the set of its target objects, and that set only holds the objects the policies let the
+    query see (https://docs.geldata.com/reference/datamodel/access_policies)."""
+    if not link.target.policies or _EXPANDING or getattr(ctx, "params", None) is None:
+        return None
+    return required_link_visible(read_predicate(link.target, ctx, LINK_ROW), link, source, LINK_ROW)
+
+
+def join_row_visible(link, ctx, row: str = '"_c"', poly=None) -> Optional[str]:
+    """The condition over a multi link's join row ``row`` under which the query sees the
+    linked object (:func:`link_visible`'s rule for a multi link): an ``EXISTS`` over the
+    target's visible rows; for a polymorphic link (``poly``, a
+    :class:`schemac.semantics.model.PolyLink`) one per concrete subtype with policies, over the
+    column that subtype's objects are linked by. ``None`` when nothing hides a target."""
+    if _EXPANDING or getattr(ctx, "params", None) is None:
+        return None
+    targets = [(t, qi(c)) for t, c in poly.targets] if poly is not None else [(link.target, '"target_id"')]
+    if not any(t.policies for t, _ in targets):
+        return None
+    arms = []
+    for t, col in targets:
+        pred = read_predicate(t, ctx, LINK_ROW)
+        ref = f"{row}.{col}"
+        if pred is None:
+            arms.append(f"{ref} IS NOT NULL")
+        else:
+            arms.append(f"EXISTS (SELECT 1 FROM {t.from_sql or qi(t.table)} AS {LINK_ROW} "
+                        f"WHERE {LINK_ROW}.\"id\" = {ref} AND {pred})")
+    return arms[0] if len(arms) == 1 else "(" + " OR ".join(arms) + ")"
 
 
 def alias_of(obj: ObjectType) -> str:

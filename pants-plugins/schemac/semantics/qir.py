@@ -97,6 +97,10 @@ class ColumnRef(Expr):
     subject: Optional[ObjectType]
     link: Optional[Link] = None
     qualifier: Optional[str] = None
+    #: A single link whose target has access policies: the condition under which the query
+    #: sees the target, over its row ``"_pv"`` (``schemac.semantics.policies.link_visible``);
+    #: the id reads as empty (or fails, for a required link) where it does not hold.
+    visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -265,6 +269,9 @@ class CountLink(Expr):
     subject: ObjectType
     link: Link
     subject_row: str
+    #: When the target has access policies: the condition over the join row ``"_c"`` under
+    #: which the query sees the linked object (``schemac.semantics.policies.join_row_visible``).
+    visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -753,12 +760,15 @@ class ShapeLinkProp(Node):
 
 @dataclass(frozen=True, eq=False)
 class ShapeLinkId(Node):
-    """``link: { id }`` of a single link at the top level: its FK column (field ``link_id``)."""
+    """``link: { id }`` of a single link at the top level: its FK column (field ``link_id``),
+    read through the target's access policies when it has some (``visible_sql``, as
+    :attr:`ColumnRef.visible_sql`)."""
 
     span: Span
     field: ResultField
     link: Link
     column: Column
+    visible_sql: Optional[str] = None
 
 
 @dataclass(frozen=True, eq=False)

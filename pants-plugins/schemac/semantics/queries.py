@@ -3526,7 +3526,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                     and not _has_clauses(el) and rename is None:
                 col = subject.column(link.column)  # type: ignore[arg-type]
                 assert col is not None
-                out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col))
+                out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col,
+                                           policies.link_visible(link, subject, ctx)))
                 continue
             if depth + 1 > MAX_SHAPE_DEPTH:
                 ctx.reporter.error("E0206", f"shapes nested deeper than {MAX_SHAPE_DEPTH} levels are not supported",

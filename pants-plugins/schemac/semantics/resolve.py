@@ -1371,6 +1371,10 @@ class _Resolver:
                 self._pointer_index(obj, ptr, ix)
             col = obj.column(decl.name) or (obj.column(f"{decl.name}_id") if decl.name in obj.links else None)
             if col is None:
+                link = obj.links.get(decl.name)
+                if link is not None and link.multi:
+                    for c, module in ptr.constraints:
+                        self._multi_link_constraint(obj, decl.name, c, module)
                 continue
             if ptr.default is not None:
                 self._default(obj, col, ptr)
@@ -1392,6 +1396,24 @@ class _Resolver:
                     continue
                 if not ix.deferred or _gel_server_index(ix):  # (ext::ai::index: refused by _index)
                     self._index(obj, ix, t.module)
+
+    def _multi_link_constraint(self, obj: ObjectType, name: str, c: ast.ConstraintDecl, module: str) -> None:
+        """A constraint on a multi link. ``constraint exclusive``: "the set of values held by a
+        link ... does not intersect with any other such set in any other object"
+        (https://docs.geldata.com/reference/stdlib/constraints#constraint::std::exclusive), so an
+        object is the target of at most one such link (two users cannot hold one award): a
+        ``UNIQUE (target_id)`` of the link's join table, a typed ExclusiveViolation like any
+        other. Other constraints are refused, never dropped."""
+        join = next(t for t in self.schema.join_tables if t.join_of == (obj.qualname, name))
+        if c.name not in ("exclusive", "std::exclusive"):
+            self.reporter.error("E0206", f"constraint '{c.name}' on a multi link ('{name}') is not supported",
+                                c.name_span, "a multi link supports constraint exclusive")
+            return
+        if c.args or c.on:
+            self.reporter.error("E0205", "a link's 'constraint exclusive' takes no arguments or 'on'", c.span)
+            return
+        ctx = ExprContext(self.schema, join, module, self.reporter, where="a constraint")
+        self._exclusive(join, ["target_id"], c, ctx)
 
     def _pointer_index(self, obj: ObjectType, ptr: _Pointer, ix: ast.IndexDecl) -> None:
         """``index on (...)`` in a pointer's body. In a multi link's (or in an abstract link's

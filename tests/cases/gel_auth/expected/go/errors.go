@@ -3,8 +3,8 @@
 package gelauth
 
 import (
+	"encoding/json"
 	"errors"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -378,17 +378,68 @@ func (e *AccessPolicyError) Is(target error) bool {
 	return target == ErrAccessPolicy
 }
 
-// accessPolicyError reads the text of a failed access policy check (see schemac.policies).
+// Access policy errors are raised by the function schemac_raise that the migration creates,
+// with SQLSTATES of their own (see schemac.semantics.policies): no value a query reads can
+// raise them, so these errors are recognised by their SQLSTATE alone.
+const (
+	// sqlstateAccessPolicy: an insert or update the access policies refuse.
+	sqlstateAccessPolicy = "SCP01"
+	// sqlstateHiddenLink: a required link whose target the access policies hide.
+	sqlstateHiddenLink = "SCP02"
+)
+
+// policyDetail is the DETAIL of an access policy error: JSON naming the object.
+type policyDetail struct {
+	Type   string `json:"type"`
+	Action string `json:"action"`
+	ID     string `json:"id"`
+}
+
+// accessPolicyError is the typed error of an access policy error (by its SQLSTATE), else nil.
 func accessPolicyError(pgErr *pgconn.PgError) error {
-	text, ok := strings.CutPrefix(pgErr.Message, `invalid input syntax for type integer: "schemac-access-policy|`)
-	if !ok || !strings.HasSuffix(text, `"`) {
-		return nil
+	switch pgErr.Code {
+	case sqlstateAccessPolicy:
+		var d policyDetail
+		_ = json.Unmarshal([]byte(pgErr.Detail), &d)
+		return &AccessPolicyError{Type: d.Type, Action: d.Action, ObjectID: d.ID, Message: pgErr.Message, Err: pgErr}
+	case sqlstateHiddenLink:
+		return &CardinalityViolationError{Function: "assert_exists", Message: pgErr.Message, Err: pgErr}
 	}
-	parts := strings.SplitN(strings.TrimSuffix(text, `"`), "|", 4)
-	if len(parts) != 4 {
-		return nil
-	}
-	return &AccessPolicyError{Type: parts[0], Action: parts[1], ObjectID: parts[2], Message: parts[3], Err: pgErr}
+	return nil
+}
+
+// ErrCardinalityViolation: an assert_single() of several elements, an assert_exists() of none,
+// or a required link whose target the access policies hide; errors.Is(err,
+// ErrCardinalityViolation) holds for every *CardinalityViolationError.
+var ErrCardinalityViolation = errors.New("cardinality violation")
+
+// CardinalityViolationError is returned when an assert_single() finds more than one element or
+// an assert_exists() none, like Gel's CardinalityViolationError
+// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single), or when a
+// required link's target is hidden by access policy (Gel reads it through assert_exists,
+// https://docs.geldata.com/reference/datamodel/access_policies): the statement failed and wrote
+// nothing.
+type CardinalityViolationError struct {
+	// Function is "assert_single" or "assert_exists".
+	Function string
+	// Message is Gel's, or the assertion's message := ....
+	Message string
+	Err     *pgconn.PgError
+}
+
+// Error implements error.
+func (e *CardinalityViolationError) Error() string {
+	return e.Message
+}
+
+// Unwrap returns the driver error (nil when there is none).
+func (e *CardinalityViolationError) Unwrap() error {
+	return driverError(e.Err)
+}
+
+// Is reports whether target is ErrCardinalityViolation.
+func (e *CardinalityViolationError) Is(target error) bool {
+	return target == ErrCardinalityViolation
 }
 
 // driverMessage is ": " and the driver error's message, or "" without one (a typed error built
@@ -419,10 +470,8 @@ func translateError(err error) error {
 	if pgErr.Code == "23502" {
 		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
 	}
-	if pgErr.Code == "22P02" {
-		if e := accessPolicyError(pgErr); e != nil {
-			return e
-		}
+	if e := accessPolicyError(pgErr); e != nil {
+		return e
 	}
 	switch {
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "uq_ext_auth_identity_issuer_subject":

@@ -141,7 +141,7 @@ WHERE (id = $1) AND (((author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" W
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2))))) THEN true ELSE CAST('schemac-access-policy|default::Post|update|' || "_new"."id"::text || '|' || 'access policy violation on update of default::Post' AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2))))) THEN true ELSE schemac_raise('SCP01', 'access policy violation on update of default::Post', json_build_object('type', 'default::Post', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // EditPostParams are the parameters of EditPost.
 type EditPostParams struct {
@@ -268,7 +268,7 @@ VALUES ($1, (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2))))) THEN true ELSE CAST('schemac-access-policy|default::Post|insert|' || "_new"."id"::text || '|' || 'access policy violation on insert of default::Post' AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2))))) THEN true ELSE schemac_raise('SCP01', 'access policy violation on insert of default::Post', json_build_object('type', 'default::Post', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // WritePostParams are the parameters of WritePost.
 type WritePostParams struct {

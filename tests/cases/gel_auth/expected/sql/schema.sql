@@ -2,6 +2,13 @@
 -- The library's whole schema as of its current sources. Not a migration: databases are created
 -- and evolved by the files of migrations/ (see schemac.sum for their order).
 
+CREATE OR REPLACE FUNCTION schemac_raise(text, text, text, anyelement) RETURNS anyelement
+    LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    RAISE EXCEPTION USING ERRCODE = $1, MESSAGE = $2, DETAIL = $3;
+END
+$$;
+
 CREATE TABLE "ext_auth_identity" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "created_at" timestamptz NOT NULL DEFAULT clock_timestamp(),

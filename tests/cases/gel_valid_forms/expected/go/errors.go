@@ -97,20 +97,17 @@ func (e *UqTagLabelError) Is(target error) bool {
 	return target == ErrExclusiveViolation
 }
 
-// Sentinels of the failed assertions: errors.Is(err, ErrCardinalityViolation) holds for every
-// *CardinalityViolationError, errors.Is(err, ErrDistinctViolation) for every
-// *DistinctViolationError.
-var (
-	// ErrCardinalityViolation: an assert_single() of several elements or an assert_exists() of none.
-	ErrCardinalityViolation = errors.New("cardinality violation")
-	// ErrDistinctViolation: an assert_distinct() of a set holding a value twice.
-	ErrDistinctViolation = errors.New("assert_distinct violation")
-)
+// ErrCardinalityViolation: an assert_single() of several elements, an assert_exists() of none,
+// or a required link whose target the access policies hide; errors.Is(err,
+// ErrCardinalityViolation) holds for every *CardinalityViolationError.
+var ErrCardinalityViolation = errors.New("cardinality violation")
 
 // CardinalityViolationError is returned when an assert_single() finds more than one element or
 // an assert_exists() none, like Gel's CardinalityViolationError
-// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single): the statement
-// failed and wrote nothing.
+// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single), or when a
+// required link's target is hidden by access policy (Gel reads it through assert_exists,
+// https://docs.geldata.com/reference/datamodel/access_policies): the statement failed and wrote
+// nothing.
 type CardinalityViolationError struct {
 	// Function is "assert_single" or "assert_exists".
 	Function string
@@ -133,6 +130,10 @@ func (e *CardinalityViolationError) Unwrap() error {
 func (e *CardinalityViolationError) Is(target error) bool {
 	return target == ErrCardinalityViolation
 }
+
+// ErrDistinctViolation: an assert_distinct() of a set holding a value twice; errors.Is(err,
+// ErrDistinctViolation) holds for every *DistinctViolationError.
+var ErrDistinctViolation = errors.New("assert_distinct violation")
 
 // DistinctViolationError is returned when an assert_distinct() finds a value twice, like Gel's
 // ConstraintViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).

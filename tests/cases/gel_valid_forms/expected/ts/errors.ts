@@ -80,13 +80,18 @@ export class UqTagLabelError extends ExclusiveViolationError {
 
 /**
  * A failed assert_single() (more than one element) or assert_exists() (none), like Gel's
- * CardinalityViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
- * the statement failed and wrote nothing. `message` is Gel's, or the assertion's `message := ...`.
+ * CardinalityViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single),
+ * or a required link whose target is hidden by access policy (Gel reads it through
+ * assert_exists, https://docs.geldata.com/reference/datamodel/access_policies): the statement
+ * failed and wrote nothing. `message` is Gel's, or the assertion's `message := ...`.
  */
 export class CardinalityViolationError extends Error {
   /** `"assert_single"` or `"assert_exists"`. */
   readonly function: string;
-  /** SQLSTATE of the driver error: `"22P02"`, or `"21000"` for a sub-select of several rows. */
+  /**
+   * SQLSTATE of the driver error: `"22P02"`, `"21000"` for a sub-select of several rows, or
+   * `"SCP02"` for a required link hidden by access policy.
+   */
   readonly sqlstate: string;
 
   constructor(fn: string, message: string, sqlstate: string, cause: unknown) {

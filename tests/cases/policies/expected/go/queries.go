@@ -17,7 +17,7 @@ VALUES ((SELECT "_t"."id" FROM "note" AS "_t" WHERE "_t"."id" = $1::uuid AND (((
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_new"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE CAST('schemac-access-policy|default::Comment|insert|' || "_new"."id"::text || '|' || 'access policy violation on insert of default::Comment' AS integer) IS NULL END)`
+WHERE (CASE WHEN ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_new"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE schemac_raise('SCP01', 'access policy violation on insert of default::Comment', json_build_object('type', 'default::Comment', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // AddCommentParams are the parameters of AddComment.
 type AddCommentParams struct {
@@ -51,7 +51,7 @@ VALUES ($1, $2::boolean, (SELECT "id" FROM "user" WHERE id = $3))
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // addNoteStatements holds the statements of AddNote by the optional parameters left out (Public:
 // bit i of the index for the i-th): a parameter left out leaves its column out of the insert, so
@@ -68,7 +68,7 @@ VALUES ($1, (SELECT "id" FROM "user" WHERE id = $2))
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`, []int{0, 2}},
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`, []int{0, 2}},
 }
 
 // AddNoteParams are the parameters of AddNote. Optional: Public (nil stores NULL, or the
@@ -114,7 +114,7 @@ VALUES ($1, $2)
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // AddNoteForParams are the parameters of AddNoteFor.
 type AddNoteForParams struct {
@@ -149,7 +149,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // ArchiveNoteParams are the parameters of ArchiveNote.
 type ArchiveNoteParams struct {
@@ -299,7 +299,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // EditNoteParams are the parameters of EditNote.
 type EditNoteParams struct {
@@ -338,7 +338,7 @@ WHERE (id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>
 RETURNING "note".*
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // EditNotesParams are the parameters of EditNotes.
 type EditNotesParams struct {
@@ -388,7 +388,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`
 
 // GiveNoteParams are the parameters of GiveNote.
 type GiveNoteParams struct {

@@ -110,8 +110,50 @@ export class AccessPolicyError extends Error {
   }
 }
 
-/** The text of a failed access policy check (see schemac.policies), as Postgres reports it. */
-const accessPolicyViolation = /^invalid input syntax for type integer: "schemac-access-policy\|([^|]*)\|([^|]*)\|([^|]*)\|([\s\S]*)"$/;
+/**
+ * Access policy errors are raised by the function schemac_raise that the migration creates,
+ * with SQLSTATEs of their own (see schemac.semantics.policies): no value a query reads can raise
+ * them, so these errors are recognised by their SQLSTATE alone. `SCP01`: an insert or update the
+ * policies refuse (DETAIL: JSON naming the object); `SCP02`: a required link whose target the
+ * policies hide.
+ */
+const sqlstateAccessPolicy = "SCP01";
+const sqlstateHiddenLink = "SCP02";
+
+/** The DETAIL of an access policy error, as JSON (empty when it is none). */
+function policyDetail(err: object): { type?: unknown; action?: unknown; id?: unknown } {
+  const { detail } = err as { detail?: unknown };
+  try {
+    const parsed: unknown = JSON.parse(typeof detail === "string" ? detail : "");
+    return typeof parsed === "object" && parsed !== null ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * A failed assert_single() (more than one element) or assert_exists() (none), like Gel's
+ * CardinalityViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single),
+ * or a required link whose target is hidden by access policy (Gel reads it through
+ * assert_exists, https://docs.geldata.com/reference/datamodel/access_policies): the statement
+ * failed and wrote nothing. `message` is Gel's, or the assertion's `message := ...`.
+ */
+export class CardinalityViolationError extends Error {
+  /** `"assert_single"` or `"assert_exists"`. */
+  readonly function: string;
+  /**
+   * SQLSTATE of the driver error: `"22P02"`, `"21000"` for a sub-select of several rows, or
+   * `"SCP02"` for a required link hidden by access policy.
+   */
+  readonly sqlstate: string;
+
+  constructor(fn: string, message: string, sqlstate: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "CardinalityViolationError";
+    this.function = fn;
+    this.sqlstate = sqlstate;
+  }
+}
 
 /**
  * Returns the typed error for a driver error that names a constraint of this schema
@@ -132,11 +174,13 @@ export function translateError(err: unknown): unknown {
     return new NotNullViolationError(table, column, err);
   }
   const { message } = err as { message?: unknown };
-  if (code === "22P02" && typeof message === "string") {
-    const m = accessPolicyViolation.exec(message);
-    if (m !== null) {
-      return new AccessPolicyError(m[1] ?? "", m[2] ?? "", m[3] ?? "", m[4] ?? "", err);
-    }
+  if (code === sqlstateAccessPolicy) {
+    const d = policyDetail(err);
+    return new AccessPolicyError(String(d.type ?? ""), String(d.action ?? ""), String(d.id ?? ""),
+      typeof message === "string" ? message : "", err);
+  }
+  if (code === sqlstateHiddenLink) {
+    return new CardinalityViolationError("assert_exists", typeof message === "string" ? message : "", code, err);
   }
   switch (constraint) {
     case "fk_note_owner_id":

@@ -28,7 +28,7 @@ VALUES ((SELECT "_t"."id" FROM "note" AS "_t" WHERE "_t"."id" = $1::uuid AND (((
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_new"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE CAST('schemac-access-policy|default::Comment|insert|' || "_new"."id"::text || '|' || 'access policy violation on insert of default::Comment' AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "_l1"."owner_id" FROM "note" AS "_l1" WHERE "_l1"."id" = "_new"."note_id") IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) THEN true ELSE schemac_raise('SCP01', 'access policy violation on insert of default::Comment', json_build_object('type', 'default::Comment', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link addComment}. */
 export interface AddCommentArgs {
@@ -72,7 +72,7 @@ VALUES ($1, $2::boolean, (SELECT "id" FROM "user" WHERE id = $3))
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /**
  * The statements of {@link addNote} by the optional parameters left out (`public`:
@@ -88,7 +88,7 @@ VALUES ($1, (SELECT "id" FROM "user" WHERE id = $2))
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`, [0, 2]],
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`, [0, 2]],
 ];
 
 /** Parameters of {@link addNote}. */
@@ -136,7 +136,7 @@ VALUES ($1, $2)
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|insert|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $3)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'insert', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link addNoteFor}. */
 export interface AddNoteForArgs {
@@ -181,7 +181,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link archiveNote}. */
 export interface ArchiveNoteArgs {
@@ -321,7 +321,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link editNote}. */
 export interface EditNoteArgs {
@@ -363,7 +363,7 @@ WHERE (id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>
 RETURNING "note".*
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link editNotes}. */
 export interface EditNotesArgs {
@@ -403,7 +403,7 @@ WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WH
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Note|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((("_new".owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((char_length("_new".body) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".body) = 0) THEN 'a note needs a body' ELSE 'only the owner can write this note' END, json_build_object('type', 'default::Note', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link giveNote}. */
 export interface GiveNoteArgs {

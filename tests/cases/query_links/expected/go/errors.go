@@ -3,6 +3,7 @@
 package querylinks
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -514,33 +515,47 @@ func (e *AccessPolicyError) Is(target error) bool {
 	return target == ErrAccessPolicy
 }
 
-// accessPolicyError reads the text of a failed access policy check (see schemac.policies).
-func accessPolicyError(pgErr *pgconn.PgError) error {
-	text, ok := strings.CutPrefix(pgErr.Message, `invalid input syntax for type integer: "schemac-access-policy|`)
-	if !ok || !strings.HasSuffix(text, `"`) {
-		return nil
-	}
-	parts := strings.SplitN(strings.TrimSuffix(text, `"`), "|", 4)
-	if len(parts) != 4 {
-		return nil
-	}
-	return &AccessPolicyError{Type: parts[0], Action: parts[1], ObjectID: parts[2], Message: parts[3], Err: pgErr}
+// Access policy errors are raised by the function schemac_raise that the migration creates,
+// with SQLSTATES of their own (see schemac.semantics.policies): no value a query reads can
+// raise them, so these errors are recognised by their SQLSTATE alone.
+const (
+	// sqlstateAccessPolicy: an insert or update the access policies refuse.
+	sqlstateAccessPolicy = "SCP01"
+	// sqlstateHiddenLink: a required link whose target the access policies hide.
+	sqlstateHiddenLink = "SCP02"
+)
+
+// policyDetail is the DETAIL of an access policy error: JSON naming the object.
+type policyDetail struct {
+	Type   string `json:"type"`
+	Action string `json:"action"`
+	ID     string `json:"id"`
 }
 
-// Sentinels of the failed assertions: errors.Is(err, ErrCardinalityViolation) holds for every
-// *CardinalityViolationError, errors.Is(err, ErrDistinctViolation) for every
-// *DistinctViolationError.
-var (
-	// ErrCardinalityViolation: an assert_single() of several elements or an assert_exists() of none.
-	ErrCardinalityViolation = errors.New("cardinality violation")
-	// ErrDistinctViolation: an assert_distinct() of a set holding a value twice.
-	ErrDistinctViolation = errors.New("assert_distinct violation")
-)
+// accessPolicyError is the typed error of an access policy error (by its SQLSTATE), else nil.
+func accessPolicyError(pgErr *pgconn.PgError) error {
+	switch pgErr.Code {
+	case sqlstateAccessPolicy:
+		var d policyDetail
+		_ = json.Unmarshal([]byte(pgErr.Detail), &d)
+		return &AccessPolicyError{Type: d.Type, Action: d.Action, ObjectID: d.ID, Message: pgErr.Message, Err: pgErr}
+	case sqlstateHiddenLink:
+		return &CardinalityViolationError{Function: "assert_exists", Message: pgErr.Message, Err: pgErr}
+	}
+	return nil
+}
+
+// ErrCardinalityViolation: an assert_single() of several elements, an assert_exists() of none,
+// or a required link whose target the access policies hide; errors.Is(err,
+// ErrCardinalityViolation) holds for every *CardinalityViolationError.
+var ErrCardinalityViolation = errors.New("cardinality violation")
 
 // CardinalityViolationError is returned when an assert_single() finds more than one element or
 // an assert_exists() none, like Gel's CardinalityViolationError
-// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single): the statement
-// failed and wrote nothing.
+// (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single), or when a
+// required link's target is hidden by access policy (Gel reads it through assert_exists,
+// https://docs.geldata.com/reference/datamodel/access_policies): the statement failed and wrote
+// nothing.
 type CardinalityViolationError struct {
 	// Function is "assert_single" or "assert_exists".
 	Function string
@@ -563,6 +578,10 @@ func (e *CardinalityViolationError) Unwrap() error {
 func (e *CardinalityViolationError) Is(target error) bool {
 	return target == ErrCardinalityViolation
 }
+
+// ErrDistinctViolation: an assert_distinct() of a set holding a value twice; errors.Is(err,
+// ErrDistinctViolation) holds for every *DistinctViolationError.
+var ErrDistinctViolation = errors.New("assert_distinct violation")
 
 // DistinctViolationError is returned when an assert_distinct() finds a value twice, like Gel's
 // ConstraintViolationError (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct).
@@ -631,10 +650,8 @@ func translateError(err error) error {
 	if pgErr.Code == "23502" {
 		return &NotNullViolationError{Table: pgErr.TableName, Column: pgErr.ColumnName, Err: pgErr}
 	}
-	if pgErr.Code == "22P02" {
-		if e := accessPolicyError(pgErr); e != nil {
-			return e
-		}
+	if e := accessPolicyError(pgErr); e != nil {
+		return e
 	}
 	if pgErr.Code == "22P02" {
 		if e := assertError(pgErr); e != nil {

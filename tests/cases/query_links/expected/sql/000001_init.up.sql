@@ -5,6 +5,13 @@ SET LOCAL lock_timeout = '5s';
 
 SET LOCAL statement_timeout = '1min';
 
+CREATE OR REPLACE FUNCTION schemac_raise(text, text, text, anyelement) RETURNS anyelement
+    LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    RAISE EXCEPTION USING ERRCODE = $1, MESSAGE = $2, DETAIL = $3;
+END
+$$;
+
 CREATE TABLE "club" (
     "id" uuid PRIMARY KEY DEFAULT gen_random_uuid(),
     "name" text NOT NULL,

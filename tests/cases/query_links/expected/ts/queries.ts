@@ -25,7 +25,7 @@ export const memberAddPointsSql = `WITH "_with_updated" AS (
 UPDATE "member"
 SET "points" = points + $3::integer
 WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
-RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) AS "_allowed"
 )
 SELECT "handle", "points"
 FROM "_with_updated" AS "member"`;
@@ -75,7 +75,7 @@ SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest((SELECT CASE 
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_new".club_id))) AND NOT ((("_new".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "_new"."id"::text || '|' || CASE WHEN ("_new".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_new".club_id))) AND NOT ((("_new".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("_new".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link memberFollow}. */
 export interface MemberFollowArgs {
@@ -111,7 +111,7 @@ export async function memberFollow(
 
 /** SQL of query `member_follow_shelf` (cases/query_links/queries/member_follow_shelf.edgeql). */
 export const memberFollowShelfSql = `WITH "_with_updated" AS (
-SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) AS "_allowed"
 FROM "member"
 WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $2)) AND (handle = $1::text)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
@@ -165,7 +165,7 @@ export async function memberFollowShelf(
 export const memberJoinFollowingSql = `WITH "_with_joined" AS (
 INSERT INTO "member" ("club_id", "handle")
 VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2)
-RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) AS "_allowed"
 ),
 "_with_joined_link1" AS (
 INSERT INTO "member_follows" ("source_id", "target_id")
@@ -270,7 +270,7 @@ USING "_new"
 WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY (ARRAY(SELECT "_q0"."id" FROM "shelf" AS "_q0" WHERE ("_q0".title = $3) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true))))
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_new".club_id))) AND NOT ((("_new".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "_new"."id"::text || '|' || CASE WHEN ("_new".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_new".club_id))) AND NOT ((("_new".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("_new".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link memberUnfollowTitled}. */
 export interface MemberUnfollowTitledArgs {
@@ -310,7 +310,7 @@ VALUES ($1, $2, $3)
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = "member".points + $3::integer
 WHERE ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id)))
-RETURNING "id", (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+RETURNING "id", (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 )
 SELECT "id" FROM "_new"`;
 
@@ -356,7 +356,7 @@ VALUES ((SELECT "id" FROM "club" WHERE id = $2), $1::text)
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = CAST("member".points AS bigint) + 1
 WHERE ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)))
-RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 )
 SELECT "id",
        "handle",
@@ -410,7 +410,7 @@ VALUES ((SELECT "id" FROM "club" WHERE id = $3), $1::text, $2::integer)
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = "member".points + $2::integer
 WHERE ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id)))
-RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 )
 SELECT "handle", "points"
 FROM "_with_member" AS "member"`;
@@ -464,7 +464,7 @@ SELECT "_new"."id", "_t"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(AR
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link shelfAddBook}. */
 export interface ShelfAddBookArgs {
@@ -499,7 +499,7 @@ export async function shelfAddBook(
 
 /** SQL of query `shelf_add_book_select` (cases/query_links/queries/shelf_add_book_select.edgeql). */
 export const shelfAddBookSelectSql = `WITH "_with_updated" AS (
-SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "shelf"."id")::text, NULL::boolean) END) AS "_allowed"
 FROM "shelf"
 WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
@@ -559,7 +559,7 @@ SELECT "_new"."id", "_t"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(AR
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link shelfAddFilms}. */
 export interface ShelfAddFilmsArgs {
@@ -596,7 +596,7 @@ export async function shelfAddFilms(
 export const shelfCreateSql = `WITH "_with_created" AS (
 INSERT INTO "shelf" ("club_id", "title", "curator_id")
 VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2, (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE (("_q0".club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND ("_q0".handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true))))
-RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'insert', 'id', "shelf"."id")::text, NULL::boolean) END) AS "_allowed"
 )
 SELECT "title",
        (SELECT json_build_object('handle', "_s1"."handle") FROM "member" AS "_s1" WHERE "_s1"."id" = "shelf"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "curator"
@@ -644,7 +644,7 @@ export async function shelfCreate(
 export const shelfCreateDirectSql = `WITH "_new" AS (
 INSERT INTO "shelf" ("club_id", "title", "curator_id")
 VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2, (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE (("_q0".club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND ("_q0".handle = $3)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_q0".club_id)) OR (true))))
-RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'insert', 'id', "shelf"."id")::text, NULL::boolean) END) AS "_allowed"
 )
 SELECT "title",
        (SELECT json_build_object('handle', "_s1"."handle") FROM "member" AS "_s1" WHERE "_s1"."id" = "shelf"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "curator"
@@ -691,7 +691,7 @@ export async function shelfCreateDirect(
 export const shelfCreateWithFilmsSql = `WITH "_with_created" AS (
 INSERT INTO "shelf" ("club_id", "title")
 VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2)
-RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'insert', 'id', "shelf"."id")::text, NULL::boolean) END) AS "_allowed"
 ),
 "_with_created_link1" AS (
 INSERT INTO "shelf_works" ("source_id", "target_id", "target_film_id")
@@ -754,7 +754,7 @@ USING "_new"
 WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY (ARRAY(SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".code = $1))
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link shelfDropFilm}. */
 export interface ShelfDropFilmArgs {
@@ -794,12 +794,12 @@ VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2, CAST(1 AS integer))
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = "member".points + CAST(1 AS integer)
 WHERE ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)))
-RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|insert|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE CAST('schemac-access-policy|default::Member|update|' || "member"."id"::text || '|' || CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END AS integer) IS NULL END) END) AS "_allowed"
+RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 ),
 "_with_shelf" AS (
 INSERT INTO "shelf" ("club_id", "title", "curator_id")
 VALUES ((SELECT "id" FROM "club" WHERE id = $1), $3, (SELECT "id" FROM "_with_member"))
-RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|insert|' || "shelf"."id"::text || '|' || CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END) AS "_allowed"
+RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'insert', 'id', "shelf"."id")::text, NULL::boolean) END) AS "_allowed"
 )
 SELECT "title",
        (SELECT json_build_object('handle', "_s1"."handle", 'points', "_s1"."points") FROM (SELECT "id", "club_id", "handle", "points" FROM "_with_member" UNION ALL SELECT "id", "club_id", "handle", "points" FROM "member" WHERE "id" NOT IN (SELECT "id" FROM "_with_member")) AS "_s1" WHERE "_s1"."id" = "shelf"."curator_id" AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "_s1".club_id)) OR (true))) AS "curator"
@@ -853,7 +853,7 @@ WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT F
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link shelfHighlight}. */
 export interface ShelfHighlightArgs {
@@ -896,7 +896,7 @@ WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT F
 RETURNING *
 )
 SELECT "id" FROM "_new"
-WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE CAST('schemac-access-policy|default::Shelf|update|' || "_new"."id"::text || '|' || CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END AS integer) IS NULL END)`;
+WHERE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_new".club_id))) AND NOT (((char_length("_new".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("_new".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "_new"."id")::text, NULL::boolean) END)`;
 
 /** Parameters of {@link shelfSetCurator}. */
 export interface ShelfSetCuratorArgs {
