@@ -123,12 +123,21 @@ def _write_cache(parser: Lark, path: str) -> None:
         pass
 
 
-#: The characters of a word (an identifier, a keyword).
+#: The characters of a word (an identifier, a keyword) in ASCII; outside ASCII, the letters and
+#: digits (Gel's lexer: ``_`` or ``char::is_alphanumeric``, geldata/gel
+#: edb/edgeql-parser/src/tokenizer.rs; here Python's ``\w``, see :func:`_is_word_char`).
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: A keyword matched in a word that goes on (``filter`` in ``filterr``) is no token: the lookahead
-#: added after each word-like terminal of a fast pattern (see :func:`_guarded_alternation`).
-_WORD_GOES_ON = "(?!(?<=[A-Za-z0-9_])[A-Za-z0-9_])"
+_WORD = re.compile(r"[^\W\d]\w*")
+#: A keyword matched in a word that goes on (``filter`` in ``filterr``, ``filterä``) is no token:
+#: the lookahead added after each word-like terminal of a fast pattern (see
+#: :func:`_guarded_alternation`).
+_WORD_GOES_ON = "(?!(?<=\\w)\\w)"
+
+
+def _is_word_char(c: str) -> bool:
+    """Whether ``c`` continues a word: ``_``, an ASCII letter or digit, or a letter or digit
+    outside ASCII (what ``\\w`` matches)."""
+    return c in _WORD_CHARS or (c > "\x7f" and (c.isalnum() or c == "_"))
 
 
 def _whole_word(tok: Token, lexer_state) -> Token:
@@ -142,13 +151,13 @@ def _whole_word(tok: Token, lexer_state) -> Token:
     if tok.type == "NAME":
         return tok
     value = tok.value
-    if value[-1:] not in _WORD_CHARS or not _WORD.fullmatch(value):
+    if not value or not _is_word_char(value[-1]) or not _WORD.fullmatch(value):
         return tok
     text = lexer_state.text.text
     end = tok.end_pos
     stop = end
     n = len(text)
-    while stop < n and text[stop] in _WORD_CHARS:
+    while stop < n and _is_word_char(text[stop]):
         stop += 1
     if stop == end:
         return tok
@@ -460,6 +469,9 @@ def _first_chars(pattern: str, flags: int = 0):
             return {(chr(av), ic)}, False
         if op is c.IN:
             chars = set()
+            if av and av[0][0] is c.NEGATE and _negates_ascii(av[1:], c):
+                # `[^\x00-\x7f]`: a character outside ASCII (NAME's letters beyond ASCII)
+                return {(_NON_ASCII, False)}, False
             for iop, iav in av:
                 if iop is c.LITERAL:
                     chars.add((chr(iav), ic))
@@ -484,6 +496,9 @@ def _first_chars(pattern: str, flags: int = 0):
                 chars |= f[0]
                 nullable = nullable or f[1]
             return chars, nullable
+        if op is c.ASSERT and av[0] == 1:
+            # a lookahead `(?=...)` takes no character: what follows it starts the match
+            return set(), True
         if op in (c.MAX_REPEAT, c.MIN_REPEAT):
             lo, _hi, item = av
             f = seq(item, ic)
@@ -502,8 +517,21 @@ def _first_chars(pattern: str, flags: int = 0):
     return frozenset(f[0])
 
 
+#: In :func:`_first_chars`' answer, any character outside ASCII (it is no one character).
+_NON_ASCII = "\x80.."
+
+
+def _negates_ascii(items, c) -> bool:
+    """Whether the items of a negated character class cover exactly ASCII (``[^\x00-\x7f]``)."""
+    return len(items) == 1 and items[0][0] is c.RANGE and tuple(items[0][1]) == (0, 0x7F)
+
+
 def _same_char(ch: str, k: str, ignorecase: bool) -> bool:
-    """Whether a pattern character ``ch`` matches the text character ``k``."""
+    """Whether a pattern character ``ch`` matches the text character ``k`` (either may be
+    :data:`_NON_ASCII`, any character outside ASCII)."""
+    if ch == _NON_ASCII or k == _NON_ASCII:
+        other = k if ch == _NON_ASCII else ch
+        return other == _NON_ASCII or other > "\x7f"
     return ch == k or (ignorecase and re.fullmatch(re.escape(ch), k, re.IGNORECASE) is not None)
 
 
