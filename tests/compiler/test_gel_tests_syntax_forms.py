@@ -9,6 +9,8 @@ proven on PostgreSQL 15 with data:
   ``owners[IS Bot]: {name}``, test_edgeql_select.py ``references[IS Publication]: {...}``): the
   element ``members := .members[is Bot] { name }``
   (https://docs.geldata.com/reference/edgeql/select#polymorphic-queries);
+* a parenthesised type after ``is``, ``x is (Bot)`` (Gel's NontrivialTypeExpr ``LPAREN
+  FullTypeExpr RPAREN``; tests/test_edgeql_select.py ``[5] IS (array<int64>)``): as ``x is Bot``;
 * ``for optional x in S`` (tests/test_edgeql_for.py): read, and refused with E0206 naming it.
 """
 
@@ -38,6 +40,7 @@ QUERIES = {
     "tag": "insert Tag { n := <str>$n } unless conflict on .n else (Tag);",
     "bots": "select Team { name, members[is Bot]: { name, version } } order by .name;",
     "lead_bot": "select Team { name, lead[is Bot]: { name } } order by .name;",
+    "kinds": "select Named { name, b := Named is (Bot), p := Named is not (Bot) } order by .name;",
 }
 
 SAME = {
@@ -45,6 +48,7 @@ SAME = {
     "tag": "insert Tag { n := <str>$n } unless conflict on .n else Tag;",
     "bots": "select Team { name, members := .members[is Bot] { name, version } } order by .name;",
     "lead_bot": "select Team { name, lead := .lead[is Bot] { name } } order by .name;",
+    "kinds": "select Named { name, b := Named is Bot, p := Named is not Bot } order by .name;",
 }
 
 
@@ -87,6 +91,8 @@ def test_the_forms_on_postgres(pg):
     assert [(name, sorted((m["name"], m["version"]) for m in members)) for name, members in rows] == [
         ("blue", []), ("red", [("c3", "3"), ("r2", "2")])]
     assert run_plan(pg, q["lead_bot"]) == [("blue", None), ("red", {"name": "r2"})]
+    assert run_plan(pg, q["kinds"]) == [("ann", False, True), ("bob", False, True), ("c3", True, False),
+                                        ("r2", True, False)]
 
 
 def test_for_optional_is_read_and_refused_with_e0206():
