@@ -114,3 +114,18 @@ def test_bodies_refused_are_refused_as_the_union_form_is(query, spelled_out):
             _plans({"q": q})
         got.append([(d.code, d.message) for d in e.value.diagnostics])
     assert got[0] == got[1] and got[0][0][0] == "E0206", got
+
+
+@pytest.mark.parametrize("query, kept", [
+    ("select x := {3, 1, 2} order by x;", True),
+    ("select x := {3, 1, 2} order by x desc then 1;", True),
+    ("select x := {3, 1, 2} filter x > 1;", True),
+    ("select l := Lamp { n := l.name };", True),
+    ("select x := {3, 1, 2} order by 1;", False),
+    ("select l := Lamp { name } filter .watts > 1 limit 2;", False),
+])
+def test_an_alias_is_bound_where_the_shape_or_a_clause_names_it(query, kept):
+    from schemac.syntax import tree as ast
+    from schemac.syntax.parser import parse_query
+    q = parse_query("q.edgeql", query, "q").query
+    assert isinstance(q, ast.WithQuery) is kept

@@ -1555,7 +1555,8 @@ class _Builder:
             base, shape = subject.base, subject.shape
         alias = str(name)
         if not any((isinstance(n, ast.VarRef) and n.name == alias) or (isinstance(n, ast.EnumRef) and n.enum == alias)
-                   for part in [shape or ()] + [v for _, v in rest] for n in ast.walk_syntax(part)):
+                   for part in list(shape or ()) + [x for _, v in rest for x in (v if type(v) is tuple else (v,))]
+                   for n in ast.walk_syntax(part)):
             return None, [subject, *rest]
         binding = self.with_binding(meta, [name, base])
         ref = ast.VarRef(str(name), self._tspan(name))
