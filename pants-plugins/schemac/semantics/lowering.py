@@ -1892,6 +1892,11 @@ def _elements_sql(s: qir.SelectElements) -> str:
         value = _json_value(elem, '"_v"."value"')
         return (f'SELECT json_build_array((row_number() OVER (ORDER BY "_v"."_p", "_v"."_i") - 1)::text, {value}) '
                 f'AS "value" FROM ({inner}) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"')
+    if s.by_element:
+        # (an empty value is no element, so `empty first/last` changes nothing; ties in the set's order)
+        by = ", ".join('"_v"."value"' + (" DESC" if d else " ASC") for d in s.by_element)
+        return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
+                f'WHERE "_v"."value" IS NOT NULL ORDER BY {by}' + ("" if s.distinct else ', "_v"."_p", "_v"."_i"'))
     return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
             f'WHERE "_v"."value" IS NOT NULL' + ("" if s.distinct else ' ORDER BY "_v"."_p", "_v"."_i"'))
 
