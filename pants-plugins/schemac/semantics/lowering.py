@@ -1984,6 +1984,11 @@ def _elements_sql(s: qir.SelectElements) -> sqt.Node:
         index = sqt.Cast(sqt.Paren(sqt.Op("-", sqt.Func("row_number", over=order), sqt.Literal("1"))), "text", short=True)
         pair = sqt.Func("json_build_array", [index, _raw(_json_value(elem, '"_v"."value"'))])
         return sqt.Select([sqt.Target(pair, "value")], [values], present, order_by=order, multiline=False)
+    if s.by_element:
+        # (an empty value is no element, so `empty first/last` changes nothing; ties in the set's order)
+        by = [sqt.SortBy(value, "DESC" if d else "ASC") for d in s.by_element]
+        return sqt.Select([value], [values], present, order_by=by if s.distinct else by + order,
+                          distinct=s.distinct, multiline=False)
     return sqt.Select([value], [values], present, order_by=() if s.distinct else order, distinct=s.distinct,
                       multiline=False)
 
