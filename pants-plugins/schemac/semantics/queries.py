@@ -1355,11 +1355,10 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     # an unknown id, or one the target's access policies hide, links nothing, as in Gel (it was
     # the join table's foreign-key error;
     # https://docs.geldata.com/reference/datamodel/access_policies).
-    visible = policies.read_predicate(link.target, ctx, policies.LINK_ROW) if ctx.params is not None else None
+    visible = policies.read_predicate(link.target, ctx, '"_t"') if ctx.params is not None else None
     table = link.target.from_sql or qi(link.target.table)
-    template = (f'ARRAY(SELECT {policies.LINK_ROW}."id" FROM {template_text(table)} AS {policies.LINK_ROW} '
-                f'WHERE {policies.LINK_ROW}."id" = ANY ({{0}})'
-                f'{" AND " + template_text(visible) if visible is not None else ""})')
+    template = (f'ARRAY(SELECT "_t"."id" FROM {template_text(table)} AS "_t" WHERE "_t"."id" = '
+                f'ANY ({{0}}){" AND " + template_text(visible) if visible is not None else ""})')
     return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template, (low,), "p", True)
 
 
