@@ -292,3 +292,31 @@ def test_06_unknown_ids_in_a_link_sub_select_are_skipped(pg):
         _run(pg, plans["pin"], unknown)
     _run(pg, plans["pin"], a)
     assert pg.execute("SELECT count(*) FROM pin") == [(1,)]
+
+
+# -- 4. {**} on an abstract type: every property and link --------------------------------------
+
+
+def test_04_double_splat_on_an_abstract_type_has_its_links(pg):
+    """``{**}`` is every property and every link, each with ``{*}`` of its target
+    (https://docs.geldata.com/reference/edgeql/select#splats); on an abstract type, its own (those
+    all its subtypes inherit). ``select Dep {**}`` gave the properties alone."""
+    sources = {
+        "s.esdl": "type Person { required name: str; }\n"
+                  "abstract type Dep { required name: str; boss: Person; multi staff: Person; }\n"
+                  "type Lab extending Dep { budget: int64; }\n"
+                  "type Office extending Dep { floor: int64; helper: Person; }",
+        "q/all.edgeql": "select Dep {**} order by .name;",
+    }
+    _migrate(pg, sources)
+    [(ann,)] = pg.execute("INSERT INTO person (name) VALUES ('ann') RETURNING id")
+    [(bob,)] = pg.execute("INSERT INTO person (name) VALUES ('bob') RETURNING id")
+    [(lab,)] = pg.execute("INSERT INTO lab (name, boss_id, budget) VALUES ('lab', %s, 5) RETURNING id", (ann,))
+    [(office,)] = pg.execute("INSERT INTO office (name, helper_id) VALUES ('office', %s) RETURNING id", (bob,))
+    pg.execute("INSERT INTO lab_staff (source_id, target_id) VALUES (%s, %s), (%s, %s)", (lab, ann, lab, bob))
+    plan = _plans(sources)["all"]
+    assert [f.name for f in plan.result] == ["id", "name", "boss", "staff"]
+    rows = _run(pg, plan)
+    person = {ann: {"id": str(ann), "name": "ann"}, bob: {"id": str(bob), "name": "bob"}}
+    assert rows == [(lab, "lab", person[ann], sorted([person[ann], person[bob]], key=lambda p: p["id"])),
+                    (office, "office", None, [])]
