@@ -320,3 +320,38 @@ def test_04_double_splat_on_an_abstract_type_has_its_links(pg):
     person = {ann: {"id": str(ann), "name": "ann"}, bob: {"id": str(bob), "name": "bob"}}
     assert rows == [(lab, "lab", person[ann], sorted([person[ann], person[bob]], key=lambda p: p["id"])),
                     (office, "office", None, [])]
+
+
+# -- 7. an hnsw index does not drop the rows without a vector ---------------------------------
+
+
+def test_07_vector_index_keeps_the_rows_without_a_vector(pgvector_db):
+    """``order by cosine_distance(.embedding, $q) empty last limit 10`` is Gel's order: rows with
+    no vector last (https://docs.geldata.com/reference/edgeql/select#ordering). Postgres served it
+    from the hnsw index, whose scan holds no NULL vector, so those rows were missing (2 of 5
+    here); without the index they came back. With ``filter exists .embedding`` the index still
+    serves the ordering (the rows are the same with and without it)."""
+    schema = ("using extension pgvector;\nmodule default { type Doc { required title: str; "
+              "embedding: ext::pgvector::vector<3>;\n"
+              "  index ext::pgvector::hnsw_cosine(m := 16, ef_construction := 64) on (.embedding); } }")
+    order = "order by ext::pgvector::cosine_distance(.embedding, <ext::pgvector::vector>$q) empty last limit 10;"
+    sources = {"s.esdl": schema, "q/all.edgeql": "select Doc { title } " + order,
+               "q/some.edgeql": "select Doc { title } filter exists .embedding " + order}
+    pgvector_db.execute(_compile(sources)["sql/000001_init.up.sql"])
+    docs = {"a": "[1,0,0]", "b": "[0,1,0]", "c": "[1,1,0]", "x": None, "y": None}
+    for title, v in docs.items():
+        pgvector_db.execute("INSERT INTO doc (title, embedding) VALUES (%s, %s)", (title, v))
+    plans = _plans(sources)
+    q = "[1,0.1,0]"
+    with pgvector_db.conn.transaction():
+        pgvector_db.execute("SET LOCAL enable_seqscan = off")  # as on a large table: the index if it can
+        rows = [r[0] for r in _run(pgvector_db, plans["all"], q)]
+        some = [r[0] for r in _run(pgvector_db, plans["some"], q)]
+        explain = "\n".join(r[0] for r in pgvector_db.execute(
+            "EXPLAIN " + plans["some"].sql.replace("$1", f"'{q}'")))
+    assert rows[:3] == ["a", "c", "b"] and sorted(rows[3:]) == ["x", "y"]
+    assert some == ["a", "c", "b"]
+    assert "hnsw" in explain or "ix_doc_embedding" in explain, explain
+    with pgvector_db.conn.transaction():
+        pgvector_db.execute("SET LOCAL enable_indexscan = off")
+        assert sorted(r[0] for r in _run(pgvector_db, plans["all"], q)) == sorted(rows)

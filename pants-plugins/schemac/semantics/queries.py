@@ -3387,8 +3387,48 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
             cardinality = AT_MOST_ONE
     if ctx.reporter.has_errors:
         return None, cardinality
+    order = _index_safe_order(order, filt)
     return qir.Select(q.span, subject, tuple(elements), filt, tuple(order), bounds.get("offset"), bounds.get("limit"),
                       source, source_name, visible, batch=batch), cardinality
+
+
+#: Orderings an index may serve by an ordered scan that skips the rows whose key is NULL:
+#: pgvector's distances (its hnsw and ivfflat indexes hold no NULL vector).
+_INDEX_ORDERED = frozenset({"ext::pgvector::cosine_distance", "ext::pgvector::euclidean_distance",
+                            "ext::pgvector::neg_inner_product"})
+
+
+def _index_safe_order(order: List[qir.OrderKey], filt: Optional[qir.Expr]) -> List[qir.OrderKey]:
+    """The keys of an ``order by``, so that an index cannot change which rows come back.
+
+    Postgres serves ``ORDER BY embedding <=> $q ASC NULLS LAST`` (Gel's ``empty last``) from an
+    hnsw / ivfflat index, whose scan has no row with an empty vector: with ``limit 10`` and fewer
+    vectors, the rows with none were missing, where without the index they come last (as Gel
+    orders them). Such a key whose vector may be empty, unless the filter says it exists
+    (``filter exists .embedding and ...``: then the index serves it), is preceded by ``exists
+    <key>`` descending (``(key IS NOT NULL) DESC``), the same order, which no index serves."""
+    if not order:
+        return order
+    k = order[0]
+    e = k.expr
+    if type(e) is not qir.ExtCall or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
+            or not e.nullable:  # type: ignore[attr-defined]
+        return order
+    exists = set()
+    stack = [filt] if filt is not None else []
+    while stack:
+        n = stack.pop()
+        if type(n) is qir.Binary and n.op == "and":  # type: ignore[attr-defined]
+            stack += [n.left, n.right]  # type: ignore[attr-defined]
+        elif type(n) is qir.Unary and n.op == "exists":  # type: ignore[attr-defined]
+            col = column_of(n.operand)  # type: ignore[attr-defined]
+            if col is not None:
+                exists.add(col.name)
+    if all(not a.nullable or (column_of(a) is not None and column_of(a).name in exists)  # type: ignore[union-attr]
+           for a in e.args):  # type: ignore[attr-defined]
+        return order
+    present = qir.Unary(e.span, ValueType(scalar=SCALARS["bool"]), False, "exists", e)
+    return [qir.OrderKey(k.span, present, True, "last")] + order
 
 
 def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
