@@ -355,3 +355,75 @@ def test_07_vector_index_keeps_the_rows_without_a_vector(pgvector_db):
     with pgvector_db.conn.transaction():
         pgvector_db.execute("SET LOCAL enable_indexscan = off")
         assert sorted(r[0] for r in _run(pgvector_db, plans["all"], q)) == sorted(rows)
+
+
+# -- 3. an exclusive constraint holds across a type's subtypes ---------------------------------
+
+
+def test_03_exclusive_on_a_concrete_parent_holds_across_its_subtypes(pg, pg_factory):
+    """``type User { required email: str { constraint exclusive; } } type Admin extending User;``:
+    Gel's exclusive holds across the objects of User, admins included ("does not intersect with
+    any other such set in any other object of this type",
+    https://docs.geldata.com/reference/stdlib/constraints#constraint::std::exclusive). Each table
+    had its own UNIQUE only, so a user and an admin could share an email. Also under concurrency:
+    a second writer of the same email waits for the first and is refused. (Migrations:
+    tests/migrations/test_wrong_results_25_migrations.py.)"""
+    import threading
+
+    import psycopg
+
+    sources = {
+        "s.esdl": "type User { required email: str { constraint exclusive; } }\n"
+                  "type Admin extending User { level: int64; }\n"
+                  "type Root extending Admin;\n"
+                  "abstract type Named { required name: str { constraint exclusive; } }\n"
+                  "type Team extending Named;\ntype Project extending Named;",
+        "q/add_user.edgeql": "insert User { email := <str>$e };",
+        "q/add_admin.edgeql": "insert Admin { email := <str>$e };",
+    }
+    _migrate(pg, sources)
+    plans = _plans(sources)
+    _run(pg, plans["add_user"], "a@x")
+    with pytest.raises(psycopg.errors.UniqueViolation) as e:
+        _run(pg, plans["add_admin"], "a@x")
+    assert e.value.diag.constraint_name == "uq_admin_email"  # Admin's typed ExclusiveViolation
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        pg.execute("INSERT INTO root (email) VALUES ('a@x')")
+    _run(pg, plans["add_admin"], "b@x")
+    with pytest.raises(psycopg.errors.UniqueViolation) as e:  # an update too
+        pg.execute("UPDATE \"user\" SET email = 'b@x' WHERE email = 'a@x'")
+    assert e.value.diag.constraint_name == "uq_user_email"
+    pg.execute("UPDATE \"user\" SET email = 'a@x' WHERE email = 'a@x'")  # its own value again
+    with pytest.raises(psycopg.errors.UniqueViolation):  # within a table, as before
+        _run(pg, plans["add_admin"], "b@x")
+    pg.execute("INSERT INTO team (name) VALUES ('n')")
+    with pytest.raises(psycopg.errors.UniqueViolation):  # an abstract type's, likewise
+        pg.execute("INSERT INTO project (name) VALUES ('n')")
+    assert pg.execute("SELECT count(*) FROM \"user\"") + pg.execute("SELECT count(*) FROM admin") == [(1,), (1,)]
+
+    # Two transactions writing one email into two tables: the second waits, then is refused.
+    first = psycopg.connect(pg.url)
+    second = psycopg.connect(pg.url)
+    try:
+        first.execute("INSERT INTO \"user\" (email) VALUES ('c@x')")
+        outcome = []
+
+        def other():
+            try:
+                second.execute("INSERT INTO admin (email) VALUES ('c@x')")
+                second.commit()
+                outcome.append("inserted")
+            except psycopg.errors.UniqueViolation:
+                second.rollback()
+                outcome.append("refused")
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join(1.0)
+        assert t.is_alive() and not outcome  # waiting for the first
+        first.commit()
+        t.join(10)
+        assert outcome == ["refused"]
+    finally:
+        first.close()
+        second.close()
