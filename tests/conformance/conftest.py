@@ -10,6 +10,7 @@ import pytest
 
 import conformance_harness as harness
 
+KEEP_OPEN = 3
 OUT_DIR = os.environ.get("SCHEMAC_CONFORMANCE_OUT") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), ".conformance")
 
@@ -34,9 +35,15 @@ def conformance_fixture(_conformance_fixtures):
     def get(area, cls):
         key = (area, cls)
         if key not in made:
+            # the cases run fixture after fixture: keep the last few databases open, not all
+            # (each holds a connection for the session; the whole suite shares the server)
+            for old in list(made)[:-(KEEP_OPEN - 1)]:
+                made.pop(old).close(admin)
             fx = harness.Fixture(area, cls, harness.load_area(area)["fixtures"][cls], reduce=True)
             made[key] = fx
             fx.open(admin, make_url)
+        else:
+            made[key] = made.pop(key)  # most recently used last
         return made[key]
 
     return get
