@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
@@ -56,8 +57,10 @@ def _conformance_outcomes():
     if outcomes:
         os.makedirs(OUT_DIR, exist_ok=True)
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        # the run's id (the same in every xdist worker): summary.py reads the newest run's files
+        run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"{os.getpid()}-{time.time()}"
         with open(os.path.join(OUT_DIR, f"outcomes-{worker}.json"), "w") as f:
-            json.dump(outcomes, f, indent=0, default=str)
+            json.dump({"run": run, "time": time.time(), "outcomes": outcomes}, f, indent=0, default=str)
 
 
 @pytest.fixture
