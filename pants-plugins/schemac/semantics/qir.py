@@ -1136,6 +1136,9 @@ class SelectElements(Node):
     #: ``select enumerate(<the set>)`` (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate):
     #: each value as a ``tuple<int64, T>`` of its position in the set (from 0) and itself.
     enumerate: bool = False
+    #: ordered by the values themselves (``with xs := {3, 1, 2} select xs order by xs desc``):
+    #: per ``order by`` item, whether it is descending.
+    by_element: Tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,7 +31,7 @@ from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, a
                                      is_for_rows, free_loop, free_rows, first_free_row, set_backlink_computed,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
-                                     value_set_parts, check_filter)
+                                     value_set_parts, check_filter, _objects_part)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -4611,12 +4611,18 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.shape is None and body.type_name in ctx.type_sets and \
-            isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp)) and \
+            isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp, ast.FuncCall)) and \
             value_set_parts(ctx.type_sets[body.type_name]) is not None:
-        # `with xs := {1, 2} select xs`: the set's values
-        value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, body.order, body.offset,
+        # `with xs := {1, 2} select xs`: the set's values. Ordered by the values themselves,
+        # `with xs := {3, 1, 2} select xs order by xs desc` (Gel's `select xs := {3, 1, 2} order by
+        # xs`, https://docs.geldata.com/reference/edgeql/select): each item names the element.
+        by_element = bool(body.order) and body.filter is None and body.offset is None and body.limit is None \
+            and all(isinstance(o.expr, ast.VarRef) and o.expr.name == body.type_name for o in body.order)
+        order = () if by_element else body.order
+        value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, order, body.offset,
                                 body.limit, body.span)
-        query = _select_value(dataclasses.replace(qf, query=value), value, ctx)
+        query = _select_value(dataclasses.replace(qf, query=value), value, ctx,
+                              tuple(o.descending for o in body.order) if by_element else ())
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \
             not _simple_selection(ctx.type_sets[body.type_name]):
         reporter.error("E0206", f"selecting '{body.type_name}', a set of objects reached through a path or another "
@@ -5373,12 +5379,21 @@ def _plan(qf: ast.QueryFile, kind: str, subject: Optional[ObjectType], statement
                      cardinality, exclusives, qf.doc, scalar)
 
 
-def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Optional[qir.Query]:
+def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext,
+                  by_element: Tuple[bool, ...] = ()) -> Optional[qir.Query]:
     """``select <expr>`` of anything but a type or a write (https://docs.geldata.com/reference/edgeql/select):
     one row. A free object ``select { a := ..., b := ... }`` is a row of its fields (Gel types
     it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
     ``select count(User)``) a single value, which the runners return as it is: exactly one
-    when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
+    when it cannot be empty, else at most one (``null`` / ``nil`` when empty). ``by_element``:
+    a set of values ordered by the values themselves, each item descending or not."""
+    if by_element:
+        parts = value_set_parts(q.value)
+        if parts is None or any(not unpack and _objects_part(e, ctx) for e, unpack in parts):
+            ctx.reporter.error("E0206", "'order by' on a selected expression (not a type) is not supported yet",
+                               q.span, "select a type to filter, order or page it: select User { ... } filter ...")
+            return None
+        return _select_elements(qf, q, parts, False, ctx, by_element=by_element)
     union = _object_union(qf, q, ctx)
     if union is not False:
         return union  # type: ignore[return-value]
@@ -5634,7 +5649,8 @@ def _select_enumerate(qf: ast.QueryFile, q: ast.SelectValue, call: ast.FuncCall,
 
 
 def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: bool,
-                     ctx: ExprContext, enumerated: bool = False) -> Optional[qir.Query]:
+                     ctx: ExprContext, enumerated: bool = False,
+                     by_element: Tuple[bool, ...] = ()) -> Optional[qir.Query]:
     """``select [distinct] {1, 2} union array_unpack(<array<int64>>$more)``: a set of values
     (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union, ...#operator::distinct),
     many rows of one value (the runners return the values): :class:`qir.SelectElements`. The
@@ -5682,7 +5698,7 @@ def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: boo
                                 "cast", f"CAST({{0}} AS {(ValueType(element=expected) if low.type.element else expected).pg})",
                                 (low,), "p", True)
                 for low in lows]
-    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct, enumerated)
+    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct, enumerated, by_element)
     if enumerated:
         why = json_element_refusal(expected)  # type: ignore[arg-type]
         if why is not None:
