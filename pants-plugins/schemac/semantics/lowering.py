@@ -726,8 +726,8 @@ def _visible_id(node: qir.VisibleId) -> str:
     value_sql = expr_sql(value)
     if type(value) is qir.ParamRef:
         value_sql += "::uuid"
-    return (f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE '
-            f'"_t"."id" = {value_sql} AND {node.visible_sql})')
+    visible = "" if node.visible_sql == "true" else f" AND {node.visible_sql}"
+    return f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE "_t"."id" = {value_sql}{visible})'
 
 
 def _link_path(node: qir.LinkPath) -> str:
@@ -937,6 +937,43 @@ def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:
     return sql
 
 
+#: Postgres' limit on the arguments of a function call (FUNC_MAX_ARGS: "cannot pass more than
+#: 100 arguments to a function").
+MAX_FUNCTION_ARGS = 100
+
+
+def json_object_sql(pairs: List[Tuple[str, str]], jsonb: bool = False) -> str:
+    """``json_build_object(k1, v1, ...)`` of ``pairs`` (each a key's SQL and its value's SQL):
+    every JSON object the lowering builds (a shape's objects, a named tuple's, a group's key, a
+    trigger's ``<json>__new__``). A call takes at most :data:`MAX_FUNCTION_ARGS` arguments, so an
+    object of more keys (a nested shape of 50+ fields) is built in chunks of 50 keys, joined: a
+    ``jsonb`` object with ``||``; a ``json`` object (whose keys keep the shape's order, as the
+    runners and Gel print them) as text, each chunk without the braces between them,
+    ``CAST(... AS json)`` (``json_build_object``'s text is ``{"a" : 1, "b" : 2}``, and never
+    NULL)."""
+    fn = "jsonb_build_object" if jsonb else "json_build_object"
+    return _chunked_json(fn, [f"{k}, {v}" for k, v in pairs], 2, jsonb)
+
+
+def json_array_sql(items: List[str]) -> str:
+    """``json_build_array(e1, ...)``, in chunks joined as text when there are more than
+    :data:`MAX_FUNCTION_ARGS` elements (see :func:`json_object_sql`)."""
+    return _chunked_json("json_build_array", items, 1, False)
+
+
+def _chunked_json(fn: str, args: List[str], width: int, jsonb: bool) -> str:
+    per = MAX_FUNCTION_ARGS // width
+    calls = [f"{fn}({', '.join(args[i:i + per])})" for i in range(0, len(args), per)] or [f"{fn}()"]
+    if len(calls) == 1:
+        return calls[0]
+    if jsonb:
+        return "(" + " || ".join(calls) + ")"
+    texts = [f"CAST({c} AS text)" for c in calls]
+    inner = ([f"left({texts[0]}, -1)"] + [f"substr(left({t}, -1), 2)" for t in texts[1:-1]]
+             + [f"substr({texts[-1]}, 2)"])
+    return "CAST(" + " || ', ' || ".join(inner) + " AS json)"
+
+
 def _tuple_json(node: qir.TupleValue, guard: bool = True) -> str:
     """A tuple written in the query, as the runners read it: a JSON array
     (``json_build_array(e0, e1)``; a named tuple ``json_build_object('a', e0, ...)``), as Gel
@@ -950,9 +987,11 @@ def _tuple_json(node: qir.TupleValue, guard: bool = True) -> str:
         else:
             sql = param_sql(e, expr_sql(e))
             sql = _json_value(vtype, sql)
-        parts.append(sql if name is None else f"{sql_string(name)}, {sql}")
-    fn = "json_build_array" if all(n is None for n, _ in node.type.fields or ()) else "json_build_object"
-    sql = f"{fn}({', '.join(parts)})"
+        parts.append((sql, name))
+    if all(n is None for _, n in parts):
+        sql = json_array_sql([v for v, _ in parts])
+    else:
+        sql = json_object_sql([(sql_string(n), v) for v, n in parts])  # type: ignore[arg-type]
     leaves = tuple_nullable_leaves(node) if guard else []
     if leaves:
         test = " OR ".join(f"{_op(leaf)} IS NULL" for leaf in leaves)
@@ -1012,7 +1051,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             # A backlink or computed link: its objects, like a stored link's.
             inner_alias = qi(f"_s{depth + 1}")
             inner = shape_sql(el.elements, inner_alias, depth + 1, gel_json=gel_json)
-            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            obj = json_object_sql([(sql_string(f.name), sql) for sql, f in inner])
             from_where = object_set_sql(el.objects)
             sql = _nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth)
             if el.required:
@@ -1028,7 +1067,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             join = qi(f"_j{depth + 1}")
             inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None,
                               gel_json=gel_json)
-            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            obj = json_object_sql([(sql_string(f.name), sql) for sql, f in inner])
             values = None
             if el.values:
                 # (the one element's values, not objects: a column of the linked rows)
@@ -1183,6 +1222,11 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
     target = qi(col.name)
     if a.op == "+=":
         return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
+    if not col.multi:
+        # `-=` on an array<T> property (not Gel: schemac's own) removes every occurrence
+        keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
+        return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
+                f"WHERE {keep} ORDER BY _n)")
     given = (f"CASE WHEN _r._e = {value_sql} THEN 1 ELSE 0 END" if a.element else
              f"(SELECT count(*) FROM unnest({value_sql}) AS _d(_e) WHERE _d._e = _r._e)")
     return (f"ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k "
@@ -1959,6 +2003,11 @@ def _elements_sql(s: qir.SelectElements) -> sqt.Node:
         index = sqt.Cast(sqt.Paren(sqt.Op("-", sqt.Func("row_number", over=order), sqt.Literal("1"))), "text", short=True)
         pair = sqt.Func("json_build_array", [index, _raw(_json_value(elem, '"_v"."value"'))])
         return sqt.Select([sqt.Target(pair, "value")], [values], present, order_by=order, multiline=False)
+    if s.by_element:
+        # (an empty value is no element, so `empty first/last` changes nothing; ties in the set's order)
+        by = [sqt.SortBy(value, "DESC" if d else "ASC") for d in s.by_element]
+        return sqt.Select([value], [values], present, order_by=by if s.distinct else by + order,
+                          distinct=s.distinct, multiline=False)
     return sqt.Select([value], [values], present, order_by=() if s.distinct else order, distinct=s.distinct,
                       multiline=False)
 
@@ -1987,13 +2036,19 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(columns))
     inner = columns if '"id"' in texts else [sqt.Name("id")] + columns
+    outer = [qi(f.name) for _, f in picked]
     if check is not None:
-        # The access policy check reads every column of the written rows.
-        inner = [sqt.Star()] + [c for c, text in zip(columns, texts) if " AS " in text]
+        # The access policy check reads every column of the written rows; a field named as one
+        # of them (a link's id read through its target's policies, "target_id") is computed
+        # from them in the final select, where it reads "_new"'s column.
+        own = {c.name for c in r.write.subject.columns}  # type: ignore[attr-defined]
+        inner = [sqt.Star()] + [c for (_, f), c, text in zip(picked, columns, texts)
+                                if " AS " in text and f.name not in own]
+        outer = [text if " AS " in text and f.name in own else qi(f.name) for (_, f), text in zip(picked, texts)]
     ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(inner))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
     where = f"\nWHERE {check}" if check is not None else ""
-    return render_ctes(ctes, _raw(f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}'))
+    return render_ctes(ctes, _raw(f'SELECT {", ".join(outer)} FROM "_new"{where}'))
 
 
 def _group_value(n: qir.GroupValue) -> str:
@@ -2017,8 +2072,8 @@ def _group_list_sql(el: qir.ShapeGroupList) -> str:
     for f in el.group.fields:
         field = f.field  # type: ignore[attr-defined]
         ref = f'"_gl".{qi(field.name)}'
-        parts.append(f"{sql_string(field.name)}, {_json_value(field.type, ref) if field.type is not None else ref}")
-    obj = "json_build_object(" + ", ".join(parts) + ")"
+        parts.append((sql_string(field.name), _json_value(field.type, ref) if field.type is not None else ref))
+    obj = json_object_sql(parts)
     inner = _group_sql(el.group, numbered=True).replace("\n", " ")
     return f'(SELECT coalesce(json_agg({obj} ORDER BY "_gl"."_n"), \'[]\'::json) FROM ({inner}) AS "_gl")'
 
@@ -2046,13 +2101,13 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
                 k, ref = g.keys[i], names[i]
                 value = (f"CASE WHEN {ref} IS NULL THEN NULL ELSE json_build_object('id', {ref}) END"
                          if k.link is not None else _json_value(k.value.type, ref))
-                parts.append(f"{sql_string(k.name)}, {value}")
-            cols.append(f"json_build_object({', '.join(parts)}) AS \"key\"")
+                parts.append((sql_string(k.name), value))
+            cols.append(f"{json_object_sql(parts)} AS \"key\"")
         elif f.kind == "grouping":  # type: ignore[attr-defined]
             cols.append(f"ARRAY[{', '.join(sql_string(k.name) for k in g.keys)}]::text[] AS \"grouping\"")
         else:
             inner_fields = shape_sql(f.elements, table, 1)  # type: ignore[attr-defined]
-            obj = "json_build_object(" + ", ".join(f"{sql_string(x.name)}, {sql}" for sql, x in inner_fields) + ")"
+            obj = json_object_sql([(sql_string(x.name), sql) for sql, x in inner_fields])
             order = ", ".join([_order_sql(k) for k in f.order] + [f'{table}."id"'])  # type: ignore[attr-defined]
             agg = f"json_agg({obj} ORDER BY {order})"
             if f.filter is not None:  # type: ignore[attr-defined]
