@@ -122,8 +122,10 @@ def test_the_raw_escape_hatch_is_counted():
     checker's SQL text, and with it most of them): their number in the lowering may only go
     down."""
     text = LOWERING.read_text()
-    uses = len(re.findall(r"(?<![\w.])_raw\(|\bsqt\.Raw\(", text)) - len(re.findall(r"\bdef _raw\(", text))
-    assert uses <= 56, f"{uses} raw-SQL nodes in lowering.py: build nodes instead"
+    # (the uses, not _raw's own definition)
+    text = re.sub(r"\ndef _raw\(.*?\n(?=\S)", "\n", text, flags=re.S)
+    uses = len(re.findall(r"(?<![\w.])_raw\(|\bsqt\.Raw\(", text))
+    assert uses <= 54, f"{uses} raw-SQL nodes in lowering.py: build nodes instead"
 
 
 def test_the_tree_imports_nothing_of_the_compiler_but_itself():

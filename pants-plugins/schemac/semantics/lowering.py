@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-import copy
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from schemac.semantics import fts, qir
@@ -788,8 +787,12 @@ def _raw(sql: str, rows: Optional[str] = None, links_after: Optional[Dict[str, s
     """SQL text as a node (:class:`sqltree.Raw`, the escape hatch): each parameter in it is a
     :class:`sqltree.Param`; :data:`LINK_ROWS` the rows ``rows`` and :data:`LINKS_AFTER` a join
     table's rows ``links_after[join]``, where given."""
-    if "\x00" not in sql and "\x01" not in sql:
-        return sqt.Raw(sql)
+    if "\x01" not in sql:
+        if "\x00" not in sql:
+            return sqt.Raw(sql)
+        # (parameters alone: the text between marks, and the numbers)
+        split = sql.split("\x00")
+        return sqt.Raw(*[p if i % 2 == 0 else sqt.Param(int(p)) for i, p in enumerate(split) if p or i % 2])
     parts: List[object] = []
     pos = 0
     for m in _MARKS.finditer(sql):
@@ -1236,8 +1239,11 @@ def _set_list(sets, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:
 
 def _returning(stmt: sqt.Node, cols: List[sqt.Node]) -> sqt.Node:
     """A copy of a write (or a select) returning (selecting) ``cols``."""
-    out = copy.copy(stmt)
-    if type(out) is sqt.Select:
+    t = type(stmt)
+    out = t.__new__(t)
+    for slot in t.__slots__:
+        setattr(out, slot, getattr(stmt, slot))
+    if t is sqt.Select:
         out.targets = tuple(cols)  # type: ignore[attr-defined]
     else:
         out.returning = tuple(cols)  # type: ignore[attr-defined]
@@ -1620,6 +1626,17 @@ class Ctx:
     trigger_settings: Tuple[Tuple[str, int, str], ...] = ()
     omitted: FrozenSet[int] = frozenset()
     copied: FrozenSet[int] = frozenset()
+    #: :func:`read_ctes` of the statement's nodes by ``id``, when the statement is written more
+    #: than once (its variants read the same CTEs).
+    read: Optional[Dict[int, FrozenSet[str]]] = None
+
+    def read_ctes(self, node: qir.Node) -> FrozenSet[str]:
+        if self.read is None:
+            return read_ctes(node)
+        hit = self.read.get(id(node))
+        if hit is None:
+            hit = self.read[id(node)] = read_ctes(node)
+        return hit
 
 
 #: While the select of ``select (insert | update ...) { ... }`` is written: the name its rows
@@ -1809,14 +1826,16 @@ def statement_variants(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, s
     changes what a deployed runner writes, and a runner never sends a copy of it. Each variant is
     the statement's tree printed with its own numbering of the parameters it reads.
     ``trigger_settings``: see :class:`Ctx`."""
-    keys = omittable(stmt)
+    defaulted = defaulted_params(stmt)
+    keys = defaulted[:MAX_OMITTABLE]
     if not keys:
         return ()
-    copied = frozenset(defaulted_params(stmt)[MAX_OMITTABLE:])
+    copied = frozenset(defaulted[MAX_OMITTABLE:])
     out = []
+    read: Dict[int, FrozenSet[str]] = {}  # (what every variant reads alike, computed once)
     for mask in range(1 << len(keys)):
         omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
-        tree = statement_tree(stmt, Ctx(trigger_settings, omitted, copied))
+        tree = statement_tree(stmt, Ctx(trigger_settings, omitted, copied, read))
         used = sorted(tree_params(tree))
         sql = to_sql(tree, {old: new for new, old in enumerate(used, 1)})
         out.append(Variant(tuple(sorted(omitted)), sql, tuple(used)))
@@ -2013,7 +2032,7 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
     texts = _columns(picked)
     columns: List[sqt.Node] = [sqt.Target(_raw(sql), None if sql == qi(f.name) else f.name) for sql, f in picked]
     check = r.write.check_sql  # type: ignore[attr-defined]
-    nested = nested_ctes(r.write, ctx, read_ctes(r))
+    nested = nested_ctes(r.write, ctx, ctx.read_ctes(r))
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(columns))
     inner = columns if '"id"' in texts else [sqt.Name("id")] + columns
@@ -2121,7 +2140,7 @@ def statement_tree(stmt: qir.Node, ctx: Ctx) -> sqt.Node:
         return _returning_sql(stmt, ctx)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
         statement, links = write_sql(stmt.write, ctx, in_cte=True)  # type: ignore[attr-defined]
-        ctes = nested_ctes(stmt.write, ctx, read_ctes(stmt)) + source_ctes(stmt.write, "_new", ctx)  # type: ignore[attr-defined]
+        ctes = nested_ctes(stmt.write, ctx, ctx.read_ctes(stmt)) + source_ctes(stmt.write, "_new", ctx)  # type: ignore[attr-defined]
         ctes += [("_new", statement([sqt.Star()]))]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         global _written_row
@@ -2154,7 +2173,7 @@ def _with_sql(w: qir.With, ctx: Ctx) -> sqt.Node:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
             statement, links = write_sql(b.write, ctx, in_cte=True, name=name)  # type: ignore[attr-defined]
-            ctes += nested_ctes(b.write, ctx, read_ctes(w))  # type: ignore[attr-defined]
+            ctes += nested_ctes(b.write, ctx, ctx.read_ctes(w))  # type: ignore[attr-defined]
             ctes += source_ctes(b.write, name, ctx)  # type: ignore[attr-defined]
             ctes.append((name, statement([sqt.Star()])))
             for i, link in enumerate(links, 1):
