@@ -16,7 +16,6 @@ loaded into the tables of a library's migrations on PostgreSQL 15, and read back
 from __future__ import annotations
 
 import datetime as dt
-import os
 import uuid
 from pathlib import Path
 
