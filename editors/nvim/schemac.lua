@@ -6,7 +6,9 @@
 --
 -- `.esdl` and `.gel` files get filetype `esdl`, `.edgeql` files `edgeql`; opening one starts (once
 -- per root) the schemac language server, by default the root's `editors/schemac-lsp` when there is
--- one, else `python3 -m schemac lsp`. Completion: <C-x><C-o> (omnifunc); formatting:
+-- one (it finds a Python that can run the server, or creates a venv for it once, and says in
+-- :LspLog / stderr what is missing when it cannot), else an installed `schemac lsp`
+-- (pip install "schemac[lsp]"), else `python3 -m schemac lsp`. Completion: <C-x><C-o> (omnifunc); formatting:
 -- vim.lsp.buf.formatting_sync() (0.7) or vim.lsp.buf.format() (0.8+); see docs/editors.md.
 local M = {}
 
@@ -30,6 +32,9 @@ local function default_cmd(root)
   local launcher = root .. '/editors/schemac-lsp'
   if vim.fn.executable(launcher) == 1 then
     return { launcher }
+  end
+  if vim.fn.executable('schemac') == 1 then -- pip install "schemac[lsp]"
+    return { 'schemac', 'lsp' }
   end
   return { 'python3', '-m', 'schemac', 'lsp' }
 end

@@ -2,7 +2,7 @@
 'use strict';
 const vscode = require('vscode');
 const { LanguageClient, TransportKind } = require('vscode-languageclient/node');
-const { serverCommand, DOCUMENT_SELECTOR, WATCHED } = require('./server');
+const { serverCommand, startFailureMessage, DOCUMENT_SELECTOR, WATCHED } = require('./server');
 
 let client;
 
@@ -21,7 +21,19 @@ function createClient() {
     documentSelector: DOCUMENT_SELECTOR,
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher(WATCHED) },
   };
-  return new LanguageClient('schemac', 'schemac language server', serverOptions, clientOptions);
+  const c = new LanguageClient('schemac', 'schemac language server', serverOptions, clientOptions);
+  c.schemacCommand = { command, args };
+  return c;
+}
+
+/** Start the client; when the server does not come up, say so plainly (not only "Client quit"). */
+async function start(c) {
+  try {
+    await c.start();
+  } catch (e) {
+    c.outputChannel.show(true);
+    vscode.window.showErrorMessage(startFailureMessage(c.schemacCommand));
+  }
 }
 
 async function activate(context) {
@@ -32,10 +44,10 @@ async function activate(context) {
         await client.stop();
       }
       client = createClient();
-      await client.start();
+      await start(client);
     }),
   );
-  await client.start();
+  await start(client);
 }
 
 function deactivate() {

@@ -357,8 +357,8 @@ def test_writes_that_policies_check_carry_the_check_in_their_returning():
     sql = {q.name: q.sql for q in check_library(sources, Options(library="t")).queries}
     for name in queries:
         assert 'AS "_allowed"' in sql[name], sql[name]
-        assert "schemac-access-policy|default::U|insert|" in sql[name]
-    assert '"u".xmax = 0' in sql["upsert"] and "schemac-access-policy|default::U|update|" in sql["upsert"]
+        assert "schemac_raise('SCP01', " in sql[name] and "'type', 'default::U', 'action', 'insert'" in sql[name]
+    assert '"u".xmax = 0' in sql["upsert"] and "'type', 'default::U', 'action', 'update'" in sql["upsert"]
     assert 'DO UPDATE\nSET "name" = \'x\'\nWHERE' in sql["upsert"]
     assert '"_with_u" AS (\nINSERT INTO "u" ("name")\nVALUES ($1)\nRETURNING *, (CASE' in sql["bound"]
 

@@ -58,9 +58,10 @@ def conformance_log(_conformance_outcomes):
     def log(area, case, out):
         _conformance_outcomes.append({
             "id": case["id"], "area": area, "source": case["source"], "status": out.status,
-            "code": out.code, "message": out.message[:500],
+            "code": out.code, "message": out.message[:500], "query_code": out.query_code,
             "got": None if out.status != "MISMATCH" else json.dumps(out.got, default=str)[:2000],
             "reduced": None if out.reduced is None else {
                 "status": out.reduced.status, "code": out.reduced.code, "message": out.reduced.message[:500],
+                "query_code": out.reduced.query_code,
                 "got": None if out.reduced.status != "MISMATCH" else json.dumps(out.reduced.got, default=str)[:2000]}})
     return log

@@ -9,6 +9,7 @@ and the result is compared as Gel's harness compares it.
 * MATCH passes; REFUSED (schemac refuses a statement with a code) passes and is counted;
 * MISMATCH (a result other than Gel's, or an error where Gel returns a result) fails, and so
   does a compiled statement PostgreSQL rejects;
+* a case of ``matching.txt`` (it matched once) that is now REFUSED fails: a regression;
 * the cases of ``known_mismatches.txt`` are strict xfails: they fail the suite when they stop
   being MISMATCHes, so the list only shrinks.
 
@@ -28,6 +29,7 @@ import conformance_harness as harness
 
 CASES = harness.all_cases()
 KNOWN = harness.known_mismatches()
+MATCHING = harness.matching()
 
 
 def test_known_mismatches_name_cases():
@@ -35,6 +37,8 @@ def test_known_mismatches_name_cases():
     ids = {c["id"] for _, c in CASES} | {f"{a}:{c}" for a, c in FIXTURES}
     assert not [k for k in KNOWN if k not in ids]
     assert all(KNOWN.values())
+    assert not [k for k in MATCHING if k not in ids]
+    assert not MATCHING & set(KNOWN)
 
 
 FIXTURES = sorted({(a, c["class"]) for a, c in CASES})
@@ -62,6 +66,10 @@ def test_case(area, case, conformance_fixture, conformance_log, request):
         # the schema is refused; on what is left of it the case compiles and runs: a statement
         # PostgreSQL rejects or a wrong answer there is a failure too
         out = out.reduced
+    effective = out.reduced or out
+    if case["id"] in MATCHING and effective.status == "REFUSED":
+        pytest.fail(f"{case['source']}: this case matched Gel's result (matching.txt) and is now refused: "
+                    f"{effective.code} {effective.message}\nquery: {case['query'].strip()}", pytrace=False)
     if out.status == "PREPARE":
         pytest.fail(f"{case['source']}: {out.message}", pytrace=False)
     if out.status == "MISMATCH":

@@ -57,10 +57,13 @@ def _parser() -> argparse.ArgumentParser:
                        "and the exit status is 1.")
     f.add_argument("--check", action="store_true", help="list the files that are not formatted; exit 1 if any")
     f.add_argument("paths", nargs="+", help="files or directories")
-    sub.add_parser("lsp", help="run the language server (stdio), for editors",
-                   description="The schemac language server, over stdio: diagnostics, completion, hover, go to "
-                   "definition, references, symbols, rename, code actions and formatting for schema (.esdl) and "
-                   "query (.edgeql) files. Needs pygls 2.x. See 'Editor setup' in the README.")
+    lp = sub.add_parser("lsp", help="run the language server (stdio), for editors",
+                        description="The schemac language server, over stdio: diagnostics, completion, hover, go to "
+                        "definition, references, symbols, rename, code actions and formatting for schema (.esdl) and "
+                        "query (.edgeql) files. Needs pygls 2.x. See 'Editor setup' in the README.")
+    lp.add_argument("--check", action="store_true",
+                    help="check that the server can start here (its packages import), print what it runs on, and "
+                    "exit: 0 when it can, 1 naming what is missing (editors/schemac-lsp uses this)")
 
     from schemac.cli.geldump import add_parser as add_geldump_parser
 
@@ -276,6 +279,24 @@ def _main(argv: Optional[List[str]]) -> int:
             _print_diagnostics(f"error: the language server needs pygls 2.x and lsprotocol ({e}): "
                                'pip install "schemac[lsp]"')
             return 1
+        if args.check:
+            import importlib
+
+            versions = []
+            for name in ("lark", "jinja2", "pygls", "lsprotocol"):
+                importlib.import_module(name)  # (a missing one is schemac.cli.entry's one-line error)
+                try:
+                    from importlib.metadata import version
+
+                    versions.append(f"{name} {version(name)}")
+                except Exception:  # not installed as a distribution (e.g. on PYTHONPATH)
+                    versions.append(name)
+            import schemac
+
+            print(f"schemac {schemac.__version__} language server can start: {sys.executable} "
+                  f"(Python {sys.version.split()[0]}; {', '.join(versions)}; compiler from "
+                  f"{os.path.dirname(os.path.dirname(os.path.abspath(schemac.__file__)))})")
+            return 0
         return lsp_main()
     if args.command == "fmt":
         return _fmt(args.paths, args.check)

@@ -631,8 +631,9 @@ class AssertExists(Expr):
 
 @dataclass(frozen=True, eq=False)
 class VisibleId(Expr):
-    """The id ``value`` assigned to a link whose target has access policies: the id only when
-    the policies let the query see that object (else empty)."""
+    """The id ``value`` assigned to a link by ``(select T filter .id = value)`` or whose target
+    has access policies: the id only when that object exists and the policies let the query see
+    it (``visible_sql``, ``true`` without policies), else empty."""
 
     value: Expr
     target: ObjectType

@@ -39,7 +39,7 @@ from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
 from schemac.semantics.scalars import NOT_IN_JSON, SCALARS, range_kind
 from schemac.semantics import sqlnames
-from schemac.semantics.sqlnames import qi, snake_case
+from schemac.semantics.sqlnames import qi, snake_case, template_text
 
 #: Kept importable from here: how scalars are spelled in a nested shape's JSON.
 JSON_SPELLING = lowering.JSON_SPELLING
@@ -447,8 +447,10 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
     targets (``:=``, ``+=``) can, through the join table's ``target_id``; a delete can hit the
     foreign keys that refuse it (``RESTRICT`` / ``NO ACTION``) on every table referencing the
     deleted rows, and on the tables whose rows an ``ON DELETE CASCADE`` deletes with them.
-    Removing links (``-=``) and clearing a link violate none. Foreign keys written by triggers
-    are not followed."""
+    Removing links (``-=``) and clearing a link violate none, nor does a link given the objects
+    a sub-select finds (an optional single link's ``(select T filter .id = $x)``, a multi link's
+    ``(select T filter .id in array_unpack($ids))``: an unknown id links nothing, as in Gel).
+    Foreign keys written by triggers are not followed."""
     out: Dict[str, str] = {}
     for n in qir.walk(stmt):
         t = type(n)
@@ -457,11 +459,12 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
             fks = {fk.column: fk for fk in table.foreign_keys} if table is not None else {}
             for a in n.sets:  # type: ignore[attr-defined]
                 fk = fks.get(a.column.name)
-                if fk is not None and a.op == ":=":
+                if fk is not None and a.op == ":=" and type(a.value) is not qir.VisibleId:
                     out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
             for a in n.links:  # type: ignore[attr-defined]
                 join = schema.table_named(a.link.join_table)
-                if a.op == "-=" or join is None:
+                if a.op == "-=" or join is None or (type(a.ids) is qir.SqlTemplate
+                                                     and a.ids.func == "existing_ids"):  # type: ignore[attr-defined]
                     continue
                 for fk in join.foreign_keys:
                     if fk.column == "target_id":
@@ -1348,7 +1351,16 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     if low.type.family != uuid_array.family:
         ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
         return None
-    return low
+    # The objects the sub-select finds (https://docs.geldata.com/reference/edgeql/insert#links):
+    # an unknown id, or one the target's access policies hide, links nothing, as in Gel (it was
+    # the join table's foreign-key error;
+    # https://docs.geldata.com/reference/datamodel/access_policies).
+    visible = policies.read_predicate(link.target, ctx, policies.LINK_ROW) if ctx.params is not None else None
+    table = link.target.from_sql or qi(link.target.table)
+    template = (f'ARRAY(SELECT {policies.LINK_ROW}."id" FROM {template_text(table)} AS {policies.LINK_ROW} '
+                f'WHERE {policies.LINK_ROW}."id" = ANY ({{0}})'
+                f'{" AND " + template_text(visible) if visible is not None else ""})')
+    return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template, (low,), "p", True)
 
 
 def _cast_object_ids(value, link, ctx: ExprContext):
@@ -1529,6 +1541,7 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         return None
     value = a.value
     target_id = None
+    found_by_id = False
     if isinstance(value, ast.GlobalRef):
         g = ctx.schema.find(value.name, ctx.module, ctx.schema.globals)
         if g is not None and g.target is not None:  # type: ignore[attr-defined]
@@ -1550,6 +1563,11 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
             for side, other in ((f.left, f.right), (f.right, f.left)):
                 if isinstance(side, ast.Path) and side.steps == ("id",):
                     target_id = other
+                    # An optional link is the object the sub-select finds, if any: an unknown id
+                    # (or one of another subtype) leaves it empty, as in Gel. (A required link
+                    # keeps the id: its foreign key fails the statement where Gel fails it with
+                    # MissingRequiredError.)
+                    found_by_id = not link.required
         if target_id is None:
             return _link_by_filter(a, sub, asserted, col, ctx, insert)
     if target_id is None and isinstance(value, ast.VarRef) and _bound_object(value.name, ctx) is link.target:
@@ -1603,9 +1621,10 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     # (a required link given an id that may be empty: a NOT NULL violation when it runs, as a
     # required property)
     visible = policies.read_predicate(link.target, ctx, '"_t"')
-    if visible is not None:
-        # Only an object the target's access policies let the query see can be linked.
-        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
+    if visible is not None or found_by_id:
+        # Only an object that exists, and that the target's access policies let the query see,
+        # can be linked.
+        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible or "true")
     return qir.Assign(a.span, col, low)
 
 

@@ -598,6 +598,7 @@ class _Resolver:
         for key in concrete:
             for ptr in pointers[key].values():
                 self._pointer(self.schema.types[key], ptr)
+            self._check_column_count(self.schema.types[key], key)
         # Computed pointers are declared (typed after pass 3: they may read each other), globals
         # resolved (computed ones may read any column), then pass 3: defaults, constraints,
         # indexes (they may read any column).
@@ -649,6 +650,17 @@ class _Resolver:
         self._check_name_collisions()
         self.schema.complete = True
         return self.schema
+
+    def _check_column_count(self, obj: ObjectType, key: str) -> None:
+        """A table has at most 1,600 columns in Postgres ("tables can have at most 1600
+        columns", https://www.postgresql.org/docs/15/limits.html): a type whose properties and
+        single links (its own and inherited) need more is refused where it is declared, instead
+        of a migration Postgres refuses."""
+        if len(obj.columns) > PG_MAX_COLUMNS:
+            decl = self.decls[key]
+            self.reporter.error("E0206", f"type '{obj.name}' needs {len(obj.columns)} columns (its properties, "
+                                f"single links and id), more than a Postgres table can have ({PG_MAX_COLUMNS})",
+                                decl.name_span, "move groups of properties to other types, linked from this one")
 
     def _triggers_of(self, key: str) -> List[Tuple[ast.TriggerDecl, str]]:
         """The Gel triggers of a type, inherited ones first (one per name)."""
@@ -2120,6 +2132,10 @@ def extern_file(f: ast.SchemaFile, library: str, modules: Dict[str, Tuple[str, s
         globals=tuple(dataclasses.replace(g, module=move(g.module)) for g in f.globals),
         hints=(),
     )
+
+
+#: Postgres' limit on the columns of a table (https://www.postgresql.org/docs/15/limits.html).
+PG_MAX_COLUMNS = 1600
 
 
 def build_schema(files: Sequence[ast.SchemaFile], reporter: Reporter,

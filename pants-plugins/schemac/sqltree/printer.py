@@ -134,7 +134,8 @@ class Printer:
         return f"{qi(node.name)}({', '.join(qi(c) for c in node.columns)})"
 
     def range_subselect(self, node: n.RangeSubselect) -> str:
-        out = f"({self.sql(node.query)}) AS {self.sql(node.alias)}"
+        query = self.sql(node.query)
+        out = f"(\n{query}\n) AS {self.sql(node.alias)}" if node.multiline else f"({query}) AS {self.sql(node.alias)}"
         return "LATERAL " + out if node.lateral else out
 
     def range_function(self, node: n.RangeFunction) -> str:
