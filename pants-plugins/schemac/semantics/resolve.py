@@ -487,6 +487,20 @@ class _Resolver:
         self._type_keys[cache_key] = found
         return found
 
+    def _same_type(self, a: ast.TypeRef, a_module: str, b: ast.TypeRef, b_module: str) -> bool:
+        """Whether ``a`` written in ``a_module`` and ``b`` written in ``b_module`` name the same type:
+        ``Context`` in module ``Project`` is ``Project::Context`` written elsewhere (Gel resolves a
+        name in the module it is written in, https://docs.geldata.com/reference/datamodel/modules).
+        Names of nothing declared here (``str``, ``array<...>``) are the same when spelled the same."""
+        if a.args or b.args:
+            return str(a) == str(b)
+        for find in (self._type_key, lambda n, m: self.schema.find(n, m, self.schema.enums),
+                     self._custom_scalar_of):
+            x, y = find(a.name, a_module), find(b.name, b_module)
+            if x is not None or y is not None:
+                return x is not None and x is y if not isinstance(x, str) else x == y
+        return str(a) == str(b)
+
     def pointers_of(self, key: str) -> Dict[str, _Pointer]:
         """The effective pointers of a type: inherited ones in MRO order, then its own;
         ``overloaded`` refines an inherited pointer."""
@@ -528,16 +542,21 @@ class _Resolver:
                 if not p.overloaded:
                     if existing.decl is p:
                         continue  # the same declaration reached twice (diamond)
-                    same = p.type is not None and existing.type is not None and str(p.type) == str(existing.type)
+                    same = p.type is not None and existing.type is not None and \
+                        self._same_type(p.type, t.module, existing.type, existing.module)
                     if k == key or not same:
                         where = existing.owner.split("::")[-1]
                         self.reporter.error("E0200", f"'{p.name}' is already defined in base type '{where}'",
                                             p.name_span, "mark it 'overloaded' to refine the inherited definition")
                     continue
                 # overloaded: refine the inherited pointer
-                if p.type is not None and existing.type is not None and str(p.type) != str(existing.type):
-                    self.reporter.error("E0204", f"overloaded '{p.name}' changes its type from {existing.type} "
-                                        f"to {p.type}", p.type.span, "an overload may only refine defaults, "
+                if p.type is not None and existing.type is not None and \
+                        not self._same_type(p.type, t.module, existing.type, existing.module):
+                    was, now = str(existing.type), str(p.type)
+                    if was == now:  # (the same name, resolved in two modules)
+                        was, now = f"{existing.module}::{was}", f"{t.module}::{now}"
+                    self.reporter.error("E0204", f"overloaded '{p.name}' changes its type from {was} "
+                                        f"to {now}", p.type.span, "an overload may only refine defaults, "
                                         "constraints, readonly, required and annotations")
                     continue
                 refined = _Pointer(existing.decl, existing.module, k, existing.type,
