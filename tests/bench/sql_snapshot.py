@@ -5,7 +5,8 @@ compilers byte for byte (a script, not a test).
 It compiles, in-process, every library under ``schemas/``, every golden case under
 ``tests/cases/`` (with its ``options.json``), ``schemas/jobs`` with ``tests/e2e/jobs_extra``, and
 the synthetic benchmark library of ``tests/bench/compile_speed.py`` (N types, plain and with
-``features``), and writes each output file as ``<out>/<library>/<path>``; a library that does
+``features``) and one library per statement form of :data:`FORMS`, and writes each output
+file as ``<out>/<library>/<path>``; a library that does
 not compile writes its diagnostics to ``<out>/<library>/ERROR``. Each query's SQL is also
 written alone to ``<out>/<library>/queries/<name>.sql``, so a difference names its query.
 
@@ -31,6 +32,44 @@ from typing import Dict, Iterator, Tuple
 REPO = Path(__file__).resolve().parents[2]
 
 
+#: Statement forms the libraries above do not all reach (the nodes of each statement kind):
+#: loop and upsert link writes, a shape over a write, enumerate, unions of subtypes, group.
+FORMS_SCHEMA = """
+type Tag { required name: str { constraint exclusive; } }
+type Item { required name: str { constraint exclusive; }; n: int64; multi tags: Tag { note: str; }; owner: Item; }
+abstract type Base { required title: str; }
+type A extending Base { a: str; }
+type B extending Base { b: str; }
+"""
+FORMS = {
+    "elements_enumerate": "select enumerate({'a', 'b'})",
+    "unpack_enumerate": "select enumerate(array_unpack(<array<str>>$xs))",
+    "elements": "select {1, 2, 3}",
+    "elements_distinct": "select distinct {<str>$a, 'x'}",
+    "value_set_paged": "select (select Item filter .n > 1 order by .name limit 2).name",
+    "value_set_distinct": "select distinct (select Item).name",
+    "union_paged": "select Base { title } order by .title limit 3",
+    "union": "select Base { title }",
+    "link_props": "select Item { name, tags: { name, @note } } filter .name = <str>$n",
+    "assert_single": "select assert_single((select Item filter .name = <str>$n))",
+    "insert_shape_links": "select (insert Item { name := <str>$n, tags := (select Tag filter .name in "
+                          "array_unpack(<array<str>>$t)) }) { name, tags: { name } }",
+    "update_shape_links": "select (update Item filter .name = <str>$n set { tags += (select Tag filter .name = "
+                          "<str>$t) }) { name, tags: { name } }",
+    "loop_insert_links": "for x in array_unpack(<array<str>>$names) union (insert Item { name := x, tags := "
+                         "(select Tag filter .name = x) })",
+    "upsert_links": "insert Item { name := <str>$n, tags := (select Tag filter .name = <str>$t) } unless conflict on "
+                    ".name else (update Item set { tags += (select Tag filter .name = <str>$t) })",
+    "loop_update_links": "for x in array_unpack(<array<str>>$names) union (update Item filter .name = x set { "
+                         "tags := (select Tag filter .name = x) })",
+    "with_insert": "with i := (insert Item { name := <str>$n }) select i { name }",
+    "delete": "delete Item filter .name = <str>$n",
+    "unlink": "update Item filter .name = <str>$n set { tags -= (select Tag filter .name = <str>$t) }",
+    "for_values": "for x in {1, 2} union (select x + 1)",
+    "group": "group Item { name } by .n",
+}
+
+
 def _libraries(bench_n: int) -> Iterator[Tuple[str, Dict[str, str], dict]]:
     sys.path.insert(0, str(REPO / "tests"))
     sys.path.insert(0, str(REPO / "tests" / "bench"))
@@ -46,6 +85,9 @@ def _libraries(bench_n: int) -> Iterator[Tuple[str, Dict[str, str], dict]]:
         options = json.loads((case / "options.json").read_text()) if (case / "options.json").exists() else {}
         yield f"case-{case.name}", sources, dict(library=case.name, **options)
     yield "jobs-extra", libraries.jobs_with_extra_sources(), {"library": "jobs"}
+    for name, query in FORMS.items():
+        yield f"forms-{name}", {"forms/schema.esdl": FORMS_SCHEMA, f"forms/queries/{name}.edgeql": query}, \
+            {"library": "forms"}
     yield f"bench-{bench_n}", compile_speed.generate_library(bench_n), {"library": "bench"}
     yield f"bench-{bench_n}-features", compile_speed.generate_library(bench_n, features=True), {"library": "bench"}
 

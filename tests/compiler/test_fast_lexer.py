@@ -150,6 +150,12 @@ def test_same_tokens_and_errors_on_mutated_and_random_input(lexers):
         ("select T filter .a = 'x\ny' and .b = 1_0.5_0", "query_file"),
         ("", "schema"),
         ("   \n# only a comment", "query_file"),
+        # names with letters beyond ASCII (Gel's lexer: a letter, then letters and digits), a
+        # keyword followed by one (one name), a character that is no letter
+        ("type Ñandú { required nämé: str; größe: int64; 名前: str; }", "schema"),
+        ("select Ñandú { nämé } filter .größe > <int64>$größe order by .名前", "query_file"),
+        ("select T { a } filterä .x = 1", "query_file"),
+        ("select T { a² }", "query_file"),
     ],
 )
 def test_same_tokens_on_edge_cases(lexers, text, start):

@@ -11,8 +11,12 @@ with data:
   ``select x := {1, 2, 3, 4, 5} filter x >= 3``): ``with x := E select x <clauses>`` (geldata/gel
   edb/edgeql/compiler/stmt.py ``compile_result_clause``: "`SELECT foo := expr` is equivalent to
   `WITH foo := expr SELECT foo`"); an alias that neither the shape nor the clauses name is
-  ``select E``. Where the ``with`` form is refused (ordering a set of values by itself, a path
-  from a ``with`` name), the alias form is refused the same way, with E0206 naming the form.
+  ``select E``. Where the ``with`` form is refused (filtering or paging a set of values, a path
+  from a ``with`` name), the alias form is refused the same way, with E0206 naming the form;
+* a set of values ordered by the values themselves, ``select x := {3, 1, 2} order by x desc``,
+  ``with n := array_unpack(<array<str>>$ns) select n order by n`` (Gel's cheatsheet
+  docs/resources/cheatsheets/select.rst: ``select numbers := {3, 1, 2} order by numbers``):
+  ``ORDER BY "_v"."value"``.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ QUERIES = {
     "bright": "select l := Lamp { name } filter .watts > <int64>$min order by .watts desc;",
     "total": "select n := count(Lamp);",
     "in_expr": "select { lamps := (select l := Lamp { name } filter .watts > 50 order by .name) };",
+    "sorted_desc": "select x := {3, 1, 2} order by x desc;",
+    "sorted_names": "select n := array_unpack(<array<str>>$names) order by n;",
 }
 
 # The same queries as Gel writes them with `union (...)` / without the alias.
@@ -52,6 +58,8 @@ SAME = {
     "bright": "select Lamp { name } filter .watts > <int64>$min order by .watts desc;",
     "total": "select count(Lamp);",
     "in_expr": "select { lamps := (select Lamp { name } filter .watts > 50 order by .name) };",
+    "sorted_desc": "with x := {3, 1, 2} select x order by x desc;",
+    "sorted_names": "with n := array_unpack(<array<str>>$names) select n order by n;",
 }
 
 
@@ -80,14 +88,16 @@ def test_the_forms_on_postgres(pg):
     assert sorted(run_plan(pg, q["with_body"], ["a"])) == [("a?!",)]
     assert run_plan(pg, q["bright"], 50) == [("attic",), ("den",), ("hall",)]
     assert run_plan(pg, q["total"]) == [(4,)]
+    assert run_plan(pg, q["sorted_desc"]) == [(3,), (2,), (1,)]
+    assert run_plan(pg, q["sorted_names"], ["b", "c", "a", "b"]) == [("a",), ("b",), ("b",), ("c",)]
     (row,), = run_plan(pg, q["in_expr"])
     assert [x["name"] for x in row] == ["attic", "den", "hall"]
 
 
 @pytest.mark.parametrize("query, message", [
-    # (Gel: {1, 2, 3}, ordered by the values themselves; a set of values is ordered by a type's
-    # select only, so far)
-    ("select x := {3, 1, 2} order by x;", "'order by' on a selected expression"),
+    # (Gel: {2, 3}; a set of values is filtered or paged by a type's select only, so far)
+    ("select x := {3, 1, 2} filter x > 1;", "'filter' on a selected expression"),
+    ("select x := {3, 1, 2} order by x limit 2;", "'order by' on a selected expression"),
     ("select l := Lamp { name } filter l.watts > 50;", "a path from the 'with' name 'l'"),
 ])
 def test_aliases_the_with_form_refuses_are_refused_with_e0206(query, message):
@@ -114,3 +124,18 @@ def test_bodies_refused_are_refused_as_the_union_form_is(query, spelled_out):
             _plans({"q": q})
         got.append([(d.code, d.message) for d in e.value.diagnostics])
     assert got[0] == got[1] and got[0][0][0] == "E0206", got
+
+
+@pytest.mark.parametrize("query, kept", [
+    ("select x := {3, 1, 2} order by x;", True),
+    ("select x := {3, 1, 2} order by x desc then 1;", True),
+    ("select x := {3, 1, 2} filter x > 1;", True),
+    ("select l := Lamp { n := l.name };", True),
+    ("select x := {3, 1, 2} order by 1;", False),
+    ("select l := Lamp { name } filter .watts > 1 limit 2;", False),
+])
+def test_an_alias_is_bound_where_the_shape_or_a_clause_names_it(query, kept):
+    from schemac.syntax import tree as ast
+    from schemac.syntax.parser import parse_query
+    q = parse_query("q.edgeql", query, "q").query
+    assert isinstance(q, ast.WithQuery) is kept

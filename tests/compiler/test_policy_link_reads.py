@@ -102,3 +102,30 @@ def test_a_hidden_object_is_not_read_through_a_link(pg):
     for name in ("shape", "path", "targets"):
         assert all(SA not in json.dumps(r, default=str) and SB not in json.dumps(r, default=str)
                    for r in _run(pg, plans[name], cur=None)), name
+
+
+def test_update_and_delete_write_each_policy_condition_once():
+    """Issue 29 item 12: an update or delete applies the select policies and its own kind's;
+    a policy that allows both (``allow all``) was written twice in the WHERE clause. Now once:
+    the select clause ``owner OR public`` is implied by the update's ``owner`` and left out, and
+    the deny policies are one NOT (...). (Their effect on Postgres is checked by
+    tests/e2e/test_gel_policies_e2e.py and the generated suite.)"""
+    schema = """module default {
+      global cur: uuid;
+      type Note {
+        required owner_id: uuid;
+        public: bool;
+        archived: bool;
+        access policy owner_all allow all using (.owner_id ?= global cur);
+        access policy public_read allow select using (.public ?? false);
+        access policy frozen deny update read, delete using (.archived ?? false);
+      }
+    }"""
+    queries = {"del.edgeql": "delete Note filter .id = <uuid>$id;",
+               "upd.edgeql": "update Note filter .id = <uuid>$id set { public := true };"}
+    lib = check_library({"s.gel": schema, **queries}, Options(library="once"))
+    for plan in lib.queries:
+        where = plan.sql.split("WHERE", 1)[1].split("RETURNING", 1)[0]
+        assert where.count("owner_id IS NOT DISTINCT FROM") == 1, plan.sql
+        assert where.count("archived") == 1, plan.sql
+        assert "public" not in where, plan.sql

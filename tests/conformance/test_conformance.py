@@ -9,6 +9,7 @@ and the result is compared as Gel's harness compares it.
 * MATCH passes; REFUSED (schemac refuses a statement with a code) passes and is counted;
 * MISMATCH (a result other than Gel's, or an error where Gel returns a result) fails, and so
   does a compiled statement PostgreSQL rejects;
+* a case of ``matching.txt`` (it matched once) that is now REFUSED fails: a regression;
 * the cases of ``known_mismatches.txt`` are strict xfails: they fail the suite when they stop
   being MISMATCHes, so the list only shrinks.
 
@@ -28,6 +29,7 @@ import conformance_harness as harness
 
 CASES = harness.all_cases()
 KNOWN = harness.known_mismatches()
+MATCHING = harness.matching()
 
 
 def test_known_mismatches_name_cases():
@@ -35,12 +37,19 @@ def test_known_mismatches_name_cases():
     ids = {c["id"] for _, c in CASES} | {f"{a}:{c}" for a, c in FIXTURES}
     assert not [k for k in KNOWN if k not in ids]
     assert all(KNOWN.values())
+    assert not [k for k in MATCHING if k not in ids]
+    assert not MATCHING & set(KNOWN)
 
 
 FIXTURES = sorted({(a, c["class"]) for a, c in CASES})
 
 
-@pytest.mark.parametrize("area,cls", FIXTURES, ids=[f"{a}:{c}" for a, c in FIXTURES])
+def _group(area, cls):
+    # one xdist group per fixture database: its cases run on one worker, the fixtures spread
+    return pytest.mark.xdist_group(f"conformance-{area}-{cls}")
+
+
+@pytest.mark.parametrize("area,cls", [pytest.param(a, c, marks=_group(a, c), id=f"{a}:{c}") for a, c in FIXTURES])
 def test_fixture(area, cls, conformance_fixture, request):
     """The fixture's schema (as much of it as schemac compiles) migrates on PostgreSQL, and its
     setup statements, once compiled, run."""
@@ -51,7 +60,7 @@ def test_fixture(area, cls, conformance_fixture, request):
         pytest.fail(f"{area}:{cls}: {fx.failure}", pytrace=False)
 
 
-@pytest.mark.parametrize("area,case", CASES, ids=[c["id"] for _, c in CASES])
+@pytest.mark.parametrize("area,case", [pytest.param(a, c, marks=_group(a, c["class"]), id=c["id"]) for a, c in CASES])
 def test_case(area, case, conformance_fixture, conformance_log, request):
     if case["id"] in KNOWN:
         request.node.add_marker(pytest.mark.xfail(strict=True, reason=KNOWN[case["id"]]))
@@ -62,6 +71,10 @@ def test_case(area, case, conformance_fixture, conformance_log, request):
         # the schema is refused; on what is left of it the case compiles and runs: a statement
         # PostgreSQL rejects or a wrong answer there is a failure too
         out = out.reduced
+    effective = out.reduced or out
+    if case["id"] in MATCHING and effective.status == "REFUSED":
+        pytest.fail(f"{case['source']}: this case matched Gel's result (matching.txt) and is now refused: "
+                    f"{effective.code} {effective.message}\nquery: {case['query'].strip()}", pytrace=False)
     if out.status == "PREPARE":
         pytest.fail(f"{case['source']}: {out.message}", pytrace=False)
     if out.status == "MISMATCH":

@@ -23,7 +23,11 @@ Reads a local git snapshot of Gel's sources (``--repo``, a git directory read wi
   ``{"fields": {".": ..., "name": ...}}``), ``variables``, ``rel_tol``/``abs_tol``;
 * ``source``: ``tests/test_edgeql_<area>.py:<line>`` in the snapshot, and the snapshot commit.
 
-Fixture texts are written once each under ``fixtures/``. Cases that cannot be read as data
+``docs`` (the area) is the REPL examples of Gel's reference docs (``docs/reference/stdlib``,
+``.../edgeql``) that print a result and read no schema: ``db> <query>`` and the printed set,
+parsed into the same JSON form (a result of several elements is compared in any order unless
+the query has ``order by``; ``"repl": true`` marks them: the REPL prints a json value as its
+JSON text). Fixture texts are written once each under ``fixtures/``. Cases that cannot be read as data
 (a query built at run time, an expected value computed by code, a call inside a loop, a test
 Gel itself marks xfail/skip, ``implicit_limit``, SQL-language or binary-only checks) are left
 out and counted, by reason, in the file's ``"skipped"``.
@@ -48,7 +52,7 @@ DEFAULT_REPO = "/work/.mirror/geldata+gel/repo"
 DEFAULT_AREAS = ["select", "scope", "linkprops", "for", "group", "coalesce", "insert", "update",
                  "delete", "policies", "triggers", "rewrites", "filter", "advtypes", "calls", "casts",
                  "datatypes", "enums", "expr_aliases", "expressions", "functions", "functions_inline",
-                 "globals", "json", "linkatoms", "tree", "volatility", "internal_group", "fts"]
+                 "globals", "json", "linkatoms", "tree", "volatility", "internal_group", "fts", "docs"]
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -503,6 +507,222 @@ def transcribe_area(repo: str, rev: str, area: str, files: Dict[str, str]) -> Di
             "skipped": dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 
+# ---------------------------------------------------------------------------------------------
+# Docs: the REPL examples that print a result
+
+
+DOCS_DIRS = ("docs/reference/stdlib/", "docs/reference/edgeql/", "docs/reference/reference/edgeql/")
+#: An identifier that names a schema type (the docs' examples use the tutorial's schema and
+#: data, which the docs do not give): such examples are left out.
+_SCHEMA_NAME = re.compile(r"\b[A-Z][A-Za-z0-9_]*\b")
+_STD_NAMES = {"Object", "BaseObject", "FreeObject", "I", "E"}
+
+
+class ReplValue:
+    """A parser of the REPL's printed results (``{1, 'a', [2.5n], (x := 1)}``) into the JSON
+    form Gel's JSON output has: numbers, strings, booleans, lists (arrays, unnamed tuples),
+    objects (named tuples). Typed values (``<datetime>'...'``), objects and ranges are not
+    read (:class:`Unsupported`)."""
+
+    def __init__(self, text: str) -> None:
+        self.t = text
+        self.i = 0
+
+    def ws(self) -> None:
+        while self.i < len(self.t) and self.t[self.i] in " \t\n\r":
+            self.i += 1
+
+    def peek(self) -> str:
+        self.ws()
+        return self.t[self.i] if self.i < len(self.t) else ""
+
+    def expect(self, c: str) -> None:
+        if self.peek() != c:
+            raise Unsupported(f"REPL output: expected {c!r}")
+        self.i += 1
+
+    def set_(self) -> List[Any]:
+        self.expect("{")
+        out = self.items("}")
+        if self.peek():
+            raise Unsupported("REPL output: text after the set")
+        return out
+
+    def items(self, close: str) -> List[Any]:
+        out: List[Any] = []
+        if self.peek() == close:
+            self.i += 1
+            return out
+        while True:
+            out.append(self.value())
+            c = self.peek()
+            self.i += 1
+            if c == close:
+                return out
+            if c != ",":
+                raise Unsupported("REPL output: expected ','")
+            if self.peek() == close:  # trailing comma
+                self.i += 1
+                return out
+
+    def value(self) -> Any:
+        c = self.peek()
+        if c == "[":
+            self.i += 1
+            return self.items("]")
+        if c == "(":
+            self.i += 1
+            m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:=", self.t[self.i:])
+            if m:
+                out = {}
+                while True:
+                    m = re.match(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*:=", self.t[self.i:])
+                    if not m:
+                        raise Unsupported("REPL output: named tuple")
+                    self.i += m.end()
+                    out[m.group(1)] = self.value()
+                    c = self.peek()
+                    self.i += 1
+                    if c == ")":
+                        return {"$named": out}
+                    if c != ",":
+                        raise Unsupported("REPL output: named tuple")
+            start = self.i
+            first = self.value()
+            if self.peek() == ")":
+                self.i += 1
+                return first  # a parenthesized value, not a tuple (a 1-tuple prints as (x,))
+            self.i = start
+            return {"$tuple": self.items(")")}
+        if c in "'\"":
+            return self.string()
+        m = re.match(r"-?(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+|\d+)n?|true|false|-?inf|nan",
+                     self.t[self.i:], re.I)
+        if m:
+            tok = m.group(0)
+            self.i += len(tok)
+            low = tok.lower()
+            if low in ("true", "false"):
+                return low == "true"
+            if low in ("inf", "-inf", "nan"):
+                return {"$float": low}
+            if tok.endswith("n"):
+                body = tok[:-1]
+                if "." in body or "e" in body.lower() and not re.match(r"^-?\d+e\+?\d+$", body, re.I):
+                    return {"$decimal": body}
+                return int(decimal_int(body))
+            if re.match(r"^-?\d+$", tok):
+                return int(tok)
+            return float(tok)
+        raise Unsupported("REPL output: a value that is not a number, string, boolean, array or tuple")
+
+    def string(self) -> str:
+        q = self.t[self.i]
+        j = self.i + 1
+        out = []
+        while j < len(self.t) and self.t[j] != q:
+            if self.t[j] == "\\" and j + 1 < len(self.t):
+                nxt = self.t[j + 1]
+                out.append({"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"'}.get(nxt, "\\" + nxt))
+                j += 2
+                continue
+            out.append(self.t[j])
+            j += 1
+        if j >= len(self.t):
+            raise Unsupported("REPL output: unterminated string")
+        self.i = j + 1
+        return "".join(out)
+
+
+def decimal_int(body: str) -> int:
+    import decimal as _d
+
+    return int(_d.Decimal(body))
+
+
+def _json_value(v: Any) -> Any:
+    """A parsed REPL value as an expected shape: tuples are lists, named tuples objects."""
+    if isinstance(v, list):
+        return [_json_value(x) for x in v]
+    if isinstance(v, dict) and "$tuple" in v:
+        return [_json_value(x) for x in v["$tuple"]]
+    if isinstance(v, dict) and "$named" in v:
+        return {k: _json_value(x) for k, x in v["$named"].items()}
+    return v
+
+
+_VOLATILE = re.compile(r"\b(random|uuid_generate_v[14]|datetime_current|datetime_of_\w+|"
+                       r"cal::local_\w+_current|sequence_next)\s*\(", re.I)
+
+
+def _multiline_string(text: str) -> bool:
+    return any("\n" in m.group(0) for m in re.finditer(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", text, re.S))
+
+
+def _outside_strings(q: str) -> str:
+    return re.sub(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "''", q)
+
+
+def transcribe_docs(repo: str, rev: str) -> Dict[str, Any]:
+    paths = subprocess.run(["git", "-C", repo, "ls-tree", "-r", "--name-only", rev, "docs"], check=True,
+                           stdout=subprocess.PIPE).stdout.decode().split()
+    skipped: Counter = Counter()
+    cases: List[Dict[str, Any]] = []
+    for path in sorted(p for p in paths if p.endswith(".rst") and p.startswith(DOCS_DIRS)):
+        lines = git_show(repo, rev, path).split("\n")
+        i = 0
+        n_in_file = 0
+        while i < len(lines):
+            m = re.match(r"^(\s*)db>\s?(.*)$", lines[i])
+            if not m:
+                i += 1
+                continue
+            indent, start = m.group(1), i + 1
+            query = [m.group(2)]
+            i += 1
+            while i < len(lines) and re.match(r"^" + re.escape(indent) + r"\.\.\.(\s|$)", lines[i]):
+                query.append(lines[i][len(indent) + 4:])
+                i += 1
+            out = []
+            while i < len(lines) and lines[i].strip() and not re.match(r"^\s*db>", lines[i]) \
+                    and (lines[i].startswith(indent) or not indent):
+                out.append(lines[i][len(indent):])
+                i += 1
+            text = "\n".join(query).strip()
+            index = n_in_file
+            n_in_file += 1
+            try:
+                if not out:
+                    raise Unsupported("docs: no printed result")
+                printed = "\n".join(out).strip()
+                if re.match(r"^[A-Za-z]+Error:", printed) or not printed.startswith("{"):
+                    raise Unsupported("docs: the example prints an error or a message")
+                if _SCHEMA_NAME.search(_outside_strings(text).replace("std::", "")) and \
+                        set(_SCHEMA_NAME.findall(_outside_strings(text))) - _STD_NAMES:
+                    raise Unsupported("docs: the example reads the docs' schema (no data given)")
+                if re.search(r"\b(configure|set|reset|create|alter|drop|start|commit|rollback|describe|"
+                             r"administer|analyze|explain)\b", text.split(None, 1)[0] if text else "", re.I):
+                    raise Unsupported("docs: not a query")
+                if re.search(r"\br['\"]|\$[A-Za-z_]*\$", text) or _multiline_string(text) or _multiline_string(printed):
+                    # the REPL's prompts and its display of raw and multi-line strings leave their
+                    # backslashes and spaces ambiguous
+                    raise Unsupported("docs: a raw or multi-line string")
+                if _VOLATILE.search(text):
+                    raise Unsupported("docs: a volatile function (the printed value is one draw)")
+                values = [_json_value(v) for v in ReplValue(printed).set_()]
+            except Unsupported as e:
+                skipped[str(e)] += 1
+                continue
+            ordered = bool(re.search(r"\border\s+by\b", text, re.I))
+            cases.append({"id": f"docs:Docs:{path[len('docs/'):-len('.rst')].replace('/', '.')}:{index}",
+                          "class": "Docs", "source": f"{path}:{start}", "query": text,
+                          "expected": values if ordered or len(values) < 2 else {"$bag": values},
+                          "prelude": [], "repl": True})
+    return {"area": "docs", "source": "docs/", "gel_commit": rev,
+            "fixtures": {"Docs": {"schema": [], "sdl": [], "setup": []}}, "cases": cases, "statements": [],
+            "skipped": dict(sorted(skipped.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repo", default=os.environ.get("GEL_REPO", DEFAULT_REPO),
@@ -516,7 +736,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     files: Dict[str, str] = {}
     os.makedirs(os.path.join(args.out, "cases"), exist_ok=True)
     for area in args.areas:
-        data = transcribe_area(args.repo, rev, area, files)
+        data = transcribe_docs(args.repo, rev) if area == "docs" else transcribe_area(args.repo, rev, area, files)
         with open(os.path.join(args.out, "cases", f"{area}.json"), "w") as f:
             json.dump(data, f, indent=1, sort_keys=True, ensure_ascii=False)
             f.write("\n")

@@ -12,7 +12,7 @@ import (
 
 // addCommentSQL is the SQL of query add_comment (schemas/blog/queries/add_comment.edgeql).
 const addCommentSQL = `INSERT INTO "comment" ("post_id", "author_id", "body")
-VALUES ($1, $2, $3)
+VALUES ($1, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $2::uuid), $3)
 RETURNING "id"`
 
 // AddCommentParams are the parameters of AddComment. Optional: AuthorID (nil stores NULL, or the
@@ -32,8 +32,7 @@ type AddCommentRow struct {
 //
 // Comment on a post. Anonymous comments have no author.
 //
-// A violated foreign key is reported as *FkCommentPostIDError when post_id names no post row;
-// *FkCommentAuthorIDError when author_id names no user row.
+// A violated foreign key is reported as *FkCommentPostIDError when post_id names no post row.
 func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
 	row := q.db.QueryRow(ctx, addCommentSQL, arg.PostID, arg.AuthorID, arg.Body)
 	var i AddCommentRow

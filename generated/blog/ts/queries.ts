@@ -22,7 +22,7 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 
 /** SQL of query `add_comment` (schemas/blog/queries/add_comment.edgeql). */
 export const addCommentSql = `INSERT INTO "comment" ("post_id", "author_id", "body")
-VALUES ($1, $2, $3)
+VALUES ($1, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $2::uuid), $3)
 RETURNING "id"`;
 
 /** Parameters of {@link addComment}. */
@@ -42,7 +42,6 @@ export interface AddCommentResult {
  *
  * Source: schemas/blog/queries/add_comment.edgeql.
  * @throws {@link FkCommentPostIdError} when `post_id` names no `post` row (`fk_comment_post_id`).
- * @throws {@link FkCommentAuthorIdError} when `author_id` names no `user` row (`fk_comment_author_id`).
  */
 export async function addComment(db: Queryable, args: AddCommentArgs): Promise<AddCommentResult> {
   const rows = await run(db, addCommentSql, [

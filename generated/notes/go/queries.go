@@ -129,7 +129,7 @@ func (q *Queries) CreateUser(ctx context.Context, arg CreateUserParams) (CreateU
 
 // deleteNoteSQL is the SQL of query delete_note (schemas/notes/queries/delete_note.edgeql).
 const deleteNoteSQL = `DELETE FROM "note"
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(shared, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
 RETURNING "id"`
 
 // DeleteNoteParams are the parameters of DeleteNote.
@@ -165,7 +165,7 @@ UPDATE "note"
 SET "title" = COALESCE($3::text, title),
     "body" = COALESCE($4::text, body),
     "shared" = COALESCE($5::boolean, shared)
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(shared, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
 RETURNING *
 )
 SELECT "id" FROM "_new"

@@ -138,7 +138,7 @@ export async function createUser(db: Queryable, args: CreateUserArgs): Promise<C
 
 /** SQL of query `delete_note` (schemas/notes/queries/delete_note.edgeql). */
 export const deleteNoteSql = `DELETE FROM "note"
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(shared, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
 RETURNING "id"`;
 
 /** Parameters of {@link deleteNote}. */
@@ -176,7 +176,7 @@ UPDATE "note"
 SET "title" = COALESCE($3::text, title),
     "body" = COALESCE($4::text, body),
     "shared" = COALESCE($5::boolean, shared)
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(shared, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))))
 RETURNING *
 )
 SELECT "id" FROM "_new"

@@ -12,7 +12,7 @@ import (
 
 // addMemberSQL is the SQL of query add_member (schemas/saas/queries/add_member.edgeql).
 const addMemberSQL = `INSERT INTO "membership" ("org_id", "user_id", "role", "invited_by_id")
-VALUES ($1, $2, $3::text, $4)
+VALUES ($1, $2, $3::text, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $4::uuid))
 ON CONFLICT ("org_id", "user_id") DO NOTHING
 RETURNING "id"`
 
@@ -26,7 +26,7 @@ var addMemberStatements = [...]struct {
 }{
 	{addMemberSQL, []int{0, 1, 2, 3}},
 	{`INSERT INTO "membership" ("org_id", "user_id", "invited_by_id")
-VALUES ($1, $2, $3)
+VALUES ($1, $2, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $3::uuid))
 ON CONFLICT ("org_id", "user_id") DO NOTHING
 RETURNING "id"`, []int{0, 1, 3}},
 }
@@ -52,8 +52,7 @@ type AddMemberRow struct {
 // It returns nil, nil when the insert was skipped by unless conflict.
 //
 // A violated foreign key is reported as *FkMembershipOrgIDError when org_id names no organization
-// row; *FkMembershipUserIDError when user_id names no user row; *FkMembershipInvitedByIDError when
-// invited_by_id names no user row.
+// row; *FkMembershipUserIDError when user_id names no user row.
 func (q *Queries) AddMember(ctx context.Context, arg AddMemberParams) (*AddMemberRow, error) {
 	omitted := 0
 	if arg.Role == nil {
@@ -189,7 +188,7 @@ func (q *Queries) ChangePlan(ctx context.Context, arg ChangePlanParams) (*Change
 
 // createAPIKeySQL is the SQL of query create_api_key (schemas/saas/queries/create_api_key.edgeql).
 const createAPIKeySQL = `INSERT INTO "api_key" ("org_id", "prefix", "secret_hash", "label", "scopes", "created_by_id", "expires_at")
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+VALUES ($1, $2, $3, $4, $5, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $6::uuid), $7)
 RETURNING "id"`
 
 // CreateAPIKeyParams are the parameters of CreateAPIKey. Optional: CreatedByID, ExpiresAt (nil
@@ -215,8 +214,7 @@ type CreateAPIKeyRow struct {
 //
 // A duplicate is reported as *UqAPIKeyPrefixError.
 //
-// A violated foreign key is reported as *FkAPIKeyOrgIDError when org_id names no organization row;
-// *FkAPIKeyCreatedByIDError when created_by_id names no user row.
+// A violated foreign key is reported as *FkAPIKeyOrgIDError when org_id names no organization row.
 func (q *Queries) CreateAPIKey(ctx context.Context, arg CreateAPIKeyParams) (CreateAPIKeyRow, error) {
 	if arg.Scopes == nil {
 		arg.Scopes = []ApiScope{}

@@ -22,7 +22,7 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 
 /** SQL of query `add_member` (schemas/saas/queries/add_member.edgeql). */
 export const addMemberSql = `INSERT INTO "membership" ("org_id", "user_id", "role", "invited_by_id")
-VALUES ($1, $2, $3::text, $4)
+VALUES ($1, $2, $3::text, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $4::uuid))
 ON CONFLICT ("org_id", "user_id") DO NOTHING
 RETURNING "id"`;
 
@@ -35,7 +35,7 @@ RETURNING "id"`;
 const addMemberStatements: ReadonlyArray<readonly [string, readonly number[]]> = [
   [addMemberSql, [0, 1, 2, 3]],
   [`INSERT INTO "membership" ("org_id", "user_id", "invited_by_id")
-VALUES ($1, $2, $3)
+VALUES ($1, $2, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $3::uuid))
 ON CONFLICT ("org_id", "user_id") DO NOTHING
 RETURNING "id"`, [0, 1, 3]],
 ];
@@ -60,7 +60,6 @@ export interface AddMemberResult {
  * Resolves to `null` when the insert was skipped by `unless conflict`.
  * @throws {@link FkMembershipOrgIdError} when `org_id` names no `organization` row (`fk_membership_org_id`).
  * @throws {@link FkMembershipUserIdError} when `user_id` names no `user` row (`fk_membership_user_id`).
- * @throws {@link FkMembershipInvitedByIdError} when `invited_by_id` names no `user` row (`fk_membership_invited_by_id`).
  */
 export async function addMember(db: Queryable, args: AddMemberArgs): Promise<AddMemberResult | null> {
   // (every index has its entry)
@@ -179,7 +178,7 @@ export async function changePlan(db: Queryable, args: ChangePlanArgs): Promise<C
 
 /** SQL of query `create_api_key` (schemas/saas/queries/create_api_key.edgeql). */
 export const createApiKeySql = `INSERT INTO "api_key" ("org_id", "prefix", "secret_hash", "label", "scopes", "created_by_id", "expires_at")
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+VALUES ($1, $2, $3, $4, $5, (SELECT "_t"."id" FROM "user" AS "_t" WHERE "_t"."id" = $6::uuid), $7)
 RETURNING "id"`;
 
 /** Parameters of {@link createApiKey}. */
@@ -204,7 +203,6 @@ export interface CreateApiKeyResult {
  * Source: schemas/saas/queries/create_api_key.edgeql.
  * @throws {@link UqApiKeyPrefixError} on a duplicate for `uq_api_key_prefix`.
  * @throws {@link FkApiKeyOrgIdError} when `org_id` names no `organization` row (`fk_api_key_org_id`).
- * @throws {@link FkApiKeyCreatedByIdError} when `created_by_id` names no `user` row (`fk_api_key_created_by_id`).
  */
 export async function createApiKey(db: Queryable, args: CreateApiKeyArgs): Promise<CreateApiKeyResult> {
   const rows = await run(db, createApiKeySql, [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List
 
 from schemac.diagnostics import CompileError
 from schemac.pipeline import SCHEMA_SUFFIXES, check_library
@@ -42,8 +42,27 @@ def _schema_files(directory: str) -> List[str]:
     return out
 
 
+def _fixed_mmap_threshold() -> None:
+    """Keep glibc's threshold for mapping large allocations at 128 KiB (best effort; glibc
+    only). By default glibc raises it to the size of the largest block freed, after which each
+    dump block (about a megabyte) is carved from the heap; measured peak memory with it fixed:
+    69 MB instead of 80 MB for a 300 MB dump, 150 MB instead of 162 MB for a 1 GB dump."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD
+    except (OSError, AttributeError):
+        pass
+
+
 def run(args, read_sources: Callable[[List[str]], Dict[str, str]]) -> int:
+    import gc
+
     from schemac.geldump.load import GelDumpError, load_dump, print_summary
+
+    gc.enable()  # a long run: the command line turns the collector off for compiles
+    _fixed_mmap_threshold()
 
     url = args.database_url or os.environ.get("DATABASE_URL")
     if not url:

@@ -39,9 +39,9 @@ _TOKEN = re.compile(
   | (?P<str>r'[^']*'?|r"[^"]*"?|'(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?
       |\$(?P<dollar_tag>(?:[A-Za-z_][A-Za-z0-9_]*)?)\$.*?\$(?P=dollar_tag)\$)
   | (?P<bt>`(?:[^`\n]|``)*`?)
-  | (?P<param>\$[A-Za-z_0-9]*)
+  | (?P<param>\$\w*)
   | (?P<num>[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?n?)
-  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<name>[^\W\d]\w*)
   | (?P<op>::|:=|\+=|-=|->|\?\?|\+\+|\*\*|//|\?!=|\?=|!=|<=|>=|.)
     """,
     re.X | re.S,
@@ -379,7 +379,7 @@ def _unary_minus(cur: List[str]) -> bool:
     before = pieces[-2]
     if before in (")", "]") or re.fullmatch(r"[0-9_.eE+]+n?", before) or before.startswith(("'", '"', "$", "r'", 'r"')):
         return False
-    if re.fullmatch(r"[A-Za-z_`][A-Za-z0-9_`]*", before):
+    if re.fullmatch(r"(?:[^\W\d]|`)[\w`]*", before):
         return before in KEYWORDS
     return True
 

@@ -501,3 +501,43 @@ def copy_rows(payloads: Iterator[memoryview]) -> Iterator[Optional[List[Optional
         pending = data[pos:]
     if pending:
         raise DumpFormatError("COPY data ends inside a row")
+
+
+def copy_chunks(payloads: Iterator[memoryview]) -> Iterator[Tuple[bytes, int]]:
+    """The rows of a binary COPY stream as they are: ``(bytes of whole rows, how many)`` per
+    message (a row split over messages is carried to the next), the trailer left out. For a
+    table whose rows go to the target unchanged: only the field lengths are read."""
+    pending = b""
+    unpack_h = _I16.unpack_from
+    unpack_i = _I32.unpack_from
+    for msg in payloads:
+        data = pending + bytes(msg) if pending else bytes(msg)
+        pos, end = 0, len(data)
+        rows = 0
+        done = False
+        while end - pos >= 2:
+            nf = unpack_h(data, pos)[0]
+            if nf == -1:
+                done = True
+                break
+            p = pos + 2
+            for _ in range(nf):
+                if end - p < 4:
+                    p = -1
+                    break
+                n = unpack_i(data, p)[0]
+                p += 4 + (n if n > 0 else 0)
+                if p > end:
+                    p = -1
+                    break
+            if p < 0:
+                break
+            pos = p
+            rows += 1
+        if rows:
+            yield data[:pos], rows
+        if done:
+            return
+        pending = data[pos:]
+    if pending:
+        raise DumpFormatError("COPY data ends inside a row")

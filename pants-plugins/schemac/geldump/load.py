@@ -17,8 +17,9 @@ The order of things, so that a refused or failed import leaves the database as i
 4. the foreign keys are created again (Postgres checks every row then), the triggers enabled,
    each sequence set past the highest value its columns hold, and the transaction committed.
 
-Any error rolls the transaction back. Memory is bounded by one dump block (Gel writes blocks
-of about a megabyte) plus one COPY buffer, whatever the size of the dump.
+Any error rolls the transaction back. The dump is streamed: Python holds one dump block (Gel
+writes blocks of about a megabyte) and one COPY buffer at a time (docs/moving-from-gel.md,
+"Size", has the measured peaks).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, List, Optional, Tuple
 
-from schemac.geldump.format import DumpFormatError, DumpReader, GelType, copy_messages, copy_rows
+from schemac.geldump.format import DumpFormatError, DumpReader, GelType, copy_chunks, copy_messages, copy_rows
 from schemac.geldump.plan import Plan, TablePlan, check_multi_pointers, make_plan
 from schemac.semantics.model import Schema
 
@@ -39,7 +40,7 @@ _I32 = struct.Struct("!i")
 _U32 = struct.Struct("!I")
 COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
 COPY_TRAILER = b"\xff\xff"
-FLUSH_BYTES = 1 << 20
+FLUSH_BYTES = 1 << 17  # (psycopg sends at most 128 KiB a call)
 
 
 class GelDumpError(Exception):
@@ -135,7 +136,7 @@ def _array_transcoder(elem_oid: int, inner: Transcode) -> Callable[[bytes], byte
 
     def run(data: bytes) -> bytes:
         if inner is None:
-            return data[:8] + oid_bytes + data[12:]
+            return data if data[8:12] == oid_bytes else data[:8] + oid_bytes + data[12:]
         ndim = _I32.unpack_from(data, 0)[0]
         count = 1 if ndim else 0
         for d in range(ndim):
@@ -199,6 +200,8 @@ class _Target:
     scratch: str = ""
     array_sql: str = ""
     names: List[str] = field(default_factory=list)
+    #: The dump's rows are the target's as they are (every field, in order, no value changed).
+    identity: bool = False
     #: (message with %s for the value, query returning an offending value): checked before
     #: :attr:`array_sql` runs.
     checks: List[Tuple[str, str]] = field(default_factory=list)
@@ -261,6 +264,12 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
             names.append(cm.column)
             sources.append(cm.source)  # type: ignore[arg-type]
             codecs.append(transcoder(cm.gel, oid, types) if cm.gel is not None else None)
+        # the COPY lists the columns in the dump's order: a table whose values all pass through
+        # unchanged is then copied as it is (see copy_chunks)
+        order = sorted(range(len(names)), key=lambda k: sources[k])
+        names = [names[k] for k in order]
+        sources = [sources[k] for k in order]
+        codecs = [codecs[k] for k in order]
         constants = b""
         for name, _vt in tp.empty_arrays:
             oid = cols.get(name)
@@ -281,6 +290,8 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
         sql = f"COPY {quote(into)} ({', '.join(quote(n) for n in names)}) FROM STDIN (FORMAT BINARY)"
         targets.append(_Target(tp, sql, sources, codecs, constants, len(names), scratch=into if tp.staged else ""))
         targets[-1].names = names
+        targets[-1].identity = (not constants and all(c is None for c in codecs)
+                                and sources == list(range(len(tp.dump.rowtype.fields))))
     staging = {t.plan.table: t.scratch for t in targets if t.plan.staged}
     for t in targets:
         if t.plan.staged:
@@ -416,12 +427,12 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
                 if copy_cm is None:
                     return
                 buf.extend(COPY_TRAILER)
-                copy.write(bytes(buf))  # type: ignore[union-attr]
+                copy.write(buf)  # type: ignore[union-attr]
                 buf.clear()
                 copy_cm.__exit__(None, None, None)
                 n = summary.counts[current.plan.label]  # type: ignore[union-attr]
                 secs = max(time.monotonic() - type_started, 1e-6)
-                log(f"import-gel-dump: {current.plan.label}: {n} rows ({n / secs:,.0f} rows/s)")  # type: ignore
+                log(f"import-gel-dump: {current.plan.label}: {n:,} rows ({n / secs:,.0f} rows/s)")  # type: ignore
                 copy_cm = copy = current = None
 
             def start_copy(target: _Target) -> None:
@@ -438,7 +449,8 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
 
             cur = conn.cursor()
             try:
-                _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, lambda: current)
+                _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, lambda: current,
+                        log)
             except BaseException:
                 if copy_cm is not None:
                     copy_cm.__exit__(*sys.exc_info())
@@ -476,7 +488,12 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
     return summary
 
 
-def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, current) -> None:
+#: A progress line inside a type every this many rows.
+PROGRESS_ROWS = 1_000_000
+
+
+def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, current,
+            log=lambda s: None) -> None:
     """Every data block into its COPY (see :func:`load_dump`)."""
     total = 0
     encode = None
@@ -493,13 +510,24 @@ def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start
             start_copy(target)
             encode = _row_writer(target)
         n = 0
-        for row in copy_rows(copy_messages(data)):
-            buf.extend(encode(row))  # type: ignore[misc]
-            n += 1
-            if len(buf) >= FLUSH_BYTES:
-                write(bytes(buf))
-                buf.clear()
+        if target.identity:
+            for chunk, rows in copy_chunks(copy_messages(data)):
+                buf.extend(chunk)
+                n += rows
+                if len(buf) >= FLUSH_BYTES:
+                    write(buf)
+                    buf.clear()
+        else:
+            for row in copy_rows(copy_messages(data)):
+                buf.extend(encode(row))  # type: ignore[misc]
+                n += 1
+                if len(buf) >= FLUSH_BYTES:
+                    write(buf)
+                    buf.clear()
+        before = summary.counts[target.plan.label]
         summary.counts[target.plan.label] += n
+        if (before + n) // PROGRESS_ROWS > before // PROGRESS_ROWS:
+            log(f"import-gel-dump: {target.plan.label}: {before + n:,} rows so far")
         total += n
         if fail_after_rows is not None and total >= fail_after_rows:
             raise GelDumpError("E0503", f"stopped after {total} rows (a test's failure); the import was rolled "

@@ -591,7 +591,7 @@ def workspace_symbols(analyses: Sequence[Analysis], query: str) -> List[Symbol]:
 # ---------------------------------------------------------------------------------------------
 # Rename (with the migration hint that keeps the data: docs/migrations.md, "Hints")
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_IDENT = re.compile(r"[^\W\d]\w*\Z")
 RENAMEABLE = ("type", "enum", "member", "ptr", "scalar")
 
 

@@ -14,6 +14,7 @@ file of its own whose first lines include :data:`NO_TRANSACTION_MARKER`.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import posixpath
 import re
@@ -336,6 +337,9 @@ def next_migration(library: str, history: History, current: Catalog, hints: Hint
     plan has errors, ``Generated.files`` is empty and the errors are in ``Generated.plan``.
     Raises :class:`SnapshotError` for an unreadable snapshot."""
     old = history.catalog()
+    # schemac's own functions stay once created (no migration drops them: the libraries of a
+    # database share them), so the snapshot keeps them too
+    current = dataclasses.replace(current, functions=tuple(sorted(set(current.functions) | set(old.functions))))
     hints = hints.applicable(old)  # hints of earlier migrations must not touch this one (or its down)
     up = diff(old, current, hints, options, locations)
     snapshot = dump_snapshot(current)

@@ -3898,6 +3898,13 @@ def _pair(expr: ast.BinOp, ctx: ExprContext):
 
 #: Left-associative operators: chains of them are checked iteratively (see :func:`_binop`).
 _CHAINED = frozenset({"and", "or", "+", "-", "*", "/", "%", "//", "++", "??"})
+#: Chains the lowering writes flat or balanced (a run of ``and``, of ``or``; ``++``), not nested.
+_FLAT_IN_SQL = frozenset({"and", "or", "++"})
+#: The most operators of a chain the lowering nests one in another (``((a + b) + c) + ...``):
+#: Postgres analyses such an expression recursively, and a 5,000-term ``+`` chain exceeds its
+#: stack (``max_stack_depth``, 2MB by default: "stack depth limit exceeded"; 3,000 terms ran on
+#: Postgres 15); a longer one is E0103 at its start. (Gel lowers ``+`` to the same nested SQL.)
+MAX_CHAIN_NESTING = 1000
 
 
 def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -3913,6 +3920,14 @@ def _binop(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
     spine = [expr]
     while isinstance(spine[-1].left, ast.BinOp) and spine[-1].left.op in _CHAINED:
         spine.append(spine[-1].left)
+    nested = sum(1 for i, n in enumerate(spine) if n.op not in _FLAT_IN_SQL or
+                 (n.op != "++" and i + 1 < len(spine) and spine[i + 1].op != n.op))
+    if nested > MAX_CHAIN_NESTING:
+        ctx.reporter.error("E0103", f"a chain of {nested} operators ('{spine[-1].op}', ...) is more than Postgres "
+                           f"can evaluate (it nests each one in the last, and its stack, max_stack_depth, ends "
+                           f"after a few thousand); at most {MAX_CHAIN_NESTING} are compiled",
+                           spine[-1].span, "compute the parts in several expressions (or in with bindings)")
+        return None
     low = _binop_step(spine.pop(), ctx, None)
     for node in reversed(spine):
         if low is None:

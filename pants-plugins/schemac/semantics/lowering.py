@@ -26,14 +26,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Callable, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from schemac.semantics import fts, qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 from schemac.sqltree import nodes as sqt
-from schemac.sqltree.printer import params as tree_params, to_sql
+from schemac.sqltree.printer import params as tree_params, to_sql, walk as tree_walk
 
 # ---------------------------------------------------------------------------------------------
 # Expressions
@@ -726,8 +726,8 @@ def _visible_id(node: qir.VisibleId) -> str:
     value_sql = expr_sql(value)
     if type(value) is qir.ParamRef:
         value_sql += "::uuid"
-    return (f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE '
-            f'"_t"."id" = {value_sql} AND {node.visible_sql})')
+    visible = "" if node.visible_sql == "true" else f" AND {node.visible_sql}"
+    return f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE "_t"."id" = {value_sql}{visible})'
 
 
 def _link_path(node: qir.LinkPath) -> str:
@@ -772,22 +772,44 @@ def _fts_search(node: qir.FtsSearch) -> str:
 def _param_text(index: int) -> str:
     """The query's parameter ``index`` inside SQL text: ``\x00index\x00`` (a NUL never occurs in
     SQL). Expressions are still text (the checker keeps some of it, issue 26 step 2): where the
-    text becomes a tree (:func:`_as_tree`) each of these is a :class:`sqltree.Param`, which the
+    text becomes a tree (:func:`_raw`) each of these is a :class:`sqltree.Param`, which the
     printer numbers. The same mark whether the checker or the lowering wrote the text, so a
     finished statement is never re-read for its ``$n``."""
     return f"\x00{index}\x00"
 
 
-_PARAM_MARK = re.compile("\x00([0-9]+)\x00")
+#: The marks SQL text carries (a parameter, :func:`_param_text`; the checker's placeholders
+#: :data:`LINK_ROWS` and :data:`LINKS_AFTER`): made nodes where the text enters the tree.
+_MARKS = re.compile("\x00([0-9]+)\x00|\x01after\x01([^\x01]*)\x01|\x01rows\x01")
 
 
-def _as_tree(sql: str) -> sqt.Node:
-    """SQL text as a node: :class:`sqltree.Raw` whose parameters (:func:`_param_text`) are
-    :class:`sqltree.Param` nodes."""
-    parts = _PARAM_MARK.split(sql)
-    if len(parts) == 1:
-        return sqt.Raw(sql)
-    return sqt.Raw(*[p if i % 2 == 0 else sqt.Param(int(p)) for i, p in enumerate(parts) if p or i % 2])
+def _raw(sql: str, rows: Optional[str] = None, links_after: Optional[Dict[str, sqt.Node]] = None) -> sqt.Raw:
+    """SQL text as a node (:class:`sqltree.Raw`, the escape hatch): each parameter in it is a
+    :class:`sqltree.Param`; :data:`LINK_ROWS` the rows ``rows`` and :data:`LINKS_AFTER` a join
+    table's rows ``links_after[join]``, where given."""
+    if "\x01" not in sql:
+        if "\x00" not in sql:
+            return sqt.Raw(sql)
+        # (parameters alone: the text between marks, and the numbers)
+        split = sql.split("\x00")
+        return sqt.Raw(*[p if i % 2 == 0 else sqt.Param(int(p)) for i, p in enumerate(split) if p or i % 2])
+    parts: List[object] = []
+    pos = 0
+    for m in _MARKS.finditer(sql):
+        if m.start() > pos:
+            parts.append(sql[pos:m.start()])
+        pos = m.end()
+        if m.group(1) is not None:
+            parts.append(sqt.Param(int(m.group(1))))
+        elif m.group(2) is not None and links_after is not None and m.group(2) in links_after:
+            parts.append(links_after[m.group(2)])
+        elif m.group(2) is None and rows is not None:
+            parts.append(rows)
+        else:
+            parts.append(m.group(0))  # (a placeholder resolved elsewhere, as text)
+    if pos < len(sql):
+        parts.append(sql[pos:])
+    return sqt.Raw(*parts)  # type: ignore[arg-type]
 
 
 def _global_default(node: qir.GlobalDefault) -> str:
@@ -915,6 +937,43 @@ def _json_value(vtype: ValueType, sql: str, gel_json: bool = False) -> str:
     return sql
 
 
+#: Postgres' limit on the arguments of a function call (FUNC_MAX_ARGS: "cannot pass more than
+#: 100 arguments to a function").
+MAX_FUNCTION_ARGS = 100
+
+
+def json_object_sql(pairs: List[Tuple[str, str]], jsonb: bool = False) -> str:
+    """``json_build_object(k1, v1, ...)`` of ``pairs`` (each a key's SQL and its value's SQL):
+    every JSON object the lowering builds (a shape's objects, a named tuple's, a group's key, a
+    trigger's ``<json>__new__``). A call takes at most :data:`MAX_FUNCTION_ARGS` arguments, so an
+    object of more keys (a nested shape of 50+ fields) is built in chunks of 50 keys, joined: a
+    ``jsonb`` object with ``||``; a ``json`` object (whose keys keep the shape's order, as the
+    runners and Gel print them) as text, each chunk without the braces between them,
+    ``CAST(... AS json)`` (``json_build_object``'s text is ``{"a" : 1, "b" : 2}``, and never
+    NULL)."""
+    fn = "jsonb_build_object" if jsonb else "json_build_object"
+    return _chunked_json(fn, [f"{k}, {v}" for k, v in pairs], 2, jsonb)
+
+
+def json_array_sql(items: List[str]) -> str:
+    """``json_build_array(e1, ...)``, in chunks joined as text when there are more than
+    :data:`MAX_FUNCTION_ARGS` elements (see :func:`json_object_sql`)."""
+    return _chunked_json("json_build_array", items, 1, False)
+
+
+def _chunked_json(fn: str, args: List[str], width: int, jsonb: bool) -> str:
+    per = MAX_FUNCTION_ARGS // width
+    calls = [f"{fn}({', '.join(args[i:i + per])})" for i in range(0, len(args), per)] or [f"{fn}()"]
+    if len(calls) == 1:
+        return calls[0]
+    if jsonb:
+        return "(" + " || ".join(calls) + ")"
+    texts = [f"CAST({c} AS text)" for c in calls]
+    inner = ([f"left({texts[0]}, -1)"] + [f"substr(left({t}, -1), 2)" for t in texts[1:-1]]
+             + [f"substr({texts[-1]}, 2)"])
+    return "CAST(" + " || ', ' || ".join(inner) + " AS json)"
+
+
 def _tuple_json(node: qir.TupleValue, guard: bool = True) -> str:
     """A tuple written in the query, as the runners read it: a JSON array
     (``json_build_array(e0, e1)``; a named tuple ``json_build_object('a', e0, ...)``), as Gel
@@ -928,9 +987,11 @@ def _tuple_json(node: qir.TupleValue, guard: bool = True) -> str:
         else:
             sql = param_sql(e, expr_sql(e))
             sql = _json_value(vtype, sql)
-        parts.append(sql if name is None else f"{sql_string(name)}, {sql}")
-    fn = "json_build_array" if all(n is None for n, _ in node.type.fields or ()) else "json_build_object"
-    sql = f"{fn}({', '.join(parts)})"
+        parts.append((sql, name))
+    if all(n is None for _, n in parts):
+        sql = json_array_sql([v for v, _ in parts])
+    else:
+        sql = json_object_sql([(sql_string(n), v) for v, n in parts])  # type: ignore[arg-type]
     leaves = tuple_nullable_leaves(node) if guard else []
     if leaves:
         test = " OR ".join(f"{_op(leaf)} IS NULL" for leaf in leaves)
@@ -990,7 +1051,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             # A backlink or computed link: its objects, like a stored link's.
             inner_alias = qi(f"_s{depth + 1}")
             inner = shape_sql(el.elements, inner_alias, depth + 1, gel_json=gel_json)
-            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            obj = json_object_sql([(sql_string(f.name), sql) for sql, f in inner])
             from_where = object_set_sql(el.objects)
             sql = _nested_sql(obj, from_where, inner_alias, el.objects.multi, el.clauses, depth)
             if el.required:
@@ -1006,7 +1067,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             join = qi(f"_j{depth + 1}")
             inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None,
                               gel_json=gel_json)
-            obj = "json_build_object(" + ", ".join(f"{sql_string(f.name)}, {sql}" for sql, f in inner) + ")"
+            obj = json_object_sql([(sql_string(f.name), sql) for sql, f in inner])
             values = None
             if el.values:
                 # (the one element's values, not objects: a column of the linked rows)
@@ -1105,11 +1166,9 @@ def _columns(picked: List[Tuple[str, qir.ResultField]]) -> List[str]:
 # Statements
 
 
-def render_ctes(ctes: List[Tuple[str, str]], final: str) -> str:
+def render_ctes(ctes: List[Tuple[str, sqt.Node]], final: sqt.Node) -> sqt.Node:
     """``WITH "a" AS (\n...\n),\n"b" AS (\n...\n)\n<final>`` (just ``final`` without CTEs)."""
-    if not ctes:
-        return final
-    return "WITH " + ",\n".join(f"{qi(name)} AS (\n{body}\n)" for name, body in ctes) + "\n" + final
+    return sqt.With([sqt.CTE(name, body) for name, body in ctes], final) if ctes else final
 
 
 def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
@@ -1120,6 +1179,15 @@ def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
     if filt is None:
         return f"\nWHERE {visible}"
     return f"\nWHERE ({cond_sql(filt)}) AND {visible}"
+
+
+def _where_node(filt: Optional[qir.Expr], visible: Optional[str] = None) -> Optional[sqt.Node]:
+    """The condition of :func:`_where` (``None`` without one)."""
+    if visible is None:
+        return None if filt is None else _raw(cond_sql(filt))
+    if filt is None:
+        return _raw(visible)
+    return _raw(f"({cond_sql(filt)}) AND {visible}")
 
 
 def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
@@ -1154,14 +1222,32 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
     target = qi(col.name)
     if a.op == "+=":
         return f"array_append({target}, {value_sql})" if a.element else f"array_cat({target}, {value_sql})"
+    if not col.multi:
+        # `-=` on an array<T> property (not Gel: schemac's own) removes every occurrence
+        keep = f"_e <> {value_sql}" if a.element else f"_e <> ALL ({value_sql})"
+        return (f"ARRAY(SELECT _e FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n) "
+                f"WHERE {keep} ORDER BY _n)")
     given = (f"CASE WHEN _r._e = {value_sql} THEN 1 ELSE 0 END" if a.element else
              f"(SELECT count(*) FROM unnest({value_sql}) AS _d(_e) WHERE _d._e = _r._e)")
     return (f"ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k "
             f"FROM unnest({target}) WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > {given} ORDER BY _r._n)")
 
 
-def _set_list(sets, ctx: "Ctx") -> str:
-    return ",\n    ".join(f"{qi(a.column.name)} = {_assign_sql(a, ctx)}" for a in sets)
+def _set_list(sets, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:
+    return [(a.column.name, _raw(_assign_sql(a, ctx))) for a in sets]
+
+
+def _returning(stmt: sqt.Node, cols: List[sqt.Node]) -> sqt.Node:
+    """A copy of a write (or a select) returning (selecting) ``cols``."""
+    t = type(stmt)
+    out = t.__new__(t)
+    for slot in t.__slots__:
+        setattr(out, slot, getattr(stmt, slot))
+    if t is sqt.Select:
+        out.targets = tuple(cols)  # type: ignore[attr-defined]
+    else:
+        out.returning = tuple(cols)  # type: ignore[attr-defined]
+    return out
 
 
 def _ids_sql(a: qir.LinkAssign) -> str:
@@ -1173,10 +1259,7 @@ def _ids_sql(a: qir.LinkAssign) -> str:
 #: (its name follows, then ``\x01``) whose rows the shape reads as the statement leaves them (links_after_sql).
 LINKS_AFTER = "\x01after\x01"
 
-_LINK_WRITE = re.compile(r'^(INSERT INTO|DELETE FROM) "([^"]+)"')
-
-
-def links_after_sql(ctes: List[Tuple[str, str]], final: str) -> str:
+def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: sqt.Node) -> sqt.Node:
     """The statement of a write's CTEs and the select ``final`` over its rows, whose shape reads
     the join tables the write changes (:data:`LINKS_AFTER`): the statement does not see its own
     writes (each part of a Postgres statement sees the snapshot it started with), so a link's
@@ -1185,18 +1268,29 @@ def links_after_sql(ctes: List[Tuple[str, str]], final: str) -> str:
     NOTHING`` left alone is the table's). Gel's result of a write shows its objects after it
     (https://docs.geldata.com/reference/edgeql/insert#with-block)."""
     out = []
-    writes: Dict[str, List[Tuple[str, str]]] = {}
+    writes: Dict[str, List[Tuple[str, type]]] = {}
+    # (the placeholders are text inside the shape's SQL, which the checker writes: step 2)
+    raws = [x for x in tree_walk(final) if type(x) is sqt.Raw]
+    text = "".join(p for x in raws for p in x.parts if type(p) is str)  # type: ignore[attr-defined]
     for name, body in ctes:
-        m = _LINK_WRITE.match(body) if name.startswith("_link") else None
-        if m is not None and LINKS_AFTER + m.group(2) + "\x01" in final:
-            writes.setdefault(m.group(2), []).append((name, m.group(1)))
-            body += '\nRETURNING "_l".*' if m.group(1) == "DELETE FROM" else "\nRETURNING *"
+        t = type(body)
+        if name.startswith("_link") and (t is sqt.Insert or t is sqt.Delete) \
+                and LINKS_AFTER + body.table + "\x01" in text:  # type: ignore[attr-defined]
+            writes.setdefault(body.table, []).append((name, t))  # type: ignore[attr-defined]
+            body = _returning(body, [sqt.Star('"_l"')] if t is sqt.Delete else [sqt.Star()])
         out.append((name, body))
+    rels: Dict[str, sqt.Node] = {}
+    pair = [sqt.Name("source_id"), sqt.Name("target_id")]
     for join, parts in writes.items():
-        touched = " UNION ALL ".join(f'SELECT "source_id", "target_id" FROM {qi(n)}' for n, _ in parts)
-        written = "".join(f" UNION ALL SELECT * FROM {qi(n)}" for n, kind in parts if kind == "INSERT INTO")
-        rel = (f'(SELECT * FROM {qi(join)} WHERE ("source_id", "target_id") NOT IN ({touched}){written})')
-        final = final.replace(LINKS_AFTER + join + "\x01", rel)
+        touched = sqt.SetOp([sqt.Select(pair, [sqt.Table(n)], multiline=False) for n, _ in parts], multiline=False)
+        kept = sqt.Select([sqt.Star()], [sqt.Table(join)], multiline=False,
+                          where=sqt.Op("NOT IN", sqt.RowExpr(pair), sqt.SubLink(touched)))
+        written = [sqt.Select([sqt.Star()], [sqt.Table(n)], multiline=False) for n, t in parts if t is sqt.Insert]
+        rels[join] = sqt.SubLink(sqt.SetOp([kept] + written, multiline=False) if written else kept)
+    for x in raws:
+        if any(type(p) is str and LINKS_AFTER in p for p in x.parts):  # type: ignore[attr-defined]
+            x.parts = tuple(q for p in x.parts  # type: ignore[attr-defined]
+                            for q in ((p,) if type(p) is not str else _raw(p, links_after=rels).parts))
     return render_ctes(out, final)
 
 
@@ -1218,38 +1312,42 @@ class _Rows:
     def from_sql(self, rows: str) -> str:
         return rows if self.source is None else f"{rows} {self.source(rows)}"
 
-    def where(self, rows: str, first: bool) -> str:
+    def cond(self, rows: str) -> Optional[str]:
         if self.only is None:
-            return ""
-        return f'{" WHERE " if first else " AND "}{"NOT " if self.only == "not" else ""}{rows}."_inserted"'
+            return None
+        return f'{"NOT " if self.only == "not" else ""}{rows}."_inserted"'
 
 
 _ALL_ROWS = _Rows()
 
 
 def _link_insert(join: str, ids: str, on_conflict: bool, sub_column: Optional[str] = None,
-                 props=(), which: _Rows = _ALL_ROWS, distinct: bool = False) -> Callable[[str], str]:
+                 props=(), which: _Rows = _ALL_ROWS, distinct: bool = False) -> Callable[[str], sqt.Node]:
     """Insert the written rows' links to ``ids``; ``sub_column``: a polymorphic multi link's
     column of the targets' subtype (it holds the id too; see :class:`schemac.semantics.model.PolyLink`);
     ``props``: link properties set on them (an existing link then gets the new values, as Gel
     re-links it); ``which``: the written rows it is for (:class:`_Rows`); ``distinct``: a row
     may be written with several elements of a loop, each link once (``DISTINCT ON``)."""
-    extra_col = f", {qi(sub_column)}" if sub_column else ""
-    extra_val = ', "_t"."id"' if sub_column else ""
-    extra_col += "".join(f", {qi(c.name)}" for c, _ in props)
-    extra_val += "".join(f", {param_sql(v, expr_sql(v))}" for _, v in props)
+    cols = ["source_id", "target_id"] + ([sub_column] if sub_column else []) + [c.name for c, _ in props]
+    target = sqt.Column('"_t"', "id")
+    extra: List[sqt.Node] = ([target] if sub_column else []) + [_raw(param_sql(v, expr_sql(v))) for _, v in props]
+    conflict = None
+    if on_conflict:
+        sets = [(c.name, sqt.Column("excluded", c.name)) for c, _ in props] or None
+        conflict = sqt.OnConflict(["source_id", "target_id"], sets=sets)
 
-    def build(rows: str) -> str:
+    def build(rows: str) -> sqt.Node:
         # (LATERAL when the ids read each written row, or its loop element)
-        lateral = "LATERAL " if LINK_ROWS in ids or which.source is not None else ""
-        once = f'DISTINCT ON ({rows}."id", "_t"."id") ' if distinct else ""
-        sql = (f'INSERT INTO {qi(join)} ("source_id", "target_id"{extra_col})\n'
-               f'SELECT {once}{rows}."id", "_t"."id"{extra_val} FROM {which.from_sql(rows)}, {lateral}(SELECT DISTINCT '
-               f'unnest({ids.replace(LINK_ROWS, rows)}) AS "id") AS "_t"{which.where(rows, True)}')
-        if on_conflict and props:
-            sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in props)
-            return sql + f'\nON CONFLICT ("source_id", "target_id") DO UPDATE SET {sets}'
-        return sql + ('\nON CONFLICT ("source_id", "target_id") DO NOTHING' if on_conflict else "")
+        lateral = LINK_ROWS in ids or which.source is not None
+        unnest = sqt.Select([sqt.Target(sqt.Func("unnest", [_raw(ids, rows=rows)]), "id")], distinct=True,
+                            multiline=False)
+        source = sqt.Column(rows, "id")
+        cond = which.cond(rows)
+        select = sqt.Select([source, target] + extra,
+                            [_raw(which.from_sql(rows)), sqt.RangeSubselect(unnest, sqt.Alias("_t"), lateral)],
+                            where=None if cond is None else sqt.Raw(cond),
+                            distinct_on=[source, target] if distinct else (), multiline=False)
+        return sqt.Insert(join, cols, select=select, on_conflict=conflict)
     return build
 
 
@@ -1265,35 +1363,37 @@ def _link_rows_source(r: qir.LinkRows) -> str:
             f'{qi(r.target.table)} AS {r.alias} WHERE {where} ORDER BY {r.alias}."id"')
 
 
-def _link_rows_insert(a: qir.LinkAssign, which: _Rows = _ALL_ROWS, on_conflict: bool = False) -> Callable[[str], str]:
+def _link_rows_insert(a: qir.LinkAssign, which: _Rows = _ALL_ROWS, on_conflict: bool = False) -> Callable[[str], sqt.Node]:
     """Insert the written rows' links of a ``for`` loop's objects (:class:`qir.LinkRows`,
     :func:`_link_rows_source`); ``on_conflict``: a link that exists gets the new link
     properties (as Gel re-links it)."""
     r = a.rows
     assert r is not None
-    cols = "".join(f", {qi(c.name)}" for c, _ in r.props)
-    picks = "".join(f', "_t".{qi("_p" + str(i))}' for i in range(len(r.props)))
-    source = _link_rows_source(r)
-    conflict = ""
+    cols = ["source_id", "target_id"] + [c.name for c, _ in r.props]
+    picks: List[sqt.Node] = [sqt.Column('"_t"', "_p" + str(i)) for i in range(len(r.props))]
+    source = _raw(_link_rows_source(r))
+    conflict = None
     if on_conflict:
-        sets = ", ".join(f"{qi(c.name)} = excluded.{qi(c.name)}" for c, _ in r.props)
-        conflict = ('\nON CONFLICT ("source_id", "target_id") ' + (f"DO UPDATE SET {sets}" if sets else "DO NOTHING"))
+        sets = [(c.name, sqt.Column("excluded", c.name)) for c, _ in r.props] or None
+        conflict = sqt.OnConflict(["source_id", "target_id"], sets=sets)
 
-    def build(rows: str) -> str:
-        lateral = "LATERAL " if which.source is not None else ""
-        return (f'INSERT INTO {qi(a.link.join_table)} ("source_id", "target_id"{cols})\n'  # type: ignore[arg-type]
-                f'SELECT {rows}."id", "_t"."id"{picks} FROM {which.from_sql(rows)}, {lateral}({source}) AS "_t"'
-                f'{which.where(rows, True)}{conflict}')
+    def build(rows: str) -> sqt.Node:
+        cond = which.cond(rows)
+        select = sqt.Select([sqt.Column(rows, "id"), sqt.Column('"_t"', "id")] + picks,
+                            [_raw(which.from_sql(rows)),
+                             sqt.RangeSubselect(source, sqt.Alias("_t"), which.source is not None)],
+                            where=None if cond is None else sqt.Raw(cond), multiline=False)
+        return sqt.Insert(a.link.join_table, cols, select=select, on_conflict=conflict)  # type: ignore[arg-type]
     return build
 
 
-def _link_rows_changes(a: qir.LinkAssign, which: _Rows) -> List[Callable[[str], str]]:
+def _link_rows_changes(a: qir.LinkAssign, which: _Rows) -> List[Callable[[str], sqt.Node]]:
     """``link := / += (for x in ... union (select T { @p := ... } filter ...))`` in an upsert's
     else update: ``:=`` deletes the links to every other object, and both insert the links
     (an existing one gets the new link properties)."""
     r = a.rows
     assert r is not None
-    out: List[Callable[[str], str]] = []
+    out: List[Callable[[str], sqt.Node]] = []
     if a.op == ":=":
         ids = f'ARRAY(SELECT "_k"."id" FROM ({_link_rows_source(r)}) AS "_k")'
         out.append(_link_delete(a.link.join_table, ids, True, which))  # type: ignore[arg-type]
@@ -1301,22 +1401,22 @@ def _link_rows_changes(a: qir.LinkAssign, which: _Rows) -> List[Callable[[str], 
     return out
 
 
-def _link_delete(join: str, ids: str, keep: bool, which: _Rows = _ALL_ROWS) -> Callable[[str], str]:
+def _link_delete(join: str, ids: str, keep: bool, which: _Rows = _ALL_ROWS) -> Callable[[str], sqt.Node]:
     """Delete the written rows' links to ``ids`` (``keep``: to every target but ``ids``)."""
-    def build(rows: str) -> str:
-        targets = ids.replace(LINK_ROWS, rows)
-        cond = f' AND "_l"."target_id" <> ALL ({targets})' if keep else f' AND "_l"."target_id" = ANY ({targets})'
-        return (f'DELETE FROM {qi(join)} AS "_l"\nUSING {which.from_sql(rows)}\nWHERE "_l"."source_id" = '
-                f'{rows}."id"{which.where(rows, False)}{cond}')
+    def build(rows: str) -> sqt.Node:
+        only = which.cond(rows)
+        cond = f' AND "_l"."target_id" <> ALL ({ids})' if keep else f' AND "_l"."target_id" = ANY ({ids})'
+        where = f'"_l"."source_id" = {rows}."id"{"" if only is None else " AND " + only}{cond}'
+        return sqt.Delete(join, "_l", [_raw(which.from_sql(rows))], _raw(where, rows=rows))
     return build
 
 
-def _link_changes(links, which: _Rows = _ALL_ROWS) -> List[Callable[[str], str]]:
+def _link_changes(links, which: _Rows = _ALL_ROWS) -> List[Callable[[str], sqt.Node]]:
     """The join-table writes of ``tags += / -= / := (select Tag filter .id in ...)`` in an
     update: ``+=`` inserts the missing links (``ON CONFLICT DO NOTHING``: a link is a set),
     ``-=`` deletes the given ones, ``:=`` deletes every other link and inserts the missing
     ones (links that stay keep their link properties)."""
-    out: List[Callable[[str], str]] = []
+    out: List[Callable[[str], sqt.Node]] = []
     for a in links:
         join = a.link.join_table
         ids = _ids_sql(a)
@@ -1332,7 +1432,7 @@ def _link_changes(links, which: _Rows = _ALL_ROWS) -> List[Callable[[str], str]]
     return out
 
 
-def _loop_update_links(links, source: str) -> List[Callable[[str], str]]:
+def _loop_update_links(links, source: str) -> List[Callable[[str], sqt.Node]]:
     """The join-table writes of a ``for`` loop's update (:func:`source_ctes`: ``source`` holds
     each updated object with each element whose filter picks it): Gel writes the links of every
     element (https://docs.geldata.com/reference/edgeql/for: the bodies' results are united), so
@@ -1341,7 +1441,7 @@ def _loop_update_links(links, source: str) -> List[Callable[[str], str]]:
     by several elements is linked once, with the link properties of one of them (a link is a
     set)."""
     which = _Rows(lambda rows: f'JOIN {source} AS "_batch" ON {rows}."id" = "_batch"."_oid"')
-    out: List[Callable[[str], str]] = []
+    out: List[Callable[[str], sqt.Node]] = []
     for a in links:
         join = a.link.join_table
         ids = _ids_sql(a)
@@ -1349,10 +1449,10 @@ def _loop_update_links(links, source: str) -> List[Callable[[str], str]]:
             out.append(_link_delete(join, ids, False, which))
             continue
         if a.op == ":=":
-            def delete(rows: str, join=join, ids=ids) -> str:
-                return (f'DELETE FROM {qi(join)} AS "_l"\nUSING {rows}\nWHERE "_l"."source_id" = {rows}."id" AND NOT EXISTS '
-                        f'(SELECT 1 FROM {source} AS "_batch" WHERE "_batch"."_oid" = {rows}."id" AND "_l"."target_id" = '
-                        f'ANY ({ids.replace(LINK_ROWS, rows)}))')
+            def delete(rows: str, join=join, ids=ids) -> sqt.Node:
+                where = (f'"_l"."source_id" = {rows}."id" AND NOT EXISTS (SELECT 1 FROM {source} AS "_batch" WHERE '
+                         f'"_batch"."_oid" = {rows}."id" AND "_l"."target_id" = ANY ({ids}))')
+                return sqt.Delete(join, "_l", [sqt.Raw(rows)], _raw(where, rows=rows))
             out.append(delete)
             if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
                 continue  # (a subset of the links: nothing to insert)
@@ -1395,33 +1495,34 @@ def _else_select_set(table: str) -> str:
 
 
 #: The column of a get-or-insert's ``RETURNING`` that clears :data:`ELSE_SELECT_SETTING`.
-ELSE_SELECT_CLEAR = f"set_config({sql_string(ELSE_SELECT_SETTING)}, '', true) AS \"_else_select\""
+ELSE_SELECT_CLEAR = sqt.Target(sqt.Func("set_config", [sqt.Literal(ELSE_SELECT_SETTING, quoted=True),
+                                                       sqt.Literal("", quoted=True), sqt.Literal("true")]),
+                               "_else_select")
 
 
-def _conflict_sql(c: qir.Conflict, subject: ObjectType, ctx: "Ctx", marks: bool = False) -> str:
+def _conflict_sql(c: qir.Conflict, subject: ObjectType, ctx: "Ctx", marks: bool = False) -> sqt.OnConflict:
     if c.arbiter is None:
-        return "\nON CONFLICT DO NOTHING"
+        return sqt.OnConflict()
     ex = c.arbiter
-    target = ", ".join(qi(col) for col in ex.columns)
-    where = f" WHERE ({ex.predicate_sql})" if ex.partial else ""
-    head = f"\nON CONFLICT ({target}){where}"
+    where = _raw(ex.predicate_sql) if ex.partial else None
     if c.else_kind is None:
-        return f"{head} DO NOTHING"
+        return sqt.OnConflict(ex.columns, where)
+    same = [("id", sqt.Column(qi(subject.table), "id"))]
     if c.else_kind == "select":
         # Writes the existing row's own id back: the row is unchanged, but locked and returned
         # (else_select_marks: without firing the table's update triggers).
-        same = f"{head} DO UPDATE SET \"id\" = {qi(subject.table)}.\"id\""
-        return f"{same}\nWHERE {_else_select_set(subject.table)} IS NOT NULL" if marks else same
+        mark = _raw(f"{_else_select_set(subject.table)} IS NOT NULL") if marks else None
+        return sqt.OnConflict(ex.columns, where, same, mark)
     # (an else update of links alone: the row is rewritten to itself, an update that changes no
     # column, as an update of links alone is when the table has update triggers)
-    sets = _set_list(c.else_sets, ctx) if c.else_sets else f'"id" = {qi(subject.table)}."id"'
+    sets = _set_list(c.else_sets, ctx) if c.else_sets else same
 
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
     conds = ([] if c.else_filter is None else [cond_sql(c.else_filter)]) + \
         ([] if c.else_visible_sql is None else [c.else_visible_sql])
-    where = "" if not conds else "\nWHERE " + (conds[0] if len(conds) == 1 else " AND ".join(f"({x})" for x in conds))
-    return f"{head} DO UPDATE\nSET {sets}{where}"
+    cond = None if not conds else _raw(conds[0] if len(conds) == 1 else " AND ".join(f"({x})" for x in conds))
+    return sqt.OnConflict(ex.columns, where, sets, cond, set_newline=True)
 
 
 def _upsert_links(w) -> bool:
@@ -1449,7 +1550,7 @@ def _arbiter_keys(w) -> List[Tuple[str, qir.Assign]]:
     return [(a.column.name, a) for a in w.sets if a.column.name in keys]
 
 
-def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, str]]:
+def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:
     """The CTE written before a ``for`` loop's insert named ``name`` that writes multi links
     (:func:`_loop_links`): the loop's elements, each with the id of the object it inserts
     (``gen_random_uuid()``, as the column's default; a CTE calling a volatile function is
@@ -1464,11 +1565,12 @@ def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, str]]:
         # (Gel's update range, one row per element and object: the links of every element are
         # written, https://docs.geldata.com/reference/edgeql/for), read on the statement's snapshot.
         table = qi(w.subject.table)
-        return [(name + "_src", f'SELECT {table}."id" AS "_oid", "_batch".* FROM {table}, {_batch_sql(w.batch)}'
-                                f'{_where(w.filter, w.visible_sql)}')]
-    keys = "".join(f", {_assign_sql(a, ctx)} AS {qi('_k' + str(i))}"
-                   for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ()))
-    return [(name + "_src", f'SELECT gen_random_uuid() AS "_id"{keys}, "_batch".* FROM {_batch_sql(w.batch)}')]
+        return [(name + "_src", _raw(f'SELECT {table}."id" AS "_oid", "_batch".* FROM {table}, {_batch_sql(w.batch)}'
+                                     f'{_where(w.filter, w.visible_sql)}'))]
+    keys: List[sqt.Node] = [sqt.Target(_raw(_assign_sql(a, ctx)), "_k" + str(i))
+                            for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ())]
+    return [(name + "_src", sqt.Select([sqt.Target(sqt.Func("gen_random_uuid"), "_id")] + keys + [sqt.Star('"_batch"')],
+                                       [_raw(_batch_sql(w.batch))], multiline=False))]
 
 
 def _loop_join(w, source: str) -> Callable[[str], str]:
@@ -1481,7 +1583,11 @@ def _loop_join(w, source: str) -> Callable[[str], str]:
                          f'(NOT {rows}."_inserted" AND {keys.format(rows=rows)}))')
 
 
-def write_sql(w, ctx: "Ctx", in_cte: bool = False, name: str = "_new") -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+Statement = Callable[[List[sqt.Node]], sqt.Node]
+LinkWrite = Callable[[str], sqt.Node]
+
+
+def write_sql(w, ctx: "Ctx", in_cte: bool = False, name: str = "_new") -> Tuple[Statement, List[LinkWrite]]:
     """An insert, update or delete: ``(statement, links)``. ``statement(cols)`` is the statement
     returning ``cols``; ``links`` build the statements writing multi links' join tables, given
     the name of the CTE that holds the written rows. ``in_cte``: the statement is a CTE whose
@@ -1494,17 +1600,18 @@ def write_sql(w, ctx: "Ctx", in_cte: bool = False, name: str = "_new") -> Tuple[
     if else_select_marks(w):
         # (a column of its own: the statement is a CTE, and the query selects its columns)
         marked = statement
-        statement = lambda cols: marked(f"{cols}, {ELSE_SELECT_CLEAR}")  # noqa: E731
+        statement = lambda cols: marked(cols + [ELSE_SELECT_CLEAR])  # noqa: E731
     if _upsert_links(w):
         table = qi(w.subject.table)
-        extra = f', ({table}.xmax = 0) AS "_inserted"'
+        extra: List[sqt.Node] = [sqt.Target(sqt.Raw(f"({table}.xmax = 0)"), "_inserted")]
         if _loop_links(w):
-            extra += "".join(f", {table}.{qi(c)} AS {qi('_rk' + str(i))}" for i, (c, _) in enumerate(_arbiter_keys(w)))
+            extra += [sqt.Target(sqt.Column(table, c), "_rk" + str(i)) for i, (c, _) in enumerate(_arbiter_keys(w))]
         upserted = statement
-        statement = lambda cols: upserted(f"{cols}{extra}")  # noqa: E731
+        statement = lambda cols: upserted(cols + extra)  # noqa: E731
     if check is None:
         return statement, links
-    return (lambda cols: statement(f'{cols}, {check} AS "_allowed"')), links
+    allowed = sqt.Target(_raw(check), "_allowed")
+    return (lambda cols: statement(cols + [allowed])), links
 
 
 @dataclass(frozen=True)
@@ -1519,6 +1626,17 @@ class Ctx:
     trigger_settings: Tuple[Tuple[str, int, str], ...] = ()
     omitted: FrozenSet[int] = frozenset()
     copied: FrozenSet[int] = frozenset()
+    #: :func:`read_ctes` of the statement's nodes by ``id``, when the statement is written more
+    #: than once (its variants read the same CTEs).
+    read: Optional[Dict[int, FrozenSet[str]]] = None
+
+    def read_ctes(self, node: qir.Node) -> FrozenSet[str]:
+        if self.read is None:
+            return read_ctes(node)
+        hit = self.read.get(id(node))
+        if hit is None:
+            hit = self.read[id(node)] = read_ctes(node)
+        return hit
 
 
 #: While the select of ``select (insert | update ...) { ... }`` is written: the name its rows
@@ -1536,13 +1654,14 @@ def _settings_from(ctx: "Ctx") -> str:
     return f'(SELECT {calls}) AS "_globals"'
 
 
-def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Callable[[str], str], List[Callable[[str], str]]]:
+def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Statement, List[LinkWrite]]:
     """:func:`write_sql` without the access policy check. When Gel triggers read globals, each
     write reads the one-row :func:`_settings_from` too (``INSERT ... SELECT ... FROM``,
     ``UPDATE ... FROM``, ``DELETE ... USING``)."""
-    table = qi(w.subject.table)
+    name = w.subject.table
+    table = qi(name)
     t = type(w)
-    handed = _settings_from(ctx) if ctx.trigger_settings else None
+    handed = [_raw(_settings_from(ctx))] if ctx.trigger_settings else []
     if t is qir.Insert:
         values = [(a.column.name, _assign_sql(a, ctx)) for a in w.sets if not _omits(a, ctx)]
         loop = _loop_links(w)
@@ -1551,37 +1670,23 @@ def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Callable[[str
             keys = {c: f'"_batch".{qi("_k" + str(i))}' for i, (c, _) in enumerate(
                 _arbiter_keys(w) if _upsert_links(w) else ())}
             values = [("id", '"_batch"."_id"')] + [(c, keys.get(c, v)) for c, v in values]
-        if values:
-            cols = ", ".join(qi(c) for c, _ in values)
-            vals = ", ".join(v for _, v in values)
-            if w.batch is not None:
-                rows = f'{source} AS "_batch"' if loop else _batch_sql(w.batch)
-                src = rows if handed is None else f"{handed}, {rows}"
-                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {src}"
-                if w.only_for is not None:
-                    # (a loop of inserts nested in an update's values: none when it updates none)
-                    sql += f"\nWHERE {_insert_guard(w)}"
-            elif w.only_for is not None or w.unless_found is not None:
-                src = "" if handed is None else f"\nFROM {handed}"
-                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}{src}\nWHERE {_insert_guard(w)}"
-            elif handed is not None:
-                sql = f"INSERT INTO {table} ({cols})\nSELECT {vals}\nFROM {handed}"
-            else:
-                sql = f"INSERT INTO {table} ({cols})\nVALUES ({vals})"
-        elif w.batch is not None:  # one row of defaults per element (an empty select list)
-            src = _batch_sql(w.batch) if handed is None else f"{handed}, {_batch_sql(w.batch)}"
-            sql = f"INSERT INTO {table}\nSELECT\nFROM {src}"
-            if w.only_for is not None:
-                sql += f"\nWHERE {_insert_guard(w)}"
-        elif w.only_for is not None or w.unless_found is not None:
-            src = "" if handed is None else f"\nFROM {handed}"
-            sql = f"INSERT INTO {table}\nSELECT{src}\nWHERE {_insert_guard(w)}"
-        elif handed is not None:
-            sql = f"INSERT INTO {table}\nSELECT\nFROM {handed}"
+        cols = [c for c, _ in values]
+        vals = [_raw(v) for _, v in values]
+        guard = None if w.only_for is None and w.unless_found is None else _raw(_insert_guard(w))
+        if w.batch is not None:
+            rows = _raw(f'{source} AS "_batch"' if loop and values else _batch_sql(w.batch))
+            # (a loop of inserts nested in an update's values: none when it updates none; no
+            # column: one row of defaults per element, an empty select list)
+            stmt = sqt.Insert(name, cols, select=sqt.Select(vals, handed + [rows],
+                                                            where=None if w.only_for is None else guard))
+        elif guard is not None or handed:
+            stmt = sqt.Insert(name, cols, select=sqt.Select(vals, handed, where=guard))
+        elif values:
+            stmt = sqt.Insert(name, cols, values=vals)
         else:
-            sql = f"INSERT INTO {table} DEFAULT VALUES"
+            stmt = sqt.Insert(name)
         if w.conflict is not None:
-            sql += _conflict_sql(w.conflict, w.subject, ctx, else_select_marks(w))
+            stmt.on_conflict = _conflict_sql(w.conflict, w.subject, ctx, else_select_marks(w))
         # The object and its links in one statement: the join rows are written from the
         # inserted row (none when `unless conflict` skipped it); an upsert's from the row it
         # inserted, and its else update's from the existing row it returned.
@@ -1594,43 +1699,42 @@ def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Callable[[str
             theirs = _Rows(join, "not")
             for a in w.conflict.else_links:
                 links += _link_changes((a,), theirs) if a.rows is None else _link_rows_changes(a, theirs)
-        return (lambda cols: f"{sql}\nRETURNING {cols}"), links
-    joined = w.batch is not None or handed is not None
+        return (lambda cols: _returning(stmt, cols)), links
+    joined = w.batch is not None or bool(handed)
+    touch = [("id", sqt.Column(table, "id"))]
     if t is qir.Update and _loop_links(w):
         # (source_ctes: the objects with their elements; the update writes each object once,
         # with the values of one of its elements, and the links of all of them)
-        froms = ", ".join(([handed] if handed is not None else []) + [f'{source} AS "_batch"'])
-        where = f'\nWHERE {table}."id" = "_batch"."_oid"'
+        froms = handed + [sqt.Raw(f'{source} AS "_batch"')]
         links = _loop_update_links(w.links, source)
         if w.sets or any("UPDATE" in tr.events for tr in w.subject.triggers):
-            sets = _set_list(w.sets, ctx) if w.sets else f'"id" = {table}."id"'
-            upd = f"UPDATE {table}\nSET {sets}\nFROM {froms}{where}"
-            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, True)}"), links
+            upd = sqt.Update(name, _set_list(w.sets, ctx) if w.sets else touch, froms,
+                             sqt.Raw(f'{table}."id" = "_batch"."_oid"'))
+            return (lambda cols: _returning(upd, _of(table, cols, True))), links
         # (only links change and no update trigger: the objects are locked, as an update would)
-        return (lambda cols: f'SELECT {_of(table, cols, True)}\nFROM {table}\nWHERE {table}."id" IN '
-                             f'(SELECT "_oid" FROM {source})\nFOR UPDATE OF {table}'), links
+        lock = sqt.Select([], [sqt.Table(name)], sqt.Raw(f'{table}."id" IN (SELECT "_oid" FROM {source})'),
+                          locking=[name])
+        return (lambda cols: _returning(lock, _of(table, cols, True))), links
+    where = _where_node(w.filter, w.visible_sql)
+    batch = [] if w.batch is None else [_raw(_batch_sql(w.batch))]
     if t is qir.Update:
-        where = _where(w.filter, w.visible_sql)
-        froms = ([handed] if handed is not None else []) + ([_batch_sql(w.batch)] if w.batch is not None else [])
-        batch = f"\nFROM {', '.join(froms)}" if froms else ""
         if w.sets:
-            upd = f"UPDATE {table}\nSET {_set_list(w.sets, ctx)}{batch}{where}"
-            return (lambda cols: f"{upd}\nRETURNING {_of(table, cols, joined)}"), _link_changes(w.links)
+            upd = sqt.Update(name, _set_list(w.sets, ctx), handed + batch, where)
+            return (lambda cols: _returning(upd, _of(table, cols, joined))), _link_changes(w.links)
         # Only links change. Gel counts it an update of the object: its update rewrites run
         # and its update triggers fire (https://docs.geldata.com/reference/datamodel/triggers,
         # .../mutation_rewrites), so with such Postgres triggers on the table the rows get an
         # update that changes no column; otherwise they are locked, as an update would.
         if any("UPDATE" in tr.events for tr in w.subject.triggers):
-            touch = f'UPDATE {table}\nSET "id" = {table}."id"{batch}{where}'
-            return (lambda cols: f"{touch}\nRETURNING {_of(table, cols, joined)}"), _link_changes(w.links)
-        if handed is not None:
-            return (lambda cols: f"SELECT {_of(table, cols, True)}\nFROM {table}, {handed}{where}\nFOR UPDATE OF {table}"), \
-                _link_changes(w.links)
-        return (lambda cols: f"SELECT {cols}\nFROM {table}{where}\nFOR UPDATE"), _link_changes(w.links)
-    usings = ([handed] if handed is not None else []) + ([_batch_sql(w.batch)] if w.batch is not None else [])
-    using = f"\nUSING {', '.join(usings)}" if usings else ""
-    sql = f"DELETE FROM {table}{using}{_where(w.filter, w.visible_sql)}"
-    return (lambda cols: f"{sql}\nRETURNING {_of(table, cols, joined)}"), []
+            upd = sqt.Update(name, touch, handed + batch, where)
+            return (lambda cols: _returning(upd, _of(table, cols, joined))), _link_changes(w.links)
+        if handed:
+            lock = sqt.Select([], [sqt.Table(name)] + handed, where, locking=[name])
+            return (lambda cols: _returning(lock, _of(table, cols, True))), _link_changes(w.links)
+        lock = sqt.Select([], [sqt.Table(name)], where, locking=())
+        return (lambda cols: _returning(lock, cols)), _link_changes(w.links)
+    delete = sqt.Delete(name, None, handed + batch, where)
+    return (lambda cols: _returning(delete, _of(table, cols, joined))), []
 
 
 def _insert_guard(w: qir.Insert) -> str:
@@ -1653,24 +1757,24 @@ def _exists_updated(u: qir.Update) -> str:
     return f"EXISTS (SELECT 1 FROM {qi(u.subject.table)}{_where(u.filter, u.visible_sql)})".replace("\n", " ")
 
 
-def _of(table: str, cols: str, joined: bool) -> str:
+def _of(table: str, cols: List[sqt.Node], joined: bool) -> List[sqt.Node]:
     """``RETURNING`` columns of a write joined with other rows (a loop's, the handed-over
     globals'): ``*`` is the table's only."""
-    if joined and (cols == "*" or cols.startswith("*, ")):
-        return f"{table}.*{cols[1:]}"
+    if joined and cols and type(cols[0]) is sqt.Star and cols[0].qualifier is None:  # type: ignore[attr-defined]
+        return [sqt.Star(table)] + cols[1:]
     return cols
 
 
-def nested_ctes(w, ctx: "Ctx", read: FrozenSet[str] = frozenset()) -> List[Tuple[str, str]]:
+def nested_ctes(w, ctx: "Ctx", read: FrozenSet[str] = frozenset()) -> List[Tuple[str, sqt.Node]]:
     """The CTEs of the inserts nested in a write's values (theirs first), each returning its
     row's id (its whole row when the statement reads it: ``read``, :func:`read_ctes`), followed
     by its join-table writes."""
-    out: List[Tuple[str, str]] = []
+    out: List[Tuple[str, sqt.Node]] = []
     for b in getattr(w, "nested", ()):
         out += nested_ctes(b.write, ctx, read)
         statement, links = write_sql(b.write, ctx, in_cte=True, name=b.name)
         out += source_ctes(b.write, b.name, ctx)
-        out.append((b.name, statement("*" if b.name in read else '"id"')))
+        out.append((b.name, statement([sqt.Star()] if b.name in read else [sqt.Name("id")])))
         out += [(f"{b.name}_link{i}", link(qi(b.name))) for i, link in enumerate(links, 1)]
     return out
 
@@ -1722,14 +1826,16 @@ def statement_variants(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, s
     changes what a deployed runner writes, and a runner never sends a copy of it. Each variant is
     the statement's tree printed with its own numbering of the parameters it reads.
     ``trigger_settings``: see :class:`Ctx`."""
-    keys = omittable(stmt)
+    defaulted = defaulted_params(stmt)
+    keys = defaulted[:MAX_OMITTABLE]
     if not keys:
         return ()
-    copied = frozenset(defaulted_params(stmt)[MAX_OMITTABLE:])
+    copied = frozenset(defaulted[MAX_OMITTABLE:])
     out = []
+    read: Dict[int, FrozenSet[str]] = {}  # (what every variant reads alike, computed once)
     for mask in range(1 << len(keys)):
         omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
-        tree = statement_tree(stmt, Ctx(trigger_settings, omitted, copied))
+        tree = statement_tree(stmt, Ctx(trigger_settings, omitted, copied, read))
         used = sorted(tree_params(tree))
         sql = to_sql(tree, {old: new for new, old in enumerate(used, 1)})
         out.append(Variant(tuple(sorted(omitted)), sql, tuple(used)))
@@ -1781,21 +1887,19 @@ def _order_key(expr: qir.Expr) -> str:
     return expr_sql(expr) if enum is None else enum_rank(enum, _op(expr))
 
 
-def _select_sql(s: qir.Select) -> str:
+def _targets(picked: List[Tuple[str, qir.ResultField]]) -> List[sqt.Node]:
+    """:func:`_columns` as select-list nodes."""
+    return [sqt.Target(_raw(sql), None if sql == qi(f.name) else f.name) for sql, f in picked]
+
+
+def _select_sql(s: qir.Select) -> sqt.Node:
     picked = shape_sql(s.shape, qi(s.subject.table), 0)
-    tail = ""
-    if s.order:
-        tail += "\nORDER BY " + ", ".join(_order_sql(k) for k in s.order)
-    if s.offset is not None:
-        tail += f"\nOFFSET {expr_sql(s.offset)}"
-    if s.limit is not None:
-        tail += f"\nLIMIT {expr_sql(s.limit)}"
     sep = ",\n       " if any(f.shape is not None for _, f in picked) else ", "
     table = qi(s.subject.table)
-    from_sql = table if s.source_name is None else f"{qi(s.source_name)} AS {table}"
-    if s.batch is not None:
-        from_sql = f"{_batch_sql(s.batch)}, {from_sql}"
-    where = _where(s.filter, s.visible_sql)
+    source = sqt.Table(s.subject.table) if s.source_name is None else \
+        sqt.Table(s.source_name, sqt.Name(s.subject.table))
+    froms: List[sqt.Node] = [source] if s.batch is None else [_raw(_batch_sql(s.batch)), source]
+    where = _where_node(s.filter, s.visible_sql)
     if s.assert_single or s.assert_exists:
         # Gel's assert_single / assert_exists (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
         # a guard reading the rows again: several (none) rows fail the statement. It reads no
@@ -1803,7 +1907,7 @@ def _select_sql(s: qir.Select) -> str:
         # filter), also when no row matches.
         from schemac.semantics import asserts
 
-        cond = where[len("\nWHERE "):] if where else ""
+        cond = _where(s.filter, s.visible_sql)[len("\nWHERE "):]
         rows = f"FROM {table}{' WHERE ' + cond if cond else ''}"
         count = f"(SELECT count(*) {rows})"
         arms = ""
@@ -1812,119 +1916,139 @@ def _select_sql(s: qir.Select) -> str:
         if s.assert_exists:
             arms += f" WHEN {count} = 0 THEN {asserts.fail_sql('assert_exists', s.exists_message, count)} = 0"
         guard = f"(CASE{arms} ELSE true END)"
-        where = f"\nWHERE ({cond}) AND {guard}" if cond else f"\nWHERE {guard}"
-    return f"SELECT {sep.join(_columns(picked))}\nFROM {from_sql}{where}{tail}"
+        where = _raw(f"({cond}) AND {guard}" if cond else guard)
+    return sqt.Select(_targets(picked), froms, where, order_by=[_raw(_order_sql(k)) for k in s.order],
+                      offset=None if s.offset is None else _raw(expr_sql(s.offset)),
+                      limit=None if s.limit is None else _raw(expr_sql(s.limit)), target_sep=sep)
 
 
-def _union_sql(u: qir.SelectUnion) -> str:
+def _union_sql(u: qir.SelectUnion) -> sqt.Node:
     """A select on an abstract type: each concrete subtype's select, ``UNION ALL``; ordered or
     paged, the union read as ``"_u"`` and ordered by the branches' order columns."""
-    parts = []
+    parts: List[sqt.Node] = []
     names: List[str] = []
     for b in u.branches:
         picked = shape_sql(b.shape, qi(b.subject.table), 0)
-        names = [qi(f.name) for _, f in picked]
-        cols = _columns(picked) + [f"{_order_key(k.expr)} AS {qi(f'_o{i}')}" for i, k in enumerate(b.order, 1)]
-        where = _where(b.filter, b.visible_sql)
-        part = f"SELECT {', '.join(cols)}\nFROM {qi(b.subject.table)}{where}"
+        names = [f.name for _, f in picked]
+        cols = _targets(picked) + [sqt.Target(_raw(_order_key(k.expr)), f"_o{i}") for i, k in enumerate(b.order, 1)]
+        part = sqt.Select(cols, [sqt.Table(b.subject.table)], _where_node(b.filter, b.visible_sql))
         page = u.pages[len(parts)] if u.pages else None
         if page is not None:
             # (an operand that orders or pages its own objects, before the union)
             order, offset, limit = page
-            part = "(" + part + ("\nORDER BY " + ", ".join(_order_sql(k) for k in order) if order else "") + \
-                (f"\nOFFSET {expr_sql(offset)}" if offset is not None else "") + \
-                (f"\nLIMIT {expr_sql(limit)}" if limit is not None else "") + ")"
+            part.order_by = tuple(_raw(_order_sql(k)) for k in order)
+            part.offset = None if offset is None else _raw(expr_sql(offset))
+            part.limit = None if limit is None else _raw(expr_sql(limit))
+            part = sqt.Paren(part)
         parts.append(part)
-    union = "\nUNION ALL\n".join(parts)
+    union = sqt.SetOp(parts)
     if not u.order and u.offset is None and u.limit is None and not any(b.order for b in u.branches):
         return union
-    tail = ""
-    if u.order:
-        tail += "\nORDER BY " + ", ".join(f'"_u".{qi(f"_o{i}")}{" DESC" if k.descending else " ASC"} NULLS '
-                                          f"{k.empty.upper()}" for i, k in enumerate(u.order, 1))
-    if u.offset is not None:
-        tail += f"\nOFFSET {expr_sql(u.offset)}"
-    if u.limit is not None:
-        tail += f"\nLIMIT {expr_sql(u.limit)}"
-    return f"SELECT {', '.join(f'{chr(34)}_u{chr(34)}.{n}' for n in names)}\nFROM (\n{union}\n) AS \"_u\"{tail}"
+    order = [sqt.SortBy(sqt.Column('"_u"', f"_o{i}"), "DESC" if k.descending else "ASC", k.empty.upper())
+             for i, k in enumerate(u.order, 1)]
+    return sqt.Select([sqt.Column('"_u"', n) for n in names], [sqt.RangeSubselect(union, sqt.Alias("_u"), multiline=True)],
+                      order_by=order, offset=None if u.offset is None else _raw(expr_sql(u.offset)),
+                      limit=None if u.limit is None else _raw(expr_sql(u.limit)))
 
 
-def _values_sql(s: qir.SelectValues) -> str:
+def _values_sql(s: qir.SelectValues) -> sqt.Node:
     """One row: ``SELECT <value> AS "value"``, or a free object's fields. A number is cast to its
     Gel type's Postgres type (``1`` is an ``int64``, not Postgres' ``integer``; ``1.5`` a
     ``float64``, not a ``numeric``), so the runners read it as that type."""
-    cols = []
+    cols: List[sqt.Node] = []
     for sql, f in shape_sql(s.elements, "", 0):
         value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
                 and not (type(value) is qir.SqlTemplate and value.func == "empty")
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
-        cols.append(f"{sql} AS {qi(f.name)}")
+        cols.append(sqt.Target(_raw(sql), f.name))
     if s.batch is None:
-        return "SELECT " + ", ".join(cols)
+        return sqt.Select(cols)
     # A for loop's value per element (https://docs.geldata.com/reference/edgeql/for): one row
     # each, in the loop's order; an empty value is no element of the union.
-    sql = f"SELECT {', '.join(cols)}\nFROM {_batch_sql(s.batch)}"
+    rows = sqt.Select(cols, [_raw(_batch_sql(s.batch))])
     if s.scalar and s.elements[0].field.optional:  # type: ignore[attr-defined]
-        sql = f'SELECT "_v"."value" FROM ({sql}) AS "_v" WHERE "_v"."value" IS NOT NULL'
-    return sql
+        value = sqt.Column('"_v"', "value")
+        return sqt.Select([value], [sqt.RangeSubselect(rows, sqt.Alias("_v"))],
+                          sqt.Op("IS NOT NULL", value, None), multiline=False)
+    return rows
 
 
-def _elements_sql(s: qir.SelectElements) -> str:
+def _elements_sql(s: qir.SelectElements) -> sqt.Node:
     """``SELECT [DISTINCT] "_v"."value" FROM (SELECT a AS "value", 1 AS "_p", 1 AS "_i" UNION ALL
     SELECT "_u"."value", 2, "_u"."_i" FROM unnest(arr) WITH ORDINALITY AS "_u"("value", "_i")) AS
     "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_p", "_v"."_i"]``: the parts in the
     order written (without ``distinct``), an empty value no element."""
-    parts = []
+    parts: List[sqt.Node] = []
     for n, (value, unpack) in enumerate(zip(s.parts, s.unpack), 1):
-        sql = param_sql(value, expr_sql(value))
+        sql = _raw(param_sql(value, expr_sql(value)))
+        position = sqt.Target(sqt.Literal(str(n)), "_p")
         if unpack:
-            parts.append(f'SELECT "_u{n}"."value", {n} AS "_p", "_u{n}"."_i" FROM unnest({sql}) WITH ORDINALITY '
-                         f'AS "_u{n}"("value", "_i")')
+            rows = f"_u{n}"
+            parts.append(sqt.Select([sqt.Column(qi(rows), "value"), position, sqt.Column(qi(rows), "_i")],
+                                    [sqt.RangeFunction(sqt.Func("unnest", [sql]), sqt.Alias(rows, ["value", "_i"]),
+                                                       ordinality=True)], multiline=False))
         else:
             # (cast: a literal 1 is an integer to Postgres, and the column's type is its parts')
-            parts.append(f'SELECT CAST({sql} AS {value.type.pg}) AS "value", {n} AS "_p", CAST(1 AS bigint) AS "_i"')
-    inner = " UNION ALL ".join(parts)
+            parts.append(sqt.Select([sqt.Target(sqt.Cast(sql, value.type.pg), "value"), position,
+                                     sqt.Target(sqt.Cast(sqt.Literal("1"), "bigint"), "_i")], multiline=False))
+    values = sqt.RangeSubselect(sqt.SetOp(parts, multiline=False), sqt.Alias("_v"))
+    value = sqt.Column('"_v"', "value")
+    order = [sqt.Column('"_v"', "_p"), sqt.Column('"_v"', "_i")]
+    present = sqt.Op("IS NOT NULL", value, None)
     if s.enumerate:
         # enumerate(): each value with its position from 0, in the set's order, empty values left out
         elem = s.parts[0].type.element if s.unpack[0] else s.parts[0].type
-        value = _json_value(elem, '"_v"."value"')
-        return (f'SELECT json_build_array((row_number() OVER (ORDER BY "_v"."_p", "_v"."_i") - 1)::text, {value}) '
-                f'AS "value" FROM ({inner}) AS "_v" WHERE "_v"."value" IS NOT NULL ORDER BY "_v"."_p", "_v"."_i"')
-    return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
-            f'WHERE "_v"."value" IS NOT NULL' + ("" if s.distinct else ' ORDER BY "_v"."_p", "_v"."_i"'))
+        index = sqt.Cast(sqt.Paren(sqt.Op("-", sqt.Func("row_number", over=order), sqt.Literal("1"))), "text", short=True)
+        pair = sqt.Func("json_build_array", [index, _raw(_json_value(elem, '"_v"."value"'))])
+        return sqt.Select([sqt.Target(pair, "value")], [values], present, order_by=order, multiline=False)
+    if s.by_element:
+        # (an empty value is no element, so `empty first/last` changes nothing; ties in the set's order)
+        by = [sqt.SortBy(value, "DESC" if d else "ASC") for d in s.by_element]
+        return sqt.Select([value], [values], present, order_by=by if s.distinct else by + order,
+                          distinct=s.distinct, multiline=False)
+    return sqt.Select([value], [values], present, order_by=() if s.distinct else order, distinct=s.distinct,
+                      multiline=False)
 
 
-def _value_set_sql(s: qir.SelectValueSet) -> str:
+def _value_set_sql(s: qir.SelectValueSet) -> sqt.Node:
     """``SELECT [DISTINCT] "_v"."value" FROM (SELECT <value> AS "value"[, "_n"] FROM <the set>)
     AS "_v" WHERE "_v"."value" IS NOT NULL [ORDER BY "_v"."_n"]``: an empty value is no element
     of the set."""
     paged = s.objects.page is not None and not s.distinct
     inner = f"SELECT {param_sql(s.value, expr_sql(s.value))} AS \"value\"" + (
         f', {s.objects.alias}."_n"' if paged else "") + f" {object_set_sql(s.objects)}"
-    return (f'SELECT {"DISTINCT " if s.distinct else ""}"_v"."value" FROM ({inner}) AS "_v" '
-            f'WHERE "_v"."value" IS NOT NULL' + (' ORDER BY "_v"."_n"' if paged else ""))
+    value = sqt.Column('"_v"', "value")
+    return sqt.Select([value], [sqt.RangeSubselect(_raw(inner), sqt.Alias("_v"))], sqt.Op("IS NOT NULL", value, None),
+                      order_by=[sqt.Column('"_v"', "_n")] if paged else (), distinct=s.distinct, multiline=False)
 
 
-def _returning_sql(r: qir.Returning, ctx: "Ctx") -> str:
+def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
     """A write returning a flat shape. With join-table writes the statement is the CTE
     ``"_new"`` they read, and the query selects its rows: one statement, atomic."""
     statement, links = write_sql(r.write, ctx)
     picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
-    columns = _columns(picked)
+    texts = _columns(picked)
+    columns: List[sqt.Node] = [sqt.Target(_raw(sql), None if sql == qi(f.name) else f.name) for sql, f in picked]
     check = r.write.check_sql  # type: ignore[attr-defined]
-    nested = nested_ctes(r.write, ctx, read_ctes(r))
+    nested = nested_ctes(r.write, ctx, ctx.read_ctes(r))
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
-        return render_ctes(nested, statement(", ".join(columns)))
-    inner = columns if '"id"' in columns else ['"id"'] + columns
+        return render_ctes(nested, statement(columns))
+    inner = columns if '"id"' in texts else [sqt.Name("id")] + columns
+    outer = [qi(f.name) for _, f in picked]
     if check is not None:
-        # The access policy check reads every column of the written rows.
-        inner = ["*"] + [c for c in columns if " AS " in c]
-    ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(", ".join(inner)))]
+        # The access policy check reads every column of the written rows; a field named as one
+        # of them (a link's id read through its target's policies, "target_id") is computed
+        # from them in the final select, where it reads "_new"'s column.
+        own = {c.name for c in r.write.subject.columns}  # type: ignore[attr-defined]
+        inner = [sqt.Star()] + [c for (_, f), c, text in zip(picked, columns, texts)
+                                if " AS " in text and f.name not in own]
+        outer = [text if " AS " in text and f.name in own else qi(f.name) for (_, f), text in zip(picked, texts)]
+    ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(inner))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
     where = f"\nWHERE {check}" if check is not None else ""
-    return render_ctes(ctes, f'SELECT {", ".join(qi(f.name) for _, f in picked)} FROM "_new"{where}')
+    return render_ctes(ctes, _raw(f'SELECT {", ".join(outer)} FROM "_new"{where}'))
 
 
 def _group_value(n: qir.GroupValue) -> str:
@@ -1948,8 +2072,8 @@ def _group_list_sql(el: qir.ShapeGroupList) -> str:
     for f in el.group.fields:
         field = f.field  # type: ignore[attr-defined]
         ref = f'"_gl".{qi(field.name)}'
-        parts.append(f"{sql_string(field.name)}, {_json_value(field.type, ref) if field.type is not None else ref}")
-    obj = "json_build_object(" + ", ".join(parts) + ")"
+        parts.append((sql_string(field.name), _json_value(field.type, ref) if field.type is not None else ref))
+    obj = json_object_sql(parts)
     inner = _group_sql(el.group, numbered=True).replace("\n", " ")
     return f'(SELECT coalesce(json_agg({obj} ORDER BY "_gl"."_n"), \'[]\'::json) FROM ({inner}) AS "_gl")'
 
@@ -1977,13 +2101,13 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
                 k, ref = g.keys[i], names[i]
                 value = (f"CASE WHEN {ref} IS NULL THEN NULL ELSE json_build_object('id', {ref}) END"
                          if k.link is not None else _json_value(k.value.type, ref))
-                parts.append(f"{sql_string(k.name)}, {value}")
-            cols.append(f"json_build_object({', '.join(parts)}) AS \"key\"")
+                parts.append((sql_string(k.name), value))
+            cols.append(f"{json_object_sql(parts)} AS \"key\"")
         elif f.kind == "grouping":  # type: ignore[attr-defined]
             cols.append(f"ARRAY[{', '.join(sql_string(k.name) for k in g.keys)}]::text[] AS \"grouping\"")
         else:
             inner_fields = shape_sql(f.elements, table, 1)  # type: ignore[attr-defined]
-            obj = "json_build_object(" + ", ".join(f"{sql_string(x.name)}, {sql}" for sql, x in inner_fields) + ")"
+            obj = json_object_sql([(sql_string(x.name), sql) for sql, x in inner_fields])
             order = ", ".join([_order_sql(k) for k in f.order] + [f'{table}."id"'])  # type: ignore[attr-defined]
             agg = f"json_agg({obj} ORDER BY {order})"
             if f.filter is not None:  # type: ignore[attr-defined]
@@ -2011,22 +2135,13 @@ def statement_sql(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], 
 
 def statement_tree(stmt: qir.Node, ctx: Ctx) -> sqt.Node:
     """A checked statement as a SQL tree."""
-    return _as_tree(_statement_text(stmt, ctx))
-
-
-def _statement_text(stmt: qir.Node, ctx: "Ctx") -> str:
-    """The SQL of a checked statement, its parameters marked (:func:`_param_text`)."""
     t = type(stmt)
-    if t is qir.Group:
-        return _group_sql(stmt)  # type: ignore[arg-type]
-    if t is qir.Select:
-        return _select_sql(stmt)  # type: ignore[arg-type]
     if t is qir.Returning:
         return _returning_sql(stmt, ctx)  # type: ignore[arg-type]
     if t is qir.WriteThenSelect:
         statement, links = write_sql(stmt.write, ctx, in_cte=True)  # type: ignore[attr-defined]
-        ctes = nested_ctes(stmt.write, ctx, read_ctes(stmt)) + source_ctes(stmt.write, "_new", ctx)  # type: ignore[attr-defined]
-        ctes += [("_new", statement("*"))]
+        ctes = nested_ctes(stmt.write, ctx, ctx.read_ctes(stmt)) + source_ctes(stmt.write, "_new", ctx)  # type: ignore[attr-defined]
+        ctes += [("_new", statement([sqt.Star()]))]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
         global _written_row
         _written_row = qi(stmt.write.subject.table)  # type: ignore[attr-defined]
@@ -2037,45 +2152,40 @@ def _statement_text(stmt: qir.Node, ctx: "Ctx") -> str:
         return links_after_sql(ctes, final)
     if t is qir.With:
         return _with_sql(stmt, ctx)  # type: ignore[arg-type]
-    if t is qir.SelectValues:
-        return _values_sql(stmt)  # type: ignore[arg-type]
-    if t is qir.SelectUnion:
-        return _union_sql(stmt)  # type: ignore[arg-type]
-    if t is qir.SelectElements:
-        return _elements_sql(stmt)  # type: ignore[arg-type]
-    if t is qir.SelectValueSet:
-        return _value_set_sql(stmt)  # type: ignore[arg-type]
     if t is qir.WrittenUnion:
-        return "\nUNION ALL\n".join(f'SELECT "id" FROM {qi("_with_" + n)}' for n in stmt.names)  # type: ignore[attr-defined]
-    raise AssertionError(f"unhandled statement {stmt!r}")  # pragma: no cover
+        return sqt.SetOp([sqt.Select([sqt.Name("id")], [sqt.Table("_with_" + n)], multiline=False)
+                          for n in stmt.names])  # type: ignore[attr-defined]
+    return _SELECTS[t](stmt)
 
 
-def _with_sql(w: qir.With, ctx: "Ctx") -> str:
+_SELECTS = {qir.Group: lambda s: _raw(_group_sql(s)), qir.Select: _select_sql, qir.SelectValues: _values_sql,
+            qir.SelectUnion: _union_sql, qir.SelectElements: _elements_sql, qir.SelectValueSet: _value_set_sql}
+
+
+def _with_sql(w: qir.With, ctx: Ctx) -> sqt.Node:
     """A binding to a parameter or a constant is written where it is used; any other value is
     computed once, in a CTE ``"_with_x"``; a bound write is the CTE ``"_with_p"`` (``RETURNING
     *``, followed by its join-table writes), run exactly once even when nothing reads it."""
-    ctes: List[Tuple[str, str]] = []
+    ctes: List[Tuple[str, sqt.Node]] = []
     # The link CTEs a select over a bound insert reads (its new object's links).
     read = {n.written_cte for n in qir.walk(w.body) if type(n) is qir.ShapeLink and n.written_cte}  # type: ignore[attr-defined]
     for b in w.bindings:
         if type(b) is qir.BoundWrite:
             name = f"_with_{b.name}"
             statement, links = write_sql(b.write, ctx, in_cte=True, name=name)  # type: ignore[attr-defined]
-            ctes += nested_ctes(b.write, ctx, read_ctes(w))  # type: ignore[attr-defined]
+            ctes += nested_ctes(b.write, ctx, ctx.read_ctes(w))  # type: ignore[attr-defined]
             ctes += source_ctes(b.write, name, ctx)  # type: ignore[attr-defined]
-            ctes.append((name, statement("*")))
-            ctes += [(f"{name}_link{i}", link(qi(name)) + ("\nRETURNING *" if f"{name}_link{i}" in read else ""))
-                     for i, link in enumerate(links, 1)]
+            ctes.append((name, statement([sqt.Star()])))
+            for i, link in enumerate(links, 1):
+                node = link(qi(name))
+                ctes.append((f"{name}_link{i}", _returning(node, [sqt.Star()]) if f"{name}_link{i}" in read else node))
         elif not b.inline:  # type: ignore[attr-defined]
-            ctes.append((f"_with_{b.name}", f'SELECT {expr_sql(b.value)} AS "v"'))  # type: ignore[attr-defined]
+            ctes.append((f"_with_{b.name}", sqt.Select([sqt.Target(_raw(expr_sql(b.value)), "v")])))  # type: ignore[attr-defined]
     if w.unused:
         # (a CTE nothing reads is not run, but its parameters are typed)
-        ctes.insert(0, ("_unused", "SELECT " + ", ".join(param_sql(p, expr_sql(p)) for p in w.unused)))
-    sql = _statement_text(w.body, ctx)
-    if ctes:
-        head = ",\n".join(f"{qi(n)} AS (\n{text}\n)" for n, text in ctes)
-        sql = f"WITH {head},\n{sql[len('WITH '):]}" if sql.startswith("WITH ") else f"WITH {head}\n{sql}"
-    return sql
+        ctes.insert(0, ("_unused", sqt.Select([_raw(param_sql(p, expr_sql(p))) for p in w.unused])))
+    # (a body that has CTEs of its own: one WITH list, these first)
+    return render_ctes(ctes, statement_tree(w.body, ctx))
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.

@@ -25,8 +25,41 @@ _TS_IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 
 def words(name: str):
-    """Split ``enqueue_job``, ``QueueStatus``, ``userID`` into lower-case words."""
+    """Split ``enqueue_job``, ``QueueStatus``, ``userID`` into lower-case words (``größe_max``:
+    ``größe``, ``max``: see :func:`_unicode_words`)."""
+    if not name.isascii():
+        return [w.lower() for w in _unicode_words(name)]
     return [w.lower() for w in _WORD.findall(name)]
+
+
+def _unicode_words(name: str):
+    """The words of a name with letters beyond ASCII (Gel names may have them: ``nämé``,
+    ``名前``, https://docs.geldata.com/reference/edgeql/lexical#identifiers), as written: its
+    runs of letters and digits, each split where a lower-case letter meets an upper-case one or
+    letters meet digits; only the characters Go and TypeScript accept in a name are kept (letters,
+    decimal digits)."""
+    out = []
+    for run in re.findall(r"[^\W_]+", name):
+        if run.isascii():
+            out.extend(_WORD.findall(run))
+            continue
+        run = "".join(c for c in run if _go_letter(c))
+        if not run:
+            continue
+        start = 0
+        for i in range(1, len(run)):
+            prev, c = run[i - 1], run[i]
+            if (c.isupper() and prev.islower()) or (c.isdigit() != prev.isdigit()):
+                out.append(run[start:i])
+                start = i
+        out.append(run[start:])
+    return out
+
+
+def _exported(out: str) -> str:
+    """A Go name exported: ``X`` before it unless it starts with an upper-case letter (``名前``
+    has no case: ``X名前``; https://go.dev/ref/spec#Exported_identifiers)."""
+    return out if out[:1].isupper() else "X" + out
 
 
 @functools.lru_cache(maxsize=None)  # a few hundred distinct words make up every name
@@ -44,6 +77,9 @@ def _go_word(word: str) -> str:
 def go_name(name: str) -> str:
     """Exported Go name: ``claim_job`` -> ``ClaimJob``, ``id`` -> ``ID``, ``user_url`` ->
     ``UserURL``. A name starting with a digit gets an ``X`` prefix."""
+    if not name.isascii():
+        return _exported("".join([_go_word(w) if w.isascii() else w[:1].upper() + w[1:]
+                                  for w in _unicode_words(name)]) or "X")
     out = "".join([_go_word(w) for w in _WORD.findall(name)]) or "X"
     return "X" + out if out[0].isdigit() else out
 
@@ -85,6 +121,9 @@ def ts_camel(name: str) -> str:
 def ts_pascal(name: str) -> str:
     """TypeScript type name: ``enqueue_job`` -> ``EnqueueJob``, ``uq_job_name`` -> ``UqJobName``."""
     # capitalize() lower-cases the rest of each (ASCII) word, as words() does
+    if not name.isascii():
+        out = "".join([w.capitalize() for w in _unicode_words(name)]) or "X"
+        return "X" + out if out[0].isdigit() else out
     return "".join([w.capitalize() for w in _WORD.findall(name)]) or "X"
 
 

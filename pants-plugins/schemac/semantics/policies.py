@@ -125,9 +125,36 @@ def predicate(obj: ObjectType, kind: str, ctx, alias: Optional[str] = None) -> O
 
 
 def read_predicate(obj: ObjectType, ctx, alias: Optional[str] = None, *kinds: str) -> Optional[str]:
-    """The ``select`` predicate, and those of ``kinds`` (``update read``, ``delete``), joined."""
-    parts = [p for p in (predicate(obj, k, ctx, alias) for k in ("select",) + kinds) if p is not None]
-    return " AND ".join(parts) if parts else None
+    """The ``select`` predicate, and those of ``kinds`` (``update read``, ``delete``), joined,
+    each policy's condition written once: a kind's allow clause is left out when another kind's
+    allow policies are a subset of its own (``owner allow all`` + ``public allow select``: the
+    update's ``owner`` implies the select's ``owner OR public``), and the deny policies of all
+    the kinds are one ``NOT (...)``."""
+    if not kinds:
+        return predicate(obj, "select", ctx, alias)
+    if not obj.policies or _EXPANDING:
+        return None
+    found = []
+    for kind in ("select",) + kinds:
+        f = _expanded(obj, kind, ctx, alias)
+        if f is None:
+            return "false"
+        found.append(f)
+    sets = [frozenset(id(p) for p, _ in allows) for allows, _ in found]
+    parts = []
+    for i, (allows, _) in enumerate(found):
+        if any(j != i and sets[j] <= sets[i] and (sets[j] != sets[i] or j < i) for j in range(len(found))):
+            continue  # implied by the allow clause of a kind whose allow policies are fewer
+        parts.append(f"({' OR '.join(f'({c})' for _, c in allows) if allows else 'false'})")
+    denies, seen = [], set()
+    for _, ds in found:
+        for p, c in ds:
+            if id(p) not in seen:
+                seen.add(id(p))
+                denies.append(c)
+    if denies:
+        parts.append(f"NOT ({' OR '.join(f'({c})' for c in denies)})")
+    return " AND ".join(parts)
 
 
 def write_check(obj: ObjectType, kind: str, ctx, alias: str) -> Optional[str]:

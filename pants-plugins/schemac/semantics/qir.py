@@ -631,8 +631,9 @@ class AssertExists(Expr):
 
 @dataclass(frozen=True, eq=False)
 class VisibleId(Expr):
-    """The id ``value`` assigned to a link whose target has access policies: the id only when
-    the policies let the query see that object (else empty)."""
+    """The id ``value`` assigned to a link by ``(select T filter .id = value)`` or whose target
+    has access policies: the id only when that object exists and the policies let the query see
+    it (``visible_sql``, ``true`` without policies), else empty."""
 
     value: Expr
     target: ObjectType
@@ -1135,6 +1136,9 @@ class SelectElements(Node):
     #: ``select enumerate(<the set>)`` (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate):
     #: each value as a ``tuple<int64, T>`` of its position in the set (from 0) and itself.
     enumerate: bool = False
+    #: ordered by the values themselves (``with xs := {3, 1, 2} select xs order by xs desc``):
+    #: per ``order by`` item, whether it is descending.
+    by_element: Tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -31,7 +31,7 @@ from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, a
                                      is_for_rows, free_loop, free_rows, first_free_row, set_backlink_computed,
                                      column_of, is_param, json_element_refusal, link_prop_column, selected_tuple,
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
-                                     value_set_parts, check_filter)
+                                     value_set_parts, check_filter, _objects_part)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
                                      abstract_view, backlink_link, name_candidates, union_view)
 from schemac.semantics.names import go_name
@@ -39,7 +39,7 @@ from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
 from schemac.semantics.scalars import NOT_IN_JSON, SCALARS, range_kind
 from schemac.semantics import sqlnames
-from schemac.semantics.sqlnames import qi, snake_case
+from schemac.semantics.sqlnames import qi, snake_case, template_text
 
 #: Kept importable from here: how scalars are spelled in a nested shape's JSON.
 JSON_SPELLING = lowering.JSON_SPELLING
@@ -150,7 +150,8 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
                                "select the concrete type, or read [is T] in the shape")
             return None
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
-    shape = _expand_splats(shape, union_view(key, subs)) if any(el.splat for el in shape) else shape
+    if any(el.splat for el in shape):
+        shape = _expand_splats(shape, union_view(key, subs), _common_links(subs))
     if parts is not None:
         for el in shape:
             lacking = [sub.name for sub in subs if el.value is None and el.type_filter is None
@@ -447,8 +448,10 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
     targets (``:=``, ``+=``) can, through the join table's ``target_id``; a delete can hit the
     foreign keys that refuse it (``RESTRICT`` / ``NO ACTION``) on every table referencing the
     deleted rows, and on the tables whose rows an ``ON DELETE CASCADE`` deletes with them.
-    Removing links (``-=``) and clearing a link violate none. Foreign keys written by triggers
-    are not followed."""
+    Removing links (``-=``) and clearing a link violate none, nor does a link given the objects
+    a sub-select finds (an optional single link's ``(select T filter .id = $x)``, a multi link's
+    ``(select T filter .id in array_unpack($ids))``: an unknown id links nothing, as in Gel).
+    Foreign keys written by triggers are not followed."""
     out: Dict[str, str] = {}
     for n in qir.walk(stmt):
         t = type(n)
@@ -457,11 +460,12 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
             fks = {fk.column: fk for fk in table.foreign_keys} if table is not None else {}
             for a in n.sets:  # type: ignore[attr-defined]
                 fk = fks.get(a.column.name)
-                if fk is not None and a.op == ":=":
+                if fk is not None and a.op == ":=" and type(a.value) is not qir.VisibleId:
                     out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
             for a in n.links:  # type: ignore[attr-defined]
                 join = schema.table_named(a.link.join_table)
-                if a.op == "-=" or join is None:
+                if a.op == "-=" or join is None or (type(a.ids) is qir.SqlTemplate
+                                                     and a.ids.func == "existing_ids"):  # type: ignore[attr-defined]
                     continue
                 for fk in join.foreign_keys:
                     if fk.column == "target_id":
@@ -1348,7 +1352,15 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     if low.type.family != uuid_array.family:
         ctx.reporter.error("E0304", f"the ids of '{a.name}' must be an array<uuid>, got {low.type.name}", source.span)
         return None
-    return low
+    # The objects the sub-select finds (https://docs.geldata.com/reference/edgeql/insert#links):
+    # an unknown id, or one the target's access policies hide, links nothing, as in Gel (it was
+    # the join table's foreign-key error;
+    # https://docs.geldata.com/reference/datamodel/access_policies).
+    visible = policies.read_predicate(link.target, ctx, '"_t"') if ctx.params is not None else None
+    table = link.target.from_sql or qi(link.target.table)
+    template = (f'ARRAY(SELECT "_t"."id" FROM {template_text(table)} AS "_t" WHERE "_t"."id" = '
+                f'ANY ({{0}}){" AND " + template_text(visible) if visible is not None else ""})')
+    return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template, (low,), "p", True)
 
 
 def _cast_object_ids(value, link, ctx: ExprContext):
@@ -1529,6 +1541,7 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         return None
     value = a.value
     target_id = None
+    found_by_id = False
     if isinstance(value, ast.GlobalRef):
         g = ctx.schema.find(value.name, ctx.module, ctx.schema.globals)
         if g is not None and g.target is not None:  # type: ignore[attr-defined]
@@ -1550,6 +1563,11 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
             for side, other in ((f.left, f.right), (f.right, f.left)):
                 if isinstance(side, ast.Path) and side.steps == ("id",):
                     target_id = other
+                    # An optional link is the object the sub-select finds, if any: an unknown id
+                    # (or one of another subtype) leaves it empty, as in Gel. (A required link
+                    # keeps the id: its foreign key fails the statement where Gel fails it with
+                    # MissingRequiredError.)
+                    found_by_id = not link.required
         if target_id is None:
             return _link_by_filter(a, sub, asserted, col, ctx, insert)
     if target_id is None and isinstance(value, ast.VarRef) and _bound_object(value.name, ctx) is link.target:
@@ -1603,9 +1621,10 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     # (a required link given an id that may be empty: a NOT NULL violation when it runs, as a
     # required property)
     visible = policies.read_predicate(link.target, ctx, '"_t"')
-    if visible is not None:
-        # Only an object the target's access policies let the query see can be linked.
-        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
+    if visible is not None or found_by_id:
+        # Only an object that exists, and that the target's access policies let the query see,
+        # can be linked.
+        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible or "true")
     return qir.Assign(a.span, col, low)
 
 
@@ -3367,8 +3386,48 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
             cardinality = AT_MOST_ONE
     if ctx.reporter.has_errors:
         return None, cardinality
+    order = _index_safe_order(order, filt)
     return qir.Select(q.span, subject, tuple(elements), filt, tuple(order), bounds.get("offset"), bounds.get("limit"),
                       source, source_name, visible, batch=batch), cardinality
+
+
+#: Orderings an index may serve by an ordered scan that skips the rows whose key is NULL:
+#: pgvector's distances (its hnsw and ivfflat indexes hold no NULL vector).
+_INDEX_ORDERED = frozenset({"ext::pgvector::cosine_distance", "ext::pgvector::euclidean_distance",
+                            "ext::pgvector::neg_inner_product"})
+
+
+def _index_safe_order(order: List[qir.OrderKey], filt: Optional[qir.Expr]) -> List[qir.OrderKey]:
+    """The keys of an ``order by``, so that an index cannot change which rows come back.
+
+    Postgres serves ``ORDER BY embedding <=> $q ASC NULLS LAST`` (Gel's ``empty last``) from an
+    hnsw / ivfflat index, whose scan has no row with an empty vector: with ``limit 10`` and fewer
+    vectors, the rows with none were missing, where without the index they come last (as Gel
+    orders them). Such a key whose vector may be empty, unless the filter says it exists
+    (``filter exists .embedding and ...``: then the index serves it), is preceded by ``exists
+    <key>`` descending (``(key IS NOT NULL) DESC``), the same order, which no index serves."""
+    if not order:
+        return order
+    k = order[0]
+    e = k.expr
+    if type(e) is not qir.ExtCall or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
+            or not e.nullable:  # type: ignore[attr-defined]
+        return order
+    exists = set()
+    stack = [filt] if filt is not None else []
+    while stack:
+        n = stack.pop()
+        if type(n) is qir.Binary and n.op == "and":  # type: ignore[attr-defined]
+            stack += [n.left, n.right]  # type: ignore[attr-defined]
+        elif type(n) is qir.Unary and n.op == "exists":  # type: ignore[attr-defined]
+            col = column_of(n.operand)  # type: ignore[attr-defined]
+            if col is not None:
+                exists.add(col.name)
+    if all(not a.nullable or (column_of(a) is not None and column_of(a).name in exists)  # type: ignore[union-attr]
+           for a in e.args):  # type: ignore[attr-defined]
+        return order
+    present = qir.Unary(e.span, ValueType(scalar=SCALARS["bool"]), False, "exists", e)
+    return [qir.OrderKey(k.span, present, True, "last")] + order
 
 
 def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
@@ -3808,11 +3867,25 @@ def _shape_clauses(el, target: ObjectType, alias: str, ctx: ExprContext,
     return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
 
 
-def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
+def _common_links(subs: List[ObjectType]) -> List[str]:
+    """The links of an abstract type as a query over its concrete subtypes ``subs`` reads them:
+    those every subtype has (inherited from it), to the same target with the same cardinality,
+    stored or computed (the same expression), in the first subtype's order."""
+    first, rest = subs[0], subs[1:]
+    names = [n for n, link in first.links.items()
+             if all(n in t.links and t.links[n].target is link.target and t.links[n].multi == link.multi
+                    for t in rest)]
+    names += [n for n, c in first.computeds.items() if c.target is not None and c.refused is None
+              and all(n in t.computeds and t.computeds[n].expr == c.expr for t in rest)]
+    return names
+
+
+def _expand_splats(shape, subject: ObjectType, links: Optional[List[str]] = None) -> Tuple[ast.ShapeElement, ...]:
     """``{*}``: every property of the type (``id`` first, then in declaration order, computed
     properties after stored ones); ``{**}``: those and every link, each with ``{*}`` of its
     target (https://docs.geldata.com/reference/edgeql/select#splats). An element written next
-    to a splat replaces the splat's element of the same name, wherever it stands."""
+    to a splat replaces the splat's element of the same name, wherever it stands. ``links``:
+    the links of an abstract type's objects (:func:`_common_links`; its union view has none)."""
     explicit = {el.name for el in shape if not el.splat and not el.link_prop}
     out: List[ast.ShapeElement] = []
     for el in shape:
@@ -3824,7 +3897,8 @@ def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
         out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
         if el.name == "**":
             star = (ast.ShapeElement("*", None, el.span),)
-            links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
+            if links is None:
+                links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
             out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit]
         explicit |= {e.name for e in out}
     return tuple(out)
@@ -4592,12 +4666,18 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     elif isinstance(body, ast.SelectValue):
         query = _select_value(dataclasses.replace(qf, query=body), body, ctx)
     elif isinstance(body, ast.SelectQuery) and body.shape is None and body.type_name in ctx.type_sets and \
-            isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp)) and \
+            isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp, ast.FuncCall)) and \
             value_set_parts(ctx.type_sets[body.type_name]) is not None:
-        # `with xs := {1, 2} select xs`: the set's values
-        value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, body.order, body.offset,
+        # `with xs := {1, 2} select xs`: the set's values. Ordered by the values themselves,
+        # `with xs := {3, 1, 2} select xs order by xs desc` (Gel's `select xs := {3, 1, 2} order by
+        # xs`, https://docs.geldata.com/reference/edgeql/select): each item names the element.
+        by_element = bool(body.order) and body.filter is None and body.offset is None and body.limit is None \
+            and all(isinstance(o.expr, ast.VarRef) and o.expr.name == body.type_name for o in body.order)
+        order = () if by_element else body.order
+        value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, order, body.offset,
                                 body.limit, body.span)
-        query = _select_value(dataclasses.replace(qf, query=value), value, ctx)
+        query = _select_value(dataclasses.replace(qf, query=value), value, ctx,
+                              tuple(o.descending for o in body.order) if by_element else ())
     elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \
             not _simple_selection(ctx.type_sets[body.type_name]):
         reporter.error("E0206", f"selecting '{body.type_name}', a set of objects reached through a path or another "
@@ -5354,12 +5434,21 @@ def _plan(qf: ast.QueryFile, kind: str, subject: Optional[ObjectType], statement
                      cardinality, exclusives, qf.doc, scalar)
 
 
-def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext) -> Optional[qir.Query]:
+def _select_value(qf: ast.QueryFile, q: ast.SelectValue, ctx: ExprContext,
+                  by_element: Tuple[bool, ...] = ()) -> Optional[qir.Query]:
     """``select <expr>`` of anything but a type or a write (https://docs.geldata.com/reference/edgeql/select):
     one row. A free object ``select { a := ..., b := ... }`` is a row of its fields (Gel types
     it as an object, cardinality one); any other expression (``select 1``, ``select <str>$x``,
     ``select count(User)``) a single value, which the runners return as it is: exactly one
-    when it cannot be empty, else at most one (``null`` / ``nil`` when empty)."""
+    when it cannot be empty, else at most one (``null`` / ``nil`` when empty). ``by_element``:
+    a set of values ordered by the values themselves, each item descending or not."""
+    if by_element:
+        parts = value_set_parts(q.value)
+        if parts is None or any(not unpack and _objects_part(e, ctx) for e, unpack in parts):
+            ctx.reporter.error("E0206", "'order by' on a selected expression (not a type) is not supported yet",
+                               q.span, "select a type to filter, order or page it: select User { ... } filter ...")
+            return None
+        return _select_elements(qf, q, parts, False, ctx, by_element=by_element)
     union = _object_union(qf, q, ctx)
     if union is not False:
         return union  # type: ignore[return-value]
@@ -5615,7 +5704,8 @@ def _select_enumerate(qf: ast.QueryFile, q: ast.SelectValue, call: ast.FuncCall,
 
 
 def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: bool,
-                     ctx: ExprContext, enumerated: bool = False) -> Optional[qir.Query]:
+                     ctx: ExprContext, enumerated: bool = False,
+                     by_element: Tuple[bool, ...] = ()) -> Optional[qir.Query]:
     """``select [distinct] {1, 2} union array_unpack(<array<int64>>$more)``: a set of values
     (https://docs.geldata.com/reference/edgeql/sets, .../stdlib/set#operator::union, ...#operator::distinct),
     many rows of one value (the runners return the values): :class:`qir.SelectElements`. The
@@ -5663,7 +5753,7 @@ def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: boo
                                 "cast", f"CAST({{0}} AS {(ValueType(element=expected) if low.type.element else expected).pg})",
                                 (low,), "p", True)
                 for low in lows]
-    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct, enumerated)
+    node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct, enumerated, by_element)
     if enumerated:
         why = json_element_refusal(expected)  # type: ignore[arg-type]
         if why is not None:

@@ -366,7 +366,7 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
         if len(reporter.diagnostics) != before:
             return None
         fields = lowering.shape_sql(elements, record, 1, gel_json=True)
-    sql = "jsonb_build_object(" + ", ".join(f"{sql_string(f.name)}, {v}" for v, f in fields) + ")"
+    sql = lowering.json_object_sql([(sql_string(f.name), v) for v, f in fields], jsonb=True)
     return qir.SqlTemplate(shaped.span, ValueType(scalar=SCALARS["json"]), False, "row_json",
                            sql.replace("{", "{{").replace("}", "}}"), (), "", True)
 

@@ -255,14 +255,15 @@ class Alias(Node):
 
 
 class RangeSubselect(Node):
-    """``[LATERAL] (select) AS alias``."""
+    """``[LATERAL] (select) AS alias``; ``multiline``: ``(\nselect\n)``."""
 
-    __slots__ = ("query", "alias", "lateral")
+    __slots__ = ("query", "alias", "lateral", "multiline")
 
-    def __init__(self, query: Node, alias: Node, lateral: bool = False) -> None:
+    def __init__(self, query: Node, alias: Node, lateral: bool = False, multiline: bool = False) -> None:
         self.query = query
         self.alias = alias
         self.lateral = lateral
+        self.multiline = multiline
 
 
 class RangeFunction(Node):

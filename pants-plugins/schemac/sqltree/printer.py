@@ -11,7 +11,7 @@ it, ``$index``. :func:`params` lists the parameters a tree reads, in no particul
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Mapping, Optional, Set
+from typing import Callable, Dict, List, Mapping, Optional, Set, Tuple
 
 from schemac.sqltree import nodes as n
 
@@ -38,7 +38,10 @@ class Printer:
     # -- leaves -------------------------------------------------------------------------------
 
     def raw(self, node: n.Raw) -> str:
-        return "".join([p if type(p) is str else _PRINT[type(p)](self, p) for p in node.parts])
+        parts = node.parts
+        if len(parts) == 1 and type(parts[0]) is str:
+            return parts[0]  # type: ignore[return-value]
+        return "".join([p if type(p) is str else _PRINT[type(p)](self, p) for p in parts])
 
     def name(self, node: n.Name) -> str:
         return qi(node.name)
@@ -134,7 +137,8 @@ class Printer:
         return f"{qi(node.name)}({', '.join(qi(c) for c in node.columns)})"
 
     def range_subselect(self, node: n.RangeSubselect) -> str:
-        out = f"({self.sql(node.query)}) AS {self.sql(node.alias)}"
+        query = self.sql(node.query)
+        out = f"(\n{query}\n) AS {self.sql(node.alias)}" if node.multiline else f"({query}) AS {self.sql(node.alias)}"
         return "LATERAL " + out if node.lateral else out
 
     def range_function(self, node: n.RangeFunction) -> str:
@@ -262,20 +266,36 @@ def to_sql(node: n.Node, numbering: Optional[Mapping[int, int]] = None) -> str:
     return _PRINT[type(node)](Printer(numbering), node)
 
 
-def children(node: n.Node):
-    """The nodes directly inside ``node`` (for walks: :func:`params`, :func:`raw_count`)."""
-    for slot in type(node).__slots__:
+#: The fields of each node that may hold nodes (a node, or a tuple of nodes or of pairs).
+_KIDS: Dict[type, Tuple[str, ...]] = {
+    n.Raw: ("parts",), n.Name: (), n.Column: (), n.Star: (), n.Param: (), n.Literal: (),
+    n.Op: ("left", "right"), n.BoolOp: ("args",), n.Paren: ("expr",), n.Cast: ("arg",), n.SortBy: ("expr",),
+    n.Func: ("args", "order_by", "filter", "over"), n.Case: ("whens", "default", "arg"), n.SubLink: ("query",),
+    n.ArrayExpr: ("items",), n.RowExpr: ("items",), n.Target: ("expr",), n.Table: ("alias",), n.Alias: (),
+    n.RangeSubselect: ("query", "alias"), n.RangeFunction: ("func", "alias"), n.Join: ("left", "right", "on"),
+    n.Select: ("targets", "from_", "where", "group_by", "having", "order_by", "offset", "limit", "distinct_on"),
+    n.SetOp: ("parts",), n.OnConflict: ("where", "sets", "update_where"),
+    n.Insert: ("values", "select", "on_conflict", "returning"), n.Update: ("sets", "from_", "where", "returning"),
+    n.Delete: ("using", "where", "returning"), n.CTE: ("query",), n.With: ("ctes", "body"),
+}
+
+
+def children(node: n.Node) -> List[n.Node]:
+    """The nodes directly inside ``node`` (for walks: :func:`params`, :func:`walk`)."""
+    out: List[n.Node] = []
+    for slot in _KIDS[type(node)]:
         value = getattr(node, slot)
-        if isinstance(value, n.Node):
-            yield value
-        elif type(value) is tuple:
-            for item in value:
-                if isinstance(item, n.Node):
-                    yield item
-                elif type(item) is tuple:
-                    for sub in item:
-                        if isinstance(sub, n.Node):
-                            yield sub
+        if value is None:
+            continue
+        if type(value) is not tuple:
+            out.append(value)
+            continue
+        for item in value:
+            if type(item) is tuple:  # (a pair: (column, value), (condition, value))
+                out.extend(x for x in item if isinstance(x, n.Node))
+            elif type(item) is not str:
+                out.append(item)
+    return out
 
 
 def walk(node: n.Node):
@@ -289,4 +309,20 @@ def walk(node: n.Node):
 
 def params(node: n.Node) -> Set[int]:
     """The indices of the parameters a tree reads."""
-    return {x.index for x in walk(node) if type(x) is n.Param}  # type: ignore[attr-defined]
+    found: Set[int] = set()
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is n.Raw:  # (the most frequent: inline)
+            for p in x.parts:  # type: ignore[attr-defined]
+                tp = type(p)
+                if tp is n.Param:
+                    found.add(p.index)  # type: ignore[union-attr]
+                elif tp is not str:
+                    stack.append(p)  # type: ignore[arg-type]
+        elif t is n.Param:
+            found.add(x.index)  # type: ignore[attr-defined]
+        else:
+            stack.extend(children(x))
+    return found

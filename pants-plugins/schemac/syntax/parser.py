@@ -123,12 +123,21 @@ def _write_cache(parser: Lark, path: str) -> None:
         pass
 
 
-#: The characters of a word (an identifier, a keyword).
+#: The characters of a word (an identifier, a keyword) in ASCII; outside ASCII, the letters and
+#: digits (Gel's lexer: ``_`` or ``char::is_alphanumeric``, geldata/gel
+#: edb/edgeql-parser/src/tokenizer.rs; here Python's ``\w``, see :func:`_is_word_char`).
 _WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789")
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-#: A keyword matched in a word that goes on (``filter`` in ``filterr``) is no token: the lookahead
-#: added after each word-like terminal of a fast pattern (see :func:`_guarded_alternation`).
-_WORD_GOES_ON = "(?!(?<=[A-Za-z0-9_])[A-Za-z0-9_])"
+_WORD = re.compile(r"[^\W\d]\w*")
+#: A keyword matched in a word that goes on (``filter`` in ``filterr``, ``filterä``) is no token:
+#: the lookahead added after each word-like terminal of a fast pattern (see
+#: :func:`_guarded_alternation`).
+_WORD_GOES_ON = "(?!(?<=\\w)\\w)"
+
+
+def _is_word_char(c: str) -> bool:
+    """Whether ``c`` continues a word: ``_``, an ASCII letter or digit, or a letter or digit
+    outside ASCII (what ``\\w`` matches)."""
+    return c in _WORD_CHARS or (c > "\x7f" and (c.isalnum() or c == "_"))
 
 
 def _whole_word(tok: Token, lexer_state) -> Token:
@@ -142,13 +151,13 @@ def _whole_word(tok: Token, lexer_state) -> Token:
     if tok.type == "NAME":
         return tok
     value = tok.value
-    if value[-1:] not in _WORD_CHARS or not _WORD.fullmatch(value):
+    if not value or not _is_word_char(value[-1]) or not _WORD.fullmatch(value):
         return tok
     text = lexer_state.text.text
     end = tok.end_pos
     stop = end
     n = len(text)
-    while stop < n and text[stop] in _WORD_CHARS:
+    while stop < n and _is_word_char(text[stop]):
         stop += 1
     if stop == end:
         return tok
@@ -460,6 +469,9 @@ def _first_chars(pattern: str, flags: int = 0):
             return {(chr(av), ic)}, False
         if op is c.IN:
             chars = set()
+            if av and av[0][0] is c.NEGATE and _negates_ascii(av[1:], c):
+                # `[^\x00-\x7f]`: a character outside ASCII (NAME's letters beyond ASCII)
+                return {(_NON_ASCII, False)}, False
             for iop, iav in av:
                 if iop is c.LITERAL:
                     chars.add((chr(iav), ic))
@@ -484,6 +496,9 @@ def _first_chars(pattern: str, flags: int = 0):
                 chars |= f[0]
                 nullable = nullable or f[1]
             return chars, nullable
+        if op is c.ASSERT and av[0] == 1:
+            # a lookahead `(?=...)` takes no character: what follows it starts the match
+            return set(), True
         if op in (c.MAX_REPEAT, c.MIN_REPEAT):
             lo, _hi, item = av
             f = seq(item, ic)
@@ -502,8 +517,21 @@ def _first_chars(pattern: str, flags: int = 0):
     return frozenset(f[0])
 
 
+#: In :func:`_first_chars`' answer, any character outside ASCII (it is no one character).
+_NON_ASCII = "\x80.."
+
+
+def _negates_ascii(items, c) -> bool:
+    """Whether the items of a negated character class cover exactly ASCII (``[^\x00-\x7f]``)."""
+    return len(items) == 1 and items[0][0] is c.RANGE and tuple(items[0][1]) == (0, 0x7F)
+
+
 def _same_char(ch: str, k: str, ignorecase: bool) -> bool:
-    """Whether a pattern character ``ch`` matches the text character ``k``."""
+    """Whether a pattern character ``ch`` matches the text character ``k`` (either may be
+    :data:`_NON_ASCII`, any character outside ASCII)."""
+    if ch == _NON_ASCII or k == _NON_ASCII:
+        other = k if ch == _NON_ASCII else ch
+        return other == _NON_ASCII or other > "\x7f"
     return ch == k or (ignorecase and re.fullmatch(re.escape(ch), k, re.IGNORECASE) is not None)
 
 
@@ -1363,6 +1391,13 @@ class _Builder:
         return ast.VarRef(name, self._span(meta))
 
     def for_q(self, meta, children):
+        if isinstance(children[0], Token) and children[0].type == "OPTIONAL":
+            # (Gel: the body runs once with the variable empty when the set is empty,
+            # https://docs.geldata.com/reference/edgeql/for)
+            raise CompileError([Diagnostic(
+                "E0206", "'for optional' loops are not supported yet", self._tspan(children[0]),
+                "loop over the set without 'optional' where it is never empty, or handle the empty case "
+                "with an 'if ... else' or '??'")])
         name, source, body = children
         if isinstance(body, (ast.SelectExpr, ast.WithExpr, ast.GroupExpr, ast.ForExpr)):
             # `for x in S select E`: Gel's ForQuery without `union` (has_union=False), the same
@@ -1520,7 +1555,8 @@ class _Builder:
             base, shape = subject.base, subject.shape
         alias = str(name)
         if not any((isinstance(n, ast.VarRef) and n.name == alias) or (isinstance(n, ast.EnumRef) and n.enum == alias)
-                   for part in [shape or ()] + [v for _, v in rest] for n in ast.walk_syntax(part)):
+                   for part in list(shape or ()) + [x for _, v in rest for x in (v if type(v) is tuple else (v,))]
+                   for n in ast.walk_syntax(part)):
             return None, [subject, *rest]
         binding = self.with_binding(meta, [name, base])
         ref = ast.VarRef(str(name), self._tspan(name))
@@ -2157,6 +2193,22 @@ class _Builder:
         (name, name_span), *rest = children
         filt = rest[0][1] if len(rest) == 2 else None
         return ast.ConflictElse("update", name, name_span, rest[-1], self._span(meta), filt)
+
+    def gshape_ptr_is(self, meta, children):
+        """``owners[is Bot]: { name }`` (Gel's shape element with a type intersection): the
+        computed element ``owners := .owners[is Bot] { name }``, with the element's clauses a
+        select of it (``owners := (select .owners[is Bot] { name } filter ...)``)."""
+        name, ref, *rest = children
+        span = self._span(meta)
+        el = self._gshape_element(meta, [name] + rest)
+        base = ast.TypeFilter(ast.Path((str(name),), self._tspan(name)), ref, span)
+        if el.filter is not None or el.order or el.offset is not None or el.limit is not None:
+            value = ast.SelectExpr(base, el.shape, el.filter, el.order, el.offset, el.limit, span)
+        elif el.shape is not None:
+            value = ast.ShapeExpr(base, el.shape, span)
+        else:
+            value = base
+        return ast.ShapeElement(str(name), None, span, value=value)
 
     def else_select(self, meta, children):
         (name, name_span), *rest = children

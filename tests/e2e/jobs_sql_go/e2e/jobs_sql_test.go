@@ -306,8 +306,26 @@ func TestWorkersDatabaseSQL(t *testing.T) {
 	if !errors.As(err, &enumErr) || !errors.Is(err, gen.ErrCheckViolation) {
 		t.Fatalf("want *CkWorkerStatusEnumError, got %T %v", err, err)
 	}
-	_, err = q.RegisterWorker(ctx, gen.RegisterWorkerParams{Name: "w3", HistoryIDs: []string{},
-		CurrentID: sql.NullString{String: "00000000-0000-0000-0000-000000000000", Valid: true}})
+	// An unknown id links nothing, as in Gel (the sub-select finds no Job; issue 25).
+	const nowhere = "00000000-0000-0000-0000-000000000000"
+	if w3, err := q.RegisterWorker(ctx, gen.RegisterWorkerParams{Name: "w3", HistoryIDs: []string{nowhere},
+		CurrentID: sql.NullString{String: nowhere, Valid: true}}); err != nil || w3 == nil {
+		t.Fatalf("register_worker w3: %v, %v", w3, err)
+	}
+	if got3, err := q.GetWorker(ctx, gen.GetWorkerParams{Name: "w3"}); err != nil || got3 == nil ||
+		got3.Current != nil || len(got3.History) != 0 {
+		t.Fatalf("get_worker w3: %+v, %v", got3, err)
+	}
+	// A foreign key refusing a delete: the job a worker holds (on target delete restrict).
+	held, err := q.EnqueueJobStrict(ctx, gen.EnqueueJobStrictParams{Name: "sms", Actor: "u2", Payload: json.RawMessage(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w4, err := q.RegisterWorker(ctx, gen.RegisterWorkerParams{Name: "w4", HistoryIDs: []string{},
+		CurrentID: sql.NullString{String: held.ID, Valid: true}}); err != nil || w4 == nil {
+		t.Fatalf("register_worker w4: %v, %v", w4, err)
+	}
+	_, err = q.DeleteJob(ctx, gen.DeleteJobParams{ID: held.ID})
 	var fkErr *gen.FkWorkerCurrentIDError
 	if !errors.As(err, &fkErr) || !errors.Is(err, gen.ErrForeignKeyViolation) {
 		t.Fatalf("want *FkWorkerCurrentIDError, got %T %v", err, err)

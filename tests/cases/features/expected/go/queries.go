@@ -180,7 +180,7 @@ RETURNING "id"
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($4::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id" FROM "_new"`
 
@@ -204,8 +204,7 @@ type CreateTaggedPostRow struct {
 //
 // A duplicate is reported as *UqPostAuthorIDSlugError, *UqPostTitleError.
 //
-// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row;
-// *FkPostTagsTargetIDError when an id of tags names no tag row.
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row.
 func (q *Queries) CreateTaggedPost(ctx context.Context, arg CreateTaggedPostParams) (CreateTaggedPostRow, error) {
 	if arg.TagIDs == nil {
 		arg.TagIDs = []string{}
@@ -404,7 +403,7 @@ func (q *Queries) PostPage(ctx context.Context, arg PostPageParams) ([]PostPageR
 // retagAccountSQL is the SQL of query retag_account (cases/features/queries/retag_account.edgeql).
 const retagAccountSQL = `UPDATE "account"
 SET "nicknames" = array_append("nicknames", $2::text),
-    "tags" = ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > (SELECT count(*) FROM unnest($3::text[]) AS _d(_e) WHERE _d._e = _r._e) ORDER BY _r._n)
+    "tags" = ARRAY(SELECT _e FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n) WHERE _e <> ALL ($3::text[]) ORDER BY _n)
 WHERE id = $1
 RETURNING "id"`
 

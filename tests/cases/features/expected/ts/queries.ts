@@ -192,7 +192,7 @@ RETURNING "id"
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($4::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id" FROM "_new"`;
 
@@ -216,7 +216,6 @@ export interface CreateTaggedPostResult {
  * @throws {@link UqPostAuthorIdSlugError} on a duplicate for `uq_post_author_id_slug`.
  * @throws {@link UqPostTitleError} on a duplicate for `uq_post_title`.
  * @throws {@link FkPostAuthorIdError} when `author_id` names no `account` row (`fk_post_author_id`).
- * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function createTaggedPost(db: Queryable, args: CreateTaggedPostArgs): Promise<CreateTaggedPostResult> {
   const rows = await run(db, createTaggedPostSql, [
@@ -381,7 +380,7 @@ export async function postPage(db: Queryable, args: PostPageArgs): Promise<PostP
 /** SQL of query `retag_account` (cases/features/queries/retag_account.edgeql). */
 export const retagAccountSql = `UPDATE "account"
 SET "nicknames" = array_append("nicknames", $2::text),
-    "tags" = ARRAY(SELECT _r._e FROM (SELECT _e, _n, row_number() OVER (PARTITION BY _e ORDER BY _n) AS _k FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n)) AS _r WHERE _r._k > (SELECT count(*) FROM unnest($3::text[]) AS _d(_e) WHERE _d._e = _r._e) ORDER BY _r._n)
+    "tags" = ARRAY(SELECT _e FROM unnest("tags") WITH ORDINALITY AS _u(_e, _n) WHERE _e <> ALL ($3::text[]) ORDER BY _n)
 WHERE id = $1
 RETURNING "id"`;
 

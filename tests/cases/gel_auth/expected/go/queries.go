@@ -137,7 +137,7 @@ func (q *Queries) AddUser(ctx context.Context, arg AddUserParams) (AddUserRow, e
 const editPostSQL = `WITH "_new" AS (
 UPDATE "post"
 SET "text" = $3
-WHERE (id = $1) AND (((author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2)))) OR (true)) AND (((author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2)))))
+WHERE (id = $1) AND (((author_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE identity_id = (SELECT "id" FROM "ext_auth_identity" WHERE id = $2)))))
 RETURNING *
 )
 SELECT "id" FROM "_new"

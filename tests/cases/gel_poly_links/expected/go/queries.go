@@ -365,7 +365,7 @@ func (q *Queries) DeleteShow(ctx context.Context, arg DeleteShowParams) (*Delete
 
 // favourMovieSQL is the SQL of query favour_movie (cases/gel_poly_links/queries/favour_movie.edgeql).
 const favourMovieSQL = `UPDATE "watchlist"
-SET "favourite_movie_id" = $2,
+SET "favourite_movie_id" = (SELECT "_t"."id" FROM "movie" AS "_t" WHERE "_t"."id" = $2::uuid),
     "favourite_show_id" = NULL::uuid
 WHERE id = $1
 RETURNING "id"`
@@ -385,8 +385,8 @@ type FavourMovieRow struct {
 //
 // It returns nil, nil when no row matched.
 //
-// A violated foreign key is reported as *FkWatchlistFavouriteMovieIDError when favourite_movie_id
-// names no movie row; *FkWatchlistFavouriteShowIDError when favourite_show_id names no show row.
+// A violated foreign key is reported as *FkWatchlistFavouriteShowIDError when favourite_show_id
+// names no show row.
 func (q *Queries) FavourMovie(ctx context.Context, arg FavourMovieParams) (*FavourMovieRow, error) {
 	row := q.db.QueryRow(ctx, favourMovieSQL, arg.ID, arg.Movie)
 	var i FavourMovieRow
@@ -401,7 +401,7 @@ func (q *Queries) FavourMovie(ctx context.Context, arg FavourMovieParams) (*Favo
 
 // favourShowSQL is the SQL of query favour_show (cases/gel_poly_links/queries/favour_show.edgeql).
 const favourShowSQL = `UPDATE "watchlist"
-SET "favourite_show_id" = $2,
+SET "favourite_show_id" = (SELECT "_t"."id" FROM "show" AS "_t" WHERE "_t"."id" = $2::uuid),
     "favourite_movie_id" = NULL::uuid
 WHERE id = $1
 RETURNING "id"`
@@ -421,8 +421,8 @@ type FavourShowRow struct {
 //
 // It returns nil, nil when no row matched.
 //
-// A violated foreign key is reported as *FkWatchlistFavouriteShowIDError when favourite_show_id
-// names no show row; *FkWatchlistFavouriteMovieIDError when favourite_movie_id names no movie row.
+// A violated foreign key is reported as *FkWatchlistFavouriteMovieIDError when favourite_movie_id
+// names no movie row.
 func (q *Queries) FavourShow(ctx context.Context, arg FavourShowParams) (*FavourShowRow, error) {
 	row := q.db.QueryRow(ctx, favourShowSQL, arg.ID, arg.Show)
 	var i FavourShowRow

@@ -376,7 +376,7 @@ export async function deleteShow(db: Queryable, args: DeleteShowArgs): Promise<D
 
 /** SQL of query `favour_movie` (cases/gel_poly_links/queries/favour_movie.edgeql). */
 export const favourMovieSql = `UPDATE "watchlist"
-SET "favourite_movie_id" = $2,
+SET "favourite_movie_id" = (SELECT "_t"."id" FROM "movie" AS "_t" WHERE "_t"."id" = $2::uuid),
     "favourite_show_id" = NULL::uuid
 WHERE id = $1
 RETURNING "id"`;
@@ -397,7 +397,6 @@ export interface FavourMovieResult {
  *
  * Source: cases/gel_poly_links/queries/favour_movie.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link FkWatchlistFavouriteMovieIdError} when `favourite_movie_id` names no `movie` row (`fk_watchlist_favourite_movie_id`).
  * @throws {@link FkWatchlistFavouriteShowIdError} when `favourite_show_id` names no `show` row (`fk_watchlist_favourite_show_id`).
  */
 export async function favourMovie(db: Queryable, args: FavourMovieArgs): Promise<FavourMovieResult | null> {
@@ -410,7 +409,7 @@ export async function favourMovie(db: Queryable, args: FavourMovieArgs): Promise
 
 /** SQL of query `favour_show` (cases/gel_poly_links/queries/favour_show.edgeql). */
 export const favourShowSql = `UPDATE "watchlist"
-SET "favourite_show_id" = $2,
+SET "favourite_show_id" = (SELECT "_t"."id" FROM "show" AS "_t" WHERE "_t"."id" = $2::uuid),
     "favourite_movie_id" = NULL::uuid
 WHERE id = $1
 RETURNING "id"`;
@@ -431,7 +430,6 @@ export interface FavourShowResult {
  *
  * Source: cases/gel_poly_links/queries/favour_show.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link FkWatchlistFavouriteShowIdError} when `favourite_show_id` names no `show` row (`fk_watchlist_favourite_show_id`).
  * @throws {@link FkWatchlistFavouriteMovieIdError} when `favourite_movie_id` names no `movie` row (`fk_watchlist_favourite_movie_id`).
  */
 export async function favourShow(db: Queryable, args: FavourShowArgs): Promise<FavourShowResult | null> {

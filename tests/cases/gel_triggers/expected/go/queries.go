@@ -47,7 +47,7 @@ FOR UPDATE OF "author"
 ),
 "_link1" AS (
 INSERT INTO "author_posts" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($2::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "post" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"`
@@ -66,9 +66,6 @@ type AddAuthoredRow struct {
 // AddAuthored runs query add_authored (cases/gel_triggers/queries/add_authored.edgeql).
 //
 // It returns nil, nil when no row matched.
-//
-// A violated foreign key is reported as *FkAuthorPostsTargetIDError when an id of posts names no
-// post row.
 //
 // It reads the global actor from the runner's Globals.
 func (q *Queries) AddAuthored(ctx context.Context, arg AddAuthoredParams) (*AddAuthoredRow, error) {
@@ -151,7 +148,7 @@ RETURNING "id"
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($2::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id" FROM "_new"`
 
@@ -167,9 +164,6 @@ type AddPostRow struct {
 }
 
 // AddPost runs query add_post (cases/gel_triggers/queries/add_post.edgeql).
-//
-// A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
-// row.
 //
 // It reads the global actor from the runner's Globals.
 func (q *Queries) AddPost(ctx context.Context, arg AddPostParams) (AddPostRow, error) {
@@ -511,7 +505,7 @@ func (q *Queries) RenamePost(ctx context.Context, arg RenamePostParams) (*Rename
 
 // setAvatarSQL is the SQL of query set_avatar (cases/gel_triggers/queries/set_avatar.edgeql).
 const setAvatarSQL = `UPDATE "author"
-SET "avatar_id" = $2
+SET "avatar_id" = (SELECT "_t"."id" FROM "image" AS "_t" WHERE "_t"."id" = $2::uuid)
 FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($3 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`
@@ -530,8 +524,6 @@ type SetAvatarRow struct {
 // SetAvatar runs query set_avatar (cases/gel_triggers/queries/set_avatar.edgeql).
 //
 // It returns nil, nil when no row matched.
-//
-// A violated foreign key is reported as *FkAuthorAvatarIDError when avatar_id names no image row.
 //
 // It reads the global actor from the runner's Globals.
 func (q *Queries) SetAvatar(ctx context.Context, arg SetAvatarParams) (*SetAvatarRow, error) {

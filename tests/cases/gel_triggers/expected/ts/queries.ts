@@ -67,7 +67,7 @@ FOR UPDATE OF "author"
 ),
 "_link1" AS (
 INSERT INTO "author_posts" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($2::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "post" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"`;
@@ -88,7 +88,6 @@ export interface AddAuthoredResult {
  *
  * Source: cases/gel_triggers/queries/add_authored.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link FkAuthorPostsTargetIdError} when an id of `posts` names no `post` row (`fk_author_posts_target_id`).
  * Reads the global `actor` from `globals`.
  */
 export async function addAuthored(
@@ -189,7 +188,7 @@ RETURNING "id"
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($2::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id" FROM "_new"`;
 
@@ -208,7 +207,6 @@ export interface AddPostResult {
  * Runs query `add_post`.
  *
  * Source: cases/gel_triggers/queries/add_post.edgeql.
- * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  * Reads the global `actor` from `globals`.
  */
 export async function addPost(
@@ -523,7 +521,7 @@ export async function renamePost(
 
 /** SQL of query `set_avatar` (cases/gel_triggers/queries/set_avatar.edgeql). */
 export const setAvatarSql = `UPDATE "author"
-SET "avatar_id" = $2
+SET "avatar_id" = (SELECT "_t"."id" FROM "image" AS "_t" WHERE "_t"."id" = $2::uuid)
 FROM (SELECT set_config('schemac.g_default__actor_9858d36c', coalesce('v' || CAST(CAST($3 AS text) AS text), ''), true) AS "_g1") AS "_globals"
 WHERE id = $1
 RETURNING "id"`;
@@ -544,7 +542,6 @@ export interface SetAvatarResult {
  *
  * Source: cases/gel_triggers/queries/set_avatar.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link FkAuthorAvatarIdError} when `avatar_id` names no `image` row (`fk_author_avatar_id`).
  * Reads the global `actor` from `globals`.
  */
 export async function setAvatar(

@@ -32,8 +32,6 @@ type AddCommentRow struct {
 
 // AddComment runs query add_comment (cases/policies/queries/add_comment.edgeql).
 //
-// A violated foreign key is reported as *FkCommentNoteIDError when note_id names no note row.
-//
 // It reads the global current_user_id from the runner's Globals.
 func (q *Queries) AddComment(ctx context.Context, arg AddCommentParams) (AddCommentRow, error) {
 	row := q.db.QueryRow(ctx, addCommentSQL, arg.Note, q.globals.CurrentUserID, arg.Text)
@@ -145,7 +143,7 @@ func (q *Queries) AddNoteFor(ctx context.Context, arg AddNoteForParams) (AddNote
 const archiveNoteSQL = `WITH "_new" AS (
 UPDATE "note"
 SET "archived" = true
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING *
 )
 SELECT "id" FROM "_new"
@@ -258,7 +256,7 @@ func (q *Queries) Comments(ctx context.Context, _ ...CommentsParams) ([]Comments
 
 // deleteNoteSQL is the SQL of query delete_note (cases/policies/queries/delete_note.edgeql).
 const deleteNoteSQL = `DELETE FROM "note"
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING "id"`
 
 // DeleteNoteParams are the parameters of DeleteNote.
@@ -295,7 +293,7 @@ func (q *Queries) DeleteNote(ctx context.Context, arg DeleteNoteParams) (*Delete
 const editNoteSQL = `WITH "_new" AS (
 UPDATE "note"
 SET "body" = $3
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING *
 )
 SELECT "id" FROM "_new"
@@ -334,7 +332,7 @@ const editNotesSQL = `WITH "_new" AS (
 UPDATE "note"
 SET "body" = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('body' AS text) AS _k) AS _jx) AS _v) AS _jc)
 FROM unnest($1::jsonb[]) AS "_batch"("_for_item")
-WHERE (id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>> '{}') AS uuid) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS uuid) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('id' AS text) AS _k) AS _jx) AS _v) AS _jc)) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>> '{}') AS uuid) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS uuid) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('id' AS text) AS _k) AS _jx) AS _v) AS _jc)) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING "note".*
 )
 SELECT "id" FROM "_new"
@@ -384,7 +382,7 @@ func (q *Queries) EditNotes(ctx context.Context, arg EditNotesParams) ([]EditNot
 const giveNoteSQL = `WITH "_new" AS (
 UPDATE "note"
 SET "owner_id" = $3
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING *
 )
 SELECT "id" FROM "_new"

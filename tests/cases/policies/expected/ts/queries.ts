@@ -45,7 +45,6 @@ export interface AddCommentResult {
  * Runs query `add_comment`.
  *
  * Source: cases/policies/queries/add_comment.edgeql.
- * @throws {@link FkCommentNoteIdError} when `note_id` names no `note` row (`fk_comment_note_id`).
  * Reads the global `current_user_id` from `globals`.
  */
 export async function addComment(
@@ -177,7 +176,7 @@ export async function addNoteFor(
 export const archiveNoteSql = `WITH "_new" AS (
 UPDATE "note"
 SET "archived" = true
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING *
 )
 SELECT "id" FROM "_new"
@@ -280,7 +279,7 @@ export async function comments(
 
 /** SQL of query `delete_note` (cases/policies/queries/delete_note.edgeql). */
 export const deleteNoteSql = `DELETE FROM "note"
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING "id"`;
 
 /** Parameters of {@link deleteNote}. */
@@ -317,7 +316,7 @@ export async function deleteNote(
 export const editNoteSql = `WITH "_new" AS (
 UPDATE "note"
 SET "body" = $3
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING *
 )
 SELECT "id" FROM "_new"
@@ -359,7 +358,7 @@ export const editNotesSql = `WITH "_new" AS (
 UPDATE "note"
 SET "body" = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN (_jc._v #>> '{}') WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS text) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('body' AS text) AS _k) AS _jx) AS _v) AS _jc)
 FROM unnest($1::jsonb[]) AS "_batch"("_for_item")
-WHERE (id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>> '{}') AS uuid) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS uuid) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('id' AS text) AS _k) AS _jx) AS _v) AS _jc)) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = (SELECT CASE jsonb_typeof(_jc._v) WHEN 'string' THEN CAST((_jc._v #>> '{}') AS uuid) WHEN 'null' THEN NULL ELSE CAST(CAST(CAST('expected json string or null' || chr(59) || ' got JSON ' || jsonb_typeof(_jc._v) AS integer) AS text) AS uuid) END FROM (SELECT (SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = 'object' AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE CAST(CAST(CAST(CASE WHEN jsonb_typeof(_jx._v) = 'object' THEN 'JSON index ' || quote_literal(_jx._k) || ' is out of bounds' ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by text' END AS integer) AS text) AS jsonb) END FROM (SELECT "_batch"."_for_item" AS _v, CAST('id' AS text) AS _k) AS _jx) AS _v) AS _jc)) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING "note".*
 )
 SELECT "id" FROM "_new"
@@ -399,7 +398,7 @@ export async function editNotes(
 export const giveNoteSql = `WITH "_new" AS (
 UPDATE "note"
 SET "owner_id" = $3
-WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2))) OR ((COALESCE(public, false)))) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
+WHERE (id = $1) AND (((owner_id IS NOT DISTINCT FROM (SELECT "id" FROM "user" WHERE id = $2)))) AND NOT (((COALESCE(archived, false))))
 RETURNING *
 )
 SELECT "id" FROM "_new"

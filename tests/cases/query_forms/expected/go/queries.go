@@ -97,7 +97,7 @@ FOR UPDATE
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($2::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"`
@@ -116,9 +116,6 @@ type AddTagsRow struct {
 // AddTags runs query add_tags (cases/query_forms/queries/add_tags.edgeql).
 //
 // It returns nil, nil when no row matched.
-//
-// A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
-// row.
 func (q *Queries) AddTags(ctx context.Context, arg AddTagsParams) (*AddTagsRow, error) {
 	if arg.TagIDs == nil {
 		arg.TagIDs = []string{}
@@ -142,7 +139,7 @@ RETURNING *
 ),
 "_with_post_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_with_post"."id", "_t"."id" FROM "_with_post", (SELECT DISTINCT unnest($4::uuid[]) AS "id") AS "_t"
+SELECT "_with_post"."id", "_t"."id" FROM "_with_post", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id",
        "title",
@@ -178,8 +175,7 @@ type CreatePostRow struct {
 //
 // A duplicate is reported as *UqPostSlugError.
 //
-// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row;
-// *FkPostTagsTargetIDError when an id of tags names no tag row.
+// A violated foreign key is reported as *FkPostAuthorIDError when author_id names no account row.
 func (q *Queries) CreatePost(ctx context.Context, arg CreatePostParams) (CreatePostRow, error) {
 	if arg.TagIDs == nil {
 		arg.TagIDs = []string{}
@@ -376,7 +372,7 @@ FOR UPDATE
 "_link1" AS (
 DELETE FROM "post_tags" AS "_l"
 USING "_new"
-WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY ($2::uuid[])
+WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY (ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[])))
 )
 SELECT "id" FROM "_new"`
 
@@ -419,11 +415,11 @@ RETURNING *
 "_link1" AS (
 DELETE FROM "post_tags" AS "_l"
 USING "_new"
-WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" <> ALL ($3::uuid[])
+WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" <> ALL (ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($3::uuid[])))
 ),
 "_link2" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($3::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($3::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id",
@@ -455,9 +451,6 @@ type RetagPostRow struct {
 // Replace a post's tags and retitle it; returns the new state of the row.
 //
 // It returns nil, nil when no row matched.
-//
-// A violated foreign key is reported as *FkPostTagsTargetIDError when an id of tags names no tag
-// row.
 func (q *Queries) RetagPost(ctx context.Context, arg RetagPostParams) (*RetagPostRow, error) {
 	if arg.TagIDs == nil {
 		arg.TagIDs = []string{}

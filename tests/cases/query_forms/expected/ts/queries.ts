@@ -91,7 +91,7 @@ FOR UPDATE
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($2::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"`;
@@ -112,7 +112,6 @@ export interface AddTagsResult {
  *
  * Source: cases/query_forms/queries/add_tags.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function addTags(db: Queryable, args: AddTagsArgs): Promise<AddTagsResult | null> {
   const rows = await run(db, addTagsSql, [
@@ -130,7 +129,7 @@ RETURNING *
 ),
 "_with_post_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_with_post"."id", "_t"."id" FROM "_with_post", (SELECT DISTINCT unnest($4::uuid[]) AS "id") AS "_t"
+SELECT "_with_post"."id", "_t"."id" FROM "_with_post", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id",
        "title",
@@ -160,7 +159,6 @@ export interface CreatePostResult {
  * Source: cases/query_forms/queries/create_post.edgeql.
  * @throws {@link UqPostSlugError} on a duplicate for `uq_post_slug`.
  * @throws {@link FkPostAuthorIdError} when `author_id` names no `account` row (`fk_post_author_id`).
- * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function createPost(db: Queryable, args: CreatePostArgs): Promise<CreatePostResult> {
   const rows = await run(db, createPostSql, [
@@ -328,7 +326,7 @@ FOR UPDATE
 "_link1" AS (
 DELETE FROM "post_tags" AS "_l"
 USING "_new"
-WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY ($2::uuid[])
+WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY (ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[])))
 )
 SELECT "id" FROM "_new"`;
 
@@ -367,11 +365,11 @@ RETURNING *
 "_link1" AS (
 DELETE FROM "post_tags" AS "_l"
 USING "_new"
-WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" <> ALL ($3::uuid[])
+WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" <> ALL (ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($3::uuid[])))
 ),
 "_link2" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest($3::uuid[]) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($3::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id",
@@ -398,7 +396,6 @@ export interface RetagPostResult {
  *
  * Source: cases/query_forms/queries/retag_post.edgeql.
  * Resolves to `null` when no row matched.
- * @throws {@link FkPostTagsTargetIdError} when an id of `tags` names no `tag` row (`fk_post_tags_target_id`).
  */
 export async function retagPost(db: Queryable, args: RetagPostArgs): Promise<RetagPostResult | null> {
   const rows = await run(db, retagPostSql, [

@@ -24,7 +24,7 @@ async function run(db: Queryable, text: string, values: unknown[]): Promise<unkn
 export const memberAddPointsSql = `WITH "_with_updated" AS (
 UPDATE "member"
 SET "points" = points + $3::integer
-WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
+WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
 RETURNING *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) AS "_allowed"
 )
 SELECT "handle", "points"
@@ -66,7 +66,7 @@ export async function memberAddPoints(
 export const memberFollowSql = `WITH "_new" AS (
 SELECT *
 FROM "member"
-WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
+WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_link1" AS (
@@ -113,7 +113,7 @@ export async function memberFollow(
 export const memberFollowShelfSql = `WITH "_with_updated" AS (
 SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) AS "_allowed"
 FROM "member"
-WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $2)) AND (handle = $1::text)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $2)) AND (handle = $1::text)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_with_updated_link1" AS (
@@ -261,7 +261,7 @@ export async function memberShelves(
 export const memberUnfollowTitledSql = `WITH "_new" AS (
 SELECT *
 FROM "member"
-WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
+WHERE ((club_id = (SELECT "id" FROM "club" WHERE id = $1)) AND (handle = $2)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_link1" AS (
@@ -309,7 +309,7 @@ INSERT INTO "member" ("club_id", "handle", "points")
 VALUES ($1, $2, $3)
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = "member".points + $3::integer
-WHERE ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id)))
+WHERE ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id)))
 RETURNING "id", (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $4) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 )
 SELECT "id" FROM "_new"`;
@@ -355,7 +355,7 @@ INSERT INTO "member" ("club_id", "handle")
 VALUES ((SELECT "id" FROM "club" WHERE id = $2), $1::text)
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = CAST("member".points AS bigint) + 1
-WHERE ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)))
+WHERE ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id)))
 RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 )
 SELECT "id",
@@ -409,7 +409,7 @@ INSERT INTO "member" ("club_id", "handle", "points")
 VALUES ((SELECT "id" FROM "club" WHERE id = $3), $1::text, $2::integer)
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = "member".points + $2::integer
-WHERE ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id)))
+WHERE ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id)))
 RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 )
 SELECT "handle", "points"
@@ -455,7 +455,7 @@ SELECT (SELECT "_q1"."id" FROM "book" AS "_q1" WHERE "_q1".code = $1) AS "v"
 "_new" AS (
 SELECT *
 FROM "shelf"
-WHERE (id = $2) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM club_id)))
+WHERE (id = $2) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_link1" AS (
@@ -501,7 +501,7 @@ export async function shelfAddBook(
 export const shelfAddBookSelectSql = `WITH "_with_updated" AS (
 SELECT *, (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "shelf".club_id))) AND NOT (((char_length("shelf".title) = 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN (char_length("shelf".title) = 0) THEN 'a shelf needs a title' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Shelf', 'action', 'update', 'id', "shelf"."id")::text, NULL::boolean) END) AS "_allowed"
 FROM "shelf"
-WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_with_updated_link1" AS (
@@ -550,7 +550,7 @@ export async function shelfAddBookSelect(
 export const shelfAddFilmsSql = `WITH "_new" AS (
 SELECT *
 FROM "shelf"
-WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_link1" AS (
@@ -745,7 +745,7 @@ SELECT (SELECT "_q1"."id" FROM "film" AS "_q1" WHERE "_q1".code = $1) AS "v"
 "_new" AS (
 SELECT *
 FROM "shelf"
-WHERE (id = $2) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM club_id)))
+WHERE (id = $2) AND ((((SELECT "id" FROM "club" WHERE id = $3) IS NOT DISTINCT FROM club_id)))
 FOR UPDATE
 ),
 "_link1" AS (
@@ -793,7 +793,7 @@ INSERT INTO "member" ("club_id", "handle", "points")
 VALUES ((SELECT "id" FROM "club" WHERE id = $1), $2, CAST(1 AS integer))
 ON CONFLICT ("club_id", "handle") DO UPDATE
 SET "points" = "member".points + CAST(1 AS integer)
-WHERE ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)))
+WHERE ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id)))
 RETURNING *, (CASE WHEN "member".xmax = 0 THEN (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'insert', 'id', "member"."id")::text, NULL::boolean) END) ELSE (CASE WHEN ((((SELECT "id" FROM "club" WHERE id = $1) IS NOT DISTINCT FROM "member".club_id))) AND NOT ((("member".points < 0))) THEN true ELSE schemac_raise('SCP01', CASE WHEN ("member".points < 0) THEN 'points cannot go below zero' ELSE 'only members of the club write this' END, json_build_object('type', 'default::Member', 'action', 'update', 'id', "member"."id")::text, NULL::boolean) END) END) AS "_allowed"
 ),
 "_with_shelf" AS (
@@ -849,7 +849,7 @@ export const shelfHighlightSql = `WITH "_new" AS (
 UPDATE "shelf"
 SET "highlight_film_id" = COALESCE((SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".code = $3), CAST(CAST(CAST('schemac-assert|assert_exists|assert_exists violation: expression returned an empty set' || coalesce(left(CAST((SELECT "_q0"."id" FROM "film" AS "_q0" WHERE "_q0".code = $3) AS text), 0), '') AS integer) AS text) AS uuid)),
     "highlight_book_id" = NULL::uuid
-WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 RETURNING *
 )
 SELECT "id" FROM "_new"
@@ -892,7 +892,7 @@ export async function shelfHighlight(
 export const shelfSetCuratorSql = `WITH "_new" AS (
 UPDATE "shelf"
 SET "curator_id" = (SELECT "_q0"."id" FROM "member" AS "_q0" WHERE ("_q0".handle = $3) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM "_q0".club_id)) OR (true)))
-WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)) OR (true)) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
+WHERE (id = $1) AND ((((SELECT "id" FROM "club" WHERE id = $2) IS NOT DISTINCT FROM club_id)))
 RETURNING *
 )
 SELECT "id" FROM "_new"
