@@ -156,12 +156,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     so module- and session-scoped fixtures such as a compiled library, a TypeScript build or a
     language-server session are made once), and :data:`SERIAL_DIRS` one group each. A test
     marked ``xdist_group`` keeps its own group. (Before xdist's own hook, which reads the mark.)"""
-    if getattr(config.option, "dist", "no") == "no":
+    if not getattr(config.option, "loadgroup", False):  # set on the workers by --dist loadgroup
         return
     for item in items:
         if item.get_closest_marker("xdist_group") is not None:
             continue
-        path = Path(str(item.fspath)).resolve()
+        path = Path(str(getattr(item, "path", None) or item.fspath)).resolve()
         try:
             group = path.relative_to(REPO_ROOT).as_posix()
         except ValueError:

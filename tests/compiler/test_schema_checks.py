@@ -152,9 +152,15 @@ def test_using_future_is_a_warning_only():
     assert [(w.code, w.severity, w.span.line) for w in warnings] == [("W0001", "warning", 1)]
 
 
-def test_exclusive_on_abstract_type_warns_it_is_per_table():
+def test_exclusive_on_abstract_type_holds_across_tables_or_warns_it_is_per_table():
+    # a plain exclusive holds across the subtypes' tables (issue 25: tests/compiler/test_wrong_results_25.py)
     warnings = []
     compile_library({"s.esdl": "abstract type Named { required name: str { constraint exclusive; }; }\n"
+                               "type A extending Named {}\ntype B extending Named {}\n"}, Options("t"), warnings)
+    assert warnings == []
+    # a partial one stays per table, and says so
+    compile_library({"s.esdl": "abstract type Named { required name: str; n: int64;\n"
+                               "  constraint exclusive on (.name) filter .n > 0; }\n"
                                "type A extending Named {}\ntype B extending Named {}\n"}, Options("t"), warnings)
     assert [w.code for w in warnings] == ["W0002"]
     assert "enforced per table (A, B)" in warnings[0].message

@@ -292,3 +292,138 @@ def test_06_unknown_ids_in_a_link_sub_select_are_skipped(pg):
         _run(pg, plans["pin"], unknown)
     _run(pg, plans["pin"], a)
     assert pg.execute("SELECT count(*) FROM pin") == [(1,)]
+
+
+# -- 4. {**} on an abstract type: every property and link --------------------------------------
+
+
+def test_04_double_splat_on_an_abstract_type_has_its_links(pg):
+    """``{**}`` is every property and every link, each with ``{*}`` of its target
+    (https://docs.geldata.com/reference/edgeql/select#splats); on an abstract type, its own (those
+    all its subtypes inherit). ``select Dep {**}`` gave the properties alone."""
+    sources = {
+        "s.esdl": "type Person { required name: str; }\n"
+                  "abstract type Dep { required name: str; boss: Person; multi staff: Person; }\n"
+                  "type Lab extending Dep { budget: int64; }\n"
+                  "type Office extending Dep { floor: int64; helper: Person; }",
+        "q/all.edgeql": "select Dep {**} order by .name;",
+    }
+    _migrate(pg, sources)
+    [(ann,)] = pg.execute("INSERT INTO person (name) VALUES ('ann') RETURNING id")
+    [(bob,)] = pg.execute("INSERT INTO person (name) VALUES ('bob') RETURNING id")
+    [(lab,)] = pg.execute("INSERT INTO lab (name, boss_id, budget) VALUES ('lab', %s, 5) RETURNING id", (ann,))
+    [(office,)] = pg.execute("INSERT INTO office (name, helper_id) VALUES ('office', %s) RETURNING id", (bob,))
+    pg.execute("INSERT INTO lab_staff (source_id, target_id) VALUES (%s, %s), (%s, %s)", (lab, ann, lab, bob))
+    plan = _plans(sources)["all"]
+    assert [f.name for f in plan.result] == ["id", "name", "boss", "staff"]
+    rows = _run(pg, plan)
+    person = {ann: {"id": str(ann), "name": "ann"}, bob: {"id": str(bob), "name": "bob"}}
+    assert rows == [(lab, "lab", person[ann], sorted([person[ann], person[bob]], key=lambda p: p["id"])),
+                    (office, "office", None, [])]
+
+
+# -- 7. an hnsw index does not drop the rows without a vector ---------------------------------
+
+
+def test_07_vector_index_keeps_the_rows_without_a_vector(pgvector_db):
+    """``order by cosine_distance(.embedding, $q) empty last limit 10`` is Gel's order: rows with
+    no vector last (https://docs.geldata.com/reference/edgeql/select#ordering). Postgres served it
+    from the hnsw index, whose scan holds no NULL vector, so those rows were missing (2 of 5
+    here); without the index they came back. With ``filter exists .embedding`` the index still
+    serves the ordering (the rows are the same with and without it)."""
+    schema = ("using extension pgvector;\nmodule default { type Doc { required title: str; "
+              "embedding: ext::pgvector::vector<3>;\n"
+              "  index ext::pgvector::hnsw_cosine(m := 16, ef_construction := 64) on (.embedding); } }")
+    order = "order by ext::pgvector::cosine_distance(.embedding, <ext::pgvector::vector>$q) empty last limit 10;"
+    sources = {"s.esdl": schema, "q/all.edgeql": "select Doc { title } " + order,
+               "q/some.edgeql": "select Doc { title } filter exists .embedding " + order}
+    pgvector_db.execute(_compile(sources)["sql/000001_init.up.sql"])
+    docs = {"a": "[1,0,0]", "b": "[0,1,0]", "c": "[1,1,0]", "x": None, "y": None}
+    for title, v in docs.items():
+        pgvector_db.execute("INSERT INTO doc (title, embedding) VALUES (%s, %s)", (title, v))
+    plans = _plans(sources)
+    q = "[1,0.1,0]"
+    with pgvector_db.conn.transaction():
+        pgvector_db.execute("SET LOCAL enable_seqscan = off")  # as on a large table: the index if it can
+        rows = [r[0] for r in _run(pgvector_db, plans["all"], q)]
+        some = [r[0] for r in _run(pgvector_db, plans["some"], q)]
+        explain = "\n".join(r[0] for r in pgvector_db.execute(
+            "EXPLAIN " + plans["some"].sql.replace("$1", f"'{q}'")))
+    assert rows[:3] == ["a", "c", "b"] and sorted(rows[3:]) == ["x", "y"]
+    assert some == ["a", "c", "b"]
+    assert "hnsw" in explain or "ix_doc_embedding" in explain, explain
+    with pgvector_db.conn.transaction():
+        pgvector_db.execute("SET LOCAL enable_indexscan = off")
+        assert sorted(r[0] for r in _run(pgvector_db, plans["all"], q)) == sorted(rows)
+
+
+# -- 3. an exclusive constraint holds across a type's subtypes ---------------------------------
+
+
+def test_03_exclusive_on_a_concrete_parent_holds_across_its_subtypes(pg, pg_factory):
+    """``type User { required email: str { constraint exclusive; } } type Admin extending User;``:
+    Gel's exclusive holds across the objects of User, admins included ("does not intersect with
+    any other such set in any other object of this type",
+    https://docs.geldata.com/reference/stdlib/constraints#constraint::std::exclusive). Each table
+    had its own UNIQUE only, so a user and an admin could share an email. Also under concurrency:
+    a second writer of the same email waits for the first and is refused. (Migrations:
+    tests/migrations/test_wrong_results_25_migrations.py.)"""
+    import threading
+
+    import psycopg
+
+    sources = {
+        "s.esdl": "type User { required email: str { constraint exclusive; } }\n"
+                  "type Admin extending User { level: int64; }\n"
+                  "type Root extending Admin;\n"
+                  "abstract type Named { required name: str { constraint exclusive; } }\n"
+                  "type Team extending Named;\ntype Project extending Named;",
+        "q/add_user.edgeql": "insert User { email := <str>$e };",
+        "q/add_admin.edgeql": "insert Admin { email := <str>$e };",
+    }
+    _migrate(pg, sources)
+    plans = _plans(sources)
+    _run(pg, plans["add_user"], "a@x")
+    with pytest.raises(psycopg.errors.UniqueViolation) as e:
+        _run(pg, plans["add_admin"], "a@x")
+    assert e.value.diag.constraint_name == "uq_admin_email"  # Admin's typed ExclusiveViolation
+    with pytest.raises(psycopg.errors.UniqueViolation):
+        pg.execute("INSERT INTO root (email) VALUES ('a@x')")
+    _run(pg, plans["add_admin"], "b@x")
+    with pytest.raises(psycopg.errors.UniqueViolation) as e:  # an update too
+        pg.execute("UPDATE \"user\" SET email = 'b@x' WHERE email = 'a@x'")
+    assert e.value.diag.constraint_name == "uq_user_email"
+    pg.execute("UPDATE \"user\" SET email = 'a@x' WHERE email = 'a@x'")  # its own value again
+    with pytest.raises(psycopg.errors.UniqueViolation):  # within a table, as before
+        _run(pg, plans["add_admin"], "b@x")
+    pg.execute("INSERT INTO team (name) VALUES ('n')")
+    with pytest.raises(psycopg.errors.UniqueViolation):  # an abstract type's, likewise
+        pg.execute("INSERT INTO project (name) VALUES ('n')")
+    assert pg.execute("SELECT count(*) FROM \"user\"") + pg.execute("SELECT count(*) FROM admin") == [(1,), (1,)]
+
+    # Two transactions writing one email into two tables: the second waits, then is refused.
+    first = psycopg.connect(pg.url)
+    second = psycopg.connect(pg.url)
+    try:
+        first.execute("INSERT INTO \"user\" (email) VALUES ('c@x')")
+        outcome = []
+
+        def other():
+            try:
+                second.execute("INSERT INTO admin (email) VALUES ('c@x')")
+                second.commit()
+                outcome.append("inserted")
+            except psycopg.errors.UniqueViolation:
+                second.rollback()
+                outcome.append("refused")
+
+        t = threading.Thread(target=other)
+        t.start()
+        t.join(1.0)
+        assert t.is_alive() and not outcome  # waiting for the first
+        first.commit()
+        t.join(10)
+        assert outcome == ["refused"]
+    finally:
+        first.close()
+        second.close()

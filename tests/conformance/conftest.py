@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import pytest
 
 import conformance_harness as harness
 
+KEEP_OPEN = 3
 OUT_DIR = os.environ.get("SCHEMAC_CONFORMANCE_OUT") or os.path.join(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), ".conformance")
 
@@ -34,9 +36,15 @@ def conformance_fixture(_conformance_fixtures):
     def get(area, cls):
         key = (area, cls)
         if key not in made:
+            # the cases run fixture after fixture: keep the last few databases open, not all
+            # (each holds a connection for the session; the whole suite shares the server)
+            for old in list(made)[:-(KEEP_OPEN - 1)]:
+                made.pop(old).close(admin)
             fx = harness.Fixture(area, cls, harness.load_area(area)["fixtures"][cls], reduce=True)
             made[key] = fx
             fx.open(admin, make_url)
+        else:
+            made[key] = made.pop(key)  # most recently used last
         return made[key]
 
     return get
@@ -49,8 +57,10 @@ def _conformance_outcomes():
     if outcomes:
         os.makedirs(OUT_DIR, exist_ok=True)
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        # the run's id (the same in every xdist worker): summary.py reads the newest run's files
+        run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"{os.getpid()}-{time.time()}"
         with open(os.path.join(OUT_DIR, f"outcomes-{worker}.json"), "w") as f:
-            json.dump(outcomes, f, indent=0, default=str)
+            json.dump({"run": run, "time": time.time(), "outcomes": outcomes}, f, indent=0, default=str)
 
 
 @pytest.fixture

@@ -32,9 +32,16 @@ def main(argv=None) -> int:
                     help="add the run's MATCH cases (on the schema as written or reduced) to matching.txt")
     args = ap.parse_args(argv)
     outcomes = {}
+    files = []
     for path in sorted(glob.glob(os.path.join(args.dir, "outcomes-*.json"))):
         with open(path) as f:
-            for o in json.load(f):
+            data = json.load(f)
+        if isinstance(data, dict):
+            files.append(data)
+    newest = max(files, key=lambda d: d["time"])["run"] if files else None
+    for data in files:
+        if data["run"] == newest:  # (the workers of the last run; older files are stale)
+            for o in data["outcomes"]:
                 outcomes[o["id"]] = o
     if not outcomes:
         print(f"no outcomes in {args.dir}: run tests/run tests/conformance first", file=sys.stderr)

@@ -44,7 +44,12 @@ def test_known_mismatches_name_cases():
 FIXTURES = sorted({(a, c["class"]) for a, c in CASES})
 
 
-@pytest.mark.parametrize("area,cls", FIXTURES, ids=[f"{a}:{c}" for a, c in FIXTURES])
+def _group(area, cls):
+    # one xdist group per fixture database: its cases run on one worker, the fixtures spread
+    return pytest.mark.xdist_group(f"conformance-{area}-{cls}")
+
+
+@pytest.mark.parametrize("area,cls", [pytest.param(a, c, marks=_group(a, c), id=f"{a}:{c}") for a, c in FIXTURES])
 def test_fixture(area, cls, conformance_fixture, request):
     """The fixture's schema (as much of it as schemac compiles) migrates on PostgreSQL, and its
     setup statements, once compiled, run."""
@@ -55,7 +60,7 @@ def test_fixture(area, cls, conformance_fixture, request):
         pytest.fail(f"{area}:{cls}: {fx.failure}", pytrace=False)
 
 
-@pytest.mark.parametrize("area,case", CASES, ids=[c["id"] for _, c in CASES])
+@pytest.mark.parametrize("area,case", [pytest.param(a, c, marks=_group(a, c["class"]), id=c["id"]) for a, c in CASES])
 def test_case(area, case, conformance_fixture, conformance_log, request):
     if case["id"] in KNOWN:
         request.node.add_marker(pytest.mark.xfail(strict=True, reason=KNOWN[case["id"]]))

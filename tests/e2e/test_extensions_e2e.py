@@ -48,7 +48,9 @@ VECTOR_QUERIES = {
     "nearest": ("select Doc { title, embedding } filter exists .embedding\n"
                 "order by ext::pgvector::cosine_distance(.embedding, <ext::pgvector::vector>$q) empty last\n"
                 "limit <int64>$n;"),
-    "nearest_l2": ("select Doc { title }\n"
+    # (`filter exists .embedding`: an index holds no empty vector, so without it the ordering is
+    # not served by one, and the rows without a vector still come last: issue 25)
+    "nearest_l2": ("select Doc { title } filter exists .embedding\n"
                    "order by ext::pgvector::euclidean_distance(.embedding, <ext::pgvector::vector>$q) empty last\n"
                    "limit <int64>$n;"),
     "nearest_ip": ("select Doc { title } filter exists .embedding\n"

@@ -18,15 +18,22 @@ HERE = Path(__file__).parent
 LIB = GENERATED / "notes"
 
 
+def _migrate_up(pg):
+    """Every committed migration, in order."""
+    for f in sorted((LIB / "sql").glob("*.up.sql")):
+        pg.execute(f.read_text())
+
+
 def test_notes_migration_applies_and_reverts(pg):
-    pg.execute((LIB / "sql" / "000001_init.up.sql").read_text())
-    pg.execute((LIB / "sql" / "000001_init.down.sql").read_text())
+    _migrate_up(pg)
+    for f in sorted((LIB / "sql").glob("*.down.sql"), reverse=True):
+        pg.execute(f.read_text())
     assert pg.execute("SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace") == [(0,)]
 
 
 @pytest.mark.slow
 def test_typescript_notes(pg, tsc_run, tmp_path):
-    pg.execute((LIB / "sql" / "000001_init.up.sql").read_text())
+    _migrate_up(pg)
     src = tmp_path / "src"
     shutil.copytree(LIB / "ts", src / "gen")
     shutil.copy(HERE / "notes_ts" / "main.ts", src / "main.ts")
@@ -37,7 +44,7 @@ def test_typescript_notes(pg, tsc_run, tmp_path):
 
 @pytest.mark.slow
 def test_go_notes(pg, go_run, tmp_path):
-    pg.execute((LIB / "sql" / "000001_init.up.sql").read_text())
+    _migrate_up(pg)
     mod = tmp_path / "mod"
     shutil.copytree(LIB / "go", mod / "notes")
     shutil.copytree(HERE / "notes_go", mod, dirs_exist_ok=True)

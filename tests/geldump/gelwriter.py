@@ -341,7 +341,6 @@ def write_dump(path: str, tables: List[Table], protocol: Tuple[int, int] = (3, 0
     """Write ``tables`` as a Gel dump file at ``path``, streaming the rows (a table's rows may be
     a generator: the file is written block by block)."""
     v2 = protocol >= (2, 0)
-    owners = {t.name: t for t in tables if t.pointer_of is None}
     deps: Dict[str, List[uuid.UUID]] = {}
     for t in tables:
         if t.pointer_of is not None:
@@ -357,7 +356,6 @@ def write_dump(path: str, tables: List[Table], protocol: Tuple[int, int] = (3, 0
         dep_ids = deps.get(t.name, []) if t.pointer_of is None else []
         header += t.id.bytes + struct.pack("!I", len(desc)) + desc + struct.pack("!H", len(dep_ids)) + \
             b"".join(d.bytes for d in dep_ids)
-    del owners
     with open(path, "wb") as fh:
         fh.write(MAGIC + struct.pack("!q", 1))
         fh.write(_block(b"H", header))

@@ -16,7 +16,6 @@ loaded into the tables of a library's migrations on PostgreSQL 15, and read back
 from __future__ import annotations
 
 import datetime as dt
-import os
 import uuid
 from pathlib import Path
 
@@ -484,3 +483,47 @@ def test_pgvector(tmp_path, pgvector_db, capsys, protocol):
     assert pgvector_db.execute("SELECT id, vec::text, note FROM doc ORDER BY id") == [
         (d1, "[1,-2.5,0.125]", "a"), (d2, "[0,0,3]", None)]
     assert pgvector_db.execute("SELECT id FROM doc ORDER BY vec <-> '[0,0,2.9]' LIMIT 1") == [(d2,)]
+
+
+CONCRETE_SCHEMA = """
+type Animal { required name: str; }
+type Dog extending Animal { breed: str; }
+type Owner { required name: str; pet: Animal; multi pets: Animal; }
+"""
+
+
+def test_concrete_inheritance(tmp_path, pg, capsys):
+    """A type extending a concrete type: each keeps its own objects in its own table, as in Gel
+    (https://docs.geldata.com/reference/datamodel/inheritance). A link to the concrete parent
+    stores ids of the parent's table (schemac's model): a dump whose link holds a subtype's
+    object is refused by the foreign key at the end, and nothing is written."""
+    lib = tmp_path / "zoo"
+    lib.mkdir()
+    (lib / "schema.esdl").write_text(CONCRETE_SCHEMA)
+    assert main(["migrate", "generate", "--library", "zoo", "--out", str(lib / "migrations"),
+                 str(lib / "schema.esdl")]) == 0
+    assert main(["migrate", "apply", "--dir", str(lib / "migrations"), "--database-url", pg.url]) == 0
+    a1, d1, o1 = uuid.UUID(int=1), uuid.UUID(int=2), uuid.UUID(int=3)
+
+    def tables(pet):
+        return [gw.object_table("default::Animal", [("id", S("uuid")), ("name", S("str"))], [(a1, "Cat")]),
+                gw.object_table("default::Dog", [("id", S("uuid")), ("name", S("str")), ("breed", S("str"))],
+                                [(d1, "Rex", "collie")]),
+                gw.object_table("default::Owner", [("id", S("uuid")), ("name", S("str")), ("pet", S("uuid"))],
+                                [(o1, "Olga", pet)], links=("pet",)),
+                gw.pointer_table("default::Owner", "pets", gw.obj("default::Animal"), [(o1, a1)])]
+
+    dump = tmp_path / "zoo.dump"
+    gw.write_dump(str(dump), tables(a1))
+    code, _, err = _import(dump, lib, pg, capsys)
+    assert code == 0, err
+    assert pg.execute("SELECT name FROM animal") == [("Cat",)]
+    assert pg.execute("SELECT id, name, breed FROM dog") == [(d1, "Rex", "collie")]
+    assert pg.execute("SELECT pet_id FROM owner") == [(a1,)]
+    assert pg.execute("SELECT source_id, target_id FROM owner_pets") == [(o1, a1)]
+    pg.execute("TRUNCATE animal, dog, owner, owner_pets")
+    gw.write_dump(str(dump), tables(d1))
+    code, _, err = _import(dump, lib, pg, capsys)
+    assert code == 1
+    assert "error[E0503]" in err and "fk_owner_pet_id" in err and "rolled back" in err, err
+    assert pg.execute("SELECT count(*) FROM dog") == [(0,)]

@@ -107,6 +107,19 @@ def test_a_failing_migration_fails_on_the_test_database(pg):
     assert pg.execute("select count(*) from pg_tables where schemaname = 'public'") == [(0,)]
 
 
+_WORKERS: list = []
+
+
+def test_a_test_file_runs_in_one_process_1():
+    """tests/run runs pytest-xdist with each file one group (tests/conftest.py): the tests of a
+    file share one process (module fixtures, module state), whichever worker it is."""
+    _WORKERS.append((os.environ.get("PYTEST_XDIST_WORKER", "-"), os.getpid()))
+
+
+def test_a_test_file_runs_in_one_process_2():
+    assert _WORKERS == [(os.environ.get("PYTEST_XDIST_WORKER", "-"), os.getpid())]
+
+
 def test_url_with_dbname_converts_keyword_conninfo(tsc_run):
     import sys
 

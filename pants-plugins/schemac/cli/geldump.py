@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List
 
 from schemac.diagnostics import CompileError
 from schemac.pipeline import SCHEMA_SUFFIXES, check_library

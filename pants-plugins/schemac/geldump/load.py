@@ -432,7 +432,7 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
                 copy_cm.__exit__(None, None, None)
                 n = summary.counts[current.plan.label]  # type: ignore[union-attr]
                 secs = max(time.monotonic() - type_started, 1e-6)
-                log(f"import-gel-dump: {current.plan.label}: {n} rows ({n / secs:,.0f} rows/s)")  # type: ignore
+                log(f"import-gel-dump: {current.plan.label}: {n:,} rows ({n / secs:,.0f} rows/s)")  # type: ignore
                 copy_cm = copy = current = None
 
             def start_copy(target: _Target) -> None:
@@ -449,7 +449,8 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
 
             cur = conn.cursor()
             try:
-                _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, lambda: current)
+                _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, lambda: current,
+                        log)
             except BaseException:
                 if copy_cm is not None:
                     copy_cm.__exit__(*sys.exc_info())
@@ -487,7 +488,12 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
     return summary
 
 
-def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, current) -> None:
+#: A progress line inside a type every this many rows.
+PROGRESS_ROWS = 1_000_000
+
+
+def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, current,
+            log=lambda s: None) -> None:
     """Every data block into its COPY (see :func:`load_dump`)."""
     total = 0
     encode = None
@@ -518,7 +524,10 @@ def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start
                 if len(buf) >= FLUSH_BYTES:
                     write(buf)
                     buf.clear()
+        before = summary.counts[target.plan.label]
         summary.counts[target.plan.label] += n
+        if (before + n) // PROGRESS_ROWS > before // PROGRESS_ROWS:
+            log(f"import-gel-dump: {target.plan.label}: {before + n:,} rows so far")
         total += n
         if fail_after_rows is not None and total >= fail_after_rows:
             raise GelDumpError("E0503", f"stopped after {total} rows (a test's failure); the import was rolled "

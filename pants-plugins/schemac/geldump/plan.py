@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 from schemac.diagnostics import Span
 from schemac.geldump.format import FLAG_LINK, DumpHeader, GelType, TableDesc
-from schemac.semantics.model import Column, ObjectType, Schema, ValueType
+from schemac.semantics.model import ObjectType, Schema, ValueType
 
 #: Pointers every Gel object has that schemac does not store (the object's type: schemac's
 #: tables are per type).

@@ -150,7 +150,8 @@ def _abstract_select(qf: ast.QueryFile, q: ast.SelectQuery, key: str, ctx: ExprC
                                "select the concrete type, or read [is T] in the shape")
             return None
     shape = q.shape if q.shape is not None else (ast.ShapeElement("id", None, q.type_span),)
-    shape = _expand_splats(shape, union_view(key, subs)) if any(el.splat for el in shape) else shape
+    if any(el.splat for el in shape):
+        shape = _expand_splats(shape, union_view(key, subs), _common_links(subs))
     if parts is not None:
         for el in shape:
             lacking = [sub.name for sub in subs if el.value is None and el.type_filter is None
@@ -1355,11 +1356,10 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     # an unknown id, or one the target's access policies hide, links nothing, as in Gel (it was
     # the join table's foreign-key error;
     # https://docs.geldata.com/reference/datamodel/access_policies).
-    visible = policies.read_predicate(link.target, ctx, policies.LINK_ROW) if ctx.params is not None else None
+    visible = policies.read_predicate(link.target, ctx, '"_t"') if ctx.params is not None else None
     table = link.target.from_sql or qi(link.target.table)
-    template = (f'ARRAY(SELECT {policies.LINK_ROW}."id" FROM {template_text(table)} AS {policies.LINK_ROW} '
-                f'WHERE {policies.LINK_ROW}."id" = ANY ({{0}})'
-                f'{" AND " + template_text(visible) if visible is not None else ""})')
+    template = (f'ARRAY(SELECT "_t"."id" FROM {template_text(table)} AS "_t" WHERE "_t"."id" = '
+                f'ANY ({{0}}){" AND " + template_text(visible) if visible is not None else ""})')
     return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template, (low,), "p", True)
 
 
@@ -3386,8 +3386,48 @@ def _select_node(q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext, sour
             cardinality = AT_MOST_ONE
     if ctx.reporter.has_errors:
         return None, cardinality
+    order = _index_safe_order(order, filt)
     return qir.Select(q.span, subject, tuple(elements), filt, tuple(order), bounds.get("offset"), bounds.get("limit"),
                       source, source_name, visible, batch=batch), cardinality
+
+
+#: Orderings an index may serve by an ordered scan that skips the rows whose key is NULL:
+#: pgvector's distances (its hnsw and ivfflat indexes hold no NULL vector).
+_INDEX_ORDERED = frozenset({"ext::pgvector::cosine_distance", "ext::pgvector::euclidean_distance",
+                            "ext::pgvector::neg_inner_product"})
+
+
+def _index_safe_order(order: List[qir.OrderKey], filt: Optional[qir.Expr]) -> List[qir.OrderKey]:
+    """The keys of an ``order by``, so that an index cannot change which rows come back.
+
+    Postgres serves ``ORDER BY embedding <=> $q ASC NULLS LAST`` (Gel's ``empty last``) from an
+    hnsw / ivfflat index, whose scan has no row with an empty vector: with ``limit 10`` and fewer
+    vectors, the rows with none were missing, where without the index they come last (as Gel
+    orders them). Such a key whose vector may be empty, unless the filter says it exists
+    (``filter exists .embedding and ...``: then the index serves it), is preceded by ``exists
+    <key>`` descending (``(key IS NOT NULL) DESC``), the same order, which no index serves."""
+    if not order:
+        return order
+    k = order[0]
+    e = k.expr
+    if type(e) is not qir.ExtCall or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
+            or not e.nullable:  # type: ignore[attr-defined]
+        return order
+    exists = set()
+    stack = [filt] if filt is not None else []
+    while stack:
+        n = stack.pop()
+        if type(n) is qir.Binary and n.op == "and":  # type: ignore[attr-defined]
+            stack += [n.left, n.right]  # type: ignore[attr-defined]
+        elif type(n) is qir.Unary and n.op == "exists":  # type: ignore[attr-defined]
+            col = column_of(n.operand)  # type: ignore[attr-defined]
+            if col is not None:
+                exists.add(col.name)
+    if all(not a.nullable or (column_of(a) is not None and column_of(a).name in exists)  # type: ignore[union-attr]
+           for a in e.args):  # type: ignore[attr-defined]
+        return order
+    present = qir.Unary(e.span, ValueType(scalar=SCALARS["bool"]), False, "exists", e)
+    return [qir.OrderKey(k.span, present, True, "last")] + order
 
 
 def _select(qf: ast.QueryFile, q: ast.SelectQuery, subject: ObjectType, ctx: ExprContext) -> Optional[qir.Query]:
@@ -3827,11 +3867,25 @@ def _shape_clauses(el, target: ObjectType, alias: str, ctx: ExprContext,
     return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
 
 
-def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
+def _common_links(subs: List[ObjectType]) -> List[str]:
+    """The links of an abstract type as a query over its concrete subtypes ``subs`` reads them:
+    those every subtype has (inherited from it), to the same target with the same cardinality,
+    stored or computed (the same expression), in the first subtype's order."""
+    first, rest = subs[0], subs[1:]
+    names = [n for n, link in first.links.items()
+             if all(n in t.links and t.links[n].target is link.target and t.links[n].multi == link.multi
+                    for t in rest)]
+    names += [n for n, c in first.computeds.items() if c.target is not None and c.refused is None
+              and all(n in t.computeds and t.computeds[n].expr == c.expr for t in rest)]
+    return names
+
+
+def _expand_splats(shape, subject: ObjectType, links: Optional[List[str]] = None) -> Tuple[ast.ShapeElement, ...]:
     """``{*}``: every property of the type (``id`` first, then in declaration order, computed
     properties after stored ones); ``{**}``: those and every link, each with ``{*}`` of its
     target (https://docs.geldata.com/reference/edgeql/select#splats). An element written next
-    to a splat replaces the splat's element of the same name, wherever it stands."""
+    to a splat replaces the splat's element of the same name, wherever it stands. ``links``:
+    the links of an abstract type's objects (:func:`_common_links`; its union view has none)."""
     explicit = {el.name for el in shape if not el.splat and not el.link_prop}
     out: List[ast.ShapeElement] = []
     for el in shape:
@@ -3843,7 +3897,8 @@ def _expand_splats(shape, subject: ObjectType) -> Tuple[ast.ShapeElement, ...]:
         out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
         if el.name == "**":
             star = (ast.ShapeElement("*", None, el.span),)
-            links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
+            if links is None:
+                links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
             out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit]
         explicit |= {e.name for e in out}
     return tuple(out)

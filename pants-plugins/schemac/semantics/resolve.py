@@ -41,7 +41,8 @@ from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG
                                           known_extension)
 from schemac.semantics.model import (AccessPolicy, CheckConstraint, Column, CustomScalar, EnumType,
                                      ExclusiveConstraint, Computed, ForeignKey, Global, Index, Link,
-                                     ObjectType, PolyLink, Schema, ValueType, backlink_link, name_candidates)
+                                     ObjectType, PolyLink, Schema, Trigger, ValueType, backlink_link,
+                                     name_candidates)
 from schemac.semantics.scalars import SCALARS
 from schemac.semantics.definitions import abstract_pointers, expand_types
 from schemac.semantics.functions import declare as declare_functions
@@ -486,6 +487,20 @@ class _Resolver:
         self._type_keys[cache_key] = found
         return found
 
+    def _same_type(self, a: ast.TypeRef, a_module: str, b: ast.TypeRef, b_module: str) -> bool:
+        """Whether ``a`` written in ``a_module`` and ``b`` written in ``b_module`` name the same type:
+        ``Context`` in module ``Project`` is ``Project::Context`` written elsewhere (Gel resolves a
+        name in the module it is written in, https://docs.geldata.com/reference/datamodel/modules).
+        Names of nothing declared here (``str``, ``array<...>``) are the same when spelled the same."""
+        if a.args or b.args:
+            return str(a) == str(b)
+        for find in (self._type_key, lambda n, m: self.schema.find(n, m, self.schema.enums),
+                     self._custom_scalar_of):
+            x, y = find(a.name, a_module), find(b.name, b_module)
+            if x is not None or y is not None:
+                return x is not None and x is y if not isinstance(x, str) else x == y
+        return str(a) == str(b)
+
     def pointers_of(self, key: str) -> Dict[str, _Pointer]:
         """The effective pointers of a type: inherited ones in MRO order, then its own;
         ``overloaded`` refines an inherited pointer."""
@@ -527,16 +542,21 @@ class _Resolver:
                 if not p.overloaded:
                     if existing.decl is p:
                         continue  # the same declaration reached twice (diamond)
-                    same = p.type is not None and existing.type is not None and str(p.type) == str(existing.type)
+                    same = p.type is not None and existing.type is not None and \
+                        self._same_type(p.type, t.module, existing.type, existing.module)
                     if k == key or not same:
                         where = existing.owner.split("::")[-1]
                         self.reporter.error("E0200", f"'{p.name}' is already defined in base type '{where}'",
                                             p.name_span, "mark it 'overloaded' to refine the inherited definition")
                     continue
                 # overloaded: refine the inherited pointer
-                if p.type is not None and existing.type is not None and str(p.type) != str(existing.type):
-                    self.reporter.error("E0204", f"overloaded '{p.name}' changes its type from {existing.type} "
-                                        f"to {p.type}", p.type.span, "an overload may only refine defaults, "
+                if p.type is not None and existing.type is not None and \
+                        not self._same_type(p.type, t.module, existing.type, existing.module):
+                    was, now = str(existing.type), str(p.type)
+                    if was == now:  # (the same name, resolved in two modules)
+                        was, now = f"{existing.module}::{was}", f"{t.module}::{now}"
+                    self.reporter.error("E0204", f"overloaded '{p.name}' changes its type from {was} "
+                                        f"to {now}", p.type.span, "an overload may only refine defaults, "
                                         "constraints, readonly, required and annotations")
                     continue
                 refined = _Pointer(existing.decl, existing.module, k, existing.type,
@@ -627,7 +647,7 @@ class _Resolver:
                     self._pointer(scratch, ptr)
                 self._members(key, scratch, ptrs)
                 del self.schema.join_tables[joins:]
-        self._warn_shared_exclusives()
+        self._shared_exclusives()
         self._check_name_collisions()
         self.schema.complete = True
         return self.schema
@@ -1094,22 +1114,38 @@ class _Resolver:
                         stack.append((ref, path + [ref]))
         return cyclic
 
-    def _warn_shared_exclusives(self) -> None:
-        """An exclusive constraint declared on an abstract type is enforced per concrete table
-        (like Gel's ``delegated constraint``), not across the whole hierarchy."""
+    def _shared_exclusives(self) -> None:
+        """An exclusive constraint declared on a type holds across the objects of that type,
+        those of its subtypes included (Gel: "the set of values ... does not intersect with any
+        other such set in any other object of this type",
+        https://docs.geldata.com/reference/stdlib/constraints#constraint::std::exclusive; a
+        ``delegated constraint`` is per subtype, https://docs.geldata.com/reference/datamodel/constraints).
+        Each concrete type is a table with the constraint's own ``UNIQUE`` (which holds within the
+        table); across the tables of the declaring type and its concrete descendants, a ``BEFORE
+        INSERT OR UPDATE`` trigger on each (:func:`_across_tables_trigger`) refuses a value another
+        of them holds, as the constraint's own unique violation. A partial exclusive or one on
+        expressions stays per table, with the warning W0002."""
         for key, t in self.decls.items():
-            if not t.abstract or t.module == gel_auth.MODULE:  # (documented for ext::auth::Factor)
+            if t.module == gel_auth.MODULE:  # (documented for ext::auth::Factor)
                 continue
-            subs = self._concrete_descendants().get(key, [])
+            subs = [self.schema.types[k] for k in self._concrete_descendants().get(key, []) if k in self.schema.types]
             if len(subs) < 2:
                 continue
-            # (a delegated constraint asks for exactly that: https://docs.geldata.com/reference/datamodel/constraints)
             declared = [c.span for c in t.constraints if c.name == "exclusive" and not c.delegated]
             declared += [c.span for p in t.pointers for c in p.constraints if c.name == "exclusive" and not c.delegated]
             for span in declared:
-                names = ", ".join(k.split("::")[-1] for k in subs)
-                self.reporter.warning("W0002", f"exclusive constraint of abstract type '{t.name}' is enforced "
-                                      f"per table ({names}), not across them", span)
+                found = [(sub, next((ex for ex in sub.exclusives if ex.span == span), None)) for sub in subs]
+                if any(ex is None for _, ex in found):
+                    continue  # (refused, reported)
+                if any(ex.partial or ex.keys_sql for _, ex in found):  # type: ignore[union-attr]
+                    names = ", ".join(sub.name for sub in subs)
+                    self.reporter.warning("W0002", f"exclusive constraint of type '{t.name}' is enforced per table "
+                                          f"({names}), not across them (a partial exclusive or one on "
+                                          "expressions)", span)
+                    continue
+                for sub, ex in found:
+                    others = [(o, oex) for o, oex in found if o is not sub]
+                    sub.triggers.append(_across_tables_trigger(sub, ex, others, found[0][1].name))  # type: ignore[arg-type]
 
     def _resolve_pointer_type(self, ptr: _Pointer):
         """(kind, value) where kind is 'value' (a ValueType + custom scalar or None) or 'link'."""
@@ -2113,6 +2149,44 @@ def extern_file(f: ast.SchemaFile, library: str, modules: Dict[str, Tuple[str, s
         globals=tuple(dataclasses.replace(g, module=move(g.module)) for g in f.globals),
         hints=(),
     )
+
+
+def _across_tables_trigger(table: ObjectType, ex: ExclusiveConstraint,
+                           others: List[Tuple[ObjectType, ExclusiveConstraint]], group: str) -> Trigger:
+    """The trigger that holds ``ex`` of ``table`` across the ``others`` tables of its type's
+    hierarchy (see ``_Resolver._shared_exclusives``): before a row gets values for the
+    constraint's columns (none empty: an empty value is never a duplicate, as in a ``UNIQUE``),
+    it takes a transaction-scoped advisory lock on the values (the same key in every table of
+    the group), then refuses them when another table holds them, raising ``unique_violation``
+    (23505) with the constraint's name (the runners' typed ExclusiveViolation of ``ex``).
+
+    Concurrency: two transactions writing the same values to two tables take the same lock, so
+    the second waits until the first ends, and its check (a new snapshot per statement under READ
+    COMMITTED, Postgres' default) sees the first's row; under SERIALIZABLE the read conflicts and
+    one fails with a serialization error. (Under REPEATABLE READ the second's snapshot predates
+    the first's commit: that level can let a duplicate through, as for any check by trigger.)"""
+    cols = list(ex.columns)
+    present = " AND ".join(f"NEW.{qi(c)} IS NOT NULL" for c in cols)
+    values = ", ".join(f"NEW.{qi(c)}" for c in cols)
+    taken = "\n     OR ".join(
+        f"EXISTS (SELECT 1 FROM {qi(o.table)} WHERE "
+        + " AND ".join(f"{qi(oc)} = NEW.{qi(c)}" for oc, c in zip(oex.columns, cols)) + ")"
+        for o, oex in others)
+    detail = ", ".join(cols)
+    body = (f"IF {present} THEN\n"
+            f"  PERFORM pg_advisory_xact_lock(hashtext({sql_string(group)}), hashtext(ROW({values})::text));\n"
+            f"  IF {taken} THEN\n"
+            f"    RAISE EXCEPTION 'duplicate key value violates unique constraint \"{ex.name}\"'\n"
+            f"      USING ERRCODE = 'unique_violation', CONSTRAINT = {sql_string(ex.name)}, "
+            f"TABLE = {sql_string(table.table)},\n"
+            f"      DETAIL = format('Key ({detail})=(%s) already exists in another table of the type.', "
+            f"ROW({values})::text);\n"
+            f"  END IF;\n"
+            f"END IF;\n"
+            f"RETURN NEW;")
+    name = short_identifier(f"{ex.name}_all")
+    events = ("INSERT", "UPDATE OF " + ", ".join(qi(c) for c in cols))
+    return Trigger(name, name, "BEFORE", events, "ROW", body)
 
 
 #: Postgres' limit on the columns of a table (https://www.postgresql.org/docs/15/limits.html).
