@@ -365,10 +365,19 @@ def schemac_process(venv_pex: VenvPex, argv: Tuple[str, ...], input_digest: Dige
     )
 
 
-@rule(desc="Compiling a schema library", level=LogLevel.DEBUG)
-async def compile_schema_library(
+@dataclass(frozen=True)
+class SchemacCompileProcess:
+    """The exact process that compiles one library (what `compile_schema_library` runs, and what
+    a remote worker would run): its argv, env and every input digest.
+    (tests/adoption/test_compile_sandbox.py runs it in an empty sandbox holding only these.)"""
+
+    process: Process
+
+
+@rule(desc="Building the compile process of a schema library", level=LogLevel.DEBUG)
+async def schemac_compile_process(
     request: CompileSchemaLibraryRequest, schemac: SchemacSubsystem
-) -> CompiledSchemaLibrary:
+) -> SchemacCompileProcess:
     ts_module = request.ts_module or schemac.ts_module
     ts_int64 = request.ts_int64 or schemac.ts_int64
     go_driver = request.go_driver or schemac.go_driver
@@ -408,14 +417,16 @@ async def compile_schema_library(
     )
     # With a remote cache, wait this long for its answer before also starting the compile
     # locally (see the option's help); not part of the cache key.
-    result = await Get(
-        FallibleProcessResult,
-        Process,
-        dataclasses.replace(
-            process,
-            remote_cache_speculation_delay_millis=max(0, schemac.remote_cache_speculation_delay),
-        ),
-    )
+    return SchemacCompileProcess(dataclasses.replace(
+        process,
+        remote_cache_speculation_delay_millis=max(0, schemac.remote_cache_speculation_delay),
+    ))
+
+
+@rule(desc="Compiling a schema library", level=LogLevel.DEBUG)
+async def compile_schema_library(request: CompileSchemaLibraryRequest) -> CompiledSchemaLibrary:
+    compile_process = await Get(SchemacCompileProcess, CompileSchemaLibraryRequest, request)
+    result = await Get(FallibleProcessResult, Process, compile_process.process)
     if result.exit_code != 0:
         diagnostics = result.stderr.decode("utf-8", "replace").rstrip()
         stdout = result.stdout.decode("utf-8", "replace").rstrip()

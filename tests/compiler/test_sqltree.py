@@ -109,14 +109,6 @@ def test_parameters_are_numbered_by_the_printer_also_inside_raw_sql():
     assert to_sql(tree, numbering) == "SELECT $1, coalesce($2::text, '$3')\nFROM \"t\"\nWHERE \"a\" = $3"
 
 
-def test_printing_a_deep_tree_does_not_rebuild_text():
-    # the printer is a function of the tree: printing twice gives the same text
-    tree = n.Select([n.Param(1)])
-    for _ in range(50):
-        tree = n.Select([n.SubLink(n.Select([n.Param(1)], multiline=False))], where=n.Raw("true"))
-    assert to_sql(tree) == to_sql(tree)
-
-
 def test_the_raw_escape_hatch_is_counted():
     """``sqltree.Raw`` is the one way SQL text enters a tree (step 2 of issue 26 removes the
     checker's SQL text, and with it most of them): their number in the lowering may only go

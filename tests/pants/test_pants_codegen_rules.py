@@ -39,7 +39,9 @@ from schemac_pants import rules as schemac_rules
 from schemac_pants.rules import (
     COMPILER_DIR,
     OUTPUT_DIR,
+    CompiledSchemaLibrary,
     CompileSchemaLibraryRequest,
+    SchemacCompileProcess,
     SchemacCompileError,
     SchemacCompilerSources,
     compile_argv,
@@ -115,6 +117,8 @@ def _rule_runner(pants_options: Tuple[str, ...], **kwargs) -> RuleRunner:
             QueryRule(HydratedSources, [HydrateSourcesRequest]),
             QueryRule(DigestContents, [Digest]),
             QueryRule(SchemacCompilerSources, []),
+            QueryRule(SchemacCompileProcess, [CompileSchemaLibraryRequest]),
+            QueryRule(CompiledSchemaLibrary, [CompileSchemaLibraryRequest]),
         ],
         target_types=register.target_types(),
         **kwargs,
