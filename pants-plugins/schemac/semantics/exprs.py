@@ -562,6 +562,11 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
                            expr.span)
         return None
+    if isinstance(expr, ast.Tuple_) and not expr.items:
+        # (Gel's empty tuple is [] in JSON; a tuple of no elements is not lowered:
+        # geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_tuple_08)
+        ctx.reporter.error("E0206", "the empty tuple '()' is not supported yet", expr.span)
+        return None
     if isinstance(expr, (ast.Tuple_, ast.NamedTuple)) and expected is not None and expected.fields:
         return _tuple_lit(expr, ctx, expected)
     if isinstance(expr, (ast.Tuple_, ast.NamedTuple)):
