@@ -355,6 +355,10 @@ def test_07_vector_index_keeps_the_rows_without_a_vector(pgvector_db):
     with pgvector_db.conn.transaction():
         pgvector_db.execute("SET LOCAL enable_indexscan = off")
         assert sorted(r[0] for r in _run(pgvector_db, plans["all"], q)) == sorted(rows)
+    # the same rule in a nested shape's ordering
+    nested = _plans({"s.esdl": schema.replace("} }", "} type Shelf { multi docs: Doc; } }"),
+                     "q/n.edgeql": "select Shelf { docs: { title } " + order.replace(";", " }") + ";"})["n"]
+    assert "(\"_s1\".embedding <=> $1::vector) IS NOT NULL DESC NULLS LAST" in nested.sql
 
 
 # -- 3. an exclusive constraint holds across a type's subtypes ---------------------------------

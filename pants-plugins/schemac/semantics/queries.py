@@ -3864,7 +3864,8 @@ def _shape_clauses(el, target: ObjectType, alias: str, ctx: ExprContext,
             bounds[word] = low
     if len(ctx.reporter.diagnostics) != before:
         return False, None
-    return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
+    return True, qir.ShapeClauses(el.span, filt, tuple(_index_safe_order(order, filt)), bounds.get("offset"),
+                                  bounds.get("limit"))
 
 
 def _common_links(subs: List[ObjectType]) -> List[str]:
