@@ -1188,7 +1188,8 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     if hops is None:
         return None
     target = hops[-1].target
-    cond = qir.InPath(expr.span, BOOL, False, alias, subject_ref(ctx), tuple(hops))
+    me = subject_ref(ctx)
+    cond = qir.InPath(expr.span, BOOL, False, alias, me, tuple(hops), written_row=me == ctx.written_row)
     return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
 
 

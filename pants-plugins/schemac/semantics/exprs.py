@@ -142,6 +142,11 @@ class ExprContext:
     #: where another row is in scope too (``ON CONFLICT ... DO UPDATE`` sees ``excluded``; a
     #: computed read inside a nested shape or a correlated sub-select).
     column_prefix: Optional[str] = None
+    #: In the select over a write's rows (``select (insert ...) { ... }``): how those rows are
+    #: named, the table's quoted name (they are ``"_new"``, every column, which the table does
+    #: not hold yet); a path from a row so named reads the row's own link column
+    #: (:attr:`schemac.semantics.qir.InPath.written_row`).
+    written_row: Optional[str] = None
     #: Names bound to statements by ``with p := (insert ...)``: name -> what it is, e.g.
     #: "an insert of 'Post'" (they are selected, ``select p { ... }``, not used as values).
     bound_statements: Dict[str, str] = field(default_factory=dict)

@@ -612,14 +612,14 @@ def object_set_sql(s: qir.ObjectSet) -> str:
     return source + f'{s.alias}.{qi(link.column)} = {me}."id"' + visible  # type: ignore[arg-type]
 
 
-def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None) -> str:
+def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None, written_row: bool = False) -> str:
     """A query of the ids of the objects a path reaches from the subject row (or from the
     objects of ``root``), one hop after another (each hop reads the ids of the one before:
-    ``IN (...)``)."""
+    ``IN (...)``); ``written_row``: see :attr:`qir.InPath.written_row`."""
     prev: Optional[str] = None if root is None else f'SELECT {root.alias}."id" {object_set_sql(root)}'
     for i, h in enumerate(hops):
         j, r = qi(f"_j{i}"), qi(f"_h{i}")
-        if prev is None and h.kind == "link" and not h.link.multi and subject_row == _written_row:
+        if prev is None and h.kind == "link" and not h.link.multi and written_row:
             # (a row the statement wrote, "_new": its own column, which the table does not hold yet)
             prev = f"SELECT {subject_row}.{qi(h.link.column)}"
             if h.visible_sql is not None:
@@ -872,7 +872,7 @@ _EXPR = {
         + _group_sql(n.group, numbered=True).replace("\n", " ") + ') AS "_gl")'),
     qir.AggregateRows: lambda n: f'(SELECT {n.func}("_fr"."value") FROM ({for_rows_sql(n.rows)}) AS "_fr")',
 
-    qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row)})' if n.root_table is None else
+    qir.InPath: lambda n: (f'{n.alias}."id" IN ({_path_ids(n.hops, n.subject_row, written_row=n.written_row)})' if n.root_table is None else
                            f'{n.alias}."id" IN (SELECT "_pi"."id" FROM {qi(n.root_table)} AS {n.subject_row} '
                            f'CROSS JOIN LATERAL ({_path_ids(n.hops, n.subject_row)}) AS "_pi"("id"))'),
     qir.InSetPath: lambda n: f'{n.alias}."id" IN ({_path_ids(n.hops, "", n.root)})',
@@ -1647,11 +1647,6 @@ class Ctx:
         return hit
 
 
-#: While the select of ``select (insert | update ...) { ... }`` is written: the name its rows
-#: (``"_new"``, every column) go by; a path from one reads the row's own link column.
-_written_row: Optional[str] = None
-
-
 def _settings_from(ctx: "Ctx") -> str:
     """A one-row ``FROM`` item setting each global the triggers read as a transaction-local
     setting, ``'v' || value`` (``''`` when the global is empty): the write reads it for each row
@@ -2151,13 +2146,7 @@ def statement_tree(stmt: qir.Node, ctx: Ctx) -> sqt.Node:
         ctes = nested_ctes(stmt.write, ctx, ctx.read_ctes(stmt)) + source_ctes(stmt.write, "_new", ctx)  # type: ignore[attr-defined]
         ctes += [("_new", statement([sqt.Star()]))]
         ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
-        global _written_row
-        _written_row = qi(stmt.write.subject.table)  # type: ignore[attr-defined]
-        try:
-            final = _select_sql(stmt.select)  # type: ignore[attr-defined]
-        finally:
-            _written_row = None
-        return links_after_sql(ctes, final)
+        return links_after_sql(ctes, _select_sql(stmt.select))  # type: ignore[attr-defined]
     if t is qir.With:
         return _with_sql(stmt, ctx)  # type: ignore[arg-type]
     if t is qir.WrittenUnion:

@@ -356,6 +356,10 @@ class InPath(Expr):
     #: A path from every object of a type (``Artist.keywords``): the table whose rows, named
     #: ``subject_row``, the path starts from (``None``: from the subject row).
     root_table: Optional[str] = None
+    #: The subject row is a row the statement wrote (``"_new"``, every column, which the table
+    #: does not hold yet, or holds as it was before an update): a first single-link hop reads the
+    #: row's own link column, not the table's.
+    written_row: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -3881,7 +3881,8 @@ def _shape_clauses(el, target: ObjectType, alias: str, ctx: ExprContext,
             bounds[word] = low
     if len(ctx.reporter.diagnostics) != before:
         return False, None
-    return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
+    return True, qir.ShapeClauses(el.span, filt, tuple(_index_safe_order(order, filt)), bounds.get("offset"),
+                                  bounds.get("limit"))
 
 
 def _common_links(subs: List[ObjectType]) -> List[str]:
@@ -4148,7 +4149,8 @@ def _write_returning(qf: ast.QueryFile, w, subject: ObjectType, shape, span: Spa
     nested = any(isinstance(el, (qir.ShapeLink, qir.ShapeComputedLink)) for el in elements)
     if nested:
         sel = ast.SelectQuery(subject.name, span, shape, None, (), None, None, span)
-        node, selected = _select_node(sel, subject, ctx, w, "_new", links_after=links_after)
+        node, selected = _select_node(sel, subject, dataclasses.replace(ctx, written_row=qi(subject.table)), w, "_new",
+                                      links_after=links_after)
         if node is None:
             return None
         return _plan(qf, w.kind, subject, qir.WriteThenSelect(span, w, node), ctx, cardinality or selected,
