@@ -88,3 +88,13 @@ def test_empty_tuple_is_refused():
     """``select ()`` is Gel's empty tuple (``[]`` in JSON; geldata/gel
     tests/test_edgeql_expressions.py ``test_edgeql_expr_tuple_08``); schemac returned ``{}``."""
     assert _errors("select ();") == [("E0206", "the empty tuple '()' is not supported yet", 1, 8)]
+
+
+def test_decimal_cast_of_a_float_literal_rounds_as_a_float64(pg):
+    """``<decimal>0.797693134862311111111`` casts a float64 literal, rounded: it differs from the
+    decimal literal ``0.797693134862311111111n`` (geldata/gel tests/test_edgeql_expressions.py
+    ``test_edgeql_expr_op_21``)."""
+    src = {"lib/schema.esdl": SCHEMA, "lib/q.edgeql":
+           "select (0.797693134862311111111n = <decimal>0.797693134862311111111, <decimal>1.5 = 1.5n);"}
+    plan = check_library(src, Options(library="lib")).queries[0]
+    assert pg.execute(plan.sql)[0][0] == [False, True]
