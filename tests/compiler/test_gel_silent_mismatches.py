@@ -98,3 +98,14 @@ def test_decimal_cast_of_a_float_literal_rounds_as_a_float64(pg):
            "select (0.797693134862311111111n = <decimal>0.797693134862311111111, <decimal>1.5 = 1.5n);"}
     plan = check_library(src, Options(library="lib")).queries[0]
     assert pg.execute(plan.sql)[0][0] == [False, True]
+
+
+@pytest.mark.parametrize("query, target, col", [
+    ("select <range<int32>>to_json('{\"lower\": 2, \"upper\": 5}');", "range<int32>", 8),
+    ("select <multirange<int64>>to_json('[{\"lower\": 1, \"upper\": 2}]');", "multirange<int64>", 8),
+])
+def test_json_to_range_cast_is_refused(query, target, col):
+    """Gel reads a range from a JSON object of its bounds (geldata/gel
+    tests/test_edgeql_expressions.py ``test_edgeql_expr_range_33``/``34``/``42``); the SQL failed
+    at run time."""
+    assert _errors(query) == [("E0206", f"casting json to {target} is not supported yet", 1, col)]
