@@ -1564,9 +1564,10 @@ def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:
         # A loop's update: each object it updates with each element whose filter picks it
         # (Gel's update range, one row per element and object: the links of every element are
         # written, https://docs.geldata.com/reference/edgeql/for), read on the statement's snapshot.
-        table = qi(w.subject.table)
-        return [(name + "_src", _raw(f'SELECT {table}."id" AS "_oid", "_batch".* FROM {table}, {_batch_sql(w.batch)}'
-                                     f'{_where(w.filter, w.visible_sql)}'))]
+        table = w.subject.table
+        return [(name + "_src", sqt.Select([sqt.Target(sqt.Column(qi(table), "id"), "_oid"), sqt.Star('"_batch"')],
+                                           [sqt.Table(table), _raw(_batch_sql(w.batch))],
+                                           _where_node(w.filter, w.visible_sql), from_inline=True))]
     keys: List[sqt.Node] = [sqt.Target(_raw(_assign_sql(a, ctx)), "_k" + str(i))
                             for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ())]
     return [(name + "_src", sqt.Select([sqt.Target(sqt.Func("gen_random_uuid"), "_id")] + keys + [sqt.Star('"_batch"')],
@@ -2031,7 +2032,7 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(columns))
     inner = columns if '"id"' in texts else [sqt.Name("id")] + columns
-    outer = [qi(f.name) for _, f in picked]
+    outer: List[sqt.Node] = [sqt.Name(f.name) for _, f in picked]
     if check is not None:
         # The access policy check reads every column of the written rows; a field named as one
         # of them (a link's id read through its target's policies, "target_id") is computed
@@ -2039,11 +2040,11 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
         own = {c.name for c in r.write.subject.columns}  # type: ignore[attr-defined]
         inner = [sqt.Star()] + [c for (_, f), c, text in zip(picked, columns, texts)
                                 if " AS " in text and f.name not in own]
-        outer = [text if " AS " in text and f.name in own else qi(f.name) for (_, f), text in zip(picked, texts)]
+        outer = [c if " AS " in text and f.name in own else sqt.Name(f.name) for (_, f), c, text in zip(picked, columns, texts)]
     ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(inner))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
-    where = f"\nWHERE {check}" if check is not None else ""
-    return render_ctes(ctes, _raw(f'SELECT {", ".join(outer)} FROM "_new"{where}'))
+    return render_ctes(ctes, sqt.Select(outer, [sqt.Table("_new")], None if check is None else _raw(check),
+                                        from_inline=True))
 
 
 def _group_value(n: qir.GroupValue) -> str:
