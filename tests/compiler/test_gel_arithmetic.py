@@ -38,6 +38,9 @@ QUERIES = {
     "shape": "select P { name, half := .score / 2, next := .year + 1, m := .score % 4, q := .score // 4,"
              " fm := .f % 2, dq := .d // 2, sm := .small * .year } filter .score / 4 > 0.6 order by .name;",
     "literal": "select -10 % 4;",
+    # ^ binds tighter than a unary minus and looser than a cast (geldata/gel
+    # tests/test_edgeql_expressions.py test_edgeql_expr_op_12: select -2^2 is {-4})
+    "pow": "select (-2^2, (-2)^2, 2^-1, -2^-2^2, <int64>-2^2, -<float64>2^2, - - 3^2);",
 }
 
 
@@ -84,6 +87,8 @@ def test_arithmetic_on_postgres(pg):
     assert _run(pg, plans["modulo"], a=-(big - 1), b=big)[0][0] == 1
     assert _run(pg, plans["fmod"], a=-10.5, b=4.0)[0][0] == pytest.approx(1.5)
     assert _run(pg, plans["literal"])[0][0] == 2
+    # (a tuple is a JSON array; an int64 in it is its decimal text)
+    assert _run(pg, plans["pow"])[0][0] == [-4, 4, 0.5, -(2 ** -4), "-4", -4, 9]
     assert _run(pg, plans["widen"], x=2147483647)[0][0] == 2147483648  # int64: no overflow at 2^31
     assert _run(pg, plans["mixed"], s=32767, i=65536)[0][0] == 32767 * 65536
     pg.execute("INSERT INTO p (name, score, year, small, f, d) VALUES"

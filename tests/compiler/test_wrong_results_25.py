@@ -152,6 +152,9 @@ def test_02_exclusive_multi_link_holds_each_target_once(pg):
     # the typed error of the runners, as for any exclusive constraint
     assert 'case "uq_user_awards_target_id":' in out["ts/errors.ts"]
     assert 'pgErr.ConstraintName == "uq_user_awards_target_id"' in out["go/errors.go"]
+    # on a multi property (one array per object) a UNIQUE compared whole arrays: refused
+    err = _error({"s.esdl": "type T {\n  multi tags: str { constraint exclusive; }; }"})
+    assert [(d.code, d.span.line) for d in err.diagnostics] == [("E0206", 2)]
     # other constraints on a multi link are refused, not dropped
     err = _error({"s.esdl": "type Award { required name: str; }\n"
                             "type User { multi awards: Award { constraint max_len_value(3); } }"})
@@ -355,6 +358,10 @@ def test_07_vector_index_keeps_the_rows_without_a_vector(pgvector_db):
     with pgvector_db.conn.transaction():
         pgvector_db.execute("SET LOCAL enable_indexscan = off")
         assert sorted(r[0] for r in _run(pgvector_db, plans["all"], q)) == sorted(rows)
+    # the same rule in a nested shape's ordering
+    nested = _plans({"s.esdl": schema.replace("} }", "} type Shelf { multi docs: Doc; } }"),
+                     "q/n.edgeql": "select Shelf { docs: { title } " + order.replace(";", " }") + ";"})["n"]
+    assert "(\"_s1\".embedding <=> $1::vector) IS NOT NULL DESC NULLS LAST" in nested.sql
 
 
 # -- 3. an exclusive constraint holds across a type's subtypes ---------------------------------

@@ -80,7 +80,11 @@ for _op in ("+", "-"):
         _TEMPORAL[(_d, _op, _d)] = (_name, f"{{0}} {_op} {{1}}")
 for _d in ("duration", "relative_duration"):
     _TEMPORAL[(_d, "+", "datetime")] = ("datetime", "{0} + {1}")
-_TEMPORAL[("datetime", "-", "datetime")] = ("duration", "{0} - {1}")
+# (a duration has no days: Gel prints 24 hours as PT24H; Postgres' timestamptz - timestamptz
+# justifies whole days into a day field (1 day), so the difference is taken in seconds;
+# geldata/gel tests/test_edgeql_datatypes.py test_edgeql_dt_datetime_04)
+_TEMPORAL[("datetime", "-", "datetime")] = ("duration", "((extract(epoch from {0}) - extract(epoch from {1}))"
+                                            " * interval '1 second')")
 _TEMPORAL[("local_datetime", "-", "local_datetime")] = ("cal::relative_duration", "{0} - {1}")
 _TEMPORAL[("local_date", "-", "local_date")] = ("cal::date_duration", "make_interval(days => {0} - {1})")
 
@@ -4014,7 +4018,7 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
     if op in ("+", "-") and (left.type.family, op, right.type.family) in _TEMPORAL:
         result, template = _TEMPORAL[(left.type.family, op, right.type.family)]
         return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, op, template, (left, right),
-                               "xx", template.startswith(("(", "make_")))
+                               "oo" if "extract" in template else "xx", template.startswith(("(", "make_")))
     if op in _ARITH:
         if left.type.family != "num" or right.type.family != "num":
             ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",
@@ -4355,8 +4359,9 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
             # `<str>` of a date or time is its ISO 8601 text, a datetime's in UTC, as to_str()
             # prints it (https://docs.geldata.com/reference/edgeql/casts,
             # https://docs.geldata.com/reference/stdlib/datetime), not Postgres' text of it
+            # (an operand: `{0} AT TIME ZONE` binds tighter than `a - b`)
             return qir.SqlTemplate(expr.span, target, inner.nullable, "to_str", _TO_STR_PLAIN[inner.type.family],
-                                   (inner,), "p", True)
+                                   (inner,), "o", True)
         if inner.type.family in ("duration", "relative_duration", "date_duration"):
             ctx.reporter.error("E0206", f"casting a {inner.type.name} to str is not supported", expr.span,
                                "Gel prints ISO 8601 (PT1H30M), which Postgres prints only under IntervalStyle = "

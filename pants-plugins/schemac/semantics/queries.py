@@ -3658,6 +3658,8 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                                did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
                                             + list(subject.links)))
             continue
+        if _refuse_property_clauses(el, ctx):
+            continue
         if depth > 0 and not _json_ok(col.type, el.span, ctx):
             continue
         if col.type.fields is not None:
@@ -3824,6 +3826,21 @@ def _unsupported_element(el: ast.ShapeElement) -> Optional[str]:
     return None
 
 
+def _refuse_property_clauses(el: ast.ShapeElement, ctx: ExprContext) -> bool:
+    """A property's shape element with clauses (``tags order by Item.tags desc limit 1``,
+    ``tags filter Item.tags > 'p'``) orders, filters and slices the property's values in Gel
+    (geldata/gel tests/test_edgeql_linkatoms.py ``test_edgeql_links_map_scalars_01``..``03``).
+    Not lowered yet: refused (E0206) rather than returning every value unordered."""
+    words = [w for w, on in (("filter", el.filter is not None), ("order by", bool(el.order)),
+                             ("offset", el.offset is not None), ("limit", el.limit is not None)) if on]
+    if not words:
+        return False
+    ctx.reporter.error("E0206", f"{' / '.join(repr(w) for w in words)} on the property '{el.name}' in a shape is "
+                       "not supported yet", el.span,
+                       f"select '{el.name}' whole and filter or order its values in the application")
+    return True
+
+
 def _has_clauses(el) -> bool:
     return el.filter is not None or bool(el.order) or el.offset is not None or el.limit is not None
 
@@ -3864,7 +3881,8 @@ def _shape_clauses(el, target: ObjectType, alias: str, ctx: ExprContext,
             bounds[word] = low
     if len(ctx.reporter.diagnostics) != before:
         return False, None
-    return True, qir.ShapeClauses(el.span, filt, tuple(order), bounds.get("offset"), bounds.get("limit"))
+    return True, qir.ShapeClauses(el.span, filt, tuple(_index_safe_order(order, filt)), bounds.get("offset"),
+                                  bounds.get("limit"))
 
 
 def _common_links(subs: List[ObjectType]) -> List[str]:
@@ -4047,6 +4065,8 @@ def _computed_element(el: ast.ShapeElement, comp, subject: ObjectType, alias: st
     if comp.target is None:
         if el.shape is not None:
             ctx.reporter.error("E0304", f"'{el.name}' is a computed property: it takes no shape", el.span)
+            return None
+        if _refuse_property_clauses(el, ctx):
             return None
         low = check(ast.Path((el.name,), el.span), scope)
         if low is None:

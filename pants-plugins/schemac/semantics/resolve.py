@@ -1668,6 +1668,14 @@ class _Resolver:
                 self.reporter.error("E0205", "a property's 'constraint exclusive' takes no arguments or 'on'",
                                     c.span, "use a type-level constraint exclusive on (...)")
                 return
+            if multi:
+                # Gel: no value of one object's set is in another's
+                # (https://docs.geldata.com/reference/stdlib/constraints#constraint::std::exclusive);
+                # a UNIQUE of the array the values are stored in compares whole arrays (issue 25)
+                self.reporter.error("E0206", f"constraint exclusive on a multi property ('{col.name}') is not "
+                                    "supported yet: its values are stored as one array", c.span,
+                                    "store the values as objects: a multi link to a type with an exclusive property")
+                return
             self._exclusive(obj, [col.name], c, ctx)
             return
         if c.name == "expression":

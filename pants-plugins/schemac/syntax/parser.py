@@ -1181,6 +1181,8 @@ class _Builder:
     def __init__(self, path: str):
         self.file = path
         self.module_stack: List[str] = []
+        # expressions written in parentheses, by id (kept alive here): `(-2)^2` keeps its sign
+        self._parens: Dict[int, object] = {}
 
     # -- helpers
     def _span(self, meta: Span) -> Span:
@@ -1338,11 +1340,19 @@ class _Builder:
     div_op = _bin("/")
     mod_op = _bin("%")
     floordiv_op = _bin("//")
-    pow_op = _bin("^")
     union_op = _bin("union")
     except_op = _bin("except")
     intersect_op = _bin("intersect")
     del _bin
+
+    def pow_op(self, meta, children):
+        """``a ^ b``. Gel's ``^`` binds tighter than a unary ``-``/``+`` and looser than a cast
+        (Gel's grammar precedence: P_UMINUS < P_POW_OP < P_TYPECAST; geldata/gel
+        tests/test_edgeql_expressions.py ``test_edgeql_expr_op_12``: ``select -2^2`` is ``{-4}``).
+        The grammar reads a sign as part of ``^``'s left operand; an unparenthesised sign on that
+        operand's prefix spine (``-2^2``, ``<int64>-2^2``) is moved above the power here."""
+        left, right = children
+        return _pow(left, right, self._span(meta), self._parens)
 
     def in_op(self, meta, children):
         left, right = children
@@ -1367,6 +1377,7 @@ class _Builder:
         return ast.Cast(ast.TypeRef(ref.name, ref.args, ref.span, optional), operand, self._span(meta))
 
     def paren(self, meta, children):
+        self._parens[id(children[0])] = children[0]
         return children[0]
 
     def paren_stmt(self, meta, children):
@@ -2472,6 +2483,31 @@ def _interpolation(parts: list, span: Span):
     for piece in pieces[1:]:
         node = ast.BinOp("++", node, piece, span)
     return node
+
+
+def _pow(left, right, span: Span, parens: Dict[int, object]):
+    """``left ^ right`` with the signs of ``left``'s unparenthesised prefix spine (casts and
+    unary ``-``/``+``) moved above the power, as Gel binds them (see ``pow_op``)."""
+    if _sign_on_spine(left, parens):
+        inner = left.operand
+        inner_span = _new_span(span.file, inner.span.line, inner.span.col, span.end_line, span.end_col)
+        below = _pow(inner, right, inner_span, parens)
+        if isinstance(left, ast.Cast):
+            return ast.Cast(left.type, below, span)
+        return ast.UnaryOp(left.op, below, span)
+    return ast.BinOp("^", left, right, span)
+
+
+def _sign_on_spine(e, parens: Dict[int, object]) -> bool:
+    """``e`` (not in parentheses) is a unary ``-``/``+``, or a cast whose operand spine (not in
+    parentheses) holds one."""
+    while id(e) not in parens:
+        if isinstance(e, ast.UnaryOp) and e.op in ("-", "+"):
+            return True
+        if not isinstance(e, ast.Cast):
+            return False
+        e = e.operand
+    return False
 
 
 def _parenthesised(q, span: Span):

@@ -180,7 +180,7 @@ RETURNING "id"
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id" FROM "_new"`
 

@@ -67,7 +67,7 @@ FOR UPDATE OF "author"
 ),
 "_link1" AS (
 INSERT INTO "author_posts" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "post" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_t"."id" FROM "post" AS "_t" WHERE "_t"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"`;
@@ -188,7 +188,7 @@ RETURNING "id"
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id" FROM "_new"`;
 

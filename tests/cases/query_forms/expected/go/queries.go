@@ -97,7 +97,7 @@ FOR UPDATE
 ),
 "_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($2::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id" FROM "_new"`
@@ -139,7 +139,7 @@ RETURNING *
 ),
 "_with_post_link1" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_with_post"."id", "_t"."id" FROM "_with_post", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
+SELECT "_with_post"."id", "_t"."id" FROM "_with_post", (SELECT DISTINCT unnest(ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($4::uuid[]))) AS "id") AS "_t"
 )
 SELECT "id",
        "title",
@@ -372,7 +372,7 @@ FOR UPDATE
 "_link1" AS (
 DELETE FROM "post_tags" AS "_l"
 USING "_new"
-WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY (ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($2::uuid[])))
+WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" = ANY (ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($2::uuid[])))
 )
 SELECT "id" FROM "_new"`
 
@@ -415,11 +415,11 @@ RETURNING *
 "_link1" AS (
 DELETE FROM "post_tags" AS "_l"
 USING "_new"
-WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" <> ALL (ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($3::uuid[])))
+WHERE "_l"."source_id" = "_new"."id" AND "_l"."target_id" <> ALL (ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($3::uuid[])))
 ),
 "_link2" AS (
 INSERT INTO "post_tags" ("source_id", "target_id")
-SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_pv"."id" FROM "tag" AS "_pv" WHERE "_pv"."id" = ANY ($3::uuid[]))) AS "id") AS "_t"
+SELECT "_new"."id", "_t"."id" FROM "_new", (SELECT DISTINCT unnest(ARRAY(SELECT "_t"."id" FROM "tag" AS "_t" WHERE "_t"."id" = ANY ($3::uuid[]))) AS "id") AS "_t"
 ON CONFLICT ("source_id", "target_id") DO NOTHING
 )
 SELECT "id",
