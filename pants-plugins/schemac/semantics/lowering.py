@@ -1705,11 +1705,11 @@ def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Statement, Li
         links = _loop_update_links(w.links, source)
         if w.sets or any("UPDATE" in tr.events for tr in w.subject.triggers):
             upd = sqt.Update(name, _set_list(w.sets, ctx) if w.sets else touch, froms,
-                             sqt.Raw(f'{table}."id" = "_batch"."_oid"'))
+                             sqt.Op("=", sqt.Column(table, "id"), sqt.Column('"_batch"', "_oid")))
             return (lambda cols: _returning(upd, _of(table, cols, True))), links
         # (only links change and no update trigger: the objects are locked, as an update would)
-        lock = sqt.Select([], [sqt.Table(name)], sqt.Raw(f'{table}."id" IN (SELECT "_oid" FROM {source})'),
-                          locking=[name])
+        ids = sqt.Select([sqt.Name("_oid")], [sqt.Raw(source)], multiline=False)
+        lock = sqt.Select([], [sqt.Table(name)], sqt.Op("IN", sqt.Column(table, "id"), sqt.SubLink(ids)), locking=[name])
         return (lambda cols: _returning(lock, _of(table, cols, True))), links
     where = _where_node(w.filter, w.visible_sql)
     batch = [] if w.batch is None else [_raw(_batch_sql(w.batch))]
