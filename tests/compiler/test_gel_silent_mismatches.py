@@ -66,3 +66,35 @@ def test_datetime_difference_is_a_duration_without_days(pg):
     assert pg.execute(diff, ("2017-01-01T00:00:00+00:00", "2018-01-01T00:00:00+00:00"))[0][0] == "-8760:00:00"
     assert pg.execute(f"SELECT CAST(value AS text) FROM ({plans['lit'].sql}) AS _q(value)")[0][0] == "169:02:03.004005"
     assert pg.execute(plans["str"].sql)[0][0] == "2017-10-09T13:11:00+00:00"
+
+
+def test_integer_index_of_a_json_string_is_its_character(pg):
+    """``to_json('"hello"')[0]`` is ``"h"``, ``[-2]`` ``"l"``; out of range fails as Gel's
+    "JSON index 10 is out of bounds" (geldata/gel tests/test_edgeql_json.py
+    ``test_edgeql_json_accessor_23``/``24``)."""
+    src = {"lib/schema.esdl": SCHEMA, "lib/q.edgeql": "select to_json(<str>$j)[<int64>$i];"}
+    plan = check_library(src, Options(library="lib")).queries[0]
+    sql = plan.sql.replace("$1", "%s").replace("$2", "%s")
+    assert [pg.execute(sql, ('"héllo"', i))[0][0] for i in (0, 1, 4, -2, -5)] == ["h", "é", "o", "l", "h"]
+    assert pg.execute(sql, ('[1, "x"]', -1))[0][0] == "x"
+    for i in (5, -6):
+        with pytest.raises(Exception, match=f"JSON index {i} is out of bounds"):
+            pg.execute(sql, ('"hello"', i))
+    with pytest.raises(Exception, match="cannot index JSON object by bigint"):
+        pg.execute(sql, ('{"a": 1}', 0))
+
+
+def test_empty_tuple_is_refused():
+    """``select ()`` is Gel's empty tuple (``[]`` in JSON; geldata/gel
+    tests/test_edgeql_expressions.py ``test_edgeql_expr_tuple_08``); schemac returned ``{}``."""
+    assert _errors("select ();") == [("E0206", "the empty tuple '()' is not supported yet", 1, 8)]
+
+
+def test_decimal_cast_of_a_float_literal_rounds_as_a_float64(pg):
+    """``<decimal>0.797693134862311111111`` casts a float64 literal, rounded: it differs from the
+    decimal literal ``0.797693134862311111111n`` (geldata/gel tests/test_edgeql_expressions.py
+    ``test_edgeql_expr_op_21``)."""
+    src = {"lib/schema.esdl": SCHEMA, "lib/q.edgeql":
+           "select (0.797693134862311111111n = <decimal>0.797693134862311111111, <decimal>1.5 = 1.5n);"}
+    plan = check_library(src, Options(library="lib")).queries[0]
+    assert pg.execute(plan.sql)[0][0] == [False, True]

@@ -567,6 +567,11 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
                            expr.span)
         return None
+    if isinstance(expr, ast.Tuple_) and not expr.items:
+        # (Gel's empty tuple is [] in JSON; a tuple of no elements is not lowered:
+        # geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_tuple_08)
+        ctx.reporter.error("E0206", "the empty tuple '()' is not supported yet", expr.span)
+        return None
     if isinstance(expr, (ast.Tuple_, ast.NamedTuple)) and expected is not None and expected.fields:
         return _tuple_lit(expr, ctx, expected)
     if isinstance(expr, (ast.Tuple_, ast.NamedTuple)):
@@ -4310,6 +4315,13 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
     inner = check(expr.operand, ctx, target if empty_array else None)
     if inner is None or empty_array:
         return inner
+    if isinstance(inner, qir.Literal) and inner.kind == "float" and target.element is None \
+            and target.scalar is not None and target.scalar.name == "decimal":
+        # `<decimal>0.797693134862311111111`: the literal is a float64, rounded before the cast
+        # (geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_op_21: it is not the
+        # decimal 0.797693134862311111111n); Postgres would read the digits as numeric
+        return qir.SqlTemplate(expr.span, target, False, "cast",
+                               f"CAST(CAST({inner.value} AS double precision) AS {target.pg})", (), "", True)
     if inner.type.family == "json" and target.family != "json":
         # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
         # property refuses when written); `<optional T>x['k']` may be empty.

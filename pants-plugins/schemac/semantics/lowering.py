@@ -818,8 +818,8 @@ def _global_default(node: qir.GlobalDefault) -> str:
 
 def _json_index(node: qir.JsonIndex) -> str:
     """``j['k']`` / ``j[i]`` (https://docs.geldata.com/reference/stdlib/json#operator::jsonobjdest,
-    #operator::jsonidx): the member ``k`` of a JSON object, the element ``i`` of a JSON array
-    (counted from the end when negative); a missing member, an index out of range, or a value
+    #operator::jsonidx): the member ``k`` of a JSON object, the element ``i`` of a JSON array or
+    the character ``i`` of a JSON string (counted from the end when negative); a missing member, an index out of range, or a value
     of another JSON type fails the statement as Gel's "JSON index 'k' is out of bounds" /
     "cannot index JSON string by text" (Postgres' ``->`` would give NULL). Empty when ``j`` or
     the key is."""
@@ -827,10 +827,18 @@ def _json_index(node: qir.JsonIndex) -> str:
     key = f"CAST({_op(node.key)} AS text)" if by_text else f"CAST({_op(node.key)} AS integer)"
     kind = "object" if by_text else "array"
     shown = "quote_literal(_jx._k)" if by_text else "CAST(_jx._k AS text)"
-    msg = (f"CASE WHEN jsonb_typeof(_jx._v) = '{kind}' THEN 'JSON index ' || {shown} || ' is out of bounds' "
+    kinds = f"'{kind}'" if by_text else "'array', 'string'"
+    msg = (f"CASE WHEN jsonb_typeof(_jx._v) IN ({kinds}) THEN 'JSON index ' || {shown} || ' is out of bounds' "
            f"ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by {'text' if by_text else 'bigint'}' END")
+    # (an integer index of a JSON string is its character, counted from the end when negative,
+    # as Gel's edgedb._index: to_json('"hello"')[-2] is "l"; test_edgeql_json_accessor_23)
+    text = "(_jx._v #>> '{}')"
+    string = "" if by_text else (
+        f"WHEN jsonb_typeof(_jx._v) = 'string' AND _jx._k >= -length({text}) AND _jx._k < length({text}) "
+        f"THEN to_jsonb(substr({text}, CASE WHEN _jx._k < 0 THEN length({text}) + _jx._k + 1 ELSE _jx._k + 1 END, "
+        "1)) ")
     return (f"(SELECT CASE WHEN _jx._v IS NULL OR _jx._k IS NULL THEN NULL WHEN jsonb_typeof(_jx._v) = '{kind}' "
-            f"AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k ELSE {_json_fail(msg, 'jsonb')} END "
+            f"AND (_jx._v -> _jx._k) IS NOT NULL THEN _jx._v -> _jx._k {string}ELSE {_json_fail(msg, 'jsonb')} END "
             f"FROM (SELECT {_op(node.base)} AS _v, {key} AS _k) AS _jx)")
 
 
