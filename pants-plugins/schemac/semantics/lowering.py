@@ -1572,9 +1572,10 @@ def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:
         # A loop's update: each object it updates with each element whose filter picks it
         # (Gel's update range, one row per element and object: the links of every element are
         # written, https://docs.geldata.com/reference/edgeql/for), read on the statement's snapshot.
-        table = qi(w.subject.table)
-        return [(name + "_src", _raw(f'SELECT {table}."id" AS "_oid", "_batch".* FROM {table}, {_batch_sql(w.batch)}'
-                                     f'{_where(w.filter, w.visible_sql)}'))]
+        table = w.subject.table
+        return [(name + "_src", sqt.Select([sqt.Target(sqt.Column(qi(table), "id"), "_oid"), sqt.Star('"_batch"')],
+                                           [sqt.Table(table), _raw(_batch_sql(w.batch))],
+                                           _where_node(w.filter, w.visible_sql), from_inline=True))]
     keys: List[sqt.Node] = [sqt.Target(_raw(_assign_sql(a, ctx)), "_k" + str(i))
                             for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ())]
     return [(name + "_src", sqt.Select([sqt.Target(sqt.Func("gen_random_uuid"), "_id")] + keys + [sqt.Star('"_batch"')],
@@ -1712,11 +1713,11 @@ def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Statement, Li
         links = _loop_update_links(w.links, source)
         if w.sets or any("UPDATE" in tr.events for tr in w.subject.triggers):
             upd = sqt.Update(name, _set_list(w.sets, ctx) if w.sets else touch, froms,
-                             sqt.Raw(f'{table}."id" = "_batch"."_oid"'))
+                             sqt.Op("=", sqt.Column(table, "id"), sqt.Column('"_batch"', "_oid")))
             return (lambda cols: _returning(upd, _of(table, cols, True))), links
         # (only links change and no update trigger: the objects are locked, as an update would)
-        lock = sqt.Select([], [sqt.Table(name)], sqt.Raw(f'{table}."id" IN (SELECT "_oid" FROM {source})'),
-                          locking=[name])
+        ids = sqt.Select([sqt.Name("_oid")], [sqt.Raw(source)], multiline=False)
+        lock = sqt.Select([], [sqt.Table(name)], sqt.Op("IN", sqt.Column(table, "id"), sqt.SubLink(ids)), locking=[name])
         return (lambda cols: _returning(lock, _of(table, cols, True))), links
     where = _where_node(w.filter, w.visible_sql)
     batch = [] if w.batch is None else [_raw(_batch_sql(w.batch))]
@@ -2039,7 +2040,7 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(columns))
     inner = columns if '"id"' in texts else [sqt.Name("id")] + columns
-    outer = [qi(f.name) for _, f in picked]
+    outer: List[sqt.Node] = [sqt.Name(f.name) for _, f in picked]
     if check is not None:
         # The access policy check reads every column of the written rows; a field named as one
         # of them (a link's id read through its target's policies, "target_id") is computed
@@ -2047,11 +2048,11 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
         own = {c.name for c in r.write.subject.columns}  # type: ignore[attr-defined]
         inner = [sqt.Star()] + [c for (_, f), c, text in zip(picked, columns, texts)
                                 if " AS " in text and f.name not in own]
-        outer = [text if " AS " in text and f.name in own else qi(f.name) for (_, f), text in zip(picked, texts)]
+        outer = [c if " AS " in text and f.name in own else sqt.Name(f.name) for (_, f), c, text in zip(picked, columns, texts)]
     ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(inner))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
-    where = f"\nWHERE {check}" if check is not None else ""
-    return render_ctes(ctes, _raw(f'SELECT {", ".join(outer)} FROM "_new"{where}'))
+    return render_ctes(ctes, sqt.Select(outer, [sqt.Table("_new")], None if check is None else _raw(check),
+                                        from_inline=True))
 
 
 def _group_value(n: qir.GroupValue) -> str:

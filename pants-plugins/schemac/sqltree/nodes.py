@@ -299,16 +299,17 @@ class Select(Node):
     BY ... OFFSET ... LIMIT ... [FOR UPDATE [OF t]]``. ``multiline``: each clause on a line of
     its own (a statement or a CTE's body), or all on one (a sub-select). ``target_sep``: between
     the select-list items. ``locking``: the table names of ``FOR UPDATE OF``, or ``()`` for
-    ``FOR UPDATE`` alone."""
+    ``FOR UPDATE`` alone. ``from_inline``: ``FROM`` on the ``SELECT`` line of a multi-line select
+    (its other clauses each on a line of their own)."""
 
     __slots__ = ("targets", "from_", "where", "group_by", "having", "order_by", "offset", "limit",
-                 "distinct", "distinct_on", "locking", "multiline", "target_sep")
+                 "distinct", "distinct_on", "locking", "multiline", "target_sep", "from_inline")
 
     def __init__(self, targets: Sequence[Node] = (), from_: Sequence[Node] = (), where: Optional[Node] = None,
                  group_by: Sequence[Node] = (), having: Optional[Node] = None, order_by: Sequence[Node] = (),
                  offset: Optional[Node] = None, limit: Optional[Node] = None, distinct: bool = False,
                  distinct_on: Sequence[Node] = (), locking: Optional[Sequence[str]] = None,
-                 multiline: bool = True, target_sep: str = ", ") -> None:
+                 multiline: bool = True, target_sep: str = ", ", from_inline: bool = False) -> None:
         self.targets = tuple(targets)
         self.from_ = tuple(from_)
         self.where = where
@@ -322,6 +323,7 @@ class Select(Node):
         self.locking = None if locking is None else tuple(locking)
         self.multiline = multiline
         self.target_sep = target_sep
+        self.from_inline = from_inline
 
 
 class SetOp(Node):

@@ -161,7 +161,7 @@ class Printer:
             head += " DISTINCT"
         out = head + (" " + self.join(node.targets, node.target_sep) if node.targets else "")
         if node.from_:
-            out += f"{nl}FROM {self.join(node.from_)}"
+            out += f"{' ' if node.from_inline else nl}FROM {self.join(node.from_)}"
         if node.where is not None:
             out += f"{nl}WHERE {self.sql(node.where)}"
         if node.group_by:
