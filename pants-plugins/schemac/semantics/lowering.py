@@ -827,8 +827,8 @@ def _json_index(node: qir.JsonIndex) -> str:
     key = f"CAST({_op(node.key)} AS text)" if by_text else f"CAST({_op(node.key)} AS integer)"
     kind = "object" if by_text else "array"
     shown = "quote_literal(_jx._k)" if by_text else "CAST(_jx._k AS text)"
-    kinds = f"'{kind}'" if by_text else "'array', 'string'"
-    msg = (f"CASE WHEN jsonb_typeof(_jx._v) IN ({kinds}) THEN 'JSON index ' || {shown} || ' is out of bounds' "
+    kinds = f"= '{kind}'" if by_text else "IN ('array', 'string')"
+    msg = (f"CASE WHEN jsonb_typeof(_jx._v) {kinds} THEN 'JSON index ' || {shown} || ' is out of bounds' "
            f"ELSE 'cannot index JSON ' || jsonb_typeof(_jx._v) || ' by {'text' if by_text else 'bigint'}' END")
     # (an integer index of a JSON string is its character, counted from the end when negative,
     # as Gel's edgedb._index: to_json('"hello"')[-2] is "l"; test_edgeql_json_accessor_23)
