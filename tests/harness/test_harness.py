@@ -76,10 +76,22 @@ union all select 'seq', last_value::text from job_id_seq
 order by 1, 2"""
 
 
-def test_a_migration_run_first_makes_the_database_a_copy_of_a_template(pg_factory, _pg_admin):
+def _root_conftest(config):
+    """tests/conftest.py as pytest loaded it. Every conftest.py is imported as the module
+    ``conftest`` (no packages here), so ``import conftest`` or ``sys.modules["conftest"]`` gives
+    whichever was loaded last (tests/conformance/conftest.py in a whole-suite run)."""
+    root = (Path(__file__).resolve().parents[1] / "conftest.py")
+    for plugin in config.pluginmanager.get_plugins():
+        f = getattr(plugin, "__file__", None)
+        if f and Path(f).resolve() == root:
+            return plugin
+    raise AssertionError(f"{root} is not loaded as a conftest")
+
+
+def test_a_migration_run_first_makes_the_database_a_copy_of_a_template(pg_factory, _pg_admin, pytestconfig):
     """``pg.execute`` of a schemac migration on a fresh database clones a template database
     that got the migration once: the result is the database running it gives."""
-    from conftest import _TEMPLATES
+    _TEMPLATES = _root_conftest(pytestconfig)._TEMPLATES
 
     plain = pg_factory()
     plain.conn.execute(MIGRATION)  # run on the database itself (not fresh: a connection is open)
@@ -120,10 +132,8 @@ def test_a_test_file_runs_in_one_process_2():
     assert _WORKERS == [(os.environ.get("PYTEST_XDIST_WORKER", "-"), os.getpid())]
 
 
-def test_url_with_dbname_converts_keyword_conninfo(tsc_run):
-    import sys
-
-    url_with_dbname = sys.modules[type(tsc_run).__module__].url_with_dbname  # tests/conftest.py
+def test_url_with_dbname_converts_keyword_conninfo(pytestconfig):
+    url_with_dbname = _root_conftest(pytestconfig).url_with_dbname
 
     assert url_with_dbname("postgresql://u@127.0.0.1:5/postgres?sslmode=disable", "x") == (
         "postgresql://u@127.0.0.1:5/x?sslmode=disable"
