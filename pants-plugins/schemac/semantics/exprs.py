@@ -51,7 +51,7 @@ _UUID = ValueType(scalar=SCALARS["uuid"])
 #: The value type of each scalar, made once (value types are immutable and compare by value).
 _SCALAR_TYPES: Dict[str, ValueType] = {}
 
-#: Functions without arguments: name -> result type (their SQL: ``schemac.semantics.lowering._CALLS``).
+#: Functions without arguments: name -> result type (their SQL: ``schemac.pgsql.calls.CALLS``).
 FUNCTIONS = {
     "now": DATETIME,
     "datetime_current": DATETIME,
@@ -2680,7 +2680,7 @@ def _count_form_refused(arg, ctx: ExprContext) -> bool:
 
 
 #: Functions with arguments: name -> (arity, argument family, result type); their SQL is
-#: ``schemac.semantics.lowering._CALLS[name]``. ``len`` works on str and arrays.
+#: ``schemac.pgsql.calls.CALLS[name]``. ``len`` works on str and arrays.
 FUNCTIONS_WITH_ARGS = {
     "str_lower": (1, "str", STR),
     "str_upper": (1, "str", STR),

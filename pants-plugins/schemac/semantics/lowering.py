@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
+from schemac.pgsql.calls import INT4_CALLS, spelling
 from schemac.semantics import fts, qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
@@ -51,33 +52,6 @@ class Lowered:
     atomic: bool = True
     column: Optional[Column] = None
     is_param: bool = False
-
-#: Function calls: ``func`` -> (SQL template, atomic, arguments as operands). ``{0}`` is the
-#: first argument's SQL, parenthesised (and a parameter cast) when ``operands``. Gel's
-#: ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
-#: ``datetime_of_transaction()`` are the transaction start (``now()``), as in Postgres.
-_CALLS = {
-    "now": ("now()", True, False),
-    "datetime_current": ("clock_timestamp()", True, False),
-    "datetime_of_statement": ("statement_timestamp()", True, False),
-    "datetime_of_transaction": ("now()", True, False),
-    "str_lower": ("lower({0})", True, True),
-    "str_upper": ("upper({0})", True, True),
-    "str_trim": ("btrim({0})", True, True),
-    "re_test": ("{1} ~ {0}", False, True),
-    "len_array": ("cardinality({0})", True, True),
-    "len_str": ("char_length({0})", True, False),
-    "len_bytes": ("octet_length({0})", True, False),
-    "count_array": ("CAST(coalesce(cardinality({0}), 0) AS bigint)", True, False),
-    "range_is_empty": ("isempty({0})", True, False),
-    "range_get_lower": ("lower({0})", True, False),
-    "range_get_upper": ("upper({0})", True, False),
-    "range_contains": ("{0} @> {1}", False, True),
-    "range_overlaps": ("{0} && {1}", False, True),
-}
-
-#: Calls whose Postgres result is an ``integer`` where Gel's is an ``int64``.
-_INT4_CALLS = frozenset({"len_array", "len_str", "len_bytes"})
 
 _CMP = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=", "?=": "IS NOT DISTINCT FROM",
         "?!=": "IS DISTINCT FROM", "like": "LIKE", "ilike": "ILIKE",
@@ -109,7 +83,7 @@ def _atomic(node: qir.Expr) -> bool:
         b = node.binding  # type: ignore[attr-defined]
         return not (type(b) is qir.WithValue and b.inline) or _atomic(b.value)
     if t is qir.Call:
-        return _CALLS[node.func][1]  # type: ignore[attr-defined]
+        return spelling(node).atomic  # type: ignore[arg-type]
     if t is qir.Binary:
         return node.op in ("??", "%", "//")  # type: ignore[attr-defined]
     if t is qir.InSet:
@@ -190,10 +164,26 @@ def _var(node: qir.VarRef) -> str:
 
 
 def _call(node: qir.Call) -> str:
-    template, _, operands = _CALLS[node.func]
-    if operands:
-        return template.format(*(_op(a) for a in node.args))
-    return template.format(*(expr_sql(a) for a in node.args))
+    """A standard-library call, as :mod:`schemac.pgsql.calls` spells its ``func``."""
+    sp = spelling(node)
+    return _spell(sp.template, sp.modes, node.args)
+
+
+def _spell(template: str, modes: str, args: Tuple[qir.Expr, ...]) -> str:
+    """``template`` over ``args``' SQL, each rendered as its mode letter says (one letter for
+    all): see :mod:`schemac.pgsql.calls`."""
+    out = []
+    for i, a in enumerate(args):
+        mode = modes[i] if len(modes) > 1 else modes
+        sql = expr_sql(a)
+        if mode == "o":
+            sql = _operand(a, sql)
+        elif mode == "p":
+            sql = param_sql(a, sql)
+        elif mode == "x":
+            sql = _operand(a, sql, args[1 - i])
+        out.append(sql)
+    return template.format(*out)
 
 
 def _count_link(node: qir.CountLink) -> str:
@@ -481,18 +471,7 @@ def _json_cast(node: qir.JsonCast) -> str:
 
 
 def _sql_template(node: qir.SqlTemplate) -> str:
-    args = node.args
-    out = []
-    for i, (a, mode) in enumerate(zip(args, node.modes)):
-        sql = expr_sql(a)
-        if mode == "o":
-            sql = _operand(a, sql)
-        elif mode == "p":
-            sql = param_sql(a, sql)
-        elif mode == "x":
-            sql = _operand(a, sql, args[1 - i])
-        out.append(sql)
-    return node.template.format(*out)
+    return _spell(node.template, node.modes, node.args)
 
 
 def _computed(node: qir.ComputedRef) -> str:
@@ -1039,7 +1018,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             out.append((ref, el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))
-            if depth == 0 and type(el.value) is qir.Call and el.value.func in _INT4_CALLS:  # type: ignore[attr-defined]
+            if depth == 0 and type(el.value) is qir.Call and el.value.func in INT4_CALLS:  # type: ignore[attr-defined]
                 # Postgres' lengths are `integer`; Gel's len() is int64, which the runners read
                 # as an int8 (node-postgres: its text)
                 sql = f"CAST({sql} AS bigint)"

@@ -183,11 +183,14 @@ class VarRef(Expr):
 
 @dataclass(frozen=True, eq=False)
 class Call(Expr):
-    """A standard-library function call; ``func`` names its lowering (see
-    ``schemac.semantics.lowering._CALLS``), e.g. ``str_lower``, ``len_str``, ``count_array``."""
+    """A standard-library function or operator applied to checked arguments: ``func`` names
+    the operation (``str_lower``, ``len_str``, ``count_array``, ``math::mean/one``), the key of
+    its spelling in :mod:`schemac.pgsql.calls`; ``consts`` are compile-time constants the
+    spelling takes (a format string, a type), never SQL (https://docs.geldata.com/reference/stdlib)."""
 
     func: str
     args: Tuple[Expr, ...]
+    consts: Tuple[object, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,7 @@
+"""The Postgres side of the query compiler: what turns the checked IR
+(:mod:`schemac.semantics.qir`) into SQL. The checker (``schemac.semantics``) never imports it.
+
+* :mod:`schemac.pgsql.calls` -- the table of standard-library calls: each ``qir.Call``'s
+  ``func`` and how Postgres spells it (Gel keeps the same split: ``edb/pgsql/compiler`` maps
+  each function of the IR to SQL; the IR only names it).
+"""
