@@ -72,7 +72,8 @@ def _merged() -> Dict[str, Entry]:
     from schemac.pgsql import calls_ext, calls_ops
 
     out: Dict[str, Entry] = {}
-    for table in (BASIC, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ext.CALLS_EXT):
+    for table in (BASIC, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ops.SETS,
+                  calls_ops.OPERATORS, calls_ext.CALLS_EXT):
         for name, entry in table.items():
             assert name not in out, f"two spellings for the call {name!r}"
             out[name] = entry

@@ -1364,7 +1364,7 @@ def _object_of(value, depth: int = 0) -> Optional[ObjectType]:
     ``assert_exists(...)`` and another ``with`` name (``p := assert_exists(p0)``)."""
     if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
         return value.target  # type: ignore[union-attr]
-    if type(value) is qir.SqlTemplate and value.func == "assert_exists" and depth < 20:  # type: ignore[union-attr]
+    if type(value) is qir.Call and value.func == "assert_exists" and depth < 20:  # type: ignore[union-attr]
         return _object_of(value.args[0], depth + 1)  # type: ignore[union-attr]
     if type(value) is qir.VarRef and type(value.binding) is qir.WithValue and depth < 20:  # type: ignore[union-attr]
         return _object_of(value.binding.value, depth + 1)  # type: ignore[union-attr]

@@ -994,7 +994,7 @@ def _var_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
     if type(var) is not qir.WithValue:
         return None
     value = var.value  # type: ignore[attr-defined]
-    while type(value) is qir.SqlTemplate and value.func == "assert_exists":  # type: ignore[attr-defined]
+    while type(value) is qir.Call and value.func == "assert_exists":  # type: ignore[attr-defined]
         value = value.args[0]  # type: ignore[attr-defined]
     if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[attr-defined]
         return value.target  # type: ignore[attr-defined]
@@ -3542,8 +3542,7 @@ def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Ex
         test = qir.InObjects(arg.span, BOOL, False, own, others, negate)
         both = test if objects.filter is None else qir.Binary(arg.span, BOOL, True, "and", objects.filter, test)
         found = qir.ExistsObjects(expr.span, BOOL, False, dataclasses.replace(objects, filter=both))
-        return found if name == "any" else qir.SqlTemplate(expr.span, BOOL, False, "all", "NOT {0}", (found,), "r",
-                                                           False)
+        return found if name == "any" else qir.Call(expr.span, BOOL, False, "all/none_fails", (found,))
     if ctx.subject is not None:
         row = ctx.column_prefix or qi(ctx.subject.table)
         scope = dataclasses.replace(ctx, set_links={}, set_row=(ctx.subject, row), column_prefix=row)
@@ -3559,11 +3558,10 @@ def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Ex
         sets = tuple(scope.set_links.values())
         if name == "any":
             return qir.SetFilter(expr.span, BOOL, False, sets, low)  # type: ignore[arg-type]
-        falsified = qir.SqlTemplate(low.span, BOOL, False, "is_false", "({0}) IS FALSE", (low,), "r", False)
+        falsified = qir.Call(low.span, BOOL, False, "is_false", (low,))
         exists = qir.SetFilter(expr.span, BOOL, False, sets, falsified)  # type: ignore[arg-type]
-        return qir.SqlTemplate(expr.span, BOOL, False, "all", "NOT {0}", (exists,), "r", False)
-    return qir.SqlTemplate(expr.span, BOOL, False, name, f"coalesce({{0}}, {'false' if name == 'any' else 'true'})",
-                           (low,), "p", True)
+        return qir.Call(expr.span, BOOL, False, "all/none_fails", (exists,))
+    return qir.Call(expr.span, BOOL, False, name + "/one", (low,))
 
 
 def _assert_exists(expr: ast.FuncCall, value, message: Optional[str], ctx: ExprContext) -> Optional[qir.Expr]:
@@ -3571,9 +3569,8 @@ def _assert_exists(expr: ast.FuncCall, value, message: Optional[str], ctx: ExprC
     assert_exists(player)``): ``x``, and when it is empty the statement fails with Gel's
     message (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists:
     "assert_exists violation: expression returned an empty set", a CardinalityViolationError)
-    or the one given, by a cast that fails (:mod:`schemac.semantics.asserts`); never empty."""
-    from schemac.semantics import asserts
-
+    or the one given, by a cast that fails (:mod:`schemac.semantics.asserts`); never empty.
+    The call ``assert_exists``, its message a constant."""
     arg = check(value, ctx)
     if arg is None:
         return None
@@ -3582,8 +3579,7 @@ def _assert_exists(expr: ast.FuncCall, value, message: Optional[str], ctx: ExprC
     if arg.type.element is not None or arg.type.family in ("vector",) or arg.type.fields is not None:
         ctx.reporter.error("E0206", f"assert_exists() of a {arg.type.name} value is not supported yet", expr.span)
         return None
-    fail = asserts.fail_sql("assert_exists", message, "{0}", arg.type.pg, template=True)
-    return qir.SqlTemplate(expr.span, arg.type, False, "assert_exists", f"coalesce({{0}}, {fail})", (arg,), "p", True)
+    return qir.Call(expr.span, arg.type, False, "assert_exists", (arg,), (message,))
 
 
 def _assert_distinct(expr: ast.FuncCall, value, message: Optional[str], ctx: ExprContext):
@@ -3592,10 +3588,9 @@ def _assert_distinct(expr: ast.FuncCall, value, message: Optional[str], ctx: Exp
     (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct): the set, as
     the array of its elements, and when a value is in it twice the statement fails with Gel's
     message ("assert_distinct violation: expression returned a set with duplicate elements", a
-    ConstraintViolationError) or the one given (:mod:`schemac.semantics.asserts`). ``None`` for
-    another set; ``False`` after reporting."""
-    from schemac.semantics import asserts
-
+    ConstraintViolationError) or the one given (:mod:`schemac.semantics.asserts`): the call
+    ``assert_distinct``, its message a constant. ``None`` for another set; ``False`` after
+    reporting."""
     arr = value_set_array(value, ctx)
     if arr is False:
         return False
@@ -3608,12 +3603,7 @@ def _assert_distinct(expr: ast.FuncCall, value, message: Optional[str], ctx: Exp
             return False
     if arr is None:
         return None
-    distinct = ('(SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest({0}) AS "_d"("v"))')
-    # (the failing cast reads the test, a sub-select, so that Postgres does not fold it into
-    # an error when the set is made of constants)
-    fail = asserts.fail_sql("assert_distinct", message, distinct, arr.type.pg, template=True)
-    return qir.SqlTemplate(expr.span, arr.type, arr.nullable, "assert_distinct",
-                           f"(CASE WHEN {distinct} THEN {{0}} ELSE {fail} END)", (arr,), "r", True)
+    return qir.Call(expr.span, arr.type, arr.nullable, "assert_distinct", (arr,), (message,))
 
 
 def _contains(expr: ast.FuncCall, ctx: ExprContext):
@@ -3638,10 +3628,8 @@ def _contains(expr: ast.FuncCall, ctx: ExprContext):
         ctx.reporter.error("E0304", f"contains() cannot take {first.type.name} and {second.type.name}", expr.span,
                            f"the needle of a {first.type.name} is a {want.name}")
         return None
-    template = ("{1} = ANY({0})" if elem is not None else "(strpos({0}, {1}) > 0)" if first.type.family == "str"
-                else "(position({1} IN {0}) > 0)")
-    return qir.SqlTemplate(expr.span, BOOL, first.nullable or second.nullable, "contains", template,
-                           (first, second), "pp", elem is None)
+    kind = "array" if elem is not None else first.type.family
+    return qir.Call(expr.span, BOOL, first.nullable or second.nullable, "contains/" + kind, (first, second))
 
 
 def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -3678,19 +3666,13 @@ def _json_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                                f"{low.type.name}", a.span)
             return None
         args.append(low)
-    template = "jsonb_extract_path(" + ", ".join(f"{{{i}}}" for i in range(len(args))) + ")"
     if default is not None:
         # Gel's json_get(..., default := d): the value at the path, or d when there is none
-        template = f"coalesce({template}, {{{len(args)}}})"
         # (the json value and the path are not optional: an empty one makes the result empty,
         # the default only stands for a missing path)
-        empty = [f"{{{i}}} IS NULL" for i, a in enumerate(args) if a.nullable]
-        if empty:
-            template = f"CASE WHEN {' OR '.join(empty)} THEN NULL ELSE {template} END"
-        return qir.SqlTemplate(expr.span, json_type, default.nullable or bool(empty), "json_get", template,
-                               (*args, default),
-                               "p" * (len(args) + 1), True)
-    return qir.SqlTemplate(expr.span, json_type, True, "json_get", template, tuple(args), "p" * len(args), True)
+        return qir.Call(expr.span, json_type, default.nullable or any(a.nullable for a in args), "json_get/default",
+                        (*args, default))
+    return qir.Call(expr.span, json_type, True, "json_get", tuple(args))
 
 
 def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -3773,7 +3755,7 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
                 (type(inner) is qir.ColumnRef and inner.column.multi):  # type: ignore[attr-defined]
             # a multi property or a computed set of values (`.tags.name`), read as their
             # array: one value at least (an array property exists when it is set, even empty)
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", "cardinality({0}) > 0", (inner,), "r", False)
+            return qir.Call(expr.span, BOOL, False, "exists/array", (inner,))
         return qir.Unary(expr.span, BOOL, False, "exists", inner)
     if expr.op == "not":
         inner = check(expr.operand, ctx, BOOL)
@@ -3886,26 +3868,15 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
             ctx.reporter.error("E0304", f"'++' needs operands of one type, got {left.type.name} and {right.type.name}",
                                expr.span)
             return None
-        template = "({0} || {1})" if not nullable else \
-            "CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL ELSE {0} || {1} END"
-        return qir.SqlTemplate(expr.span, left.type, nullable, "array_concat", template, (left, right), "pp", True)
+        return qir.Call(expr.span, left.type, nullable, "++/array", (left, right))
     if op == "++" and left.type.family == right.type.family == "bytes":
         # bytes ++ bytes (https://docs.geldata.com/reference/stdlib/bytes#operator::bytesplus)
-        return qir.SqlTemplate(expr.span, left.type, nullable, "bytes_concat", "({0} || {1})", (left, right), "pp", True)
+        return qir.Call(expr.span, left.type, nullable, "++/bytes", (left, right))
     if op == "++" and left.type.family == right.type.family == "json":
         # json ++ json (https://docs.geldata.com/reference/stdlib/json#operator::jsonplus): two
         # arrays or two objects as Postgres' jsonb || (an object's keys from the right win),
-        # two strings as one string; any other pair fails the statement with Gel's message
-        # (a cast that reads the operands, so Postgres cannot fold it into a constant).
-        fail = ("CAST(CAST(CAST('invalid JSON values for ++ operator' || left(CAST({0} AS text) || CAST({1} AS text), 0)"
-                " AS integer) AS text) AS jsonb)")
-        template = ("(CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL "
-                    "WHEN jsonb_typeof({0}) = 'array' AND jsonb_typeof({1}) = 'array' THEN {0} || {1} "
-                    "WHEN jsonb_typeof({0}) = 'object' AND jsonb_typeof({1}) = 'object' THEN {0} || {1} "
-                    "WHEN jsonb_typeof({0}) = 'string' AND jsonb_typeof({1}) = 'string' "
-                    "THEN to_jsonb(({0} #>> '{{}}') || ({1} #>> '{{}}')) "
-                    f"ELSE {fail} END)")
-        return qir.SqlTemplate(expr.span, left.type, nullable, "json_concat", template, (left, right), "pp", True)
+        # two strings as one string; any other pair fails the statement with Gel's message.
+        return qir.Call(expr.span, left.type, nullable, "++/json", (left, right))
     if op == "++":
         if left.type.family != "str" or right.type.family != "str":
             ctx.reporter.error("E0304", f"'++' needs str operands, got {left.type.name} and {right.type.name}",
@@ -3958,17 +3929,8 @@ def _power(expr: ast.BinOp, ctx: ExprContext) -> Optional[qir.Expr]:
                            "(Gel has no implicit cast between them)", expr.span,
                            "cast one operand explicitly, e.g. <float64>x or <decimal>x")
         return None
-    if common in ("bigint", "decimal"):
-        result, pg = "decimal", "numeric"
-    elif common == "float32":
-        result, pg = "float32", "double precision"
-    else:
-        result, pg = "float64", "double precision"
-    template = f"power(CAST({{0}} AS {pg}), CAST({{1}} AS {pg}))"
-    if result == "float32":
-        template = f"CAST({template} AS real)"
-    return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), left.nullable or right.nullable, "^",
-                           template, (left, right), "pp", True)
+    result = "decimal" if common in ("bigint", "decimal") else "float32" if common == "float32" else "float64"
+    return qir.Call(expr.span, ValueType(scalar=SCALARS[result]), left.nullable or right.nullable, "^", (left, right))
 
 
 #: Gel's implicit numeric casts (https://docs.geldata.com/reference/stdlib/numbers,
@@ -4208,7 +4170,7 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
     if isinstance(expr.operand, ast.ArrayLit) and not expr.operand.items and target.family == "json" \
             and target.element is None:
         # `<json>[]`: the empty JSON array (https://docs.geldata.com/reference/stdlib/json)
-        return qir.SqlTemplate(expr.span, target, False, "json_empty_array", "'[]'::jsonb", (), "", True)
+        return qir.Call(expr.span, target, False, "json_empty_array", ())
     inner = check(expr.operand, ctx, target if empty_array else None)
     if inner is None or empty_array:
         return inner
@@ -4217,8 +4179,7 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         # `<decimal>0.797693134862311111111`: the literal is a float64, rounded before the cast
         # (geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_op_21: it is not the
         # decimal 0.797693134862311111111n); Postgres would read the digits as numeric
-        return qir.SqlTemplate(expr.span, target, False, "cast",
-                               f"CAST(CAST({inner.value} AS double precision) AS {target.pg})", (), "", True)
+        return qir.Call(expr.span, target, False, "cast/float_literal", (), (inner.value,))
     if inner.type.family == "json" and target.family != "json":
         # `<T>x['k']` is a value (a missing member or JSON null is NULL, which a required
         # property refuses when written); `<optional T>x['k']` may be empty.
@@ -4248,10 +4209,8 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
                                f"select the object with its shape instead: select {obj.name} {{ ... }} filter ... "
                                "(the runners return it as an object)")
             return None
-        # A string literal is of type unknown to Postgres, which to_jsonb (polymorphic) refuses:
-        # `<json>'{}'` is the JSON string "{}", as Gel casts a str.
-        template = "to_jsonb({0}::text)" if isinstance(inner, qir.Literal) and inner.kind == "str" else "to_jsonb({0})"
-        return qir.SqlTemplate(expr.span, target, inner.nullable, "to_json", template, (inner,), "p", True)
+        # (`<json>'{}'` is the JSON string "{}", as Gel casts a str)
+        return qir.Call(expr.span, target, inner.nullable, "cast/json", (inner,))
     if target.enum is not None and inner.type.enum != target.enum:
         ctx.reporter.error("E0304", f"only a string literal or a parameter can be cast to enum '{target.enum.name}'",
                            expr.operand.span, f"write <{target.enum.name}>'member' or <{target.enum.name}>$param")

@@ -1816,7 +1816,7 @@ def _bound_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
     else ``None``."""
     b = ctx.variables.get(name)
     value = b.value if type(b) is qir.WithValue else None  # type: ignore[attr-defined]
-    if type(value) is qir.SqlTemplate and value.func == "assert_exists":  # type: ignore[attr-defined]
+    if type(value) is qir.Call and value.func == "assert_exists":  # type: ignore[attr-defined]
         # `who := assert_exists((select User filter .id = ...))`: that object, or the statement
         # fails (the argument <User>$id of an inlined function is bound so)
         value = value.args[0]  # type: ignore[attr-defined]
