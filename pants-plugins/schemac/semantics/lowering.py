@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from schemac.pgsql.calls import INT4_CALLS, spelling
-from schemac.semantics import fts, qir
+from schemac.pgsql import fts
+from schemac.pgsql.fts import document_part  # (resolve.py's fts::index reads it here)
+from schemac.semantics import qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
@@ -738,7 +740,7 @@ def _link_path(node: qir.LinkPath) -> str:
 
 def _fts_search(node: qir.FtsSearch) -> str:
     """``<document> @@ <query>``, or the score ``ts_rank(<weights>, <document>, <query>)``
-    (:mod:`schemac.semantics.fts`)."""
+    (:mod:`schemac.pgsql.fts`)."""
     document = " || ".join(fts.document_part(expr_sql(v), language, weight)
                            for v, (language, weight) in zip(node.parts, node.document))
     query = _op(node.query)

@@ -223,7 +223,7 @@ class FtsSearch(Expr):
 @dataclass(frozen=True, eq=False)
 class FtsWeights(Expr):
     """The ``real[]`` ``ts_rank`` weighs the categories D, C, B, A with, from Gel's ``weights``
-    argument ``weights`` (:func:`schemac.semantics.fts.weights_sql`)."""
+    argument ``weights`` (:func:`schemac.pgsql.fts.weights_sql`)."""
 
     weights: Expr
 
@@ -231,7 +231,7 @@ class FtsWeights(Expr):
 @dataclass(frozen=True, eq=False)
 class FtsQuery(Expr):
     """The Postgres ``tsquery`` of a Gel full-text query ``text`` in the text search
-    configuration ``regconfig`` (:func:`schemac.semantics.fts.query_sql`)."""
+    configuration ``regconfig`` (:func:`schemac.pgsql.fts.query_sql`)."""
 
     text: Expr
     regconfig: str
