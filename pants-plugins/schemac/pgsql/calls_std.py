@@ -134,7 +134,20 @@ def _array_agg_one(node: qir.Call) -> Spelling:
     return Spelling(f"CASE WHEN {{0}} IS NULL THEN CAST(ARRAY[] AS {node.type.pg}) ELSE ARRAY[{{0}}] END", "o")
 
 
+def _row_json(node: qir.Call) -> Spelling:
+    """``<json>__new__ {...}`` in a trigger (``schemac.semantics.triggers``): the row's object
+    as a ``jsonb`` object of its shape (``consts``: the checked shape and the row's name), each
+    value as Gel's ``<json>`` spells it (https://docs.geldata.com/reference/stdlib/json)."""
+    from schemac.semantics import lowering  # (the lowering imports this table)
+
+    elements, row = node.consts
+    fields = lowering.shape_sql(elements, row, 1, gel_json=True)  # type: ignore[arg-type]
+    sql = lowering.json_object_sql([(sql_string(f.name), v) for v, f in fields], jsonb=True)
+    return Spelling(template_text(sql))
+
+
 STD: Dict[str, Entry] = {
+    "row_json": _row_json,
     "math::mean": _mean,
     "math::mean/or": _mean_or,
     "math::mean/array": _mean_array,
