@@ -4151,7 +4151,7 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         return None
     if isinstance(expr.operand, ast.SetLit) and not expr.operand.items:
         # <T>{}: the empty set of T
-        return qir.SqlTemplate(expr.span, target, True, "empty", f"NULL::{target.pg}", (), "", True)
+        return qir.Call(expr.span, target, True, "typed_null", ())
     if target.enum is not None and isinstance(expr.operand, ast.Literal) and expr.operand.kind == "str":
         # <Enum>'member': Gel's way to name a member, also one that is not an identifier.
         member = str(expr.operand.value)
@@ -4227,15 +4227,12 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         # text output (hex EWKB): https://docs.geldata.com/reference/stdlib/postgis
         return qir.Call(expr.span, target, inner.nullable, "ext::postgis::astext", (inner,))
     if target.family == "str" and target.element is None and inner.type.element is None and inner.type.enum is None:
-        from schemac.semantics.stdfuncs import _TO_STR_PLAIN  # (the modules import each other)
-
         if inner.type.family in ("datetime", "local_date", "local_datetime", "local_time"):
             # `<str>` of a date or time is its ISO 8601 text, a datetime's in UTC, as to_str()
             # prints it (https://docs.geldata.com/reference/edgeql/casts,
             # https://docs.geldata.com/reference/stdlib/datetime), not Postgres' text of it
             # (an operand: `{0} AT TIME ZONE` binds tighter than `a - b`)
-            return qir.SqlTemplate(expr.span, target, inner.nullable, "to_str", _TO_STR_PLAIN[inner.type.family],
-                                   (inner,), "o", True)
+            return qir.Call(expr.span, target, inner.nullable, "to_str", (inner,))
         if inner.type.family in ("duration", "relative_duration", "date_duration"):
             ctx.reporter.error("E0206", f"casting a {inner.type.name} to str is not supported", expr.span,
                                "Gel prints ISO 8601 (PT1H30M), which Postgres prints only under IntervalStyle = "
