@@ -75,7 +75,7 @@ def _merged() -> Dict[str, Entry]:
 
     out: Dict[str, Entry] = {}
     for table in (BASIC, STD, STMT, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ops.SETS,
-                  calls_ops.OPERATORS, calls_ext.CALLS_EXT):
+                  calls_ops.OPERATORS, calls_ops.TEMPORAL, calls_ext.CALLS_EXT):
         for name, entry in table.items():
             assert name not in out, f"two spellings for the call {name!r}"
             out[name] = entry

@@ -346,3 +346,35 @@ OPERATORS: Dict[str, Entry] = {
     # cast (geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_op_21)
     "cast/float_literal": lambda n: Spelling(f"CAST(CAST({n.consts[0]} AS double precision) AS {_pg(n)})"),
 }
+
+
+# ------------------------------------------------------------------------------ date and time arithmetic
+def _temporal() -> Dict[str, Entry]:
+    """``a + d``, ``a - d``, ``a - b`` of dates, times and durations
+    (https://docs.geldata.com/reference/stdlib/datetime), by ``<op>/<left family>/<right
+    family>``: Postgres' operator, its operands typed from each other (a parameter cast unless
+    the other is a column). Postgres' date + interval is a timestamp and date - date an integer
+    of days: cast back."""
+    out: Dict[str, str] = {}
+    for op in ("+", "-"):
+        for d in ("duration", "relative_duration"):
+            out[f"{op}/datetime/{d}"] = f"{{0}} {op} {{1}}"
+            out[f"{op}/local_datetime/{d}"] = f"{{0}} {op} {{1}}"
+        out[f"{op}/local_datetime/date_duration"] = f"{{0}} {op} {{1}}"
+        out[f"{op}/local_date/date_duration"] = f"CAST({{0}} {op} {{1}} AS date)"
+        out[f"{op}/local_time/duration"] = f"{{0}} {op} {{1}}"
+        for d in ("duration", "relative_duration", "date_duration"):
+            out[f"{op}/{d}/{d}"] = f"{{0}} {op} {{1}}"
+    for d in ("duration", "relative_duration"):
+        out[f"+/{d}/datetime"] = "{0} + {1}"
+    # (a duration has no days: Gel prints 24 hours as PT24H; Postgres' timestamptz - timestamptz
+    # justifies whole days into a day field (1 day), so the difference is taken in seconds;
+    # geldata/gel tests/test_edgeql_datatypes.py test_edgeql_dt_datetime_04)
+    out["-/datetime/datetime"] = "((extract(epoch from {0}) - extract(epoch from {1})) * interval '1 second')"
+    out["-/local_datetime/local_datetime"] = "{0} - {1}"
+    out["-/local_date/local_date"] = "make_interval(days => {0} - {1})"
+    return {name: Spelling(t, "o" if "extract" in t else "x", atomic=t.startswith(("(", "make_")))
+            for name, t in out.items()}
+
+
+TEMPORAL: Dict[str, Entry] = _temporal()

@@ -66,28 +66,24 @@ _ARITH = frozenset({"+", "-", "*", "/", "%", "//"})
 _LOWERED_BINOPS = frozenset({"and", "or", "++", "??"}) | _CMP | _ARITH
 
 #: Date and time arithmetic, as Gel types it (https://docs.geldata.com/reference/stdlib/datetime):
-#: (left family, operator, right family) -> (result scalar, SQL template over {0} and {1}).
-#: Postgres' date + interval is a timestamp and date - date an integer of days: cast back.
+#: (left family, operator, right family) -> result scalar; the call ``<op>/<left>/<right>``
+#: (:mod:`schemac.pgsql.calls_ops` spells it).
 _TEMPORAL = {}
 for _op in ("+", "-"):
     for _d in ("duration", "relative_duration"):
-        _TEMPORAL[("datetime", _op, _d)] = ("datetime", f"{{0}} {_op} {{1}}")
-        _TEMPORAL[("local_datetime", _op, _d)] = ("cal::local_datetime", f"{{0}} {_op} {{1}}")
-    _TEMPORAL[("local_datetime", _op, "date_duration")] = ("cal::local_datetime", f"{{0}} {_op} {{1}}")
-    _TEMPORAL[("local_date", _op, "date_duration")] = ("cal::local_date", f"CAST({{0}} {_op} {{1}} AS date)")
-    _TEMPORAL[("local_time", _op, "duration")] = ("cal::local_time", f"{{0}} {_op} {{1}}")
+        _TEMPORAL[("datetime", _op, _d)] = "datetime"
+        _TEMPORAL[("local_datetime", _op, _d)] = "cal::local_datetime"
+    _TEMPORAL[("local_datetime", _op, "date_duration")] = "cal::local_datetime"
+    _TEMPORAL[("local_date", _op, "date_duration")] = "cal::local_date"
+    _TEMPORAL[("local_time", _op, "duration")] = "cal::local_time"
     for _d, _name in (("duration", "duration"), ("relative_duration", "cal::relative_duration"),
                       ("date_duration", "cal::date_duration")):
-        _TEMPORAL[(_d, _op, _d)] = (_name, f"{{0}} {_op} {{1}}")
+        _TEMPORAL[(_d, _op, _d)] = _name
 for _d in ("duration", "relative_duration"):
-    _TEMPORAL[(_d, "+", "datetime")] = ("datetime", "{0} + {1}")
-# (a duration has no days: Gel prints 24 hours as PT24H; Postgres' timestamptz - timestamptz
-# justifies whole days into a day field (1 day), so the difference is taken in seconds;
-# geldata/gel tests/test_edgeql_datatypes.py test_edgeql_dt_datetime_04)
-_TEMPORAL[("datetime", "-", "datetime")] = ("duration", "((extract(epoch from {0}) - extract(epoch from {1}))"
-                                            " * interval '1 second')")
-_TEMPORAL[("local_datetime", "-", "local_datetime")] = ("cal::relative_duration", "{0} - {1}")
-_TEMPORAL[("local_date", "-", "local_date")] = ("cal::date_duration", "make_interval(days => {0} - {1})")
+    _TEMPORAL[(_d, "+", "datetime")] = "datetime"
+_TEMPORAL[("datetime", "-", "datetime")] = "duration"
+_TEMPORAL[("local_datetime", "-", "local_datetime")] = "cal::relative_duration"
+_TEMPORAL[("local_date", "-", "local_date")] = "cal::date_duration"
 
 
 @dataclass
@@ -3889,9 +3885,9 @@ def _binop_step(expr: ast.BinOp, ctx: ExprContext, left: Optional[qir.Expr]) -> 
             return None
         return qir.Binary(expr.span, left.type, left.nullable and right.nullable, op, left, right)
     if op in ("+", "-") and (left.type.family, op, right.type.family) in _TEMPORAL:
-        result, template = _TEMPORAL[(left.type.family, op, right.type.family)]
-        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, op, template, (left, right),
-                               "oo" if "extract" in template else "xx", template.startswith(("(", "make_")))
+        result = _TEMPORAL[(left.type.family, op, right.type.family)]
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[result]), nullable,
+                        f"{op}/{left.type.family}/{right.type.family}", (left, right))
     if op in _ARITH:
         if left.type.family != "num" or right.type.family != "num":
             ctx.reporter.error("E0304", f"'{op}' needs numbers, got {left.type.name} and {right.type.name}",
