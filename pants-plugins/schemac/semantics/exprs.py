@@ -3689,14 +3689,10 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             pl = ctx.subject.poly_links[op.steps[0]]
             row = ctx.column_prefix or qi(ctx.subject.table)
             if pl.multi:
-                visible = policies.join_row_visible(None, ctx, '"_x"', pl)
-                sql = (f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id"'  # type: ignore[arg-type]
-                       + ("" if visible is None else f" AND {visible}") + ")")
-            else:
-                sql = policies.join_row_visible(None, ctx, row, pl) or \
-                    "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
-                                   True)
+                return qir.LinkRowExists(expr.span, BOOL, False, row, pl.join_table, qi("_x"), (),
+                                         policies.join_row_visible(None, ctx, qi("_x"), pl))
+            return qir.LinkRowExists(expr.span, BOOL, False, row, None, "", tuple(c for _, c in pl.targets),
+                                     policies.join_row_visible(None, ctx, row, pl))
         link = ctx.subject.links.get(op.steps[0]) \
             if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
         if link is not None and link.column is None and link.join_table is not None:
@@ -3706,11 +3702,8 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
 
             row = ctx.column_prefix or qi(ctx.subject.table)  # type: ignore[union-attr]
             alias = qi(f"_j{ctx.depth}")
-            visible = policies.join_row_visible(link, ctx, alias)
-            sql = (f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id"'
-                   + ("" if visible is None else f" AND {visible}") + ")")
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
-                                   True)
+            return qir.LinkRowExists(expr.span, BOOL, False, row, link.join_table, alias, (),
+                                     policies.join_row_visible(link, ctx, alias))
         if computed_sql.type_set_of(expr.operand, ctx) is not None:
             # `exists User`, `exists (select User filter ...)`
             objects = computed_sql.type_set(expr.operand, ctx, qi(f"_e{ctx.depth}"))
@@ -4122,17 +4115,9 @@ def _in_multi_link(expr: ast.BinOp, left: qir.Expr, negate: bool, ctx: ExprConte
     from schemac.semantics import policies
 
     row = ctx.column_prefix or qi(ctx.subject.table)
-    alias = qi(f"_m{ctx.depth}")
     target = qi(f"_mt{ctx.depth}")
-    visible = policies.read_predicate(link.target, ctx, target)
-    join = "" if visible is None else (f" JOIN {link.target.from_sql or qi(link.target.table)} AS {target} "
-                                       f"ON {target}.\"id\" = {alias}.\"target_id\" AND {visible}")
-    test = (f"{'NOT ' if negate else ''}EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias}{join} "
-            f"WHERE {alias}.\"source_id\" = {row}.\"id\" AND {alias}.\"target_id\" = {{0}})")
-    test = test.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
-    if left.nullable:
-        test = f"CASE WHEN {{0}} IS NULL THEN NULL ELSE {test} END"
-    return qir.SqlTemplate(expr.span, BOOL, left.nullable, "in_link", f"({test})", (left,), "p", True)
+    return qir.InMultiLink(expr.span, BOOL, left.nullable, left, link, row, qi(f"_m{ctx.depth}"), target, negate,
+                           policies.read_predicate(link.target, ctx, target))
 
 
 def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qir.Expr]:

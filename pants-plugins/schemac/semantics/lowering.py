@@ -98,7 +98,7 @@ def _atomic(node: qir.Expr) -> bool:
 
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
-                     qir.Cast, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.Cast, qir.ComputedRef, qir.LinkRowExists, qir.InMultiLink, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
@@ -399,6 +399,39 @@ def _in_array(node: qir.InArray) -> str:
         # of it, not with each element of the array it is)
         right = f"CAST({right} AS {node.right.type.pg})"
     return f"{left} <> ALL ({right})" if node.negate else f"{left} = ANY ({right})"
+
+
+def _condition(visible: object) -> str:
+    """A condition of an IR node: its SQL as the access policies gave it, or an IR node's."""
+    return visible if type(visible) is str else expr_sql(visible)  # type: ignore[arg-type,return-value]
+
+
+def _link_row_exists(node: qir.LinkRowExists) -> str:
+    """``exists .link`` of a multi or polymorphic link (:class:`~schemac.semantics.qir.LinkRowExists`):
+    ``EXISTS (SELECT 1 FROM <link table> AS <alias> WHERE <alias>."source_id" = <row>."id" [AND
+    <visible>])``; of a single polymorphic link, ``(<row>."a_id" IS NOT NULL OR ...)``."""
+    visible = None if node.visible is None else _condition(node.visible)
+    if node.join_table is None:
+        return visible or "(" + " OR ".join(f"{node.row}.{qi(c)} IS NOT NULL" for c in node.columns) + ")"
+    return (f'EXISTS (SELECT 1 FROM {qi(node.join_table)} AS {node.alias} WHERE {node.alias}."source_id" = '
+            f'{node.row}."id"' + ("" if visible is None else f" AND {visible}") + ")")
+
+
+def _in_multi_link(node: qir.InMultiLink) -> str:
+    """``x in .members`` (:class:`~schemac.semantics.qir.InMultiLink`): ``([NOT] EXISTS (SELECT 1
+    FROM <link table> AS <alias> [JOIN <target> AS <t> ON <t>."id" = <alias>."target_id" AND
+    <visible>] WHERE <alias>."source_id" = <row>."id" AND <alias>."target_id" = x))``, NULL when
+    ``x`` is."""
+    left = param_sql(node.left, expr_sql(node.left))
+    link, alias, target = node.link, node.alias, node.target_alias
+    join = "" if node.visible is None else (
+        f" JOIN {link.target.from_sql or qi(link.target.table)} AS {target} "
+        f"ON {target}.\"id\" = {alias}.\"target_id\" AND {_condition(node.visible)}")
+    test = (f"{'NOT ' if node.negate else ''}EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias}{join} "  # type: ignore[arg-type]
+            f"WHERE {alias}.\"source_id\" = {node.row}.\"id\" AND {alias}.\"target_id\" = {left})")
+    if node.left.nullable:
+        test = f"CASE WHEN {left} IS NULL THEN NULL ELSE {test} END"
+    return f"({test})"
 
 
 def _in_objects(node: qir.InObjects) -> str:
@@ -919,6 +952,8 @@ _EXPR = {
                                         and n.value.nullable else "")
                                      + f") {object_set_sql(n.objects)})"),
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
+    qir.LinkRowExists: _link_row_exists,
+    qir.InMultiLink: _in_multi_link,
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
     qir.SqlTemplate: _sql_template,

@@ -541,6 +541,43 @@ class ExistsObjects(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class LinkRowExists(Expr):
+    """``exists .link`` of a multi link or a polymorphic link of the subject
+    (https://docs.geldata.com/reference/stdlib/set#operator::exists): whether the subject's row
+    ``row`` has a row in the link table ``join_table`` (read as ``alias``) among those
+    ``visible`` lets the query see (the target's access policies over the link row,
+    :func:`schemac.semantics.policies.join_row_visible`); of a single polymorphic link
+    (``join_table`` ``None``), whether ``visible`` holds or, when no policy hides a target, one
+    of its ``columns`` (one per target type) is set. ``visible``: ``None``, or the condition
+    (its SQL as the policies give it, or an IR node)."""
+
+    row: str
+    join_table: Optional[str]
+    alias: str
+    columns: Tuple[str, ...]
+    visible: object = None
+
+
+@dataclass(frozen=True, eq=False)
+class InMultiLink(Expr):
+    """``x in .members`` / ``x not in .members`` (``.members.id``) of a multi link of the subject
+    (https://docs.geldata.com/reference/edgeql/sets; Gel's access policy docs write
+    ``global current_user in .members``): whether the object ``left`` (its id) is one of the
+    link's targets, a row of its link table (read as ``alias``) from the subject's row ``row``
+    to it, among the targets (read as ``target_alias``) ``visible`` lets the query see (their
+    access policies, :func:`schemac.semantics.policies.read_predicate`; ``None``: all); empty
+    when ``left`` is. ``visible``: its SQL as the policies give it, or an IR node."""
+
+    left: Expr
+    link: Link
+    row: str
+    alias: str
+    target_alias: str
+    negate: bool
+    visible: object = None
+
+
+@dataclass(frozen=True, eq=False)
 class GlobalDefault(Expr):
     """``global name`` of a global with a default (https://docs.geldata.com/reference/datamodel/globals):
     its parameter, or the default when it is not set."""
