@@ -473,6 +473,12 @@ def _json_cast(node: qir.JsonCast) -> str:
     return f"(SELECT {_json_scalar('_jc._v', target)} FROM (SELECT {inner_sql} AS _v) AS _jc)"
 
 
+def _agg_order(n: qir.AggregateObjects) -> str:
+    """An aggregate's own ``ORDER BY`` of its value: ``<value> DESC NULLS LAST``."""
+    descending, empty = n.order  # type: ignore[misc]
+    return f"{expr_sql(n.value)} {'DESC' if descending else 'ASC'} NULLS {empty.upper()}"
+
+
 def _sql_template(node: qir.SqlTemplate) -> str:
     return _spell(node.template, node.modes, node.args)
 
@@ -910,7 +916,7 @@ _EXPR = {
     qir.InObjects: _in_objects,
     qir.InValues: _in_values,
     qir.AggregateObjects: lambda n: (f"(SELECT {n.func}({expr_sql(n.value)}"
-                                     + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else
+                                     + (f" ORDER BY {_agg_order(n)}" if n.order is not None else
                                         f' ORDER BY {n.objects.alias}."_n"' if n.objects.page is not None
                                         and n.func == "array_agg" else "")
                                      # (an empty value is no element of the set, and no Gel array

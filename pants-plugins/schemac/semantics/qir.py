@@ -398,8 +398,8 @@ class AggregateObjects(Expr):
     objects: ObjectSet
     value: Expr
     #: ``array_agg((select <set>.p order by <set>.p desc))``: the aggregate's own ordering of
-    #: ``value`` (an SQL ``ORDER BY`` clause's direction and empties: ``DESC NULLS LAST``), or "".
-    order: str = ""
+    #: ``value``, (descending, where the empties go: ``"first"`` / ``"last"``), or ``None``.
+    order: Optional[Tuple[bool, str]] = None
 
 
 @dataclass(frozen=True, eq=False)
