@@ -1942,7 +1942,7 @@ def _values_sql(s: qir.SelectValues) -> sqt.Node:
     for sql, f in shape_sql(s.elements, "", 0):
         value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
-                and not (type(value) is qir.SqlTemplate and value.func == "empty")
+                and not (type(value) in (qir.SqlTemplate, qir.Call) and value.func == "empty")
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
         cols.append(sqt.Target(_raw(sql), f.name))
