@@ -1070,11 +1070,8 @@ def _backlink_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.
     col = link_prop_column(link_name, join_type, expr.name, expr.span, ctx.reporter)
     if col is None:
         return None
-    j = qi(f"_bj{ctx.depth}")
-    sql = (f"(SELECT {j}.{qi(col.name)} FROM {qi(join_type.table)} AS {j} "
-           f'WHERE {j}."source_id" = {row}."id" AND {j}."target_id" = {subject_row}."id")')
-    return qir.SqlTemplate(expr.span, col.type, not col.required, "backlink_prop",
-                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+    return qir.BacklinkProp(expr.span, col.type, not col.required, col, join_type.table, f"_bj{ctx.depth}", row,
+                            subject_row)
 
 
 def link_prop_column(link_name: str, join_type, name: str, span, reporter):
@@ -1227,12 +1224,7 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
         # generated write sets it, see schemac.semantics.queries.plan_query), empty when the
         # writer gave none (a writer other than the runners, or a global left unset).
         ctx.trigger_globals[g.qualname] = g
-        read = f"current_setting({sql_string(global_setting(g.qualname))}, true)"
-        sql = f"CASE WHEN left({read}, 1) = 'v' THEN CAST(substr({read}, 2) AS {g.type.pg}) END"
-        if g.default_sql is not None:
-            sql = f"COALESCE({sql}, {g.default_sql})"
-        return qir.SqlTemplate(expr.span, g.type, g.default_sql is None, "trigger_global",
-                               sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+        return qir.TriggerGlobal(expr.span, g.type, g.default_sql is None, g)
     key = f"global {g.qualname}"
     spec = ctx.params.params.get(key)
     if spec is None:
@@ -1620,13 +1612,7 @@ def _type_name(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     if subject.union_of and ctx.column_prefix is not None:
         # an object of a polymorphic link's abstract target: the subtype whose table holds its
         # id (ids are unique across tables)
-        row = ctx.column_prefix
-        whens = " ".join(f"WHEN {row}.\"id\" IN (SELECT \"id\" FROM {qi(table)}) THEN {sql_string(name)}"
-                         for name, table in subject.union_of[:-1])
-        last = sql_string(subject.union_of[-1][0])
-        sql = f"(CASE {whens} ELSE {last} END)" if whens else last
-        return qir.SqlTemplate(expr.span, STR, False, "type_name", sql.replace("{", "{{").replace("}", "}}"), (), "",
-                               True)
+        return qir.UnionTypeName(expr.span, STR, False, ctx.column_prefix, subject.union_of)
     if subject.from_sql is not None or subject.join_of is not None:
         ctx.reporter.error("E0206", "'.__type__.name' of an object of an abstract type (a polymorphic link's "
                            "target) is not supported yet", expr.span,
@@ -1876,10 +1862,8 @@ def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         alias = qi(f"_m{len(ctx.set_links) + 1}")
         s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(link.target, ctx, alias))
         ctx.set_links[link.name] = s
-    join = qi(s.alias.strip('"') + "j")  # type: ignore[attr-defined]
-    sql = f"{join}.{qi(col.name)}"
-    return qir.SqlTemplate(expr.span, col.type, not col.required, "link_prop", sql.replace("{", "{{").replace("}", "}}"),
-                           (), "", True)
+    join = s.alias.strip('"') + "j"  # type: ignore[attr-defined]
+    return qir.RowField(expr.span, col.type, not col.required, join, col.name)
 
 
 def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1904,17 +1888,10 @@ def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0206", f"'@{expr.name}' of several links is a set of arrays, which is not supported",
                            expr.span)
         return None
-    j, t = qi(f"_lj{ctx.depth}"), qi(f"_lt{ctx.depth}")
+    j, t = f"_lj{ctx.depth}", f"_lt{ctx.depth}"
     row = ctx.column_prefix or qi(subject.table)  # type: ignore[union-attr]
-    visible = policies.read_predicate(link.target, ctx, t)
-    source = f"{qi(link.join_table)} AS {j}"  # type: ignore[arg-type]
-    if visible is not None:
-        source += f' JOIN {qi(link.target.table)} AS {t} ON {t}."id" = {j}."target_id"'
-    value = f"{j}.{qi(col.name)}"
-    sql = (f'ARRAY(SELECT {value} FROM {source} WHERE {j}."source_id" = {row}."id" AND {value} IS NOT NULL'
-           + ("" if visible is None else f" AND {visible}") + ")")
-    return qir.SqlTemplate(expr.span, ValueType(element=col.type), False, "link_prop_values",
-                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+    visible = policies.read_predicate(link.target, ctx, qi(t))
+    return qir.LinkPropValues(expr.span, ValueType(element=col.type), False, link, col, row, j, t, visible)
 
 
 def _tuple_lit(expr, ctx: ExprContext, expected: ValueType) -> Optional[qir.Expr]:
@@ -2368,7 +2345,7 @@ def first_free_row(sel, ctx: ExprContext) -> Optional[qir.FreeRows]:
         if f.type.family in ("json", "bytes") or f.type.element is not None:
             ctx.reporter.error("E0304", f"cannot order by a {f.type.name} value", e.span)
             return None
-        key = qir.SqlTemplate(e.span, f.type, True, "free_field", f'"_fr".{qi(e.steps[0])}', (), "", True)
+        key = qir.RowField(e.span, f.type, True, "_fr", e.steps[0])
         order.append(qir.OrderKey(item.span, key, item.descending,
                                   item.empty or ("last" if item.descending else "first")))
     return dataclasses.replace(rows, order=tuple(order), first=True)  # type: ignore[arg-type]
