@@ -26,7 +26,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.lowering import Lowered, emit, tuple_nullable_leaves
 from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
-from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string, template_text
+from schemac.semantics.sqlnames import qi, quote_ident, sql_string, template_text
 from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind, range_scalar
 from schemac.semantics import gel_auth, stdfuncs
 from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
