@@ -28,6 +28,7 @@ BOUND = {"exprs.py": 3, "triggers.py": 48, "queries.py": 9,
          "resolve.py": 8, "policies.py": 6, "asserts.py": 3, "model.py": 3}
 
 #: ``qir.SqlTemplate(...)`` / ``qir.ExtCall(...)`` built per module: SQL chosen by the checker.
+#: Both node kinds are gone from the IR (issue 26 step 2); the scan keeps them from coming back.
 TEMPLATE_BOUND: dict = {}
 
 

@@ -92,8 +92,6 @@ def _atomic(node: qir.Expr) -> bool:
         return not node.items  # type: ignore[attr-defined]
     if t is qir.JsonCast:
         return node.type.element is None
-    if t is qir.SqlTemplate:
-        return node.atomic  # type: ignore[attr-defined]
     return False
 
 
@@ -545,10 +543,6 @@ def _agg_order(n: qir.AggregateObjects) -> str:
     """An aggregate's own ``ORDER BY`` of its value: ``<value> DESC NULLS LAST``."""
     descending, empty = n.order  # type: ignore[misc]
     return f"{expr_sql(n.value)} {'DESC' if descending else 'ASC'} NULLS {empty.upper()}"
-
-
-def _sql_template(node: qir.SqlTemplate) -> str:
-    return _spell(node.template, node.modes, node.args)
 
 
 def _computed(node: qir.ComputedRef) -> str:
@@ -1012,7 +1006,6 @@ _EXPR = {
     qir.BacklinkProp: _backlink_prop,
     qir.LinkPropValues: _link_prop_values,
     qir.UnionTypeName: _union_type_name,
-    qir.SqlTemplate: _sql_template,
     qir.TupleValue: lambda n: _tuple_json(n),
     qir.FtsSearch: lambda n: _fts_search(n),
     qir.FtsQuery: lambda n: fts.query_sql(_op(n.text), n.regconfig),
@@ -2089,7 +2082,7 @@ def _values_sql(s: qir.SelectValues) -> sqt.Node:
     for sql, f in shape_sql(s.elements, "", 0):
         value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
-                and not (type(value) in (qir.SqlTemplate, qir.Call) and value.func in ("empty", "typed_null"))  # type: ignore[attr-defined]
+                and not (type(value) is qir.Call and value.func in ("empty", "typed_null"))  # type: ignore[attr-defined]
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
         cols.append(sqt.Target(_raw(sql), f.name))

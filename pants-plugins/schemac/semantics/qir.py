@@ -228,21 +228,6 @@ class FtsQuery(Expr):
 
 
 @dataclass(frozen=True, eq=False)
-class SqlTemplate(Expr):
-    """A standard-library operation whose Postgres spelling the checker chose from the operand
-    types (date and time arithmetic, ``make_interval`` constructors, ``cal::to_local_*``):
-    ``template`` over the arguments, each written as ``modes[i]`` says: ``r`` its SQL, ``o`` as
-    an operand, ``p`` its SQL with a parameter cast, ``x`` as an operand of a two-argument
-    operator (a parameter cast unless the other is a column). ``func`` names the operation."""
-
-    func: str
-    template: str
-    args: Tuple[Expr, ...]
-    modes: str
-    atomic: bool
-
-
-@dataclass(frozen=True, eq=False)
 class TupleValue(Expr):
     """``(a, b)`` / ``(x := a, y := b)`` as a value of the query
     (https://docs.geldata.com/reference/stdlib/tuple): its ``elements`` (``type.fields`` names

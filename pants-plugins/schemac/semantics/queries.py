@@ -367,7 +367,7 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
     consumed = set()  # tuple values read only for their elements or length (`.days.0`, `.pts[1].x`)
     free = set()  # tuples written in the query (qir.TupleValue): selected, or elements of one
     for n in qir.walk(stmt):
-        if (type(n) in (qir.SqlTemplate, qir.Call) and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
+        if (type(n) is qir.Call and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
                 (type(n) is qir.Call and n.func == "len_array"):  # type: ignore[attr-defined]
             consumed.update(id(a) for a in n.args if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
         elif type(n) is qir.LoopVar and n.elements is not None:  # type: ignore[attr-defined]
@@ -383,7 +383,7 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
         elif type(n) is qir.TupleValue:
             consumed.update(id(e) for e in n.elements if type(e) is qir.TupleValue)  # type: ignore[attr-defined]
             free.add(id(n))
-        elif type(n) is qir.Assign and ((type(n.value) in (qir.SqlTemplate, qir.Call) and n.value.func in ("tuple", "array"))
+        elif type(n) is qir.Assign and ((type(n.value) is qir.Call and n.value.func in ("tuple", "array"))
                                         or (type(n.value) is qir.Literal and n.value.kind == "null")):  # type: ignore[attr-defined]
             # a tuple property written with a literal, `days := (true, false, true)`, or cleared
             consumed.update((id(n), id(n.value)))  # type: ignore[attr-defined]
@@ -2054,7 +2054,7 @@ def refuse_record_params(stmt: qir.Node, reporter: Reporter) -> bool:
 
 
 #: The IR nodes of a value of the query itself, which reads no row (see :func:`_query_value`).
-_QUERY_VALUE_NODES = (qir.Literal, qir.ParamRef, qir.Call, qir.Cast, qir.Unary, qir.Binary, qir.SqlTemplate,
+_QUERY_VALUE_NODES = (qir.Literal, qir.ParamRef, qir.Call, qir.Cast, qir.Unary, qir.Binary,
                       qir.EnumMember, qir.JsonCast, qir.JsonIndex, qir.InSet, qir.InArray, qir.WithValue,
                       qir.TriggerGlobal)
 
