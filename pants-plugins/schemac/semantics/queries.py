@@ -1477,9 +1477,9 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         if outer_read is not None and not insert:
             # `update User set { follows := (select detached User filter User.name != .name) }`:
             # `User` is each updated object, read in the link's statements by its id
-            # (lowering.LINK_ROWS: the rows they write the links of)
-            ctx = dataclasses.replace(ctx, column_prefix=f'((SELECT "_w" FROM {qi(subject.table)} AS "_w" '
-                                                         f'WHERE "_w"."id" = {lowering.LINK_ROWS}."id"))')
+            # (lowering.LINK_ROWS: the rows they write the links of; the lowering spells the
+            # qualifier that reads one of them)
+            ctx = dataclasses.replace(ctx, column_prefix=lowering.link_row_qualifier(subject.table))
             outer_read = None
         if outer_read is not None:
             ctx.reporter.error("E0206", f"a multi link's value (select detached {subject.name} ...) reading the "
