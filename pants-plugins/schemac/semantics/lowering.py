@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from schemac.pgsql.calls import INT4_CALLS, spelling
-from schemac.semantics import fts, qir
+from schemac.pgsql import fts
+from schemac.pgsql.fts import document_part  # (resolve.py's fts::index reads it here)
+from schemac.semantics import qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
@@ -96,7 +98,7 @@ def _atomic(node: qir.Expr) -> bool:
 
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
-                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.Cast, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
@@ -789,7 +791,7 @@ def _link_path(node: qir.LinkPath) -> str:
 
 def _fts_search(node: qir.FtsSearch) -> str:
     """``<document> @@ <query>``, or the score ``ts_rank(<weights>, <document>, <query>)``
-    (:mod:`schemac.semantics.fts`)."""
+    (:mod:`schemac.pgsql.fts`)."""
     document = " || ".join(fts.document_part(expr_sql(v), language, weight)
                            for v, (language, weight) in zip(node.parts, node.document))
     query = _op(node.query)
@@ -891,7 +893,6 @@ _EXPR = {
     qir.ComputedRef: _computed,
     qir.ValueSet: _value_set,
     # (every extension template is a function call or a parenthesised operator: atomic)
-    qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
     qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
     qir.FreeRowField: lambda n: _free_row_field(n),

@@ -194,16 +194,6 @@ class Call(Expr):
 
 
 @dataclass(frozen=True, eq=False)
-class ExtCall(Expr):
-    """A function of a declared extension (``ext::pg_trgm::similarity(a, b)``): ``template``
-    is its Postgres spelling (``schemac.semantics.extensions.EXT_FUNCTIONS``), its arguments operands."""
-
-    func: str
-    template: str
-    args: Tuple[Expr, ...]
-
-
-@dataclass(frozen=True, eq=False)
 class FtsSearch(Expr):
     """``fts::search(Doc, q, language := 'eng', weights := w)``
     (https://docs.geldata.com/reference/stdlib/fts) of the row in scope: whether its fts::index
@@ -223,7 +213,7 @@ class FtsSearch(Expr):
 @dataclass(frozen=True, eq=False)
 class FtsWeights(Expr):
     """The ``real[]`` ``ts_rank`` weighs the categories D, C, B, A with, from Gel's ``weights``
-    argument ``weights`` (:func:`schemac.semantics.fts.weights_sql`)."""
+    argument ``weights`` (:func:`schemac.pgsql.fts.weights_sql`)."""
 
     weights: Expr
 
@@ -231,7 +221,7 @@ class FtsWeights(Expr):
 @dataclass(frozen=True, eq=False)
 class FtsQuery(Expr):
     """The Postgres ``tsquery`` of a Gel full-text query ``text`` in the text search
-    configuration ``regconfig`` (:func:`schemac.semantics.fts.query_sql`)."""
+    configuration ``regconfig`` (:func:`schemac.pgsql.fts.query_sql`)."""
 
     text: Expr
     regconfig: str
