@@ -1399,6 +1399,15 @@ def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: sqt.Node) -> sqt.No
 LINK_ROWS = "\x01rows\x01"
 
 
+def link_row_qualifier(table: str) -> str:
+    """The qualifier of a column of the row whose links a statement writes (:data:`LINK_ROWS`),
+    read by a multi link's value as a row of ``table`` (``update User set { follows := (select
+    detached User filter User.name != .name) }``: ``User.name`` of each updated object): ``((SELECT
+    "_w" FROM <table> AS "_w" WHERE "_w"."id" = <the row>."id"))``, a whole-row value whose
+    fields the column reads."""
+    return f'((SELECT "_w" FROM {qi(table)} AS "_w" WHERE "_w"."id" = {LINK_ROWS}."id"))'
+
+
 @dataclass(frozen=True)
 class _Rows:
     """Which written rows a join-table write is for: ``source`` joins each row of a ``for``

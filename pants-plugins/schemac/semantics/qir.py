@@ -1424,5 +1424,28 @@ def walk(node: Node) -> Iterator[Node]:
                 stack.extend(x for x in v if isinstance(x, Node))
 
 
+def same(a: object, b: object) -> bool:
+    """Whether two checked values are the same expression, wherever each was written: nodes of
+    the same class whose fields are the same (spans aside), below them too; a :class:`VarRef`
+    reads the same binding (the very ``with`` value or loop variable, not an equal one); model
+    objects (columns, types, parameters) compare by their own equality. The checker compares
+    values so, never by the SQL the lowering writes of them (issue 26 step 2)."""
+    if a is b:
+        return True
+    if isinstance(a, Node):
+        if type(a) is not type(b):
+            return False
+        if type(a) is VarRef:
+            return a.name == b.name and a.binding is b.binding and same(a.type, b.type) \
+                and a.nullable == b.nullable  # type: ignore[attr-defined]
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)  # type: ignore[arg-type]
+                   if f.name != "span")
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Span):
+        return isinstance(b, Span)
+    return type(a) is type(b) and a == b
+
+
 # The frozen dataclasses above are created in bulk: give them the faster __init__.
 fast_init_all(globals())
