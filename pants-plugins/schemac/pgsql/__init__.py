@@ -4,4 +4,6 @@
 * :mod:`schemac.pgsql.calls` -- the table of standard-library calls: each ``qir.Call``'s
   ``func`` and how Postgres spells it (Gel keeps the same split: ``edb/pgsql/compiler`` maps
   each function of the IR to SQL; the IR only names it).
+* :mod:`schemac.pgsql.policies` -- the SQL of access policies: the checked policy nodes of the
+  IR (``qir.Visible``, ``qir.PolicyCheck``, ...) and the function that raises policy errors.
 """

@@ -324,7 +324,7 @@ class QueryPlan:
 def filtered_upsert(q: QueryPlan) -> bool:
     """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
     return q.ir is not None and any(type(n) is qir.Conflict and (n.else_filter is not None or  # type: ignore[attr-defined]
-                                                                 n.else_visible_sql is not None)  # type: ignore[attr-defined]
+                                                                 n.else_visible is not None)  # type: ignore[attr-defined]
                                     for n in qir.walk(q.ir.statement))
 
 
@@ -1359,8 +1359,9 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     visible = policies.read_predicate(link.target, ctx, '"_t"') if ctx.params is not None else None
     table = link.target.from_sql or qi(link.target.table)
     template = (f'ARRAY(SELECT "_t"."id" FROM {template_text(table)} AS "_t" WHERE "_t"."id" = '
-                f'ANY ({{0}}){" AND " + template_text(visible) if visible is not None else ""})')
-    return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template, (low,), "p", True)
+                f'ANY ({{0}}){" AND {1}" if visible is not None else ""})')
+    return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template,
+                           (low,) if visible is None else (low, visible), "p" if visible is None else "pr", True)
 
 
 def _cast_object_ids(value, link, ctx: ExprContext):
@@ -1624,7 +1625,7 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     if visible is not None or found_by_id:
         # Only an object that exists, and that the target's access policies let the query see,
         # can be linked.
-        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible or "true")
+        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
     return qir.Assign(a.span, col, low)
 
 
@@ -2551,10 +2552,10 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
             # read` policies choose whether it is updated at all; Postgres finds the conflict
             # with any row, as an exclusive constraint holds across every object).
             updated = policies.write_check(subject, "update write", ctx, table)
-            returning = f"(CASE WHEN {table}.xmax = 0 THEN {returning} ELSE {updated} END)"
+            returning = qir.UpsertCheck(q.span, returning.type, False, table, returning, updated)  # type: ignore[union-attr, arg-type]
             check = None
             visible = policies.read_predicate(subject, ctx, table, "update read")
-            conflict = dataclasses.replace(conflict, else_visible_sql=visible)
+            conflict = dataclasses.replace(conflict, else_visible=visible)
             if visible is not None:
                 cardinality = AT_MOST_ONE
     if nested and q.unless_conflict is not None:
@@ -5162,7 +5163,7 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
     single = asserted or (q.filter is not None and _pins_one_row(q.filter, subject)) or \
         (isinstance(q.limit, ast.Literal) and q.limit.value == 1)
     objects = qir.ObjectSet(q.span, alias, subject, not single, cond,
-                            visible_sql=policies.read_predicate(subject, ctx, alias))
+                            visible=policies.read_predicate(subject, ctx, alias))
     field = ResultField(el.name, None, single, _fields(inner), not single)
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 

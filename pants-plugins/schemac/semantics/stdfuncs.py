@@ -713,7 +713,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         target = hops[-1].target
         cond = qir.InPath(subject.span, BOOL, False, alias, qi("_tr"), tuple(hops), root_type.table)
         objects = qir.ObjectSet(subject.span, alias, target, True, cond,
-                                visible_sql=policies.read_predicate(target, ctx, alias))
+                                visible=policies.read_predicate(target, ctx, alias))
         rest = (subject.name,)
     else:
         found = computed_sql._object_path(subject, ctx, f"_a{ctx.depth}") if isinstance(subject, ast.Path) else None
