@@ -18,7 +18,7 @@ lowering of the checked policy nodes of the IR (:class:`~schemac.semantics.qir.V
 from __future__ import annotations
 
 import json
-from typing import List, Optional
+from typing import List
 
 from schemac.semantics import qir
 from schemac.semantics.sqlnames import qi, sql_string
@@ -135,10 +135,9 @@ def join_row_visible_sql(node: qir.JoinRowVisible) -> str:
     return arms[0] if len(arms) == 1 else "(" + " OR ".join(arms) + ")"
 
 
-def optional_sql(node: Optional[qir.Expr]) -> Optional[str]:
-    """The SQL of an optional policy node (``None`` when absent)."""
-    if node is None:
-        return None
-    from schemac.semantics.lowering import expr_sql
+def row_of(node: qir.Expr) -> str:
+    """The row a policy node's conditions read (the alias the SQL around it gives that row)."""
+    if type(node) is qir.PolicyCheck:
+        node = node.visible  # type: ignore[attr-defined]
+    return node.row  # type: ignore[attr-defined]
 
-    return expr_sql(node)

@@ -1236,9 +1236,10 @@ def _path_hops(steps, span, ctx, rooted: bool = False) -> Optional[List[qir.Path
             if narrowed is None:
                 ctx.reporter.error("E0301", f"unknown type '{nxt[1].name}'", nxt[1].span)
                 return None
-        if hops and _visible(cur, ctx, qi(f"_v{len(hops) - 1}")) is not None:
+        visible = _visible(cur, ctx, qi(f"_v{len(hops) - 1}")) if hops else None
+        if visible is not None:
             # a path through objects with access policies: only those the query may see lead on
-            hops[-1] = dataclasses.replace(hops[-1], visible=_visible(cur, ctx, qi(f"_v{len(hops) - 1}")))
+            hops[-1] = dataclasses.replace(hops[-1], visible=visible)
         if isinstance(step, ast.Backlink):
             inner = dataclasses.replace(ctx, subject=cur)
             source = _backlink_source(step, inner)

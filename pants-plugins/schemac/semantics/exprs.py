@@ -1860,7 +1860,7 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         # see is empty).
         from schemac.semantics import policies
 
-        if policies.read_predicate(end.target, ctx, qi("_x")) is not None:
+        if policies.applies(end.target):
             return _link_path(ast.Path(steps + ("id",), expr.span), ctx)
         col = obj.column(end.column)  # type: ignore[union-attr]
     elif col is None or col.link is not None:

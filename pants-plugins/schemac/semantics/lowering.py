@@ -139,19 +139,20 @@ def _column(node: qir.ColumnRef) -> str:
     name = quote_ident(node.column.name)
     ref = f"{node.qualifier}.{name}" if node.qualifier else name
     if node.visible is not None:
-        return visible_link_sql(ref, node.link.target, expr_sql(node.visible))  # type: ignore[union-attr]
+        return visible_link_sql(ref, node.link.target, node.visible)  # type: ignore[union-attr]
     return ref
 
 
-def visible_link_sql(ref: str, target: ObjectType, visible: str) -> str:
+def visible_link_sql(ref: str, target: ObjectType, visible: qir.Expr) -> str:
     """The id in the FK column ``ref`` when ``visible`` (the target's access policies over its
-    row ``"_pv"``, ``schemac.semantics.policies.link_visible``) holds for the object, else NULL:
+    row, ``"_pv"``: ``schemac.semantics.policies.link_visible``) holds for the object, else NULL:
     ``(SELECT "_pv"."id" FROM (SELECT <ref> AS "k") AS "_pk" JOIN <target> AS "_pv" ON
     "_pv"."id" = "_pk"."k" WHERE <visible>)``. ``ref`` is read in a sub-select of its own, where
     the target's columns are not in scope, so an unqualified column name is the outer row's."""
     table = target.from_sql or qi(target.table)
-    return (f'(SELECT "_pv"."id" FROM (SELECT {ref} AS "k") AS "_pk" JOIN {table} AS "_pv" '
-            f'ON "_pv"."id" = "_pk"."k" WHERE {visible})')
+    row = pgpolicies.row_of(visible)
+    return (f'(SELECT {row}."id" FROM (SELECT {ref} AS "k") AS "_pk" JOIN {table} AS {row} '
+            f'ON {row}."id" = "_pk"."k" WHERE {expr_sql(visible)})')
 
 
 def _var(node: qir.VarRef) -> str:
@@ -188,9 +189,11 @@ def _spell(template: str, modes: str, args: Tuple[qir.Expr, ...]) -> str:
 
 
 def _count_link(node: qir.CountLink) -> str:
+    # (the join row is named as the policy condition over it reads it)
+    row = '"_c"' if node.visible is None else node.visible.row  # type: ignore[attr-defined]
     visible = "" if node.visible is None else f" AND {expr_sql(node.visible)}"
-    return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
-            f'WHERE "_c"."source_id" = {node.subject_row}."id"{visible})')
+    return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS {row} '  # type: ignore[arg-type]
+            f'WHERE {row}."source_id" = {node.subject_row}."id"{visible})')
 
 
 def _value_set(node: qir.ValueSet) -> str:
@@ -707,7 +710,8 @@ def _visible_id(node: qir.VisibleId) -> str:
     if type(value) is qir.ParamRef:
         value_sql += "::uuid"
     visible = "" if node.visible is None else f" AND {expr_sql(node.visible)}"
-    return f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE "_t"."id" = {value_sql}{visible})'
+    t = '"_t"' if node.visible is None else pgpolicies.row_of(node.visible)
+    return f'(SELECT {t}."id" FROM {qi(node.target.table)} AS {t} WHERE {t}."id" = {value_sql}{visible})'
 
 
 def _link_path(node: qir.LinkPath) -> str:
@@ -1019,7 +1023,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
         elif t is qir.ShapeLinkId:
             ref = qi(el.column.name)
             if el.visible is not None:
-                ref = visible_link_sql(ref, el.link.target, expr_sql(el.visible))
+                ref = visible_link_sql(ref, el.link.target, el.visible)
             out.append((ref, el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))

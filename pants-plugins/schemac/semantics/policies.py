@@ -104,6 +104,13 @@ def _bool():
     return BOOL
 
 
+def applies(obj: ObjectType) -> bool:
+    """Whether the policies of ``obj`` restrict what a query reads of it here (it has some, and
+    this is not inside a policy's own expression or a trigger): :func:`read_predicate` is then
+    not ``None``."""
+    return bool(obj.policies) and not _EXPANDING
+
+
 def predicate(obj: ObjectType, kind: str, ctx, alias: Optional[str] = None) -> Optional[qir.Visible]:
     """The rows of ``obj`` (named ``alias``, or unqualified) that ``kind`` allows, or ``None``
     when the type has no policy (or inside a policy expression)."""
