@@ -30,7 +30,7 @@ STAGES: List[Tuple[str, Tuple[str, ...]]] = [
               "schemac.render")),
     ("syntax", ("schemac.syntax",)),
     ("sqltree", ("schemac.sqltree",)),
-    ("semantics", ("schemac.semantics",)),
+    ("semantics", ("schemac.semantics", "schemac.pgsql")),
     ("migrate", ("schemac.migrate",)),
     ("geldump", ("schemac.geldump",)),
     ("backends", ("schemac.backends",)),

@@ -888,10 +888,10 @@ _EXPR = {
     qir.SetFilter: _set_filter,
     qir.WrittenIds: _written_ids,
     qir.GroupValue: lambda n: _group_value(n),
-    qir.Visible: pgpolicies.visible_sql,
-    qir.PolicyCheck: pgpolicies.policy_check_sql,
-    qir.UpsertCheck: pgpolicies.upsert_check_sql,
-    qir.JoinRowVisible: pgpolicies.join_row_visible_sql,
+    qir.Visible: lambda n: pgpolicies.visible_sql(n, expr_sql),
+    qir.PolicyCheck: lambda n: pgpolicies.policy_check_sql(n, expr_sql),
+    qir.UpsertCheck: lambda n: pgpolicies.upsert_check_sql(n, expr_sql),
+    qir.JoinRowVisible: lambda n: pgpolicies.join_row_visible_sql(n, expr_sql),
 }
 
 # ---------------------------------------------------------------------------------------------
