@@ -69,8 +69,11 @@ INT4_CALLS = frozenset({"len_array", "len_str", "len_bytes"})
 
 
 def _merged() -> Dict[str, Entry]:
+    from schemac.pgsql.calls_std import STD
+    from schemac.pgsql.calls_stmt import STMT
+
     out: Dict[str, Entry] = {}
-    for table in (BASIC,):
+    for table in (BASIC, STD, STMT):
         for name, entry in table.items():
             assert name not in out, f"two spellings for the call {name!r}"
             out[name] = entry

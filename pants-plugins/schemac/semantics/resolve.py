@@ -36,7 +36,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, check, ext_needs, lower,
                                      resolve_type_ref)
-from schemac.semantics.lowering import cond_sql, emit
+from schemac.semantics.lowering import cond_sql, document_part, emit
 from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of,
                                           known_extension)
 from schemac.semantics.model import (AccessPolicy, CheckConstraint, Column, CustomScalar, EnumType,
@@ -2029,7 +2029,7 @@ class _Resolver:
                 self.reporter.error("E0304", f"an fts::index indexes str values, got {low.type.name}",
                                     value.span)  # type: ignore[union-attr]
                 return
-            parts.append(fts.document_part(low.sql, language, weight))
+            parts.append(document_part(low.sql, language, weight))
             written.append((value, ctx.module, language, weight))
             columns.extend(sorted(_paths_in(value)))  # type: ignore[arg-type]
         document = " || ".join(parts)
