@@ -28,9 +28,8 @@ them there too; schemac does not, so a policy never recurses).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-from typing import List, Optional
+from typing import Optional
 
 from schemac.semantics import qir
 from schemac.semantics.model import ObjectType
@@ -40,19 +39,14 @@ POLICY_SQLSTATE = "SCP01"
 #: SQLSTATE of a required link whose target the policies hide (Gel: CardinalityViolationError).
 HIDDEN_LINK_SQLSTATE = "SCP02"
 
-#: Depth of policy expansion: policies are not applied inside policy expressions.
-_EXPANDING: List[str] = []
+def not_applied(ctx):
+    """``ctx`` where no access policy is applied (a trigger's statements run in the database, for
+    every writer, as any Postgres trigger's; a policy's own conditions: a policy never recurses)."""
+    return ctx if ctx.policies_off else dataclasses.replace(ctx, policies_off=True)
 
 
-@contextlib.contextmanager
-def not_applied():
-    """Within it no access policy is applied (a trigger's statements run in the database, for
-    every writer, as any Postgres trigger's)."""
-    _EXPANDING.append("")
-    try:
-        yield
-    finally:
-        _EXPANDING.pop()
+def _off(ctx) -> bool:
+    return getattr(ctx, "policies_off", False)
 
 
 def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
@@ -66,7 +60,7 @@ def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
         if kind not in pol.kinds:
             continue
         inner = dataclasses.replace(ctx, subject=obj, module=pol.module, column_prefix=alias, subject_column=None,
-                                    variables={}, bound_statements={})
+                                    variables={}, bound_statements={}, policies_off=True)
         conds = []
         for expr in (pol.when, pol.using):
             if expr is None:
@@ -79,19 +73,10 @@ def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
     return tuple(allows), tuple(denies)
 
 
-def _expanded(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
-    """:func:`_conditions` of ``obj``, with policies not applied inside its expressions."""
-    _EXPANDING.append(obj.qualname)
-    try:
-        return _conditions(obj, kind, ctx, alias)
-    finally:
-        _EXPANDING.pop()
-
-
 def _visible(obj: ObjectType, kinds, ctx, alias: Optional[str]) -> qir.Visible:
     rules = []
     for kind in kinds:
-        found = _expanded(obj, kind, ctx, alias)
+        found = _conditions(obj, kind, ctx, alias)
         if found is None:
             return qir.Visible(obj.span, _bool(), False, obj, alias, tuple(kinds), None)
         rules.append(found)
@@ -104,17 +89,17 @@ def _bool():
     return BOOL
 
 
-def applies(obj: ObjectType) -> bool:
+def applies(obj: ObjectType, ctx) -> bool:
     """Whether the policies of ``obj`` restrict what a query reads of it here (it has some, and
     this is not inside a policy's own expression or a trigger): :func:`read_predicate` is then
     not ``None``."""
-    return bool(obj.policies) and not _EXPANDING
+    return bool(obj.policies) and not _off(ctx)
 
 
 def predicate(obj: ObjectType, kind: str, ctx, alias: Optional[str] = None) -> Optional[qir.Visible]:
     """The rows of ``obj`` (named ``alias``, or unqualified) that ``kind`` allows, or ``None``
     when the type has no policy (or inside a policy expression)."""
-    if not obj.policies or _EXPANDING:
+    if not obj.policies or _off(ctx):
         return None
     return _visible(obj, (kind,), ctx, alias)
 
@@ -122,7 +107,7 @@ def predicate(obj: ObjectType, kind: str, ctx, alias: Optional[str] = None) -> O
 def read_predicate(obj: ObjectType, ctx, alias: Optional[str] = None, *kinds: str) -> Optional[qir.Visible]:
     """The ``select`` predicate, and those of ``kinds`` (``update read``, ``delete``), joined
     (written with each policy's condition once: :func:`schemac.pgsql.policies.visible_sql`)."""
-    if not obj.policies or _EXPANDING:
+    if not obj.policies or _off(ctx):
         return None
     return _visible(obj, ("select",) + kinds, ctx, alias)
 
@@ -131,7 +116,7 @@ def write_check(obj: ObjectType, kind: str, ctx, alias: str) -> Optional[qir.Pol
     """For ``insert`` / ``update write``: true for an allowed row of ``alias``, failing the
     statement for any other (see the module docstring), or ``None`` when the type has no
     policy."""
-    if not obj.policies or _EXPANDING:
+    if not obj.policies or _off(ctx):
         return None
     visible = _visible(obj, (kind,), ctx, alias)
     return qir.PolicyCheck(obj.span, _bool(), False, visible, POLICY_SQLSTATE,
@@ -169,7 +154,7 @@ def link_visible(link, source: ObjectType, ctx) -> Optional[qir.Expr]:
     ``.link.id``, ``exists``, ``count``, filters, ``order by``, ``group by``): Gel reads a link
     as the set of its target objects, and that set only holds the objects the policies let the
     query see (https://docs.geldata.com/reference/datamodel/access_policies)."""
-    if not link.target.policies or _EXPANDING or getattr(ctx, "params", None) is None:
+    if not link.target.policies or _off(ctx) or getattr(ctx, "params", None) is None:
         return None
     return required_link_visible(read_predicate(link.target, ctx, LINK_ROW), link, source, LINK_ROW)
 
@@ -180,7 +165,7 @@ def join_row_visible(link, ctx, row: str = '"_c"', poly=None) -> Optional[qir.Jo
     hold the linked one; for a polymorphic link (``poly``, a
     :class:`schemac.semantics.model.PolyLink`) one per concrete subtype with policies, over the
     column that subtype's objects are linked by. ``None`` when nothing hides a target."""
-    if _EXPANDING or getattr(ctx, "params", None) is None:
+    if _off(ctx) or getattr(ctx, "params", None) is None:
         return None
     targets = list(poly.targets) if poly is not None else [(link.target, "target_id")]
     if not any(t.policies for t, _ in targets):

@@ -1178,7 +1178,7 @@ def _kept_links(a: ast.Assignment, link, ctx: ExprContext, insert: bool):
                            f"select the objects by their type: (select {link.target.name} filter ...)")
         return False
     j, t = qi(f"_kj{ctx.depth}"), qi(f"_kt{ctx.depth}")
-    if policies.applies(link.target):
+    if policies.applies(link.target, ctx):
         # (Gel's .folders hides the targets its access policies hide, and a hidden link is
         # then not in the new set: what Gel does with it is not what this lowering does)
         ctx.reporter.error("E0206", f"'{a.name} := (select .{a.name} filter ...)' of a link to a type with access "
@@ -1380,7 +1380,7 @@ def _cast_object_ids(value, link, ctx: ExprContext):
         ctx.reporter.error("E0304", f"<array<{link.target.name}>> casts an array<uuid>, got {low.type.name}",
                            cast.operand.span)
         return False
-    if policies.applies(link.target):
+    if policies.applies(link.target, ctx):
         ctx.reporter.error("E0206", f"<array<{link.target.name}>> of ids, a type with access policies, is not "
                            "supported yet", cast.span)
         return False

@@ -657,7 +657,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         return _aggregate_ordered(expr, found, order, subject, scope)
     if root_type is not None:
         steps.insert(0, root.member)
-        if policies.applies(root_type):
+        if policies.applies(root_type, ctx):
             ctx.reporter.error("E0206", f"a path from '{root_type.name}', which has access policies, is not supported "
                                "in array_agg() yet", subject.span)
             return None
