@@ -99,7 +99,7 @@ def _atomic(node: qir.Expr) -> bool:
 
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
-                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.Cast, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
@@ -899,7 +899,6 @@ _EXPR = {
     qir.ComputedRef: _computed,
     qir.ValueSet: _value_set,
     # (every extension template is a function call or a parenthesised operator: atomic)
-    qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
     qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
     qir.FreeRowField: lambda n: _free_row_field(n),

@@ -256,16 +256,6 @@ class Call(Expr):
 
 
 @dataclass(frozen=True, eq=False)
-class ExtCall(Expr):
-    """A function of a declared extension (``ext::pg_trgm::similarity(a, b)``): ``template``
-    is its Postgres spelling (``schemac.semantics.extensions.EXT_FUNCTIONS``), its arguments operands."""
-
-    func: str
-    template: str
-    args: Tuple[Expr, ...]
-
-
-@dataclass(frozen=True, eq=False)
 class FtsSearch(Expr):
     """``fts::search(Doc, q, language := 'eng', weights := w)``
     (https://docs.geldata.com/reference/stdlib/fts) of the row in scope: whether its fts::index

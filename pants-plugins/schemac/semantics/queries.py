@@ -3375,7 +3375,7 @@ def _index_safe_order(order: List[qir.OrderKey], filt: Optional[qir.Expr]) -> Li
         return order
     k = order[0]
     e = k.expr
-    if type(e) is not qir.ExtCall or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
+    if type(e) is not qir.Call or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
             or not e.nullable:  # type: ignore[attr-defined]
         return order
     exists = set()

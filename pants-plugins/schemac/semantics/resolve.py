@@ -2113,7 +2113,7 @@ def _comment(annotations) -> Optional[str]:
 #: The IR nodes an expression of an exclusive constraint may hold: it becomes a unique index
 #: on the row's own columns, so nothing that reads another row, a link, a global or a
 #: parameter (each of those would be a subquery or a per-query value).
-_ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call, qir.ExtCall,
+_ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call,
                         qir.SqlTemplate, qir.Unary, qir.Binary, qir.InSet, qir.InArray, qir.Cast, qir.JsonCast,
                         qir.JsonIndex})
 
