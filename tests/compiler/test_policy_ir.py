@@ -105,3 +105,44 @@ def test_the_checker_side_writes_no_policy_sql():
     text = path.read_text(encoding="utf-8")
     for word in ("CASE WHEN", "EXISTS (", "COALESCE(", "schemac_raise(", "json_build_object"):
         assert word not in text, word
+
+
+RECURSIVE = """module default {
+  global cur: uuid;
+  type User { required name: str;
+    access policy seen allow all using (exists .<owner[is Secret]); }
+  type Secret { required owner: User; body: str;
+    access policy own allow all using (.owner.id ?= global cur and .owner.name != ''); }
+  type Log { required msg: str; data: json; }
+  type Comment { required text: str; target: Secret;
+    trigger log after insert for each when (__new__.target.body = 'x') do (
+      insert Log { msg := __new__.text, data := <json>__new__ { text, target: { body } } });
+    trigger chk after update for each do (
+      assert(exists (select Secret filter .body = __new__.text), message := 'no secret'));
+  }
+}
+"""
+
+
+def test_a_policy_is_not_applied_inside_a_policy_nor_in_a_trigger():
+    """Policies of other types are not applied inside a policy's own conditions (a policy never
+    recurses: Secret's reads User through .owner, whose policy reads Secret back), nor in what
+    a trigger runs in the database (semantics/policies.py's docstring)."""
+    from schemac.pipeline import render_library
+
+    sources = {"schema.gel": RECURSIVE, "queries/q.edgeql": "select Comment { text, target: { body } };"}
+    lib = check_library(sources, Options(library="policy_rec"))
+    q = lib.queries[0]
+    visibles = [n.visible for n in qir.walk(q.ir.statement) if type(n) is qir.ShapeLink]
+    assert visibles and all(type(v) is qir.Visible for v in visibles)
+    for v in visibles:
+        for allows, denies in v.rules:
+            for rule in allows + denies:
+                for cond in rule.conds:
+                    inner = [type(n).__name__ for n in qir.walk(cond)
+                             if type(n) in (qir.Visible, qir.PolicyCheck, qir.JoinRowVisible)]
+                    assert inner == [], inner
+    assert q.sql.count("owner_id IS NOT DISTINCT FROM") == 1
+    migration = render_library(lib, sources)["sql/000001_init.up.sql"]
+    assert "CREATE TRIGGER" in migration or "CREATE OR REPLACE TRIGGER" in migration
+    assert "IS NOT DISTINCT FROM" not in migration and "schemac_raise('SCP" not in migration
