@@ -103,7 +103,7 @@ class ColumnRef(Expr):
     visible: Optional[Expr] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PolicyRule:
     """One access policy (:class:`schemac.semantics.model.AccessPolicy`) as checked over one row:
     ``conds``, its ``when`` and ``using`` conditions (bool; an empty one counts as false); no
