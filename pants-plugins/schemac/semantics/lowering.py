@@ -35,7 +35,7 @@ from schemac.pgsql.fts import document_part  # (resolve.py's fts::index reads it
 from schemac.semantics import qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
-from schemac.semantics.sqlnames import qi, quote_ident, sql_string
+from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string
 from schemac.sqltree import nodes as sqt
 from schemac.sqltree.printer import params as tree_params, to_sql, walk as tree_walk
 
@@ -105,7 +105,8 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
                      qir.AggregateRows, qir.FreeRowField, qir.GroupFieldArray,
                      qir.FreeRowsAggregate, qir.KeptLinks, qir.ExistingIds, qir.CastObjectIds,
-                     qir.JsonArrayElements})
+                     qir.JsonArrayElements, qir.RowField, qir.BacklinkProp, qir.LinkPropValues,
+                     qir.UnionTypeName, qir.TriggerGlobal})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -144,6 +145,11 @@ def _column(node: qir.ColumnRef) -> str:
     if node.visible is not None:
         return visible_link_sql(ref, node.link.target, node.visible)  # type: ignore[union-attr]
     return ref
+
+
+def _row_field(node: qir.RowField) -> str:
+    """A field of a row read by name: ``"<row>"."<name>"``."""
+    return f"{qi(node.row)}.{qi(node.name)}"
 
 
 def visible_link_sql(ref: str, target: ObjectType, visible: qir.Expr) -> str:
@@ -197,6 +203,35 @@ def _count_link(node: qir.CountLink) -> str:
     visible = "" if node.visible is None else f" AND {expr_sql(node.visible)}"
     return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS {row} '  # type: ignore[arg-type]
             f'WHERE {row}."source_id" = {node.subject_row}."id"{visible})')
+
+
+def _backlink_prop(node: qir.BacklinkProp) -> str:
+    """A link property of a backlink's object, from its one join row: ``(SELECT j."p" FROM
+    <join table> AS j WHERE j."source_id" = <row>."id" AND j."target_id" = <subject>."id")``."""
+    j = qi(node.alias)
+    return (f"(SELECT {j}.{qi(node.column.name)} FROM {qi(node.join_table)} AS {j} "
+            f'WHERE {j}."source_id" = {node.row}."id" AND {j}."target_id" = {node.subject_row}."id")')
+
+
+def _link_prop_values(node: qir.LinkPropValues) -> str:
+    """``ARRAY(SELECT j."p" FROM <join table> AS j [JOIN <target> AS t ON t."id" =
+    j."target_id"] WHERE j."source_id" = <row>."id" AND j."p" IS NOT NULL [AND <visible>])``."""
+    j, t = qi(node.join_alias), qi(node.target_alias)
+    source = f"{qi(node.link.join_table)} AS {j}"  # type: ignore[arg-type]
+    if node.visible is not None:
+        source += f' JOIN {qi(node.link.target.table)} AS {t} ON {t}."id" = {j}."target_id"'
+    value = f"{j}.{qi(node.column.name)}"
+    return (f'ARRAY(SELECT {value} FROM {source} WHERE {j}."source_id" = {node.row}."id" AND {value} IS NOT NULL'
+            + ("" if node.visible is None else f" AND {expr_sql(node.visible)}") + ")")
+
+
+def _union_type_name(node: qir.UnionTypeName) -> str:
+    """The name of the subtype whose table holds the row's id: ``(CASE WHEN <row>."id" IN
+    (SELECT "id" FROM <table>) THEN '<name>' ... ELSE '<last name>' END)``."""
+    whens = " ".join(f"WHEN {node.row}.\"id\" IN (SELECT \"id\" FROM {qi(table)}) THEN {sql_string(name)}"
+                     for name, table in node.types[:-1])
+    last = sql_string(node.types[-1][0])
+    return f"(CASE {whens} ELSE {last} END)" if whens else last
 
 
 def _value_set(node: qir.ValueSet) -> str:
@@ -475,6 +510,12 @@ def _json_cast(node: qir.JsonCast) -> str:
                 f"jsonb_array_elements(_jc._v) WITH ORDINALITY AS _j(\"_e\", _n) ORDER BY _n) WHEN 'null' THEN NULL "
                 f"ELSE {_json_fail(msg, target.pg)} END FROM (SELECT {inner_sql} AS _v) AS _jc)")
     return f"(SELECT {_json_scalar('_jc._v', target)} FROM (SELECT {inner_sql} AS _v) AS _jc)"
+
+
+def _agg_order(n: qir.AggregateObjects) -> str:
+    """An aggregate's own ``ORDER BY`` of its value: ``<value> DESC NULLS LAST``."""
+    descending, empty = n.order  # type: ignore[misc]
+    return f"{expr_sql(n.value)} {'DESC' if descending else 'ASC'} NULLS {empty.upper()}"
 
 
 def _sql_template(node: qir.SqlTemplate) -> str:
@@ -850,6 +891,16 @@ def _raw(sql: str, rows: Optional[str] = None, links_after: Optional[Dict[str, s
     return sqt.Raw(*parts)  # type: ignore[arg-type]
 
 
+def _trigger_global(node: qir.TriggerGlobal) -> str:
+    """A global in a trigger: the transaction-local setting the write statement set (``'v'``
+    and the value as text, see ``schemac.semantics.queries.plan_query``), cast to the global's
+    type, else its default."""
+    g = node.global_
+    read = f"current_setting({sql_string(global_setting(g.qualname))}, true)"
+    sql = f"CASE WHEN left({read}, 1) = 'v' THEN CAST(substr({read}, 2) AS {node.type.pg}) END"
+    return sql if g.default_sql is None else f"COALESCE({sql}, {g.default_sql})"
+
+
 def _global_default(node: qir.GlobalDefault) -> str:
     return f"COALESCE({_param_text(node.param.index)}::{node.type.pg}, {node.default_sql})"  # type: ignore[attr-defined]
 
@@ -916,7 +967,7 @@ _EXPR = {
     qir.InObjects: _in_objects,
     qir.InValues: _in_values,
     qir.AggregateObjects: lambda n: (f"(SELECT {n.func}({expr_sql(n.value)}"
-                                     + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else
+                                     + (f" ORDER BY {_agg_order(n)}" if n.order is not None else
                                         f' ORDER BY {n.objects.alias}."_n"' if n.objects.page is not None
                                         and n.func == "array_agg" else "")
                                      # (an empty value is no element of the set, and no Gel array
@@ -927,6 +978,11 @@ _EXPR = {
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
+    qir.TriggerGlobal: _trigger_global,
+    qir.RowField: _row_field,
+    qir.BacklinkProp: _backlink_prop,
+    qir.LinkPropValues: _link_prop_values,
+    qir.UnionTypeName: _union_type_name,
     qir.SqlTemplate: _sql_template,
     qir.TupleValue: lambda n: _tuple_json(n),
     qir.FtsSearch: lambda n: _fts_search(n),

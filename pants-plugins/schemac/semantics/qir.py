@@ -36,7 +36,7 @@ from typing import Dict, Iterator, Optional, Tuple
 
 from schemac.diagnostics import Span
 from schemac.frozen import fast_init_all
-from schemac.semantics.model import (Column, Computed, EnumType, ExclusiveConstraint, Link, ObjectType,
+from schemac.semantics.model import (Column, Computed, EnumType, ExclusiveConstraint, Global, Link, ObjectType,
                                      ValueType)
 
 #: Cardinalities (Gel's ``One``, ``AtMostOne``, ``Many``).
@@ -330,6 +330,69 @@ class CountLink(Expr):
 
 
 @dataclass(frozen=True, eq=False)
+class RowField(Expr):
+    """A field of a row the query reads one at a time, by name: ``.tags@rank`` in a filter over
+    the links of ``tags`` (the link property, a column of the link's join row ``row``,
+    https://docs.geldata.com/reference/datamodel/linkprops), a free object's field in
+    ``order by .name`` of a ``for`` loop's free objects (its row ``"_fr"``,
+    https://docs.geldata.com/reference/edgeql/for). ``row`` and ``name`` are names, not SQL."""
+
+    row: str
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class BacklinkProp(Expr):
+    """``@since`` in ``followers: { ... } order by @since`` of a computed backlink through a
+    multi link (``followers := .<follows[is User]``): the link property ``column`` of the join
+    row (of ``join_table``, named ``alias``) linking the follower ``row`` to the object
+    ``subject_row`` (https://docs.geldata.com/reference/datamodel/linkprops)."""
+
+    column: Column
+    join_table: str
+    alias: str
+    row: str
+    subject_row: str
+
+
+@dataclass(frozen=True, eq=False)
+class LinkPropValues(Expr):
+    """``.folders@path``: the link property ``column`` of each of the object's (``row``) links
+    ``link``, a set of values given as an array, as a multi property is
+    (https://docs.geldata.com/reference/datamodel/linkprops): an empty link property is no
+    value, the links to objects the target's access policies hide (``visible``, over the
+    target row ``target_alias``) are left out. ``join_alias`` names the join row."""
+
+    link: Link
+    column: Column
+    row: str
+    join_alias: str
+    target_alias: str
+    visible: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class UnionTypeName(Expr):
+    """``.__type__.name`` of an object of a polymorphic link's abstract target (its row
+    ``row``): the name of the subtype (of ``types``, ``(qualified name, table)``) whose table
+    holds its id, ids being unique across tables
+    (https://docs.geldata.com/reference/datamodel/introspection/objects)."""
+
+    row: str
+    types: Tuple[Tuple[str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class TriggerGlobal(Expr):
+    """``global name`` in a trigger (https://docs.geldata.com/reference/datamodel/triggers,
+    .../globals): the value the write statement that set the trigger off handed over (every
+    generated write sets it, see ``schemac.semantics.queries.plan_query``), else the global's
+    default, else empty (a writer other than the runners, or a global left unset)."""
+
+    global_: Global
+
+
+@dataclass(frozen=True, eq=False)
 class ComputedRef(Expr):
     """``.name`` of a computed property (https://docs.geldata.com/reference/datamodel/computeds):
     its expression ``value``, checked in the object's scope, inlined."""
@@ -460,8 +523,8 @@ class AggregateObjects(Expr):
     objects: ObjectSet
     value: Expr
     #: ``array_agg((select <set>.p order by <set>.p desc))``: the aggregate's own ordering of
-    #: ``value`` (an SQL ``ORDER BY`` clause's direction and empties: ``DESC NULLS LAST``), or "".
-    order: str = ""
+    #: ``value``, (descending, where the empties go: ``"first"`` / ``"last"``), or ``None``.
+    order: Optional[Tuple[bool, str]] = None
 
 
 @dataclass(frozen=True, eq=False)

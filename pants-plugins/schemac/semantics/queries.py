@@ -2055,7 +2055,8 @@ def refuse_record_params(stmt: qir.Node, reporter: Reporter) -> bool:
 
 #: The IR nodes of a value of the query itself, which reads no row (see :func:`_query_value`).
 _QUERY_VALUE_NODES = (qir.Literal, qir.ParamRef, qir.Call, qir.Cast, qir.Unary, qir.Binary, qir.SqlTemplate,
-                      qir.EnumMember, qir.JsonCast, qir.JsonIndex, qir.InSet, qir.InArray, qir.WithValue)
+                      qir.EnumMember, qir.JsonCast, qir.JsonIndex, qir.InSet, qir.InArray, qir.WithValue,
+                      qir.TriggerGlobal)
 
 
 def _query_value(e: qir.Expr) -> bool:

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Optional, Tuple
 
 from schemac.semantics import qir
 from schemac.syntax import tree as ast
@@ -630,7 +630,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         return None
     item = sel.order[0]
     empty = item.empty or ("last" if item.descending else "first")
-    order = f"{'DESC' if item.descending else 'ASC'} NULLS {empty.upper()}"
+    order = (bool(item.descending), empty)
     alias = qi(f"_a{ctx.depth}")
     steps: list = []
     root = subject.base if isinstance(subject, ast.Step) else subject
@@ -686,7 +686,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
     return _aggregate_ordered(expr, (objects, rest), order, subject, ctx)
 
 
-def _aggregate_ordered(expr, found, order: str, subject, ctx) -> Optional[qir.Expr]:
+def _aggregate_ordered(expr, found, order: Tuple[bool, str], subject, ctx) -> Optional[qir.Expr]:
     from schemac.semantics.exprs import check
 
     objects, rest = found

@@ -195,8 +195,9 @@ def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
     column. Postgres tells a trigger that only through ``UPDATE OF column``: a ``BEFORE UPDATE
     OF "col"`` row trigger (``schemac_0_specified_<col>``, fired before the rewrite trigger by
     name order) sets a transaction-local setting that the rewrite reads and clears, row by
-    row."""
-    def sql(name: str, span) -> Optional[str]:
+    row. Gives the name of the column's setting (the lowering reads it, see
+    ``schemac.pgsql.calls_expr``), ``None`` after reporting."""
+    def setting(name: str, span) -> Optional[str]:
         link = obj.links.get(name)
         if link is not None and link.multi:
             reporter.error("E0206", f"__specified__.{name} of a multi link is not supported", span,
@@ -210,8 +211,8 @@ def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
         if not re.match(r"^[a-z_][a-z0-9_]*$", key) or len(key) > 50:
             key = "c" + hashlib.sha256(key.encode()).hexdigest()[:16]
         specified[col.name] = f"schemac.specified_{key}"
-        return f"coalesce(current_setting({sql_string(specified[col.name])}, true), '') = 'on'"
-    return sql
+        return specified[col.name]
+    return setting
 
 
 # --------------------------------------------------------------------------- Gel triggers
