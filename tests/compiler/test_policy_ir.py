@@ -146,3 +146,19 @@ def test_a_policy_is_not_applied_inside_a_policy_nor_in_a_trigger():
     migration = render_library(lib, sources)["sql/000001_init.up.sql"]
     assert "CREATE TRIGGER" in migration or "CREATE OR REPLACE TRIGGER" in migration
     assert "IS NOT DISTINCT FROM" not in migration and "schemac_raise('SCP" not in migration
+
+
+def test_no_ir_field_holds_policy_sql():
+    """Every IR field of an access policy is typed as a node (``Optional[Expr]``, a tuple of
+    them per hop, or ``Visible``): a new node must not bring back a ``visible_sql: str``."""
+    bad = []
+    for name, cls in vars(qir).items():
+        if not (isinstance(cls, type) and dataclasses.is_dataclass(cls)):
+            continue
+        for f in dataclasses.fields(cls):
+            annotation = str(f.type)
+            if f.name.endswith("_sql") and ("visib" in f.name or "check" in f.name):
+                bad.append(f"{name}.{f.name}")
+            elif f.name in POLICY_FIELDS and "Expr" not in annotation and "Visible" not in annotation:
+                bad.append(f"{name}.{f.name}: {annotation}")
+    assert bad == [], bad
