@@ -235,6 +235,9 @@ class ExprContext:
     #: them (``schemac.semantics.queries.group_field_array``), called by the standard library's
     #: ``array_agg``; ``None`` elsewhere.
     group_field_array: Optional[Callable[[str, str, Span, "ExprContext"], Optional[qir.Expr]]] = None
+    #: No access policy applies here: inside a policy's own conditions (a policy never recurses)
+    #: and in what a trigger runs in the database (``schemac.semantics.policies``).
+    policies_off: bool = False
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server
@@ -1815,7 +1818,7 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         # see is empty).
         from schemac.semantics import policies
 
-        if policies.read_predicate(end.target, ctx, qi("_x")) is not None:
+        if policies.applies(end.target, ctx):
             return _link_path(ast.Path(steps + ("id",), expr.span), ctx)
         col = obj.column(end.column)  # type: ignore[union-attr]
     elif col is None or col.link is not None:
@@ -3645,11 +3648,13 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             if pl.multi:
                 visible = policies.join_row_visible(None, ctx, '"_x"', pl)
                 sql = (f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id"'  # type: ignore[arg-type]
-                       + ("" if visible is None else f" AND {visible}") + ")")
+                       .replace("{", "{{").replace("}", "}}") + ("" if visible is None else " AND {0}") + ")")
             else:
-                sql = policies.join_row_visible(None, ctx, row, pl) or \
-                    "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                visible = policies.join_row_visible(None, ctx, row, pl)
+                sql = "{0}" if visible is not None else \
+                    ("(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")").replace(
+                        "{", "{{").replace("}", "}}")
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql, () if visible is None else (visible,), "r",
                                    True)
         link = ctx.subject.links.get(op.steps[0]) \
             if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
@@ -3662,8 +3667,8 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             alias = qi(f"_j{ctx.depth}")
             visible = policies.join_row_visible(link, ctx, alias)
             sql = (f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id"'
-                   + ("" if visible is None else f" AND {visible}") + ")")
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                   .replace("{", "{{").replace("}", "}}") + ("" if visible is None else " AND {0}") + ")")
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql, () if visible is None else (visible,), "r",
                                    True)
         if computed_sql.type_set_of(expr.operand, ctx) is not None:
             # `exists User`, `exists (select User filter ...)`
@@ -4100,13 +4105,14 @@ def _in_multi_link(expr: ast.BinOp, left: qir.Expr, negate: bool, ctx: ExprConte
     target = qi(f"_mt{ctx.depth}")
     visible = policies.read_predicate(link.target, ctx, target)
     join = "" if visible is None else (f" JOIN {link.target.from_sql or qi(link.target.table)} AS {target} "
-                                       f"ON {target}.\"id\" = {alias}.\"target_id\" AND {visible}")
+                                       f"ON {target}.\"id\" = {alias}.\"target_id\" AND {{1}}")
     test = (f"{'NOT ' if negate else ''}EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias}{join} "
             f"WHERE {alias}.\"source_id\" = {row}.\"id\" AND {alias}.\"target_id\" = {{0}})")
-    test = test.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
+    test = test.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}").replace("{{1}}", "{1}")
     if left.nullable:
         test = f"CASE WHEN {{0}} IS NULL THEN NULL ELSE {test} END"
-    return qir.SqlTemplate(expr.span, BOOL, left.nullable, "in_link", f"({test})", (left,), "p", True)
+    return qir.SqlTemplate(expr.span, BOOL, left.nullable, "in_link", f"({test})",
+                           (left,) if visible is None else (left, visible), "p" if visible is None else "pr", True)
 
 
 def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qir.Expr]:

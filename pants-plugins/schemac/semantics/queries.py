@@ -324,7 +324,7 @@ class QueryPlan:
 def filtered_upsert(q: QueryPlan) -> bool:
     """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
     return q.ir is not None and any(type(n) is qir.Conflict and (n.else_filter is not None or  # type: ignore[attr-defined]
-                                                                 n.else_visible_sql is not None)  # type: ignore[attr-defined]
+                                                                 n.else_visible is not None)  # type: ignore[attr-defined]
                                     for n in qir.walk(q.ir.statement))
 
 
@@ -1178,7 +1178,7 @@ def _kept_links(a: ast.Assignment, link, ctx: ExprContext, insert: bool):
                            f"select the objects by their type: (select {link.target.name} filter ...)")
         return False
     j, t = qi(f"_kj{ctx.depth}"), qi(f"_kt{ctx.depth}")
-    if policies.read_predicate(link.target, ctx, t) is not None:
+    if policies.applies(link.target, ctx):
         # (Gel's .folders hides the targets its access policies hide, and a hidden link is
         # then not in the new set: what Gel does with it is not what this lowering does)
         ctx.reporter.error("E0206", f"'{a.name} := (select .{a.name} filter ...)' of a link to a type with access "
@@ -1380,7 +1380,7 @@ def _cast_object_ids(value, link, ctx: ExprContext):
         ctx.reporter.error("E0304", f"<array<{link.target.name}>> casts an array<uuid>, got {low.type.name}",
                            cast.operand.span)
         return False
-    if policies.read_predicate(link.target, ctx, '"_o"') is not None:
+    if policies.applies(link.target, ctx):
         ctx.reporter.error("E0206", f"<array<{link.target.name}>> of ids, a type with access policies, is not "
                            "supported yet", cast.span)
         return False
@@ -1596,7 +1596,7 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     if visible is not None or found_by_id:
         # Only an object that exists, and that the target's access policies let the query see,
         # can be linked.
-        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible or "true")
+        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
     return qir.Assign(a.span, col, low)
 
 
@@ -2518,10 +2518,10 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
             # read` policies choose whether it is updated at all; Postgres finds the conflict
             # with any row, as an exclusive constraint holds across every object).
             updated = policies.write_check(subject, "update write", ctx, table)
-            returning = f"(CASE WHEN {table}.xmax = 0 THEN {returning} ELSE {updated} END)"
+            returning = qir.UpsertCheck(q.span, returning.type, False, table, returning, updated)  # type: ignore[union-attr, arg-type]
             check = None
             visible = policies.read_predicate(subject, ctx, table, "update read")
-            conflict = dataclasses.replace(conflict, else_visible_sql=visible)
+            conflict = dataclasses.replace(conflict, else_visible=visible)
             if visible is not None:
                 cardinality = AT_MOST_ONE
     if nested and q.unless_conflict is not None:
@@ -5160,7 +5160,7 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
     single = asserted or (q.filter is not None and _pins_one_row(q.filter, subject)) or \
         (isinstance(q.limit, ast.Literal) and q.limit.value == 1)
     objects = qir.ObjectSet(q.span, alias, subject, not single, cond,
-                            visible_sql=policies.read_predicate(subject, ctx, alias))
+                            visible=policies.read_predicate(subject, ctx, alias))
     field = ResultField(el.name, None, single, _fields(inner), not single)
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 
