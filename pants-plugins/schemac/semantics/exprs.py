@@ -231,6 +231,9 @@ class ExprContext:
     #: them (``schemac.semantics.queries.group_field_array``), called by the standard library's
     #: ``array_agg``; ``None`` elsewhere.
     group_field_array: Optional[Callable[[str, str, Span, "ExprContext"], Optional[qir.Expr]]] = None
+    #: No access policy applies here: inside a policy's own conditions (a policy never recurses)
+    #: and in what a trigger runs in the database (``schemac.semantics.policies``).
+    policies_off: bool = False
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server
@@ -1811,7 +1814,7 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         # see is empty).
         from schemac.semantics import policies
 
-        if policies.read_predicate(end.target, ctx, qi("_x")) is not None:
+        if policies.applies(end.target, ctx):
             return _link_path(ast.Path(steps + ("id",), expr.span), ctx)
         col = obj.column(end.column)  # type: ignore[union-attr]
     elif col is None or col.link is not None:

@@ -647,7 +647,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         return _aggregate_ordered(expr, found, order, subject, scope)
     if root_type is not None:
         steps.insert(0, root.member)
-        if policies.read_predicate(root_type, ctx, qi("_tr")) is not None:
+        if policies.applies(root_type, ctx):
             ctx.reporter.error("E0206", f"a path from '{root_type.name}', which has access policies, is not supported "
                                "in array_agg() yet", subject.span)
             return None
@@ -659,7 +659,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         target = hops[-1].target
         cond = qir.InPath(subject.span, BOOL, False, alias, qi("_tr"), tuple(hops), root_type.table)
         objects = qir.ObjectSet(subject.span, alias, target, True, cond,
-                                visible_sql=policies.read_predicate(target, ctx, alias))
+                                visible=policies.read_predicate(target, ctx, alias))
         rest = (subject.name,)
     else:
         found = computed_sql._object_path(subject, ctx, f"_a{ctx.depth}") if isinstance(subject, ast.Path) else None

@@ -296,8 +296,7 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     if trig.when is not None:
         from schemac.semantics import policies
 
-        with policies.not_applied():
-            low = lower(_row_paths(trig.when, refs), ctx, BOOL)
+        low = lower(_row_paths(trig.when, refs), policies.not_applied(ctx), BOOL)
         if low is None:
             ok = False
         elif low.type.family != "bool":
@@ -362,10 +361,9 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
     ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
                       column_prefix=record, trigger_globals=schema.trigger_globals)
     before = len(reporter.diagnostics)
-    with policies.not_applied():
-        elements = _shape(shaped.shape, obj, record, ctx, 1)
-        if len(reporter.diagnostics) != before:
-            return None
+    elements = _shape(shaped.shape, obj, record, policies.not_applied(ctx), 1)
+    if len(reporter.diagnostics) != before:
+        return None
     # (the checked shape over the row named `record`; schemac.pgsql.calls_std builds its JSON)
     return qir.Call(shaped.span, ValueType(scalar=SCALARS["json"]), False, "row_json", (), (tuple(elements), record))
 
@@ -519,8 +517,8 @@ def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) ->
         message = value.value
     from schemac.semantics import policies
 
-    with policies.not_applied():  # (none apply in a trigger: see the module docstring)
-        low = lower(args[0], ctx, BOOL)
+    # (none apply in a trigger: see the module docstring)
+    low = lower(args[0], policies.not_applied(ctx), BOOL)
     if low is None:
         return None
     if low.type.family != "bool":
