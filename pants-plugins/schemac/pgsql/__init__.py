@@ -13,6 +13,7 @@
 * :mod:`schemac.pgsql.calls_ext` -- its entries for the functions of Gel's extensions
   (pgvector, pg_trgm, pgcrypto, fuzzystrmatch, pg_unaccent, postgis), whose signatures stay in
   :mod:`schemac.semantics.extensions`;
+* :mod:`schemac.pgsql.asserts` -- the failing cast of a run-time assertion;
 * :mod:`schemac.pgsql.fts` -- full-text search: a type's document, a Gel query as a
   ``tsquery``, ``ts_rank``'s weights;
 * :mod:`schemac.pgsql.policies` -- the SQL of access policies: the checked policy nodes of the

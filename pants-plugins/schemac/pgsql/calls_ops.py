@@ -237,7 +237,7 @@ def _assert_exists(node: qir.Call) -> Spelling:
     """``assert_exists(x[, message := m])``
     (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists): ``x``, or a
     cast that fails with the assertion's message (``consts[0]``, ``None``: Gel's)."""
-    from schemac.semantics import asserts
+    from schemac.pgsql import asserts
 
     fail = asserts.fail_sql("assert_exists", node.consts[0], "{0}", node.type.pg, template=True)  # type: ignore[arg-type]
     return Spelling(f"coalesce({{0}}, {fail})", "p")
@@ -253,7 +253,7 @@ def _assert_distinct(node: qir.Call) -> Spelling:
     or a cast that fails with the message when a value is in it twice. (The failing cast reads
     the test, a sub-select, so that Postgres does not fold it into an error when the set is made
     of constants.)"""
-    from schemac.semantics import asserts
+    from schemac.pgsql import asserts
 
     fail = asserts.fail_sql("assert_distinct", node.consts[0], _DISTINCT, node.type.pg, template=True)  # type: ignore[arg-type]
     return Spelling(f"(CASE WHEN {_DISTINCT} THEN {{0}} ELSE {fail} END)")

@@ -760,7 +760,7 @@ def _assert_exists(node: qir.AssertExists) -> str:
     """The id, or else a failing cast with Gel's message (``COALESCE`` reads its second
     argument only for NULL; :mod:`schemac.semantics.asserts`); the ids when there is at least
     one."""
-    from schemac.semantics import asserts
+    from schemac.pgsql import asserts
 
     value = expr_sql(node.value)
     if not node.many:
@@ -794,7 +794,7 @@ def _cast_object_ids(node: qir.CastObjectIds) -> str:
     """``CASE WHEN <an id of no object> THEN <failing cast> [WHEN <an id twice> THEN <failing
     cast>] ELSE ids END`` (:mod:`schemac.semantics.asserts`; the runners raise
     CardinalityViolationError and DistinctViolationError)."""
-    from schemac.semantics.asserts import fail_sql
+    from schemac.pgsql.asserts import fail_sql
 
     ids = param_sql(node.ids, expr_sql(node.ids))
     missing = (f'EXISTS (SELECT 1 FROM unnest({ids}) AS "_c"("id") WHERE NOT EXISTS (SELECT 1 FROM '
@@ -1189,7 +1189,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             if el.required:
                 # Gel's assert_exists: no object fails the statement (a cast that reads the
                 # sub-select again, so Postgres cannot fold it into a constant)
-                from schemac.semantics import asserts
+                from schemac.pgsql import asserts
 
                 sql = f"coalesce({sql}, {asserts.fail_sql('assert_exists', None, sql, 'json')})"
             out.append((sql, el.field))
@@ -2044,7 +2044,7 @@ def _select_sql(s: qir.Select) -> sqt.Node:
         # a guard reading the rows again: several (none) rows fail the statement. It reads no
         # column of the outer rows, so Postgres evaluates it once, before the scan (a one-time
         # filter), also when no row matches.
-        from schemac.semantics import asserts
+        from schemac.pgsql import asserts
 
         cond = _where(s.filter, s.visible)[len("\nWHERE "):]
         rows = f"FROM {table}{' WHERE ' + cond if cond else ''}"
