@@ -33,7 +33,8 @@ from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, a
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
                                      value_set_parts, check_filter, _objects_part)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
-                                     abstract_view, backlink_link, name_candidates, union_view)
+                                     abstract_view, backlink_link, link_prop_named, link_prop_names,
+                                     name_candidates, single_link_props, union_view)
 from schemac.semantics.names import go_name
 from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
@@ -819,6 +820,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         link = subject.links.get(a.name)
         if link is not None:
+            if not link.multi and single_link_props(subject, link.name) is not None:
+                sets = _single_link_props_value(a, link, subject, ctx, insert)
+                if sets is not None:
+                    out.extend(sets)
+                continue
             assigned = _link_value(a, link, subject, ctx, insert)
             if assigned is not None:
                 out.append(assigned)
@@ -830,8 +836,8 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         if col is None or col.link is not None:
             ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
-                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None]
-                                            + list(subject.links)))
+                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None
+                                                  and c.link_prop is None] + list(subject.links)))
             continue
         if col.is_id:
             ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
@@ -1110,13 +1116,44 @@ def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Op
     return qir.Assign(a.span, col, low, a.op, element=low.type.family != col.type.family)
 
 
-def _link_props(a: ast.Assignment, link, ctx: ExprContext):
+def _single_link_props_value(a: ast.Assignment, link: Link, subject: ObjectType, ctx: ExprContext,
+                             insert: bool) -> Optional[List[qir.Node]]:
+    """``owner := (select User { @note := 'x' } filter .name = 'Elvis')`` of a single link with
+    link properties (https://docs.geldata.com/reference/datamodel/linkprops; geldata/gel
+    tests/schemas/issues_setup.edgeql): the link as any single link's value, and each property
+    it sets in its ``<link>@<prop>`` column (:func:`schemac.semantics.model.single_link_props`).
+    The value is a new link: in an update, the properties it does not set get their default
+    (empty without one), as an insert leaves them; ``owner := {}`` empties them all."""
+    lp_type = single_link_props(subject, link.name)
+    assert lp_type is not None
+    props: Tuple[Tuple[object, qir.Expr], ...] = ()
+    value = _undetached(a.value)
+    if computed_sql.sets_link_props(value):
+        split = _link_props(dataclasses.replace(a, value=value), link, ctx, lp_type)
+        if split is None:
+            return None
+        a, props = split
+    assigned = _link_value(a, link, subject, ctx, insert)
+    if assigned is None:
+        return None
+    out: List[qir.Node] = [assigned]
+    out.extend(qir.Assign(a.span, col, low) for col, low in props)  # type: ignore[arg-type]
+    if not insert:
+        given = {col.name for col, _ in props}  # type: ignore[attr-defined]
+        reset = None if _is_empty_set(value) else "reset"
+        out.extend(qir.Assign(a.span, col, qir.Literal(a.span, col.type, True, "null", None), default=reset)
+                   for col in lp_type.columns if col.name not in given)
+    return out
+
+
+def _link_props(a: ast.Assignment, link, ctx: ExprContext, join: Optional[ObjectType] = None):
     """``tags += (select Tag { @weight := <int32>$w } filter ...)``: the assignment of the
     objects alone (``(select Tag filter ...)``) and the link properties it sets, (join-table
     column, value) pairs (https://docs.geldata.com/reference/datamodel/linkprops). A value
-    may not read the linked object's properties (``E0206``)."""
+    may not read the linked object's properties (``E0206``). ``join``: a single link's
+    link-property type (:func:`schemac.semantics.model.single_link_props`)."""
     value = a.value
-    join = _join_table(link, ctx)
+    join = join if join is not None else _join_table(link, ctx)
     if a.op == "-=" or value.order or value.offset is not None or value.limit is not None or join is None \
             or not isinstance(value.subject, ast.VarRef):
         ctx.reporter.error("E0206", "setting link properties here (in '-=', with order/offset/limit, on a select "
@@ -1127,9 +1164,9 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext):
     for el in value.shape:
         if not (el.link_prop and el.value is not None):
             continue  # (an output shape: what the links are is all that counts)
-        col = join.column(el.name)
-        if col is None or col.name in ("source_id", "target_id"):
-            names = [c.name for c in join.columns if c.name not in ("source_id", "target_id")]
+        col = link_prop_named(join, el.name)
+        if col is None:
+            names = link_prop_names(join)
             ctx.reporter.error("E0302", f"link '{a.name}' has no property '{el.name}'", el.span,
                                did_you_mean(el.name, names) or (f"its link properties: {', '.join(names)}" if names
                                                                 else f"'{a.name}' declares no link properties"))
@@ -3558,7 +3595,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
         if el.link_prop:
             if link_props is None:
                 ctx.reporter.error("E0304", f"'@{el.name}' is a link property: it can only be selected inside the "
-                                   "shape of a multi link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
+                                   "shape of a link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
                 continue
             link_name, join_type = link_props
             col = link_prop_column(link_name, join_type, el.name, el.span, ctx.reporter)
@@ -3599,12 +3636,14 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                                    "not supported yet", el.span,
                                    "its new links are not visible to the statement; select them in a second query")
                 continue
-            join_type = _join_table(link, ctx) if link.multi else None
+            # (a single link's link properties: columns of the subject's row, single_link_props)
+            join_type = _join_table(link, ctx) if link.multi else single_link_props(subject, el.name)
             props = (el.name, join_type) if join_type is not None else None
             inner_alias = qi(f"_s{depth + 1}")
             inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
             ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx,
-                                         None if join_type is None else (el.name, join_type, qi(f"_j{depth + 1}")))
+                                         None if join_type is None else
+                                         (el.name, join_type, qi(f"_j{depth + 1}") if link.multi else alias))
             if not ok:
                 continue
             nested = _fields(inner)
@@ -3655,7 +3694,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
         col = subject.column(el.name)
         if col is None or col.link is not None:
             ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
-                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
+                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None and c.link_prop is None]
                                             + list(subject.links)))
             continue
         if _refuse_property_clauses(el, ctx):
@@ -3910,14 +3949,19 @@ def _expand_splats(shape, subject: ObjectType, links: Optional[List[str]] = None
         if not el.splat:
             out.append(el)
             continue
-        names = [c.name for c in subject.columns if c.link is None]
+        strategy = subject.splat_strategies
+        names = [c.name for c in subject.columns if c.link is None and c.link_prop is None]
         names += [c.name for c in subject.computeds.values() if c.target is None and c.refused is None]
-        out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
+        if links is None:
+            links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
+        # (`splat_strategy := 'Implicit'` on a link: `*` selects it, as its objects' ids)
+        names += [n for n in links if strategy.get(n) == "Implicit" and el.name == "*"]
+        out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit
+                and strategy.get(n) != "Explicit"]
         if el.name == "**":
             star = (ast.ShapeElement("*", None, el.span),)
-            if links is None:
-                links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
-            out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit]
+            out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit
+                    and strategy.get(n) != "Explicit"]
         explicit |= {e.name for e in out}
     return tuple(out)
 
