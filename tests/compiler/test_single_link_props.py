@@ -5,10 +5,11 @@ geldata/gel tests/schemas/issues.esdl ``required owner: User { note: str; }``, o
 }``). A single link is at most one object: its properties are columns ``<link>@<prop>`` of the
 source row, next to its FK column.
 
-* written by ``link := (select T { @p := v } filter ...)`` in insert and update; a new link in
-  an update without ``@p`` gives ``p`` its default (empty without one); ``link := {}`` empties
-  them, and so does an optional link left empty (a sub-select finding nothing, ``on target
-  delete allow``), whoever writes the row (a trigger);
+* written by ``link := (select T { @p := v } filter ...)`` in insert and update; a link to
+  another object in an update without ``@p`` gives ``p`` its default (empty without one), the
+  link to the same object keeps it; ``link := {}`` empties them, and so does an optional link
+  left empty (a sub-select finding nothing, ``on target delete allow``), whoever writes the row
+  (a trigger);
 * read as ``link: { @p }`` in shapes, ``.link@p`` in shapes, filters and ``order by``.
 
 Was E0206 ("link properties on single links are not supported yet"). On PostgreSQL 15 with
@@ -93,6 +94,9 @@ def test_single_link_properties_on_postgres(pg):
         ("one", "Yury", "again", None, "7")]  # (`filter exists .owner@note` leaves 'two' out)
     assert pg.execute('SELECT title, "owner@note", "owner@rank" FROM issue ORDER BY title') == [
         ("one", "again", 7), ("two", None, 42)]
+    # the link to the object it already links keeps its properties (a multi link's := does too)
+    _run(pg, plans["reown"], "one", "Yury")
+    assert pg.execute('SELECT "owner@note", "owner@rank" FROM issue WHERE title = %s', ("one",)) == [("again", 7)]
     # an optional link: its properties are empty with it
     _run(pg, plans["set_avatar"], "Alice", "best", "Dragon")
     _run(pg, plans["set_avatar"], "Bob", "worst", "Nobody")  # no such card: no link, no property

@@ -1205,6 +1205,12 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
         if a.default == "reset":
             # A single link's link property the new link leaves out: its default, or empty.
             return col.default_sql if col.default_sql is not None else sql
+        if a.default == "reset_unless_same":
+            # ... unless the link keeps its object (``value``: the link's new id), whose link
+            # keeps the property
+            new = col.default_sql if col.default_sql is not None else f"NULL::{col.type.pg}"
+            return (f"CASE WHEN {qi(col.link_prop + '_id')} IS NOT DISTINCT FROM {param_sql(value, sql)} "  # type: ignore[operator]
+                    f"THEN {qi(col.name)} ELSE {new} END")
         if a.default == "json":
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             return f"COALESCE({sql}, {col.default_sql})"

@@ -792,6 +792,15 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                 if len(out) > n:
                     out[n] = _asserted(out[n], exists if isinstance(exists, str) else None)
                 continue
+        parts = _union_operands(a.value) if pl is not None and pl.multi and insert and a.op == ":=" else None
+        if parts is not None and len(parts) > 1 and all(isinstance(p, ast.SubSelect) for p in parts) \
+                and len({p.type_name for p in parts}) == len(parts):  # (of distinct types: no object twice)
+            # `references := (select URL filter ...) union (select File filter ...)` in an insert
+            # (geldata/gel tests/schemas/issues_setup.edgeql): the join rows of each operand
+            # (a union of objects is each of them, https://docs.geldata.com/reference/stdlib/set)
+            for part in parts:
+                out.extend(_assignments((dataclasses.replace(a, value=part),), subject, ctx, insert))
+            continue
         if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
             # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
             # in target_id and in the subtype's column
@@ -1122,8 +1131,10 @@ def _single_link_props_value(a: ast.Assignment, link: Link, subject: ObjectType,
     link properties (https://docs.geldata.com/reference/datamodel/linkprops; geldata/gel
     tests/schemas/issues_setup.edgeql): the link as any single link's value, and each property
     it sets in its ``<link>@<prop>`` column (:func:`schemac.semantics.model.single_link_props`).
-    The value is a new link: in an update, the properties it does not set get their default
-    (empty without one), as an insert leaves them; ``owner := {}`` empties them all."""
+    In an update, a link to another object is a new link: the properties the value does not set
+    get their default (empty without one), as an insert leaves them; the link to the object it
+    already links keeps them (a multi link's ``:=`` keeps an existing link's the same way);
+    ``owner := {}`` empties them all."""
     lp_type = single_link_props(subject, link.name)
     assert lp_type is not None
     props: Tuple[Tuple[object, qir.Expr], ...] = ()
@@ -1140,9 +1151,20 @@ def _single_link_props_value(a: ast.Assignment, link: Link, subject: ObjectType,
     out.extend(qir.Assign(a.span, col, low) for col, low in props)  # type: ignore[arg-type]
     if not insert:
         given = {col.name for col, _ in props}  # type: ignore[attr-defined]
-        reset = None if _is_empty_set(value) else "reset"
-        out.extend(qir.Assign(a.span, col, qir.Literal(a.span, col.type, True, "null", None), default=reset)
-                   for col in lp_type.columns if col.name not in given)
+        new_id = assigned.value if type(assigned) is qir.Assign and assigned.column.link == link.name \
+            and assigned.op == ":=" and not _is_empty_set(value) else None  # type: ignore[attr-defined]
+        for col in lp_type.columns:
+            if col.name in given:
+                continue
+            if _is_empty_set(value):
+                out.append(qir.Assign(a.span, col, qir.Literal(a.span, col.type, True, "null", None)))
+            elif new_id is not None:
+                # the link to the object it already links keeps its properties (as a multi link's
+                # does: ON CONFLICT DO NOTHING); a new one gets the default
+                out.append(qir.Assign(a.span, col, new_id, default="reset_unless_same"))
+            else:
+                out.append(qir.Assign(a.span, col, qir.Literal(a.span, col.type, True, "null", None),
+                                      default="reset"))
     return out
 
 
@@ -1333,6 +1355,23 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
                                f"select the objects with a filter: (select {link.target.name} filter ...)")
             return None
         value = dataclasses.replace(sub, span=value.span)
+    if isinstance(value, ast.SubSelect) and value.type_name in ctx.type_sets and value.type_name not in ctx.variables:
+        # `with I := detached Issue` ... `related_to := (select I filter I.number = '2')`
+        # (geldata/gel tests/schemas/issues_setup.edgeql): a selection of every object of a type
+        # is that type (see _type_aliases)
+        bound = ctx.type_sets[value.type_name]
+        if isinstance(bound, ast.SelectExpr) and bound.filter is None and bound.shape is None and not bound.order \
+                and bound.offset is None and bound.limit is None and isinstance(bound.subject, ast.VarRef) \
+                and ctx.schema.find_type(bound.subject.name, ctx.module) is not None:
+            value = _aliased_type(value, value.type_name, bound.subject.name)
+    if isinstance(value, ast.SelectExpr) and value.filter is None and value.shape is None and not value.order \
+            and value.offset is None and value.limit is None and isinstance(value.subject, ast.VarRef) \
+            and not value.subject.detached and value.subject.name not in ctx.variables \
+            and value.subject.name not in ctx.type_sets and ctx.schema.find_type(value.subject.name, ctx.module):
+        # `time_spent_log := (SELECT LogEntry)` (geldata/gel tests/schemas/issues_setup.edgeql):
+        # every object of the type, as a sub-select whose filter keeps them all
+        value = ast.SubSelect(value.subject.name, value.subject.span, ast.Literal("bool", True, value.span),
+                              value.span)
     cast_ids = _cast_object_ids(value, link, ctx)
     if cast_ids is not None:
         return cast_ids or None
@@ -1484,6 +1523,36 @@ def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: 
             assert col is not None
             out.append(qir.Assign(a.span, col, qir.SqlTemplate(a.span, col.type, True, "empty", "NULL::uuid", (), "",
                                                                True)))
+    return out
+
+
+def _aliased_type(node: ast.SubSelect, alias: str, type_name: str):
+    """``(select I filter I.number = '2')`` of ``alias`` (a ``with`` name of every object of the
+    type ``type_name``) as ``(select Issue filter .number = '2')``: inside the sub-select
+    ``alias.prop`` (parsed as ``Type.member``) is its subject's property."""
+    node = dataclasses.replace(node, type_name=type_name)
+
+    def walk(n):
+        if isinstance(n, tuple):
+            items = tuple(walk(x) for x in n)
+            return items if any(a is not b for a, b in zip(items, n)) else n
+        if not dataclasses.is_dataclass(n) or isinstance(n, (Span, type, ast.TypeRef)):
+            return n
+        if isinstance(n, ast.EnumRef) and n.enum == alias:
+            return ast.Path((n.member,), n.span)
+        changes = {f.name: walk(getattr(n, f.name)) for f in dataclasses.fields(n)}
+        changes = {k: v for k, v in changes.items() if v is not getattr(n, k)}
+        return dataclasses.replace(n, **changes) if changes else n
+    return walk(node)
+
+
+def _union_operands(value) -> Optional[List[object]]:
+    """The operands of ``a union b union ...`` (``None`` for another value)."""
+    if not (isinstance(value, ast.BinOp) and value.op == "union"):
+        return None
+    out: List[object] = []
+    for side in (value.left, value.right):
+        out += _union_operands(side) or [side]
     return out
 
 
@@ -4490,15 +4559,20 @@ def _type_aliases(q: ast.WithQuery, schema: Schema) -> ast.WithQuery:
     """``q`` with each binding of a bare type name, ``with B := Book``, written ``B :=
     (select Book)``: the name stands for the set of the type's objects
     (https://docs.geldata.com/reference/edgeql/with: a ``with`` name is an alias of its
-    expression), so ``select B { title } filter ...`` is ``select Book { ... } filter ...``."""
+    expression), so ``select B { title } filter ...`` is ``select Book { ... } filter ...``.
+    ``with I := detached Issue`` (geldata/gel tests/schemas/issues_setup.edgeql) is the same set:
+    a ``with`` name is computed in a scope of its own, so ``detached`` changes nothing there
+    (https://docs.geldata.com/reference/edgeql/paths#detached)."""
     module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
                    and b.name_span == b.value.span), "default")
     bound: Set[str] = set()
     out = []
     for b in q.bindings:
         v = b.value
-        if isinstance(v, ast.VarRef) and not v.detached and v.name not in bound and b.name != "module" \
+        if isinstance(v, ast.VarRef) and v.name not in bound and b.name != "module" \
                 and schema.find_type(v.name, module) is not None:
+            if v.detached:
+                v = dataclasses.replace(v, detached=False)
             b = dataclasses.replace(b, value=ast.SelectExpr(v, None, None, (), None, None, v.span))
         bound.add(b.name)
         out.append(b)

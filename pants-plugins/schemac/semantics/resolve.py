@@ -291,9 +291,9 @@ class _Resolver:
 
     def _refuse_pointer_parts(self, p: ast.PointerDecl, hint: str) -> None:
         """The parts of a property or link declaration that are not lowered yet."""
-        if p.union:
-            self.reporter.error("E0206", f"links to a union of types ('{' | '.join(str(u) for u in p.union)}') "
-                                "are not supported yet", p.span, "link to a common abstract type instead")
+        if p.union and p.computed is not None:
+            self.reporter.error("E0206", f"computed pointers of a union of types ('{' | '.join(str(u) for u in p.union)}') "
+                                "are not supported yet", p.span)
         for c in p.constraints:
             self._refuse_constraint(c, hint)
 
@@ -1236,8 +1236,32 @@ class _Resolver:
                 self._value_constraint(obj, col, c, custom.module, multi=decl.multi)  # type: ignore[attr-defined]
             self._scalar_checks.update((obj.table, ck.name) for ck in obj.checks[checks:])
 
+    def _union_targets(self, ptr: _Pointer) -> Optional[List[str]]:
+        """The concrete types a link to a union of types reaches, ``multi references: File | URL
+        | Publication`` (https://docs.geldata.com/reference/datamodel/links; geldata/gel
+        tests/schemas/issues.esdl): each member, or an abstract member's concrete subtypes, each
+        once; ``None`` after an error (a member that is not an object type)."""
+        keys: List[str] = []
+        for u in ptr.decl.union:
+            key = self._type_key(u.name, ptr.module) if not u.args else None
+            if key is None:
+                self.reporter.error("E0201", f"link '{ptr.decl.name}' must point to object types, not {u}", u.span)
+                return None
+            subs = self._concrete_descendants().get(key, []) if self.decls[key].abstract else [key]
+            keys += [k for k in subs if k not in keys]
+        return keys
+
     def _link(self, obj: ObjectType, ptr: _Pointer, target_key: str) -> None:
         decl = ptr.decl
+        if decl.union:
+            keys = self._union_targets(ptr)
+            if keys is None:
+                return
+            if len(keys) != 1:
+                label = f"{ptr.module}::{' | '.join(str(u) for u in decl.union)}"
+                self._poly_link(obj, ptr, label, [self.schema.types[k] for k in keys])
+                return
+            target_key = keys[0]
         target_decl = self.decls[target_key]
         if target_decl.abstract:
             subs = self._concrete_descendants().get(target_key, [])
