@@ -256,23 +256,32 @@ def _one_core() -> None:
         os.sched_setaffinity(0, {PIN_CPU})
 
 
-def run_cli(python: str, pythonpath: Path, workdir: Path, files: Sequence[str], out: Path) -> Tuple[float, float, float]:
-    """Compile in a fresh process; ``(wall seconds, CPU seconds, peak RSS in MB)`` of that
-    process alone (CPU time is less disturbed by other load on the machine than wall time)."""
-    env = _env(pythonpath)
-    argv = [python, "-m", "schemac", "compile", "--library", "bench", "--out", str(out), *files]
+def run_process(argv: Sequence[str], cwd: Path, env: Optional[Dict[str, str]] = None,
+                pin: bool = True) -> Tuple[float, float, float]:
+    """Run ``argv`` as a fresh process; ``(wall seconds, CPU seconds, peak RSS in MB)`` of that
+    process alone, from the operating system's accounting of it (``wait4``: user + system time of
+    all its threads; CPU time is less disturbed by other load on the machine than wall time).
+    A failing process stops the benchmark with its error output."""
     with tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=workdir, env=env, stdout=subprocess.DEVNULL, stderr=err,
-                                preexec_fn=_one_core)
+        proc = subprocess.Popen(list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err,
+                                preexec_fn=_one_core if pin else None)
         _, status, usage = os.wait4(proc.pid, 0)  # the rusage of this child alone
         seconds = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode != 0:
             err.seek(0)
-            raise SystemExit(f"compile failed (exit {proc.returncode}):\n{err.read().decode(errors='replace')[:4000]}")
+            raise SystemExit(f"{argv[0]} failed (exit {proc.returncode}):\n{err.read().decode(errors='replace')[:4000]}")
     rss_kb = usage.ru_maxrss / (1024 if sys.platform == "darwin" else 1)  # macOS reports bytes
     return seconds, usage.ru_utime + usage.ru_stime, rss_kb / 1024
+
+
+def run_cli(python: str, pythonpath: Path, workdir: Path, files: Sequence[str], out: Path) -> Tuple[float, float, float]:
+    """Compile in a fresh process; ``(wall seconds, CPU seconds, peak RSS in MB)`` of that
+    process alone (see :func:`run_process`)."""
+    shutil.rmtree(out, ignore_errors=True)
+    argv = [python, "-m", "schemac", "compile", "--library", "bench", "--out", str(out), *files]
+    return run_process(argv, workdir, _env(pythonpath))
 
 
 def measure(n: int, python: str, pythonpath: Path, repeat: int, keep: bool, features: bool = False,
@@ -521,12 +530,252 @@ def _trim_pstats(text: str, prefixes: Sequence[str]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# Side by side: paired, alternating cold processes (``--vs-sqlc``, ``--vs REV``)
+
+#: The sqlc release the issue compares with (``--vs-sqlc``).
+SQLC_VERSION = "v1.31.1"
+SQLC_INSTALL = (f"go install github.com/sqlc-dev/sqlc/cmd/sqlc@{SQLC_VERSION}  "
+                "(it builds with cgo: a C compiler such as gcc must be installed; put it outside the "
+                "repository, e.g. GOBIN=$HOME/tools/bin, and pass --sqlc $HOME/tools/bin/sqlc)")
+
+Runner = Callable[[], Tuple[float, float, float]]
+
+
+@dataclass
+class Paired:
+    """The figures of ``runs`` pairs of cold processes A and B, run in turn (A B, B A, A B, ...:
+    each pair's two runs next to each other in time, so the ratio holds when the machine's speed
+    drifts). Each list is one figure per run; the ratios are A/B pair by pair."""
+
+    a: List[Tuple[float, float, float]]
+    b: List[Tuple[float, float, float]]
+
+    def figure(self, side: str, k: int) -> List[float]:
+        return [r[k] for r in (self.a if side == "a" else self.b)]
+
+    def ratios(self, k: int) -> List[float]:
+        return [x[k] / y[k] for x, y in zip(self.a, self.b) if y[k]]
+
+
+def paired_runs(run_a: Runner, run_b: Runner, runs: int, warmup: int = 1) -> Paired:
+    """``warmup`` uncounted pairs, then ``runs`` counted ones; the order within a pair alternates
+    (A B, then B A) so that neither side always runs just after the other."""
+    result = Paired([], [])
+    for i in range(warmup + runs):
+        first, second = (run_a, run_b) if i % 2 == 0 else (run_b, run_a)
+        x, y = first(), second()
+        a, b = (x, y) if i % 2 == 0 else (y, x)
+        if i >= warmup:
+            result.a.append(a)
+            result.b.append(b)
+    return result
+
+
+def _mmm(values: Sequence[float], fmt: str) -> str:
+    """``min / median / max``."""
+    import statistics
+
+    return " / ".join(format(v, fmt) for v in (min(values), statistics.median(values), max(values)))
+
+
+def median(values: Sequence[float]) -> float:
+    import statistics
+
+    return statistics.median(values)
+
+
+def print_paired(n: int, name_a: str, name_b: str, pair: Paired) -> None:
+    """One block per N: CPU s, wall s and peak MB of each side (min / median / max), then the
+    ratios A/B pair by pair."""
+    print(f"N={n:,}: {len(pair.a)} pairs of cold processes, min / median / max")
+    width = max(len(name_a), len(name_b), len("ratio"))
+    for label, k, fmt in (("CPU s", 1, ".2f"), ("wall s", 0, ".2f"), ("peak MB", 2, ".0f")):
+        print(f"  {label:<8} {name_a:<{width}} {_mmm(pair.figure('a', k), fmt):>22}   "
+              f"{name_b:<{width}} {_mmm(pair.figure('b', k), fmt):>22}   "
+              f"ratio {_mmm(pair.ratios(k), '.2f')}")
+
+
+def find_sqlc(explicit: Optional[str]) -> Optional[str]:
+    """The sqlc executable: ``explicit`` (``--sqlc``), else ``sqlc`` on ``PATH``, else in
+    ``$GOBIN`` or ``$GOPATH/bin`` (where ``go install`` puts it); ``None`` when there is none."""
+    if explicit:
+        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
+    found = shutil.which("sqlc")
+    if found:
+        return found
+    dirs = [os.environ.get("GOBIN", "")]
+    for gopath in (os.environ.get("GOPATH") or str(Path.home() / "go")).split(os.pathsep):
+        dirs.append(os.path.join(gopath, "bin"))
+    for d in dirs:
+        candidate = os.path.join(d, "sqlc") if d else ""
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _camel(snake: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in snake.split("_"))
+
+
+def sqlc_inputs(sources: Dict[str, str], pythonpath: Path = DEFAULT_PYTHONPATH) -> Dict[str, str]:
+    """What sqlc is given for the library ``sources``: ``{file name: text}`` of ``schema.sql``
+    (the schema schemac's migrations build, ``sql/schema.sql``), ``queries.sql`` (every query's
+    SQL as schemac compiles it, all in one file: sqlc's fastest layout, one
+    ``-- name: Name :one|:many|:exec`` annotation each, from the query's cardinality) and
+    ``sqlc.yaml`` (engine postgresql, Go code for pgx/v5, as schemac's Go runner)."""
+    _import_compiler(pythonpath)
+    from schemac.pipeline import check_library, render_library
+    from schemac.semantics.library import Options
+
+    lib = check_library(sources, Options(library="bench"))
+    schema_sql = render_library(lib, sources)["sql/schema.sql"]
+    chunks = []
+    for plan in lib.queries:
+        kind = ":exec" if not plan.result else (":many" if plan.cardinality == "many" else ":one")
+        chunks.append(f"-- name: {_camel(plan.name)} {kind}\n{plan.sql.rstrip().rstrip(';')};\n")
+    yaml = ('version: "2"\n'
+            "sql:\n"
+            "  - engine: postgresql\n"
+            "    schema: schema.sql\n"
+            "    queries: queries.sql\n"
+            "    gen:\n"
+            "      go:\n"
+            "        package: bench\n"
+            "        out: out\n"
+            "        sql_package: pgx/v5\n")
+    return {"schema.sql": schema_sql, "queries.sql": "\n".join(chunks), "sqlc.yaml": yaml}
+
+
+def sqlc_version(sqlc: str) -> str:
+    return subprocess.run([sqlc, "version"], capture_output=True, text=True).stdout.strip()
+
+
+def _prepared_library(n: int, args, tmp: Path) -> Tuple[Dict[str, str], Path, List[str]]:
+    sources = generate_library(n, features=args.features, links=not args.no_links)
+    lib_dir = tmp / f"lib-{n}"
+    return sources, lib_dir, write_library(sources, lib_dir)
+
+
+def _schemac_runner(args, pythonpath: Path, lib_dir: Path, files: List[str], out: Path) -> Runner:
+    return lambda: run_cli(args.python, pythonpath, lib_dir, files, out)
+
+
+def vs_sqlc(args, sizes: List[int]) -> int:
+    """``--vs-sqlc``: schemac against sqlc given the same SQL, paired, per N; then the figures
+    the issue asks for (CPU ÷ sqlc at each N, schemac's N_max ÷ N_min, peak memory ÷ sqlc's)."""
+    sqlc = find_sqlc(args.sqlc)
+    if sqlc is None:
+        where = f"at {args.sqlc}" if args.sqlc else "on PATH, in $GOBIN or in $GOPATH/bin"
+        print(f"sqlc not found ({where}): the comparison with sqlc is skipped. Install sqlc {SQLC_VERSION} with\n"
+              f"    {SQLC_INSTALL}")
+        return 0
+    version = sqlc_version(sqlc)
+    print(f"sqlc: {sqlc} ({version or 'version unknown'}"
+          f"{'' if version == SQLC_VERSION else f'; the issue measured {SQLC_VERSION}'}), "
+          f"given the same SQL: sql/schema.sql, every query in one queries.sql, Go for pgx/v5")
+    tmp = Path(tempfile.mkdtemp(prefix="schemac-bench-vs-sqlc-"))
+    results: Dict[int, Paired] = {}
+    try:
+        for n in sizes:
+            sources, lib_dir, files = _prepared_library(n, args, tmp)
+            sqlc_dir = tmp / f"sqlc-{n}"
+            sqlc_dir.mkdir()
+            for name, text in sqlc_inputs(sources, args.pythonpath).items():
+                (sqlc_dir / name).write_text(text, encoding="utf-8")
+            ours = _schemac_runner(args, args.installed, lib_dir, files, tmp / f"out-{n}")
+            theirs = lambda d=sqlc_dir: run_process([sqlc, "generate", "-f", "sqlc.yaml"], d, pin=True)
+            results[n] = paired_runs(ours, theirs, args.repeat)
+            print_paired(n, "schemac", "sqlc", results[n])
+            if not list((sqlc_dir / "out").glob("*.go")):
+                raise SystemExit(f"sqlc wrote no Go code for N={n} (see {sqlc_dir})")
+    finally:
+        if args.keep:
+            print(f"(kept {tmp})", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    print(f"{'N':>7} {'schemac CPU s':>14} {'sqlc CPU s':>11} {'CPU ÷ sqlc':>11} {'schemac MB':>11} "
+          f"{'sqlc MB':>8} {'memory ÷ sqlc':>14}")
+    for n, pair in results.items():
+        print(f"{n:>7,} {median(pair.figure('a', 1)):>14.2f} {median(pair.figure('b', 1)):>11.2f} "
+              f"{median(pair.ratios(1)):>10.2f}x {median(pair.figure('a', 2)):>11.0f} "
+              f"{median(pair.figure('b', 2)):>8.0f} {median(pair.ratios(2)):>13.2f}x")
+    if len(results) > 1:
+        lo, hi = min(results), max(results)
+        print(f"schemac N={hi:,} ÷ N={lo:,} (CPU, medians): "
+              f"{median(results[hi].figure('a', 1)) / median(results[lo].figure('a', 1)):.2f}x "
+              f"(N ratio {hi / lo:.1f}); sqlc: "
+              f"{median(results[hi].figure('b', 1)) / median(results[lo].figure('b', 1)):.2f}x")
+    print("(ratios: the median of the pairs' ratios)")
+    return 0
+
+
+@contextmanager
+def checkout(rev: str) -> Iterator[Path]:
+    """A ``git worktree`` of ``rev`` (detached) in a temporary directory, removed after."""
+    tmp = Path(tempfile.mkdtemp(prefix="schemac-bench-rev-"))
+    tree = tmp / "tree"
+    subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "add", "--detach", "--quiet", str(tree), rev],
+                   check=True, stdout=subprocess.DEVNULL)
+    try:
+        yield tree
+    finally:
+        subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "remove", "--force", str(tree)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def vs_rev(args, sizes: List[int], install_dir: Path) -> int:
+    """``--vs REV``: this compiler against the one of commit ``REV``, both installed with their
+    bytecode, on the same library, paired, per N; the ratios today ÷ REV."""
+    described = subprocess.run(["git", "-C", str(REPO_ROOT), "log", "-1", "--format=%h %cs %s", args.vs],
+                               capture_output=True, text=True)
+    if described.returncode != 0:
+        raise SystemExit(f"--vs {args.vs}: not a commit of {REPO_ROOT}: {described.stderr.strip()}")
+    print(f"against {described.stdout.strip()[:100]}")
+    with checkout(args.vs) as tree:
+        other = install_compiler(args.python, tree / "pants-plugins", install_dir / "rev", True)
+    warm_parser_cache(args.python, other)
+    tmp = Path(tempfile.mkdtemp(prefix="schemac-bench-vs-rev-"))
+    results: Dict[int, Paired] = {}
+    try:
+        for n in sizes:
+            _, lib_dir, files = _prepared_library(n, args, tmp)
+            today = _schemac_runner(args, args.installed, lib_dir, files, tmp / f"out-{n}-today")
+            then = _schemac_runner(args, other, lib_dir, files, tmp / f"out-{n}-rev")
+            results[n] = paired_runs(today, then, args.repeat)
+            print_paired(n, "today", args.vs, results[n])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    print(f"{'N':>7} {'today CPU s':>12} {args.vs + ' CPU s':>14} {'today ÷ ' + args.vs:>16} {'today MB':>9} "
+          f"{args.vs + ' MB':>11} {'memory ratio':>13}")
+    for n, pair in results.items():
+        print(f"{n:>7,} {median(pair.figure('a', 1)):>12.2f} {median(pair.figure('b', 1)):>14.2f} "
+              f"{median(pair.ratios(1)):>15.2f}x {median(pair.figure('a', 2)):>9.0f} "
+              f"{median(pair.figure('b', 2)):>11.0f} {median(pair.ratios(2)):>12.2f}x")
+    print("(ratios: the median of the pairs' ratios; below 1: today is faster / smaller)")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="100,1000,5000", help="comma-separated numbers of types (default: %(default)s)")
-    ap.add_argument("--repeat", type=int, default=3, help="cold runs per size; the fastest is shown (default: 3)")
+    ap.add_argument("--sizes", default=None,
+                    help="comma-separated numbers of types (default: 100,1000,5000; 1000,5000 with --vs-sqlc "
+                         "or --vs)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="cold runs per size; the fastest is shown (default: 3); with --vs-sqlc or --vs: the "
+                         "counted pairs, after one uncounted pair")
+    ap.add_argument("--vs-sqlc", action="store_true",
+                    help=f"compile side by side with sqlc {SQLC_VERSION} given the same SQL (paired cold runs): CPU "
+                         "and peak memory ratios")
+    ap.add_argument("--sqlc", default=None, help="the sqlc executable (default: sqlc on PATH, $GOBIN, $GOPATH/bin)")
+    ap.add_argument("--vs", metavar="REV", default=None,
+                    help="compile side by side with the compiler of commit REV (a git worktree in a temporary "
+                         "directory, removed after; paired cold runs): CPU and peak memory ratios")
     ap.add_argument("--profile-size", type=int, default=1000, help="N for the in-process profile; 0 skips it")
     ap.add_argument("--python", default=default_python(), help="interpreter for the cold runs (default: .venv-test)")
     ap.add_argument("--pythonpath", type=Path, default=DEFAULT_PYTHONPATH,
@@ -546,12 +795,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = ap.parse_args(argv)
     global PIN_CPU
     PIN_CPU = args.cpu
+    if args.sizes is None:
+        args.sizes = "1000,5000" if (args.vs_sqlc or args.vs) else "100,1000,5000"
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.vs_sqlc and args.vs:
+        ap.error("--vs-sqlc and --vs are separate runs")
     args.pythonpath = args.pythonpath.resolve()
+    if args.vs_sqlc and find_sqlc(args.sqlc) is None:
+        return vs_sqlc(args, sizes)  # says how to install sqlc
     install_dir = Path(tempfile.mkdtemp(prefix="schemac-bench-install-"))
     try:
         args.installed = install_compiler(args.python, args.pythonpath, install_dir / "with-bytecode", True)
-        args.bare = install_compiler(args.python, args.pythonpath, install_dir / "sources-only", False)
+        if not (args.vs_sqlc or args.vs):
+            args.bare = install_compiler(args.python, args.pythonpath, install_dir / "sources-only", False)
+        args.install_dir = install_dir
         return _main_installed(args, sizes)
     finally:
         shutil.rmtree(install_dir, ignore_errors=True)
@@ -564,7 +821,8 @@ def _main_installed(args, sizes: List[int]) -> int:
     print(f"schemac compile speed: {args.python} ({platform.python_implementation()} "
           f"{subprocess.run([args.python, '-c', 'import platform; print(platform.python_version())'], capture_output=True, text=True).stdout.strip()}), "
           f"schemac from {args.pythonpath} (installed in a temporary directory with its bytecode compiled), "
-          f"{os.cpu_count()} CPUs, cold process per run, best of {args.repeat}")
+          f"{os.cpu_count()} CPUs, cold process per run, " +
+          (f"{args.repeat} counted pairs after one uncounted" if (args.vs_sqlc or args.vs) else f"best of {args.repeat}"))
     cache_dir = None
     if args.no_parser_cache:
         PARSER_CACHE["SCHEMAC_CACHE_DIR"] = ""
@@ -577,6 +835,10 @@ def _main_installed(args, sizes: List[int]) -> int:
               f"with an empty cache, {warm:.2f} s with it filled)")
     os.environ.update(PARSER_CACHE)  # for the in-process profile too
     try:
+        if args.vs_sqlc:
+            return vs_sqlc(args, sizes)
+        if args.vs:
+            return vs_rev(args, sizes, args.install_dir)
         return _main(args, sizes)
     finally:
         if cache_dir:

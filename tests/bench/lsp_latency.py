@@ -12,12 +12,21 @@ time requests, each from send to answer:
 * completion in the 19,000-line schema file: type names after ``:``, properties after ``on (.``;
 * hover in a query file (a property, a type with its table, the query keyword with the generated
   SQL and TypeScript/Go signatures) and in the schema file (a property);
-* an edit of a query file until its diagnostics are published again (incremental re-analysis).
+* an edit of a query file until its diagnostics are published again (incremental re-analysis);
+* rename of a property used by a query (prepareRename + rename, the first one after the first
+  analysis timed apart);
+* schema edits until the diagnostics they cause are published: one that breaks the open query
+  (its errors appear) and its fix (they go), one that breaks a query that is not open (checked in
+  the background) and its fix;
+* memory: the server's resident set size (``/proc/<pid>/status``) before and after ``--edits``
+  query edits, each followed by a hover (which analyses the edit at once, no debounce wait).
 
-It prints p50 / p95 / max per kind (milliseconds), and asserts nothing. Target (issue 15):
-completion and hover within 50 ms (p95) after the first analysis.
+It prints p50 / p95 / max per kind (milliseconds) and the memory figures, and asserts nothing.
+Targets (issues 15 and 27): completion, hover and rename within 50 ms (p95) after the first
+analysis; a schema edit's diagnostics within 1 s; memory flat over many edits.
 
-    .venv-test/bin/python tests/bench/lsp_latency.py [--types 1000] [--rounds 20]
+    .venv-test/bin/python tests/bench/lsp_latency.py [--types 1000] [--rounds 20] [--edits 1000]
+        [--pythonpath OTHER_CHECKOUT/pants-plugins]  # the server of another checkout ("before")
 """
 
 from __future__ import annotations
@@ -121,13 +130,26 @@ def percentile(values: List[float], p: float) -> float:
     return s[k]
 
 
-def run(n_types: int, rounds: int, python: str) -> Dict[str, List[float]]:
+def rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def run(n_types: int, rounds: int, python: str, pythonpath: str = "", edits: int = 1000,
+        memory: Optional[Dict[str, float]] = None, timeout: float = 3600) -> Dict[str, List[float]]:
     sources = generate_library(n_types)
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="schemac-lsp-bench-"))
     lib = tmp / "bench"
     write_library(sources, lib)
-    env = dict(os.environ, PYTHONPATH=str(REPO / "pants-plugins"))
+    env = dict(os.environ, PYTHONPATH=pythonpath or str(REPO / "pants-plugins"))
     client = Client([python, "-m", "schemac", "lsp"], env, str(tmp))
+    import threading
+    watchdog = threading.Timer(timeout, client.proc.kill)  # a hung run ends (EOFError) rather than waits
+    watchdog.daemon = True
+    watchdog.start()
     results: Dict[str, List[float]] = {}
 
     def timed(kind: str, method: str, params: dict, check=None) -> object:
@@ -145,7 +167,10 @@ def run(n_types: int, rounds: int, python: str) -> Dict[str, List[float]]:
         # the first type's update query, and the schema
         schema_path = lib / "schema.esdl"
         schema = schema_path.read_text()
-        qname = sorted(p for p in sources if p.startswith("queries/update_"))[n_types // 2]
+        # a type near the middle whose update query sets `title` (the schema edits rename it)
+        updates = sorted(p for p in sources if p.startswith("queries/update_"))
+        titled = [p for p in updates if "set { title" in sources[p]]
+        qname = next(p for p in updates[n_types // 2:] if p in titled)
         qpath = lib / qname
         qtext = qpath.read_text()
         type_name = qtext.split()[1]
@@ -215,7 +240,76 @@ def run(n_types: int, rounds: int, python: str) -> Dict[str, List[float]]:
             client.wait_diagnostics(quri, since)
             results.setdefault("query edit -> diagnostics (incl. 150 ms debounce)", []).append(
                 (time.perf_counter() - t0) * 1000)
+        version += 1
+        client.notify("textDocument/didChange", {"textDocument": {"uri": quri, "version": version},
+                                                 "contentChanges": [{"text": qtext}]})
+        client.wait_diagnostics(quri, len(client.notifications))
+        # schema edits: rename a property of the open query's type in the schema (its query's
+        # `filter .id` stays valid, its `set { name := ... }` / `title` breaks), then undo it;
+        # then the same for a type whose queries are not open (re-checked in the background)
+        def decl_range(tname: str) -> Tuple[int, int]:
+            start = schema.index(f"type {tname} {{")
+            return start, schema.index("\n}", start)
+
+        sversion = 1
+        other = next(p for p in titled[len(titled) // 4:] if p != qname)
+        for label, tname, target_uri in (
+                ("open query", type_name, quri),
+                ("closed query", sources[other].split()[1], (lib / other).as_uri())):
+            for r in range(min(rounds, 2)):
+                s0, s1 = decl_range(tname)
+                broken = schema[:s0] + schema[s0:s1].replace("  title: ", "  titlex: ").replace(
+                    "required title: ", "required titlex: ") + schema[s1:]
+                assert broken != schema
+                for text, want, what in ((broken, True, "breaks"), (schema, False, "fix")):
+                    sversion += 1
+                    since = len(client.notifications)
+                    t0 = time.perf_counter()
+                    client.notify("textDocument/didChange", {"textDocument": {"uri": suri, "version": sversion},
+                                                             "contentChanges": [{"text": text}]})
+                    while True:
+                        client.wait_diagnostics(target_uri, since)
+                        last = [n for n in client.notifications[since:]
+                                if n["method"] == "textDocument/publishDiagnostics"
+                                and n["params"]["uri"] == target_uri][-1]
+                        since = len(client.notifications)
+                        if bool(last["params"]["diagnostics"]) == want:
+                            break
+                    results.setdefault(f"schema edit {what} {label} -> its diagnostics", []).append(
+                        (time.perf_counter() - t0) * 1000)
+        # rename a property of the open query's type, from the query (all its uses: schema and
+        # queries); the edit is not applied, so each round renames the same property
+        rpos = pos(qtext, "set { ti")
+        first = True
+        for r in range(rounds):
+            _, ms = client.request("textDocument/prepareRename", {"textDocument": td, "position": rpos})
+            result, ms2 = client.request("textDocument/rename", {"textDocument": td, "position": rpos,
+                                                                  "newName": "ident"})
+            results.setdefault("rename (prepare + rename)" if not first else
+                               "rename (prepare + rename), the first after an edit", []).append(ms + ms2)
+            first = False
+        # memory over many edits, each analysed (a hover after it)
+        if memory is not None and edits:
+            for r in range(50):  # warm up
+                version += 1
+                client.notify("textDocument/didChange", {"textDocument": {"uri": quri, "version": version},
+                                                         "contentChanges": [{"text": qtext + "#" * (r % 7)}]})
+                client.request("textDocument/hover", {"textDocument": td, "position": pos(qtext, "upd")})
+            time.sleep(0.5)
+            before = rss_kb(client.proc.pid)
+            t0 = time.perf_counter()
+            for r in range(edits):
+                version += 1
+                client.notify("textDocument/didChange", {"textDocument": {"uri": quri, "version": version},
+                                                         "contentChanges": [{"text": qtext + "#" * (r % 7)}]})
+                client.request("textDocument/hover", {"textDocument": td, "position": pos(qtext, "upd")})
+            elapsed = time.perf_counter() - t0
+            time.sleep(0.5)
+            after = rss_kb(client.proc.pid)
+            memory.update(edits=edits, before_mb=before / 1024, after_mb=after / 1024,
+                          per_edit_kb=(after - before) / edits, ms_per_edit=elapsed * 1000 / edits)
     finally:
+        watchdog.cancel()
         client.close()
     return results
 
@@ -226,13 +320,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--rounds", type=int, default=20, help="requests of each kind (default: %(default)s)")
     ap.add_argument("--python", default=str(REPO / ".venv-test" / "bin" / "python") if (
         REPO / ".venv-test" / "bin" / "python").exists() else sys.executable, help="the server's interpreter")
+    ap.add_argument("--pythonpath", default="", help="the server's PYTHONPATH (default: this checkout's "
+                    "pants-plugins; another checkout's measures its server, e.g. the 'before' figures)")
+    ap.add_argument("--edits", type=int, default=1000, help="query edits of the memory measure (0: none)")
     args = ap.parse_args(argv)
-    results = run(args.types, args.rounds, args.python)
+    memory: Dict[str, float] = {}
+    results = run(args.types, args.rounds, args.python, args.pythonpath, args.edits, memory)
     print(f"schemac language server, {args.types} types ({args.rounds} requests of each kind), ms:")
     print(f"  {'':58s} {'n':>3s} {'p50':>8s} {'p95':>8s} {'max':>8s}")
     for kind, values in results.items():
         print(f"  {kind:58s} {len(values):3d} {statistics.median(values):8.1f} {percentile(values, 95):8.1f} "
               f"{max(values):8.1f}")
+    if memory:
+        print(f"  memory over {memory['edits']:.0f} query edits (each analysed): RSS {memory['before_mb']:.1f} -> "
+              f"{memory['after_mb']:.1f} MB, {memory['per_edit_kb']:+.2f} KB per edit, "
+              f"{memory['ms_per_edit']:.1f} ms per edit + hover")
     return 0
 
 

@@ -1,9 +1,15 @@
 """Keeps tests/bench/compile_speed.py from rotting: its generator's library (N=5) compiles
-in-process, and the in-process phase timer runs. No timing assertions."""
+in-process, the in-process phase timer runs, and the side-by-side modes run (``--vs HEAD`` on a
+tiny library; ``--vs-sqlc`` up to sqlc's input, and its message when sqlc is missing). No timing
+assertions."""
 
 from __future__ import annotations
 
-from compile_speed import DEFAULT_PYTHONPATH, count_lines, generate_library, profile, time_phases
+import re
+import subprocess
+
+from compile_speed import (DEFAULT_PYTHONPATH, REPO_ROOT, count_lines, generate_library, main, paired_runs, profile,
+                           sqlc_inputs, time_phases)
 
 from schemac.semantics.library import Options
 from schemac.pipeline import compile_library
@@ -41,3 +47,48 @@ def test_phase_timer_runs():
 def test_profile_runs():
     text = profile(generate_library(2), DEFAULT_PYTHONPATH, top=5)
     assert "by own time" in text and "schemac functions by cumulative time" in text
+
+
+def test_sqlc_inputs_are_the_compiled_sql():
+    """``--vs-sqlc`` gives sqlc schemac's own schema.sql and every query's SQL in one file, one
+    ``-- name:`` annotation each (no sqlc needed)."""
+    sources = generate_library(3)
+    files = sqlc_inputs(sources)
+    out = compile_library(sources, Options(library="bench"))
+    assert files["schema.sql"] == out["sql/schema.sql"]
+    names = re.findall(r"^-- name: (\w+) (:\w+)$", files["queries.sql"], re.M)
+    assert len(names) == 6 and ("InsertAccount0", ":one") in names and ("UpdateOrder1", ":one") in names
+    first = files["queries.sql"].split("-- name: ", 2)[1]
+    assert 'INSERT INTO "account0"' in first and first.rstrip().endswith(";")
+    assert "engine: postgresql" in files["sqlc.yaml"] and "queries: queries.sql" in files["sqlc.yaml"]
+
+
+def test_vs_sqlc_without_sqlc_says_how_to_install_it(capsys, tmp_path):
+    assert main(["--vs-sqlc", "--sqlc", str(tmp_path / "no-sqlc"), "--sizes", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "sqlc not found" in printed and "go install github.com/sqlc-dev/sqlc/cmd/sqlc@v1.31.1" in printed
+
+
+def test_paired_runs_alternate_and_pair_ratios():
+    calls = []
+
+    def side(name, cpu):
+        def run():
+            calls.append(name)
+            return (cpu, cpu, 10.0)
+        return run
+
+    pair = paired_runs(side("a", 2.0), side("b", 1.0), runs=3, warmup=1)
+    assert calls == ["a", "b", "b", "a", "a", "b", "b", "a"]
+    assert pair.ratios(1) == [2.0, 2.0, 2.0] and pair.ratios(2) == [1.0, 1.0, 1.0]
+
+
+def test_vs_head_on_a_tiny_library(capsys):
+    """``--vs HEAD``: a git worktree of HEAD compiled side by side (cold processes), removed after."""
+    assert main(["--vs", "HEAD", "--sizes", "2", "--repeat", "1"]) == 0
+    printed = capsys.readouterr().out
+    assert "N=2: 1 pairs of cold processes" in printed
+    assert re.search(r"^\s+2\s+[\d.]+\s+[\d.]+\s+[\d.]+x", printed, re.M), printed
+    listed = subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "list", "--porcelain"],
+                            capture_output=True, text=True, check=True).stdout
+    assert "schemac-bench-rev-" not in listed  # the script's worktree is gone

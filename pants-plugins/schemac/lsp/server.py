@@ -16,7 +16,9 @@ import threading
 from typing import Dict, List, Optional
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from schemac.diagnostics import Diagnostic
@@ -44,9 +46,80 @@ _ITEM_KINDS = {
 }
 
 
+class _Answered:
+    """What :meth:`SchemacProtocol.structure_message` returns for a request it has already
+    answered with an error: :meth:`SchemacProtocol.handle_message` drops it."""
+
+
+class SchemacProtocol(LanguageServerProtocol):
+    """pygls' protocol, answering every request: a request whose params do not fit its type
+    (``position: {line: -1}``, ``textDocument: {uri: 42}``, a missing field, a string for a
+    number or a boolean) gets the JSON-RPC
+    error -32602 InvalidParams naming what is wrong, where pygls logs it and sends nothing
+    (the client then waits for ever). A notification with bad params cannot be answered: it is
+    logged and dropped."""
+
+    def __init__(self, server, converter) -> None:
+        super().__init__(server, converter)
+        converter.register_structure_hook(str, _strict(str))
+        converter.register_structure_hook(int, _strict(int))
+        converter.register_structure_hook(bool, _strict(bool))
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if isinstance(data, dict) and "method" in data and "id" in data:
+                msg_id = data["id"] if isinstance(data["id"], (int, str)) and not isinstance(
+                    data["id"], bool) else None
+                detail = _invalid_detail(exc)
+                self._send_response(msg_id, error=lsp.ResponseError(
+                    code=exc.code, message=f"{exc.message or 'invalid params'}: {detail}" if detail
+                    else exc.message))
+                return _Answered
+            if isinstance(data, dict) and "method" in data:  # a notification: nobody to answer
+                log.warning("dropped %s: its params are invalid", data.get("method"))
+                return _Answered
+            raise
+
+    def handle_message(self, message) -> None:
+        if message is _Answered:
+            return
+        super().handle_message(message)
+
+
+def _strict(kind: type):
+    """A cattrs hook taking only a JSON value of ``kind`` (cattrs' default converts: ``42`` to
+    ``"42"``, ``"yes"`` to ``True``, ``"5"`` to ``5``)."""
+
+    def structure(value, _type):
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise TypeError(f"expected {_JSON_NAMES[kind]}, got {type(value).__name__}")
+        return value
+
+    return structure
+
+
+_JSON_NAMES = {str: "a string", int: "an integer", bool: "a boolean"}
+
+
+def _invalid_detail(exc: Exception) -> str:
+    """What cattrs found wrong (``invalid value for type, expected int @ $.params.position.line``)."""
+    cause = exc.__cause__
+    if cause is None:
+        return ""
+    try:
+        from cattrs import transform_error
+
+        return "; ".join(transform_error(cause, path="$"))[:500]
+    except Exception:
+        return str(cause)[:500]
+
+
 class SchemacServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("schemac", VERSION, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("schemac", VERSION, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=SchemacProtocol)
         self.analyzer = Analyzer()
         self.analyses: Dict[str, Analysis] = {}  # library root -> last analysis
         self.dirty: set = set()  # library roots changed since their last analysis

@@ -3,5 +3,10 @@
 
 * :mod:`schemac.pgsql.calls` -- the table of standard-library calls: each ``qir.Call``'s
   ``func`` and how Postgres spells it (Gel keeps the same split: ``edb/pgsql/compiler`` maps
-  each function of the IR to SQL; the IR only names it).
+  each function of the IR to SQL; the IR only names it);
+* :mod:`schemac.pgsql.calls_std` -- its entries for the standard library's aggregates
+  (``sum``, ``math::mean``, ``math::stddev``, ``array_agg``), math, ``to_str`` and string and
+  array functions;
+* :mod:`schemac.pgsql.fts` -- full-text search: a type's document, a Gel query as a
+  ``tsquery``, ``ts_rank``'s weights.
 """

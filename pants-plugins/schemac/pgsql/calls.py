@@ -69,8 +69,12 @@ INT4_CALLS = frozenset({"len_array", "len_str", "len_bytes"})
 
 
 def _merged() -> Dict[str, Entry]:
+    from schemac.pgsql import calls_ext, calls_ops
+    from schemac.pgsql.calls_std import STD
+    from schemac.pgsql.calls_stmt import STMT
+
     out: Dict[str, Entry] = {}
-    for table in (BASIC,):
+    for table in (BASIC, STD, STMT, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ext.CALLS_EXT):
         for name, entry in table.items():
             assert name not in out, f"two spellings for the call {name!r}"
             out[name] = entry

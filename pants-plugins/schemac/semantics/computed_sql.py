@@ -331,15 +331,14 @@ def property_set(expr, ctx):
         objects = dataclasses.replace(objects, filter=cond)
     vtype = ValueType(element=value.type)
     agg = qir.AggregateObjects(expr.span, vtype, True, "array_agg", objects, value)
-    return qir.SqlTemplate(expr.span, vtype, False, "value_set", f"coalesce({{0}}, CAST('{{{{}}}}' AS {vtype.pg}))",
-                           (agg,), "r", True)
+    return qir.Call(expr.span, vtype, False, "value_set", (agg,))
 
 
 def is_value_set(node) -> bool:
     """``node`` (a checked computed property) is a set of values read as their array: a path
     through a multi link (:func:`property_set`) or a function of ``array_unpack()``."""
     value = node.value if isinstance(node, qir.ComputedRef) else node
-    return isinstance(value, qir.ValueSet) or (isinstance(value, qir.SqlTemplate) and value.func == "value_set")
+    return isinstance(value, qir.ValueSet) or (type(value) is qir.Call and value.func == "value_set")
 
 
 _ARRAY_UNPACK = ("array_unpack", "std::array_unpack")
@@ -680,10 +679,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
             items.append(low)
         if not _ordered(items[0].type, func, expr.span, ctx):
             return None
-        args = ", ".join(f"{{{i}}}" for i in range(len(items)))
-        template = f"{'LEAST' if func == 'min' else 'GREATEST'}({args})"
-        return qir.SqlTemplate(expr.span, items[0].type, all(i.nullable for i in items), func, template, tuple(items),
-                               "p" * len(items), True)
+        return qir.Call(expr.span, items[0].type, all(i.nullable for i in items), func + "/items", tuple(items))
     objects_and_rest = _object_path(arg, ctx, f"_a{ctx.depth}")
     if objects_and_rest is False:
         return None
@@ -699,8 +695,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
                 return None
             # sum of one value is the value, of none 0 (never empty), in Gel's result type.
             vtype = ValueType(scalar=SCALARS[_SUM_RESULT.get(low.type.scalar.name, low.type.scalar.name)])
-            return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (low,),
-                                   "p", True)
+            return qir.Call(expr.span, vtype, False, "sum", (low,))
         if not _ordered(low.type, func, arg.span, ctx):
             return None
         return low
@@ -722,8 +717,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         vtype = ValueType(scalar=SCALARS[result])
         agg = qir.AggregateObjects(expr.span, vtype, False, "sum", objects, value)
         # Postgres' sum of bigint is numeric and NULL over no rows: Gel's is int64 and 0.
-        return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (agg,), "r",
-                               True)
+        return qir.Call(expr.span, vtype, False, "sum", (agg,))
     if not _ordered(value.type, func, arg.span, ctx):
         return None
     return qir.AggregateObjects(expr.span, value.type, True, func, objects, value)
@@ -749,8 +743,7 @@ def _rows_aggregate(expr, func: str, rows: qir.ForRows, ctx):
             return None
         vtype = ValueType(scalar=SCALARS[result])
         agg = qir.AggregateRows(expr.span, vtype, False, "sum", rows)
-        return qir.SqlTemplate(expr.span, vtype, False, "sum", f"CAST(coalesce({{0}}, 0) AS {vtype.pg})", (agg,), "r",
-                               True)
+        return qir.Call(expr.span, vtype, False, "sum", (agg,))
     if not _ordered(rows.type, func, expr.args[0].span, ctx):
         return None
     return qir.AggregateRows(expr.span, rows.type, True, func, rows)
@@ -765,27 +758,22 @@ def _multi_property_aggregate(expr, func: str, low, ctx):
     from schemac.semantics.scalars import SCALARS
 
     element = low.type.element
-    over = '(SELECT {agg}("_m"."v") FROM unnest({{0}}) AS "_m"("v"))'
     if func in ("min", "max"):
         if not _ordered(element, func, expr.args[0].span, ctx):
             return None
-        return qir.SqlTemplate(expr.span, element, True, func, over.format(agg=func), (low,), "r", True)
+        return qir.Call(expr.span, element, True, func + "/array", (low,))
     scalar = element.scalar.name if element.scalar is not None and element.family == "num" else ""
     if func == "sum":
         if scalar not in _SUM_RESULT:
             ctx.reporter.error("E0304", f"sum() needs numbers, got {element.name}", expr.args[0].span)
             return None
         vtype = ValueType(scalar=SCALARS[_SUM_RESULT[scalar]])
-        return qir.SqlTemplate(expr.span, vtype, False, "sum",
-                               f"CAST(coalesce({over.format(agg='sum')}, 0) AS {vtype.pg})", (low,), "r", True)
+        return qir.Call(expr.span, vtype, False, "sum/array", (low,))
     if not scalar:
         ctx.reporter.error("E0304", f"math::mean() needs numbers, got {element.name}", expr.args[0].span)
         return None
     vtype = ValueType(scalar=SCALARS["decimal" if scalar in ("decimal", "bigint") else "float64"])
-    mean = f"CAST({over.format(agg='avg')} AS {vtype.pg})"
-    template = (f"coalesce({mean}, CAST('invalid input to mean(): not enough elements in input set' || "
-                f"coalesce(CAST({mean} AS text), '') AS {vtype.pg}))")
-    return qir.SqlTemplate(expr.span, vtype, False, "math::mean", template, (low,), "r", True)
+    return qir.Call(expr.span, vtype, False, "math::mean/array", (low,))
 
 
 def _ordered(vtype, func: str, span, ctx) -> bool:

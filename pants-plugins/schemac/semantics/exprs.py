@@ -28,7 +28,8 @@ from schemac.semantics.lowering import Lowered, emit, tuple_nullable_leaves
 from schemac.semantics.model import (Column, Global, Link, ObjectType, Schema, ValueType, abstract_view,
                                      link_prop_named, link_prop_names, single_link_props)
 from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string, template_text
-from schemac.semantics.scalars import RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind, range_scalar
+from schemac.semantics.scalars import (ISO_DATETIME, RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind,
+                                      range_scalar)
 from schemac.semantics import gel_auth, stdfuncs
 from schemac.semantics.extensions import (EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, GEL_SERVICES,
                                           POSTGIS_FUNCTIONS, POSTGIS_SCALARS,
@@ -2718,12 +2719,6 @@ FUNCTIONS_WITH_ARGS = {
     "re_test": (2, "str", BOOL),
 }
 
-#: ``str_trim(s, tr)`` and its start/end forms with the characters to remove
-#: (https://docs.geldata.com/reference/stdlib/string#function::std::str_trim): Postgres' btrim,
-#: ltrim and rtrim take the same set of characters.
-_TRIM_CHARS = {"str_trim": "btrim({0}, {1})", "str_trim_start": "ltrim({0}, {1})", "str_trim_end": "rtrim({0}, {1})"}
-
-
 def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     """A function of an extension module (:data:`schemac.semantics.extensions.EXT_FUNCTIONS`): its
     arguments checked and typed (an untyped parameter takes the argument's type), lowered to the
@@ -2738,11 +2733,10 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0206", f"function '{expr.name}()' is not supported", expr.span,
                            did_you_mean(expr.name, [f for f in EXT_FUNCTIONS if extension_of(f) == ext]))
         return None
-    kinds, template, result = spec
+    kinds, result = spec
     optional_last = EXT_FUNCTION_OPTIONAL_LAST.get(expr.name)
     if optional_last is not None and len(expr.args) == len(kinds) + 1:
-        template, last = optional_last
-        kinds = kinds + (last,)
+        kinds = kinds + (optional_last,)
     if len(expr.args) != len(kinds):
         ctx.reporter.error("E0304", f"{expr.name}() takes {len(kinds)} argument{'s' if len(kinds) != 1 else ''}",
                            expr.span)
@@ -2762,8 +2756,8 @@ def _ext_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
             ctx.reporter.error("E0304", f"{expr.name}() needs {what} here, got {low.type.name}", a.span)
             return None
         args.append(low)
-    return qir.ExtCall(expr.span, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args), expr.name,
-                       template, tuple(args))
+    return qir.Call(expr.span, ValueType(scalar=SCALARS[result]), any(a.nullable for a in args), expr.name,
+                    tuple(args))
 
 
 def _postgis_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -2778,7 +2772,7 @@ def _postgis_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                            did_you_mean(expr.name, list(POSTGIS_FUNCTIONS)) or
                            f"supported: {', '.join(n.split('::')[-1] for n in POSTGIS_FUNCTIONS)}")
         return None
-    arities = sorted({len(k) for k, _, _ in overloads})
+    arities = sorted({len(k) for k, _ in overloads})
     candidates = [o for o in overloads if len(o[0]) == len(expr.args)]
     if not candidates:
         ctx.reporter.error("E0304", f"{expr.name}() takes {' or '.join(map(str, arities))} arguments", expr.span)
@@ -2802,15 +2796,12 @@ def _postgis_func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                                                  ("int16", "int32", "int64"))  # type: ignore[union-attr]
         return got.type.family == vt(want).family
 
-    for kinds, template, result in candidates:
+    for kinds, result in candidates:
         if all(fits(k, a) for k, a in zip(kinds, args)):
-            cast = [f"CAST({{{i}}} AS double precision)" if k == "float64" and a.type.scalar is not None
-                    and a.type.scalar.name != "float64" else f"{{{i}}}"
-                    for i, (k, a) in enumerate(zip(kinds, args))]
-            return qir.ExtCall(expr.span, vt(result), any(a.nullable for a in args), expr.name,
-                               template.format(*cast), tuple(args))
+            # (the overload's argument types: the lowering casts a number to a float64 one)
+            return qir.Call(expr.span, vt(result), any(a.nullable for a in args), expr.name, tuple(args), kinds)
     got = ", ".join(a.type.name for a in args)
-    want = "; ".join("(" + ", ".join(k) + ")" for k, _, _ in candidates)
+    want = "; ".join("(" + ", ".join(k) + ")" for k, _ in candidates)
     ctx.reporter.error("E0304", f"{expr.name}() takes {want}, got ({got})", expr.span)
     return None
 
@@ -2839,8 +2830,7 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir
                                "ranges are of int32, int64, decimal, datetime, cal::local_datetime or cal::local_date")
             return None
         rt = range_scalar(elem, False)  # type: ignore[arg-type]
-        return qir.ExtCall(expr.span, ValueType(scalar=rt), lo.nullable or hi.nullable, "range",
-                           rt.pg + "({0}, {1})", (lo, hi))
+        return qir.Call(expr.span, ValueType(scalar=rt), lo.nullable or hi.nullable, "range", (lo, hi))
     first = check(expr.args[0], ctx)
     if first is None:
         return None
@@ -2869,13 +2859,12 @@ def _range_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir
     return qir.Call(expr.span, BOOL, first.nullable or second.nullable, "range_" + name, (first, second))
 
 
-#: Gel's duration constructors (named arguments) -> (result, allowed units -> make_interval's).
+#: Gel's duration constructors (named arguments) -> (result, their units).
 _TIME_CONSTRUCTORS = {
-    "to_duration": ("duration", {"hours": "hours", "minutes": "mins", "seconds": "secs", "microseconds": None}),
-    "cal::to_relative_duration": ("cal::relative_duration", {
-        "years": "years", "months": "months", "days": "days", "hours": "hours", "minutes": "mins",
-        "seconds": "secs", "microseconds": None}),
-    "cal::to_date_duration": ("cal::date_duration", {"years": "years", "months": "months", "days": "days"}),
+    "to_duration": ("duration", ("hours", "minutes", "seconds", "microseconds")),
+    "cal::to_relative_duration": ("cal::relative_duration", (
+        "years", "months", "days", "hours", "minutes", "seconds", "microseconds")),
+    "cal::to_date_duration": ("cal::date_duration", ("years", "months", "days")),
 }
 
 
@@ -2888,7 +2877,6 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
     ``duration_to_seconds(d)`` -> ``EXTRACT(EPOCH FROM d)`` (decimal)."""
     if name in _TIME_CONSTRUCTORS:
         result, units = _TIME_CONSTRUCTORS[name]
-        parts: List[str] = []
         if not expr.args:
             ctx.reporter.error("E0304", f"{name}() needs at least one named argument", expr.span,
                                f"its arguments: {', '.join(n + ' := ...' for n in units)}")
@@ -2913,21 +2901,10 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
                                    "fractions of a unit go in seconds := ..." if arg.name != "seconds" else None)
                 return None
             nullable = nullable or low.nullable
-            value = "{%d}" % len(values)
             values.append(low)
-            target = units[arg.name]
-            if target is None:  # microseconds: make_interval has no such argument
-                parts.append(f"secs => CAST({value} AS double precision) / 1000000")
-            elif target in ("secs",):
-                parts.append(f"secs => CAST({value} AS double precision)")
-            else:
-                parts.append(f"{target} => CAST({value} AS integer)")
-        secs = [p for p in parts if p.startswith("secs => ")]
-        if len(secs) > 1:
-            parts = [p for p in parts if not p.startswith("secs => ")] + [
-                "secs => " + " + ".join(p[len("secs => "):] for p in secs)]
-        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[result]), nullable, name,
-                               f"make_interval({', '.join(parts)})", tuple(values), "o" * len(values), True)
+        # (the units, in the order of the values)
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[result]), nullable, name, tuple(values),
+                        tuple(arg.name for arg in expr.args))
     args = []
     for a in expr.args:
         low = check(a, ctx, STR)
@@ -2938,44 +2915,22 @@ def _time_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.
         if len(args) != 1 or args[0].type.family not in ("duration",):
             ctx.reporter.error("E0304", "duration_to_seconds() takes one duration", expr.span)
             return None
-        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS["decimal"]), args[0].nullable, name,
-                               "EXTRACT(EPOCH FROM {0})", (args[0],), "p", True)
+        return qir.Call(expr.span, ValueType(scalar=SCALARS["decimal"]), args[0].nullable, name, (args[0],))
     target = {"cal::to_local_date": "cal::local_date", "cal::to_local_datetime": "cal::local_datetime",
               "cal::to_local_time": "cal::local_time"}[name]
-    pg = SCALARS[target].pg
     nullable = any(a.nullable for a in args)
     if len(args) == 1 and args[0].type.family == "str":
-        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
-                               f"CAST({{0}} AS {pg})", (args[0],), "r", True)
-    parts = {"cal::to_local_date": ("make_date", 3), "cal::to_local_datetime": ("make_timestamp", 6),
-             "cal::to_local_time": ("make_time", 3)}[name]
-    if len(args) == parts[1] and all(a.type.family == "num" and a.type.element is None for a in args):
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[target]), nullable, name + "/str", (args[0],))
+    if len(args) == (6 if name == "cal::to_local_datetime" else 3) \
+            and all(a.type.family == "num" and a.type.element is None for a in args):
         # the parts (year, month, day [, hour, min, sec]), sec a float64
         # (https://docs.geldata.com/reference/stdlib/datetime#function::cal::to_local_date)
-        casts = [f"CAST({{{i}}} AS integer)" for i in range(len(args))]
-        if name != "cal::to_local_date":
-            casts[-1] = f"CAST({{{len(args) - 1}}} AS double precision)"
-        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
-                               f"{parts[0]}({', '.join(casts)})", tuple(args), "p" * len(args), True)
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[target]), nullable, name + "/parts", tuple(args))
     if len(args) == 2 and args[0].type.family == "datetime" and args[1].type.family == "str":
-        return qir.SqlTemplate(expr.span, ValueType(scalar=SCALARS[target]), nullable, name,
-                               f"CAST(timezone({{1}}, {{0}}) AS {pg})", (args[0], args[1]), "rp", True)
+        return qir.Call(expr.span, ValueType(scalar=SCALARS[target]), nullable, name + "/zone", (args[0], args[1]))
     ctx.reporter.error("E0304", f"{name}() takes a str, or a datetime and a time zone name", expr.span,
                        f"write e.g. {name}('...') or {name}(datetime_current(), 'Europe/Paris')")
     return None
-
-
-#: An ISO 8601 date and time with a time zone, the text ``to_datetime(s)`` reads
-#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::to_datetime):
-#: ``2018-05-07T15:01:22.306916+00``, ``20180507 150122Z``.
-_ISO_DATETIME = r"^\s*\d{4}(-\d{2}-\d{2}|\d{4})[tT ]\d{2}(:?\d{2}(:?\d{2}(\.\d+)?)?)?([zZ]|[+-]\d{2}(:?\d{2})?)\s*$"
-
-
-#: A str read as a datetime (``to_datetime(s)``, ``<datetime>s``): the statement fails on a string
-#: that is not ISO 8601 with a time zone.
-_DATETIME_OF_STR = (
-    "CASE WHEN {0} ~ " + template_text(sql_string(_ISO_DATETIME)) + " THEN CAST({0} AS "
-    "timestamptz) ELSE CAST('an ISO 8601 date and time with a time zone is required, got ' || {0} AS timestamptz) END")
 
 
 #: to_int16(s) ... to_decimal(s): the type each reads a str as (with no format argument).
@@ -3006,13 +2961,11 @@ def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     families = tuple(a.type.family for a in args)
     nullable = any(a.nullable for a in args)
     if families == ("str",):
-        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", _DATETIME_OF_STR, tuple(args), "p", True)
+        return qir.Call(expr.span, DATETIME, nullable, "to_datetime/str", tuple(args))
     if families == ("num",):
-        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime",
-                               "to_timestamp(CAST({0} AS double precision))", tuple(args), "p", True)
+        return qir.Call(expr.span, DATETIME, nullable, "to_datetime/epoch", tuple(args))
     if families == ("local_datetime", "str"):
-        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", "timezone({1}, {0})", tuple(args),
-                               "pp", True)
+        return qir.Call(expr.span, DATETIME, nullable, "to_datetime/zone", tuple(args))
     if families == ("str", "str"):
         fmt = expr.args[1]
         if not (isinstance(fmt, ast.Literal) and fmt.kind == "str"):
@@ -3025,12 +2978,9 @@ def _to_datetime(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
                                fmt.span, "a datetime needs one: add TZH (and TZM), or read a cal::local_datetime with "
                                "cal::to_local_datetime(s, fmt)")
             return None
-        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", "to_timestamp({0}, {1})", tuple(args),
-                               "pp", True)
+        return qir.Call(expr.span, DATETIME, nullable, "to_datetime/format", tuple(args))
     if len(args) == 7 and families[:6] == ("num",) * 6 and families[6] == "str":
-        template = ("make_timestamptz(" + ", ".join(f"CAST({{{i}}} AS integer)" for i in range(5))
-                    + ", CAST({5} AS double precision), {6})")
-        return qir.SqlTemplate(expr.span, DATETIME, nullable, "to_datetime", template, tuple(args), "p" * 7, True)
+        return qir.Call(expr.span, DATETIME, nullable, "to_datetime/parts", tuple(args))
     ctx.reporter.error("E0304", f"to_datetime() cannot take ({', '.join(a.type.name for a in args)})", expr.span,
                        "it takes a str [and a format], a cal::local_datetime and a time zone, seven parts or a number")
     return None
@@ -3152,18 +3102,16 @@ def _sequence_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[
         ctx.reporter.error("E0304", f"'{ref}' is not a sequence type", ref.span,
                            "declare it with: scalar type <Name> extending sequence;")
         return None
-    seq = template_text(sql_string(qi(custom.sequence)))  # type: ignore[attr-defined]
-    if name == "sequence_next":
-        return qir.ExtCall(expr.span, INT64, False, name, f"nextval({seq})", ())
+    seq = (custom.sequence,)  # type: ignore[attr-defined]
     if len(expr.args) == 1:
-        return qir.ExtCall(expr.span, INT64, False, name, f"setval({seq}, 1, false)", ())
+        return qir.Call(expr.span, INT64, False, name, (), seq)
     value = check(expr.args[1], ctx, INT64)
     if value is None:
         return None
     if value.type.family != "num" or value.type.element is not None:
         ctx.reporter.error("E0304", f"sequence_reset() needs an int64 value, got {value.type.name}", expr.args[1].span)
         return None
-    return qir.ExtCall(expr.span, INT64, value.nullable, name, f"setval({seq}, {{0}})", (value,))
+    return qir.Call(expr.span, INT64, value.nullable, name, (value,), seq)
 
 
 _ASSERTS = ("assert_single", "assert_exists", "assert_distinct")
@@ -3266,29 +3214,9 @@ def value_set_array(expr, ctx: ExprContext):
             elem = vtype
         lows.append((low, unpack))
     assert elem is not None
-    atype = ValueType(element=elem)
-    pieces: List[str] = []
-    args: List[qir.Expr] = []
-    singles: List[Tuple[str, bool]] = []
-
-    def flush() -> None:
-        items = ", ".join(sql for sql, _ in singles)
-        pieces.append(f"array_remove(ARRAY[{items}], NULL)" if any(n for _, n in singles) else f"ARRAY[{items}]")
-        singles.clear()
-
-    for low, unpack in lows:
-        i = len(args)
-        args.append(low)
-        if unpack:
-            if singles:
-                flush()
-            arr = f"CAST({{{i}}} AS {atype.pg})"
-            pieces.append(f"coalesce({arr}, CAST(ARRAY[] AS {atype.pg}))" if low.nullable else arr)
-        else:
-            singles.append((f"CAST({{{i}}} AS {elem.pg})", low.nullable))
-    if singles:
-        flush()
-    return qir.SqlTemplate(expr.span, atype, False, "set", " || ".join(pieces), tuple(args), "r" * len(args), False)
+    # (consts: which parts are arrays unpacked)
+    return qir.Call(expr.span, ValueType(element=elem), False, "value_set_array", tuple(low for low, _ in lows),
+                    tuple(unpack for _, unpack in lows))
 
 
 def _value_set_aggregate(expr: ast.FuncCall, name: str, ctx: ExprContext):
@@ -3308,17 +3236,14 @@ def _value_set_aggregate(expr: ast.FuncCall, name: str, ctx: ExprContext):
         return arr
     elem = arr.type.element
     if name == "count":
-        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST(cardinality({0}) AS bigint)", (arr,), "r", True)
+        return qir.Call(expr.span, INT64, False, "count/value_set", (arr,))
     if name == "array_agg":
         return arr
     if name in ("any", "all"):
         if elem.family != "bool":
             ctx.reporter.error("E0304", f"{name}() needs bool values, got {elem.name}", expr.args[0].span)
             return False
-        agg, empty = ("bool_or", "false") if name == "any" else ("bool_and", "true")
-        return qir.SqlTemplate(expr.span, BOOL, False, name,
-                               f'coalesce((SELECT {agg}("_m"."v") FROM unnest({{0}}) AS "_m"("v")), {empty})',
-                               (arr,), "r", True)
+        return qir.Call(expr.span, BOOL, False, name + "/value_set", (arr,))
     found = computed_sql._multi_property_aggregate(expr, name, arr, ctx)
     return False if found is None else found
 
@@ -3386,15 +3311,14 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         return _count(expr, ctx)
     if name == "json_get":
         return _json_get(expr, ctx)
-    if name in _TRIM_CHARS and len(expr.args) == 2:
-        return _std_func(expr, name, ctx, (("str", "str"), "str", _TRIM_CHARS[name]))
+    if name in ("str_trim", "str_trim_start", "str_trim_end") and len(expr.args) == 2:
+        # with the characters to remove (https://docs.geldata.com/reference/stdlib/string#function::std::str_trim)
+        return _std_func(expr, name, ctx, (("str", "str"), "str"), name + "/chars")
     if name == "re_match":
-        found = _std_func(expr, name, ctx, (("str", "str"), "str",
-                                            "array_replace(regexp_match({1}, {0}), NULL, '')"))
+        found = _std_func(expr, name, ctx, (("str", "str"), "str"))
         # an array of the first match's groups ('' for a group that matched nothing), empty
         # when the pattern does not match (https://docs.geldata.com/reference/stdlib/string#function::std::re_match)
-        return None if found is None else qir.SqlTemplate(  # type: ignore[attr-defined]
-            expr.span, ValueType(element=STR), True, name, found.template, found.args, found.modes, True)
+        return None if found is None else dataclasses.replace(found, type=ValueType(element=STR), nullable=True)
     if name == "to_datetime":
         return _to_datetime(expr, ctx)
     if name in _TO_NUMBER and len(expr.args) == 1 and not isinstance(expr.args[0], ast.NamedArg):
@@ -3479,74 +3403,53 @@ def _func(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     return qir.Call(expr.span, typ, False, name, ())
 
 
-_UUID_V1MC = (
-    "(SELECT CAST(lpad(to_hex(_u.t & 4294967295), 8, '0') || lpad(to_hex((_u.t >> 32) & 65535), 4, '0') "
-    "|| lpad(to_hex(((_u.t >> 48) & 4095) | 4096), 4, '0') "
-    "|| lpad(to_hex(CAST(floor(random() * 16384) AS integer) | 32768), 4, '0') "
-    "|| lpad(to_hex(CAST(floor(random() * 281474976710656) AS bigint) | 1099511627776), 12, '0') AS uuid) "
-    "FROM (SELECT CAST(floor(extract(epoch FROM clock_timestamp()) * 10000000) AS bigint) + 122192928000000000 "
-    "AS t) AS _u)")
-
-#: Standard-library functions with a direct Postgres spelling and Gel's empty-set rule (empty
-#: in, empty out: Postgres' NULL in, NULL out): name -> (argument families, result scalar
-#: (``None``: the first argument's type), SQL template). Gel: https://docs.geldata.com/reference/stdlib/string,
-#: .../stdlib/numbers, .../stdlib/uuid.
+#: Standard-library functions with a direct Postgres spelling (:mod:`schemac.pgsql.calls_ops`)
+#: and Gel's empty-set rule (empty in, empty out: Postgres' NULL in, NULL out): name ->
+#: (argument families, result scalar (``None``: the first argument's type)). Gel:
+#: https://docs.geldata.com/reference/stdlib/string, .../stdlib/numbers, .../stdlib/math,
+#: .../stdlib/uuid, .../stdlib/json.
 _STD_FUNCS = {
-    "str_trim_start": (("str",), "str", "ltrim({0})"),
-    "str_trim_end": (("str",), "str", "rtrim({0})"),
-    "str_repeat": (("str", "num"), "str", "repeat({0}, CAST({1} AS integer))"),
-    "str_replace": (("str", "str", "str"), "str", "replace({0}, {1}, {2})"),
-    "str_reverse": (("str",), "str", "reverse({0})"),
-    # (Gel's find is 0-based, -1 when not found: Postgres' strpos is 1-based, 0 when not found)
-    "find": (("str", "str"), "int64", "(CAST(strpos({0}, {1}) AS bigint) - 1)"),
-    "math::abs": (("num",), None, "abs({0})"),
-    # (https://docs.geldata.com/reference/stdlib/math)
-    "math::pi": ((), "float64", "pi()"),
-    "math::e": ((), "float64", "exp(CAST(1 AS double precision))"),
-    "math::acos": (("num",), "float64", "acos(CAST({0} AS double precision))"),
-    "math::asin": (("num",), "float64", "asin(CAST({0} AS double precision))"),
-    "math::atan": (("num",), "float64", "atan(CAST({0} AS double precision))"),
-    "math::atan2": (("num", "num"), "float64", "atan2(CAST({0} AS double precision), CAST({1} AS double precision))"),
-    "math::cos": (("num",), "float64", "cos(CAST({0} AS double precision))"),
-    "math::cot": (("num",), "float64", "cot(CAST({0} AS double precision))"),
-    "math::sin": (("num",), "float64", "sin(CAST({0} AS double precision))"),
-    "math::tan": (("num",), "float64", "tan(CAST({0} AS double precision))"),
-    "uuid_generate_v4": ((), "uuid", "gen_random_uuid()"),
-    # A version 1 UUID with a random multicast node, as Gel's (https://docs.geldata.com/reference/stdlib/uuid):
-    # the time in 100 ns since 1582-10-15, version 1, a random clock sequence of variant 10, a
-    # random node with its multicast bit set. Postgres has no uuid-ossp without an extension.
-    "uuid_generate_v1mc": ((), "uuid", _UUID_V1MC),
-    # (https://docs.geldata.com/reference/stdlib/json#function::std::json_typeof,
-    # .../json#function::std::to_json: the string parsed as JSON)
-    "json_typeof": (("json",), "str", "jsonb_typeof({0})"),
-    "to_json": (("str",), "json", "CAST({0} AS jsonb)"),
-    # (https://docs.geldata.com/reference/stdlib/numbers#function::std::random: 0 <= x < 1)
-    "random": ((), "float64", "random()"),
+    "str_trim_start": (("str",), "str"),
+    "str_trim_end": (("str",), "str"),
+    "str_repeat": (("str", "num"), "str"),
+    "str_replace": (("str", "str", "str"), "str"),
+    "str_reverse": (("str",), "str"),
+    "find": (("str", "str"), "int64"),
+    "math::abs": (("num",), None),
+    "math::pi": ((), "float64"),
+    "math::e": ((), "float64"),
+    "math::acos": (("num",), "float64"),
+    "math::asin": (("num",), "float64"),
+    "math::atan": (("num",), "float64"),
+    "math::atan2": (("num", "num"), "float64"),
+    "math::cos": (("num",), "float64"),
+    "math::cot": (("num",), "float64"),
+    "math::sin": (("num",), "float64"),
+    "math::tan": (("num",), "float64"),
+    "uuid_generate_v4": ((), "uuid"),
+    "uuid_generate_v1mc": ((), "uuid"),
+    "json_typeof": (("json",), "str"),
+    "to_json": (("str",), "json"),
+    "random": ((), "float64"),
 }
 
-#: Gel's datetime_get elements -> Postgres' date_part fields
-#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_get).
-_DATETIME_GET = {"epochseconds": "epoch", "century": "century", "day": "day", "decade": "decade", "dow": "dow",
-                 "doy": "doy", "hour": "hour", "isodow": "isodow", "isoyear": "isoyear",
-                 "microseconds": "microseconds", "millennium": "millennium", "milliseconds": "milliseconds",
-                 "minutes": "minute", "month": "month", "quarter": "quarter", "seconds": "second", "week": "week",
-                 "year": "year"}
-#: cal::date_get's elements -> Postgres' date_part fields
-#: (https://docs.geldata.com/reference/stdlib/datetime#function::cal::date_get).
-_DATE_GET = {"century": "century", "day": "day", "decade": "decade", "dow": "dow", "doy": "doy", "isodow": "isodow",
-             "isoyear": "isoyear", "millennium": "millennium", "month": "month", "quarter": "quarter", "week": "week",
-             "year": "year"}
-#: Gel's datetime_truncate units -> Postgres' date_trunc fields
-#: (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_truncate).
-_DATETIME_TRUNCATE = {"microseconds": "microseconds", "milliseconds": "milliseconds", "seconds": "second",
-                      "minutes": "minute", "hours": "hour", "days": "day", "weeks": "week", "months": "month",
-                      "quarters": "quarter", "years": "year", "decades": "decade", "centuries": "century"}
+#: Gel's datetime_get elements (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_get).
+_DATETIME_GET = ("epochseconds", "century", "day", "decade", "dow", "doy", "hour", "isodow", "isoyear", "microseconds",
+                 "millennium", "milliseconds", "minutes", "month", "quarter", "seconds", "week", "year")
+#: cal::date_get's elements (https://docs.geldata.com/reference/stdlib/datetime#function::cal::date_get).
+_DATE_GET = ("century", "day", "decade", "dow", "doy", "isodow", "isoyear", "millennium", "month", "quarter", "week",
+             "year")
+#: Gel's datetime_truncate units (https://docs.geldata.com/reference/stdlib/datetime#function::std::datetime_truncate).
+_DATETIME_TRUNCATE = ("microseconds", "milliseconds", "seconds", "minutes", "hours", "days", "weeks", "months",
+                      "quarters", "years", "decades", "centuries")
 
 
-def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext, spec=None) -> Optional[qir.Expr]:
-    """A function of :data:`_STD_FUNCS` (or ``spec``, an entry of that form): its arguments
-    checked against the families, the result empty when an argument may be."""
-    families, result, template = spec or _STD_FUNCS[name]
+def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext, spec=None, func: Optional[str] = None
+              ) -> Optional[qir.Call]:
+    """A function of :data:`_STD_FUNCS` (or ``spec``, an entry of that form, the call named
+    ``func``): its arguments checked against the families, the result empty when an argument
+    may be."""
+    families, result = spec or _STD_FUNCS[name]
     if len(expr.args) != len(families) or any(isinstance(a, ast.NamedArg) for a in expr.args):
         ctx.reporter.error("E0304", f"{name}() takes {len(families)} argument{'' if len(families) == 1 else 's'}",
                            expr.span)
@@ -3561,8 +3464,7 @@ def _std_func(expr: ast.FuncCall, name: str, ctx: ExprContext, spec=None) -> Opt
             return None
         args.append(low)
     rtype = args[0].type if result is None else ValueType(scalar=SCALARS[result])
-    return qir.SqlTemplate(expr.span, rtype, any(a.nullable for a in args), name, template, tuple(args),
-                           "p" * len(args), True)
+    return qir.Call(expr.span, rtype, any(a.nullable for a in args), func or name, tuple(args))
 
 
 def _duration_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -3589,8 +3491,7 @@ def _duration_get(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if d.type.family != "duration" or d.type.scalar is None or d.type.scalar.name != "duration":
         ctx.reporter.error("E0304", f"duration_get() needs a duration, got {d.type.name}", expr.args[0].span)
         return None
-    return qir.SqlTemplate(expr.span, FLOAT64, d.nullable, "duration_get", "CAST(EXTRACT(EPOCH FROM {0}) AS float8)",
-                           (d,), "p", True)
+    return qir.Call(expr.span, FLOAT64, d.nullable, "duration_get/totalseconds", (d,))
 
 
 def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -3610,8 +3511,8 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Opti
         ctx.reporter.error("E0206", f"{name}() with a unit that is not a string literal is not supported yet",
                            unit.span, f"write the unit, e.g. {name}(dt, '{next(iter(units))}')")
         return None
-    field_name = units.get(str(unit.value))
-    if field_name is None:
+    field_name = str(unit.value)
+    if field_name not in units:
         ctx.reporter.error("E0304", f"'{unit.value}' is not a unit of {name}()", unit.span,
                            "units: " + ", ".join(units))
         return None
@@ -3624,15 +3525,13 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Opti
             ctx.reporter.error("E0304", f"cal::date_get() needs a cal::local_date, got {dt.type.name}",
                                expr.args[0].span)
             return None
-        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name, f"date_part({sql_string(field_name)}, {{0}})",
-                               (dt,), "p", True)
+        return qir.Call(expr.span, FLOAT64, dt.nullable, name, (dt,), (field_name,))
     if name == "datetime_get" and scalar == "cal::local_datetime":
-        if field_name == "epoch":
+        if field_name == "epochseconds":
             ctx.reporter.error("E0304", "'epochseconds' is not a unit of datetime_get() of a cal::local_datetime",
                                unit.span)
             return None
-        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name, f"date_part({sql_string(field_name)}, {{0}})",
-                               (dt,), "p", True)
+        return qir.Call(expr.span, FLOAT64, dt.nullable, "datetime_get/local", (dt,), (field_name,))
     if scalar != "datetime":
         ctx.reporter.error("E0206" if dt.type.family in ("datetime", "local_datetime", "local_date") else "E0304",
                            f"{name}() of a {dt.type.name} is not supported" if dt.type.family != "datetime" or
@@ -3640,10 +3539,8 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Opti
                            expr.args[0].span)
         return None
     if name == "datetime_get":
-        return qir.SqlTemplate(expr.span, FLOAT64, dt.nullable, name,
-                               f"date_part({sql_string(field_name)}, {{0}} AT TIME ZONE 'UTC')", (dt,), "o", True)
-    return qir.SqlTemplate(expr.span, DATETIME, dt.nullable, name,
-                           f"date_trunc({sql_string(field_name)}, {{0}}, 'UTC')", (dt,), "p", True)
+        return qir.Call(expr.span, FLOAT64, dt.nullable, name, (dt,), (field_name,))
+    return qir.Call(expr.span, DATETIME, dt.nullable, name, (dt,), (field_name,))
 
 
 def _any_all(expr: ast.FuncCall, name: str, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -4391,16 +4288,15 @@ def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qi
         return None
     if target.scalar is not None and target.scalar.name == "datetime" and target.element is None \
             and inner.type.family == "str" and inner.type.element is None \
-            and not (isinstance(inner, qir.Literal) and re.match(_ISO_DATETIME, str(inner.value))):
+            and not (isinstance(inner, qir.Literal) and re.match(ISO_DATETIME, str(inner.value))):
         # `<datetime>s` of a str: ISO 8601 with a time zone, or the statement fails, as Gel's
         # (https://docs.geldata.com/reference/stdlib/datetime#type::std::datetime); Postgres would
         # read a string without one in the session's time zone
-        return qir.SqlTemplate(expr.span, target, inner.nullable, "to_datetime", _DATETIME_OF_STR, (inner,), "p",
-                               True)
+        return qir.Call(expr.span, target, inner.nullable, "to_datetime/str", (inner,))
     if target.family == "str" and inner.type.family in ("geometry", "geography") and inner.type.element is None:
         # Gel's cast of a geometry / geography to str is its WKT (ST_AsText), not PostGIS's
         # text output (hex EWKB): https://docs.geldata.com/reference/stdlib/postgis
-        return qir.ExtCall(expr.span, target, inner.nullable, "ext::postgis::astext", "ST_AsText({0})", (inner,))
+        return qir.Call(expr.span, target, inner.nullable, "ext::postgis::astext", (inner,))
     if target.family == "str" and target.element is None and inner.type.element is None and inner.type.enum is None:
         from schemac.semantics.stdfuncs import _TO_STR_PLAIN  # (the modules import each other)
 

@@ -8,7 +8,7 @@ Gel's extensions (https://docs.geldata.com/reference/datamodel/extensions) are o
   (https://docs.geldata.com/reference/stdlib/fuzzystrmatch) and ``pg_unaccent``. The migration creates the Postgres
   extension (``CREATE EXTENSION IF NOT EXISTS``) before the tables, and their types, functions
   and index kinds lower to it (:data:`EXT_FUNCTIONS`, :data:`EXT_INDEXES`,
-  :func:`vector_scalar`);
+  :func:`vector_scalar`; the functions' SQL is in :mod:`schemac.pgsql.calls_ext`);
 * services of the Gel server -- ``auth``, ``ai``, ``graphql``, ``edgeql_http`` and the others of
   :data:`GEL_SERVICES`. Postgres has nothing to create for them: the declaration is accepted with
   a warning (a schema that declares them still compiles), and a reference to one of their types,
@@ -121,79 +121,77 @@ _G, _GG = "ext::postgis::geometry", "ext::postgis::geography"
 
 #: PostGIS functions as Gel exposes them: PostGIS's ``ST_`` name without its prefix, in
 #: ``ext::postgis`` (https://docs.geldata.com/reference/stdlib/postgis); name -> overloads
-#: (argument types, SQL template, result type), the first whose arguments fit is taken. Gel's
-#: ``int64`` arguments are PostGIS's ``integer`` ones (cast), its ``float64`` results
-#: ``double precision``; ``srid`` is ``int64``.
-POSTGIS_FUNCTIONS: Dict[str, Tuple[Tuple[Tuple[str, ...], str, str], ...]] = {
-    "ext::postgis::makepoint": ((("float64", "float64"), "ST_MakePoint({0}, {1})", _G),
-                                (("float64", "float64", "float64"), "ST_MakePoint({0}, {1}, {2})", _G)),
-    "ext::postgis::setsrid": (((_G, "int64"), "ST_SetSRID({0}, CAST({1} AS integer))", _G),
-                              ((_GG, "int64"), "ST_SetSRID({0}, CAST({1} AS integer))", _GG)),
-    "ext::postgis::srid": (((_G,), "CAST(ST_SRID({0}) AS bigint)", "int64"),
-                           ((_GG,), "CAST(ST_SRID({0}) AS bigint)", "int64")),
-    "ext::postgis::x": (((_G,), "ST_X({0})", "float64"),),
-    "ext::postgis::y": (((_G,), "ST_Y({0})", "float64"),),
-    "ext::postgis::distance": (((_G, _G), "ST_Distance({0}, {1})", "float64"),
-                               ((_GG, _GG), "ST_Distance({0}, {1})", "float64"),
-                               ((_GG, _GG, "bool"), "ST_Distance({0}, {1}, {2})", "float64")),
-    "ext::postgis::dwithin": (((_G, _G, "float64"), "ST_DWithin({0}, {1}, {2})", "bool"),
-                              ((_GG, _GG, "float64"), "ST_DWithin({0}, {1}, {2})", "bool")),
-    "ext::postgis::area": (((_G,), "ST_Area({0})", "float64"), ((_GG,), "ST_Area({0})", "float64")),
-    "ext::postgis::length": (((_G,), "ST_Length({0})", "float64"), ((_GG,), "ST_Length({0})", "float64")),
-    "ext::postgis::intersects": (((_G, _G), "ST_Intersects({0}, {1})", "bool"),
-                                 ((_GG, _GG), "ST_Intersects({0}, {1})", "bool")),
-    "ext::postgis::contains": (((_G, _G), "ST_Contains({0}, {1})", "bool"),),
-    "ext::postgis::within": (((_G, _G), "ST_Within({0}, {1})", "bool"),),
-    "ext::postgis::astext": (((_G,), "ST_AsText({0})", "str"), ((_GG,), "ST_AsText({0})", "str")),
-    "ext::postgis::asgeojson": (((_G,), "ST_AsGeoJSON({0})", "str"), ((_GG,), "ST_AsGeoJSON({0})", "str")),
-    "ext::postgis::geomfromtext": ((("str",), "ST_GeomFromText({0})", _G),
-                                   (("str", "int64"), "ST_GeomFromText({0}, CAST({1} AS integer))", _G)),
-    "ext::postgis::to_geography": (((_G,), "geography({0})", _GG),),
-    "ext::postgis::to_geometry": (((_GG,), "geometry({0})", _G),),
+#: (argument types, result type), the first whose arguments fit is taken; ``srid`` is
+#: ``int64``. How Postgres spells each: :mod:`schemac.pgsql.calls_ext`.
+POSTGIS_FUNCTIONS: Dict[str, Tuple[Tuple[Tuple[str, ...], str], ...]] = {
+    "ext::postgis::makepoint": ((("float64", "float64"), _G),
+                                (("float64", "float64", "float64"), _G)),
+    "ext::postgis::setsrid": (((_G, "int64"), _G),
+                              ((_GG, "int64"), _GG)),
+    "ext::postgis::srid": (((_G,), "int64"),
+                           ((_GG,), "int64")),
+    "ext::postgis::x": (((_G,), "float64"),),
+    "ext::postgis::y": (((_G,), "float64"),),
+    "ext::postgis::distance": (((_G, _G), "float64"),
+                               ((_GG, _GG), "float64"),
+                               ((_GG, _GG, "bool"), "float64")),
+    "ext::postgis::dwithin": (((_G, _G, "float64"), "bool"),
+                              ((_GG, _GG, "float64"), "bool")),
+    "ext::postgis::area": (((_G,), "float64"), ((_GG,), "float64")),
+    "ext::postgis::length": (((_G,), "float64"), ((_GG,), "float64")),
+    "ext::postgis::intersects": (((_G, _G), "bool"),
+                                 ((_GG, _GG), "bool")),
+    "ext::postgis::contains": (((_G, _G), "bool"),),
+    "ext::postgis::within": (((_G, _G), "bool"),),
+    "ext::postgis::astext": (((_G,), "str"), ((_GG,), "str")),
+    "ext::postgis::asgeojson": (((_G,), "str"), ((_GG,), "str")),
+    "ext::postgis::geomfromtext": ((("str",), _G),
+                                   (("str", "int64"), _G)),
+    "ext::postgis::to_geography": (((_G,), _GG),),
+    "ext::postgis::to_geometry": (((_GG,), _G),),
 }
 
 
 # ------------------------------------------------------------------------------- functions
-#: Extension functions: Gel name -> (argument kinds, SQL template over ``{0}``..., result
-#: scalar name). Argument kinds: ``str``, ``bytes_or_str``, ``vector``, ``int``. Each is the
-#: Postgres function or operator of the same meaning.
-EXT_FUNCTIONS: Dict[str, Tuple[Tuple[str, ...], str, str]] = {
+#: Extension functions: Gel name -> (argument kinds, result scalar name). Argument kinds:
+#: ``str``, ``bytes_or_str``, ``vector``, ``int``. Each is the Postgres function or operator of
+#: the same meaning (:mod:`schemac.pgsql.calls_ext` spells it).
+EXT_FUNCTIONS: Dict[str, Tuple[Tuple[str, ...], str]] = {
     # pgvector: https://docs.geldata.com/reference/stdlib/pgvector
-    "ext::pgvector::euclidean_distance": (("vector", "vector"), "({0} <-> {1})", "float64"),
-    "ext::pgvector::neg_inner_product": (("vector", "vector"), "({0} <#> {1})", "float64"),
-    "ext::pgvector::cosine_distance": (("vector", "vector"), "({0} <=> {1})", "float64"),
-    "ext::pgvector::euclidean_norm": (("vector",), "vector_norm({0})", "float64"),
+    "ext::pgvector::euclidean_distance": (("vector", "vector"), "float64"),
+    "ext::pgvector::neg_inner_product": (("vector", "vector"), "float64"),
+    "ext::pgvector::cosine_distance": (("vector", "vector"), "float64"),
+    "ext::pgvector::euclidean_norm": (("vector",), "float64"),
     # pg_trgm: https://docs.geldata.com/reference/stdlib/pg_trgm
-    "ext::pg_trgm::similarity": (("str", "str"), "similarity({0}, {1})", "float32"),
-    "ext::pg_trgm::similar": (("str", "str"), "({0} % {1})", "bool"),
-    "ext::pg_trgm::similarity_dist": (("str", "str"), "({0} <-> {1})", "float32"),
-    "ext::pg_trgm::word_similarity": (("str", "str"), "word_similarity({0}, {1})", "float32"),
-    "ext::pg_trgm::word_similar": (("str", "str"), "({0} <% {1})", "bool"),
-    "ext::pg_trgm::word_similarity_dist": (("str", "str"), "({0} <<-> {1})", "float32"),
-    "ext::pg_trgm::strict_word_similarity": (("str", "str"), "strict_word_similarity({0}, {1})", "float32"),
-    "ext::pg_trgm::strict_word_similar": (("str", "str"), "({0} <<% {1})", "bool"),
-    "ext::pg_trgm::strict_word_similarity_dist": (("str", "str"), "({0} <<<-> {1})", "float32"),
+    "ext::pg_trgm::similarity": (("str", "str"), "float32"),
+    "ext::pg_trgm::similar": (("str", "str"), "bool"),
+    "ext::pg_trgm::similarity_dist": (("str", "str"), "float32"),
+    "ext::pg_trgm::word_similarity": (("str", "str"), "float32"),
+    "ext::pg_trgm::word_similar": (("str", "str"), "bool"),
+    "ext::pg_trgm::word_similarity_dist": (("str", "str"), "float32"),
+    "ext::pg_trgm::strict_word_similarity": (("str", "str"), "float32"),
+    "ext::pg_trgm::strict_word_similar": (("str", "str"), "bool"),
+    "ext::pg_trgm::strict_word_similarity_dist": (("str", "str"), "float32"),
     # pgcrypto: https://docs.geldata.com/reference/stdlib/pgcrypto
-    "ext::pgcrypto::digest": (("bytes_or_str", "str"), "digest({0}, {1})", "bytes"),
-    "ext::pgcrypto::hmac": (("bytes_or_str", "bytes_or_str", "str"), "hmac({0}, {1}, {2})", "bytes"),
-    "ext::pgcrypto::gen_salt": (("str",), "gen_salt({0})", "str"),
-    "ext::pgcrypto::crypt": (("str", "str"), "crypt({0}, {1})", "str"),
+    "ext::pgcrypto::digest": (("bytes_or_str", "str"), "bytes"),
+    "ext::pgcrypto::hmac": (("bytes_or_str", "bytes_or_str", "str"), "bytes"),
+    "ext::pgcrypto::gen_salt": (("str",), "str"),
+    "ext::pgcrypto::crypt": (("str", "str"), "str"),
     # fuzzystrmatch: https://docs.geldata.com/reference/stdlib/fuzzystrmatch
-    "ext::fuzzystrmatch::soundex": (("str",), "soundex({0})", "str"),
-    "ext::fuzzystrmatch::difference": (("str", "str"), "difference({0}, {1})", "int32"),
-    "ext::fuzzystrmatch::levenshtein": (("str", "str"), "levenshtein({0}, {1})", "int32"),
-    "ext::fuzzystrmatch::levenshtein_less_equal": (("str", "str", "int"),
-                                                   "levenshtein_less_equal({0}, {1}, CAST({2} AS integer))", "int32"),
-    "ext::fuzzystrmatch::metaphone": (("str", "int"), "metaphone({0}, CAST({1} AS integer))", "str"),
-    "ext::fuzzystrmatch::dmetaphone": (("str",), "dmetaphone({0})", "str"),
-    "ext::fuzzystrmatch::dmetaphone_alt": (("str",), "dmetaphone_alt({0})", "str"),
+    "ext::fuzzystrmatch::soundex": (("str",), "str"),
+    "ext::fuzzystrmatch::difference": (("str", "str"), "int32"),
+    "ext::fuzzystrmatch::levenshtein": (("str", "str"), "int32"),
+    "ext::fuzzystrmatch::levenshtein_less_equal": (("str", "str", "int"), "int32"),
+    "ext::fuzzystrmatch::metaphone": (("str", "int"), "str"),
+    "ext::fuzzystrmatch::dmetaphone": (("str",), "str"),
+    "ext::fuzzystrmatch::dmetaphone_alt": (("str",), "str"),
     # pg_unaccent: https://docs.geldata.com/reference/stdlib/pg_unaccent
-    "ext::pg_unaccent::unaccent": (("str",), "unaccent({0})", "str"),
+    "ext::pg_unaccent::unaccent": (("str",), "str"),
 }
 
-#: Functions with an optional last argument: name -> (template with it, its kind).
+#: Functions with an optional last argument: name -> its kind.
 EXT_FUNCTION_OPTIONAL_LAST = {
-    "ext::pgcrypto::gen_salt": ("gen_salt({0}, CAST({1} AS integer))", "int"),
+    "ext::pgcrypto::gen_salt": "int",
 }
 
 

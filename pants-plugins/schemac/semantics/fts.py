@@ -13,9 +13,12 @@ tuple<object: Doc, score: float32>``: the object when its document matches the q
 its relevance. ``exists fts::search(...)`` in a filter is ``<document> @@ <query>`` (the
 indexed expression, so Postgres answers it from the index); ``res.score`` is
 ``ts_rank(<weights>, <document>, <query>)`` (a ``real``). The query is Gel's own syntax
-(:func:`query_sql`), not Postgres': plain terms are ORed, ``"quoted phrases"``, ``-term`` and
-``!term`` are required (present, or absent), and ``AND`` / ``OR`` between terms make them
-required / optional.
+(:func:`schemac.pgsql.fts.query_sql`), not Postgres': plain terms are ORed, ``"quoted
+phrases"``, ``-term`` and ``!term`` are required (present, or absent), and ``AND`` / ``OR``
+between terms make them required / optional.
+
+This module is the checker's side: the index's declaration, ``fts::search``'s arguments; the
+SQL of the document, the query and the weights is :mod:`schemac.pgsql.fts`'s.
 """
 
 from __future__ import annotations
@@ -39,14 +42,10 @@ WEIGHTS = ("A", "B", "C", "D")
 
 
 def regconfig(language: str) -> str:
+    """``'english'::regconfig`` of ``eng``. (Still the checker's: ``exprs.py`` gives
+    ``qir.FtsQuery`` the configuration's SQL; it moves to :mod:`schemac.pgsql.fts` when the node
+    holds the language.)"""
     return f"{sql_string(LANGUAGES[language])}::regconfig"
-
-
-def document_part(column_sql: str, language: str, weight: Optional[str]) -> str:
-    """One property's share of the document: its words in weight category ``weight`` (``A``
-    when ``fts::with_options`` names none: Gel's default ``weight_category``)."""
-    vec = f"to_tsvector({regconfig(language)}, COALESCE({column_sql}, ''))"
-    return f"setweight({vec}, '{weight or 'A'}')"
 
 
 #: One part of a type's document: (the indexed value as written, the module it was written in,
@@ -59,56 +58,6 @@ SCORE_FUNC = "fts::search().score"
 
 #: Gel's default weights of the categories A, B, C, D (https://docs.geldata.com/reference/stdlib/fts).
 DEFAULT_WEIGHTS = (1.0, 0.5, 0.25, 0.125)
-
-
-def query_sql(text_sql: str, config_sql: str) -> str:
-    """The ``tsquery`` of a Gel full-text query ``text_sql`` (a SQL ``text`` expression), as
-    Gel's docs describe its syntax (https://docs.geldata.com/reference/stdlib/fts):
-
-    * the query is split into terms at white space; a term is a word or a ``"quoted phrase"``,
-      optionally prefixed by ``-`` or ``!`` (the object must not contain it); an upper-case
-      ``AND`` or ``OR`` between two terms is a keyword, not a term;
-    * each term becomes ``phraseto_tsquery(config, term)`` (stemmed, stop words dropped; the
-      words of a phrase in sequence), negated with ``!`` when prefixed;
-    * a term next to an ``OR`` is optional; else a term next to an ``AND`` is required; else a
-      phrase or an excluded term is required and a plain word optional;
-    * the query is ``(opt1 | opt2 | ...) & req1 & req2 ...``: at least one optional term (when
-      there are any) and every required one. A query without terms (or only stop words) matches
-      nothing.
-
-    One scalar sub-select over ``regexp_matches``; Postgres computes it once per statement."""
-    return (
-        "(SELECT concat_ws(' & ', '(' || string_agg(CASE WHEN NOT \"_t\".\"req\" THEN \"_t\".\"tq\" END, ' | ' "
-        "ORDER BY \"_t\".\"n\") || ')', string_agg(CASE WHEN \"_t\".\"req\" THEN \"_t\".\"tq\" END, ' & ' "
-        "ORDER BY \"_t\".\"n\"))::tsquery "
-        "FROM (SELECT \"_u\".\"n\", CASE WHEN \"_u\".\"neg\" THEN '!(' ELSE '(' END || \"_u\".\"v\" || ')' AS \"tq\", "
-        "CASE WHEN 'OR' IN (\"_u\".\"kb\", \"_u\".\"ka\") THEN false WHEN 'AND' IN (\"_u\".\"kb\", \"_u\".\"ka\") "
-        "THEN true ELSE \"_u\".\"neg\" OR \"_u\".\"phrase\" END AS \"req\" "
-        "FROM (SELECT \"_k\".\"n\", \"_k\".\"neg\", \"_k\".\"phrase\", \"_k\".\"kb\", "
-        "lead(\"_k\".\"kb\") OVER (ORDER BY \"_k\".\"n\") AS \"ka\", "
-        f"phraseto_tsquery({config_sql}, \"_k\".\"body\")::text AS \"v\" "
-        "FROM (SELECT \"_m\".\"n\", \"_m\".\"neg\", \"_m\".\"phrase\", \"_m\".\"body\", \"_m\".\"kw\", "
-        "CASE WHEN count(*) FILTER (WHERE NOT \"_m\".\"kw\") OVER (ORDER BY \"_m\".\"n\" ROWS BETWEEN UNBOUNDED "
-        "PRECEDING AND 1 PRECEDING) > 0 THEN lag(CASE WHEN \"_m\".\"kw\" THEN \"_m\".\"body\" END) "
-        "OVER (ORDER BY \"_m\".\"n\") END AS \"kb\" "
-        "FROM (SELECT \"_r\".\"n\", \"_r\".\"m\"[1] <> '' AS \"neg\", \"_r\".\"m\"[2] IS NOT NULL AS \"phrase\", "
-        "COALESCE(\"_r\".\"m\"[2], \"_r\".\"m\"[3]) AS \"body\", \"_r\".\"m\"[1] = '' AND \"_r\".\"m\"[3] IS NOT NULL "
-        "AND \"_r\".\"m\"[3] IN ('AND', 'OR') AS \"kw\" "
-        f"FROM regexp_matches({text_sql}, '([-!]?)(?:\"([^\"]*)\"|(\\S+))', 'g') WITH ORDINALITY "
-        "AS \"_r\"(\"m\", \"n\")) AS \"_m\") AS \"_k\" WHERE NOT \"_k\".\"kw\") AS \"_u\" "
-        "WHERE \"_u\".\"v\" <> '') AS \"_t\")")
-
-
-def weights_sql(weights_sql_: Optional[str]) -> str:
-    """The ``real[]`` ts_rank takes (categories D, C, B, A) for Gel's ``weights`` argument (an
-    ``array<float64>`` of the weights of A, B, C, D, missing ones 0; empty: Gel's defaults
-    1, 0.5, 0.25, 0.125); ``None``: the defaults."""
-    if weights_sql_ is None:
-        return "'{" + ",".join(str(w) for w in reversed(DEFAULT_WEIGHTS)) + "}'::real[]"
-    default = "'{" + ",".join(str(w) for w in DEFAULT_WEIGHTS) + "}'"
-    return ("(SELECT ARRAY[\"_w\".\"w\"[4], \"_w\".\"w\"[3], \"_w\".\"w\"[2], \"_w\".\"w\"[1]]::real[] FROM "
-            f"(SELECT COALESCE(({weights_sql_})::float8[], {default}::float8[]) || '{{0,0,0,0}}'::float8[] AS \"w\") "
-            "AS \"_w\")")
 
 
 def enum_member(expr, enum: str) -> Optional[str]:

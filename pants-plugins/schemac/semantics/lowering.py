@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
 from schemac.pgsql.calls import INT4_CALLS, spelling
-from schemac.semantics import fts, qir
+from schemac.pgsql import fts
+from schemac.pgsql.fts import document_part  # (resolve.py's fts::index reads it here)
+from schemac.semantics import qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
@@ -96,12 +98,13 @@ def _atomic(node: qir.Expr) -> bool:
 
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
-                     qir.Cast, qir.ExtCall, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.Cast, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
                      qir.AggregateRows, qir.FreeRowField, qir.GroupFieldArray,
-                     qir.FreeRowsAggregate})
+                     qir.FreeRowsAggregate, qir.KeptLinks, qir.ExistingIds, qir.CastObjectIds,
+                     qir.JsonArrayElements})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -706,6 +709,56 @@ def _assert_exists(node: qir.AssertExists) -> str:
             f'{asserts.fail_sql("assert_exists", node.message, ids, "uuid[]")} END FROM (SELECT {value} AS "v") AS "_ids")')
 
 
+def _kept_links(node: qir.KeptLinks) -> str:
+    """``ARRAY(SELECT j."target_id" FROM <join table> AS j JOIN <target> AS t ON t."id" =
+    j."target_id" WHERE j."source_id" = <the updated row>."id" AND (<cond>))``: the links of the
+    updated object (:data:`LINK_ROWS`) whose target the filter keeps."""
+    j, t, link = qi(node.join_alias), qi(node.target_alias), node.link
+    cond = _operand(node.cond, expr_sql(node.cond))
+    return (f'ARRAY(SELECT {j}."target_id" FROM {qi(link.join_table)} AS {j} JOIN {qi(link.target.table)} AS {t} '
+            f'ON {t}."id" = {j}."target_id" WHERE {j}."source_id" = {LINK_ROWS}."id" AND ({cond}))')
+
+
+def _existing_ids(node: qir.ExistingIds) -> str:
+    """``ARRAY(SELECT "_t"."id" FROM <target> AS "_t" WHERE "_t"."id" = ANY (<ids>) [AND
+    <visible>])``: the ids that name an object the query may see."""
+    table = node.target.from_sql or qi(node.target.table)
+    visible = "" if node.visible_sql is None else f" AND {node.visible_sql}"
+    return (f'ARRAY(SELECT "_t"."id" FROM {table} AS "_t" WHERE "_t"."id" = '
+            f'ANY ({param_sql(node.ids, expr_sql(node.ids))}){visible})')
+
+
+def _cast_object_ids(node: qir.CastObjectIds) -> str:
+    """``CASE WHEN <an id of no object> THEN <failing cast> [WHEN <an id twice> THEN <failing
+    cast>] ELSE ids END`` (:mod:`schemac.semantics.asserts`; the runners raise
+    CardinalityViolationError and DistinctViolationError)."""
+    from schemac.semantics.asserts import fail_sql
+
+    ids = param_sql(node.ids, expr_sql(node.ids))
+    missing = (f'EXISTS (SELECT 1 FROM unnest({ids}) AS "_c"("id") WHERE NOT EXISTS (SELECT 1 FROM '
+               f'{qi(node.target.table)} AS "_o" WHERE "_o"."id" = "_c"."id"))')
+    # (the probe is a sub-query: Postgres would fold a cast of the parameter alone when it plans)
+    probe = f"(SELECT count(*) FROM unnest({ids}))"
+    gone = fail_sql("assert_exists", f"'{node.target.qualname}' with an id of the array does not exist", probe,
+                    "uuid[]")
+    sql = f"CASE WHEN {missing} THEN {gone}"
+    if node.distinct:
+        twice = fail_sql("assert_distinct", None, probe, "uuid[]")
+        sql += f' WHEN cardinality({ids}) <> (SELECT count(DISTINCT "_c") FROM unnest({ids}) AS "_c") THEN {twice}'
+    return f"{sql} ELSE {ids} END"
+
+
+def _json_array_elements(node: qir.JsonArrayElements) -> str:
+    """``coalesce((SELECT array_agg(<cast> ORDER BY n) FILTER (WHERE <cast> IS NOT NULL) FROM
+    jsonb_array_elements(j) WITH ORDINALITY ...), '{}')``: ``jsonb_array_elements`` fails on a
+    JSON value that is no array, as Gel's ``json_array_unpack``; :func:`_json_scalar` casts each
+    element (a JSON null is none)."""
+    value = _json_scalar('"_je"."_v"', node.type.element)
+    return (f"coalesce((SELECT array_agg({value} ORDER BY \"_je\".\"_n\") FILTER (WHERE ({value}) IS NOT NULL) "
+            f"FROM jsonb_array_elements(CAST({param_sql(node.json, expr_sql(node.json))} AS jsonb)) WITH ORDINALITY "
+            f"AS \"_je\"(\"_v\", \"_n\")), CAST(ARRAY[] AS {node.type.pg}))")
+
+
 def _visible_id(node: qir.VisibleId) -> str:
     value = node.value
     value_sql = expr_sql(value)
@@ -744,7 +797,7 @@ def _link_path(node: qir.LinkPath) -> str:
 
 def _fts_search(node: qir.FtsSearch) -> str:
     """``<document> @@ <query>``, or the score ``ts_rank(<weights>, <document>, <query>)``
-    (:mod:`schemac.semantics.fts`)."""
+    (:mod:`schemac.pgsql.fts`)."""
     document = " || ".join(fts.document_part(expr_sql(v), language, weight)
                            for v, (language, weight) in zip(node.parts, node.document))
     query = _op(node.query)
@@ -846,7 +899,6 @@ _EXPR = {
     qir.ComputedRef: _computed,
     qir.ValueSet: _value_set,
     # (every extension template is a function call or a parenthesised operator: atomic)
-    qir.ExtCall: lambda n: n.template.format(*(_op(a) for a in n.args)),
     qir.CountObjects: lambda n: f"(SELECT count(*) {object_set_sql(n.objects)})",
     qir.CountRows: lambda n: f'(SELECT count(*) FROM ({for_rows_sql(n.rows)}) AS "_fr")',
     qir.FreeRowField: lambda n: _free_row_field(n),
@@ -884,6 +936,10 @@ _EXPR = {
     qir.ObjectId: _object_id,
     qir.VisibleId: _visible_id,
     qir.AssertExists: _assert_exists,
+    qir.KeptLinks: _kept_links,
+    qir.ExistingIds: _existing_ids,
+    qir.CastObjectIds: _cast_object_ids,
+    qir.JsonArrayElements: _json_array_elements,
     qir.ObjectRow: _object_row,
     qir.ObjectIds: _object_ids,
     qir.SetFilter: _set_filter,
@@ -1429,7 +1485,7 @@ def _link_changes(links, which: _Rows = _ALL_ROWS) -> List[Callable[[str], sqt.N
             out.append(_link_delete(join, ids, False, which))
         else:
             out.append(_link_delete(join, ids, True, which))
-            if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
+            if type(a.ids) is qir.KeptLinks:
                 continue  # (a subset of the links: nothing to insert)
             out.append(_link_insert(join, ids, True, a.link.column, a.props, which))
     return out
@@ -1457,7 +1513,7 @@ def _loop_update_links(links, source: str) -> List[Callable[[str], sqt.Node]]:
                          f'"_batch"."_oid" = {rows}."id" AND "_l"."target_id" = ANY ({ids}))')
                 return sqt.Delete(join, "_l", [sqt.Raw(rows)], _raw(where, rows=rows))
             out.append(delete)
-            if type(a.ids) is qir.SqlTemplate and a.ids.func == "kept_links":  # type: ignore[attr-defined]
+            if type(a.ids) is qir.KeptLinks:
                 continue  # (a subset of the links: nothing to insert)
         out.append(_link_insert(join, ids, True, a.link.column, a.props, which, distinct=True))
     return out
@@ -1958,7 +2014,7 @@ def _values_sql(s: qir.SelectValues) -> sqt.Node:
     for sql, f in shape_sql(s.elements, "", 0):
         value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
-                and not (type(value) is qir.SqlTemplate and value.func == "empty")
+                and not (type(value) in (qir.SqlTemplate, qir.Call) and value.func in ("empty", "typed_null"))  # type: ignore[attr-defined]
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
         cols.append(sqt.Target(_raw(sql), f.name))

@@ -194,16 +194,6 @@ class Call(Expr):
 
 
 @dataclass(frozen=True, eq=False)
-class ExtCall(Expr):
-    """A function of a declared extension (``ext::pg_trgm::similarity(a, b)``): ``template``
-    is its Postgres spelling (``schemac.semantics.extensions.EXT_FUNCTIONS``), its arguments operands."""
-
-    func: str
-    template: str
-    args: Tuple[Expr, ...]
-
-
-@dataclass(frozen=True, eq=False)
 class FtsSearch(Expr):
     """``fts::search(Doc, q, language := 'eng', weights := w)``
     (https://docs.geldata.com/reference/stdlib/fts) of the row in scope: whether its fts::index
@@ -223,7 +213,7 @@ class FtsSearch(Expr):
 @dataclass(frozen=True, eq=False)
 class FtsWeights(Expr):
     """The ``real[]`` ``ts_rank`` weighs the categories D, C, B, A with, from Gel's ``weights``
-    argument ``weights`` (:func:`schemac.semantics.fts.weights_sql`)."""
+    argument ``weights`` (:func:`schemac.pgsql.fts.weights_sql`)."""
 
     weights: Expr
 
@@ -231,7 +221,7 @@ class FtsWeights(Expr):
 @dataclass(frozen=True, eq=False)
 class FtsQuery(Expr):
     """The Postgres ``tsquery`` of a Gel full-text query ``text`` in the text search
-    configuration ``regconfig`` (:func:`schemac.semantics.fts.query_sql`)."""
+    configuration ``regconfig`` (:func:`schemac.pgsql.fts.query_sql`)."""
 
     text: Expr
     regconfig: str
@@ -617,7 +607,7 @@ def written_cte(value: Node) -> Optional[str]:
     """The CTE of the write of the same statement whose one object a single link is assigned:
     :class:`WrittenIds` of one object, or the insert of a get-or-insert value (``COALESCE(<found>,
     <the new id>)``); ``None`` for any other value."""
-    if type(value) is SqlTemplate and value.func == "found_or_inserted":  # type: ignore[attr-defined]
+    if type(value) is Call and value.func == "found_or_inserted":  # type: ignore[attr-defined]
         value = value.args[1]  # type: ignore[attr-defined]
     if type(value) is WrittenIds and not value.many:  # type: ignore[attr-defined]
         return value.cte  # type: ignore[attr-defined]
@@ -854,6 +844,53 @@ class LinkAssign(Node):
     #: In an insert, ``link := (for x in ... union (select T { @p := x.0 } filter ...))``: the
     #: links are these rows (``ids`` is then unused, ``'{}'``).
     rows: Optional[LinkRows] = None
+
+
+@dataclass(frozen=True, eq=False)
+class KeptLinks(Expr):
+    """``tags := (select .tags filter <cond>)`` in an update: the ids (a ``uuid[]``) of the
+    updated object's links whose target ``cond`` keeps (https://docs.geldata.com/reference/edgeql/update),
+    so the other links are deleted and nothing is inserted. ``join_alias`` names the join
+    table's row and ``target_alias`` the target's, which ``cond`` reads."""
+
+    link: Link
+    join_alias: str
+    target_alias: str
+    cond: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class ExistingIds(Expr):
+    """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))``: those of the ids
+    (``ids``, a ``uuid[]``) that name an object of ``target`` (and that its access policies show:
+    ``visible_sql``, over the alias ``"_t"``); an unknown id links nothing, as in Gel
+    (https://docs.geldata.com/reference/edgeql/insert#links)."""
+
+    ids: Expr
+    target: ObjectType
+    visible_sql: Optional[str] = None
+
+
+@dataclass(frozen=True, eq=False)
+class CastObjectIds(Expr):
+    """``tags := array_unpack(<array<Tag>>$ids)`` (``distinct``: under ``assert_distinct``):
+    the ids, failing the statement when one names no object of ``target`` (Gel's cast of an id
+    to an object, https://docs.geldata.com/reference/edgeql/casts) or, ``distinct``, when one is
+    there twice (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct)."""
+
+    ids: Expr
+    target: ObjectType
+    distinct: bool
+
+
+@dataclass(frozen=True, eq=False)
+class JsonArrayElements(Expr):
+    """``tags := <str>json_array_unpack(j)`` (a multi property, the array ``type``): the elements
+    of the JSON array ``json`` cast to the element type, JSON nulls left out, in the array's
+    order; none when ``j`` is empty; ``j`` not an array, or an element of another JSON type,
+    fails the statement (https://docs.geldata.com/reference/stdlib/json#function::std::json_array_unpack)."""
+
+    json: Expr
 
 
 @dataclass(frozen=True, eq=False)

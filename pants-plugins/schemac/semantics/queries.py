@@ -40,7 +40,7 @@ from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
 from schemac.semantics.scalars import NOT_IN_JSON, SCALARS, range_kind
 from schemac.semantics import sqlnames
-from schemac.semantics.sqlnames import qi, snake_case, template_text
+from schemac.semantics.sqlnames import qi, snake_case
 
 #: Kept importable from here: how scalars are spelled in a nested shape's JSON.
 JSON_SPELLING = lowering.JSON_SPELLING
@@ -368,7 +368,7 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
     consumed = set()  # tuple values read only for their elements or length (`.days.0`, `.pts[1].x`)
     free = set()  # tuples written in the query (qir.TupleValue): selected, or elements of one
     for n in qir.walk(stmt):
-        if (type(n) is qir.SqlTemplate and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
+        if (type(n) in (qir.SqlTemplate, qir.Call) and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
                 (type(n) is qir.Call and n.func == "len_array"):  # type: ignore[attr-defined]
             consumed.update(id(a) for a in n.args if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
         elif type(n) is qir.LoopVar and n.elements is not None:  # type: ignore[attr-defined]
@@ -384,7 +384,7 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
         elif type(n) is qir.TupleValue:
             consumed.update(id(e) for e in n.elements if type(e) is qir.TupleValue)  # type: ignore[attr-defined]
             free.add(id(n))
-        elif type(n) is qir.Assign and ((type(n.value) is qir.SqlTemplate and n.value.func in ("tuple", "array"))
+        elif type(n) is qir.Assign and ((type(n.value) in (qir.SqlTemplate, qir.Call) and n.value.func in ("tuple", "array"))
                                         or (type(n.value) is qir.Literal and n.value.kind == "null")):  # type: ignore[attr-defined]
             # a tuple property written with a literal, `days := (true, false, true)`, or cleared
             consumed.update((id(n), id(n.value)))  # type: ignore[attr-defined]
@@ -465,8 +465,7 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
                     out.setdefault(fk.name, f"`{fk.column}` names no `{fk.target_table}` row")
             for a in n.links:  # type: ignore[attr-defined]
                 join = schema.table_named(a.link.join_table)
-                if a.op == "-=" or join is None or (type(a.ids) is qir.SqlTemplate
-                                                     and a.ids.func == "existing_ids"):  # type: ignore[attr-defined]
+                if a.op == "-=" or join is None or type(a.ids) is qir.ExistingIds:
                     continue
                 for fk in join.foreign_keys:
                     if fk.column == "target_id":
@@ -887,13 +886,9 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             if found is None:
                 found = check(a.value, ctx, col.type.element)
                 if found is not None and found.type.element is None and found.type.family == col.type.element.family:
-                    found = qir.SqlTemplate(found.span, col.type, False, "set",
-                                            f"array_remove(ARRAY[CAST({{0}} AS {found.type.pg})], NULL)"
-                                            if found.nullable else f"ARRAY[CAST({{0}} AS {found.type.pg})]",
-                                            (found,), "r", False)
+                    found = qir.Call(found.span, col.type, False, "multi/of_one", (found,))
                 elif found is not None and found.nullable and found.type.element is not None:
-                    found = qir.SqlTemplate(found.span, col.type, False, "set",
-                                            f"coalesce({{0}}, CAST(ARRAY[] AS {col.type.pg}))", (found,), "p", True)
+                    found = qir.Call(found.span, col.type, False, "multi/or_none", (found,))
             if found is None:
                 continue
             if found.type.element is None or found.type.element.family != col.type.element.family:
@@ -1262,10 +1257,7 @@ def _kept_links(a: ast.Assignment, link, ctx: ExprContext, insert: bool):
     if cond is None:
         return False
     uuid_array = ValueType(element=ValueType(scalar=SCALARS["uuid"]))
-    sql = (f'ARRAY(SELECT {j}."target_id" FROM {qi(link.join_table)} AS {j} JOIN {qi(link.target.table)} AS {t} '
-           f'ON {t}."id" = {j}."target_id" WHERE {j}."source_id" = {lowering.LINK_ROWS}."id" AND ({{0}}))')
-    ids = qir.SqlTemplate(value.span, uuid_array, False, "kept_links", sql,
-                          (cond,), "o", True)
+    ids = qir.KeptLinks(value.span, uuid_array, False, link, f"_kj{ctx.depth}", f"_kt{ctx.depth}", cond)
     return qir.LinkAssign(a.span, link, ":=", ids)
 
 
@@ -1331,8 +1323,7 @@ def _for_link_rows(a: ast.Assignment, link, ctx: ExprContext):
         props.append((col, low))
     rows = qir.LinkRows(value.span, batch, target, alias, filt, tuple(props),
                         policies.read_predicate(target, inner, alias))
-    none = qir.SqlTemplate(value.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, "no_ids",
-                           "'{{}}'::uuid[]", (), "", True)
+    none = qir.Call(value.span, ValueType(element=ValueType(scalar=SCALARS["uuid"])), False, "link_ids/none", ())
     return qir.LinkAssign(a.span, link, a.op, none, (), rows)
 
 
@@ -1396,11 +1387,10 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
         low = check(value, ctx)
         if low is None:
             return None
-        return qir.SqlTemplate(value.span, uuid_array, False, "ids_of_one", "array_remove(ARRAY[{0}], NULL)", (low,),
-                               "p", True)
+        return qir.Call(value.span, uuid_array, False, "link_ids/of_one", (low,))
     if source is None and _is_empty_set(value):
         # `tags := {}`: no links (`+= {}` / `-= {}` change nothing).
-        return qir.SqlTemplate(value.span, uuid_array, False, "no_ids", "'{{}}'::uuid[]", (), "", True)
+        return qir.Call(value.span, uuid_array, False, "link_ids/none", ())
     if source is None and isinstance(value, ast.SubSelect):
         # Any other filter: the ids of the objects it selects.
         if ctx.schema.find_type(value.type_name, ctx.module) is not link.target:
@@ -1433,10 +1423,7 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
     # the join table's foreign-key error;
     # https://docs.geldata.com/reference/datamodel/access_policies).
     visible = policies.read_predicate(link.target, ctx, '"_t"') if ctx.params is not None else None
-    table = link.target.from_sql or qi(link.target.table)
-    template = (f'ARRAY(SELECT "_t"."id" FROM {template_text(table)} AS "_t" WHERE "_t"."id" = '
-                f'ANY ({{0}}){" AND " + template_text(visible) if visible is not None else ""})')
-    return qir.SqlTemplate(low.span, uuid_array, False, "existing_ids", template, (low,), "p", True)
+    return qir.ExistingIds(low.span, uuid_array, False, low, link.target, visible)
 
 
 def _cast_object_ids(value, link, ctx: ExprContext):
@@ -1448,8 +1435,6 @@ def _cast_object_ids(value, link, ctx: ExprContext):
     The ids, ``CASE WHEN <an id of no object> THEN <failing cast> [WHEN <an id twice> THEN
     <failing cast>] ELSE ids END`` (the runners raise CardinalityViolationError and
     DistinctViolationError). ``None`` for another form, ``False`` after an error."""
-    from schemac.semantics import asserts
-
     distinct = False
     if isinstance(value, ast.FuncCall) and value.name in _ASSERT_DISTINCT and len(value.args) == 1:
         value, distinct = value.args[0], True
@@ -1475,19 +1460,7 @@ def _cast_object_ids(value, link, ctx: ExprContext):
         ctx.reporter.error("E0206", f"<array<{link.target.name}>> of ids, a type with access policies, is not "
                            "supported yet", cast.span)
         return False
-    table = qi(link.target.table)
-    missing = (f'EXISTS (SELECT 1 FROM unnest({{0}}) AS "_c"("id") WHERE NOT EXISTS (SELECT 1 FROM {table} AS "_o" '
-               f'WHERE "_o"."id" = "_c"."id"))')
-    # (the probe is a sub-query: Postgres would fold a cast of the parameter alone when it plans)
-    probe = '(SELECT count(*) FROM unnest({0}))'
-    gone = asserts.fail_sql("assert_exists", f"'{link.target.qualname}' with an id of the array does not exist",
-                            probe, "uuid[]", template=True)
-    sql = f"CASE WHEN {missing} THEN {gone}"
-    if distinct:
-        twice = asserts.fail_sql("assert_distinct", None, probe, "uuid[]", template=True)
-        sql += f' WHEN cardinality({{0}}) <> (SELECT count(DISTINCT "_c") FROM unnest({{0}}) AS "_c") THEN {twice}'
-    sql += " ELSE {0} END"
-    return qir.SqlTemplate(value.span, uuid_array, low.nullable, "object_ids", sql, (low,), "p", True)
+    return qir.CastObjectIds(value.span, uuid_array, low.nullable, low, link.target, distinct)
 
 
 def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: ExprContext,
@@ -1521,8 +1494,7 @@ def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: 
         if other != column:
             col = subject.column(other)
             assert col is not None
-            out.append(qir.Assign(a.span, col, qir.SqlTemplate(a.span, col.type, True, "empty", "NULL::uuid", (), "",
-                                                               True)))
+            out.append(qir.Assign(a.span, col, qir.Call(a.span, col.type, True, "typed_null", ())))
     return out
 
 
@@ -1817,8 +1789,7 @@ def _get_or_insert(a: ast.Assignment, found: ast.Expr, ins: ast.StatementExpr, l
         return None
     uuid = ValueType(scalar=SCALARS["uuid"])
     # (never empty: when nothing is found, the row is inserted)
-    value = qir.SqlTemplate(a.value.span, uuid, False, "found_or_inserted",
-                            "COALESCE({0}, {1})", (low, written), "rr", True)
+    value = qir.Call(a.value.span, uuid, False, "found_or_inserted", (low, written))
     return qir.Assign(a.span, col, value)
 
 
@@ -1922,7 +1893,7 @@ def _bound_object(name: str, ctx: ExprContext) -> Optional[ObjectType]:
     else ``None``."""
     b = ctx.variables.get(name)
     value = b.value if type(b) is qir.WithValue else None  # type: ignore[attr-defined]
-    if type(value) is qir.SqlTemplate and value.func == "assert_exists":  # type: ignore[attr-defined]
+    if type(value) in (qir.SqlTemplate, qir.Call) and value.func == "assert_exists":  # type: ignore[attr-defined]
         # `who := assert_exists((select User filter .id = ...))`: that object, or the statement
         # fails (the argument <User>$id of an inlined function is bound so)
         value = value.args[0]  # type: ignore[attr-defined]
@@ -1984,12 +1955,7 @@ def _assign_json_elements(a: ast.Assignment, col, ctx: ExprContext) -> Optional[
         ctx.reporter.error("E0304", f"'{a.name}' holds {target.name}, but the value is {cast.type.name}",  # type: ignore[union-attr]
                            cast.span)
         return None
-    value = lowering._json_scalar('"_je"."_v"', target).replace("{", "{{").replace("}", "}}")
-    template = (f"coalesce((SELECT array_agg({value} ORDER BY \"_je\".\"_n\") FILTER (WHERE ({value}) IS NOT NULL) "
-                f"FROM jsonb_array_elements(CAST({{0}} AS jsonb)) WITH ORDINALITY AS \"_je\"(\"_v\", \"_n\")), "
-                f"CAST(ARRAY[] AS {col.type.pg}))")
-    return qir.Assign(a.span, col, qir.SqlTemplate(cast.span, col.type, False, "json_elements", template, (low,),
-                                                   "p", True))
+    return qir.Assign(a.span, col, qir.JsonArrayElements(cast.span, col.type, False, low))
 
 
 def _assign_multi_values(a: ast.Assignment, array: ast.Expr, col, insert: bool,
@@ -3234,9 +3200,8 @@ def _where_fenced(filt: ast.Expr, fenced: List[ast.IfElse], subject: ObjectType,
             ctx.reporter.error("E0304", f"the condition of 'if ... else' must be bool, got {cond.type.name}",
                                c.cond.span)
             return None, MANY
-        parts.append(qir.SqlTemplate(c.span, BOOL, cond.nullable or then.nullable or else_.nullable, "if_else",
-                                     "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_),
-                                     "ppp", True))
+        parts.append(qir.Call(c.span, BOOL, cond.nullable or then.nullable or else_.nullable, "filter/if_else",
+                              (cond, then, else_)))
     low = parts[0]
     for p in parts[1:]:
         low = qir.Binary(filt.span, BOOL, low.nullable or p.nullable, "and", low, p)
@@ -3516,7 +3481,7 @@ def _index_safe_order(order: List[qir.OrderKey], filt: Optional[qir.Expr]) -> Li
         return order
     k = order[0]
     e = k.expr
-    if type(e) is not qir.ExtCall or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
+    if type(e) is not qir.Call or e.func not in _INDEX_ORDERED or k.descending or k.empty != "last" \
             or not e.nullable:  # type: ignore[attr-defined]
         return order
     exists = set()
@@ -5888,9 +5853,8 @@ def _select_elements(qf: ast.QueryFile, q: ast.SelectValue, parts, distinct: boo
     if isinstance(expected, ValueType) and expected.family == "num":
         # (the elements meet at the widest number type, as a set literal's in Gel)
         lows = [low if (low.type.element or low.type) == expected else
-                qir.SqlTemplate(low.span, ValueType(element=expected) if low.type.element else expected, low.nullable,
-                                "cast", f"CAST({{0}} AS {(ValueType(element=expected) if low.type.element else expected).pg})",
-                                (low,), "p", True)
+                qir.Call(low.span, ValueType(element=expected) if low.type.element else expected, low.nullable,
+                         "set/widen", (low,))
                 for low in lows]
     node = qir.SelectElements(q.span, tuple(lows), tuple(u for _, u in parts), distinct, enumerated, by_element)
     if enumerated:

@@ -36,7 +36,7 @@ from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
 from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, check, ext_needs, lower,
                                      resolve_type_ref)
-from schemac.semantics.lowering import cond_sql, emit, empty_link_props_trigger
+from schemac.semantics.lowering import cond_sql, document_part, emit, empty_link_props_trigger
 from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of,
                                           known_extension)
 from schemac.semantics.model import (AccessPolicy, CheckConstraint, Column, CustomScalar, EnumType,
@@ -2125,7 +2125,7 @@ class _Resolver:
                 self.reporter.error("E0304", f"an fts::index indexes str values, got {low.type.name}",
                                     value.span)  # type: ignore[union-attr]
                 return
-            parts.append(fts.document_part(low.sql, language, weight))
+            parts.append(document_part(low.sql, language, weight))
             written.append((value, ctx.module, language, weight))
             columns.extend(sorted(_paths_in(value)))  # type: ignore[arg-type]
         document = " || ".join(parts)
@@ -2209,7 +2209,7 @@ def _comment(annotations) -> Optional[str]:
 #: The IR nodes an expression of an exclusive constraint may hold: it becomes a unique index
 #: on the row's own columns, so nothing that reads another row, a link, a global or a
 #: parameter (each of those would be a subquery or a per-query value).
-_ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call, qir.ExtCall,
+_ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call,
                         qir.SqlTemplate, qir.Unary, qir.Binary, qir.InSet, qir.InArray, qir.Cast, qir.JsonCast,
                         qir.JsonIndex})
 

@@ -162,3 +162,10 @@ def range_kind(scalar) -> str:
     """``range`` / ``multirange`` for a range scalar, else ``""``."""
     family = getattr(scalar, "sql_family", "") or ""
     return family.split(":", 1)[0] if family.startswith(("range:", "multirange:")) else ""
+
+
+#: An ISO 8601 date and time with a time zone, the text a ``datetime`` is read from
+#: (``to_datetime(s)``, ``<datetime>s``;
+#: https://docs.geldata.com/reference/stdlib/datetime#function::std::to_datetime):
+#: ``2018-05-07T15:01:22.306916+00``, ``20180507 150122Z``.
+ISO_DATETIME = r"^\s*\d{4}(-\d{2}-\d{2}|\d{4})[tT ]\d{2}(:?\d{2}(:?\d{2}(\.\d+)?)?)?([zZ]|[+-]\d{2}(:?\d{2})?)\s*$"

@@ -68,9 +68,7 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
             return None
         result = _vt("decimal") if vtype.scalar.name in ("decimal", "bigint") else _vt("float64")
         avg = qir.FreeRowsAggregate(expr.span, result, True, "avg", rows, arg.member)
-        template = (f"coalesce(CAST({{0}} AS {result.pg}), CAST('invalid input to mean(): not enough elements in "
-                    f"input set' || coalesce(CAST({{0}} AS text), '') AS {result.pg}))")
-        return qir.SqlTemplate(expr.span, result, False, "math::mean", template, (avg, avg), "rr", True)
+        return qir.Call(expr.span, result, False, "math::mean", (avg, avg))
     found = computed_sql._object_path(arg, ctx, f"_a{ctx.depth}") if arg is not None else None
     if found is False:
         return None
@@ -101,17 +99,11 @@ def mean(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
             return None
         # (a non-empty set's mean is never empty: coalesce picks the fallback's exactly when
         # the set is empty; the fallback may itself be empty, and so is then the mean)
-        return qir.SqlTemplate(expr.span, result, fb_low.nullable, "math::mean",
-                               f"coalesce(CAST({{0}} AS {result.pg}), CAST({{1}} AS {result.pg}))", (avg, fb_low),
-                               "rp", True)
+        return qir.Call(expr.span, result, fb_low.nullable, "math::mean/or", (avg, fb_low))
     # Gel: "invalid input to mean(): not enough elements in input set" -- the statement fails
-    # (the failing cast reads the set again, so Postgres cannot fold it into a constant).
-    template = (f"coalesce(CAST({{0}} AS {result.pg}), CAST('invalid input to mean(): not enough elements in "
-                f"input set' || coalesce(CAST({{0}} AS text), '') AS {result.pg}))")
-    return qir.SqlTemplate(expr.span, result, False, "math::mean", template, (avg, avg), "rr", True)
+    # (schemac.pgsql.calls_std).
+    return qir.Call(expr.span, result, False, "math::mean", (avg, avg))
 
-
-_NO_MEAN = "'invalid input to mean(): not enough elements in input set'"
 
 #: Gel's sample and population deviation and variance -> Postgres' aggregates: NULL exactly
 #: where Gel fails (fewer than 2 values for a sample, none for a population).
@@ -161,16 +153,8 @@ def spread(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
     result = _vt("decimal") if vtype.scalar.name in ("decimal", "bigint") else _vt("float64")
     if found:
         agg = qir.AggregateObjects(expr.span, result, True, func, objects, value)
-        computed = f"CAST({{0}} AS {result.pg})"
-    else:
-        computed = f'CAST((SELECT {func}("_m"."v") FROM unnest({{0}}) AS "_m"("v")) AS {result.pg})'
-    mode = "rr"
-    message = f"'invalid input to {name[6:]}(): not enough elements in input set'"
-    # (the failing cast reads the value again, as text, so that Postgres cannot fold it into a
-    # constant error at planning time)
-    template = (f"coalesce({computed}, CAST({message} || coalesce(CAST({computed.replace('{0}', '{1}')} AS text), '') "
-                f"AS {result.pg}))")
-    return qir.SqlTemplate(expr.span, result, False, name, template, (agg, agg), mode, True)
+    # (of objects: over their aggregate; of a multi property: over its array's elements)
+    return qir.Call(expr.span, result, False, name if found else name + "/array", (agg, agg))
 
 
 def _mean_of_one(expr: ast.FuncCall, arg, fallback, ctx) -> Optional[qir.Expr]:
@@ -199,12 +183,8 @@ def _mean_of_one(expr: ast.FuncCall, arg, fallback, ctx) -> Optional[qir.Expr]:
         fb = check(fallback, ctx, value.type)
         if fb is None:
             return None
-        return qir.SqlTemplate(expr.span, result, fb.nullable, "math::mean",
-                               f"coalesce(CAST({{0}} AS {result.pg}), CAST({{1}} AS {result.pg}))", (value, fb), "pp",
-                               True)
-    return qir.SqlTemplate(expr.span, result, False, "math::mean",
-                           f"coalesce(CAST({{0}} AS {result.pg}), CAST({_NO_MEAN} || coalesce(CAST({{0}} AS text), '') "
-                           f"AS {result.pg}))", (value,), "p", True)
+        return qir.Call(expr.span, result, fb.nullable, "math::mean/or", (value, fb))
+    return qir.Call(expr.span, result, False, "math::mean", (value,))
 
 
 def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
@@ -227,18 +207,12 @@ def scalar_math(expr: ast.FuncCall, name: str, ctx) -> Optional[qir.Expr]:
     scalar = arg.type.scalar.name
     if name in ("math::ln", "math::lg", "math::exp"):
         result = _vt("decimal") if scalar in ("decimal", "bigint") else _vt("float64")
-        func = {"math::ln": "ln", "math::lg": "log", "math::exp": "exp"}[name]
-        template = f"{func}(CAST({{0}} AS {result.pg}))"
     else:
-        # Gel: round/ceil/floor of an integer are float64; of float32 float64 too. A float64 is
-        # cast too: a float literal is a numeric in Postgres, whose round() takes a tie away from
-        # zero where Gel's float64 round takes it to the even neighbour (round(2.5) is 2).
-        func = {"round": "round", "math::ceil": "ceil", "math::floor": "floor"}[name]
-        if scalar in ("decimal", "bigint"):
-            result, template = arg.type, f"{func}({{0}})"
-        else:
-            result, template = _vt("float64"), f"{func}(CAST({{0}} AS double precision))"
-    return qir.SqlTemplate(expr.span, result, arg.nullable, name, template, (arg,), "p", True)
+        # Gel: round/ceil/floor of an integer are float64; of float32 float64 too (a float64 is
+        # cast too, schemac.pgsql.calls_std: Postgres' numeric round() takes a tie away from
+        # zero where Gel's float64 round takes it to the even neighbour, round(2.5) is 2).
+        result = arg.type if scalar in ("decimal", "bigint") else _vt("float64")
+    return qir.Call(expr.span, result, arg.nullable, name, (arg,))
 
 
 def _log_base(expr, ctx) -> Optional[qir.Expr]:
@@ -264,8 +238,7 @@ def _log_base(expr, ctx) -> Optional[qir.Expr]:
                                "cast it: <decimal>x")
             return None
         values.append(low)
-    return qir.SqlTemplate(expr.span, _vt("decimal"), any(v.nullable for v in values), "math::log",
-                           "log(CAST({1} AS numeric), CAST({0} AS numeric))", tuple(values), "pp", True)
+    return qir.Call(expr.span, _vt("decimal"), any(v.nullable for v in values), "math::log", tuple(values))
 
 
 def _round_to_digits(expr, ctx) -> Optional[qir.Expr]:
@@ -290,8 +263,7 @@ def _round_to_digits(expr, ctx) -> Optional[qir.Expr]:
                            expr.args[1].span)
         return None
     result = _vt("decimal")
-    return qir.SqlTemplate(expr.span, result, value.nullable or digits.nullable, "round",
-                           "round(CAST({0} AS numeric), CAST({1} AS integer))", (value, digits), "pp", True)
+    return qir.Call(expr.span, result, value.nullable or digits.nullable, "round/digits", (value, digits))
 
 
 #: Postgres ``to_char`` patterns of a time zone: schemac reads a ``datetime`` in UTC (as Gel's
@@ -299,14 +271,15 @@ def _round_to_digits(expr, ctx) -> Optional[qir.Expr]:
 #: prints these empty where Gel prints ``UTC`` / ``+00``.
 _TZ_PATTERNS = ("TZH", "TZM", "TZ", "tz", "OF")
 
-#: ``to_str(value)`` without a format, by the value's family (``{0}`` the value): Gel's text of
-#: each (https://docs.geldata.com/reference/stdlib/string#function::std::to_str), its ISO 8601
-#: JSON form for dates and times.
+#: The families ``to_str(value)`` takes without a format: Gel's text of each
+#: (https://docs.geldata.com/reference/stdlib/string#function::std::to_str), its ISO 8601 JSON
+#: form for dates and times (``schemac.pgsql.calls_std.TO_STR_PLAIN``).
+_TO_STR_FAMILIES = ("num", "str", "json", "bytes", "datetime", "local_date", "local_datetime", "local_time")
+
+#: The ``<str>`` cast of a date or time (``exprs.py``) still writes its spelling: these are
+#: ``schemac.pgsql.calls_std.TO_STR_PLAIN``'s; they go when that cast is a
+#: ``qir.Call(..., "to_str", (value,))`` (the checker imports no SQL side).
 _TO_STR_PLAIN = {
-    "num": "CAST({0} AS text)",
-    "str": "{0}",
-    "json": "CAST({0} AS text)",
-    "bytes": "convert_from({0}, 'UTF8')",
     "datetime": "(trim(CAST(to_json({0} AT TIME ZONE 'UTC') AS text), '\"') || '+00:00')",
     "local_date": "trim(CAST(to_json({0}) AS text), '\"')",
     "local_datetime": "trim(CAST(to_json({0}) AS text), '\"')",
@@ -366,21 +339,17 @@ def to_str(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
                                "Gel prints ISO 8601 (PT1H30M), which Postgres prints only under IntervalStyle "
                                "iso_8601; give a format, e.g. to_str(d, 'HH24:MI:SS')")
             return None
-        template = _TO_STR_PLAIN.get(family)
-        if template is None:
+        if family not in _TO_STR_FAMILIES:
             ctx.reporter.error("E0304", f"to_str() of a {vt.name} is not a Gel function", expr.span,
                                "cast it: <str>x")
             return None
-        return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", template, (value,), "o",
-                               template.startswith(("CAST", "convert_from", "trim", "(")) or template == "{0}")
-    from schemac.semantics.sqlnames import sql_string, template_text
-
+        return qir.Call(expr.span, str_t, value.nullable, "to_str", (value,))
     if family == "json":
         if fmt != "pretty":
             ctx.reporter.error("E0304", f"to_str(): format '{fmt}' is invalid for json", args[1].span,
                                "the one format of a json value is 'pretty'")
             return None
-        return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", "jsonb_pretty({0})", (value,), "p", True)
+        return qir.Call(expr.span, str_t, value.nullable, "to_str/json_pretty", (value,))
     if family not in ("num", "datetime", "duration", "local_date", "local_datetime", "local_time"):
         ctx.reporter.error("E0304", f"to_str() of a {vt.name} takes no format", args[1].span)
         return None
@@ -391,10 +360,8 @@ def to_str(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
                                args[1].span, "datetimes are formatted in UTC; leave the zone out of the format, "
                                "or append it as text")
             return None
-        template = f"to_char({{0}} AT TIME ZONE 'UTC', {template_text(sql_string(fmt))})"
-    else:
-        template = f"to_char({{0}}, {template_text(sql_string(fmt))})"
-    return qir.SqlTemplate(expr.span, str_t, value.nullable, "to_str", template, (value,), "o", True)
+    return qir.Call(expr.span, str_t, value.nullable, "to_str/datetime_fmt" if family == "datetime" else "to_str/fmt",
+                    (value,), (fmt,))
 
 
 def array_join(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
@@ -433,11 +400,8 @@ def str_split(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
             ctx.reporter.error("E0304", f"str_split() needs a str, got {low.type.name}", a.span)
             return None
         args.append(low)
-    # (the delimiter is named once: a sub-select binds it)
-    template = ("(SELECT CASE WHEN _sp._d != '' THEN string_to_array(_sp._s, _sp._d) "
-                "ELSE regexp_split_to_array(_sp._s, '') END FROM (SELECT {0} AS _s, {1} AS _d) AS _sp)")
-    return qir.SqlTemplate(expr.span, ValueType(element=_vt("str")), args[0].nullable or args[1].nullable,
-                           "str_split", template, tuple(args), "pp", True)
+    return qir.Call(expr.span, ValueType(element=_vt("str")), args[0].nullable or args[1].nullable, "str_split",
+                    tuple(args))
 
 
 def re_replace(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
@@ -464,9 +428,7 @@ def re_replace(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
             ctx.reporter.error("E0304", f"re_replace() needs a str, got {low.type.name}", a.span)
             return None
         args.append(low)
-    template = "regexp_replace({2}, {0}, {1}, {3})" if named else "regexp_replace({2}, {0}, {1})"
-    return qir.SqlTemplate(expr.span, _vt("str"), any(a.nullable for a in args), "re_replace", template,
-                           tuple(args), "p" * len(args), True)
+    return qir.Call(expr.span, _vt("str"), any(a.nullable for a in args), "re_replace", tuple(args))
 
 
 def _array_join(expr, value, delimiter, ctx) -> Optional[qir.Expr]:
@@ -478,8 +440,7 @@ def _array_join(expr, value, delimiter, ctx) -> Optional[qir.Expr]:
     if delim.type.family != "str" or delim.type.element is not None:
         ctx.reporter.error("E0304", f"the delimiter is a str, got {delim.type.name}", delimiter.span)
         return None
-    return qir.SqlTemplate(expr.span, _vt("str"), value.nullable or delim.nullable, "array_join",
-                           "array_to_string({0}, {1})", (value, delim), "pp", True)
+    return qir.Call(expr.span, _vt("str"), value.nullable or delim.nullable, "array_join", (value, delim))
 
 
 def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
@@ -520,9 +481,7 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
             ctx.reporter.error("E0304", "array_agg() of arrays is not a Gel function (an array of arrays is not a "
                                "Gel type)", arg.span)
             return None
-        atype = ValueType(element=value.type)
-        template = f"CASE WHEN {{0}} IS NULL THEN CAST(ARRAY[] AS {atype.pg}) ELSE ARRAY[{{0}}] END"
-        return qir.SqlTemplate(expr.span, atype, False, "array_agg", template, (value,), "o", True)
+        return qir.Call(expr.span, ValueType(element=value.type), False, "array_agg/one", (value,))
     objects, rest = found
     inner = dataclasses.replace(ctx, subject=objects.source, column_prefix=objects.alias, subject_column=None,
                                 variables={}, bound_statements={})
@@ -535,8 +494,7 @@ def array_agg(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
         return None
     atype = ValueType(element=value.type)
     agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
-    return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
-                           (agg,), "r", True)
+    return qir.Call(expr.span, atype, False, "array_agg", (agg,))
 
 
 def _set_paths(arg, ctx):
@@ -579,8 +537,7 @@ def _array_agg_of_values(expr: ast.FuncCall, arg, ctx) -> Optional[qir.Expr]:
         return None
     atype = ValueType(element=value.type)
     agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
-    return qir.SqlTemplate(expr.span, atype, False, "array_agg",
-                           f"coalesce(array_remove({{0}}, NULL), CAST(ARRAY[] AS {atype.pg}))", (agg,), "r", True)
+    return qir.Call(expr.span, atype, False, "array_agg/values", (agg,))
 
 
 def _strip_first_step(expr, first: str):
@@ -637,8 +594,7 @@ def _for_array_agg(expr: ast.FuncCall, loop: ast.ForExpr, ctx) -> Optional[qir.E
         return None
     atype = ValueType(element=value.type)
     agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value)
-    return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
-                           (agg,), "r", True)
+    return qir.Call(expr.span, atype, False, "array_agg", (agg,))
 
 
 def _syntax_key(node):
@@ -745,5 +701,4 @@ def _aggregate_ordered(expr, found, order: str, subject, ctx) -> Optional[qir.Ex
         return None
     atype = ValueType(element=value.type)
     agg = qir.AggregateObjects(expr.span, atype, True, "array_agg", objects, value, order)
-    return qir.SqlTemplate(expr.span, atype, False, "array_agg", f"coalesce({{0}}, CAST(ARRAY[] AS {atype.pg}))",
-                           (agg,), "r", True)
+    return qir.Call(expr.span, atype, False, "array_agg", (agg,))

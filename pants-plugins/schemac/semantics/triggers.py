@@ -348,7 +348,7 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
     computed ones (https://docs.geldata.com/reference/edgeql/select#splats). Built like a
     query's nested shape over the trigger's row (``NEW`` / ``OLD``), with Gel's JSON spelling
     of each value (numbers as numbers); ``jsonb``. Access policies do not apply in a trigger."""
-    from schemac.semantics import lowering, policies, qir
+    from schemac.semantics import policies, qir
     from schemac.semantics.model import ValueType
     from schemac.semantics.queries import _shape
     from schemac.semantics.scalars import SCALARS
@@ -365,10 +365,8 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
         elements = _shape(shaped.shape, obj, record, ctx, 1)
         if len(reporter.diagnostics) != before:
             return None
-        fields = lowering.shape_sql(elements, record, 1, gel_json=True)
-    sql = lowering.json_object_sql([(sql_string(f.name), v) for v, f in fields], jsonb=True)
-    return qir.SqlTemplate(shaped.span, ValueType(scalar=SCALARS["json"]), False, "row_json",
-                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+    # (the checked shape over the row named `record`; schemac.pgsql.calls_std builds its JSON)
+    return qir.Call(shaped.span, ValueType(scalar=SCALARS["json"]), False, "row_json", (), (tuple(elements), record))
 
 
 _WRITE_STATEMENTS = (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)

@@ -36,7 +36,8 @@ from schemac.semantics.library import Library
 from schemac.semantics.constraint_errors import KINDS
 from schemac.semantics.model import ValueType
 from schemac.semantics.names import comment_safe, go_name, go_raw, go_string
-from schemac.semantics.queries import AT_MOST_ONE, MANY, QueryPlan, filtered_upsert
+from schemac.semantics.queries import AT_MOST_ONE, MANY, QueryPlan
+from schemac.backends import is_filtered_upsert
 from schemac.render import render
 from schemac.semantics.scalars import range_kind
 
@@ -275,7 +276,7 @@ def _doc_lines(q: QueryPlan, method: str, errors: Dict[str, str]) -> List[str]:
     if doc:
         lines += [""] + doc
     if q.cardinality == AT_MOST_ONE:
-        if q.kind == "insert" and filtered_upsert(q):
+        if q.kind == "insert" and is_filtered_upsert(q):
             lines += [""] + wrap("It returns nil, nil when unless conflict skipped the insert and the existing "
                                  "object failed the else update's filter.")
         elif q.kind == "insert":

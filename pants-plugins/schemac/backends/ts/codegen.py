@@ -29,7 +29,8 @@ from schemac.semantics.constraint_errors import KINDS
 from schemac.semantics.model import ValueType
 from schemac.semantics.names import comment_safe, js_string, ts_key, ts_pascal, ts_template
 from schemac.semantics.qir import ResultField
-from schemac.semantics.queries import AT_MOST_ONE, MANY, ONE, QueryPlan, filtered_upsert
+from schemac.semantics.queries import AT_MOST_ONE, MANY, ONE, QueryPlan
+from schemac.backends import is_filtered_upsert
 from schemac.render import render
 from schemac.semantics.extensions import VECTOR, is_vector
 from schemac.semantics.scalars import RANGE_ELEMENTS, TS_DECODERS, TS_INT64_BIGINT, range_kind
@@ -333,7 +334,7 @@ def _doc_lines(q: QueryPlan, errors: Dict[str, str]) -> List[str]:
     lines = q.doc.replace("*/", "*\\/").split("\n") if q.doc else [f"Runs query `{q.name}`."]
     lines = lines + ["", f"Source: {comment_safe(q.path)}."]
     if q.cardinality == AT_MOST_ONE:
-        if q.kind == "insert" and filtered_upsert(q):
+        if q.kind == "insert" and is_filtered_upsert(q):
             lines.append("Resolves to `null` when `unless conflict` skipped the insert and the existing object "
                          "failed the else update's filter.")
         elif q.kind == "insert":
