@@ -880,7 +880,16 @@ def _json_index(node: qir.JsonIndex) -> str:
             f"FROM (SELECT {_op(node.base)} AS _v, {key} AS _k) AS _jx)")
 
 
+def _link_target_value(n: qir.LinkTargetValue) -> str:
+    """A link property's value read from the linked object, whose id is ``"_t"."id"`` in the
+    statement adding the link (:func:`_link_insert`)."""
+    row = qir.LINK_TARGET_ROW
+    table = n.target.from_sql or qi(n.target.table)
+    return f'(SELECT {param_sql(n.value, expr_sql(n.value))} FROM {table} AS {row} WHERE {row}."id" = "_t"."id")'
+
+
 _EXPR = {
+    qir.LinkTargetValue: _link_target_value,
     qir.Literal: _literal,
     qir.EnumMember: lambda n: sql_string(n.member),
     qir.ColumnRef: _column,

@@ -1188,11 +1188,26 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext, join: Optional[Object
                                did_you_mean(el.name, names) or (f"its link properties: {', '.join(names)}" if names
                                                                 else f"'{a.name}' declares no link properties"))
             return None
-        if any(isinstance(n, (ast.Path, ast.LinkPropRef)) for n in ast.iter_nodes(el.value)):
-            ctx.reporter.error("E0206", "a link property's value reading the linked object is not supported yet",
-                               el.value.span, "give it a value of the query: a parameter, a constant, a with name")
-            return None
-        low = check(el.value, dataclasses.replace(ctx, subject=None), col.type, allow_optional_param=not col.required)
+        own = _aliased_type(el.value, value.subject.name, value.subject.name) \
+            if value.subject.name not in ctx.variables else el.value  # (`Card.element` is `.element`)
+        if any(isinstance(n, (ast.Path, ast.LinkPropRef)) for n in ast.iter_nodes(own)):
+            target = ctx.schema.find_type(value.subject.name, ctx.module) \
+                if value.subject.name not in ctx.variables and value.subject.name not in ctx.type_sets else None
+            if not link.multi or target is not link.target or target is None or target.from_sql is not None \
+                    or any(isinstance(n, ast.LinkPropRef) for n in ast.iter_nodes(own)):
+                ctx.reporter.error("E0206", "a link property's value reading the linked object is not supported yet"
+                                   + ("" if link.multi else " on a single link"), el.value.span,
+                                   "give it a value of the query: a parameter, a constant, a with name")
+                return None
+            # `@count := len(Card.element) - 2`: read from each linked object's row
+            low = check(own, dataclasses.replace(ctx, subject=target, column_prefix=qir.LINK_TARGET_ROW), col.type,
+                        allow_optional_param=not col.required)
+            if low is None:
+                return None
+            low = qir.LinkTargetValue(low.span, low.type, low.nullable, low, target)
+        else:
+            low = check(el.value, dataclasses.replace(ctx, subject=None), col.type,
+                        allow_optional_param=not col.required)
         if low is None:
             return None
         if low.type.family != col.type.family:
@@ -1498,11 +1513,13 @@ def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: 
     return out
 
 
-def _aliased_type(node: ast.SubSelect, alias: str, type_name: str):
+def _aliased_type(node, alias: str, type_name: str):
     """``(select I filter I.number = '2')`` of ``alias`` (a ``with`` name of every object of the
     type ``type_name``) as ``(select Issue filter .number = '2')``: inside the sub-select
-    ``alias.prop`` (parsed as ``Type.member``) is its subject's property."""
-    node = dataclasses.replace(node, type_name=type_name)
+    ``alias.prop`` (parsed as ``Type.member``) is its subject's property (so in a shape's
+    element of ``(select Card { @count := len(Card.element) })``)."""
+    if isinstance(node, ast.SubSelect):
+        node = dataclasses.replace(node, type_name=type_name)
 
     def walk(n):
         if isinstance(n, tuple):
@@ -1608,9 +1625,10 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         ids = _multi_link_ids(a, link, ctx)
         return None if ids is None else qir.LinkAssign(a.span, link, a.op, ids, props)  # type: ignore[arg-type]
     if computed_sql.sets_link_props(a.value):
+        # (a single link with link properties is _single_link_props_value's)
         el = next(e for e in a.value.shape if e.link_prop and e.value is not None)  # type: ignore[union-attr]
-        ctx.reporter.error("E0206", f"setting link properties ('@{el.name} := ...') of the single link '{a.name}' is "
-                           "not supported yet", el.span, "link properties are stored for multi links")
+        ctx.reporter.error("E0302", f"link '{a.name}' has no property '{el.name}'", el.span,
+                           f"'{a.name}' declares no link properties")
         return None
     col = subject.column(link.column)
     assert col is not None
