@@ -129,7 +129,7 @@ class Catalog:
     #: Composite types of tuple properties (https://docs.geldata.com/reference/stdlib/tuple):
     #: ``(name, ((attribute, type), ...))`` in creation order (a tuple's element tuples first).
     composites: Tuple[Tuple[str, Tuple[Tuple[str, str], ...]], ...] = ()
-    #: schemac's own functions the queries call (:data:`schemac.semantics.policies.RAISE_FUNCTION`
+    #: schemac's own functions the queries call (:data:`schemac.pgsql.policies.RAISE_FUNCTION`
     #: once a type has access policies), sorted.
     functions: Tuple[str, ...] = ()
 
@@ -185,7 +185,7 @@ def catalog_of(schema: Schema) -> Catalog:
 def support_functions(schema: Schema) -> Tuple[str, ...]:
     """The functions of schemac the library's queries call: the one that raises access policy
     errors when a type (its own or a dependency's) has policies."""
-    from schemac.semantics import policies
+    from schemac.pgsql import policies
 
     return (policies.RAISE_FUNCTION,) if any(t.policies for t in schema.all_types()) else ()
 

@@ -27,7 +27,7 @@ from schemac.frozen import fast_init_all
 from schemac.migrate.catalog import Catalog, ColumnDef, IndexDef, TableDef, TriggerDef, UniqueDef, origin_of
 from schemac.semantics.model import is_join_origin
 from schemac.semantics.migration_hints import Hints
-from schemac.semantics import policies
+from schemac.pgsql import policies
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string
 
 # Phases (statement order inside one migration).

@@ -8,5 +8,7 @@
   (``sum``, ``math::mean``, ``math::stddev``, ``array_agg``), math, ``to_str`` and string and
   array functions;
 * :mod:`schemac.pgsql.fts` -- full-text search: a type's document, a Gel query as a
-  ``tsquery``, ``ts_rank``'s weights.
+  ``tsquery``, ``ts_rank``'s weights;
+* :mod:`schemac.pgsql.policies` -- the SQL of access policies: the checked policy nodes of the
+  IR (``qir.Visible``, ``qir.PolicyCheck``, ...) and the function that raises policy errors.
 """

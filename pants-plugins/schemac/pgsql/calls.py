@@ -23,23 +23,16 @@ Per area, the entries live in this package's ``calls_*`` modules; :data:`CALLS` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Dict, Union
+from typing import Dict
 
+from schemac.pgsql import calls_ext, calls_ops
+from schemac.pgsql.calls_expr import EXPR
+from schemac.pgsql.calls_std import STD
+from schemac.pgsql.calls_stmt import STMT
+from schemac.pgsql.spelling import Entry, Spelling
 from schemac.semantics import qir
 
 
-@dataclass(frozen=True)
-class Spelling:
-    """A call's SQL: ``template`` over the arguments rendered per ``modes`` (see the module
-    docstring); ``atomic`` when it needs no parentheses as an operand."""
-
-    template: str
-    modes: str = "r"
-    atomic: bool = True
-
-
-Entry = Union[Spelling, Callable[[qir.Call], Spelling]]
 
 #: Gel's ``datetime_current()`` is the wall clock (``clock_timestamp()``); ``now()`` and
 #: ``datetime_of_transaction()`` the transaction start (``now()``), as in Postgres
@@ -69,12 +62,8 @@ INT4_CALLS = frozenset({"len_array", "len_str", "len_bytes"})
 
 
 def _merged() -> Dict[str, Entry]:
-    from schemac.pgsql import calls_ext, calls_ops
-    from schemac.pgsql.calls_std import STD
-    from schemac.pgsql.calls_stmt import STMT
-
     out: Dict[str, Entry] = {}
-    for table in (BASIC, STD, STMT, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ext.CALLS_EXT):
+    for table in (BASIC, STD, STMT, EXPR, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ext.CALLS_EXT):
         for name, entry in table.items():
             assert name not in out, f"two spellings for the call {name!r}"
             out[name] = entry

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Dict, Tuple
 
-from schemac.pgsql.calls import Entry, Spelling
+from schemac.pgsql.spelling import Entry, Spelling
 from schemac.semantics import qir
 
 #: Extension functions of a fixed arity (Gel name -> SQL template over ``{0}``...). An integer

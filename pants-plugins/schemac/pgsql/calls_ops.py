@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from schemac.pgsql.calls import Entry, Spelling
+from schemac.pgsql.spelling import Entry, Spelling
 from schemac.semantics import qir
 from schemac.semantics.scalars import ISO_DATETIME
 from schemac.semantics.sqlnames import qi, sql_string, template_text

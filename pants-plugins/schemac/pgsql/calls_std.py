@@ -14,10 +14,9 @@ from __future__ import annotations
 
 from typing import Dict
 
-from schemac.pgsql.calls import Entry, Spelling
+from schemac.pgsql.spelling import Entry, Spelling
 from schemac.semantics import qir
 from schemac.semantics.sqlnames import sql_string, template_text
-from schemac.semantics.stdfuncs import SPREAD
 
 _NO_MEAN = "'invalid input to mean(): not enough elements in input set'"
 
@@ -44,6 +43,12 @@ def _mean_array(node: qir.Call) -> Spelling:
     pg = node.type.pg
     mean = f"CAST({_OVER_ARRAY.format(agg='avg')} AS {pg})"
     return Spelling(f"coalesce({mean}, CAST({_NO_MEAN} || coalesce(CAST({mean} AS text), '') AS {pg}))")
+
+
+#: Gel's sample and population deviation and variance -> Postgres' aggregates (the checker,
+#: ``schemac.semantics.stdfuncs.spread``, names the Gel function; the SQL is spelled here).
+SPREAD = {"math::stddev": "stddev_samp", "math::stddev_pop": "stddev_pop", "math::var": "var_samp",
+          "math::var_pop": "var_pop"}
 
 
 def _spread(name: str, over_array: bool):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from schemac.pgsql.calls import Entry, Spelling
+from schemac.pgsql.spelling import Entry, Spelling
 from schemac.semantics import qir
 
 

@@ -435,7 +435,7 @@ def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
             if cond is None:
                 return None
             return qir.ObjectSet(span, alias, source, multi, cond,  # type: ignore[arg-type]
-                                 visible_sql=_visible(source, ctx, alias))  # type: ignore[arg-type]
+                                 visible=_visible(source, ctx, alias))  # type: ignore[arg-type]
         filt = None
         if comp.filter is not None:
             filt = check(comp.filter, inner, BOOL)  # type: ignore[arg-type]
@@ -482,7 +482,7 @@ def _inline_computed(expr: ast.SelectExpr, ctx) -> Optional[Computed]:
     return Computed("", expr, ctx.module, expr.span, target=link.target, multi=link.multi, forward=name, filter=filt)
 
 
-def _visible(target: ObjectType, ctx, alias: str) -> Optional[str]:
+def _visible(target: ObjectType, ctx, alias: str) -> Optional["qir.Visible"]:
     """The ``select`` access policy predicate of ``target`` (its rows named ``alias``), or ``None``."""
     from schemac.semantics import policies
 
@@ -589,7 +589,7 @@ def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
                 return None
     if concrete_parent(ctx.schema, source, expr.span, ctx.reporter, "reading every object"):
         return None
-    return qir.ObjectSet(expr.span, alias, source, True, cond, visible_sql=_visible(source, ctx, alias))
+    return qir.ObjectSet(expr.span, alias, source, True, cond, visible=_visible(source, ctx, alias))
 
 
 def object_set_of(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
@@ -1175,7 +1175,7 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
             return None
         target = hops[-1].target
         cond = qir.InSetPath(expr.span, BOOL, False, alias, base, tuple(hops))
-        return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+        return qir.ObjectSet(span, alias, target, True, cond, visible=_visible(target, ctx, alias))
     steps = _flatten_path(expr)
     if steps is not None and isinstance(expr, ast.Path) and len(steps) == 1 and ctx.subject is not None \
             and steps[0] in ctx.subject.links:
@@ -1192,7 +1192,7 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     target = hops[-1].target
     me = subject_ref(ctx)
     cond = qir.InPath(expr.span, BOOL, False, alias, me, tuple(hops), written_row=me == ctx.written_row)
-    return qir.ObjectSet(span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+    return qir.ObjectSet(span, alias, target, True, cond, visible=_visible(target, ctx, alias))
 
 
 def _set_op(expr: ast.BinOp, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
@@ -1238,9 +1238,10 @@ def _path_hops(steps, span, ctx, rooted: bool = False) -> Optional[List[qir.Path
             if narrowed is None:
                 ctx.reporter.error("E0301", f"unknown type '{nxt[1].name}'", nxt[1].span)
                 return None
-        if hops and _visible(cur, ctx, qi(f"_v{len(hops) - 1}")) is not None:
+        visible = _visible(cur, ctx, qi(f"_v{len(hops) - 1}")) if hops else None
+        if visible is not None:
             # a path through objects with access policies: only those the query may see lead on
-            hops[-1] = dataclasses.replace(hops[-1], visible_sql=_visible(cur, ctx, qi(f"_v{len(hops) - 1}")))
+            hops[-1] = dataclasses.replace(hops[-1], visible=visible)
         if isinstance(step, ast.Backlink):
             inner = dataclasses.replace(ctx, subject=cur)
             source = _backlink_source(step, inner)
@@ -1487,7 +1488,7 @@ def query_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
             return None
         target = hops[-1].target
         cond = qir.InSetPath(expr.span, BOOL, False, alias, base, tuple(hops))
-        return qir.ObjectSet(expr.span, alias, target, True, cond, visible_sql=_visible(target, ctx, alias))
+        return qir.ObjectSet(expr.span, alias, target, True, cond, visible=_visible(target, ctx, alias))
     if isinstance(root, ast.VarRef):
         name = root.name
         if name in ctx.type_sets and name not in ctx.variables:
@@ -1500,12 +1501,12 @@ def query_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
             uuid = ValueType(scalar=SCALARS["uuid"])
             own = qir.ColumnRef(root.span, uuid, False, t.column("id"), t, None, alias)  # type: ignore[arg-type]
             cond = qir.Binary(root.span, qir_bool(), True, "=", own, value)
-            return qir.ObjectSet(root.span, alias, t, False, cond, visible_sql=_visible(t, ctx, alias))
+            return qir.ObjectSet(root.span, alias, t, False, cond, visible=_visible(t, ctx, alias))
         t = ctx.schema.find_type(name, ctx.module)
         assert t is not None  # (query_set_target found it)
         if concrete_parent(ctx.schema, t, root.span, ctx.reporter, "reading every object"):
             return None
-        return qir.ObjectSet(root.span, alias, t, True, visible_sql=_visible(t, ctx, alias))
+        return qir.ObjectSet(root.span, alias, t, True, visible=_visible(t, ctx, alias))
     if isinstance(root, ast.SubSelect):
         base = query_set(ast.VarRef(root.type_name, root.type_span), ctx, alias)
         return None if base is None else _filtered(base, root.filter, root.span, ctx)

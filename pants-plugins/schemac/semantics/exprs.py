@@ -27,7 +27,7 @@ from schemac.frozen import fast_init_all
 from schemac.semantics.lowering import Lowered, emit, tuple_nullable_leaves
 from schemac.semantics.model import (Column, Global, Link, ObjectType, Schema, ValueType, abstract_view,
                                      link_prop_named, link_prop_names, single_link_props)
-from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string, template_text
+from schemac.semantics.sqlnames import qi, quote_ident, sql_string, template_text
 from schemac.semantics.scalars import (ISO_DATETIME, RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind,
                                       range_scalar)
 from schemac.semantics import gel_auth, stdfuncs
@@ -160,7 +160,8 @@ class ExprContext:
     #: another type, a sub-select ``(select Log filter .msg = __new__.name)``: ``.msg`` is that
     #: type's, ``__new__.name`` the trigger's).
     row_ref_subject: Optional[ObjectType] = None
-    #: In an update rewrite: ``__specified__.name`` -> its SQL (``None`` after reporting).
+    #: In an update rewrite: ``__specified__.name`` -> the transaction-local setting its trigger
+    #: sets (``None`` after reporting; see ``schemac.semantics.triggers``).
     specified: Optional[Callable[[str, Span], Optional[str]]] = None
     #: Names bound by ``with u := (select User filter ...)`` to a selection of a type's objects:
     #: name -> that expression (read by ``select u { ... }``, ``count(u)``, ``exists u``).
@@ -235,6 +236,9 @@ class ExprContext:
     #: them (``schemac.semantics.queries.group_field_array``), called by the standard library's
     #: ``array_agg``; ``None`` elsewhere.
     group_field_array: Optional[Callable[[str, str, Span, "ExprContext"], Optional[qir.Expr]]] = None
+    #: No access policy applies here: inside a policy's own conditions (a policy never recurses)
+    #: and in what a trigger runs in the database (``schemac.semantics.policies``).
+    policies_off: bool = False
 
 
 #: Modules of Gel's standard library that are services or catalogues of the Gel server
@@ -564,7 +568,7 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         # `{}` where the context gives its type (the other branch of `x if c else {}`, the other
         # operand of `x ?? {}`): the empty set of that type
         # (https://docs.geldata.com/reference/edgeql/sets#empty-set).
-        return qir.SqlTemplate(expr.span, expected, True, "empty", f"NULL::{expected.pg}", (), "", True)
+        return qir.Call(expr.span, expected, True, "empty", ())
     if isinstance(expr, ast.SetLit):
         ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
                            expr.span)
@@ -760,8 +764,7 @@ def _if_else(expr: ast.IfElse, ctx: ExprContext, expected: Optional[ValueType]) 
     # (never empty when neither the condition nor a branch may be: Gel's cardinality of
     # 'a if c else b' is one when all three are one, https://docs.geldata.com/reference/edgeql/cardinality)
     nullable = cond.nullable or then.nullable or else_.nullable
-    return qir.SqlTemplate(expr.span, then.type, nullable, "if_else",
-                           "CASE ({0}) WHEN true THEN {1} WHEN false THEN {2} END", (cond, then, else_), "ppp", True)
+    return qir.Call(expr.span, then.type, nullable, "if_else", (cond, then, else_))
 
 
 def _is_empty_literal(expr) -> bool:
@@ -905,10 +908,8 @@ def _set_function(expr: ast.FuncCall, ctx: ExprContext, exists: bool) -> Optiona
             return None
         args.append(low)
     if exists:
-        return qir.SqlTemplate(expr.span, BOOL, False, "re_match_all",
-                               "EXISTS (SELECT 1 FROM regexp_matches({1}, {0}, 'g'))", tuple(args), "pp", True)
-    return qir.SqlTemplate(expr.span, INT64, False, "re_match_all",
-                           "(SELECT count(*) FROM regexp_matches({1}, {0}, 'g'))", tuple(args), "pp", True)
+        return qir.Call(expr.span, BOOL, False, "re_match_all/exists", tuple(args))
+    return qir.Call(expr.span, INT64, False, "re_match_all/count", tuple(args))
 
 
 def _set_operand(expr, ctx: ExprContext):
@@ -1078,11 +1079,8 @@ def _backlink_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.
     col = link_prop_column(link_name, join_type, expr.name, expr.span, ctx.reporter)
     if col is None:
         return None
-    j = qi(f"_bj{ctx.depth}")
-    sql = (f"(SELECT {j}.{qi(col.name)} FROM {qi(join_type.table)} AS {j} "
-           f'WHERE {j}."source_id" = {row}."id" AND {j}."target_id" = {subject_row}."id")')
-    return qir.SqlTemplate(expr.span, col.type, not col.required, "backlink_prop",
-                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+    return qir.BacklinkProp(expr.span, col.type, not col.required, col, join_type.table, f"_bj{ctx.depth}", row,
+                            subject_row)
 
 
 def link_prop_column(link_name: str, join_type, name: str, span, reporter):
@@ -1163,11 +1161,10 @@ def _row_ref(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         if len(steps) != 1:
             ctx.reporter.error("E0304", "__specified__ is a tuple of booleans: __specified__.name", expr.span)
             return None
-        sql = ctx.specified(steps[0], expr.span)
-        if sql is None:
+        setting = ctx.specified(steps[0], expr.span)
+        if setting is None:
             return None
-        return qir.SqlTemplate(expr.span, BOOL, False, "specified", sql.replace("{", "{{").replace("}", "}}"), (), "",
-                               False)
+        return qir.Call(expr.span, BOOL, False, "specified", (), (setting,))
     record = ctx.row_refs.get(root)  # type: ignore[arg-type]
     if record is None:
         ctx.reporter.error("E0206", f"{root} is not available in {ctx.where}", expr.span,
@@ -1236,12 +1233,7 @@ def _global(expr: ast.GlobalRef, ctx: ExprContext) -> Optional[qir.Expr]:
         # generated write sets it, see schemac.semantics.queries.plan_query), empty when the
         # writer gave none (a writer other than the runners, or a global left unset).
         ctx.trigger_globals[g.qualname] = g
-        read = f"current_setting({sql_string(global_setting(g.qualname))}, true)"
-        sql = f"CASE WHEN left({read}, 1) = 'v' THEN CAST(substr({read}, 2) AS {g.type.pg}) END"
-        if g.default_sql is not None:
-            sql = f"COALESCE({sql}, {g.default_sql})"
-        return qir.SqlTemplate(expr.span, g.type, g.default_sql is None, "trigger_global",
-                               sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+        return qir.TriggerGlobal(expr.span, g.type, g.default_sql is None, g)
     key = f"global {g.qualname}"
     spec = ctx.params.params.get(key)
     if spec is None:
@@ -1265,8 +1257,7 @@ def _array_lit(expr: ast.ArrayLit, ctx: ExprContext, expected: Optional[ValueTyp
             ctx.reporter.error("E0304", "the type of an empty array literal is unknown here", expr.span,
                                "cast it: <array<str>>[]")
             return None
-        return qir.SqlTemplate(expr.span, ValueType(element=want), False, "array",
-                               f"CAST(ARRAY[] AS {want.pg}[])", (), "", True)
+        return qir.Call(expr.span, ValueType(element=want), False, "array", ())
     items: List[qir.Expr] = []
     for item in expr.items:
         low = check(item, ctx, want)
@@ -1294,16 +1285,8 @@ def _array_lit(expr: ast.ArrayLit, ctx: ExprContext, expected: Optional[ValueTyp
                 elem = ValueType(scalar=SCALARS[common])
     if want is not None and want.family == elem.family:
         elem = want
-    atype = ValueType(element=elem)
-    body = ", ".join(f"{{{i}}}" for i in range(len(items)))
-    template = f"CAST(ARRAY[{body}] AS {atype.pg})"
-    nullable = [i for i, low in enumerate(items) if low.nullable]
-    if nullable:
-        # (an empty element: the array is empty too)
-        test = " OR ".join(f"{{{i}}} IS NULL" for i in nullable)
-        template = f"CASE WHEN {test} THEN NULL ELSE {template} END"
-    return qir.SqlTemplate(expr.span, atype, bool(nullable), "array", template, tuple(items), "o" * len(items),
-                           not nullable)
+    # (an empty element: the array is empty too)
+    return qir.Call(expr.span, ValueType(element=elem), any(low.nullable for low in items), "array", tuple(items))
 
 
 def _integer_index(expr: ast.Index, ctx: ExprContext, what: str) -> Optional[qir.Expr]:
@@ -1326,19 +1309,8 @@ def _array_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[
     key = _integer_index(expr, ctx, "an array")
     if key is None:
         return None
-    # (each operand written once: a sub-select names them, so a long index expression is not
-    # repeated in each branch; the failing cast reads the array's length too, so Postgres cannot
-    # fold it into a constant error when the index is a constant; an empty array or index is
-    # empty, as in Gel)
-    template = ("(SELECT CASE WHEN _ix._a IS NULL OR _ix._i IS NULL THEN NULL ELSE "
-                "_ix._a[CASE WHEN _ix._i >= 0 AND _ix._i < _ix._n THEN _ix._i + 1 "
-                "WHEN _ix._i < 0 AND -_ix._i <= _ix._n THEN _ix._n + _ix._i + 1 "
-                "ELSE CAST('array index ' || CAST(_ix._i AS text) || ' is out of bounds' "
-                "|| left(CAST(_ix._n AS text), 0) AS integer) END] END "
-                "FROM (SELECT _ix0._a, _ix0._i, coalesce(cardinality(_ix0._a), 0) AS _n "
-                "FROM (SELECT {0} AS _a, CAST({1} AS bigint) AS _i) AS _ix0) AS _ix)")
-    return qir.SqlTemplate(expr.span, base.type.element, base.nullable or key.nullable, "array_index", template,
-                           (base, key), "oo", True)
+    # (out of bounds: an error naming the index, as Gel's; see schemac.pgsql.calls_expr)
+    return qir.Call(expr.span, base.type.element, base.nullable or key.nullable, "array_index", (base, key))
 
 
 def _str_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1350,16 +1322,7 @@ def _str_index(expr: ast.Index, base: qir.Expr, ctx: ExprContext) -> Optional[qi
     key = _integer_index(expr, ctx, "a string")
     if key is None:
         return None
-    template = ("(SELECT CASE WHEN _sx._s IS NULL OR _sx._i IS NULL THEN NULL ELSE substr(_sx._s, CAST(CASE "
-                "WHEN _sx._i >= 0 AND _sx._i < _sx._n THEN _sx._i + 1 "
-                "WHEN _sx._i < 0 AND -_sx._i <= _sx._n THEN _sx._n + _sx._i + 1 "
-                "ELSE CAST('string index ' || CAST(_sx._i AS text) || ' is out of bounds' "
-                "|| left(CAST(_sx._n AS text), 0) AS integer) END "
-                "AS integer), 1) END "
-                "FROM (SELECT _sx0._s, _sx0._i, CAST(char_length(_sx0._s) AS bigint) AS _n "
-                "FROM (SELECT {0} AS _s, CAST({1} AS bigint) AS _i) AS _sx0) AS _sx)")
-    return qir.SqlTemplate(expr.span, base.type, base.nullable or key.nullable, "str_index", template,
-                           (base, key), "oo", True)
+    return qir.Call(expr.span, base.type, base.nullable or key.nullable, "str_index", (base, key))
 
 
 def _index(expr: ast.Index, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1658,13 +1621,7 @@ def _type_name(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     if subject.union_of and ctx.column_prefix is not None:
         # an object of a polymorphic link's abstract target: the subtype whose table holds its
         # id (ids are unique across tables)
-        row = ctx.column_prefix
-        whens = " ".join(f"WHEN {row}.\"id\" IN (SELECT \"id\" FROM {qi(table)}) THEN {sql_string(name)}"
-                         for name, table in subject.union_of[:-1])
-        last = sql_string(subject.union_of[-1][0])
-        sql = f"(CASE {whens} ELSE {last} END)" if whens else last
-        return qir.SqlTemplate(expr.span, STR, False, "type_name", sql.replace("{", "{{").replace("}", "}}"), (), "",
-                               True)
+        return qir.UnionTypeName(expr.span, STR, False, ctx.column_prefix, subject.union_of)
     if subject.from_sql is not None or subject.join_of is not None:
         ctx.reporter.error("E0206", "'.__type__.name' of an object of an abstract type (a polymorphic link's "
                            "target) is not supported yet", expr.span,
@@ -1866,7 +1823,7 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
         # see is empty).
         from schemac.semantics import policies
 
-        if policies.read_predicate(end.target, ctx, qi("_x")) is not None:
+        if policies.applies(end.target, ctx):
             return _link_path(ast.Path(steps + ("id",), expr.span), ctx)
         col = obj.column(end.column)  # type: ignore[union-attr]
     elif col is None or col.link is not None:
@@ -1914,10 +1871,8 @@ def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         alias = qi(f"_m{len(ctx.set_links) + 1}")
         s = qir.SetLink(link, alias, ctx.set_row[1], policies.read_predicate(link.target, ctx, alias))
         ctx.set_links[link.name] = s
-    join = qi(s.alias.strip('"') + "j")  # type: ignore[attr-defined]
-    sql = f"{join}.{qi(col.name)}"
-    return qir.SqlTemplate(expr.span, col.type, not col.required, "link_prop", sql.replace("{", "{{").replace("}", "}}"),
-                           (), "", True)
+    join = s.alias.strip('"') + "j"  # type: ignore[attr-defined]
+    return qir.RowField(expr.span, col.type, not col.required, join, col.name)
 
 
 def _single_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -1967,17 +1922,10 @@ def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0206", f"'@{expr.name}' of several links is a set of arrays, which is not supported",
                            expr.span)
         return None
-    j, t = qi(f"_lj{ctx.depth}"), qi(f"_lt{ctx.depth}")
+    j, t = f"_lj{ctx.depth}", f"_lt{ctx.depth}"
     row = ctx.column_prefix or qi(subject.table)  # type: ignore[union-attr]
-    visible = policies.read_predicate(link.target, ctx, t)
-    source = f"{qi(link.join_table)} AS {j}"  # type: ignore[arg-type]
-    if visible is not None:
-        source += f' JOIN {qi(link.target.table)} AS {t} ON {t}."id" = {j}."target_id"'
-    value = f"{j}.{qi(col.name)}"
-    sql = (f'ARRAY(SELECT {value} FROM {source} WHERE {j}."source_id" = {row}."id" AND {value} IS NOT NULL'
-           + ("" if visible is None else f" AND {visible}") + ")")
-    return qir.SqlTemplate(expr.span, ValueType(element=col.type), False, "link_prop_values",
-                           sql.replace("{", "{{").replace("}", "}}"), (), "", True)
+    visible = policies.read_predicate(link.target, ctx, qi(t))
+    return qir.LinkPropValues(expr.span, ValueType(element=col.type), False, link, col, row, j, t, visible)
 
 
 def _tuple_lit(expr, ctx: ExprContext, expected: ValueType) -> Optional[qir.Expr]:
@@ -2008,14 +1956,7 @@ def _tuple_lit(expr, ctx: ExprContext, expected: ValueType) -> Optional[qir.Expr
             ctx.reporter.error("E0304", f"this element is {low.type.name}, the tuple's is {ftype.name}", item.span)
             return None
         lows.append(low)
-    body = ", ".join(f"CAST({{{i}}} AS {t.pg})" for i, (_, t) in enumerate(fields))
-    template = f"CAST(ROW({body}) AS {expected.pg})"
-    nullable = [i for i, low in enumerate(lows) if low.nullable]
-    if nullable:
-        test = " OR ".join(f"{{{i}}} IS NULL" for i in nullable)
-        template = f"CASE WHEN {test} THEN NULL ELSE {template} END"
-    return qir.SqlTemplate(expr.span, expected, bool(nullable), "tuple", template, tuple(lows), "o" * len(lows),
-                           not nullable)
+    return qir.Call(expr.span, expected, any(low.nullable for low in lows), "tuple", tuple(lows))
 
 
 def _tuple_syntax(expr) -> bool:
@@ -2075,7 +2016,7 @@ def _free_tuple(expr, ctx: ExprContext) -> Optional[qir.Expr]:
             return None
         if type(low) is qir.Literal and low.type.family == "num":
             # (a literal 1 is an int64, 1.5 a float64: Postgres' integer and numeric otherwise)
-            low = qir.SqlTemplate(low.span, low.type, False, "cast", f"CAST({{0}} AS {low.type.pg})", (low,), "r", True)
+            low = qir.Call(low.span, low.type, False, "typed_literal", (low,))
         lows.append(low)
     vtype = ValueType(fields=tuple((n, low.type) for n, low in zip(names, lows)))
     return qir.TupleValue(expr.span, vtype, any(low.nullable for low in lows), tuple(lows))
@@ -2089,15 +2030,15 @@ def selected_tuple(low: qir.Expr) -> qir.Expr:
     if not low.type.fields or not _tuple_column(low):
         return low
     elements = []
-    for (_, t), (attr, _) in zip(low.type.fields, low.type.composite_fields):
-        elem = qir.SqlTemplate(low.span, t, low.nullable, "tuple_element", f"({{0}}).{template_text(qi(attr))}", (low,), "r", True)
+    for i, (_, t) in enumerate(low.type.fields):
+        elem = qir.Call(low.span, t, low.nullable, "tuple_element", (low,), (i,))
         elements.append(selected_tuple(elem))
     return qir.TupleValue(low.span, low.type, low.nullable, tuple(elements))
 
 
 def _tuple_column(low: qir.Expr) -> bool:
     """A tuple property (a column), or an element tuple of one (``.nest.b``)."""
-    while type(low) is qir.SqlTemplate and low.func == "tuple_element":  # type: ignore[attr-defined]
+    while type(low) is qir.Call and low.func == "tuple_element":  # type: ignore[attr-defined]
         low = low.args[0]  # type: ignore[attr-defined]
     return type(low) is qir.ColumnRef
 
@@ -2130,7 +2071,6 @@ def _tuple_element(base: qir.Expr, step: str, span: Span, ctx: ExprContext) -> O
     if not fields:
         ctx.reporter.error("E0304", f"'.{step}' of a {base.type.name}: only a tuple has elements here", span)
         return None
-    attrs = base.type.composite_fields
     if step.isdigit():
         i = int(step)
         if i >= len(fields):
@@ -2152,11 +2092,8 @@ def _tuple_element(base: qir.Expr, step: str, span: Span, ctx: ExprContext) -> O
                   for leaf in tuple_nullable_leaves(e)]
         if not others:
             return value
-        test = " OR ".join(f"{{{k}}} IS NULL" for k in range(1, len(others) + 1))
-        return qir.SqlTemplate(span, elem, True, "tuple_element_of", f"CASE WHEN {test} THEN NULL ELSE {{0}} END",
-                               (value, *others), "p" + "o" * len(others), True)
-    return qir.SqlTemplate(span, elem, base.nullable, "tuple_element", f"({{0}}).{template_text(qi(attrs[i][0]))}", (base,), "r",
-                           True)
+        return qir.Call(span, elem, True, "tuple_element_of", (value, *others))
+    return qir.Call(span, elem, base.nullable, "tuple_element", (base,), (i,))
 
 
 def _computed_through_link(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
@@ -2442,7 +2379,7 @@ def first_free_row(sel, ctx: ExprContext) -> Optional[qir.FreeRows]:
         if f.type.family in ("json", "bytes") or f.type.element is not None:
             ctx.reporter.error("E0304", f"cannot order by a {f.type.name} value", e.span)
             return None
-        key = qir.SqlTemplate(e.span, f.type, True, "free_field", f'"_fr".{qi(e.steps[0])}', (), "", True)
+        key = qir.RowField(e.span, f.type, True, "_fr", e.steps[0])
         order.append(qir.OrderKey(item.span, key, item.descending,
                                   item.empty or ("last" if item.descending else "first")))
     return dataclasses.replace(rows, order=tuple(order), first=True)  # type: ignore[arg-type]
@@ -2525,8 +2462,8 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if isinstance(arg0, ast.VarRef) and arg0.name in ctx.free_rows and arg0.name not in ctx.variables:
         # `count(s)` of free objects of a `for` loop
         rows = ctx.free_rows[arg0.name]
-        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST({0} AS bigint)" if rows.first else "{0}",  # type: ignore[attr-defined]
-                               (qir.FreeRowsAggregate(expr.span, INT64, False, "count", rows, None),), "r", True)
+        return qir.Call(expr.span, INT64, False, "count/free_rows",
+                        (qir.FreeRowsAggregate(expr.span, INT64, False, "count", rows, None),))
     if arg0 is not None and elementwise_loop(arg0, ctx) is not None:
         # `count(S.data['k'])`: the objects of S whose value is not empty
         rows = for_rows(elementwise_loop(arg0, ctx), ctx)
@@ -2584,8 +2521,7 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
         low = check(expr.args[0], ctx)
         if low is None:
             return None
-        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST(CASE WHEN {0} IS NULL THEN 0 ELSE 1 END AS bigint)",
-                               (low,), "p", True)
+        return qir.Call(expr.span, INT64, False, "count/one", (low,))
     if len(expr.args) != 1 or not isinstance(expr.args[0], ast.Path) or len(expr.args[0].steps) != 1:
         ctx.reporter.error("E0304", "count() takes one property or link of the subject, e.g. count(.tags)", expr.span)
         return None
@@ -2612,8 +2548,7 @@ def _count(expr: ast.FuncCall, ctx: ExprContext) -> Optional[qir.Expr]:
     if arg.type.element is None or (type(arg) is qir.ColumnRef and not arg.column.multi):  # type: ignore[attr-defined]
         # one value (`count(.nick)`, `count(<optional str>$x)`, an array<T> property: one array):
         # a set of at most one element, 1 when it is there, 0 when empty
-        return qir.SqlTemplate(expr.span, INT64, False, "count", "CAST(CASE WHEN {0} IS NULL THEN 0 ELSE 1 END AS bigint)",
-                               (arg,), "p", True)
+        return qir.Call(expr.span, INT64, False, "count/one", (arg,))
     return qir.Call(expr.span, INT64, False, "count_array", (arg,))
 
 
@@ -3743,11 +3678,13 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             if pl.multi:
                 visible = policies.join_row_visible(None, ctx, '"_x"', pl)
                 sql = (f'EXISTS (SELECT 1 FROM {qi(pl.join_table)} AS "_x" WHERE "_x"."source_id" = {row}."id"'  # type: ignore[arg-type]
-                       + ("" if visible is None else f" AND {visible}") + ")")
+                       .replace("{", "{{").replace("}", "}}") + ("" if visible is None else " AND {0}") + ")")
             else:
-                sql = policies.join_row_visible(None, ctx, row, pl) or \
-                    "(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")"
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                visible = policies.join_row_visible(None, ctx, row, pl)
+                sql = "{0}" if visible is not None else \
+                    ("(" + " OR ".join(f"{row}.{qi(c)} IS NOT NULL" for _, c in pl.targets) + ")").replace(
+                        "{", "{{").replace("}", "}}")
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql, () if visible is None else (visible,), "r",
                                    True)
         link = ctx.subject.links.get(op.steps[0]) \
             if isinstance(op, ast.Path) and len(op.steps) == 1 and ctx.subject is not None else None
@@ -3760,8 +3697,8 @@ def _unary(expr: ast.UnaryOp, ctx: ExprContext) -> Optional[qir.Expr]:
             alias = qi(f"_j{ctx.depth}")
             visible = policies.join_row_visible(link, ctx, alias)
             sql = (f'EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias} WHERE {alias}."source_id" = {row}."id"'
-                   + ("" if visible is None else f" AND {visible}") + ")")
-            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql.replace("{", "{{").replace("}", "}}"), (), "",
+                   .replace("{", "{{").replace("}", "}}") + ("" if visible is None else " AND {0}") + ")")
+            return qir.SqlTemplate(expr.span, BOOL, False, "exists", sql, () if visible is None else (visible,), "r",
                                    True)
         if computed_sql.type_set_of(expr.operand, ctx) is not None:
             # `exists User`, `exists (select User filter ...)`
@@ -4198,13 +4135,14 @@ def _in_multi_link(expr: ast.BinOp, left: qir.Expr, negate: bool, ctx: ExprConte
     target = qi(f"_mt{ctx.depth}")
     visible = policies.read_predicate(link.target, ctx, target)
     join = "" if visible is None else (f" JOIN {link.target.from_sql or qi(link.target.table)} AS {target} "
-                                       f"ON {target}.\"id\" = {alias}.\"target_id\" AND {visible}")
+                                       f"ON {target}.\"id\" = {alias}.\"target_id\" AND {{1}}")
     test = (f"{'NOT ' if negate else ''}EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias}{join} "
             f"WHERE {alias}.\"source_id\" = {row}.\"id\" AND {alias}.\"target_id\" = {{0}})")
-    test = test.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}")
+    test = test.replace("{", "{{").replace("}", "}}").replace("{{0}}", "{0}").replace("{{1}}", "{1}")
     if left.nullable:
         test = f"CASE WHEN {{0}} IS NULL THEN NULL ELSE {test} END"
-    return qir.SqlTemplate(expr.span, BOOL, left.nullable, "in_link", f"({test})", (left,), "p", True)
+    return qir.SqlTemplate(expr.span, BOOL, left.nullable, "in_link", f"({test})",
+                           (left,) if visible is None else (left, visible), "p" if visible is None else "pr", True)
 
 
 def _cast(expr: ast.Cast, ctx: ExprContext, allow_optional: bool) -> Optional[qir.Expr]:

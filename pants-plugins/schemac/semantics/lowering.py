@@ -28,13 +28,14 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
 
+from schemac.pgsql import policies as pgpolicies
 from schemac.pgsql.calls import INT4_CALLS, spelling
 from schemac.pgsql import fts
 from schemac.pgsql.fts import document_part  # (resolve.py's fts::index reads it here)
 from schemac.semantics import qir
 from schemac.frozen import fast_init_all
 from schemac.semantics.model import Column, ObjectType, ValueType
-from schemac.semantics.sqlnames import qi, quote_ident, sql_string
+from schemac.semantics.sqlnames import global_setting, qi, quote_ident, sql_string
 from schemac.sqltree import nodes as sqt
 from schemac.sqltree.printer import params as tree_params, to_sql, walk as tree_walk
 
@@ -104,7 +105,8 @@ _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
                      qir.AggregateRows, qir.FreeRowField, qir.GroupFieldArray,
                      qir.FreeRowsAggregate, qir.KeptLinks, qir.ExistingIds, qir.CastObjectIds,
-                     qir.JsonArrayElements})
+                     qir.JsonArrayElements, qir.RowField, qir.BacklinkProp, qir.LinkPropValues,
+                     qir.UnionTypeName, qir.TriggerGlobal})
 
 
 def param_sql(node: qir.Expr, sql: str) -> str:
@@ -146,20 +148,26 @@ def _column(node: qir.ColumnRef) -> str:
         fk = quote_ident(f"{node.column.link_prop}_id")
         fk = f"{node.qualifier}.{fk}" if node.qualifier else fk
         return f"(CASE WHEN {fk} IS NULL THEN NULL ELSE {ref} END)"
-    if node.visible_sql is not None:
-        return visible_link_sql(ref, node.link.target, node.visible_sql)  # type: ignore[union-attr]
+    if node.visible is not None:
+        return visible_link_sql(ref, node.link.target, node.visible)  # type: ignore[union-attr]
     return ref
 
 
-def visible_link_sql(ref: str, target: ObjectType, visible: str) -> str:
+def _row_field(node: qir.RowField) -> str:
+    """A field of a row read by name: ``"<row>"."<name>"``."""
+    return f"{qi(node.row)}.{qi(node.name)}"
+
+
+def visible_link_sql(ref: str, target: ObjectType, visible: qir.Expr) -> str:
     """The id in the FK column ``ref`` when ``visible`` (the target's access policies over its
-    row ``"_pv"``, ``schemac.semantics.policies.link_visible``) holds for the object, else NULL:
+    row, ``"_pv"``: ``schemac.semantics.policies.link_visible``) holds for the object, else NULL:
     ``(SELECT "_pv"."id" FROM (SELECT <ref> AS "k") AS "_pk" JOIN <target> AS "_pv" ON
     "_pv"."id" = "_pk"."k" WHERE <visible>)``. ``ref`` is read in a sub-select of its own, where
     the target's columns are not in scope, so an unqualified column name is the outer row's."""
     table = target.from_sql or qi(target.table)
-    return (f'(SELECT "_pv"."id" FROM (SELECT {ref} AS "k") AS "_pk" JOIN {table} AS "_pv" '
-            f'ON "_pv"."id" = "_pk"."k" WHERE {visible})')
+    row = pgpolicies.row_of(visible)
+    return (f'(SELECT {row}."id" FROM (SELECT {ref} AS "k") AS "_pk" JOIN {table} AS {row} '
+            f'ON {row}."id" = "_pk"."k" WHERE {expr_sql(visible)})')
 
 
 def _var(node: qir.VarRef) -> str:
@@ -196,9 +204,40 @@ def _spell(template: str, modes: str, args: Tuple[qir.Expr, ...]) -> str:
 
 
 def _count_link(node: qir.CountLink) -> str:
-    visible = "" if node.visible_sql is None else f" AND {node.visible_sql}"
-    return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS "_c" '  # type: ignore[arg-type]
-            f'WHERE "_c"."source_id" = {node.subject_row}."id"{visible})')
+    # (the join row is named as the policy condition over it reads it)
+    row = '"_c"' if node.visible is None else node.visible.row  # type: ignore[attr-defined]
+    visible = "" if node.visible is None else f" AND {expr_sql(node.visible)}"
+    return (f'(SELECT count(*) FROM {qi(node.link.join_table)} AS {row} '  # type: ignore[arg-type]
+            f'WHERE {row}."source_id" = {node.subject_row}."id"{visible})')
+
+
+def _backlink_prop(node: qir.BacklinkProp) -> str:
+    """A link property of a backlink's object, from its one join row: ``(SELECT j."p" FROM
+    <join table> AS j WHERE j."source_id" = <row>."id" AND j."target_id" = <subject>."id")``."""
+    j = qi(node.alias)
+    return (f"(SELECT {j}.{qi(node.column.name)} FROM {qi(node.join_table)} AS {j} "
+            f'WHERE {j}."source_id" = {node.row}."id" AND {j}."target_id" = {node.subject_row}."id")')
+
+
+def _link_prop_values(node: qir.LinkPropValues) -> str:
+    """``ARRAY(SELECT j."p" FROM <join table> AS j [JOIN <target> AS t ON t."id" =
+    j."target_id"] WHERE j."source_id" = <row>."id" AND j."p" IS NOT NULL [AND <visible>])``."""
+    j, t = qi(node.join_alias), qi(node.target_alias)
+    source = f"{qi(node.link.join_table)} AS {j}"  # type: ignore[arg-type]
+    if node.visible is not None:
+        source += f' JOIN {qi(node.link.target.table)} AS {t} ON {t}."id" = {j}."target_id"'
+    value = f"{j}.{qi(node.column.name)}"
+    return (f'ARRAY(SELECT {value} FROM {source} WHERE {j}."source_id" = {node.row}."id" AND {value} IS NOT NULL'
+            + ("" if node.visible is None else f" AND {expr_sql(node.visible)}") + ")")
+
+
+def _union_type_name(node: qir.UnionTypeName) -> str:
+    """The name of the subtype whose table holds the row's id: ``(CASE WHEN <row>."id" IN
+    (SELECT "id" FROM <table>) THEN '<name>' ... ELSE '<last name>' END)``."""
+    whens = " ".join(f"WHEN {node.row}.\"id\" IN (SELECT \"id\" FROM {qi(table)}) THEN {sql_string(name)}"
+                     for name, table in node.types[:-1])
+    last = sql_string(node.types[-1][0])
+    return f"(CASE {whens} ELSE {last} END)" if whens else last
 
 
 def _value_set(node: qir.ValueSet) -> str:
@@ -479,6 +518,12 @@ def _json_cast(node: qir.JsonCast) -> str:
     return f"(SELECT {_json_scalar('_jc._v', target)} FROM (SELECT {inner_sql} AS _v) AS _jc)"
 
 
+def _agg_order(n: qir.AggregateObjects) -> str:
+    """An aggregate's own ``ORDER BY`` of its value: ``<value> DESC NULLS LAST``."""
+    descending, empty = n.order  # type: ignore[misc]
+    return f"{expr_sql(n.value)} {'DESC' if descending else 'ASC'} NULLS {empty.upper()}"
+
+
 def _sql_template(node: qir.SqlTemplate) -> str:
     return _spell(node.template, node.modes, node.args)
 
@@ -568,7 +613,7 @@ def object_set_sql(s: qir.ObjectSet) -> str:
         return (f'FROM (SELECT {s.alias}.*, row_number() OVER (ORDER BY {keys}) AS "_n" {inner} '
                 f"ORDER BY {keys}{page}) AS {s.alias} WHERE true")
     source = f"FROM {qi(s.cte or s.source.table)} AS {s.alias} WHERE "
-    visible = "" if s.visible_sql is None else f" AND {s.visible_sql}"
+    visible = "" if s.visible is None else f" AND {expr_sql(s.visible)}"
     if s.parts:
         # (the parts of a union view, tables of different subtypes: the columns they share)
         cols = ", ".join(f"{s.alias}.{qi(c.name)}" for c in s.source.columns) if s.source.union_of else f"{s.alias}.*"
@@ -582,7 +627,7 @@ def object_set_sql(s: qir.ObjectSet) -> str:
         return f"FROM ({union}) AS {s.alias} WHERE {where}{visible}"
     if s.cond is None and s.link is None:
         # Every object of the type (`count(User)`).
-        return source[:-len(" WHERE ")] + ("" if s.visible_sql is None else f" WHERE {s.visible_sql}")
+        return source[:-len(" WHERE ")] + ("" if s.visible is None else f" WHERE {expr_sql(s.visible)}")
     if s.filter is not None:
         visible = f" AND {_operand(s.filter, cond_sql(s.filter))}" + visible
     if s.cond is not None:
@@ -610,9 +655,9 @@ def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None, writ
         if prev is None and h.kind == "link" and not h.link.multi and written_row:
             # (a row the statement wrote, "_new": its own column, which the table does not hold yet)
             prev = f"SELECT {subject_row}.{qi(h.link.column)}"
-            if h.visible_sql is not None:
+            if h.visible is not None:
                 v = qi(f"_v{i}")
-                prev = f'SELECT {v}."id" FROM {qi(h.target.table)} AS {v} WHERE {v}."id" IN ({prev}) AND {h.visible_sql}'
+                prev = f'SELECT {v}."id" FROM {qi(h.target.table)} AS {v} WHERE {v}."id" IN ({prev}) AND {expr_sql(h.visible)}'
             continue
         if h.kind in ("link", "poly") and h.link.multi:
             col = '"target_id"' if h.kind == "link" else qi(h.column)
@@ -631,21 +676,21 @@ def _path_ids(hops, subject_row: str, root: Optional[qir.ObjectSet] = None, writ
             key = f'{h.row}."id"'
         match = f'{key} = {subject_row}."id"' if prev is None else f"{key} IN ({prev})"
         prev = f"SELECT {sel} FROM {src} WHERE {match}"
-        if h.visible_sql is not None:
+        if h.visible is not None:
             v = qi(f"_v{i}")
-            prev = f'SELECT {v}."id" FROM {qi(h.target.table)} AS {v} WHERE {v}."id" IN ({prev}) AND {h.visible_sql}'
+            prev = f'SELECT {v}."id" FROM {qi(h.target.table)} AS {v} WHERE {v}."id" IN ({prev}) AND {expr_sql(h.visible)}'
     return prev  # type: ignore[return-value]
 
 
 def _object_id(node: qir.ObjectId) -> str:
     cond = cond_sql(node.cond)
-    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    where = cond if node.visible is None else f"({cond}) AND {expr_sql(node.visible)}"
     return f'(SELECT "id" FROM {qi(node.target.table)} WHERE {where})'
 
 
 def _object_row(node: qir.ObjectRow) -> str:
     cond = cond_sql(node.cond)
-    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    where = cond if node.visible is None else f"({cond}) AND {expr_sql(node.visible)}"
     value = f'{node.alias}."id"' if node.value is None else expr_sql(node.value)
     tail = ""
     if node.order:
@@ -671,21 +716,21 @@ def _set_filter(node: qir.SetFilter) -> str:
                          f'ON {s.alias}."id" = {join}."source_id"')
             where.append(f'{join}."target_id" = {s.subject_row}."id"')
         if s.source is not None:
-            if s.visible_sql is not None:
-                where.append(s.visible_sql)
+            if s.visible is not None:
+                where.append(expr_sql(s.visible))
             continue
         parts.append(f'{head} {qi(s.link.join_table)} AS {join} JOIN {qi(s.link.target.table)} AS {s.alias} '  # type: ignore[arg-type]
                      f'ON {s.alias}."id" = {join}."target_id"')
         where.append(f'{join}."source_id" = {s.subject_row}."id"')
-        if s.visible_sql is not None:
-            where.append(s.visible_sql)
+        if s.visible is not None:
+            where.append(expr_sql(s.visible))
     where.append(f"({cond_sql(node.cond)})")
     return f"EXISTS (SELECT 1 {' '.join(parts)} WHERE {' AND '.join(where)})"
 
 
 def _object_ids(node: qir.ObjectIds) -> str:
     cond = cond_sql(node.cond)
-    where = cond if node.visible_sql is None else f"({cond}) AND {node.visible_sql}"
+    where = cond if node.visible is None else f"({cond}) AND {expr_sql(node.visible)}"
     return f'ARRAY(SELECT {node.alias}."id" FROM {qi(node.target.table)} AS {node.alias} WHERE {where})'
 
 
@@ -723,8 +768,9 @@ def _existing_ids(node: qir.ExistingIds) -> str:
     """``ARRAY(SELECT "_t"."id" FROM <target> AS "_t" WHERE "_t"."id" = ANY (<ids>) [AND
     <visible>])``: the ids that name an object the query may see."""
     table = node.target.from_sql or qi(node.target.table)
-    visible = "" if node.visible_sql is None else f" AND {node.visible_sql}"
-    return (f'ARRAY(SELECT "_t"."id" FROM {table} AS "_t" WHERE "_t"."id" = '
+    visible = "" if node.visible is None else f" AND {expr_sql(node.visible)}"
+    t = '"_t"' if node.visible is None else pgpolicies.row_of(node.visible)
+    return (f'ARRAY(SELECT {t}."id" FROM {table} AS {t} WHERE {t}."id" = '
             f'ANY ({param_sql(node.ids, expr_sql(node.ids))}){visible})')
 
 
@@ -764,8 +810,9 @@ def _visible_id(node: qir.VisibleId) -> str:
     value_sql = expr_sql(value)
     if type(value) is qir.ParamRef:
         value_sql += "::uuid"
-    visible = "" if node.visible_sql == "true" else f" AND {node.visible_sql}"
-    return f'(SELECT "_t"."id" FROM {qi(node.target.table)} AS "_t" WHERE "_t"."id" = {value_sql}{visible})'
+    visible = "" if node.visible is None else f" AND {expr_sql(node.visible)}"
+    t = '"_t"' if node.visible is None else pgpolicies.row_of(node.visible)
+    return f'(SELECT {t}."id" FROM {qi(node.target.table)} AS {t} WHERE {t}."id" = {value_sql}{visible})'
 
 
 def _link_path(node: qir.LinkPath) -> str:
@@ -788,9 +835,9 @@ def _link_path(node: qir.LinkPath) -> str:
             where.append(f'{alias}."id" = {ref}')
         else:
             parts.append(f'JOIN {target} AS {alias} ON {alias}."id" = {ref}')
-        visible = node.visible_sql[i - 1] if i - 1 < len(node.visible_sql) else None
+        visible = node.visible[i - 1] if i - 1 < len(node.visible) else None
         if visible is not None:
-            where.append(visible)
+            where.append(expr_sql(visible))
     last = qi(f"_l{len(hops)}")
     return f"(SELECT {last}.{qi(node.column.name)} FROM {' '.join(parts)} WHERE {' AND '.join(where)})"
 
@@ -848,6 +895,16 @@ def _raw(sql: str, rows: Optional[str] = None, links_after: Optional[Dict[str, s
     if pos < len(sql):
         parts.append(sql[pos:])
     return sqt.Raw(*parts)  # type: ignore[arg-type]
+
+
+def _trigger_global(node: qir.TriggerGlobal) -> str:
+    """A global in a trigger: the transaction-local setting the write statement set (``'v'``
+    and the value as text, see ``schemac.semantics.queries.plan_query``), cast to the global's
+    type, else its default."""
+    g = node.global_
+    read = f"current_setting({sql_string(global_setting(g.qualname))}, true)"
+    sql = f"CASE WHEN left({read}, 1) = 'v' THEN CAST(substr({read}, 2) AS {node.type.pg}) END"
+    return sql if g.default_sql is None else f"COALESCE({sql}, {g.default_sql})"
 
 
 def _global_default(node: qir.GlobalDefault) -> str:
@@ -925,7 +982,7 @@ _EXPR = {
     qir.InObjects: _in_objects,
     qir.InValues: _in_values,
     qir.AggregateObjects: lambda n: (f"(SELECT {n.func}({expr_sql(n.value)}"
-                                     + (f" ORDER BY {expr_sql(n.value)} {n.order}" if n.order else
+                                     + (f" ORDER BY {_agg_order(n)}" if n.order is not None else
                                         f' ORDER BY {n.objects.alias}."_n"' if n.objects.page is not None
                                         and n.func == "array_agg" else "")
                                      # (an empty value is no element of the set, and no Gel array
@@ -936,6 +993,11 @@ _EXPR = {
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
+    qir.TriggerGlobal: _trigger_global,
+    qir.RowField: _row_field,
+    qir.BacklinkProp: _backlink_prop,
+    qir.LinkPropValues: _link_prop_values,
+    qir.UnionTypeName: _union_type_name,
     qir.SqlTemplate: _sql_template,
     qir.TupleValue: lambda n: _tuple_json(n),
     qir.FtsSearch: lambda n: _fts_search(n),
@@ -954,6 +1016,10 @@ _EXPR = {
     qir.SetFilter: _set_filter,
     qir.WrittenIds: _written_ids,
     qir.GroupValue: lambda n: _group_value(n),
+    qir.Visible: lambda n: pgpolicies.visible_sql(n, expr_sql),
+    qir.PolicyCheck: lambda n: pgpolicies.policy_check_sql(n, expr_sql),
+    qir.UpsertCheck: lambda n: pgpolicies.upsert_check_sql(n, expr_sql),
+    qir.JoinRowVisible: lambda n: pgpolicies.join_row_visible_sql(n, expr_sql),
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -1084,8 +1150,8 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             out.append((_json_value(el.column.type, f"{join_alias}.{qi(el.column.name)}", gel_json), el.field))
         elif t is qir.ShapeLinkId:
             ref = qi(el.column.name)
-            if el.visible_sql is not None:
-                ref = visible_link_sql(ref, el.link.target, el.visible_sql)
+            if el.visible is not None:
+                ref = visible_link_sql(ref, el.link.target, el.visible)
             out.append((ref, el.field))
         elif t is qir.ShapeComputed:
             sql = param_sql(el.value, expr_sql(el.value))
@@ -1136,7 +1202,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             target = link.target.from_sql or qi(link.target.table)
             if el.written_cte is not None and not link.multi:
                 target = _written_rows(link.target, el.written_cte, target)
-            visible = f" AND {el.visible_sql}" if el.visible_sql is not None else ""
+            visible = f" AND {expr_sql(el.visible)}" if el.visible is not None else ""
             if link.multi:
                 # (a new object's links: the join rows its insert's link CTE wrote; or the link
                 # rows as the statement leaves them, links_after_sql)
@@ -1230,9 +1296,10 @@ def render_ctes(ctes: List[Tuple[str, sqt.Node]], final: sqt.Node) -> sqt.Node:
     return sqt.With([sqt.CTE(name, body) for name, body in ctes], final) if ctes else final
 
 
-def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
+def _where(filt: Optional[qir.Expr], node: Optional[qir.Expr] = None) -> str:
     """``"\nWHERE ..."`` of a filter (``""`` without one), restricted to the rows an access
-    policy predicate allows."""
+    policy predicate (``node``) allows."""
+    visible = None if node is None else expr_sql(node)
     if visible is None:
         return "" if filt is None else f"\nWHERE {cond_sql(filt)}"
     if filt is None:
@@ -1240,8 +1307,9 @@ def _where(filt: Optional[qir.Expr], visible: Optional[str] = None) -> str:
     return f"\nWHERE ({cond_sql(filt)}) AND {visible}"
 
 
-def _where_node(filt: Optional[qir.Expr], visible: Optional[str] = None) -> Optional[sqt.Node]:
+def _where_node(filt: Optional[qir.Expr], node: Optional[qir.Expr] = None) -> Optional[sqt.Node]:
     """The condition of :func:`_where` (``None`` without one)."""
+    visible = None if node is None else expr_sql(node)
     if visible is None:
         return None if filt is None else _raw(cond_sql(filt))
     if filt is None:
@@ -1368,6 +1436,15 @@ def links_after_sql(ctes: List[Tuple[str, sqt.Node]], final: sqt.Node) -> sqt.No
 LINK_ROWS = "\x01rows\x01"
 
 
+def link_row_qualifier(table: str) -> str:
+    """The qualifier of a column of the row whose links a statement writes (:data:`LINK_ROWS`),
+    read by a multi link's value as a row of ``table`` (``update User set { follows := (select
+    detached User filter User.name != .name) }``: ``User.name`` of each updated object): ``((SELECT
+    "_w" FROM <table> AS "_w" WHERE "_w"."id" = <the row>."id"))``, a whole-row value whose
+    fields the column reads."""
+    return f'((SELECT "_w" FROM {qi(table)} AS "_w" WHERE "_w"."id" = {LINK_ROWS}."id"))'
+
+
 @dataclass(frozen=True)
 class _Rows:
     """Which written rows a join-table write is for: ``source`` joins each row of a ``for``
@@ -1425,7 +1502,7 @@ def _link_rows_source(r: qir.LinkRows) -> str:
     once, with the properties of one of them, as a link is a set. (Its rows are named
     ``"_lbatch"``: its source may read the ``"_batch"`` row of a loop around the write.)"""
     vals = "".join(f", {param_sql(v, expr_sql(v))} AS {qi('_p' + str(i))}" for i, (_, v) in enumerate(r.props))
-    where = _op(r.filter) if r.visible_sql is None else f"{_op(r.filter)} AND {r.visible_sql}"
+    where = _op(r.filter) if r.visible is None else f"{_op(r.filter)} AND {expr_sql(r.visible)}"
     return (f'SELECT DISTINCT ON ({r.alias}."id") {r.alias}."id" AS "id"{vals} '
             f'FROM (SELECT "_lbatch".* FROM {_batch_sql(r.batch, qi("_lbatch"))}) AS {r.batch.var.row}, '
             f'{qi(r.target.table)} AS {r.alias} WHERE {where} ORDER BY {r.alias}."id"')
@@ -1588,7 +1665,7 @@ def _conflict_sql(c: qir.Conflict, subject: ObjectType, ctx: "Ctx", marks: bool 
     # Inside DO UPDATE the proposed row (`excluded`) is in scope too: the checker qualified
     # the columns.
     conds = ([] if c.else_filter is None else [cond_sql(c.else_filter)]) + \
-        ([] if c.else_visible_sql is None else [c.else_visible_sql])
+        ([] if c.else_visible is None else [expr_sql(c.else_visible)])
     cond = None if not conds else _raw(conds[0] if len(conds) == 1 else " AND ".join(f"({x})" for x in conds))
     return sqt.OnConflict(ex.columns, where, sets, cond, set_newline=True)
 
@@ -1635,7 +1712,7 @@ def source_ctes(w, name: str, ctx: "Ctx") -> List[Tuple[str, sqt.Node]]:
         table = w.subject.table
         return [(name + "_src", sqt.Select([sqt.Target(sqt.Column(qi(table), "id"), "_oid"), sqt.Star('"_batch"')],
                                            [sqt.Table(table), _raw(_batch_sql(w.batch))],
-                                           _where_node(w.filter, w.visible_sql), from_inline=True))]
+                                           _where_node(w.filter, w.visible), from_inline=True))]
     keys: List[sqt.Node] = [sqt.Target(_raw(_assign_sql(a, ctx)), "_k" + str(i))
                             for i, (_, a) in enumerate(_arbiter_keys(w) if _upsert_links(w) else ())]
     return [(name + "_src", sqt.Select([sqt.Target(sqt.Func("gen_random_uuid"), "_id")] + keys + [sqt.Star('"_batch"')],
@@ -1664,7 +1741,7 @@ def write_sql(w, ctx: "Ctx", in_cte: bool = False, name: str = "_new") -> Tuple[
     data-modifying CTE runs to its end, ``RETURNING`` included, whether or not it is read);
     an upsert's always is. ``name``: the statement's CTE, when :func:`source_ctes` are written
     before it (as ``<name>_src``)."""
-    check = w.returning_check if in_cte or w.check_sql is None else None
+    check = w.returning_check if in_cte or w.check is None else None
     statement, links = _write_sql(w, ctx, qi(name + "_src"))
     if else_select_marks(w):
         # (a column of its own: the statement is a CTE, and the query selects its columns)
@@ -1679,7 +1756,7 @@ def write_sql(w, ctx: "Ctx", in_cte: bool = False, name: str = "_new") -> Tuple[
         statement = lambda cols: upserted(cols + extra)  # noqa: E731
     if check is None:
         return statement, links
-    allowed = sqt.Target(_raw(check), "_allowed")
+    allowed = sqt.Target(_raw(expr_sql(check)), "_allowed")
     return (lambda cols: statement(cols + [allowed])), links
 
 
@@ -1779,7 +1856,7 @@ def _write_sql(w, ctx: "Ctx", source: str = '"_new_src"') -> Tuple[Statement, Li
         ids = sqt.Select([sqt.Name("_oid")], [sqt.Raw(source)], multiline=False)
         lock = sqt.Select([], [sqt.Table(name)], sqt.Op("IN", sqt.Column(table, "id"), sqt.SubLink(ids)), locking=[name])
         return (lambda cols: _returning(lock, _of(table, cols, True))), links
-    where = _where_node(w.filter, w.visible_sql)
+    where = _where_node(w.filter, w.visible)
     batch = [] if w.batch is None else [_raw(_batch_sql(w.batch))]
     if t is qir.Update:
         if w.sets:
@@ -1818,7 +1895,7 @@ def _insert_guard(w: qir.Insert) -> str:
 def _exists_updated(u: qir.Update) -> str:
     """``EXISTS`` the object an update (of at most one object) writes: the condition of the
     inserts nested in its values."""
-    return f"EXISTS (SELECT 1 FROM {qi(u.subject.table)}{_where(u.filter, u.visible_sql)})".replace("\n", " ")
+    return f"EXISTS (SELECT 1 FROM {qi(u.subject.table)}{_where(u.filter, u.visible)})".replace("\n", " ")
 
 
 def _of(table: str, cols: List[sqt.Node], joined: bool) -> List[sqt.Node]:
@@ -1963,7 +2040,7 @@ def _select_sql(s: qir.Select) -> sqt.Node:
     source = sqt.Table(s.subject.table) if s.source_name is None else \
         sqt.Table(s.source_name, sqt.Name(s.subject.table))
     froms: List[sqt.Node] = [source] if s.batch is None else [_raw(_batch_sql(s.batch)), source]
-    where = _where_node(s.filter, s.visible_sql)
+    where = _where_node(s.filter, s.visible)
     if s.assert_single or s.assert_exists:
         # Gel's assert_single / assert_exists (https://docs.geldata.com/reference/stdlib/set#function::std::assert_single):
         # a guard reading the rows again: several (none) rows fail the statement. It reads no
@@ -1971,7 +2048,7 @@ def _select_sql(s: qir.Select) -> sqt.Node:
         # filter), also when no row matches.
         from schemac.semantics import asserts
 
-        cond = _where(s.filter, s.visible_sql)[len("\nWHERE "):]
+        cond = _where(s.filter, s.visible)[len("\nWHERE "):]
         rows = f"FROM {table}{' WHERE ' + cond if cond else ''}"
         count = f"(SELECT count(*) {rows})"
         arms = ""
@@ -1995,7 +2072,7 @@ def _union_sql(u: qir.SelectUnion) -> sqt.Node:
         picked = shape_sql(b.shape, qi(b.subject.table), 0)
         names = [f.name for _, f in picked]
         cols = _targets(picked) + [sqt.Target(_raw(_order_key(k.expr)), f"_o{i}") for i, k in enumerate(b.order, 1)]
-        part = sqt.Select(cols, [sqt.Table(b.subject.table)], _where_node(b.filter, b.visible_sql))
+        part = sqt.Select(cols, [sqt.Table(b.subject.table)], _where_node(b.filter, b.visible))
         page = u.pages[len(parts)] if u.pages else None
         if page is not None:
             # (an operand that orders or pages its own objects, before the union)
@@ -2095,7 +2172,7 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
     picked = shape_sql(r.shape, qi(r.write.subject.table), 0)  # type: ignore[attr-defined]
     texts = _columns(picked)
     columns: List[sqt.Node] = [sqt.Target(_raw(sql), None if sql == qi(f.name) else f.name) for sql, f in picked]
-    check = r.write.check_sql  # type: ignore[attr-defined]
+    check = r.write.check  # type: ignore[attr-defined]
     nested = nested_ctes(r.write, ctx, ctx.read_ctes(r))
     if not links and check is None and r.write.returning_check is None and not else_select_marks(r.write):  # type: ignore[attr-defined]
         return render_ctes(nested, statement(columns))
@@ -2111,7 +2188,7 @@ def _returning_sql(r: qir.Returning, ctx: "Ctx") -> sqt.Node:
         outer = [c if " AS " in text and f.name in own else sqt.Name(f.name) for (_, f), c, text in zip(picked, columns, texts)]
     ctes = nested + source_ctes(r.write, "_new", ctx) + [("_new", statement(inner))]
     ctes += [(f"_link{i}", link('"_new"')) for i, link in enumerate(links, 1)]
-    return render_ctes(ctes, sqt.Select(outer, [sqt.Table("_new")], None if check is None else _raw(check),
+    return render_ctes(ctes, sqt.Select(outer, [sqt.Table("_new")], None if check is None else _raw(expr_sql(check)),
                                         from_inline=True))
 
 
@@ -2151,7 +2228,7 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
     table = qi(g.subject.table)
     names = [qi(f"_group_k{i}") for i in range(len(g.keys))]
     keys = ", ".join(f"{param_sql(k.value, expr_sql(k.value))} AS {n}" for k, n in zip(g.keys, names))
-    inner = f"SELECT {table}.*, {keys} FROM {table}{_where(g.filter, g.visible_sql)}".replace("\n", " ")
+    inner = f"SELECT {table}.*, {keys} FROM {table}{_where(g.filter, g.visible)}".replace("\n", " ")
     if g.rows is not None:
         inner = f"SELECT {table}.*, {keys} FROM ({for_rows_sql(g.rows)}) AS {table}".replace("\n", " ")
     cols = []

@@ -214,7 +214,12 @@ class ExclusiveConstraint:
     ``on (true)``: https://docs.geldata.com/reference/datamodel/constraints), ``keys_sql`` holds
     the SQL of every key in order (a quoted column, or an expression in parentheses) and it
     lowers to a unique expression index; ``columns`` are then the columns the keys read (what
-    a write must touch to violate it)."""
+    a write must touch to violate it).
+
+    ``predicate`` is the checked condition (a :class:`schemac.semantics.qir.Expr`) of ``filter P``,
+    or of ``except Q`` (``predicate_except``: the constrained rows are those where ``Q`` is not
+    true), and ``keys`` the checked keys on expressions: what the checker reasons on (a duplicate
+    constraint, a write that can only take rows out of it), never the SQL above."""
 
     name: str
     columns: Tuple[str, ...]
@@ -222,6 +227,9 @@ class ExclusiveConstraint:
     span: Span
     predicate_columns: Tuple[str, ...] = ()
     keys_sql: Tuple[str, ...] = ()
+    predicate: object = field(default=None, compare=False, repr=False)
+    predicate_except: bool = False
+    keys: Tuple[object, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def partial(self) -> bool:

@@ -8,8 +8,8 @@ it may be empty (``nullable``; its :attr:`Expr.cardinality` is then ``at_most_on
 ``one``); every path is resolved to the column, link or binding it reads (no names are looked
 up again after checking). Statements carry their result fields, cardinality and the exclusive
 constraints they can violate. Nothing here holds SQL text except what the schema already
-lowered (column defaults, partial-index predicates, and the access policy predicates that
-:mod:`schemac.semantics.policies` lowers per query: the ``*_sql`` fields). Gel does the same: EdgeQL is compiled to
+lowered (column defaults, partial-index predicates: the ``*_sql`` fields); access policies are
+checked nodes (:class:`Visible`, :class:`PolicyCheck`) that :mod:`schemac.pgsql.policies` writes. Gel does the same: EdgeQL is compiled to
 an IR of typed, scoped sets before any SQL (https://docs.geldata.com/reference/edgeql).
 
 How to add a query form:
@@ -36,7 +36,7 @@ from typing import Dict, Iterator, Optional, Tuple
 
 from schemac.diagnostics import Span
 from schemac.frozen import fast_init_all
-from schemac.semantics.model import (Column, Computed, EnumType, ExclusiveConstraint, Link, ObjectType,
+from schemac.semantics.model import (Column, Computed, EnumType, ExclusiveConstraint, Global, Link, ObjectType,
                                      ValueType)
 
 #: Cardinalities (Gel's ``One``, ``AtMostOne``, ``Many``).
@@ -115,19 +115,81 @@ class ColumnRef(Expr):
     #: A single link whose target has access policies: the condition under which the query
     #: sees the target, over its row ``"_pv"`` (``schemac.semantics.policies.link_visible``);
     #: the id reads as empty (or fails, for a required link) where it does not hold.
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyRule:
+    """One access policy (:class:`schemac.semantics.model.AccessPolicy`) as checked over one row:
+    ``conds``, its ``when`` and ``using`` conditions (bool; an empty one counts as false); no
+    condition: the policy always holds. Not a :class:`Node`: :func:`walk` does not descend into
+    a policy's conditions (they belong to the schema, not to the query's own expressions)."""
+
+    policy: object  # schemac.semantics.model.AccessPolicy
+    conds: Tuple[Expr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Visible(Expr):
+    """The access policies of ``subject`` (https://docs.geldata.com/reference/datamodel/access_policies)
+    over its row named ``row`` (``None``: the statement's own, unqualified): true for an object
+    that at least one ``allow`` policy of each of ``kinds`` holds for and no ``deny`` policy of
+    them does. ``rules``: per kind, its ``(allow rules, deny rules)``; ``None`` when a policy's
+    condition did not check (an error was reported: nothing is visible). Built by
+    :mod:`schemac.semantics.policies`, written by :mod:`schemac.pgsql.policies`."""
+
+    subject: ObjectType
+    row: Optional[str]
+    kinds: Tuple[str, ...]
+    rules: Optional[Tuple[Tuple[Tuple[PolicyRule, ...], Tuple[PolicyRule, ...]], ...]]
+
+
+@dataclass(frozen=True, eq=False)
+class PolicyCheck(Expr):
+    """``visible`` holds, else the statement fails with a policy error: ``sqlstate``
+    ``SCP01`` for an ``insert`` / ``update write`` the policies refuse (``action`` ``insert``
+    or ``update``; the message the refusing policies give, DETAIL naming the type, the action
+    and the row's id), ``SCP02`` for a required single ``link`` of ``source`` whose target
+    they hide (Gel's "required link ... is hidden by access policy")."""
+
+    visible: Visible
+    sqlstate: str
+    action: Optional[str] = None
+    link: Optional[Link] = None
+    source: Optional[ObjectType] = None
+
+
+@dataclass(frozen=True, eq=False)
+class UpsertCheck(Expr):
+    """The check of an upsert's returned row (named ``row``): ``inserted`` for a row it
+    inserted (``xmax = 0``), ``updated`` for the existing row its ``else`` updated."""
+
+    row: str
+    inserted: Expr
+    updated: Expr
+
+
+@dataclass(frozen=True, eq=False)
+class JoinRowVisible(Expr):
+    """The links of a multi join row named ``row`` whose target the query sees: per target
+    type (one for a plain link; each concrete subtype of a polymorphic one, with the join
+    row's column linking it), that type's ``select`` policies over its row (``Visible``, or
+    ``None``: the column set is enough)."""
+
+    row: str
+    targets: Tuple[Tuple[ObjectType, str, Optional[Visible]], ...]
 
 
 @dataclass(frozen=True, eq=False)
 class LinkPath(Expr):
     """``.author.name``: the property ``column`` reached through the single links ``hops``
-    from the subject row (named ``subject_row``); ``visible_sql``: each hop's target's access
-    policy predicate (lowered by ``schemac.semantics.policies``), or ``None``."""
+    from the subject row (named ``subject_row``); ``visible``: each hop's target's access
+    policy predicate (:class:`Visible`), or ``None``."""
 
     hops: Tuple[Link, ...]
     column: Column
     subject_row: str
-    visible_sql: Tuple[Optional[str], ...] = ()
+    visible: Tuple[Optional[Expr], ...] = ()
     #: The first link's objects that the statement whose rows are read wrote (a nested or
     #: ``with``-bound insert assigned to it): they are read from this CTE (``RETURNING *``), the
     #: others from the table (the statement does not see its own writes there).
@@ -279,7 +341,70 @@ class CountLink(Expr):
     subject_row: str
     #: When the target has access policies: the condition over the join row ``"_c"`` under
     #: which the query sees the linked object (``schemac.semantics.policies.join_row_visible``).
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class RowField(Expr):
+    """A field of a row the query reads one at a time, by name: ``.tags@rank`` in a filter over
+    the links of ``tags`` (the link property, a column of the link's join row ``row``,
+    https://docs.geldata.com/reference/datamodel/linkprops), a free object's field in
+    ``order by .name`` of a ``for`` loop's free objects (its row ``"_fr"``,
+    https://docs.geldata.com/reference/edgeql/for). ``row`` and ``name`` are names, not SQL."""
+
+    row: str
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class BacklinkProp(Expr):
+    """``@since`` in ``followers: { ... } order by @since`` of a computed backlink through a
+    multi link (``followers := .<follows[is User]``): the link property ``column`` of the join
+    row (of ``join_table``, named ``alias``) linking the follower ``row`` to the object
+    ``subject_row`` (https://docs.geldata.com/reference/datamodel/linkprops)."""
+
+    column: Column
+    join_table: str
+    alias: str
+    row: str
+    subject_row: str
+
+
+@dataclass(frozen=True, eq=False)
+class LinkPropValues(Expr):
+    """``.folders@path``: the link property ``column`` of each of the object's (``row``) links
+    ``link``, a set of values given as an array, as a multi property is
+    (https://docs.geldata.com/reference/datamodel/linkprops): an empty link property is no
+    value, the links to objects the target's access policies hide (``visible``, over the
+    target row ``target_alias``) are left out. ``join_alias`` names the join row."""
+
+    link: Link
+    column: Column
+    row: str
+    join_alias: str
+    target_alias: str
+    visible: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class UnionTypeName(Expr):
+    """``.__type__.name`` of an object of a polymorphic link's abstract target (its row
+    ``row``): the name of the subtype (of ``types``, ``(qualified name, table)``) whose table
+    holds its id, ids being unique across tables
+    (https://docs.geldata.com/reference/datamodel/introspection/objects)."""
+
+    row: str
+    types: Tuple[Tuple[str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class TriggerGlobal(Expr):
+    """``global name`` in a trigger (https://docs.geldata.com/reference/datamodel/triggers,
+    .../globals): the value the write statement that set the trigger off handed over (every
+    generated write sets it, see ``schemac.semantics.queries.plan_query``), else the global's
+    default, else empty (a writer other than the runners, or a global left unset)."""
+
+    global_: Global
 
 
 @dataclass(frozen=True, eq=False)
@@ -305,15 +430,15 @@ class ObjectSet(Node):
     cond: Optional[Expr] = None
     link: Optional[Link] = None
     subject_row: Optional[str] = None
-    #: The source's access policy predicate over ``alias`` (lowered by ``schemac.semantics.policies``).
-    visible_sql: Optional[str] = None
+    #: The source's access policy predicate over ``alias`` (:class:`Visible`).
+    visible: Optional[Expr] = None
     #: ``link`` is the subject's own stored link to ``source`` (``(select .link filter ...)``),
     #: not one of ``source`` pointing back.
     forward: bool = False
     #: A further condition on the rows (``(select .<author[is Post] filter .published)``).
     filter: Optional[Expr] = None
     #: ``A union B``: the rows of each part (all of ``source``), duplicates kept as in Gel
-    #: (``UNION ALL``); ``filter`` and ``visible_sql`` then apply to the union.
+    #: (``UNION ALL``); ``filter`` and ``visible`` then apply to the union.
     parts: Tuple["ObjectSet", ...] = ()
     #: ``with s := (select User order by .name limit 3)``: the rows in that order, paged
     #: (:class:`ShapeClauses` without a filter; each row numbered ``"_n"`` in that order).
@@ -349,7 +474,7 @@ class PathHop(Node):
     row: Optional[str] = None
     #: The target's access policy predicate over its rows named ``"_v<i>"`` (``i`` the hop's
     #: index) when the path goes on from them: only the objects the query may see lead on.
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -413,8 +538,8 @@ class AggregateObjects(Expr):
     objects: ObjectSet
     value: Expr
     #: ``array_agg((select <set>.p order by <set>.p desc))``: the aggregate's own ordering of
-    #: ``value`` (an SQL ``ORDER BY`` clause's direction and empties: ``DESC NULLS LAST``), or "".
-    order: str = ""
+    #: ``value``, (descending, where the empties go: ``"first"`` / ``"last"``), or ``None``.
+    order: Optional[Tuple[bool, str]] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -519,12 +644,12 @@ class CountRows(Expr):
 class SetLink(Node):
     """A multi link a filter reads a path through (``.tags`` of ``.tags.name``): its target rows,
     named ``alias``, joined through the link's table (``alias`` + ``j``) to the subject row
-    ``subject_row``; ``visible_sql``: the target's access policy predicate over ``alias``."""
+    ``subject_row``; ``visible``: the target's access policy predicate over ``alias``."""
 
     link: Link
     alias: str
     subject_row: str
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
     #: A backlink (``.<user[is Identity]``): the rows of ``source`` whose ``link`` points at the
     #: subject row.
     source: Optional[ObjectType] = None
@@ -571,16 +696,16 @@ class ObjectId(Expr):
 
     target: ObjectType
     cond: Expr
-    #: The target's access policy predicate (already lowered by ``schemac.semantics.policies``), if any.
-    visible_sql: Optional[str] = None
+    #: The target's access policy predicate (:class:`Visible`), if any.
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
 class ObjectRow(Expr):
     """One object of ``target`` (its row named ``alias``) matching ``cond``, and ``value`` read
     from it (``None``: its id): a sub-select used as a value, ``(select User filter .email =
-    $e)`` / ``assert_single((select ...))``, or ``global current_user.name``. ``visible_sql``:
-    the target's access policy predicate (lowered by ``schemac.semantics.policies``), if any.
+    $e)`` / ``assert_single((select ...))``, or ``global current_user.name``. ``visible``:
+    the target's access policy predicate (:class:`Visible`), if any.
     ``limit_one``: the first matching object in ``order`` (any one without it), ``(select User
     filter ... order by ... limit 1)``; else the filter matches at most one."""
 
@@ -588,7 +713,7 @@ class ObjectRow(Expr):
     alias: str
     value: Optional[Expr]
     cond: Expr
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
     order: Tuple["OrderKey", ...] = ()
     limit_one: bool = False
 
@@ -597,13 +722,13 @@ class ObjectRow(Expr):
 class ObjectIds(Expr):
     """The ids of every object of ``target`` (rows named ``alias``) matching ``cond``, a
     ``uuid[]``: the value of a multi link, ``tags += (select Tag filter .name in {'a', 'b'})``
-    (https://docs.geldata.com/reference/edgeql/update). ``visible_sql``: the target's access
+    (https://docs.geldata.com/reference/edgeql/update). ``visible``: the target's access
     policy predicate, if any."""
 
     target: ObjectType
     alias: str
     cond: Expr
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -645,11 +770,11 @@ class AssertExists(Expr):
 class VisibleId(Expr):
     """The id ``value`` assigned to a link by ``(select T filter .id = value)`` or whose target
     has access policies: the id only when that object exists and the policies let the query see
-    it (``visible_sql``, ``true`` without policies), else empty."""
+    it (``visible``, ``true`` without policies), else empty."""
 
     value: Expr
     target: ObjectType
-    visible_sql: str
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -774,14 +899,14 @@ class ShapeLinkProp(Node):
 @dataclass(frozen=True, eq=False)
 class ShapeLinkId(Node):
     """``link: { id }`` of a single link at the top level: its FK column (field ``link_id``),
-    read through the target's access policies when it has some (``visible_sql``, as
-    :attr:`ColumnRef.visible_sql`)."""
+    read through the target's access policies when it has some (``visible``, as
+    :attr:`ColumnRef.visible`)."""
 
     span: Span
     field: ResultField
     link: Link
     column: Column
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -794,8 +919,8 @@ class ShapeLink(Node):
     link: Link
     elements: Tuple[Node, ...]
     join_type: Optional[ObjectType]
-    #: The target's access policy predicate over its rows (lowered by ``schemac.semantics.policies``).
-    visible_sql: Optional[str] = None
+    #: The target's access policy predicate over its rows (:class:`Visible`).
+    visible: Optional[Expr] = None
     #: ``link: { ... } filter ... order by ... offset ... limit ...`` (see :class:`ShapeClauses`).
     clauses: Optional["ShapeClauses"] = None
     #: A single link the selected write assigned the objects of a write bound by ``with``: that
@@ -878,12 +1003,12 @@ class KeptLinks(Expr):
 class ExistingIds(Expr):
     """``tags := (select Tag filter .id in array_unpack(<array<uuid>>$ids))``: those of the ids
     (``ids``, a ``uuid[]``) that name an object of ``target`` (and that its access policies show:
-    ``visible_sql``, over the alias ``"_t"``); an unknown id links nothing, as in Gel
+    ``visible``, over the alias ``"_t"``); an unknown id links nothing, as in Gel
     (https://docs.geldata.com/reference/edgeql/insert#links)."""
 
     ids: Expr
     target: ObjectType
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -912,7 +1037,7 @@ class JsonArrayElements(Expr):
 class LinkRows(Node):
     """The links of ``link := (for x in <source> union (select T { @p := ... } filter ...))`` in
     an insert: for each element of ``batch``, the objects of ``target`` (rows named ``alias``)
-    matching ``filter`` (``visible_sql``: the target's access policy predicate), each with its
+    matching ``filter`` (``visible``: the target's access policy predicate), each with its
     link properties ``props`` ((join-table column, value) pairs)."""
 
     span: Span
@@ -921,7 +1046,7 @@ class LinkRows(Node):
     alias: str
     filter: Expr
     props: Tuple[Tuple[Column, Expr], ...] = ()
-    visible_sql: Optional[str] = None
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -936,10 +1061,9 @@ class Conflict(Node):
     #: ``else (update T filter <cond> set {...})``: the existing row is updated (and returned)
     #: only when ``cond`` holds for it.
     else_filter: Optional[Expr] = None
-    #: The type's ``update read`` access policies over the existing row (lowered by
-    #: ``schemac.semantics.policies``): a row they hide is not updated, and the statement returns
+    #: The type's ``update read`` access policies over the existing row (:class:`Visible`): a row they hide is not updated, and the statement returns
     #: no object for it.
-    else_visible_sql: Optional[str] = None
+    else_visible: Optional[Expr] = None
     #: The else update's multi link changes (``tags += (select ...)``): written, as the
     #: insert's own links are, from the row the upsert returns, when it was not inserted
     #: (https://docs.geldata.com/reference/edgeql/insert#upserts).
@@ -982,9 +1106,9 @@ class Insert(Node):
     batch: Optional[Batch]
     cardinality: str
     exclusives: Tuple[ExclusiveConstraint, ...]
-    #: The access policy check of the new rows, named ``"_new"`` (lowered by
-    #: ``schemac.semantics.policies.write_check``): the statement is then a CTE selected through it.
-    check_sql: Optional[str] = None
+    #: The access policy check of the new rows, named ``"_new"`` (a
+    #: :class:`PolicyCheck`, ``schemac.semantics.policies.write_check``): the statement is then a CTE selected through it.
+    check: Optional[Expr] = None
     #: Inserts nested in its values (``author := (insert User {...})``): :class:`BoundWrite`
     #: nodes, each written first as the CTE its ``name`` names.
     nested: Tuple["BoundWrite", ...] = ()
@@ -992,7 +1116,7 @@ class Insert(Node):
     #: ``RETURNING`` (as ``"_allowed"``) where the statement is a CTE that nothing may read to
     #: its end (bound by ``with``, nested, selected with a nested shape) or an upsert (an
     #: inserted row, ``xmax = 0``, gets the insert check; an updated one the update's).
-    returning_check: Optional[str] = None
+    returning_check: Optional[Expr] = None
     #: Nested in the values of an update of at most one object: the update it belongs to. The
     #: row is inserted only when that object exists (Gel evaluates an update's values once per
     #: object it updates).
@@ -1032,14 +1156,14 @@ class Update(Node):
     links: Tuple[LinkAssign, ...]
     cardinality: str
     exclusives: Tuple[ExclusiveConstraint, ...]
-    #: The access policy predicates (lowered by ``schemac.semantics.policies``): which rows it may touch,
+    #: The access policy predicates (:class:`Visible`): which rows it may touch,
     #: and the check of the updated rows (named ``"_new"``).
-    visible_sql: Optional[str] = None
-    check_sql: Optional[str] = None
+    visible: Optional[Expr] = None
+    check: Optional[Expr] = None
     #: ``for x in ... union (update ...)``: the rows of the loop, joined (``UPDATE ... FROM``).
     batch: Optional["Batch"] = None
     #: As :attr:`Insert.returning_check`.
-    returning_check: Optional[str] = None
+    returning_check: Optional[Expr] = None
     #: Inserts nested in its values, when it updates at most one object (as :attr:`Insert.nested`).
     nested: Tuple["BoundWrite", ...] = ()
 
@@ -1069,16 +1193,16 @@ class Delete(Node):
     subject: ObjectType
     filter: Optional[Expr]
     cardinality: str
-    #: The access policy predicate of the rows it may delete (lowered by ``schemac.semantics.policies``).
-    visible_sql: Optional[str] = None
+    #: The access policy predicate of the rows it may delete (:class:`Visible`).
+    visible: Optional[Expr] = None
     #: ``for x in ... union (delete ...)``: the rows of the loop, joined (``DELETE ... USING``).
     batch: Optional["Batch"] = None
 
     kind = "delete"
     exclusives: Tuple[ExclusiveConstraint, ...] = ()
     written_links: Tuple[str, ...] = ()
-    check_sql: Optional[str] = None
-    returning_check: Optional[str] = None
+    check: Optional[Expr] = None
+    returning_check: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -1106,8 +1230,8 @@ class Select(Node):
     limit: Optional[Expr]
     source: Optional[Node] = None
     source_name: Optional[str] = None
-    #: The access policy predicate of the rows it may see (lowered by ``schemac.semantics.policies``).
-    visible_sql: Optional[str] = None
+    #: The access policy predicate of the rows it may see (:class:`Visible`).
+    visible: Optional[Expr] = None
     #: ``select assert_single(u) { ... }``: more than one row fails the statement.
     assert_single: bool = False
     #: ``select assert_exists(u) { ... }``: no row fails the statement.
@@ -1259,8 +1383,8 @@ class Group(Node):
     order: Tuple["OrderKey", ...] = ()
     offset: Optional[Expr] = None
     limit: Optional[Expr] = None
-    #: The subject's access policy predicate (lowered by ``schemac.semantics.policies``).
-    visible_sql: Optional[str] = None
+    #: The subject's access policy predicate (:class:`Visible`).
+    visible: Optional[Expr] = None
     #: Grouped values instead of objects (``group s using k := s[0] by k`` of a ``with`` name
     #: bound to a :class:`ForRows`): each value a row named as ``subject.table``, column ``value``.
     rows: Optional[ForRows] = None
@@ -1374,6 +1498,29 @@ def walk(node: Node) -> Iterator[Node]:
                 stack.append(v)
             elif isinstance(v, tuple):
                 stack.extend(x for x in v if isinstance(x, Node))
+
+
+def same(a: object, b: object) -> bool:
+    """Whether two checked values are the same expression, wherever each was written: nodes of
+    the same class whose fields are the same (spans aside), below them too; a :class:`VarRef`
+    reads the same binding (the very ``with`` value or loop variable, not an equal one); model
+    objects (columns, types, parameters) compare by their own equality. The checker compares
+    values so, never by the SQL the lowering writes of them (issue 26 step 2)."""
+    if a is b:
+        return True
+    if isinstance(a, Node):
+        if type(a) is not type(b):
+            return False
+        if type(a) is VarRef:
+            return a.name == b.name and a.binding is b.binding and same(a.type, b.type) \
+                and a.nullable == b.nullable  # type: ignore[attr-defined]
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)  # type: ignore[arg-type]
+                   if f.name != "span")
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Span):
+        return isinstance(b, Span)
+    return type(a) is type(b) and a == b
 
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.

@@ -325,7 +325,7 @@ class QueryPlan:
 def filtered_upsert(q: QueryPlan) -> bool:
     """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
     return q.ir is not None and any(type(n) is qir.Conflict and (n.else_filter is not None or  # type: ignore[attr-defined]
-                                                                 n.else_visible_sql is not None)  # type: ignore[attr-defined]
+                                                                 n.else_visible is not None)  # type: ignore[attr-defined]
                                     for n in qir.walk(q.ir.statement))
 
 
@@ -1252,7 +1252,7 @@ def _kept_links(a: ast.Assignment, link, ctx: ExprContext, insert: bool):
                            f"select the objects by their type: (select {link.target.name} filter ...)")
         return False
     j, t = qi(f"_kj{ctx.depth}"), qi(f"_kt{ctx.depth}")
-    if policies.read_predicate(link.target, ctx, t) is not None:
+    if policies.applies(link.target, ctx):
         # (Gel's .folders hides the targets its access policies hide, and a hidden link is
         # then not in the new set: what Gel does with it is not what this lowering does)
         ctx.reporter.error("E0206", f"'{a.name} := (select .{a.name} filter ...)' of a link to a type with access "
@@ -1471,7 +1471,7 @@ def _cast_object_ids(value, link, ctx: ExprContext):
         ctx.reporter.error("E0304", f"<array<{link.target.name}>> casts an array<uuid>, got {low.type.name}",
                            cast.operand.span)
         return False
-    if policies.read_predicate(link.target, ctx, '"_o"') is not None:
+    if policies.applies(link.target, ctx):
         ctx.reporter.error("E0206", f"<array<{link.target.name}>> of ids, a type with access policies, is not "
                            "supported yet", cast.span)
         return False
@@ -1600,9 +1600,9 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         if outer_read is not None and not insert:
             # `update User set { follows := (select detached User filter User.name != .name) }`:
             # `User` is each updated object, read in the link's statements by its id
-            # (lowering.LINK_ROWS: the rows they write the links of)
-            ctx = dataclasses.replace(ctx, column_prefix=f'((SELECT "_w" FROM {qi(subject.table)} AS "_w" '
-                                                         f'WHERE "_w"."id" = {lowering.LINK_ROWS}."id"))')
+            # (lowering.LINK_ROWS: the rows they write the links of; the lowering spells the
+            # qualifier that reads one of them)
+            ctx = dataclasses.replace(ctx, column_prefix=lowering.link_row_qualifier(subject.table))
             outer_read = None
         if outer_read is not None:
             ctx.reporter.error("E0206", f"a multi link's value (select detached {subject.name} ...) reading the "
@@ -1720,7 +1720,7 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
     if visible is not None or found_by_id:
         # Only an object that exists, and that the target's access policies let the query see,
         # can be linked.
-        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible or "true")
+        low = qir.VisibleId(low.span, low.type, True, low, link.target, visible)
     return qir.Assign(a.span, col, low)
 
 
@@ -2179,7 +2179,8 @@ def refuse_record_params(stmt: qir.Node, reporter: Reporter) -> bool:
 
 #: The IR nodes of a value of the query itself, which reads no row (see :func:`_query_value`).
 _QUERY_VALUE_NODES = (qir.Literal, qir.ParamRef, qir.Call, qir.Cast, qir.Unary, qir.Binary, qir.SqlTemplate,
-                      qir.EnumMember, qir.JsonCast, qir.JsonIndex, qir.InSet, qir.InArray, qir.WithValue)
+                      qir.EnumMember, qir.JsonCast, qir.JsonIndex, qir.InSet, qir.InArray, qir.WithValue,
+                      qir.TriggerGlobal)
 
 
 def _query_value(e: qir.Expr) -> bool:
@@ -2641,10 +2642,10 @@ def _insert_write(q: ast.InsertQuery, subject: ObjectType, ctx: ExprContext,
             # read` policies choose whether it is updated at all; Postgres finds the conflict
             # with any row, as an exclusive constraint holds across every object).
             updated = policies.write_check(subject, "update write", ctx, table)
-            returning = f"(CASE WHEN {table}.xmax = 0 THEN {returning} ELSE {updated} END)"
+            returning = qir.UpsertCheck(q.span, returning.type, False, table, returning, updated)  # type: ignore[union-attr, arg-type]
             check = None
             visible = policies.read_predicate(subject, ctx, table, "update read")
-            conflict = dataclasses.replace(conflict, else_visible_sql=visible)
+            conflict = dataclasses.replace(conflict, else_visible=visible)
             if visible is not None:
                 cardinality = AT_MOST_ONE
     if nested and q.unless_conflict is not None:
@@ -2666,13 +2667,13 @@ def _excluded_values(conflict: qir.Conflict, sets, subject: ObjectType, ctx: Exp
     is the one the insert gives the same property is read from it (``excluded."col"``); any
     other is refused."""
     # (An inserted value that falls back to the column default differs from the update's.)
-    inserted = {a.column.name: lowering.expr_sql(a.value) for a in sets if a.default is None}
+    inserted = {a.column.name: a.value for a in sets if a.default is None}
     out = []
     for a in conflict.else_sets:
         if not _reads_loop(a.value) or a.op != ":=":
             out.append(a)
             continue
-        if inserted.get(a.column.name) != lowering.expr_sql(a.value):
+        if a.column.name not in inserted or not qir.same(inserted[a.column.name], a.value):
             ctx.reporter.error("E0206", f"in a 'for' loop's upsert, the else update's value of '{a.column.name}' reads "
                                "the loop variable but is not the value the insert gives it: not supported yet",
                                a.span, f"give '{a.column.name}' the same value in the insert and the update")
@@ -2820,10 +2821,37 @@ def _conflict_else(uc: ast.UnlessConflict, subject: ObjectType, ctx: ExprContext
 
 
 def _reads_row(link: qir.LinkAssign, subject: ObjectType) -> bool:
-    """Whether a multi link's value in an upsert's else update reads the existing object (its
-    columns, qualified by the table's name inside ``DO UPDATE``)."""
-    row = qi(subject.table) + "."
-    return row in lowering.expr_sql(link.ids) or any(row in lowering.expr_sql(v) for _, v in link.props)
+    """Whether a multi link's value in an upsert's else update reads the existing object: a node
+    of it reads the row named by the table's name, the alias the else update's values read it by
+    inside ``DO UPDATE`` (a column's qualifier, a link count's subject row, ...)."""
+    return _reads_alias((link.ids, link.props), qi(subject.table))
+
+
+def _reads_alias(value: object, alias: str) -> bool:
+    """Whether an IR value (a node, or a tuple of them, nested) reads the row named ``alias``:
+    one of its nodes names it (a :class:`qir.ColumnRef`'s ``qualifier``, a ``subject_row``, any
+    field naming a row), or -- while the checker still writes some SQL text into the IR (the
+    ``template`` of a ``qir.SqlTemplate``, the ``*_sql`` policy predicates; issue 26 step 2) --
+    that text qualifies a column with it."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, tuple):
+            stack.extend(v)
+        elif isinstance(v, qir.Node):
+            if isinstance(v, qir.VarRef):
+                b = v.binding
+                if isinstance(b, qir.WithValue) and b.inline:
+                    stack.append(b.value)
+                continue
+            for f in dataclasses.fields(v):  # type: ignore[arg-type]
+                x = getattr(v, f.name)
+                if isinstance(x, str):
+                    if x == alias or ((f.name == "template" or f.name.endswith("_sql")) and alias + "." in x):
+                        return True
+                elif isinstance(x, (tuple, qir.Node)):
+                    stack.append(x)
+    return False
 
 
 def _on_conflict(uc: ast.UnlessConflict, subject: ObjectType,
@@ -2904,20 +2932,25 @@ def _exclusives_written(subject: ObjectType, sets) -> Tuple[ExclusiveConstraint,
                  and not _only_leaves(ex, sets, written))
 
 
-#: A partial constraint's predicate ``col = 'value'`` (``filter .col = Enum.Member``).
-_EQUALITY_PREDICATE = re.compile(r"^\(?([a-z_][a-z0-9_]*) = '((?:[^']|'')*)'\)?$")
-
-
 def _only_leaves(ex: ExclusiveConstraint, sets, written) -> bool:
     """True when an update writing ``sets`` cannot bring a row into the partial constraint
     ``ex``: its key columns are not written, and its predicate ``col = 'v'`` has ``col`` set to a
-    constant other than ``v``."""
+    constant other than ``v`` (the constraint's checked predicate, ``ex.predicate``:
+    ``filter .col = Enum.Member`` or ``filter .col = 'v'``)."""
     if not ex.partial or written & set(ex.columns):
         return False
-    m = _EQUALITY_PREDICATE.match(ex.predicate_sql or "")
-    if m is None:
+    p = ex.predicate
+    if ex.predicate_except or type(p) is not qir.Binary or p.op != "=":  # type: ignore[attr-defined]
         return False
-    column, value = m.group(1), m.group(2).replace("''", "'")
+    sides = (p.left, p.right)  # type: ignore[attr-defined]
+    ref = next((x for x in sides if type(x) is qir.ColumnRef and x.qualifier is None and x.link is None  # type: ignore[attr-defined]
+                and x.visible_sql is None), None)  # type: ignore[attr-defined]
+    const = next((x for x in sides if type(x) is qir.EnumMember or (type(x) is qir.Literal and x.kind == "str")),
+                 None)
+    if ref is None or const is None:
+        return False
+    column = ref.column.name  # type: ignore[attr-defined]
+    value = const.member if type(const) is qir.EnumMember else const.value  # type: ignore[attr-defined]
     for a in sets:
         if a.column.name == column:
             v = a.value
@@ -5263,7 +5296,7 @@ def _objects_element(el: ast.ShapeElement, q: ast.SelectQuery, ctx: ExprContext,
     single = asserted or (q.filter is not None and _pins_one_row(q.filter, subject)) or \
         (isinstance(q.limit, ast.Literal) and q.limit.value == 1)
     objects = qir.ObjectSet(q.span, alias, subject, not single, cond,
-                            visible_sql=policies.read_predicate(subject, ctx, alias))
+                            visible=policies.read_predicate(subject, ctx, alias))
     field = ResultField(el.name, None, single, _fields(inner), not single)
     return qir.ShapeComputedLink(el.span, field, objects, tuple(inner), clauses)
 

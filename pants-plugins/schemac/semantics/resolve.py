@@ -1855,6 +1855,7 @@ class _Resolver:
                 return
             cols: List[str] = []
             keys: List[str] = []
+            key_nodes: List[qir.Expr] = []
             expressions = False
             # A polymorphic single link's element is one of its columns (one per concrete
             # subtype, see _poly_link): the constraint is one per combination of them, as ids
@@ -1877,14 +1878,15 @@ class _Resolver:
                 node = check(path, ctx)
                 if node is None:
                     return
-                low = emit(node)
-                if low.column is not None and isinstance(path, ast.Path):
-                    if low.column.name in cols:
-                        self.reporter.error("E0205", f"'{low.column.name}' appears twice in the exclusive constraint",
+                key_nodes.append(node)
+                column = node.column if type(node) in (qir.ColumnRef, qir.SubjectRef) else None  # type: ignore[attr-defined]
+                if column is not None and isinstance(path, ast.Path):
+                    if column.name in cols:
+                        self.reporter.error("E0205", f"'{column.name}' appears twice in the exclusive constraint",
                                             path.span)
                         return
-                    cols.append(low.column.name)
-                    keys.append(qi(low.column.name))
+                    cols.append(column.name)
+                    keys.append(qi(column.name))
                     continue
                 # An expression (https://docs.geldata.com/reference/datamodel/constraints):
                 # ``on (str_lower(.name))``, ``on ((.a, str_lower(.b)))``, ``on (true)``: a
@@ -1897,7 +1899,7 @@ class _Resolver:
                                         "properties, or a trigger in the application")
                     return
                 expressions = True
-                keys.append(f"({low.sql})")
+                keys.append(f"({emit(node).sql})")
                 for n in qir.walk(node):
                     if type(n) is qir.ColumnRef and n.column.name not in cols:  # type: ignore[attr-defined]
                         cols.append(n.column.name)  # type: ignore[attr-defined]
@@ -1909,7 +1911,7 @@ class _Resolver:
             for choice in itertools.product(*(poly_cols[n] for n in names)):
                 picked = dict(zip([f"\0{n}" for n in names], choice))
                 self._exclusive(obj, [picked.get(col, col) for col in cols], c, ctx,
-                                tuple(keys) if expressions else ())
+                                tuple(keys) if expressions else (), tuple(key_nodes) if expressions else ())
             return
         if c.name == "expression":
             if len(c.on) != 1:
@@ -1921,38 +1923,44 @@ class _Resolver:
         self.reporter.error("E0205", f"constraint '{c.name}' on a type needs to be on a property "
                             f"(only exclusive and expression are type-level)", c.name_span)
 
-    def _partial_predicate(self, c, ctx: ExprContext) -> Tuple[bool, Optional[str], Tuple[str, ...]]:
-        """(ok, predicate SQL, columns read) for ``filter P`` / ``except Q``.
+    def _partial_predicate(self, c, ctx: ExprContext) -> Tuple[bool, Optional[str], Tuple[str, ...],
+                                                               Optional[qir.Expr]]:
+        """(ok, predicate SQL, columns read, the checked ``P`` / ``Q``) for ``filter P`` / ``except Q``.
 
         ``filter P`` constrains rows where P is true; ``except Q`` (Gel) exempts rows where Q is
         true, so it constrains rows where ``(Q) IS NOT TRUE`` -- including rows where Q is NULL."""
         if c.filter is not None and c.except_ is not None:
             self.reporter.error("E0205", "use either 'filter' or 'except', not both", c.span)
-            return False, None, ()
+            return False, None, (), None
         expr = c.filter if c.filter is not None else c.except_
         if expr is None:
-            return True, None, ()
+            return True, None, (), None
         node = check(expr, ctx, BOOL)
         if node is None:
-            return False, None, ()
+            return False, None, (), None
         if node.type.family != "bool":
             self.reporter.error("E0205", f"a constraint filter must be bool, got {node.type.name}", expr.span)
-            return False, None, ()
+            return False, None, (), None
         # (NULL and false alike leave a row out of a partial index, and are both NOT TRUE:
         # a condition, :func:`cond_sql`.)
         sql = cond_sql(node) if c.filter is not None else f"({cond_sql(node)}) IS NOT TRUE"
-        return True, sql, tuple(sorted(_paths_in(expr)))
+        return True, sql, tuple(sorted(_paths_in(expr))), node
 
-    def _exclusive(self, obj: ObjectType, cols: List[str], c, ctx: ExprContext, keys: Tuple[str, ...] = ()) -> None:
-        """An exclusive constraint on ``cols``, or on the expressions ``keys`` (their SQL; ``cols``
-        are then the columns they read, and its name ends in ``expr``: ``uq_handle_realm_name_expr``)."""
-        ok, predicate, pred_cols = self._partial_predicate(c, ctx)
+    def _exclusive(self, obj: ObjectType, cols: List[str], c, ctx: ExprContext, keys: Tuple[str, ...] = (),
+                   key_nodes: Tuple[qir.Expr, ...] = ()) -> None:
+        """An exclusive constraint on ``cols``, or on the expressions ``key_nodes`` (``keys``
+        their SQL; ``cols`` are then the columns they read, and its name ends in ``expr``:
+        ``uq_handle_realm_name_expr``). A duplicate is one with the same checked predicate and
+        keys (:func:`qir.same`: the same expressions, wherever written)."""
+        ok, predicate, pred_cols, pred_node = self._partial_predicate(c, ctx)
         if not ok:
             return
+        excepted = c.filter is None and pred_node is not None
         parts = list(cols) + (["expr"] if keys else [])
         name = object_name("uq", obj.table, parts)
         same_name = [ex for ex in obj.exclusives if ex.name == name]
-        if any(ex.predicate_sql == predicate and ex.keys_sql == keys for ex in same_name):
+        if any(ex.predicate_except == excepted and qir.same(ex.predicate, pred_node) and qir.same(ex.keys, key_nodes)
+               for ex in same_name):
             self.reporter.error("E0200", f"duplicate exclusive constraint on ({', '.join(keys or cols)})", c.span,
                                 "remove the duplicate constraint")
             return
@@ -1962,7 +1970,8 @@ class _Resolver:
             # first keeps the plain name).
             digest = hashlib.sha256("|".join([predicate or "", *keys]).encode()).hexdigest()[:8]
             name = object_name("uq", obj.table, parts + [digest])
-        obj.exclusives.append(ExclusiveConstraint(name, tuple(cols), predicate, c.span, pred_cols, keys))
+        obj.exclusives.append(ExclusiveConstraint(name, tuple(cols), predicate, c.span, pred_cols, keys, pred_node,
+                                                  excepted, key_nodes))
 
     def _check(self, obj: ObjectType, name_parts: List[str], expr: ast.Expr, ctx: ExprContext, c) -> None:
         low = lower(expr, ctx, BOOL)
@@ -2052,7 +2061,7 @@ class _Resolver:
                 simple = False
             if ext_kind is not None:
                 keys[-1] += f" {ext_kind.opclass}"
-        ok, predicate, _ = self._partial_predicate(ix, ctx)
+        ok, predicate, _, _ = self._partial_predicate(ix, ctx)
         if not ok:
             return
         if not simple or predicate is not None or method != "btree":

@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
+from typing import Optional, Tuple
 
 from schemac.semantics import qir
 from schemac.syntax import tree as ast
@@ -630,7 +630,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         return None
     item = sel.order[0]
     empty = item.empty or ("last" if item.descending else "first")
-    order = f"{'DESC' if item.descending else 'ASC'} NULLS {empty.upper()}"
+    order = (bool(item.descending), empty)
     alias = qi(f"_a{ctx.depth}")
     steps: list = []
     root = subject.base if isinstance(subject, ast.Step) else subject
@@ -657,7 +657,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         return _aggregate_ordered(expr, found, order, subject, scope)
     if root_type is not None:
         steps.insert(0, root.member)
-        if policies.read_predicate(root_type, ctx, qi("_tr")) is not None:
+        if policies.applies(root_type, ctx):
             ctx.reporter.error("E0206", f"a path from '{root_type.name}', which has access policies, is not supported "
                                "in array_agg() yet", subject.span)
             return None
@@ -669,7 +669,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
         target = hops[-1].target
         cond = qir.InPath(subject.span, BOOL, False, alias, qi("_tr"), tuple(hops), root_type.table)
         objects = qir.ObjectSet(subject.span, alias, target, True, cond,
-                                visible_sql=policies.read_predicate(target, ctx, alias))
+                                visible=policies.read_predicate(target, ctx, alias))
         rest = (subject.name,)
     else:
         found = computed_sql._object_path(subject, ctx, f"_a{ctx.depth}") if isinstance(subject, ast.Path) else None
@@ -686,7 +686,7 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
     return _aggregate_ordered(expr, (objects, rest), order, subject, ctx)
 
 
-def _aggregate_ordered(expr, found, order: str, subject, ctx) -> Optional[qir.Expr]:
+def _aggregate_ordered(expr, found, order: Tuple[bool, str], subject, ctx) -> Optional[qir.Expr]:
     from schemac.semantics.exprs import check
 
     objects, rest = found

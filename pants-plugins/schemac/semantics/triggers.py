@@ -195,8 +195,9 @@ def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
     column. Postgres tells a trigger that only through ``UPDATE OF column``: a ``BEFORE UPDATE
     OF "col"`` row trigger (``schemac_0_specified_<col>``, fired before the rewrite trigger by
     name order) sets a transaction-local setting that the rewrite reads and clears, row by
-    row."""
-    def sql(name: str, span) -> Optional[str]:
+    row. Gives the name of the column's setting (the lowering reads it, see
+    ``schemac.pgsql.calls_expr``), ``None`` after reporting."""
+    def setting(name: str, span) -> Optional[str]:
         link = obj.links.get(name)
         if link is not None and link.multi:
             reporter.error("E0206", f"__specified__.{name} of a multi link is not supported", span,
@@ -210,8 +211,8 @@ def _specified(obj: ObjectType, specified: Dict[str, str], reporter: Reporter):
         if not re.match(r"^[a-z_][a-z0-9_]*$", key) or len(key) > 50:
             key = "c" + hashlib.sha256(key.encode()).hexdigest()[:16]
         specified[col.name] = f"schemac.specified_{key}"
-        return f"coalesce(current_setting({sql_string(specified[col.name])}, true), '') = 'on'"
-    return sql
+        return specified[col.name]
+    return setting
 
 
 # --------------------------------------------------------------------------- Gel triggers
@@ -295,8 +296,7 @@ def _gel_trigger(schema: Schema, obj: ObjectType, trig: ast.TriggerDecl, module:
     if trig.when is not None:
         from schemac.semantics import policies
 
-        with policies.not_applied():
-            low = lower(_row_paths(trig.when, refs), ctx, BOOL)
+        low = lower(_row_paths(trig.when, refs), policies.not_applied(ctx), BOOL)
         if low is None:
             ok = False
         elif low.type.family != "bool":
@@ -361,10 +361,9 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
     ctx = ExprContext(schema, obj, module, reporter, where="a trigger", row_refs=refs, row_ref_subject=obj,
                       column_prefix=record, trigger_globals=schema.trigger_globals)
     before = len(reporter.diagnostics)
-    with policies.not_applied():
-        elements = _shape(shaped.shape, obj, record, ctx, 1)
-        if len(reporter.diagnostics) != before:
-            return None
+    elements = _shape(shaped.shape, obj, record, policies.not_applied(ctx), 1)
+    if len(reporter.diagnostics) != before:
+        return None
     # (the checked shape over the row named `record`; schemac.pgsql.calls_std builds its JSON)
     return qir.Call(shaped.span, ValueType(scalar=SCALARS["json"]), False, "row_json", (), (tuple(elements), record))
 
@@ -518,8 +517,8 @@ def _trigger_assert(call: ast.FuncCall, ctx: ExprContext, reporter: Reporter) ->
         message = value.value
     from schemac.semantics import policies
 
-    with policies.not_applied():  # (none apply in a trigger: see the module docstring)
-        low = lower(args[0], ctx, BOOL)
+    # (none apply in a trigger: see the module docstring)
+    low = lower(args[0], policies.not_applied(ctx), BOOL)
     if low is None:
         return None
     if low.type.family != "bool":
