@@ -2944,7 +2944,7 @@ def _only_leaves(ex: ExclusiveConstraint, sets, written) -> bool:
         return False
     sides = (p.left, p.right)  # type: ignore[attr-defined]
     ref = next((x for x in sides if type(x) is qir.ColumnRef and x.qualifier is None and x.link is None  # type: ignore[attr-defined]
-                and x.visible_sql is None), None)  # type: ignore[attr-defined]
+                and x.visible is None), None)  # type: ignore[attr-defined]
     const = next((x for x in sides if type(x) is qir.EnumMember or (type(x) is qir.Literal and x.kind == "str")),
                  None)
     if ref is None or const is None:
