@@ -29,15 +29,19 @@ _EXPANDING: List[Tuple[str, str]] = []
 _HOP_LEVELS: List[str] = []
 
 
-def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
+def filter_pins_one(filt: ast.Expr, subject: ObjectType, detached: bool = False) -> bool:
     """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
-    exclusive constraint (values that read no property), as a conjunct: at most one object."""
+    exclusive constraint (values that read no property), as a conjunct: at most one object.
+    ``T.p`` of the subject's type ``T`` is ``.p`` unless the sub-select is ``detached`` (where
+    ``T`` is the enclosing object)."""
     pinned = set()
-    if any(_false(c) or branches_pin(c, lambda b: filter_pins_one(b, subject)) for c in ast.conjuncts(filt)):
+    if any(_false(c) or branches_pin(c, lambda b: filter_pins_one(b, subject, detached))
+           for c in ast.conjuncts(filt)):
         return True
     for c in ast.conjuncts(filt):
         if isinstance(c, ast.BinOp) and c.op == "=":
             for a, b in ((c.left, c.right), (c.right, c.left)):
+                a = a if detached else _own_path(a, subject)
                 if isinstance(a, ast.Path) and len(a.steps) == 1 and \
                         not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
                     pinned.add(a.steps[0])
@@ -50,6 +54,16 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
     # identity link).
     pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
     return "id" in pinned or any(ex.pins and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _own_path(a, subject: ObjectType):
+    """``User.name`` in ``(select User filter User.name = ...)`` as ``.name``: inside the
+    sub-select the type's name is its subject, each object in turn (Gel's path scoping,
+    https://docs.geldata.com/reference/edgeql/paths; geldata/gel tests/schemas/issues_setup.edgeql
+    ``(SELECT User FILTER User.name = 'Elvis')``)."""
+    if isinstance(a, ast.EnumRef) and a.enum.split("::")[-1] == subject.name:
+        return ast.Path((a.member,), a.span)
+    return a
 
 
 def _false(c) -> bool:
@@ -160,7 +174,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
         ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span,
                            did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
         return None
-    if not many and not asserted and not filter_pins_one(expr.filter, target):
+    if not many and not asserted and not filter_pins_one(expr.filter, target, expr.detached):
         ctx.reporter.error("E0206", f"this sub-select may select several '{target.name}' objects: as a value it must "
                            "select at most one", expr.span,
                            "filter on .id or every property of an exclusive constraint with '=', or wrap it in "

@@ -25,7 +25,8 @@ from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
 from schemac.semantics.lowering import Lowered, emit, tuple_nullable_leaves
-from schemac.semantics.model import Column, Global, Link, ObjectType, Schema, ValueType, abstract_view
+from schemac.semantics.model import (Column, Global, Link, ObjectType, Schema, ValueType, abstract_view,
+                                     link_prop_named, link_prop_names, single_link_props)
 from schemac.semantics.sqlnames import qi, quote_ident, sql_string, template_text
 from schemac.semantics.scalars import (ISO_DATETIME, RANGE_ELEMENTS, SCALARS, Scalar, lookup_scalar, range_kind,
                                       range_scalar)
@@ -664,6 +665,10 @@ def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
         return _loop_element(expr, ctx.variables[expr.base.name], ctx)  # type: ignore[arg-type]
     if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
             and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
+            and not ctx.subject.links[expr.base.steps[0]].multi:
+        return _single_link_prop(expr, ctx)
+    if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
+            and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
             and ctx.subject.links[expr.base.steps[0]].multi:
         if ctx.set_links is not None and ctx.set_row is not None and ctx.set_row[0] is ctx.subject:
             return _set_link_prop(expr, ctx)
@@ -1077,9 +1082,9 @@ def _backlink_row_prop(expr: ast.LinkPropRef, ctx: ExprContext) -> Optional[qir.
 def link_prop_column(link_name: str, join_type, name: str, span, reporter):
     """The column of link property ``@name`` in the link table ``join_type`` of ``link_name``, or
     None after a located E0302 naming the link's properties (its source_id/target_id are not ones)."""
-    col = join_type.column(name)
-    if col is None or col.name in ("source_id", "target_id"):
-        props = [c.name for c in join_type.columns if c.name not in ("source_id", "target_id")]
+    col = link_prop_named(join_type, name)
+    if col is None:
+        props = link_prop_names(join_type)
         reporter.error("E0302", f"link '{link_name}' has no property '{name}'", span,
                        did_you_mean(name, props) or
                        (f"its link properties: {', '.join(props)}" if props else
@@ -1559,7 +1564,7 @@ def _path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
     if col is None:
         code = "E0302" if ctx.params is not None else "E0202"
         ctx.reporter.error(code, f"type '{ctx.subject.name}' has no property '{name}'", expr.span,
-                           did_you_mean(name, [c.name for c in ctx.subject.columns if c.link is None]
+                           did_you_mean(name, [c.name for c in ctx.subject.columns if c.link is None and c.link_prop is None]
                                         + list(ctx.subject.links)))
         return None
     return qir.ColumnRef(expr.span, col.type, not col.required, col, ctx.subject, None, ctx.column_prefix)
@@ -1823,7 +1828,7 @@ def _link_path(expr: ast.Path, ctx: ExprContext) -> Optional[qir.Expr]:
                                "stored property only", expr.span)
         else:
             ctx.reporter.error("E0302", f"type '{obj.name}' has no property '{last}'", expr.span,  # type: ignore[union-attr]
-                               did_you_mean(last, [c.name for c in obj.columns if c.link is None]))  # type: ignore[union-attr]
+                               did_you_mean(last, [c.name for c in obj.columns if c.link is None and c.link_prop is None]))  # type: ignore[union-attr]
         return None
     from schemac.semantics import policies
 
@@ -1864,6 +1869,31 @@ def _set_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
         ctx.set_links[link.name] = s
     join = s.alias.strip('"') + "j"  # type: ignore[attr-defined]
     return qir.RowField(expr.span, col.type, not col.required, join, col.name)
+
+
+def _single_link_prop(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:
+    """``.owner@note``: the link property ``note`` of the single link ``owner``
+    (https://docs.geldata.com/reference/datamodel/linkprops), its ``owner@note`` column of the
+    subject's row (:func:`schemac.semantics.model.single_link_props`); empty when the link is.
+    Refused (E0206) when the link's target has access policies (the property of a hidden
+    object is empty in Gel)."""
+    from schemac.semantics import policies
+
+    subject = ctx.subject
+    link = subject.links[expr.base.steps[0]]  # type: ignore[union-attr, attr-defined]
+    lp_type = single_link_props(subject, link.name)  # type: ignore[arg-type]
+    col = link_prop_named(lp_type, expr.name) if lp_type is not None else None
+    if col is None:
+        names = link_prop_names(lp_type) if lp_type is not None else []
+        ctx.reporter.error("E0302", f"link '{link.name}' has no link property '{expr.name}'", expr.span,
+                           did_you_mean(expr.name, names) or (f"its link properties: {', '.join(names)}" if names
+                                                              else f"'{link.name}' declares no link properties"))
+        return None
+    if policies.read_predicate(link.target, ctx, '"_t"') is not None:
+        ctx.reporter.error("E0206", f"'.{link.name}@{expr.name}' of a link to {link.target.name}, which has access "
+                           "policies, is not supported yet", expr.span)
+        return None
+    return qir.ColumnRef(expr.span, col.type, True, col, subject, None, ctx.column_prefix)
 
 
 def _link_prop_values(expr: ast.Step, ctx: ExprContext) -> Optional[qir.Expr]:

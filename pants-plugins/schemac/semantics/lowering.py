@@ -140,6 +140,12 @@ def _literal(node: qir.Literal) -> str:
 def _column(node: qir.ColumnRef) -> str:
     name = quote_ident(node.column.name)
     ref = f"{node.qualifier}.{name}" if node.qualifier else name
+    if node.column.link_optional:
+        # `.avatar@text` of an optional single link: empty where the link is (see
+        # model.single_link_props)
+        fk = quote_ident(f"{node.column.link_prop}_id")
+        fk = f"{node.qualifier}.{fk}" if node.qualifier else fk
+        return f"(CASE WHEN {fk} IS NULL THEN NULL ELSE {ref} END)"
     if node.visible is not None:
         return visible_link_sql(ref, node.link.target, node.visible)  # type: ignore[union-attr]
     return ref
@@ -953,7 +959,16 @@ def _json_index(node: qir.JsonIndex) -> str:
             f"FROM (SELECT {_op(node.base)} AS _v, {key} AS _k) AS _jx)")
 
 
+def _link_target_value(n: qir.LinkTargetValue) -> str:
+    """A link property's value read from the linked object, whose id is ``"_t"."id"`` in the
+    statement adding the link (:func:`_link_insert`)."""
+    row = qir.LINK_TARGET_ROW
+    table = n.target.from_sql or qi(n.target.table)
+    return f'(SELECT {param_sql(n.value, expr_sql(n.value))} FROM {table} AS {row} WHERE {row}."id" = "_t"."id")'
+
+
 _EXPR = {
+    qir.LinkTargetValue: _link_target_value,
     qir.Literal: _literal,
     qir.EnumMember: lambda n: sql_string(n.member),
     qir.ColumnRef: _column,
@@ -1197,8 +1212,9 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             link = el.link
             inner_alias = qi(f"_s{depth + 1}")
             join = qi(f"_j{depth + 1}")
-            inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None,
-                              gel_json=gel_json)
+            # (a single link's link properties are columns of the source row, ``alias``)
+            inner = shape_sql(el.elements, inner_alias, depth + 1,
+                              None if el.join_type is None else join if link.multi else alias, gel_json=gel_json)
             obj = json_object_sql([(sql_string(f.name), sql) for sql, f in inner])
             values = None
             if el.values:
@@ -1342,6 +1358,15 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
         if a.default == "cast":
             # A default reading a global: the parameter typed as the column.
             return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql
+        if a.default == "reset":
+            # A single link's link property the new link leaves out: its default, or empty.
+            return col.default_sql if col.default_sql is not None else sql
+        if a.default == "reset_unless_same":
+            # ... unless the link keeps its object (``value``: the link's new id), whose link
+            # keeps the property
+            new = col.default_sql if col.default_sql is not None else f"NULL::{col.type.pg}"
+            return (f"CASE WHEN {qi(col.link_prop + '_id')} IS NOT DISTINCT FROM {param_sql(value, sql)} "  # type: ignore[operator]
+                    f"THEN {qi(col.name)} ELSE {new} END")
         if a.default == "json":
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             return f"COALESCE({sql}, {col.default_sql})"
@@ -2323,3 +2348,24 @@ def _with_sql(w: qir.With, ctx: Ctx) -> sqt.Node:
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.
 fast_init_all(globals())
+
+
+# ----------------------------------------------------------------- single links' link properties
+#: The trigger that empties an optional single link's link properties with the link.
+EMPTY_LINK_PROPS_TRIGGER = "schemac_link_props_{link}"
+
+
+def empty_link_props_trigger(table: str, link: str, link_column: str, columns: List[Column]):
+    """The ``BEFORE INSERT OR UPDATE`` trigger of an optional single link with link properties
+    (``avatar: Card { text: str }``, their ``<link>@<prop>`` columns, see
+    :func:`schemac.semantics.model.single_link_props`): where the link is empty, so are its
+    properties (https://docs.geldata.com/reference/datamodel/linkprops: a link property belongs to
+    the link), whoever writes the row: an insert or update whose sub-select finds no object, the
+    ``ON DELETE SET NULL`` of ``on target delete allow``."""
+    from schemac.semantics.model import Trigger
+    from schemac.semantics.sqlnames import object_name, short_identifier
+
+    nulls = "".join(f"\n  NEW.{qi(c.name)} := NULL;" for c in columns)
+    body = f"IF NEW.{qi(link_column)} IS NULL THEN{nulls}\nEND IF;\nRETURN NEW;"
+    name = short_identifier(EMPTY_LINK_PROPS_TRIGGER.format(link=link))
+    return Trigger(name, object_name("lp", table, [link]), "BEFORE", ("INSERT", "UPDATE"), "ROW", body)

@@ -85,6 +85,21 @@ class EnumMember(Expr):
     member: str
 
 
+#: The row of the linked object a link property's value reads (:class:`LinkTargetValue`).
+LINK_TARGET_ROW = '"_lt"'
+
+
+@dataclass(frozen=True, eq=False)
+class LinkTargetValue(Expr):
+    """``deck := (select Card { @count := len(Card.element) - 2 } filter ...)``: the value of a
+    link property that reads the linked object (``value``, over its row :data:`LINK_TARGET_ROW`
+    of ``target``), for each link a multi link's write adds (geldata/gel
+    tests/schemas/cards_setup.edgeql, https://docs.geldata.com/reference/datamodel/linkprops)."""
+
+    value: Expr
+    target: "ObjectType"
+
+
 @dataclass(frozen=True, eq=False)
 class ColumnRef(Expr):
     """``.prop`` of the subject (``subject`` is ``None`` in schema expressions that have one

@@ -33,7 +33,8 @@ from schemac.semantics.exprs import (BOOL, ExprContext, ParamSpec, ParamTable, a
                                      refuse_poly_link, value_set_array, assert_call, assert_message,
                                      value_set_parts, check_filter, _objects_part)
 from schemac.semantics.model import (ExclusiveConstraint, Link, ObjectType, PolyLink, Schema, ValueType,
-                                     abstract_view, backlink_link, name_candidates, union_view)
+                                     abstract_view, backlink_link, link_prop_named, link_prop_names,
+                                     name_candidates, single_link_props, union_view)
 from schemac.semantics.names import go_name
 from schemac.semantics.extensions import is_vector
 from schemac.semantics.qir import AT_MOST_ONE, MANY, ONE, ResultField
@@ -790,6 +791,15 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
                 if len(out) > n:
                     out[n] = _asserted(out[n], exists if isinstance(exists, str) else None)
                 continue
+        parts = _union_operands(a.value) if pl is not None and pl.multi and insert and a.op == ":=" else None
+        if parts is not None and len(parts) > 1 and all(isinstance(p, ast.SubSelect) for p in parts) \
+                and len({p.type_name for p in parts}) == len(parts):  # (of distinct types: no object twice)
+            # `references := (select URL filter ...) union (select File filter ...)` in an insert
+            # (geldata/gel tests/schemas/issues_setup.edgeql): the join rows of each operand
+            # (a union of objects is each of them, https://docs.geldata.com/reference/stdlib/set)
+            for part in parts:
+                out.extend(_assignments((dataclasses.replace(a, value=part),), subject, ctx, insert))
+            continue
         if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
             # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
             # in target_id and in the subtype's column
@@ -818,6 +828,11 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         link = subject.links.get(a.name)
         if link is not None:
+            if not link.multi and single_link_props(subject, link.name) is not None:
+                sets = _single_link_props_value(a, link, subject, ctx, insert)
+                if sets is not None:
+                    out.extend(sets)
+                continue
             assigned = _link_value(a, link, subject, ctx, insert)
             if assigned is not None:
                 out.append(assigned)
@@ -829,8 +844,8 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             continue
         if col is None or col.link is not None:
             ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
-                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None]
-                                            + list(subject.links)))
+                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None
+                                                  and c.link_prop is None] + list(subject.links)))
             continue
         if col.is_id:
             ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
@@ -1105,13 +1120,57 @@ def _add_or_remove(a: ast.Assignment, col, insert: bool, ctx: ExprContext) -> Op
     return qir.Assign(a.span, col, low, a.op, element=low.type.family != col.type.family)
 
 
-def _link_props(a: ast.Assignment, link, ctx: ExprContext):
+def _single_link_props_value(a: ast.Assignment, link: Link, subject: ObjectType, ctx: ExprContext,
+                             insert: bool) -> Optional[List[qir.Node]]:
+    """``owner := (select User { @note := 'x' } filter .name = 'Elvis')`` of a single link with
+    link properties (https://docs.geldata.com/reference/datamodel/linkprops; geldata/gel
+    tests/schemas/issues_setup.edgeql): the link as any single link's value, and each property
+    it sets in its ``<link>@<prop>`` column (:func:`schemac.semantics.model.single_link_props`).
+    In an update, a link to another object is a new link: the properties the value does not set
+    get their default (empty without one), as an insert leaves them; the link to the object it
+    already links keeps them (a multi link's ``:=`` keeps an existing link's the same way);
+    ``owner := {}`` empties them all."""
+    lp_type = single_link_props(subject, link.name)
+    assert lp_type is not None
+    props: Tuple[Tuple[object, qir.Expr], ...] = ()
+    value = _undetached(a.value)
+    if computed_sql.sets_link_props(value):
+        split = _link_props(dataclasses.replace(a, value=value), link, ctx, lp_type)
+        if split is None:
+            return None
+        a, props = split
+    assigned = _link_value(a, link, subject, ctx, insert)
+    if assigned is None:
+        return None
+    out: List[qir.Node] = [assigned]
+    out.extend(qir.Assign(a.span, col, low) for col, low in props)  # type: ignore[arg-type]
+    if not insert:
+        given = {col.name for col, _ in props}  # type: ignore[attr-defined]
+        new_id = assigned.value if type(assigned) is qir.Assign and assigned.column.link == link.name \
+            and assigned.op == ":=" and not _is_empty_set(value) else None  # type: ignore[attr-defined]
+        for col in lp_type.columns:
+            if col.name in given:
+                continue
+            if _is_empty_set(value):
+                out.append(qir.Assign(a.span, col, qir.Literal(a.span, col.type, True, "null", None)))
+            elif new_id is not None:
+                # the link to the object it already links keeps its properties (as a multi link's
+                # does: ON CONFLICT DO NOTHING); a new one gets the default
+                out.append(qir.Assign(a.span, col, new_id, default="reset_unless_same"))
+            else:
+                out.append(qir.Assign(a.span, col, qir.Literal(a.span, col.type, True, "null", None),
+                                      default="reset"))
+    return out
+
+
+def _link_props(a: ast.Assignment, link, ctx: ExprContext, join: Optional[ObjectType] = None):
     """``tags += (select Tag { @weight := <int32>$w } filter ...)``: the assignment of the
     objects alone (``(select Tag filter ...)``) and the link properties it sets, (join-table
     column, value) pairs (https://docs.geldata.com/reference/datamodel/linkprops). A value
-    may not read the linked object's properties (``E0206``)."""
+    may not read the linked object's properties (``E0206``). ``join``: a single link's
+    link-property type (:func:`schemac.semantics.model.single_link_props`)."""
     value = a.value
-    join = _join_table(link, ctx)
+    join = join if join is not None else _join_table(link, ctx)
     if a.op == "-=" or value.order or value.offset is not None or value.limit is not None or join is None \
             or not isinstance(value.subject, ast.VarRef):
         ctx.reporter.error("E0206", "setting link properties here (in '-=', with order/offset/limit, on a select "
@@ -1122,18 +1181,33 @@ def _link_props(a: ast.Assignment, link, ctx: ExprContext):
     for el in value.shape:
         if not (el.link_prop and el.value is not None):
             continue  # (an output shape: what the links are is all that counts)
-        col = join.column(el.name)
-        if col is None or col.name in ("source_id", "target_id"):
-            names = [c.name for c in join.columns if c.name not in ("source_id", "target_id")]
+        col = link_prop_named(join, el.name)
+        if col is None:
+            names = link_prop_names(join)
             ctx.reporter.error("E0302", f"link '{a.name}' has no property '{el.name}'", el.span,
                                did_you_mean(el.name, names) or (f"its link properties: {', '.join(names)}" if names
                                                                 else f"'{a.name}' declares no link properties"))
             return None
-        if any(isinstance(n, (ast.Path, ast.LinkPropRef)) for n in ast.iter_nodes(el.value)):
-            ctx.reporter.error("E0206", "a link property's value reading the linked object is not supported yet",
-                               el.value.span, "give it a value of the query: a parameter, a constant, a with name")
-            return None
-        low = check(el.value, dataclasses.replace(ctx, subject=None), col.type, allow_optional_param=not col.required)
+        own = _aliased_type(el.value, value.subject.name, value.subject.name) \
+            if value.subject.name not in ctx.variables else el.value  # (`Card.element` is `.element`)
+        if any(isinstance(n, (ast.Path, ast.LinkPropRef)) for n in ast.iter_nodes(own)):
+            target = ctx.schema.find_type(value.subject.name, ctx.module) \
+                if value.subject.name not in ctx.variables and value.subject.name not in ctx.type_sets else None
+            if not link.multi or target is not link.target or target is None or target.from_sql is not None \
+                    or any(isinstance(n, ast.LinkPropRef) for n in ast.iter_nodes(own)):
+                ctx.reporter.error("E0206", "a link property's value reading the linked object is not supported yet"
+                                   + ("" if link.multi else " on a single link"), el.value.span,
+                                   "give it a value of the query: a parameter, a constant, a with name")
+                return None
+            # `@count := len(Card.element) - 2`: read from each linked object's row
+            low = check(own, dataclasses.replace(ctx, subject=target, column_prefix=qir.LINK_TARGET_ROW), col.type,
+                        allow_optional_param=not col.required)
+            if low is None:
+                return None
+            low = qir.LinkTargetValue(low.span, low.type, low.nullable, low, target)
+        else:
+            low = check(el.value, dataclasses.replace(ctx, subject=None), col.type,
+                        allow_optional_param=not col.required)
         if low is None:
             return None
         if low.type.family != col.type.family:
@@ -1287,6 +1361,23 @@ def _multi_link_ids(a: ast.Assignment, link, ctx: ExprContext) -> Optional[qir.E
                                f"select the objects with a filter: (select {link.target.name} filter ...)")
             return None
         value = dataclasses.replace(sub, span=value.span)
+    if isinstance(value, ast.SubSelect) and value.type_name in ctx.type_sets and value.type_name not in ctx.variables:
+        # `with I := detached Issue` ... `related_to := (select I filter I.number = '2')`
+        # (geldata/gel tests/schemas/issues_setup.edgeql): a selection of every object of a type
+        # is that type (see _type_aliases)
+        bound = ctx.type_sets[value.type_name]
+        if isinstance(bound, ast.SelectExpr) and bound.filter is None and bound.shape is None and not bound.order \
+                and bound.offset is None and bound.limit is None and isinstance(bound.subject, ast.VarRef) \
+                and ctx.schema.find_type(bound.subject.name, ctx.module) is not None:
+            value = _aliased_type(value, value.type_name, bound.subject.name)
+    if isinstance(value, ast.SelectExpr) and value.filter is None and value.shape is None and not value.order \
+            and value.offset is None and value.limit is None and isinstance(value.subject, ast.VarRef) \
+            and not value.subject.detached and value.subject.name not in ctx.variables \
+            and value.subject.name not in ctx.type_sets and ctx.schema.find_type(value.subject.name, ctx.module):
+        # `time_spent_log := (SELECT LogEntry)` (geldata/gel tests/schemas/issues_setup.edgeql):
+        # every object of the type, as a sub-select whose filter keeps them all
+        value = ast.SubSelect(value.subject.name, value.subject.span, ast.Literal("bool", True, value.span),
+                              value.span)
     cast_ids = _cast_object_ids(value, link, ctx)
     if cast_ids is not None:
         return cast_ids or None
@@ -1422,6 +1513,38 @@ def _poly_link_value(a: ast.Assignment, pl: PolyLink, subject: ObjectType, ctx: 
     return out
 
 
+def _aliased_type(node, alias: str, type_name: str):
+    """``(select I filter I.number = '2')`` of ``alias`` (a ``with`` name of every object of the
+    type ``type_name``) as ``(select Issue filter .number = '2')``: inside the sub-select
+    ``alias.prop`` (parsed as ``Type.member``) is its subject's property (so in a shape's
+    element of ``(select Card { @count := len(Card.element) })``)."""
+    if isinstance(node, ast.SubSelect):
+        node = dataclasses.replace(node, type_name=type_name)
+
+    def walk(n):
+        if isinstance(n, tuple):
+            items = tuple(walk(x) for x in n)
+            return items if any(a is not b for a, b in zip(items, n)) else n
+        if not dataclasses.is_dataclass(n) or isinstance(n, (Span, type, ast.TypeRef)):
+            return n
+        if isinstance(n, ast.EnumRef) and n.enum == alias:
+            return ast.Path((n.member,), n.span)
+        changes = {f.name: walk(getattr(n, f.name)) for f in dataclasses.fields(n)}
+        changes = {k: v for k, v in changes.items() if v is not getattr(n, k)}
+        return dataclasses.replace(n, **changes) if changes else n
+    return walk(node)
+
+
+def _union_operands(value) -> Optional[List[object]]:
+    """The operands of ``a union b union ...`` (``None`` for another value)."""
+    if not (isinstance(value, ast.BinOp) and value.op == "union"):
+        return None
+    out: List[object] = []
+    for side in (value.left, value.right):
+        out += _union_operands(side) or [side]
+    return out
+
+
 def _undetached(value):
     """A link's value ``(select detached T filter f)`` (also inside ``assert_single`` /
     ``assert_exists``) as ``(select T filter f)``: the objects of ``T`` the filter picks, the same
@@ -1502,9 +1625,10 @@ def _link_value(a: ast.Assignment, link, subject: ObjectType, ctx: ExprContext,
         ids = _multi_link_ids(a, link, ctx)
         return None if ids is None else qir.LinkAssign(a.span, link, a.op, ids, props)  # type: ignore[arg-type]
     if computed_sql.sets_link_props(a.value):
+        # (a single link with link properties is _single_link_props_value's)
         el = next(e for e in a.value.shape if e.link_prop and e.value is not None)  # type: ignore[union-attr]
-        ctx.reporter.error("E0206", f"setting link properties ('@{el.name} := ...') of the single link '{a.name}' is "
-                           "not supported yet", el.span, "link properties are stored for multi links")
+        ctx.reporter.error("E0302", f"link '{a.name}' has no property '{el.name}'", el.span,
+                           f"'{a.name}' declares no link properties")
         return None
     col = subject.column(link.column)
     assert col is not None
@@ -3555,7 +3679,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
         if el.link_prop:
             if link_props is None:
                 ctx.reporter.error("E0304", f"'@{el.name}' is a link property: it can only be selected inside the "
-                                   "shape of a multi link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
+                                   "shape of a link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
                 continue
             link_name, join_type = link_props
             col = link_prop_column(link_name, join_type, el.name, el.span, ctx.reporter)
@@ -3596,12 +3720,14 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
                                    "not supported yet", el.span,
                                    "its new links are not visible to the statement; select them in a second query")
                 continue
-            join_type = _join_table(link, ctx) if link.multi else None
+            # (a single link's link properties: columns of the subject's row, single_link_props)
+            join_type = _join_table(link, ctx) if link.multi else single_link_props(subject, el.name)
             props = (el.name, join_type) if join_type is not None else None
             inner_alias = qi(f"_s{depth + 1}")
             inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
             ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx,
-                                         None if join_type is None else (el.name, join_type, qi(f"_j{depth + 1}")))
+                                         None if join_type is None else
+                                         (el.name, join_type, qi(f"_j{depth + 1}") if link.multi else alias))
             if not ok:
                 continue
             nested = _fields(inner)
@@ -3652,7 +3778,7 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
         col = subject.column(el.name)
         if col is None or col.link is not None:
             ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
-                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None]
+                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None and c.link_prop is None]
                                             + list(subject.links)))
             continue
         if _refuse_property_clauses(el, ctx):
@@ -3907,14 +4033,19 @@ def _expand_splats(shape, subject: ObjectType, links: Optional[List[str]] = None
         if not el.splat:
             out.append(el)
             continue
-        names = [c.name for c in subject.columns if c.link is None]
+        strategy = subject.splat_strategies
+        names = [c.name for c in subject.columns if c.link is None and c.link_prop is None]
         names += [c.name for c in subject.computeds.values() if c.target is None and c.refused is None]
-        out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit]
+        if links is None:
+            links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
+        # (`splat_strategy := 'Implicit'` on a link: `*` selects it, as its objects' ids)
+        names += [n for n in links if strategy.get(n) == "Implicit" and el.name == "*"]
+        out += [ast.ShapeElement(n, None, el.span) for n in names if n not in explicit
+                and strategy.get(n) != "Explicit"]
         if el.name == "**":
             star = (ast.ShapeElement("*", None, el.span),)
-            if links is None:
-                links = list(subject.links) + [c.name for c in subject.computeds.values() if c.target is not None]
-            out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit]
+            out += [ast.ShapeElement(n, star, el.span) for n in links if n not in explicit
+                    and strategy.get(n) != "Explicit"]
         explicit |= {e.name for e in out}
     return tuple(out)
 
@@ -4443,15 +4574,20 @@ def _type_aliases(q: ast.WithQuery, schema: Schema) -> ast.WithQuery:
     """``q`` with each binding of a bare type name, ``with B := Book``, written ``B :=
     (select Book)``: the name stands for the set of the type's objects
     (https://docs.geldata.com/reference/edgeql/with: a ``with`` name is an alias of its
-    expression), so ``select B { title } filter ...`` is ``select Book { ... } filter ...``."""
+    expression), so ``select B { title } filter ...`` is ``select Book { ... } filter ...``.
+    ``with I := detached Issue`` (geldata/gel tests/schemas/issues_setup.edgeql) is the same set:
+    a ``with`` name is computed in a scope of its own, so ``detached`` changes nothing there
+    (https://docs.geldata.com/reference/edgeql/paths#detached)."""
     module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
                    and b.name_span == b.value.span), "default")
     bound: Set[str] = set()
     out = []
     for b in q.bindings:
         v = b.value
-        if isinstance(v, ast.VarRef) and not v.detached and v.name not in bound and b.name != "module" \
+        if isinstance(v, ast.VarRef) and v.name not in bound and b.name != "module" \
                 and schema.find_type(v.name, module) is not None:
+            if v.detached:
+                v = dataclasses.replace(v, detached=False)
             b = dataclasses.replace(b, value=ast.SelectExpr(v, None, None, (), None, None, v.span))
         bound.add(b.name)
         out.append(b)
