@@ -1524,7 +1524,8 @@ def walk(node: Node) -> Iterator[Node]:
 def same(a: object, b: object) -> bool:
     """Whether two checked values are the same expression, wherever each was written: nodes of
     the same class whose fields are the same (spans aside), below them too; a :class:`VarRef`
-    reads the same binding (the very ``with`` value or loop variable, not an equal one); model
+    reads the same binding (the very ``with`` value, not an equal one; a loop variable with the
+    same name and row); model
     objects (columns, types, parameters) compare by their own equality. The checker compares
     values so, never by the SQL the lowering writes of them (issue 26 step 2)."""
     if a is b:
@@ -1533,8 +1534,11 @@ def same(a: object, b: object) -> bool:
         if type(a) is not type(b):
             return False
         if type(a) is VarRef:
-            return a.name == b.name and a.binding is b.binding and same(a.type, b.type) \
-                and a.nullable == b.nullable  # type: ignore[attr-defined]
+            # (a loop variable is checked again where each part of the loop reads it: two such
+            # objects with the same fields read the same column of the same row)
+            return a.name == b.name and (a.binding is b.binding or type(a.binding) is LoopVar  # type: ignore
+                                         and type(b.binding) is LoopVar and same(a.binding, b.binding)) \
+                and same(a.type, b.type) and a.nullable == b.nullable  # type: ignore[attr-defined]
         return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)  # type: ignore[arg-type]
                    if f.name != "span")
     if isinstance(a, tuple):
