@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from schemac.diagnostics import Span
 from schemac.pgsql.calls import CALLS, spelling
-from schemac.semantics import exprs, qir
+from schemac.semantics import e_funcs, exprs, qir
 from schemac.semantics.extensions import EXT_FUNCTION_OPTIONAL_LAST, EXT_FUNCTIONS, POSTGIS_FUNCTIONS
 from schemac.semantics.lowering import expr_sql
 from schemac.semantics.model import ValueType
@@ -47,16 +47,16 @@ def test_a_number_passed_for_a_float64_parameter_is_cast_by_the_overload_the_che
 
 
 def test_every_std_function_temporal_pair_unit_and_constructor_is_spelled():
-    for name in exprs._STD_FUNCS:
+    for name in e_funcs._STD_FUNCS:
         assert name in CALLS, name
     for left, op, right in exprs._TEMPORAL:
         assert f"{op}/{left}/{right}" in CALLS, (left, op, right)
     dt = qir.Literal(SPAN, _vt("datetime"), False, "str", "x")
-    for func, units in (("datetime_get", exprs._DATETIME_GET), ("datetime_get/local", exprs._DATETIME_GET),
-                        ("cal::date_get", exprs._DATE_GET), ("datetime_truncate", exprs._DATETIME_TRUNCATE)):
+    for func, units in (("datetime_get", e_funcs._DATETIME_GET), ("datetime_get/local", e_funcs._DATETIME_GET),
+                        ("cal::date_get", e_funcs._DATE_GET), ("datetime_truncate", e_funcs._DATETIME_TRUNCATE)):
         for unit in units:
             assert spelling(qir.Call(SPAN, _vt("float64"), False, func, (dt,), (unit,))).template, (func, unit)
-    for name, (result, units) in exprs._TIME_CONSTRUCTORS.items():
+    for name, (result, units) in e_funcs._TIME_CONSTRUCTORS.items():
         call = qir.Call(SPAN, _vt(result), False, name, tuple(_lit("int", 1) for _ in units), units)
         assert expr_sql(call).startswith("make_interval("), name
 

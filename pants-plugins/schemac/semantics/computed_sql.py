@@ -166,7 +166,8 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
     array (:class:`~schemac.semantics.qir.ObjectIds`), the value of a multi link. ``limit_one``: the
     first object in ``order`` (``ast.OrderItem``s) only (see :func:`limited_value`)."""
     from schemac.diagnostics import did_you_mean
-    from schemac.semantics.exprs import BOOL, check, check_filter
+    from schemac.semantics.exprs import check, check_filter
+    from schemac.semantics.e_types import BOOL
     from schemac.semantics import policies
 
     target = ctx.schema.find_type(expr.type_name, ctx.module)
@@ -401,7 +402,8 @@ def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
 def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     """The objects ``what`` (a :class:`~schemac.syntax.tree.Backlink` or a computed link) of the
     subject row, the target rows named ``alias``."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
 
     subject = ctx.subject
     # (written in the query, `(select .link filter ...)` sees the query's `with` names; a
@@ -570,7 +572,8 @@ def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
 def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     """The objects of a :func:`type_set_of` expression (rows named ``alias``, restricted to those
     the type's access policies let the query see), its filter checked in the type's scope."""
-    from schemac.semantics.exprs import BOOL, check, check_filter
+    from schemac.semantics.exprs import check, check_filter
+    from schemac.semantics.e_types import BOOL
 
     found = type_set_of(expr, ctx)
     assert found is not None
@@ -631,7 +634,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
     while isinstance(arg, ast.SelectExpr) and arg.shape is None and arg.filter is None and not arg.order \
             and arg.offset is None and arg.limit is None and isinstance(arg.subject, ast.ForExpr):
         arg = arg.subject
-    from schemac.semantics.exprs import for_rows, is_for_rows
+    from schemac.semantics.e_params import for_rows, is_for_rows
     if isinstance(arg, ast.VarRef) and arg.name in ctx.row_sets and arg.name not in ctx.variables \
             or is_for_rows(arg, ctx):
         # `sum((for x in S union <value of x>))`, `min(s)` of `with s := (for ...)`: over its values
@@ -639,7 +642,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         if rows is None:
             return None
         return _rows_aggregate(expr, func, rows, ctx)
-    from schemac.semantics.exprs import coalesced_elementwise, elementwise_loop
+    from schemac.semantics.e_params import coalesced_elementwise, elementwise_loop
     parts = coalesced_elementwise(arg, ctx)
     if parts is not None:
         # `sum(len(<array<json>>(S.data['k'] ?? <json>[])))`: over the left operand's values when
@@ -1111,7 +1114,8 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     links (``.items[is Media].edges.character``: the distinct objects it reaches, as in Gel), or
     a union of such sets of one type (``A union B``: duplicates kept, Gel's union is a multiset
     union: https://docs.geldata.com/reference/edgeql/sets). ``None`` after reporting."""
-    from schemac.semantics.exprs import BOOL, check, with_scope
+    from schemac.semantics.exprs import check, with_scope
+    from schemac.semantics.e_types import BOOL
 
     if isinstance(expr, ast.WithExpr):
         scope = with_scope(expr, ctx)
@@ -1473,7 +1477,8 @@ def query_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     of one, and a path of objects from one (``rolls.received.character``,
     ``player.<author[is Roll]``: the distinct objects it reaches, as every path of objects in
     Gel). ``None`` after reporting."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
     from schemac.semantics.model import ValueType
     from schemac.semantics.scalars import SCALARS
 
@@ -1562,14 +1567,15 @@ def _page(sel, source: ObjectType, alias: str, ctx) -> Optional[qir.ShapeClauses
 
 
 def qir_bool():
-    from schemac.semantics.exprs import BOOL
+    from schemac.semantics.e_types import BOOL
 
     return BOOL
 
 
 def _filtered(base: qir.ObjectSet, filt, span, ctx) -> Optional[qir.ObjectSet]:
     """``base`` with the further condition ``filt`` (checked over its objects)."""
-    from schemac.semantics.exprs import BOOL, check, check_filter
+    from schemac.semantics.exprs import check, check_filter
+    from schemac.semantics.e_types import BOOL
 
     if base.page is not None:
         base = qir.ObjectSet(base.span, base.alias, base.source, True, parts=(base,))

@@ -34,8 +34,8 @@ from schemac.semantics import computed_sql, fts, gel_auth, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
-from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, check, ext_needs, lower,
-                                     resolve_type_ref)
+from schemac.semantics.exprs import ExprContext, ParamTable, assignment_cast, check, ext_needs, lower, resolve_type_ref
+from schemac.semantics.e_types import BOOL
 from schemac.semantics.lowering import cond_sql, document_part, emit, empty_link_props_trigger
 from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of,
                                           known_extension)
@@ -1669,12 +1669,12 @@ class _Resolver:
         """The statements of the links' defaults that insert (:meth:`_insert_default`), checked
         as an insert query would be (their values, required properties, constraints); they may
         not read parameters."""
-        from schemac.semantics import queries
+        from schemac.semantics import q_dml, queries
 
         for target, ins, module in self._insert_defaults:
             ctx = ExprContext(self.schema, target, module, self.reporter, params=ParamTable(),
                               where="a default", nested=[])
-            queries.check_insert(ins, target, ctx)
+            q_dml.check_insert(ins, target, ctx)
             if ctx.params.params:  # type: ignore[union-attr]
                 p = next(iter(ctx.params.params.values()))  # type: ignore[union-attr]
                 self.reporter.error("E0204", "a default cannot read parameters", p.span)

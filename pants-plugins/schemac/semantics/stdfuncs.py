@@ -608,7 +608,8 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
     selecting ``Artist``): there Gel binds the type's path to the object, so ``Artist.keywords``
     is ``.keywords``. Other orderings are E0206."""
     from schemac.semantics import computed_sql, policies
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
 
     subject = sel.subject
     if sel.shape is not None or sel.filter is not None or sel.offset is not None or sel.limit is not None \
