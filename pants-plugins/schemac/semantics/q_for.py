@@ -297,6 +297,8 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
         if returning is not None:
             return q_with._write_returning(qf, w, subject, returning[0], returning[1], ctx, MANY)
         return q_values._plan(qf, "insert", subject, q_dml._returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, ast.UpdateQuery) and computed_sql.has_subtypes(ctx.schema, subject):
+        return q_dml._update_each_table(qf, body, subject, ctx, batch=batch)
     if isinstance(body, ast.UpdateQuery):
         w = q_dml._update_write(body, subject, ctx, batch)
         if w is None:

@@ -527,6 +527,13 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
                 reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
                                did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
                 continue
+            if not isinstance(value, ast.InsertQuery) and value.subject is None \
+                    and computed_sql.has_subtypes(schema, subject):
+                # (its objects and its subtypes', in their own tables, read back as one set:
+                # only a statement's own update / delete of it is lowered, q_dml._update_each_table)
+                what = "an update" if isinstance(value, ast.UpdateQuery) else "a delete"
+                computed_sql.concrete_parent(schema, subject, value.type_span, reporter, f"{what} bound by 'with'")
+                continue
             w = q_dml._write_of(value, subject, dataclasses.replace(ctx, subject=subject))
             if w is None:
                 continue
