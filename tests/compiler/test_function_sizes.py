@@ -13,7 +13,7 @@ LIMIT = 150
 
 #: Still over the limit (lines today, from ``def`` to the last line); each bound only goes down,
 #: and a function leaves the list once split.
-OVER = {"semantics/q_group.py:_group_node": 152}
+OVER: dict = {}
 
 
 def _sizes():
