@@ -710,38 +710,44 @@ def _check_type_check(expr: ast.TypeCheck, ctx: ExprContext, expected, allow_opt
     return _UNLOWERED if found is None else found
 
 
+def _check_table() -> Dict[type, Callable[..., Any]]:
+    """:data:`_CHECKS` (its handlers read the sibling modules when called, not when loaded)."""
+    return {
+        ast.Literal: lambda e, ctx, expected, opt: e_literals._literal(e, ctx, expected),
+        ast.EnumRef: lambda e, ctx, expected, opt: e_literals._enum_ref(e, ctx),
+        ast.Path: lambda e, ctx, expected, opt: e_paths._path(e, ctx),
+        ast.Param: lambda e, ctx, expected, opt: e_params._param(e, ctx, expected, opt),
+        ast.FuncCall: _check_call,
+        ast.UnaryOp: lambda e, ctx, expected, opt: e_ops._unary(e, ctx),
+        ast.BinOp: lambda e, ctx, expected, opt: (e_ops._in(e, ctx) if e.op in ("in", "not in")
+                                                  else e_ops._binop(e, ctx)),
+        ast.Cast: lambda e, ctx, expected, opt: e_ops._cast(e, ctx, opt),
+        ast.SetLit: _check_set,
+        ast.Tuple_: _check_tuple,
+        ast.NamedTuple: _check_tuple,
+        ast.Index: lambda e, ctx, expected, opt: e_literals._index(e, ctx),
+        ast.ArrayLit: lambda e, ctx, expected, opt: e_literals._array_lit(e, ctx, expected),
+        ast.VarRef: _check_name,
+        ast.GlobalRef: lambda e, ctx, expected, opt: e_objects._global(e, ctx),
+        ast.LinkPropRef: _check_link_prop,
+        ast.Backlink: _refuse("E0206", "'.<{link}' is a set of objects: count it, test it with exists, or "
+                              "select it in a shape", "e.g. count(.<{link}) or exists .<{link}"),
+        ast.NamedArg: _refuse("E0304", "named argument '{name}' is not accepted here",
+                              "pass the arguments of this function by position"),
+        ast.Introspect: _refuse("E0206", "'introspect' is only supported as the argument of sequence_next() and "
+                                "sequence_reset()"),
+        ast.SubSelect: _check_subselect,
+        ast.IfElse: lambda e, ctx, expected, opt: _if_else(e, ctx, expected),
+        ast.SelectExpr: lambda e, ctx, expected, opt: e_objects._select_expr(e, ctx, expected),
+        ast.WithExpr: lambda e, ctx, expected, opt: _with_expr(e, ctx, expected),
+        ast.Step: _check_step,
+        ast.TypeCheck: _check_type_check,
+    }
+
+
 #: The handler of each syntax node class: ``(expr, ctx, expected, allow_optional_param)`` to its
 #: IR, None (refused, reported) or :data:`_UNLOWERED`.
-_CHECKS: Dict[type, Callable[..., Any]] = {
-    ast.Literal: lambda e, ctx, expected, opt: e_literals._literal(e, ctx, expected),
-    ast.EnumRef: lambda e, ctx, expected, opt: e_literals._enum_ref(e, ctx),
-    ast.Path: lambda e, ctx, expected, opt: e_paths._path(e, ctx),
-    ast.Param: lambda e, ctx, expected, opt: e_params._param(e, ctx, expected, opt),
-    ast.FuncCall: _check_call,
-    ast.UnaryOp: lambda e, ctx, expected, opt: e_ops._unary(e, ctx),
-    ast.BinOp: lambda e, ctx, expected, opt: e_ops._in(e, ctx) if e.op in ("in", "not in") else e_ops._binop(e, ctx),
-    ast.Cast: lambda e, ctx, expected, opt: e_ops._cast(e, ctx, opt),
-    ast.SetLit: _check_set,
-    ast.Tuple_: _check_tuple,
-    ast.NamedTuple: _check_tuple,
-    ast.Index: lambda e, ctx, expected, opt: e_literals._index(e, ctx),
-    ast.ArrayLit: lambda e, ctx, expected, opt: e_literals._array_lit(e, ctx, expected),
-    ast.VarRef: _check_name,
-    ast.GlobalRef: lambda e, ctx, expected, opt: e_objects._global(e, ctx),
-    ast.LinkPropRef: _check_link_prop,
-    ast.Backlink: _refuse("E0206", "'.<{link}' is a set of objects: count it, test it with exists, or select it in a "
-                          "shape", "e.g. count(.<{link}) or exists .<{link}"),
-    ast.NamedArg: _refuse("E0304", "named argument '{name}' is not accepted here",
-                          "pass the arguments of this function by position"),
-    ast.Introspect: _refuse("E0206", "'introspect' is only supported as the argument of sequence_next() and "
-                            "sequence_reset()"),
-    ast.SubSelect: _check_subselect,
-    ast.IfElse: lambda e, ctx, expected, opt: _if_else(e, ctx, expected),
-    ast.SelectExpr: lambda e, ctx, expected, opt: e_objects._select_expr(e, ctx, expected),
-    ast.WithExpr: lambda e, ctx, expected, opt: _with_expr(e, ctx, expected),
-    ast.Step: _check_step,
-    ast.TypeCheck: _check_type_check,
-}
+_CHECKS = _check_table()
 
 
 #: Expressions the grammar reads (all of EdgeQL's that schemas use:
