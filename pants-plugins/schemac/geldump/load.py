@@ -14,6 +14,8 @@ The order of things, so that a refused or failed import leaves the database as i
    is passed through unchanged except the type OIDs inside arrays and tuples (records), which
    are Gel's database's and become this database's. Multi properties (Gel: a table of (source,
    target) rows; schemac: an array column) go through a scratch table, aggregated at the end;
+   so do a single link's link properties (Gel: a table of (source, target, properties) rows;
+   schemac: ``<link>@<prop>`` columns of the source row), set by one UPDATE at the end;
 4. the foreign keys are created again (Postgres checks every row then), the triggers enabled,
    each sequence set past the highest value its columns hold, and the transaction committed.
 
@@ -253,6 +255,9 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
                            "WHERE t.id = s.source_id")
             targets.append(t)
             continue
+        if tp.kind == "linkprops":
+            targets.append(_link_props_target(conn, tp, f"gel_import_{i}", cols, types))
+            continue
         names: List[str] = []
         sources: List[int] = []
         codecs: List[Transcode] = []
@@ -283,6 +288,12 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
             empty = struct.pack("!iiI", 0, 0, elem_oid)
             constants += _I32.pack(len(empty)) + empty
             names.append(name)
+        for name in tp.null_columns:
+            if name not in cols:
+                raise GelDumpError("E0502", f"table {tp.table} has no column {name}",
+                                   hint="apply the library's latest migrations first")
+            constants += b"\xff\xff\xff\xff"
+            names.append(name)
         into = tp.table
         if tp.staged:
             into = f"gel_import_{i}"
@@ -303,6 +314,43 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
 
 
 _UUID_OID = 2950
+
+
+def _link_props_target(conn, tp: TablePlan, scratch: str, cols: Dict[str, int], types: PgTypes) -> _Target:
+    """A single link's table (``linkprops``): its rows are copied into a scratch table, then one
+    UPDATE sets the ``<link>@<prop>`` columns of the source rows (the source rows are loaded by
+    then). Checked first: every row's source is an object of the type, whose link is the row's
+    target (Gel keeps both; a single link is at most one row per source)."""
+    names: List[str] = []
+    defs: List[str] = []
+    sources: List[int] = []
+    codecs: List[Transcode] = []
+    for cm in tp.columns:
+        oid = _UUID_OID if cm.gel is None else cols.get(cm.column)
+        if oid is None:
+            raise GelDumpError("E0502", f"table {tp.table} has no column {cm.column}",
+                               hint="apply the library's latest migrations first")
+        names.append(cm.column)
+        defs.append(f"{quote(cm.column)} {conn.execute('SELECT format_type(%s, NULL)', (oid,)).fetchone()[0]}")
+        sources.append(cm.source)  # type: ignore[arg-type]
+        codecs.append(transcoder(cm.gel, oid, types) if cm.gel is not None else None)
+    conn.execute(f"CREATE TEMPORARY TABLE {scratch} ({', '.join(defs)}) ON COMMIT DROP")
+    t = _Target(tp, f"COPY {scratch} ({', '.join(quote(n) for n in names)}) FROM STDIN (FORMAT BINARY)",
+                sources, codecs, nfields=len(names), scratch=scratch, names=names)
+    table = quote(tp.table)
+    props = names[2:]
+    t.array_sql = (f"UPDATE {table} AS t SET " + ", ".join(f"{quote(n)} = s.{quote(n)}" for n in props)
+                   + f" FROM {scratch} AS s WHERE t.id = s.source_id") if props else ""
+    t.checks.append((f"link {tp.label} of %s, which is not an object of its type in the dump",
+                     f"SELECT s.source_id FROM {scratch} AS s WHERE NOT EXISTS (SELECT 1 FROM {table} AS t "
+                     "WHERE t.id = s.source_id) LIMIT 1"))
+    t.checks.append((f"single link {tp.label} of %s has several rows in the dump",
+                     f"SELECT source_id FROM {scratch} GROUP BY source_id HAVING count(*) > 1 LIMIT 1"))
+    if tp.array_column:
+        t.checks.append((f"link {tp.label} of %s: its link table's target is not the object's link",
+                         f"SELECT s.source_id FROM {scratch} AS s JOIN {table} AS t ON t.id = s.source_id "
+                         f"WHERE t.{quote(tp.array_column)} IS DISTINCT FROM s.target_id LIMIT 1"))
+    return t
 
 
 def _staged_insert(t: "_Target", staging: Dict[str, str]) -> str:
@@ -430,7 +478,7 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
         with conn.transaction():
             types = PgTypes(conn)
             targets = _prepare(conn, plan, types)
-            tables = sorted({t.plan.table for t in targets if t.plan.kind != "multiprop"})
+            tables = sorted({t.plan.table for t in targets if t.plan.kind not in ("multiprop", "linkprops")})
             _check_empty(conn, tables)
             fks = _drop_foreign_keys(conn, tables)
             for t in tables:
@@ -478,7 +526,8 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
                     copy_cm = None
                 raise
             finish()
-            for t in sorted(targets, key=lambda t: t.plan.kind == "multiprop"):  # (rows first, then arrays)
+            # (rows first, then arrays and single links' properties, which update them)
+            for t in sorted(targets, key=lambda t: t.plan.kind in ("multiprop", "linkprops")):
                 for message, query in t.checks:
                     bad = conn.execute(query).fetchone()
                     if bad is not None:
