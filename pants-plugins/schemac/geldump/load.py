@@ -6,8 +6,8 @@ The order of things, so that a refused or failed import leaves the database as i
 1. the dump's header is read and its schema compared with the library's
    (:func:`schemac.geldump.plan.make_plan`): any difference refuses the import, naming each,
    before the database is touched;
-2. in one transaction: the target tables must exist and be empty; their foreign keys (those
-   that reference them too) are dropped and their user triggers (mutation rewrites, deletion
+2. in one transaction: the target tables must exist and be empty; their CHECK constraints and
+   foreign keys (those that reference them too) are dropped and their user triggers (mutation rewrites, deletion
    policies: Gel's restore does not run them either) disabled;
 3. each data block is streamed, row by row, into ``COPY ... FROM STDIN (FORMAT BINARY)``: the
    dump's rows are already Postgres binary values (Gel's tables are Postgres tables), so a value
@@ -16,8 +16,9 @@ The order of things, so that a refused or failed import leaves the database as i
    target) rows; schemac: an array column) go through a scratch table, aggregated at the end;
    so do a single link's link properties (Gel: a table of (source, target, properties) rows;
    schemac: ``<link>@<prop>`` columns of the source row), set by one UPDATE at the end;
-4. the foreign keys are created again (Postgres checks every row then), the triggers enabled,
-   each sequence set past the highest value its columns hold, and the transaction committed.
+4. the CHECK constraints and foreign keys are created again (Postgres checks every row then),
+   the triggers enabled, each sequence set past the highest value its columns hold, and the
+   transaction committed.
 
 Any error rolls the transaction back. The dump is streamed: Python holds one dump block (Gel
 writes blocks of about a megabyte) and one COPY buffer at a time, and each buffer is sent to
@@ -480,7 +481,7 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
             targets = _prepare(conn, plan, types)
             tables = sorted({t.plan.table for t in targets if t.plan.kind not in ("multiprop", "linkprops")})
             _check_empty(conn, tables)
-            fks = _drop_foreign_keys(conn, tables)
+            fks = _drop_check_constraints(conn, tables) + _drop_foreign_keys(conn, tables)
             for t in tables:
                 conn.execute(f"ALTER TABLE {quote(t)} DISABLE TRIGGER USER")
             by_id = {t.plan.dump.id: t for t in targets}
@@ -613,6 +614,21 @@ def _pg_message(e) -> str:
         if diag.context:
             parts.append(diag.context.strip().splitlines()[0])
     return " (".join(parts[:1]) + (" (" + "; ".join(parts[1:]) + ")" if parts[1:] else "")
+
+
+def _drop_check_constraints(conn, tables: List[str]) -> List[Tuple[str, str, str]]:
+    """Drop the CHECK constraints of ``tables``; returns them to create again at the end (Postgres
+    checks every row then). A row is whole only at the end: a required multi property's
+    ``cardinality(...) > 0`` CHECK holds once its values are aggregated into the array column
+    (Gel's dump01: ``required multi property p_bool``, every version), which the row's COPY
+    writes empty."""
+    rows = conn.execute(
+        "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
+        "WHERE c.contype = 'c' AND c.conrelid = ANY(%(t)s::regclass[]) ORDER BY 1, 2",
+        {"t": [quote(t) for t in tables]}).fetchall()
+    for rel, name, _ in rows:
+        conn.execute(f"ALTER TABLE {rel} DROP CONSTRAINT {quote(name)}")
+    return [(r[0], r[1], r[2]) for r in rows]
 
 
 def _drop_foreign_keys(conn, tables: List[str]) -> List[Tuple[str, str, str]]:
