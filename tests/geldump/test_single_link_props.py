@@ -132,3 +132,35 @@ def test_missing_or_extra_link_properties_are_refused(tmp_path, library, pg, cap
     assert "link property default::Issue.owner@rank is in the library but not in the dump" in err, err
     assert "link properties default::Player.avatar@text are in the library but not in the dump" in err, err
     assert pg.execute("SELECT count(*) FROM issue") == [(0,)]
+
+
+def _ai_tables():
+    """The objects Gel's ``ai`` extension creates itself (Gel's dumpv5, 6.0: an
+    ``ext::ai::ChatPrompt`` with its ``messages``), as the dump holds them."""
+    prompt, message = uuid.UUID(int=501), uuid.UUID(int=502)
+    return [gw.object_table("ext::ai::ChatPromptMessage", [("id", S("uuid")), ("content", S("str"))],
+                            [(message, "You are an expert Q&A system.")]),
+            gw.object_table("ext::ai::ChatPrompt", [("id", S("uuid")), ("name", S("str"))],
+                            [(prompt, "builtin::rag-default")]),
+            gw.pointer_table("ext::ai::ChatPrompt", "messages", gw.obj("ext::ai::ChatPromptMessage"),
+                             [(prompt, message)], module="ext::ai", target_first=True)]
+
+
+def test_extension_objects_are_refused_or_skipped_when_asked(tmp_path, library, pg, capsys):
+    dump = tmp_path / "ai.dump"
+    gw.write_dump(str(dump), _tables() + _ai_tables(), protocol=(3, 0))
+    code, out, err = _import(dump, library, pg, capsys)
+    assert code == 1, err
+    assert "error[E0501]" in err and "rows of ext::ai::ChatPromptMessage" in err, err
+    assert "--skip-extension-objects" in err, err
+    assert pg.execute("SELECT count(*) FROM issue") == [(0,)]
+    capsys.readouterr()
+    code = main(["import-gel-dump", str(dump), "--dir", str(library), "--database-url", pg.url,
+                 "--skip-extension-objects"])
+    got = capsys.readouterr()
+    assert code == 0, got.err
+    for label, n in (("ext::ai::ChatPromptMessage", 1), ("ext::ai::ChatPrompt", 1),
+                     ("ext::ai::__|messages@ext::ai|ChatPrompt", 1)):
+        assert any(line.split() == [label, str(n), "(skipped:", "an", "extension's", "objects)"]
+                   for line in got.out.splitlines()), got.out
+    assert pg.execute('SELECT count(*), count("owner@note") FROM issue') == [(2, 1)]

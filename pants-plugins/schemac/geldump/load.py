@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, List, Optional, Tuple
 
 from schemac.geldump.format import DumpFormatError, DumpReader, GelType, copy_chunks, copy_messages, copy_rows
-from schemac.geldump.plan import Plan, TablePlan, check_multi_pointers, make_plan
+from schemac.geldump.plan import Plan, TablePlan, _extension_type, check_multi_pointers, make_plan
 from schemac.semantics.model import Schema
 
 _I16 = struct.Struct("!h")
@@ -67,6 +67,8 @@ class Summary:
 
     counts: Dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: Rows of Gel extensions' types left out (``skip_extension_objects``), per dumped table.
+    skipped: Dict[str, int] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -449,10 +451,14 @@ def _SentWriter(cur):  # noqa: N802 (a class, made on first use: psycopg is impo
 
 
 def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str], None] = lambda s: None,
-              dump_name: str = "dump", fail_after_rows: Optional[int] = None) -> Summary:
+              dump_name: str = "dump", fail_after_rows: Optional[int] = None,
+              skip_extension_objects: bool = False) -> Summary:
     """Load the dump read from ``fh`` into the database at ``conninfo`` (see the module doc).
     Raises :class:`GelDumpError`; the database is unchanged then. ``fail_after_rows`` (tests
-    only) raises a failure once that many rows were copied, to prove the roll back."""
+    only) raises a failure once that many rows were copied, to prove the roll back.
+    ``skip_extension_objects``: the objects of Gel extensions' types the library does not have
+    (``ext::ai::ChatPrompt``, which the ``ai`` extension creates itself) are left out, counted in
+    :attr:`Summary.skipped`, instead of refusing the dump."""
     try:
         reader = DumpReader(fh)
     except DumpFormatError as e:
@@ -520,7 +526,7 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
             cur = conn.cursor()
             try:
                 _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, lambda: current,
-                        log)
+                        log, skip_extension_objects)
             except BaseException:
                 if copy_cm is not None:
                     copy_cm.__exit__(*sys.exc_info())
@@ -564,7 +570,7 @@ PROGRESS_ROWS = 1_000_000
 
 
 def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, current,
-            log=lambda s: None) -> None:
+            log=lambda s: None, skip_extension_objects=False) -> None:
     """Every data block into its COPY (see :func:`load_dump`)."""
     total = 0
     encode = None
@@ -572,10 +578,19 @@ def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start
     for oid, _num, data in reader.blocks():
         target = by_id.get(oid)
         if target is None:
-            if any(True for _ in copy_rows(copy_messages(data))):
+            rows = sum(1 for _ in copy_rows(copy_messages(data)))
+            if rows:
                 tp = plans.get(oid)
+                extension = tp is not None and tp.kind == "skip" and _extension_type(tp.label)
+                if extension and skip_extension_objects:
+                    if tp.label not in summary.skipped:
+                        log(f"import-gel-dump: {tp.label}: skipping the objects of an extension's type")
+                    summary.skipped[tp.label] = summary.skipped.get(tp.label, 0) + rows
+                    continue
                 raise GelDumpError("E0501", f"{dump_name}: rows of {tp.label if tp else oid}, which the "
-                                   "library has no table for; nothing was written")
+                                   "library has no table for; nothing was written",
+                                   hint="they are objects of a Gel extension's type: pass "
+                                   "--skip-extension-objects to load the dump without them" if extension else None)
             continue
         if target is not current():
             start_copy(target)
@@ -650,8 +665,10 @@ def _render_difference(d) -> str:
 
 def print_summary(summary: Summary, out=None) -> None:
     out = out or sys.stdout
-    width = max((len(k) for k in summary.counts), default=4)
+    width = max((len(k) for k in [*summary.counts, *summary.skipped]), default=4)
     for label, n in summary.counts.items():
         print(f"  {label:<{width}}  {n:>12,}", file=out)
+    for label, n in summary.skipped.items():
+        print(f"  {label:<{width}}  {n:>12,}  (skipped: an extension's objects)", file=out)
     rate = summary.rows / summary.seconds if summary.seconds > 0 else 0.0
     print(f"{summary.rows:,} rows in {summary.seconds:.1f} s ({rate:,.0f} rows/s)", file=out)
