@@ -255,3 +255,18 @@ def test_an_update_of_a_concrete_parent_through_the_go_runner(pg, go_run, tmp_pa
     (tmp_path / "mod" / "e2e" / "c_test.go").write_text(_GO_TEST)
     result = go_run(tmp_path / "mod", test_args=("-count=1", "-v"), go121_test=True)
     assert "--- PASS: TestParentUpdate" in result.test.stdout
+
+
+@pytest.mark.parametrize("query, col, kind", [
+    ("for n in array_unpack(<array<str>>$names) union (delete User filter .name = n);", 50, "delete"),
+    ("for n in array_unpack(<array<str>>$names) union (select User { name } filter .name = n);", 49, "select"),
+])
+def test_a_loops_delete_or_select_of_a_concrete_parent_is_a_located_e0206(query, col, kind):
+    # (it read or deleted the parent's own table only, not its subtypes' objects: a silent
+    # difference from Gel, whose objects of a type include its subtypes')
+    sources = _sources(a=query)
+    with pytest.raises(CompileError) as exc:
+        check_library(sources, Options(library="c"))
+    text = exc.value.render(sources)
+    assert f"q/a.edgeql:1:{col}" in text and "error[E0206]" in text \
+        and f"a 'for' loop's {kind} of 'User', a type other types extend" in text, text
