@@ -375,7 +375,7 @@ class _SchemaState:
     fingerprint: Optional[deps.Fingerprint]
     ok: bool
     version: int
-    log: Dict[int, Optional[Set[str]]] = field(default_factory=dict)
+    log: Dict[int, Optional[deps.Changes]] = field(default_factory=dict)
 
 
 #: Schema versions whose changed names are kept: a query checked longer ago is checked again.

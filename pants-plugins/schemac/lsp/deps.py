@@ -9,7 +9,9 @@ set of *changed names* (:func:`changed_names`); a query is re-checked when it wr
 (:func:`affected`). What a query reaches without naming it is carried into the changed names:
 
 * a changed object type changes its name and the names of its changed properties and links (a
-  query reaching it through a link names the properties it reads there);
+  query reaching it through a link names the properties it reads there), these *scoped*: they
+  affect a query that also writes a name reaching the type (the type, its bases or subtypes,
+  a link to one of them, a function, alias or global naming one, any computed pointer);
 * a change that a query reading the type through a link sees without naming a member (its
   access policies, constraints, triggers, rewrites, its bases or subtypes, the type added or
   removed: *deep*) also changes the names of the links to it, and of its subtypes and bases;
@@ -54,6 +56,7 @@ def _short(name: str) -> str:
 class _Pointer:
     text: str
     target: Optional[str]  # short name of its declared type
+    computed: bool = False
 
 
 @dataclass
@@ -128,15 +131,15 @@ def fingerprint(files: Iterable[ast.SchemaFile], texts: Dict[str, str]) -> Finge
                 ptext = tx.of(p.span)
                 rest = rest.replace(ptext, "", 1)
                 target = _short(p.type.name) if p.type is not None else None
-                pointers[p.name] = _Pointer(ptext, target)
+                pointers[p.name] = _Pointer(ptext, target, getattr(p, "computed", None) is not None)
             qn = f"{t.module}::{t.name}"
             types[qn] = _Type(t.name, text, rest, tuple(_short(b) for b, _ in t.extends), pointers)
             order.append(qn)
     return Fingerprint(decls, types, tuple(other), tuple(order))
 
 
-def changed_names(old: Fingerprint, new: Fingerprint) -> Optional[Set[str]]:
-    """The names a query must write to be affected by the change ``old`` -> ``new``; ``None``
+def changed_names(old: Fingerprint, new: Fingerprint) -> Optional["Changes"]:
+    """What a query must write to be affected by the change ``old`` -> ``new``; ``None``
     when everything may have changed."""
     if old.other != new.other:
         return None
@@ -145,6 +148,10 @@ def changed_names(old: Fingerprint, new: Fingerprint) -> Optional[Set[str]]:
         return None
     changed: Set[str] = set()  # names of declarations
     members: Set[str] = set()  # names of properties and links
+    #: a changed property or link -> the types (short names) it belongs to; a query is
+    #: affected by it when it also writes a name that reaches one of them (:func:`_reach`)
+    owners: Dict[str, Set[str]] = {}
+    unscoped: Set[str] = set()  # links to deep types: any query writing them
     deep: Set[str] = set()  # object types (short names) changed beyond their members
     for key in set(old.decls) | set(new.decls):
         if old.decls.get(key) != new.decls.get(key):
@@ -172,6 +179,7 @@ def changed_names(old: Fingerprint, new: Fingerprint) -> Optional[Set[str]]:
             if op is not None and np_ is not None and op.text == np_.text:
                 continue
             members.add(pname)
+            owners.setdefault(pname, set()).add(name)
             for p in (op, np_):
                 if p is not None and p.target in all_types:
                     changed.add(p.target)
@@ -196,7 +204,7 @@ def changed_names(old: Fingerprint, new: Fingerprint) -> Optional[Set[str]]:
 
     # to a fixed point: declarations naming changed names
     while True:
-        size = (len(changed), len(members), len(deep))
+        size = (len(changed), len(members), len(deep), sum(map(len, owners.values())))
         deep |= closure(deep, subtypes) | closure(deep, bases)
         changed |= deep | closure(changed, bases)
         names = changed | members
@@ -212,18 +220,76 @@ def changed_names(old: Fingerprint, new: Fingerprint) -> Optional[Set[str]]:
                 for pname, p in t.pointers.items():
                     if p.target is not None and p.target in deep:
                         members.add(pname)
+                        unscoped.add(pname)
                     hit = (idents(p.text) - {pname}) & names
                     if not hit:
                         continue
                     members.add(pname)
+                    owners.setdefault(pname, set()).add(t.name)
                     if hit - {p.target} or p.target not in type_names:
                         changed.add(t.name)
-        if (len(changed), len(members), len(deep)) == size:
+        if (len(changed), len(members), len(deep), sum(map(len, owners.values()))) == size:
             break
-    return changed | members
+    names = set(changed) | unscoped
+    reach_of: Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]] = {}
+    scoped: Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]] = {}
+    for m in members - unscoped:
+        r: Set[str] = set()
+        back: Set[str] = set()
+        for t in owners.get(m, ()):
+            if t not in reach_of:
+                reach_of[t] = _reach(t, both, subtypes, bases, closure)
+            r |= reach_of[t][0]
+            back |= reach_of[t][1]
+        scoped[m] = (frozenset(r - {m}), frozenset(back - {m}))
+    return Changes(frozenset(names), scoped)
 
 
-def affected(query_text: str, changes: Set[str]) -> bool:
+def _reach(t: str, fps, subtypes, bases, closure) -> Tuple[FrozenSet[str], FrozenSet[str]]:
+    """The names through which a query can reach type ``t``'s properties and links without
+    writing ``t``: its bases and subtypes, the links to any of them, the functions, aliases and
+    globals naming them, and every computed property or link (its type is not written); and,
+    apart, their own links (through a backlink ``.<link``, which a query without ``.<`` has
+    not)."""
+    family = {t} | closure({t}, subtypes) | closure({t}, bases)
+    out: Set[str] = set(family)
+    back: Set[str] = set()
+    objects = {ty.name for fp in fps for ty in fp.types.values()}
+    for fp in fps:
+        for (kind, qn), text in fp.decls.items():
+            if idents(text) & family:
+                out.add(_short(qn))
+        for ty in fp.types.values():
+            for pname, p in ty.pointers.items():
+                if p.target in family or p.computed:
+                    out.add(pname)
+                elif ty.name in family and p.target in objects:
+                    back.add(pname)
+    return frozenset(out), frozenset(back)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What a schema edit changed (:func:`changed_names`): ``names`` affect every query that
+    writes one; ``scoped`` properties and links affect a query that writes one together with
+    a name reaching a type they belong to."""
+
+    names: FrozenSet[str]
+    scoped: Dict[str, Tuple[FrozenSet[str], FrozenSet[str]]]
+
+    def all_names(self) -> Set[str]:
+        return set(self.names) | set(self.scoped)
+
+
+def affected(query_text: str, changes: "Changes") -> bool:
     """Whether a query (its text) may read what ``changes`` (:func:`changed_names`) names:
-    it writes one of the names, or it has a splat (``*``)."""
-    return "*" in query_text or bool(idents(query_text) & changes)
+    it writes one of the names, a changed property or link with a name reaching its type, or
+    it has a splat (``*``)."""
+    if "*" in query_text:
+        return True
+    ids = idents(query_text)
+    if ids & changes.names:
+        return True
+    backlinks = ".<" in query_text
+    return any(ids & reach or (backlinks and ids & back) for m, (reach, back) in changes.scoped.items()
+               if m in ids)
