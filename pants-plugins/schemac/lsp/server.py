@@ -30,7 +30,7 @@ from schemac.lsp.text import LineIndex
 
 DEBOUNCE_S = 0.15
 #: How long the background checks queries before it lets requests in.
-BACKGROUND_SLICE_S = 0.03
+BACKGROUND_SLICE_S = 0.01
 #: The most completion items sent at once (the list is then marked incomplete).
 MAX_ITEMS = 200
 VERSION = "0.1"
@@ -98,7 +98,9 @@ def _strict(kind: type):
     def structure(value, _type):
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise TypeError(f"expected {_JSON_NAMES[kind]}, got {type(value).__name__}")
-        return value
+        # a subclass (an lsprotocol enum of ints or strings: DiagnosticSeverity, MarkupKind):
+        # its member (ValueError for a value it does not have)
+        return value if _type is kind else _type(value)
 
     return structure
 
@@ -633,6 +635,13 @@ def main() -> int:
     status (0 after a shutdown request, else 1) without flushing stdout again (the client has
     usually closed it by then, which would turn the status into 120)."""
     logging.basicConfig(level=os.environ.get("SCHEMAC_LSP_LOG", "WARNING"))
+    try:  # `kill -USR1 <pid>`: every thread's stack on stderr (the editor's output panel)
+        import faulthandler
+        import signal
+
+        faulthandler.register(signal.SIGUSR1)
+    except (AttributeError, ValueError, OSError):
+        pass
     try:
         server.start_io()
         code = 0
