@@ -32,8 +32,27 @@ profile)::
     .venv-test/bin/python tests/bench/compile_speed.py --sizes 100,1000 --repeat 3 --profile-size 1000
     .venv-test/bin/python tests/bench/compile_speed.py --pythonpath /some/checkout/pants-plugins
 
-``tests/bench/test_bench_smoke.py`` runs the generator and the in-process phase timer for N=5 so
-this script cannot rot.
+Side by side (issue 27), each as paired, alternating cold processes (A B, B A, ...; one uncounted
+pair first, ``--warmup``; ``--repeat`` counted pairs), CPU time (user + system, all threads) and peak
+RSS from the operating system's accounting of each finished process, min / median / max per side
+and the ratio pair by pair, N = 1,000 and 5,000 by default:
+
+* ``--vs-sqlc``: against sqlc 1.31.1 given the same SQL: the ``sql/schema.sql`` schemac writes
+  and every query's statement as schemac compiles it, all in one ``queries.sql`` (sqlc's fastest
+  layout), and a ``sqlc.yaml`` for PostgreSQL and Go (pgx/v5); it prints CPU ÷ sqlc, schemac's
+  N=5,000 ÷ N=1,000 and peak memory ÷ sqlc's. sqlc is ``--sqlc PATH``, else found on ``PATH``,
+  ``$GOBIN`` or ``$GOPATH/bin``; without it the script says how to install it and exits 0;
+* ``--vs REV``: against the compiler of commit ``REV`` (a ``git worktree`` of it in a temporary
+  directory, installed with its bytecode like this one, removed after).
+
+::
+
+    .venv-test/bin/python tests/bench/compile_speed.py --vs-sqlc --sqlc ~/tools/bin/sqlc
+    .venv-test/bin/python tests/bench/compile_speed.py --vs 7109aeb --sizes 1000 --repeat 3
+
+``tests/bench/test_bench_smoke.py`` runs the generator and the in-process phase timer for N=5,
+``--vs HEAD`` for N=2 and ``--vs-sqlc`` up to sqlc's input (and without sqlc) so this script
+cannot rot.
 """
 
 from __future__ import annotations
@@ -46,9 +65,11 @@ import pstats
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -684,7 +705,7 @@ def vs_sqlc(args, sizes: List[int]) -> int:
                 (sqlc_dir / name).write_text(text, encoding="utf-8")
             ours = _schemac_runner(args, args.installed, lib_dir, files, tmp / f"out-{n}")
             theirs = lambda d=sqlc_dir: run_process([sqlc, "generate", "-f", "sqlc.yaml"], d, pin=True)
-            results[n] = paired_runs(ours, theirs, args.repeat)
+            results[n] = paired_runs(ours, theirs, args.repeat, args.warmup)
             print_paired(n, "schemac", "sqlc", results[n])
             if not list((sqlc_dir / "out").glob("*.go")):
                 raise SystemExit(f"sqlc wrote no Go code for N={n} (see {sqlc_dir})")
@@ -743,7 +764,7 @@ def vs_rev(args, sizes: List[int], install_dir: Path) -> int:
             _, lib_dir, files = _prepared_library(n, args, tmp)
             today = _schemac_runner(args, args.installed, lib_dir, files, tmp / f"out-{n}-today")
             then = _schemac_runner(args, other, lib_dir, files, tmp / f"out-{n}-rev")
-            results[n] = paired_runs(today, then, args.repeat)
+            results[n] = paired_runs(today, then, args.repeat, args.warmup)
             print_paired(n, "today", args.vs, results[n])
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -769,6 +790,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--repeat", type=int, default=3,
                     help="cold runs per size; the fastest is shown (default: 3); with --vs-sqlc or --vs: the "
                          "counted pairs, after one uncounted pair")
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="with --vs-sqlc or --vs: uncounted pairs before the counted ones, per size (default: 1)")
     ap.add_argument("--vs-sqlc", action="store_true",
                     help=f"compile side by side with sqlc {SQLC_VERSION} given the same SQL (paired cold runs): CPU "
                          "and peak memory ratios")
@@ -793,6 +816,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="run without the cache directory (SCHEMAC_CACHE_DIR=''): every run analyses the "
                          "grammar and compiles the templates")
     args = ap.parse_args(argv)
+    if threading.current_thread() is not threading.main_thread():
+        return _main_args(ap, args)
+    # A terminated benchmark still removes its temporary directories and git worktree.
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        return _main_args(ap, args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main_args(ap: argparse.ArgumentParser, args) -> int:
     global PIN_CPU
     PIN_CPU = args.cpu
     if args.sizes is None:
@@ -822,7 +856,7 @@ def _main_installed(args, sizes: List[int]) -> int:
           f"{subprocess.run([args.python, '-c', 'import platform; print(platform.python_version())'], capture_output=True, text=True).stdout.strip()}), "
           f"schemac from {args.pythonpath} (installed in a temporary directory with its bytecode compiled), "
           f"{os.cpu_count()} CPUs, cold process per run, " +
-          (f"{args.repeat} counted pairs after one uncounted" if (args.vs_sqlc or args.vs) else f"best of {args.repeat}"))
+          (f"{args.repeat} counted pairs after {args.warmup} uncounted" if (args.vs_sqlc or args.vs) else f"best of {args.repeat}"))
     cache_dir = None
     if args.no_parser_cache:
         PARSER_CACHE["SCHEMAC_CACHE_DIR"] = ""

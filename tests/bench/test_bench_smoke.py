@@ -92,3 +92,21 @@ def test_vs_head_on_a_tiny_library(capsys):
     listed = subprocess.run(["git", "-C", str(REPO_ROOT), "worktree", "list", "--porcelain"],
                             capture_output=True, text=True, check=True).stdout
     assert "schemac-bench-rev-" not in listed  # the script's worktree is gone
+
+
+def test_vs_sqlc_with_a_stand_in_for_sqlc(capsys, tmp_path):
+    """The whole ``--vs-sqlc`` path (inputs written, paired runs, the summary) with a stand-in
+    executable in sqlc's place: it answers ``version`` and, for ``generate``, checks that it was
+    given the schema, the queries and the config, and writes a Go file as sqlc would."""
+    fake = tmp_path / "sqlc"
+    fake.write_text('#!/bin/sh\n'
+                    'if [ "$1" = version ]; then echo v0.0.0-stand-in; exit 0; fi\n'
+                    '[ "$1 $2 $3" = "generate -f sqlc.yaml" ] || exit 2\n'
+                    'grep -q "^CREATE TABLE" schema.sql && grep -q "^-- name: InsertAccount0 :one" queries.sql || exit 3\n'
+                    'mkdir -p out && echo "package bench" > out/db.go\n')
+    fake.chmod(0o755)
+    assert main(["--vs-sqlc", "--sqlc", str(fake), "--sizes", "2", "--repeat", "1", "--warmup", "0"]) == 0
+    printed = capsys.readouterr().out
+    assert "v0.0.0-stand-in; the issue measured v1.31.1" in printed
+    assert "N=2: 1 pairs of cold processes" in printed and "CPU ÷ sqlc" in printed
+    assert re.search(r"^\s+2\s+[\d.]+\s+[\d.]+\s+[\d.]+x\s+\d+\s+\d+\s+[\d.]+x$", printed, re.M), printed

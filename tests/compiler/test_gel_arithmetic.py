@@ -13,7 +13,7 @@ import pytest
 from schemac.semantics.library import Options
 from schemac.pipeline import check_library, compile_library
 from schemac.diagnostics import CompileError
-from schemac.semantics.exprs import arith_result
+from schemac.semantics.e_ops import arith_result
 
 SCHEMA = """
 module default {

@@ -186,7 +186,7 @@ def test_enum_member_checks():
     ("with p := (insert K { token := 'a' }) update K filter .note = p set { note := 'x' };",
      "error[E0206]: 'p' is an insert of 'K': using a bound statement as a value is not supported yet"),
     ("with u := (update K filter .id = <uuid>$id set { note := $n }) select u { note, @w };",
-     "error[E0304]: '@w' is a link property: it can only be selected inside the shape of a multi link"),
+     "error[E0304]: '@w' is a link property: it can only be selected inside the shape of a link"),
     ("select K { token, note: { token } };", "error[E0304]: 'note' is not a link: it takes no shape"),
     ("for x in {<str>$a} union (insert K { token := x });",
      "error[E0206]: a for loop iterates over array_unpack(<array<T>>$param), json_array_unpack(<json>$param) "

@@ -295,7 +295,7 @@ def _pointer_plan(td: TableDesc, obj: ObjectType, schema: Schema, diffs: List[Di
         if link is not None or poly is not None:
             extra = [n for n in fields if n not in ("source", "target")]
             diffs.append(Difference(f"{label}: a single link with link properties ({', '.join(extra)}) in the dump; "
-                                    "the library stores no link properties on single links"))
+                                    "loading a single link's link properties is not supported yet"))
         else:
             diffs.append(Difference(f"multi link {label} is in the dump but not in the library"))
         return None

@@ -63,7 +63,8 @@ INT4_CALLS = frozenset({"len_array", "len_str", "len_bytes"})
 
 def _merged() -> Dict[str, Entry]:
     out: Dict[str, Entry] = {}
-    for table in (BASIC, STD, STMT, EXPR, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ext.CALLS_EXT):
+    for table in (BASIC, STD, STMT, EXPR, calls_ops.DATETIME, calls_ops.RANGES, calls_ops.VALUES, calls_ops.SETS,
+                  calls_ops.OPERATORS, calls_ops.TEMPORAL, calls_ext.CALLS_EXT):
         for name, entry in table.items():
             assert name not in out, f"two spellings for the call {name!r}"
             out[name] = entry

@@ -230,3 +230,151 @@ VALUES: Dict[str, Entry] = {
     "any/value_set": Spelling('coalesce((SELECT bool_or("_m"."v") FROM unnest({0}) AS "_m"("v")), false)'),
     "all/value_set": Spelling('coalesce((SELECT bool_and("_m"."v") FROM unnest({0}) AS "_m"("v")), true)'),
 }
+
+
+# ------------------------------------------------------------------------------ sets, assertions
+def _assert_exists(node: qir.Call) -> Spelling:
+    """``assert_exists(x[, message := m])``
+    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_exists): ``x``, or a
+    cast that fails with the assertion's message (``consts[0]``, ``None``: Gel's)."""
+    from schemac.pgsql import asserts
+
+    fail = asserts.fail_sql("assert_exists", node.consts[0], "{0}", node.type.pg, template=True)  # type: ignore[arg-type]
+    return Spelling(f"coalesce({{0}}, {fail})", "p")
+
+
+#: Whether the array ``{0}`` holds each value once.
+_DISTINCT = '(SELECT count("_d"."v") = count(DISTINCT "_d"."v") FROM unnest({0}) AS "_d"("v"))'
+
+
+def _assert_distinct(node: qir.Call) -> Spelling:
+    """``assert_distinct(S[, message := m])`` of the array of a set's values
+    (https://docs.geldata.com/reference/stdlib/set#function::std::assert_distinct): the array,
+    or a cast that fails with the message when a value is in it twice. (The failing cast reads
+    the test, a sub-select, so that Postgres does not fold it into an error when the set is made
+    of constants.)"""
+    from schemac.pgsql import asserts
+
+    fail = asserts.fail_sql("assert_distinct", node.consts[0], _DISTINCT, node.type.pg, template=True)  # type: ignore[arg-type]
+    return Spelling(f"(CASE WHEN {_DISTINCT} THEN {{0}} ELSE {fail} END)")
+
+
+SETS: Dict[str, Entry] = {
+    # any / all (https://docs.geldata.com/reference/stdlib/set#function::std::any): of one value,
+    # the empty set false / true; all of a set read as "no element is false"
+    "any/one": Spelling("coalesce({0}, false)", "p"),
+    "all/one": Spelling("coalesce({0}, true)", "p"),
+    "all/none_fails": Spelling("NOT {0}", atomic=False),
+    "is_false": Spelling("({0}) IS FALSE", atomic=False),
+    # `exists` of a multi property or a computed set of values read as their array
+    # (https://docs.geldata.com/reference/stdlib/set#operator::exists)
+    "exists/array": Spelling("cardinality({0}) > 0", atomic=False),
+    "assert_exists": _assert_exists,
+    "assert_distinct": _assert_distinct,
+}
+
+
+# ------------------------------------------------------------------------------ operators, casts, json
+def _power(node: qir.Call) -> Spelling:
+    """``a ^ b`` (https://docs.geldata.com/reference/stdlib/numbers#operator::pow): Postgres'
+    ``power()`` in the result's type (a ``float32`` computed in ``double precision``)."""
+    result = node.type.scalar.name  # type: ignore[union-attr]
+    pg = "numeric" if result == "decimal" else "double precision"
+    template = f"power(CAST({{0}} AS {pg}), CAST({{1}} AS {pg}))"
+    return Spelling(f"CAST({template} AS real)" if result == "float32" else template, "p")
+
+
+def _json_get(node: qir.Call) -> Spelling:
+    """``json_get(j, 'a', 'b' [, default := d])``
+    (https://docs.geldata.com/reference/stdlib/json#function::std::json_get): the json value at
+    that path, empty (or ``d``, the last argument of ``json_get/default``) when there is none;
+    with a default, empty when the json value or a path element is."""
+    if node.func == "json_get":
+        return Spelling("jsonb_extract_path(" + ", ".join(f"{{{i}}}" for i in range(len(node.args))) + ")", "p")
+    path = node.args[:-1]
+    template = "jsonb_extract_path(" + ", ".join(f"{{{i}}}" for i in range(len(path))) + ")"
+    template = f"coalesce({template}, {{{len(path)}}})"
+    empty = [f"{{{i}}} IS NULL" for i, a in enumerate(path) if a.nullable]
+    if empty:
+        template = f"CASE WHEN {' OR '.join(empty)} THEN NULL ELSE {template} END"
+    return Spelling(template, "p")
+
+
+#: json ++ json (https://docs.geldata.com/reference/stdlib/json#operator::jsonplus): two arrays
+#: or two objects as Postgres' jsonb || (an object's keys from the right win), two strings as
+#: one string; any other pair fails the statement with Gel's message (a cast that reads the
+#: operands, so Postgres cannot fold it into a constant).
+_JSON_CONCAT = (
+    "(CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL "
+    "WHEN jsonb_typeof({0}) = 'array' AND jsonb_typeof({1}) = 'array' THEN {0} || {1} "
+    "WHEN jsonb_typeof({0}) = 'object' AND jsonb_typeof({1}) = 'object' THEN {0} || {1} "
+    "WHEN jsonb_typeof({0}) = 'string' AND jsonb_typeof({1}) = 'string' "
+    "THEN to_jsonb(({0} #>> '{{}}') || ({1} #>> '{{}}')) "
+    "ELSE CAST(CAST(CAST('invalid JSON values for ++ operator' || left(CAST({0} AS text) || CAST({1} AS text), 0)"
+    " AS integer) AS text) AS jsonb) END)")
+
+
+def _cast_json(node: qir.Call) -> Spelling:
+    """``<json>x`` (https://docs.geldata.com/reference/stdlib/json): the value as JSON. A string
+    literal is of type unknown to Postgres, which to_jsonb (polymorphic) refuses: it is read as
+    text."""
+    a = node.args[0]
+    literal = type(a) is qir.Literal and a.kind == "str"  # type: ignore[attr-defined]
+    return Spelling("to_jsonb({0}::text)" if literal else "to_jsonb({0})", "p")
+
+
+OPERATORS: Dict[str, Entry] = {
+    "^": _power,
+    # array ++ array (https://docs.geldata.com/reference/stdlib/array#operator::arrayplus):
+    # Postgres' || keeps the other array when one is NULL; Gel's ++ of an empty set is empty
+    "++/array": lambda n: Spelling("CASE WHEN {0} IS NULL OR {1} IS NULL THEN NULL ELSE {0} || {1} END"
+                                   if n.nullable else "({0} || {1})", "p"),
+    # bytes ++ bytes (https://docs.geldata.com/reference/stdlib/bytes#operator::bytesplus)
+    "++/bytes": Spelling("({0} || {1})", "p"),
+    "++/json": Spelling(_JSON_CONCAT, "p"),
+    # contains(haystack, needle) (https://docs.geldata.com/reference/stdlib/string#function::std::contains,
+    # .../stdlib/array#function::std::contains): every string holds ''
+    "contains/array": Spelling("{1} = ANY({0})", "p", atomic=False),
+    "contains/str": Spelling("(strpos({0}, {1}) > 0)", "p"),
+    "contains/bytes": Spelling("(position({1} IN {0}) > 0)", "p"),
+    "json_get": _json_get,
+    "json_get/default": _json_get,
+    # `<json>[]`: the empty JSON array (https://docs.geldata.com/reference/stdlib/json)
+    "json_empty_array": Spelling("'[]'::jsonb"),
+    "cast/json": _cast_json,
+    # `<decimal>0.79769313486231111`: the literal (``consts[0]``) is a float64, rounded before the
+    # cast (geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_op_21)
+    "cast/float_literal": lambda n: Spelling(f"CAST(CAST({n.consts[0]} AS double precision) AS {_pg(n)})"),
+}
+
+
+# ------------------------------------------------------------------------------ date and time arithmetic
+def _temporal() -> Dict[str, Entry]:
+    """``a + d``, ``a - d``, ``a - b`` of dates, times and durations
+    (https://docs.geldata.com/reference/stdlib/datetime), by ``<op>/<left family>/<right
+    family>``: Postgres' operator, its operands typed from each other (a parameter cast unless
+    the other is a column). Postgres' date + interval is a timestamp and date - date an integer
+    of days: cast back."""
+    out: Dict[str, str] = {}
+    for op in ("+", "-"):
+        for d in ("duration", "relative_duration"):
+            out[f"{op}/datetime/{d}"] = f"{{0}} {op} {{1}}"
+            out[f"{op}/local_datetime/{d}"] = f"{{0}} {op} {{1}}"
+        out[f"{op}/local_datetime/date_duration"] = f"{{0}} {op} {{1}}"
+        out[f"{op}/local_date/date_duration"] = f"CAST({{0}} {op} {{1}} AS date)"
+        out[f"{op}/local_time/duration"] = f"{{0}} {op} {{1}}"
+        for d in ("duration", "relative_duration", "date_duration"):
+            out[f"{op}/{d}/{d}"] = f"{{0}} {op} {{1}}"
+    for d in ("duration", "relative_duration"):
+        out[f"+/{d}/datetime"] = "{0} + {1}"
+    # (a duration has no days: Gel prints 24 hours as PT24H; Postgres' timestamptz - timestamptz
+    # justifies whole days into a day field (1 day), so the difference is taken in seconds;
+    # geldata/gel tests/test_edgeql_datatypes.py test_edgeql_dt_datetime_04)
+    out["-/datetime/datetime"] = "((extract(epoch from {0}) - extract(epoch from {1})) * interval '1 second')"
+    out["-/local_datetime/local_datetime"] = "{0} - {1}"
+    out["-/local_date/local_date"] = "make_interval(days => {0} - {1})"
+    return {name: Spelling(t, "o" if "extract" in t else "x", atomic=t.startswith(("(", "make_")))
+            for name, t in out.items()}
+
+
+TEMPORAL: Dict[str, Entry] = _temporal()

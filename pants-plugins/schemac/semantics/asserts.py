@@ -12,14 +12,10 @@ runners recognise the prefix and raise a typed error: ``CardinalityViolationErro
 ConstraintViolationError, as Gel's) for ``assert_distinct``. The probe, ``coalesce(left(CAST(x AS
 text), 0), '')``, reads the checked value and adds nothing: Postgres folds an expression of
 constants when it plans the statement, so without it the cast would fail every statement, where
-the assertion holds too.
+the assertion holds too. That SQL is :func:`schemac.pgsql.asserts.fail_sql`'s.
 """
 
 from __future__ import annotations
-
-from typing import Optional
-
-from schemac.semantics.sqlnames import sql_string
 
 #: The prefix of the text whose failed cast reports a failed assertion (read by the runners).
 MARK = "schemac-assert"
@@ -30,18 +26,6 @@ MESSAGES = {
     "assert_exists": "assert_exists violation: expression returned an empty set",
     "assert_distinct": "assert_distinct violation: expression returned a set with duplicate elements",
 }
-
-
-def fail_sql(function: str, message: Optional[str], probe: str, pg_type: str = "integer",
-             template: bool = False) -> str:
-    """A SQL expression of type ``pg_type`` that fails the statement with the assertion's message
-    when it is evaluated; ``probe`` is SQL read (not used) so that it is no constant. In a
-    ``str.format`` template (``template``), braces of the message are doubled."""
-    text = sql_string(f"{MARK}|{function}|{MESSAGES[function] if message is None else message}")
-    if template:
-        text = text.replace("{", "{{").replace("}", "}}")
-    fail = f"CAST({text} || coalesce(left(CAST({probe} AS text), 0), '') AS integer)"
-    return fail if pg_type == "integer" else f"CAST(CAST({fail} AS text) AS {pg_type})"
 
 
 def raised_by(queries) -> bool:

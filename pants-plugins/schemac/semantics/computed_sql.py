@@ -29,15 +29,19 @@ _EXPANDING: List[Tuple[str, str]] = []
 _HOP_LEVELS: List[str] = []
 
 
-def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
+def filter_pins_one(filt: ast.Expr, subject: ObjectType, detached: bool = False) -> bool:
     """``filt`` holds ``.id = <value>`` or ``.p = <value>`` for every property of a full
-    exclusive constraint (values that read no property), as a conjunct: at most one object."""
+    exclusive constraint (values that read no property), as a conjunct: at most one object.
+    ``T.p`` of the subject's type ``T`` is ``.p`` unless the sub-select is ``detached`` (where
+    ``T`` is the enclosing object)."""
     pinned = set()
-    if any(_false(c) or branches_pin(c, lambda b: filter_pins_one(b, subject)) for c in ast.conjuncts(filt)):
+    if any(_false(c) or branches_pin(c, lambda b: filter_pins_one(b, subject, detached))
+           for c in ast.conjuncts(filt)):
         return True
     for c in ast.conjuncts(filt):
         if isinstance(c, ast.BinOp) and c.op == "=":
             for a, b in ((c.left, c.right), (c.right, c.left)):
+                a = a if detached else _own_path(a, subject)
                 if isinstance(a, ast.Path) and len(a.steps) == 1 and \
                         not any(isinstance(n, (ast.Path, ast.Backlink)) for n in ast.iter_nodes(b)):
                     pinned.add(a.steps[0])
@@ -50,6 +54,16 @@ def filter_pins_one(filt: ast.Expr, subject: ObjectType) -> bool:
     # identity link).
     pinned |= {subject.links[p].column for p in list(pinned) if p in subject.links and subject.links[p].column}
     return "id" in pinned or any(ex.pins and set(ex.columns) <= pinned for ex in subject.exclusives)
+
+
+def _own_path(a, subject: ObjectType):
+    """``User.name`` in ``(select User filter User.name = ...)`` as ``.name``: inside the
+    sub-select the type's name is its subject, each object in turn (Gel's path scoping,
+    https://docs.geldata.com/reference/edgeql/paths; geldata/gel tests/schemas/issues_setup.edgeql
+    ``(SELECT User FILTER User.name = 'Elvis')``)."""
+    if isinstance(a, ast.EnumRef) and a.enum.split("::")[-1] == subject.name:
+        return ast.Path((a.member,), a.span)
+    return a
 
 
 def _false(c) -> bool:
@@ -152,7 +166,8 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
     array (:class:`~schemac.semantics.qir.ObjectIds`), the value of a multi link. ``limit_one``: the
     first object in ``order`` (``ast.OrderItem``s) only (see :func:`limited_value`)."""
     from schemac.diagnostics import did_you_mean
-    from schemac.semantics.exprs import BOOL, check, check_filter
+    from schemac.semantics.exprs import check, check_filter
+    from schemac.semantics.e_types import BOOL
     from schemac.semantics import policies
 
     target = ctx.schema.find_type(expr.type_name, ctx.module)
@@ -160,7 +175,7 @@ def subselect_value(expr: ast.SubSelect, asserted: bool, ctx, many: bool = False
         ctx.reporter.error("E0301", f"unknown type '{expr.type_name}'", expr.type_span,
                            did_you_mean(expr.type_name.split("::")[-1], [t.name for t in ctx.schema.all_types()]))
         return None
-    if not many and not asserted and not filter_pins_one(expr.filter, target):
+    if not many and not asserted and not filter_pins_one(expr.filter, target, expr.detached):
         ctx.reporter.error("E0206", f"this sub-select may select several '{target.name}' objects: as a value it must "
                            "select at most one", expr.span,
                            "filter on .id or every property of an exclusive constraint with '=', or wrap it in "
@@ -387,7 +402,8 @@ def link_set_of(expr, ctx) -> Optional[Tuple[object, ObjectType]]:
 def object_set(what, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     """The objects ``what`` (a :class:`~schemac.syntax.tree.Backlink` or a computed link) of the
     subject row, the target rows named ``alias``."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
 
     subject = ctx.subject
     # (written in the query, `(select .link filter ...)` sees the query's `with` names; a
@@ -556,7 +572,8 @@ def type_set_of(expr, ctx) -> Optional[Tuple[ObjectType, object]]:
 def type_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     """The objects of a :func:`type_set_of` expression (rows named ``alias``, restricted to those
     the type's access policies let the query see), its filter checked in the type's scope."""
-    from schemac.semantics.exprs import BOOL, check, check_filter
+    from schemac.semantics.exprs import check, check_filter
+    from schemac.semantics.e_types import BOOL
 
     found = type_set_of(expr, ctx)
     assert found is not None
@@ -617,7 +634,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
     while isinstance(arg, ast.SelectExpr) and arg.shape is None and arg.filter is None and not arg.order \
             and arg.offset is None and arg.limit is None and isinstance(arg.subject, ast.ForExpr):
         arg = arg.subject
-    from schemac.semantics.exprs import for_rows, is_for_rows
+    from schemac.semantics.e_params import for_rows, is_for_rows
     if isinstance(arg, ast.VarRef) and arg.name in ctx.row_sets and arg.name not in ctx.variables \
             or is_for_rows(arg, ctx):
         # `sum((for x in S union <value of x>))`, `min(s)` of `with s := (for ...)`: over its values
@@ -625,7 +642,7 @@ def aggregate(expr: ast.FuncCall, func: str, ctx):
         if rows is None:
             return None
         return _rows_aggregate(expr, func, rows, ctx)
-    from schemac.semantics.exprs import coalesced_elementwise, elementwise_loop
+    from schemac.semantics.e_params import coalesced_elementwise, elementwise_loop
     parts = coalesced_elementwise(arg, ctx)
     if parts is not None:
         # `sum(len(<array<json>>(S.data['k'] ?? <json>[])))`: over the left operand's values when
@@ -1097,7 +1114,8 @@ def expr_object_set(expr, ctx, alias: str, span) -> Optional[qir.ObjectSet]:
     links (``.items[is Media].edges.character``: the distinct objects it reaches, as in Gel), or
     a union of such sets of one type (``A union B``: duplicates kept, Gel's union is a multiset
     union: https://docs.geldata.com/reference/edgeql/sets). ``None`` after reporting."""
-    from schemac.semantics.exprs import BOOL, check, with_scope
+    from schemac.semantics.exprs import check, with_scope
+    from schemac.semantics.e_types import BOOL
 
     if isinstance(expr, ast.WithExpr):
         scope = with_scope(expr, ctx)
@@ -1353,7 +1371,7 @@ def _object_of(value, depth: int = 0) -> Optional[ObjectType]:
     ``assert_exists(...)`` and another ``with`` name (``p := assert_exists(p0)``)."""
     if type(value) is qir.ObjectId or (type(value) is qir.ObjectRow and value.value is None):  # type: ignore[union-attr]
         return value.target  # type: ignore[union-attr]
-    if type(value) is qir.SqlTemplate and value.func == "assert_exists" and depth < 20:  # type: ignore[union-attr]
+    if type(value) is qir.Call and value.func == "assert_exists" and depth < 20:  # type: ignore[union-attr]
         return _object_of(value.args[0], depth + 1)  # type: ignore[union-attr]
     if type(value) is qir.VarRef and type(value.binding) is qir.WithValue and depth < 20:  # type: ignore[union-attr]
         return _object_of(value.binding.value, depth + 1)  # type: ignore[union-attr]
@@ -1459,7 +1477,8 @@ def query_set(expr, ctx, alias: str) -> Optional[qir.ObjectSet]:
     of one, and a path of objects from one (``rolls.received.character``,
     ``player.<author[is Roll]``: the distinct objects it reaches, as every path of objects in
     Gel). ``None`` after reporting."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
     from schemac.semantics.model import ValueType
     from schemac.semantics.scalars import SCALARS
 
@@ -1548,14 +1567,15 @@ def _page(sel, source: ObjectType, alias: str, ctx) -> Optional[qir.ShapeClauses
 
 
 def qir_bool():
-    from schemac.semantics.exprs import BOOL
+    from schemac.semantics.e_types import BOOL
 
     return BOOL
 
 
 def _filtered(base: qir.ObjectSet, filt, span, ctx) -> Optional[qir.ObjectSet]:
     """``base`` with the further condition ``filt`` (checked over its objects)."""
-    from schemac.semantics.exprs import BOOL, check, check_filter
+    from schemac.semantics.exprs import check, check_filter
+    from schemac.semantics.e_types import BOOL
 
     if base.page is not None:
         base = qir.ObjectSet(base.span, base.alias, base.source, True, parts=(base,))

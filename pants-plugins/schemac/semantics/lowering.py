@@ -93,13 +93,11 @@ def _atomic(node: qir.Expr) -> bool:
         return not node.items  # type: ignore[attr-defined]
     if t is qir.JsonCast:
         return node.type.element is None
-    if t is qir.SqlTemplate:
-        return node.atomic  # type: ignore[attr-defined]
     return False
 
 
 _ATOMIC = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.SubjectRef, qir.ParamRef, qir.CountLink,
-                     qir.Cast, qir.ComputedRef, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
+                     qir.Cast, qir.ComputedRef, qir.LinkRowExists, qir.InMultiLink, qir.CountObjects, qir.AggregateObjects, qir.GlobalDefault,
                      qir.ObjectId,
                      qir.VisibleId, qir.ObjectRow, qir.LinkPath, qir.ObjectIds,
                      qir.SetFilter, qir.WrittenIds, qir.AssertExists, qir.GroupValue, qir.CountRows,
@@ -142,6 +140,12 @@ def _literal(node: qir.Literal) -> str:
 def _column(node: qir.ColumnRef) -> str:
     name = quote_ident(node.column.name)
     ref = f"{node.qualifier}.{name}" if node.qualifier else name
+    if node.column.link_optional:
+        # `.avatar@text` of an optional single link: empty where the link is (see
+        # model.single_link_props)
+        fk = quote_ident(f"{node.column.link_prop}_id")
+        fk = f"{node.qualifier}.{fk}" if node.qualifier else fk
+        return f"(CASE WHEN {fk} IS NULL THEN NULL ELSE {ref} END)"
     if node.visible is not None:
         return visible_link_sql(ref, node.link.target, node.visible)  # type: ignore[union-attr]
     return ref
@@ -440,6 +444,34 @@ def _in_array(node: qir.InArray) -> str:
     return f"{left} <> ALL ({right})" if node.negate else f"{left} = ANY ({right})"
 
 
+def _link_row_exists(node: qir.LinkRowExists) -> str:
+    """``exists .link`` of a multi or polymorphic link (:class:`~schemac.semantics.qir.LinkRowExists`):
+    ``EXISTS (SELECT 1 FROM <link table> AS <alias> WHERE <alias>."source_id" = <row>."id" [AND
+    <visible>])``; of a single polymorphic link, ``(<row>."a_id" IS NOT NULL OR ...)``."""
+    visible = None if node.visible is None else expr_sql(node.visible)
+    if node.join_table is None:
+        return visible or "(" + " OR ".join(f"{node.row}.{qi(c)} IS NOT NULL" for c in node.columns) + ")"
+    return (f'EXISTS (SELECT 1 FROM {qi(node.join_table)} AS {node.alias} WHERE {node.alias}."source_id" = '
+            f'{node.row}."id"' + ("" if visible is None else f" AND {visible}") + ")")
+
+
+def _in_multi_link(node: qir.InMultiLink) -> str:
+    """``x in .members`` (:class:`~schemac.semantics.qir.InMultiLink`): ``([NOT] EXISTS (SELECT 1
+    FROM <link table> AS <alias> [JOIN <target> AS <t> ON <t>."id" = <alias>."target_id" AND
+    <visible>] WHERE <alias>."source_id" = <row>."id" AND <alias>."target_id" = x))``, NULL when
+    ``x`` is."""
+    left = param_sql(node.left, expr_sql(node.left))
+    link, alias, target = node.link, node.alias, node.target_alias
+    join = "" if node.visible is None else (
+        f" JOIN {link.target.from_sql or qi(link.target.table)} AS {target} "
+        f"ON {target}.\"id\" = {alias}.\"target_id\" AND {expr_sql(node.visible)}")
+    test = (f"{'NOT ' if node.negate else ''}EXISTS (SELECT 1 FROM {qi(link.join_table)} AS {alias}{join} "  # type: ignore[arg-type]
+            f"WHERE {alias}.\"source_id\" = {node.row}.\"id\" AND {alias}.\"target_id\" = {left})")
+    if node.left.nullable:
+        test = f"CASE WHEN {left} IS NULL THEN NULL ELSE {test} END"
+    return f"({test})"
+
+
 def _in_objects(node: qir.InObjects) -> str:
     """``x [NOT] IN (SELECT "id" FROM <objects>)``; empty when ``x`` is, as Gel's ``{} in S``
     (Postgres' ``NULL IN (<no row>)`` is false, ``NULL NOT IN (<no row>)`` true)."""
@@ -516,10 +548,6 @@ def _agg_order(n: qir.AggregateObjects) -> str:
     """An aggregate's own ``ORDER BY`` of its value: ``<value> DESC NULLS LAST``."""
     descending, empty = n.order  # type: ignore[misc]
     return f"{expr_sql(n.value)} {'DESC' if descending else 'ASC'} NULLS {empty.upper()}"
-
-
-def _sql_template(node: qir.SqlTemplate) -> str:
-    return _spell(node.template, node.modes, node.args)
 
 
 def _computed(node: qir.ComputedRef) -> str:
@@ -738,7 +766,7 @@ def _assert_exists(node: qir.AssertExists) -> str:
     """The id, or else a failing cast with Gel's message (``COALESCE`` reads its second
     argument only for NULL; :mod:`schemac.semantics.asserts`); the ids when there is at least
     one."""
-    from schemac.semantics import asserts
+    from schemac.pgsql import asserts
 
     value = expr_sql(node.value)
     if not node.many:
@@ -772,7 +800,7 @@ def _cast_object_ids(node: qir.CastObjectIds) -> str:
     """``CASE WHEN <an id of no object> THEN <failing cast> [WHEN <an id twice> THEN <failing
     cast>] ELSE ids END`` (:mod:`schemac.semantics.asserts`; the runners raise
     CardinalityViolationError and DistinctViolationError)."""
-    from schemac.semantics.asserts import fail_sql
+    from schemac.pgsql.asserts import fail_sql
 
     ids = param_sql(node.ids, expr_sql(node.ids))
     missing = (f'EXISTS (SELECT 1 FROM unnest({ids}) AS "_c"("id") WHERE NOT EXISTS (SELECT 1 FROM '
@@ -931,7 +959,16 @@ def _json_index(node: qir.JsonIndex) -> str:
             f"FROM (SELECT {_op(node.base)} AS _v, {key} AS _k) AS _jx)")
 
 
+def _link_target_value(n: qir.LinkTargetValue) -> str:
+    """A link property's value read from the linked object, whose id is ``"_t"."id"`` in the
+    statement adding the link (:func:`_link_insert`)."""
+    row = qir.LINK_TARGET_ROW
+    table = n.target.from_sql or qi(n.target.table)
+    return f'(SELECT {param_sql(n.value, expr_sql(n.value))} FROM {table} AS {row} WHERE {row}."id" = "_t"."id")'
+
+
 _EXPR = {
+    qir.LinkTargetValue: _link_target_value,
     qir.Literal: _literal,
     qir.EnumMember: lambda n: sql_string(n.member),
     qir.ColumnRef: _column,
@@ -976,6 +1013,8 @@ _EXPR = {
                                         and n.value.nullable else "")
                                      + f") {object_set_sql(n.objects)})"),
     qir.ExistsObjects: lambda n: f"EXISTS (SELECT 1 {object_set_sql(n.objects)})",
+    qir.LinkRowExists: _link_row_exists,
+    qir.InMultiLink: _in_multi_link,
     qir.ObjectValue: lambda n: f"(SELECT {expr_sql(n.value)} {object_set_sql(n.objects)})",
     qir.GlobalDefault: _global_default,
     qir.TriggerGlobal: _trigger_global,
@@ -983,7 +1022,6 @@ _EXPR = {
     qir.BacklinkProp: _backlink_prop,
     qir.LinkPropValues: _link_prop_values,
     qir.UnionTypeName: _union_type_name,
-    qir.SqlTemplate: _sql_template,
     qir.TupleValue: lambda n: _tuple_json(n),
     qir.FtsSearch: lambda n: _fts_search(n),
     qir.FtsQuery: lambda n: fts.query_sql(_op(n.text), n.regconfig),
@@ -1166,7 +1204,7 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             if el.required:
                 # Gel's assert_exists: no object fails the statement (a cast that reads the
                 # sub-select again, so Postgres cannot fold it into a constant)
-                from schemac.semantics import asserts
+                from schemac.pgsql import asserts
 
                 sql = f"coalesce({sql}, {asserts.fail_sql('assert_exists', None, sql, 'json')})"
             out.append((sql, el.field))
@@ -1174,8 +1212,9 @@ def shape_sql(elements, alias: str, depth: int, join_alias: Optional[str] = None
             link = el.link
             inner_alias = qi(f"_s{depth + 1}")
             join = qi(f"_j{depth + 1}")
-            inner = shape_sql(el.elements, inner_alias, depth + 1, join if el.join_type is not None else None,
-                              gel_json=gel_json)
+            # (a single link's link properties are columns of the source row, ``alias``)
+            inner = shape_sql(el.elements, inner_alias, depth + 1,
+                              None if el.join_type is None else join if link.multi else alias, gel_json=gel_json)
             obj = json_object_sql([(sql_string(f.name), sql) for sql, f in inner])
             values = None
             if el.values:
@@ -1319,6 +1358,15 @@ def _assign_sql(a: qir.Assign, ctx: "Ctx") -> str:
         if a.default == "cast":
             # A default reading a global: the parameter typed as the column.
             return f"{sql}::{col.type.pg}" if type(value) is qir.ParamRef else sql
+        if a.default == "reset":
+            # A single link's link property the new link leaves out: its default, or empty.
+            return col.default_sql if col.default_sql is not None else sql
+        if a.default == "reset_unless_same":
+            # ... unless the link keeps its object (``value``: the link's new id), whose link
+            # keeps the property
+            new = col.default_sql if col.default_sql is not None else f"NULL::{col.type.pg}"
+            return (f"CASE WHEN {qi(col.link_prop + '_id')} IS NOT DISTINCT FROM {param_sql(value, sql)} "  # type: ignore[operator]
+                    f"THEN {qi(col.name)} ELSE {new} END")
         if a.default == "json":
             # `<optional T>item['k']` of a json loop: a missing member means the default.
             return f"COALESCE({sql}, {col.default_sql})"
@@ -2021,7 +2069,7 @@ def _select_sql(s: qir.Select) -> sqt.Node:
         # a guard reading the rows again: several (none) rows fail the statement. It reads no
         # column of the outer rows, so Postgres evaluates it once, before the scan (a one-time
         # filter), also when no row matches.
-        from schemac.semantics import asserts
+        from schemac.pgsql import asserts
 
         cond = _where(s.filter, s.visible)[len("\nWHERE "):]
         rows = f"FROM {table}{' WHERE ' + cond if cond else ''}"
@@ -2075,7 +2123,7 @@ def _values_sql(s: qir.SelectValues) -> sqt.Node:
     for sql, f in shape_sql(s.elements, "", 0):
         value = next(getattr(el, "value", None) for el in s.elements if el.field is f)
         if (f.type is not None and f.type.family == "num" and type(value) not in (qir.ParamRef, qir.Cast, qir.JsonCast, qir.CountObjects, qir.CountLink)
-                and not (type(value) in (qir.SqlTemplate, qir.Call) and value.func in ("empty", "typed_null"))  # type: ignore[attr-defined]
+                and not (type(value) is qir.Call and value.func in ("empty", "typed_null"))  # type: ignore[attr-defined]
                 and f.type.element is None):
             sql = f"CAST({sql} AS {f.type.pg})"
         cols.append(sqt.Target(_raw(sql), f.name))
@@ -2300,3 +2348,24 @@ def _with_sql(w: qir.With, ctx: Ctx) -> sqt.Node:
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.
 fast_init_all(globals())
+
+
+# ----------------------------------------------------------------- single links' link properties
+#: The trigger that empties an optional single link's link properties with the link.
+EMPTY_LINK_PROPS_TRIGGER = "schemac_link_props_{link}"
+
+
+def empty_link_props_trigger(table: str, link: str, link_column: str, columns: List[Column]):
+    """The ``BEFORE INSERT OR UPDATE`` trigger of an optional single link with link properties
+    (``avatar: Card { text: str }``, their ``<link>@<prop>`` columns, see
+    :func:`schemac.semantics.model.single_link_props`): where the link is empty, so are its
+    properties (https://docs.geldata.com/reference/datamodel/linkprops: a link property belongs to
+    the link), whoever writes the row: an insert or update whose sub-select finds no object, the
+    ``ON DELETE SET NULL`` of ``on target delete allow``."""
+    from schemac.semantics.model import Trigger
+    from schemac.semantics.sqlnames import object_name, short_identifier
+
+    nulls = "".join(f"\n  NEW.{qi(c.name)} := NULL;" for c in columns)
+    body = f"IF NEW.{qi(link_column)} IS NULL THEN{nulls}\nEND IF;\nRETURN NEW;"
+    name = short_identifier(EMPTY_LINK_PROPS_TRIGGER.format(link=link))
+    return Trigger(name, object_name("lp", table, [link]), "BEFORE", ("INSERT", "UPDATE"), "ROW", body)

@@ -171,6 +171,13 @@ class Column:
     #: else 'PRIVATE')``): its SQL over the row being inserted (``NEW``), set by a BEFORE
     #: INSERT trigger of its table when the insert leaves the (required) column empty.
     row_default_sql: Optional[str] = None
+    #: A link property of a single link (``owner: User { note: str }``): the link's name. The
+    #: column, ``<link>@<prop>`` (a name no property can take), sits next to the link's FK
+    #: column in the source table (see :func:`single_link_props`).
+    link_prop: Optional[str] = None
+    #: With ``link_prop``: the link is optional (its row may have no link, and then no property,
+    #: whatever the column holds: a default a migration gave the existing rows).
+    link_optional: bool = False
 
     @property
     def has_default(self) -> bool:
@@ -423,6 +430,9 @@ class ObjectType:
     library: Optional[str] = None
     #: Computed properties and links, by name (no column: inlined where they are read).
     computeds: Dict[str, Computed] = field(default_factory=dict)
+    #: Pointers declared with ``splat_strategy := 'Explicit'`` / ``'Implicit'`` (Gel 7): name ->
+    #: strategy (a splat leaves an Explicit one out, and ``*`` selects an Implicit link).
+    splat_strategies: Dict[str, str] = field(default_factory=dict)
     #: Access policies (its own and inherited ones); none: every operation is allowed.
     policies: List[AccessPolicy] = field(default_factory=list)
     #: Pointers whose declaration was refused (reported): reading one reports nothing more.
@@ -730,7 +740,7 @@ def union_view(abstract: str, subs: List[ObjectType]) -> ObjectType:
     first = subs[0]
     common = []
     for c in first.columns:
-        if c.link is not None:
+        if c.link is not None or c.link_prop is not None:
             continue
         others = [t.column(c.name) for t in subs[1:]]
         if all(o is not None and o.link is None and o.type.family == c.type.family and o.required == c.required
@@ -755,3 +765,34 @@ def quote_name(name: str) -> str:
 def is_join_origin(origin: str) -> bool:
     """Whether an origin is a multi link's join table (``default::Post.tags``)."""
     return "." in origin.rsplit("::", 1)[-1]
+
+
+def single_link_props(obj: "ObjectType", link: str) -> Optional["ObjectType"]:
+    """The link properties of the single link ``link`` of ``obj`` as a link-property type, as a
+    multi link's join table is one (https://docs.geldata.com/reference/datamodel/linkprops): a
+    view of ``obj``'s table whose columns are the link's ``<link>@<prop>`` columns (a single link
+    is at most one object, so its properties are stored in the source row, next to its FK
+    column); ``None`` when the link has none. :func:`link_prop_named` finds one by name."""
+    cols = [c for c in obj.columns if c.link_prop == link]
+    if not cols:
+        return None
+    return ObjectType(f"{obj.name}.{link}", obj.module, obj.table, cols, [], [], obj.span,
+                      join_of=(obj.qualname, link), library=obj.library)
+
+
+def link_prop_named(join_type: "ObjectType", name: str) -> Optional[Column]:
+    """Link property ``name`` of a link-property type: a multi link's join-table column, or a
+    single link's ``<link>@<name>`` column (:func:`single_link_props`); never source_id/target_id."""
+    if name in ("source_id", "target_id"):
+        return None
+    col = join_type.column(name)
+    if col is None and join_type.join_of is not None:
+        col = join_type.column(f"{join_type.join_of[1]}@{name}")
+        col = col if col is not None and col.link_prop is not None else None
+    return col
+
+
+def link_prop_names(join_type: "ObjectType") -> List[str]:
+    """The names of the link properties of a link-property type (see :func:`link_prop_named`)."""
+    return [c.name.split("@", 1)[1] if c.link_prop is not None else c.name for c in join_type.columns
+            if c.name not in ("source_id", "target_id")]

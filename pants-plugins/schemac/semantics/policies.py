@@ -53,7 +53,8 @@ def _conditions(obj: ObjectType, kind: str, ctx, alias: Optional[str]):
     """``(allow rules, deny rules)`` of ``kind`` (:class:`~schemac.semantics.qir.PolicyRule`:
     each policy's checked conditions over the row ``alias``), or ``None`` after an error was
     reported."""
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
 
     allows, denies = [], []
     for pol in obj.policies:
@@ -84,7 +85,7 @@ def _visible(obj: ObjectType, kinds, ctx, alias: Optional[str]) -> qir.Visible:
 
 
 def _bool():
-    from schemac.semantics.exprs import BOOL
+    from schemac.semantics.e_types import BOOL
 
     return BOOL
 

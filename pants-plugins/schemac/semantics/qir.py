@@ -85,6 +85,21 @@ class EnumMember(Expr):
     member: str
 
 
+#: The row of the linked object a link property's value reads (:class:`LinkTargetValue`).
+LINK_TARGET_ROW = '"_lt"'
+
+
+@dataclass(frozen=True, eq=False)
+class LinkTargetValue(Expr):
+    """``deck := (select Card { @count := len(Card.element) - 2 } filter ...)``: the value of a
+    link property that reads the linked object (``value``, over its row :data:`LINK_TARGET_ROW`
+    of ``target``), for each link a multi link's write adds (geldata/gel
+    tests/schemas/cards_setup.edgeql, https://docs.geldata.com/reference/datamodel/linkprops)."""
+
+    value: Expr
+    target: "ObjectType"
+
+
 @dataclass(frozen=True, eq=False)
 class ColumnRef(Expr):
     """``.prop`` of the subject (``subject`` is ``None`` in schema expressions that have one
@@ -287,21 +302,6 @@ class FtsQuery(Expr):
 
     text: Expr
     regconfig: str
-
-
-@dataclass(frozen=True, eq=False)
-class SqlTemplate(Expr):
-    """A standard-library operation whose Postgres spelling the checker chose from the operand
-    types (date and time arithmetic, ``make_interval`` constructors, ``cal::to_local_*``):
-    ``template`` over the arguments, each written as ``modes[i]`` says: ``r`` its SQL, ``o`` as
-    an operand, ``p`` its SQL with a parameter cast, ``x`` as an operand of a two-argument
-    operator (a parameter cast unless the other is a column). ``func`` names the operation."""
-
-    func: str
-    template: str
-    args: Tuple[Expr, ...]
-    modes: str
-    atomic: bool
 
 
 @dataclass(frozen=True, eq=False)
@@ -663,6 +663,42 @@ class ExistsObjects(Expr):
     """``exists .<author[is Post]``, ``exists .computed_link``."""
 
     objects: ObjectSet
+
+
+@dataclass(frozen=True, eq=False)
+class LinkRowExists(Expr):
+    """``exists .link`` of a multi link or a polymorphic link of the subject
+    (https://docs.geldata.com/reference/stdlib/set#operator::exists): whether the subject's row
+    ``row`` has a row in the link table ``join_table`` (read as ``alias``) among those
+    ``visible`` lets the query see (the target's access policies over the link row,
+    :func:`schemac.semantics.policies.join_row_visible`); of a single polymorphic link
+    (``join_table`` ``None``), whether ``visible`` holds or, when no policy hides a target, one
+    of its ``columns`` (one per target type) is set."""
+
+    row: str
+    join_table: Optional[str]
+    alias: str
+    columns: Tuple[str, ...]
+    visible: Optional[Expr] = None
+
+
+@dataclass(frozen=True, eq=False)
+class InMultiLink(Expr):
+    """``x in .members`` / ``x not in .members`` (``.members.id``) of a multi link of the subject
+    (https://docs.geldata.com/reference/edgeql/sets; Gel's access policy docs write
+    ``global current_user in .members``): whether the object ``left`` (its id) is one of the
+    link's targets, a row of its link table (read as ``alias``) from the subject's row ``row``
+    to it, among the targets (read as ``target_alias``) ``visible`` lets the query see (their
+    access policies, :func:`schemac.semantics.policies.read_predicate`; ``None``: all); empty
+    when ``left`` is."""
+
+    left: Expr
+    link: Link
+    row: str
+    alias: str
+    target_alias: str
+    negate: bool
+    visible: Optional[Expr] = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -1488,7 +1524,8 @@ def walk(node: Node) -> Iterator[Node]:
 def same(a: object, b: object) -> bool:
     """Whether two checked values are the same expression, wherever each was written: nodes of
     the same class whose fields are the same (spans aside), below them too; a :class:`VarRef`
-    reads the same binding (the very ``with`` value or loop variable, not an equal one); model
+    reads the same binding (the very ``with`` value, not an equal one; a loop variable with the
+    same name and row); model
     objects (columns, types, parameters) compare by their own equality. The checker compares
     values so, never by the SQL the lowering writes of them (issue 26 step 2)."""
     if a is b:
@@ -1497,8 +1534,11 @@ def same(a: object, b: object) -> bool:
         if type(a) is not type(b):
             return False
         if type(a) is VarRef:
-            return a.name == b.name and a.binding is b.binding and same(a.type, b.type) \
-                and a.nullable == b.nullable  # type: ignore[attr-defined]
+            # (a loop variable is checked again where each part of the loop reads it: two such
+            # objects with the same fields read the same column of the same row)
+            return a.name == b.name and (a.binding is b.binding or type(a.binding) is LoopVar  # type: ignore
+                                         and type(b.binding) is LoopVar and same(a.binding, b.binding)) \
+                and same(a.type, b.type) and a.nullable == b.nullable  # type: ignore[attr-defined]
         return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)  # type: ignore[arg-type]
                    if f.name != "span")
     if isinstance(a, tuple):

@@ -34,9 +34,9 @@ from schemac.semantics import computed_sql, fts, gel_auth, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.semantics.computed_sql import filter_pins_one as _filter_pins_one, link_select, single_subselect
-from schemac.semantics.exprs import (BOOL, ExprContext, ParamTable, assignment_cast, check, ext_needs, lower,
-                                     resolve_type_ref)
-from schemac.semantics.lowering import cond_sql, document_part, emit
+from schemac.semantics.exprs import ExprContext, ParamTable, assignment_cast, check, ext_needs, lower, resolve_type_ref
+from schemac.semantics.e_types import BOOL
+from schemac.semantics.lowering import cond_sql, document_part, emit, empty_link_props_trigger
 from schemac.semantics.extensions import (EXT_INDEXES, GEL_SERVICES, NOT_YET, PG_EXTENSIONS, extension_of,
                                           known_extension)
 from schemac.semantics.model import (AccessPolicy, CheckConstraint, Column, CustomScalar, EnumType,
@@ -291,9 +291,9 @@ class _Resolver:
 
     def _refuse_pointer_parts(self, p: ast.PointerDecl, hint: str) -> None:
         """The parts of a property or link declaration that are not lowered yet."""
-        if p.union:
-            self.reporter.error("E0206", f"links to a union of types ('{' | '.join(str(u) for u in p.union)}') "
-                                "are not supported yet", p.span, "link to a common abstract type instead")
+        if p.union and p.computed is not None:
+            self.reporter.error("E0206", f"computed pointers of a union of types ('{' | '.join(str(u) for u in p.union)}') "
+                                "are not supported yet", p.span)
         for c in p.constraints:
             self._refuse_constraint(c, hint)
 
@@ -559,7 +559,17 @@ class _Resolver:
                                         f"to {now}", p.type.span, "an overload may only refine defaults, "
                                         "constraints, readonly, required and annotations")
                     continue
-                refined = _Pointer(existing.decl, existing.module, k, existing.type,
+                decl = existing.decl
+                if p.link_props:
+                    # `overloaded link owner { property since: datetime; }`: the inherited link
+                    # properties and the overload's (its own replacing one of the same name)
+                    own = {lp.name for lp in p.link_props}
+                    decl = dataclasses.replace(decl, link_props=tuple(
+                        lp for lp in decl.link_props if lp.name not in own) + tuple(p.link_props))
+                if p.splat_strategy is not None:
+                    decl = dataclasses.replace(decl, splat_strategy=p.splat_strategy,
+                                               splat_strategy_span=p.splat_strategy_span)
+                refined = _Pointer(decl, existing.module, k, existing.type,
                                    existing.required if p.required is None else p.required,
                                    p.default if p.default is not None else existing.default,
                                    t.module if p.default is not None else existing.default_module,
@@ -608,6 +618,8 @@ class _Resolver:
             obj = self.schema.types[key]
             for name, (decl, module) in computeds[key].items():
                 obj.computeds[name] = Computed(name, decl.computed, module, decl.span)
+            decls = [p.decl for p in pointers[key].values()] + [d for d, _ in computeds[key].values()]
+            self._splat_strategies(obj, decls)
         self._globals()
         for key in concrete:
             self._members(key, self.schema.types[key], pointers[key])
@@ -1224,8 +1236,32 @@ class _Resolver:
                 self._value_constraint(obj, col, c, custom.module, multi=decl.multi)  # type: ignore[attr-defined]
             self._scalar_checks.update((obj.table, ck.name) for ck in obj.checks[checks:])
 
+    def _union_targets(self, ptr: _Pointer) -> Optional[List[str]]:
+        """The concrete types a link to a union of types reaches, ``multi references: File | URL
+        | Publication`` (https://docs.geldata.com/reference/datamodel/links; geldata/gel
+        tests/schemas/issues.esdl): each member, or an abstract member's concrete subtypes, each
+        once; ``None`` after an error (a member that is not an object type)."""
+        keys: List[str] = []
+        for u in ptr.decl.union:
+            key = self._type_key(u.name, ptr.module) if not u.args else None
+            if key is None:
+                self.reporter.error("E0201", f"link '{ptr.decl.name}' must point to object types, not {u}", u.span)
+                return None
+            subs = self._concrete_descendants().get(key, []) if self.decls[key].abstract else [key]
+            keys += [k for k in subs if k not in keys]
+        return keys
+
     def _link(self, obj: ObjectType, ptr: _Pointer, target_key: str) -> None:
         decl = ptr.decl
+        if decl.union:
+            keys = self._union_targets(ptr)
+            if keys is None:
+                return
+            if len(keys) != 1:
+                label = f"{ptr.module}::{' | '.join(str(u) for u in decl.union)}"
+                self._poly_link(obj, ptr, label, [self.schema.types[k] for k in keys])
+                return
+            target_key = keys[0]
         target_decl = self.decls[target_key]
         if target_decl.abstract:
             subs = self._concrete_descendants().get(target_key, [])
@@ -1243,9 +1279,6 @@ class _Resolver:
         if decl.multi:
             self._multi_link(obj, ptr, target, action)
             return
-        if decl.link_props:
-            self.reporter.error("E0206", "link properties on single links are not supported yet",
-                                decl.link_props[0].span, "make the link 'multi', or move the property to the type")
         if action == "allow" and ptr.required:
             # Gel accepts it, and refuses the deletion of a target still linked (it would leave
             # the required link empty: https://github.com/geldata/gel/issues/8417): restrict.
@@ -1269,6 +1302,69 @@ class _Resolver:
                                            SINGLE_LINK_ON_DELETE[action]))
         obj.indexes.append(Index(object_name("ix", obj.table, [column]), (qi(column),), "btree", None, None))
         obj.links[decl.name] = Link(decl.name, target, False, ptr.required, column, None)
+        self._single_link_props(obj, ptr)
+
+    def _splat_strategies(self, obj: ObjectType, decls: List[ast.PointerDecl]) -> None:
+        """``splat_strategy := 'Explicit'`` in a pointer's body (Gel 7,
+        https://github.com/geldata/gel/pull/8757; geldata/gel tests/schemas/issues.esdl): a splat
+        leaves the pointer out (``*`` a property, ``**`` a link); ``'Implicit'``: ``*`` selects
+        the link too; ``'Default'``: as without it."""
+        for decl in decls:
+            strategy = decl.splat_strategy
+            if strategy is None:
+                continue
+            if strategy not in ("Default", "Implicit", "Explicit"):
+                self.reporter.error("E0205", f"unknown splat_strategy '{strategy}'",
+                                    decl.splat_strategy_span or decl.name_span,
+                                    "expected 'Default', 'Implicit' or 'Explicit'")
+                continue
+            if strategy != "Default":
+                obj.splat_strategies[decl.name] = strategy
+
+    def _single_link_props(self, obj: ObjectType, ptr: _Pointer) -> None:
+        """The link properties of a single link (``owner: User { note: str }``,
+        https://docs.geldata.com/reference/datamodel/linkprops): a single link is at most one
+        object, so each property is a nullable column ``<link>@<prop>`` of the source table, next
+        to the link's FK column (a name no property can take; Gel keeps them in a link table,
+        the same facts). Its ``default`` is the column's; it is empty when the link is (an optional
+        link's trigger, :func:`schemac.semantics.lowering.empty_link_props_trigger`). Refused
+        (E0206): a ``required`` link property (the link may be empty) and ``constraint
+        exclusive`` on one."""
+        decl = ptr.decl
+        ctx = ExprContext(self.schema, None, ptr.module, self.reporter)
+        cols: List[Column] = []
+        for lp in decl.link_props:
+            if lp.type is None or lp.computed is not None:
+                continue
+            if lp.required:
+                self.reporter.error("E0206", f"a required link property ('{lp.name}') on the single link "
+                                    f"'{decl.name}' is not supported yet", lp.span,
+                                    "make it optional, or make the link 'multi'")
+                continue
+            vtype = resolve_type_ref(lp.type, ctx)
+            if vtype is None:
+                continue
+            name = f"{decl.name}@{lp.name}"
+            if len(name.encode("utf-8")) > MAX_IDENTIFIER_BYTES:
+                self._check_length(name, lp.name_span, "link property")
+                continue
+            default_sql = None
+            if lp.default is not None:
+                low = lower(lp.default, ExprContext(self.schema, None, ptr.module, self.reporter), vtype)
+                if low is not None and low.type.family == vtype.family:
+                    default_sql = low.sql
+            lcol = Column(name, vtype, False, default_sql, lp.span, comment=_comment(lp.annotations),
+                          pointer=name, link_prop=decl.name, link_optional=not ptr.required)
+            obj.columns.append(lcol)
+            cols.append(lcol)
+            for c in lp.constraints:
+                if c.name in ("exclusive", "std::exclusive"):
+                    self.reporter.error("E0206", f"constraint exclusive on a link property of the single link "
+                                        f"'{decl.name}' is not supported yet", c.name_span)
+                    continue
+                self._value_constraint(obj, lcol, c, ptr.module)
+        if cols and not ptr.required:
+            obj.triggers.append(empty_link_props_trigger(obj.table, decl.name, f"{decl.name}_id", cols))
 
     def _poly_link(self, obj: ObjectType, ptr: _Pointer, abstract_key: str, subs: List[ObjectType]) -> None:
         """A link to an abstract type with several concrete subtypes
@@ -1288,7 +1384,7 @@ class _Resolver:
                                 "supported yet", decl.name_span, "use 'restrict' or 'allow'")
             return
         if not decl.multi and decl.link_props:
-            self.reporter.error("E0206", "link properties on single links are not supported yet",
+            self.reporter.error("E0206", "link properties on a polymorphic single link are not supported yet",
                                 decl.link_props[0].span, "make the link 'multi', or move the property to the type")
         if action == "allow" and ptr.required and not decl.multi:
             action = "restrict"  # (as for a link to one type, above)
@@ -1573,12 +1669,12 @@ class _Resolver:
         """The statements of the links' defaults that insert (:meth:`_insert_default`), checked
         as an insert query would be (their values, required properties, constraints); they may
         not read parameters."""
-        from schemac.semantics import queries
+        from schemac.semantics import q_dml, queries
 
         for target, ins, module in self._insert_defaults:
             ctx = ExprContext(self.schema, target, module, self.reporter, params=ParamTable(),
                               where="a default", nested=[])
-            queries.check_insert(ins, target, ctx)
+            q_dml.check_insert(ins, target, ctx)
             if ctx.params.params:  # type: ignore[union-attr]
                 p = next(iter(ctx.params.params.values()))  # type: ignore[union-attr]
                 self.reporter.error("E0204", "a default cannot read parameters", p.span)
@@ -2123,7 +2219,7 @@ def _comment(annotations) -> Optional[str]:
 #: on the row's own columns, so nothing that reads another row, a link, a global or a
 #: parameter (each of those would be a subquery or a per-query value).
 _ROW_LOCAL = frozenset({qir.Literal, qir.EnumMember, qir.ColumnRef, qir.ComputedRef, qir.Call,
-                        qir.SqlTemplate, qir.Unary, qir.Binary, qir.InSet, qir.InArray, qir.Cast, qir.JsonCast,
+                        qir.Unary, qir.Binary, qir.InSet, qir.InArray, qir.Cast, qir.JsonCast,
                         qir.JsonIndex})
 
 

@@ -67,7 +67,7 @@ def sql_string(value: str) -> str:
 
 def template_text(sql: str) -> str:
     """``sql`` (a literal, an identifier: any text that may come from the user) spelled into the
-    template of a ``qir.SqlTemplate`` or a ``schemac.pgsql.calls`` spelling, which the lowering fills with
+    template of a ``schemac.pgsql.calls`` spelling, which the lowering fills with
     ``str.format``: its braces doubled, so ``to_str(d, 'YYYY{')`` or a format ``'{0}'`` stays
     the text it is and is never read as a placeholder."""
     return sql.replace("{", "{{").replace("}", "}}")

@@ -276,16 +276,6 @@ _TZ_PATTERNS = ("TZH", "TZM", "TZ", "tz", "OF")
 #: form for dates and times (``schemac.pgsql.calls_std.TO_STR_PLAIN``).
 _TO_STR_FAMILIES = ("num", "str", "json", "bytes", "datetime", "local_date", "local_datetime", "local_time")
 
-#: The ``<str>`` cast of a date or time (``exprs.py``) still writes its spelling: these are
-#: ``schemac.pgsql.calls_std.TO_STR_PLAIN``'s; they go when that cast is a
-#: ``qir.Call(..., "to_str", (value,))`` (the checker imports no SQL side).
-_TO_STR_PLAIN = {
-    "datetime": "(trim(CAST(to_json({0} AT TIME ZONE 'UTC') AS text), '\"') || '+00:00')",
-    "local_date": "trim(CAST(to_json({0}) AS text), '\"')",
-    "local_datetime": "trim(CAST(to_json({0}) AS text), '\"')",
-    "local_time": "trim(CAST(to_json({0}) AS text), '\"')",
-}
-
 
 def to_str(expr: ast.FuncCall, ctx) -> Optional[qir.Expr]:
     """``to_str(value [, fmt])`` (https://docs.geldata.com/reference/stdlib/string#function::std::to_str),
@@ -618,7 +608,8 @@ def _ordered_array_agg(expr: ast.FuncCall, sel, ctx) -> Optional[qir.Expr]:
     selecting ``Artist``): there Gel binds the type's path to the object, so ``Artist.keywords``
     is ``.keywords``. Other orderings are E0206."""
     from schemac.semantics import computed_sql, policies
-    from schemac.semantics.exprs import BOOL, check
+    from schemac.semantics.exprs import check
+    from schemac.semantics.e_types import BOOL
 
     subject = sel.subject
     if sel.shape is not None or sel.filter is not None or sel.offset is not None or sel.limit is not None \

@@ -42,7 +42,8 @@ from typing import Dict, List, Optional, Tuple
 
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter
-from schemac.semantics.exprs import BOOL, ExprContext, lower
+from schemac.semantics.exprs import ExprContext, lower
+from schemac.semantics.e_types import BOOL
 from schemac.semantics.lowering import ELSE_SELECT_SETTING
 from schemac.semantics.model import ObjectType, PolyLink, Schema, Trigger
 from schemac.semantics.sqlnames import object_name, qi, sql_string
@@ -350,7 +351,7 @@ def _row_json(obj: ObjectType, shaped: ast.ShapeExpr, refs: Dict[str, str], modu
     of each value (numbers as numbers); ``jsonb``. Access policies do not apply in a trigger."""
     from schemac.semantics import policies, qir
     from schemac.semantics.model import ValueType
-    from schemac.semantics.queries import _shape
+    from schemac.semantics.q_shapes import _shape
     from schemac.semantics.scalars import SCALARS
 
     root = shaped.base.name  # type: ignore[attr-defined]

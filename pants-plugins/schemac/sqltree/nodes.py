@@ -15,7 +15,7 @@ a statement sent without some parameters prints the others ``$1..`` without any 
 patched.
 
 :class:`Raw` is the one escape hatch: SQL text the tree does not model yet, chiefly expression
-fragments the checker still writes as text (``SqlTemplate``, step 2 of issue 26). Its parts
+fragments the lowering still writes as text (a call's spelling, ``schemac.pgsql.calls``). Its parts
 are text and nodes, so the parameters inside it are nodes too. ``tests/compiler/test_sqltree.py``
 counts the lowering's uses of it.
 """

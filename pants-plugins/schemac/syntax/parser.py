@@ -1994,8 +1994,15 @@ class _Builder:
         annotations: List[Tuple[str, str]] = []
         link_props: List[ast.PointerDecl] = []
         computed = None
+        splat = splat_span = None
         for m in children[n:]:
-            if isinstance(m, ast.PointerDecl):
+            if isinstance(m, ast.PointerDecl) and m.name.lower() == "splat_strategy" and m.kind is None \
+                    and isinstance(m.computed, ast.Literal) and m.computed.kind == "str" and not m.required \
+                    and not m.multi and not m.overloaded:
+                # `splat_strategy := 'Explicit'`: a qualifier of the pointer (Gel 7), not a
+                # computed link property; its value is checked by the resolver
+                splat, splat_span = m.computed.value, m.computed.span
+            elif isinstance(m, ast.PointerDecl):
                 link_props.append(m)
             elif isinstance(m, ast.RewriteDecl):
                 rewrites.append(m)
@@ -2023,7 +2030,7 @@ class _Builder:
             on_delete, tuple(link_props) if link_props else (), meta,
             _new_span(self.file, name_tok.line, name_tok.column, name_tok.end_line, name_tok.end_column),
             computed, extends, on_source_delete, tuple(rewrites), tuple(indexes), union, on_source_delete_span,
-            single,
+            single, splat, splat_span,
         )
 
     def pointer_decl(self, meta, children):

@@ -681,6 +681,10 @@ class PointerDecl:
     #: ``single`` was written (for a computed, Gel checks that its expression cannot return
     #: more than one element; a stored pointer is single unless ``multi``).
     single: bool = False
+    #: ``splat_strategy := 'Explicit'`` (or ``'Implicit'``, ``'Default'``) in its body: whether a
+    #: splat selects it (https://github.com/geldata/gel/pull/8757, Gel 7).
+    splat_strategy: Optional[str] = None
+    splat_strategy_span: Optional[Span] = None
 
 
 @dataclass(frozen=True)
