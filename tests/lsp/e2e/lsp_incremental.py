@@ -58,7 +58,12 @@ async def test_schema_edit_breaks_and_fixes_closed_and_open_queries(client, jobs
 
 
 async def test_files_changed_on_disk_come_from_file_events(client, jobs):
-    assert any(r.method == "workspace/didChangeWatchedFiles" for r in client.registrations)
+    for _ in range(500):  # (the registration is the server's request after `initialized`)
+        if any(r.method == "workspace/didChangeWatchedFiles" for r in client.registrations):
+            break
+        await asyncio.sleep(0.02)
+    else:
+        raise AssertionError(f"no file watchers registered: {client.registrations}")
     su, schema = _open(client, jobs / "schema.esdl")
     await wait_diagnostics(client, su)
     q = jobs / "queries" / "claim_job.edgeql"
