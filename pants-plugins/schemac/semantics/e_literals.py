@@ -132,7 +132,10 @@ def _literal(expr: ast.Literal, ctx: exprs.ExprContext, expected: Optional[Value
         typ = expected if expected is not None and expected.family == "num" else e_types.INT64
         return qir.Literal(expr.span, typ, False, "int", expr.value)
     if expr.kind == "float":
-        typ = expected if expected is not None and expected.family == "num" else e_types.FLOAT64
+        # (a float literal is a float64; it takes a float type the context expects, never an
+        # integer's: math::abs(2.5) is 2.5, https://docs.geldata.com/reference/edgeql/literals)
+        typ = expected if expected is not None and expected.scalar is not None and expected.element is None \
+            and expected.scalar.name in ("float32", "float64") else e_types.FLOAT64
         return qir.Literal(expr.span, typ, False, "float", expr.value)
     if expr.kind in ("bigint", "decimal"):
         # 12n is a bigint, 1.5n a decimal (https://docs.geldata.com/reference/edgeql/literals); a

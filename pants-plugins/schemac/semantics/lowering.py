@@ -248,6 +248,11 @@ def _value_set(node: qir.ValueSet) -> str:
 
 
 def _unary(node: qir.Unary) -> str:
+    o = node.operand
+    if node.op == "-" and type(o) is qir.Literal and o.kind == "float" and float(o.value) == 0:  # type: ignore
+        # (Postgres reads -0.0 as a numeric, which has no negative zero; Gel's float64 -0.0
+        # keeps its sign: <str>math::sin(-0.0) is '-0')
+        return f"CAST('-0' AS {node.type.pg})"
     inner = _op(node.operand)
     if node.op == "exists":
         return f"{inner} IS NOT NULL"
