@@ -170,7 +170,7 @@ def run(n_types: int, rounds: int, python: str, pythonpath: str = "", edits: int
         # a type near the middle whose update query sets `title` (the schema edits rename it)
         updates = sorted(p for p in sources if p.startswith("queries/update_"))
         titled = [p for p in updates if "set { title" in sources[p]]
-        qname = next(p for p in updates[n_types // 2:] if p in titled)
+        qname = next((p for p in updates[n_types // 2:] if p in titled), titled[0])
         qpath = lib / qname
         qtext = qpath.read_text()
         type_name = qtext.split()[1]
@@ -252,7 +252,7 @@ def run(n_types: int, rounds: int, python: str, pythonpath: str = "", edits: int
             return start, schema.index("\n}", start)
 
         sversion = 1
-        other = next(p for p in titled[len(titled) // 4:] if p != qname)
+        other = next(p for p in titled[len(titled) // 4:] + titled if p != qname)
         for label, tname, target_uri in (
                 ("open query", type_name, quri),
                 ("closed query", sources[other].split()[1], (lib / other).as_uri())):

@@ -308,10 +308,15 @@ def object_table(name: str, columns: List[Tuple[str, T]], rows: Iterable[Sequenc
 
 
 def pointer_table(owner: str, pointer: str, target: T, rows: Iterable[Sequence[Any]],
-                  props: Sequence[Tuple[str, T]] = (), module: str = "default") -> Table:
+                  props: Sequence[Tuple[str, T]] = (), module: str = "default", target_first: bool = False) -> Table:
+    """A pointer's table; its rows are (source, target, props...) whatever ``target_first`` (which
+    writes the columns as Gel 1.4-6.0 do for a link: ``target``, ``source``, then the properties)."""
     short = owner.split("::")[-1]
     src_module = owner.rsplit("::", 1)[0]
-    cols = [("source", obj(owner), 0), ("target", target, 0)] + [(n, t, 0) for n, t in props]
+    ends = [("source", obj(owner), 0), ("target", target, 0)]
+    cols = (ends[::-1] if target_first else ends) + [(n, t, 0) for n, t in props]
+    if target_first:
+        rows = ((r[1], r[0], *r[2:]) for r in rows)
     return Table(f"{module}::__|{pointer}@{src_module}|{short}", cols, rows, pointer_of=owner)
 
 

@@ -527,3 +527,47 @@ def test_concrete_inheritance(tmp_path, pg, capsys):
     assert code == 1
     assert "error[E0503]" in err and "fk_owner_pet_id" in err and "rolled back" in err, err
     assert pg.execute("SELECT count(*) FROM dog") == [(0,)]
+
+
+REQUIRED_MULTI_SCHEMA = """
+type Box {
+  required name: str;
+  required multi sizes: int64;
+  count: int64 { constraint min_value(0); };
+}
+"""
+
+
+@pytest.mark.parametrize("protocol", [(3, 0), (1, 0)], ids=lambda p: f"protocol-{p[0]}.{p[1]}")
+def test_required_multi_property_and_check_constraints(tmp_path, pg, capsys, protocol):
+    """A required multi property (Gel's dump01: ``required multi property p_bool``...): its CHECK
+    (at least one value) holds only once the values are aggregated at the end, so the tables'
+    CHECK constraints are created again at the end, like the foreign keys; a row they refuse
+    then rolls everything back."""
+    lib = tmp_path / "boxes"
+    lib.mkdir()
+    (lib / "schema.esdl").write_text(REQUIRED_MULTI_SCHEMA)
+    assert main(["migrate", "generate", "--library", "boxes", "--out", str(lib / "migrations"),
+                 str(lib / "schema.esdl")]) == 0
+    assert main(["migrate", "apply", "--dir", str(lib / "migrations"), "--database-url", pg.url]) == 0
+    b1, b2 = uuid.UUID(int=1), uuid.UUID(int=2)
+    checks = _constraints(pg)
+
+    def tables(count):
+        return [gw.object_table("default::Box", [("id", S("uuid")), ("name", S("str")), ("count", S("int64"))],
+                                [(b1, "a", 1), (b2, "b", count)]),
+                gw.pointer_table("default::Box", "sizes", S("int64"), [(b1, 3), (b1, 4), (b2, 5)])]
+
+    dump = tmp_path / "boxes.dump"
+    gw.write_dump(str(dump), tables(2), protocol=protocol)
+    code, out, err = _import(dump, lib, pg, capsys)
+    assert code == 0, err
+    assert pg.execute("SELECT name, sizes, count FROM box ORDER BY name") == [("a", [3, 4], 1), ("b", [5], 2)]
+    assert _constraints(pg) == checks
+    pg.execute("TRUNCATE box")
+    gw.write_dump(str(dump), tables(-1), protocol=protocol)
+    code, out, err = _import(dump, lib, pg, capsys)
+    assert code == 1, err
+    assert "error[E0503]" in err and "ck_box_count" in err and "nothing was written" in err, err
+    assert pg.execute("SELECT count(*) FROM box") == [(0,)]
+    assert _constraints(pg) == checks

@@ -32,6 +32,9 @@ def add_parser(sub) -> None:
     g.add_argument("--library", help="the library's name (default: the directory's name)")
     g.add_argument("--database-url", default=None, help="libpq connection string or URL (default: $DATABASE_URL)")
     g.add_argument("--quiet", action="store_true", help="no progress lines")
+    g.add_argument("--skip-extension-objects", action="store_true",
+                   help="leave out the objects of Gel extensions' types the library does not have (such as the "
+                   "prompts `ext::ai` creates itself), listed in the summary, instead of refusing the dump")
 
 
 def _schema_files(directory: str) -> List[str]:
@@ -94,7 +97,8 @@ def run(args, read_sources: Callable[[List[str]], Dict[str, str]]) -> int:
     log: Callable[[str], None] = (lambda s: None) if args.quiet else (lambda s: print(s, file=sys.stderr, flush=True))
     try:
         with fh:
-            summary = load_dump(fh, lib.schema, url, log=log, dump_name=args.dump)
+            summary = load_dump(fh, lib.schema, url, log=log, dump_name=args.dump,
+                                    skip_extension_objects=args.skip_extension_objects)
     except GelDumpError as e:
         print(f"{args.dump}: error[{e.code}]: {e.message}", file=sys.stderr)
         for line in e.details:

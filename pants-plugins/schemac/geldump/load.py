@@ -6,16 +6,19 @@ The order of things, so that a refused or failed import leaves the database as i
 1. the dump's header is read and its schema compared with the library's
    (:func:`schemac.geldump.plan.make_plan`): any difference refuses the import, naming each,
    before the database is touched;
-2. in one transaction: the target tables must exist and be empty; their foreign keys (those
-   that reference them too) are dropped and their user triggers (mutation rewrites, deletion
+2. in one transaction: the target tables must exist and be empty; their CHECK constraints and
+   foreign keys (those that reference them too) are dropped and their user triggers (mutation rewrites, deletion
    policies: Gel's restore does not run them either) disabled;
 3. each data block is streamed, row by row, into ``COPY ... FROM STDIN (FORMAT BINARY)``: the
    dump's rows are already Postgres binary values (Gel's tables are Postgres tables), so a value
    is passed through unchanged except the type OIDs inside arrays and tuples (records), which
    are Gel's database's and become this database's. Multi properties (Gel: a table of (source,
    target) rows; schemac: an array column) go through a scratch table, aggregated at the end;
-4. the foreign keys are created again (Postgres checks every row then), the triggers enabled,
-   each sequence set past the highest value its columns hold, and the transaction committed.
+   so do a single link's link properties (Gel: a table of (source, target, properties) rows;
+   schemac: ``<link>@<prop>`` columns of the source row), set by one UPDATE at the end;
+4. the CHECK constraints and foreign keys are created again (Postgres checks every row then),
+   the triggers enabled, each sequence set past the highest value its columns hold, and the
+   transaction committed.
 
 Any error rolls the transaction back. The dump is streamed: Python holds one dump block (Gel
 writes blocks of about a megabyte) and one COPY buffer at a time, and each buffer is sent to
@@ -35,7 +38,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Dict, List, Optional, Tuple
 
 from schemac.geldump.format import DumpFormatError, DumpReader, GelType, copy_chunks, copy_messages, copy_rows
-from schemac.geldump.plan import Plan, TablePlan, check_multi_pointers, make_plan
+from schemac.geldump.plan import Plan, TablePlan, _extension_type, check_multi_pointers, make_plan
 from schemac.semantics.model import Schema
 
 _I16 = struct.Struct("!h")
@@ -64,6 +67,8 @@ class Summary:
 
     counts: Dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: Rows of Gel extensions' types left out (``skip_extension_objects``), per dumped table.
+    skipped: Dict[str, int] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -253,6 +258,9 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
                            "WHERE t.id = s.source_id")
             targets.append(t)
             continue
+        if tp.kind == "linkprops":
+            targets.append(_link_props_target(conn, tp, f"gel_import_{i}", cols, types))
+            continue
         names: List[str] = []
         sources: List[int] = []
         codecs: List[Transcode] = []
@@ -283,6 +291,12 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
             empty = struct.pack("!iiI", 0, 0, elem_oid)
             constants += _I32.pack(len(empty)) + empty
             names.append(name)
+        for name in tp.null_columns:
+            if name not in cols:
+                raise GelDumpError("E0502", f"table {tp.table} has no column {name}",
+                                   hint="apply the library's latest migrations first")
+            constants += b"\xff\xff\xff\xff"
+            names.append(name)
         into = tp.table
         if tp.staged:
             into = f"gel_import_{i}"
@@ -303,6 +317,43 @@ def _prepare(conn, plan: Plan, types: PgTypes) -> List[_Target]:
 
 
 _UUID_OID = 2950
+
+
+def _link_props_target(conn, tp: TablePlan, scratch: str, cols: Dict[str, int], types: PgTypes) -> _Target:
+    """A single link's table (``linkprops``): its rows are copied into a scratch table, then one
+    UPDATE sets the ``<link>@<prop>`` columns of the source rows (the source rows are loaded by
+    then). Checked first: every row's source is an object of the type, whose link is the row's
+    target (Gel keeps both; a single link is at most one row per source)."""
+    names: List[str] = []
+    defs: List[str] = []
+    sources: List[int] = []
+    codecs: List[Transcode] = []
+    for cm in tp.columns:
+        oid = _UUID_OID if cm.gel is None else cols.get(cm.column)
+        if oid is None:
+            raise GelDumpError("E0502", f"table {tp.table} has no column {cm.column}",
+                               hint="apply the library's latest migrations first")
+        names.append(cm.column)
+        defs.append(f"{quote(cm.column)} {conn.execute('SELECT format_type(%s, NULL)', (oid,)).fetchone()[0]}")
+        sources.append(cm.source)  # type: ignore[arg-type]
+        codecs.append(transcoder(cm.gel, oid, types) if cm.gel is not None else None)
+    conn.execute(f"CREATE TEMPORARY TABLE {scratch} ({', '.join(defs)}) ON COMMIT DROP")
+    t = _Target(tp, f"COPY {scratch} ({', '.join(quote(n) for n in names)}) FROM STDIN (FORMAT BINARY)",
+                sources, codecs, nfields=len(names), scratch=scratch, names=names)
+    table = quote(tp.table)
+    props = names[2:]
+    t.array_sql = (f"UPDATE {table} AS t SET " + ", ".join(f"{quote(n)} = s.{quote(n)}" for n in props)
+                   + f" FROM {scratch} AS s WHERE t.id = s.source_id") if props else ""
+    t.checks.append((f"link {tp.label} of %s, which is not an object of its type in the dump",
+                     f"SELECT s.source_id FROM {scratch} AS s WHERE NOT EXISTS (SELECT 1 FROM {table} AS t "
+                     "WHERE t.id = s.source_id) LIMIT 1"))
+    t.checks.append((f"single link {tp.label} of %s has several rows in the dump",
+                     f"SELECT source_id FROM {scratch} GROUP BY source_id HAVING count(*) > 1 LIMIT 1"))
+    if tp.array_column:
+        t.checks.append((f"link {tp.label} of %s: its link table's target is not the object's link",
+                         f"SELECT s.source_id FROM {scratch} AS s JOIN {table} AS t ON t.id = s.source_id "
+                         f"WHERE t.{quote(tp.array_column)} IS DISTINCT FROM s.target_id LIMIT 1"))
+    return t
 
 
 def _staged_insert(t: "_Target", staging: Dict[str, str]) -> str:
@@ -400,10 +451,14 @@ def _SentWriter(cur):  # noqa: N802 (a class, made on first use: psycopg is impo
 
 
 def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str], None] = lambda s: None,
-              dump_name: str = "dump", fail_after_rows: Optional[int] = None) -> Summary:
+              dump_name: str = "dump", fail_after_rows: Optional[int] = None,
+              skip_extension_objects: bool = False) -> Summary:
     """Load the dump read from ``fh`` into the database at ``conninfo`` (see the module doc).
     Raises :class:`GelDumpError`; the database is unchanged then. ``fail_after_rows`` (tests
-    only) raises a failure once that many rows were copied, to prove the roll back."""
+    only) raises a failure once that many rows were copied, to prove the roll back.
+    ``skip_extension_objects``: the objects of Gel extensions' types the library does not have
+    (``ext::ai::ChatPrompt``, which the ``ai`` extension creates itself) are left out, counted in
+    :attr:`Summary.skipped`, instead of refusing the dump."""
     try:
         reader = DumpReader(fh)
     except DumpFormatError as e:
@@ -430,9 +485,9 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
         with conn.transaction():
             types = PgTypes(conn)
             targets = _prepare(conn, plan, types)
-            tables = sorted({t.plan.table for t in targets if t.plan.kind != "multiprop"})
+            tables = sorted({t.plan.table for t in targets if t.plan.kind not in ("multiprop", "linkprops")})
             _check_empty(conn, tables)
-            fks = _drop_foreign_keys(conn, tables)
+            fks = _drop_check_constraints(conn, tables) + _drop_foreign_keys(conn, tables)
             for t in tables:
                 conn.execute(f"ALTER TABLE {quote(t)} DISABLE TRIGGER USER")
             by_id = {t.plan.dump.id: t for t in targets}
@@ -471,14 +526,15 @@ def load_dump(fh: BinaryIO, schema: Schema, conninfo: str, *, log: Callable[[str
             cur = conn.cursor()
             try:
                 _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, lambda: current,
-                        log)
+                        log, skip_extension_objects)
             except BaseException:
                 if copy_cm is not None:
                     copy_cm.__exit__(*sys.exc_info())
                     copy_cm = None
                 raise
             finish()
-            for t in sorted(targets, key=lambda t: t.plan.kind == "multiprop"):  # (rows first, then arrays)
+            # (rows first, then arrays and single links' properties, which update them)
+            for t in sorted(targets, key=lambda t: t.plan.kind in ("multiprop", "linkprops")):
                 for message, query in t.checks:
                     bad = conn.execute(query).fetchone()
                     if bad is not None:
@@ -514,7 +570,7 @@ PROGRESS_ROWS = 1_000_000
 
 
 def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start_copy, write, current,
-            log=lambda s: None) -> None:
+            log=lambda s: None, skip_extension_objects=False) -> None:
     """Every data block into its COPY (see :func:`load_dump`)."""
     total = 0
     encode = None
@@ -522,10 +578,19 @@ def _stream(reader, plan, by_id, summary, dump_name, fail_after_rows, buf, start
     for oid, _num, data in reader.blocks():
         target = by_id.get(oid)
         if target is None:
-            if any(True for _ in copy_rows(copy_messages(data))):
+            rows = sum(1 for _ in copy_rows(copy_messages(data)))
+            if rows:
                 tp = plans.get(oid)
+                extension = tp is not None and tp.kind == "skip" and _extension_type(tp.label)
+                if extension and skip_extension_objects:
+                    if tp.label not in summary.skipped:
+                        log(f"import-gel-dump: {tp.label}: skipping the objects of an extension's type")
+                    summary.skipped[tp.label] = summary.skipped.get(tp.label, 0) + rows
+                    continue
                 raise GelDumpError("E0501", f"{dump_name}: rows of {tp.label if tp else oid}, which the "
-                                   "library has no table for; nothing was written")
+                                   "library has no table for; nothing was written",
+                                   hint="they are objects of a Gel extension's type: pass "
+                                   "--skip-extension-objects to load the dump without them" if extension else None)
             continue
         if target is not current():
             start_copy(target)
@@ -566,6 +631,21 @@ def _pg_message(e) -> str:
     return " (".join(parts[:1]) + (" (" + "; ".join(parts[1:]) + ")" if parts[1:] else "")
 
 
+def _drop_check_constraints(conn, tables: List[str]) -> List[Tuple[str, str, str]]:
+    """Drop the CHECK constraints of ``tables``; returns them to create again at the end (Postgres
+    checks every row then). A row is whole only at the end: a required multi property's
+    ``cardinality(...) > 0`` CHECK holds once its values are aggregated into the array column
+    (Gel's dump01: ``required multi property p_bool``, every version), which the row's COPY
+    writes empty."""
+    rows = conn.execute(
+        "SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid) FROM pg_constraint c "
+        "WHERE c.contype = 'c' AND c.conrelid = ANY(%(t)s::regclass[]) ORDER BY 1, 2",
+        {"t": [quote(t) for t in tables]}).fetchall()
+    for rel, name, _ in rows:
+        conn.execute(f"ALTER TABLE {rel} DROP CONSTRAINT {quote(name)}")
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
 def _drop_foreign_keys(conn, tables: List[str]) -> List[Tuple[str, str, str]]:
     """Drop the foreign keys from or to ``tables``; returns them to create again."""
     rows = conn.execute(
@@ -585,8 +665,10 @@ def _render_difference(d) -> str:
 
 def print_summary(summary: Summary, out=None) -> None:
     out = out or sys.stdout
-    width = max((len(k) for k in summary.counts), default=4)
+    width = max((len(k) for k in [*summary.counts, *summary.skipped]), default=4)
     for label, n in summary.counts.items():
         print(f"  {label:<{width}}  {n:>12,}", file=out)
+    for label, n in summary.skipped.items():
+        print(f"  {label:<{width}}  {n:>12,}  (skipped: an extension's objects)", file=out)
     rate = summary.rows / summary.seconds if summary.seconds > 0 else 0.0
     print(f"{summary.rows:,} rows in {summary.seconds:.1f} s ({rate:,.0f} rows/s)", file=out)

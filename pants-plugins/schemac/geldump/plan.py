@@ -9,7 +9,10 @@ whose ``join_of`` is ``(type, link)``, a multi property the array column of that
 
 A dump's tables (``TableDesc``, one per ``ObjectDesc`` of its header) are an object type's
 (rows: ``id``, its single properties and links), a multi link's (``source``, ``target``, the
-link properties) or a multi property's (``source``, ``target``); the object type's descriptor
+link properties), a single link's with link properties (the same rows: Gel stores such a link
+both in its source's row and in a link table, ``_pointer_storable_in_pointer`` of
+edb/pgsql/types.py; its properties are only in the latter) or a multi property's (``source``,
+``target``); the object type's descriptor
 lists the ids of its pointers' tables as its dependencies, and a pointer table is named
 ``<module>::__|<pointer>@<source module>|<source type>``.
 """
@@ -22,7 +25,7 @@ from typing import Dict, List, Optional, Tuple
 
 from schemac.diagnostics import Span
 from schemac.geldump.format import FLAG_LINK, DumpHeader, GelType, TableDesc
-from schemac.semantics.model import ObjectType, Schema, ValueType
+from schemac.semantics.model import ObjectType, Schema, ValueType, link_prop_named, single_link_props
 
 #: Pointers every Gel object has that schemac does not store (the object's type: schemac's
 #: tables are per type).
@@ -76,7 +79,9 @@ class TablePlan:
     """What to do with one dumped table. ``kind``: ``object`` (COPY into ``table``),
     ``join`` (a multi link: COPY into the join table), ``multiprop`` (a multi property: COPY
     into a scratch table, then aggregated into ``table``'s array column ``array_column``),
-    ``skip`` (an abstract type's table: Gel keeps it empty)."""
+    ``linkprops`` (a single link's link properties: COPY into a scratch table, then one UPDATE
+    of ``table``'s ``<link>@<prop>`` columns; ``array_column`` is the link's FK column, empty
+    for a polymorphic link), ``skip`` (an abstract type's table: Gel keeps it empty)."""
 
     dump: TableDesc
     kind: str
@@ -87,6 +92,9 @@ class TablePlan:
     array_column: str = ""
     #: For ``object``: the multi property columns not in the dump's row (written empty first).
     empty_arrays: List[Tuple[str, ValueType]] = field(default_factory=list)
+    #: For ``object``: the single links' ``<link>@<prop>`` columns, written NULL first (an object
+    #: without the link has none; the ``linkprops`` table's UPDATE sets the others).
+    null_columns: List[str] = field(default_factory=list)
 
     @property
     def staged(self) -> bool:
@@ -249,6 +257,9 @@ def _object_plan(td: TableDesc, obj: ObjectType, diffs: List[Difference]) -> Tab
         if col.multi:
             plan.empty_arrays.append((col.name, col.type))
             continue
+        if col.link_prop is not None:  # (from the link's own table, see _pointer_plan)
+            plan.null_columns.append(col.name)
+            continue
         key = col.link if col.link is not None else col.name
         if key not in dumped and col.pointer is None:
             what = "link" if col.link is not None else "property"
@@ -291,13 +302,10 @@ def _pointer_plan(td: TableDesc, obj: ObjectType, schema: Schema, diffs: List[Di
         join_table = poly.join_table
     elif link is not None and link.multi:
         join_table = link.join_table
+    elif link is not None or poly is not None:
+        return _single_link_props_plan(td, obj, ptr, label, fields, poly is not None, diffs)
     else:
-        if link is not None or poly is not None:
-            extra = [n for n in fields if n not in ("source", "target")]
-            diffs.append(Difference(f"{label}: a single link with link properties ({', '.join(extra)}) in the dump; "
-                                    "loading a single link's link properties is not supported yet"))
-        else:
-            diffs.append(Difference(f"multi link {label} is in the dump but not in the library"))
+        diffs.append(Difference(f"multi link {label} is in the dump but not in the library"))
         return None
     join = next((t for t in schema.join_tables if t.table == join_table), None)
     if join is None:  # (cannot happen: every multi link has its join table)
@@ -329,11 +337,48 @@ def _pointer_plan(td: TableDesc, obj: ObjectType, schema: Schema, diffs: List[Di
     return plan
 
 
+def _single_link_props_plan(td: TableDesc, obj: ObjectType, ptr: str, label: str,
+                            fields: Dict[str, Tuple[int, GelType]], poly: bool,
+                            diffs: List[Difference]) -> Optional[TablePlan]:
+    """A single link's table (a single link with link properties,
+    https://docs.geldata.com/reference/datamodel/linkprops): its (source, target) pairs are the
+    source rows' link column too; its properties go to the ``<link>@<prop>`` columns."""
+    props = single_link_props(obj, ptr)
+    extra = [n for n in fields if n not in ("source", "target")]
+    if props is None:
+        if extra:
+            diffs.append(Difference(f"link properties {', '.join(f'{label}@{n}' for n in extra)} are in the dump "
+                                    "but not in the library"))
+        return None  # (a link table without properties: nothing the source row lacks)
+    fk = next((c.name for c in obj.columns if c.link == ptr and c.pointer is None), "") if not poly else ""
+    plan = TablePlan(td, "linkprops", label, table=obj.table, array_column=fk)
+    uuid_type = obj.columns[0].type
+    plan.columns = [ColumnMap("source_id", fields["source"][0], None, uuid_type),
+                    ColumnMap("target_id", fields["target"][0], None, uuid_type)]
+    for name in extra:
+        i, gel = fields[name]
+        col = link_prop_named(props, name)
+        if col is None:
+            diffs.append(Difference(f"link property {label}@{name} is in the dump but not in the library"))
+            continue
+        if not _compatible(gel, col.type):
+            diffs.append(Difference(f"{label}@{name}: {_describe(gel)} in the dump, {_describe_lib(col.type)} in "
+                                    "the library", col.span))
+            continue
+        plan.columns.append(ColumnMap(col.name, i, gel, col.type, label=f"{label}@{name}"))
+    for col in props.columns:
+        if col.name.split("@", 1)[1] not in fields:
+            diffs.append(Difference(f"link property {label}@{col.name.split('@', 1)[1]} is in the library but not "
+                                    "in the dump", col.span))
+    return plan
+
+
 def check_multi_pointers(plan: Plan) -> List[Difference]:
     """Multi properties and multi links of the library that the dump has no table for."""
     out: List[Difference] = []
     loaded = {(t.table, t.array_column) for t in plan.tables if t.kind == "multiprop"}
     joins = {t.table for t in plan.tables if t.kind == "join"}
+    link_props = {(t.table, pointer_name(t.dump)) for t in plan.tables if t.kind == "linkprops"}
     for qualname, obj in plan.types.items():
         for col in obj.columns:
             if col.multi and (obj.table, col.name) not in loaded:
@@ -345,4 +390,9 @@ def check_multi_pointers(plan: Plan) -> List[Difference]:
             if join_table not in joins:
                 out.append(Difference(f"multi link {qualname}.{name} is in the library but not in the dump",
                                       obj.span))
+        for link in sorted({c.link_prop for c in obj.columns if c.link_prop is not None}):
+            if (obj.table, link) not in link_props:
+                cols = [c for c in obj.columns if c.link_prop == link]
+                out.append(Difference(f"link properties {', '.join(f'{qualname}.{c.name}' for c in cols)} are in "
+                                      "the library but not in the dump", cols[0].span))
     return out

@@ -29,13 +29,15 @@ import glob
 import os
 import posixpath
 import re
+import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from schemac.syntax import tree as ast
 from schemac.pipeline import QUERY_SUFFIXES, SCHEMA_SUFFIXES
 from schemac.semantics.library import Options
 from schemac.diagnostics import CompileError, Diagnostic, Reporter, Span
+from schemac.lsp import deps
 from schemac.lsp.index import SymbolIndex
 from schemac.migrate.history import is_history_path
 from schemac.semantics.migration_hints import resolve_hints
@@ -260,6 +262,10 @@ class Analysis:
     #: Schema files of the dependency libraries: path -> library name.
     externs: Dict[str, str] = field(default_factory=dict)
     generation: int = 0
+    #: Queries not checked yet against this schema (:meth:`Analyzer.check`), most visible first.
+    pending: List[str] = field(default_factory=list)
+    _queries: Dict[str, object] = field(default_factory=dict, repr=False)
+    _state: object = field(default=None, repr=False)
 
     def diagnostics_by_file(self) -> Dict[str, List[Diagnostic]]:
         out: Dict[str, List[Diagnostic]] = {p: [] for p in self.texts}
@@ -269,38 +275,143 @@ class Analysis:
         return out
 
 
-_READ_CACHE: Dict[str, Tuple[Tuple[int, int], str]] = {}
-
-
 def _read(path: str) -> Optional[str]:
-    """The text of a file on disk (UTF-8, without a byte order mark), read again only when its
-    size or modification time changed."""
+    """The text of a file on disk (UTF-8, without a byte order mark), or ``None``."""
     try:
-        st = os.stat(path)
-        key = (st.st_mtime_ns, st.st_size)
-        hit = _READ_CACHE.get(path)
-        if hit is not None and hit[0] == key:
-            return hit[1]
         with open(path, "rb") as f:
-            raw = f.read()
-        text = raw.decode("utf-8")
+            text = f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    text = text[1:] if text.startswith("\ufeff") else text
-    _READ_CACHE[path] = (key, text)
-    return text
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _stat_key(path: str) -> Optional[Tuple[int, int]]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
+
+
+#: Without file events from the client, how often (seconds) the files on disk are checked again.
+REVALIDATE_S = 5.0
+
+
+class Disk:
+    """The libraries' files on disk as the language server last saw them: each library's file
+    list (its source globs) and each file's text, read once and kept until the editor says the
+    file changed (``workspace/didChangeWatchedFiles``, ``didSave``, ``didOpen``, ``didClose``:
+    :meth:`invalidate`). An edit of a 2,000-file library then reads nothing from disk (it used
+    to list the folders and stat every file: ~4,000 system calls per edit).
+
+    A client that sends no file events (:attr:`events` false) gets the files checked again
+    (listed, and each stat-ed: read again when its size or modification time changed) at most
+    every :data:`REVALIDATE_S` seconds."""
+
+    def __init__(self) -> None:
+        self.events = False
+        self._texts: Dict[str, Tuple[Optional[Tuple[int, int]], Optional[str]]] = {}
+        self._listings: Dict[Tuple[str, Tuple[str, ...]], List[str]] = {}
+        self._checked = time.monotonic()
+        #: system calls made, for tests: files read, folders listed
+        self.reads = 0
+        self.listed = 0
+
+    def read(self, path: str) -> Optional[str]:
+        self._maybe_revalidate()
+        hit = self._texts.get(path)
+        if hit is not None:
+            return hit[1]
+        self.reads += 1
+        key = None if self.events else _stat_key(path)
+        text = _read(path)
+        self._texts[path] = (key, text)
+        return text
+
+    def files(self, config: LibraryConfig, overlay: Mapping[str, str]) -> List[str]:
+        """``config.files(overlay)``, the folder listing kept."""
+        self._maybe_revalidate()
+        key = (config.root, config.sources)
+        listing = self._listings.get(key)
+        if listing is None:
+            self.listed += 1
+            listing = self._listings[key] = config.files({})
+        extra = [p for p in overlay if p not in listing and file_kind(p) and config.owns(p)]
+        return sorted(listing + extra) if extra else listing
+
+    def invalidate(self, path: Optional[str] = None, listing: bool = False) -> None:
+        """Forget ``path``'s text (every file's when ``None``); ``listing``: and the file lists
+        (a file was created or deleted)."""
+        if path is None:
+            self._texts.clear()
+        else:
+            self._texts.pop(path, None)
+        if listing or path is None:
+            self._listings.clear()
+
+    def _maybe_revalidate(self) -> None:
+        if self.events:
+            return
+        now = time.monotonic()
+        if now - self._checked < REVALIDATE_S:
+            return
+        self._checked = now
+        self._listings.clear()
+        for path, (key, _) in list(self._texts.items()):
+            if _stat_key(path) != key:
+                del self._texts[path]
+
+
+@dataclass
+class _SchemaState:
+    """The last schema built for one library: its key (the parses it was built from), the
+    schema, its diagnostics, its declarations (:func:`schemac.lsp.deps.fingerprint`) and a
+    version, bumped at every rebuild, with the names each rebuild changed (``None``: all)."""
+
+    key: tuple
+    schema: Schema
+    diagnostics: List[Diagnostic]
+    keep: object
+    fingerprint: Optional[deps.Fingerprint]
+    ok: bool
+    version: int
+    log: Dict[int, Optional[deps.Changes]] = field(default_factory=dict)
+
+
+#: Schema versions whose changed names are kept: a query checked longer ago is checked again.
+LOG_VERSIONS = 64
+
+
+@dataclass
+class _Checked:
+    """One query's last check: against which schema version, with what result."""
+
+    tree: object
+    root: str
+    version: int
+    plan: Optional[QueryPlan]
+    diagnostics: List[Diagnostic]
 
 
 class Analyzer:
-    """Analyses libraries, reusing parses and plans between calls."""
+    """Analyses libraries, reusing parses and plans between calls.
+
+    A query is checked again when its text changed, or when a schema edit changed a name it
+    writes (:mod:`schemac.lsp.deps`; with diagnostics or a splat: any schema edit). Queries to
+    check again that are not in ``priority`` (the open documents) can be left for later
+    (``defer``): the analysis lists them in :attr:`Analysis.pending`, and :meth:`check` checks
+    them one by one (the server does it in the background, between requests)."""
 
     def __init__(self) -> None:
         self._parsed: Dict[Tuple[str, str], ParsedFile] = {}  # (path, kind) -> last parse
         self._good: Dict[str, ast.SchemaFile] = {}  # path -> last good parse of a schema file
-        self._plans: Dict[str, Tuple[object, object, Optional[QueryPlan], List[Diagnostic]]] = {}
-        self._schema_cache: Optional[Tuple[tuple, Schema, List[Diagnostic], object]] = None
+        self._plans: Dict[str, _Checked] = {}
+        self._schemas: Dict[str, _SchemaState] = {}  # library root -> its last schema
         self._index_cache: Optional[tuple] = None
+        self.disk = Disk()
         self.generation = 0
+        #: queries checked (plan_query calls), for tests and the benchmark
+        self.checks = 0
 
     def parse(self, path: str, text: str, kind: str) -> ParsedFile:
         key = (path, kind)
@@ -325,7 +436,7 @@ class Analyzer:
             self._good[path] = tree  # type: ignore[assignment]
         elif kind in ("schema", "extern") and path not in self._good:
             # Opened mid-edit, never parsed here: the file as saved stands in for the symbol index.
-            saved = _read(path)
+            saved = self.disk.read(path)
             if saved is not None and saved != text:
                 try:
                     self._good[path] = parse_schema(path, saved)
@@ -333,39 +444,39 @@ class Analyzer:
                     pass
         return pf
 
-    def analyse(self, config: LibraryConfig, overlay: Mapping[str, str]) -> Analysis:
+    def analyse(self, config: LibraryConfig, overlay: Mapping[str, str], priority: Iterable[str] = (),
+                defer: bool = False) -> Analysis:
         """Analyse ``config`` with ``overlay`` (``{absolute path: text}`` of open documents).
 
         The cyclic garbage collector is off while it runs (as in the compiler: the syntax trees
-        are millions of small objects that all stay alive), and what survives is then frozen
-        (:func:`gc.freeze`), so later collections do not scan it again and again."""
+        are millions of small objects that all stay alive)."""
         import gc
 
         enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._analyse(config, overlay)
+            return self._analyse(config, overlay, set(priority), defer)
         finally:
             if enabled:
-                gc.freeze()
                 gc.enable()
 
-    def _analyse(self, config: LibraryConfig, overlay: Mapping[str, str]) -> Analysis:
+    def _analyse(self, config: LibraryConfig, overlay: Mapping[str, str], priority: Set[str],
+                 defer: bool) -> Analysis:
         self.generation += 1
         texts: Dict[str, str] = {}
-        for p in config.files(overlay):
+        for p in self.disk.files(config, overlay):
             t = overlay.get(p)
             if t is None:
-                t = _read(p)
+                t = self.disk.read(p)
             if t is not None:
                 texts[p] = t
         externs: Dict[str, str] = {}
         for dep in _all_dependencies(config):
-            for p in dep.files(overlay):
+            for p in self.disk.files(dep, overlay):
                 if is_schema_path(p):
                     t = overlay.get(p)
                     if t is None:
-                        t = _read(p)
+                        t = self.disk.read(p)
                     if t is not None:
                         texts[p] = t
                         externs[p] = dep.name
@@ -395,24 +506,35 @@ class Analyzer:
         if not schema_files and not schema_errors:
             reporter.error("E0201", "the library has no schema file", None, "add a *.esdl or *.gel file")
         # The schema (and its diagnostics) only changes with the schema files.
-        key = tuple(id(f) for f in schema_files) + ("|",) + tuple((lib, id(f)) for lib, f in external)
-        if self._schema_cache is not None and self._schema_cache[0] == key:
-            _, schema, schema_diags, _keep = self._schema_cache
-            reporter.diagnostics.extend(schema_diags)
+        key = tuple(id(f) for f in schema_files) + ("|",) + tuple((lib, id(f)) for lib, f in external) + (
+            "|", schema_errors)
+        state = self._schemas.get(config.root)
+        if state is not None and state.key == key:
+            schema, schema_diags = state.schema, state.diagnostics
         else:
             sub = Reporter()
             schema = build_schema(schema_files, sub, external)
             if not sub.has_errors and not schema_errors:
                 hints = resolve_hints(schema_files, schema, sub)
                 if not sub.has_errors:
-                    sub.diagnostics.extend(migration_diagnostics(config, schema, hints))
+                    sub.diagnostics.extend(migration_diagnostics(config, schema, hints, self.disk.read))
             schema_diags = list(sub.diagnostics)
-            self._schema_cache = (key, schema, schema_diags, (schema_files, external))
-            reporter.diagnostics.extend(schema_diags)
-            self._plans.clear()
-        schema_ok = not schema_errors and not any(d.severity == "error" for d in schema_diags)
+            ok = not schema_errors and not any(d.severity == "error" for d in schema_diags)
+            fp = deps.fingerprint([f for _, f in external] + schema_files, texts) if ok else None
+            version = state.version + 1 if state is not None else 1
+            log = dict(state.log) if state is not None else {}
+            log[version] = deps.changed_names(state.fingerprint, fp) if (
+                state is not None and state.fingerprint is not None and fp is not None) else None
+            for v in [v for v in log if v <= version - LOG_VERSIONS]:
+                del log[v]
+            state = _SchemaState(key, schema, schema_diags, (schema_files, external), fp, ok, version, log)
+            self._schemas[config.root] = state
+        reporter.diagnostics.extend(schema_diags)
+        schema_ok = state.ok
         plans: Dict[str, QueryPlan] = {}
         names: Dict[str, str] = {}
+        pending: List[str] = []
+        query_trees: Dict[str, ast.QueryFile] = {}
         for qf in sorted(query_files, key=lambda q: q.name):
             if qf.name in names:
                 reporter.error("E0200", f"query '{qf.name}' is defined twice (also in {names[qf.name]})",
@@ -421,21 +543,16 @@ class Analyzer:
             names[qf.name] = qf.path
             if not schema_ok:
                 continue
-            cached = self._plans.get(qf.path)
-            if cached is not None and cached[0] is qf and cached[1] is schema:
-                plan, diags = cached[2], cached[3]
-            else:
-                sub = Reporter()
-                try:
-                    plan = plan_query(schema, qf, sub)
-                except RecursionError:
-                    plan = None
-                    sub.error("E0103", "an expression is nested too deeply to compile", Span.point(qf.path, 1, 1))
-                diags = list(sub.diagnostics)
-                self._plans[qf.path] = (qf, schema, plan, diags)
-            reporter.diagnostics.extend(diags)
-            if plan is not None:
-                plans[qf.path] = plan
+            query_trees[qf.path] = qf
+            checked = self._fresh(qf, config.root, state, texts.get(qf.path, ""))
+            if checked is None:
+                if defer and qf.path not in priority:
+                    pending.append(qf.path)
+                    continue
+                checked = self._check(qf, config.root, state)
+            reporter.diagnostics.extend(checked.diagnostics)
+            if checked.plan is not None:
+                plans[qf.path] = checked.plan
         # The symbol index: the last good parse of every schema file still in the library.
         good = [self._good[p] for p in sorted(texts) if p in self._good and p not in externs and is_schema_path(p)]
         ext_modules: Dict[str, Tuple[str, str]] = {}
@@ -449,10 +566,84 @@ class Analyzer:
             index.set_libraries({m: lib for m, (lib, _) in ext_modules.items()})
             self._index_cache = (index_key, index, good, good_ext)
         diagnostics = _dedupe(reporter.diagnostics)
-        return Analysis(config, texts, files, schema, schema_ok, index, plans, diagnostics, externs, self.generation)
+        a = Analysis(config, texts, files, schema, schema_ok, index, plans, diagnostics, externs, self.generation)
+        a.pending = pending
+        a._queries = {p: query_trees[p] for p in pending}
+        a._state = state
+        self._forget(texts)
+        return a
+
+    def _fresh(self, qf: ast.QueryFile, root: str, state: _SchemaState, text: str) -> Optional[_Checked]:
+        """The last check of ``qf`` when it still holds against ``state``'s schema, else ``None``."""
+        c = self._plans.get(qf.path)
+        if c is None or c.tree is not qf or c.root != root:
+            return None
+        if c.version == state.version:
+            return c
+        if c.diagnostics or c.version <= state.version - LOG_VERSIONS:
+            return None
+        for v in range(c.version + 1, state.version + 1):
+            changes = state.log.get(v)
+            if changes is None or deps.affected(text, changes):
+                return None
+        c.version = state.version
+        return c
+
+    def _check(self, qf: ast.QueryFile, root: str, state: _SchemaState) -> _Checked:
+        sub = Reporter()
+        self.checks += 1
+        try:
+            plan = plan_query(state.schema, qf, sub)
+        except RecursionError:
+            plan = None
+            sub.error("E0103", "an expression is nested too deeply to compile", Span.point(qf.path, 1, 1))
+        c = _Checked(qf, root, state.version, plan, list(sub.diagnostics))
+        self._plans[qf.path] = c
+        return c
+
+    def check(self, analysis: Analysis, path: str) -> bool:
+        """Check the pending query ``path`` of ``analysis`` now (adding its plan and diagnostics
+        to the analysis); whether it was pending."""
+        if path not in analysis.pending:
+            return False
+        analysis.pending.remove(path)
+        qf = analysis._queries.pop(path)
+        state = analysis._state
+        c = self._fresh(qf, analysis.config.root, state, analysis.texts.get(path, ""))
+        if c is None:
+            import gc
+
+            enabled = gc.isenabled()
+            gc.disable()
+            try:
+                c = self._check(qf, analysis.config.root, state)
+            finally:
+                if enabled:
+                    gc.enable()
+        seen = set(analysis.diagnostics)
+        analysis.diagnostics.extend(d for d in _dedupe(c.diagnostics) if d not in seen)
+        if c.plan is not None:
+            analysis.plans[path] = c.plan
+        return True
+
+    def forget_schema(self, root: str) -> None:
+        """Build ``root``'s schema again at the next analysis (its migration snapshot changed)."""
+        state = self._schemas.get(root)
+        if state is not None:
+            state.key = ()
+
+    def _forget(self, texts: Mapping[str, str]) -> None:
+        """Drop what belongs to files that are gone (parses, plans), so that memory stays flat
+        while files come and go."""
+        if len(self._parsed) > 2 * max(len(texts), 64):
+            live = set(texts)
+            for k in [k for k in self._parsed if k[0] not in live]:
+                del self._parsed[k]
+            for p in [p for p in self._plans if p not in live]:
+                del self._plans[p]
 
 
-def migration_diagnostics(config: LibraryConfig, schema: Schema, hints) -> List[Diagnostic]:
+def migration_diagnostics(config: LibraryConfig, schema: Schema, hints, read=_read) -> List[Diagnostic]:
     """What the next migration of the library would refuse (E0402 a destructive change without
     a drop hint, E0403 a type change without a cast hint, a required property without a fill
     value, ...), diffing the schema against the last migration (``migrations/snapshot.json``), as
@@ -462,7 +653,7 @@ def migration_diagnostics(config: LibraryConfig, schema: Schema, hints) -> List[
     from schemac.migrate.catalog import SnapshotError, catalog_of, dump_snapshot, load_snapshot
     from schemac.migrate.diff import diff, locations_of
 
-    snapshot = _read(os.path.join(config.root, "migrations", "snapshot.json"))
+    snapshot = read(os.path.join(config.root, "migrations", "snapshot.json"))
     if snapshot is None:
         return []
     try:

@@ -290,13 +290,30 @@ def declaration(analysis: Analysis, symbol: Tuple[str, ...]) -> Optional[Loc]:
     return span_loc(analysis, span)
 
 
+#: Each file's last scan by symbol (path -> (its refs, symbol -> refs)): references and rename
+#: look a symbol up per file rather than walk every name of a 2,000-file library.
+_BY_SYMBOL: Dict[str, Tuple[List[Ref], Dict[Tuple[str, ...], List[Ref]]]] = {}
+
+
+def refs_by_symbol(analysis: Analysis, path: str) -> Dict[Tuple[str, ...], List[Ref]]:
+    refs = refs_of(analysis, path)
+    hit = _BY_SYMBOL.get(path)
+    if hit is not None and hit[0] is refs:
+        return hit[1]
+    table: Dict[Tuple[str, ...], List[Ref]] = {}
+    for r in refs:
+        table.setdefault(r.symbol, []).append(r)
+    _BY_SYMBOL[path] = (refs, table)
+    return table
+
+
 def references(analysis: Analysis, symbol: Tuple[str, ...], include_decl: bool = True) -> List[Loc]:
     out: List[Loc] = []
     for path in sorted(analysis.texts):
         if file_kind(path) is None:
             continue
-        for r in refs_of(analysis, path):
-            if r.symbol == symbol and (include_decl or not r.decl):
+        for r in refs_by_symbol(analysis, path).get(symbol, ()):
+            if include_decl or not r.decl:
                 out.append((path, r.start, r.end))
     if include_decl:
         d = declaration(analysis, symbol)

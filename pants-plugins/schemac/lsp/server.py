@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import threading
+import time
 from typing import Dict, List, Optional
 
 from lsprotocol import types as lsp
@@ -28,6 +29,8 @@ from schemac.lsp.analysis import (Analysis, Analyzer, LibraryConfig, discover_li
 from schemac.lsp.text import LineIndex
 
 DEBOUNCE_S = 0.15
+#: How long the background checks queries before it lets requests in.
+BACKGROUND_SLICE_S = 0.01
 #: The most completion items sent at once (the list is then marked incomplete).
 MAX_ITEMS = 200
 VERSION = "0.1"
@@ -95,7 +98,9 @@ def _strict(kind: type):
     def structure(value, _type):
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             raise TypeError(f"expected {_JSON_NAMES[kind]}, got {type(value).__name__}")
-        return value
+        # a subclass (an lsprotocol enum of ints or strings: DiagnosticSeverity, MarkupKind):
+        # its member (ValueError for a value it does not have)
+        return value if _type is kind else _type(value)
 
     return structure
 
@@ -126,6 +131,7 @@ class SchemacServer(LanguageServer):
         self.configs: Dict[str, LibraryConfig] = {}  # file path -> its library
         self.published: Dict[str, set] = {}  # library root -> paths with published diagnostics
         self._timer: Optional[asyncio.TimerHandle] = None
+        self._background: Optional[asyncio.Handle] = None
 
     # ---------------------------------------------------------------- documents
     def overlay(self) -> Dict[str, str]:
@@ -148,13 +154,22 @@ class SchemacServer(LanguageServer):
         a = self.analyses.get(cfg.root)
         if a is None or (fresh and cfg.root in self.dirty) or a.config != cfg:
             a = self.analyse(cfg)
+        if fresh and path in a.pending:  # asked before the background got to it
+            self.analyzer.check(a, path)
+            self.publish(a, [path])
         return a
 
+    def open_paths(self) -> List[str]:
+        return [p for p in (uri_path(u) for u in self.workspace.text_documents) if p]
+
     def analyse(self, cfg: LibraryConfig) -> Analysis:
-        a = self.analyzer.analyse(cfg, self.overlay())
+        """Analyse a library now: the open queries are checked at once, the other queries a
+        schema edit may have changed in the background (:meth:`background`)."""
+        a = self.analyzer.analyse(cfg, self.overlay(), priority=self.open_paths(), defer=True)
         self.analyses[cfg.root] = a
         self.dirty.discard(cfg.root)
         self.publish(a)
+        self.schedule_background()
         # The open schema files' scan checkpoints and names, ready for completion and hover
         # (a full scan of a 19,000-line schema takes about a second; later ones resume at the
         # last checkpoint before an edit).
@@ -162,6 +177,44 @@ class SchemacServer(LanguageServer):
             if path in a.texts and file_kind(path) == "schema" and path not in a.externs:
                 features.refs_of(a, path)
         return a
+
+    def schedule_background(self) -> None:
+        if self._background is None:
+            self._background = asyncio.get_event_loop().call_soon(self.background)
+
+    def background(self) -> None:
+        """Check pending queries for up to :data:`BACKGROUND_SLICE_S`, publish their
+        diagnostics, and come back after the requests that arrived meanwhile are answered."""
+        self._background = None
+        deadline = time.perf_counter() + BACKGROUND_SLICE_S
+        more = False
+        for a in list(self.analyses.values()):
+            done = []
+            while a.pending and time.perf_counter() < deadline:
+                path = a.pending[0]
+                try:
+                    self.analyzer.check(a, path)
+                except Exception:  # never let one query's failure stop the server
+                    log.exception("checking %s failed", path)
+                    if a.pending and a.pending[0] == path:
+                        a.pending.pop(0)
+                done.append(path)
+            if done:
+                self.publish(a, done)
+            more = more or bool(a.pending)
+        if not more:
+            # Then every file's names (the first references or rename after a schema edit
+            # would otherwise scan the whole library: seconds at 2,000 files).
+            for a in list(self.analyses.values()):
+                todo = a.__dict__.setdefault("_unscanned", [p for p in sorted(a.texts) if file_kind(p)])
+                while todo and time.perf_counter() < deadline:
+                    try:
+                        features.refs_by_symbol(a, todo.pop())
+                    except Exception:
+                        log.exception("scanning failed")
+                more = more or bool(todo)
+        if more:
+            self._background = asyncio.get_event_loop().call_later(0.001, self.background)
 
     def changed(self, path: str) -> None:
         cfg = self.config_for(path)
@@ -175,6 +228,11 @@ class SchemacServer(LanguageServer):
             self._timer.cancel()
         self._timer = loop.call_later(DEBOUNCE_S, self.flush)
 
+    def flush_soon(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_event_loop().call_later(DEBOUNCE_S, self.flush)
+
     def flush(self) -> None:
         self._timer = None
         for root in sorted(self.dirty):
@@ -187,30 +245,36 @@ class SchemacServer(LanguageServer):
                     log.exception("analysis of %s failed", root)
                     self.dirty.discard(root)
 
-    def publish(self, a: Analysis) -> None:
+    def publish(self, a: Analysis, paths: Optional[List[str]] = None) -> None:
+        """Publish the diagnostics of ``paths`` (default: every file of the library but the
+        queries still pending): a file's list when it has diagnostics, had some, or is open."""
         by_file = a.diagnostics_by_file()
-        unlocated = [d for d in a.diagnostics if d.span is None]
-        if unlocated:
-            target = next((p for p in sorted(a.texts) if p not in a.externs), None)
-            if target:
-                by_file.setdefault(target, []).extend(unlocated)
-        before = self.published.get(a.config.root, set())
-        open_docs = {uri_path(u) for u in self.workspace.text_documents}
-        now = set()
-        for path, diags in sorted(by_file.items()):
+        if paths is None:
+            unlocated = [d for d in a.diagnostics if d.span is None]
+            if unlocated:
+                target = next((p for p in sorted(a.texts) if p not in a.externs), None)
+                if target:
+                    by_file.setdefault(target, []).extend(unlocated)
+            pending = set(a.pending)
+            paths = [p for p in sorted(by_file) if p not in pending]
+        before = self.published.setdefault(a.config.root, set())
+        open_docs = set(self.open_paths())
+        for path in paths:
             if path in a.externs:
                 continue
+            diags = by_file.get(path, [])
             if not diags and path not in before and path not in open_docs:
                 continue
-            text = a.texts.get(path, "")
-            idx = LineIndex(text)
+            idx = LineIndex(a.texts.get(path, ""))
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
                 uri=from_fs_path(path), diagnostics=[to_lsp_diagnostic(d, idx) for d in diags]))
             if diags:
-                now.add(path)
-        for path in before - now - set(by_file):
+                before.add(path)
+            else:
+                before.discard(path)
+        for path in [p for p in before if p not in a.texts]:  # files gone
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=from_fs_path(path), diagnostics=[]))
-        self.published[a.config.root] = now
+            before.discard(path)
 
     def doc(self, uri: str):
         return self.workspace.get_text_document(uri)
@@ -260,15 +324,33 @@ def to_lsp_diagnostic(d: Diagnostic, idx: LineIndex) -> lsp.Diagnostic:
 server = SchemacServer()
 
 
+#: The files whose changes the server wants to hear of (``workspace/didChangeWatchedFiles``).
+WATCHED = ("**/*.{esdl,gel,edgeql}", "**/BUILD", "**/BUILD.pants", "**/migrations/snapshot.json")
+
+
 @server.feature(lsp.INITIALIZED)
 def _initialized(ls: SchemacServer, params: lsp.InitializedParams) -> None:
     threading.Thread(target=features.warm_up, daemon=True).start()
+    caps = ls.client_capabilities
+    watch = caps.workspace.did_change_watched_files if caps and caps.workspace else None
+    if watch is not None and watch.dynamic_registration:
+        # The library's files are then read once and kept until an event says they changed.
+        ls.analyzer.disk.events = True
+        ls.client_register_capability(lsp.RegistrationParams(registrations=[lsp.Registration(
+            id="schemac-watched-files", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[lsp.FileSystemWatcher(glob_pattern=g) for g in WATCHED]))]))
+
+
+def _disk_changed(ls: SchemacServer, path: str, listing: bool = False) -> None:
+    ls.analyzer.disk.invalidate(path, listing)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 def _did_open(ls: SchemacServer, params: lsp.DidOpenTextDocumentParams) -> None:
     path = uri_path(params.text_document.uri)
     if path and file_kind(path):
+        _disk_changed(ls, path, listing=True)  # (a new file may just have been created)
         ls.configs.pop(path, None)
         cfg = ls.config_for(path)
         if cfg.root not in ls.analyses:
@@ -288,6 +370,7 @@ def _did_change(ls: SchemacServer, params: lsp.DidChangeTextDocumentParams) -> N
 def _did_save(ls: SchemacServer, params: lsp.DidSaveTextDocumentParams) -> None:
     path = uri_path(params.text_document.uri)
     if path and file_kind(path):
+        _disk_changed(ls, path)
         ls.changed(path)
 
 
@@ -295,17 +378,31 @@ def _did_save(ls: SchemacServer, params: lsp.DidSaveTextDocumentParams) -> None:
 def _did_close(ls: SchemacServer, params: lsp.DidCloseTextDocumentParams) -> None:
     path = uri_path(params.text_document.uri)
     if path and file_kind(path):
-        ls.changed(path)  # the file on disk is the source again
+        _disk_changed(ls, path, listing=True)  # the file on disk is the source again (if any)
+        ls.changed(path)
 
 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def _watched(ls: SchemacServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     for ch in params.changes:
         path = uri_path(ch.uri)
-        if path and (file_kind(path) or os.path.basename(path) in ("BUILD", "BUILD.pants")):
+        if not path:
+            continue
+        _disk_changed(ls, path, listing=ch.type != lsp.FileChangeType.Changed)
+        if os.path.basename(path) in ("BUILD", "BUILD.pants"):
             ls.configs.clear()
-            if file_kind(path):
-                ls.changed(path)
+            ls.analyzer.disk.invalidate(None)
+            ls.dirty.update(ls.analyses)
+            ls.flush_soon()
+        elif file_kind(path):
+            ls.configs.clear()
+            ls.changed(path)
+        elif os.path.basename(path) == "snapshot.json":  # a migration was generated
+            for root in ls.analyses:
+                if path.startswith(root + os.sep):
+                    ls.analyzer.forget_schema(root)
+                    ls.dirty.add(root)
+            ls.flush_soon()
 
 
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
@@ -538,6 +635,13 @@ def main() -> int:
     status (0 after a shutdown request, else 1) without flushing stdout again (the client has
     usually closed it by then, which would turn the status into 120)."""
     logging.basicConfig(level=os.environ.get("SCHEMAC_LSP_LOG", "WARNING"))
+    try:  # `kill -USR1 <pid>`: every thread's stack on stderr (the editor's output panel)
+        import faulthandler
+        import signal
+
+        faulthandler.register(signal.SIGUSR1)
+    except (AttributeError, ValueError, OSError):
+        pass
     try:
         server.start_io()
         code = 0

@@ -7,7 +7,7 @@ Part of the expression checker (:mod:`schemac.semantics.exprs`), split by concer
 from __future__ import annotations
 import dataclasses
 import re
-from typing import List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 from schemac.semantics import computed_sql, fts, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import did_you_mean
@@ -560,6 +560,9 @@ def _value_set_aggregate(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
 
 
 def _func(expr: ast.FuncCall, ctx: exprs.ExprContext) -> Optional[qir.Expr]:
+    """A function call: an extension's, an aggregate of a set of values, one of the standard
+    library's (:data:`_STD_CALLS`, a table from the name to its handlers), a schema's function, or
+    a standard function of no arguments (:data:`exprs.FUNCTIONS`)."""
     if expr.name.startswith("ext::"):
         return _ext_func(expr, ctx)
     name = expr.name[5:] if expr.name.startswith("std::") else expr.name
@@ -567,134 +570,10 @@ def _func(expr: ast.FuncCall, ctx: exprs.ExprContext) -> Optional[qir.Expr]:
         found = _value_set_aggregate(expr, name, ctx)
         if found is not None:
             return found or None
-    if name == "enumerate":
-        # (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate: a set of tuples)
-        ctx.reporter.error("E0206", "enumerate() is only supported as the selected set (select enumerate({...})) "
-                           "and as the set of a 'for' loop yet", expr.span,
-                           "write e.g. for x in enumerate(array_unpack(<array<str>>$names)) union (insert ...)")
-        return None
-    call = assert_call(expr) if name in _ASSERTS else None
-    if call is not None:
-        message = assert_message(call[2], ctx)
-        if message is False:
-            return None
-        if name == "assert_single":
-            # Gel's assert_single: our values are single already; a sub-select is checked by
-            # the statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
-            sub = computed_sql.as_subselect(call[1])
-            if sub is not None and ctx.params is not None:
-                if message is not None:
-                    ctx.reporter.error("E0206", "assert_single(..., message := ...) of a sub-select used as a value "
-                                       "is not supported yet", expr.span,
-                                       "select the objects: select assert_single((select T filter ...), "
-                                       "message := '...') { ... }")
-                    return None
-                return computed_sql.subselect_value(sub, True, ctx)
-            return exprs.check(call[1], ctx)  # type: ignore[arg-type]
-        if name == "assert_exists":
-            return e_ops._assert_exists(expr, call[1], message, ctx)
-        found = e_ops._assert_distinct(expr, call[1], message, ctx)
-        if found is not None:
-            return found or None
-        # (of a selection of objects of one type it is dropped before checking: see
-        # schemac.semantics.queries._drop_assert_distinct)
-        ctx.reporter.error("E0206", "assert_distinct() of a set that may hold duplicates (a union of objects, a for "
-                           "loop, a path through links) is not supported yet", expr.span,
-                           "assert_distinct() of a selection of objects, assert_distinct((select T filter ...)), "
-                           "of a set of values and of a multi property are supported")
-        return None
-    if name in ("any", "all") and len(expr.args) == 1:
-        return e_ops._any_all(expr, name, ctx)
-    if name in ("sequence_next", "sequence_reset"):
-        return _sequence_func(expr, name, ctx)
-    if name in ("fts::search", "fts::with_options", fts.SCORE_FUNC):
-        return _fts_search(expr, name, ctx)
-    if name in _TIME_CONSTRUCTORS or name in ("cal::to_local_date", "cal::to_local_datetime", "cal::to_local_time",
-                                              "duration_to_seconds"):
-        return _time_func(expr, name, ctx)
-    if name == "contains" and len(expr.args) == 2:
-        found = e_ops._contains(expr, ctx)
-        if found is not False:
-            return found  # type: ignore[return-value]
-    if name in ("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"):
-        return _range_func(expr, name, ctx)
-    if name == "count":
-        return e_aggregates._count(expr, ctx)
-    if name == "json_get":
-        return e_ops._json_get(expr, ctx)
-    if name in ("str_trim", "str_trim_start", "str_trim_end") and len(expr.args) == 2:
-        # with the characters to remove (https://docs.geldata.com/reference/stdlib/string#function::std::str_trim)
-        return _std_func(expr, name, ctx, (("str", "str"), "str"), name + "/chars")
-    if name == "re_match":
-        found = _std_func(expr, name, ctx, (("str", "str"), "str"))
-        # an array of the first match's groups ('' for a group that matched nothing), empty
-        # when the pattern does not match (https://docs.geldata.com/reference/stdlib/string#function::std::re_match)
-        return None if found is None else dataclasses.replace(found, type=ValueType(element=e_types.STR), nullable=True)
-    if name == "to_datetime":
-        return _to_datetime(expr, ctx)
-    if name in _TO_NUMBER and len(expr.args) == 1 and not isinstance(expr.args[0], ast.NamedArg):
-        # to_int16(s) without a format is Gel's cast <int16>s (its standard library:
-        # `CASE WHEN fmt IS NULL THEN str_to_int16(s)`, the cast's function;
-        # https://docs.geldata.com/reference/stdlib/numbers#function::std::to_int16)
-        arg = exprs.check(expr.args[0], ctx, e_types.STR)
-        if arg is None:
-            return None
-        if arg.type.family != "str" or arg.type.element is not None:
-            ctx.reporter.error("E0304", f"{name}() reads a str, got {arg.type.name}", expr.args[0].span)
-            return None
-        return exprs.check(ast.Cast(ast.TypeRef(_TO_NUMBER[name], (), expr.span), expr.args[0], expr.span), ctx)
-    if name in _STD_FUNCS:
-        return _std_func(expr, name, ctx)
-    if name in ("datetime_get", "datetime_truncate", "cal::date_get"):
-        return _datetime_unit_func(expr, name, ctx)
-    if name == "duration_get":
-        return _duration_get(expr, ctx)
-    if name in ("min", "max", "sum"):
-        return computed_sql.aggregate(expr, name, ctx)
-    if name == "math::mean":
-        return stdfuncs.mean(expr, ctx)
-    if name in stdfuncs.SPREAD:
-        return stdfuncs.spread(expr, name, ctx)
-    if name == "to_str":
-        return stdfuncs.to_str(expr, ctx)
-    if name == "array_join":
-        return stdfuncs.array_join(expr, ctx)
-    if name == "str_split":
-        return stdfuncs.str_split(expr, ctx)
-    if name == "re_replace":
-        return stdfuncs.re_replace(expr, ctx)
-    if name == "array_agg":
-        return stdfuncs.array_agg(expr, ctx)
-    if name in stdfuncs.SCALAR_MATH:
-        return stdfuncs.scalar_math(expr, name, ctx)
-    if name == "len":
-        if len(expr.args) != 1:
-            ctx.reporter.error("E0304", "len() takes one argument", expr.span)
-            return None
-        arg = exprs.check(expr.args[0], ctx)
-        if arg is None:
-            return None
-        if arg.type.element is not None:
-            return qir.Call(expr.span, e_types.INT64, arg.nullable, "len_array", (arg,))
-        if arg.type.family not in ("str", "bytes"):
-            ctx.reporter.error("E0304", f"len() needs a str, bytes or array, got {arg.type.name}", expr.args[0].span)
-            return None
-        return qir.Call(expr.span, e_types.INT64, arg.nullable, "len_str" if arg.type.family == "str" else "len_bytes", (arg,))
-    if name in FUNCTIONS_WITH_ARGS:
-        arity, family, result = FUNCTIONS_WITH_ARGS[name]
-        if len(expr.args) != arity:
-            ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
-            return None
-        args = []
-        for a in expr.args:
-            low = exprs.check(a, ctx, e_types.STR)
-            if low is None:
-                return None
-            if low.type.family != family:
-                ctx.reporter.error("E0304", f"{name}() needs {family} arguments, got {low.type.name}", a.span)
-                return None
-            args.append(low)
-        return qir.Call(expr.span, result, any(a.nullable for a in args), name, tuple(args))
+    for handler in _STD_CALLS.get(name, ()):
+        low = handler(expr, name, ctx)
+        if low is not _NOT_THIS_FORM:
+            return low
     user = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
     if user is not None and not user.alias:  # type: ignore[attr-defined]
         from schemac.semantics import functions
@@ -712,6 +591,116 @@ def _func(expr: ast.FuncCall, ctx: exprs.ExprContext) -> Optional[qir.Expr]:
         ctx.reporter.error("E0304", f"'{expr.name}()' takes no arguments", expr.span)
         return None
     return qir.Call(expr.span, typ, False, name, ())
+
+
+#: A handler's answer for a call of its name in a form it does not read (the next handler of the
+#: name, then a schema's function, are tried).
+_NOT_THIS_FORM: Any = object()
+
+
+def _enumerate_call(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext) -> None:
+    # (https://docs.geldata.com/reference/stdlib/set#function::std::enumerate: a set of tuples)
+    ctx.reporter.error("E0206", "enumerate() is only supported as the selected set (select enumerate({...})) "
+                       "and as the set of a 'for' loop yet", expr.span,
+                       "write e.g. for x in enumerate(array_unpack(<array<str>>$names)) union (insert ...)")
+    return None
+
+
+def _assert_call(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
+    """assert_single, assert_exists, assert_distinct (https://docs.geldata.com/reference/stdlib/set)."""
+    call = assert_call(expr)
+    if call is None:
+        return _NOT_THIS_FORM
+    message = assert_message(call[2], ctx)
+    if message is False:
+        return None
+    if name == "assert_single":
+        # Gel's assert_single: our values are single already; a sub-select is checked by
+        # the statement (a scalar sub-select of several rows fails, SQLSTATE 21000).
+        sub = computed_sql.as_subselect(call[1])
+        if sub is not None and ctx.params is not None:
+            if message is not None:
+                ctx.reporter.error("E0206", "assert_single(..., message := ...) of a sub-select used as a value "
+                                   "is not supported yet", expr.span,
+                                   "select the objects: select assert_single((select T filter ...), "
+                                   "message := '...') { ... }")
+                return None
+            return computed_sql.subselect_value(sub, True, ctx)
+        return exprs.check(call[1], ctx)  # type: ignore[arg-type]
+    if name == "assert_exists":
+        return e_ops._assert_exists(expr, call[1], message, ctx)
+    found = e_ops._assert_distinct(expr, call[1], message, ctx)
+    if found is not None:
+        return found or None
+    # (of a selection of objects of one type it is dropped before checking: see
+    # schemac.semantics.queries._drop_assert_distinct)
+    ctx.reporter.error("E0206", "assert_distinct() of a set that may hold duplicates (a union of objects, a for "
+                       "loop, a path through links) is not supported yet", expr.span,
+                       "assert_distinct() of a selection of objects, assert_distinct((select T filter ...)), "
+                       "of a set of values and of a multi property are supported")
+    return None
+
+
+def _contains_call(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
+    if len(expr.args) != 2:
+        return _NOT_THIS_FORM
+    found = e_ops._contains(expr, ctx)
+    return _NOT_THIS_FORM if found is False else found
+
+
+def _re_match_call(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
+    found = _std_func(expr, name, ctx, (("str", "str"), "str"))
+    # an array of the first match's groups ('' for a group that matched nothing), empty
+    # when the pattern does not match (https://docs.geldata.com/reference/stdlib/string#function::std::re_match)
+    return None if found is None else dataclasses.replace(found, type=ValueType(element=e_types.STR), nullable=True)
+
+
+def _to_number_call(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
+    """to_int16(s) without a format is Gel's cast <int16>s (its standard library:
+    ``CASE WHEN fmt IS NULL THEN str_to_int16(s)``, the cast's function;
+    https://docs.geldata.com/reference/stdlib/numbers#function::std::to_int16)."""
+    if len(expr.args) != 1 or isinstance(expr.args[0], ast.NamedArg):
+        return _NOT_THIS_FORM
+    arg = exprs.check(expr.args[0], ctx, e_types.STR)
+    if arg is None:
+        return None
+    if arg.type.family != "str" or arg.type.element is not None:
+        ctx.reporter.error("E0304", f"{name}() reads a str, got {arg.type.name}", expr.args[0].span)
+        return None
+    return exprs.check(ast.Cast(ast.TypeRef(_TO_NUMBER[name], (), expr.span), expr.args[0], expr.span), ctx)
+
+
+def _len_call(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
+    if len(expr.args) != 1:
+        ctx.reporter.error("E0304", "len() takes one argument", expr.span)
+        return None
+    arg = exprs.check(expr.args[0], ctx)
+    if arg is None:
+        return None
+    if arg.type.element is not None:
+        return qir.Call(expr.span, e_types.INT64, arg.nullable, "len_array", (arg,))
+    if arg.type.family not in ("str", "bytes"):
+        ctx.reporter.error("E0304", f"len() needs a str, bytes or array, got {arg.type.name}", expr.args[0].span)
+        return None
+    return qir.Call(expr.span, e_types.INT64, arg.nullable, "len_str" if arg.type.family == "str" else "len_bytes", (arg,))
+
+
+def _call_with_args(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext):
+    """A function of :data:`FUNCTIONS_WITH_ARGS`: its arity and its arguments' family checked."""
+    arity, family, result = FUNCTIONS_WITH_ARGS[name]
+    if len(expr.args) != arity:
+        ctx.reporter.error("E0304", f"{name}() takes {arity} argument{'s' if arity > 1 else ''}", expr.span)
+        return None
+    args = []
+    for a in expr.args:
+        low = exprs.check(a, ctx, e_types.STR)
+        if low is None:
+            return None
+        if low.type.family != family:
+            ctx.reporter.error("E0304", f"{name}() needs {family} arguments, got {low.type.name}", a.span)
+            return None
+        args.append(low)
+    return qir.Call(expr.span, result, any(a.nullable for a in args), name, tuple(args))
 
 
 #: Standard-library functions with a direct Postgres spelling (:mod:`schemac.pgsql.calls_ops`)
@@ -852,3 +841,52 @@ def _datetime_unit_func(expr: ast.FuncCall, name: str, ctx: exprs.ExprContext) -
     if name == "datetime_get":
         return qir.Call(expr.span, e_types.FLOAT64, dt.nullable, name, (dt,), (field_name,))
     return qir.Call(expr.span, e_types.DATETIME, dt.nullable, name, (dt,), (field_name,))
+
+
+def _std_call_table() -> Dict[str, Tuple[Callable[..., Any], ...]]:
+    """:data:`_STD_CALLS`: each name's handlers ``(expr, name, ctx)``, in the order they are tried."""
+    rules: Tuple[Tuple[Any, Callable[..., Any]], ...] = (
+        (("enumerate",), _enumerate_call),
+        (_ASSERTS, _assert_call),
+        (("any", "all"), lambda expr, name, ctx: e_ops._any_all(expr, name, ctx) if len(expr.args) == 1
+         else _NOT_THIS_FORM),
+        (("sequence_next", "sequence_reset"), _sequence_func),
+        (("fts::search", "fts::with_options", fts.SCORE_FUNC), _fts_search),
+        (tuple(_TIME_CONSTRUCTORS) + ("cal::to_local_date", "cal::to_local_datetime", "cal::to_local_time",
+                                      "duration_to_seconds"), _time_func),
+        (("contains",), _contains_call),
+        (("range", "contains", "overlaps", "range_is_empty", "range_get_lower", "range_get_upper"), _range_func),
+        (("count",), lambda expr, name, ctx: e_aggregates._count(expr, ctx)),
+        (("json_get",), lambda expr, name, ctx: e_ops._json_get(expr, ctx)),
+        # with the characters to remove (https://docs.geldata.com/reference/stdlib/string#function::std::str_trim)
+        (("str_trim", "str_trim_start", "str_trim_end"),
+         lambda expr, name, ctx: _std_func(expr, name, ctx, (("str", "str"), "str"), name + "/chars")
+         if len(expr.args) == 2 else _NOT_THIS_FORM),
+        (("re_match",), _re_match_call),
+        (("to_datetime",), lambda expr, name, ctx: _to_datetime(expr, ctx)),
+        (tuple(_TO_NUMBER), _to_number_call),
+        (tuple(_STD_FUNCS), _std_func),
+        (("datetime_get", "datetime_truncate", "cal::date_get"), _datetime_unit_func),
+        (("duration_get",), lambda expr, name, ctx: _duration_get(expr, ctx)),
+        (("min", "max", "sum"), lambda expr, name, ctx: computed_sql.aggregate(expr, name, ctx)),
+        (("math::mean",), lambda expr, name, ctx: stdfuncs.mean(expr, ctx)),
+        (tuple(stdfuncs.SPREAD), lambda expr, name, ctx: stdfuncs.spread(expr, name, ctx)),
+        (("to_str",), lambda expr, name, ctx: stdfuncs.to_str(expr, ctx)),
+        (("array_join",), lambda expr, name, ctx: stdfuncs.array_join(expr, ctx)),
+        (("str_split",), lambda expr, name, ctx: stdfuncs.str_split(expr, ctx)),
+        (("re_replace",), lambda expr, name, ctx: stdfuncs.re_replace(expr, ctx)),
+        (("array_agg",), lambda expr, name, ctx: stdfuncs.array_agg(expr, ctx)),
+        (tuple(stdfuncs.SCALAR_MATH), lambda expr, name, ctx: stdfuncs.scalar_math(expr, name, ctx)),
+        (("len",), _len_call),
+        (tuple(FUNCTIONS_WITH_ARGS), _call_with_args),
+    )
+    table: Dict[str, Tuple[Callable[..., Any], ...]] = {}
+    for names, handler in rules:
+        for name in names:
+            table[name] = table.get(name, ()) + (handler,)
+    return table
+
+
+#: The standard library's functions by name (without ``std::``): each name's handlers, tried in
+#: order; a handler answers :data:`_NOT_THIS_FORM` for a call of a form it does not read.
+_STD_CALLS = _std_call_table()

@@ -16,7 +16,7 @@ Operators (Gel docs, https://docs.geldata.com/reference/stdlib): ``=`` ``<`` ``<
 from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 from schemac.semantics import computed_sql, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
@@ -517,179 +517,237 @@ def column_of(node: qir.Expr) -> Optional[Column]:
 
 def _check(expr: ast.Expr, ctx: ExprContext, expected: Optional[ValueType],
            allow_optional_param: bool) -> Optional[qir.Expr]:
-    if isinstance(expr, ast.Literal):
-        return e_literals._literal(expr, ctx, expected)
-    if isinstance(expr, ast.EnumRef):
-        return e_literals._enum_ref(expr, ctx)
-    if isinstance(expr, ast.Path):
-        return e_paths._path(expr, ctx)
-    if isinstance(expr, ast.Param):
-        return e_params._param(expr, ctx, expected, allow_optional_param)
-    if isinstance(expr, ast.FuncCall):
-        if ctx.set_bound and ctx.set_links is not None and ctx.subject is not None \
-                and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
-            bound = e_paths._bound_aggregate(expr, ctx)
-            if bound is not None:
-                return bound or None
-        return e_funcs._func(expr, ctx)
-    if isinstance(expr, ast.UnaryOp):
-        return e_ops._unary(expr, ctx)
-    if isinstance(expr, ast.BinOp):
-        if expr.op in ("in", "not in"):
-            return e_ops._in(expr, ctx)
-        return e_ops._binop(expr, ctx)
-    if isinstance(expr, ast.Cast):
-        return e_ops._cast(expr, ctx, allow_optional_param)
-    if isinstance(expr, ast.SetLit) and not expr.items and expected is not None:
+    """One handler per syntax node class (:data:`_CHECKS`, as Gel's compiler dispatches one per
+    form); a form no handler lowers is refused with E0206, naming it."""
+    handler = _CHECKS.get(type(expr))
+    if handler is not None:
+        low = handler(expr, ctx, expected, allow_optional_param)
+        if low is not _UNLOWERED:
+            return low
+    what = _UNLOWERED_EXPRESSIONS.get(type(expr))
+    if what is None:
+        raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
+    ctx.reporter.error("E0206", f"{what} are not supported in {ctx.where} yet", expr.span)
+    return None
+
+
+#: A handler's answer for a node of its class in a form it does not lower (refused with E0206).
+_UNLOWERED: Any = object()
+
+
+def _check_call(expr: ast.FuncCall, ctx: ExprContext, expected, allow_optional_param) -> Optional[qir.Expr]:
+    """A function call: an aggregate of the set a bound statement reads, or any call."""
+    if ctx.set_bound and ctx.set_links is not None and ctx.subject is not None \
+            and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
+        bound = e_paths._bound_aggregate(expr, ctx)
+        if bound is not None:
+            return bound or None
+    return e_funcs._func(expr, ctx)
+
+
+def _check_set(expr: ast.SetLit, ctx: ExprContext, expected, allow_optional_param) -> Optional[qir.Expr]:
+    if not expr.items and expected is not None:
         # `{}` where the context gives its type (the other branch of `x if c else {}`, the other
         # operand of `x ?? {}`): the empty set of that type
         # (https://docs.geldata.com/reference/edgeql/sets#empty-set).
         return qir.Call(expr.span, expected, True, "empty", ())
-    if isinstance(expr, ast.SetLit):
-        ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
-                           expr.span)
-        return None
+    ctx.reporter.error("E0206", "a set literal {...} is only supported after 'in' and as <T>{} (the empty set) yet",
+                       expr.span)
+    return None
+
+
+def _check_tuple(expr, ctx: ExprContext, expected, allow_optional_param) -> Optional[qir.Expr]:
     if isinstance(expr, ast.Tuple_) and not expr.items:
         # (Gel's empty tuple is [] in JSON; a tuple of no elements is not lowered:
         # geldata/gel tests/test_edgeql_expressions.py test_edgeql_expr_tuple_08)
         ctx.reporter.error("E0206", "the empty tuple '()' is not supported yet", expr.span)
         return None
-    if isinstance(expr, (ast.Tuple_, ast.NamedTuple)) and expected is not None and expected.fields:
+    if expected is not None and expected.fields:
         return e_paths._tuple_lit(expr, ctx, expected)
-    if isinstance(expr, (ast.Tuple_, ast.NamedTuple)):
-        return e_paths._free_tuple(expr, ctx)
-    if isinstance(expr, ast.Index):
-        return e_literals._index(expr, ctx)
-    if isinstance(expr, ast.ArrayLit):
-        return e_literals._array_lit(expr, ctx, expected)
-    if isinstance(expr, ast.VarRef):
-        var = ctx.variables.get(expr.name)
-        if var is None and expr.name in ctx.bound_statements:
-            ctx.reporter.error("E0206", f"'{expr.name}' is {ctx.bound_statements[expr.name]}: using a bound statement "
-                               "as a value is not supported yet", expr.span,
-                               f"select its rows: select {expr.name} {{ ... }}")
-            return None
-        if var is None and expr.name in ctx.row_sets:
-            ctx.reporter.error("E0206", f"'{expr.name}' is a set of a 'for' loop over objects: reading it other "
-                               "than by count(), sum(), min(), max() or group is not supported yet", expr.span,
-                               f"count({expr.name}), or group {expr.name} using k := ... by k")
-            return None
-        if var is None and expr.name in ctx.type_sets:
-            # a `with` name read as a value: its expression, where it is used
-            return check(ctx.type_sets[expr.name], ctx, expected)
-        if var is None:
-            alias = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
-            if alias is not None and alias.alias:  # type: ignore[attr-defined]
-                from schemac.semantics import functions
+    return e_paths._free_tuple(expr, ctx)
 
-                return functions.call(expr, alias, ctx, expected)  # type: ignore[arg-type]
-        if var is None and expr.name in ("__new__", "__old__") and ctx.row_refs:
-            # `__new__` in a trigger (https://docs.geldata.com/reference/datamodel/triggers): the
-            # triggering object, its id (`not __new__ in __new__.blocked`).
-            record = ctx.row_refs.get(expr.name)
-            if record is None:
-                ctx.reporter.error("E0206", f"{expr.name} is not available in {ctx.where}", expr.span)
-                return None
-            return check(ast.Path(("id",), expr.span),
-                         dataclasses.replace(ctx, column_prefix=record, subject=ctx.row_ref_subject or ctx.subject))
-        if var is None:
-            ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
-                               did_you_mean(expr.name, list(ctx.variables)) or
-                               "properties are written with a leading dot: .name")
+
+def _check_name(expr: ast.VarRef, ctx: ExprContext, expected, allow_optional_param) -> Optional[qir.Expr]:
+    """A bare name: a ``with`` or loop variable, a ``with`` name bound to a set, an alias, a
+    trigger's ``__new__``/``__old__``."""
+    var = ctx.variables.get(expr.name)
+    if var is None:
+        return _check_unbound_name(expr, ctx, expected)
+    if isinstance(var, qir.LoopVar) and var.elements is not None:
+        ctx.reporter.error("E0206", f"'{expr.name}' is a {var.type.name}: it is read by its elements only "
+                           f"({expr.name}.0, {expr.name}.1)", expr.span)
+        return None
+    if isinstance(var, qir.LoopVar):
+        return qir.VarRef(expr.span, var.type, False, expr.name, var)
+    if isinstance(var, qir.SetAlias):
+        ctx.reporter.error("E0206", f"'{expr.name}' is a set of values: only count({expr.name}) and exists "
+                           f"{expr.name} are supported", expr.span)
+        return None
+    value = var.value  # type: ignore[attr-defined]
+    return qir.VarRef(expr.span, value.type, value.nullable, expr.name, var)
+
+
+def _check_unbound_name(expr: ast.VarRef, ctx: ExprContext, expected) -> Optional[qir.Expr]:
+    """A bare name that is no variable: a bound statement, a ``for`` loop's set, a ``with`` name
+    bound to a set, an alias, ``__new__``/``__old__``, or unknown."""
+    if expr.name in ctx.bound_statements:
+        ctx.reporter.error("E0206", f"'{expr.name}' is {ctx.bound_statements[expr.name]}: using a bound statement "
+                           "as a value is not supported yet", expr.span,
+                           f"select its rows: select {expr.name} {{ ... }}")
+        return None
+    if expr.name in ctx.row_sets:
+        ctx.reporter.error("E0206", f"'{expr.name}' is a set of a 'for' loop over objects: reading it other "
+                           "than by count(), sum(), min(), max() or group is not supported yet", expr.span,
+                           f"count({expr.name}), or group {expr.name} using k := ... by k")
+        return None
+    if expr.name in ctx.type_sets:
+        # a `with` name read as a value: its expression, where it is used
+        return check(ctx.type_sets[expr.name], ctx, expected)
+    alias = ctx.schema.find(expr.name, ctx.module, ctx.schema.functions)
+    if alias is not None and alias.alias:  # type: ignore[attr-defined]
+        from schemac.semantics import functions
+
+        return functions.call(expr, alias, ctx, expected)  # type: ignore[arg-type]
+    if expr.name in ("__new__", "__old__") and ctx.row_refs:
+        # `__new__` in a trigger (https://docs.geldata.com/reference/datamodel/triggers): the
+        # triggering object, its id (`not __new__ in __new__.blocked`).
+        record = ctx.row_refs.get(expr.name)
+        if record is None:
+            ctx.reporter.error("E0206", f"{expr.name} is not available in {ctx.where}", expr.span)
             return None
-        if isinstance(var, qir.LoopVar) and var.elements is not None:
-            ctx.reporter.error("E0206", f"'{expr.name}' is a {var.type.name}: it is read by its elements only "
-                               f"({expr.name}.0, {expr.name}.1)", expr.span)
-            return None
-        if isinstance(var, qir.LoopVar):
-            return qir.VarRef(expr.span, var.type, False, expr.name, var)
-        if isinstance(var, qir.SetAlias):
-            ctx.reporter.error("E0206", f"'{expr.name}' is a set of values: only count({expr.name}) and exists "
-                               f"{expr.name} are supported", expr.span)
-            return None
-        value = var.value  # type: ignore[attr-defined]
-        return qir.VarRef(expr.span, value.type, value.nullable, expr.name, var)
-    if isinstance(expr, ast.GlobalRef):
-        return e_objects._global(expr, ctx)
-    if isinstance(expr, ast.LinkPropRef) and ctx.link_row is not None:
+        return check(ast.Path(("id",), expr.span),
+                     dataclasses.replace(ctx, column_prefix=record, subject=ctx.row_ref_subject or ctx.subject))
+    ctx.reporter.error("E0302", f"unknown name '{expr.name}'", expr.span,
+                       did_you_mean(expr.name, list(ctx.variables)) or
+                       "properties are written with a leading dot: .name")
+    return None
+
+
+def _check_link_prop(expr: ast.LinkPropRef, ctx: ExprContext, expected, allow_optional_param):
+    """``@name``: of the link row in scope, or of the back link row."""
+    if ctx.link_row is not None:
         return e_objects._link_row_prop(expr, ctx)
-    if isinstance(expr, ast.LinkPropRef) and ctx.backlink_row is not None:
+    if ctx.backlink_row is not None:
         return e_objects._backlink_row_prop(expr, ctx)
-    if isinstance(expr, ast.Backlink):
-        ctx.reporter.error("E0206", f"'.<{expr.link}' is a set of objects: count it, test it with exists, or select "
-                           "it in a shape", expr.span, f"e.g. count(.<{expr.link}) or exists .<{expr.link}")
+    return _UNLOWERED
+
+
+def _refuse(code: str, message: str, hint: Optional[str] = None):
+    """A handler refusing every node of its class with ``message`` (``{name}``: the node's)."""
+    def handler(expr, ctx: ExprContext, expected, allow_optional_param) -> None:
+        fields = {"name": getattr(expr, "name", None), "link": getattr(expr, "link", None)}
+        if hint is None:
+            ctx.reporter.error(code, message.format(**fields), expr.span)
+        else:
+            ctx.reporter.error(code, message.format(**fields), expr.span, hint.format(**fields))
         return None
-    if isinstance(expr, ast.NamedArg):
-        ctx.reporter.error("E0304", f"named argument '{expr.name}' is not accepted here", expr.span,
-                           "pass the arguments of this function by position")
-        return None
-    if isinstance(expr, ast.Introspect):
-        ctx.reporter.error("E0206", "'introspect' is only supported as the argument of sequence_next() and "
-                           "sequence_reset()", expr.span)
-        return None
-    if isinstance(expr, ast.SubSelect) and ctx.params is not None:
+    return handler
+
+
+def _check_subselect(expr: ast.SubSelect, ctx: ExprContext, expected, allow_optional_param):
+    if ctx.params is not None:
         return computed_sql.subselect_value(expr, False, ctx)
-    if isinstance(expr, ast.SubSelect):
-        ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
-                           expr.span, "write e.g. author := (select User filter .id = $author_id)")
-        return None
-    if isinstance(expr, ast.IfElse):
-        return _if_else(expr, ctx, expected)
-    if isinstance(expr, ast.SelectExpr):
-        return e_objects._select_expr(expr, ctx, expected)
-    if isinstance(expr, ast.WithExpr):
-        return _with_expr(expr, ctx, expected)
-    if isinstance(expr, ast.Step) and expr.kind == "." and isinstance(expr.base, ast.VarRef) \
-            and isinstance(ctx.variables.get(expr.base.name), qir.LoopVar) \
+    ctx.reporter.error("E0206", "a sub-select is only supported as the value of a link in insert/update",
+                       expr.span, "write e.g. author := (select User filter .id = $author_id)")
+    return None
+
+
+def _check_step(expr: ast.Step, ctx: ExprContext, expected, allow_optional_param):
+    """A path step after an expression: ``@prop`` of a link, an element of a loop variable or a
+    tuple, a step of a trigger's row, of a ``with`` object, of a pinned path, of an object path."""
+    if expr.kind != ".":
+        return _check_link_prop_step(expr, ctx)
+    if isinstance(expr.base, ast.VarRef) and isinstance(ctx.variables.get(expr.base.name), qir.LoopVar) \
             and ctx.variables[expr.base.name].elements is not None:  # type: ignore[union-attr]
         return e_paths._loop_element(expr, ctx.variables[expr.base.name], ctx)  # type: ignore[arg-type]
-    if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
-            and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
-            and not ctx.subject.links[expr.base.steps[0]].multi:
-        return e_paths._single_link_prop(expr, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "@" and isinstance(expr.base, ast.Path) \
-            and len(expr.base.steps) == 1 and ctx.subject is not None and expr.base.steps[0] in ctx.subject.links \
-            and ctx.subject.links[expr.base.steps[0]].multi:
-        if ctx.set_links is not None and ctx.set_row is not None and ctx.set_row[0] is ctx.subject:
-            return e_paths._set_link_prop(expr, ctx)
-        return e_paths._link_prop_values(expr, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and e_objects._row_ref_root(expr) == "__subject__" \
+    if e_objects._row_ref_root(expr) == "__subject__" \
             and ctx.subject_column is not None and "__subject__" not in ctx.row_refs:
         # `constraint expression on (__subject__.current < __subject__.total)` of a tuple property:
         # an element of the property's value (https://docs.geldata.com/reference/datamodel/constraints)
         base = check(expr.base, ctx)
         return None if base is None else e_paths._tuple_element(base, expr.name, expr.span, ctx)
-    if isinstance(expr, ast.Step) and e_objects._row_ref_root(expr) is not None:
+    if e_objects._row_ref_root(expr) is not None:
         return e_objects._row_ref(expr, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and isinstance(expr.base, ast.Backlink) \
+    if isinstance(expr.base, ast.Backlink) \
             and ctx.set_links is not None and ctx.set_row is not None and ctx.subject is not None \
             and ctx.set_row == (ctx.subject, ctx.column_prefix or qi(ctx.subject.table)):
         return e_paths._set_backlink(expr, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and e_objects._var_object_steps(expr, ctx) is not None:
+    if e_objects._var_object_steps(expr, ctx) is not None:
         name, steps = e_objects._var_object_steps(expr, ctx)  # type: ignore[misc]
         return e_objects._var_object_path(name, steps, expr.span, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and e_objects._pinned_path_steps(expr, ctx) is not None:
+    if e_objects._pinned_path_steps(expr, ctx) is not None:
         root, steps = e_objects._pinned_path_steps(expr, ctx)  # type: ignore[misc]
         return e_objects._pinned_set_path(root, steps, expr.span, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and e_objects._object_path_base(expr, ctx) is not None:
+    if e_objects._object_path_base(expr, ctx) is not None:
         return e_objects._object_path(expr, ctx)
-    if isinstance(expr, ast.Step) and expr.kind == "." and (expr.name.isdigit() or isinstance(expr.base, ast.Index)
-                                                              or e_paths._tuple_syntax(expr.base)):
+    if expr.name.isdigit() or isinstance(expr.base, ast.Index) or e_paths._tuple_syntax(expr.base):
         # `.points[0].1`, `(.pos).x`, `(a := 1, b := 'x').b`: an element of a tuple value
         base = check(expr.base, ctx)
         if base is None:
             return None
         if base.type.fields:
             return e_paths._tuple_element(base, expr.name, expr.span, ctx)
-    if isinstance(expr, ast.TypeCheck):
-        found = e_paths._subject_type_check(expr, ctx)
-        if found is not None:
-            return found
-    what = _UNLOWERED_EXPRESSIONS.get(type(expr))
-    if what is None:
-        raise AssertionError(f"unhandled expression {expr!r}")  # pragma: no cover - grammar bound
-    ctx.reporter.error("E0206", f"{what} are not supported in {ctx.where} yet", expr.span)
-    return None
+    return _UNLOWERED
+
+
+def _check_link_prop_step(expr: ast.Step, ctx: ExprContext):
+    """``.link@prop``: of a single link, of a multi link (of the bound set's row, or its values);
+    ``@`` and ``.<`` steps of a trigger's row."""
+    if not (expr.kind == "@" and isinstance(expr.base, ast.Path) and len(expr.base.steps) == 1 and ctx.subject is not None
+            and expr.base.steps[0] in ctx.subject.links):
+        if e_objects._row_ref_root(expr) is not None:
+            return e_objects._row_ref(expr, ctx)
+        return _UNLOWERED
+    if not ctx.subject.links[expr.base.steps[0]].multi:
+        return e_paths._single_link_prop(expr, ctx)
+    if ctx.set_links is not None and ctx.set_row is not None and ctx.set_row[0] is ctx.subject:
+        return e_paths._set_link_prop(expr, ctx)
+    return e_paths._link_prop_values(expr, ctx)
+
+
+def _check_type_check(expr: ast.TypeCheck, ctx: ExprContext, expected, allow_optional_param):
+    found = e_paths._subject_type_check(expr, ctx)
+    return _UNLOWERED if found is None else found
+
+
+def _check_table() -> Dict[type, Callable[..., Any]]:
+    """:data:`_CHECKS` (its handlers read the sibling modules when called, not when loaded)."""
+    return {
+        ast.Literal: lambda e, ctx, expected, opt: e_literals._literal(e, ctx, expected),
+        ast.EnumRef: lambda e, ctx, expected, opt: e_literals._enum_ref(e, ctx),
+        ast.Path: lambda e, ctx, expected, opt: e_paths._path(e, ctx),
+        ast.Param: lambda e, ctx, expected, opt: e_params._param(e, ctx, expected, opt),
+        ast.FuncCall: _check_call,
+        ast.UnaryOp: lambda e, ctx, expected, opt: e_ops._unary(e, ctx),
+        ast.BinOp: lambda e, ctx, expected, opt: (e_ops._in(e, ctx) if e.op in ("in", "not in")
+                                                  else e_ops._binop(e, ctx)),
+        ast.Cast: lambda e, ctx, expected, opt: e_ops._cast(e, ctx, opt),
+        ast.SetLit: _check_set,
+        ast.Tuple_: _check_tuple,
+        ast.NamedTuple: _check_tuple,
+        ast.Index: lambda e, ctx, expected, opt: e_literals._index(e, ctx),
+        ast.ArrayLit: lambda e, ctx, expected, opt: e_literals._array_lit(e, ctx, expected),
+        ast.VarRef: _check_name,
+        ast.GlobalRef: lambda e, ctx, expected, opt: e_objects._global(e, ctx),
+        ast.LinkPropRef: _check_link_prop,
+        ast.Backlink: _refuse("E0206", "'.<{link}' is a set of objects: count it, test it with exists, or "
+                              "select it in a shape", "e.g. count(.<{link}) or exists .<{link}"),
+        ast.NamedArg: _refuse("E0304", "named argument '{name}' is not accepted here",
+                              "pass the arguments of this function by position"),
+        ast.Introspect: _refuse("E0206", "'introspect' is only supported as the argument of sequence_next() and "
+                                "sequence_reset()"),
+        ast.SubSelect: _check_subselect,
+        ast.IfElse: lambda e, ctx, expected, opt: _if_else(e, ctx, expected),
+        ast.SelectExpr: lambda e, ctx, expected, opt: e_objects._select_expr(e, ctx, expected),
+        ast.WithExpr: lambda e, ctx, expected, opt: _with_expr(e, ctx, expected),
+        ast.Step: _check_step,
+        ast.TypeCheck: _check_type_check,
+    }
+
+
+#: The handler of each syntax node class: ``(expr, ctx, expected, allow_optional_param)`` to its
+#: IR, None (refused, reported) or :data:`_UNLOWERED`.
+_CHECKS = _check_table()
 
 
 #: Expressions the grammar reads (all of EdgeQL's that schemas use:

@@ -353,6 +353,54 @@ def _update(qf: ast.QueryFile, q: ast.UpdateQuery, subject: ObjectType, ctx: Exp
     return q_values._plan(qf, "update", subject, _returning_id(w), ctx, w.cardinality, w.exclusives)
 
 
+def _update_each_table(qf: ast.QueryFile, q: ast.UpdateQuery, subject: Optional[ObjectType],
+                       ctx: ExprContext, abstract: Optional[str] = None,
+                       batch: Optional[qir.Batch] = None) -> Optional[qir.Query]:
+    """``update User filter f set {...}`` of a type other types extend: Gel's update touches the
+    objects of ``User`` and of every subtype (https://docs.geldata.com/reference/edgeql/update,
+    https://docs.geldata.com/reference/datamodel/inheritance; Gel's cards fixture's setup
+    ``update User filter .name = 'Dave' set { deck += ... }`` over ``type Bot extending User``),
+    which live in their own tables, so the statement updates each table (``WITH "_with__upd0" AS
+    (UPDATE "user" ... RETURNING *), "_with__upd1" AS (UPDATE "bot" ...)``, each followed by its
+    own join-table writes) and returns every updated object's id, as :func:`_delete_each_table`
+    deletes. Each table checks ``f`` and the values with its own pointers (inherited into it), its
+    own access policies and constraints (an exclusive constraint of the parent holds across the
+    tables by its triggers). ``abstract`` (``subject`` ``None``): an abstract type's qualified
+    name, whose objects are those of its concrete subtypes. ``batch``: the body of a ``for`` loop
+    (``for n in array_unpack(...) union (update User filter .name = n set {...})``), each table's
+    update joining the loop's elements.
+
+    Refused (E0206): an insert nested in the values (it would run once per table, Gel runs it
+    once per updated object)."""
+    key0 = subject.qualname if subject is not None else abstract
+    keys = [k for k in ctx.schema.descendants.get(key0, ()) if k in ctx.schema.types]
+    if not keys:
+        ctx.reporter.error("E0206", f"an update of the abstract type '{key0.split('::')[-1]}', which no concrete "  # type: ignore[union-attr]
+                           "type extends, is not supported yet", q.type_span)
+        return None
+    bindings: List[qir.Node] = []
+    exclusives: List[ExclusiveConstraint] = []
+    one = q.filter is not None and queries._pins_id(q.filter) and batch is None
+    for i, key in enumerate(keys):
+        t = ctx.schema.types[key]
+        w = _update_write(q, t, dataclasses.replace(ctx, subject=t), batch)
+        if w is None:
+            return None
+        if w.nested:
+            ctx.reporter.error("E0206", f"an insert nested in an update of '{key0.split('::')[-1]}', a type with "  # type: ignore[union-attr]
+                               "subtypes (one update per table), is not supported yet", q.span,
+                               "insert the object first, in a 'with' binding, and link it")
+            return None
+        one = one and w.cardinality != MANY
+        exclusives += [ex for ex in w.exclusives if ex not in exclusives]
+        bindings.append(qir.BoundWrite(q.span, f"_upd{i}", w))
+    union = qir.WrittenUnion(q.span, tuple(b.name for b in bindings))  # type: ignore[attr-defined]
+    first = ctx.schema.types[keys[0]].column("id")
+    assert first is not None
+    return q_values._plan(qf, "update", subject, qir.With(q.span, tuple(bindings), union), ctx,
+                          AT_MOST_ONE if one else MANY, tuple(exclusives), (ResultField("id", first.type, False),))
+
+
 def _update_write(q: ast.UpdateQuery, subject: ObjectType, ctx: ExprContext,
                   batch: Optional[qir.Batch] = None) -> Optional[qir.Update]:
     filt, cardinality = q_filters._where(q.filter, subject, ctx)

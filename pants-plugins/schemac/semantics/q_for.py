@@ -298,11 +298,24 @@ def _for_any(qf: ast.QueryFile, q: ast.ForExpr, ctx: ExprContext) -> Optional[qi
         if returning is not None:
             return q_with._write_returning(qf, w, subject, returning[0], returning[1], ctx, MANY)
         return q_values._plan(qf, "insert", subject, q_dml._returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, ast.UpdateQuery) and computed_sql.has_subtypes(ctx.schema, subject):
+        return q_dml._update_each_table(qf, body, subject, ctx, batch=batch)
     if isinstance(body, ast.UpdateQuery):
         w = q_dml._update_write(body, subject, ctx, batch)
         if w is None:
             return None
         return q_values._plan(qf, "update", subject, q_dml._returning_id(w), ctx, MANY, w.exclusives)
+    if isinstance(body, (ast.DeleteQuery, ast.SelectQuery)) and computed_sql.has_subtypes(ctx.schema, subject):
+        # (each concrete type is a table of its own: the loop's delete or select would read the
+        # type's own table only, not its subtypes' objects -- Gel's objects of a type include
+        # its subtypes', https://docs.geldata.com/reference/datamodel/inheritance)
+        kind = "delete" if isinstance(body, ast.DeleteQuery) else "select"
+        name = subject.qualname.split("::")[-1]  # type: ignore[union-attr]
+        ctx.reporter.error("E0206", f"a 'for' loop's {kind} of '{name}', a type other types extend (its objects "
+                           "and its subtypes' are in tables of their own), is not supported yet", body.span,
+                           f"{kind} them with a filter over the array in a query of its own "
+                           f"(e.g. '{kind} {name} filter .x in array_unpack(...)')")
+        return None
     if isinstance(body, ast.DeleteQuery):
         w = q_dml._delete_write(body, subject, ctx, batch)
         if w is None:

@@ -441,8 +441,54 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
                extras: Tuple[ast.ShapeElement, ...] = (),
                objects: Optional[qir.ObjectSet] = None) -> Optional[qir.Group]:
     """``objects``: the grouped objects when they are a set of another object's (a group in a
-    shape), else the group's subject is read by :func:`_group_subject`."""
+    shape), else the group's subject is read by :func:`_group_subject`. In phases: the grouped
+    set (:func:`_grouped_source`), its keys, the groups' fields (:func:`_group_field_makers`) and
+    the clauses of the select of the groups (:func:`_group_selection_clauses`)."""
     before = len(ctx.reporter.diagnostics)
+    source = _grouped_source(g, ctx, objects)
+    if source is None:
+        return None
+    rows, subject, filter_ast, ctx = source
+    scope = dataclasses.replace(ctx, subject=subject)
+    filt = None
+    if filter_ast is not None:
+        filt, _ = q_filters._where(filter_ast, subject, scope)
+    if objects is not None:
+        id_col = subject.column("id")
+        assert id_col is not None
+        own = qir.ColumnRef(g.span, id_col.type, False, id_col, subject, None, qi(subject.table))
+        filt = qir.InObjects(g.span, BOOL, False, own, objects, False)
+    keys = _group_keys(g, subject, ctx)
+    if keys is None or len(ctx.reporter.diagnostics) != before:
+        return None
+    table = qi(subject.table)
+    gs = _GroupScope(subject, keys, ctx)
+    if isinstance(g.subject, ast.VarRef) and g.subject.name not in ctx.variables:
+        gs.view = dict(ctx.views.get(g.subject.name, {}))
+    for el in extras:
+        low = gs.check(el.value)  # type: ignore[arg-type]
+        if low is not None:
+            gs.add_computed(el.name, low)
+    makers = _group_field_makers(g, ctx, subject, table, scope, keys, rows)
+    key_field, grouping_field, elements_field = makers
+    fields: List[qir.Node] = []
+    having = None
+    order: List[qir.OrderKey] = []
+    bounds: Dict[str, qir.Expr] = {}
+    if select is None:
+        fields = [f for f in (key_field(None), grouping_field(g.span), elements_field(None)) if f is not None]
+    else:
+        fields, having, order, bounds = _group_selection_clauses(select, gs, ctx, makers)
+    if len(ctx.reporter.diagnostics) != before:
+        return None
+    visible = None if rows is not None else policies.read_predicate(subject, scope)
+    return qir.Group(g.span, subject, filt, tuple(keys), tuple(fields), having, tuple(order), bounds.get("offset"),
+                     bounds.get("limit"), visible, rows)
+
+
+def _grouped_source(g: ast.GroupExpr, ctx: ExprContext, objects: Optional[qir.ObjectSet]):
+    """The grouped set: ``(rows, subject, filter, ctx)``, ``rows`` the values of a ``for`` loop's
+    set (None for objects), ``ctx`` binding its name; None when refused (reported)."""
     rows = None
     if isinstance(g.subject, ast.VarRef) and g.subject.name in ctx.row_sets and g.subject.name not in ctx.variables:
         # `group s using k := <expr of s> by k` of `with s := (for x in S union ...)`: its values,
@@ -468,26 +514,13 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
         if got is None:
             return None
         subject, filter_ast = got
-    scope = dataclasses.replace(ctx, subject=subject)
-    filt = None
-    if filter_ast is not None:
-        filt, _ = q_filters._where(filter_ast, subject, scope)
-    if objects is not None:
-        id_col = subject.column("id")
-        assert id_col is not None
-        own = qir.ColumnRef(g.span, id_col.type, False, id_col, subject, None, qi(subject.table))
-        filt = qir.InObjects(g.span, BOOL, False, own, objects, False)
-    keys = _group_keys(g, subject, ctx)
-    if keys is None or len(ctx.reporter.diagnostics) != before:
-        return None
-    table = qi(subject.table)
-    gs = _GroupScope(subject, keys, ctx)
-    if isinstance(g.subject, ast.VarRef) and g.subject.name not in ctx.variables:
-        gs.view = dict(ctx.views.get(g.subject.name, {}))
-    for el in extras:
-        low = gs.check(el.value)  # type: ignore[arg-type]
-        if low is not None:
-            gs.add_computed(el.name, low)
+    return rows, subject, filter_ast, ctx
+
+
+def _group_field_makers(g: ast.GroupExpr, ctx: ExprContext, subject: ObjectType, table: str, scope: ExprContext,
+                        keys, rows):
+    """The makers of a group's ``key``, ``grouping`` and ``elements`` fields (each None when
+    refused, reported)."""
 
     def elements_field(el: Optional[ast.ShapeElement]) -> Optional[qir.GroupField]:
         if rows is not None and rows.targets is None:
@@ -529,66 +562,66 @@ def _group_node(g: ast.GroupExpr, ctx: ExprContext, select: Optional[ast.SelectQ
     def grouping_field(span) -> qir.GroupField:
         return qir.GroupField(span, ResultField("grouping", _GROUPING, False), "grouping", tuple(range(len(keys))))
 
+    return key_field, grouping_field, elements_field
+
+
+def _group_selection_clauses(select: ast.SelectQuery, gs: "_GroupScope", ctx: ExprContext, makers):
+    """``select g { key, n := count(.elements) } filter ... order by ... offset ... limit ...``:
+    the fields, the having predicate, the order keys and the bounds of the select of groups."""
+    key_field, grouping_field, elements_field = makers
     fields: List[qir.Node] = []
     having = None
     order: List[qir.OrderKey] = []
     bounds: Dict[str, qir.Expr] = {}
-    if select is None:
-        fields = [f for f in (key_field(None), grouping_field(g.span), elements_field(None)) if f is not None]
-    else:
-        seen = set()
-        for el in select.shape or ():
-            if el.name in seen:
-                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
-                continue
-            seen.add(el.name)
-            if el.value is not None:
-                low = gs.check(el.value)
-                if low is not None:
-                    fields.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
-                    gs.add_computed(el.name, low)
-            elif el.name == "key":
-                fields.append(key_field(el))  # type: ignore[arg-type]
-            elif el.name == "grouping" and el.shape is None:
-                fields.append(grouping_field(el.span))
-            elif el.name == "elements":
-                f = elements_field(el)
-                if f is not None:
-                    fields.append(f)
-            elif el.name in gs.computed and el.shape is None:
-                low = gs.check(ast.Path((el.name,), el.span))
-                if low is not None:
-                    fields.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
-            else:
-                ctx.reporter.error("E0302", f"the groups have no field '{el.name}'", el.span,
-                                   "a group's fields: key, grouping, elements"
-                                   + "".join(f", {n}" for n in gs.computed))
-        if select.filter is not None:
-            having = gs.check(select.filter, BOOL)
-            if having is not None and having.type.family != "bool":
-                ctx.reporter.error("E0304", f"a filter must be bool, got {having.type.name}", select.filter.span)
-        for item in select.order:
-            low = gs.check(item.expr)
-            if low is None:
-                continue
-            if low.type.family in ("json", "bytes") or low.type.element is not None:
-                ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
-                continue
-            order.append(qir.OrderKey(item.span, low, item.descending,
-                                      item.empty or ("last" if item.descending else "first")))
-        for word, expr in (("offset", select.offset), ("limit", select.limit)):
-            if expr is None:
-                continue
-            low = check(expr, ctx, _INT64)
-            if low is not None and (low.type.family != "num" or column_of(low) is not None):
-                ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
-            elif low is not None:
-                bounds[word] = low
-    if len(ctx.reporter.diagnostics) != before:
-        return None
-    visible = None if rows is not None else policies.read_predicate(subject, scope)
-    return qir.Group(g.span, subject, filt, tuple(keys), tuple(fields), having, tuple(order), bounds.get("offset"),
-                     bounds.get("limit"), visible, rows)
+    seen = set()
+    for el in select.shape or ():
+        if el.name in seen:
+            ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+            continue
+        seen.add(el.name)
+        if el.value is not None:
+            low = gs.check(el.value)
+            if low is not None:
+                fields.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
+                gs.add_computed(el.name, low)
+        elif el.name == "key":
+            fields.append(key_field(el))  # type: ignore[arg-type]
+        elif el.name == "grouping" and el.shape is None:
+            fields.append(grouping_field(el.span))
+        elif el.name == "elements":
+            f = elements_field(el)
+            if f is not None:
+                fields.append(f)
+        elif el.name in gs.computed and el.shape is None:
+            low = gs.check(ast.Path((el.name,), el.span))
+            if low is not None:
+                fields.append(qir.ShapeComputed(el.span, ResultField(el.name, low.type, low.nullable), low))
+        else:
+            ctx.reporter.error("E0302", f"the groups have no field '{el.name}'", el.span,
+                               "a group's fields: key, grouping, elements"
+                               + "".join(f", {n}" for n in gs.computed))
+    if select.filter is not None:
+        having = gs.check(select.filter, BOOL)
+        if having is not None and having.type.family != "bool":
+            ctx.reporter.error("E0304", f"a filter must be bool, got {having.type.name}", select.filter.span)
+    for item in select.order:
+        low = gs.check(item.expr)
+        if low is None:
+            continue
+        if low.type.family in ("json", "bytes") or low.type.element is not None:
+            ctx.reporter.error("E0304", f"cannot order by a {low.type.name} value", item.expr.span)
+            continue
+        order.append(qir.OrderKey(item.span, low, item.descending,
+                                  item.empty or ("last" if item.descending else "first")))
+    for word, expr in (("offset", select.offset), ("limit", select.limit)):
+        if expr is None:
+            continue
+        low = check(expr, ctx, _INT64)
+        if low is not None and (low.type.family != "num" or column_of(low) is not None):
+            ctx.reporter.error("E0304", f"{word} needs an integer value, got {low.type.name}", expr.span)
+        elif low is not None:
+            bounds[word] = low
+    return fields, having, order, bounds
 
 
 fast_init_all(globals())

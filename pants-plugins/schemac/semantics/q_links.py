@@ -30,7 +30,10 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
 
     In an insert, a parameter assigned to a property with a default is optional: when it is
     NULL (omitted) the runner sends the statement that leaves the column out, so the column's
-    DEFAULT applies (:func:`schemac.semantics.lowering.statement_variants`)."""
+    DEFAULT applies (:func:`schemac.semantics.lowering.statement_variants`).
+
+    Each assignment by what it assigns: a link (:func:`_link_assignment`), a property
+    (:func:`_property_assignment`)."""
     out: List[qir.Node] = []
     seen: Set[str] = set()
     for a in assigns:
@@ -38,163 +41,191 @@ def _assignments(assigns, subject: ObjectType, ctx: ExprContext, insert: bool) -
             ctx.reporter.error("E0309", f"'{a.name}' is assigned twice", a.name_span)
             continue
         seen.add(a.name)
-        pl = subject.poly_links.get(a.name)
-        exists = False
-        if pl is not None or a.name in subject.links:
-            source = _link_source(a, subject, ctx)
-            if source is None:
-                continue
-            a, exists = source
-            if exists:
-                n = len(out)
-                out.extend(_assignments((a,), subject, ctx, insert))
-                if len(out) > n:
-                    out[n] = _asserted(out[n], exists if isinstance(exists, str) else None)
-                continue
-        parts = _union_operands(a.value) if pl is not None and pl.multi and insert and a.op == ":=" else None
-        if parts is not None and len(parts) > 1 and all(isinstance(p, ast.SubSelect) for p in parts) \
-                and len({p.type_name for p in parts}) == len(parts):  # (of distinct types: no object twice)
-            # `references := (select URL filter ...) union (select File filter ...)` in an insert
-            # (geldata/gel tests/schemas/issues_setup.edgeql): the join rows of each operand
-            # (a union of objects is each of them, https://docs.geldata.com/reference/stdlib/set)
-            for part in parts:
-                out.extend(_assignments((dataclasses.replace(a, value=part),), subject, ctx, insert))
-            continue
-        if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
-            # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
-            # in target_id and in the subtype's column
-            target = ctx.schema.find_type(a.value.type_name, ctx.module)
-            column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
-            if column is None:
-                names = ", ".join(t.name for t, _ in pl.targets)
-                ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not "
-                                   f"{a.value.type_name}", a.value.type_span)
-                continue
-            assigned = _link_value(a, Link(pl.name, target, True, pl.required, column, pl.join_table),  # type: ignore[arg-type]
-                                   subject, ctx, insert)
-            if assigned is not None:
-                out.append(assigned)
-            continue
-        if pl is not None and not pl.multi and a.op == ":=" and (
-                isinstance(a.value, ast.SubSelect) or _is_nested_insert(a.value)
-                or (isinstance(a.value, ast.VarRef) and a.value.name in ctx.bound_writes)):
-            # link := (select Movie filter .id = ...), (insert Movie {...}), a with-bound
-            # insert: that subtype's column, the others NULL
-            sets = _poly_link_value(a, pl, subject, ctx, insert)
+        rest = _link_assignment(a, subject, ctx, insert, out)
+        if rest is not None:
+            _property_assignment(rest, subject, ctx, insert, out)
+    return out
+
+
+def _link_assignment(a: ast.Assignment, subject: ObjectType, ctx: ExprContext, insert: bool,
+                     out: List[qir.Node]) -> Optional[ast.Assignment]:
+    """``link := value`` (a polymorphic link's, a link with link properties', any link's) into
+    ``out``; None once handled (or refused, reported), else the assignment (its value read as a
+    link's source) for a property."""
+    pl = subject.poly_links.get(a.name)
+    exists = False
+    if pl is not None or a.name in subject.links:
+        source = _link_source(a, subject, ctx)
+        if source is None:
+            return None
+        a, exists = source
+        if exists:
+            n = len(out)
+            out.extend(_assignments((a,), subject, ctx, insert))
+            if len(out) > n:
+                out[n] = _asserted(out[n], exists if isinstance(exists, str) else None)
+            return None
+    parts = _union_operands(a.value) if pl is not None and pl.multi and insert and a.op == ":=" else None
+    if parts is not None and len(parts) > 1 and all(isinstance(p, ast.SubSelect) for p in parts) \
+            and len({p.type_name for p in parts}) == len(parts):  # (of distinct types: no object twice)
+        # `references := (select URL filter ...) union (select File filter ...)` in an insert
+        # (geldata/gel tests/schemas/issues_setup.edgeql): the join rows of each operand
+        # (a union of objects is each of them, https://docs.geldata.com/reference/stdlib/set)
+        for part in parts:
+            out.extend(_assignments((dataclasses.replace(a, value=part),), subject, ctx, insert))
+        return None
+    if pl is not None and pl.multi and isinstance(a.value, ast.SubSelect):
+        # items += (select Movie filter .id in array_unpack(...)): join rows holding the ids
+        # in target_id and in the subtype's column
+        target = ctx.schema.find_type(a.value.type_name, ctx.module)
+        column = next((c for t, c in pl.targets if t is target), None) if target is not None else None
+        if column is None:
+            names = ", ".join(t.name for t, _ in pl.targets)
+            ctx.reporter.error("E0304", f"'{a.name}' links to {names}: select one of them, not "
+                               f"{a.value.type_name}", a.value.type_span)
+            return None
+        assigned = _link_value(a, Link(pl.name, target, True, pl.required, column, pl.join_table),  # type: ignore[arg-type]
+                               subject, ctx, insert)
+        if assigned is not None:
+            out.append(assigned)
+        return None
+    if pl is not None and not pl.multi and a.op == ":=" and (
+            isinstance(a.value, ast.SubSelect) or _is_nested_insert(a.value)
+            or (isinstance(a.value, ast.VarRef) and a.value.name in ctx.bound_writes)):
+        # link := (select Movie filter .id = ...), (insert Movie {...}), a with-bound
+        # insert: that subtype's column, the others NULL
+        sets = _poly_link_value(a, pl, subject, ctx, insert)
+        if sets is not None:
+            out.extend(sets)
+        return None
+    if refuse_poly_link(subject, a.name, a.name_span, ctx.reporter):
+        return None
+    link = subject.links.get(a.name)
+    if link is not None:
+        if not link.multi and single_link_props(subject, link.name) is not None:
+            sets = _single_link_props_value(a, link, subject, ctx, insert)
             if sets is not None:
                 out.extend(sets)
-            continue
-        if refuse_poly_link(subject, a.name, a.name_span, ctx.reporter):
-            continue
-        link = subject.links.get(a.name)
-        if link is not None:
-            if not link.multi and single_link_props(subject, link.name) is not None:
-                sets = _single_link_props_value(a, link, subject, ctx, insert)
-                if sets is not None:
-                    out.extend(sets)
-                continue
-            assigned = _link_value(a, link, subject, ctx, insert)
-            if assigned is not None:
-                out.append(assigned)
-            continue
-        col = subject.column(a.name)
-        if a.name in subject.computeds:
-            ctx.reporter.error("E0302", f"'{a.name}' is computed and cannot be assigned", a.name_span,
-                               "a computed is never stored: assign the properties it reads")
-            continue
-        if col is None or col.link is not None:
-            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
-                               did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None
-                                                  and c.link_prop is None] + list(subject.links)))
-            continue
-        if col.is_id:
-            ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
-            continue
-        if col.readonly and not insert:
-            ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span,
-                               "readonly properties are set once, by insert")
-            continue
-        if a.op != ":=":
-            node = _add_or_remove(a, col, insert, ctx)
-            if node is not None:
-                out.append(node)
-            continue
-        if col.multi and _json_elements(a.value) is not None:
-            node = _assign_json_elements(a, col, ctx)
-            if node is not None:
-                out.append(node)
-            continue
-        unpacked = _multi_values(a.value) if col.multi and isinstance(a.value, ast.IfElse) else None
-        if unpacked is not None:
-            node = _assign_multi_values(a, unpacked, col, insert, ctx)
-            if node is not None:
-                out.append(node)
-            continue
-        if _is_empty_set(a.value):
-            node = _clear(a, col, ctx)
-            if node is not None:
-                out.append(node)
-            continue
-        found = value_set_array(a.value, ctx) if col.multi else None
-        if found is False:
-            continue
-        if col.multi and (found is not None or isinstance(a.value, ast.Literal) or (
-                isinstance(a.value, ast.Cast) and a.value.type.name.split("::")[-1] != "array")):
-            # `nicknames := {'a', 'b'}`, `:= array_unpack(<array<str>>$n)`, `:= <str>$n`: a multi
-            # property (an array column) holds the set's values, none when it is empty
-            # (https://docs.geldata.com/reference/datamodel/properties#multi)
-            if found is None:
-                found = check(a.value, ctx, col.type.element)
-                if found is not None and found.type.element is None and found.type.family == col.type.element.family:
-                    found = qir.Call(found.span, col.type, False, "multi/of_one", (found,))
-                elif found is not None and found.nullable and found.type.element is not None:
-                    found = qir.Call(found.span, col.type, False, "multi/or_none", (found,))
-            if found is None:
-                continue
-            if found.type.element is None or found.type.element.family != col.type.element.family:
-                ctx.reporter.error("E0304", f"'{a.name}' holds {col.type.element.name}, but the value is "
-                                   f"{(found.type.element or found.type).name}", a.value.span)
-                continue
-            out.append(qir.Assign(a.span, col, found))
-            continue
-        # (a default reading the row, col.row_default_sql: its trigger fills a NULL)
-        use_default = insert and (col.has_default or col.row_default_sql is not None) \
-            and isinstance(a.value, (ast.Param, ast.Cast))
-        low = check(assignment_cast(a.value, col.type), ctx, col.type,
-                    allow_optional_param=use_default or not col.required)
-        if low is None:
-            continue
-        if low.type.family != col.type.family and col.type.enum is not None and col.type.element is None \
-                and low.type.family == "str" and low.type.element is None:
-            # `status := <str>$s`: Gel's assignment cast from str to an enum (its std library:
-            # `create cast from std::str to std::anyenum { ... allow assignment }`,
-            # https://docs.geldata.com/reference/stdlib/enum): the text is stored, and a text that
-            # names no member fails the statement (the column's CHECK, SQLSTATE 23514), as Gel
-            # fails the cast. The parameter stays a str.
-            low = dataclasses.replace(low, type=col.type)
-        if low.type.family != col.type.family:
-            ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
-                               a.value.span)
-            continue
-        if use_default and low.nullable and is_param(low):
-            out.append(qir.Assign(a.span, col, low, default="param" if col.has_default else "row"))
-            continue
-        if insert and col.row_default_sql is not None and low.nullable and isinstance(a.value, ast.Cast):
-            out.append(qir.Assign(a.span, col, low, default="row"))
-            continue
-        if insert and col.has_default and low.nullable and isinstance(a.value, ast.Cast):
-            # `<optional T>item['k']` of a json loop: a missing member means the default.
-            out.append(qir.Assign(a.span, col, low, default="json"))
-            continue
-        # (A value that may be empty assigned to a required property compiles, as in Gel: its
-        # compiler leaves "the lower cardinality bound check [of a mutation] to the runtime DML
-        # constraint" (edb/edgeql/compiler/inference/cardinality.py), so an empty value fails the
-        # statement when it runs, Gel's MissingRequiredError; here the column's NOT NULL, SQLSTATE
-        # 23502, the runners' NotNullViolationError / ErrNotNullViolation.)
-        if not insert:
-            _mark_unchanged(a.value, col.name, ctx)
-        out.append(qir.Assign(a.span, col, low))
-    return out
+            return None
+        assigned = _link_value(a, link, subject, ctx, insert)
+        if assigned is not None:
+            out.append(assigned)
+        return None
+    return a
+
+
+def _property_assignment(a: ast.Assignment, subject: ObjectType, ctx: ExprContext, insert: bool,
+                         out: List[qir.Node]) -> None:
+    """``p := value``, ``p += value``, ``p -= value`` of a property into ``out``: a multi
+    property's set forms (JSON elements, ``if ... else``, ``{}``, a set of values) or a value."""
+    col = subject.column(a.name)
+    if a.name in subject.computeds:
+        ctx.reporter.error("E0302", f"'{a.name}' is computed and cannot be assigned", a.name_span,
+                           "a computed is never stored: assign the properties it reads")
+        return
+    if col is None or col.link is not None:
+        ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{a.name}'", a.name_span,
+                           did_you_mean(a.name, [c.name for c in subject.columns if not c.is_id and c.link is None
+                                              and c.link_prop is None] + list(subject.links)))
+        return
+    if col.is_id:
+        ctx.reporter.error("E0302", "'id' is generated and cannot be assigned", a.name_span)
+        return
+    if col.readonly and not insert:
+        ctx.reporter.error("E0310", f"'{a.name}' is readonly and cannot be updated", a.name_span,
+                           "readonly properties are set once, by insert")
+        return
+    if a.op != ":=":
+        node = _add_or_remove(a, col, insert, ctx)
+        if node is not None:
+            out.append(node)
+        return
+    if col.multi and _json_elements(a.value) is not None:
+        node = _assign_json_elements(a, col, ctx)
+        if node is not None:
+            out.append(node)
+        return
+    unpacked = _multi_values(a.value) if col.multi and isinstance(a.value, ast.IfElse) else None
+    if unpacked is not None:
+        node = _assign_multi_values(a, unpacked, col, insert, ctx)
+        if node is not None:
+            out.append(node)
+        return
+    if _is_empty_set(a.value):
+        node = _clear(a, col, ctx)
+        if node is not None:
+            out.append(node)
+        return
+    found = value_set_array(a.value, ctx) if col.multi else None
+    if found is False:
+        return
+    if col.multi and (found is not None or isinstance(a.value, ast.Literal) or (
+            isinstance(a.value, ast.Cast) and a.value.type.name.split("::")[-1] != "array")):
+        _assign_multi_property(a, col, found, ctx, out)
+        return
+    _assign_property_value(a, col, ctx, insert, out)
+
+
+def _assign_multi_property(a: ast.Assignment, col, found, ctx: ExprContext, out: List[qir.Node]) -> None:
+    """``nicknames := {'a', 'b'}``, ``:= array_unpack(<array<str>>$n)``, ``:= <str>$n``: a multi
+    property (an array column) holds the set's values, none when it is empty
+    (https://docs.geldata.com/reference/datamodel/properties#multi). ``found``: the set's
+    array when :func:`value_set_array` read it."""
+    if found is None:
+        found = check(a.value, ctx, col.type.element)
+        if found is not None and found.type.element is None and found.type.family == col.type.element.family:
+            found = qir.Call(found.span, col.type, False, "multi/of_one", (found,))
+        elif found is not None and found.nullable and found.type.element is not None:
+            found = qir.Call(found.span, col.type, False, "multi/or_none", (found,))
+    if found is None:
+        return
+    if found.type.element is None or found.type.element.family != col.type.element.family:
+        ctx.reporter.error("E0304", f"'{a.name}' holds {col.type.element.name}, but the value is "
+                           f"{(found.type.element or found.type).name}", a.value.span)
+        return
+    out.append(qir.Assign(a.span, col, found))
+
+
+def _assign_property_value(a: ast.Assignment, col, ctx: ExprContext, insert: bool, out: List[qir.Node]) -> None:
+    """``p := <value>``: checked against the column's type (with Gel's assignment cast from str to
+    an enum); an optional parameter or JSON member of a property with a default means the default."""
+    # (a default reading the row, col.row_default_sql: its trigger fills a NULL)
+    use_default = insert and (col.has_default or col.row_default_sql is not None) \
+        and isinstance(a.value, (ast.Param, ast.Cast))
+    low = check(assignment_cast(a.value, col.type), ctx, col.type,
+                allow_optional_param=use_default or not col.required)
+    if low is None:
+        return
+    if low.type.family != col.type.family and col.type.enum is not None and col.type.element is None \
+            and low.type.family == "str" and low.type.element is None:
+        # `status := <str>$s`: Gel's assignment cast from str to an enum (its std library:
+        # `create cast from std::str to std::anyenum { ... allow assignment }`,
+        # https://docs.geldata.com/reference/stdlib/enum): the text is stored, and a text that
+        # names no member fails the statement (the column's CHECK, SQLSTATE 23514), as Gel
+        # fails the cast. The parameter stays a str.
+        low = dataclasses.replace(low, type=col.type)
+    if low.type.family != col.type.family:
+        ctx.reporter.error("E0304", f"'{a.name}' is {col.type.name}, but the value is {low.type.name}",
+                           a.value.span)
+        return
+    if use_default and low.nullable and is_param(low):
+        out.append(qir.Assign(a.span, col, low, default="param" if col.has_default else "row"))
+        return
+    if insert and col.row_default_sql is not None and low.nullable and isinstance(a.value, ast.Cast):
+        out.append(qir.Assign(a.span, col, low, default="row"))
+        return
+    if insert and col.has_default and low.nullable and isinstance(a.value, ast.Cast):
+        # `<optional T>item['k']` of a json loop: a missing member means the default.
+        out.append(qir.Assign(a.span, col, low, default="json"))
+        return
+    # (A value that may be empty assigned to a required property compiles, as in Gel: its
+    # compiler leaves "the lower cardinality bound check [of a mutation] to the runtime DML
+    # constraint" (edb/edgeql/compiler/inference/cardinality.py), so an empty value fails the
+    # statement when it runs, Gel's MissingRequiredError; here the column's NOT NULL, SQLSTATE
+    # 23502, the runners' NotNullViolationError / ErrNotNullViolation.)
+    if not insert:
+        _mark_unchanged(a.value, col.name, ctx)
+    out.append(qir.Assign(a.span, col, low))
 
 
 def _link_source(a: ast.Assignment, subject: ObjectType,

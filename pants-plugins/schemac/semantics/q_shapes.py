@@ -42,6 +42,21 @@ def _json_ok(vtype: ValueType, span: Span, ctx: ExprContext) -> bool:
     return True
 
 
+@dataclasses.dataclass
+class _ShapeScope:
+    """A shape being checked (the arguments of :func:`_shape`) and its elements so far."""
+    subject: ObjectType
+    alias: str
+    ctx: ExprContext
+    depth: int
+    link_props: Optional[Tuple[str, ObjectType]]
+    written: Tuple[str, ...]
+    written_from: Optional[Dict[str, str]]
+    out: List[qir.Node] = dataclasses.field(default_factory=list)
+    #: the names (and ``@props``) selected so far
+    seen: Set[str] = dataclasses.field(default_factory=set)
+
+
 def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
            link_props: Optional[Tuple[str, ObjectType]] = None,
            written: Tuple[str, ...] = (), written_from: Optional[Dict[str, str]] = None) -> List[qir.Node]:
@@ -55,205 +70,236 @@ def _shape(shape, subject: ObjectType, alias: str, ctx: ExprContext, depth: int,
     selecting them is refused. ``written_from``: single links it assigns the objects of a write
     bound by ``with``, name -> that write's CTE: their objects are read from it, as the
     statement leaves them (Gel's result shows the objects after the statement,
-    https://docs.geldata.com/reference/edgeql/with), and from the table for the others."""
-    out: List[qir.Node] = []
-    seen: Set[str] = set()
+    https://docs.geldata.com/reference/edgeql/with), and from the table for the others.
+
+    Each element by its form: a computed one (:func:`_shape_value_element`), a link property, a
+    link (:func:`_shape_link_element`), a computed of the schema or a property
+    (:func:`_shape_field_element`)."""
+    scope = _ShapeScope(subject, alias, ctx, depth, link_props, written, written_from)
     if any(el.splat for el in shape):
         shape = _expand_splats(shape, subject)
     for el in shape:
-        unsupported = _unsupported_element(el)
-        if unsupported is not None:
-            ctx.reporter.error("E0206", f"{unsupported} in a shape {'is' if el.type_filter is None else 'are'} not "
-                               "supported yet", el.span)
-            continue
-        rename: Optional[str] = None
-        single = values = False
-        if el.value is not None:
-            linked = _linked_selection(el, subject, ctx)
-            if linked is False:
-                continue
-            if linked is not None:
-                el, rename, single, values = linked  # type: ignore[misc]
-            else:
-                el = _ordered_backlink(el)
-        poly: Optional[Link] = None
-        v = el.value
-        if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.TypeFilter) and isinstance(v.base.base, ast.Path) \
-                and len(v.base.base.steps) == 1 and v.base.base.steps[0] in subject.poly_links:
-            # name := .link[is T] { ... }: the objects of a polymorphic link that are T's
-            poly = _poly_shape_link(subject.poly_links[v.base.base.steps[0]], v.base.type.name, v.base.span, ctx)
-            if poly is None:
-                continue
-            el = dataclasses.replace(el, shape=v.shape, value=None)
-        if el.value is not None:
-            if el.name in seen:
-                ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
-                continue
-            seen.add(el.name)
-            back = v.base if isinstance(v, ast.ShapeExpr) else v
-            grouped = q_group._group_selection(v) if not _has_clauses(el) and el.shape is None else None
-            if grouped is not None:
-                # `films := (select (group .<person[is Credit] by .film) { ... } order by ...)`
-                node = q_group._object_group_element(el, grouped, subject, alias, ctx, depth)
-                if node is not None:
-                    out.append(node)
-                continue
-            if isinstance(v, ast.LinkPropRef) and link_props is not None:
-                # `tracks: { position := @position }`: the link property, under that name
-                # (https://docs.geldata.com/reference/datamodel/linkprops#querying-link-properties)
-                col = link_prop_column(link_props[0], link_props[1], v.name, v.span, ctx.reporter)
-                if col is not None and _json_ok(col.type, el.span, ctx):
-                    out.append(qir.ShapeLinkProp(el.span, ResultField(el.name, col.type, not col.required,
-                                                                      in_json=True), col))
-                continue
-            if isinstance(back, ast.VarRef) and back.name in ctx.bound_writes and back.name not in ctx.variables:
-                node = _written_objects_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None, ctx,
-                                                depth)
-            elif isinstance(back, ast.Backlink):
-                node = _backlink_shape_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None,
-                                               subject, alias, ctx, depth)
-            elif isinstance(v, ast.ShapeExpr) and not written and computed_sql.is_set_expr(back) \
-                    and computed_sql.set_target(back, subject, ctx.schema, ctx.module) is not None:
-                # `students := .<advisor[is Student].user { name }`: the objects of a path (a union,
-                # ...) with a shape, a JSON list of them
-                node = _backlink_shape_element(el, back, v.shape, subject, alias, ctx, depth)
-            elif written:
-                # `host_name := .host.name` of a link the statement assigns a new object: read
-                # from the write's CTE.
-                reads = {n: (written_from or {}).get(n) for n in written}
-                node = _computed_shape_element(el, subject, alias, dataclasses.replace(ctx, written_from=reads),
-                                               depth)
-            else:
-                node = _computed_shape_element(el, subject, alias, ctx, depth)
-            if node is not None:
-                out.append(node)
-            continue
-        key = "@" + el.name if el.link_prop else (rename or el.name)
-        if key in seen or (go_name(key) in {go_name(k) for k in seen}):
-            ctx.reporter.error("E0309", f"'{key}' appears twice in the shape" if key in seen else
-                               f"'{key}' and another field of the shape have the same name in Go", el.span)
-            continue
-        seen.add(key)
-        if el.link_prop:
-            if link_props is None:
-                ctx.reporter.error("E0304", f"'@{el.name}' is a link property: it can only be selected inside the "
-                                   "shape of a link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
-                continue
-            link_name, join_type = link_props
-            col = link_prop_column(link_name, join_type, el.name, el.span, ctx.reporter)
-            if col is None:
-                continue
-            if not _json_ok(col.type, el.span, ctx):
-                continue
-            out.append(qir.ShapeLinkProp(el.span, ResultField(key, col.type, not col.required, in_json=True), col))
-            continue
-        if el.shape is None and not el.link_prop and (el.name in subject.links or el.name in subject.poly_links or (
-                el.name in subject.computeds and subject.computeds[el.name].target is not None)):
-            # A link named without a shape is its objects' ids, `link: { id }`: Gel selects an
-            # object without a shape as its id (https://docs.geldata.com/reference/edgeql/select#shapes).
-            el = dataclasses.replace(el, shape=(ast.ShapeElement("id", None, el.span),))
-        if poly is None and el.name in subject.poly_links and el.shape is not None:
-            poly = _poly_shape_link(subject.poly_links[el.name], None, el.span, ctx)
-            if poly is None:
-                continue
-        if poly is None and refuse_poly_link(subject, el.name, el.span, ctx.reporter):
-            continue
-        link = poly or subject.links.get(el.name)
-        if link is not None:
-            if depth == 0 and not link.multi and link.column is not None and [e.name for e in el.shape] == ["id"] \
-                    and not _has_clauses(el) and rename is None:
-                col = subject.column(link.column)  # type: ignore[arg-type]
-                assert col is not None
-                out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col,
-                                           policies.link_visible(link, subject, ctx)))
-                continue
-            if depth + 1 > q_select.MAX_SHAPE_DEPTH:
-                ctx.reporter.error("E0206", f"shapes nested deeper than {q_select.MAX_SHAPE_DEPTH} levels are not supported",
-                                   el.span)
-                continue
-            written_cte = (written_from or {}).get(el.name)
-            if el.name in written and written_cte is None and (link.multi or [e.name for e in el.shape] != ["id"]):
-                ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
-                                   "same statement writes is "
-                                   "not supported yet", el.span,
-                                   "its new links are not visible to the statement; select them in a second query")
-                continue
-            # (a single link's link properties: columns of the subject's row, single_link_props)
-            join_type = _join_table(link, ctx) if link.multi else single_link_props(subject, el.name)
-            props = (el.name, join_type) if join_type is not None else None
-            inner_alias = qi(f"_s{depth + 1}")
-            inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
-            ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx,
-                                         None if join_type is None else
-                                         (el.name, join_type, qi(f"_j{depth + 1}") if link.multi else alias))
-            if not ok:
-                continue
-            nested = q_select._fields(inner)
-            visible = policies.read_predicate(link.target, ctx, inner_alias)
-            if clauses is None:
-                visible = policies.required_link_visible(visible, link, subject, inner_alias)
-            if link.multi and not single:
-                field = ResultField(rename or el.name, None, False, nested, True, depth > 0)
-            else:
-                # (a filter or an offset may leave a required link's object out)
-                field = ResultField(rename or el.name, None, not link.required or clauses is not None or single,
-                                    nested, False, depth > 0)
-            if values:
-                # `(select .link ...).p`, `(select .link.p ...)`: the objects' values of p, in
-                # their order (an empty value no element), as an array; one value with limit 1
-                col = inner[0] if len(inner) == 1 and type(inner[0]) is qir.ShapeColumn else None
-                if col is None:
-                    if inner:
-                        ctx.reporter.error("E0206", f"the values of '{el.shape[0].name}', which is not a stored "
-                                           "property, of a sub-select with 'order by', 'offset' or 'limit' are not "
-                                           "supported yet", el.shape[0].span)
-                    continue
-                vt = col.column.type  # type: ignore[attr-defined]
-                vtype = ValueType(element=vt) if field.multi else vt
-                if depth > 0 and not _json_ok(vtype, el.span, ctx):
-                    continue
-                field = ResultField(field.name, vtype, not field.multi and (field.optional or col.field.optional),
-                                    in_json=depth > 0)
-            out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses, written_cte,
-                                     single and link.multi, values))
-            continue
-        comp = subject.computeds.get(el.name)
-        if comp is not None and comp.poly_type is not None and el.shape is not None:
-            node = _poly_backlink_element(el, comp, subject, alias, ctx, depth)
-            if node is not None:
-                out.append(node)
-            continue
-        if comp is not None and computed_sql.refuse_computed(comp, el.span, ctx.reporter):
-            continue
-        if comp is not None:
-            node = _computed_element(el, comp, subject, alias, ctx, depth)
-            if node is not None:
-                out.append(node)
-            continue
-        if el.shape is not None:
-            ctx.reporter.error("E0304", f"'{el.name}' is not a link: it takes no shape", el.span)
-            continue
-        col = subject.column(el.name)
-        if col is None or col.link is not None:
-            ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
-                               did_you_mean(el.name, [c.name for c in subject.columns if c.link is None and c.link_prop is None]
-                                            + list(subject.links)))
-            continue
-        if _refuse_property_clauses(el, ctx):
-            continue
-        if depth > 0 and not _json_ok(col.type, el.span, ctx):
-            continue
-        if col.type.fields is not None:
-            # a tuple property (https://docs.geldata.com/reference/stdlib/tuple), selected as any
-            # tuple is: the JSON of its elements
-            scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
-            low = check(ast.Path((el.name,), el.span), scope)
-            if low is not None:
-                field = ResultField(col.name, col.type, not col.required, in_json=depth > 0)
-                out.append(qir.ShapeComputed(el.span, field, selected_tuple(low)))
-            continue
-        out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
-    return out
+        _shape_element(el, scope)
+    return scope.out
+
+
+def _shape_element(el: ast.ShapeElement, s: _ShapeScope) -> None:
+    """One element of the shape ``s``, appended to ``s.out`` (or refused, reported)."""
+    subject, ctx = s.subject, s.ctx
+    unsupported = _unsupported_element(el)
+    if unsupported is not None:
+        ctx.reporter.error("E0206", f"{unsupported} in a shape {'is' if el.type_filter is None else 'are'} not "
+                           "supported yet", el.span)
+        return
+    rename: Optional[str] = None
+    single = values = False
+    if el.value is not None:
+        linked = _linked_selection(el, subject, ctx)
+        if linked is False:
+            return
+        if linked is not None:
+            el, rename, single, values = linked  # type: ignore[misc]
+        else:
+            el = _ordered_backlink(el)
+    poly: Optional[Link] = None
+    v = el.value
+    if isinstance(v, ast.ShapeExpr) and isinstance(v.base, ast.TypeFilter) and isinstance(v.base.base, ast.Path) \
+            and len(v.base.base.steps) == 1 and v.base.base.steps[0] in subject.poly_links:
+        # name := .link[is T] { ... }: the objects of a polymorphic link that are T's
+        poly = _poly_shape_link(subject.poly_links[v.base.base.steps[0]], v.base.type.name, v.base.span, ctx)
+        if poly is None:
+            return
+        el = dataclasses.replace(el, shape=v.shape, value=None)
+    if el.value is not None:
+        _shape_value_element(el, v, s)
+        return
+    key = "@" + el.name if el.link_prop else (rename or el.name)
+    if key in s.seen or (go_name(key) in {go_name(k) for k in s.seen}):
+        ctx.reporter.error("E0309", f"'{key}' appears twice in the shape" if key in s.seen else
+                           f"'{key}' and another field of the shape have the same name in Go", el.span)
+        return
+    s.seen.add(key)
+    if el.link_prop:
+        if s.link_props is None:
+            ctx.reporter.error("E0304", f"'@{el.name}' is a link property: it can only be selected inside the "
+                               "shape of a link", el.span, f"write e.g. tags: {{ name, @{el.name} }}")
+            return
+        link_name, join_type = s.link_props
+        col = link_prop_column(link_name, join_type, el.name, el.span, ctx.reporter)
+        if col is None:
+            return
+        if not _json_ok(col.type, el.span, ctx):
+            return
+        s.out.append(qir.ShapeLinkProp(el.span, ResultField(key, col.type, not col.required, in_json=True), col))
+        return
+    if el.shape is None and not el.link_prop and (el.name in subject.links or el.name in subject.poly_links or (
+            el.name in subject.computeds and subject.computeds[el.name].target is not None)):
+        # A link named without a shape is its objects' ids, `link: { id }`: Gel selects an
+        # object without a shape as its id (https://docs.geldata.com/reference/edgeql/select#shapes).
+        el = dataclasses.replace(el, shape=(ast.ShapeElement("id", None, el.span),))
+    if poly is None and el.name in subject.poly_links and el.shape is not None:
+        poly = _poly_shape_link(subject.poly_links[el.name], None, el.span, ctx)
+        if poly is None:
+            return
+    if poly is None and refuse_poly_link(subject, el.name, el.span, ctx.reporter):
+        return
+    link = poly or subject.links.get(el.name)
+    if link is not None:
+        _shape_link_element(el, link, rename, single, values, s)
+        return
+    _shape_field_element(el, s)
+
+
+def _shape_value_element(el: ast.ShapeElement, v, s: _ShapeScope) -> None:
+    """``name := <expr>``: a group, a link property, the objects of a bound write, of a back link
+    or a path with a shape, or any computed value."""
+    subject, alias, ctx, depth, written = s.subject, s.alias, s.ctx, s.depth, s.written
+    if el.name in s.seen:
+        ctx.reporter.error("E0309", f"'{el.name}' appears twice in the shape", el.span)
+        return
+    s.seen.add(el.name)
+    back = v.base if isinstance(v, ast.ShapeExpr) else v
+    grouped = q_group._group_selection(v) if not _has_clauses(el) and el.shape is None else None
+    if grouped is not None:
+        # `films := (select (group .<person[is Credit] by .film) { ... } order by ...)`
+        node = q_group._object_group_element(el, grouped, subject, alias, ctx, depth)
+        if node is not None:
+            s.out.append(node)
+        return
+    if isinstance(v, ast.LinkPropRef) and s.link_props is not None:
+        # `tracks: { position := @position }`: the link property, under that name
+        # (https://docs.geldata.com/reference/datamodel/linkprops#querying-link-properties)
+        col = link_prop_column(s.link_props[0], s.link_props[1], v.name, v.span, ctx.reporter)
+        if col is not None and _json_ok(col.type, el.span, ctx):
+            s.out.append(qir.ShapeLinkProp(el.span, ResultField(el.name, col.type, not col.required,
+                                                                in_json=True), col))
+        return
+    if isinstance(back, ast.VarRef) and back.name in ctx.bound_writes and back.name not in ctx.variables:
+        node = _written_objects_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None, ctx,
+                                        depth)
+    elif isinstance(back, ast.Backlink):
+        node = _backlink_shape_element(el, back, v.shape if isinstance(v, ast.ShapeExpr) else None,
+                                       subject, alias, ctx, depth)
+    elif isinstance(v, ast.ShapeExpr) and not written and computed_sql.is_set_expr(back) \
+            and computed_sql.set_target(back, subject, ctx.schema, ctx.module) is not None:
+        # `students := .<advisor[is Student].user { name }`: the objects of a path (a union,
+        # ...) with a shape, a JSON list of them
+        node = _backlink_shape_element(el, back, v.shape, subject, alias, ctx, depth)
+    elif written:
+        # `host_name := .host.name` of a link the statement assigns a new object: read
+        # from the write's CTE.
+        reads = {n: (s.written_from or {}).get(n) for n in written}
+        node = _computed_shape_element(el, subject, alias, dataclasses.replace(ctx, written_from=reads),
+                                       depth)
+    else:
+        node = _computed_shape_element(el, subject, alias, ctx, depth)
+    if node is not None:
+        s.out.append(node)
+
+
+def _shape_link_element(el: ast.ShapeElement, link: Link, rename: Optional[str], single: bool, values: bool,
+                        s: _ShapeScope) -> None:
+    """``link: { ... }`` (a top-level ``link: { id }``: the FK column), ``(select .link ...)`` and
+    its values."""
+    subject, alias, ctx, depth = s.subject, s.alias, s.ctx, s.depth
+    if depth == 0 and not link.multi and link.column is not None and [e.name for e in el.shape] == ["id"] \
+            and not _has_clauses(el) and rename is None:
+        col = subject.column(link.column)  # type: ignore[arg-type]
+        assert col is not None
+        s.out.append(qir.ShapeLinkId(el.span, ResultField(el.name + "_id", col.type, not col.required), link, col,
+                                     policies.link_visible(link, subject, ctx)))
+        return
+    if depth + 1 > q_select.MAX_SHAPE_DEPTH:
+        ctx.reporter.error("E0206", f"shapes nested deeper than {q_select.MAX_SHAPE_DEPTH} levels are not supported",
+                           el.span)
+        return
+    written_cte = (s.written_from or {}).get(el.name)
+    if el.name in s.written and written_cte is None and (link.multi or [e.name for e in el.shape] != ["id"]):
+        ctx.reporter.error("E0206", f"selecting the {'multi ' if link.multi else ''}link '{el.name}' that the "
+                           "same statement writes is "
+                           "not supported yet", el.span,
+                           "its new links are not visible to the statement; select them in a second query")
+        return
+    # (a single link's link properties: columns of the subject's row, single_link_props)
+    join_type = _join_table(link, ctx) if link.multi else single_link_props(subject, el.name)
+    props = (el.name, join_type) if join_type is not None else None
+    inner_alias = qi(f"_s{depth + 1}")
+    inner = _shape(el.shape, link.target, inner_alias, ctx, depth + 1, props)
+    ok, clauses = _shape_clauses(el, link.target, inner_alias, ctx,
+                                 None if join_type is None else
+                                 (el.name, join_type, qi(f"_j{depth + 1}") if link.multi else alias))
+    if not ok:
+        return
+    nested = q_select._fields(inner)
+    visible = policies.read_predicate(link.target, ctx, inner_alias)
+    if clauses is None:
+        visible = policies.required_link_visible(visible, link, subject, inner_alias)
+    if link.multi and not single:
+        field = ResultField(rename or el.name, None, False, nested, True, depth > 0)
+    else:
+        # (a filter or an offset may leave a required link's object out)
+        field = ResultField(rename or el.name, None, not link.required or clauses is not None or single,
+                            nested, False, depth > 0)
+    if values:
+        # `(select .link ...).p`, `(select .link.p ...)`: the objects' values of p, in
+        # their order (an empty value no element), as an array; one value with limit 1
+        col = inner[0] if len(inner) == 1 and type(inner[0]) is qir.ShapeColumn else None
+        if col is None:
+            if inner:
+                ctx.reporter.error("E0206", f"the values of '{el.shape[0].name}', which is not a stored "
+                                   "property, of a sub-select with 'order by', 'offset' or 'limit' are not "
+                                   "supported yet", el.shape[0].span)
+            return
+        vt = col.column.type  # type: ignore[attr-defined]
+        vtype = ValueType(element=vt) if field.multi else vt
+        if depth > 0 and not _json_ok(vtype, el.span, ctx):
+            return
+        field = ResultField(field.name, vtype, not field.multi and (field.optional or col.field.optional),
+                            in_json=depth > 0)
+    s.out.append(qir.ShapeLink(el.span, field, link, tuple(inner), join_type, visible, clauses, written_cte,
+                               single and link.multi, values))
+
+
+def _shape_field_element(el: ast.ShapeElement, s: _ShapeScope) -> None:
+    """A computed of the schema (a polymorphic back link's objects, any other) or a stored
+    property (a tuple property: the JSON of its elements)."""
+    subject, alias, ctx, depth = s.subject, s.alias, s.ctx, s.depth
+    comp = subject.computeds.get(el.name)
+    if comp is not None and comp.poly_type is not None and el.shape is not None:
+        node = _poly_backlink_element(el, comp, subject, alias, ctx, depth)
+        if node is not None:
+            s.out.append(node)
+        return
+    if comp is not None and computed_sql.refuse_computed(comp, el.span, ctx.reporter):
+        return
+    if comp is not None:
+        node = _computed_element(el, comp, subject, alias, ctx, depth)
+        if node is not None:
+            s.out.append(node)
+        return
+    if el.shape is not None:
+        ctx.reporter.error("E0304", f"'{el.name}' is not a link: it takes no shape", el.span)
+        return
+    col = subject.column(el.name)
+    if col is None or col.link is not None:
+        ctx.reporter.error("E0302", f"type '{subject.name}' has no property '{el.name}'", el.span,
+                           did_you_mean(el.name, [c.name for c in subject.columns if c.link is None and c.link_prop is None]
+                                        + list(subject.links)))
+        return
+    if _refuse_property_clauses(el, ctx):
+        return
+    if depth > 0 and not _json_ok(col.type, el.span, ctx):
+        return
+    if col.type.fields is not None:
+        # a tuple property (https://docs.geldata.com/reference/stdlib/tuple), selected as any
+        # tuple is: the JSON of its elements
+        scope = dataclasses.replace(ctx, subject=subject, column_prefix=alias if depth > 0 else None)
+        low = check(ast.Path((el.name,), el.span), scope)
+        if low is not None:
+            field = ResultField(col.name, col.type, not col.required, in_json=depth > 0)
+            s.out.append(qir.ShapeComputed(el.span, field, selected_tuple(low)))
+        return
+    s.out.append(qir.ShapeColumn(el.span, ResultField(col.name, col.type, not col.required, in_json=depth > 0), col))
 
 
 def _poly_shape_link(pl: PolyLink, type_name: Optional[str], span: Span, ctx: ExprContext) -> Optional[Link]:

@@ -351,13 +351,57 @@ def _type_aliases(q: ast.WithQuery, schema: Schema) -> ast.WithQuery:
     return dataclasses.replace(q, bindings=tuple(out)) if out != list(q.bindings) else q
 
 
+@dataclasses.dataclass
+class _WithScope:
+    """What a ``with`` block's bindings have bound so far, read by its body."""
+    schema: Schema
+    reporter: Reporter
+    ctx: ExprContext
+    #: the checked bindings (bound writes and values), in order
+    bindings: List[qir.Node] = dataclasses.field(default_factory=list)
+    #: `p := (insert ...)`: the writes, by name
+    writes: Dict[str, qir.Node] = dataclasses.field(default_factory=dict)
+    exclusives: List[ExclusiveConstraint] = dataclasses.field(default_factory=list)
+    #: the names the query reads as selections of objects (`select u { ... }`, `count(u)`)
+    selections: Set[str] = dataclasses.field(default_factory=set)
+    #: `g := (group ...)` and `c := (select g { n := count(.elements) })`: the group and the
+    #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
+    groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = dataclasses.field(default_factory=dict)
+    #: `s := (select T { shape } filter ...)`: the shape written in the binding, which Gel keeps
+    #: on the objects when the query selects `s` itself (https://docs.geldata.com/reference/edgeql/with)
+    binding_shapes: Dict[str, Tuple[ast.ShapeElement, ...]] = dataclasses.field(default_factory=dict)
+
+
 def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[qir.Query]:
     """``with x := <expr>, p := (insert ...) <query>``.
 
     A binding to a parameter or a constant is that value, written where it is used (a
     parameter is bound once, however often it is used); any other expression is computed once.
     A binding to an insert, update or delete runs exactly once even when nothing reads it, and
-    ``select p { ... }`` selects its rows with any shape."""
+    ``select p { ... }`` selects its rows with any shape. In phases: the block rewritten
+    (:func:`_desugar_with`), its bindings checked in order (:func:`_check_bindings`), its body
+    checked (:func:`_with_body`), the statement assembled (:func:`_with_statement`)."""
+    desugared = _desugar_with(q, schema, reporter)
+    if desugared is None:
+        return None
+    q = desugared
+    params = ParamTable()
+    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query", fts_queries={}, query_filter=q_filters._query_filter)
+    scope = _WithScope(schema, reporter, ctx, selections=_selection_bindings(q, schema))
+    ctx.group_bindings = scope.groups  # (filled below; a free object's field may select them)
+    ctx.group_field_array = q_group.group_field_array
+    _check_bindings(q, scope)
+    if reporter.has_errors:
+        return None
+    query = _with_body(qf, q.body, scope)
+    if query is None or reporter.has_errors:
+        return None
+    return _with_statement(qf, q, scope, query)
+
+
+def _desugar_with(q: ast.WithQuery, schema: Schema, reporter: Reporter) -> Optional[ast.WithQuery]:
+    """The ``with`` block in the forms the checker reads: names unshadowed, type aliases, unions of
+    bindings, loop sources unpacked, full-text searches desugared, back links of a selection."""
     q = _unshadow(q)
     q = _type_aliases(q, schema)
     module = next((b.value.name for b in q.bindings if b.name == "module" and isinstance(b.value, ast.VarRef)
@@ -367,31 +411,21 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
     desugared = fts.desugar_search_bindings(q, reporter)
     if desugared is None:
         return None
-    q = dataclasses.replace(desugared, body=_backlink_selection(desugared.body, {b.name for b in q.bindings}, schema,
-                                                                 module))
-    params = ParamTable()
-    ctx = ExprContext(schema, None, "default", reporter, params=params, where="a query", fts_queries={}, query_filter=q_filters._query_filter)
-    bindings: List[qir.Node] = []
-    writes: Dict[str, qir.Node] = {}
-    exclusives: List[ExclusiveConstraint] = []
-    selections = _selection_bindings(q, schema)
-    #: `g := (group ...)` and `c := (select g { n := count(.elements) })`: the group and the
-    #: computed fields added to it (https://docs.geldata.com/reference/edgeql/group).
-    groups: Dict[str, Tuple[ast.GroupExpr, Tuple[ast.ShapeElement, ...]]] = {}
-    ctx.group_bindings = groups  # (filled below; a free object's field may select them)
-    ctx.group_field_array = q_group.group_field_array
-    #: Bindings refused (reported): a later binding reading one is not checked (its errors
-    #: would only repeat theirs, as an unknown name).
+    return dataclasses.replace(desugared, body=_backlink_selection(desugared.body, {b.name for b in q.bindings},
+                                                                   schema, module))
+
+
+def _check_bindings(q: ast.WithQuery, scope: _WithScope) -> None:
+    """Each binding of ``q`` in order, into ``scope``. A binding reading one refused (reported)
+    before it is not checked (its errors would only repeat theirs, as an unknown name)."""
+    ctx, schema, reporter = scope.ctx, scope.schema, scope.reporter
     refused: Set[str] = set()
     previous: Optional[Tuple[str, int]] = None
-    #: `s := (select T { shape } filter ...)`: the shape written in the binding, which Gel keeps
-    #: on the objects when the query selects `s` itself (https://docs.geldata.com/reference/edgeql/with)
-    binding_shapes: Dict[str, Tuple[ast.ShapeElement, ...]] = {}
     for b in q.bindings:
-        binding_shapes.pop(b.name, None)
+        scope.binding_shapes.pop(b.name, None)
         if isinstance(b.value, ast.SelectExpr) and isinstance(b.value.subject, ast.VarRef) and b.value.shape \
                 and b.value.subject.name not in ctx.variables:
-            binding_shapes[b.name] = tuple(b.value.shape)
+            scope.binding_shapes[b.name] = tuple(b.value.shape)
         errors = sum(1 for d in reporter.diagnostics if d.severity == "error")
         if previous is not None and errors > previous[1]:
             refused.add(previous[0])
@@ -414,262 +448,329 @@ def _with(qf: ast.QueryFile, q: ast.WithQuery, schema: Schema, reporter: Reporte
             # (`<T>{}` in a branch: a selection that keeps none)
             value = dataclasses.replace(value, then=_empty_objects(value.then, schema, ctx.module),
                                         else_=_empty_objects(value.else_, schema, ctx.module))
-        if isinstance(value, ast.GroupExpr):
-            groups[b.name] = (value, ())
-            continue
-        if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) \
-                and value.subject.name in groups and value.subject.name not in ctx.variables:
-            g, extras = groups[value.subject.name]
-            if value.order and value.shape is None and value.filter is None and value.offset is None \
-                    and value.limit is None and value.subject.name not in ctx.group_orders:
-                # `sorted := (select g order by .k)`: the groups in that order, whose fields
-                # array_agg((select sorted.k)) reads in it
-                groups[b.name] = (g, extras)
-                ctx.group_orders = {**ctx.group_orders, b.name: tuple(value.order)}
-                continue
-            if value.filter is not None or value.order or value.offset is not None or value.limit is not None \
-                    or any(el.value is None for el in value.shape or ()):
-                reporter.error("E0206", "a 'with' selection of groups other than (select g { name := ..., ... }) "
-                               "is not supported yet", value.span,
-                               "filter, order and shape the groups in the query's own select")
-                continue
-            groups[b.name] = (g, extras + tuple(value.shape or ()))
-            continue
-        if _computed_view(value, schema, ctx.module):
-            # `m := (select Message { cmd := <expr> } filter ...)`: the objects, with the computed
-            # elements a `group m using k := .cmd` reads (https://docs.geldata.com/reference/edgeql/shapes)
-            ctx.type_sets[b.name] = dataclasses.replace(value, shape=None)
-            ctx.views = {**ctx.views, b.name: {el.name: el.value for el in value.shape if el.value is not None}}
-            continue
-        several = False
-        if _selection_of(value, schema, ctx.module) is not None:
-            ctx.selections[b.name] = _if_else_selection(value, schema, ctx.module) or value
-            sub = computed_sql.as_subselect(ctx.selections[b.name])
-            target = schema.find_type(sub.type_name, ctx.module) if sub is not None else None
-            # (a selection that may hold several objects is no one value: it is read where it
-            # is used, as a link's value or a set)
-            several = target is not None and not computed_sql.filter_pins_one(sub.filter, target)  # type: ignore[union-attr]
-        if b.name in selections or several:
-            # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
-            ctx.type_sets[b.name] = _normal_selection(value, schema, ctx.module)
-            continue
-        if isinstance(value, ast.FuncCall) and value.name in ("json_array_unpack", "std::json_array_unpack"):
-            # (https://docs.geldata.com/reference/stdlib/json#function::std::json_array_unpack)
-            reporter.error("E0206", "a 'with' name bound to json_array_unpack(...), a set of JSON values, is not "
-                           "supported yet", value.span,
-                           "iterate over it where it is read: for x in json_array_unpack(<json>$p) union (...)")
-            continue
-        if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
-            # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
-            # (`.id in ids`); its parameter is bound there.
-            ctx.type_sets[b.name] = value
-            continue
-        if isinstance(value, (ast.SetLit, ast.BinOp)) and value_set_parts(value) is not None \
-                and (not isinstance(value, ast.SetLit) or len(value.items) > 1):
-            # `with xs := {1, 2} union array_unpack(...)`: a set of values, read where it is
-            # used (`count(xs)`, `sum(xs)`, https://docs.geldata.com/reference/edgeql/with)
-            ctx.type_sets[b.name] = value
-            continue
-        if free_loop(value):
-            # `with s := (for i in range_unpack(r) union (select { a := ..., ... }))`: free objects
-            rows = free_rows(value, ctx)
-            if rows is not None:
-                ctx.free_rows = {**ctx.free_rows, b.name: rows}
-            continue
-        if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) \
-                and value.subject.name in ctx.free_rows and value.subject.name not in ctx.variables:
-            # `first := (select s order by .a desc limit 1)`: one of them
-            if value.shape is not None or value.filter is not None or value.offset is not None \
-                    or not (isinstance(value.limit, ast.Literal) and value.limit.value == 1) \
-                    or ctx.free_rows[value.subject.name].first:  # type: ignore[attr-defined]
-                reporter.error("E0206", "a selection of free objects is supported as (select s order by .a limit 1)",
-                               value.span)
-                continue
-            rows = first_free_row(value, ctx)
-            if rows is not None:
-                ctx.free_rows = {**ctx.free_rows, b.name: rows}
-            continue
-        if is_for_rows(value, ctx):
-            # `with s := (for x in <objects> union <value of x>)`: a multiset of values, read
-            # where it is used (`count(s)`, `group s using k := ... by k`)
-            if for_rows(value, ctx) is not None:
-                ctx.row_sets = {**ctx.row_sets, b.name: value}
-            continue
-        if isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.ForQuery):
-            value = value.query
-        per_element: Tuple[ast.WithBinding, ...] = ()
-        if isinstance(value, ast.ForExpr) and isinstance(q_for._unparen(value.body), ast.WithExpr) \
-                and isinstance(q_for._unparen(q_for._unparen(value.body).body), ast.InsertQuery):
-            # `for x in ... union (with a := <expr>, ... insert T {...})`: the names bound per
-            # element, written where they are used (as in a for loop of its own).
-            per_element = q_for._unparen(value.body).bindings
-            value = ast.ForQuery(value.var, value.var_span, value.source, q_for._unparen(q_for._unparen(value.body).body),
+        for handler in _BINDING_KINDS:
+            if handler(b, value, scope):
+                break
+
+
+def _bind_groups(b: ast.WithBinding, value, scope: _WithScope) -> bool:
+    """``g := (group ...)``, ``sorted := (select g order by .k)`` and ``c := (select g { n := ... })``."""
+    ctx, groups = scope.ctx, scope.groups
+    if isinstance(value, ast.GroupExpr):
+        groups[b.name] = (value, ())
+        return True
+    if not (isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef)
+            and value.subject.name in groups and value.subject.name not in ctx.variables):
+        return False
+    g, extras = groups[value.subject.name]
+    if value.order and value.shape is None and value.filter is None and value.offset is None \
+            and value.limit is None and value.subject.name not in ctx.group_orders:
+        # `sorted := (select g order by .k)`: the groups in that order, whose fields
+        # array_agg((select sorted.k)) reads in it
+        groups[b.name] = (g, extras)
+        ctx.group_orders = {**ctx.group_orders, b.name: tuple(value.order)}
+        return True
+    if value.filter is not None or value.order or value.offset is not None or value.limit is not None \
+            or any(el.value is None for el in value.shape or ()):
+        scope.reporter.error("E0206", "a 'with' selection of groups other than (select g { name := ..., ... }) "
+                             "is not supported yet", value.span,
+                             "filter, order and shape the groups in the query's own select")
+        return True
+    groups[b.name] = (g, extras + tuple(value.shape or ()))
+    return True
+
+
+def _bind_view(b: ast.WithBinding, value, scope: _WithScope) -> bool:
+    """``m := (select Message { cmd := <expr> } filter ...)``: the objects, with the computed
+    elements a ``group m using k := .cmd`` reads (https://docs.geldata.com/reference/edgeql/shapes)."""
+    ctx = scope.ctx
+    if not _computed_view(value, scope.schema, ctx.module):
+        return False
+    ctx.type_sets[b.name] = dataclasses.replace(value, shape=None)
+    ctx.views = {**ctx.views, b.name: {el.name: el.value for el in value.shape if el.value is not None}}
+    return True
+
+
+def _bind_sets(b: ast.WithBinding, value, scope: _WithScope) -> bool:
+    """A name bound to a set read where it is used: a selection of objects, ``array_unpack(...)``,
+    a set of values (``{1, 2} union ...``)."""
+    ctx, schema = scope.ctx, scope.schema
+    several = False
+    if _selection_of(value, schema, ctx.module) is not None:
+        ctx.selections[b.name] = _if_else_selection(value, schema, ctx.module) or value
+        sub = computed_sql.as_subselect(ctx.selections[b.name])
+        target = schema.find_type(sub.type_name, ctx.module) if sub is not None else None
+        # (a selection that may hold several objects is no one value: it is read where it
+        # is used, as a link's value or a set)
+        several = target is not None and not computed_sql.filter_pins_one(sub.filter, target)  # type: ignore[union-attr]
+    if b.name in scope.selections or several:
+        # `with u := (select User filter ...)`, read as `select u { ... }`, `count(u)`, `exists u`.
+        ctx.type_sets[b.name] = _normal_selection(value, schema, ctx.module)
+        return True
+    if isinstance(value, ast.FuncCall) and value.name in ("json_array_unpack", "std::json_array_unpack"):
+        # (https://docs.geldata.com/reference/stdlib/json#function::std::json_array_unpack)
+        scope.reporter.error("E0206", "a 'with' name bound to json_array_unpack(...), a set of JSON values, is not "
+                             "supported yet", value.span,
+                             "iterate over it where it is read: for x in json_array_unpack(<json>$p) union (...)")
+        return True
+    if isinstance(value, ast.FuncCall) and value.name in ("array_unpack", "std::array_unpack"):
+        # `with ids := array_unpack(<array<str>>$ids)`: a set, read where it is used
+        # (`.id in ids`); its parameter is bound there.
+        ctx.type_sets[b.name] = value
+        return True
+    if isinstance(value, (ast.SetLit, ast.BinOp)) and value_set_parts(value) is not None \
+            and (not isinstance(value, ast.SetLit) or len(value.items) > 1):
+        # `with xs := {1, 2} union array_unpack(...)`: a set of values, read where it is
+        # used (`count(xs)`, `sum(xs)`, https://docs.geldata.com/reference/edgeql/with)
+        ctx.type_sets[b.name] = value
+        return True
+    return False
+
+
+def _bind_rows(b: ast.WithBinding, value, scope: _WithScope) -> bool:
+    """Free objects of a loop (``for i in ... union (select { a := ... })``), one of them
+    (``select s order by .a limit 1``), and a ``for`` loop's multiset of values."""
+    ctx = scope.ctx
+    if free_loop(value):
+        # `with s := (for i in range_unpack(r) union (select { a := ..., ... }))`: free objects
+        rows = free_rows(value, ctx)
+        if rows is not None:
+            ctx.free_rows = {**ctx.free_rows, b.name: rows}
+        return True
+    if isinstance(value, ast.SelectExpr) and isinstance(value.subject, ast.VarRef) \
+            and value.subject.name in ctx.free_rows and value.subject.name not in ctx.variables:
+        # `first := (select s order by .a desc limit 1)`: one of them
+        if value.shape is not None or value.filter is not None or value.offset is not None \
+                or not (isinstance(value.limit, ast.Literal) and value.limit.value == 1) \
+                or ctx.free_rows[value.subject.name].first:  # type: ignore[attr-defined]
+            scope.reporter.error("E0206", "a selection of free objects is supported as (select s order by .a limit 1)",
                                  value.span)
-        if isinstance(value, ast.ForQuery):
-            # `with ps := (for x in json_array_unpack(...) union (insert T {...}))`: the bulk
-            # insert, bound like any other write (https://docs.geldata.com/reference/edgeql/for).
-            subject = schema.find_type(value.type_name, ctx.module)
-            if subject is None:
-                reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
-                               did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
-                continue
-            inner = dataclasses.replace(ctx, subject=subject, variables=dict(ctx.variables))
-            batch = q_for._loop(value, inner)
-            if batch is not None and not q_for._bind_per_element(per_element, inner):
-                continue
-            w = None if batch is None else q_dml._insert_write(value.body, subject, inner, batch=batch)
-            if w is None:
-                continue
-            w = dataclasses.replace(w, cardinality=MANY)
-        elif isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery)):
-            subject = schema.find_type(value.type_name, ctx.module)
-            if subject is None:
-                reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
-                               did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
-                continue
-            w = q_dml._write_of(value, subject, dataclasses.replace(ctx, subject=subject))
-            if w is None:
-                continue
-        if isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.ForQuery)):
-            writes[b.name] = w
-            ctx.bound_writes[b.name] = w
-            exclusives.extend(w.exclusives)
-            bindings.append(qir.BoundWrite(b.span, b.name, w))
-            ctx.bound_statements[b.name] = f"{'an' if w.kind in ('insert', 'update') else 'a'} {w.kind} of " \
-                                           f"'{subject.name}'"
-            continue
-        low = check(value, ctx)
-        if low is None:
-            continue
-        constant = isinstance(value, (ast.Literal, ast.EnumRef, ast.VarRef)) or is_param(low)
-        binding = qir.WithValue(b.name, low, constant)
-        ctx.variables[b.name] = binding
-        bindings.append(binding)
-    if reporter.has_errors:
-        return None
-    body = q.body
-    query: Optional[qir.Query]
+            return True
+        rows = first_free_row(value, ctx)
+        if rows is not None:
+            ctx.free_rows = {**ctx.free_rows, b.name: rows}
+        return True
+    if is_for_rows(value, ctx):
+        # `with s := (for x in <objects> union <value of x>)`: a multiset of values, read
+        # where it is used (`count(s)`, `group s using k := ... by k`)
+        if for_rows(value, ctx) is not None:
+            ctx.row_sets = {**ctx.row_sets, b.name: value}
+        return True
+    return False
+
+
+def _bind_write(b: ast.WithBinding, value, scope: _WithScope) -> bool:
+    """``p := (insert ...)``, an update, a delete, or a bulk insert ``for x in ... union (insert ...)``:
+    a write that runs exactly once (https://docs.geldata.com/reference/edgeql/with)."""
+    ctx, schema, reporter = scope.ctx, scope.schema, scope.reporter
+    if isinstance(value, ast.StatementExpr) and isinstance(value.query, ast.ForQuery):
+        value = value.query
+    per_element: Tuple[ast.WithBinding, ...] = ()
+    if isinstance(value, ast.ForExpr) and isinstance(q_for._unparen(value.body), ast.WithExpr) \
+            and isinstance(q_for._unparen(q_for._unparen(value.body).body), ast.InsertQuery):
+        # `for x in ... union (with a := <expr>, ... insert T {...})`: the names bound per
+        # element, written where they are used (as in a for loop of its own).
+        per_element = q_for._unparen(value.body).bindings
+        value = ast.ForQuery(value.var, value.var_span, value.source, q_for._unparen(q_for._unparen(value.body).body),
+                             value.span)
+    if not isinstance(value, (ast.InsertQuery, ast.UpdateQuery, ast.DeleteQuery, ast.ForQuery)):
+        return False
+    subject = schema.find_type(value.type_name, ctx.module)
+    if subject is None:
+        reporter.error("E0301", f"unknown type '{value.type_name}'", value.type_span,
+                       did_you_mean(value.type_name.split("::")[-1], [t.name for t in schema.all_types()]))
+        return True
+    if isinstance(value, ast.ForQuery):
+        # `with ps := (for x in json_array_unpack(...) union (insert T {...}))`: the bulk
+        # insert, bound like any other write (https://docs.geldata.com/reference/edgeql/for).
+        inner = dataclasses.replace(ctx, subject=subject, variables=dict(ctx.variables))
+        batch = q_for._loop(value, inner)
+        if batch is not None and not q_for._bind_per_element(per_element, inner):
+            return True
+        w = None if batch is None else q_dml._insert_write(value.body, subject, inner, batch=batch)
+        if w is None:
+            return True
+        w = dataclasses.replace(w, cardinality=MANY)
+    elif not isinstance(value, ast.InsertQuery) and value.subject is None \
+            and computed_sql.has_subtypes(schema, subject):
+        # (its objects and its subtypes', in their own tables, read back as one set: only a
+        # statement's own update / delete of it is lowered, q_dml._update_each_table)
+        what = "an update" if isinstance(value, ast.UpdateQuery) else "a delete"
+        computed_sql.concrete_parent(schema, subject, value.type_span, reporter, f"{what} bound by 'with'")
+        return True
+    else:
+        w = q_dml._write_of(value, subject, dataclasses.replace(ctx, subject=subject))
+        if w is None:
+            return True
+    scope.writes[b.name] = w
+    ctx.bound_writes[b.name] = w
+    scope.exclusives.extend(w.exclusives)
+    scope.bindings.append(qir.BoundWrite(b.span, b.name, w))
+    ctx.bound_statements[b.name] = f"{'an' if w.kind in ('insert', 'update') else 'a'} {w.kind} of " \
+                                   f"'{subject.name}'"
+    return True
+
+
+def _bind_value(b: ast.WithBinding, value, scope: _WithScope) -> bool:
+    """Any other expression: a value computed once (a parameter or a constant: written where it
+    is used)."""
+    low = check(value, scope.ctx)
+    if low is None:
+        return True
+    constant = isinstance(value, (ast.Literal, ast.EnumRef, ast.VarRef)) or is_param(low)
+    binding = qir.WithValue(b.name, low, constant)
+    scope.ctx.variables[b.name] = binding
+    scope.bindings.append(binding)
+    return True
+
+
+#: The kinds of binding, tried in order: each handler binds ``b`` and answers True, or answers
+#: False when ``value`` is not of its kind.
+_BINDING_KINDS = (_bind_groups, _bind_view, _bind_sets, _bind_rows, _bind_write, _bind_value)
+
+
+def _with_body(qf: ast.QueryFile, body, scope: _WithScope) -> Optional[qir.Query]:
+    """The query of the ``with`` block's body, which reads the names ``scope`` bound."""
+    ctx, reporter = scope.ctx, scope.reporter
     if isinstance(body, (ast.SelectQuery, ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in ctx.row_sets:
         reporter.error("E0206", f"'{body.type_name}' is a set of a 'for' loop over objects: reading it other than by "
                        "count(), sum(), min(), max() or group is not supported yet", body.type_span,
                        f"count({body.type_name}), or group {body.type_name} ... by ...")
         return None
-    if isinstance(body, ast.SelectQuery) and body.type_name in writes:
-        w = writes[body.type_name]
+    if isinstance(body, ast.SelectQuery) and body.type_name in scope.writes:
+        w = scope.writes[body.type_name]
         node, cardinality = q_select._select_node(body, w.subject, dataclasses.replace(ctx, subject=w.subject),  # type: ignore[attr-defined]
-                                         w, f"_with_{body.type_name}")
-        query = None if node is None else q_values._plan(qf, w.kind, w.subject, node, ctx, cardinality,  # type: ignore[attr-defined]
-                                                w.exclusives, q_select._fields(node.shape))  # type: ignore[attr-defined]
-    elif isinstance(body, ast.SelectValue) and _distinct_union(body, ctx) is not None:
+                                                  w, f"_with_{body.type_name}")
+        return None if node is None else q_values._plan(qf, w.kind, w.subject, node, ctx, cardinality,  # type: ignore[attr-defined]
+                                                        w.exclusives, q_select._fields(node.shape))  # type: ignore[attr-defined]
+    if isinstance(body, ast.SelectValue):
+        return _with_select_value(qf, body, scope)
+    if isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets:
+        return _with_select_set(qf, body, scope)
+    if isinstance(body, ast.ForExpr):
+        return q_for._for_any(dataclasses.replace(qf, query=body), body, ctx)
+    if isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in ctx.type_sets:
+        write = _write_of_selection(body, ctx.type_sets[body.type_name], ctx)
+        if write is None:
+            return None
+        subject = scope.schema.find_type(write.type_name, ctx.module)
+        assert subject is not None  # (checked by _selection_bindings)
+        return queries._plan_body(dataclasses.replace(qf, query=write), write, subject,
+                                  dataclasses.replace(ctx, subject=subject))
+    if isinstance(body, ast.GroupExpr):
+        return q_group._group_query(dataclasses.replace(qf, query=body), body, ctx)
+    if isinstance(body, ast.SelectQuery) and body.type_name in scope.groups and body.type_name not in ctx.variables:
+        g, extras = scope.groups[body.type_name]
+        return q_group._group_query(dataclasses.replace(qf, query=body), g, ctx, body, extras)
+    return _with_select_type(qf, body, scope)
+
+
+def _with_select_value(qf: ast.QueryFile, body: ast.SelectValue, scope: _WithScope) -> Optional[qir.Query]:
+    """``select <value>`` after a ``with``: a distinct union of selections, the objects of bound
+    writes (``select {p, q}``), any other value."""
+    ctx, schema, writes = scope.ctx, scope.schema, scope.writes
+    if _distinct_union(body, ctx) is not None:
         merged = _distinct_union(body, ctx)
         subject = schema.find_type(merged.type_name, ctx.module)  # type: ignore[union-attr]
         assert subject is not None  # (checked by _distinct_union)
-        query = queries._plan_body(dataclasses.replace(qf, query=merged), merged, subject,  # type: ignore[arg-type]
-                           dataclasses.replace(ctx, subject=subject))
-    elif isinstance(body, ast.SelectValue) and isinstance(body.value, ast.SetLit) and body.value.items \
+        return queries._plan_body(dataclasses.replace(qf, query=merged), merged, subject,  # type: ignore[arg-type]
+                                  dataclasses.replace(ctx, subject=subject))
+    if isinstance(body.value, ast.SetLit) and body.value.items \
             and not q_shapes._has_clauses(body) and all(isinstance(i, ast.VarRef) and i.name in writes
-                                               and i.name not in ctx.variables for i in body.value.items):
+                                                        and i.name not in ctx.variables for i in body.value.items):
         # `select {p, q}` of bound writes: the objects they wrote, united, each { id }.
         names = tuple(i.name for i in body.value.items)  # type: ignore[attr-defined]
         first = writes[names[0]]
-        query = q_values._plan(dataclasses.replace(qf, query=body), first.kind, first.subject,  # type: ignore[attr-defined]
-                      qir.WrittenUnion(body.span, names), ctx, MANY, ())
-    elif isinstance(body, ast.SelectValue):
-        query = q_values._select_value(dataclasses.replace(qf, query=body), body, ctx)
-    elif isinstance(body, ast.SelectQuery) and body.shape is None and body.type_name in ctx.type_sets and \
-            isinstance(ctx.type_sets[body.type_name], (ast.SetLit, ast.BinOp, ast.FuncCall)) and \
-            value_set_parts(ctx.type_sets[body.type_name]) is not None:
+        return q_values._plan(dataclasses.replace(qf, query=body), first.kind, first.subject,  # type: ignore[attr-defined]
+                              qir.WrittenUnion(body.span, names), ctx, MANY, ())
+    return q_values._select_value(dataclasses.replace(qf, query=body), body, ctx)
+
+
+def _with_select_set(qf: ast.QueryFile, body: ast.SelectQuery, scope: _WithScope) -> Optional[qir.Query]:
+    """``select s`` of a name bound to a set: of values (``xs := {1, 2}``), of objects (a selection)."""
+    ctx, reporter, binding_shapes = scope.ctx, scope.reporter, scope.binding_shapes
+    bound = ctx.type_sets[body.type_name]
+    if body.shape is None and isinstance(bound, (ast.SetLit, ast.BinOp, ast.FuncCall)) \
+            and value_set_parts(bound) is not None:
         # `with xs := {1, 2} select xs`: the set's values. Ordered by the values themselves,
         # `with xs := {3, 1, 2} select xs order by xs desc` (Gel's `select xs := {3, 1, 2} order by
         # xs`, https://docs.geldata.com/reference/edgeql/select): each item names the element.
         by_element = bool(body.order) and body.filter is None and body.offset is None and body.limit is None \
             and all(isinstance(o.expr, ast.VarRef) and o.expr.name == body.type_name for o in body.order)
         order = () if by_element else body.order
-        value = ast.SelectValue(ctx.type_sets[body.type_name], body.filter, order, body.offset,
-                                body.limit, body.span)
-        query = q_values._select_value(dataclasses.replace(qf, query=value), value, ctx,
-                              tuple(o.descending for o in body.order) if by_element else ())
-    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets and \
-            not _simple_selection(ctx.type_sets[body.type_name]):
+        value = ast.SelectValue(bound, body.filter, order, body.offset, body.limit, body.span)
+        return q_values._select_value(dataclasses.replace(qf, query=value), value, ctx,
+                                      tuple(o.descending for o in body.order) if by_element else ())
+    if not _simple_selection(bound):
         reporter.error("E0206", f"selecting '{body.type_name}', a set of objects reached through a path or another "
                        "'with' name, with a shape is not supported yet", body.type_span,
                        "select the type with a filter: select T { ... } filter ...")
         return None
-    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.type_sets:
-        if body.shape is None and body.type_name in binding_shapes and body.type_name not in ctx.variables:
-            # `with s := (select T { a, b := ... } filter f) select s`: the objects with the
-            # binding's shape, as `select T { a, b := ... } filter f`
-            body = dataclasses.replace(body, shape=binding_shapes[body.type_name])
-        elif body.shape is not None and body.type_name in binding_shapes and body.type_name not in ctx.variables \
-                and {el.name for el in binding_shapes[body.type_name]} - {el.name for el in body.shape}:
-            reporter.error("E0206", f"a shape on '{body.type_name}', whose 'with' binding has a shape of its own, "
-                           "is not supported yet", body.type_span,
-                           "write one shape: select T { ... } filter ..., or select the name without a shape")
-            return None
-        merged = _select_of_selection(body, ctx.type_sets[body.type_name], ctx)
-        if merged is None:
-            return None
-        subject = schema.find_type(merged.type_name, ctx.module)
-        assert subject is not None  # (checked by _selection_bindings)
-        query = queries._plan_body(dataclasses.replace(qf, query=merged), merged, subject,
-                           dataclasses.replace(ctx, subject=subject))
-    elif isinstance(body, ast.ForExpr):
-        query = q_for._for_any(dataclasses.replace(qf, query=body), body, ctx)
-    elif isinstance(body, (ast.UpdateQuery, ast.DeleteQuery)) and body.type_name in ctx.type_sets:
-        write = _write_of_selection(body, ctx.type_sets[body.type_name], ctx)
-        if write is None:
-            return None
-        subject = schema.find_type(write.type_name, ctx.module)
-        assert subject is not None  # (checked by _selection_bindings)
-        query = queries._plan_body(dataclasses.replace(qf, query=write), write, subject,
-                           dataclasses.replace(ctx, subject=subject))
-    elif isinstance(body, ast.GroupExpr) or (isinstance(body, ast.SelectQuery) and body.type_name in groups
-                                             and body.type_name not in ctx.variables):
-        if isinstance(body, ast.GroupExpr):
-            query = q_group._group_query(dataclasses.replace(qf, query=body), body, ctx)
-        else:
-            g, extras = groups[body.type_name]
-            query = q_group._group_query(dataclasses.replace(qf, query=body), g, ctx, body, extras)
-    elif isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
+    if body.shape is None and body.type_name in binding_shapes and body.type_name not in ctx.variables:
+        # `with s := (select T { a, b := ... } filter f) select s`: the objects with the
+        # binding's shape, as `select T { a, b := ... } filter f`
+        body = dataclasses.replace(body, shape=binding_shapes[body.type_name])
+    elif body.shape is not None and body.type_name in binding_shapes and body.type_name not in ctx.variables \
+            and {el.name for el in binding_shapes[body.type_name]} - {el.name for el in body.shape}:
+        reporter.error("E0206", f"a shape on '{body.type_name}', whose 'with' binding has a shape of its own, "
+                       "is not supported yet", body.type_span,
+                       "write one shape: select T { ... } filter ..., or select the name without a shape")
+        return None
+    merged = _select_of_selection(body, bound, ctx)
+    if merged is None:
+        return None
+    subject = scope.schema.find_type(merged.type_name, ctx.module)
+    assert subject is not None  # (checked by _selection_bindings)
+    return queries._plan_body(dataclasses.replace(qf, query=merged), merged, subject,
+                              dataclasses.replace(ctx, subject=subject))
+
+
+def _with_select_type(qf: ast.QueryFile, body, scope: _WithScope) -> Optional[qir.Query]:
+    """A statement on a type after a ``with``: an abstract type's (or a type with subtypes')
+    objects, or the type's own."""
+    ctx, schema, reporter = scope.ctx, scope.schema, scope.reporter
+    if isinstance(body, ast.SelectQuery) and body.type_name in ctx.variables:
         reporter.error("E0206", f"selecting a value ('{body.type_name}') is not supported yet", body.type_span,
                        "select a type, or a bound statement: with p := (insert ...) select p { ... }")
         return None
-    elif isinstance(body, ast.SelectQuery) and schema.find_type(body.type_name, ctx.module) is None \
+    if isinstance(body, ast.SelectQuery) and schema.find_type(body.type_name, ctx.module) is None \
             and queries._abstract_key(schema, body.type_name, ctx.module) is not None:
-        query = queries._abstract_select(dataclasses.replace(qf, query=body), body,
-                                 queries._abstract_key(schema, body.type_name, ctx.module), ctx)  # type: ignore[arg-type]
-    elif isinstance(body, ast.SelectQuery) and computed_sql.has_subtypes(schema, schema.find_type(body.type_name, ctx.module)):
+        return queries._abstract_select(dataclasses.replace(qf, query=body), body,
+                                        queries._abstract_key(schema, body.type_name, ctx.module), ctx)  # type: ignore[arg-type]
+    if isinstance(body, ast.SelectQuery) and computed_sql.has_subtypes(schema, schema.find_type(body.type_name, ctx.module)):
         # a concrete type other types extend: its objects and its subtypes', as an abstract type's
-        query = queries._abstract_select(dataclasses.replace(qf, query=body), body,
-                                 schema.find_type(body.type_name, ctx.module).qualname, ctx)  # type: ignore[union-attr]
-    elif isinstance(body, ast.DeleteQuery) and body.subject is None and not ctx.variables \
+        return queries._abstract_select(dataclasses.replace(qf, query=body), body,
+                                        schema.find_type(body.type_name, ctx.module).qualname, ctx)  # type: ignore[union-attr]
+    if isinstance(body, ast.DeleteQuery) and body.subject is None and not ctx.variables \
             and schema.find_type(body.type_name, ctx.module) is None \
             and queries._abstract_key(schema, body.type_name, ctx.module) is not None:
         # `with module m delete Ship filter ...`: the objects of its concrete subtypes
-        query = q_dml._delete_each_table(dataclasses.replace(qf, query=body), body, None, ctx,
-                                   queries._abstract_key(schema, body.type_name, ctx.module))
-    else:
-        subject = schema.find_type(body.type_name, ctx.module)
-        if subject is None and queries._abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter, body):
-            return None
-        if subject is None:
-            reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
-                           did_you_mean(body.type_name.split("::")[-1], [t.name for t in schema.all_types()]
-                                        + list(writes)))
-            return None
-        inner = dataclasses.replace(qf, query=body)
-        query = queries._plan_body(inner, body, subject, dataclasses.replace(ctx, subject=subject))
-    if query is None or reporter.has_errors:
+        return q_dml._delete_each_table(dataclasses.replace(qf, query=body), body, None, ctx,
+                                        queries._abstract_key(schema, body.type_name, ctx.module))
+    subject = schema.find_type(body.type_name, ctx.module)
+    if subject is None and queries._abstract_type(schema, body.type_name, ctx.module, body.type_span, reporter, body):
         return None
-    # (the full-text queries first: they read only parameters)
-    statement = qir.With(q.span, tuple(ctx.fts_queries.values()) + tuple(bindings), query.statement)  # type: ignore[union-attr]
+    if subject is None:
+        reporter.error("E0301", f"unknown type '{body.type_name}'", body.type_span,
+                       did_you_mean(body.type_name.split("::")[-1], [t.name for t in schema.all_types()]
+                                    + list(scope.writes)))
+        return None
+    inner = dataclasses.replace(qf, query=body)
+    return queries._plan_body(inner, body, subject, dataclasses.replace(ctx, subject=subject))
+
+
+def _with_statement(qf: ast.QueryFile, q: ast.WithQuery, scope: _WithScope, query: qir.Query) -> qir.Query:
+    """The body's query wrapped in the block's bindings: the full-text queries first (they read
+    only parameters), the parameters no part reads kept (bound, unused), the exclusive
+    constraints of the bound writes and the body's."""
+    statement = qir.With(q.span, tuple(scope.ctx.fts_queries.values()) + tuple(scope.bindings), query.statement)  # type: ignore[union-attr]
     used = _params_used(statement)
     # (a global read by an access policy is in the policy's SQL, not in the IR)
     unused = tuple(qir.ParamRef(p.span, p.type, p.optional, p) for p in query.params
                    if id(p) not in used and p.global_ is None)
     if unused:
         statement = dataclasses.replace(statement, unused=unused)
-    all_exclusives = tuple(dict.fromkeys(tuple(exclusives) + query.exclusives))
+    all_exclusives = tuple(dict.fromkeys(tuple(scope.exclusives) + query.exclusives))
     return dataclasses.replace(query, statement=statement, exclusives=all_exclusives, doc=qf.doc)
 
 

@@ -559,6 +559,12 @@ def check_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Option
         before = len(reporter.diagnostics)
         query = q_dml._delete_each_table(qf, q, None, ctx, _abstract_key(schema, q.type_name, "default"))
         return query if len(reporter.diagnostics) == before else None
+    if subject is None and isinstance(q, ast.UpdateQuery) and q.subject is None \
+            and _abstract_key(schema, q.type_name, "default"):
+        ctx = ExprContext(schema, None, "default", reporter, params=ParamTable(), where="a query", query_filter=q_filters._query_filter)
+        before = len(reporter.diagnostics)
+        query = q_dml._update_each_table(qf, q, None, ctx, _abstract_key(schema, q.type_name, "default"))
+        return query if len(reporter.diagnostics) == before else None
     if subject is None and _abstract_type(schema, q.type_name, "default", q.type_span, reporter, q):
         return None
     if subject is None:
@@ -750,6 +756,9 @@ def _plan_body(qf: ast.QueryFile, q, subject: ObjectType, ctx: ExprContext) -> O
     if isinstance(q, ast.DeleteQuery) and q.subject is None and not ctx.variables \
             and computed_sql.has_subtypes(ctx.schema, subject):
         return q_dml._delete_each_table(qf, q, subject, ctx)
+    if isinstance(q, ast.UpdateQuery) and q.subject is None and not ctx.variables \
+            and computed_sql.has_subtypes(ctx.schema, subject):
+        return q_dml._update_each_table(qf, q, subject, ctx)
     if isinstance(q, (ast.UpdateQuery, ast.DeleteQuery, ast.SelectQuery, ast.SelectDml)) \
             and computed_sql.concrete_parent(ctx.schema, subject, q.type_span, ctx.reporter,
                                 "an update" if isinstance(q, ast.UpdateQuery) else

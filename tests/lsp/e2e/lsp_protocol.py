@@ -27,7 +27,7 @@ async def _raw(client, method: str, params: dict):
     return await asyncio.wait_for(asyncio.wrap_future(future), 20)
 
 
-@pytest.mark.parametrize("method,params,where", [
+CASES = [
     ("textDocument/hover", {"textDocument": {"uri": uri(QUERY)}, "position": {"line": -1, "character": 0}},
      "position"),
     ("textDocument/hover", {"textDocument": {"uri": 42}, "position": {"line": 0, "character": 0}}, "uri"),
@@ -41,13 +41,17 @@ async def _raw(client, method: str, params: dict):
     ("textDocument/references", {"textDocument": {"uri": uri(QUERY)}, "position": {"line": 0, "character": 4},
                                  "context": {"includeDeclaration": "yes"}}, "context"),
     ("workspace/symbol", {"query": None}, "query"),
-])
-async def test_invalid_params_get_invalid_params_error(client, method, params, where):
+]
+
+
+async def test_invalid_params_get_invalid_params_error(client):
+    """(One test over the cases: tests/lsp/test_lsp_e2e.py maps each inner test by name.)"""
     open_doc(client, QUERY)
-    with pytest.raises(JsonRpcInvalidParams) as info:
-        await _raw(client, method, params)
-    assert info.value.code == -32602
-    assert where in info.value.message, info.value.message
+    for method, params, where in CASES:
+        with pytest.raises(JsonRpcInvalidParams) as info:
+            await _raw(client, method, params)
+        assert info.value.code == -32602
+        assert where in info.value.message, (method, params, info.value.message)
     # and the server still answers a good request
     u, text = open_doc(client, QUERY)
     hover = await asyncio.wait_for(client.text_document_hover_async(lsp.HoverParams(

@@ -23,6 +23,14 @@ ENV = dict(os.environ, SCHEMAC_PYTHON=PYTHON, PYTHONDONTWRITEBYTECODE="1")
 @pytest_lsp.fixture(scope="module", config=ClientServerConfig(server_command=[str(REPO / "editors" / "schemac-lsp")],
                                                              server_env=ENV))
 async def client(lsp_client: LanguageClient):
+    # As VS Code does: accept the server's registrations (it asks to watch the library's files).
+    registrations: List[lsp.Registration] = []
+    lsp_client.registrations = registrations  # type: ignore[attr-defined]
+
+    @lsp_client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
+    def _register(params: lsp.RegistrationParams) -> None:
+        registrations.extend(params.registrations)
+
     await lsp_client.initialize_session(lsp.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"),
         root_uri=REPO.as_uri(), workspace_folders=[lsp.WorkspaceFolder(uri=REPO.as_uri(), name="schemac")]))
