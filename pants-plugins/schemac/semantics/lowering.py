@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from schemac.pgsql import policies as pgpolicies
 from schemac.pgsql.calls import INT4_CALLS, spelling
@@ -1256,11 +1256,11 @@ def _written_rows(target: ObjectType, cte: str, table: str) -> str:
             f'WHERE "id" NOT IN (SELECT "id" FROM {qi(cte)}))')
 
 
-def read_ctes(node: qir.Node) -> FrozenSet[str]:
+def read_ctes(node: qir.Node, nodes: Optional[Iterable[qir.Node]] = None) -> FrozenSet[str]:
     """The CTEs of writes whose rows the statement ``node`` reads (a nested insert's then
-    returns ``*``, not only its id)."""
+    returns ``*``, not only its id); ``nodes``: its nodes, when already walked (ir_facts)."""
     out = set()
-    for n in qir.walk(node):
+    for n in qir.walk(node) if nodes is None else nodes:
         t = type(n)
         if t is qir.ShapeLink and n.written_cte and not n.written_cte.startswith(LINKS_AFTER):  # type: ignore[attr-defined]
             out.add(n.written_cte)  # type: ignore[attr-defined]
@@ -1801,7 +1801,7 @@ class Ctx:
     omitted: FrozenSet[int] = frozenset()
     copied: FrozenSet[int] = frozenset()
     #: :func:`read_ctes` of the statement's nodes by ``id``, when the statement is written more
-    #: than once (its variants read the same CTEs).
+    #: than once (its variants read the same CTEs) or its root's is known (ir_facts).
     read: Optional[Dict[int, FrozenSet[str]]] = None
 
     def read_ctes(self, node: qir.Node) -> FrozenSet[str]:
@@ -1966,11 +1966,11 @@ class Variant:
     sent: Tuple[int, ...]
 
 
-def defaulted_params(stmt: qir.Node) -> Tuple[int, ...]:
+def defaulted_params(stmt: qir.Node, assigns: Optional[Iterable[qir.Node]] = None) -> Tuple[int, ...]:
     """The parameters (indices) an insert assigns to properties with a default (``p :=
-    <optional T>$p``)."""
-    return tuple(sorted({n.value.param.index for n in qir.walk(stmt)  # type: ignore[attr-defined]
-                         if type(n) is qir.Assign and n.default == "param"}))
+    <optional T>$p``); ``assigns``: the statement's :class:`qir.Assign` nodes, when known."""
+    return tuple(sorted({n.value.param.index for n in (qir.walk(stmt) if assigns is None else assigns)  # type: ignore
+                         if type(n) is qir.Assign and n.default == "param"}))  # type: ignore[attr-defined]
 
 
 def omittable(stmt: qir.Node) -> Tuple[int, ...]:
@@ -1984,7 +1984,7 @@ def _omits(a: qir.Assign, ctx: Ctx) -> bool:
     return a.default == "param" and a.value.param.index in ctx.omitted  # type: ignore[attr-defined]
 
 
-def statement_variants(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], ...] = ()) -> Tuple[Variant, ...]:
+def statement_variants(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], ...] = (), defaulted=None, read=None) -> Tuple[Variant, ...]:
     """One statement per combination of omitted :func:`omittable` parameters (none for a
     statement without them), in the order of the bit masks: bit ``i`` set omits the ``i``-th
     omittable parameter (the runner computes the same mask). The first variant omits nothing.
@@ -1994,14 +1994,14 @@ def statement_variants(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, s
     (https://www.postgresql.org/docs/15/sql-insert.html): a migration that changes the default
     changes what a deployed runner writes, and a runner never sends a copy of it. Each variant is
     the statement's tree printed with its own numbering of the parameters it reads.
-    ``trigger_settings``: see :class:`Ctx`."""
-    defaulted = defaulted_params(stmt)
+    ``trigger_settings``, ``read``: see :class:`Ctx`; ``defaulted``: :func:`defaulted_params`, when known."""
+    defaulted = defaulted_params(stmt) if defaulted is None else defaulted
     keys = defaulted[:MAX_OMITTABLE]
     if not keys:
         return ()
     copied = frozenset(defaulted[MAX_OMITTABLE:])
     out = []
-    read: Dict[int, FrozenSet[str]] = {}  # (what every variant reads alike, computed once)
+    read = {} if read is None else read  # (what every variant reads alike, computed once)
     for mask in range(1 << len(keys)):
         omitted = frozenset(k for i, k in enumerate(keys) if mask >> i & 1)
         tree = statement_tree(stmt, Ctx(trigger_settings, omitted, copied, read))
@@ -2296,10 +2296,10 @@ def _group_sql(g: qir.Group, numbered: bool = False) -> str:
     return sql
 
 
-def statement_sql(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], ...] = ()) -> str:
+def statement_sql(stmt: qir.Node, trigger_settings: Tuple[Tuple[str, int, str], ...] = (), read=None) -> str:
     """The SQL of a checked statement (``$n`` the query's ``n``-th parameter);
-    ``trigger_settings``: see :class:`Ctx`."""
-    return to_sql(statement_tree(stmt, Ctx(trigger_settings)))
+    ``trigger_settings``, ``read``: see :class:`Ctx`."""
+    return to_sql(statement_tree(stmt, Ctx(trigger_settings, read=read)))
 
 
 def statement_tree(stmt: qir.Node, ctx: Ctx) -> sqt.Node:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from typing import Optional, Tuple
-from schemac.semantics import computed_sql, qir
+from schemac.semantics import computed_sql, ir_facts, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -149,13 +149,14 @@ def _record_param(e: qir.Expr) -> Optional[qir.ParamRef]:
     return e if type(e) is qir.ParamRef else None  # type: ignore[return-value]
 
 
-def refuse_record_params(stmt: qir.Node, reporter: Reporter) -> bool:
+def refuse_record_params(nodes: ir_facts.StatementNodes, reporter: Reporter) -> bool:
     """An array of named tuples as a parameter (exprs._record_array_type) read other than as a
-    ``for`` loop's source: E0206; ``True`` when reported."""
-    sources = {id(n.source) for n in qir.walk(stmt) if type(n) is qir.Batch}  # type: ignore[attr-defined]
-    bound = {id(n.value) for n in qir.walk(stmt) if type(n) is qir.WithValue}  # type: ignore[attr-defined]
-    for n in qir.walk(stmt):
-        record = n.type.element is not None and n.type.element.fields is not None if isinstance(n, qir.Expr) else False
+    ``for`` loop's source: E0206; ``True`` when reported. ``nodes``: the statement's (only a
+    parameter, or a name bound to one, can be such an array: :func:`_record_param`)."""
+    sources = {id(n.source) for n in nodes.of(qir.Batch)}  # type: ignore[attr-defined]
+    bound = {id(n.value) for n in nodes.of(qir.WithValue)}  # type: ignore[attr-defined]
+    for n in nodes.ordered(qir.ParamRef, qir.VarRef):
+        record = n.type.element is not None and n.type.element.fields is not None  # type: ignore[attr-defined]
         if record and id(n) not in sources and id(n) not in bound and (
                 type(n) is qir.ParamRef or _record_param(n) is not None):  # type: ignore[arg-type]
             reporter.error("E0206", f"an array of tuples as a parameter is only supported as a 'for' loop's source "

@@ -31,11 +31,12 @@ How to add a query form:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Dict, Iterator, Optional, Tuple
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
 
 from schemac.diagnostics import Span
 from schemac.frozen import fast_init_all
+from schemac.semantics import irfields
 from schemac.semantics.model import (Column, Computed, EnumType, ExclusiveConstraint, Global, Link, ObjectType,
                                      ValueType)
 
@@ -1504,23 +1505,6 @@ class Query(Node):
     scalar: bool = False
 
 
-def walk(node: Node) -> Iterator[Node]:
-    """``node`` and every IR node below it, depth first (the value of an inline ``with``
-    binding is visited where it is used; a :class:`WithValue` also has its value below it)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, VarRef) and isinstance(n.binding, WithValue) and n.binding.inline:
-            stack.append(n.binding.value)
-        for f in fields(n):  # type: ignore[arg-type]
-            v = getattr(n, f.name)
-            if isinstance(v, Node) and not isinstance(n, VarRef):
-                stack.append(v)
-            elif isinstance(v, tuple):
-                stack.extend(x for x in v if isinstance(x, Node))
-
-
 def same(a: object, b: object) -> bool:
     """Whether two checked values are the same expression, wherever each was written: nodes of
     the same class whose fields are the same (spans aside), below them too; a :class:`VarRef`
@@ -1539,8 +1523,7 @@ def same(a: object, b: object) -> bool:
             return a.name == b.name and (a.binding is b.binding or type(a.binding) is LoopVar  # type: ignore
                                          and type(b.binding) is LoopVar and same(a.binding, b.binding)) \
                 and same(a.type, b.type) and a.nullable == b.nullable  # type: ignore[attr-defined]
-        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a)  # type: ignore[arg-type]
-                   if f.name != "span")
+        return all(same(getattr(a, f), getattr(b, f)) for f in irfields.compared(type(a)))
     if isinstance(a, tuple):
         return isinstance(b, tuple) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, Span):
@@ -1550,3 +1533,5 @@ def same(a: object, b: object) -> bool:
 
 # The frozen dataclasses above are created in bulk: give them the faster __init__.
 fast_init_all(globals())
+#: ``node`` and every IR node below it, depth first: :func:`schemac.semantics.irfields.walker`.
+walk = irfields.walker(Node, VarRef, WithValue, globals())

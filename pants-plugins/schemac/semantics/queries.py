@@ -20,7 +20,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
-from schemac.semantics import bound_subject, computed_sql, functions, lowering, qir
+from schemac.semantics import bound_subject, computed_sql, functions, ir_facts, lowering, qir
 from schemac.syntax import tree as ast
 from schemac.diagnostics import Reporter, Span, did_you_mean
 from schemac.frozen import fast_init_all
@@ -313,9 +313,11 @@ class QueryPlan:
 
 def filtered_upsert(q: QueryPlan) -> bool:
     """Whether the query is an upsert whose else update has a filter (it may then return no row)."""
-    return q.ir is not None and any(type(n) is qir.Conflict and (n.else_filter is not None or  # type: ignore[attr-defined]
-                                                                 n.else_visible is not None)  # type: ignore[attr-defined]
-                                    for n in qir.walk(q.ir.statement))
+    return q.ir is not None and _filtered_conflict(n for n in qir.walk(q.ir.statement) if type(n) is qir.Conflict)
+
+
+def _filtered_conflict(conflicts) -> bool:
+    return any(n.else_filter is not None or n.else_visible is not None for n in conflicts)
 
 
 def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optional[QueryPlan]:
@@ -331,11 +333,13 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
                        f"{'s' if len(missing) > 1 else ''}", next(p.span for p in query.params if p.position is not None),
                        "number the parameters from $0 without gaps")
         return None
-    if _refuse_tuples(query.statement, reporter) or q_for.refuse_record_params(query.statement, reporter):
+    # (what is read of the checked statement from here on reads one walk of it: ir_facts)
+    nodes = ir_facts.StatementNodes(query.statement)
+    if _refuse_tuples(nodes, reporter) or q_for.refuse_record_params(nodes, reporter):
         return None
-    keys = lowering.defaulted_params(query.statement)
+    keys = lowering.defaulted_params(query.statement, nodes.of(qir.Assign))
     if len(keys) > lowering.MAX_OMITTABLE:
-        extra = next(n for n in qir.walk(query.statement) if type(n) is qir.Assign and n.default == "param"
+        extra = next(n for n in nodes.of(qir.Assign) if n.default == "param"  # type: ignore[attr-defined]
                      and n.value.param.index == keys[lowering.MAX_OMITTABLE])  # type: ignore[attr-defined]
         reporter.warning("W0008", f"an insert with {len(keys)} optional parameters for properties with a default: "
                          f"the first {lowering.MAX_OMITTABLE} are left out for the database to apply its own "
@@ -343,41 +347,50 @@ def plan_query(schema: Schema, qf: ast.QueryFile, reporter: Reporter) -> Optiona
                          "statement", extra.span,
                          "a migration changing these defaults needs the runner regenerated; make some of them "
                          "required (drop 'optional'), or set the rarely given ones with an update")
-    query, settings = _trigger_global_params(schema, query)
-    variants = lowering.statement_variants(query.statement, settings)
-    sql = variants[0].sql if variants else lowering.statement_sql(query.statement, settings)
-    return QueryPlan(query.name, query.path, query.kind, query.subject, sql,
+    query, settings = _trigger_global_params(schema, query, nodes)
+    read = {id(query.statement): lowering.read_ctes(query.statement, [*nodes.of(qir.ShapeLink), *nodes.of(qir.LinkPath)])}
+    variants = lowering.statement_variants(query.statement, settings, keys, read)
+    sql = variants[0].sql if variants else lowering.statement_sql(query.statement, settings, read)
+    plan = QueryPlan(query.name, query.path, query.kind, query.subject, sql,
                      query.params, query.result, query.cardinality, query.exclusives, query.doc, query, query.scalar,
-                     variants, foreign_keys_violated(schema, query.statement))
+                     variants, foreign_keys_violated(schema, nodes))
+    # (filtered_upsert of the plan, found from the same walk: kept where backends' memo looks)
+    plan.__dict__["_filtered_upsert"] = _filtered_conflict(nodes.of(qir.Conflict))
+    return plan
 
 
-def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
+def _refuse_tuples(nodes: ir_facts.StatementNodes, reporter: Reporter) -> bool:
     """A query reading or writing a property of a tuple type: E0206 (the schema stores them, as
     Postgres composite types, but the runners do not map them yet); ``True`` when reported."""
     consumed = set()  # tuple values read only for their elements or length (`.days.0`, `.pts[1].x`)
     free = set()  # tuples written in the query (qir.TupleValue): selected, or elements of one
-    for n in qir.walk(stmt):
-        if (type(n) is qir.Call and n.func in ("tuple_element", "array_index", "array", "tuple")) or \
-                (type(n) is qir.Call and n.func == "len_array"):  # type: ignore[attr-defined]
+    # (sets: each class's nodes are read in turn, the order does not matter)
+    for n in nodes.of(qir.Call):
+        if n.func in ("tuple_element", "array_index", "array", "tuple", "len_array"):  # type: ignore[attr-defined]
             consumed.update(id(a) for a in n.args if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
-        elif type(n) is qir.LoopVar and n.elements is not None:  # type: ignore[attr-defined]
+    for n in nodes.of(qir.LoopVar):
+        if n.elements is not None:  # type: ignore[attr-defined]
             consumed.add(id(n))  # a loop's tuple, read by its elements (columns of the loop's row)
-        elif type(n) is qir.Batch and n.records:  # type: ignore[attr-defined]
+    for n in nodes.of(qir.Batch):
+        if n.records:  # type: ignore[attr-defined]
             # an array of tuples as a parameter, a loop's rows (refuse_record_params: only there)
             consumed.update((id(n.source), id(q_for._record_param(n.source))))  # type: ignore[attr-defined]
-        elif type(n) is qir.Binary and n.op in ("=", "!=", "?=", "?!="):  # type: ignore[attr-defined]
+    for n in nodes.of(qir.Binary):
+        if n.op in ("=", "!=", "?=", "?!="):  # type: ignore[attr-defined]
             consumed.update(id(a) for a in (n.left, n.right) if type(a) is not qir.TupleValue)  # type: ignore[attr-defined]
-        elif type(n) is qir.ShapeComputed and type(n.value) is qir.TupleValue:  # type: ignore[attr-defined]
+    for n in nodes.of(qir.ShapeComputed):
+        if type(n.value) is qir.TupleValue:  # type: ignore[attr-defined]
             # a tuple selected (`select (1, 'x')`, `t := (.a, .b)`): JSON the runners decode
             consumed.update((id(n), id(n.value)))  # type: ignore[attr-defined]
-        elif type(n) is qir.TupleValue:
-            consumed.update(id(e) for e in n.elements if type(e) is qir.TupleValue)  # type: ignore[attr-defined]
-            free.add(id(n))
-        elif type(n) is qir.Assign and ((type(n.value) is qir.Call and n.value.func in ("tuple", "array"))
-                                        or (type(n.value) is qir.Literal and n.value.kind == "null")):  # type: ignore[attr-defined]
+    for n in nodes.of(qir.TupleValue):
+        consumed.update(id(e) for e in n.elements if type(e) is qir.TupleValue)  # type: ignore[attr-defined]
+        free.add(id(n))
+    for n in nodes.of(qir.Assign):
+        if (type(n.value) is qir.Call and n.value.func in ("tuple", "array")) \
+                or (type(n.value) is qir.Literal and n.value.kind == "null"):  # type: ignore[attr-defined]
             # a tuple property written with a literal, `days := (true, false, true)`, or cleared
             consumed.update((id(n), id(n.value)))  # type: ignore[attr-defined]
-    for n in qir.walk(stmt):
+    for n in nodes.nodes:
         if id(n) in consumed:
             continue
         column = None if isinstance(n, qir.Expr) else getattr(n, "column", None)
@@ -401,7 +414,7 @@ def _refuse_tuples(stmt: qir.Node, reporter: Reporter) -> bool:
 _WRITES = (qir.Insert, qir.Update, qir.Delete)
 
 
-def _trigger_global_params(schema: Schema, query: qir.Query):
+def _trigger_global_params(schema: Schema, query: qir.Query, nodes: ir_facts.StatementNodes):
     """``(query, settings)``: when Gel triggers read globals (``performed_by := global
     current_user``, https://docs.geldata.com/reference/datamodel/triggers), a statement that
     writes hands their values to the triggers it sets off, directly or through cascades, as
@@ -410,7 +423,7 @@ def _trigger_global_params(schema: Schema, query: qir.Query):
     runner's globals context like any global the query reads (added, optional, after the
     query's own), and ``settings`` lists ``(setting, parameter index, Postgres type)`` for
     :func:`schemac.semantics.lowering.write_sql`."""
-    if not schema.trigger_globals or not any(isinstance(n, _WRITES) for n in qir.walk(query.statement)):
+    if not schema.trigger_globals or not nodes.has(*_WRITES):
         return query, ()
     params = list(query.params)
     by_name = {p.name: p for p in params}  # type: ignore[attr-defined]
@@ -431,7 +444,7 @@ def _trigger_global_params(schema: Schema, query: qir.Query):
 _REFUSING = ("RESTRICT", "NO ACTION")
 
 
-def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, str], ...]:
+def foreign_keys_violated(schema: Schema, nodes: ir_facts.StatementNodes) -> Tuple[Tuple[str, str], ...]:
     """The foreign keys (SQLSTATE 23503) a statement can violate, each once, in the order met:
     ``(name, when)``. An insert or update writing a single link (its ``_id`` column: the id is
     the caller's, ``(select T filter .id = $x)``) can name a missing row; one adding multi-link
@@ -441,9 +454,9 @@ def foreign_keys_violated(schema: Schema, stmt: qir.Node) -> Tuple[Tuple[str, st
     Removing links (``-=``) and clearing a link violate none, nor does a link given the objects
     a sub-select finds (an optional single link's ``(select T filter .id = $x)``, a multi link's
     ``(select T filter .id in array_unpack($ids))``: an unknown id links nothing, as in Gel).
-    Foreign keys written by triggers are not followed."""
+    Foreign keys written by triggers are not followed. ``nodes``: the statement's."""
     out: Dict[str, str] = {}
-    for n in qir.walk(stmt):
+    for n in nodes.ordered(*_WRITES):
         t = type(n)
         if t is qir.Insert or t is qir.Update:
             table = schema.table_named(n.subject.table)  # type: ignore[attr-defined]
