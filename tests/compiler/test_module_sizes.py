@@ -11,7 +11,7 @@ LIMIT = 1500
 
 #: Still over the limit (lines today); each bound only goes down, and a module leaves the list
 #: once split.
-OVER = {"semantics/lowering.py": 2371, "semantics/resolve.py": 2318, "semantics/computed_sql.py": 1591,
+OVER = {"semantics/lowering.py": 2363, "semantics/resolve.py": 2318, "semantics/computed_sql.py": 1591,
         "semantics/qir.py": 1537}
 
 

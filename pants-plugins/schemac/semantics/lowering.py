@@ -30,6 +30,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from schemac.pgsql import policies as pgpolicies
 from schemac.pgsql.calls import INT4_CALLS, spelling
+from schemac.pgsql.literals import literal_sql, negative_zero_sql
 from schemac.pgsql import fts
 from schemac.pgsql.fts import document_part  # (resolve.py's fts::index reads it here)
 from schemac.semantics import qir
@@ -123,18 +124,6 @@ def _operand(x: qir.Expr, sql: str, other: Optional[qir.Expr] = None) -> str:
 
 def _op(x: qir.Expr, other: Optional[qir.Expr] = None) -> str:
     return _operand(x, expr_sql(x), other)
-
-
-def _literal(node: qir.Literal) -> str:
-    if node.kind == "str":
-        return sql_string(node.value)  # type: ignore[arg-type]
-    if node.kind == "bool":
-        return "true" if node.value else "false"
-    if node.kind == "null":
-        return "NULL"
-    if node.kind == "numeric":
-        return f"CAST({node.value} AS numeric)"
-    return str(node.value)
 
 
 def _column(node: qir.ColumnRef) -> str:
@@ -250,9 +239,7 @@ def _value_set(node: qir.ValueSet) -> str:
 def _unary(node: qir.Unary) -> str:
     o = node.operand
     if node.op == "-" and type(o) is qir.Literal and o.kind == "float" and float(o.value) == 0:  # type: ignore
-        # (Postgres reads -0.0 as a numeric, which has no negative zero; Gel's float64 -0.0
-        # keeps its sign: <str>math::sin(-0.0) is '-0')
-        return f"CAST('-0' AS {node.type.pg})"
+        return negative_zero_sql(node)
     inner = _op(node.operand)
     if node.op == "exists":
         return f"{inner} IS NOT NULL"
@@ -974,7 +961,7 @@ def _link_target_value(n: qir.LinkTargetValue) -> str:
 
 _EXPR = {
     qir.LinkTargetValue: _link_target_value,
-    qir.Literal: _literal,
+    qir.Literal: literal_sql,
     qir.EnumMember: lambda n: sql_string(n.member),
     qir.ColumnRef: _column,
     qir.SubjectRef: lambda n: quote_ident(n.column.name),
