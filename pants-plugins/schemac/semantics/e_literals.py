@@ -186,7 +186,8 @@ def _enum_ref(expr: ast.EnumRef, ctx: exprs.ExprContext) -> Optional[qir.Expr]:
     if enum is None:
         cands = [e.name for e in ctx.schema.all_enums()]
         named = ctx.schema.find_type(expr.enum, ctx.module)
-        if named is not None and named is ctx.subject and ctx.params is not None and not (
+        if named is not None and (named is ctx.subject or named.qualname == ctx.subject_as) and ctx.params is not None \
+                and not (
                 ctx.detached_subject and ctx.outer is not None and named is ctx.outer[0]):
             # `select User ... filter User.name = ...`: the selected type's own path, as `.name`
             # (https://docs.geldata.com/reference/edgeql/paths).

@@ -149,6 +149,10 @@ class ExprContext:
     #: Inside ``(select detached T filter ...)``: ``T`` / ``T.x`` names :attr:`outer`, the
     #: enclosing query's object, not the detached set's (the subject).
     detached_subject: bool = False
+    #: The qualified name of the type a statement over several tables was written for (``update
+    #: User ...`` checked once per table of ``User``'s hierarchy, each with ``subject`` the
+    #: table's type): ``User.name`` in it is the subject's own path, as in one table.
+    subject_as: Optional[str] = None
     #: In a query's filter: the multi links its paths go through (``.tags.name``), name ->
     #: :class:`schemac.semantics.qir.SetLink` (see ``schemac.semantics.queries._where``); ``None`` elsewhere.
     set_links: Optional[Dict[str, qir.Node]] = None

@@ -383,7 +383,7 @@ def _update_each_table(qf: ast.QueryFile, q: ast.UpdateQuery, subject: Optional[
     one = q.filter is not None and queries._pins_id(q.filter) and batch is None
     for i, key in enumerate(keys):
         t = ctx.schema.types[key]
-        w = _update_write(q, t, dataclasses.replace(ctx, subject=t), batch)
+        w = _update_write(q, t, dataclasses.replace(ctx, subject=t, subject_as=key0), batch)
         if w is None:
             return None
         if w.nested:
@@ -504,7 +504,7 @@ def _delete_each_table(qf: ast.QueryFile, q: ast.DeleteQuery, subject: Optional[
     one = q.filter is not None and queries._pins_id(q.filter)
     for i, key in enumerate(keys):
         t = ctx.schema.types[key]
-        w = _delete_write(q, t, dataclasses.replace(ctx, subject=t))
+        w = _delete_write(q, t, dataclasses.replace(ctx, subject=t, subject_as=key0))
         if w is None:
             return None
         # (`.id = x` of one x: at most one object, ids being unique across the tables)
